@@ -1,0 +1,82 @@
+/* tessera — the context: workers, devices, scheduler and every piece of mutable state.
+ *
+ * A context is created from a configuration. tessera_config_init() fills in the defaults;
+ * fields left at their "auto" value (negative numbers, NULL strings) are then taken from the
+ * environment when tessera_init() runs, else from the built-in default:
+ *
+ *   TESSERA_CPU_WORKERS   number of CPU worker threads (default: all cores, less one per GPU)
+ *   TESSERA_GPUS          number of GPUs to use (default: all; 0 disables GPUs)
+ *   TESSERA_SCHED         scheduler policy: "cost" (default) or "locality"
+ *   TESSERA_TILE          tile size of LAPACK-style calls (default: chosen per device kind)
+ *   TESSERA_TRACE         write a Chrome/Perfetto trace of every task to this file at finalize
+ *   TESSERA_PERFMODEL     file holding measured kernel times between runs
+ *                         (default $XDG_CACHE_HOME/tessera/perfmodel.txt or
+ *                         ~/.cache/tessera/perfmodel.txt; "none" disables it)
+ *   TESSERA_BIND          1 to pin each worker to a core (default 0)
+ *
+ * Explicit values in the configuration win over the environment.
+ */
+#ifndef TESSERA_CONTEXT_H
+#define TESSERA_CONTEXT_H
+
+#include "tessera/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Opaque context. */
+typedef struct tessera_context tessera_context_t;
+
+/** Scheduling policy. */
+typedef enum {
+  TESSERA_SCHED_AUTO = -1, /**< take TESSERA_SCHED, else COST */
+  TESSERA_SCHED_COST = 0,  /**< earliest estimated finish: worker load + transfers + kernel time */
+  TESSERA_SCHED_LOCALITY = 1, /**< place on the worker holding the most data; idle workers steal */
+} tessera_sched_policy_t;
+
+/** Configuration of a context. Initialise with tessera_config_init(). */
+typedef struct {
+  int cpu_workers;              /**< CPU worker threads; -1 = auto */
+  int gpus;                     /**< GPUs to use; -1 = auto (all) */
+  tessera_sched_policy_t sched; /**< scheduling policy */
+  int tile_size;                /**< tile size of LAPACK-style calls; -1 = auto */
+  int bind_workers;             /**< pin workers to cores: 1 yes, 0 no, -1 = auto */
+  const char *trace_file;       /**< Chrome trace written at finalize; NULL = auto */
+  const char *perfmodel_file;   /**< kernel-time history; NULL = auto, "none" = disabled */
+} tessera_config_t;
+
+/** Fills `cfg` with "auto" values. Thread safe. */
+void tessera_config_init(tessera_config_t *cfg);
+
+/** Creates a context: resolves the configuration against the environment, discovers
+ *  devices, starts workers.
+ *  @param ctx  receives the context
+ *  @param cfg  configuration, or NULL for all defaults
+ *  @return 0, TESSERA_ERR_ENV for a malformed TESSERA_* variable (a message naming it is
+ *          printed on stderr since no context exists yet), TESSERA_ERR_NOMEM, TESSERA_ERR_BACKEND.
+ *  Thread safe; each context is independent. */
+int tessera_init(tessera_context_t **ctx, const tessera_config_t *cfg);
+
+/** Waits for every task, stops the workers, writes the trace and the kernel-time history,
+ *  frees the context. Handles and matrices must have been released before.
+ *  Returns the status of the last unwaited flow (see tessera_wait_all), or 0. NULL is a no-op. */
+int tessera_finalize(tessera_context_t *ctx);
+
+/** The detailed message of the last failing call on `ctx` ("" if none). The string is owned
+ *  by the context and valid until the next failing call. */
+const char *tessera_last_error(const tessera_context_t *ctx);
+
+/** The configuration in force (environment and defaults resolved). */
+const tessera_config_t *tessera_config(const tessera_context_t *ctx);
+
+/** Number of worker threads (CPU and GPU) of the context. */
+int tessera_worker_count(const tessera_context_t *ctx);
+
+/** Default tile size of LAPACK-style calls on this context. */
+int tessera_default_tile(const tessera_context_t *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,59 @@
+/* tessera — data handles.
+ *
+ * A data handle stands for one buffer: a 2D block of `rows` x `cols` elements of `elsize`
+ * bytes, column-major with leading dimension `ld` (a plain buffer is rows = bytes, cols = 1,
+ * elsize = 1). It has a home memory node and one replica per memory node, each Invalid,
+ * Shared or Owned. A task reading the handle makes a replica valid where it runs; a task
+ * writing it invalidates the others. Memory the user already has (host or device) is
+ * registered in place: no copy is made, and the home replica is that memory.
+ */
+#ifndef TESSERA_DATA_H
+#define TESSERA_DATA_H
+
+#include "tessera/context.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Opaque data handle. */
+typedef struct tessera_data tessera_data_t;
+
+/** Registers user memory in place as a handle homed on memory node `node`.
+ *  @param ptr     first element (may be NULL only when rows or cols is 0)
+ *  @param rows    elements per column
+ *  @param cols    number of columns
+ *  @param ld      distance in elements between columns (>= rows)
+ *  @param elsize  bytes per element (> 0)
+ *  @param out     receives the handle
+ *  @return 0 or a negative status (message in tessera_last_error).
+ *  Not thread safe against concurrent insertion on the same context. */
+int tessera_data_register(tessera_context_t *ctx, int node, void *ptr, size_t rows, size_t cols,
+                          size_t ld, size_t elsize, tessera_data_t **out);
+
+/** Creates a handle whose home memory is allocated by tessera on the host (pinned where a
+ *  GPU backend is present), contiguous with ld = rows. The contents start undefined; the
+ *  first task touching it should write it. */
+int tessera_data_create(tessera_context_t *ctx, size_t rows, size_t cols, size_t elsize,
+                        tessera_data_t **out);
+
+/** Waits for every task inserted so far that uses `h`, writes back the latest contents to the
+ *  home node, and frees the handle (and memory tessera allocated for it). NULL is a no-op.
+ *  Returns 0 or a negative status. */
+int tessera_data_release(tessera_context_t *ctx, tessera_data_t *h);
+
+/** Waits for every task inserted so far that uses `h` and makes the home replica current, so
+ *  the caller may read the home memory. Returns the status of the flow (see tessera_wait_all)
+ *  restricted to this handle's tasks: 0, or the first failure recorded by the context. */
+int tessera_data_sync(tessera_context_t *ctx, tessera_data_t *h);
+
+/** Home pointer of the handle (valid to read after tessera_data_sync). */
+void *tessera_data_ptr(const tessera_data_t *h);
+
+/** Leading dimension (elements) of the home replica. */
+size_t tessera_data_ld(const tessera_data_t *h);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,85 @@
+/* tessera — devices, memory nodes and scopes.
+ *
+ * A device is a compute resource served by worker threads: the host CPU (its cores) or one
+ * GPU. A memory node is a place data lives: node 0 is host memory, node 1 + g is the memory of
+ * GPU g. A scope is the set of devices a task, or a whole call, may run on.
+ */
+#ifndef TESSERA_DEVICE_H
+#define TESSERA_DEVICE_H
+
+#include "tessera/context.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Kind of device; each kind is one backend. */
+typedef enum {
+  TESSERA_DEVICE_CPU = 0,
+  TESSERA_DEVICE_CUDA = 1,
+} tessera_device_kind_t;
+
+#define TESSERA_DEVICE_KINDS 2
+
+/** The host memory node. */
+#define TESSERA_HOST_NODE 0
+
+/** Description of one device. */
+typedef struct {
+  tessera_device_kind_t kind;
+  int index;           /**< index among devices of its kind */
+  int memory_node;     /**< memory node its workers compute on */
+  int workers;         /**< worker threads serving it */
+  size_t memory_bytes; /**< memory of its node (host: physical memory) */
+  double gflops;       /**< estimated f64 peak used by the cost model before history exists */
+  char name[96];
+} tessera_device_info_t;
+
+/** Number of devices of `kind` in the context (CPU: 1 if any CPU worker runs, else 0). */
+int tessera_device_count(const tessera_context_t *ctx, tessera_device_kind_t kind);
+
+/** Describes device `index` of `kind`. Returns 0 or a negative argument status. */
+int tessera_device_info(const tessera_context_t *ctx, tessera_device_kind_t kind, int index,
+                        tessera_device_info_t *info);
+
+/** Number of memory nodes (host + GPUs). */
+int tessera_memory_node_count(const tessera_context_t *ctx);
+
+/** Measured (or, before measurement, nominal) bandwidth in bytes/s from node `src` to `dst`.
+ *  Returns 0 for an invalid pair. */
+double tessera_bandwidth(const tessera_context_t *ctx, int src, int dst);
+
+/** A set of devices. The zero value means "every device". */
+typedef struct {
+  uint32_t kinds;    /**< bit (1 << kind) per allowed kind; 0 = every kind */
+  uint64_t gpu_mask; /**< bit g allows GPU g; 0 = every GPU */
+} tessera_scope_t;
+
+/** Every device. */
+static inline tessera_scope_t tessera_scope_all(void) {
+  tessera_scope_t s = {0, 0};
+  return s;
+}
+/** CPU workers only. */
+static inline tessera_scope_t tessera_scope_cpus(void) {
+  tessera_scope_t s = {1u << TESSERA_DEVICE_CPU, 0};
+  return s;
+}
+/** GPU workers only (all GPUs). */
+static inline tessera_scope_t tessera_scope_gpus(void) {
+  tessera_scope_t s = {1u << TESSERA_DEVICE_CUDA, 0};
+  return s;
+}
+
+/** Sets the scope used by tasks that do not name one (default: every device).
+ *  Returns 0, or TESSERA_ERR_NODEVICE if no worker of the context is in `scope`.
+ *  Not thread safe against concurrent task insertion on the same context. */
+int tessera_set_scope(tessera_context_t *ctx, tessera_scope_t scope);
+
+/** The scope in force for tasks that do not name one. */
+tessera_scope_t tessera_get_scope(const tessera_context_t *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,56 @@
+/* tessera — tiled matrix descriptors.
+ *
+ * A matrix of m x n elements of one dtype is cut into tiles of mb x nb (the last tile row and
+ * column may be smaller). Each tile is a data handle. A matrix either owns its tiles
+ * (contiguous tiles in host memory, pinned where a GPU backend exists) or is a view of a
+ * LAPACK column-major array registered in place. Descriptors stay resident across calls, so
+ * a sequence of tile-level routines moves no data back to the host between them.
+ */
+#ifndef TESSERA_MATRIX_H
+#define TESSERA_MATRIX_H
+
+#include "tessera/data.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Opaque matrix descriptor. */
+typedef struct tessera_matrix tessera_matrix_t;
+
+/** Creates a matrix whose tiles tessera allocates (contents undefined).
+ *  @param m, n    rows and columns (>= 0)
+ *  @param mb, nb  tile rows and columns (> 0)
+ *  @return 0 or a negative status. */
+int tessera_matrix_create(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
+                          int64_t mb, int64_t nb, tessera_matrix_t **out);
+
+/** Creates a matrix whose tiles are views into the column-major array `a` (leading dimension
+ *  `lda` >= max(1, m)). No copy is made; the array must outlive the descriptor, and it holds
+ *  the results once the routines' flows are waited for. */
+int tessera_matrix_view(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
+                        int64_t mb, int64_t nb, void *a, int64_t lda, tessera_matrix_t **out);
+
+/** Copies the column-major array `a` into the matrix's tiles (runs as tasks, waits). */
+int tessera_matrix_import(tessera_matrix_t *A, const void *a, int64_t lda);
+
+/** Copies the matrix's tiles into the column-major array `a` (waits for pending tasks). */
+int tessera_matrix_export(tessera_matrix_t *A, void *a, int64_t lda);
+
+/** Waits for the matrix's tasks and frees the descriptor and the tiles it owns. NULL: no-op. */
+int tessera_matrix_destroy(tessera_matrix_t *A);
+
+/** Dimensions and tiling. */
+int64_t tessera_matrix_rows(const tessera_matrix_t *A);
+int64_t tessera_matrix_cols(const tessera_matrix_t *A);
+int64_t tessera_matrix_tile_rows(const tessera_matrix_t *A);
+int64_t tessera_matrix_tile_cols(const tessera_matrix_t *A);
+tessera_dtype_t tessera_matrix_dtype(const tessera_matrix_t *A);
+
+/** The handle of tile (i, j), for inserting one's own tasks on a matrix; NULL out of range. */
+tessera_data_t *tessera_matrix_tile(const tessera_matrix_t *A, int64_t i, int64_t j);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

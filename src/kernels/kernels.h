@@ -1,0 +1,79 @@
+/* Tile kernels: one tile operation, all four dtypes, one implementation per device kind.
+ *
+ * Each kernel below is a tessera_kernel_t whose implementations receive the task's buffers in
+ * the order documented next to its argument struct, and the struct itself as `args`. Tiles are
+ * column-major with the leading dimension given in tessera_exec_t.ld[]. Scalars are carried
+ * as tsr_scalar_t and converted to the dtype inside the kernel.
+ */
+#ifndef TSR_KERNELS_H
+#define TSR_KERNELS_H
+
+#include "tessera/task.h"
+
+/** A scalar of any dtype (imaginary part ignored for real dtypes). */
+typedef struct {
+  double re, im;
+} tsr_scalar_t;
+
+/** Reads one value of `dtype` at `p` (NULL gives `dflt`). */
+tsr_scalar_t tsr_scalar_load(tessera_dtype_t dtype, const void *p, double dflt);
+
+/** potrf: buffers {A (RW), n x n}. Factors the `uplo` triangle. Returns 0, or
+ *  `offset` + j (1-based j within the tile) for the first non-positive or NaN pivot. */
+typedef struct {
+  tessera_dtype_t dtype;
+  char uplo;      /* 'L' or 'U' */
+  int n;
+  int64_t offset; /* global index of the tile's first row, for the returned info */
+} tsr_potrf_args_t;
+
+/** trsm: buffers {A (R), B (RW)}. B = alpha op(A)^-1 B (side 'L', A m x m) or
+ *  B = alpha B op(A)^-1 (side 'R', A n x n); B is m x n. */
+typedef struct {
+  tessera_dtype_t dtype;
+  char side, uplo, trans, diag;
+  int m, n;
+  tsr_scalar_t alpha;
+} tsr_trsm_args_t;
+
+/** syrk / herk: buffers {A (R), C (RW)}. C = alpha op(A) op(A)^T (or ^H when herk) + beta C on
+ *  the `uplo` triangle of the n x n C; op(A) is n x k ('N') or A is k x n ('T' / 'C').
+ *  herk: alpha and beta real (imaginary parts ignored). */
+typedef struct {
+  tessera_dtype_t dtype;
+  char uplo, trans;
+  int herk; /* 1: Hermitian (conjugate) update; 0: symmetric */
+  int n, k;
+  tsr_scalar_t alpha, beta;
+} tsr_syrk_args_t;
+
+/** gemm: buffers {A (R), B (R), C (RW)}. C = alpha op(A) op(B) + beta C; C m x n, op(A) m x k,
+ *  op(B) k x n; trans in 'N', 'T', 'C'. */
+typedef struct {
+  tessera_dtype_t dtype;
+  char transa, transb;
+  int m, n, k;
+  tsr_scalar_t alpha, beta;
+} tsr_gemm_args_t;
+
+/** lacpy: buffers {src (R), dst (W)}. Copies an m x n block. */
+typedef struct {
+  tessera_dtype_t dtype;
+  int m, n;
+} tsr_lacpy_args_t;
+
+/** The kernels. */
+extern const tessera_kernel_t tsr_kernel_potrf;
+extern const tessera_kernel_t tsr_kernel_trsm;
+extern const tessera_kernel_t tsr_kernel_syrk;
+extern const tessera_kernel_t tsr_kernel_gemm;
+extern const tessera_kernel_t tsr_kernel_lacpy;
+
+/* CPU implementations (src/kernels/cpu/), used by the kernel tables above. */
+int tsr_cpu_potrf(const tessera_exec_t *ex, void *args);
+int tsr_cpu_trsm(const tessera_exec_t *ex, void *args);
+int tsr_cpu_syrk(const tessera_exec_t *ex, void *args);
+int tsr_cpu_gemm(const tessera_exec_t *ex, void *args);
+int tsr_cpu_lacpy(const tessera_exec_t *ex, void *args);
+
+#endif

@@ -1,0 +1,216 @@
+/* LAPACK-style entry points: check the arguments the way LAPACK numbers them, view the
+ * column-major arrays in place as tiled matrices, run the tile-level routine. */
+#include "linalg/linalg.h"
+
+#define MAXV 3
+
+/* Views of the arrays of one call, destroyed together. */
+typedef struct {
+  tessera_context_t *ctx;
+  tessera_matrix_t *v[MAXV];
+  int n;
+} views_t;
+
+static int view(views_t *vs, tessera_dtype_t dtype, int64_t m, int64_t n, const void *a,
+                int64_t lda) {
+  int64_t nb = tessera_default_tile(vs->ctx);
+  int rc =
+      tessera_matrix_view(vs->ctx, dtype, m, n, nb, nb, (void *)(uintptr_t)a, lda, &vs->v[vs->n]);
+  if (rc)
+    return tsr_error(vs->ctx, rc, "cannot view a %lld x %lld array", (long long)m, (long long)n);
+  vs->n++;
+  return 0;
+}
+
+static int release(views_t *vs, int rc) {
+  for (int i = vs->n - 1; i >= 0; i--) {
+    int d = tessera_matrix_destroy(vs->v[i]);
+    if (d && !rc) rc = d;
+  }
+  return rc;
+}
+
+/* Argument checks shared by every routine. Each returns -argno with a message, or 0. */
+static int check_ld(tessera_context_t *ctx, const char *name, int argno, int64_t ld, int64_t rows) {
+  if (ld < (rows > 1 ? rows : 1))
+    return tsr_error(ctx, -argno, "%s: argument %d (leading dimension) = %lld < max(1, %lld)", name,
+                     argno, (long long)ld, (long long)rows);
+  return 0;
+}
+static int check_ptr(tessera_context_t *ctx, const char *name, int argno, const void *p, int64_t m,
+                     int64_t n) {
+  if (!p && m > 0 && n > 0) return tsr_error(ctx, -argno, "%s: argument %d is NULL", name, argno);
+  return 0;
+}
+static int check_dim(tessera_context_t *ctx, const char *name, int argno, int64_t v) {
+  if (v < 0 || v > INT32_MAX * (int64_t)1024)
+    return tsr_error(ctx, -argno, "%s: argument %d = %lld is out of range", name, argno,
+                     (long long)v);
+  return 0;
+}
+static int check_flag(tessera_context_t *ctx, const char *name, int argno, int v,
+                      const char *allowed) {
+  for (const char *p = allowed; *p; p++)
+    if (v == *p) return 0;
+  return tsr_error(ctx, -argno, "%s: argument %d = '%c' is not one of \"%s\"", name, argno,
+                   v > 32 && v < 127 ? (char)v : '?', allowed);
+}
+static int check_dtype(tessera_context_t *ctx, const char *name, int argno, tessera_dtype_t d) {
+  if (!tessera_dtype_size(d))
+    return tsr_error(ctx, -argno, "%s: argument %d = %d is not a dtype", name, argno, (int)d);
+  return 0;
+}
+
+int tessera_potrf(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dtype, int64_t n,
+                  void *a, int64_t lda) {
+  if (!ctx) return -1;
+  const char *f = "potrf";
+  int rc = check_flag(ctx, f, 2, uplo, "LU");
+  if (!rc) rc = check_dtype(ctx, f, 3, dtype);
+  if (!rc) rc = check_dim(ctx, f, 4, n);
+  if (!rc) rc = check_ptr(ctx, f, 5, a, n, n);
+  if (!rc) rc = check_ld(ctx, f, 6, lda, n);
+  if (rc || n == 0) return rc;
+  views_t vs = {.ctx = ctx};
+  rc = view(&vs, dtype, n, n, a, lda);
+  if (!rc) rc = tessera_tile_potrf(uplo, vs.v[0]);
+  return release(&vs, rc);
+}
+
+static int check_solve(tessera_context_t *ctx, const char *f, tessera_uplo_t uplo,
+                       tessera_dtype_t dtype, int64_t n, int64_t nrhs, const void *a, int64_t lda,
+                       const void *b, int64_t ldb) {
+  int rc = check_flag(ctx, f, 2, uplo, "LU");
+  if (!rc) rc = check_dtype(ctx, f, 3, dtype);
+  if (!rc) rc = check_dim(ctx, f, 4, n);
+  if (!rc) rc = check_dim(ctx, f, 5, nrhs);
+  if (!rc) rc = check_ptr(ctx, f, 6, a, n, n);
+  if (!rc) rc = check_ld(ctx, f, 7, lda, n);
+  if (!rc) rc = check_ptr(ctx, f, 8, b, n, nrhs);
+  if (!rc) rc = check_ld(ctx, f, 9, ldb, n);
+  return rc;
+}
+
+static int solve(tessera_context_t *ctx, int factor, tessera_uplo_t uplo, tessera_dtype_t dtype,
+                 int64_t n, int64_t nrhs, const void *a, int64_t lda, void *b, int64_t ldb) {
+  if (!ctx) return -1;
+  int rc = check_solve(ctx, factor ? "posv" : "potrs", uplo, dtype, n, nrhs, a, lda, b, ldb);
+  if (rc || n == 0) return rc;
+  views_t vs = {.ctx = ctx};
+  rc = view(&vs, dtype, n, n, a, lda);
+  if (!rc) rc = view(&vs, dtype, n, nrhs, b, ldb);
+  if (!rc)
+    rc = factor ? tessera_tile_posv(uplo, vs.v[0], vs.v[1])
+                : tessera_tile_potrs(uplo, vs.v[0], vs.v[1]);
+  return release(&vs, rc);
+}
+
+int tessera_potrs(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dtype, int64_t n,
+                  int64_t nrhs, const void *a, int64_t lda, void *b, int64_t ldb) {
+  return solve(ctx, 0, uplo, dtype, n, nrhs, a, lda, b, ldb);
+}
+
+int tessera_posv(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dtype, int64_t n,
+                 int64_t nrhs, void *a, int64_t lda, void *b, int64_t ldb) {
+  return solve(ctx, 1, uplo, dtype, n, nrhs, a, lda, b, ldb);
+}
+
+int tessera_trsm(tessera_context_t *ctx, tessera_side_t side, tessera_uplo_t uplo,
+                 tessera_op_t transa, tessera_diag_t diag, tessera_dtype_t dtype, int64_t m,
+                 int64_t n, const void *alpha, const void *a, int64_t lda, void *b, int64_t ldb) {
+  if (!ctx) return -1;
+  const char *f = "trsm";
+  int64_t ka = side == TESSERA_LEFT ? m : n;
+  int rc = check_flag(ctx, f, 2, side, "LR");
+  if (!rc) rc = check_flag(ctx, f, 3, uplo, "LU");
+  if (!rc) rc = check_flag(ctx, f, 4, transa, "NTC");
+  if (!rc) rc = check_flag(ctx, f, 5, diag, "NU");
+  if (!rc) rc = check_dtype(ctx, f, 6, dtype);
+  if (!rc) rc = check_dim(ctx, f, 7, m);
+  if (!rc) rc = check_dim(ctx, f, 8, n);
+  if (!rc && !alpha) rc = tsr_error(ctx, -9, "trsm: argument 9 (alpha) is NULL");
+  if (!rc) rc = check_ptr(ctx, f, 10, a, ka, ka);
+  if (!rc) rc = check_ld(ctx, f, 11, lda, ka);
+  if (!rc) rc = check_ptr(ctx, f, 12, b, m, n);
+  if (!rc) rc = check_ld(ctx, f, 13, ldb, m);
+  if (rc || m == 0 || n == 0) return rc;
+  views_t vs = {.ctx = ctx};
+  rc = view(&vs, dtype, ka, ka, a, lda);
+  if (!rc) rc = view(&vs, dtype, m, n, b, ldb);
+  if (!rc) rc = tessera_tile_trsm(side, uplo, transa, diag, alpha, vs.v[0], vs.v[1]);
+  return release(&vs, rc);
+}
+
+/* syrk (herk = 0, scalars of the dtype) and herk (herk = 1, real scalars). */
+static int rank_k(tessera_context_t *ctx, int herk, tessera_uplo_t uplo, tessera_op_t trans,
+                  tessera_dtype_t dtype, int64_t n, int64_t k, const void *alpha, double ralpha,
+                  const void *a, int64_t lda, const void *beta, double rbeta, void *c,
+                  int64_t ldc) {
+  if (!ctx) return -1;
+  const char *f = herk ? "herk" : "syrk";
+  int64_t am = trans == TESSERA_NOTRANS ? n : k, an = trans == TESSERA_NOTRANS ? k : n;
+  int rc = check_flag(ctx, f, 2, uplo, "LU");
+  if (!rc) rc = check_flag(ctx, f, 3, trans, "NTC");
+  if (!rc) rc = check_dtype(ctx, f, 4, dtype);
+  if (!rc) rc = check_dim(ctx, f, 5, n);
+  if (!rc) rc = check_dim(ctx, f, 6, k);
+  if (!rc && !herk && !alpha) rc = tsr_error(ctx, -7, "syrk: argument 7 (alpha) is NULL");
+  if (!rc) rc = check_ptr(ctx, f, 8, a, am, an);
+  if (!rc) rc = check_ld(ctx, f, 9, lda, am);
+  if (!rc && !herk && !beta) rc = tsr_error(ctx, -10, "syrk: argument 10 (beta) is NULL");
+  if (!rc) rc = check_ptr(ctx, f, 11, c, n, n);
+  if (!rc) rc = check_ld(ctx, f, 12, ldc, n);
+  if (rc || n == 0) return rc;
+  views_t vs = {.ctx = ctx};
+  rc = view(&vs, dtype, am, an, a, lda);
+  if (!rc) rc = view(&vs, dtype, n, n, c, ldc);
+  if (!rc) {
+    rc = herk ? tessera_tile_herk(uplo, trans, ralpha, vs.v[0], rbeta, vs.v[1])
+              : tessera_tile_syrk(uplo, trans, alpha, vs.v[0], beta, vs.v[1]);
+    if (rc == -2) rc = tsr_error(ctx, -3, "%s: %s", f, tessera_last_error(ctx));
+  }
+  return release(&vs, rc);
+}
+
+int tessera_syrk(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_op_t trans,
+                 tessera_dtype_t dtype, int64_t n, int64_t k, const void *alpha, const void *a,
+                 int64_t lda, const void *beta, void *c, int64_t ldc) {
+  return rank_k(ctx, 0, uplo, trans, dtype, n, k, alpha, 0, a, lda, beta, 0, c, ldc);
+}
+
+int tessera_herk(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_op_t trans,
+                 tessera_dtype_t dtype, int64_t n, int64_t k, double alpha, const void *a,
+                 int64_t lda, double beta, void *c, int64_t ldc) {
+  return rank_k(ctx, 1, uplo, trans, dtype, n, k, NULL, alpha, a, lda, NULL, beta, c, ldc);
+}
+
+int tessera_gemm(tessera_context_t *ctx, tessera_op_t transa, tessera_op_t transb,
+                 tessera_dtype_t dtype, int64_t m, int64_t n, int64_t k, const void *alpha,
+                 const void *a, int64_t lda, const void *b, int64_t ldb, const void *beta, void *c,
+                 int64_t ldc) {
+  if (!ctx) return -1;
+  const char *f = "gemm";
+  int64_t am = transa == TESSERA_NOTRANS ? m : k, an = transa == TESSERA_NOTRANS ? k : m;
+  int64_t bm = transb == TESSERA_NOTRANS ? k : n, bn = transb == TESSERA_NOTRANS ? n : k;
+  int rc = check_flag(ctx, f, 2, transa, "NTC");
+  if (!rc) rc = check_flag(ctx, f, 3, transb, "NTC");
+  if (!rc) rc = check_dtype(ctx, f, 4, dtype);
+  if (!rc) rc = check_dim(ctx, f, 5, m);
+  if (!rc) rc = check_dim(ctx, f, 6, n);
+  if (!rc) rc = check_dim(ctx, f, 7, k);
+  if (!rc && !alpha) rc = tsr_error(ctx, -8, "gemm: argument 8 (alpha) is NULL");
+  if (!rc) rc = check_ptr(ctx, f, 9, a, am, an);
+  if (!rc) rc = check_ld(ctx, f, 10, lda, am);
+  if (!rc) rc = check_ptr(ctx, f, 11, b, bm, bn);
+  if (!rc) rc = check_ld(ctx, f, 12, ldb, bm);
+  if (!rc && !beta) rc = tsr_error(ctx, -13, "gemm: argument 13 (beta) is NULL");
+  if (!rc) rc = check_ptr(ctx, f, 14, c, m, n);
+  if (!rc) rc = check_ld(ctx, f, 15, ldc, m);
+  if (rc || m == 0 || n == 0) return rc;
+  views_t vs = {.ctx = ctx};
+  rc = view(&vs, dtype, am, an, a, lda);
+  if (!rc) rc = view(&vs, dtype, bm, bn, b, ldb);
+  if (!rc) rc = view(&vs, dtype, m, n, c, ldc);
+  if (!rc) rc = tessera_tile_gemm(transa, transb, alpha, vs.v[0], vs.v[1], beta, vs.v[2]);
+  return release(&vs, rc);
+}

@@ -1,0 +1,152 @@
+/* Tiled matrix descriptors: tessera-owned tiles or views of a LAPACK array. */
+#include <stdlib.h>
+
+#include "linalg/linalg.h"
+
+/* Creates the descriptor; `a` non-NULL makes each tile a view into the array. */
+static int matrix_new(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
+                      int64_t mb, int64_t nb, void *a, int64_t lda, tessera_matrix_t **out) {
+  if (!ctx) return -1;
+  size_t es = tessera_dtype_size(dtype);
+  if (!es) return -2;
+  if (m < 0) return -3;
+  if (n < 0) return -4;
+  if (mb <= 0 || mb > INT32_MAX) return -5;
+  if (nb <= 0 || nb > INT32_MAX) return -6;
+  if (!out) return -9;
+  tessera_matrix_t *A = calloc(1, sizeof *A);
+  if (!A) return TESSERA_ERR_NOMEM;
+  *A = (tessera_matrix_t){.ctx = ctx,
+                          .dtype = dtype,
+                          .m = m,
+                          .n = n,
+                          .mb = mb,
+                          .nb = nb,
+                          .mt = (m + mb - 1) / mb,
+                          .nt = (n + nb - 1) / nb,
+                          .is_view = a != NULL};
+  A->tiles = calloc((size_t)(A->mt * A->nt) + 1, sizeof *A->tiles);
+  if (!A->tiles) {
+    free(A);
+    return TESSERA_ERR_NOMEM;
+  }
+  int rc = 0;
+  for (int64_t j = 0; j < A->nt && !rc; j++)
+    for (int64_t i = 0; i < A->mt && !rc; i++) {
+      size_t tm = (size_t)tsr_tile_m(A, i), tn = (size_t)tsr_tile_n(A, j);
+      tessera_data_t **t = &A->tiles[i + j * A->mt];
+      if (a)
+        rc = tessera_data_register(ctx, TESSERA_HOST_NODE,
+                                   (char *)a +
+                                       ((size_t)(i * mb) + (size_t)(j * nb) * (size_t)lda) * es,
+                                   tm, tn, (size_t)lda, es, t);
+      else
+        rc = tessera_data_create(ctx, tm, tn, es, t);
+    }
+  if (rc) {
+    tessera_matrix_destroy(A);
+    return rc;
+  }
+  *out = A;
+  return 0;
+}
+
+int tessera_matrix_create(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
+                          int64_t mb, int64_t nb, tessera_matrix_t **out) {
+  return matrix_new(ctx, dtype, m, n, mb, nb, NULL, 0, out);
+}
+
+int tessera_matrix_view(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
+                        int64_t mb, int64_t nb, void *a, int64_t lda, tessera_matrix_t **out) {
+  if (!a && m > 0 && n > 0) return -7;
+  if (lda < (m > 1 ? m : 1)) return -8;
+  return matrix_new(ctx, dtype, m, n, mb, nb, a, lda, out);
+}
+
+int tessera_matrix_destroy(tessera_matrix_t *A) {
+  if (!A) return 0;
+  int rc = 0;
+  for (int64_t t = 0; t < A->mt * A->nt; t++)
+    if (A->tiles[t]) {
+      int r = tessera_data_release(A->ctx, A->tiles[t]);
+      if (r && !rc) rc = r;
+    }
+  free(A->tiles);
+  free(A);
+  return rc;
+}
+
+/* Copies between the descriptor and a LAPACK array through a temporary view. */
+static int copy_lapack(tessera_matrix_t *A, void *a, int64_t lda, int to_array) {
+  if (!A) return -1;
+  if (!a && A->m > 0 && A->n > 0) return -2;
+  if (lda < (A->m > 1 ? A->m : 1)) return -3;
+  tessera_matrix_t *V;
+  int rc = tessera_matrix_view(A->ctx, A->dtype, A->m, A->n, A->mb, A->nb, a, lda, &V);
+  if (rc) return rc;
+  rc = to_array ? tsr_pxlacpy(A, V) : tsr_pxlacpy(V, A);
+  int w = tsr_flow_wait(A->ctx);
+  int d = tessera_matrix_destroy(V);
+  return rc ? rc : w ? w : d;
+}
+
+int tessera_matrix_import(tessera_matrix_t *A, const void *a, int64_t lda) {
+  return copy_lapack(A, (void *)(uintptr_t)a, lda, 0);
+}
+
+int tessera_matrix_export(tessera_matrix_t *A, void *a, int64_t lda) {
+  return copy_lapack(A, a, lda, 1);
+}
+
+int64_t tessera_matrix_rows(const tessera_matrix_t *A) {
+  return A ? A->m : 0;
+}
+int64_t tessera_matrix_cols(const tessera_matrix_t *A) {
+  return A ? A->n : 0;
+}
+int64_t tessera_matrix_tile_rows(const tessera_matrix_t *A) {
+  return A ? A->mb : 0;
+}
+int64_t tessera_matrix_tile_cols(const tessera_matrix_t *A) {
+  return A ? A->nb : 0;
+}
+tessera_dtype_t tessera_matrix_dtype(const tessera_matrix_t *A) {
+  return A ? A->dtype : TESSERA_F64;
+}
+
+tessera_data_t *tessera_matrix_tile(const tessera_matrix_t *A, int64_t i, int64_t j) {
+  if (!A || i < 0 || j < 0 || i >= A->mt || j >= A->nt) return NULL;
+  return tsr_tile(A, i, j);
+}
+
+int tsr_pxlacpy(const tessera_matrix_t *A, tessera_matrix_t *B) {
+  for (int64_t j = 0; j < A->nt; j++)
+    for (int64_t i = 0; i < A->mt; i++) {
+      int tag[3] = {(int)i, (int)j, 0};
+      int rc = tsr_task_lacpy(A->dtype, A->ctx, tsr_tile(A, i, j), tsr_tile(B, i, j),
+                              tsr_tile_m(A, i), tsr_tile_n(A, j), tag);
+      if (rc) return rc;
+    }
+  return 0;
+}
+
+int tsr_flow_wait(tessera_context_t *ctx) {
+  return tessera_wait_all(ctx);
+}
+
+int tsr_check_tiling(const tessera_matrix_t *const *mats, const int *argno, int count,
+                     const char *routine) {
+  for (int i = 0; i < count; i++) {
+    const tessera_matrix_t *M = mats[i];
+    tessera_context_t *ctx = mats[0] ? mats[0]->ctx : NULL;
+    if (!M) return tsr_error(ctx, -argno[i], "%s: argument %d is NULL", routine, argno[i]);
+    if (M->ctx != ctx || M->dtype != mats[0]->dtype)
+      return tsr_error(ctx, -argno[i], "%s: argument %d has another context or dtype", routine,
+                       argno[i]);
+    if (M->mb != M->nb || M->mb != mats[0]->mb)
+      return tsr_error(ctx, -argno[i],
+                       "%s: argument %d has %lld x %lld tiles; square tiles of one size needed",
+                       routine, argno[i], (long long)M->mb, (long long)M->nb);
+  }
+  return 0;
+}

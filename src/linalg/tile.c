@@ -1,0 +1,137 @@
+/* Tile-level entry points: check the descriptors, insert the tile loop, wait for the flow. */
+#include "linalg/linalg.h"
+
+static bool is_op(int c) {
+  return c == 'N' || c == 'T' || c == 'C';
+}
+
+/* Waits for the flow whatever happened at insertion; an insertion error wins. */
+static int finish(tessera_context_t *ctx, int rc) {
+  int w = tsr_flow_wait(ctx);
+  return rc ? rc : w;
+}
+
+/* Rows / columns of op(X). */
+static int64_t op_rows(const tessera_matrix_t *X, int op) {
+  return op == 'N' ? X->m : X->n;
+}
+static int64_t op_cols(const tessera_matrix_t *X, int op) {
+  return op == 'N' ? X->n : X->m;
+}
+
+int tessera_tile_potrf(tessera_uplo_t uplo, tessera_matrix_t *A) {
+  const tessera_matrix_t *m[1] = {A};
+  int rc = tsr_check_tiling(m, (const int[]){2}, 1, "tile_potrf");
+  if (rc) return rc;
+  if (uplo != TESSERA_LOWER && uplo != TESSERA_UPPER)
+    return tsr_error(A->ctx, -1, "tile_potrf: uplo must be 'L' or 'U'");
+  if (A->m != A->n)
+    return tsr_error(A->ctx, -2, "tile_potrf: A is %lld x %lld, not square", (long long)A->m,
+                     (long long)A->n);
+  return finish(A->ctx, tsr_pxpotrf((char)uplo, A));
+}
+
+static int check_potrs(tessera_uplo_t uplo, const tessera_matrix_t *A, const tessera_matrix_t *B,
+                       const char *name) {
+  const tessera_matrix_t *m[2] = {A, B};
+  int rc = tsr_check_tiling(m, (const int[]){2, 3}, 2, name);
+  if (rc) return rc;
+  if (uplo != TESSERA_LOWER && uplo != TESSERA_UPPER)
+    return tsr_error(A->ctx, -1, "%s: uplo must be 'L' or 'U'", name);
+  if (A->m != A->n || B->m != A->n)
+    return tsr_error(A->ctx, -3, "%s: A is %lld x %lld and B has %lld rows", name, (long long)A->m,
+                     (long long)A->n, (long long)B->m);
+  return 0;
+}
+
+int tessera_tile_potrs(tessera_uplo_t uplo, const tessera_matrix_t *A, tessera_matrix_t *B) {
+  int rc = check_potrs(uplo, A, B, "tile_potrs");
+  return rc ? rc : finish(A->ctx, tsr_pxpotrs((char)uplo, A, B));
+}
+
+int tessera_tile_posv(tessera_uplo_t uplo, tessera_matrix_t *A, tessera_matrix_t *B) {
+  int rc = check_potrs(uplo, A, B, "tile_posv");
+  if (rc) return rc;
+  rc = finish(A->ctx, tsr_pxpotrf((char)uplo, A));
+  return rc ? rc : finish(A->ctx, tsr_pxpotrs((char)uplo, A, B));
+}
+
+int tessera_tile_trsm(tessera_side_t side, tessera_uplo_t uplo, tessera_op_t transa,
+                      tessera_diag_t diag, const void *alpha, const tessera_matrix_t *A,
+                      tessera_matrix_t *B) {
+  const tessera_matrix_t *m[2] = {A, B};
+  int rc = tsr_check_tiling(m, (const int[]){6, 7}, 2, "tile_trsm");
+  if (rc) return rc;
+  tessera_context_t *ctx = A->ctx;
+  if (side != TESSERA_LEFT && side != TESSERA_RIGHT)
+    return tsr_error(ctx, -1, "tile_trsm: side must be 'L' or 'R'");
+  if (uplo != TESSERA_LOWER && uplo != TESSERA_UPPER)
+    return tsr_error(ctx, -2, "tile_trsm: uplo must be 'L' or 'U'");
+  if (!is_op(transa)) return tsr_error(ctx, -3, "tile_trsm: transa must be 'N', 'T' or 'C'");
+  if (diag != TESSERA_UNIT && diag != TESSERA_NONUNIT)
+    return tsr_error(ctx, -4, "tile_trsm: diag must be 'N' or 'U'");
+  if (!alpha) return tsr_error(ctx, -5, "tile_trsm: alpha is NULL");
+  int64_t need = side == TESSERA_LEFT ? B->m : B->n;
+  if (A->m != A->n || A->m != need)
+    return tsr_error(ctx, -6, "tile_trsm: A is %lld x %lld, needs %lld x %lld", (long long)A->m,
+                     (long long)A->n, (long long)need, (long long)need);
+  tsr_scalar_t a = tsr_scalar_load(A->dtype, alpha, 1);
+  return finish(ctx, tsr_pxtrsm((char)side, (char)uplo, (char)transa, (char)diag, a, A, B));
+}
+
+static int check_rank_k(tessera_uplo_t uplo, tessera_op_t trans, const tessera_matrix_t *A,
+                        const tessera_matrix_t *C, const char *name, int herk) {
+  const tessera_matrix_t *m[2] = {A, C};
+  int rc = tsr_check_tiling(m, (const int[]){4, 6}, 2, name);
+  if (rc) return rc;
+  tessera_context_t *ctx = A->ctx;
+  bool cplx = tessera_dtype_is_complex(A->dtype);
+  if (uplo != TESSERA_LOWER && uplo != TESSERA_UPPER)
+    return tsr_error(ctx, -1, "%s: uplo must be 'L' or 'U'", name);
+  bool ok = trans == TESSERA_NOTRANS || (!cplx && is_op(trans)) ||
+            (cplx && trans == (herk ? TESSERA_CONJTRANS : TESSERA_TRANS));
+  if (!ok)
+    return tsr_error(ctx, -2, "%s: trans '%c' is not allowed for %s", name, (char)trans,
+                     tessera_dtype_name(A->dtype));
+  if (C->m != C->n || op_rows(A, trans) != C->n)
+    return tsr_error(ctx, -4, "%s: op(A) has %lld rows, C is %lld x %lld", name,
+                     (long long)op_rows(A, trans), (long long)C->m, (long long)C->n);
+  return 0;
+}
+
+int tessera_tile_syrk(tessera_uplo_t uplo, tessera_op_t trans, const void *alpha,
+                      const tessera_matrix_t *A, const void *beta, tessera_matrix_t *C) {
+  int rc = check_rank_k(uplo, trans, A, C, "tile_syrk", 0);
+  if (rc) return rc;
+  if (!alpha || !beta) return tsr_error(A->ctx, alpha ? -5 : -3, "tile_syrk: NULL scalar");
+  tsr_scalar_t a = tsr_scalar_load(A->dtype, alpha, 1), b = tsr_scalar_load(A->dtype, beta, 0);
+  return finish(A->ctx, tsr_pxsyrk(0, (char)uplo, (char)trans, a, A, b, C));
+}
+
+int tessera_tile_herk(tessera_uplo_t uplo, tessera_op_t trans, double alpha,
+                      const tessera_matrix_t *A, double beta, tessera_matrix_t *C) {
+  int rc = check_rank_k(uplo, trans, A, C, "tile_herk", 1);
+  if (rc) return rc;
+  tsr_scalar_t a = {alpha, 0}, b = {beta, 0};
+  return finish(A->ctx, tsr_pxsyrk(1, (char)uplo, (char)trans, a, A, b, C));
+}
+
+int tessera_tile_gemm(tessera_op_t transa, tessera_op_t transb, const void *alpha,
+                      const tessera_matrix_t *A, const tessera_matrix_t *B, const void *beta,
+                      tessera_matrix_t *C) {
+  const tessera_matrix_t *m[3] = {A, B, C};
+  int rc = tsr_check_tiling(m, (const int[]){4, 5, 7}, 3, "tile_gemm");
+  if (rc) return rc;
+  tessera_context_t *ctx = A->ctx;
+  if (!is_op(transa)) return tsr_error(ctx, -1, "tile_gemm: transa must be 'N', 'T' or 'C'");
+  if (!is_op(transb)) return tsr_error(ctx, -2, "tile_gemm: transb must be 'N', 'T' or 'C'");
+  if (!alpha || !beta) return tsr_error(ctx, alpha ? -6 : -3, "tile_gemm: NULL scalar");
+  if (op_rows(A, transa) != C->m || op_cols(B, transb) != C->n ||
+      op_cols(A, transa) != op_rows(B, transb))
+    return tsr_error(ctx, -4, "tile_gemm: op(A) %lld x %lld, op(B) %lld x %lld, C %lld x %lld",
+                     (long long)op_rows(A, transa), (long long)op_cols(A, transa),
+                     (long long)op_rows(B, transb), (long long)op_cols(B, transb), (long long)C->m,
+                     (long long)C->n);
+  tsr_scalar_t a = tsr_scalar_load(A->dtype, alpha, 1), b = tsr_scalar_load(A->dtype, beta, 0);
+  return finish(ctx, tsr_pxgemm((char)transa, (char)transb, a, A, B, b, C));
+}

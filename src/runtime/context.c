@@ -1,0 +1,239 @@
+/* The context: configuration and environment, backends, memory nodes, workers, scheduler. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "runtime/internal.h"
+
+double tsr_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int tsr_error(tessera_context_t *ctx, int status, const char *fmt, ...) {
+  if (!ctx) return status;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(ctx->errmsg, sizeof ctx->errmsg, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
+const char *tessera_last_error(const tessera_context_t *ctx) {
+  return ctx ? ctx->errmsg : "";
+}
+
+void tessera_config_init(tessera_config_t *cfg) {
+  if (!cfg) return;
+  cfg->cpu_workers = -1;
+  cfg->gpus = -1;
+  cfg->sched = TESSERA_SCHED_AUTO;
+  cfg->tile_size = -1;
+  cfg->bind_workers = -1;
+  cfg->trace_file = NULL;
+  cfg->perfmodel_file = NULL;
+}
+
+/* Reads an integer variable into *out when the field is still "auto" (negative). */
+static int env_int(const char *var, int *field, int lo, int hi) {
+  if (*field >= 0) return 0;
+  const char *v = getenv(var);
+  if (!v || !*v) return 0;
+  char *end;
+  long x = strtol(v, &end, 10);
+  if (*end || x < lo || x > hi) {
+    fprintf(stderr, "tessera: %s=\"%s\" is not an integer in [%d, %d]\n", var, v, lo, hi);
+    return TESSERA_ERR_ENV;
+  }
+  *field = (int)x;
+  return 0;
+}
+
+static int resolve_config(tessera_context_t *ctx, const tessera_config_t *in) {
+  tessera_config_t c;
+  if (in)
+    c = *in;
+  else
+    tessera_config_init(&c);
+  int rc = env_int("TESSERA_CPU_WORKERS", &c.cpu_workers, 0, TSR_MAX_WORKERS);
+  if (!rc) rc = env_int("TESSERA_GPUS", &c.gpus, 0, TSR_MAX_NODES - 1);
+  if (!rc) rc = env_int("TESSERA_TILE", &c.tile_size, 1, 1 << 20);
+  if (!rc) rc = env_int("TESSERA_BIND", &c.bind_workers, 0, 1);
+  if (rc) return rc;
+  if (c.sched == TESSERA_SCHED_AUTO) {
+    const char *v = getenv("TESSERA_SCHED");
+    c.sched = TESSERA_SCHED_COST;
+    if (v && *v) {
+      if (strcmp(v, "locality") == 0 || strcmp(v, "eager") == 0)
+        c.sched = TESSERA_SCHED_LOCALITY;
+      else if (strcmp(v, "cost") != 0) {
+        fprintf(stderr, "tessera: TESSERA_SCHED=\"%s\" is not \"cost\" or \"locality\"\n", v);
+        return TESSERA_ERR_ENV;
+      }
+    }
+  }
+  if (c.sched != TESSERA_SCHED_COST && c.sched != TESSERA_SCHED_LOCALITY) {
+    fprintf(stderr, "tessera: unknown scheduler policy %d\n", (int)c.sched);
+    return -2;
+  }
+  if (c.bind_workers < 0) c.bind_workers = 0;
+  const char *trace = c.trace_file ? c.trace_file : getenv("TESSERA_TRACE");
+  if (trace && *trace) snprintf(ctx->trace_path, sizeof ctx->trace_path, "%s", trace);
+  const char *pm = c.perfmodel_file ? c.perfmodel_file : getenv("TESSERA_PERFMODEL");
+  if (pm && *pm) {
+    if (strcmp(pm, "none") != 0)
+      snprintf(ctx->perfmodel_path, sizeof ctx->perfmodel_path, "%s", pm);
+  } else {
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (xdg && *xdg)
+      snprintf(ctx->perfmodel_path, sizeof ctx->perfmodel_path, "%s/tessera/perfmodel.txt", xdg);
+    else if (home && *home)
+      snprintf(ctx->perfmodel_path, sizeof ctx->perfmodel_path, "%s/.cache/tessera/perfmodel.txt",
+               home);
+  }
+  c.trace_file = ctx->trace_path[0] ? ctx->trace_path : NULL;
+  c.perfmodel_file = ctx->perfmodel_path[0] ? ctx->perfmodel_path : "none";
+  ctx->cfg = c;
+  return 0;
+}
+
+/* Opens each compiled-in backend and lays out memory nodes: host first, then GPUs. */
+static int open_backends(tessera_context_t *ctx) {
+  const tsr_backend_t *cpu = tsr_backend_cpu();
+  int n = 0;
+  int rc = cpu->open(1, &n, &ctx->backends[TESSERA_DEVICE_CPU].state);
+  if (rc) return tsr_error(ctx, rc, "cannot open the CPU backend");
+  ctx->backends[TESSERA_DEVICE_CPU].be = cpu;
+  ctx->backends[TESSERA_DEVICE_CPU].ndevices = n;
+  ctx->nodes[0] = (tsr_node_t){.be = cpu, .be_state = ctx->backends[0].state, .device = -1};
+  ctx->nnodes = 1;
+  /* Host to host copies: nominal memcpy bandwidth. */
+  ctx->bandwidth[0][0] = 10e9;
+  return 0;
+}
+
+static int make_workers(tessera_context_t *ctx) {
+  tsr_backend_slot_t *cpu = &ctx->backends[TESSERA_DEVICE_CPU];
+  tessera_device_info_t info;
+  cpu->be->info(cpu->state, 0, &info);
+  int ncpu = ctx->cfg.cpu_workers >= 0 ? ctx->cfg.cpu_workers : info.workers;
+  ctx->cfg.cpu_workers = ncpu;
+  if (ctx->cfg.gpus < 0) ctx->cfg.gpus = 0;
+  if (ncpu == 0) return tsr_error(ctx, -2, "no workers: cpu_workers is 0 and no GPU is in use");
+  ctx->workers = calloc((size_t)ncpu, sizeof *ctx->workers);
+  if (!ctx->workers) return tsr_error(ctx, TESSERA_ERR_NOMEM, "out of memory for workers");
+  for (int i = 0; i < ncpu; i++) {
+    tsr_worker_t *w = &ctx->workers[i];
+    w->id = i;
+    w->kind = TESSERA_DEVICE_CPU;
+    w->device = 0;
+    w->node = TESSERA_HOST_NODE;
+    w->core = ctx->cfg.bind_workers ? i % (info.workers > 0 ? info.workers : 1) : -1;
+    w->gflops = info.gflops;
+    w->be = cpu->be;
+    w->be_state = cpu->state;
+    w->ctx = ctx;
+    if (tsr_queue_init(&w->queue)) return tsr_error(ctx, TESSERA_ERR_NOMEM, "out of memory");
+    ctx->nworkers = i + 1;
+  }
+  return 0;
+}
+
+static void context_free(tessera_context_t *ctx) {
+  for (int i = 0; i < ctx->nworkers; i++) {
+    tsr_queue_destroy(&ctx->workers[i].queue);
+    free(ctx->workers[i].events);
+  }
+  free(ctx->workers);
+  for (int k = TESSERA_DEVICE_KINDS - 1; k >= 0; k--)
+    if (ctx->backends[k].be) ctx->backends[k].be->close(ctx->backends[k].state);
+  tsr_perfmodel_destroy(ctx->perfmodel);
+  pthread_mutex_destroy(&ctx->wait_lock);
+  pthread_cond_destroy(&ctx->wait_cond);
+  pthread_mutex_destroy(&ctx->alloc_lock);
+  free(ctx);
+}
+
+int tessera_init(tessera_context_t **out, const tessera_config_t *cfg) {
+  if (!out) return -1;
+  *out = NULL;
+  tessera_context_t *ctx = calloc(1, sizeof *ctx);
+  if (!ctx) return TESSERA_ERR_NOMEM;
+  pthread_mutex_init(&ctx->wait_lock, NULL);
+  pthread_cond_init(&ctx->wait_cond, NULL);
+  pthread_mutex_init(&ctx->alloc_lock, NULL);
+  ctx->t0 = tsr_now();
+  int rc = resolve_config(ctx, cfg);
+  if (!rc) rc = open_backends(ctx);
+  if (!rc) rc = make_workers(ctx);
+  if (!rc) {
+    ctx->sched = ctx->cfg.sched == TESSERA_SCHED_LOCALITY ? tsr_sched_locality() : tsr_sched_cost();
+    ctx->perfmodel = tsr_perfmodel_create();
+    if (!ctx->perfmodel) rc = TESSERA_ERR_NOMEM;
+  }
+  if (!rc && ctx->perfmodel_path[0]) (void)tsr_perfmodel_load(ctx->perfmodel, ctx->perfmodel_path);
+  ctx->tracing = ctx->trace_path[0] != 0;
+  if (!rc) rc = tsr_workers_start(ctx);
+  if (rc) {
+    if (ctx->errmsg[0] && rc != TESSERA_ERR_ENV) fprintf(stderr, "tessera: %s\n", ctx->errmsg);
+    if (atomic_load(&ctx->started)) tsr_workers_stop(ctx);
+    context_free(ctx);
+    return rc;
+  }
+  *out = ctx;
+  return 0;
+}
+
+int tessera_finalize(tessera_context_t *ctx) {
+  if (!ctx) return 0;
+  int status = tessera_wait_all(ctx);
+  tsr_workers_stop(ctx);
+  if (ctx->tracing && tessera_trace_write(ctx, ctx->trace_path) != 0)
+    fprintf(stderr, "tessera: cannot write the trace to %s\n", ctx->trace_path);
+  if (ctx->perfmodel_path[0]) (void)tsr_perfmodel_save(ctx->perfmodel, ctx->perfmodel_path);
+  context_free(ctx);
+  return status;
+}
+
+const tessera_config_t *tessera_config(const tessera_context_t *ctx) {
+  return ctx ? &ctx->cfg : NULL;
+}
+int tessera_worker_count(const tessera_context_t *ctx) {
+  return ctx ? ctx->nworkers : 0;
+}
+
+int tessera_default_tile(const tessera_context_t *ctx) {
+  if (!ctx) return 0;
+  if (ctx->cfg.tile_size > 0) return ctx->cfg.tile_size;
+  return ctx->backends[TESSERA_DEVICE_CUDA].ndevices > 0 ? 2048 : 320;
+}
+
+void *tsr_host_alloc(tessera_context_t *ctx, size_t bytes) {
+  for (int k = TESSERA_DEVICE_KINDS - 1; k >= 0; k--) {
+    const tsr_backend_slot_t *b = &ctx->backends[k];
+    if (b->be && b->ndevices > 0 && b->be->host_alloc) {
+      pthread_mutex_lock(&ctx->alloc_lock);
+      void *p = b->be->host_alloc(b->state, bytes);
+      pthread_mutex_unlock(&ctx->alloc_lock);
+      return p;
+    }
+  }
+  return ctx->backends[TESSERA_DEVICE_CPU].be->alloc(NULL, 0, bytes);
+}
+
+void tsr_host_free(tessera_context_t *ctx, void *ptr) {
+  for (int k = TESSERA_DEVICE_KINDS - 1; k >= 0; k--) {
+    const tsr_backend_slot_t *b = &ctx->backends[k];
+    if (b->be && b->ndevices > 0 && b->be->host_alloc) {
+      pthread_mutex_lock(&ctx->alloc_lock);
+      b->be->host_free(b->state, ptr);
+      pthread_mutex_unlock(&ctx->alloc_lock);
+      return;
+    }
+  }
+  ctx->backends[TESSERA_DEVICE_CPU].be->free(NULL, 0, ptr);
+}

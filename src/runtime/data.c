@@ -1,0 +1,190 @@
+/* Data handles: registration, replicas on memory nodes, synchronisation with the caller. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/internal.h"
+
+static int data_new(tessera_context_t *ctx, int node, size_t rows, size_t cols, size_t elsize,
+                    tessera_data_t **out) {
+  tessera_data_t *h = calloc(1, sizeof *h);
+  if (!h) return tsr_error(ctx, TESSERA_ERR_NOMEM, "out of memory for a data handle");
+  h->ctx = ctx;
+  h->rows = rows;
+  h->cols = cols;
+  h->elsize = elsize;
+  h->home = node;
+  pthread_mutex_init(&h->lock, NULL);
+  atomic_init(&h->pending, 0);
+  *out = h;
+  return 0;
+}
+
+int tessera_data_register(tessera_context_t *ctx, int node, void *ptr, size_t rows, size_t cols,
+                          size_t ld, size_t elsize, tessera_data_t **out) {
+  if (!ctx) return -1;
+  if (node < 0 || node >= ctx->nnodes)
+    return tsr_error(ctx, -2, "data_register: memory node %d does not exist (%d nodes)", node,
+                     ctx->nnodes);
+  if (!ptr && rows > 0 && cols > 0)
+    return tsr_error(ctx, -3, "data_register: NULL pointer for a %zu x %zu block", rows, cols);
+  if (cols > 1 && ld < rows)
+    return tsr_error(ctx, -6, "data_register: ld %zu < rows %zu", ld, rows);
+  if (elsize == 0) return tsr_error(ctx, -7, "data_register: element size 0");
+  if (!out) return tsr_error(ctx, -8, "data_register: NULL output");
+  tessera_data_t *h = NULL;
+  int rc = data_new(ctx, node, rows, cols, elsize, &h);
+  if (rc) return rc;
+  h->rep[node].ptr = ptr;
+  h->rep[node].ld = ld < rows ? rows : ld;
+  h->rep[node].state = TSR_OWNED;
+  *out = h;
+  return 0;
+}
+
+int tessera_data_create(tessera_context_t *ctx, size_t rows, size_t cols, size_t elsize,
+                        tessera_data_t **out) {
+  if (!ctx) return -1;
+  if (elsize == 0) return tsr_error(ctx, -4, "data_create: element size 0");
+  if (!out) return tsr_error(ctx, -5, "data_create: NULL output");
+  void *p = tsr_host_alloc(ctx, rows * cols * elsize);
+  if (!p)
+    return tsr_error(ctx, TESSERA_ERR_NOMEM, "data_create: cannot allocate %zu bytes",
+                     rows * cols * elsize);
+  tessera_data_t *h = NULL;
+  int rc = data_new(ctx, TESSERA_HOST_NODE, rows, cols, elsize, &h);
+  if (rc) {
+    tsr_host_free(ctx, p);
+    return rc;
+  }
+  h->rep[0] = (tsr_replica_t){.ptr = p, .ld = rows, .state = TSR_OWNED, .allocated = 1};
+  *out = h;
+  return 0;
+}
+
+static void replica_free(tessera_context_t *ctx, tessera_data_t *h, int node) {
+  tsr_replica_t *r = &h->rep[node];
+  if (!r->allocated || !r->ptr) return;
+  if (node == TESSERA_HOST_NODE) {
+    tsr_host_free(ctx, r->ptr);
+  } else {
+    const tsr_node_t *nd = &ctx->nodes[node];
+    pthread_mutex_lock(&ctx->alloc_lock);
+    nd->be->free(nd->be_state, nd->device, r->ptr);
+    pthread_mutex_unlock(&ctx->alloc_lock);
+  }
+  r->ptr = NULL;
+  r->allocated = 0;
+  r->state = TSR_INVALID;
+}
+
+static void wait_pending(tessera_context_t *ctx, tessera_data_t *h) {
+  if (atomic_load(&h->pending) == 0) return;
+  atomic_fetch_add(&ctx->waiters, 1);
+  pthread_mutex_lock(&ctx->wait_lock);
+  while (atomic_load(&h->pending) > 0) pthread_cond_wait(&ctx->wait_cond, &ctx->wait_lock);
+  pthread_mutex_unlock(&ctx->wait_lock);
+  atomic_fetch_sub(&ctx->waiters, 1);
+}
+
+static void drop_task_refs(tessera_data_t *h);
+
+int tessera_data_sync(tessera_context_t *ctx, tessera_data_t *h) {
+  if (!ctx) return -1;
+  if (!h) return tsr_error(ctx, -2, "data_sync: NULL handle");
+  wait_pending(ctx, h);
+  void *p;
+  size_t ld;
+  int rc = tsr_data_acquire(h, h->home, TESSERA_R, &p, &ld);
+  if (rc) return rc;
+  return atomic_load(&ctx->flow_status);
+}
+
+int tessera_data_release(tessera_context_t *ctx, tessera_data_t *h) {
+  if (!h) return 0;
+  if (!ctx) return -1;
+  if (h->ctx != ctx) return tsr_error(ctx, -2, "data_release: handle of another context");
+  wait_pending(ctx, h);
+  void *p;
+  size_t ld;
+  int rc = tsr_data_acquire(h, h->home, TESSERA_R, &p, &ld);
+  drop_task_refs(h);
+  for (int n = 0; n < TSR_MAX_NODES; n++) replica_free(ctx, h, n);
+  pthread_mutex_destroy(&h->lock);
+  free(h->readers);
+  free(h);
+  return rc;
+}
+
+void *tessera_data_ptr(const tessera_data_t *h) {
+  return h ? h->rep[h->home].ptr : NULL;
+}
+size_t tessera_data_ld(const tessera_data_t *h) {
+  return h ? h->rep[h->home].ld : 0;
+}
+
+bool tsr_data_valid_on(tessera_data_t *h, int node) {
+  uint8_t s = __atomic_load_n(&h->rep[node].state, __ATOMIC_RELAXED);
+  return s == TSR_SHARED || s == TSR_OWNED;
+}
+
+/* Allocates the replica on `node` if absent; caller holds h->lock. */
+static int replica_alloc(tessera_context_t *ctx, tessera_data_t *h, int node) {
+  tsr_replica_t *r = &h->rep[node];
+  if (r->ptr || tsr_data_bytes(h) == 0) return 0;
+  void *p;
+  if (node == TESSERA_HOST_NODE) {
+    p = tsr_host_alloc(ctx, tsr_data_bytes(h));
+  } else {
+    const tsr_node_t *nd = &ctx->nodes[node];
+    pthread_mutex_lock(&ctx->alloc_lock);
+    p = nd->be->alloc(nd->be_state, nd->device, tsr_data_bytes(h));
+    pthread_mutex_unlock(&ctx->alloc_lock);
+  }
+  if (!p) return TESSERA_ERR_NOMEM;
+  r->ptr = p;
+  r->ld = h->rows;
+  r->allocated = 1;
+  return 0;
+}
+
+/* The backend that copies between two nodes: a device node's backend if either is one. */
+static const tsr_node_t *copy_node(tessera_context_t *ctx, int dst, int src) {
+  return dst != TESSERA_HOST_NODE ? &ctx->nodes[dst] : &ctx->nodes[src];
+}
+
+int tsr_data_acquire(tessera_data_t *h, int node, tessera_access_t mode, void **ptr, size_t *ld) {
+  tessera_context_t *ctx = h->ctx;
+  int rc = 0;
+  pthread_mutex_lock(&h->lock);
+  uint8_t state[TSR_MAX_NODES], after[TSR_MAX_NODES];
+  for (int i = 0; i < ctx->nnodes; i++) state[i] = h->rep[i].state;
+  int src;
+  if (tsr_coherence_plan(state, ctx->nnodes, node, mode, &src, after) != 0) {
+    /* No valid replica anywhere: contents are undefined, any replica will do. */
+    src = -1;
+    for (int i = 0; i < ctx->nnodes; i++) after[i] = TSR_INVALID;
+    after[node] = (mode & TESSERA_W) ? TSR_OWNED : TSR_SHARED;
+  }
+  rc = replica_alloc(ctx, h, node);
+  if (!rc && src >= 0 && tsr_data_bytes(h) > 0) {
+    const tsr_node_t *cn = copy_node(ctx, node, src);
+    rc = cn->be->copy2d(cn->be_state, ctx->nodes[node].device, h->rep[node].ptr, h->rep[node].ld,
+                        ctx->nodes[src].device, h->rep[src].ptr, h->rep[src].ld, h->rows, h->cols,
+                        h->elsize, NULL);
+  }
+  if (!rc)
+    for (int i = 0; i < ctx->nnodes; i++)
+      __atomic_store_n(&h->rep[i].state, after[i], __ATOMIC_RELAXED);
+  *ptr = h->rep[node].ptr;
+  *ld = h->rep[node].ld;
+  pthread_mutex_unlock(&h->lock);
+  return rc;
+}
+
+/* Releases the references the handle's dependency tracking holds on tasks. */
+static void drop_task_refs(tessera_data_t *h) {
+  if (h->last_writer) tsr_task_unref(h->last_writer);
+  for (int i = 0; i < h->nreaders; i++) tsr_task_unref(h->readers[i]);
+  h->last_writer = NULL;
+  h->nreaders = 0;
+}

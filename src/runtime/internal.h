@@ -1,0 +1,282 @@
+/* Runtime internals shared between the files of src/runtime/. */
+#ifndef TSR_RUNTIME_INTERNAL_H
+#define TSR_RUNTIME_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "device/backend.h"
+#include "runtime/error.h"
+#include "tessera/tessera.h"
+
+#define TSR_MAX_NODES 17 /* host + 16 GPUs */
+#define TSR_MAX_WORKERS 512
+#define TSR_ERRMSG 256
+
+typedef struct tsr_task tsr_task_t;
+typedef struct tsr_worker tsr_worker_t;
+typedef struct tsr_perfmodel tsr_perfmodel_t;
+
+/* ------------------------------------------------------------------ small locks */
+
+typedef struct {
+  atomic_flag f;
+} tsr_spin_t;
+
+#define TSR_SPIN_INIT                                                                              \
+  { ATOMIC_FLAG_INIT }
+
+static inline void tsr_spin_lock(tsr_spin_t *s) {
+  while (atomic_flag_test_and_set_explicit(&s->f, memory_order_acquire)) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+}
+static inline void tsr_spin_unlock(tsr_spin_t *s) {
+  atomic_flag_clear_explicit(&s->f, memory_order_release);
+}
+
+/** Monotonic seconds. */
+double tsr_now(void);
+
+/* ------------------------------------------------------------------ coherence */
+
+typedef enum { TSR_INVALID = 0, TSR_SHARED = 1, TSR_OWNED = 2 } tsr_state_t;
+
+/** The replica transitions one access needs, computed from the states alone.
+ *  `src` is the node to copy from before the access (-1: no copy). `state` gets the states
+ *  after the access. Returns 0, or -1 when no node holds a valid replica for a read. */
+int tsr_coherence_plan(const uint8_t *state, int nnodes, int node, tessera_access_t mode, int *src,
+                       uint8_t *after);
+
+/* ------------------------------------------------------------------ data handles */
+
+typedef struct {
+  void *ptr;
+  size_t ld;
+  uint8_t state;
+  uint8_t allocated; /* memory belongs to tessera */
+} tsr_replica_t;
+
+struct tessera_data {
+  tessera_context_t *ctx;
+  size_t rows, cols, elsize;
+  int home;
+  pthread_mutex_t lock; /* replica states */
+  tsr_replica_t rep[TSR_MAX_NODES];
+  /* Dependency tracking, touched by the inserting thread only. */
+  tsr_task_t *last_writer;
+  tsr_task_t **readers;
+  int nreaders, capreaders;
+  atomic_long pending; /* inserted tasks using this handle that have not finished */
+};
+
+/** Bytes of the handle's contents. */
+static inline size_t tsr_data_bytes(const tessera_data_t *h) {
+  return h->rows * h->cols * h->elsize;
+}
+
+/** Makes the handle valid on `node` for `mode` (copying if needed, allocating the replica).
+ *  Returns the replica's pointer and leading dimension, or a status. */
+int tsr_data_acquire(tessera_data_t *h, int node, tessera_access_t mode, void **ptr, size_t *ld);
+
+/** Whether `node` holds a valid replica. */
+bool tsr_data_valid_on(tessera_data_t *h, int node);
+
+/* ------------------------------------------------------------------ tasks */
+
+struct tsr_task {
+  const tessera_kernel_t *kernel;
+  tessera_context_t *ctx;
+  int ndata;
+  tessera_data_t *data[TESSERA_MAX_TASK_DATA];
+  uint8_t mode[TESSERA_MAX_TASK_DATA];
+  int priority;
+  tessera_scope_t scope;
+  int tag[3];
+  int ntag;
+  uint64_t seq;
+  atomic_int npred;
+  atomic_int refs;
+  tsr_spin_t lock; /* done, succ */
+  bool done;
+  int nsucc, capsucc;
+  tsr_task_t **succ;
+  tsr_task_t *succ_inline[4];
+  double flops;
+  uint64_t size_key;
+  double predicted; /* seconds the scheduler expects, counted in the worker's load */
+  _Alignas(16) unsigned char args[TESSERA_MAX_TASK_ARGS];
+};
+
+/** Whether worker `w` may run task `t` (implementation present and scope allows). */
+bool tsr_worker_can_run(const tsr_worker_t *w, const tsr_task_t *t);
+
+/** Drops one reference to `t`, freeing it with the last. */
+void tsr_task_unref(tsr_task_t *t);
+
+/** Called by a worker when `t` has finished: releases successors, counters, waiters. */
+void tsr_task_complete(tsr_task_t *t, tsr_worker_t *w);
+
+/** Records a kernel's failure status in the current flow. */
+void tsr_flow_fail(tessera_context_t *ctx, int status);
+
+/* ------------------------------------------------------------------ queues and workers */
+
+/** A priority queue of ready tasks (larger priority first, then insertion order). */
+typedef struct {
+  pthread_mutex_t lock;
+  pthread_cond_t cond; /* the owning worker sleeps here */
+  tsr_task_t **heap;
+  int n, cap;
+  bool sleeping;
+  double load; /* predicted seconds of queued and running tasks */
+} tsr_queue_t;
+
+int tsr_queue_init(tsr_queue_t *q);
+void tsr_queue_destroy(tsr_queue_t *q);
+/** Pushes under the queue's lock (caller holds it). Returns 0 or TESSERA_ERR_NOMEM. */
+int tsr_queue_push_locked(tsr_queue_t *q, tsr_task_t *t);
+/** Pops the best task under the lock (caller holds it), NULL if empty. */
+tsr_task_t *tsr_queue_pop_locked(tsr_queue_t *q);
+/** Pops the best task that `w` may run (for stealing), under the lock; NULL if none. */
+tsr_task_t *tsr_queue_steal_locked(tsr_queue_t *q, const tsr_worker_t *w);
+
+/** One trace event. */
+typedef struct {
+  double start, end;
+  const char *name;
+  int tag[3];
+  int ntag;
+  int transfer; /* 1 for a data transfer */
+} tsr_event_t;
+
+struct tsr_worker {
+  int id;
+  tessera_device_kind_t kind;
+  int device;
+  int node;
+  int core;
+  double gflops; /* nominal rate for the cost model's fallback */
+  const tsr_backend_t *be;
+  void *be_state;
+  void *scratch;
+  tessera_context_t *ctx;
+  pthread_t thread;
+  tsr_queue_t queue;
+  tessera_worker_stats_t stats;
+  tsr_event_t *events;
+  size_t nevents, capevents;
+  int start_status;
+};
+
+/** Wakes worker `w` if it sleeps. */
+void tsr_worker_wake(tsr_worker_t *w);
+
+/** Starts / stops every worker thread of the context. */
+int tsr_workers_start(tessera_context_t *ctx);
+void tsr_workers_stop(tessera_context_t *ctx);
+
+/** Appends a trace event to worker `w` when tracing is on. */
+void tsr_trace_event(tsr_worker_t *w, const char *name, const int *tag, int ntag, double start,
+                     double end, int transfer);
+
+/* ------------------------------------------------------------------ scheduling */
+
+typedef struct {
+  const char *name;
+  /** A ready task: place it on a worker's queue. `from` is the worker that made it ready, or
+   *  NULL for the inserting thread. */
+  void (*push)(tessera_context_t *ctx, tsr_task_t *t, tsr_worker_t *from);
+  /** Next task for `w` (its own queue, then what it may steal), or NULL. */
+  tsr_task_t *(*pop)(tessera_context_t *ctx, tsr_worker_t *w);
+} tsr_sched_ops_t;
+
+const tsr_sched_ops_t *tsr_sched_cost(void);
+const tsr_sched_ops_t *tsr_sched_locality(void);
+
+/** Shared by the policies: pushes `t` on `w`'s queue with predicted cost `predicted` and wakes
+ *  the worker, or another idle worker of the same memory node that may steal it. */
+void tsr_sched_enqueue(tessera_context_t *ctx, tsr_worker_t *w, tsr_task_t *t, double predicted);
+/** Shared by the policies: own queue first, then steal from workers of the same memory node. */
+tsr_task_t *tsr_sched_pop_steal(tessera_context_t *ctx, tsr_worker_t *w);
+
+/* ------------------------------------------------------------------ performance model */
+
+tsr_perfmodel_t *tsr_perfmodel_create(void);
+void tsr_perfmodel_destroy(tsr_perfmodel_t *pm);
+/** Loads a history file; a missing file is not an error, malformed lines are skipped. */
+int tsr_perfmodel_load(tsr_perfmodel_t *pm, const char *path);
+/** Saves the history (creating the file's folder). */
+int tsr_perfmodel_save(const tsr_perfmodel_t *pm, const char *path);
+/** Mean measured seconds, or a negative value when unknown. Thread safe. */
+double tsr_perfmodel_predict(const tsr_perfmodel_t *pm, const char *kernel,
+                             tessera_device_kind_t kind, uint64_t size_key);
+/** Adds one measurement. Thread safe. */
+void tsr_perfmodel_record(tsr_perfmodel_t *pm, const char *kernel, tessera_device_kind_t kind,
+                          uint64_t size_key, double seconds);
+
+/** Expected seconds of `t` on `w`: history, else flops / nominal rate. */
+double tsr_expected_time(tessera_context_t *ctx, const tsr_task_t *t, const tsr_worker_t *w);
+/** Expected seconds of moving the data `t` lacks onto `w`'s memory node. */
+double tsr_transfer_time(tessera_context_t *ctx, const tsr_task_t *t, const tsr_worker_t *w);
+
+/* ------------------------------------------------------------------ memory nodes */
+
+typedef struct {
+  const tsr_backend_t *be; /* backend owning the memory (CPU for the host) */
+  void *be_state;
+  int device; /* -1 for host memory */
+} tsr_node_t;
+
+/* ------------------------------------------------------------------ the context */
+
+typedef struct {
+  const tsr_backend_t *be;
+  void *state;
+  int ndevices;
+} tsr_backend_slot_t;
+
+struct tessera_context {
+  tessera_config_t cfg;
+  char trace_path[1024];
+  char perfmodel_path[1024];
+
+  tsr_backend_slot_t backends[TESSERA_DEVICE_KINDS];
+  int nnodes;
+  tsr_node_t nodes[TSR_MAX_NODES];
+  double bandwidth[TSR_MAX_NODES][TSR_MAX_NODES]; /* bytes/s */
+
+  int nworkers;
+  tsr_worker_t *workers;
+  atomic_int started;
+  atomic_bool stop;
+
+  const tsr_sched_ops_t *sched;
+  tsr_perfmodel_t *perfmodel;
+  tessera_scope_t scope;
+
+  uint64_t seq;         /* insertion counter (inserting thread) */
+  atomic_long inflight; /* inserted, not finished */
+  atomic_int waiters;   /* threads in a wait call */
+  pthread_mutex_t wait_lock;
+  pthread_cond_t wait_cond;
+  atomic_int flow_status;
+  atomic_bool flow_failed;
+
+  pthread_mutex_t alloc_lock; /* serialises allocations that reach a backend */
+  double t0;
+  bool tracing;
+  char errmsg[TSR_ERRMSG];
+};
+
+/** Allocates / frees host memory for tiles (pinned when a backend offers it). */
+void *tsr_host_alloc(tessera_context_t *ctx, size_t bytes);
+void tsr_host_free(tessera_context_t *ctx, void *ptr);
+
+/** Wakes threads blocked in a wait call. */
+void tsr_notify_waiters(tessera_context_t *ctx);
+
+#endif

@@ -1,0 +1,138 @@
+/* Scheduling policies behind one interface.
+ *
+ * cost:     each ready task goes to the worker with the earliest estimated finish: its queued
+ *           load + the transfers of data not yet on its node + the kernel's expected time
+ *           (measured history per kernel x device kind x size, else flops / nominal rate).
+ * locality: each ready task goes to the worker whose node already holds most of its bytes,
+ *           preferring the worker that released it, else the least loaded.
+ * Both let an idle worker take work from another worker of the same memory node. */
+#include <float.h>
+
+#include "runtime/internal.h"
+
+void tsr_sched_enqueue(tessera_context_t *ctx, tsr_worker_t *w, tsr_task_t *t, double predicted) {
+  t->predicted = predicted;
+  pthread_mutex_lock(&w->queue.lock);
+  if (tsr_queue_push_locked(&w->queue, t) != 0) {
+    pthread_mutex_unlock(&w->queue.lock);
+    /* Out of memory for the queue: run the task's completion path without its kernel. */
+    tsr_flow_fail(ctx, TESSERA_ERR_NOMEM);
+    tsr_task_complete(t, w);
+    return;
+  }
+  w->queue.load += predicted;
+  bool asleep = w->queue.sleeping;
+  if (asleep) pthread_cond_signal(&w->queue.cond);
+  pthread_mutex_unlock(&w->queue.lock);
+  if (asleep) return;
+  /* The owner is busy: wake one idle worker of the same node that can take it. */
+  for (int i = 0; i < ctx->nworkers; i++) {
+    tsr_worker_t *o = &ctx->workers[i];
+    if (o == w || o->node != w->node || !__atomic_load_n(&o->queue.sleeping, __ATOMIC_RELAXED))
+      continue;
+    if (!tsr_worker_can_run(o, t)) continue;
+    tsr_worker_wake(o);
+    break;
+  }
+}
+
+tsr_task_t *tsr_sched_pop_steal(tessera_context_t *ctx, tsr_worker_t *w) {
+  pthread_mutex_lock(&w->queue.lock);
+  tsr_task_t *t = tsr_queue_pop_locked(&w->queue);
+  pthread_mutex_unlock(&w->queue.lock);
+  if (t) return t;
+  for (int k = 1; k < ctx->nworkers; k++) {
+    tsr_worker_t *o = &ctx->workers[(w->id + k) % ctx->nworkers];
+    if (o->node != w->node || __atomic_load_n(&o->queue.n, __ATOMIC_RELAXED) == 0) continue;
+    pthread_mutex_lock(&o->queue.lock);
+    t = tsr_queue_steal_locked(&o->queue, w);
+    if (t) o->queue.load -= t->predicted;
+    pthread_mutex_unlock(&o->queue.lock);
+    if (t) {
+      pthread_mutex_lock(&w->queue.lock);
+      w->queue.load += t->predicted;
+      pthread_mutex_unlock(&w->queue.lock);
+      return t;
+    }
+  }
+  return NULL;
+}
+
+double tsr_transfer_time(tessera_context_t *ctx, const tsr_task_t *t, const tsr_worker_t *w) {
+  double s = 0;
+  for (int i = 0; i < t->ndata; i++) {
+    tessera_data_t *h = t->data[i];
+    if (!(t->mode[i] & TESSERA_R) || tsr_data_valid_on(h, w->node)) continue;
+    int src = h->home;
+    for (int n = 0; n < ctx->nnodes; n++)
+      if (tsr_data_valid_on(h, n)) src = n;
+    double bw = ctx->bandwidth[src][w->node];
+    if (bw > 0) s += (double)tsr_data_bytes(h) / bw;
+  }
+  return s;
+}
+
+double tsr_expected_time(tessera_context_t *ctx, const tsr_task_t *t, const tsr_worker_t *w) {
+  double s = -1;
+  if (ctx->perfmodel && t->kernel->name)
+    s = tsr_perfmodel_predict(ctx->perfmodel, t->kernel->name, w->kind, t->size_key);
+  if (s >= 0) return s;
+  return 2e-6 + t->flops / (w->gflops * 1e9);
+}
+
+static double queue_load(tsr_worker_t *w) {
+  pthread_mutex_lock(&w->queue.lock);
+  double l = w->queue.load;
+  pthread_mutex_unlock(&w->queue.lock);
+  return l;
+}
+
+static void cost_push(tessera_context_t *ctx, tsr_task_t *t, tsr_worker_t *from) {
+  tsr_worker_t *best = NULL;
+  double best_finish = DBL_MAX, best_cost = 0;
+  for (int i = 0; i < ctx->nworkers; i++) {
+    tsr_worker_t *w = &ctx->workers[i];
+    if (!tsr_worker_can_run(w, t)) continue;
+    double cost = tsr_transfer_time(ctx, t, w) + tsr_expected_time(ctx, t, w);
+    double finish = queue_load(w) + cost;
+    /* Ties (within 1 %) go to the releasing worker, whose caches hold the inputs. */
+    if (!best || finish < best_finish * 0.99 || (finish <= best_finish * 1.01 && w == from)) {
+      best = w;
+      best_finish = finish;
+      best_cost = cost;
+    }
+  }
+  tsr_sched_enqueue(ctx, best, t, best_cost);
+}
+
+static void locality_push(tessera_context_t *ctx, tsr_task_t *t, tsr_worker_t *from) {
+  tsr_worker_t *best = NULL;
+  size_t best_bytes = 0;
+  int best_len = 0;
+  for (int i = 0; i < ctx->nworkers; i++) {
+    tsr_worker_t *w = &ctx->workers[i];
+    if (!tsr_worker_can_run(w, t)) continue;
+    size_t bytes = 0;
+    for (int d = 0; d < t->ndata; d++)
+      if (tsr_data_valid_on(t->data[d], w->node)) bytes += tsr_data_bytes(t->data[d]);
+    int len = __atomic_load_n(&w->queue.n, __ATOMIC_RELAXED);
+    bool better = !best || bytes > best_bytes ||
+                  (bytes == best_bytes && (w == from || (best != from && len < best_len)));
+    if (better) {
+      best = w;
+      best_bytes = bytes;
+      best_len = len;
+    }
+  }
+  tsr_sched_enqueue(ctx, best, t, 0);
+}
+
+static const tsr_sched_ops_t cost_ops = {"cost", cost_push, tsr_sched_pop_steal};
+static const tsr_sched_ops_t locality_ops = {"locality", locality_push, tsr_sched_pop_steal};
+
+const tsr_sched_ops_t *tsr_sched_cost(void) {
+  return &cost_ops;
+}
+const tsr_sched_ops_t *tsr_sched_locality(void) {
+  return &locality_ops;
+}

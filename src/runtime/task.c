@@ -1,0 +1,225 @@
+/* Task insertion in program order, dependency inference (RAW, WAR, WAW), completion, waits. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/internal.h"
+
+void tsr_task_unref(tsr_task_t *t) {
+  if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1) return;
+  if (t->succ != t->succ_inline) free(t->succ);
+  free(t);
+}
+
+static void task_ref(tsr_task_t *t) {
+  atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
+}
+
+/* Adds the edge pred -> succ unless pred has already finished. */
+static int add_edge(tsr_task_t *pred, tsr_task_t *succ) {
+  if (pred == succ) return 0;
+  int rc = 0;
+  tsr_spin_lock(&pred->lock);
+  if (!pred->done) {
+    if (pred->nsucc == pred->capsucc) {
+      int cap = pred->capsucc * 2;
+      tsr_task_t **s = malloc(sizeof *s * (size_t)cap);
+      if (s) {
+        memcpy(s, pred->succ, sizeof *s * (size_t)pred->nsucc);
+        if (pred->succ != pred->succ_inline) free(pred->succ);
+        pred->succ = s;
+        pred->capsucc = cap;
+      } else {
+        rc = TESSERA_ERR_NOMEM;
+      }
+    }
+    if (!rc) {
+      pred->succ[pred->nsucc++] = succ;
+      atomic_fetch_add_explicit(&succ->npred, 1, memory_order_relaxed);
+    }
+  }
+  tsr_spin_unlock(&pred->lock);
+  return rc;
+}
+
+/* Appends a reader, first dropping readers that have finished when the list is full. */
+static int add_reader(tessera_data_t *h, tsr_task_t *t) {
+  if (h->nreaders == h->capreaders) {
+    int k = 0;
+    for (int i = 0; i < h->nreaders; i++) {
+      tsr_task_t *r = h->readers[i];
+      tsr_spin_lock(&r->lock);
+      bool done = r->done;
+      tsr_spin_unlock(&r->lock);
+      if (done)
+        tsr_task_unref(r);
+      else
+        h->readers[k++] = r;
+    }
+    h->nreaders = k;
+    if (k * 2 > h->capreaders || h->capreaders == 0) {
+      int cap = h->capreaders ? h->capreaders * 2 : 8;
+      tsr_task_t **rs = realloc(h->readers, sizeof *rs * (size_t)cap);
+      if (!rs) return TESSERA_ERR_NOMEM;
+      h->readers = rs;
+      h->capreaders = cap;
+    }
+  }
+  task_ref(t);
+  h->readers[h->nreaders++] = t;
+  return 0;
+}
+
+/* Records the access of `t` to `h` and adds the edges that keep program order. */
+static int track_access(tessera_data_t *h, tsr_task_t *t, tessera_access_t mode) {
+  int rc = 0;
+  if (h->last_writer) rc = add_edge(h->last_writer, t); /* RAW, WAW */
+  if (rc) return rc;
+  if (!(mode & TESSERA_W)) return add_reader(h, t);
+  for (int i = 0; i < h->nreaders && !rc; i++) rc = add_edge(h->readers[i], t); /* WAR */
+  if (rc) return rc;
+  for (int i = 0; i < h->nreaders; i++) tsr_task_unref(h->readers[i]);
+  h->nreaders = 0;
+  if (h->last_writer) tsr_task_unref(h->last_writer);
+  task_ref(t);
+  h->last_writer = t;
+  return 0;
+}
+
+static bool scope_has_worker(tessera_context_t *ctx, const tsr_task_t *t) {
+  for (int i = 0; i < ctx->nworkers; i++)
+    if (tsr_worker_can_run(&ctx->workers[i], t)) return true;
+  return false;
+}
+
+bool tsr_worker_can_run(const tsr_worker_t *w, const tsr_task_t *t) {
+  if (!t->kernel->impl[w->kind]) return false;
+  tessera_scope_t s = t->scope;
+  if (s.kinds && !(s.kinds & (1u << w->kind))) return false;
+  if (w->kind != TESSERA_DEVICE_CPU && s.gpu_mask && !(s.gpu_mask >> w->device & 1u)) return false;
+  return true;
+}
+
+static int validate(tessera_context_t *ctx, const tessera_task_t *d) {
+  if (!d) return tsr_error(ctx, -2, "task_insert: NULL task");
+  if (!d->kernel) return tsr_error(ctx, -2, "task_insert: task without a kernel");
+  const char *name = d->kernel->name ? d->kernel->name : "(unnamed)";
+  if (d->ndata < 0 || d->ndata > TESSERA_MAX_TASK_DATA)
+    return tsr_error(ctx, -2, "task_insert(%s): %d handles, at most %d", name, d->ndata,
+                     TESSERA_MAX_TASK_DATA);
+  if (d->args_size > TESSERA_MAX_TASK_ARGS)
+    return tsr_error(ctx, -2, "task_insert(%s): %zu bytes of arguments, at most %d", name,
+                     d->args_size, TESSERA_MAX_TASK_ARGS);
+  if (d->args_size && !d->args)
+    return tsr_error(ctx, -2, "task_insert(%s): NULL args with args_size %zu", name, d->args_size);
+  if (d->ntag < 0 || d->ntag > 3)
+    return tsr_error(ctx, -2, "task_insert(%s): ntag %d", name, d->ntag);
+  for (int i = 0; i < d->ndata; i++) {
+    if (!d->data[i]) return tsr_error(ctx, -2, "task_insert(%s): handle %d is NULL", name, i);
+    if (d->data[i]->ctx != ctx)
+      return tsr_error(ctx, -2, "task_insert(%s): handle %d belongs to another context", name, i);
+    if (d->mode[i] != TESSERA_R && d->mode[i] != TESSERA_W && d->mode[i] != TESSERA_RW)
+      return tsr_error(ctx, -2, "task_insert(%s): handle %d has access mode %d", name, i,
+                       (int)d->mode[i]);
+  }
+  return 0;
+}
+
+int tessera_task_insert(tessera_context_t *ctx, const tessera_task_t *d) {
+  if (!ctx) return -1;
+  int rc = validate(ctx, d);
+  if (rc) return rc;
+  tsr_task_t *t = malloc(sizeof *t);
+  if (!t) return tsr_error(ctx, TESSERA_ERR_NOMEM, "task_insert: out of memory");
+  t->kernel = d->kernel;
+  t->ctx = ctx;
+  t->ndata = d->ndata;
+  t->priority = d->priority;
+  t->scope = (d->scope.kinds || d->scope.gpu_mask) ? d->scope : ctx->scope;
+  t->ntag = d->ntag;
+  memcpy(t->tag, d->tag, sizeof t->tag);
+  t->seq = ctx->seq++;
+  atomic_init(&t->npred, 1); /* released at the end of insertion */
+  atomic_init(&t->refs, 1);  /* the runtime's own, dropped at completion */
+  atomic_flag_clear(&t->lock.f);
+  t->done = false;
+  t->nsucc = 0;
+  t->capsucc = 4;
+  t->succ = t->succ_inline;
+  t->predicted = 0;
+  if (d->args_size) memcpy(t->args, d->args, d->args_size);
+  t->flops = d->kernel->flops ? d->kernel->flops(t->args) : 0.0;
+  uint64_t key = 0;
+  for (int i = 0; i < d->ndata; i++) {
+    t->data[i] = d->data[i];
+    t->mode[i] = (uint8_t)d->mode[i];
+    key += tsr_data_bytes(d->data[i]);
+  }
+  t->size_key = d->kernel->size_key ? d->kernel->size_key(t->args) : key;
+  if (!scope_has_worker(ctx, t)) {
+    free(t);
+    return tsr_error(ctx, TESSERA_ERR_NODEVICE,
+                     "task_insert(%s): no worker in the task's scope has an implementation",
+                     d->kernel->name ? d->kernel->name : "(unnamed)");
+  }
+  atomic_fetch_add(&ctx->inflight, 1);
+  for (int i = 0; i < t->ndata; i++) {
+    atomic_fetch_add(&t->data[i]->pending, 1);
+    int e = track_access(t->data[i], t, d->mode[i]);
+    if (e && !rc) rc = tsr_error(ctx, e, "task_insert: out of memory for dependencies");
+  }
+  if (atomic_fetch_sub_explicit(&t->npred, 1, memory_order_acq_rel) == 1)
+    ctx->sched->push(ctx, t, NULL);
+  return rc;
+}
+
+void tsr_notify_waiters(tessera_context_t *ctx) {
+  if (atomic_load(&ctx->waiters) == 0) return;
+  pthread_mutex_lock(&ctx->wait_lock);
+  pthread_cond_broadcast(&ctx->wait_cond);
+  pthread_mutex_unlock(&ctx->wait_lock);
+}
+
+void tsr_task_complete(tsr_task_t *t, tsr_worker_t *w) {
+  tessera_context_t *ctx = t->ctx;
+  bool wake = false;
+  for (int i = 0; i < t->ndata; i++)
+    if (atomic_fetch_sub(&t->data[i]->pending, 1) == 1) wake = true;
+  tsr_spin_lock(&t->lock);
+  t->done = true;
+  int n = t->nsucc;
+  tsr_spin_unlock(&t->lock);
+  /* No edge is added once done is set, so succ is stable from here. */
+  for (int i = 0; i < n; i++) {
+    tsr_task_t *s = t->succ[i];
+    if (atomic_fetch_sub_explicit(&s->npred, 1, memory_order_acq_rel) == 1)
+      ctx->sched->push(ctx, s, w);
+  }
+  if (atomic_fetch_sub(&ctx->inflight, 1) == 1) wake = true;
+  if (wake) tsr_notify_waiters(ctx);
+  tsr_task_unref(t);
+}
+
+void tsr_flow_fail(tessera_context_t *ctx, int status) {
+  int cur = atomic_load(&ctx->flow_status);
+  for (;;) {
+    bool better = cur == 0 || (status < 0 && cur > 0) || (status > 0 && cur > 0 && status < cur);
+    if (!better) break;
+    if (atomic_compare_exchange_weak(&ctx->flow_status, &cur, status)) break;
+  }
+  atomic_store(&ctx->flow_failed, true);
+}
+
+int tessera_wait_all(tessera_context_t *ctx) {
+  if (!ctx) return -1;
+  if (atomic_load(&ctx->inflight) > 0) {
+    atomic_fetch_add(&ctx->waiters, 1);
+    pthread_mutex_lock(&ctx->wait_lock);
+    while (atomic_load(&ctx->inflight) > 0) pthread_cond_wait(&ctx->wait_cond, &ctx->wait_lock);
+    pthread_mutex_unlock(&ctx->wait_lock);
+    atomic_fetch_sub(&ctx->waiters, 1);
+  }
+  int status = atomic_exchange(&ctx->flow_status, 0);
+  atomic_store(&ctx->flow_failed, false);
+  if (status < 0) tsr_error(ctx, status, "a task failed: %s", tessera_strerror(status));
+  return status;
+}
