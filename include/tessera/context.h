@@ -60,7 +60,8 @@ int tessera_init(tessera_context_t **ctx, const tessera_config_t *cfg);
 
 /** Waits for every task, stops the workers, writes the trace and the kernel-time history,
  *  frees the context. Handles and matrices must have been released before.
- *  Returns the status of the last unwaited flow (see tessera_wait_all), or 0. NULL is a no-op. */
+ *  Returns the status of the last unwaited flow (see tessera_wait_all), else TESSERA_ERR_IO when
+ *  the trace file cannot be written, else 0. NULL is a no-op. */
 int tessera_finalize(tessera_context_t *ctx);
 
 /** The detailed message of the last failing call on `ctx` ("" if none). The string is owned

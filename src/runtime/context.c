@@ -149,6 +149,7 @@ static void context_free(tessera_context_t *ctx) {
     free(ctx->workers[i].events);
   }
   free(ctx->workers);
+  tsr_task_pool_free(ctx);
   for (int k = TESSERA_DEVICE_KINDS - 1; k >= 0; k--)
     if (ctx->backends[k].be) ctx->backends[k].be->close(ctx->backends[k].state);
   tsr_perfmodel_destroy(ctx->perfmodel);
@@ -192,8 +193,10 @@ int tessera_finalize(tessera_context_t *ctx) {
   if (!ctx) return 0;
   int status = tessera_wait_all(ctx);
   tsr_workers_stop(ctx);
-  if (ctx->tracing && tessera_trace_write(ctx, ctx->trace_path) != 0)
+  if (ctx->tracing && tessera_trace_write(ctx, ctx->trace_path) != 0) {
     fprintf(stderr, "tessera: cannot write the trace to %s\n", ctx->trace_path);
+    if (!status) status = TESSERA_ERR_IO;
+  }
   if (ctx->perfmodel_path[0]) (void)tsr_perfmodel_save(ctx->perfmodel, ctx->perfmodel_path);
   context_free(ctx);
   return status;

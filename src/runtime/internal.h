@@ -107,15 +107,18 @@ struct tsr_task {
   tsr_task_t *succ_inline[4];
   double flops;
   uint64_t size_key;
-  double predicted; /* seconds the scheduler expects, counted in the worker's load */
+  double predicted;      /* seconds the scheduler expects, counted in the worker's load */
+  tsr_task_t *next_free; /* in the context's pool of finished tasks */
   _Alignas(16) unsigned char args[TESSERA_MAX_TASK_ARGS];
 };
 
 /** Whether worker `w` may run task `t` (implementation present and scope allows). */
 bool tsr_worker_can_run(const tsr_worker_t *w, const tsr_task_t *t);
 
-/** Drops one reference to `t`, freeing it with the last. */
+/** Drops one reference to `t`, returning it to the context's pool with the last. */
 void tsr_task_unref(tsr_task_t *t);
+/** Frees the pool of finished tasks (at finalize). */
+void tsr_task_pool_free(tessera_context_t *ctx);
 
 /** Called by a worker when `t` has finished: releases successors, counters, waiters. */
 void tsr_task_complete(tsr_task_t *t, tsr_worker_t *w);
@@ -132,10 +135,12 @@ typedef struct {
   tsr_task_t **heap;
   int n, cap;
   bool sleeping;
-  double load; /* predicted seconds of queued and running tasks */
+  _Atomic double load; /* predicted seconds of queued and running tasks */
 } tsr_queue_t;
 
 int tsr_queue_init(tsr_queue_t *q);
+/** Adds `x` seconds to the queue's predicted load (any thread, no lock). */
+void tsr_queue_add_load(tsr_queue_t *q, double x);
 void tsr_queue_destroy(tsr_queue_t *q);
 /** Pushes under the queue's lock (caller holds it). Returns 0 or TESSERA_ERR_NOMEM. */
 int tsr_queue_push_locked(tsr_queue_t *q, tsr_task_t *t);
@@ -258,7 +263,12 @@ struct tessera_context {
   tsr_perfmodel_t *perfmodel;
   tessera_scope_t scope;
 
-  uint64_t seq;         /* insertion counter (inserting thread) */
+  uint64_t seq;                           /* insertion counter (inserting thread) */
+  const tessera_kernel_t *checked_kernel; /* last kernel/scope pair found runnable */
+  tessera_scope_t checked_scope;
+  tsr_spin_t pool_lock; /* finished tasks kept for reuse */
+  tsr_task_t *pool;
+  int pool_n;
   atomic_long inflight; /* inserted, not finished */
   atomic_int waiters;   /* threads in a wait call */
   pthread_mutex_t wait_lock;

@@ -8,11 +8,18 @@ int tsr_queue_init(tsr_queue_t *q) {
   q->cap = 64;
   q->heap = malloc(sizeof *q->heap * (size_t)q->cap);
   q->sleeping = false;
-  q->load = 0;
+  atomic_init(&q->load, 0.0);
   if (!q->heap) return TESSERA_ERR_NOMEM;
   pthread_mutex_init(&q->lock, NULL);
   pthread_cond_init(&q->cond, NULL);
   return 0;
+}
+
+void tsr_queue_add_load(tsr_queue_t *q, double x) {
+  double old = atomic_load_explicit(&q->load, memory_order_relaxed);
+  while (!atomic_compare_exchange_weak_explicit(&q->load, &old, old + x, memory_order_relaxed,
+                                                memory_order_relaxed)) {
+  }
 }
 
 void tsr_queue_destroy(tsr_queue_t *q) {

@@ -11,29 +11,30 @@
 #include "runtime/internal.h"
 
 void tsr_sched_enqueue(tessera_context_t *ctx, tsr_worker_t *w, tsr_task_t *t, double predicted) {
+  /* Once pushed, the task may run and be freed at any moment: pick the idle worker to wake
+   * (one of the same node that may steal it) before pushing. */
+  tsr_worker_t *thief = NULL;
+  for (int i = 0; i < ctx->nworkers && !thief; i++) {
+    tsr_worker_t *o = &ctx->workers[i];
+    if (o != w && o->node == w->node && __atomic_load_n(&o->queue.sleeping, __ATOMIC_RELAXED) &&
+        tsr_worker_can_run(o, t))
+      thief = o;
+  }
   t->predicted = predicted;
+  tsr_queue_add_load(&w->queue, predicted);
   pthread_mutex_lock(&w->queue.lock);
   if (tsr_queue_push_locked(&w->queue, t) != 0) {
     pthread_mutex_unlock(&w->queue.lock);
     /* Out of memory for the queue: run the task's completion path without its kernel. */
+    tsr_queue_add_load(&w->queue, -predicted);
     tsr_flow_fail(ctx, TESSERA_ERR_NOMEM);
     tsr_task_complete(t, w);
     return;
   }
-  w->queue.load += predicted;
   bool asleep = w->queue.sleeping;
   if (asleep) pthread_cond_signal(&w->queue.cond);
   pthread_mutex_unlock(&w->queue.lock);
-  if (asleep) return;
-  /* The owner is busy: wake one idle worker of the same node that can take it. */
-  for (int i = 0; i < ctx->nworkers; i++) {
-    tsr_worker_t *o = &ctx->workers[i];
-    if (o == w || o->node != w->node || !__atomic_load_n(&o->queue.sleeping, __ATOMIC_RELAXED))
-      continue;
-    if (!tsr_worker_can_run(o, t)) continue;
-    tsr_worker_wake(o);
-    break;
-  }
+  if (!asleep && thief) tsr_worker_wake(thief);
 }
 
 tsr_task_t *tsr_sched_pop_steal(tessera_context_t *ctx, tsr_worker_t *w) {
@@ -46,12 +47,10 @@ tsr_task_t *tsr_sched_pop_steal(tessera_context_t *ctx, tsr_worker_t *w) {
     if (o->node != w->node || __atomic_load_n(&o->queue.n, __ATOMIC_RELAXED) == 0) continue;
     pthread_mutex_lock(&o->queue.lock);
     t = tsr_queue_steal_locked(&o->queue, w);
-    if (t) o->queue.load -= t->predicted;
     pthread_mutex_unlock(&o->queue.lock);
     if (t) {
-      pthread_mutex_lock(&w->queue.lock);
-      w->queue.load += t->predicted;
-      pthread_mutex_unlock(&w->queue.lock);
+      tsr_queue_add_load(&o->queue, -t->predicted);
+      tsr_queue_add_load(&w->queue, t->predicted);
       return t;
     }
   }
@@ -81,19 +80,18 @@ double tsr_expected_time(tessera_context_t *ctx, const tsr_task_t *t, const tsr_
 }
 
 static double queue_load(tsr_worker_t *w) {
-  pthread_mutex_lock(&w->queue.lock);
-  double l = w->queue.load;
-  pthread_mutex_unlock(&w->queue.lock);
-  return l;
+  return atomic_load_explicit(&w->queue.load, memory_order_relaxed);
 }
 
 static void cost_push(tessera_context_t *ctx, tsr_task_t *t, tsr_worker_t *from) {
   tsr_worker_t *best = NULL;
   double best_finish = DBL_MAX, best_cost = 0;
+  double expected[TESSERA_DEVICE_KINDS] = {-1, -1}; /* equal for workers of one kind */
   for (int i = 0; i < ctx->nworkers; i++) {
     tsr_worker_t *w = &ctx->workers[i];
     if (!tsr_worker_can_run(w, t)) continue;
-    double cost = tsr_transfer_time(ctx, t, w) + tsr_expected_time(ctx, t, w);
+    if (expected[w->kind] < 0) expected[w->kind] = tsr_expected_time(ctx, t, w);
+    double cost = tsr_transfer_time(ctx, t, w) + expected[w->kind];
     double finish = queue_load(w) + cost;
     /* Ties (within 1 %) go to the releasing worker, whose caches hold the inputs. */
     if (!best || finish < best_finish * 0.99 || (finish <= best_finish * 1.01 && w == from)) {

@@ -4,10 +4,41 @@
 
 #include "runtime/internal.h"
 
+#define POOL_MAX 4096
+
 void tsr_task_unref(tsr_task_t *t) {
   if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1) return;
   if (t->succ != t->succ_inline) free(t->succ);
+  tessera_context_t *ctx = t->ctx;
+  tsr_spin_lock(&ctx->pool_lock);
+  if (ctx->pool_n < POOL_MAX) {
+    t->next_free = ctx->pool;
+    ctx->pool = t;
+    ctx->pool_n++;
+    t = NULL;
+  }
+  tsr_spin_unlock(&ctx->pool_lock);
   free(t);
+}
+
+static tsr_task_t *task_alloc(tessera_context_t *ctx) {
+  tsr_spin_lock(&ctx->pool_lock);
+  tsr_task_t *t = ctx->pool;
+  if (t) {
+    ctx->pool = t->next_free;
+    ctx->pool_n--;
+  }
+  tsr_spin_unlock(&ctx->pool_lock);
+  return t ? t : malloc(sizeof *t);
+}
+
+void tsr_task_pool_free(tessera_context_t *ctx) {
+  while (ctx->pool) {
+    tsr_task_t *t = ctx->pool;
+    ctx->pool = t->next_free;
+    free(t);
+  }
+  ctx->pool_n = 0;
 }
 
 static void task_ref(tsr_task_t *t) {
@@ -128,7 +159,7 @@ int tessera_task_insert(tessera_context_t *ctx, const tessera_task_t *d) {
   if (!ctx) return -1;
   int rc = validate(ctx, d);
   if (rc) return rc;
-  tsr_task_t *t = malloc(sizeof *t);
+  tsr_task_t *t = task_alloc(ctx);
   if (!t) return tsr_error(ctx, TESSERA_ERR_NOMEM, "task_insert: out of memory");
   t->kernel = d->kernel;
   t->ctx = ctx;
@@ -155,7 +186,12 @@ int tessera_task_insert(tessera_context_t *ctx, const tessera_task_t *d) {
     key += tsr_data_bytes(d->data[i]);
   }
   t->size_key = d->kernel->size_key ? d->kernel->size_key(t->args) : key;
-  if (!scope_has_worker(ctx, t)) {
+  bool known = ctx->checked_kernel == t->kernel && ctx->checked_scope.kinds == t->scope.kinds &&
+               ctx->checked_scope.gpu_mask == t->scope.gpu_mask;
+  if (known || scope_has_worker(ctx, t)) {
+    ctx->checked_kernel = t->kernel;
+    ctx->checked_scope = t->scope;
+  } else {
     free(t);
     return tsr_error(ctx, TESSERA_ERR_NODEVICE,
                      "task_insert(%s): no worker in the task's scope has an implementation",

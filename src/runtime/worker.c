@@ -42,9 +42,7 @@ static void execute(tsr_worker_t *w, tsr_task_t *t) {
   if (!skipped && !rc && ctx->perfmodel && t->kernel->name)
     tsr_perfmodel_record(ctx->perfmodel, t->kernel->name, w->kind, t->size_key, t1 - t0);
   if (ctx->tracing) tsr_trace_event(w, t->kernel->name, t->tag, t->ntag, t0, t1, 0);
-  pthread_mutex_lock(&w->queue.lock);
-  w->queue.load -= t->predicted;
-  pthread_mutex_unlock(&w->queue.lock);
+  tsr_queue_add_load(&w->queue, -t->predicted);
   tsr_task_complete(t, w);
 }
 

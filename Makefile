@@ -1,0 +1,103 @@
+# tessera: a thin wrapper over CMake and CTest.
+#
+#   make setup           install missing Debian packages (scripts/setup.sh)
+#   make build           configure build/ (Release) and compile
+#   make demo            factor and solve a generated SPD system on every device found
+#   make test            ctest in build/, then the sanitizer builds, then pytest (tests/python)
+#   make test-sanitize   build-asan/ (ASan + UBSan, Debug) and build-tsan/ (TSan): unit tests
+#   make install PREFIX=/usr/local
+#   make clean | format | format-check
+#
+# Variables: PREFIX, JOBS (default: all cores), V=1 (show every compile line),
+# SANITIZE_CUDA=OFF|AUTO (the CUDA backend in the sanitizer builds; OFF keeps them quick),
+# TESSERA_SKIP_SETUP=1 (environment: skip the package check). Warnings are errors when CI is set.
+SHELL := /bin/bash
+.SHELLFLAGS := -eo pipefail -c
+MAKEFLAGS += --no-print-directory
+
+PREFIX ?= /usr/local
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+SANITIZE_CUDA ?= OFF
+V ?= 0
+
+WERROR := $(if $(filter-out 0 false False FALSE no off OFF,$(CI)),ON,OFF)
+HAVE_GPU := $(shell nvidia-smi -L 2>/dev/null | grep -q '^GPU' && echo 1)
+# GPU-labelled tests run only where a GPU is found.
+CTEST_GPU := $(if $(HAVE_GPU),,-LE gpu)
+CTEST := ctest --output-on-failure $(CTEST_GPU)
+
+CMAKE_CONFIGURE = cmake -S . -B $(1) --log-level=NOTICE -DTESSERA_WERROR=$(WERROR) $(2)
+# Progress lines hidden unless V=1; warnings and errors always show.
+ifeq ($(V),0)
+CMAKE_BUILD = cmake --build $(1) -j$(JOBS) | { grep -Ev '^\[ *[0-9]+%\] (Building|Linking|Built target)' || true; }
+else
+CMAKE_BUILD = cmake --build $(1) -j$(JOBS)
+endif
+
+FORMAT_DIRS := include src tools tests bench examples python
+FORMAT_FILES = $(shell find $(FORMAT_DIRS) -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) 2>/dev/null)
+
+.PHONY: all setup configure build demo test test-main test-sanitize test-asan test-tsan \
+        test-python install clean format format-check
+
+all: build
+
+setup:
+	@bash scripts/setup.sh
+
+configure: setup
+	@$(call CMAKE_CONFIGURE,build,-DCMAKE_BUILD_TYPE=Release)
+
+build: configure
+	@$(call CMAKE_BUILD,build)
+
+demo: build
+	./build/tessera demo
+
+test: test-main test-sanitize test-python
+
+test-main: build
+	@echo "== ctest: build (Release)$(if $(HAVE_GPU),, without GPU tests) =="
+	@$(CTEST) --test-dir build
+
+test-sanitize: test-asan test-tsan
+
+test-asan: setup
+	@$(call CMAKE_CONFIGURE,build-asan,-DCMAKE_BUILD_TYPE=Debug -DTESSERA_SANITIZE=address -DTESSERA_CUDA=$(SANITIZE_CUDA))
+	@$(call CMAKE_BUILD,build-asan)
+	@echo "== ctest: build-asan (AddressSanitizer + UndefinedBehaviorSanitizer, unit tests) =="
+	@ASAN_OPTIONS=detect_leaks=1:protect_shadow_gap=0 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  $(CTEST) --test-dir build-asan -L unit
+
+test-tsan: setup
+	@$(call CMAKE_CONFIGURE,build-tsan,-DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSERA_SANITIZE=thread -DTESSERA_CUDA=$(SANITIZE_CUDA))
+	@$(call CMAKE_BUILD,build-tsan)
+	@echo "== ctest: build-tsan (ThreadSanitizer, unit tests) =="
+	@TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+	  $(CTEST) --test-dir build-tsan -L unit
+
+# pytest's exit status 5 means it collected no test: not a failure.
+test-python: build
+	@if ! compgen -G "tests/python/test_*.py" >/dev/null; then \
+	  echo "== pytest: no tests under tests/python; skipped =="; \
+	elif ! python3 -c "import pytest" 2>/dev/null; then \
+	  echo "== pytest: python3 has no pytest; tests/python skipped =="; \
+	else \
+	  echo "== pytest: tests/python =="; \
+	  rc=0; TESSERA_BUILD_DIR="$(CURDIR)/build" PYTHONPATH="$(CURDIR)/python$${PYTHONPATH:+:$$PYTHONPATH}" \
+	    python3 -m pytest -q tests/python || rc=$$?; \
+	  if [ $$rc -ne 0 ] && [ $$rc -ne 5 ]; then exit $$rc; fi; \
+	fi
+
+install: build
+	cmake --install build --prefix "$(PREFIX)"
+
+clean:
+	rm -rf build build-asan build-tsan
+
+format:
+	@clang-format -i $(FORMAT_FILES)
+
+format-check:
+	@clang-format --dry-run --Werror $(FORMAT_FILES)

@@ -1,0 +1,102 @@
+# Third-party libraries of tessera, gathered into the interface target `tessera_deps`:
+#   BLAS    OpenBLAS (pkg-config `openblas`, else libopenblas), else any CBLAS (libcblas, libblas)
+#   LAPACKE liblapacke with lapacke.h
+#   threads, libm
+#   CUDA    cudart, cublas, cusolver when TESSERA_HAVE_CUDA is set (see CMakeLists.txt)
+# and cmocka for the tests (TESSERA_CMOCKA_LIBRARY / TESSERA_CMOCKA_INCLUDE_DIR; empty when absent).
+#
+# After the system paths, a Debian package tree unpacked into .deps/ (dpkg -x pkg.deb .deps) is
+# searched: that is how a machine without network access gets cmocka (scripts/fetch-deps.sh).
+
+include(CheckFunctionExists)
+
+set(_tsr_deps_root "${PROJECT_SOURCE_DIR}/.deps")
+set(_tsr_lib_paths
+    "${_tsr_deps_root}/usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}" "${_tsr_deps_root}/usr/lib")
+set(_tsr_inc_paths "${_tsr_deps_root}/usr/include")
+
+add_library(tessera_deps INTERFACE)
+
+find_package(Threads REQUIRED)
+find_package(PkgConfig QUIET)
+
+# LAPACKE --------------------------------------------------------------------------------------
+# Linked before BLAS: static archives need that order.
+find_library(TESSERA_LAPACKE_LIBRARY lapacke)
+find_path(TESSERA_LAPACKE_INCLUDE_DIR lapacke.h PATH_SUFFIXES lapacke)
+if(NOT TESSERA_LAPACKE_LIBRARY OR NOT TESSERA_LAPACKE_INCLUDE_DIR)
+  message(FATAL_ERROR "tessera: LAPACKE not found (liblapacke and lapacke.h); "
+                      "run `make setup` or install liblapacke-dev")
+endif()
+set(_tsr_linalg_libs "${TESSERA_LAPACKE_LIBRARY}")
+target_include_directories(tessera_deps INTERFACE "${TESSERA_LAPACKE_INCLUDE_DIR}")
+
+# BLAS -----------------------------------------------------------------------------------------
+set(TESSERA_BLAS "")
+if(PKG_CONFIG_FOUND)
+  pkg_check_modules(OPENBLAS QUIET IMPORTED_TARGET openblas)
+  if(OPENBLAS_FOUND)
+    list(APPEND _tsr_linalg_libs PkgConfig::OPENBLAS)
+    set(TESSERA_BLAS "OpenBLAS ${OPENBLAS_VERSION} (pkg-config)")
+  endif()
+endif()
+if(NOT TESSERA_BLAS)
+  find_library(TESSERA_OPENBLAS_LIBRARY openblas PATH_SUFFIXES openblas-pthread openblas)
+  find_path(TESSERA_OPENBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas-pthread openblas)
+  if(TESSERA_OPENBLAS_LIBRARY AND TESSERA_OPENBLAS_INCLUDE_DIR)
+    list(APPEND _tsr_linalg_libs "${TESSERA_OPENBLAS_LIBRARY}")
+    target_include_directories(tessera_deps INTERFACE "${TESSERA_OPENBLAS_INCLUDE_DIR}")
+    set(TESSERA_BLAS "OpenBLAS (${TESSERA_OPENBLAS_LIBRARY})")
+  endif()
+endif()
+if(NOT TESSERA_BLAS)
+  # Reference BLAS: Debian's libblas carries the CBLAS symbols; other systems ship libcblas.
+  find_library(TESSERA_CBLAS_LIBRARY cblas)
+  find_library(TESSERA_REFBLAS_LIBRARY blas)
+  find_path(TESSERA_CBLAS_INCLUDE_DIR cblas.h)
+  if(NOT (TESSERA_CBLAS_LIBRARY OR TESSERA_REFBLAS_LIBRARY) OR NOT TESSERA_CBLAS_INCLUDE_DIR)
+    message(FATAL_ERROR "tessera: no BLAS with cblas.h found (OpenBLAS or a CBLAS); "
+                        "run `make setup` or install libopenblas-dev")
+  endif()
+  set(TESSERA_BLAS "CBLAS")
+  foreach(_lib IN ITEMS TESSERA_CBLAS_LIBRARY TESSERA_REFBLAS_LIBRARY)
+    if(${_lib})
+      list(APPEND _tsr_linalg_libs "${${_lib}}")
+      string(APPEND TESSERA_BLAS " ${${_lib}}")
+    endif()
+  endforeach()
+  target_include_directories(tessera_deps INTERFACE "${TESSERA_CBLAS_INCLUDE_DIR}")
+endif()
+target_link_libraries(tessera_deps INTERFACE ${_tsr_linalg_libs})
+
+# OpenBLAS thread control: present in OpenBLAS, absent from reference BLAS.
+set(CMAKE_REQUIRED_QUIET ON)
+set(CMAKE_REQUIRED_LIBRARIES ${_tsr_linalg_libs})
+check_function_exists(openblas_set_num_threads TESSERA_HAVE_OPENBLAS_THREADS)
+unset(CMAKE_REQUIRED_LIBRARIES)
+unset(CMAKE_REQUIRED_QUIET)
+if(TESSERA_HAVE_OPENBLAS_THREADS)
+  target_compile_definitions(tessera_deps INTERFACE TESSERA_HAVE_OPENBLAS_THREADS)
+endif()
+
+target_link_libraries(tessera_deps INTERFACE Threads::Threads m)
+
+# CUDA -----------------------------------------------------------------------------------------
+if(TESSERA_HAVE_CUDA)
+  find_package(CUDAToolkit REQUIRED)
+  target_link_libraries(tessera_deps INTERFACE CUDA::cudart CUDA::cublas CUDA::cusolver)
+  target_compile_definitions(tessera_deps INTERFACE TESSERA_HAVE_CUDA)
+endif()
+
+# cmocka (tests only) --------------------------------------------------------------------------
+set(TESSERA_CMOCKA_LIBRARY "")
+set(TESSERA_CMOCKA_INCLUDE_DIR "")
+if(PKG_CONFIG_FOUND)
+  pkg_check_modules(CMOCKA QUIET cmocka)
+endif()
+find_library(TESSERA_CMOCKA_LIB cmocka HINTS ${CMOCKA_LIBRARY_DIRS} PATHS ${_tsr_lib_paths})
+find_path(TESSERA_CMOCKA_INC cmocka.h HINTS ${CMOCKA_INCLUDE_DIRS} PATHS ${_tsr_inc_paths})
+if(TESSERA_CMOCKA_LIB AND TESSERA_CMOCKA_INC)
+  set(TESSERA_CMOCKA_LIBRARY "${TESSERA_CMOCKA_LIB}")
+  set(TESSERA_CMOCKA_INCLUDE_DIR "${TESSERA_CMOCKA_INC}")
+endif()

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Installs what tessera builds and tests with, on Debian or Ubuntu: only the packages that are
+# missing, so it takes well under a second when everything is there.
+#
+#   scripts/setup.sh            install what is missing (as root), or name it and fail
+#   TESSERA_SKIP_SETUP=1        do nothing (a machine set up by other means)
+#
+# A build tool already on PATH (cmake from pip, say) counts as present. cmocka unpacked into
+# .deps/ by scripts/fetch-deps.sh also counts, for machines that cannot reach a package mirror.
+# When tests/python holds tests and python3 lacks pytest, pytest is installed with pip.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+[ "${TESSERA_SKIP_SETUP:-0}" = 1 ] && exit 0
+
+tools=(cmake gcc make pkg-config)
+libs=(libc6-dev libopenblas-dev liblapacke-dev libcmocka-dev libopenmpi-dev openmpi-bin)
+
+installed() {
+  [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]
+}
+
+missing=()
+if command -v dpkg-query >/dev/null; then
+  for p in "${tools[@]}"; do
+    command -v "$p" >/dev/null || installed "$p" || missing+=("$p")
+  done
+  for p in "${libs[@]}"; do
+    installed "$p" && continue
+    [ "$p" = libcmocka-dev ] && [ -f .deps/usr/include/cmocka.h ] && continue
+    missing+=("$p")
+  done
+else
+  for p in "${tools[@]}"; do command -v "$p" >/dev/null || missing+=("$p"); done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: not a Debian system; install by hand: ${missing[*]} and OpenBLAS, LAPACKE," \
+      "cmocka development files" >&2
+    exit 1
+  fi
+fi
+
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "setup: missing packages: ${missing[*]}" >&2
+    echo "setup: install them with: sudo apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "setup: installing ${missing[*]}"
+  log=$(mktemp)
+  export DEBIAN_FRONTEND=noninteractive
+  if ! { apt-get update -q && apt-get install -y -q --no-install-recommends "${missing[@]}"; } \
+    >"$log" 2>&1; then
+    tail -n 30 "$log" >&2
+    rm -f "$log"
+    echo "setup: apt-get failed; set TESSERA_SKIP_SETUP=1 to build with what is there" >&2
+    exit 1
+  fi
+  rm -f "$log"
+fi
+
+if compgen -G "tests/python/test_*.py" >/dev/null && command -v python3 >/dev/null &&
+  ! python3 -c "import pytest" 2>/dev/null; then
+  echo "setup: installing pytest"
+  python3 -m pip install -q --disable-pip-version-check pytest >/dev/null 2>&1 ||
+    echo "setup: could not install pytest; the Python tests will be skipped" >&2
+fi
+exit 0

@@ -1,0 +1,232 @@
+/* tessera_potrf and tessera_tile_potrf: every dtype and triangle, sizes around tile
+ * boundaries for several tile sizes, lda > n; residual, untouched opposite triangle and
+ * padding, LAPACK's info on matrices that are not positive definite, NaN input, invalid
+ * arguments; tile-level descriptors (owned tiles and views).
+ */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "linalg_common.h"
+
+static int g_tiles[3] = {4, 16, 33};
+
+/* Factors a random HPD matrix with tessera_potrf and checks it. */
+static void check_potrf(tessera_context_t *ctx, tessera_dtype_t dt, tessera_uplo_t uplo,
+                        int64_t n, uint64_t seed) {
+  int64_t lda = n + 3;
+  tt_rng_t r = tt_rng(seed);
+  void *a = lc_alloc(dt, (size_t)(lda * n));
+  zc_t *full = lc_gen_hpd(dt, uplo, n, a, lda, &r);
+  void *a0 = lc_dup(dt, a, (size_t)(lda * n));
+  int rc = tessera_potrf(ctx, uplo, dt, n, a, lda);
+  if (rc != 0)
+    fail_msg("potrf %s uplo %c n %lld tile %d: returned %d (%s)", lc_name(dt), (char)uplo,
+             (long long)n, tessera_default_tile(ctx), rc, tessera_last_error(ctx));
+  double res = lc_potrf_resid(dt, uplo, n, full, a, lda);
+  if (!(res < 10))
+    fail_msg("potrf %s uplo %c n %lld tile %d: residual %g", lc_name(dt), (char)uplo,
+             (long long)n, tessera_default_tile(ctx), res);
+  size_t bad = lc_diff_outside(dt, uplo, n, n, a, a0, lda);
+  if (bad)
+    fail_msg("potrf %s uplo %c n %lld tile %d: %zu elements outside the triangle changed",
+             lc_name(dt), (char)uplo, (long long)n, tessera_default_tile(ctx), bad);
+  free(a);
+  free(a0);
+  free(full);
+}
+
+static void test_potrf_sizes(void **state) {
+  int nb = *(int *)*state;
+  tessera_context_t *ctx = lc_context(nb);
+  int64_t sizes[8];
+  int ns = lc_sizes(nb, sizes);
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
+    for (int u = 0; u < 2; u++)
+      for (int s = 0; s < ns; s++)
+        check_potrf(ctx, lc_dtypes[d], lc_uplos[u], sizes[s], (uint64_t)(nb * 1000 + d * 100 + u * 10 + s));
+  /* n = 0 with no array at all */
+  assert_int_equal(tessera_potrf(ctx, TESSERA_LOWER, TESSERA_F64, 0, NULL, 1), 0);
+  lc_finalize(ctx);
+}
+
+/* Makes the leading minors of order k+1 (k in ks) non-positive; expects info = ks[0] + 1
+ * from tessera (LAPACK-style, or tile-level on a view when `tile` is set) and LAPACKE. */
+static void check_not_spd(tessera_context_t *ctx, tessera_dtype_t dt, tessera_uplo_t uplo,
+                          int64_t n, const int64_t *ks, int nk, int tile) {
+  int64_t lda = n + 3, nb = tessera_default_tile(ctx);
+  tt_rng_t r = tt_rng((uint64_t)(n * 31 + ks[0]));
+  void *a = lc_alloc(dt, (size_t)(lda * n));
+  zc_t *full = lc_gen_hpd(dt, uplo, n, a, lda, &r);
+  for (int i = 0; i < nk; i++) lc_set(dt, a, (size_t)(ks[i] + ks[i] * lda), -1.0);
+  void *a0 = lc_dup(dt, a, (size_t)(lda * n)), *ref = lc_dup(dt, a, (size_t)(lda * n));
+  int want = (int)ks[0] + 1, info = lc_lapack_potrf(dt, uplo, n, ref, lda), rc;
+  assert_int_equal(info, want);
+  if (tile) {
+    tessera_matrix_t *A = NULL;
+    assert_int_equal(tessera_matrix_view(ctx, dt, n, n, nb, nb, a, lda, &A), 0);
+    rc = tessera_tile_potrf(uplo, A);
+    assert_int_equal(tessera_matrix_destroy(A), 0);
+  } else {
+    rc = tessera_potrf(ctx, uplo, dt, n, a, lda);
+  }
+  if (rc != want)
+    fail_msg("%spotrf %s uplo %c n %lld tile %lld, a[%lld][%lld] = -1: returned %d, LAPACK info %d",
+             tile ? "tile_" : "", lc_name(dt), (char)uplo, (long long)n, (long long)nb,
+             (long long)ks[0], (long long)ks[0], rc, want);
+  assert_int_equal(lc_diff_outside(dt, uplo, n, n, a, a0, lda), 0);
+  free(a);
+  free(a0);
+  free(ref);
+  free(full);
+}
+
+static void test_potrf_not_spd(void **state) {
+  int nb = *(int *)*state;
+  tessera_context_t *ctx = lc_context(nb);
+  int64_t n = 3 * nb + 5;
+  int64_t ks[6][2] = {{0, 0}, {nb - 1, 0}, {nb, 0}, {nb + 2, 0}, {n - 1, 0}, {nb + 2, 2 * nb + 1}};
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
+    for (int u = 0; u < 2; u++)
+      for (int c = 0; c < 6; c++) check_not_spd(ctx, lc_dtypes[d], lc_uplos[u], n, ks[c], c == 5 ? 2 : 1, 0);
+  /* two failing minors in different tile columns: the first one is reported */
+  int64_t late_first[2] = {nb + 1, 3 * nb};
+  check_not_spd(ctx, TESSERA_F64, TESSERA_LOWER, n, late_first, 2, 0);
+  /* the same through the tile-level call on a view */
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++) check_not_spd(ctx, lc_dtypes[d], lc_uplos[d % 2], n, ks[3], 1, 1);
+  lc_finalize(ctx);
+}
+
+/* NaN in the referenced triangle: a positive info naming the first minor that holds the NaN
+ * (or a runtime status), and never a hang. */
+static void test_potrf_nan(void **state) {
+  (void)state;
+  int nb = 16;
+  tessera_context_t *ctx = lc_context(nb);
+  int64_t n = 2 * nb + 5, lda = n + 3;
+  int64_t where[4][2] = {{nb + 1, nb + 1}, {2 * nb + 2, 3}, {n - 1, 0}, {nb + 3, nb + 1}};
+  tt_watchdog(120);
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
+    for (int u = 0; u < 2; u++)
+      for (int c = 0; c < 4; c++) {
+        tessera_dtype_t dt = lc_dtypes[d];
+        tessera_uplo_t uplo = lc_uplos[u];
+        tt_rng_t r = tt_rng((uint64_t)(d * 10 + u * 100 + c));
+        void *a = lc_alloc(dt, (size_t)(lda * n));
+        free(lc_gen_hpd(dt, uplo, n, a, lda, &r));
+        int64_t i = where[c][0], j = where[c][1]; /* i >= j */
+        if (uplo == TESSERA_LOWER) lc_set(dt, a, (size_t)(i + j * lda), CMPLX(NAN, NAN));
+        else lc_set(dt, a, (size_t)(j + i * lda), CMPLX(NAN, NAN));
+        int rc = tessera_potrf(ctx, uplo, dt, n, a, lda);
+        if (!(rc == i + 1 || rc <= TESSERA_ERR_BASE))
+          fail_msg("potrf %s uplo %c, NaN at (%lld, %lld): returned %d, expected %lld or a "
+                   "runtime status", lc_name(dt), (char)uplo, (long long)i, (long long)j, rc,
+                   (long long)(i + 1));
+        free(a);
+      }
+  tt_watchdog(600);
+  /* the context still works */
+  check_potrf(ctx, TESSERA_F64, TESSERA_LOWER, n, 5);
+  lc_finalize(ctx);
+}
+
+static void test_potrf_args(void **state) {
+  (void)state;
+  tessera_context_t *ctx = lc_context(4);
+  double a[25], a0[25];
+  for (int i = 0; i < 25; i++) a[i] = a0[i] = (i % 6 == 0) ? 10.0 : 0.5;
+  assert_int_equal(tessera_potrf(ctx, (tessera_uplo_t)'X', TESSERA_F64, 5, a, 5), -2);
+  lc_assert_error(ctx);
+  assert_int_equal(tessera_potrf(ctx, TESSERA_LOWER, (tessera_dtype_t)9, 5, a, 5), -3);
+  lc_assert_error(ctx);
+  assert_int_equal(tessera_potrf(ctx, TESSERA_LOWER, TESSERA_F64, -1, a, 5), -4);
+  lc_assert_error(ctx);
+  assert_int_equal(tessera_potrf(ctx, TESSERA_LOWER, TESSERA_F64, 5, NULL, 5), -5);
+  lc_assert_error(ctx);
+  assert_int_equal(tessera_potrf(ctx, TESSERA_UPPER, TESSERA_F64, 5, a, 4), -6);
+  lc_assert_error(ctx);
+  assert_int_equal(tessera_potrf(NULL, TESSERA_UPPER, TESSERA_F64, 5, a, 5), -1);
+  assert_memory_equal(a, a0, sizeof a);
+  /* a valid call afterwards */
+  assert_int_equal(tessera_potrf(ctx, TESSERA_LOWER, TESSERA_F64, 5, a, 5), 0);
+  /* descriptors */
+  tessera_matrix_t *A = NULL;
+  assert_true(tessera_matrix_create(ctx, TESSERA_F64, 5, 5, 0, 4, &A) < 0);
+  assert_true(tessera_matrix_create(ctx, TESSERA_F64, -1, 5, 4, 4, &A) < 0);
+  assert_true(tessera_matrix_create(ctx, (tessera_dtype_t)9, 5, 5, 4, 4, &A) < 0);
+  assert_true(tessera_matrix_view(ctx, TESSERA_F64, 5, 5, 4, 4, a, 4, &A) < 0);
+  assert_int_equal(tessera_matrix_create(ctx, TESSERA_F64, 5, 7, 4, 4, &A), 0);
+  assert_true(tessera_tile_potrf(TESSERA_LOWER, A) < 0); /* not square */
+  assert_true(tessera_tile_potrf((tessera_uplo_t)'X', A) < 0);
+  assert_true(tessera_tile_potrf(TESSERA_LOWER, NULL) < 0);
+  assert_int_equal(tessera_matrix_destroy(A), 0);
+  assert_int_equal(tessera_matrix_destroy(NULL), 0);
+  lc_finalize(ctx);
+}
+
+/* Tile level: owned tiles (create, import, potrf, export) and a view of the array. */
+static void test_tile_potrf(void **state) {
+  (void)state;
+  int nb = 16;
+  tessera_context_t *ctx = lc_context(7); /* the descriptors' tiling is what counts */
+  int64_t n = (5 * nb) / 2 + 3, lda = n + 3;
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
+    for (int u = 0; u < 2; u++) {
+      tessera_dtype_t dt = lc_dtypes[d];
+      tessera_uplo_t uplo = lc_uplos[u];
+      tt_rng_t r = tt_rng((uint64_t)(d * 2 + u + 1));
+      void *a = lc_alloc(dt, (size_t)(lda * n));
+      zc_t *full = lc_gen_hpd(dt, uplo, n, a, lda, &r);
+      void *a0 = lc_dup(dt, a, (size_t)(lda * n)), *out = lc_dup(dt, a, (size_t)(lda * n));
+      tessera_matrix_t *A = NULL;
+      assert_int_equal(tessera_matrix_create(ctx, dt, n, n, nb, nb, &A), 0);
+      assert_int_equal(tessera_matrix_rows(A), n);
+      assert_int_equal(tessera_matrix_cols(A), n);
+      assert_int_equal(tessera_matrix_tile_rows(A), nb);
+      assert_int_equal(tessera_matrix_tile_cols(A), nb);
+      assert_int_equal(tessera_matrix_dtype(A), dt);
+      int64_t nt = (n + nb - 1) / nb;
+      assert_non_null(tessera_matrix_tile(A, nt - 1, nt - 1));
+      assert_null(tessera_matrix_tile(A, nt, 0));
+      assert_null(tessera_matrix_tile(A, 0, -1));
+      assert_int_equal(tessera_matrix_import(A, a, lda), 0);
+      assert_int_equal(tessera_tile_potrf(uplo, A), 0);
+      assert_int_equal(tessera_matrix_export(A, out, lda), 0);
+      double res = lc_potrf_resid(dt, uplo, n, full, out, lda);
+      if (!(res < 10)) fail_msg("tile_potrf %s %c: residual %g", lc_name(dt), (char)uplo, res);
+      assert_int_equal(tessera_matrix_destroy(A), 0);
+      /* a view: the array holds the factor once the call returns */
+      assert_int_equal(tessera_matrix_view(ctx, dt, n, n, nb, nb, a, lda, &A), 0);
+      assert_int_equal(tessera_tile_potrf(uplo, A), 0);
+      res = lc_potrf_resid(dt, uplo, n, full, a, lda);
+      if (!(res < 10)) fail_msg("view potrf %s %c: residual %g", lc_name(dt), (char)uplo, res);
+      assert_int_equal(lc_diff_outside(dt, uplo, n, n, a, a0, lda), 0);
+      assert_int_equal(tessera_matrix_destroy(A), 0);
+      free(a);
+      free(a0);
+      free(out);
+      free(full);
+    }
+  lc_finalize(ctx);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_prestate(test_potrf_sizes, &g_tiles[0]),
+      cmocka_unit_test_prestate(test_potrf_sizes, &g_tiles[1]),
+      cmocka_unit_test_prestate(test_potrf_sizes, &g_tiles[2]),
+      cmocka_unit_test_prestate(test_potrf_not_spd, &g_tiles[0]),
+      cmocka_unit_test_prestate(test_potrf_not_spd, &g_tiles[1]),
+      cmocka_unit_test_prestate(test_potrf_not_spd, &g_tiles[2]),
+      cmocka_unit_test(test_potrf_nan),
+      cmocka_unit_test(test_potrf_args),
+      cmocka_unit_test(test_tile_potrf),
+  };
+  tt_watchdog(600);
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,173 @@
+/* Kernel-time history: written at finalize to cfg.perfmodel_file, loaded again by the next
+ * context, and never a crash when the file holds garbage.
+ */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <tessera/tessera.h>
+
+#include "../test_common.h"
+
+#define KNAME "tessera_test_pm_kernel"
+
+typedef struct {
+  int size;
+} pm_args_t;
+
+static int pm_kernel(const tessera_exec_t *ex, void *args) {
+  const pm_args_t *a = args;
+  double *x = ex->ptr[0];
+  volatile double s = 0;
+  for (int i = 0; i < a->size * 200; i++) s += 1e-9 * i;
+  x[0] += 1.0 + 0.0 * s;
+  return 0;
+}
+static double pm_flops(const void *args) { return 200.0 * ((const pm_args_t *)args)->size; }
+static uint64_t pm_key(const void *args) { return (uint64_t)((const pm_args_t *)args)->size; }
+
+static const tessera_kernel_t k_pm = {.name = KNAME,
+                                      .impl = {[TESSERA_DEVICE_CPU] = pm_kernel},
+                                      .flops = pm_flops,
+                                      .size_key = pm_key};
+
+/* Runs `n` tasks of two size classes in a context using `file`; returns tessera_init's
+ * status (everything else is asserted). */
+static int run_with(const char *file, int n) {
+  tessera_config_t cfg;
+  tessera_config_init(&cfg);
+  cfg.cpu_workers = 2;
+  cfg.gpus = 0;
+  cfg.perfmodel_file = file;
+  tessera_context_t *ctx = NULL;
+  int rc = tessera_init(&ctx, &cfg);
+  if (rc != 0) return rc;
+  assert_non_null(ctx);
+  double x[2] = {0, 0};
+  tessera_data_t *h[2];
+  for (int j = 0; j < 2; j++)
+    assert_int_equal(tessera_data_register(ctx, TESSERA_HOST_NODE, &x[j], 1, 1, 1, sizeof(double), &h[j]), 0);
+  for (int i = 0; i < n; i++) {
+    pm_args_t a = {(i % 2) ? 64 : 8};
+    tessera_task_t t;
+    memset(&t, 0, sizeof t);
+    t.kernel = &k_pm;
+    t.args = &a;
+    t.args_size = sizeof a;
+    t.ndata = 1;
+    t.data[0] = h[i % 2];
+    t.mode[0] = TESSERA_RW;
+    assert_int_equal(tessera_task_insert(ctx, &t), 0);
+  }
+  assert_int_equal(tessera_wait_all(ctx), 0);
+  for (int j = 0; j < 2; j++) assert_int_equal(tessera_data_release(ctx, h[j]), 0);
+  assert_true(x[0] + x[1] == (double)n);
+  assert_int_equal(tessera_finalize(ctx), 0);
+  return 0;
+}
+
+static void assert_names_kernel(const char *path) {
+  size_t len = 0;
+  char *text = tt_read_file(path, &len);
+  if (!text) fail_msg("perfmodel file %s was not written", path);
+  if (!strstr(text, KNAME)) fail_msg("perfmodel file %s (%zu bytes) does not name %s", path, len, KNAME);
+  free(text);
+}
+
+static void test_history_roundtrip(void **state) {
+  (void)state;
+  int n = tt_quick() ? 100 : 400;
+  char *path = tt_tmpfile("perfmodel");
+  assert_non_null(path);
+  unlink(path); /* the library must create it */
+  assert_int_equal(run_with(path, n), 0);
+  assert_names_kernel(path);
+  /* a second context loads it, runs and saves it again */
+  assert_int_equal(run_with(path, n), 0);
+  assert_names_kernel(path);
+  assert_int_equal(run_with(path, 10), 0);
+  assert_names_kernel(path);
+  /* an empty file is a valid (empty) history */
+  assert_int_equal(tt_write_file(path, "", 0), 0);
+  assert_int_equal(run_with(path, 10), 0);
+  assert_names_kernel(path);
+  unlink(path);
+  free(path);
+}
+
+static void test_disabled(void **state) {
+  (void)state;
+  /* "none" disables the history: nothing may be created under that name */
+  char cwd_none[] = "none";
+  int existed = access(cwd_none, F_OK) == 0;
+  assert_int_equal(run_with("none", 20), 0);
+  if (!existed) assert_int_not_equal(access(cwd_none, F_OK), 0);
+}
+
+/* A garbage history must either be ignored (the context works) or refused with a negative
+ * status; it must never crash. */
+static void try_garbage(const char *path, const void *data, size_t len) {
+  assert_int_equal(tt_write_file(path, data, len), 0);
+  int rc = run_with(path, 20);
+  if (rc != 0) {
+    assert_true(rc < 0);
+    return;
+  }
+  /* after a successful run the file must be loadable again */
+  assert_int_equal(run_with(path, 20), 0);
+}
+
+static void test_garbage(void **state) {
+  (void)state;
+  char *path = tt_tmpfile("perfmodel_bad");
+  assert_non_null(path);
+  tt_rng_t r = tt_rng(42);
+  size_t big = 200000;
+  unsigned char *buf = malloc(big + 1);
+  assert_non_null(buf);
+  for (size_t i = 0; i < big; i++) buf[i] = (unsigned char)tt_below(&r, 256);
+  try_garbage(path, buf, 4096);           /* random bytes, NULs included */
+  try_garbage(path, buf, big);            /* a lot of them */
+  memset(buf, 'x', big);                  /* one huge line without a newline */
+  try_garbage(path, buf, big);
+  static const char *texts[] = {
+      KNAME "\n",
+      KNAME " cpu 0 8 nan inf -1 garbage\n" KNAME " cpu 99999999999999999999 -5 1e400\n",
+      KNAME " cpu 0 64 -1e300 -1e300 0\n" KNAME " cuda 7 64 1 1 1\n",
+      "# tessera perfmodel\n\n\n  \t \n" KNAME,
+      "\"" KNAME "\": {\"cpu\": [1, 2, 3\n",
+      KNAME " 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30\n",
+      "tessera_perfmodel 1\n" KNAME " " KNAME " " KNAME "\n-1 -1 -1 -1\n",
+  };
+  for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
+    try_garbage(path, texts[i], strlen(texts[i]));
+  /* a truncated copy of a real history */
+  unlink(path);
+  assert_int_equal(run_with(path, 50), 0);
+  size_t len = 0;
+  char *good = tt_read_file(path, &len);
+  assert_non_null(good);
+  for (size_t cut = 1; cut < len; cut += (len / 7) + 1) try_garbage(path, good, cut);
+  free(good);
+  unlink(path);
+  free(buf);
+  free(path);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_history_roundtrip),
+      cmocka_unit_test(test_disabled),
+      cmocka_unit_test(test_garbage),
+  };
+  tt_watchdog(300);
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,91 @@
+/* tessera CLI — options, results and the subcommands shared between the tools/ files. */
+#ifndef TESSERA_TOOLS_CLI_H
+#define TESSERA_TOOLS_CLI_H
+
+#include <stdint.h>
+
+#include <tessera/tessera.h>
+
+#include "progress.h"
+
+/** Most sizes one --n list may hold. */
+#define CLI_MAX_SIZES 32
+
+/** Exit codes. */
+enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2 };
+
+/** Subcommands; the routines double as what `bench` and `demo` run. */
+typedef enum { CMD_INFO, CMD_POTRF, CMD_POTRS, CMD_POSV, CMD_BENCH, CMD_DEMO, CMD_GEN } cli_cmd_t;
+
+/** Parsed command line. */
+typedef struct {
+  cli_cmd_t cmd;
+  cli_cmd_t routine; /**< routine run (potrf, potrs or posv) */
+  int64_t sizes[CLI_MAX_SIZES];
+  int nsizes; /**< 0: the subcommand's default */
+  int nrhs;   /**< -1: the subcommand's default */
+  tessera_dtype_t dtype;
+  int dtype_set; /**< --dtype was given */
+  int tile;      /**< -1: auto */
+  tessera_uplo_t uplo;
+  const char *input, *rhs, *output;
+  int reps;
+  int workers, gpus; /**< -1: auto */
+  tessera_sched_policy_t sched;
+  const char *trace;
+  int json;
+} cli_opts_t;
+
+/** One result line. */
+typedef struct {
+  const char *routine;
+  tessera_dtype_t dtype;
+  tessera_uplo_t uplo;
+  int64_t n, nrhs;
+  int tile, devices, workers;
+  double seconds, gflops, residual;
+  int has_baseline;
+  const char *baseline;
+  double baseline_seconds, baseline_gflops;
+} cli_result_t;
+
+/** Name of a subcommand or routine. */
+const char *cli_cmd_name(cli_cmd_t cmd);
+
+/** Creates the context from the options (workers, gpus, sched, tile, trace). Prints the error
+ *  and returns CLI_FAILED on failure. */
+int cli_context(const cli_opts_t *o, tessera_context_t **ctx);
+
+/** Finalizes the context; returns `rc`, or CLI_FAILED if finalization fails (message printed). */
+int cli_finish(tessera_context_t *ctx, int rc);
+
+/** Ends the progress phase, prints why `status` (returned by `what`) failed and returns
+ *  CLI_FAILED. */
+int cli_report(const tessera_context_t *ctx, cli_progress_t *prog, const char *what, int status);
+
+/** Allocates a rows x cols array of `dtype`; prints an error and returns NULL on failure. */
+void *cli_alloc(tessera_dtype_t dtype, int64_t rows, int64_t cols);
+
+/** Floating-point operations of `routine` on an n x n matrix with nrhs right-hand sides. */
+double cli_flops(cli_cmd_t routine, tessera_dtype_t dtype, int64_t n, int64_t nrhs);
+
+/** Fills the context-dependent fields of a result (tile, devices, workers). */
+void cli_result_init(cli_result_t *r, const cli_opts_t *o, const tessera_context_t *ctx);
+
+/** Prints the table header (nothing with --json). */
+void cli_print_header(const cli_opts_t *o, int baseline);
+
+/** Prints one result as a table row or, with --json, one JSON object. */
+void cli_print_result(const cli_opts_t *o, const cli_result_t *r);
+
+/** Prints the devices of the context, one per line. */
+void cli_print_devices(const tessera_context_t *ctx);
+
+/** The subcommands; each returns an exit code. */
+int cli_info(const cli_opts_t *o);
+int cli_solve(const cli_opts_t *o);
+int cli_demo(const cli_opts_t *o);
+int cli_gen(const cli_opts_t *o);
+int cli_bench(const cli_opts_t *o);
+
+#endif

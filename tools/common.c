@@ -1,0 +1,142 @@
+/* tessera CLI — context set-up, error reports, flop counts and result printing. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "gen.h"
+
+/** Names of the subcommands, indexed by cli_cmd_t. */
+static const char *const cmd_names[] = {"info", "potrf", "potrs", "posv", "bench", "demo", "gen"};
+
+/** Names of the device kinds, indexed by tessera_device_kind_t. */
+static const char *const kind_names[TESSERA_DEVICE_KINDS] = {"cpu", "cuda"};
+
+const char *cli_cmd_name(cli_cmd_t cmd) {
+  return cmd_names[cmd];
+}
+
+int cli_context(const cli_opts_t *o, tessera_context_t **ctx) {
+  tessera_config_t cfg;
+  tessera_config_init(&cfg);
+  if (o->workers >= 0) cfg.cpu_workers = o->workers;
+  if (o->gpus >= 0) cfg.gpus = o->gpus;
+  if (o->tile > 0) cfg.tile_size = o->tile;
+  if (o->trace) cfg.trace_file = o->trace;
+  cfg.sched = o->sched;
+  int status = tessera_init(ctx, &cfg);
+  if (status == 0) return CLI_OK;
+  *ctx = NULL;
+  fprintf(stderr, "tessera: cannot start the runtime: %s\n", tessera_strerror(status));
+  return CLI_FAILED;
+}
+
+int cli_finish(tessera_context_t *ctx, int rc) {
+  int status = tessera_finalize(ctx);
+  if (status >= 0) return rc;
+  fprintf(stderr, "tessera: finalize failed: %s\n", tessera_strerror(status));
+  return CLI_FAILED;
+}
+
+int cli_report(const tessera_context_t *ctx, cli_progress_t *prog, const char *what, int status) {
+  progress_phase(prog, NULL);
+  if (status > 0) {
+    fprintf(stderr,
+            "tessera: %s: the matrix is not positive definite (leading minor of order %d, "
+            "info = %d)\n",
+            what, status, status);
+    return CLI_FAILED;
+  }
+  const char *detail = ctx ? tessera_last_error(ctx) : "";
+  fprintf(stderr, "tessera: %s failed: %s%s%s\n", what, tessera_strerror(status),
+          detail[0] ? ": " : "", detail);
+  return CLI_FAILED;
+}
+
+void *cli_alloc(tessera_dtype_t dtype, int64_t rows, int64_t cols) {
+  int ok;
+  size_t bytes = gen_bytes(dtype, rows, cols, &ok);
+  void *p = ok ? aligned_alloc(64, (bytes + 63) / 64 * 64 + 64) : NULL;
+  if (!p)
+    fprintf(stderr, "tessera: cannot allocate %.1f MiB for a %lld x %lld %s array\n",
+            ok ? (double)bytes / 1048576.0 : INFINITY, (long long)rows, (long long)cols,
+            tessera_dtype_name(dtype));
+  return p;
+}
+
+double cli_flops(cli_cmd_t routine, tessera_dtype_t dtype, int64_t n, int64_t nrhs) {
+  double dn = (double)n, factor = dn * dn * dn / 3.0, solve = 2.0 * dn * dn * (double)nrhs;
+  double flops = routine == CMD_POTRF ? factor : routine == CMD_POTRS ? solve : factor + solve;
+  return tessera_dtype_is_complex(dtype) ? 4.0 * flops : flops;
+}
+
+void cli_result_init(cli_result_t *r, const cli_opts_t *o, const tessera_context_t *ctx) {
+  *r = (cli_result_t){.routine = cli_cmd_name(o->routine), .dtype = o->dtype, .uplo = o->uplo};
+  r->tile = tessera_default_tile(ctx);
+  r->workers = tessera_worker_count(ctx);
+  for (int k = 0; k < TESSERA_DEVICE_KINDS; k++)
+    r->devices += tessera_device_count(ctx, (tessera_device_kind_t)k);
+  r->residual = NAN;
+}
+
+void cli_print_header(const cli_opts_t *o, int baseline) {
+  if (o->json) return;
+  printf("%-6s %-5s %-4s %7s %5s %5s %4s %4s %11s %10s %10s", "op", "dtype", "uplo", "n", "nrhs",
+         "tile", "dev", "wrk", "seconds", "GFLOP/s", "residual");
+  if (baseline) printf(" %11s %12s %7s", "LAPACKE s", "LAPACKE GF/s", "ratio");
+  printf("\n");
+}
+
+/** Prints `"key": value`, with null for a non-finite value. */
+static void json_num(const char *key, double v) {
+  if (isfinite(v))
+    printf(", \"%s\": %.6g", key, v);
+  else
+    printf(", \"%s\": null", key);
+}
+
+void cli_print_result(const cli_opts_t *o, const cli_result_t *r) {
+  double ratio = r->baseline_gflops > 0 ? r->gflops / r->baseline_gflops : NAN;
+  if (o->json) {
+    printf(
+        "{\"routine\": \"%s\", \"dtype\": \"%s\", \"uplo\": \"%c\", \"n\": %lld, \"nrhs\": %lld, "
+        "\"tile\": %d, \"devices\": %d, \"workers\": %d",
+        r->routine, tessera_dtype_name(r->dtype), (char)r->uplo, (long long)r->n,
+        (long long)r->nrhs, r->tile, r->devices, r->workers);
+    json_num("seconds", r->seconds);
+    json_num("gflops", r->gflops);
+    json_num("residual", r->residual);
+    if (r->has_baseline) {
+      printf(", \"baseline\": \"%s\"", r->baseline);
+      json_num("baseline_seconds", r->baseline_seconds);
+      json_num("baseline_gflops", r->baseline_gflops);
+      json_num("ratio", ratio);
+    }
+    printf("}\n");
+  } else {
+    printf("%-6s %-5s %-4c %7lld %5lld %5d %4d %4d %11.6f %10.2f %10.3g", r->routine,
+           tessera_dtype_name(r->dtype), (char)r->uplo, (long long)r->n, (long long)r->nrhs,
+           r->tile, r->devices, r->workers, r->seconds, r->gflops, r->residual);
+    if (r->has_baseline)
+      printf(" %11.6f %12.2f %7.2f", r->baseline_seconds, r->baseline_gflops, ratio);
+    printf("\n");
+  }
+  fflush(stdout);
+}
+
+void cli_print_devices(const tessera_context_t *ctx) {
+  for (int k = 0; k < TESSERA_DEVICE_KINDS; k++) {
+    int count = tessera_device_count(ctx, (tessera_device_kind_t)k);
+    for (int i = 0; i < count; i++) {
+      tessera_device_info_t d;
+      int status = tessera_device_info(ctx, (tessera_device_kind_t)k, i, &d);
+      if (status) {
+        printf("  %s %d: (unavailable: %s)\n", kind_names[k], i, tessera_strerror(status));
+        continue;
+      }
+      printf("  %s %d: %s, %d worker%s, %.1f GiB, ~%.0f GFLOP/s (f64), memory node %d\n",
+             kind_names[k], i, d.name, d.workers, d.workers == 1 ? "" : "s",
+             (double)d.memory_bytes / 1073741824.0, d.gflops, d.memory_node);
+    }
+  }
+}

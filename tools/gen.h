@@ -1,0 +1,39 @@
+/* tessera CLI — generated matrices and element access for every dtype.
+ *
+ * Values are deterministic: each element is a hash of its position and a seed, mapped to
+ * [-0.5, 0.5] (real and imaginary parts separately), so every run and every dtype sees the
+ * same matrix up to rounding.
+ */
+#ifndef TESSERA_TOOLS_GEN_H
+#define TESSERA_TOOLS_GEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <tessera/tessera.h>
+
+/** Seeds of the generated operands. */
+enum { GEN_SEED_A = 1, GEN_SEED_B = 2, GEN_SEED_V = 3 };
+
+/** Reads element `idx` of the array `a` of `dtype` (imaginary part 0 for real dtypes). */
+void elem_get(tessera_dtype_t dtype, const void *a, size_t idx, double *re, double *im);
+
+/** Writes element `idx` of the array `a` of `dtype` (imaginary part dropped for real dtypes). */
+void elem_set(tessera_dtype_t dtype, void *a, size_t idx, double re, double im);
+
+/** Fills the full n x n column-major `a` with a Hermitian (symmetric when real) positive
+ *  definite matrix: hashed values in [-0.5, 0.5], n added on the (real) diagonal. */
+void gen_spd(tessera_dtype_t dtype, int64_t n, void *a, int64_t lda, uint64_t seed);
+
+/** Fills the rows x cols column-major `a` with hashed values in [-0.5, 0.5]. */
+void gen_dense(tessera_dtype_t dtype, int64_t rows, int64_t cols, void *a, int64_t lda,
+               uint64_t seed);
+
+/** Makes the n x n `a` Hermitian by copying the `uplo` triangle, conjugated, onto the other
+ *  and dropping the imaginary part of the diagonal. */
+void gen_mirror(tessera_dtype_t dtype, tessera_uplo_t uplo, int64_t n, void *a, int64_t lda);
+
+/** Bytes of a rows x cols array of `dtype`, or 0 with *ok = 0 when that overflows. */
+size_t gen_bytes(tessera_dtype_t dtype, int64_t rows, int64_t cols, int *ok);
+
+#endif

@@ -1,0 +1,120 @@
+/* tessera CLI — relative residuals of Cholesky factorizations and solves. */
+#include "residual.h"
+
+#include <cblas.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen.h"
+
+double residual_eps(tessera_dtype_t dtype) {
+  return dtype == TESSERA_F32 || dtype == TESSERA_C64 ? FLT_EPSILON : DBL_EPSILON;
+}
+
+/** x = op(T) x, T the `uplo` triangle of the n x n `a` (non-unit diagonal). */
+static void trmv(tessera_dtype_t dtype, enum CBLAS_UPLO uplo, enum CBLAS_TRANSPOSE trans, int n,
+                 const void *a, int lda, void *x) {
+  /* clang-format off */
+  switch (dtype) {
+  case TESSERA_F32: cblas_strmv(CblasColMajor, uplo, trans, CblasNonUnit, n, a, lda, x, 1); break;
+  case TESSERA_F64: cblas_dtrmv(CblasColMajor, uplo, trans, CblasNonUnit, n, a, lda, x, 1); break;
+  case TESSERA_C64: cblas_ctrmv(CblasColMajor, uplo, trans, CblasNonUnit, n, a, lda, x, 1); break;
+  case TESSERA_C128: cblas_ztrmv(CblasColMajor, uplo, trans, CblasNonUnit, n, a, lda, x, 1); break;
+  }
+  /* clang-format on */
+}
+
+/** c = a b − c, with a m x k, b k x n, c m x n. */
+static void gemm_sub(tessera_dtype_t dtype, int m, int n, int k, const void *a, int lda,
+                     const void *b, int ldb, void *c, int ldc) {
+  static const float one_s[2] = {1, 0}, minus_s[2] = {-1, 0};
+  static const double one_d[2] = {1, 0}, minus_d[2] = {-1, 0};
+  enum CBLAS_TRANSPOSE nt = CblasNoTrans;
+  switch (dtype) {
+  case TESSERA_F32:
+    cblas_sgemm(CblasColMajor, nt, nt, m, n, k, one_s[0], a, lda, b, ldb, minus_s[0], c, ldc);
+    break;
+  case TESSERA_F64:
+    cblas_dgemm(CblasColMajor, nt, nt, m, n, k, one_d[0], a, lda, b, ldb, minus_d[0], c, ldc);
+    break;
+  case TESSERA_C64:
+    cblas_cgemm(CblasColMajor, nt, nt, m, n, k, one_s, a, lda, b, ldb, minus_s, c, ldc);
+    break;
+  case TESSERA_C128:
+    cblas_zgemm(CblasColMajor, nt, nt, m, n, k, one_d, a, lda, b, ldb, minus_d, c, ldc);
+    break;
+  }
+}
+
+/** Sum of the moduli of the m elements of column j of `a`. */
+static double col_norm1(tessera_dtype_t dtype, int64_t m, const void *a, int64_t lda, int64_t j) {
+  double sum = 0;
+  for (int64_t i = 0; i < m; i++) {
+    double re, im;
+    elem_get(dtype, a, (size_t)(i + j * lda), &re, &im);
+    sum += hypot(re, im);
+  }
+  return sum;
+}
+
+/** One-norm (largest column sum of moduli) of the m x n `a`; NaN propagates. */
+static double norm1(tessera_dtype_t dtype, int64_t m, int64_t n, const void *a, int64_t lda) {
+  double best = 0;
+  for (int64_t j = 0; j < n; j++) {
+    double s = col_norm1(dtype, m, a, lda, j);
+    if (!(s <= best)) best = s;
+  }
+  return best;
+}
+
+/** rnorm / (anorm xnorm n eps), 0 for an exact zero, infinite for a zero denominator. */
+static double ratio(double rnorm, double anorm, double xnorm, int64_t n, double eps) {
+  double den = anorm * xnorm * (double)n * eps;
+  if (rnorm == 0) return 0;
+  return den > 0 ? rnorm / den : INFINITY;
+}
+
+double residual_potrf(tessera_dtype_t dtype, tessera_uplo_t uplo, int64_t n, const void *a,
+                      int64_t lda, const void *f, int64_t ldf) {
+  if (n == 0) return 0;
+  size_t bytes = (size_t)n * tessera_dtype_size(dtype);
+  void *v = malloc(bytes), *w = malloc(bytes);
+  if (!v || !w) {
+    free(v);
+    free(w);
+    return -1;
+  }
+  gen_dense(dtype, n, 1, v, n, GEN_SEED_V);
+  memcpy(w, v, bytes);
+  int lower = uplo == TESSERA_LOWER;
+  enum CBLAS_UPLO cu = lower ? CblasLower : CblasUpper;
+  trmv(dtype, cu, lower ? CblasConjTrans : CblasNoTrans, (int)n, f, (int)ldf, w);
+  trmv(dtype, cu, lower ? CblasNoTrans : CblasConjTrans, (int)n, f, (int)ldf, w);
+  gemm_sub(dtype, (int)n, 1, (int)n, a, (int)lda, v, (int)n, w, (int)n);
+  double res = ratio(norm1(dtype, n, 1, w, n), norm1(dtype, n, n, a, lda), norm1(dtype, n, 1, v, n),
+                     n, residual_eps(dtype));
+  free(v);
+  free(w);
+  return res;
+}
+
+double residual_solve(tessera_dtype_t dtype, int64_t n, int64_t nrhs, const void *a, int64_t lda,
+                      const void *x, int64_t ldx, const void *b, int64_t ldb) {
+  if (n == 0 || nrhs == 0) return 0;
+  size_t es = tessera_dtype_size(dtype), col = (size_t)n * es;
+  char *r = malloc(col * (size_t)nrhs);
+  if (!r) return -1;
+  for (int64_t j = 0; j < nrhs; j++)
+    memcpy(r + (size_t)j * col, (const char *)b + (size_t)(j * ldb) * es, col);
+  gemm_sub(dtype, (int)n, (int)nrhs, (int)n, a, (int)lda, x, (int)ldx, r, (int)n);
+  double anorm = norm1(dtype, n, n, a, lda), res = 0;
+  for (int64_t j = 0; j < nrhs; j++) {
+    double q = ratio(col_norm1(dtype, n, r, n, j), anorm, col_norm1(dtype, n, x, ldx, j), n,
+                     residual_eps(dtype));
+    if (!(q <= res)) res = q;
+  }
+  free(r);
+  return res;
+}

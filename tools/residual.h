@@ -1,0 +1,24 @@
+/* tessera CLI — relative residuals of Cholesky factorizations and solves (via CBLAS). */
+#ifndef TESSERA_TOOLS_RESIDUAL_H
+#define TESSERA_TOOLS_RESIDUAL_H
+
+#include <stdint.h>
+
+#include <tessera/tessera.h>
+
+/** Machine epsilon of `dtype`'s real type. */
+double residual_eps(tessera_dtype_t dtype);
+
+/** ‖(A − F) v‖₁ / (‖A‖₁ ‖v‖₁ n ε) for a generated vector v, where F = L Lᴴ (uplo LOWER) or
+ *  Uᴴ U (UPPER) from the `uplo` triangle of `f`, and `a` holds the full Hermitian A.
+ *  Costs O(n²) (two triangular products and one matrix-vector product).
+ *  Returns a negative value when memory runs out. */
+double residual_potrf(tessera_dtype_t dtype, tessera_uplo_t uplo, int64_t n, const void *a,
+                      int64_t lda, const void *f, int64_t ldf);
+
+/** max over columns j of ‖A x_j − b_j‖₁ / (‖A‖₁ ‖x_j‖₁ n ε), `a` the full Hermitian n x n A,
+ *  x and b n x nrhs. Returns a negative value when memory runs out. */
+double residual_solve(tessera_dtype_t dtype, int64_t n, int64_t nrhs, const void *a, int64_t lda,
+                      const void *x, int64_t ldx, const void *b, int64_t ldb);
+
+#endif
