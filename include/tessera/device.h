@@ -13,6 +13,18 @@
 extern "C" {
 #endif
 
+/** What a CUDA worker hands its kernels in tessera_exec_t.scratch (every pointer belongs to the
+ *  worker; kernels enqueue on tessera_exec_t.stream, never synchronise). */
+typedef struct {
+  void *cublas;           /**< cublasHandle_t, bound to the worker's compute stream */
+  void *cusolver;         /**< cusolverDnHandle_t, bound to the worker's compute stream */
+  void *workspace;        /**< device workspace for library calls */
+  size_t workspace_bytes; /**< its size */
+  void *host_workspace;   /**< pinned host workspace (cusolverDnX* host buffers) */
+  size_t host_workspace_bytes;
+  int *dev_info; /**< one device int for library info outputs */
+} tessera_cuda_scratch_t;
+
 /** Kind of device; each kind is one backend. */
 typedef enum {
   TESSERA_DEVICE_CPU = 0,

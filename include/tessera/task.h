@@ -39,16 +39,26 @@ typedef enum {
 /** Most bytes of arguments copied into a task. */
 #define TESSERA_MAX_TASK_ARGS 192
 
+/** Status of a kernel that finishes asynchronously on a device queue: the kernel enqueues a
+ *  copy of its library's info into `info` (pinned host memory, 0 before the kernel runs) and
+ *  sets `offset`; when the queue has passed the kernel, the runtime reads `info`: > 0 becomes
+ *  the flow status `offset + info`, < 0 becomes TESSERA_ERR_KERNEL. */
+typedef struct {
+  int info;
+  int64_t offset;
+} tessera_async_status_t;
+
 /** What a kernel implementation receives when it runs. */
 typedef struct {
   void *ptr[TESSERA_MAX_TASK_DATA]; /**< replica of each handle on this worker's memory node */
   size_t ld[TESSERA_MAX_TASK_DATA]; /**< its leading dimension, in elements */
   int ndata;
-  tessera_device_kind_t kind; /**< kind of the device running the task */
-  int device;                 /**< index of that device among its kind */
-  int worker;                 /**< worker index in the context */
-  void *stream;               /**< GPU stream to enqueue on (NULL on CPUs) */
-  void *scratch;              /**< per-worker backend scratch (e.g. library handles), or NULL */
+  tessera_device_kind_t kind;    /**< kind of the device running the task */
+  int device;                    /**< index of that device among its kind */
+  int worker;                    /**< worker index in the context */
+  void *stream;                  /**< GPU stream to enqueue on (NULL on CPUs) */
+  void *scratch;                 /**< per-worker backend scratch (e.g. library handles), or NULL */
+  tessera_async_status_t *async; /**< asynchronous status slot (GPU kernels), NULL on CPUs */
 } tessera_exec_t;
 
 /** One implementation of a kernel. Returns 0 on success; a positive value (a LAPACK-style

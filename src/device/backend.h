@@ -45,9 +45,37 @@ struct tsr_backend {
   int (*worker_start)(void *state, int dev, int core, void **scratch);
   /** Called on the worker thread before it exits. */
   void (*worker_stop)(void *state, int dev, void *scratch);
+
+  /* Asynchronous kinds only (NULL on the CPU). Queues are streams, events mark points in them.
+   * Every call is made on a thread bound to the device (a worker of it) unless said otherwise. */
+  int (*queue_create)(void *state, int dev, void **queue);
+  void (*queue_destroy)(void *state, int dev, void *queue);
+  int (*event_create)(void *state, int dev, void **event);
+  void (*event_destroy)(void *state, int dev, void *event);
+  /** Marks the current end of `queue`. */
+  int (*event_record)(void *state, void *event, void *queue);
+  /** 1 when the work before the event is done, 0 while pending, a negative status on error.
+   *  Any thread. */
+  int (*event_query)(void *state, void *event);
+  /** Blocks until the event is done. Any thread. */
+  int (*event_sync)(void *state, void *event);
+  /** Makes later work on `queue` wait for `event` (which may belong to another device). */
+  int (*queue_wait_event)(void *state, void *queue, void *event);
+  /** Blocks until all work on `queue` is done. */
+  int (*queue_sync)(void *state, void *queue);
+  /** Free and total bytes of device `dev`'s memory. Any thread. */
+  int (*mem_info)(void *state, int dev, size_t *free_bytes, size_t *total_bytes);
+  /** Bytes/s of a copy of `bytes` from `src_dev` to `dst_dev` (-1: host, pinned), measured
+   *  once at open time and cached; 0 if unknown. Any thread. */
+  double (*bandwidth)(void *state, int dst_dev, int src_dev);
 };
 
 /** The CPU backend (always present). */
 const tsr_backend_t *tsr_backend_cpu(void);
+
+#ifdef TESSERA_HAVE_CUDA
+/** The CUDA backend (src/device/cuda/). */
+const tsr_backend_t *tsr_backend_cuda(void);
+#endif
 
 #endif

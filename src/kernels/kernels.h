@@ -22,7 +22,7 @@ tsr_scalar_t tsr_scalar_load(tessera_dtype_t dtype, const void *p, double dflt);
  *  `offset` + j (1-based j within the tile) for the first non-positive or NaN pivot. */
 typedef struct {
   tessera_dtype_t dtype;
-  char uplo;      /* 'L' or 'U' */
+  char uplo; /* 'L' or 'U' */
   int n;
   int64_t offset; /* global index of the tile's first row, for the returned info */
 } tsr_potrf_args_t;
@@ -62,12 +62,41 @@ typedef struct {
   int m, n;
 } tsr_lacpy_args_t;
 
+/** trtri: buffers {A (RW), n x n}. Inverts the `uplo` triangle in place. Returns 0, or
+ *  `offset` + j for the first exactly-zero diagonal entry (LAPACK's info). */
+typedef struct {
+  tessera_dtype_t dtype;
+  char uplo, diag;
+  int n;
+  int64_t offset;
+} tsr_trtri_args_t;
+
+/** lauum: buffers {A (RW), n x n}. Computes L^H L (uplo 'L') or U U^H (uplo 'U') in place on
+ *  the `uplo` triangle. */
+typedef struct {
+  tessera_dtype_t dtype;
+  char uplo;
+  int n;
+} tsr_lauum_args_t;
+
+/** trmm: buffers {A (R), B (RW)}. B = alpha op(A) B (side 'L', A m x m) or
+ *  B = alpha B op(A) (side 'R', A n x n); B is m x n. */
+typedef struct {
+  tessera_dtype_t dtype;
+  char side, uplo, trans, diag;
+  int m, n;
+  tsr_scalar_t alpha;
+} tsr_trmm_args_t;
+
 /** The kernels. */
 extern const tessera_kernel_t tsr_kernel_potrf;
 extern const tessera_kernel_t tsr_kernel_trsm;
 extern const tessera_kernel_t tsr_kernel_syrk;
 extern const tessera_kernel_t tsr_kernel_gemm;
 extern const tessera_kernel_t tsr_kernel_lacpy;
+extern const tessera_kernel_t tsr_kernel_trtri;
+extern const tessera_kernel_t tsr_kernel_lauum;
+extern const tessera_kernel_t tsr_kernel_trmm;
 
 /* CPU implementations (src/kernels/cpu/), used by the kernel tables above. */
 int tsr_cpu_potrf(const tessera_exec_t *ex, void *args);
@@ -75,5 +104,21 @@ int tsr_cpu_trsm(const tessera_exec_t *ex, void *args);
 int tsr_cpu_syrk(const tessera_exec_t *ex, void *args);
 int tsr_cpu_gemm(const tessera_exec_t *ex, void *args);
 int tsr_cpu_lacpy(const tessera_exec_t *ex, void *args);
+int tsr_cpu_trtri(const tessera_exec_t *ex, void *args);
+int tsr_cpu_lauum(const tessera_exec_t *ex, void *args);
+int tsr_cpu_trmm(const tessera_exec_t *ex, void *args);
+
+#ifdef TESSERA_HAVE_CUDA
+/* CUDA implementations (src/kernels/cuda/): enqueue on ex->stream with the handles in
+ * ex->scratch (tessera_cuda_scratch_t); library info goes to ex->async. */
+int tsr_cuda_potrf(const tessera_exec_t *ex, void *args);
+int tsr_cuda_trsm(const tessera_exec_t *ex, void *args);
+int tsr_cuda_syrk(const tessera_exec_t *ex, void *args);
+int tsr_cuda_gemm(const tessera_exec_t *ex, void *args);
+int tsr_cuda_lacpy(const tessera_exec_t *ex, void *args);
+int tsr_cuda_trtri(const tessera_exec_t *ex, void *args);
+int tsr_cuda_lauum(const tessera_exec_t *ex, void *args);
+int tsr_cuda_trmm(const tessera_exec_t *ex, void *args);
+#endif
 
 #endif
