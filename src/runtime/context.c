@@ -53,6 +53,24 @@ static int env_int(const char *var, int *field, int lo, int hi) {
   return 0;
 }
 
+/* TESSERA_GPU_MEM_LIMIT: bytes, with an optional K, M, G or T suffix (powers of 1024). */
+static int env_size(const char *var, size_t *out) {
+  const char *v = getenv(var);
+  if (!v || !*v) return 0;
+  char *end;
+  double x = strtod(v, &end);
+  const char *units = "KMGT";
+  const char *u = *end ? strchr(units, *end & ~32) : NULL;
+  if (u && *end) end++;
+  if (*end || !(x > 0) || x > 1e18) {
+    fprintf(stderr, "tessera: %s=\"%s\" is not a size such as 8G or 512M\n", var, v);
+    return TESSERA_ERR_ENV;
+  }
+  for (const char *p = units; u && p <= u; p++) x *= 1024;
+  *out = (size_t)x;
+  return 0;
+}
+
 static int resolve_config(tessera_context_t *ctx, const tessera_config_t *in) {
   tessera_config_t c;
   if (in)
@@ -63,6 +81,7 @@ static int resolve_config(tessera_context_t *ctx, const tessera_config_t *in) {
   if (!rc) rc = env_int("TESSERA_GPUS", &c.gpus, 0, TSR_MAX_NODES - 1);
   if (!rc) rc = env_int("TESSERA_TILE", &c.tile_size, 1, 1 << 20);
   if (!rc) rc = env_int("TESSERA_BIND", &c.bind_workers, 0, 1);
+  if (!rc) rc = env_size("TESSERA_GPU_MEM_LIMIT", &ctx->gpu_mem_limit);
   if (rc) return rc;
   if (c.sched == TESSERA_SCHED_AUTO) {
     const char *v = getenv("TESSERA_SCHED");
@@ -101,41 +120,33 @@ static int resolve_config(tessera_context_t *ctx, const tessera_config_t *in) {
   return 0;
 }
 
-/* Opens each compiled-in backend and lays out memory nodes: host first, then GPUs. */
-static int open_backends(tessera_context_t *ctx) {
-  const tsr_backend_t *cpu = tsr_backend_cpu();
-  int n = 0;
-  int rc = cpu->open(1, &n, &ctx->backends[TESSERA_DEVICE_CPU].state);
-  if (rc) return tsr_error(ctx, rc, "cannot open the CPU backend");
-  ctx->backends[TESSERA_DEVICE_CPU].be = cpu;
-  ctx->backends[TESSERA_DEVICE_CPU].ndevices = n;
-  ctx->nodes[0] = (tsr_node_t){.be = cpu, .be_state = ctx->backends[0].state, .device = -1};
-  ctx->nnodes = 1;
-  /* Host to host copies: nominal memcpy bandwidth. */
-  ctx->bandwidth[0][0] = 10e9;
-  return 0;
-}
-
+/* One worker per CPU core given, then one per device node (GPUs). */
 static int make_workers(tessera_context_t *ctx) {
   tsr_backend_slot_t *cpu = &ctx->backends[TESSERA_DEVICE_CPU];
   tessera_device_info_t info;
   cpu->be->info(cpu->state, 0, &info);
-  int ncpu = ctx->cfg.cpu_workers >= 0 ? ctx->cfg.cpu_workers : info.workers;
+  int ndev = ctx->nnodes - 1, cores = info.workers > 0 ? info.workers : 1;
+  int ncpu = ctx->cfg.cpu_workers >= 0 ? ctx->cfg.cpu_workers
+                                       : (cores > ndev ? cores - ndev : (ndev ? 0 : 1));
   ctx->cfg.cpu_workers = ncpu;
-  if (ctx->cfg.gpus < 0) ctx->cfg.gpus = 0;
-  if (ncpu == 0) return tsr_error(ctx, -2, "no workers: cpu_workers is 0 and no GPU is in use");
-  ctx->workers = calloc((size_t)ncpu, sizeof *ctx->workers);
+  ctx->cfg.gpus = ctx->backends[TESSERA_DEVICE_CUDA].ndevices;
+  if (ncpu + ndev == 0)
+    return tsr_error(ctx, -2, "no workers: cpu_workers is 0 and no GPU is in use");
+  ctx->workers = calloc((size_t)(ncpu + ndev), sizeof *ctx->workers);
   if (!ctx->workers) return tsr_error(ctx, TESSERA_ERR_NOMEM, "out of memory for workers");
-  for (int i = 0; i < ncpu; i++) {
+  for (int i = 0; i < ncpu + ndev; i++) {
     tsr_worker_t *w = &ctx->workers[i];
+    const tsr_node_t *nd = &ctx->nodes[i < ncpu ? 0 : 1 + i - ncpu];
+    tessera_device_info_t di = info;
+    if (i >= ncpu) nd->be->info(nd->be_state, nd->device, &di);
     w->id = i;
-    w->kind = TESSERA_DEVICE_CPU;
-    w->device = 0;
-    w->node = TESSERA_HOST_NODE;
-    w->core = ctx->cfg.bind_workers ? i % (info.workers > 0 ? info.workers : 1) : -1;
-    w->gflops = info.gflops;
-    w->be = cpu->be;
-    w->be_state = cpu->state;
+    w->kind = nd->be->kind;
+    w->device = i < ncpu ? 0 : nd->device;
+    w->node = i < ncpu ? TESSERA_HOST_NODE : 1 + i - ncpu;
+    w->core = ctx->cfg.bind_workers ? i % cores : -1;
+    w->gflops = di.gflops > 0 ? di.gflops : 1;
+    w->be = nd->be;
+    w->be_state = nd->be_state;
     w->ctx = ctx;
     if (tsr_queue_init(&w->queue)) return tsr_error(ctx, TESSERA_ERR_NOMEM, "out of memory");
     ctx->nworkers = i + 1;
@@ -150,8 +161,7 @@ static void context_free(tessera_context_t *ctx) {
   }
   free(ctx->workers);
   tsr_task_pool_free(ctx);
-  for (int k = TESSERA_DEVICE_KINDS - 1; k >= 0; k--)
-    if (ctx->backends[k].be) ctx->backends[k].be->close(ctx->backends[k].state);
+  tsr_nodes_close(ctx);
   tsr_perfmodel_destroy(ctx->perfmodel);
   pthread_mutex_destroy(&ctx->wait_lock);
   pthread_cond_destroy(&ctx->wait_cond);
@@ -169,7 +179,7 @@ int tessera_init(tessera_context_t **out, const tessera_config_t *cfg) {
   pthread_mutex_init(&ctx->alloc_lock, NULL);
   ctx->t0 = tsr_now();
   int rc = resolve_config(ctx, cfg);
-  if (!rc) rc = open_backends(ctx);
+  if (!rc) rc = tsr_nodes_open(ctx);
   if (!rc) rc = make_workers(ctx);
   if (!rc) {
     ctx->sched = ctx->cfg.sched == TESSERA_SCHED_LOCALITY ? tsr_sched_locality() : tsr_sched_cost();

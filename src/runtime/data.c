@@ -61,22 +61,6 @@ int tessera_data_create(tessera_context_t *ctx, size_t rows, size_t cols, size_t
   return 0;
 }
 
-static void replica_free(tessera_context_t *ctx, tessera_data_t *h, int node) {
-  tsr_replica_t *r = &h->rep[node];
-  if (!r->allocated || !r->ptr) return;
-  if (node == TESSERA_HOST_NODE) {
-    tsr_host_free(ctx, r->ptr);
-  } else {
-    const tsr_node_t *nd = &ctx->nodes[node];
-    pthread_mutex_lock(&ctx->alloc_lock);
-    nd->be->free(nd->be_state, nd->device, r->ptr);
-    pthread_mutex_unlock(&ctx->alloc_lock);
-  }
-  r->ptr = NULL;
-  r->allocated = 0;
-  r->state = TSR_INVALID;
-}
-
 static void wait_pending(tessera_context_t *ctx, tessera_data_t *h) {
   if (atomic_load(&h->pending) == 0) return;
   atomic_fetch_add(&ctx->waiters, 1);
@@ -108,7 +92,7 @@ int tessera_data_release(tessera_context_t *ctx, tessera_data_t *h) {
   size_t ld;
   int rc = tsr_data_acquire(h, h->home, TESSERA_R, &p, &ld);
   drop_task_refs(h);
-  for (int n = 0; n < TSR_MAX_NODES; n++) replica_free(ctx, h, n);
+  for (int n = 0; n < TSR_MAX_NODES; n++) tsr_replica_free(ctx, h, n);
   pthread_mutex_destroy(&h->lock);
   free(h->readers);
   free(h);
@@ -120,65 +104,6 @@ void *tessera_data_ptr(const tessera_data_t *h) {
 }
 size_t tessera_data_ld(const tessera_data_t *h) {
   return h ? h->rep[h->home].ld : 0;
-}
-
-bool tsr_data_valid_on(tessera_data_t *h, int node) {
-  uint8_t s = __atomic_load_n(&h->rep[node].state, __ATOMIC_RELAXED);
-  return s == TSR_SHARED || s == TSR_OWNED;
-}
-
-/* Allocates the replica on `node` if absent; caller holds h->lock. */
-static int replica_alloc(tessera_context_t *ctx, tessera_data_t *h, int node) {
-  tsr_replica_t *r = &h->rep[node];
-  if (r->ptr || tsr_data_bytes(h) == 0) return 0;
-  void *p;
-  if (node == TESSERA_HOST_NODE) {
-    p = tsr_host_alloc(ctx, tsr_data_bytes(h));
-  } else {
-    const tsr_node_t *nd = &ctx->nodes[node];
-    pthread_mutex_lock(&ctx->alloc_lock);
-    p = nd->be->alloc(nd->be_state, nd->device, tsr_data_bytes(h));
-    pthread_mutex_unlock(&ctx->alloc_lock);
-  }
-  if (!p) return TESSERA_ERR_NOMEM;
-  r->ptr = p;
-  r->ld = h->rows;
-  r->allocated = 1;
-  return 0;
-}
-
-/* The backend that copies between two nodes: a device node's backend if either is one. */
-static const tsr_node_t *copy_node(tessera_context_t *ctx, int dst, int src) {
-  return dst != TESSERA_HOST_NODE ? &ctx->nodes[dst] : &ctx->nodes[src];
-}
-
-int tsr_data_acquire(tessera_data_t *h, int node, tessera_access_t mode, void **ptr, size_t *ld) {
-  tessera_context_t *ctx = h->ctx;
-  int rc = 0;
-  pthread_mutex_lock(&h->lock);
-  uint8_t state[TSR_MAX_NODES], after[TSR_MAX_NODES];
-  for (int i = 0; i < ctx->nnodes; i++) state[i] = h->rep[i].state;
-  int src;
-  if (tsr_coherence_plan(state, ctx->nnodes, node, mode, &src, after) != 0) {
-    /* No valid replica anywhere: contents are undefined, any replica will do. */
-    src = -1;
-    for (int i = 0; i < ctx->nnodes; i++) after[i] = TSR_INVALID;
-    after[node] = (mode & TESSERA_W) ? TSR_OWNED : TSR_SHARED;
-  }
-  rc = replica_alloc(ctx, h, node);
-  if (!rc && src >= 0 && tsr_data_bytes(h) > 0) {
-    const tsr_node_t *cn = copy_node(ctx, node, src);
-    rc = cn->be->copy2d(cn->be_state, ctx->nodes[node].device, h->rep[node].ptr, h->rep[node].ld,
-                        ctx->nodes[src].device, h->rep[src].ptr, h->rep[src].ld, h->rows, h->cols,
-                        h->elsize, NULL);
-  }
-  if (!rc)
-    for (int i = 0; i < ctx->nnodes; i++)
-      __atomic_store_n(&h->rep[i].state, after[i], __ATOMIC_RELAXED);
-  *ptr = h->rep[node].ptr;
-  *ld = h->rep[node].ld;
-  pthread_mutex_unlock(&h->lock);
-  return rc;
 }
 
 /* Releases the references the handle's dependency tracking holds on tasks. */

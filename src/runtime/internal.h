@@ -8,6 +8,7 @@
 
 #include "device/backend.h"
 #include "runtime/error.h"
+#include "runtime/pool.h"
 #include "tessera/tessera.h"
 
 #define TSR_MAX_NODES 17 /* host + 16 GPUs */
@@ -57,7 +58,11 @@ typedef struct {
   void *ptr;
   size_t ld;
   uint8_t state;
-  uint8_t allocated; /* memory belongs to tessera */
+  uint8_t allocated; /* memory belongs to tessera (host allocator or a node's pool) */
+  void *fill_event;  /* set while an asynchronous copy into this replica may be in flight */
+  atomic_int pins;   /* tasks in flight using this replica (never evicted while > 0) */
+  tessera_data_t *lru_prev, *lru_next; /* the node's least-recently-used list */
+  bool in_lru;
 } tsr_replica_t;
 
 struct tessera_data {
@@ -81,6 +86,20 @@ static inline size_t tsr_data_bytes(const tessera_data_t *h) {
 /** Makes the handle valid on `node` for `mode` (copying if needed, allocating the replica).
  *  Returns the replica's pointer and leading dimension, or a status. */
 int tsr_data_acquire(tessera_data_t *h, int node, tessera_access_t mode, void **ptr, size_t *ld);
+
+/** Asynchronous variant for a worker of a device node: a copy is enqueued on `queue` and
+ *  `event` recorded after it (the replica's fill marker); later work on `queue` is ordered after
+ *  copies still in flight into the replicas used. The replica is pinned (never evicted) until
+ *  tsr_data_unpin, and so is the copy's source replica, whose node goes to `*pinned_src` (-1
+ *  when nothing was copied). Returns 0, TESSERA_ERR_NOMEM when the node's pool is full of
+ *  pinned replicas (retry after in-flight tasks finish), or a status. */
+int tsr_data_acquire_async(tessera_data_t *h, tsr_worker_t *w, tessera_access_t mode, void *queue,
+                           void *event, void **ptr, size_t *ld, int *pinned_src);
+/** Ends a task's use of the replica on `node`; clears `event` as the fill marker. */
+void tsr_data_unpin(tessera_data_t *h, int node, void *event);
+
+/** Frees the replica on `node` (returning tessera's memory) and marks it Invalid. */
+void tsr_replica_free(tessera_context_t *ctx, tessera_data_t *h, int node);
 
 /** Whether `node` holds a valid replica. */
 bool tsr_data_valid_on(tessera_data_t *h, int node);
@@ -158,6 +177,24 @@ typedef struct {
   int transfer; /* 1 for a data transfer */
 } tsr_event_t;
 
+/** A task launched (or being launched) on an asynchronous worker, not yet known finished. */
+typedef struct {
+  tsr_task_t *task;
+  void *queue;
+  void *done;                        /* event recorded after the kernel */
+  void *fill[TESSERA_MAX_TASK_DATA]; /* events marking copies into replicas */
+  int src[TESSERA_MAX_TASK_DATA];    /* node of a copy's pinned source, or -1 */
+  int acquired;                      /* handles made valid so far */
+  bool running;                      /* kernel enqueued, done event recorded */
+  bool skipped;                      /* the flow had failed: no kernel */
+  tessera_exec_t ex;
+  tessera_async_status_t *status; /* pinned host memory */
+  double launched;
+} tsr_flight_t;
+
+#define TSR_FLIGHTS 6 /* tasks in flight per GPU worker */
+#define TSR_QUEUES 3  /* compute queues per GPU worker */
+
 struct tsr_worker {
   int id;
   tessera_device_kind_t kind;
@@ -175,7 +212,22 @@ struct tsr_worker {
   tsr_event_t *events;
   size_t nevents, capevents;
   int start_status;
+  /* Asynchronous kinds: queues, tasks in flight. */
+  void *queues[TSR_QUEUES];
+  tsr_flight_t flights[TSR_FLIGHTS];
+  int nflights;
+  unsigned next_queue;
+  bool broken; /* queues or events missing: tasks complete without running */
+  double last_done;
 };
+
+/** Next task for `w`: spins briefly, then sleeps up to a few ms; NULL if none came. */
+tsr_task_t *tsr_worker_next_task(tsr_worker_t *w);
+/** Accounts a task that ran on `w` from t0 to t1 (counters, history when `measured`, trace,
+ *  load) and completes it. */
+void tsr_worker_finish(tsr_worker_t *w, tsr_task_t *t, double t0, double t1, bool measured);
+/** The loop of a worker of an asynchronous kind (worker_async.c). */
+void tsr_async_worker_loop(tsr_worker_t *w);
 
 /** Wakes worker `w` if it sleeps. */
 void tsr_worker_wake(tsr_worker_t *w);
@@ -234,6 +286,10 @@ typedef struct {
   const tsr_backend_t *be; /* backend owning the memory (CPU for the host) */
   void *be_state;
   int device; /* -1 for host memory */
+  void *slab; /* device nodes: the pool's memory, allocated once */
+  tsr_pool_t pool;
+  pthread_mutex_t lru_lock;
+  tessera_data_t *lru_head, *lru_tail; /* replicas on this node, least recently used first */
 } tsr_node_t;
 
 /* ------------------------------------------------------------------ the context */
@@ -277,6 +333,7 @@ struct tessera_context {
   atomic_bool flow_failed;
 
   pthread_mutex_t alloc_lock; /* serialises allocations that reach a backend */
+  size_t gpu_mem_limit;       /* bytes of each GPU's pool; 0 = most of the free memory */
   double t0;
   bool tracing;
   char errmsg[TSR_ERRMSG];
@@ -285,6 +342,12 @@ struct tessera_context {
 /** Allocates / frees host memory for tiles (pinned when a backend offers it). */
 void *tsr_host_alloc(tessera_context_t *ctx, size_t bytes);
 void tsr_host_free(tessera_context_t *ctx, void *ptr);
+
+/** Opens the backends and lays out memory nodes (host, then devices with their pools). */
+int tsr_nodes_open(tessera_context_t *ctx);
+void tsr_nodes_close(tessera_context_t *ctx);
+/** Memory node of device `dev` of `kind` (the host node for the CPU). */
+int tsr_node_of(const tessera_context_t *ctx, tessera_device_kind_t kind, int dev);
 
 /** Wakes threads blocked in a wait call. */
 void tsr_notify_waiters(tessera_context_t *ctx);

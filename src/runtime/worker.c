@@ -35,11 +35,15 @@ static void execute(tsr_worker_t *w, tsr_task_t *t) {
     if (!rc) rc = t->kernel->impl[w->kind](&ex, t->args);
     if (rc) tsr_flow_fail(ctx, rc);
   }
-  double t1 = tsr_now();
+  tsr_worker_finish(w, t, t0, tsr_now(), !skipped && !rc);
+}
+
+void tsr_worker_finish(tsr_worker_t *w, tsr_task_t *t, double t0, double t1, bool measured) {
+  tessera_context_t *ctx = w->ctx;
   w->stats.tasks++;
   w->stats.busy_s += t1 - t0;
   w->stats.flops += t->flops;
-  if (!skipped && !rc && ctx->perfmodel && t->kernel->name)
+  if (measured && ctx->perfmodel && t->kernel->name)
     tsr_perfmodel_record(ctx->perfmodel, t->kernel->name, w->kind, t->size_key, t1 - t0);
   if (ctx->tracing) tsr_trace_event(w, t->kernel->name, t->tag, t->ntag, t0, t1, 0);
   tsr_queue_add_load(&w->queue, -t->predicted);
@@ -47,7 +51,7 @@ static void execute(tsr_worker_t *w, tsr_task_t *t) {
 }
 
 /* Waits for work: a short spin (tasks often arrive within microseconds), then sleep. */
-static tsr_task_t *next_task(tsr_worker_t *w) {
+tsr_task_t *tsr_worker_next_task(tsr_worker_t *w) {
   tessera_context_t *ctx = w->ctx;
   for (int spin = 0; spin < 64; spin++) {
     tsr_task_t *t = ctx->sched->pop(ctx, w);
@@ -82,9 +86,14 @@ static void *worker_main(void *arg) {
   w->start_status = w->be->worker_start(w->be_state, w->device, w->core, &w->scratch);
   atomic_fetch_add(&ctx->started, 1);
   if (w->start_status) return NULL;
+  if (w->be->event_create) {
+    tsr_async_worker_loop(w);
+    w->be->worker_stop(w->be_state, w->device, w->scratch);
+    return NULL;
+  }
   double idle_from = tsr_now();
   while (!atomic_load(&ctx->stop)) {
-    tsr_task_t *t = next_task(w);
+    tsr_task_t *t = tsr_worker_next_task(w);
     if (!t) continue;
     w->stats.idle_s += tsr_now() - idle_from;
     execute(w, t);

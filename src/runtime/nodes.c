@@ -1,0 +1,103 @@
+/* Backends and memory nodes: the host (node 0) and one node per device of an asynchronous kind,
+ * each device node with a memory pool made once, and the bandwidth between every pair. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/internal.h"
+
+/* Device kinds compiled in, in memory-node order after the host. */
+static const tsr_backend_t *device_backend(tessera_device_kind_t kind) {
+#ifdef TESSERA_HAVE_CUDA
+  if (kind == TESSERA_DEVICE_CUDA) return tsr_backend_cuda();
+#endif
+  (void)kind;
+  return NULL;
+}
+
+/* Bytes of a device's pool: the limit asked for, else its free memory less a reserve for
+ * library workspaces and the CUDA context. */
+static size_t pool_bytes(tessera_context_t *ctx, const tsr_backend_t *be, void *st, int dev) {
+  size_t free_b = 0, total = 0;
+  if (be->mem_info(st, dev, &free_b, &total)) return 0;
+  size_t reserve = (size_t)2 << 30;
+  if (reserve < total / 16) reserve = total / 16;
+  size_t avail = free_b > reserve ? free_b - reserve : 0;
+  if (ctx->gpu_mem_limit && ctx->gpu_mem_limit < avail) avail = ctx->gpu_mem_limit;
+  return avail;
+}
+
+static int open_devices(tessera_context_t *ctx, tessera_device_kind_t kind, int max) {
+  const tsr_backend_t *be = device_backend(kind);
+  if (!be || max == 0) return 0;
+  tsr_backend_slot_t *slot = &ctx->backends[kind];
+  int n = 0;
+  int rc = be->open(max, &n, &slot->state);
+  if (rc) return tsr_error(ctx, rc, "cannot open the %s backend", be->name);
+  slot->be = be;
+  slot->ndevices = n;
+  for (int d = 0; d < n && ctx->nnodes < TSR_MAX_NODES; d++) {
+    tsr_node_t *nd = &ctx->nodes[ctx->nnodes];
+    *nd = (tsr_node_t){.be = be, .be_state = slot->state, .device = d};
+    pthread_mutex_init(&nd->lru_lock, NULL);
+    size_t bytes = pool_bytes(ctx, be, slot->state, d);
+    nd->slab = bytes ? be->alloc(slot->state, d, bytes) : NULL;
+    if (!nd->slab || tsr_pool_init(&nd->pool, nd->slab, bytes))
+      return tsr_error(ctx, TESSERA_ERR_NOMEM, "%s %d: cannot allocate a pool of %zu bytes",
+                       be->name, d, bytes);
+    ctx->nnodes++;
+  }
+  return 0;
+}
+
+/* Bandwidths between every pair of nodes, from the backends' measurements. */
+static void fill_bandwidth(tessera_context_t *ctx) {
+  ctx->bandwidth[0][0] = 10e9; /* host memcpy, nominal */
+  for (int a = 0; a < ctx->nnodes; a++)
+    for (int b = 0; b < ctx->nnodes; b++) {
+      if (a == 0 && b == 0) continue;
+      const tsr_node_t *dn = b ? &ctx->nodes[b] : &ctx->nodes[a]; /* device side measures */
+      double bw = dn->be->bandwidth
+                      ? dn->be->bandwidth(dn->be_state, ctx->nodes[b].device, ctx->nodes[a].device)
+                      : 0;
+      ctx->bandwidth[a][b] = bw > 0 ? bw : 10e9;
+    }
+}
+
+int tsr_nodes_open(tessera_context_t *ctx) {
+  const tsr_backend_t *cpu = tsr_backend_cpu();
+  int n = 0;
+  int rc = cpu->open(1, &n, &ctx->backends[TESSERA_DEVICE_CPU].state);
+  if (rc) return tsr_error(ctx, rc, "cannot open the CPU backend");
+  ctx->backends[TESSERA_DEVICE_CPU].be = cpu;
+  ctx->backends[TESSERA_DEVICE_CPU].ndevices = n;
+  ctx->nodes[0] = (tsr_node_t){.be = cpu, .be_state = ctx->backends[0].state, .device = -1};
+  pthread_mutex_init(&ctx->nodes[0].lru_lock, NULL);
+  ctx->nnodes = 1;
+  rc = open_devices(ctx, TESSERA_DEVICE_CUDA, ctx->cfg.gpus);
+  fill_bandwidth(ctx);
+  return rc;
+}
+
+void tsr_nodes_close(tessera_context_t *ctx) {
+  for (int i = 1; i < ctx->nnodes; i++) {
+    tsr_node_t *nd = &ctx->nodes[i];
+    if (nd->slab) {
+      tsr_pool_destroy(&nd->pool);
+      nd->be->free(nd->be_state, nd->device, nd->slab);
+    }
+    pthread_mutex_destroy(&nd->lru_lock);
+  }
+  if (ctx->nnodes > 0) pthread_mutex_destroy(&ctx->nodes[0].lru_lock);
+  for (int k = TESSERA_DEVICE_KINDS - 1; k >= 0; k--)
+    if (ctx->backends[k].be) ctx->backends[k].be->close(ctx->backends[k].state);
+  memset(ctx->backends, 0, sizeof ctx->backends);
+  ctx->nnodes = 0;
+}
+
+/* Memory node of device `dev` of `kind`. */
+int tsr_node_of(const tessera_context_t *ctx, tessera_device_kind_t kind, int dev) {
+  for (int i = 1; i < ctx->nnodes; i++)
+    if (ctx->nodes[i].be->kind == kind && ctx->nodes[i].device == dev) return i;
+  return TESSERA_HOST_NODE;
+}

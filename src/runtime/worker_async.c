@@ -1,0 +1,160 @@
+/* Workers of asynchronous devices (GPUs): one host thread per device, bound to it for its whole
+ * life, keeping up to TSR_FLIGHTS tasks in flight over TSR_QUEUES queues. Inputs are copied on
+ * the task's queue right before its kernel (so copies of one task overlap the kernels of
+ * others); a task is complete when the event recorded after its kernel has passed, which is
+ * polled, never waited for with a device-wide synchronisation. */
+#include <sched.h>
+
+#include "runtime/internal.h"
+
+/* Creates the queues, events and status slots of the worker (on its own thread). */
+static int async_setup(tsr_worker_t *w) {
+  const tsr_backend_t *be = w->be;
+  int rc = 0;
+  for (int q = 0; q < TSR_QUEUES && !rc; q++)
+    rc = be->queue_create(w->be_state, w->device, &w->queues[q]);
+  tessera_async_status_t *slots =
+      be->host_alloc ? be->host_alloc(w->be_state, sizeof *slots * TSR_FLIGHTS) : NULL;
+  if (!rc && !slots) rc = TESSERA_ERR_NOMEM;
+  for (int f = 0; f < TSR_FLIGHTS && !rc; f++) {
+    tsr_flight_t *fl = &w->flights[f];
+    fl->status = &slots[f];
+    rc = be->event_create(w->be_state, w->device, &fl->done);
+    for (int i = 0; i < TESSERA_MAX_TASK_DATA && !rc; i++)
+      rc = be->event_create(w->be_state, w->device, &fl->fill[i]);
+  }
+  return rc;
+}
+
+static void async_teardown(tsr_worker_t *w) {
+  const tsr_backend_t *be = w->be;
+  for (int f = 0; f < TSR_FLIGHTS; f++) {
+    tsr_flight_t *fl = &w->flights[f];
+    if (fl->done) be->event_destroy(w->be_state, w->device, fl->done);
+    for (int i = 0; i < TESSERA_MAX_TASK_DATA; i++)
+      if (fl->fill[i]) be->event_destroy(w->be_state, w->device, fl->fill[i]);
+  }
+  if (w->flights[0].status) be->host_free(w->be_state, w->flights[0].status);
+  for (int q = 0; q < TSR_QUEUES; q++)
+    if (w->queues[q]) be->queue_destroy(w->be_state, w->device, w->queues[q]);
+}
+
+/* Ends the use of the replicas the flight acquired (the first n handles). */
+static void release_data(tsr_worker_t *w, tsr_flight_t *fl, int n) {
+  tsr_task_t *t = fl->task;
+  for (int i = 0; i < n; i++) {
+    tsr_data_unpin(t->data[i], w->node, fl->fill[i]);
+    if (fl->src[i] >= 0) tsr_data_unpin(t->data[i], fl->src[i], NULL);
+  }
+}
+
+/* Acquires the task's data from handle `fl->acquired` on and enqueues its kernel. Returns 0
+ * (launched, or failed and recorded), or TESSERA_ERR_NOMEM to retry once memory is freed. */
+static int launch(tsr_worker_t *w, tsr_flight_t *fl, bool last_chance) {
+  tessera_context_t *ctx = w->ctx;
+  tsr_task_t *t = fl->task;
+  int rc = 0;
+  while (!fl->skipped && fl->acquired < t->ndata && !rc) {
+    int i = fl->acquired;
+    rc = tsr_data_acquire_async(t->data[i], w, (tessera_access_t)t->mode[i], fl->queue, fl->fill[i],
+                                &fl->ex.ptr[i], &fl->ex.ld[i], &fl->src[i]);
+    if (!rc) fl->acquired++;
+  }
+  if (rc == TESSERA_ERR_NOMEM && !last_chance) return rc;
+  if (rc) {
+    tsr_flow_fail(ctx, rc);
+    tsr_error(ctx, rc, "%s on %s %d: cannot make its data valid", t->kernel->name, w->be->name,
+              w->device);
+  }
+  if (!rc && !fl->skipped) {
+    fl->status->info = 0;
+    fl->status->offset = 0;
+    rc = t->kernel->impl[w->kind](&fl->ex, t->args);
+    if (rc) tsr_flow_fail(ctx, rc);
+  }
+  int e = w->be->event_record(w->be_state, fl->done, fl->queue);
+  if (e) tsr_flow_fail(ctx, e);
+  fl->launched = tsr_now();
+  fl->running = true;
+  return 0;
+}
+
+static void start(tsr_worker_t *w, tsr_task_t *t) {
+  tsr_flight_t *fl = &w->flights[w->nflights++];
+  fl->task = t;
+  fl->queue = w->queues[w->next_queue++ % TSR_QUEUES];
+  fl->acquired = 0;
+  fl->running = false;
+  fl->skipped = atomic_load_explicit(&w->ctx->flow_failed, memory_order_relaxed);
+  for (int i = 0; i < TESSERA_MAX_TASK_DATA; i++) fl->src[i] = -1;
+  fl->ex = (tessera_exec_t){.ndata = t->ndata,
+                            .kind = w->kind,
+                            .device = w->device,
+                            .worker = w->id,
+                            .stream = fl->queue,
+                            .scratch = w->scratch,
+                            .async = fl->status};
+}
+
+/* Completes the flights whose events have passed. Returns how many. */
+static int poll(tsr_worker_t *w) {
+  tessera_context_t *ctx = w->ctx;
+  int done = 0;
+  for (int f = 0; f < w->nflights;) {
+    tsr_flight_t *fl = &w->flights[f];
+    int q = fl->running ? w->be->event_query(w->be_state, fl->done) : 0;
+    if (q == 0) {
+      f++;
+      continue;
+    }
+    if (q < 0) tsr_flow_fail(ctx, q);
+    int info = fl->status->info;
+    if (info) tsr_flow_fail(ctx, info > 0 ? (int)(fl->status->offset + info) : TESSERA_ERR_KERNEL);
+    release_data(w, fl, fl->acquired);
+    double now = tsr_now(), t0 = fl->launched > w->last_done ? fl->launched : w->last_done;
+    w->last_done = now;
+    tsr_task_t *t = fl->task;
+    bool measured = !fl->skipped && q > 0 && !info;
+    /* Keep the flight's events and slot with it: swap with the last flight. */
+    tsr_flight_t tmp = *fl;
+    *fl = w->flights[--w->nflights];
+    w->flights[w->nflights] = tmp;
+    tsr_worker_finish(w, t, t0, now, measured);
+    done++;
+  }
+  return done;
+}
+
+void tsr_async_worker_loop(tsr_worker_t *w) {
+  tessera_context_t *ctx = w->ctx;
+  int rc = async_setup(w);
+  if (rc) {
+    tsr_error(ctx, rc, "%s %d: cannot create queues and events", w->be->name, w->device);
+    w->broken = true;
+  }
+  double idle_from = tsr_now();
+  while (!atomic_load(&ctx->stop)) {
+    int progress = poll(w);
+    tsr_flight_t *pending = NULL;
+    for (int f = 0; f < w->nflights; f++)
+      if (!w->flights[f].running) pending = &w->flights[f];
+    if (pending) {
+      /* Waiting for memory: retry after progress; fail when nothing else can free any. */
+      bool alone = w->nflights == 1;
+      if (launch(w, pending, alone) == 0 || progress) continue;
+    } else if (w->nflights < TSR_FLIGHTS) {
+      tsr_task_t *t = w->nflights ? ctx->sched->pop(ctx, w) : tsr_worker_next_task(w);
+      if (t) {
+        if (!w->nflights) w->stats.idle_s += tsr_now() - idle_from;
+        start(w, t);
+        if (w->broken) w->flights[w->nflights - 1].skipped = true;
+        launch(w, &w->flights[w->nflights - 1], w->nflights == 1);
+        continue;
+      }
+      if (!w->nflights) continue;
+    }
+    if (!progress) sched_yield();
+    if (!w->nflights) idle_from = tsr_now();
+  }
+  async_teardown(w);
+}

@@ -1,0 +1,80 @@
+/* Device memory pool: first-fit blocks in one slab, coalescing, exhaustion. Runs on host memory. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "runtime/pool.h"
+
+#define SLAB (1 << 20)
+
+static void fills_and_reports_exhaustion(void **state) {
+  (void)state;
+  static char slab[SLAB];
+  tsr_pool_t p;
+  assert_int_equal(tsr_pool_init(&p, slab, SLAB), 0);
+  void *blocks[16];
+  for (int i = 0; i < 16; i++) {
+    blocks[i] = tsr_pool_alloc(&p, SLAB / 16);
+    assert_non_null(blocks[i]);
+    assert_true((char *)blocks[i] >= slab && (char *)blocks[i] + SLAB / 16 <= slab + SLAB);
+    assert_int_equal(((uintptr_t)blocks[i] - (uintptr_t)slab) % 256, 0);
+  }
+  assert_null(tsr_pool_alloc(&p, 1));
+  assert_int_equal(p.used, SLAB);
+  for (int i = 0; i < 16; i += 2) assert_int_equal(tsr_pool_free(&p, blocks[i], SLAB / 16), 0);
+  assert_int_equal(tsr_pool_largest(&p), SLAB / 16); /* holes do not merge across used blocks */
+  assert_null(tsr_pool_alloc(&p, SLAB / 8));
+  for (int i = 1; i < 16; i += 2) assert_int_equal(tsr_pool_free(&p, blocks[i], SLAB / 16), 0);
+  assert_int_equal(tsr_pool_largest(&p), SLAB); /* everything coalesced again */
+  assert_int_equal(p.n, 1);
+  assert_int_equal(p.used, 0);
+  tsr_pool_destroy(&p);
+}
+
+/* Random allocations and frees never overlap and always coalesce back to one extent. */
+static void random_blocks_never_overlap(void **state) {
+  (void)state;
+  static char slab[SLAB];
+  static unsigned char owner[SLAB];
+  tsr_pool_t p;
+  assert_int_equal(tsr_pool_init(&p, slab, SLAB), 0);
+  enum { N = 64 };
+  void *ptr[N] = {0};
+  size_t len[N] = {0};
+  unsigned seed = 7;
+  for (int step = 0; step < 20000; step++) {
+    seed = seed * 1103515245u + 12345u;
+    int k = (int)(seed >> 16) % N;
+    if (ptr[k]) {
+      for (size_t b = 0; b < len[k]; b++) owner[(char *)ptr[k] - slab + (long)b] = 0;
+      assert_int_equal(tsr_pool_free(&p, ptr[k], len[k]), 0);
+      ptr[k] = NULL;
+    } else {
+      len[k] = 1 + (seed >> 4) % 40000;
+      ptr[k] = tsr_pool_alloc(&p, len[k]);
+      if (!ptr[k]) continue;
+      for (size_t b = 0; b < len[k]; b++) {
+        unsigned char *o = &owner[(char *)ptr[k] - slab + (long)b];
+        assert_int_equal(*o, 0);
+        *o = (unsigned char)(k + 1);
+      }
+    }
+  }
+  for (int k = 0; k < N; k++)
+    if (ptr[k]) assert_int_equal(tsr_pool_free(&p, ptr[k], len[k]), 0);
+  assert_int_equal(p.n, 1);
+  assert_int_equal(tsr_pool_largest(&p), SLAB);
+  tsr_pool_destroy(&p);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(fills_and_reports_exhaustion),
+      cmocka_unit_test(random_blocks_never_overlap),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
