@@ -37,6 +37,11 @@ int tessera_data_register(tessera_context_t *ctx, int node, void *ptr, size_t ro
 int tessera_data_create(tessera_context_t *ctx, size_t rows, size_t cols, size_t elsize,
                         tessera_data_t **out);
 
+/** Creates a handle homed on memory node `node` (0: host, as tessera_data_create; a device
+ *  node: memory from that device's pool, evicting unused replicas if needed), contiguous. */
+int tessera_data_create_on(tessera_context_t *ctx, int node, size_t rows, size_t cols,
+                           size_t elsize, tessera_data_t **out);
+
 /** Waits for every task inserted so far that uses `h`, writes back the latest contents to the
  *  home node, and frees the handle (and memory tessera allocated for it). NULL is a no-op.
  *  Returns 0 or a negative status. */

@@ -91,6 +91,18 @@ int tessera_set_scope(tessera_context_t *ctx, tessera_scope_t scope);
 /** The scope in force for tasks that do not name one. */
 tessera_scope_t tessera_get_scope(const tessera_context_t *ctx);
 
+/** Device memory nodes the scope allows, in order (the host node is not listed). Writes at most
+ *  `max` of them to `nodes` and returns how many there are. */
+int tessera_scope_nodes(const tessera_context_t *ctx, tessera_scope_t scope, int *nodes, int max);
+
+/** Bytes a memory node can hold: a device's pool, or the host's physical memory. */
+size_t tessera_memory_node_capacity(const tessera_context_t *ctx, int node);
+
+/** Runs `fn(arg)` on the worker thread of GPU `dev` (bound to that device, between its tasks)
+ *  and waits for it. Returns fn's return value, or a negative status (no such GPU).
+ *  Not thread safe against concurrent insertion on the same context. */
+int tessera_run_on_device(tessera_context_t *ctx, int dev, int (*fn)(void *arg), void *arg);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,6 +3,27 @@
 
 #include "linalg/linalg.h"
 
+/* Home of tessera-owned tiles: 2D block-cyclic over the device nodes of the context's scope
+ * (a P x Q grid, P <= Q) when the matrix fits in 70 % of their memory; else the host. */
+typedef struct {
+  int nodes[16];
+  int p, q;
+} placement_t;
+
+static placement_t placement(tessera_context_t *ctx, size_t bytes) {
+  placement_t pl = {.p = 0, .q = 0};
+  int n = tessera_scope_nodes(ctx, tessera_get_scope(ctx), pl.nodes, 16);
+  if (n > 16) n = 16;
+  double cap = 0;
+  for (int i = 0; i < n; i++) cap += (double)tessera_memory_node_capacity(ctx, pl.nodes[i]);
+  if (n == 0 || (double)bytes > 0.7 * cap) return pl;
+  pl.p = 1;
+  for (int d = 1; d * d <= n; d++)
+    if (n % d == 0) pl.p = d;
+  pl.q = n / pl.p;
+  return pl;
+}
+
 /* Creates the descriptor; `a` non-NULL makes each tile a view into the array. */
 static int matrix_new(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
                       int64_t mb, int64_t nb, void *a, int64_t lda, tessera_matrix_t **out) {
@@ -31,6 +52,7 @@ static int matrix_new(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, 
     return TESSERA_ERR_NOMEM;
   }
   int rc = 0;
+  placement_t pl = a ? (placement_t){.p = 0} : placement(ctx, (size_t)m * (size_t)n * es);
   for (int64_t j = 0; j < A->nt && !rc; j++)
     for (int64_t i = 0; i < A->mt && !rc; i++) {
       size_t tm = (size_t)tsr_tile_m(A, i), tn = (size_t)tsr_tile_n(A, j);
@@ -40,6 +62,8 @@ static int matrix_new(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, 
                                    (char *)a +
                                        ((size_t)(i * mb) + (size_t)(j * nb) * (size_t)lda) * es,
                                    tm, tn, (size_t)lda, es, t);
+      else if (pl.p)
+        rc = tessera_data_create_on(ctx, pl.nodes[(i % pl.p) * pl.q + j % pl.q], tm, tn, es, t);
       else
         rc = tessera_data_create(ctx, tm, tn, es, t);
     }

@@ -41,6 +41,29 @@ int tessera_data_register(tessera_context_t *ctx, int node, void *ptr, size_t ro
   return 0;
 }
 
+int tessera_data_create_on(tessera_context_t *ctx, int node, size_t rows, size_t cols,
+                           size_t elsize, tessera_data_t **out) {
+  if (!ctx) return -1;
+  if (node < 0 || node >= ctx->nnodes)
+    return tsr_error(ctx, -2, "data_create_on: memory node %d does not exist", node);
+  if (elsize == 0) return tsr_error(ctx, -5, "data_create_on: element size 0");
+  if (!out) return tsr_error(ctx, -6, "data_create_on: NULL output");
+  tessera_data_t *h = NULL;
+  int rc = data_new(ctx, node, rows, cols, elsize, &h);
+  if (!rc) rc = tsr_replica_alloc(ctx, h, node);
+  if (rc) {
+    if (h) {
+      pthread_mutex_destroy(&h->lock);
+      free(h);
+    }
+    return tsr_error(ctx, rc, "cannot allocate %zu bytes on memory node %d", rows * cols * elsize,
+                     node);
+  }
+  h->rep[node].state = TSR_OWNED;
+  *out = h;
+  return 0;
+}
+
 int tessera_data_create(tessera_context_t *ctx, size_t rows, size_t cols, size_t elsize,
                         tessera_data_t **out) {
   if (!ctx) return -1;

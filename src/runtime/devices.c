@@ -31,6 +31,69 @@ int tessera_device_info(const tessera_context_t *ctx, tessera_device_kind_t kind
   return 0;
 }
 
+int tessera_scope_nodes(const tessera_context_t *ctx, tessera_scope_t scope, int *nodes, int max) {
+  if (!ctx) return 0;
+  int n = 0;
+  for (int i = 1; i < ctx->nnodes; i++) {
+    const tsr_node_t *nd = &ctx->nodes[i];
+    if (scope.kinds && !(scope.kinds & (1u << nd->be->kind))) continue;
+    if (scope.gpu_mask && !(scope.gpu_mask >> nd->device & 1u)) continue;
+    if (n < max && nodes) nodes[n] = i;
+    n++;
+  }
+  return n;
+}
+
+size_t tessera_memory_node_capacity(const tessera_context_t *ctx, int node) {
+  if (!ctx || node < 0 || node >= ctx->nnodes) return 0;
+  if (node == TESSERA_HOST_NODE) {
+    tessera_device_info_t info;
+    ctx->backends[TESSERA_DEVICE_CPU].be->info(NULL, 0, &info);
+    return info.memory_bytes;
+  }
+  return ctx->nodes[node].pool.size;
+}
+
+/* tessera_run_on_device: a task whose kernel calls the user's function, on one GPU only. */
+typedef struct {
+  int (*fn)(void *);
+  void *arg;
+  int *result;
+} run_args_t;
+
+static int run_on_device(const tessera_exec_t *ex, void *args) {
+  (void)ex;
+  run_args_t *a = args;
+  *a->result = a->fn(a->arg);
+  return 0;
+}
+
+static const tessera_kernel_t run_kernel = {.name = "run_on_device",
+                                            .impl = {[TESSERA_DEVICE_CUDA] = run_on_device}};
+
+int tessera_run_on_device(tessera_context_t *ctx, int dev, int (*fn)(void *arg), void *arg) {
+  if (!ctx) return -1;
+  if (dev < 0 || dev >= tessera_device_count(ctx, TESSERA_DEVICE_CUDA) || dev >= 64)
+    return tsr_error(ctx, -2, "run_on_device: no GPU %d", dev);
+  if (!fn) return tsr_error(ctx, -3, "run_on_device: NULL function");
+  int result = 0;
+  char token;
+  tessera_data_t *h;
+  int rc = tessera_data_register(ctx, TESSERA_HOST_NODE, &token, 1, 1, 1, 1, &h);
+  if (rc) return rc;
+  run_args_t a = {fn, arg, &result};
+  tessera_task_t t = {.kernel = &run_kernel,
+                      .args = &a,
+                      .args_size = sizeof a,
+                      .ndata = 1,
+                      .data = {h},
+                      .mode = {TESSERA_R},
+                      .scope = {1u << TESSERA_DEVICE_CUDA, 1ull << dev}};
+  rc = tessera_task_insert(ctx, &t);
+  int s = tessera_data_release(ctx, h);
+  return rc ? rc : s ? s : result;
+}
+
 int tessera_memory_node_count(const tessera_context_t *ctx) {
   return ctx ? ctx->nnodes : 0;
 }

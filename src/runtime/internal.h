@@ -98,6 +98,9 @@ int tsr_data_acquire_async(tessera_data_t *h, tsr_worker_t *w, tessera_access_t 
 /** Ends a task's use of the replica on `node`; clears `event` as the fill marker. */
 void tsr_data_unpin(tessera_data_t *h, int node, void *event);
 
+/** Allocates the replica on `node` if absent (device nodes: from the pool, evicting). */
+int tsr_replica_alloc(tessera_context_t *ctx, tessera_data_t *h, int node);
+
 /** Frees the replica on `node` (returning tessera's memory) and marks it Invalid. */
 void tsr_replica_free(tessera_context_t *ctx, tessera_data_t *h, int node);
 

@@ -111,8 +111,8 @@ static void *node_alloc(tessera_context_t *ctx, int node, size_t bytes, tessera_
   }
 }
 
-/* Allocates the replica on `node` if absent; caller holds h->lock. */
-static int replica_alloc(tessera_context_t *ctx, tessera_data_t *h, int node) {
+/* Allocates the replica on `node` if absent; caller holds h->lock (or owns h alone). */
+int tsr_replica_alloc(tessera_context_t *ctx, tessera_data_t *h, int node) {
   tsr_replica_t *r = &h->rep[node];
   if (r->ptr || tsr_data_bytes(h) == 0) return 0;
   void *p = is_device(ctx, node) ? node_alloc(ctx, node, tsr_data_bytes(h), h)
@@ -138,7 +138,7 @@ static int prepare(tessera_data_t *h, int node, tessera_access_t mode, int *src,
     after[node] = (mode & TESSERA_W) ? TSR_OWNED : TSR_SHARED;
   }
   if (tsr_data_bytes(h) == 0) *src = -1;
-  return replica_alloc(ctx, h, node);
+  return tsr_replica_alloc(ctx, h, node);
 }
 
 static void commit(tessera_data_t *h, const uint8_t *after) {

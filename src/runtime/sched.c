@@ -61,7 +61,8 @@ double tsr_transfer_time(tessera_context_t *ctx, const tsr_task_t *t, const tsr_
   double s = 0;
   for (int i = 0; i < t->ndata; i++) {
     tessera_data_t *h = t->data[i];
-    if (!(t->mode[i] & TESSERA_R) || tsr_data_valid_on(h, w->node)) continue;
+    /* Written-only data counts too: writing where the valid replica lives keeps it home. */
+    if (tsr_data_valid_on(h, w->node)) continue;
     int src = h->home;
     for (int n = 0; n < ctx->nnodes; n++)
       if (tsr_data_valid_on(h, n)) src = n;
