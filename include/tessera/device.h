@@ -16,8 +16,8 @@ extern "C" {
 /** What a CUDA worker hands its kernels in tessera_exec_t.scratch (every pointer belongs to the
  *  worker; kernels enqueue on tessera_exec_t.stream, never synchronise). */
 typedef struct {
-  void *cublas;           /**< cublasHandle_t, bound to the worker's compute stream */
-  void *cusolver;         /**< cusolverDnHandle_t, bound to the worker's compute stream */
+  void *cublas;           /**< cublasHandle_t: set its stream to tessera_exec_t.stream first */
+  void *cusolver;         /**< cusolverDnHandle_t: likewise */
   void *workspace;        /**< device workspace for library calls */
   size_t workspace_bytes; /**< its size */
   void *host_workspace;   /**< pinned host workspace (cusolverDnX* host buffers) */

@@ -40,6 +40,16 @@ int tessera_potrs(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t d
 int tessera_posv(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dtype, int64_t n,
                  int64_t nrhs, void *a, int64_t lda, void *b, int64_t ldb);
 
+/** Inverse of A from its Cholesky factor (as left by tessera_potrf): the `uplo` triangle of
+ *  `a` is overwritten by that triangle of A⁻¹. Returns 0, or i > 0 when the factor's diagonal
+ *  entry i is zero. */
+int tessera_potri(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dtype, int64_t n,
+                  void *a, int64_t lda);
+
+/** log det A = 2 Σ log |L_ii| from the Cholesky factor left by tessera_potrf. */
+int tessera_logdet(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dtype, int64_t n,
+                   const void *a, int64_t lda, double *logdet);
+
 /** Triangular solve with many right-hand sides: op(A) X = alpha B (side LEFT, A is m x m) or
  *  X op(A) = alpha B (side RIGHT, A is n x n); B (m x n) is overwritten by X. */
 int tessera_trsm(tessera_context_t *ctx, tessera_side_t side, tessera_uplo_t uplo,
@@ -75,6 +85,12 @@ int tessera_tile_potrs(tessera_uplo_t uplo, const tessera_matrix_t *A, tessera_m
 
 /** Factors A and solves A X = B. */
 int tessera_tile_posv(tessera_uplo_t uplo, tessera_matrix_t *A, tessera_matrix_t *B);
+
+/** Inverse from the Cholesky factor in place (see tessera_potri). */
+int tessera_tile_potri(tessera_uplo_t uplo, tessera_matrix_t *A);
+
+/** Log-determinant from the Cholesky factor (see tessera_logdet). */
+int tessera_tile_logdet(tessera_uplo_t uplo, const tessera_matrix_t *A, double *logdet);
 
 /** Triangular solve (see tessera_trsm) on descriptors. */
 int tessera_tile_trsm(tessera_side_t side, tessera_uplo_t uplo, tessera_op_t transa,

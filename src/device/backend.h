@@ -40,8 +40,8 @@ struct tsr_backend {
                 size_t lds, size_t rows, size_t cols, size_t elsize, void *queue);
 
   /** Called on a worker thread when it starts, bound to `dev` for its whole life: binds the
-   *  thread (core `core` when >= 0), creates its queues and library handles. `*scratch`
-   *  receives per-worker state handed to kernels. */
+   *  thread (core `core` when >= 0) and creates its library handles and workspaces. `*scratch`
+   *  receives per-worker state handed to kernels. Queues are made by queue_create. */
   int (*worker_start)(void *state, int dev, int core, void **scratch);
   /** Called on the worker thread before it exits. */
   void (*worker_stop)(void *state, int dev, void *scratch);

@@ -61,19 +61,50 @@ static int check_dtype(tessera_context_t *ctx, const char *name, int argno, tess
   return 0;
 }
 
-int tessera_potrf(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dtype, int64_t n,
-                  void *a, int64_t lda) {
-  if (!ctx) return -1;
-  const char *f = "potrf";
+/* potrf, potri and logdet share their arguments: (ctx, uplo, dtype, n, a, lda). */
+static int check_square(tessera_context_t *ctx, const char *f, tessera_uplo_t uplo,
+                        tessera_dtype_t dtype, int64_t n, const void *a, int64_t lda) {
   int rc = check_flag(ctx, f, 2, uplo, "LU");
   if (!rc) rc = check_dtype(ctx, f, 3, dtype);
   if (!rc) rc = check_dim(ctx, f, 4, n);
   if (!rc) rc = check_ptr(ctx, f, 5, a, n, n);
   if (!rc) rc = check_ld(ctx, f, 6, lda, n);
+  return rc;
+}
+
+int tessera_potrf(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dtype, int64_t n,
+                  void *a, int64_t lda) {
+  if (!ctx) return -1;
+  int rc = check_square(ctx, "potrf", uplo, dtype, n, a, lda);
   if (rc || n == 0) return rc;
   views_t vs = {.ctx = ctx};
   rc = view(&vs, dtype, n, n, a, lda);
   if (!rc) rc = tessera_tile_potrf(uplo, vs.v[0]);
+  return release(&vs, rc);
+}
+
+int tessera_potri(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dtype, int64_t n,
+                  void *a, int64_t lda) {
+  if (!ctx) return -1;
+  int rc = check_square(ctx, "potri", uplo, dtype, n, a, lda);
+  if (rc || n == 0) return rc;
+  views_t vs = {.ctx = ctx};
+  rc = view(&vs, dtype, n, n, a, lda);
+  if (!rc) rc = tessera_tile_potri(uplo, vs.v[0]);
+  return release(&vs, rc);
+}
+
+int tessera_logdet(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dtype, int64_t n,
+                   const void *a, int64_t lda, double *logdet) {
+  if (!ctx) return -1;
+  int rc = check_square(ctx, "logdet", uplo, dtype, n, a, lda);
+  if (!rc && !logdet) rc = tsr_error(ctx, -7, "logdet: argument 7 is NULL");
+  if (rc) return rc;
+  *logdet = 0;
+  if (n == 0) return 0;
+  views_t vs = {.ctx = ctx};
+  rc = view(&vs, dtype, n, n, a, lda);
+  if (!rc) rc = tessera_tile_logdet(uplo, vs.v[0], logdet);
   return release(&vs, rc);
 }
 

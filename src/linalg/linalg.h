@@ -45,6 +45,11 @@ int tsr_task_syrk(const tessera_matrix_t *C, int herk, char uplo, char trans, in
 int tsr_task_gemm(const tessera_matrix_t *C, tsr_operand_t a, tsr_operand_t b, int m, int n, int k,
                   tsr_scalar_t alpha, tsr_scalar_t beta, tessera_data_t *c, const int tag[3],
                   int prio);
+int tsr_task_trtri(const tessera_matrix_t *A, char uplo, char diag, int64_t k, int prio);
+int tsr_task_lauum(const tessera_matrix_t *A, char uplo, int64_t k, int prio);
+int tsr_task_trmm(const tessera_matrix_t *A, char side, char uplo, char trans, char diag,
+                  tsr_scalar_t alpha, tessera_data_t *a, tessera_data_t *b, int m, int n,
+                  const int tag[3], int prio);
 int tsr_task_lacpy(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
                    tessera_data_t *dst, int m, int n, const int tag[3]);
 
@@ -57,6 +62,10 @@ int tsr_pxsyrk(int herk, char uplo, char trans, tsr_scalar_t alpha, const tesser
 int tsr_pxgemm(char transa, char transb, tsr_scalar_t alpha, const tessera_matrix_t *A,
                const tessera_matrix_t *B, tsr_scalar_t beta, tessera_matrix_t *C);
 int tsr_pxpotrs(char uplo, const tessera_matrix_t *A, tessera_matrix_t *B);
+int tsr_pxtrtri(char uplo, char diag, tessera_matrix_t *A);
+int tsr_pxlauum(char uplo, tessera_matrix_t *A);
+/** Inserts one task per diagonal tile adding log|A_kk(i,i)| into logs[k] (nt doubles, zeroed). */
+int tsr_pxlogdiag(const tessera_matrix_t *A, double *logs);
 int tsr_pxlacpy(const tessera_matrix_t *A, tessera_matrix_t *B);
 
 /** Waits for the flow; returns its status (and keeps the message of `ctx`). */

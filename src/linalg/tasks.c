@@ -78,3 +78,36 @@ int tsr_task_lacpy(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t
   tessera_access_t md[2] = {TESSERA_R, TESSERA_W};
   return insert(ctx, &tsr_kernel_lacpy, &args, sizeof args, 2, d, md, tag, 0);
 }
+
+int tsr_task_trtri(const tessera_matrix_t *A, char uplo, char diag, int64_t k, int prio) {
+  tsr_trtri_args_t a = {
+      .dtype = A->dtype, .uplo = uplo, .diag = diag, .n = tsr_tile_m(A, k), .offset = k * A->mb};
+  tessera_data_t *d[1] = {tsr_tile(A, k, k)};
+  tessera_access_t m[1] = {TESSERA_RW};
+  int tag[3] = {(int)k, (int)k, (int)k};
+  return insert(A->ctx, &tsr_kernel_trtri, &a, sizeof a, 1, d, m, tag, prio);
+}
+
+int tsr_task_lauum(const tessera_matrix_t *A, char uplo, int64_t k, int prio) {
+  tsr_lauum_args_t a = {.dtype = A->dtype, .uplo = uplo, .n = tsr_tile_m(A, k)};
+  tessera_data_t *d[1] = {tsr_tile(A, k, k)};
+  tessera_access_t m[1] = {TESSERA_RW};
+  int tag[3] = {(int)k, (int)k, (int)k};
+  return insert(A->ctx, &tsr_kernel_lauum, &a, sizeof a, 1, d, m, tag, prio);
+}
+
+int tsr_task_trmm(const tessera_matrix_t *A, char side, char uplo, char trans, char diag,
+                  tsr_scalar_t alpha, tessera_data_t *a, tessera_data_t *b, int m, int n,
+                  const int tag[3], int prio) {
+  tsr_trmm_args_t args = {.dtype = A->dtype,
+                          .side = side,
+                          .uplo = uplo,
+                          .trans = trans,
+                          .diag = diag,
+                          .m = m,
+                          .n = n,
+                          .alpha = alpha};
+  tessera_data_t *d[2] = {a, b};
+  tessera_access_t md[2] = {TESSERA_R, TESSERA_RW};
+  return insert(A->ctx, &tsr_kernel_trmm, &args, sizeof args, 2, d, md, tag, prio);
+}

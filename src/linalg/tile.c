@@ -1,4 +1,6 @@
 /* Tile-level entry points: check the descriptors, insert the tile loop, wait for the flow. */
+#include <stdlib.h>
+
 #include "linalg/linalg.h"
 
 static bool is_op(int c) {
@@ -19,16 +21,42 @@ static int64_t op_cols(const tessera_matrix_t *X, int op) {
   return op == 'N' ? X->n : X->m;
 }
 
-int tessera_tile_potrf(tessera_uplo_t uplo, tessera_matrix_t *A) {
+static int check_square(tessera_uplo_t uplo, const tessera_matrix_t *A, const char *name) {
   const tessera_matrix_t *m[1] = {A};
-  int rc = tsr_check_tiling(m, (const int[]){2}, 1, "tile_potrf");
+  int rc = tsr_check_tiling(m, (const int[]){2}, 1, name);
   if (rc) return rc;
   if (uplo != TESSERA_LOWER && uplo != TESSERA_UPPER)
-    return tsr_error(A->ctx, -1, "tile_potrf: uplo must be 'L' or 'U'");
+    return tsr_error(A->ctx, -1, "%s: uplo must be 'L' or 'U'", name);
   if (A->m != A->n)
-    return tsr_error(A->ctx, -2, "tile_potrf: A is %lld x %lld, not square", (long long)A->m,
+    return tsr_error(A->ctx, -2, "%s: A is %lld x %lld, not square", name, (long long)A->m,
                      (long long)A->n);
-  return finish(A->ctx, tsr_pxpotrf((char)uplo, A));
+  return 0;
+}
+
+int tessera_tile_potrf(tessera_uplo_t uplo, tessera_matrix_t *A) {
+  int rc = check_square(uplo, A, "tile_potrf");
+  return rc ? rc : finish(A->ctx, tsr_pxpotrf((char)uplo, A));
+}
+
+int tessera_tile_potri(tessera_uplo_t uplo, tessera_matrix_t *A) {
+  int rc = check_square(uplo, A, "tile_potri");
+  if (rc) return rc;
+  rc = finish(A->ctx, tsr_pxtrtri((char)uplo, 'N', A));
+  return rc ? rc : finish(A->ctx, tsr_pxlauum((char)uplo, A));
+}
+
+int tessera_tile_logdet(tessera_uplo_t uplo, const tessera_matrix_t *A, double *logdet) {
+  int rc = check_square(uplo, A, "tile_logdet");
+  if (rc) return rc;
+  if (!logdet) return tsr_error(A->ctx, -3, "tile_logdet: NULL output");
+  double *logs = calloc((size_t)A->nt + 1, sizeof *logs);
+  if (!logs) return tsr_error(A->ctx, TESSERA_ERR_NOMEM, "tile_logdet: out of memory");
+  rc = finish(A->ctx, tsr_pxlogdiag(A, logs));
+  double s = 0;
+  for (int64_t k = 0; k < A->nt; k++) s += logs[k];
+  free(logs);
+  *logdet = 2 * s;
+  return rc;
 }
 
 static int check_potrs(tessera_uplo_t uplo, const tessera_matrix_t *A, const tessera_matrix_t *B,
