@@ -1,7 +1,8 @@
 /* Helpers shared by every tessera test: quick mode, a watchdog, timing, temporary files and a
  * small deterministic random number generator. Header only (each test_*.c is one executable).
  *
- * The including file defines _POSIX_C_SOURCE (200809L) before its first system include.
+ * The including file defines _POSIX_C_SOURCE (200809L) before its first system include and
+ * includes cmocka before this header.
  */
 #ifndef TESSERA_TEST_COMMON_H
 #define TESSERA_TEST_COMMON_H
@@ -13,6 +14,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <tessera/tessera.h>
 
 /* ---------------------------------------------------------------- sanitizers, quick mode */
 
@@ -133,12 +136,34 @@ static inline tt_rng_t tt_rng(uint64_t seed) {
   tt_rng_t r = {tt_mix(seed * 0x2545f4914f6cdd1dull + 1)};
   return r;
 }
-static inline uint64_t tt_next(tt_rng_t *r) { return tt_mix(r->s += 0x9e3779b97f4a7c15ull); }
+static inline uint64_t tt_next(tt_rng_t *r) {
+  return tt_mix(r->s += 0x9e3779b97f4a7c15ull);
+}
 /** Uniform in [0, n). */
-static inline uint64_t tt_below(tt_rng_t *r, uint64_t n) { return n ? tt_next(r) % n : 0; }
+static inline uint64_t tt_below(tt_rng_t *r, uint64_t n) {
+  return n ? tt_next(r) % n : 0;
+}
 /** Uniform in [-1, 1). */
 static inline double tt_uniform(tt_rng_t *r) {
   return (double)(tt_next(r) >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+/* ---------------------------------------------------------------- contexts */
+
+/** A context with `workers` CPU workers, no GPU and policy `sched` (fails the test otherwise). */
+static inline tessera_context_t *tt_cpu_context(int workers, tessera_sched_policy_t sched) {
+  tessera_config_t cfg;
+  tessera_config_init(&cfg);
+  cfg.cpu_workers = workers;
+  cfg.gpus = 0;
+  cfg.sched = sched;
+  tessera_context_t *ctx = NULL;
+  int rc = tessera_init(&ctx, &cfg);
+  if (rc != 0 || !ctx)
+    fail_msg("tessera_init(%d CPU workers, sched %d) = %d", workers, (int)sched, rc);
+  if (tessera_worker_count(ctx) != workers)
+    fail_msg("%d workers asked, tessera_worker_count = %d", workers, tessera_worker_count(ctx));
+  return ctx;
 }
 
 #endif

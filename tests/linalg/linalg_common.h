@@ -23,8 +23,8 @@
 
 typedef double complex zc_t;
 
-static const tessera_dtype_t lc_dtypes[TESSERA_NUM_DTYPES] = {TESSERA_F32, TESSERA_F64,
-                                                              TESSERA_C64, TESSERA_C128};
+static const tessera_dtype_t lc_dtypes[TESSERA_NUM_DTYPES] = {TESSERA_F32, TESSERA_F64, TESSERA_C64,
+                                                              TESSERA_C128};
 static const tessera_uplo_t lc_uplos[2] = {TESSERA_LOWER, TESSERA_UPPER};
 
 static inline size_t lc_esize(tessera_dtype_t dt) {
@@ -32,7 +32,9 @@ static inline size_t lc_esize(tessera_dtype_t dt) {
                               sizeof(double complex)};
   return s[dt];
 }
-static inline int lc_is_complex(tessera_dtype_t dt) { return dt == TESSERA_C64 || dt == TESSERA_C128; }
+static inline int lc_is_complex(tessera_dtype_t dt) {
+  return dt == TESSERA_C64 || dt == TESSERA_C128;
+}
 /** Machine epsilon of the dtype's precision. */
 static inline double lc_eps(tessera_dtype_t dt) {
   return (dt == TESSERA_F32 || dt == TESSERA_C64) ? (double)FLT_EPSILON : DBL_EPSILON;
@@ -44,20 +46,32 @@ static inline const char *lc_name(tessera_dtype_t dt) {
 
 static inline zc_t lc_get(tessera_dtype_t dt, const void *a, size_t i) {
   switch (dt) {
-  case TESSERA_F32: return ((const float *)a)[i];
-  case TESSERA_F64: return ((const double *)a)[i];
-  case TESSERA_C64: return ((const float complex *)a)[i];
-  default: return ((const double complex *)a)[i];
+  case TESSERA_F32:
+    return ((const float *)a)[i];
+  case TESSERA_F64:
+    return ((const double *)a)[i];
+  case TESSERA_C64:
+    return ((const float complex *)a)[i];
+  default:
+    return ((const double complex *)a)[i];
   }
 }
 
 /** Stores v (its real part for real dtypes), rounded to the dtype. */
 static inline void lc_set(tessera_dtype_t dt, void *a, size_t i, zc_t v) {
   switch (dt) {
-  case TESSERA_F32: ((float *)a)[i] = (float)creal(v); break;
-  case TESSERA_F64: ((double *)a)[i] = creal(v); break;
-  case TESSERA_C64: ((float complex *)a)[i] = CMPLXF((float)creal(v), (float)cimag(v)); break;
-  default: ((double complex *)a)[i] = v; break;
+  case TESSERA_F32:
+    ((float *)a)[i] = (float)creal(v);
+    break;
+  case TESSERA_F64:
+    ((double *)a)[i] = creal(v);
+    break;
+  case TESSERA_C64:
+    ((float complex *)a)[i] = CMPLXF((float)creal(v), (float)cimag(v));
+    break;
+  default:
+    ((double complex *)a)[i] = v;
+    break;
   }
 }
 
@@ -200,10 +214,14 @@ static inline int lc_lapack_potrf(tessera_dtype_t dt, tessera_uplo_t uplo, int64
   char u = (char)uplo;
   lapack_int nn = (lapack_int)n, ld = (lapack_int)lda;
   switch (dt) {
-  case TESSERA_F32: return (int)LAPACKE_spotrf(LAPACK_COL_MAJOR, u, nn, a, ld);
-  case TESSERA_F64: return (int)LAPACKE_dpotrf(LAPACK_COL_MAJOR, u, nn, a, ld);
-  case TESSERA_C64: return (int)LAPACKE_cpotrf(LAPACK_COL_MAJOR, u, nn, a, ld);
-  default: return (int)LAPACKE_zpotrf(LAPACK_COL_MAJOR, u, nn, a, ld);
+  case TESSERA_F32:
+    return (int)LAPACKE_spotrf(LAPACK_COL_MAJOR, u, nn, a, ld);
+  case TESSERA_F64:
+    return (int)LAPACKE_dpotrf(LAPACK_COL_MAJOR, u, nn, a, ld);
+  case TESSERA_C64:
+    return (int)LAPACKE_cpotrf(LAPACK_COL_MAJOR, u, nn, a, ld);
+  default:
+    return (int)LAPACKE_zpotrf(LAPACK_COL_MAJOR, u, nn, a, ld);
   }
 }
 
@@ -216,11 +234,14 @@ static inline tessera_context_t *lc_context(int tile) {
   tessera_context_t *ctx = NULL;
   int rc = tessera_init(&ctx, &cfg);
   if (rc != 0 || !ctx) fail_msg("tessera_init(tile %d) = %d", tile, rc);
-  if (tessera_default_tile(ctx) != tile) fail_msg("default tile %d, asked %d", tessera_default_tile(ctx), tile);
+  if (tessera_default_tile(ctx) != tile)
+    fail_msg("default tile %d, asked %d", tessera_default_tile(ctx), tile);
   return ctx;
 }
 
-static inline void lc_finalize(tessera_context_t *ctx) { assert_int_equal(tessera_finalize(ctx), 0); }
+static inline void lc_finalize(tessera_context_t *ctx) {
+  assert_int_equal(tessera_finalize(ctx), 0);
+}
 
 /** The last error of ctx must say something. */
 static inline void lc_assert_error(const tessera_context_t *ctx) {

@@ -18,7 +18,9 @@
 static int g_tiles[2] = {8, 3};
 static const tessera_op_t ops[3] = {TESSERA_NOTRANS, TESSERA_TRANS, TESSERA_CONJTRANS};
 
-static int64_t imax(int64_t a, int64_t b) { return a > b ? a : b; }
+static int64_t imax(int64_t a, int64_t b) {
+  return a > b ? a : b;
+}
 
 /* The scalar v as the dtype holds it. */
 static zc_t as_dtype(tessera_dtype_t dt, zc_t v) {
@@ -39,13 +41,14 @@ static zc_t *op_explicit(const zc_t *x, int64_t ldx, tessera_op_t t, int64_t r, 
 }
 
 /* scale = |alpha| |X| |Y|ᵀ-or-not + |beta| |C|: X r x k, Y k x c (ld k) or, with yt, c x k. */
-static double *abs_scale(const zc_t *X, const zc_t *Y, int yt, const zc_t *C, int64_t r,
-                         int64_t c, int64_t k, double alpha, double beta) {
+static double *abs_scale(const zc_t *X, const zc_t *Y, int yt, const zc_t *C, int64_t r, int64_t c,
+                         int64_t k, double alpha, double beta) {
   double *s = calloc((size_t)(r * c) + 1, sizeof *s);
   for (int64_t j = 0; j < c; j++)
     for (int64_t i = 0; i < r; i++) {
       double acc = 0;
-      for (int64_t l = 0; l < k; l++) acc += cabs(X[i + l * r]) * cabs(yt ? Y[j + l * c] : Y[l + j * k]);
+      for (int64_t l = 0; l < k; l++)
+        acc += cabs(X[i + l * r]) * cabs(yt ? Y[j + l * c] : Y[l + j * k]);
       s[i + j * r] = alpha * acc + beta * cabs(C[i + j * r]);
     }
   return s;
@@ -54,7 +57,8 @@ static double *abs_scale(const zc_t *X, const zc_t *Y, int yt, const zc_t *C, in
 /* Element-wise check of got (ldg) against ref (ld m) on the m x n block (or its uplo triangle
  * when uplo != 0): |got - ref| <= 10 (k + 2) ε scale + tiny. */
 static void compare(tessera_dtype_t dt, int uplo, int64_t m, int64_t n, const void *got,
-                    int64_t ldg, const zc_t *ref, const double *scale, int64_t k, const char *what) {
+                    int64_t ldg, const zc_t *ref, const double *scale, int64_t k,
+                    const char *what) {
   double tol = 10.0 * (double)(k + 2) * lc_eps(dt), worst = 0;
   int64_t wi = -1, wj = -1;
   for (int64_t j = 0; j < n; j++)
@@ -70,8 +74,8 @@ static void compare(tessera_dtype_t dt, int uplo, int64_t m, int64_t n, const vo
     }
   if (!(worst <= 1.0)) {
     zc_t g = lc_get(dt, got, (size_t)(wi + wj * ldg)), r = ref[wi + wj * m];
-    fail_msg("%s: element (%lld, %lld) = %g%+gi, reference %g%+gi (error %.3g x tolerance)",
-             what, (long long)wi, (long long)wj, creal(g), cimag(g), creal(r), cimag(r), worst);
+    fail_msg("%s: element (%lld, %lld) = %g%+gi, reference %g%+gi (error %.3g x tolerance)", what,
+             (long long)wi, (long long)wj, creal(g), cimag(g), creal(r), cimag(r), worst);
   }
 }
 
@@ -102,8 +106,8 @@ static const zc_t ALPHA = CMPLX(0.7, -0.4), BETA = CMPLX(-0.3, 0.6);
 
 /* ---------------------------------------------------------------- gemm */
 
-static void check_gemm(tessera_context_t *ctx, tessera_dtype_t dt, tessera_op_t ta,
-                       tessera_op_t tb, int64_t m, int64_t n, int64_t k, int beta_zero, int tile) {
+static void check_gemm(tessera_context_t *ctx, tessera_dtype_t dt, tessera_op_t ta, tessera_op_t tb,
+                       int64_t m, int64_t n, int64_t k, int beta_zero, int tile) {
   char what[160];
   snprintf(what, sizeof what, "%sgemm %s %c%c m %lld n %lld k %lld%s tile %d", tile ? "tile_" : "",
            lc_name(dt), (char)ta, (char)tb, (long long)m, (long long)n, (long long)k,
@@ -140,7 +144,8 @@ static void check_gemm(tessera_context_t *ctx, tessera_dtype_t dt, tessera_op_t 
   if (rc != 0) fail_msg("%s: returned %d (%s)", what, rc, tessera_last_error(ctx));
   compare(dt, 0, m, n, c, ldc, ref, scale, k, what);
   if (lc_diff_outside(dt, 0, m, n, c, c0, ldc)) fail_msg("%s: padding of C changed", what);
-  if (memcmp(a, a0, (size_t)(lda * ca) * lc_esize(dt)) || memcmp(b, b0, (size_t)(ldb * cb) * lc_esize(dt)))
+  if (memcmp(a, a0, (size_t)(lda * ca) * lc_esize(dt)) ||
+      memcmp(b, b0, (size_t)(ldb * cb) * lc_esize(dt)))
     fail_msg("%s: A or B changed", what);
   void *bufs[] = {a, b, c, a0, b0, c0, Az, Bz, ref, opA, opB, scale};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) free(bufs[i]);
@@ -149,17 +154,22 @@ static void check_gemm(tessera_context_t *ctx, tessera_dtype_t dt, tessera_op_t 
 static void test_gemm(void **state) {
   int nb = *(int *)*state;
   tessera_context_t *ctx = lc_context(nb);
-  int64_t mnk[7][3] = {{0, 3, 5},          {4, 0, 5},
-                       {6, 5, 0},          {1, 1, 1},
-                       {nb + 1, 2 * nb + 3, nb - 1}, {3 * nb + 5, nb + 2, 2 * nb + 3},
+  int64_t mnk[7][3] = {{0, 3, 5},
+                       {4, 0, 5},
+                       {6, 5, 0},
+                       {1, 1, 1},
+                       {nb + 1, 2 * nb + 3, nb - 1},
+                       {3 * nb + 5, nb + 2, 2 * nb + 3},
                        {2 * nb + 1, 3 * nb + 2, 3 * nb + 5}};
   for (int d = 0; d < TESSERA_NUM_DTYPES; d++) {
     for (int x = 0; x < 3; x++)
       for (int y = 0; y < 3; y++)
         for (int s = 0; s < 7; s++)
           check_gemm(ctx, lc_dtypes[d], ops[x], ops[y], mnk[s][0], mnk[s][1], mnk[s][2], 0, 0);
-    check_gemm(ctx, lc_dtypes[d], TESSERA_NOTRANS, TESSERA_CONJTRANS, mnk[5][0], mnk[5][1], mnk[5][2], 1, 0);
-    check_gemm(ctx, lc_dtypes[d], TESSERA_CONJTRANS, TESSERA_NOTRANS, mnk[6][0], mnk[6][1], mnk[6][2], 0, 1);
+    check_gemm(ctx, lc_dtypes[d], TESSERA_NOTRANS, TESSERA_CONJTRANS, mnk[5][0], mnk[5][1],
+               mnk[5][2], 1, 0);
+    check_gemm(ctx, lc_dtypes[d], TESSERA_CONJTRANS, TESSERA_NOTRANS, mnk[6][0], mnk[6][1],
+               mnk[6][2], 0, 1);
   }
   lc_finalize(ctx);
 }
@@ -171,8 +181,8 @@ static void check_trsm(tessera_context_t *ctx, tessera_dtype_t dt, tessera_side_
                        int64_t n, int tile) {
   char what[160];
   snprintf(what, sizeof what, "%strsm %s %c%c%c%c m %lld n %lld tile %d", tile ? "tile_" : "",
-           lc_name(dt), (char)side, (char)uplo, (char)ta, (char)diag, (long long)m,
-           (long long)n, tessera_default_tile(ctx));
+           lc_name(dt), (char)side, (char)uplo, (char)ta, (char)diag, (long long)m, (long long)n,
+           tessera_default_tile(ctx));
   tt_rng_t r = tt_rng((uint64_t)(m * 1000 + n + side * 3 + uplo * 5 + ta * 7 + diag * 11 + dt));
   int64_t na = side == TESSERA_LEFT ? m : n, lda = na + 2, ldb = m + 3;
   /* a well-conditioned triangle; everything it must not read is NaN (the diagonal too when
@@ -187,8 +197,9 @@ static void check_trsm(tessera_context_t *ctx, tessera_dtype_t dt, tessera_side_
         Az[i + j * na] = 1;
         continue;
       }
-      zc_t v = (i == j) ? 1.5 + 0.5 * tt_uniform(&r) + (lc_is_complex(dt) ? 0.3 * I * tt_uniform(&r) : 0)
-                        : lc_rand(dt, &r) / (double)na;
+      zc_t v = (i == j)
+                   ? 1.5 + 0.5 * tt_uniform(&r) + (lc_is_complex(dt) ? 0.3 * I * tt_uniform(&r) : 0)
+                   : lc_rand(dt, &r) / (double)na;
       lc_set(dt, a, (size_t)(i + j * lda), v);
       Az[i + j * na] = lc_get(dt, a, (size_t)(i + j * lda));
     }
@@ -200,7 +211,9 @@ static void check_trsm(tessera_context_t *ctx, tessera_dtype_t dt, tessera_side_
   if (m > 0 && n > 0)
     cblas_ztrsm(CblasColMajor, side == TESSERA_LEFT ? CblasLeft : CblasRight,
                 uplo == TESSERA_LOWER ? CblasLower : CblasUpper,
-                ta == TESSERA_NOTRANS ? CblasNoTrans : ta == TESSERA_TRANS ? CblasTrans : CblasConjTrans,
+                ta == TESSERA_NOTRANS ? CblasNoTrans
+                : ta == TESSERA_TRANS ? CblasTrans
+                                      : CblasConjTrans,
                 diag == TESSERA_UNIT ? CblasUnit : CblasNonUnit, (int)m, (int)n, &alpha, Az,
                 (int)imax(na, 1), ref, (int)imax(m, 1));
   double xmax = 0;
@@ -227,7 +240,8 @@ static void check_trsm(tessera_context_t *ctx, tessera_dtype_t dt, tessera_side_
 static void test_trsm(void **state) {
   int nb = *(int *)*state;
   tessera_context_t *ctx = lc_context(nb);
-  int64_t mn[6][2] = {{0, 5}, {5, 0}, {1, 1}, {nb - 1, 2 * nb + 3}, {2 * nb + 5, nb + 1}, {3 * nb + 2, 3 * nb + 5}};
+  int64_t mn[6][2] = {
+      {0, 5}, {5, 0}, {1, 1}, {nb - 1, 2 * nb + 3}, {2 * nb + 5, nb + 1}, {3 * nb + 2, 3 * nb + 5}};
   static const tessera_side_t sides[2] = {TESSERA_LEFT, TESSERA_RIGHT};
   static const tessera_diag_t diags[2] = {TESSERA_NONUNIT, TESSERA_UNIT};
   for (int d = 0; d < TESSERA_NUM_DTYPES; d++) {
@@ -236,8 +250,10 @@ static void test_trsm(void **state) {
         for (int t = 0; t < 3; t++)
           for (int g = 0; g < 2; g++)
             for (int s = 0; s < 6; s++)
-              check_trsm(ctx, lc_dtypes[d], sides[si], lc_uplos[u], ops[t], diags[g], mn[s][0], mn[s][1], 0);
-    check_trsm(ctx, lc_dtypes[d], sides[d % 2], lc_uplos[d / 2], ops[d % 3], diags[d % 2], mn[5][0], mn[5][1], 1);
+              check_trsm(ctx, lc_dtypes[d], sides[si], lc_uplos[u], ops[t], diags[g], mn[s][0],
+                         mn[s][1], 0);
+    check_trsm(ctx, lc_dtypes[d], sides[d % 2], lc_uplos[d / 2], ops[d % 3], diags[d % 2], mn[5][0],
+               mn[5][1], 1);
   }
   lc_finalize(ctx);
 }
@@ -248,8 +264,8 @@ static void check_rk(tessera_context_t *ctx, tessera_dtype_t dt, int herk, tesse
                      tessera_op_t trans, int64_t n, int64_t k, int tile) {
   char what[160];
   snprintf(what, sizeof what, "%s%s %s %c%c n %lld k %lld tile %d", tile ? "tile_" : "",
-           herk ? "herk" : "syrk", lc_name(dt), (char)uplo, (char)trans, (long long)n,
-           (long long)k, tessera_default_tile(ctx));
+           herk ? "herk" : "syrk", lc_name(dt), (char)uplo, (char)trans, (long long)n, (long long)k,
+           tessera_default_tile(ctx));
   tt_rng_t r = tt_rng((uint64_t)(n * 1000 + k + herk * 3 + uplo * 5 + trans * 7 + dt));
   int64_t ra = trans == TESSERA_NOTRANS ? n : k, ca = trans == TESSERA_NOTRANS ? k : n;
   int64_t lda = imax(ra, 1) + 2, ldc = n + 1;
@@ -295,15 +311,20 @@ static void check_rk(tessera_context_t *ctx, tessera_dtype_t dt, int herk, tesse
 static void test_syrk_herk(void **state) {
   int nb = *(int *)*state;
   tessera_context_t *ctx = lc_context(nb);
-  int64_t nk[6][2] = {{0, 5}, {5, 0}, {1, 1}, {nb + 1, 2 * nb - 1}, {2 * nb + 3, nb + 2}, {3 * nb + 5, 3 * nb + 2}};
+  int64_t nk[6][2] = {
+      {0, 5}, {5, 0}, {1, 1}, {nb + 1, 2 * nb - 1}, {2 * nb + 3, nb + 2}, {3 * nb + 5, 3 * nb + 2}};
   for (int d = 0; d < TESSERA_NUM_DTYPES; d++) {
     for (int herk = 0; herk < 2; herk++)
       for (int u = 0; u < 2; u++)
         for (int t = 0; t < 2; t++)
           for (int s = 0; s < 6; s++)
-            check_rk(ctx, lc_dtypes[d], herk, lc_uplos[u], t ? (herk ? TESSERA_CONJTRANS : TESSERA_TRANS) : TESSERA_NOTRANS, nk[s][0], nk[s][1], 0);
-    check_rk(ctx, lc_dtypes[d], 0, lc_uplos[d % 2], d < 2 ? TESSERA_NOTRANS : TESSERA_TRANS, nk[5][0], nk[5][1], 1);
-    check_rk(ctx, lc_dtypes[d], 1, lc_uplos[(d + 1) % 2], d < 2 ? TESSERA_CONJTRANS : TESSERA_NOTRANS, nk[4][0], nk[4][1], 1);
+            check_rk(ctx, lc_dtypes[d], herk, lc_uplos[u],
+                     t ? (herk ? TESSERA_CONJTRANS : TESSERA_TRANS) : TESSERA_NOTRANS, nk[s][0],
+                     nk[s][1], 0);
+    check_rk(ctx, lc_dtypes[d], 0, lc_uplos[d % 2], d < 2 ? TESSERA_NOTRANS : TESSERA_TRANS,
+             nk[5][0], nk[5][1], 1);
+    check_rk(ctx, lc_dtypes[d], 1, lc_uplos[(d + 1) % 2],
+             d < 2 ? TESSERA_CONJTRANS : TESSERA_NOTRANS, nk[4][0], nk[4][1], 1);
   }
   lc_finalize(ctx);
 }
@@ -317,10 +338,13 @@ static void test_blas3_args(void **state) {
   for (int i = 0; i < 64; i += 9) a[i] = 2.0;
   const tessera_op_t N = TESSERA_NOTRANS, T = TESSERA_TRANS;
   const tessera_dtype_t D = TESSERA_F64, BAD = (tessera_dtype_t)9;
-  /* gemm(ctx1, transa2, transb3, dtype4, m5, n6, k7, alpha8, a9, lda10, b11, ldb12, beta13, c14, ldc15) */
-  assert_int_equal(tessera_gemm(ctx, (tessera_op_t)'X', N, D, 4, 4, 4, &one, a, 4, b, 4, &one, c, 4), -2);
+  /* gemm(ctx1, transa2, transb3, dtype4, m5, n6, k7, alpha8, a9, lda10, b11, ldb12, beta13, c14,
+   * ldc15) */
+  assert_int_equal(
+      tessera_gemm(ctx, (tessera_op_t)'X', N, D, 4, 4, 4, &one, a, 4, b, 4, &one, c, 4), -2);
   lc_assert_error(ctx);
-  assert_int_equal(tessera_gemm(ctx, N, (tessera_op_t)'X', D, 4, 4, 4, &one, a, 4, b, 4, &one, c, 4), -3);
+  assert_int_equal(
+      tessera_gemm(ctx, N, (tessera_op_t)'X', D, 4, 4, 4, &one, a, 4, b, 4, &one, c, 4), -3);
   assert_int_equal(tessera_gemm(ctx, N, N, BAD, 4, 4, 4, &one, a, 4, b, 4, &one, c, 4), -4);
   assert_int_equal(tessera_gemm(ctx, N, N, D, -1, 4, 4, &one, a, 4, b, 4, &one, c, 4), -5);
   assert_int_equal(tessera_gemm(ctx, N, N, D, 4, -1, 4, &one, a, 4, b, 4, &one, c, 4), -6);
@@ -335,7 +359,8 @@ static void test_blas3_args(void **state) {
   const tessera_side_t L = TESSERA_LEFT, R = TESSERA_RIGHT;
   const tessera_uplo_t LO = TESSERA_LOWER, UP = TESSERA_UPPER;
   const tessera_diag_t NU = TESSERA_NONUNIT;
-  assert_int_equal(tessera_trsm(ctx, (tessera_side_t)'X', LO, N, NU, D, 4, 4, &one, a, 4, b, 4), -2);
+  assert_int_equal(tessera_trsm(ctx, (tessera_side_t)'X', LO, N, NU, D, 4, 4, &one, a, 4, b, 4),
+                   -2);
   lc_assert_error(ctx);
   assert_int_equal(tessera_trsm(ctx, L, (tessera_uplo_t)'X', N, NU, D, 4, 4, &one, a, 4, b, 4), -3);
   assert_int_equal(tessera_trsm(ctx, L, LO, (tessera_op_t)'X', NU, D, 4, 4, &one, a, 4, b, 4), -4);
@@ -367,9 +392,9 @@ static void test_blas3_args(void **state) {
   assert_int_equal(tessera_matrix_create(ctx, D, 5, 3, 4, 4, &A), 0);
   assert_int_equal(tessera_matrix_create(ctx, D, 4, 2, 4, 4, &B), 0);
   assert_int_equal(tessera_matrix_create(ctx, D, 5, 2, 4, 4, &C), 0);
-  assert_true(tessera_tile_gemm(N, N, &one, A, B, &one, C) < 0);  /* k: 3 vs 4 */
-  assert_true(tessera_tile_trsm(L, LO, N, NU, &one, A, C) < 0);   /* A not square */
-  assert_true(tessera_tile_syrk(LO, N, &one, A, &one, C) < 0);    /* C not square */
+  assert_true(tessera_tile_gemm(N, N, &one, A, B, &one, C) < 0); /* k: 3 vs 4 */
+  assert_true(tessera_tile_trsm(L, LO, N, NU, &one, A, C) < 0);  /* A not square */
+  assert_true(tessera_tile_syrk(LO, N, &one, A, &one, C) < 0);   /* C not square */
   assert_true(tessera_tile_herk(LO, N, 1.0, A, 1.0, C) < 0);
   assert_true(tessera_tile_gemm(N, N, &one, A, NULL, &one, C) < 0);
   assert_int_equal(tessera_matrix_destroy(A), 0);

@@ -17,8 +17,8 @@
 static int g_tiles[3] = {4, 16, 33};
 
 /* Factors a random HPD matrix with tessera_potrf and checks it. */
-static void check_potrf(tessera_context_t *ctx, tessera_dtype_t dt, tessera_uplo_t uplo,
-                        int64_t n, uint64_t seed) {
+static void check_potrf(tessera_context_t *ctx, tessera_dtype_t dt, tessera_uplo_t uplo, int64_t n,
+                        uint64_t seed) {
   int64_t lda = n + 3;
   tt_rng_t r = tt_rng(seed);
   void *a = lc_alloc(dt, (size_t)(lda * n));
@@ -30,8 +30,8 @@ static void check_potrf(tessera_context_t *ctx, tessera_dtype_t dt, tessera_uplo
              (long long)n, tessera_default_tile(ctx), rc, tessera_last_error(ctx));
   double res = lc_potrf_resid(dt, uplo, n, full, a, lda);
   if (!(res < 10))
-    fail_msg("potrf %s uplo %c n %lld tile %d: residual %g", lc_name(dt), (char)uplo,
-             (long long)n, tessera_default_tile(ctx), res);
+    fail_msg("potrf %s uplo %c n %lld tile %d: residual %g", lc_name(dt), (char)uplo, (long long)n,
+             tessera_default_tile(ctx), res);
   size_t bad = lc_diff_outside(dt, uplo, n, n, a, a0, lda);
   if (bad)
     fail_msg("potrf %s uplo %c n %lld tile %d: %zu elements outside the triangle changed",
@@ -49,7 +49,8 @@ static void test_potrf_sizes(void **state) {
   for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
     for (int u = 0; u < 2; u++)
       for (int s = 0; s < ns; s++)
-        check_potrf(ctx, lc_dtypes[d], lc_uplos[u], sizes[s], (uint64_t)(nb * 1000 + d * 100 + u * 10 + s));
+        check_potrf(ctx, lc_dtypes[d], lc_uplos[u], sizes[s],
+                    (uint64_t)(nb * 1000 + d * 100 + u * 10 + s));
   /* n = 0 with no array at all */
   assert_int_equal(tessera_potrf(ctx, TESSERA_LOWER, TESSERA_F64, 0, NULL, 1), 0);
   lc_finalize(ctx);
@@ -93,12 +94,14 @@ static void test_potrf_not_spd(void **state) {
   int64_t ks[6][2] = {{0, 0}, {nb - 1, 0}, {nb, 0}, {nb + 2, 0}, {n - 1, 0}, {nb + 2, 2 * nb + 1}};
   for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
     for (int u = 0; u < 2; u++)
-      for (int c = 0; c < 6; c++) check_not_spd(ctx, lc_dtypes[d], lc_uplos[u], n, ks[c], c == 5 ? 2 : 1, 0);
+      for (int c = 0; c < 6; c++)
+        check_not_spd(ctx, lc_dtypes[d], lc_uplos[u], n, ks[c], c == 5 ? 2 : 1, 0);
   /* two failing minors in different tile columns: the first one is reported */
   int64_t late_first[2] = {nb + 1, 3 * nb};
   check_not_spd(ctx, TESSERA_F64, TESSERA_LOWER, n, late_first, 2, 0);
   /* the same through the tile-level call on a view */
-  for (int d = 0; d < TESSERA_NUM_DTYPES; d++) check_not_spd(ctx, lc_dtypes[d], lc_uplos[d % 2], n, ks[3], 1, 1);
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
+    check_not_spd(ctx, lc_dtypes[d], lc_uplos[d % 2], n, ks[3], 1, 1);
   lc_finalize(ctx);
 }
 
@@ -120,13 +123,15 @@ static void test_potrf_nan(void **state) {
         void *a = lc_alloc(dt, (size_t)(lda * n));
         free(lc_gen_hpd(dt, uplo, n, a, lda, &r));
         int64_t i = where[c][0], j = where[c][1]; /* i >= j */
-        if (uplo == TESSERA_LOWER) lc_set(dt, a, (size_t)(i + j * lda), CMPLX(NAN, NAN));
-        else lc_set(dt, a, (size_t)(j + i * lda), CMPLX(NAN, NAN));
+        if (uplo == TESSERA_LOWER)
+          lc_set(dt, a, (size_t)(i + j * lda), CMPLX(NAN, NAN));
+        else
+          lc_set(dt, a, (size_t)(j + i * lda), CMPLX(NAN, NAN));
         int rc = tessera_potrf(ctx, uplo, dt, n, a, lda);
         if (!(rc == i + 1 || rc <= TESSERA_ERR_BASE))
           fail_msg("potrf %s uplo %c, NaN at (%lld, %lld): returned %d, expected %lld or a "
-                   "runtime status", lc_name(dt), (char)uplo, (long long)i, (long long)j, rc,
-                   (long long)(i + 1));
+                   "runtime status",
+                   lc_name(dt), (char)uplo, (long long)i, (long long)j, rc, (long long)(i + 1));
         free(a);
       }
   tt_watchdog(600);

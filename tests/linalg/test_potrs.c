@@ -47,8 +47,8 @@ static void problem_free(problem_t *p) {
 
 static const char *descr(const problem_t *p, const char *what) {
   static char buf[160];
-  snprintf(buf, sizeof buf, "%s %s uplo %c n %lld nrhs %lld:", what, lc_name(p->dt),
-           (char)p->uplo, (long long)p->n, (long long)p->nrhs);
+  snprintf(buf, sizeof buf, "%s %s uplo %c n %lld nrhs %lld:", what, lc_name(p->dt), (char)p->uplo,
+           (long long)p->n, (long long)p->nrhs);
   return buf;
 }
 
@@ -116,7 +116,9 @@ static void test_posv_not_spd(void **state) {
         lc_set(p.dt, p.a, (size_t)(ks[c] + ks[c] * p.lda), -1.0);
         void *b0 = lc_dup(p.dt, p.b, (size_t)(p.ldb * p.nrhs));
         int rc = tessera_posv(ctx, p.uplo, p.dt, n, p.nrhs, p.a, p.lda, p.b, p.ldb);
-        if (rc != ks[c] + 1) fail_msg("%s a[%lld][%lld] = -1: returned %d", descr(&p, "posv"), (long long)ks[c], (long long)ks[c], rc);
+        if (rc != ks[c] + 1)
+          fail_msg("%s a[%lld][%lld] = -1: returned %d", descr(&p, "posv"), (long long)ks[c],
+                   (long long)ks[c], rc);
         if (memcmp(p.b, b0, (size_t)(p.ldb * p.nrhs) * lc_esize(p.dt)) != 0)
           fail_msg("%s failed factorization but B was modified", descr(&p, "posv"));
         free(b0);

@@ -67,8 +67,9 @@ static void apply(const op_args_t *a, int64_t *const *p) {
     }
     case TESSERA_W:
       for (int e = 0; e < HL; e++)
-        h[e] = (int64_t)((tt_mix(a->seed ^ ((uint64_t)a->tid * 131 + (uint64_t)(s * HL + e))) +
-                          acc) & MASK61);
+        h[e] =
+            (int64_t)((tt_mix(a->seed ^ ((uint64_t)a->tid * 131 + (uint64_t)(s * HL + e))) + acc) &
+                      MASK61);
       break;
     default:
       for (int e = 0; e < HL; e++)
@@ -92,7 +93,8 @@ static int op_kernel(const tessera_exec_t *ex, void *args) {
   return 0;
 }
 
-static const tessera_kernel_t k_op = {.name = "test_deps_op", .impl = {[TESSERA_DEVICE_CPU] = op_kernel}};
+static const tessera_kernel_t k_op = {.name = "test_deps_op",
+                                      .impl = {[TESSERA_DEVICE_CPU] = op_kernel}};
 
 /* A flow to check: tasks on handles 0..H-1. Handles below `ncreated` are made with
  * tessera_data_create (their first task must write them); the others register user memory. */
@@ -136,7 +138,9 @@ static void flow_add(flow_t *f, int nd, const int *hs, const int *ms, uint32_t s
   f->n++;
 }
 
-static void flow_add1(flow_t *f, int h, int mode, uint32_t us) { flow_add(f, 1, &h, &mode, 0, us); }
+static void flow_add1(flow_t *f, int h, int mode, uint32_t us) {
+  flow_add(f, 1, &h, &mode, 0, us);
+}
 
 static int64_t init_value(uint64_t seed, int h, int e) {
   return (int64_t)(tt_mix(seed * 977 + (uint64_t)(h * HL + e)) & MASK61);
@@ -173,10 +177,9 @@ static void flow_check(tessera_context_t *ctx, flow_t *f) {
   atomic_store(&g_bad_exec, 0);
   atomic_store(&g_nworkers, tessera_worker_count(ctx));
   for (int h = 0; h < H; h++) {
-    int rc = h < f->ncreated
-                 ? tessera_data_create(ctx, HL, 1, sizeof(int64_t), &hd[h])
-                 : tessera_data_register(ctx, TESSERA_HOST_NODE, &mem[h * HL], HL, 1, HL,
-                                         sizeof(int64_t), &hd[h]);
+    int rc = h < f->ncreated ? tessera_data_create(ctx, HL, 1, sizeof(int64_t), &hd[h])
+                             : tessera_data_register(ctx, TESSERA_HOST_NODE, &mem[h * HL], HL, 1,
+                                                     HL, sizeof(int64_t), &hd[h]);
     assert_int_equal(rc, 0);
     assert_non_null(hd[h]);
   }
@@ -240,20 +243,6 @@ static void flow_check(tessera_context_t *ctx, flow_t *f) {
 
 /* ---------------------------------------------------------------- contexts */
 
-static tessera_context_t *make_ctx(tessera_sched_policy_t sched, int workers) {
-  tessera_config_t cfg;
-  tessera_config_init(&cfg);
-  cfg.cpu_workers = workers;
-  cfg.gpus = 0;
-  cfg.sched = sched;
-  tessera_context_t *ctx = NULL;
-  int rc = tessera_init(&ctx, &cfg);
-  if (rc != 0) fail_msg("tessera_init(sched %d, %d workers) = %d", (int)sched, workers, rc);
-  assert_non_null(ctx);
-  assert_int_equal(tessera_worker_count(ctx), workers);
-  return ctx;
-}
-
 static const tessera_sched_policy_t policies[2] = {TESSERA_SCHED_COST, TESSERA_SCHED_LOCALITY};
 static const int worker_counts[3] = {1, 2, 4};
 
@@ -278,10 +267,10 @@ static void random_flow(flow_t *f, int ntasks) {
 static void test_random_graphs(void **state) {
   (void)state;
   int quick = tt_quick();
-  int nseeds = quick ? 12 : 50, ntasks = quick ? 600 : 2000;
+  int nseeds = quick ? 16 : 50, ntasks = quick ? 1000 : 2000;
   for (int p = 0; p < 2; p++)
     for (int w = 0; w < 3; w++) {
-      tessera_context_t *ctx = make_ctx(policies[p], worker_counts[w]);
+      tessera_context_t *ctx = tt_cpu_context(worker_counts[w], policies[p]);
       for (int seed = 1; seed <= nseeds; seed++) {
         uint64_t sd = (uint64_t)seed * 1000 + (uint64_t)(p * 10 + w);
         int H = 2 + seed % 23;
@@ -300,7 +289,7 @@ static void test_random_graphs(void **state) {
 static void for_each_ctx(void (*build)(flow_t *), int H) {
   for (int p = 0; p < 2; p++)
     for (int w = 0; w < 3; w += 2) {
-      tessera_context_t *ctx = make_ctx(policies[p], worker_counts[w]);
+      tessera_context_t *ctx = tt_cpu_context(worker_counts[w], policies[p]);
       flow_t f = flow_new(H, 0, 77 + (uint64_t)p);
       build(&f);
       flow_check(ctx, &f);
@@ -431,10 +420,11 @@ static void test_fan_out_in(void **state) {
  * tessera_data_release alone (it waits for the handle's tasks). */
 static void test_release_waits(void **state) {
   (void)state;
-  tessera_context_t *ctx = make_ctx(TESSERA_SCHED_COST, 4);
+  tessera_context_t *ctx = tt_cpu_context(4, TESSERA_SCHED_COST);
   int64_t v[HL] = {1, 2, 3, 4};
   tessera_data_t *h = NULL;
-  assert_int_equal(tessera_data_register(ctx, TESSERA_HOST_NODE, v, HL, 1, HL, sizeof(int64_t), &h), 0);
+  assert_int_equal(tessera_data_register(ctx, TESSERA_HOST_NODE, v, HL, 1, HL, sizeof(int64_t), &h),
+                   0);
   op_args_t a;
   memset(&a, 0, sizeof a);
   a.nd = 1;

@@ -31,8 +31,12 @@ static int pm_kernel(const tessera_exec_t *ex, void *args) {
   x[0] += 1.0 + 0.0 * s;
   return 0;
 }
-static double pm_flops(const void *args) { return 200.0 * ((const pm_args_t *)args)->size; }
-static uint64_t pm_key(const void *args) { return (uint64_t)((const pm_args_t *)args)->size; }
+static double pm_flops(const void *args) {
+  return 200.0 * ((const pm_args_t *)args)->size;
+}
+static uint64_t pm_key(const void *args) {
+  return (uint64_t)((const pm_args_t *)args)->size;
+}
 
 static const tessera_kernel_t k_pm = {.name = KNAME,
                                       .impl = {[TESSERA_DEVICE_CPU] = pm_kernel},
@@ -54,7 +58,8 @@ static int run_with(const char *file, int n) {
   double x[2] = {0, 0};
   tessera_data_t *h[2];
   for (int j = 0; j < 2; j++)
-    assert_int_equal(tessera_data_register(ctx, TESSERA_HOST_NODE, &x[j], 1, 1, 1, sizeof(double), &h[j]), 0);
+    assert_int_equal(
+        tessera_data_register(ctx, TESSERA_HOST_NODE, &x[j], 1, 1, 1, sizeof(double), &h[j]), 0);
   for (int i = 0; i < n; i++) {
     pm_args_t a = {(i % 2) ? 64 : 8};
     tessera_task_t t;
@@ -78,7 +83,8 @@ static void assert_names_kernel(const char *path) {
   size_t len = 0;
   char *text = tt_read_file(path, &len);
   if (!text) fail_msg("perfmodel file %s was not written", path);
-  if (!strstr(text, KNAME)) fail_msg("perfmodel file %s (%zu bytes) does not name %s", path, len, KNAME);
+  if (!strstr(text, KNAME))
+    fail_msg("perfmodel file %s (%zu bytes) does not name %s", path, len, KNAME);
   free(text);
 }
 
@@ -134,9 +140,9 @@ static void test_garbage(void **state) {
   unsigned char *buf = malloc(big + 1);
   assert_non_null(buf);
   for (size_t i = 0; i < big; i++) buf[i] = (unsigned char)tt_below(&r, 256);
-  try_garbage(path, buf, 4096);           /* random bytes, NULs included */
-  try_garbage(path, buf, big);            /* a lot of them */
-  memset(buf, 'x', big);                  /* one huge line without a newline */
+  try_garbage(path, buf, 4096); /* random bytes, NULs included */
+  try_garbage(path, buf, big);  /* a lot of them */
+  memset(buf, 'x', big);        /* one huge line without a newline */
   try_garbage(path, buf, big);
   static const char *texts[] = {
       KNAME "\n",
@@ -146,6 +152,11 @@ static void test_garbage(void **state) {
       "\"" KNAME "\": {\"cpu\": [1, 2, 3\n",
       KNAME " 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30\n",
       "tessera_perfmodel 1\n" KNAME " " KNAME " " KNAME "\n-1 -1 -1 -1\n",
+      /* the "name kind size_key mean count" shape with hostile values */
+      KNAME " 0 8 nan 5\n" KNAME " 0 64 -1 -5\n" KNAME " 0 8 inf 9223372036854775807\n",
+      KNAME " 99 8 1e-3 10\n" KNAME " -1 8 1e-3 10\n" KNAME " 2147483647 64 1e-3 10\n",
+      KNAME " 1 64 1e-3 10\n" KNAME " 0 18446744073709551615 1e308 1\n" KNAME " 0 8 -0 0\n",
+      KNAME " 0 8 1e-6 3\n" KNAME " 0 8 2e-6 4\n" KNAME " 0 8 1e-300 1\n" KNAME " 0 8 1e-6\n",
   };
   for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
     try_garbage(path, texts[i], strlen(texts[i]));

@@ -1,6 +1,6 @@
 /* Runtime behaviour through the public API: context lifecycle and configuration, failing
  * kernels and flow status, invalid tasks and handles, tessera_data_sync, priorities, scopes,
- * tracing, counters, status strings and dtype helpers.
+ * status strings and dtype helpers (tracing and counters: test_trace.c).
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
@@ -77,15 +77,8 @@ static int rt_kernel(const tessera_exec_t *ex, void *args) {
   return a->code;
 }
 
-static double rt_flops(const void *args) {
-  (void)args;
-  return 1000.0;
-}
-
-static const tessera_kernel_t k_rt = {
-    .name = "tessera_test_rt", .impl = {[TESSERA_DEVICE_CPU] = rt_kernel}, .flops = rt_flops};
-static const tessera_kernel_t k_traced = {.name = "tessera_test_traced_kernel",
-                                          .impl = {[TESSERA_DEVICE_CPU] = rt_kernel}};
+static const tessera_kernel_t k_rt = {.name = "tessera_test_rt",
+                                      .impl = {[TESSERA_DEVICE_CPU] = rt_kernel}};
 static const tessera_kernel_t k_noimpl = {.name = "tessera_test_noimpl"};
 static const tessera_kernel_t k_cudaonly = {.name = "tessera_test_cudaonly",
                                             .impl = {[TESSERA_DEVICE_CUDA] = rt_kernel}};
@@ -96,8 +89,8 @@ static rt_args_t args_of(int code, int sleep_us, int id, int barrier, int incr) 
 }
 
 /* Inserts one task of `k` with `a` on handle h (RW, or no handle when h is NULL). */
-static int insert(tessera_context_t *ctx, const tessera_kernel_t *k, rt_args_t a,
-                  tessera_data_t *h, int priority) {
+static int insert(tessera_context_t *ctx, const tessera_kernel_t *k, rt_args_t a, tessera_data_t *h,
+                  int priority) {
   tessera_task_t t;
   memset(&t, 0, sizeof t);
   t.kernel = k;
@@ -108,18 +101,6 @@ static int insert(tessera_context_t *ctx, const tessera_kernel_t *k, rt_args_t a
   t.mode[0] = TESSERA_RW;
   t.priority = priority;
   return tessera_task_insert(ctx, &t);
-}
-
-static tessera_context_t *make_ctx(int workers, tessera_sched_policy_t sched) {
-  tessera_config_t cfg;
-  tessera_config_init(&cfg);
-  cfg.cpu_workers = workers;
-  cfg.gpus = 0;
-  cfg.sched = sched;
-  tessera_context_t *ctx = NULL;
-  assert_int_equal(tessera_init(&ctx, &cfg), 0);
-  assert_non_null(ctx);
-  return ctx;
 }
 
 /* Waits until a blocker task (barrier < 0) has started. */
@@ -203,7 +184,8 @@ static void test_init_explicit(void **state) {
   assert_true(tessera_device_info(ctx, TESSERA_DEVICE_CUDA, 0, &info) < 0);
   int64_t v = 0;
   tessera_data_t *h = reg(ctx, &v);
-  for (int i = 0; i < 5; i++) assert_int_equal(insert(ctx, &k_rt, args_of(0, 0, -1, 0, 1), h, 0), 0);
+  for (int i = 0; i < 5; i++)
+    assert_int_equal(insert(ctx, &k_rt, args_of(0, 0, -1, 0, 1), h, 0), 0);
   assert_int_equal(tessera_wait_all(ctx), 0);
   assert_int_equal(tessera_data_release(ctx, h), 0);
   assert_int_equal(v, 5);
@@ -297,7 +279,7 @@ static void test_concurrent_contexts(void **state) {
 
 static void test_kernel_failure(void **state) {
   (void)state;
-  tessera_context_t *ctx = make_ctx(3, TESSERA_SCHED_COST);
+  tessera_context_t *ctx = tt_cpu_context(3, TESSERA_SCHED_COST);
   reset_globals();
   assert_int_equal(insert(ctx, &k_rt, args_of(7, 0, -1, 0, 0), NULL, 0), 0);
   assert_int_equal(tessera_wait_all(ctx), 7);
@@ -325,12 +307,14 @@ static void test_kernel_failure(void **state) {
   int64_t v = 0;
   tessera_data_t *h = reg(ctx, &v);
   assert_int_equal(insert(ctx, &k_rt, args_of(7, 20000, -1, 0, 0), h, 0), 0);
-  for (int i = 0; i < 10; i++) assert_int_equal(insert(ctx, &k_rt, args_of(0, 0, -1, 0, 1), h, 0), 0);
+  for (int i = 0; i < 10; i++)
+    assert_int_equal(insert(ctx, &k_rt, args_of(0, 0, -1, 0, 1), h, 0), 0);
   assert_int_equal(tessera_wait_all(ctx), 7);
   assert_int_equal(atomic_load(&g_ran), 1);
   assert_int_equal(tessera_data_sync(ctx, h), 0);
   assert_int_equal(v, 0);
-  for (int i = 0; i < 3; i++) assert_int_equal(insert(ctx, &k_rt, args_of(0, 0, -1, 0, 1), h, 0), 0);
+  for (int i = 0; i < 3; i++)
+    assert_int_equal(insert(ctx, &k_rt, args_of(0, 0, -1, 0, 1), h, 0), 0);
   assert_int_equal(tessera_wait_all(ctx), 0);
   assert_int_equal(atomic_load(&g_ran), 4);
   assert_int_equal(tessera_data_release(ctx, h), 0);
@@ -338,7 +322,7 @@ static void test_kernel_failure(void **state) {
   assert_int_equal(tessera_finalize(ctx), 0);
 
   /* finalize returns the status of an unwaited failing flow */
-  ctx = make_ctx(2, TESSERA_SCHED_LOCALITY);
+  ctx = tt_cpu_context(2, TESSERA_SCHED_LOCALITY);
   assert_int_equal(insert(ctx, &k_rt, args_of(11, 1000, -1, 0, 0), NULL, 0), 0);
   assert_int_equal(tessera_finalize(ctx), 11);
 }
@@ -357,7 +341,7 @@ static const tessera_kernel_t k_bigargs = {.name = "tessera_test_bigargs",
 
 static void test_invalid_tasks(void **state) {
   (void)state;
-  tessera_context_t *ctx = make_ctx(2, TESSERA_SCHED_COST);
+  tessera_context_t *ctx = tt_cpu_context(2, TESSERA_SCHED_COST);
   int64_t v = 0;
   tessera_data_t *h = reg(ctx, &v);
   uint8_t big[TESSERA_MAX_TASK_ARGS + 8];
@@ -430,7 +414,7 @@ static void test_invalid_tasks(void **state) {
 
 static void test_data_register_errors(void **state) {
   (void)state;
-  tessera_context_t *ctx = make_ctx(1, TESSERA_SCHED_COST);
+  tessera_context_t *ctx = tt_cpu_context(1, TESSERA_SCHED_COST);
   double buf[64];
   tessera_data_t *h = NULL;
   assert_true(tessera_data_register(ctx, 0, buf, 4, 4, 4, 0, &h) < 0);
@@ -467,7 +451,7 @@ static void test_data_register_errors(void **state) {
 static void test_data_sync(void **state) {
   (void)state;
   for (int p = 0; p < 2; p++) {
-    tessera_context_t *ctx = make_ctx(2, p ? TESSERA_SCHED_LOCALITY : TESSERA_SCHED_COST);
+    tessera_context_t *ctx = tt_cpu_context(2, p ? TESSERA_SCHED_LOCALITY : TESSERA_SCHED_COST);
     reset_globals();
     int64_t va = 0, vb = 0;
     tessera_data_t *ha = reg(ctx, &va), *hb = reg(ctx, &vb);
@@ -476,8 +460,8 @@ static void test_data_sync(void **state) {
     assert_int_equal(insert(ctx, &k_rt, args_of(0, 100000, -1, 0, 1), ha, 0), 0);
     assert_int_equal(insert(ctx, &k_rt, args_of(0, 0, -1, 0, 1), ha, 0), 0);
     assert_int_equal(tessera_data_sync(ctx, ha), 0);
-    assert_int_equal(va, 2);                              /* waited for ha's tasks */
-    assert_int_equal(atomic_load(&g_blocker_done), 0);   /* not for hb's */
+    assert_int_equal(va, 2);                           /* waited for ha's tasks */
+    assert_int_equal(atomic_load(&g_blocker_done), 0); /* not for hb's */
     atomic_store(&g_release, 1);
     assert_int_equal(tessera_data_sync(ctx, hb), 0);
     assert_int_equal(vb, 1);
@@ -494,7 +478,7 @@ static void test_priorities(void **state) {
   (void)state;
   enum { N = 16 };
   for (int p = 0; p < 2; p++) {
-    tessera_context_t *ctx = make_ctx(1, p ? TESSERA_SCHED_LOCALITY : TESSERA_SCHED_COST);
+    tessera_context_t *ctx = tt_cpu_context(1, p ? TESSERA_SCHED_LOCALITY : TESSERA_SCHED_COST);
     reset_globals();
     int64_t vals[N + 1] = {0};
     tessera_data_t *hs[N + 1];
@@ -521,7 +505,7 @@ static void test_priorities(void **state) {
 
 static void test_scopes(void **state) {
   (void)state;
-  tessera_context_t *ctx = make_ctx(2, TESSERA_SCHED_COST);
+  tessera_context_t *ctx = tt_cpu_context(2, TESSERA_SCHED_COST);
   tessera_scope_t before = tessera_get_scope(ctx), after;
   assert_int_equal(tessera_set_scope(ctx, tessera_scope_gpus()), TESSERA_ERR_NODEVICE);
   assert_has_error(ctx);
@@ -540,86 +524,6 @@ static void test_scopes(void **state) {
   assert_int_equal(insert(ctx, &k_rt, args_of(0, 0, -1, 0, 1), h, 0), 0);
   assert_int_equal(tessera_data_release(ctx, h), 0);
   assert_int_equal(v, 2);
-  assert_int_equal(tessera_finalize(ctx), 0);
-}
-
-/* ---------------------------------------------------------------- tracing and counters */
-
-static void assert_trace_file(const char *path) {
-  char *text = tt_read_file(path, NULL);
-  if (!text) fail_msg("trace file %s was not written", path);
-  assert_non_null(strstr(text, "traceEvents"));
-  assert_non_null(strstr(text, "tessera_test_traced_kernel"));
-  free(text);
-}
-
-static void test_trace(void **state) {
-  (void)state;
-  unsetenv("TESSERA_TRACE");
-  char *path = tt_tmpfile("trace"), *path2 = tt_tmpfile("trace2");
-  assert_non_null(path);
-  assert_non_null(path2);
-  unlink(path);
-  unlink(path2);
-  tessera_config_t cfg;
-  tessera_config_init(&cfg);
-  cfg.cpu_workers = 2;
-  cfg.gpus = 0;
-  cfg.trace_file = path;
-  tessera_context_t *ctx = NULL;
-  assert_int_equal(tessera_init(&ctx, &cfg), 0);
-  for (int i = 0; i < 20; i++) assert_int_equal(insert(ctx, &k_traced, args_of(0, 100, -1, 0, 0), NULL, 0), 0);
-  assert_int_equal(tessera_wait_all(ctx), 0);
-  assert_int_equal(tessera_trace_write(ctx, path2), 0);
-  assert_trace_file(path2);
-  assert_int_equal(tessera_trace_write(ctx, "/nonexistent_dir_tessera/x/t.json"), TESSERA_ERR_IO);
-  assert_int_equal(tessera_finalize(ctx), 0);
-  assert_trace_file(path);
-  unlink(path);
-  unlink(path2);
-  free(path);
-  free(path2);
-
-  /* tracing off: trace_write is refused */
-  ctx = make_ctx(1, TESSERA_SCHED_COST);
-  assert_int_equal(tessera_trace_write(ctx, "/tmp/tessera_never_written.json"), TESSERA_ERR_STATE);
-  assert_int_equal(tessera_finalize(ctx), 0);
-}
-
-static void test_stats(void **state) {
-  (void)state;
-  enum { N = 100 };
-  tessera_context_t *ctx = make_ctx(2, TESSERA_SCHED_COST);
-  assert_int_equal(insert(ctx, &k_rt, args_of(0, 0, -1, 0, 0), NULL, 0), 0);
-  assert_int_equal(tessera_wait_all(ctx), 0);
-  tessera_stats_reset(ctx);
-  for (int i = 0; i < N; i++) assert_int_equal(insert(ctx, &k_rt, args_of(0, 200, -1, 0, 0), NULL, 0), 0);
-  assert_int_equal(tessera_wait_all(ctx), 0);
-  tessera_worker_stats_t st[8];
-  memset(st, 0, sizeof st);
-  assert_int_equal(tessera_stats(ctx, st, 8), 2);
-  uint64_t tasks = 0;
-  double flops = 0, busy = 0;
-  for (int i = 0; i < 2; i++) {
-    tasks += st[i].tasks;
-    flops += st[i].flops;
-    busy += st[i].busy_s;
-    assert_true(st[i].busy_s >= 0 && st[i].idle_s >= 0);
-  }
-  assert_int_equal(tasks, N);
-  assert_true(fabs(flops - 1000.0 * N) < 1e-6 * N);
-  assert_true(busy > 0);
-  /* n smaller than the worker count: only out[0] is filled */
-  tessera_worker_stats_t one[2];
-  memset(one, 0xab, sizeof one);
-  uint8_t pattern[sizeof one[1]];
-  memset(pattern, 0xab, sizeof pattern);
-  assert_int_equal(tessera_stats(ctx, one, 1), 2);
-  assert_memory_equal(&one[1], pattern, sizeof pattern);
-  assert_int_equal(one[0].tasks, st[0].tasks);
-  tessera_stats_reset(ctx);
-  assert_int_equal(tessera_stats(ctx, st, 8), 2);
-  assert_int_equal(st[0].tasks + st[1].tasks, 0);
   assert_int_equal(tessera_finalize(ctx), 0);
 }
 
@@ -676,13 +580,17 @@ static void test_dtypes(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_init_defaults),   cmocka_unit_test(test_init_explicit),
-      cmocka_unit_test(test_init_env),        cmocka_unit_test(test_concurrent_contexts),
+      cmocka_unit_test(test_init_defaults),
+      cmocka_unit_test(test_init_explicit),
+      cmocka_unit_test(test_init_env),
+      cmocka_unit_test(test_concurrent_contexts),
       cmocka_unit_test(test_kernel_failure),
-      cmocka_unit_test(test_invalid_tasks),   cmocka_unit_test(test_data_register_errors),
-      cmocka_unit_test(test_data_sync),       cmocka_unit_test(test_priorities),
-      cmocka_unit_test(test_scopes),          cmocka_unit_test(test_trace),
-      cmocka_unit_test(test_stats),           cmocka_unit_test(test_strerror),
+      cmocka_unit_test(test_invalid_tasks),
+      cmocka_unit_test(test_data_register_errors),
+      cmocka_unit_test(test_data_sync),
+      cmocka_unit_test(test_priorities),
+      cmocka_unit_test(test_scopes),
+      cmocka_unit_test(test_strerror),
       cmocka_unit_test(test_dtypes),
   };
   tt_watchdog(300);
