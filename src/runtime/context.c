@@ -159,8 +159,8 @@ static void context_free(tessera_context_t *ctx) {
     tsr_queue_destroy(&ctx->workers[i].queue);
     free(ctx->workers[i].events);
   }
-  free(ctx->workers);
   tsr_task_pool_free(ctx);
+  free(ctx->workers);
   tsr_nodes_close(ctx);
   tsr_perfmodel_destroy(ctx->perfmodel);
   pthread_mutex_destroy(&ctx->wait_lock);

@@ -131,8 +131,8 @@ size_t tessera_data_ld(const tessera_data_t *h) {
 
 /* Releases the references the handle's dependency tracking holds on tasks. */
 static void drop_task_refs(tessera_data_t *h) {
-  if (h->last_writer) tsr_task_unref(h->last_writer);
-  for (int i = 0; i < h->nreaders; i++) tsr_task_unref(h->readers[i]);
+  if (h->last_writer) tsr_task_unref(h->last_writer, &h->ctx->insert_cache);
+  for (int i = 0; i < h->nreaders; i++) tsr_task_unref(h->readers[i], &h->ctx->insert_cache);
   h->last_writer = NULL;
   h->nreaders = 0;
 }

@@ -137,12 +137,21 @@ struct tsr_task {
 /** Whether worker `w` may run task `t` (implementation present and scope allows). */
 bool tsr_worker_can_run(const tsr_worker_t *w, const tsr_task_t *t);
 
-/** Drops one reference to `t`, returning it to the context's pool with the last. */
-void tsr_task_unref(tsr_task_t *t);
+/** A chain of finished tasks kept by one thread for reuse. */
+typedef struct {
+  tsr_task_t *head, *tail;
+  int n;
+} tsr_task_cache_t;
+
+/** Drops one reference to `t`; with the last, keeps it for reuse in `cache` (the calling
+ *  thread's own: a worker's, or the context's insert_cache on the inserting thread), or in the
+ *  context's pool when `cache` is NULL. */
+void tsr_task_unref(tsr_task_t *t, tsr_task_cache_t *cache);
 /** Frees the pool of finished tasks (at finalize). */
 void tsr_task_pool_free(tessera_context_t *ctx);
 
-/** Called by a worker when `t` has finished: releases successors, counters, waiters. */
+/** Called when `t` has finished, by worker `w` on its own thread (or with w NULL from any
+ *  thread): releases successors, counters, waiters. */
 void tsr_task_complete(tsr_task_t *t, tsr_worker_t *w);
 
 /** Records a kernel's failure status in the current flow. */
@@ -215,6 +224,7 @@ struct tsr_worker {
   tsr_event_t *events;
   size_t nevents, capevents;
   int start_status;
+  tsr_task_cache_t task_cache; /* finished tasks, this worker's thread only */
   /* Asynchronous kinds: queues, tasks in flight. */
   void *queues[TSR_QUEUES];
   tsr_flight_t flights[TSR_FLIGHTS];
@@ -328,8 +338,9 @@ struct tessera_context {
   tsr_spin_t pool_lock; /* finished tasks kept for reuse */
   tsr_task_t *pool;
   int pool_n;
-  atomic_long inflight; /* inserted, not finished */
-  atomic_int waiters;   /* threads in a wait call */
+  tsr_task_cache_t insert_cache; /* the inserting thread's */
+  atomic_long inflight;          /* inserted, not finished */
+  atomic_int waiters;            /* threads in a wait call */
   pthread_mutex_t wait_lock;
   pthread_cond_t wait_cond;
   atomic_int flow_status;

@@ -28,7 +28,7 @@ void tsr_sched_enqueue(tessera_context_t *ctx, tsr_worker_t *w, tsr_task_t *t, d
     /* Out of memory for the queue: run the task's completion path without its kernel. */
     tsr_queue_add_load(&w->queue, -predicted);
     tsr_flow_fail(ctx, TESSERA_ERR_NOMEM);
-    tsr_task_complete(t, w);
+    tsr_task_complete(t, NULL);
     return;
   }
   bool asleep = w->queue.sleeping;

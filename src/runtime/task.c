@@ -4,40 +4,80 @@
 
 #include "runtime/internal.h"
 
-#define POOL_MAX 4096
+/* Finished tasks are kept for reuse: each worker gathers them in a local chain and hands
+ * whole chains to the context's pool; the inserting thread takes the whole pool at once. */
+#define CHAIN 64
+#define POOL_MAX (1 << 16)
 
-void tsr_task_unref(tsr_task_t *t) {
+static void cache_push(tsr_task_cache_t *c, tsr_task_t *t) {
+  t->next_free = c->head;
+  if (!c->head) c->tail = t;
+  c->head = t;
+  c->n++;
+}
+
+/* Moves the chain of `c` into the context's pool (or frees it when the pool is large). */
+static void cache_flush(tessera_context_t *ctx, tsr_task_cache_t *c) {
+  if (!c->head) return;
+  tsr_spin_lock(&ctx->pool_lock);
+  bool keep = ctx->pool_n < POOL_MAX;
+  if (keep) {
+    c->tail->next_free = ctx->pool;
+    ctx->pool = c->head;
+    ctx->pool_n += c->n;
+  }
+  tsr_spin_unlock(&ctx->pool_lock);
+  for (tsr_task_t *t = keep ? NULL : c->head, *next; t; t = next) {
+    next = t->next_free;
+    free(t);
+  }
+  *c = (tsr_task_cache_t){0};
+}
+
+void tsr_task_unref(tsr_task_t *t, tsr_task_cache_t *cache) {
   if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1) return;
   if (t->succ != t->succ_inline) free(t->succ);
   tessera_context_t *ctx = t->ctx;
-  tsr_spin_lock(&ctx->pool_lock);
-  if (ctx->pool_n < POOL_MAX) {
-    t->next_free = ctx->pool;
-    ctx->pool = t;
-    ctx->pool_n++;
-    t = NULL;
-  }
-  tsr_spin_unlock(&ctx->pool_lock);
-  free(t);
+  tsr_task_cache_t one = {0};
+  tsr_task_cache_t *c = cache ? cache : &one;
+  cache_push(c, t);
+  if (c->n >= CHAIN && c != &ctx->insert_cache) cache_flush(ctx, c);
+  if (c == &one) cache_flush(ctx, c);
 }
 
 static tsr_task_t *task_alloc(tessera_context_t *ctx) {
-  tsr_spin_lock(&ctx->pool_lock);
-  tsr_task_t *t = ctx->pool;
-  if (t) {
-    ctx->pool = t->next_free;
-    ctx->pool_n--;
+  tsr_task_cache_t *c = &ctx->insert_cache;
+  if (!c->head) {
+    tsr_spin_lock(&ctx->pool_lock);
+    c->head = ctx->pool;
+    c->n = ctx->pool_n;
+    ctx->pool = NULL;
+    ctx->pool_n = 0;
+    tsr_spin_unlock(&ctx->pool_lock);
   }
-  tsr_spin_unlock(&ctx->pool_lock);
-  return t ? t : malloc(sizeof *t);
+  tsr_task_t *t = c->head;
+  if (!t) return malloc(sizeof *t);
+  c->head = t->next_free;
+  c->n--;
+  return t;
+}
+
+static void free_chain(tsr_task_t *t) {
+  for (tsr_task_t *next; t; t = next) {
+    next = t->next_free;
+    free(t);
+  }
 }
 
 void tsr_task_pool_free(tessera_context_t *ctx) {
-  while (ctx->pool) {
-    tsr_task_t *t = ctx->pool;
-    ctx->pool = t->next_free;
-    free(t);
+  for (int i = 0; i < ctx->nworkers; i++) {
+    free_chain(ctx->workers[i].task_cache.head);
+    ctx->workers[i].task_cache = (tsr_task_cache_t){0};
   }
+  free_chain(ctx->insert_cache.head);
+  free_chain(ctx->pool);
+  ctx->insert_cache = (tsr_task_cache_t){0};
+  ctx->pool = NULL;
   ctx->pool_n = 0;
 }
 
@@ -82,7 +122,7 @@ static int add_reader(tessera_data_t *h, tsr_task_t *t) {
       bool done = r->done;
       tsr_spin_unlock(&r->lock);
       if (done)
-        tsr_task_unref(r);
+        tsr_task_unref(r, &h->ctx->insert_cache);
       else
         h->readers[k++] = r;
     }
@@ -108,9 +148,9 @@ static int track_access(tessera_data_t *h, tsr_task_t *t, tessera_access_t mode)
   if (!(mode & TESSERA_W)) return add_reader(h, t);
   for (int i = 0; i < h->nreaders && !rc; i++) rc = add_edge(h->readers[i], t); /* WAR */
   if (rc) return rc;
-  for (int i = 0; i < h->nreaders; i++) tsr_task_unref(h->readers[i]);
+  for (int i = 0; i < h->nreaders; i++) tsr_task_unref(h->readers[i], &h->ctx->insert_cache);
   h->nreaders = 0;
-  if (h->last_writer) tsr_task_unref(h->last_writer);
+  if (h->last_writer) tsr_task_unref(h->last_writer, &h->ctx->insert_cache);
   task_ref(t);
   h->last_writer = t;
   return 0;
@@ -232,7 +272,7 @@ void tsr_task_complete(tsr_task_t *t, tsr_worker_t *w) {
   }
   if (atomic_fetch_sub(&ctx->inflight, 1) == 1) wake = true;
   if (wake) tsr_notify_waiters(ctx);
-  tsr_task_unref(t);
+  tsr_task_unref(t, w ? &w->task_cache : NULL);
 }
 
 void tsr_flow_fail(tessera_context_t *ctx, int status) {
