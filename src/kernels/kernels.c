@@ -61,18 +61,26 @@ static uint64_t potrf_key(const void *args) {
   return size_key(a->dtype, 0, a->n, 0, 0);
 }
 
-/* op(A) is order `na` and B is m x n; each of the other dimension's columns (or rows) is
- * one triangular solve of order na. */
+/* trsm and trmm: op(A) is order `na` and B is m x n; each of the other dimension's columns (or
+ * rows) is one triangular solve (or product) of order na. */
+static double triangular_flops(tessera_dtype_t dtype, char side, int m, int n) {
+  int right = side == 'R' || side == 'r';
+  double na = right ? n : m, nrhs = right ? m : n;
+  return op_count(dtype, nrhs * na * (na + 1) / 2, nrhs * na * (na - 1) / 2);
+}
+
+static uint64_t triangular_key(tessera_dtype_t dtype, char side, int m, int n) {
+  return size_key(dtype, side == 'R' || side == 'r', m, n, 0);
+}
+
 static double trsm_flops(const void *args) {
   const tsr_trsm_args_t *a = args;
-  int right = a->side == 'R' || a->side == 'r';
-  double na = right ? a->n : a->m, nrhs = right ? a->m : a->n;
-  return op_count(a->dtype, nrhs * na * (na + 1) / 2, nrhs * na * (na - 1) / 2);
+  return triangular_flops(a->dtype, a->side, a->m, a->n);
 }
 
 static uint64_t trsm_key(const void *args) {
   const tsr_trsm_args_t *a = args;
-  return size_key(a->dtype, a->side == 'R' || a->side == 'r', a->m, a->n, 0);
+  return triangular_key(a->dtype, a->side, a->m, a->n);
 }
 
 static double syrk_flops(const void *args) {
@@ -107,37 +115,60 @@ static uint64_t lacpy_key(const void *args) {
   return size_key(a->dtype, 0, a->m, a->n, 0);
 }
 
-const tessera_kernel_t tsr_kernel_potrf = {
-    .name = "potrf",
-    .impl = {[TESSERA_DEVICE_CPU] = tsr_cpu_potrf, [TESSERA_DEVICE_CUDA] = NULL},
-    .flops = potrf_flops,
-    .size_key = potrf_key,
-};
+static double trtri_flops(const void *args) {
+  const tsr_trtri_args_t *a = args;
+  double n = a->n;
+  return op_count(a->dtype, n * n * n / 6 + n * n / 2 + n / 3, n * n * n / 6 - n * n / 2 + n / 3);
+}
 
-const tessera_kernel_t tsr_kernel_trsm = {
-    .name = "trsm",
-    .impl = {[TESSERA_DEVICE_CPU] = tsr_cpu_trsm, [TESSERA_DEVICE_CUDA] = NULL},
-    .flops = trsm_flops,
-    .size_key = trsm_key,
-};
+static uint64_t trtri_key(const void *args) {
+  const tsr_trtri_args_t *a = args;
+  return size_key(a->dtype, a->diag == 'U' || a->diag == 'u', a->n, 0, 0);
+}
 
-const tessera_kernel_t tsr_kernel_syrk = {
-    .name = "syrk",
-    .impl = {[TESSERA_DEVICE_CPU] = tsr_cpu_syrk, [TESSERA_DEVICE_CUDA] = NULL},
-    .flops = syrk_flops,
-    .size_key = syrk_key,
-};
+/* LAWN 41 counts lauum as potri minus trtri, which is potrf's count. */
+static double lauum_flops(const void *args) {
+  const tsr_lauum_args_t *a = args;
+  tsr_potrf_args_t p = {.dtype = a->dtype, .n = a->n};
+  return potrf_flops(&p);
+}
 
-const tessera_kernel_t tsr_kernel_gemm = {
-    .name = "gemm",
-    .impl = {[TESSERA_DEVICE_CPU] = tsr_cpu_gemm, [TESSERA_DEVICE_CUDA] = NULL},
-    .flops = gemm_flops,
-    .size_key = gemm_key,
-};
+static uint64_t lauum_key(const void *args) {
+  const tsr_lauum_args_t *a = args;
+  return size_key(a->dtype, 0, a->n, 0, 0);
+}
 
-const tessera_kernel_t tsr_kernel_lacpy = {
-    .name = "lacpy",
-    .impl = {[TESSERA_DEVICE_CPU] = tsr_cpu_lacpy, [TESSERA_DEVICE_CUDA] = NULL},
-    .flops = lacpy_flops,
-    .size_key = lacpy_key,
-};
+static double trmm_flops(const void *args) {
+  const tsr_trmm_args_t *a = args;
+  return triangular_flops(a->dtype, a->side, a->m, a->n);
+}
+
+static uint64_t trmm_key(const void *args) {
+  const tsr_trmm_args_t *a = args;
+  return triangular_key(a->dtype, a->side, a->m, a->n);
+}
+
+/* The table of kernel `op`: CPU implementation tsr_cpu_<op>, CUDA implementation
+ * tsr_cuda_<op> when the CUDA backend is built, <op>_flops and <op>_key. */
+#ifdef TESSERA_HAVE_CUDA
+#define CUDA_IMPL(fn) fn
+#else
+#define CUDA_IMPL(fn) NULL
+#endif
+#define KERNEL_TABLE(op)                                                                           \
+  const tessera_kernel_t tsr_kernel_##op = {                                                       \
+      .name = #op,                                                                                 \
+      .impl =                                                                                      \
+          {[TESSERA_DEVICE_CPU] = tsr_cpu_##op, [TESSERA_DEVICE_CUDA] = CUDA_IMPL(tsr_cuda_##op)}, \
+      .flops = op##_flops,                                                                         \
+      .size_key = op##_key,                                                                        \
+  }
+
+KERNEL_TABLE(potrf);
+KERNEL_TABLE(trsm);
+KERNEL_TABLE(syrk);
+KERNEL_TABLE(gemm);
+KERNEL_TABLE(lacpy);
+KERNEL_TABLE(trtri);
+KERNEL_TABLE(lauum);
+KERNEL_TABLE(trmm);

@@ -227,6 +227,7 @@ struct tsr_worker {
   tsr_task_cache_t task_cache; /* finished tasks, this worker's thread only */
   /* Asynchronous kinds: queues, tasks in flight. */
   void *queues[TSR_QUEUES];
+  void *qscratch[TSR_QUEUES]; /* library handles and workspaces, one set per queue */
   tsr_flight_t flights[TSR_FLIGHTS];
   int nflights;
   unsigned next_queue;

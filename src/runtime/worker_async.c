@@ -11,6 +11,9 @@
 static int async_setup(tsr_worker_t *w) {
   const tsr_backend_t *be = w->be;
   int rc = 0;
+  w->qscratch[0] = w->scratch;
+  for (int q = 1; q < TSR_QUEUES && !rc; q++)
+    rc = be->worker_start(w->be_state, w->device, -1, &w->qscratch[q]);
   for (int q = 0; q < TSR_QUEUES && !rc; q++)
     rc = be->queue_create(w->be_state, w->device, &w->queues[q]);
   tessera_async_status_t *slots =
@@ -35,8 +38,10 @@ static void async_teardown(tsr_worker_t *w) {
       if (fl->fill[i]) be->event_destroy(w->be_state, w->device, fl->fill[i]);
   }
   if (w->flights[0].status) be->host_free(w->be_state, w->flights[0].status);
-  for (int q = 0; q < TSR_QUEUES; q++)
+  for (int q = 0; q < TSR_QUEUES; q++) {
     if (w->queues[q]) be->queue_destroy(w->be_state, w->device, w->queues[q]);
+    if (q > 0 && w->qscratch[q]) be->worker_stop(w->be_state, w->device, w->qscratch[q]);
+  }
 }
 
 /* Ends the use of the replicas the flight acquired (the first n handles). */
@@ -82,7 +87,8 @@ static int launch(tsr_worker_t *w, tsr_flight_t *fl, bool last_chance) {
 static void start(tsr_worker_t *w, tsr_task_t *t) {
   tsr_flight_t *fl = &w->flights[w->nflights++];
   fl->task = t;
-  fl->queue = w->queues[w->next_queue++ % TSR_QUEUES];
+  unsigned q = w->next_queue++ % TSR_QUEUES;
+  fl->queue = w->queues[q];
   fl->acquired = 0;
   fl->running = false;
   fl->skipped = atomic_load_explicit(&w->ctx->flow_failed, memory_order_relaxed);
@@ -92,7 +98,7 @@ static void start(tsr_worker_t *w, tsr_task_t *t) {
                             .device = w->device,
                             .worker = w->id,
                             .stream = fl->queue,
-                            .scratch = w->scratch,
+                            .scratch = w->qscratch[q],
                             .async = fl->status};
 }
 

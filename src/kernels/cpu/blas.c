@@ -1,8 +1,9 @@
-/* CPU tile kernels: potrf, trsm, syrk / herk, gemm and lacpy on host memory through OpenBLAS
- * (CBLAS) and LAPACKE.
+/* CPU tile kernels on host memory through OpenBLAS (CBLAS) and LAPACKE: potrf, trsm, syrk /
+ * herk, gemm, lacpy, trtri, lauum and trmm.
  *
  * Each kernel checks its arguments and buffers, converts its flags and scalars once, and picks
- * the routine of the dtype in a single switch. Buffers are column-major with the leading
+ * the routine of the dtype in a single switch; kernels whose routines share a signature (potrf
+ * and lauum, trsm and trmm) share that switch. Buffers are column-major with the leading
  * dimension of tessera_exec_t.ld[]. An invalid argument (unknown dtype or flag, negative
  * dimension, leading dimension too small or above the BLAS integer range, missing buffer)
  * returns TESSERA_ERR_KERNEL without touching the data.
@@ -10,11 +11,10 @@
 #include <cblas.h>
 #include <lapacke.h>
 
-#include <limits.h>
 #include <math.h>
 #include <string.h>
 
-#include "kernels/kernels.h"
+#include "kernels/kernel_args.h"
 
 /* CBLAS flags, indexed by the position of the tessera letter in the strings used below. */
 static const enum CBLAS_TRANSPOSE op_of[] = {CblasNoTrans, CblasTrans, CblasConjTrans}; /* NTC */
@@ -40,68 +40,53 @@ static blas_scalar_t blas_scalar(tsr_scalar_t v) {
   return b;
 }
 
-static int dtype_valid(tessera_dtype_t dt) {
-  return dt >= TESSERA_F32 && dt <= TESSERA_C128;
-}
-
-static int dtype_complex(tessera_dtype_t dt) {
-  return dt == TESSERA_C64 || dt == TESSERA_C128;
-}
-
-/* Position of `c` (either case) in `letters`, or -1. */
-static int letter(char c, const char *letters) {
-  for (int i = 0; letters[i]; i++)
-    if (c == letters[i] || c == letters[i] - 'A' + 'a') return i;
-  return -1;
-}
-
-/* Index into op_of[] of the trans letter `c`: 'C' on a real dtype is 'T'. -1 if invalid. */
-static int op_index(char c, tessera_dtype_t dt) {
-  int t = letter(c, "NTC");
-  return (t == 2 && !dtype_complex(dt)) ? 1 : t;
-}
-
 /* Fills `o` with buffer `i` of `ex` holding a rows x cols block. Returns 0, or -1 when the
- * buffer is missing, a dimension is negative, or the leading dimension is below `rows` or
- * beyond the BLAS integer range. A leading dimension of 0 (empty block) is passed as 1. */
+ * block does not fit (see tsr_operand_ld). */
 static int operand(const tessera_exec_t *ex, int i, int rows, int cols, operand_t *o) {
-  if (i >= ex->ndata || rows < 0 || cols < 0) return -1;
-  size_t ld = ex->ld[i];
-  if (ld < (size_t)rows || ld > INT_MAX) return -1;
-  if (!ex->ptr[i] && rows > 0 && cols > 0) return -1;
+  int ld = tsr_operand_ld(ex, i, rows, cols);
+  if (ld < 0) return -1;
   o->p = ex->ptr[i];
-  o->ld = ld > 0 ? (blasint)ld : 1;
+  o->ld = ld;
   return 0;
 }
 
-/* LAPACK info for the 0-based pivot `j` of a tile whose first row is global row `offset`. */
-static int pivot_info(int64_t offset, int64_t j) {
-  int64_t info = offset + j + 1;
-  return info > INT_MAX ? INT_MAX : (int)info;
+/* LAPACKE routines of the form f(layout, uplo, n, a, lda), one per dtype. */
+typedef struct {
+  lapack_int (*s)(int, char, lapack_int, float *, lapack_int);
+  lapack_int (*d)(int, char, lapack_int, double *, lapack_int);
+  lapack_int (*c)(int, char, lapack_int, lapack_complex_float *, lapack_int);
+  lapack_int (*z)(int, char, lapack_int, lapack_complex_double *, lapack_int);
+} uplo_routine_t;
+
+static const uplo_routine_t potrf_routine = {LAPACKE_spotrf_work, LAPACKE_dpotrf_work,
+                                             LAPACKE_cpotrf_work, LAPACKE_zpotrf_work};
+static const uplo_routine_t lauum_routine = {LAPACKE_slauum_work, LAPACKE_dlauum_work,
+                                             LAPACKE_clauum_work, LAPACKE_zlauum_work};
+
+/* Runs `r` on the n x n `A` of a valid dtype; returns LAPACK's info. */
+static lapack_int run_uplo(const uplo_routine_t *r, tessera_dtype_t dt, char uplo, int n,
+                           const operand_t *A) {
+  switch (dt) {
+  case TESSERA_F32:
+    return r->s(LAPACK_COL_MAJOR, uplo, n, A->p, A->ld);
+  case TESSERA_F64:
+    return r->d(LAPACK_COL_MAJOR, uplo, n, A->p, A->ld);
+  case TESSERA_C64:
+    return r->c(LAPACK_COL_MAJOR, uplo, n, A->p, A->ld);
+  case TESSERA_C128:
+    return r->z(LAPACK_COL_MAJOR, uplo, n, A->p, A->ld);
+  }
+  return -1;
 }
 
 int tsr_cpu_potrf(const tessera_exec_t *ex, void *args) {
   const tsr_potrf_args_t *a = args;
-  int u = letter(a->uplo, "UL");
+  int u = tsr_letter(a->uplo, "UL");
   operand_t A;
-  if (!dtype_valid(a->dtype) || u < 0 || operand(ex, 0, a->n, a->n, &A)) return TESSERA_ERR_KERNEL;
+  if (!tsr_dtype_valid(a->dtype) || u < 0 || operand(ex, 0, a->n, a->n, &A))
+    return TESSERA_ERR_KERNEL;
   if (a->n == 0) return 0;
-  char uplo = "UL"[u];
-  lapack_int info = 0;
-  switch (a->dtype) {
-  case TESSERA_F32:
-    info = LAPACKE_spotrf_work(LAPACK_COL_MAJOR, uplo, a->n, A.p, A.ld);
-    break;
-  case TESSERA_F64:
-    info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, uplo, a->n, A.p, A.ld);
-    break;
-  case TESSERA_C64:
-    info = LAPACKE_cpotrf_work(LAPACK_COL_MAJOR, uplo, a->n, A.p, A.ld);
-    break;
-  case TESSERA_C128:
-    info = LAPACKE_zpotrf_work(LAPACK_COL_MAJOR, uplo, a->n, A.p, A.ld);
-    break;
-  }
+  lapack_int info = run_uplo(&potrf_routine, a->dtype, "UL"[u], a -> n, &A);
   if (info < 0) return TESSERA_ERR_KERNEL;
   /* A NaN pivot passes the positivity test of OpenBLAS: report the first one among the
    * pivots computed before any failure LAPACK found. */
@@ -109,19 +94,19 @@ int tsr_cpu_potrf(const tessera_exec_t *ex, void *args) {
   int last = info > 0 ? (int)info - 1 : a->n;
   for (int j = 0; j < last; j++) {
     const char *ajj = (const char *)A.p + ((size_t)j * (size_t)A.ld + (size_t)j) * elsize;
-    if (isnan(tsr_scalar_load(a->dtype, ajj, 0.0).re)) return pivot_info(a->offset, j);
+    if (isnan(tsr_scalar_load(a->dtype, ajj, 0.0).re)) return tsr_pivot_info(a->offset, j);
   }
-  return info > 0 ? pivot_info(a->offset, info - 1) : 0;
+  return info > 0 ? tsr_pivot_info(a->offset, info - 1) : 0;
 }
 
-int tsr_cpu_trsm(const tessera_exec_t *ex, void *args) {
-  const tsr_trsm_args_t *a = args;
-  int s = letter(a->side, "LR"), u = letter(a->uplo, "UL"), d = letter(a->diag, "NU");
-  int t = op_index(a->trans, a->dtype);
+/* trsm (solve != 0) and trmm (solve == 0): the same arguments and operands. */
+static int triangular(const tessera_exec_t *ex, const tsr_trsm_args_t *a, int solve) {
+  int s = tsr_letter(a->side, "LR"), u = tsr_letter(a->uplo, "UL"), d = tsr_letter(a->diag, "NU");
+  int t = tsr_op_index(a->trans, a->dtype);
   int na = s == 1 ? a->n : a->m;
   operand_t A, B;
-  if (!dtype_valid(a->dtype) || s < 0 || u < 0 || t < 0 || d < 0 || operand(ex, 0, na, na, &A) ||
-      operand(ex, 1, a->m, a->n, &B))
+  if (!tsr_dtype_valid(a->dtype) || s < 0 || u < 0 || t < 0 || d < 0 ||
+      operand(ex, 0, na, na, &A) || operand(ex, 1, a->m, a->n, &B))
     return TESSERA_ERR_KERNEL;
   const enum CBLAS_SIDE side = side_of[s];
   const enum CBLAS_UPLO uplo = uplo_of[u];
@@ -131,28 +116,36 @@ int tsr_cpu_trsm(const tessera_exec_t *ex, void *args) {
   blas_scalar_t al = blas_scalar(a->alpha);
   switch (a->dtype) {
   case TESSERA_F32:
-    cblas_strsm(CblasColMajor, side, uplo, op, diag, m, n, al.s[0], A.p, A.ld, B.p, B.ld);
+    (solve ? cblas_strsm : cblas_strmm)(CblasColMajor, side, uplo, op, diag, m, n, al.s[0], A.p,
+                                        A.ld, B.p, B.ld);
     break;
   case TESSERA_F64:
-    cblas_dtrsm(CblasColMajor, side, uplo, op, diag, m, n, al.d[0], A.p, A.ld, B.p, B.ld);
+    (solve ? cblas_dtrsm : cblas_dtrmm)(CblasColMajor, side, uplo, op, diag, m, n, al.d[0], A.p,
+                                        A.ld, B.p, B.ld);
     break;
   case TESSERA_C64:
-    cblas_ctrsm(CblasColMajor, side, uplo, op, diag, m, n, al.s, A.p, A.ld, B.p, B.ld);
+    (solve ? cblas_ctrsm : cblas_ctrmm)(CblasColMajor, side, uplo, op, diag, m, n, al.s, A.p, A.ld,
+                                        B.p, B.ld);
     break;
   case TESSERA_C128:
-    cblas_ztrsm(CblasColMajor, side, uplo, op, diag, m, n, al.d, A.p, A.ld, B.p, B.ld);
+    (solve ? cblas_ztrsm : cblas_ztrmm)(CblasColMajor, side, uplo, op, diag, m, n, al.d, A.p, A.ld,
+                                        B.p, B.ld);
     break;
   }
   return 0;
 }
 
+int tsr_cpu_trsm(const tessera_exec_t *ex, void *args) {
+  return triangular(ex, args, 1);
+}
+
 int tsr_cpu_syrk(const tessera_exec_t *ex, void *args) {
   const tsr_syrk_args_t *a = args;
-  int u = letter(a->uplo, "UL"), t = letter(a->trans, "NTC");
+  int u = tsr_letter(a->uplo, "UL"), t = tsr_letter(a->trans, "NTC");
   /* The trans letter gives the shape of A; the conjugation comes from `herk`. */
-  int herk = a->herk && dtype_complex(a->dtype);
+  int herk = a->herk && tsr_dtype_complex(a->dtype);
   operand_t A, C;
-  if (!dtype_valid(a->dtype) || u < 0 || t < 0 ||
+  if (!tsr_dtype_valid(a->dtype) || u < 0 || t < 0 ||
       operand(ex, 0, t ? a->k : a->n, t ? a->n : a->k, &A) || operand(ex, 1, a->n, a->n, &C))
     return TESSERA_ERR_KERNEL;
   const enum CBLAS_UPLO uplo = uplo_of[u];
@@ -184,9 +177,9 @@ int tsr_cpu_syrk(const tessera_exec_t *ex, void *args) {
 
 int tsr_cpu_gemm(const tessera_exec_t *ex, void *args) {
   const tsr_gemm_args_t *a = args;
-  int ta = op_index(a->transa, a->dtype), tb = op_index(a->transb, a->dtype);
+  int ta = tsr_op_index(a->transa, a->dtype), tb = tsr_op_index(a->transb, a->dtype);
   operand_t A, B, C;
-  if (!dtype_valid(a->dtype) || ta < 0 || tb < 0 ||
+  if (!tsr_dtype_valid(a->dtype) || ta < 0 || tb < 0 ||
       operand(ex, 0, ta ? a->k : a->m, ta ? a->m : a->k, &A) ||
       operand(ex, 1, tb ? a->n : a->k, tb ? a->k : a->n, &B) || operand(ex, 2, a->m, a->n, &C))
     return TESSERA_ERR_KERNEL;
@@ -215,7 +208,8 @@ int tsr_cpu_gemm(const tessera_exec_t *ex, void *args) {
 int tsr_cpu_lacpy(const tessera_exec_t *ex, void *args) {
   const tsr_lacpy_args_t *a = args;
   operand_t S, D;
-  if (!dtype_valid(a->dtype) || operand(ex, 0, a->m, a->n, &S) || operand(ex, 1, a->m, a->n, &D))
+  if (!tsr_dtype_valid(a->dtype) || operand(ex, 0, a->m, a->n, &S) ||
+      operand(ex, 1, a->m, a->n, &D))
     return TESSERA_ERR_KERNEL;
   if (a->m == 0 || a->n == 0 || (S.p == D.p && S.ld == D.ld)) return 0;
   size_t elsize = tessera_dtype_size(a->dtype);
@@ -228,4 +222,47 @@ int tsr_cpu_lacpy(const tessera_exec_t *ex, void *args) {
   for (int j = 0; j < a->n; j++)
     memcpy((char *)D.p + (size_t)j * ldd, (const char *)S.p + (size_t)j * lds, col);
   return 0;
+}
+
+int tsr_cpu_trtri(const tessera_exec_t *ex, void *args) {
+  const tsr_trtri_args_t *a = args;
+  int u = tsr_letter(a->uplo, "UL"), d = tsr_letter(a->diag, "NU");
+  operand_t A;
+  if (!tsr_dtype_valid(a->dtype) || u < 0 || d < 0 || operand(ex, 0, a->n, a->n, &A))
+    return TESSERA_ERR_KERNEL;
+  if (a->n == 0) return 0;
+  const char uplo = "UL"[u], diag = "NU"[d];
+  lapack_int info = -1;
+  switch (a->dtype) {
+  case TESSERA_F32:
+    info = LAPACKE_strtri_work(LAPACK_COL_MAJOR, uplo, diag, a->n, A.p, A.ld);
+    break;
+  case TESSERA_F64:
+    info = LAPACKE_dtrtri_work(LAPACK_COL_MAJOR, uplo, diag, a->n, A.p, A.ld);
+    break;
+  case TESSERA_C64:
+    info = LAPACKE_ctrtri_work(LAPACK_COL_MAJOR, uplo, diag, a->n, A.p, A.ld);
+    break;
+  case TESSERA_C128:
+    info = LAPACKE_ztrtri_work(LAPACK_COL_MAJOR, uplo, diag, a->n, A.p, A.ld);
+    break;
+  }
+  if (info < 0) return TESSERA_ERR_KERNEL;
+  return info > 0 ? tsr_pivot_info(a->offset, info - 1) : 0;
+}
+
+int tsr_cpu_lauum(const tessera_exec_t *ex, void *args) {
+  const tsr_lauum_args_t *a = args;
+  int u = tsr_letter(a->uplo, "UL");
+  operand_t A;
+  if (!tsr_dtype_valid(a->dtype) || u < 0 || operand(ex, 0, a->n, a->n, &A))
+    return TESSERA_ERR_KERNEL;
+  if (a->n == 0) return 0;
+  return run_uplo(&lauum_routine, a->dtype, "UL"[u], a -> n, &A) ? TESSERA_ERR_KERNEL : 0;
+}
+
+int tsr_cpu_trmm(const tessera_exec_t *ex, void *args) {
+  const tsr_trmm_args_t *m = args;
+  const tsr_trsm_args_t a = {m->dtype, m->side, m->uplo, m->trans, m->diag, m->m, m->n, m->alpha};
+  return triangular(ex, &a, 0);
 }

@@ -1,0 +1,243 @@
+/* The CUDA backend's operations: device and pinned host memory, 2D copies (host, device, peer),
+ * worker threads bound to a GPU with their library handles, streams and events. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cublas_v2.h>
+#include <cusolverDn.h>
+
+#include "device/cuda/cuda_internal.h"
+#include "tessera/types.h"
+
+/* Per-worker library workspaces. */
+enum { WORKSPACE_BYTES = 256 << 20, HOST_WORKSPACE_BYTES = 16 << 20 };
+
+/* ------------------------------------------------------------------ memory */
+
+void *tsr_cuda_alloc(void *state, int dev, size_t bytes) {
+  int prev;
+  if (tsr_cuda_enter(state, dev, &prev)) return NULL;
+  void *p = NULL;
+  if (tsr_cuda_status(cudaMalloc(&p, bytes ? bytes : 1))) p = NULL;
+  tsr_cuda_leave(dev, prev);
+  return p;
+}
+
+void tsr_cuda_free(void *state, int dev, void *ptr) {
+  int prev;
+  if (!ptr || tsr_cuda_enter(state, dev, &prev)) return;
+  (void)tsr_cuda_status(cudaFree(ptr));
+  tsr_cuda_leave(dev, prev);
+}
+
+void *tsr_cuda_host_alloc(void *state, size_t bytes) {
+  (void)state;
+  void *p = NULL;
+  if (tsr_cuda_status(cudaHostAlloc(&p, bytes ? bytes : 1, cudaHostAllocPortable))) p = NULL;
+  return p;
+}
+
+void tsr_cuda_host_free(void *state, void *ptr) {
+  (void)state;
+  if (ptr) (void)tsr_cuda_status(cudaFreeHost(ptr));
+}
+
+int tsr_cuda_mem_info(void *state, int dev, size_t *free_bytes, size_t *total_bytes) {
+  int prev;
+  size_t f = 0, t = 0;
+  int rc = tsr_cuda_enter(state, dev, &prev);
+  if (rc) return rc;
+  rc = tsr_cuda_status(cudaMemGetInfo(&f, &t));
+  tsr_cuda_leave(dev, prev);
+  if (free_bytes) *free_bytes = f;
+  if (total_bytes) *total_bytes = t;
+  return rc;
+}
+
+/* ------------------------------------------------------------------ copies */
+
+/* Enqueues the copy on `st`; pointers are told apart by unified addressing, peer copies name
+ * their devices (a 2D copy between two GPUs goes through cudaMemcpy3DPeerAsync). */
+static cudaError_t enqueue_copy(int dst_dev, void *dst, size_t dpitch, int src_dev, const void *src,
+                                size_t spitch, size_t width, size_t height, cudaStream_t st) {
+  int peer = dst_dev >= 0 && src_dev >= 0 && dst_dev != src_dev;
+  int contiguous = height == 1 || (dpitch == width && spitch == width);
+  if (contiguous && peer)
+    return cudaMemcpyPeerAsync(dst, dst_dev, src, src_dev, width * height, st);
+  if (contiguous) return cudaMemcpyAsync(dst, src, width * height, cudaMemcpyDefault, st);
+  if (!peer)
+    return cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, cudaMemcpyDefault, st);
+  struct cudaMemcpy3DPeerParms p;
+  memset(&p, 0, sizeof p);
+  p.srcPtr.ptr = (void *)src;
+  p.srcPtr.pitch = spitch;
+  p.srcPtr.xsize = width;
+  p.srcPtr.ysize = height;
+  p.srcDevice = src_dev;
+  p.dstPtr.ptr = dst;
+  p.dstPtr.pitch = dpitch;
+  p.dstPtr.xsize = width;
+  p.dstPtr.ysize = height;
+  p.dstDevice = dst_dev;
+  p.extent.width = width;
+  p.extent.height = height;
+  p.extent.depth = 1;
+  return cudaMemcpy3DPeerAsync(&p, st);
+}
+
+int tsr_cuda_copy2d(void *state, int dst_dev, void *dst, size_t ldd, int src_dev, const void *src,
+                    size_t lds, size_t rows, size_t cols, size_t elsize, void *queue) {
+  const tsr_cuda_state_t *s = state;
+  if (rows == 0 || cols == 0 || elsize == 0) return 0;
+  if (!s || !dst || !src || ldd < rows || lds < rows || dst_dev < -1 || src_dev < -1 ||
+      dst_dev >= s->ndev || src_dev >= s->ndev)
+    return TESSERA_ERR_BACKEND;
+  size_t width = rows * elsize;
+  if (queue)
+    return tsr_cuda_status(enqueue_copy(dst_dev, dst, ldd * elsize, src_dev, src, lds * elsize,
+                                        width, cols, (cudaStream_t)queue));
+  /* Synchronous: the calling thread's own stream of the device involved (it orders after
+   * nothing else on the device and nothing waits on it), then wait for that stream. */
+  int dev = dst_dev >= 0 ? dst_dev : src_dev, prev = -1;
+  if (dev >= 0 && tsr_cuda_enter(s, dev, &prev)) return TESSERA_ERR_BACKEND;
+  cudaError_t e = enqueue_copy(dst_dev, dst, ldd * elsize, src_dev, src, lds * elsize, width, cols,
+                               cudaStreamPerThread);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(cudaStreamPerThread);
+  if (dev >= 0) tsr_cuda_leave(dev, prev);
+  return tsr_cuda_status(e);
+}
+
+/* ------------------------------------------------------------------ workers */
+
+static void scratch_free(tessera_cuda_scratch_t *x) {
+  if (!x) return;
+  if (x->cusolver) (void)cusolverDnDestroy((cusolverDnHandle_t)x->cusolver);
+  if (x->cublas) (void)cublasDestroy((cublasHandle_t)x->cublas);
+  if (x->dev_info) (void)cudaFree(x->dev_info);
+  if (x->workspace) (void)cudaFree(x->workspace);
+  if (x->host_workspace) (void)cudaFreeHost(x->host_workspace);
+  (void)cudaGetLastError();
+  free(x);
+}
+
+int tsr_cuda_worker_start(void *state, int dev, int core, void **scratch) {
+  const tsr_cuda_state_t *s = state;
+  *scratch = NULL;
+  if (!s || dev < 0 || dev >= s->ndev) return TESSERA_ERR_BACKEND;
+  /* The thread serves this device for its whole life: no restore. */
+  if (tsr_cuda_status(cudaSetDevice(dev))) return TESSERA_ERR_BACKEND;
+  if (core >= 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(core % CPU_SETSIZE, &set);
+    /* Pinning is a hint: a restricted affinity mask is not an error. */
+    (void)pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+  }
+  tessera_cuda_scratch_t *x = calloc(1, sizeof *x);
+  if (!x) return TESSERA_ERR_NOMEM;
+  cublasHandle_t blas = NULL;
+  cusolverDnHandle_t solver = NULL;
+  int ok = cublasCreate(&blas) == CUBLAS_STATUS_SUCCESS;
+  x->cublas = ok ? blas : NULL;
+  /* Full f64/f32 precision: no TF32 or other reduced-precision tensor-core paths. */
+  ok = ok && cublasSetMathMode(blas, CUBLAS_DEFAULT_MATH) == CUBLAS_STATUS_SUCCESS;
+  ok = ok && cusolverDnCreate(&solver) == CUSOLVER_STATUS_SUCCESS;
+  x->cusolver = ok ? solver : NULL;
+  ok = ok && cudaMalloc(&x->workspace, WORKSPACE_BYTES) == cudaSuccess;
+  if (ok) x->workspace_bytes = WORKSPACE_BYTES;
+  ok = ok && cudaHostAlloc(&x->host_workspace, HOST_WORKSPACE_BYTES, cudaHostAllocPortable) ==
+                 cudaSuccess;
+  if (ok) x->host_workspace_bytes = HOST_WORKSPACE_BYTES;
+  ok = ok && cudaMalloc((void **)&x->dev_info, sizeof *x->dev_info) == cudaSuccess;
+  ok = ok && cudaMemset(x->dev_info, 0, sizeof *x->dev_info) == cudaSuccess;
+  if (!ok) {
+    scratch_free(x);
+    return TESSERA_ERR_BACKEND;
+  }
+  *scratch = x;
+  return 0;
+}
+
+void tsr_cuda_worker_stop(void *state, int dev, void *scratch) {
+  const tsr_cuda_state_t *s = state;
+  if (s && dev >= 0 && dev < s->ndev) (void)tsr_cuda_status(cudaSetDevice(dev));
+  scratch_free(scratch);
+}
+
+/* ------------------------------------------------------------------ queues and events */
+
+int tsr_cuda_queue_create(void *state, int dev, void **queue) {
+  int prev;
+  *queue = NULL;
+  int rc = tsr_cuda_enter(state, dev, &prev);
+  if (rc) return rc;
+  cudaStream_t st = NULL;
+  rc = tsr_cuda_status(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  tsr_cuda_leave(dev, prev);
+  if (!rc) *queue = st;
+  return rc;
+}
+
+void tsr_cuda_queue_destroy(void *state, int dev, void *queue) {
+  int prev;
+  if (!queue || tsr_cuda_enter(state, dev, &prev)) return;
+  (void)tsr_cuda_status(cudaStreamDestroy((cudaStream_t)queue));
+  tsr_cuda_leave(dev, prev);
+}
+
+int tsr_cuda_event_create(void *state, int dev, void **event) {
+  int prev;
+  *event = NULL;
+  int rc = tsr_cuda_enter(state, dev, &prev);
+  if (rc) return rc;
+  cudaEvent_t ev = NULL;
+  rc = tsr_cuda_status(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+  tsr_cuda_leave(dev, prev);
+  if (!rc) *event = ev;
+  return rc;
+}
+
+void tsr_cuda_event_destroy(void *state, int dev, void *event) {
+  int prev;
+  if (!event || tsr_cuda_enter(state, dev, &prev)) return;
+  (void)tsr_cuda_status(cudaEventDestroy((cudaEvent_t)event));
+  tsr_cuda_leave(dev, prev);
+}
+
+int tsr_cuda_event_record(void *state, void *event, void *queue) {
+  (void)state;
+  if (!event) return TESSERA_ERR_BACKEND;
+  return tsr_cuda_status(cudaEventRecord((cudaEvent_t)event, (cudaStream_t)queue));
+}
+
+int tsr_cuda_event_query(void *state, void *event) {
+  (void)state;
+  if (!event) return TESSERA_ERR_BACKEND;
+  cudaError_t e = cudaEventQuery((cudaEvent_t)event);
+  if (e == cudaSuccess) return 1;
+  if (e == cudaErrorNotReady) {
+    (void)cudaGetLastError(); /* not an error: leave nothing behind for later checks */
+    return 0;
+  }
+  return tsr_cuda_status(e);
+}
+
+int tsr_cuda_event_sync(void *state, void *event) {
+  (void)state;
+  if (!event) return TESSERA_ERR_BACKEND;
+  return tsr_cuda_status(cudaEventSynchronize((cudaEvent_t)event));
+}
+
+int tsr_cuda_queue_wait_event(void *state, void *queue, void *event) {
+  (void)state;
+  if (!event) return TESSERA_ERR_BACKEND;
+  return tsr_cuda_status(cudaStreamWaitEvent((cudaStream_t)queue, (cudaEvent_t)event, 0));
+}
+
+int tsr_cuda_queue_sync(void *state, void *queue) {
+  (void)state;
+  return tsr_cuda_status(cudaStreamSynchronize((cudaStream_t)queue));
+}

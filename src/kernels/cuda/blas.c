@@ -1,0 +1,138 @@
+/* CUDA tile kernels through cuBLAS: gemm, syrk / herk, trsm, trmm, and lacpy (a 2D copy).
+ *
+ * Each kernel checks its arguments like its CPU twin (cpu/blas.c) and returns
+ * TESSERA_ERR_KERNEL without enqueuing anything when they are invalid; then it binds the
+ * worker's cuBLAS handle to ex->stream and enqueues. Nothing synchronises or allocates. gemm is
+ * one type-generic cublasGemmEx call (f32 / c64 computed in FP32, f64 / c128 in FP64, no TF32 or
+ * reduced-precision compute types); the others pick the routine of the dtype in one switch.
+ */
+#include "kernels/cuda/cuda_common.h"
+
+/* Enqueued, or the failure of a cuBLAS call. */
+static int blas_status(cublasStatus_t st) {
+  return st == CUBLAS_STATUS_SUCCESS ? 0 : TESSERA_ERR_KERNEL;
+}
+
+int tsr_cuda_gemm(const tessera_exec_t *ex, void *args) {
+  const tsr_gemm_args_t *a = args;
+  const int ta = tsr_op_index(a->transa, a->dtype), tb = tsr_op_index(a->transb, a->dtype);
+  if (!tsr_dtype_valid(a->dtype) || ta < 0 || tb < 0) return TESSERA_ERR_KERNEL;
+  const int lda = tsr_operand_ld(ex, 0, ta ? a->k : a->m, ta ? a->m : a->k);
+  const int ldb = tsr_operand_ld(ex, 1, tb ? a->n : a->k, tb ? a->k : a->n);
+  const int ldc = tsr_operand_ld(ex, 2, a->m, a->n);
+  cublasHandle_t h = tsr_cuda_blas(ex);
+  if (lda < 0 || ldb < 0 || ldc < 0 || !h) return TESSERA_ERR_KERNEL;
+  if (a->m == 0 || a->n == 0) return 0;
+  const int single = a->dtype == TESSERA_F32 || a->dtype == TESSERA_C64;
+  const cudaDataType type = tsr_cuda_type(a->dtype);
+  const tsr_cuda_scalar_t al = tsr_cuda_scalar(a->dtype, a->alpha);
+  const tsr_cuda_scalar_t be = tsr_cuda_scalar(a->dtype, a->beta);
+  return blas_status(cublasGemmEx(h, tsr_cuda_op(ta), tsr_cuda_op(tb), a->m, a->n, a->k, &al,
+                                  ex->ptr[0], type, lda, ex->ptr[1], type, ldb, &be, ex->ptr[2],
+                                  type, ldc, single ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_64F,
+                                  CUBLAS_GEMM_DEFAULT));
+}
+
+int tsr_cuda_syrk(const tessera_exec_t *ex, void *args) {
+  const tsr_syrk_args_t *a = args;
+  const int u = tsr_letter(a->uplo, "UL"), t = tsr_letter(a->trans, "NTC");
+  /* The trans letter gives the shape of A; the conjugation comes from `herk`. */
+  const int herk = a->herk && tsr_dtype_complex(a->dtype);
+  if (!tsr_dtype_valid(a->dtype) || u < 0 || t < 0) return TESSERA_ERR_KERNEL;
+  const int lda = tsr_operand_ld(ex, 0, t ? a->k : a->n, t ? a->n : a->k);
+  const int ldc = tsr_operand_ld(ex, 1, a->n, a->n);
+  cublasHandle_t h = tsr_cuda_blas(ex);
+  if (lda < 0 || ldc < 0 || !h) return TESSERA_ERR_KERNEL;
+  if (a->n == 0) return 0;
+  const cublasFillMode_t uplo = tsr_cuda_fill(u);
+  const cublasOperation_t op = t == 0 ? CUBLAS_OP_N : herk ? CUBLAS_OP_C : CUBLAS_OP_T;
+  const int n = a->n, k = a->k;
+  const tsr_cuda_scalar_t al = tsr_cuda_scalar(a->dtype, a->alpha);
+  const tsr_cuda_scalar_t be = tsr_cuda_scalar(a->dtype, a->beta);
+  const void *alpha = &al, *beta = &be, *A = ex->ptr[0];
+  void *C = ex->ptr[1];
+  cublasStatus_t st = CUBLAS_STATUS_INVALID_VALUE;
+  switch (a->dtype) {
+  case TESSERA_F32:
+    st = cublasSsyrk(h, uplo, op, n, k, alpha, A, lda, beta, C, ldc);
+    break;
+  case TESSERA_F64:
+    st = cublasDsyrk(h, uplo, op, n, k, alpha, A, lda, beta, C, ldc);
+    break;
+  case TESSERA_C64:
+    st = herk ? cublasCherk(h, uplo, op, n, k, alpha, A, lda, beta, C, ldc)
+              : cublasCsyrk(h, uplo, op, n, k, alpha, A, lda, beta, C, ldc);
+    break;
+  case TESSERA_C128:
+    st = herk ? cublasZherk(h, uplo, op, n, k, alpha, A, lda, beta, C, ldc)
+              : cublasZsyrk(h, uplo, op, n, k, alpha, A, lda, beta, C, ldc);
+    break;
+  }
+  return blas_status(st);
+}
+
+/* trsm (solve != 0) and trmm (solve == 0): the same arguments and operands. cuBLAS's trmm is
+ * out of place; passing B as its output gives the in-place product. */
+static int triangular(const tessera_exec_t *ex, const tsr_trsm_args_t *a, int solve) {
+  const int s = tsr_letter(a->side, "LR"), u = tsr_letter(a->uplo, "UL");
+  const int d = tsr_letter(a->diag, "NU"), t = tsr_op_index(a->trans, a->dtype);
+  if (!tsr_dtype_valid(a->dtype) || s < 0 || u < 0 || t < 0 || d < 0) return TESSERA_ERR_KERNEL;
+  const int na = s == 1 ? a->n : a->m;
+  const int lda = tsr_operand_ld(ex, 0, na, na), ldb = tsr_operand_ld(ex, 1, a->m, a->n);
+  cublasHandle_t h = tsr_cuda_blas(ex);
+  if (lda < 0 || ldb < 0 || !h) return TESSERA_ERR_KERNEL;
+  if (a->m == 0 || a->n == 0) return 0;
+  const cublasSideMode_t side = tsr_cuda_side(s);
+  const cublasFillMode_t uplo = tsr_cuda_fill(u);
+  const cublasOperation_t op = tsr_cuda_op(t);
+  const cublasDiagType_t diag = tsr_cuda_diag(d);
+  const int m = a->m, n = a->n;
+  const tsr_cuda_scalar_t al = tsr_cuda_scalar(a->dtype, a->alpha);
+  const void *alpha = &al, *A = ex->ptr[0];
+  void *B = ex->ptr[1];
+  cublasStatus_t st = CUBLAS_STATUS_INVALID_VALUE;
+  switch (a->dtype) {
+  case TESSERA_F32:
+    st = solve ? cublasStrsm(h, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb)
+               : cublasStrmm(h, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb, B, ldb);
+    break;
+  case TESSERA_F64:
+    st = solve ? cublasDtrsm(h, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb)
+               : cublasDtrmm(h, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb, B, ldb);
+    break;
+  case TESSERA_C64:
+    st = solve ? cublasCtrsm(h, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb)
+               : cublasCtrmm(h, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb, B, ldb);
+    break;
+  case TESSERA_C128:
+    st = solve ? cublasZtrsm(h, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb)
+               : cublasZtrmm(h, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb, B, ldb);
+    break;
+  }
+  return blas_status(st);
+}
+
+int tsr_cuda_trsm(const tessera_exec_t *ex, void *args) {
+  return triangular(ex, args, 1);
+}
+
+int tsr_cuda_trmm(const tessera_exec_t *ex, void *args) {
+  const tsr_trmm_args_t *m = args;
+  const tsr_trsm_args_t a = {m->dtype, m->side, m->uplo, m->trans, m->diag, m->m, m->n, m->alpha};
+  return triangular(ex, &a, 0);
+}
+
+int tsr_cuda_lacpy(const tessera_exec_t *ex, void *args) {
+  const tsr_lacpy_args_t *a = args;
+  if (!tsr_dtype_valid(a->dtype)) return TESSERA_ERR_KERNEL;
+  const int lds = tsr_operand_ld(ex, 0, a->m, a->n), ldd = tsr_operand_ld(ex, 1, a->m, a->n);
+  if (lds < 0 || ldd < 0) return TESSERA_ERR_KERNEL;
+  if (a->m == 0 || a->n == 0 || (ex->ptr[0] == ex->ptr[1] && lds == ldd)) return 0;
+  const size_t elsize = tessera_dtype_size(a->dtype);
+  cudaError_t e = cudaMemcpy2DAsync(ex->ptr[1], (size_t)ldd * elsize, ex->ptr[0],
+                                    (size_t)lds * elsize, (size_t)a->m * elsize, (size_t)a->n,
+                                    cudaMemcpyDefault, (cudaStream_t)ex->stream);
+  if (e == cudaSuccess) return 0;
+  (void)cudaGetLastError(); /* the failure is reported here, not to the next CUDA call */
+  return TESSERA_ERR_KERNEL;
+}

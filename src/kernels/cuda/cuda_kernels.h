@@ -1,0 +1,26 @@
+/* Custom device kernels of the CUDA tile kernels (kernels.cu), callable from C. Each launcher
+ * enqueues on the given stream and never synchronises.
+ */
+#ifndef TSR_KERNELS_CUDA_KERNELS_H
+#define TSR_KERNELS_CUDA_KERNELS_H
+
+#include <stddef.h>
+
+#include "tessera/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Enqueues on `stream` (a cudaStream_t) a scan of the diagonal of the n x n Cholesky factor `a`
+ *  (device memory, `dtype`, leading dimension `ld` elements) against the device int
+ *  `*dev_info` that potrf left: when it is 0, or k > 0, and the real part of a(j, j) is NaN for
+ *  some j < n, or j < k - 1, writes the smallest such j + 1 into `*dev_info`; a negative info is
+ *  left alone. Returns 0, or -1 for an invalid dtype or a failed launch. */
+int tsr_cuda_diag_nan_check(tessera_dtype_t dtype, const void *a, size_t ld, int n, int *dev_info,
+                            void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,167 @@
+/* CUDA tile kernels through cuSOLVER: potrf, trtri and lauum.
+ *
+ * Each kernel checks its arguments like its CPU twin (cpu/blas.c), binds the worker's cuSOLVER
+ * handle to ex->stream and enqueues the routine with the worker's workspaces
+ * (tessera_cuda_scratch_t): a routine asking for more workspace than the scratch holds fails
+ * with TESSERA_ERR_KERNEL before anything is enqueued. Nothing synchronises or allocates.
+ *
+ * The library's info lands in scratch->dev_info; the kernel then enqueues its copy into
+ * ex->async->info and sets ex->async->offset, and the runtime reads it once the stream has
+ * passed (tessera/task.h). potrf and lauum take the typed routines (cusolverDn?potrf, ?lauum,
+ * one switch for both: they share a signature), which need no per-call parameter object;
+ * trtri takes the type-generic cusolverDnXtrtri.
+ */
+#include "kernels/cuda/cuda_common.h"
+#include "kernels/cuda/cuda_kernels.h"
+
+/* Typed cuSOLVER routines of the forms size(h, uplo, n, A, lda, &lwork) and
+ * run(h, uplo, n, A, lda, work, lwork, info), one pair per dtype. */
+typedef struct {
+  cusolverStatus_t(CUSOLVERAPI *s_size)(cusolverDnHandle_t, cublasFillMode_t, int, float *, int,
+                                        int *);
+  cusolverStatus_t(CUSOLVERAPI *d_size)(cusolverDnHandle_t, cublasFillMode_t, int, double *, int,
+                                        int *);
+  cusolverStatus_t(CUSOLVERAPI *c_size)(cusolverDnHandle_t, cublasFillMode_t, int, cuComplex *, int,
+                                        int *);
+  cusolverStatus_t(CUSOLVERAPI *z_size)(cusolverDnHandle_t, cublasFillMode_t, int,
+                                        cuDoubleComplex *, int, int *);
+  cusolverStatus_t(CUSOLVERAPI *s)(cusolverDnHandle_t, cublasFillMode_t, int, float *, int, float *,
+                                   int, int *);
+  cusolverStatus_t(CUSOLVERAPI *d)(cusolverDnHandle_t, cublasFillMode_t, int, double *, int,
+                                   double *, int, int *);
+  cusolverStatus_t(CUSOLVERAPI *c)(cusolverDnHandle_t, cublasFillMode_t, int, cuComplex *, int,
+                                   cuComplex *, int, int *);
+  cusolverStatus_t(CUSOLVERAPI *z)(cusolverDnHandle_t, cublasFillMode_t, int, cuDoubleComplex *,
+                                   int, cuDoubleComplex *, int, int *);
+} uplo_routine_t;
+
+static const uplo_routine_t potrf_routine = {cusolverDnSpotrf_bufferSize,
+                                             cusolverDnDpotrf_bufferSize,
+                                             cusolverDnCpotrf_bufferSize,
+                                             cusolverDnZpotrf_bufferSize,
+                                             cusolverDnSpotrf,
+                                             cusolverDnDpotrf,
+                                             cusolverDnCpotrf,
+                                             cusolverDnZpotrf};
+
+static const uplo_routine_t lauum_routine = {cusolverDnSlauum_bufferSize,
+                                             cusolverDnDlauum_bufferSize,
+                                             cusolverDnClauum_bufferSize,
+                                             cusolverDnZlauum_bufferSize,
+                                             cusolverDnSlauum,
+                                             cusolverDnDlauum,
+                                             cusolverDnClauum,
+                                             cusolverDnZlauum};
+
+/* The scratch of `ex` with its cuSOLVER handle bound to ex->stream in *h, or NULL when the
+ * worker's scratch lacks what the solver kernels use. */
+static const tessera_cuda_scratch_t *solver_scratch(const tessera_exec_t *ex,
+                                                    cusolverDnHandle_t *h) {
+  const tessera_cuda_scratch_t *s = tsr_cuda_scratch(ex);
+  if (!s || !s->dev_info || (!s->workspace && s->workspace_bytes > 0)) return NULL;
+  *h = tsr_cuda_solver(ex);
+  return *h ? s : NULL;
+}
+
+/* Runs `r` on the n x n tile ex->ptr[0] of a valid dtype, info to s->dev_info. A workspace
+ * request beyond the scratch's becomes CUSOLVER_STATUS_ALLOC_FAILED. */
+static int run_uplo(const uplo_routine_t *r, const tessera_exec_t *ex,
+                    const tessera_cuda_scratch_t *s, cusolverDnHandle_t h, tessera_dtype_t dt,
+                    cublasFillMode_t uplo, int n, int lda) {
+  size_t cap = s->workspace_bytes / tessera_dtype_size(dt);
+  const int room = cap > INT_MAX ? INT_MAX : (int)cap;
+  const cusolverStatus_t too_small = CUSOLVER_STATUS_ALLOC_FAILED;
+  void *A = ex->ptr[0], *w = s->workspace;
+  int lwork = 0, *info = s->dev_info;
+  cusolverStatus_t st = CUSOLVER_STATUS_INVALID_VALUE;
+  switch (dt) {
+  case TESSERA_F32:
+    st = r->s_size(h, uplo, n, A, lda, &lwork);
+    if (st == CUSOLVER_STATUS_SUCCESS)
+      st = lwork <= room ? r->s(h, uplo, n, A, lda, w, lwork, info) : too_small;
+    break;
+  case TESSERA_F64:
+    st = r->d_size(h, uplo, n, A, lda, &lwork);
+    if (st == CUSOLVER_STATUS_SUCCESS)
+      st = lwork <= room ? r->d(h, uplo, n, A, lda, w, lwork, info) : too_small;
+    break;
+  case TESSERA_C64:
+    st = r->c_size(h, uplo, n, A, lda, &lwork);
+    if (st == CUSOLVER_STATUS_SUCCESS)
+      st = lwork <= room ? r->c(h, uplo, n, A, lda, w, lwork, info) : too_small;
+    break;
+  case TESSERA_C128:
+    st = r->z_size(h, uplo, n, A, lda, &lwork);
+    if (st == CUSOLVER_STATUS_SUCCESS)
+      st = lwork <= room ? r->z(h, uplo, n, A, lda, w, lwork, info) : too_small;
+    break;
+  }
+  return st == CUSOLVER_STATUS_SUCCESS ? 0 : TESSERA_ERR_KERNEL;
+}
+
+/* Enqueues the copy of s->dev_info into ex->async (which must be set) and records `offset`. */
+static int report_info(const tessera_exec_t *ex, const tessera_cuda_scratch_t *s, int64_t offset) {
+  ex->async->offset = offset;
+  if (cudaMemcpyAsync(&ex->async->info, s->dev_info, sizeof(int), cudaMemcpyDeviceToHost,
+                      (cudaStream_t)ex->stream) == cudaSuccess)
+    return 0;
+  (void)cudaGetLastError(); /* the failure is reported here, not to the next CUDA call */
+  return TESSERA_ERR_KERNEL;
+}
+
+int tsr_cuda_potrf(const tessera_exec_t *ex, void *args) {
+  const tsr_potrf_args_t *a = args;
+  const int u = tsr_letter(a->uplo, "UL");
+  if (!tsr_dtype_valid(a->dtype) || u < 0 || !ex->async) return TESSERA_ERR_KERNEL;
+  const int lda = tsr_operand_ld(ex, 0, a->n, a->n);
+  cusolverDnHandle_t h = NULL;
+  const tessera_cuda_scratch_t *s = solver_scratch(ex, &h);
+  if (lda < 0 || !s) return TESSERA_ERR_KERNEL;
+  if (a->n == 0) return 0;
+  int status = run_uplo(&potrf_routine, ex, s, h, a->dtype, tsr_cuda_fill(u), a->n, lda);
+  if (status) return status;
+  /* cuSOLVER's pivot test may let a NaN through: the scan reports the first NaN pivot before
+   * any failure cuSOLVER found, as the CPU kernel does, before the info is copied out. */
+  if (tsr_cuda_diag_nan_check(a->dtype, ex->ptr[0], (size_t)lda, a->n, s->dev_info, ex->stream))
+    return TESSERA_ERR_KERNEL;
+  return report_info(ex, s, a->offset);
+}
+
+int tsr_cuda_trtri(const tessera_exec_t *ex, void *args) {
+  const tsr_trtri_args_t *a = args;
+  const int u = tsr_letter(a->uplo, "UL"), d = tsr_letter(a->diag, "NU");
+  if (!tsr_dtype_valid(a->dtype) || u < 0 || d < 0 || !ex->async) return TESSERA_ERR_KERNEL;
+  const int lda = tsr_operand_ld(ex, 0, a->n, a->n);
+  cusolverDnHandle_t h = NULL;
+  const tessera_cuda_scratch_t *s = solver_scratch(ex, &h);
+  if (lda < 0 || !s) return TESSERA_ERR_KERNEL;
+  if (a->n == 0) return 0;
+  const cublasFillMode_t uplo = tsr_cuda_fill(u);
+  const cublasDiagType_t diag = tsr_cuda_diag(d);
+  const cudaDataType type = tsr_cuda_type(a->dtype);
+  size_t dev_bytes = 0, host_bytes = 0;
+  if (cusolverDnXtrtri_bufferSize(h, uplo, diag, a->n, type, ex->ptr[0], lda, &dev_bytes,
+                                  &host_bytes) != CUSOLVER_STATUS_SUCCESS ||
+      dev_bytes > s->workspace_bytes || host_bytes > s->host_workspace_bytes ||
+      (host_bytes > 0 && !s->host_workspace))
+    return TESSERA_ERR_KERNEL;
+  if (cusolverDnXtrtri(h, uplo, diag, a->n, type, ex->ptr[0], lda, s->workspace, dev_bytes,
+                       s->host_workspace, host_bytes, s->dev_info) != CUSOLVER_STATUS_SUCCESS)
+    return TESSERA_ERR_KERNEL;
+  return report_info(ex, s, a->offset);
+}
+
+int tsr_cuda_lauum(const tessera_exec_t *ex, void *args) {
+  const tsr_lauum_args_t *a = args;
+  const int u = tsr_letter(a->uplo, "UL");
+  if (!tsr_dtype_valid(a->dtype) || u < 0) return TESSERA_ERR_KERNEL;
+  const int lda = tsr_operand_ld(ex, 0, a->n, a->n);
+  cusolverDnHandle_t h = NULL;
+  const tessera_cuda_scratch_t *s = solver_scratch(ex, &h);
+  if (lda < 0 || !s) return TESSERA_ERR_KERNEL;
+  if (a->n == 0) return 0;
+  int status = run_uplo(&lauum_routine, ex, s, h, a->dtype, tsr_cuda_fill(u), a->n, lda);
+  /* lauum's info is only ever negative (an invalid argument); it is passed on when a slot
+   * exists so such a failure is not lost. */
+  return status || !ex->async ? status : report_info(ex, s, 0);
+}
