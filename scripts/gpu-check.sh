@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Builds tessera with the CUDA backend and runs the GPU tests and a few CLI runs on a machine
+# with GPUs, writing logs to $OUT (or ./gpu-check-out). Needs cmocka: run scripts/fetch-deps.sh
+# where a package mirror is reachable and bring .deps/ along.
+#
+#   scripts/gpu-check.sh [extra CLI commands to run after the tests, as one string]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-gpu-check-out}
+mkdir -p "$out"
+export NCCL_NVLS_ENABLE=0 TESSERA_PERFMODEL=${TESSERA_PERFMODEL:-none}
+nvidia-smi -L | tee "$out/gpus.txt"
+{
+  cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DTESSERA_CUDA=ON -DTESSERA_WERROR=ON &&
+    cmake --build build-gpu -j"$(nproc)"
+} >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+echo "== build ok"
+ctest --test-dir build-gpu --output-on-failure --timeout 600 ${CTEST_ARGS:-} >"$out/ctest.log" 2>&1
+grep -E "tests passed|Failed|Passed|\*\*\*" "$out/ctest.log" | tail -30
+./build-gpu/tessera info 2>&1 | tee "$out/info.txt" | head -40
+if [ $# -gt 0 ]; then
+  echo "== $1"
+  bash -c "$1" 2>&1 | tee "$out/extra.log" | tail -60
+fi
