@@ -1,10 +1,12 @@
-/* tessera CLI — `tessera bench potrf`: tessera against LAPACKE with the same thread count. */
+/* tessera CLI — `tessera bench potrf`: tessera against cuSolverMg and cusolverDnXpotrf on the
+ * same GPUs (bench_gpu.c) or, without GPUs, against LAPACKE with the same thread count. */
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_gpu.h"
 #include "cli.h"
 #include "gen.h"
 #include "residual.h"
@@ -37,66 +39,169 @@ static int lapacke_potrf(tessera_dtype_t dtype, char uplo, int n, void *a, int l
   return -1;
 }
 
-/** The arrays of one size: the pristine A and the copies each side factors. */
+/** The arrays of one size: the pristine A and the copies each side factors (ab: LAPACKE). */
 typedef struct {
   int64_t n, ld;
   void *a0, *at, *ab;
 } bench_arrays_t;
 
-/** Runs both sides o->reps times, interleaved, on fresh copies of the same matrix. */
-static int bench_reps(tessera_context_t *ctx, const cli_opts_t *o, const bench_arrays_t *m,
-                      int threads, cli_progress_t *prog, cli_result_t *r) {
-  size_t bytes = (size_t)(m->ld * m->n) * tessera_dtype_size(o->dtype);
-  for (int rep = 0; rep < o->reps; rep++) {
-    progress_phase(prog, "tessera potrf n=%lld rep %d/%d", (long long)m->n, rep + 1, o->reps);
-    memcpy(m->at, m->a0, bytes);
-    double t0 = progress_now();
-    int status = tessera_potrf(ctx, o->uplo, o->dtype, m->n, m->at, m->ld);
-    r->seconds = fmin(r->seconds, progress_now() - t0);
-    if (status) return cli_report(ctx, prog, "potrf", status);
-    progress_phase(prog, "LAPACKE potrf n=%lld rep %d/%d", (long long)m->n, rep + 1, o->reps);
-    memcpy(m->ab, m->a0, bytes);
-    blas_threads(threads);
-    t0 = progress_now();
-    status = lapacke_potrf(o->dtype, (char)o->uplo, (int)m->n, m->ab, (int)m->ld);
-    r->baseline_seconds = fmin(r->baseline_seconds, progress_now() - t0);
-    blas_threads(1);
-    if (status) {
-      progress_phase(prog, NULL);
-      fprintf(stderr, "tessera: LAPACKE potrf failed (info = %d)\n", status);
-      return CLI_FAILED;
+/** What one size runs: the tessera results (LAPACK-style, then tile level), the resident
+ *  descriptor, and the CPU baseline's thread count (0: no LAPACKE). */
+typedef struct {
+  tessera_context_t *ctx;
+  const cli_opts_t *o;
+  const bench_arrays_t *m;
+  tessera_matrix_t *A; /**< NULL without --resident */
+  int threads;
+  cli_progress_t *prog;
+  cli_result_t r[2];
+} bench_t;
+
+/** One LAPACKE run on a fresh copy; returns CLI_OK or CLI_FAILED. */
+static int lapacke_rep(bench_t *b, size_t bytes) {
+  const bench_arrays_t *m = b->m;
+  memcpy(m->ab, m->a0, bytes);
+  blas_threads(b->threads);
+  double t0 = progress_now();
+  int status = lapacke_potrf(b->o->dtype, (char)b->o->uplo, (int)m->n, m->ab, (int)m->ld);
+  b->r[0].baseline_seconds = fmin(b->r[0].baseline_seconds, progress_now() - t0);
+  blas_threads(1);
+  if (status == 0) return CLI_OK;
+  progress_phase(b->prog, NULL);
+  fprintf(stderr, "tessera: LAPACKE potrf failed (info = %d)\n", status);
+  return CLI_FAILED;
+}
+
+/** One tessera run of side k (0: tessera_potrf on a fresh copy; 1: tessera_tile_potrf on the
+ *  descriptor, imported again, untimed); the time is kept unless `rep` < 0 (warm-up). */
+static int tessera_rep(bench_t *b, int k, int rep, size_t bytes) {
+  const cli_opts_t *o = b->o;
+  const bench_arrays_t *m = b->m;
+  const char *name = k ? "tile potrf" : "potrf";
+  char what[32] = "warm-up";
+  if (rep >= 0) snprintf(what, sizeof what, "rep %d/%d", rep + 1, o->reps);
+  progress_phase(b->prog, "tessera %s n=%lld %s", name, (long long)m->n, what);
+  int status = 0;
+  if (k == 0) memcpy(m->at, m->a0, bytes);
+  if (k == 1 && (status = tessera_matrix_import(b->A, m->a0, m->ld)))
+    return cli_report(b->ctx, b->prog, "matrix import", status);
+  double t0 = progress_now();
+  status = k ? tessera_tile_potrf(o->uplo, b->A)
+             : tessera_potrf(b->ctx, o->uplo, o->dtype, m->n, m->at, m->ld);
+  double t = progress_now() - t0;
+  if (status) return cli_report(b->ctx, b->prog, name, status);
+  if (rep >= 0) b->r[k].seconds = fmin(b->r[k].seconds, t);
+  return CLI_OK;
+}
+
+/** Runs every side o->reps times, interleaved, on fresh copies of the same matrix; with GPUs a
+ *  first untimed round warms tessera up, as the GPU baselines are. */
+static int bench_reps(bench_t *b, int warmup) {
+  const bench_arrays_t *m = b->m;
+  size_t bytes = (size_t)(m->ld * m->n) * tessera_dtype_size(b->o->dtype);
+  for (int rep = warmup ? -1 : 0; rep < b->o->reps; rep++) {
+    for (int k = 0; k < (b->A ? 2 : 1); k++)
+      if (tessera_rep(b, k, rep, bytes)) return CLI_FAILED;
+    if (b->threads > 0 && rep >= 0) {
+      progress_phase(b->prog, "LAPACKE potrf n=%lld rep %d/%d", (long long)m->n, rep + 1,
+                     b->o->reps);
+      if (lapacke_rep(b, bytes)) return CLI_FAILED;
     }
   }
   return CLI_OK;
 }
 
-/** Benchmarks one size and prints its result line. */
-static int bench_size(tessera_context_t *ctx, const cli_opts_t *o, int64_t n, int threads,
-                      cli_progress_t *prog) {
-  bench_arrays_t m = {n, n > 0 ? n : 1, NULL, NULL, NULL};
-  int rc = CLI_FAILED;
-  if ((m.a0 = cli_alloc(o->dtype, m.ld, n)) && (m.at = cli_alloc(o->dtype, m.ld, n)) &&
-      (m.ab = cli_alloc(o->dtype, m.ld, n))) {
-    progress_phase(prog, "generating n=%lld", (long long)n);
-    gen_spd(o->dtype, n, m.a0, m.ld, GEN_SEED_A);
-    cli_result_t r;
-    cli_result_init(&r, o, ctx);
-    r.n = n;
-    r.has_baseline = 1;
-    r.baseline = "lapacke";
-    r.seconds = r.baseline_seconds = INFINITY;
-    rc = bench_reps(ctx, o, &m, threads, prog, &r);
-    if (rc == CLI_OK) {
-      double flops = cli_flops(CMD_POTRF, o->dtype, n, 0) * 1e-9;
-      r.gflops = r.seconds > 0 ? flops / r.seconds : 0;
-      r.baseline_gflops = r.baseline_seconds > 0 ? flops / r.baseline_seconds : 0;
-      progress_phase(prog, "residual");
-      r.residual = residual_potrf(o->dtype, o->uplo, n, m.a0, m.ld, m.at, m.ld);
-      progress_phase(prog, NULL);
-      cli_print_result(o, &r);
+/** Rate in GFLOP/s of `flops` in `seconds`; NaN when the time is unknown. */
+static double rate(double flops, double seconds) {
+  return isfinite(seconds) && seconds > 0 ? flops * 1e-9 / seconds : flops > 0 ? NAN : 0;
+}
+
+/** Sets the baselines of both results from the CPU or GPU baseline times. */
+static void set_baselines(bench_t *b, int gpus, const gpu_baseline_t *g) {
+  for (int k = 0; k < 2; k++) {
+    cli_result_t *r = &b->r[k];
+    r->has_baseline = b->threads > 0 || gpus > 0;
+    r->baseline = gpus > 0 ? "cusolverMg" : "lapacke";
+    if (k > 0) r->baseline_seconds = b->r[0].baseline_seconds;
+    if (gpus > 0) {
+      r->baseline_seconds = g->mg_seconds;
+      r->baseline_tile = g->mg_tile;
+      r->has_baseline2 = 1;
+      r->baseline2 = "cusolverDn";
+      r->baseline2_seconds = g->dn_seconds;
     }
   }
+}
+
+/** Computes the rates and residuals and prints the result lines. */
+static int report(bench_t *b) {
+  const cli_opts_t *o = b->o;
+  const bench_arrays_t *m = b->m;
+  double flops = cli_flops(CMD_POTRF, o->dtype, m->n, 0);
+  for (int k = 0; k < (b->A ? 2 : 1); k++) {
+    cli_result_t *r = &b->r[k];
+    r->gflops = rate(flops, r->seconds);
+    r->baseline_gflops = rate(flops, r->baseline_seconds);
+    r->baseline2_gflops = rate(flops, r->baseline2_seconds);
+    progress_phase(b->prog, "residual");
+    int status = k ? tessera_matrix_export(b->A, m->at, m->ld) : 0;
+    if (status) return cli_report(b->ctx, b->prog, "matrix export", status);
+    r->residual = residual_potrf(o->dtype, o->uplo, m->n, m->a0, m->ld, m->at, m->ld);
+    progress_phase(b->prog, NULL);
+    cli_print_result(o, r);
+  }
+  return CLI_OK;
+}
+
+/** Runs the GPU baselines on the generated matrix with tessera stopped: a context holds nearly
+ *  all GPU memory in its pools, so it is finalized first and created anew afterwards (with
+ *  --trace, the file therefore shows the last size only). */
+static int gpu_baselines(tessera_context_t **ctx, const cli_opts_t *o, int gpus,
+                         const bench_arrays_t *m, cli_progress_t *prog, gpu_baseline_t *g) {
+  progress_phase(prog, "stopping tessera for the baselines");
+  int status = tessera_finalize(*ctx);
+  *ctx = NULL;
+  if (status < 0) return cli_report(NULL, prog, "finalize", status);
+  bench_gpu_potrf(o, gpus, m->n, m->a0, m->ld, prog, g);
+  progress_phase(prog, "restarting tessera");
+  return cli_context(o, ctx);
+}
+
+/** Benchmarks one size and prints its result lines: tessera against LAPACKE with `threads`
+ *  threads (0: none) or the GPU baselines on `gpus` GPUs (0: none). */
+static int bench_size(tessera_context_t **ctx, const cli_opts_t *o, int64_t n, int threads,
+                      int gpus, int warmup, cli_progress_t *prog) {
+  bench_arrays_t m = {n, n > 0 ? n : 1, NULL, NULL, NULL};
+  bench_t b = {NULL, o, &m, NULL, gpus > 0 ? 0 : threads, prog, {{0}}};
+  gpu_baseline_t g = {INFINITY, 0, INFINITY};
+  int rc = CLI_OK, status;
+  if (!(m.a0 = cli_alloc(o->dtype, m.ld, n)) || !(m.at = cli_alloc(o->dtype, m.ld, n)) ||
+      (b.threads > 0 && !(m.ab = cli_alloc(o->dtype, m.ld, n))))
+    rc = CLI_FAILED;
+  if (rc == CLI_OK) {
+    progress_phase(prog, "generating n=%lld", (long long)n);
+    gen_spd(o->dtype, n, m.a0, m.ld, GEN_SEED_A);
+    if (gpus > 0) rc = gpu_baselines(ctx, o, gpus, &m, prog, &g);
+  }
+  int tile = rc == CLI_OK ? tessera_default_tile(*ctx) : 0;
+  if (rc == CLI_OK && o->resident &&
+      (status = tessera_matrix_create(*ctx, o->dtype, n, n, tile, tile, &b.A)))
+    rc = cli_report(*ctx, prog, "matrix create", status);
+  if (rc == CLI_OK) {
+    b.ctx = *ctx;
+    for (int k = 0; k < 2; k++) {
+      cli_result_init(&b.r[k], o, b.ctx);
+      b.r[k].n = n;
+      b.r[k].api = k ? "tile" : "lapack";
+      b.r[k].seconds = b.r[k].baseline_seconds = b.r[k].baseline2_seconds = INFINITY;
+    }
+    rc = bench_reps(&b, warmup);
+    set_baselines(&b, gpus, &g);
+    if (rc == CLI_OK) rc = report(&b);
+  }
   progress_phase(prog, NULL);
+  if (b.A && (status = tessera_matrix_destroy(b.A)) && rc == CLI_OK)
+    rc = cli_report(*ctx, prog, "matrix destroy", status);
   free(m.a0);
   free(m.at);
   free(m.ab);
@@ -107,22 +212,39 @@ int cli_bench(const cli_opts_t *o) {
   tessera_context_t *ctx;
   if (cli_context(o, &ctx)) return CLI_FAILED;
   tessera_device_info_t cpu = {.workers = 0};
-  int threads = o->workers;
+  int threads = o->workers, gpus = tessera_device_count(ctx, TESSERA_DEVICE_CUDA);
+  int has_gpus = gpus > 0;
   if (threads < 0 && tessera_device_count(ctx, TESSERA_DEVICE_CPU) > 0 &&
       tessera_device_info(ctx, TESSERA_DEVICE_CPU, 0, &cpu) == 0)
     threads = cpu.workers;
   if (threads < 1) threads = 1;
+  if (o->no_baseline) threads = gpus = 0;
   blas_threads(1);
-  if (!o->json)
-    printf("# potrf %s, uplo %c: tessera (workers: %d) against LAPACKE (threads: %d), best of %d\n",
-           tessera_dtype_name(o->dtype), (char)o->uplo, tessera_worker_count(ctx), threads,
-           o->reps);
-  cli_print_header(o, 1);
+  if (!o->json) {
+    printf("# potrf %s, uplo %c: tessera (%d workers, %d GPUs)", tessera_dtype_name(o->dtype),
+           (char)o->uplo, tessera_worker_count(ctx),
+           tessera_device_count(ctx, TESSERA_DEVICE_CUDA));
+    if (gpus > 0)
+      printf(" against cusolverMg (cusolverMgPotrf, %d GPUs, tile 1024 or 2048, the better) and "
+             "cusolverDn (cusolverDnXpotrf, GPU 0), matrix already on the GPUs, after a warm-up",
+             gpus);
+    else if (threads > 0)
+      printf(" against LAPACKE (threads: %d)", threads);
+    printf(", best of %d\n", o->reps);
+    if (o->resident)
+      printf("# api lapack: tessera_potrf on a host array; api tile: tessera_tile_potrf on a "
+             "descriptor made once, imported before each run (untimed)\n");
+  }
+  cli_print_header(o,
+                   gpus > 0      ? "cusolverMg"
+                   : threads > 0 ? "lapacke"
+                                 : NULL,
+                   gpus > 0 ? "cusolverDn" : NULL);
   cli_progress_t prog;
   progress_init(&prog);
   int rc = CLI_OK;
   for (int i = 0; i < o->nsizes && rc == CLI_OK; i++)
-    rc = bench_size(ctx, o, o->sizes[i], threads, &prog);
+    rc = bench_size(&ctx, o, o->sizes[i], threads, gpus, has_gpus, &prog);
   progress_end(&prog);
   return cli_finish(ctx, rc);
 }

@@ -15,7 +15,17 @@
 enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2 };
 
 /** Subcommands; the routines double as what `bench` and `demo` run. */
-typedef enum { CMD_INFO, CMD_POTRF, CMD_POTRS, CMD_POSV, CMD_BENCH, CMD_DEMO, CMD_GEN } cli_cmd_t;
+typedef enum {
+  CMD_INFO,
+  CMD_POTRF,
+  CMD_POTRS,
+  CMD_POSV,
+  CMD_BENCH,
+  CMD_DEMO,
+  CMD_GEN,
+  CMD_TRACE,
+  CMD_COUNT
+} cli_cmd_t;
 
 /** Parsed command line. */
 typedef struct {
@@ -28,12 +38,15 @@ typedef struct {
   int dtype_set; /**< --dtype was given */
   int tile;      /**< -1: auto */
   tessera_uplo_t uplo;
-  const char *input, *rhs, *output;
+  const char *input, *rhs, *output; /**< trace: input is the trace file, output the SVG */
   int reps;
   int workers, gpus; /**< -1: auto */
   tessera_sched_policy_t sched;
   const char *trace;
   int json;
+  int width;       /**< trace: SVG width in pixels */
+  int resident;    /**< bench: also time tessera_tile_potrf on a descriptor made once */
+  int no_baseline; /**< bench: skip the baselines */
 } cli_opts_t;
 
 /** One result line. */
@@ -44,9 +57,11 @@ typedef struct {
   int64_t n, nrhs;
   int tile, devices, workers;
   double seconds, gflops, residual;
-  int has_baseline;
-  const char *baseline;
-  double baseline_seconds, baseline_gflops;
+  const char *api; /**< bench: "lapack" (host array) or "tile" (resident descriptor); or NULL */
+  int has_baseline, has_baseline2;
+  const char *baseline, *baseline2;
+  double baseline_seconds, baseline_gflops, baseline2_seconds, baseline2_gflops;
+  int baseline_tile; /**< tile size of the baseline (cuSolverMg), 0 when none */
 } cli_result_t;
 
 /** Name of a subcommand or routine. */
@@ -72,8 +87,9 @@ double cli_flops(cli_cmd_t routine, tessera_dtype_t dtype, int64_t n, int64_t nr
 /** Fills the context-dependent fields of a result (tile, devices, workers). */
 void cli_result_init(cli_result_t *r, const cli_opts_t *o, const tessera_context_t *ctx);
 
-/** Prints the table header (nothing with --json). */
-void cli_print_header(const cli_opts_t *o, int baseline);
+/** Prints the table header (nothing with --json), with columns for the baselines named
+ *  `baseline` and `baseline2` where they are not NULL. */
+void cli_print_header(const cli_opts_t *o, const char *baseline, const char *baseline2);
 
 /** Prints one result as a table row or, with --json, one JSON object. */
 void cli_print_result(const cli_opts_t *o, const cli_result_t *r);
@@ -87,5 +103,6 @@ int cli_solve(const cli_opts_t *o);
 int cli_demo(const cli_opts_t *o);
 int cli_gen(const cli_opts_t *o);
 int cli_bench(const cli_opts_t *o);
+int cli_trace_svg(const cli_opts_t *o);
 
 #endif

@@ -2,12 +2,14 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "gen.h"
 
 /** Names of the subcommands, indexed by cli_cmd_t. */
-static const char *const cmd_names[] = {"info", "potrf", "potrs", "posv", "bench", "demo", "gen"};
+static const char *const cmd_names[CMD_COUNT] = {"info",  "potrf", "potrs", "posv",
+                                                 "bench", "demo",  "gen",   "trace"};
 
 /** Names of the device kinds, indexed by tessera_device_kind_t. */
 static const char *const kind_names[TESSERA_DEVICE_KINDS] = {"cpu", "cuda"};
@@ -79,11 +81,32 @@ void cli_result_init(cli_result_t *r, const cli_opts_t *o, const tessera_context
   r->residual = NAN;
 }
 
-void cli_print_header(const cli_opts_t *o, int baseline) {
+/** Width of the columns of a baseline named `name`: its seconds and its rate. */
+static int col_seconds(const char *name) {
+  int w = (int)strlen(name) + 2;
+  return w < 11 ? 11 : w;
+}
+static int col_rate(const char *name) {
+  int w = (int)strlen(name) + 5;
+  return w < 12 ? 12 : w;
+}
+
+void cli_print_header(const cli_opts_t *o, const char *baseline, const char *baseline2) {
   if (o->json) return;
-  printf("%-6s %-5s %-4s %7s %5s %5s %4s %4s %11s %10s %10s", "op", "dtype", "uplo", "n", "nrhs",
-         "tile", "dev", "wrk", "seconds", "GFLOP/s", "residual");
-  if (baseline) printf(" %11s %12s %7s", "LAPACKE s", "LAPACKE GF/s", "ratio");
+  printf("%-6s ", "op");
+  if (o->cmd == CMD_BENCH) printf("%-6s ", "api");
+  printf("%-5s %-4s %7s %5s %5s %4s %4s %11s %10s %10s", "dtype", "uplo", "n", "nrhs", "tile",
+         "dev", "wrk", "seconds", "GFLOP/s", "residual");
+  char s[64], rate[64];
+  if (baseline) {
+    snprintf(s, sizeof s, "%s s", baseline);
+    snprintf(rate, sizeof rate, "%s GF/s", baseline);
+    printf(" %*s %*s %7s", col_seconds(baseline), s, col_rate(baseline), rate, "ratio");
+  }
+  if (baseline2) {
+    snprintf(rate, sizeof rate, "%s GF/s", baseline2);
+    printf(" %*s %7s", col_rate(baseline2), rate, "ratio2");
+  }
   printf("\n");
 }
 
@@ -95,30 +118,49 @@ static void json_num(const char *key, double v) {
     printf(", \"%s\": null", key);
 }
 
+/** gflops / baseline, NaN when the baseline has no rate. */
+static double rate_ratio(double gflops, double baseline) {
+  return baseline > 0 ? gflops / baseline : NAN;
+}
+
 void cli_print_result(const cli_opts_t *o, const cli_result_t *r) {
-  double ratio = r->baseline_gflops > 0 ? r->gflops / r->baseline_gflops : NAN;
+  double ratio = rate_ratio(r->gflops, r->baseline_gflops);
+  double ratio2 = rate_ratio(r->gflops, r->baseline2_gflops);
   if (o->json) {
     printf(
         "{\"routine\": \"%s\", \"dtype\": \"%s\", \"uplo\": \"%c\", \"n\": %lld, \"nrhs\": %lld, "
         "\"tile\": %d, \"devices\": %d, \"workers\": %d",
         r->routine, tessera_dtype_name(r->dtype), (char)r->uplo, (long long)r->n,
         (long long)r->nrhs, r->tile, r->devices, r->workers);
+    if (r->api) printf(", \"api\": \"%s\"", r->api);
     json_num("seconds", r->seconds);
     json_num("gflops", r->gflops);
     json_num("residual", r->residual);
     if (r->has_baseline) {
       printf(", \"baseline\": \"%s\"", r->baseline);
+      if (r->baseline_tile > 0) printf(", \"baseline_tile\": %d", r->baseline_tile);
       json_num("baseline_seconds", r->baseline_seconds);
       json_num("baseline_gflops", r->baseline_gflops);
       json_num("ratio", ratio);
     }
+    if (r->has_baseline2) {
+      printf(", \"baseline2\": \"%s\"", r->baseline2);
+      json_num("baseline2_seconds", r->baseline2_seconds);
+      json_num("baseline2_gflops", r->baseline2_gflops);
+      json_num("ratio2", ratio2);
+    }
     printf("}\n");
   } else {
-    printf("%-6s %-5s %-4c %7lld %5lld %5d %4d %4d %11.6f %10.2f %10.3g", r->routine,
-           tessera_dtype_name(r->dtype), (char)r->uplo, (long long)r->n, (long long)r->nrhs,
-           r->tile, r->devices, r->workers, r->seconds, r->gflops, r->residual);
+    printf("%-6s ", r->routine);
+    if (o->cmd == CMD_BENCH) printf("%-6s ", r->api ? r->api : "");
+    printf("%-5s %-4c %7lld %5lld %5d %4d %4d %11.6f %10.2f %10.3g", tessera_dtype_name(r->dtype),
+           (char)r->uplo, (long long)r->n, (long long)r->nrhs, r->tile, r->devices, r->workers,
+           r->seconds, r->gflops, r->residual);
     if (r->has_baseline)
-      printf(" %11.6f %12.2f %7.2f", r->baseline_seconds, r->baseline_gflops, ratio);
+      printf(" %*.6f %*.2f %7.2f", col_seconds(r->baseline), r->baseline_seconds,
+             col_rate(r->baseline), r->baseline_gflops, ratio);
+    if (r->has_baseline2)
+      printf(" %*.2f %7.2f", col_rate(r->baseline2), r->baseline2_gflops, ratio2);
     printf("\n");
   }
   fflush(stdout);

@@ -19,9 +19,10 @@ static const struct {
   cli_cmd_t cmd;
   int (*run)(const cli_opts_t *);
 } commands[] = {
-    {"info", CMD_INFO, cli_info},  {"potrf", CMD_POTRF, cli_solve}, {"potrs", CMD_POTRS, cli_solve},
-    {"posv", CMD_POSV, cli_solve}, {"bench", CMD_BENCH, cli_bench}, {"demo", CMD_DEMO, cli_demo},
-    {"gen", CMD_GEN, cli_gen},
+    {"info", CMD_INFO, cli_info},    {"potrf", CMD_POTRF, cli_solve},
+    {"potrs", CMD_POTRS, cli_solve}, {"posv", CMD_POSV, cli_solve},
+    {"bench", CMD_BENCH, cli_bench}, {"demo", CMD_DEMO, cli_demo},
+    {"gen", CMD_GEN, cli_gen},       {"trace", CMD_TRACE, cli_trace_svg},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -40,6 +41,9 @@ typedef enum {
   F_SCHED,
   F_TRACE,
   F_JSON,
+  F_WIDTH,
+  F_RESIDENT,
+  F_NO_BASELINE,
   F_HELP,
   F_COUNT,
 } flag_id_t;
@@ -59,13 +63,17 @@ static const struct {
     {"--uplo", F_UPLO, 1, RUNS | BIT(CMD_BENCH) | BIT(CMD_DEMO), 0},
     {"--input", F_INPUT, 1, RUNS, 0},
     {"--rhs", F_RHS, 1, BIT(CMD_POTRS) | BIT(CMD_POSV), 0},
-    {"--output", F_OUTPUT, 1, RUNS | BIT(CMD_GEN), 0},
+    {"--output", F_OUTPUT, 1, RUNS | BIT(CMD_GEN) | BIT(CMD_TRACE), 0},
+    {"-o", F_OUTPUT, 1, RUNS | BIT(CMD_GEN) | BIT(CMD_TRACE), 0},
     {"--reps", F_REPS, 1, RUNS | BIT(CMD_BENCH), 1},
     {"--workers", F_WORKERS, 1, CTX, 0},
     {"--gpus", F_GPUS, 1, CTX, 0},
     {"--sched", F_SCHED, 1, CTX, 0},
     {"--trace", F_TRACE, 1, CTX, 0},
     {"--json", F_JSON, 0, RUNS | BIT(CMD_BENCH) | BIT(CMD_DEMO), 0},
+    {"--width", F_WIDTH, 1, BIT(CMD_TRACE), 400},
+    {"--resident", F_RESIDENT, 0, BIT(CMD_BENCH), 0},
+    {"--no-baseline", F_NO_BASELINE, 0, BIT(CMD_BENCH), 0},
     {"--help", F_HELP, 0, ~0u, 0},
 };
 #define NFLAGS (sizeof flags / sizeof flags[0])
@@ -76,10 +84,13 @@ static void usage(FILE *f) {
         "commands:\n"
         "  info                      workers, devices, memory nodes, bandwidths, configuration\n"
         "  potrf | potrs | posv      Cholesky factor / solve / both on a generated or .npy matrix\n"
-        "  bench potrf               tessera against LAPACKE with the same thread count\n"
+        "  bench potrf               tessera against cuSolverMg (same GPUs) and cusolverDnXpotrf\n"
+        "                            (GPU 0), their matrix already on the GPUs; without GPUs,\n"
+        "                            against LAPACKE with the same thread count\n"
         "  demo                      f64 posv on every device, checks the residual\n"
         "  gen                       writes the generated SPD matrix (or, with --nrhs, the\n"
         "                            right-hand sides) to --output\n"
+        "  trace FILE.json -o g.svg  draws a trace written by --trace as a Gantt chart (SVG)\n"
         "\n"
         "options:\n"
         "  --n N            matrix order (bench: N1,N2,...; default 1000, bench and demo 4096)\n"
@@ -90,12 +101,16 @@ static void usage(FILE *f) {
         "  --input a.npy    square matrix to use instead of a generated one\n"
         "  --rhs b.npy      right-hand sides (n or n x K) instead of generated ones\n"
         "  --output x.npy   writes the factor (potrf), the solution (potrs, posv) or the matrix\n"
+        "  -o FILE          the same as --output (trace: the SVG)\n"
         "  --reps R         repetitions, best time reported (default 1, bench 3)\n"
         "  --workers W      CPU worker threads (bench: also the LAPACKE thread count)\n"
         "  --gpus G         GPUs to use (0 disables them)\n"
         "  --sched cost|locality  scheduling policy\n"
         "  --trace f.json   writes a Chrome trace of every task at the end\n"
         "  --json           one JSON object per result line\n"
+        "  --resident       bench: also times tessera_tile_potrf on a descriptor made once\n"
+        "  --no-baseline    bench: tessera only\n"
+        "  --width W        trace: width of the chart in pixels (default 1600)\n"
         "  --help           this text\n"
         "\n"
         "exit status: 0 success, 1 failure, 2 usage error\n",
@@ -151,11 +166,8 @@ static int parse_int(const char *flag, const char *text, long long min, int *out
 static int apply(size_t f, const char *val, cli_opts_t *o) {
   const char **strings[F_COUNT] = {
       [F_INPUT] = &o->input, [F_RHS] = &o->rhs, [F_OUTPUT] = &o->output, [F_TRACE] = &o->trace};
-  int *ints[F_COUNT] = {[F_NRHS] = &o->nrhs,
-                        [F_TILE] = &o->tile,
-                        [F_REPS] = &o->reps,
-                        [F_WORKERS] = &o->workers,
-                        [F_GPUS] = &o->gpus};
+  int *ints[F_COUNT] = {[F_NRHS] = &o->nrhs,       [F_TILE] = &o->tile, [F_REPS] = &o->reps,
+                        [F_WORKERS] = &o->workers, [F_GPUS] = &o->gpus, [F_WIDTH] = &o->width};
   flag_id_t id = flags[f].id;
   if (strings[id])
     *strings[id] = val;
@@ -165,6 +177,10 @@ static int apply(size_t f, const char *val, cli_opts_t *o) {
     return parse_sizes(val, o);
   else if (id == F_JSON)
     o->json = 1;
+  else if (id == F_RESIDENT)
+    o->resident = 1;
+  else if (id == F_NO_BASELINE)
+    o->no_baseline = 1;
   else if (id == F_DTYPE) {
     o->dtype_set = 1;
     if (tessera_dtype_parse(val, &o->dtype) != 0)
@@ -185,6 +201,10 @@ static int apply(size_t f, const char *val, cli_opts_t *o) {
 static int parse_options(int argc, char **argv, int i, cli_opts_t *o) {
   for (; i < argc; i++) {
     const char *arg = argv[i], *eq = strchr(arg, '=');
+    if (o->cmd == CMD_TRACE && arg[0] != '-' && !o->input) {
+      o->input = arg; /* the trace file */
+      continue;
+    }
     size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
     size_t f = 0;
     while (f < NFLAGS && (strlen(flags[f].name) != len || strncmp(flags[f].name, arg, len))) f++;
@@ -205,7 +225,7 @@ static int parse_options(int argc, char **argv, int i, cli_opts_t *o) {
 
 /** Fills in the defaults that depend on the subcommand and checks combinations. */
 static int finish_options(cli_opts_t *o) {
-  static const int64_t default_n[] = {0, 1000, 1000, 1000, 4096, 4096, 1000};
+  static const int64_t default_n[CMD_COUNT] = {0, 1000, 1000, 1000, 4096, 4096, 1000, 0};
   if (o->input && o->nsizes) return usage_error("--n and --input exclude each other");
   if (o->rhs && o->nrhs >= 0) return usage_error("--nrhs and --rhs exclude each other");
   if (o->nsizes == 0) o->sizes[o->nsizes++] = default_n[o->cmd];
@@ -213,6 +233,8 @@ static int finish_options(cli_opts_t *o) {
     return usage_error("--n takes one size for '%s'", cli_cmd_name(o->cmd));
   if (o->reps == 0) o->reps = o->cmd == CMD_BENCH ? 3 : 1;
   if (o->cmd == CMD_GEN && !o->output) return usage_error("gen needs --output FILE");
+  if (o->cmd == CMD_TRACE && !o->input) return usage_error("trace needs a trace file: FILE.json");
+  if (o->cmd == CMD_TRACE && !o->output) return usage_error("trace needs -o FILE.svg");
   if (o->cmd == CMD_POTRF || o->cmd == CMD_POTRS || o->cmd == CMD_POSV) o->routine = o->cmd;
   if (o->cmd == CMD_DEMO) o->routine = CMD_POSV;
   if (o->nrhs < 0) o->nrhs = o->routine == CMD_POTRF ? 0 : 1;
@@ -240,7 +262,8 @@ int main(int argc, char **argv) {
                   .uplo = TESSERA_LOWER,
                   .workers = -1,
                   .gpus = -1,
-                  .sched = TESSERA_SCHED_AUTO};
+                  .sched = TESSERA_SCHED_AUTO,
+                  .width = 1600};
   int i = 2;
   if (o.cmd == CMD_BENCH && i < argc && argv[i][0] != '-') {
     if (strcmp(argv[i], "potrf") != 0)

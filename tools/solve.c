@@ -175,7 +175,7 @@ static int run_command(const cli_opts_t *o, int demo) {
     }
     rc = solve(ctx, o, &p, &prog, &r);
     if (rc == CLI_OK) {
-      cli_print_header(o, 0);
+      cli_print_header(o, NULL, NULL);
       cli_print_result(o, &r);
       rc = write_result(o, &p);
     }

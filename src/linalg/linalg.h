@@ -68,6 +68,9 @@ int tsr_pxlauum(char uplo, tessera_matrix_t *A);
 int tsr_pxlogdiag(const tessera_matrix_t *A, double *logs);
 int tsr_pxlacpy(const tessera_matrix_t *A, tessera_matrix_t *B);
 
+/** Makes the home memory of every tile current (a view's array then holds the result). */
+int tsr_matrix_flush(tessera_matrix_t *A);
+
 /** Waits for the flow; returns its status (and keeps the message of `ctx`). */
 int tsr_flow_wait(tessera_context_t *ctx);
 

@@ -158,6 +158,12 @@ int tsr_flow_wait(tessera_context_t *ctx) {
   return tessera_wait_all(ctx);
 }
 
+int tsr_matrix_flush(tessera_matrix_t *A) {
+  int rc = 0;
+  for (int64_t t = 0; t < A->mt * A->nt && !rc; t++) rc = tessera_data_sync(A->ctx, A->tiles[t]);
+  return rc;
+}
+
 int tsr_check_tiling(const tessera_matrix_t *const *mats, const int *argno, int count,
                      const char *routine) {
   for (int i = 0; i < count; i++) {

@@ -7,10 +7,12 @@ static bool is_op(int c) {
   return c == 'N' || c == 'T' || c == 'C';
 }
 
-/* Waits for the flow whatever happened at insertion; an insertion error wins. */
-static int finish(tessera_context_t *ctx, int rc) {
-  int w = tsr_flow_wait(ctx);
-  return rc ? rc : w;
+/* Waits for the flow whatever happened at insertion (an insertion error wins), then brings the
+ * result home when `out` views the caller's array. */
+static int finish(tessera_matrix_t *out, int rc) {
+  int w = tsr_flow_wait(out->ctx);
+  int f = out->is_view ? tsr_matrix_flush(out) : 0;
+  return rc ? rc : w ? w : f;
 }
 
 /* Rows / columns of op(X). */
@@ -35,14 +37,14 @@ static int check_square(tessera_uplo_t uplo, const tessera_matrix_t *A, const ch
 
 int tessera_tile_potrf(tessera_uplo_t uplo, tessera_matrix_t *A) {
   int rc = check_square(uplo, A, "tile_potrf");
-  return rc ? rc : finish(A->ctx, tsr_pxpotrf((char)uplo, A));
+  return rc ? rc : finish(A, tsr_pxpotrf((char)uplo, A));
 }
 
 int tessera_tile_potri(tessera_uplo_t uplo, tessera_matrix_t *A) {
   int rc = check_square(uplo, A, "tile_potri");
   if (rc) return rc;
-  rc = finish(A->ctx, tsr_pxtrtri((char)uplo, 'N', A));
-  return rc ? rc : finish(A->ctx, tsr_pxlauum((char)uplo, A));
+  rc = finish(A, tsr_pxtrtri((char)uplo, 'N', A));
+  return rc ? rc : finish(A, tsr_pxlauum((char)uplo, A));
 }
 
 int tessera_tile_logdet(tessera_uplo_t uplo, const tessera_matrix_t *A, double *logdet) {
@@ -51,7 +53,7 @@ int tessera_tile_logdet(tessera_uplo_t uplo, const tessera_matrix_t *A, double *
   if (!logdet) return tsr_error(A->ctx, -3, "tile_logdet: NULL output");
   double *logs = calloc((size_t)A->nt + 1, sizeof *logs);
   if (!logs) return tsr_error(A->ctx, TESSERA_ERR_NOMEM, "tile_logdet: out of memory");
-  rc = finish(A->ctx, tsr_pxlogdiag(A, logs));
+  rc = finish((tessera_matrix_t *)A, tsr_pxlogdiag(A, logs));
   double s = 0;
   for (int64_t k = 0; k < A->nt; k++) s += logs[k];
   free(logs);
@@ -74,14 +76,14 @@ static int check_potrs(tessera_uplo_t uplo, const tessera_matrix_t *A, const tes
 
 int tessera_tile_potrs(tessera_uplo_t uplo, const tessera_matrix_t *A, tessera_matrix_t *B) {
   int rc = check_potrs(uplo, A, B, "tile_potrs");
-  return rc ? rc : finish(A->ctx, tsr_pxpotrs((char)uplo, A, B));
+  return rc ? rc : finish(B, tsr_pxpotrs((char)uplo, A, B));
 }
 
 int tessera_tile_posv(tessera_uplo_t uplo, tessera_matrix_t *A, tessera_matrix_t *B) {
   int rc = check_potrs(uplo, A, B, "tile_posv");
   if (rc) return rc;
-  rc = finish(A->ctx, tsr_pxpotrf((char)uplo, A));
-  return rc ? rc : finish(A->ctx, tsr_pxpotrs((char)uplo, A, B));
+  rc = finish(A, tsr_pxpotrf((char)uplo, A));
+  return rc ? rc : finish(B, tsr_pxpotrs((char)uplo, A, B));
 }
 
 int tessera_tile_trsm(tessera_side_t side, tessera_uplo_t uplo, tessera_op_t transa,
@@ -104,7 +106,7 @@ int tessera_tile_trsm(tessera_side_t side, tessera_uplo_t uplo, tessera_op_t tra
     return tsr_error(ctx, -6, "tile_trsm: A is %lld x %lld, needs %lld x %lld", (long long)A->m,
                      (long long)A->n, (long long)need, (long long)need);
   tsr_scalar_t a = tsr_scalar_load(A->dtype, alpha, 1);
-  return finish(ctx, tsr_pxtrsm((char)side, (char)uplo, (char)transa, (char)diag, a, A, B));
+  return finish(B, tsr_pxtrsm((char)side, (char)uplo, (char)transa, (char)diag, a, A, B));
 }
 
 static int check_rank_k(tessera_uplo_t uplo, tessera_op_t trans, const tessera_matrix_t *A,
@@ -133,7 +135,7 @@ int tessera_tile_syrk(tessera_uplo_t uplo, tessera_op_t trans, const void *alpha
   if (rc) return rc;
   if (!alpha || !beta) return tsr_error(A->ctx, alpha ? -5 : -3, "tile_syrk: NULL scalar");
   tsr_scalar_t a = tsr_scalar_load(A->dtype, alpha, 1), b = tsr_scalar_load(A->dtype, beta, 0);
-  return finish(A->ctx, tsr_pxsyrk(0, (char)uplo, (char)trans, a, A, b, C));
+  return finish(C, tsr_pxsyrk(0, (char)uplo, (char)trans, a, A, b, C));
 }
 
 int tessera_tile_herk(tessera_uplo_t uplo, tessera_op_t trans, double alpha,
@@ -141,7 +143,7 @@ int tessera_tile_herk(tessera_uplo_t uplo, tessera_op_t trans, double alpha,
   int rc = check_rank_k(uplo, trans, A, C, "tile_herk", 1);
   if (rc) return rc;
   tsr_scalar_t a = {alpha, 0}, b = {beta, 0};
-  return finish(A->ctx, tsr_pxsyrk(1, (char)uplo, (char)trans, a, A, b, C));
+  return finish(C, tsr_pxsyrk(1, (char)uplo, (char)trans, a, A, b, C));
 }
 
 int tessera_tile_gemm(tessera_op_t transa, tessera_op_t transb, const void *alpha,
@@ -161,5 +163,5 @@ int tessera_tile_gemm(tessera_op_t transa, tessera_op_t transb, const void *alph
                      (long long)op_rows(B, transb), (long long)op_cols(B, transb), (long long)C->m,
                      (long long)C->n);
   tsr_scalar_t a = tsr_scalar_load(A->dtype, alpha, 1), b = tsr_scalar_load(A->dtype, beta, 0);
-  return finish(ctx, tsr_pxgemm((char)transa, (char)transb, a, A, B, b, C));
+  return finish(C, tsr_pxgemm((char)transa, (char)transb, a, A, B, b, C));
 }

@@ -1,0 +1,244 @@
+/* tessera CLI — the GPU baselines of `tessera bench potrf`: cuSolverMg and cusolverDnXpotrf.
+ *
+ * Timed as in shared/reference/cusolver_baseline.cu: the matrix is already on the GPUs (copied
+ * before each run, untimed), every GPU used is synchronized before and after the call, one
+ * warm-up run precedes the timed ones and the best time is kept.
+ */
+#include "bench_gpu.h"
+
+#include <math.h>
+
+#ifdef TESSERA_HAVE_CUDA
+
+/* cuSolverMg is marked deprecated in CUDA 13; it is still NVIDIA's multi-GPU baseline. */
+#define DISABLE_CUSOLVERMG_DEPRECATED
+#include <cuda_runtime.h>
+#include <cusolverDn.h>
+#include <cusolverMg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_GPUS = 64 };
+
+/** cuSolverMg tile sizes tried; the best is kept. */
+static const int mg_tiles[] = {1024, 2048};
+
+/** One baseline solver: cuSolverMg when `is_mg` is set, else cusolverDn on GPU 0. */
+typedef struct {
+  const cli_opts_t *o;
+  int is_mg;
+  int64_t n, lda, tile; /**< tile: columns per block (cusolverDn: n, one block) */
+  const void *a;        /**< the pristine host matrix */
+  size_t es;            /**< bytes per element */
+  cudaDataType dt;
+  cublasFillMode_t uplo;
+  int gpus, devs[MAX_GPUS];
+  void *A[MAX_GPUS], *work[MAX_GPUS];
+  int64_t lwork; /**< cuSolverMg: elements of work[g]; cusolverDn: bytes of work[0] */
+  cusolverMgHandle_t mg;
+  cudaLibMgGrid_t grid;
+  cudaLibMgMatrixDesc_t desc;
+  cusolverDnHandle_t dn;
+  cusolverDnParams_t params;
+  void *host_work;
+  size_t host_bytes;
+  int *dev_info;
+  char err[160]; /**< the first failure */
+} solver_t;
+
+/** Records the first failure of a call (a CUDA or cuSOLVER status, 0 = success). */
+static int check(solver_t *s, int status, const char *call) {
+  int cuda = !strncmp(call, "cuda", 4) && strncmp(call, "cudaLib", 7);
+  if (status && !s->err[0])
+    snprintf(s->err, sizeof s->err, "%.*s failed: %s %d", (int)strcspn(call, "("), call,
+             cuda ? cudaGetErrorName((cudaError_t)status) : "cusolverStatus_t", status);
+  return status;
+}
+#define CK(s, call) check(s, (int)(call), #call)
+
+/** Synchronizes every GPU of the solver. */
+static int sync_all(solver_t *s) {
+  for (int g = 0; g < s->gpus; g++)
+    if (CK(s, cudaSetDevice(s->devs[g])) || CK(s, cudaDeviceSynchronize())) return -1;
+  return 0;
+}
+
+/** Copies the host matrix onto the GPUs: column block jb goes to GPU jb % gpus, as its local
+ *  block jb / gpus, each column n elements apart. */
+static int upload(solver_t *s) {
+  int64_t nb = (s->n + s->tile - 1) / s->tile;
+  for (int64_t jb = 0; jb < nb; jb++) {
+    int64_t cols = s->n - jb * s->tile < s->tile ? s->n - jb * s->tile : s->tile;
+    char *dst = (char *)s->A[jb % s->gpus] + (size_t)(jb / s->gpus * s->tile * s->n) * s->es;
+    const char *src = (const char *)s->a + (size_t)(jb * s->tile * s->lda) * s->es;
+    if (CK(s, cudaMemcpy2D(dst, (size_t)s->n * s->es, src, (size_t)s->lda * s->es,
+                           (size_t)s->n * s->es, (size_t)cols, cudaMemcpyHostToDevice)))
+      return -1;
+  }
+  return 0;
+}
+
+/** Allocates `bytes` on GPU `g` into *p. */
+static int dev_alloc(solver_t *s, int g, void **p, size_t bytes) {
+  return CK(s, cudaSetDevice(s->devs[g])) || CK(s, cudaMalloc(p, bytes + 64)) ? -1 : 0;
+}
+
+/** Creates the cuSolverMg handle, grid, descriptor and the per-GPU arrays. */
+static int mg_setup(solver_t *s) {
+  int64_t nb = (s->n + s->tile - 1) / s->tile, per_gpu = (nb + s->gpus - 1) / s->gpus;
+  if (CK(s, cusolverMgCreate(&s->mg)) || CK(s, cusolverMgDeviceSelect(s->mg, s->gpus, s->devs)) ||
+      CK(s, cusolverMgCreateDeviceGrid(&s->grid, 1, s->gpus, s->devs,
+                                       CUDALIBMG_GRID_MAPPING_COL_MAJOR)) ||
+      CK(s, cusolverMgCreateMatrixDesc(&s->desc, s->n, s->n, s->n, s->tile, s->dt, s->grid)))
+    return -1;
+  for (int g = 0; g < s->gpus; g++)
+    if (dev_alloc(s, g, &s->A[g], (size_t)(s->n * s->tile * per_gpu) * s->es)) return -1;
+  if (CK(s, cusolverMgPotrf_bufferSize(s->mg, s->uplo, (int)s->n, s->A, 1, 1, s->desc, s->dt,
+                                       &s->lwork)))
+    return -1;
+  for (int g = 0; g < s->gpus; g++)
+    if (dev_alloc(s, g, &s->work[g], (size_t)s->lwork * s->es)) return -1;
+  return 0;
+}
+
+/** Creates the cusolverDn handle and the arrays on GPU 0. */
+static int dn_setup(solver_t *s) {
+  size_t dev_bytes = 0;
+  if (dev_alloc(s, 0, &s->A[0], (size_t)(s->n * s->n) * s->es) ||
+      dev_alloc(s, 0, (void **)&s->dev_info, sizeof(int)) || CK(s, cusolverDnCreate(&s->dn)) ||
+      CK(s, cusolverDnCreateParams(&s->params)) ||
+      CK(s, cusolverDnXpotrf_bufferSize(s->dn, s->params, s->uplo, s->n, s->dt, s->A[0], s->n,
+                                        s->dt, &dev_bytes, &s->host_bytes)) ||
+      dev_alloc(s, 0, &s->work[0], dev_bytes))
+    return -1;
+  s->lwork = (int64_t)dev_bytes;
+  if (!(s->host_work = malloc(s->host_bytes + 64))) return check(s, -1, "malloc(host workspace)");
+  return 0;
+}
+
+/** Frees whatever the set-up created. */
+static void solver_free(solver_t *s) {
+  for (int g = 0; g < s->gpus; g++) {
+    cudaSetDevice(s->devs[g]);
+    if (s->A[g]) cudaFree(s->A[g]);
+    if (s->work[g]) cudaFree(s->work[g]);
+  }
+  if (s->dev_info) cudaFree(s->dev_info);
+  if (s->desc) cusolverMgDestroyMatrixDesc(s->desc);
+  if (s->grid) cusolverMgDestroyGrid(s->grid);
+  if (s->mg) cusolverMgDestroy(s->mg);
+  if (s->params) cusolverDnDestroyParams(s->params);
+  if (s->dn) cusolverDnDestroy(s->dn);
+  free(s->host_work);
+  cudaSetDevice(0);
+  cudaGetLastError(); /* clear a sticky error of a failed call */
+}
+
+/** One factorization; *info receives its LAPACK info once the GPUs are synchronized. */
+static int run_once(solver_t *s, double *seconds, int *info) {
+  if (upload(s) || sync_all(s)) return -1;
+  double t0 = progress_now();
+  if (s->is_mg) {
+    if (CK(s, cusolverMgPotrf(s->mg, s->uplo, (int)s->n, s->A, 1, 1, s->desc, s->dt, s->work,
+                              s->lwork, info)))
+      return -1;
+  } else if (CK(s, cudaSetDevice(0)) ||
+             CK(s, cusolverDnXpotrf(s->dn, s->params, s->uplo, s->n, s->dt, s->A[0], s->n, s->dt,
+                                    s->work[0], (size_t)s->lwork, s->host_work, s->host_bytes,
+                                    s->dev_info))) {
+    return -1;
+  }
+  if (sync_all(s)) return -1;
+  *seconds = progress_now() - t0;
+  if (!s->is_mg && CK(s, cudaMemcpy(info, s->dev_info, sizeof(int), cudaMemcpyDeviceToHost)))
+    return -1;
+  if (*info) snprintf(s->err, sizeof s->err, "info = %d (not positive definite?)", *info);
+  return *info ? -1 : 0;
+}
+
+/** Sets up `s`, runs the warm-up and the timed runs; returns the best time, or INFINITY after
+ *  printing why it could not run. */
+static double time_solver(solver_t *s, const char *name, cli_progress_t *prog) {
+  double best = INFINITY;
+  if ((s->is_mg ? mg_setup(s) : dn_setup(s)) == 0) {
+    for (int rep = 0; rep <= s->o->reps; rep++) {
+      double t;
+      int info = 0;
+      progress_phase(prog, "%s n=%lld tile %lld %s", name, (long long)s->n, (long long)s->tile,
+                     rep ? "timed run" : "warm-up");
+      if (run_once(s, &t, &info)) break;
+      if (rep > 0) best = fmin(best, t);
+    }
+  }
+  progress_phase(prog, NULL);
+  if (s->err[0]) {
+    fprintf(stderr, "tessera: bench: %s baseline (n=%lld, %d GPUs, tile %lld) unavailable: %s\n",
+            name, (long long)s->n, s->gpus, (long long)s->tile, s->err);
+    best = INFINITY;
+  }
+  solver_free(s);
+  return best;
+}
+
+/** Enables peer access between every pair of the GPUs (already enabled is fine). */
+static void enable_peers(int gpus) {
+  for (int g = 0; g < gpus; g++) {
+    if (cudaSetDevice(g) != cudaSuccess) continue;
+    for (int k = 0; k < gpus; k++) {
+      int can = 0;
+      if (k != g && cudaDeviceCanAccessPeer(&can, g, k) == cudaSuccess && can)
+        cudaDeviceEnablePeerAccess(k, 0);
+    }
+  }
+  cudaGetLastError();
+}
+
+void bench_gpu_potrf(const cli_opts_t *o, int gpus, int64_t n, const void *a, int64_t lda,
+                     cli_progress_t *prog, gpu_baseline_t *out) {
+  static const cudaDataType types[TESSERA_NUM_DTYPES] = {[TESSERA_F32] = CUDA_R_32F,
+                                                         [TESSERA_F64] = CUDA_R_64F,
+                                                         [TESSERA_C64] = CUDA_C_32F,
+                                                         [TESSERA_C128] = CUDA_C_64F};
+  *out = (gpu_baseline_t){INFINITY, 0, INFINITY};
+  if (n < 1 || gpus < 1) return;
+  if (gpus > MAX_GPUS) gpus = MAX_GPUS;
+  solver_t base = {.o = o,
+                   .n = n,
+                   .lda = lda,
+                   .a = a,
+                   .es = tessera_dtype_size(o->dtype),
+                   .dt = types[o->dtype]};
+  base.uplo = o->uplo == TESSERA_LOWER ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER;
+  for (int g = 0; g < MAX_GPUS; g++) base.devs[g] = g;
+  /* Pinned host memory makes the untimed uploads fast; pageable memory works too. */
+  size_t bytes = (size_t)(lda * n) * base.es;
+  int pinned = cudaHostRegister((void *)a, bytes, cudaHostRegisterDefault) == cudaSuccess;
+  cudaGetLastError();
+  enable_peers(gpus);
+  for (size_t i = 0; i < sizeof mg_tiles / sizeof mg_tiles[0]; i++) {
+    if (i > 0 && n <= mg_tiles[i - 1]) break; /* one block either way */
+    solver_t s = base;
+    s.is_mg = 1;
+    s.gpus = gpus;
+    s.tile = mg_tiles[i];
+    double t = time_solver(&s, "cusolverMg", prog);
+    if (t < out->mg_seconds) out->mg_seconds = t, out->mg_tile = mg_tiles[i];
+  }
+  solver_t s = base;
+  s.gpus = 1;
+  s.tile = n;
+  out->dn_seconds = time_solver(&s, "cusolverDn", prog);
+  if (pinned) cudaHostUnregister((void *)a);
+  cudaGetLastError();
+}
+
+#else /* no CUDA backend: no GPU baselines */
+
+void bench_gpu_potrf(const cli_opts_t *o, int gpus, int64_t n, const void *a, int64_t lda,
+                     cli_progress_t *prog, gpu_baseline_t *out) {
+  (void)o, (void)gpus, (void)n, (void)a, (void)lda, (void)prog;
+  *out = (gpu_baseline_t){INFINITY, 0, INFINITY};
+}
+
+#endif
