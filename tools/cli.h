@@ -44,8 +44,8 @@ typedef struct {
   tessera_sched_policy_t sched;
   const char *trace;
   int json;
-  int width;       /**< trace: SVG width in pixels */
-  int resident;    /**< bench: also time tessera_tile_potrf on a descriptor made once */
+  int width;    /**< trace: SVG width in pixels */
+  int resident; /**< bench: 1 also times tessera_tile_potrf on a descriptor made once, 2 only it */
   int no_baseline; /**< bench: skip the baselines */
 } cli_opts_t;
 

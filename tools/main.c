@@ -43,6 +43,7 @@ typedef enum {
   F_JSON,
   F_WIDTH,
   F_RESIDENT,
+  F_RESIDENT_ONLY,
   F_NO_BASELINE,
   F_HELP,
   F_COUNT,
@@ -73,6 +74,7 @@ static const struct {
     {"--json", F_JSON, 0, RUNS | BIT(CMD_BENCH) | BIT(CMD_DEMO), 0},
     {"--width", F_WIDTH, 1, BIT(CMD_TRACE), 400},
     {"--resident", F_RESIDENT, 0, BIT(CMD_BENCH), 0},
+    {"--resident-only", F_RESIDENT_ONLY, 0, BIT(CMD_BENCH), 0},
     {"--no-baseline", F_NO_BASELINE, 0, BIT(CMD_BENCH), 0},
     {"--help", F_HELP, 0, ~0u, 0},
 };
@@ -109,6 +111,7 @@ static void usage(FILE *f) {
         "  --trace f.json   writes a Chrome trace of every task at the end\n"
         "  --json           one JSON object per result line\n"
         "  --resident       bench: also times tessera_tile_potrf on a descriptor made once\n"
+        "  --resident-only  bench: times only that (no LAPACK-style call on a host array)\n"
         "  --no-baseline    bench: tessera only\n"
         "  --width W        trace: width of the chart in pixels (default 1600)\n"
         "  --help           this text\n"
@@ -177,8 +180,8 @@ static int apply(size_t f, const char *val, cli_opts_t *o) {
     return parse_sizes(val, o);
   else if (id == F_JSON)
     o->json = 1;
-  else if (id == F_RESIDENT)
-    o->resident = 1;
+  else if (id == F_RESIDENT || id == F_RESIDENT_ONLY)
+    o->resident = id == F_RESIDENT ? 1 : 2;
   else if (id == F_NO_BASELINE)
     o->no_baseline = 1;
   else if (id == F_DTYPE) {

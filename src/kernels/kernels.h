@@ -62,7 +62,8 @@ typedef struct {
   int m, n;
 } tsr_lacpy_args_t;
 
-/** trtri: buffers {A (RW), n x n}. Inverts the `uplo` triangle in place. Returns 0, or
+/** trtri: buffers {A (RW), n x n}. Inverts the `uplo` triangle in place (with diag 'U' the
+ *  diagonal is not referenced; the CUDA implementation may overwrite it). Returns 0, or
  *  `offset` + j for the first exactly-zero diagonal entry (LAPACK's info). */
 typedef struct {
   tessera_dtype_t dtype;
