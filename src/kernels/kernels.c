@@ -148,27 +148,27 @@ static uint64_t trmm_key(const void *args) {
   return triangular_key(a->dtype, a->side, a->m, a->n);
 }
 
-/* The table of kernel `op`: CPU implementation tsr_cpu_<op>, CUDA implementation
- * tsr_cuda_<op> when the CUDA backend is built, <op>_flops and <op>_key. */
+/* The table of kernel `op`: CPU implementation tsr_cpu_<fn>, CUDA implementation
+ * tsr_cuda_<fn> when the CUDA backend is built, <op>_flops and <op>_key. */
 #ifdef TESSERA_HAVE_CUDA
 #define CUDA_IMPL(fn) fn
 #else
 #define CUDA_IMPL(fn) NULL
 #endif
-#define KERNEL_TABLE(op)                                                                           \
+#define KERNEL_TABLE(op, fn)                                                                       \
   const tessera_kernel_t tsr_kernel_##op = {                                                       \
       .name = #op,                                                                                 \
-      .impl =                                                                                      \
-          {[TESSERA_DEVICE_CPU] = tsr_cpu_##op, [TESSERA_DEVICE_CUDA] = CUDA_IMPL(tsr_cuda_##op)}, \
+      .impl = {[TESSERA_DEVICE_CPU] = tsr_cpu_##fn,                                              \
+               [TESSERA_DEVICE_CUDA] = CUDA_IMPL(tsr_cuda_##fn)},                                \
       .flops = op##_flops,                                                                         \
       .size_key = op##_key,                                                                        \
   }
 
-KERNEL_TABLE(potrf);
-KERNEL_TABLE(trsm);
-KERNEL_TABLE(syrk);
-KERNEL_TABLE(gemm);
-KERNEL_TABLE(lacpy);
-KERNEL_TABLE(trtri);
-KERNEL_TABLE(lauum);
-KERNEL_TABLE(trmm);
+KERNEL_TABLE(potrf, potrf);
+KERNEL_TABLE(trsm, trsm_blocked);
+KERNEL_TABLE(syrk, syrk);
+KERNEL_TABLE(gemm, gemm);
+KERNEL_TABLE(lacpy, lacpy);
+KERNEL_TABLE(trtri, trtri);
+KERNEL_TABLE(lauum, lauum);
+KERNEL_TABLE(trmm, trmm);

@@ -108,6 +108,8 @@ int tsr_cpu_lacpy(const tessera_exec_t *ex, void *args);
 int tsr_cpu_trtri(const tessera_exec_t *ex, void *args);
 int tsr_cpu_lauum(const tessera_exec_t *ex, void *args);
 int tsr_cpu_trmm(const tessera_exec_t *ex, void *args);
+/* trsm by recursive halving onto the device's trsm and gemm (trsm_blocked.c). */
+int tsr_cpu_trsm_blocked(const tessera_exec_t *ex, void *args);
 
 #ifdef TESSERA_HAVE_CUDA
 /* CUDA implementations (src/kernels/cuda/): enqueue on ex->stream with the handles in
@@ -120,6 +122,7 @@ int tsr_cuda_lacpy(const tessera_exec_t *ex, void *args);
 int tsr_cuda_trtri(const tessera_exec_t *ex, void *args);
 int tsr_cuda_lauum(const tessera_exec_t *ex, void *args);
 int tsr_cuda_trmm(const tessera_exec_t *ex, void *args);
+int tsr_cuda_trsm_blocked(const tessera_exec_t *ex, void *args);
 #endif
 
 #endif

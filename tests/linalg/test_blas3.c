@@ -15,7 +15,8 @@
 
 #include "linalg_common.h"
 
-static int g_tiles[2] = {8, 3};
+/* 100: tiles above the CPU trsm kernel's recursion leaf, so its halving is exercised. */
+static int g_tiles[3] = {8, 3, 100};
 static const tessera_op_t ops[3] = {TESSERA_NOTRANS, TESSERA_TRANS, TESSERA_CONJTRANS};
 
 static int64_t imax(int64_t a, int64_t b) {
@@ -409,6 +410,7 @@ int main(void) {
       cmocka_unit_test_prestate(test_gemm, &g_tiles[1]),
       cmocka_unit_test_prestate(test_trsm, &g_tiles[0]),
       cmocka_unit_test_prestate(test_trsm, &g_tiles[1]),
+      cmocka_unit_test_prestate(test_trsm, &g_tiles[2]),
       cmocka_unit_test_prestate(test_syrk_herk, &g_tiles[0]),
       cmocka_unit_test_prestate(test_syrk_herk, &g_tiles[1]),
       cmocka_unit_test(test_blas3_args),
