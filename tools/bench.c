@@ -183,7 +183,7 @@ static int bench_size(tessera_context_t **ctx, const cli_opts_t *o, int64_t n, i
     gen_spd(o->dtype, n, m.a0, m.ld, GEN_SEED_A);
     if (gpus > 0) rc = gpu_baselines(ctx, o, gpus, &m, prog, &g);
   }
-  int tile = rc == CLI_OK ? tessera_default_tile(*ctx) : 0;
+  int tile = rc == CLI_OK ? tessera_tile_for(*ctx, n) : 0;
   if (rc == CLI_OK && o->resident &&
       (status = tessera_matrix_create(*ctx, o->dtype, n, n, tile, tile, &b.A)))
     rc = cli_report(*ctx, prog, "matrix create", status);
@@ -192,6 +192,7 @@ static int bench_size(tessera_context_t **ctx, const cli_opts_t *o, int64_t n, i
     for (int k = 0; k < 2; k++) {
       cli_result_init(&b.r[k], o, b.ctx);
       b.r[k].n = n;
+      b.r[k].tile = tile;
       b.r[k].api = k ? "tile" : "lapack";
       b.r[k].seconds = b.r[k].baseline_seconds = b.r[k].baseline2_seconds = INFINITY;
     }

@@ -74,8 +74,14 @@ const tessera_config_t *tessera_config(const tessera_context_t *ctx);
 /** Number of worker threads (CPU and GPU) of the context. */
 int tessera_worker_count(const tessera_context_t *ctx);
 
-/** Default tile size of LAPACK-style calls on this context. */
+/** Tile size LAPACK-style calls use when no size is known: the configured one, else a
+ *  per-device default (2048 with GPUs, 320 on CPUs). */
 int tessera_default_tile(const tessera_context_t *ctx);
+
+/** Tile size LAPACK-style calls use on a matrix of order `n`: the configured one, else chosen
+ *  from n and the workers: on CPUs about n / (4 ceil(sqrt(workers))) within [128, 1024] (enough
+ *  tiles to keep every worker busy, as large as that allows), on GPUs 2048 for large n. */
+int tessera_tile_for(const tessera_context_t *ctx, int64_t n);
 
 #ifdef __cplusplus
 }

@@ -9,11 +9,12 @@ typedef struct {
   tessera_context_t *ctx;
   tessera_matrix_t *v[MAXV];
   int n;
+  int64_t tile; /* one tile size for every array of the call */
 } views_t;
 
 static int view(views_t *vs, tessera_dtype_t dtype, int64_t m, int64_t n, const void *a,
                 int64_t lda) {
-  int64_t nb = tessera_default_tile(vs->ctx);
+  int64_t nb = vs->tile;
   int rc =
       tessera_matrix_view(vs->ctx, dtype, m, n, nb, nb, (void *)(uintptr_t)a, lda, &vs->v[vs->n]);
   if (rc)
@@ -77,7 +78,7 @@ int tessera_potrf(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t d
   if (!ctx) return -1;
   int rc = check_square(ctx, "potrf", uplo, dtype, n, a, lda);
   if (rc || n == 0) return rc;
-  views_t vs = {.ctx = ctx};
+  views_t vs = {.ctx = ctx, .tile = tessera_tile_for(ctx, n)};
   rc = view(&vs, dtype, n, n, a, lda);
   if (!rc) rc = tessera_tile_potrf(uplo, vs.v[0]);
   return release(&vs, rc);
@@ -88,7 +89,7 @@ int tessera_potri(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t d
   if (!ctx) return -1;
   int rc = check_square(ctx, "potri", uplo, dtype, n, a, lda);
   if (rc || n == 0) return rc;
-  views_t vs = {.ctx = ctx};
+  views_t vs = {.ctx = ctx, .tile = tessera_tile_for(ctx, n)};
   rc = view(&vs, dtype, n, n, a, lda);
   if (!rc) rc = tessera_tile_potri(uplo, vs.v[0]);
   return release(&vs, rc);
@@ -102,7 +103,7 @@ int tessera_logdet(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t 
   if (rc) return rc;
   *logdet = 0;
   if (n == 0) return 0;
-  views_t vs = {.ctx = ctx};
+  views_t vs = {.ctx = ctx, .tile = tessera_tile_for(ctx, n)};
   rc = view(&vs, dtype, n, n, a, lda);
   if (!rc) rc = tessera_tile_logdet(uplo, vs.v[0], logdet);
   return release(&vs, rc);
@@ -127,7 +128,7 @@ static int solve(tessera_context_t *ctx, int factor, tessera_uplo_t uplo, tesser
   if (!ctx) return -1;
   int rc = check_solve(ctx, factor ? "posv" : "potrs", uplo, dtype, n, nrhs, a, lda, b, ldb);
   if (rc || n == 0) return rc;
-  views_t vs = {.ctx = ctx};
+  views_t vs = {.ctx = ctx, .tile = tessera_tile_for(ctx, n)};
   rc = view(&vs, dtype, n, n, a, lda);
   if (!rc) rc = view(&vs, dtype, n, nrhs, b, ldb);
   if (!rc)
@@ -165,7 +166,7 @@ int tessera_trsm(tessera_context_t *ctx, tessera_side_t side, tessera_uplo_t upl
   if (!rc) rc = check_ptr(ctx, f, 12, b, m, n);
   if (!rc) rc = check_ld(ctx, f, 13, ldb, m);
   if (rc || m == 0 || n == 0) return rc;
-  views_t vs = {.ctx = ctx};
+  views_t vs = {.ctx = ctx, .tile = tessera_tile_for(ctx, m > n ? m : n)};
   rc = view(&vs, dtype, ka, ka, a, lda);
   if (!rc) rc = view(&vs, dtype, m, n, b, ldb);
   if (!rc) rc = tessera_tile_trsm(side, uplo, transa, diag, alpha, vs.v[0], vs.v[1]);
@@ -192,7 +193,7 @@ static int rank_k(tessera_context_t *ctx, int herk, tessera_uplo_t uplo, tessera
   if (!rc) rc = check_ptr(ctx, f, 11, c, n, n);
   if (!rc) rc = check_ld(ctx, f, 12, ldc, n);
   if (rc || n == 0) return rc;
-  views_t vs = {.ctx = ctx};
+  views_t vs = {.ctx = ctx, .tile = tessera_tile_for(ctx, n > k ? n : k)};
   rc = view(&vs, dtype, am, an, a, lda);
   if (!rc) rc = view(&vs, dtype, n, n, c, ldc);
   if (!rc) {
@@ -238,7 +239,8 @@ int tessera_gemm(tessera_context_t *ctx, tessera_op_t transa, tessera_op_t trans
   if (!rc) rc = check_ptr(ctx, f, 14, c, m, n);
   if (!rc) rc = check_ld(ctx, f, 15, ldc, m);
   if (rc || m == 0 || n == 0) return rc;
-  views_t vs = {.ctx = ctx};
+  views_t vs = {.ctx = ctx,
+                .tile = tessera_tile_for(ctx, m > n ? (m > k ? m : k) : (n > k ? n : k))};
   rc = view(&vs, dtype, am, an, a, lda);
   if (!rc) rc = view(&vs, dtype, bm, bn, b, ldb);
   if (!rc) rc = view(&vs, dtype, m, n, c, ldc);

@@ -225,6 +225,20 @@ int tessera_default_tile(const tessera_context_t *ctx) {
   return ctx->backends[TESSERA_DEVICE_CUDA].ndevices > 0 ? 2048 : 320;
 }
 
+int tessera_tile_for(const tessera_context_t *ctx, int64_t n) {
+  if (!ctx) return 0;
+  if (ctx->cfg.tile_size > 0) return ctx->cfg.tile_size;
+  int gpus = ctx->backends[TESSERA_DEVICE_CUDA].ndevices;
+  if (gpus > 0) {
+    int64_t nb = n / (2 * gpus) / 256 * 256;
+    return (int)(nb >= 2048 ? 2048 : nb >= 512 ? nb : 512);
+  }
+  int q = 1;
+  while (q * q < ctx->nworkers) q++;
+  int64_t nb = n / (4 * q) / 64 * 64;
+  return (int)(nb < 128 ? 128 : nb > 1024 ? 1024 : nb);
+}
+
 void *tsr_host_alloc(tessera_context_t *ctx, size_t bytes) {
   for (int k = TESSERA_DEVICE_KINDS - 1; k >= 0; k--) {
     const tsr_backend_slot_t *b = &ctx->backends[k];

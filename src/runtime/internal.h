@@ -204,8 +204,8 @@ typedef struct {
   double launched;
 } tsr_flight_t;
 
-#define TSR_FLIGHTS 6 /* tasks in flight per GPU worker */
-#define TSR_QUEUES 3  /* compute queues per GPU worker */
+#define TSR_FLIGHTS 8 /* tasks in flight per GPU worker */
+#define TSR_QUEUES 4  /* compute queues per GPU worker */
 
 struct tsr_worker {
   int id;
