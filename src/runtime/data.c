@@ -86,6 +86,7 @@ int tessera_data_create(tessera_context_t *ctx, size_t rows, size_t cols, size_t
 
 static void wait_pending(tessera_context_t *ctx, tessera_data_t *h) {
   if (atomic_load(&h->pending) == 0) return;
+  tsr_wake_idle(ctx);
   atomic_fetch_add(&ctx->waiters, 1);
   pthread_mutex_lock(&ctx->wait_lock);
   while (atomic_load(&h->pending) > 0) pthread_cond_wait(&ctx->wait_cond, &ctx->wait_lock);

@@ -270,7 +270,12 @@ const tsr_sched_ops_t *tsr_sched_locality(void);
 
 /** Shared by the policies: pushes `t` on `w`'s queue with predicted cost `predicted` and wakes
  *  the worker, or another idle worker of the same memory node that may steal it. */
-void tsr_sched_enqueue(tessera_context_t *ctx, tsr_worker_t *w, tsr_task_t *t, double predicted);
+void tsr_sched_enqueue(tessera_context_t *ctx, tsr_worker_t *w, tsr_task_t *t, double predicted,
+                       tsr_worker_t *from);
+/** Tasks pushed by the inserting thread wake a sleeping worker once this many wait for it. */
+#define TSR_WAKE_BATCH 8
+/** Wakes every sleeping worker (before a thread blocks in a wait call). */
+void tsr_wake_idle(tessera_context_t *ctx);
 /** Shared by the policies: own queue first, then steal from workers of the same memory node. */
 tsr_task_t *tsr_sched_pop_steal(tessera_context_t *ctx, tsr_worker_t *w);
 

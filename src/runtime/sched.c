@@ -10,7 +10,8 @@
 
 #include "runtime/internal.h"
 
-void tsr_sched_enqueue(tessera_context_t *ctx, tsr_worker_t *w, tsr_task_t *t, double predicted) {
+void tsr_sched_enqueue(tessera_context_t *ctx, tsr_worker_t *w, tsr_task_t *t, double predicted,
+                       tsr_worker_t *from) {
   /* Once pushed, the task may run and be freed at any moment: pick the idle worker to wake
    * (one of the same node that may steal it) before pushing. */
   tsr_worker_t *thief = NULL;
@@ -32,9 +33,19 @@ void tsr_sched_enqueue(tessera_context_t *ctx, tsr_worker_t *w, tsr_task_t *t, d
     return;
   }
   bool asleep = w->queue.sleeping;
-  if (asleep) pthread_cond_signal(&w->queue.cond);
+  /* The inserting thread wakes a sleeper only once a few tasks wait for it: a wake-up costs it
+   * a system call per task otherwise. Sleeps are short, and every wait call wakes workers. */
+  bool defer = !from && w->queue.n < TSR_WAKE_BATCH;
+  if (asleep && !defer) pthread_cond_signal(&w->queue.cond);
   pthread_mutex_unlock(&w->queue.lock);
-  if (!asleep && thief) tsr_worker_wake(thief);
+  if (!asleep && thief && !defer) tsr_worker_wake(thief);
+}
+
+void tsr_wake_idle(tessera_context_t *ctx) {
+  for (int i = 0; i < ctx->nworkers; i++) {
+    tsr_worker_t *w = &ctx->workers[i];
+    if (__atomic_load_n(&w->queue.sleeping, __ATOMIC_RELAXED)) tsr_worker_wake(w);
+  }
 }
 
 tsr_task_t *tsr_sched_pop_steal(tessera_context_t *ctx, tsr_worker_t *w) {
@@ -101,7 +112,7 @@ static void cost_push(tessera_context_t *ctx, tsr_task_t *t, tsr_worker_t *from)
       best_cost = cost;
     }
   }
-  tsr_sched_enqueue(ctx, best, t, best_cost);
+  tsr_sched_enqueue(ctx, best, t, best_cost, from);
 }
 
 static void locality_push(tessera_context_t *ctx, tsr_task_t *t, tsr_worker_t *from) {
@@ -123,7 +134,7 @@ static void locality_push(tessera_context_t *ctx, tsr_task_t *t, tsr_worker_t *f
       best_len = len;
     }
   }
-  tsr_sched_enqueue(ctx, best, t, 0);
+  tsr_sched_enqueue(ctx, best, t, 0, from);
 }
 
 static const tsr_sched_ops_t cost_ops = {"cost", cost_push, tsr_sched_pop_steal};

@@ -288,6 +288,7 @@ void tsr_flow_fail(tessera_context_t *ctx, int status) {
 int tessera_wait_all(tessera_context_t *ctx) {
   if (!ctx) return -1;
   if (atomic_load(&ctx->inflight) > 0) {
+    tsr_wake_idle(ctx);
     atomic_fetch_add(&ctx->waiters, 1);
     pthread_mutex_lock(&ctx->wait_lock);
     while (atomic_load(&ctx->inflight) > 0) pthread_cond_wait(&ctx->wait_cond, &ctx->wait_lock);

@@ -50,10 +50,14 @@ void tsr_worker_finish(tsr_worker_t *w, tsr_task_t *t, double t0, double t1, boo
   tsr_task_complete(t, w);
 }
 
-/* Waits for work: a short spin (tasks often arrive within microseconds), then sleep. */
+/* Polls this long before sleeping: tasks often arrive within microseconds, and a sleeping
+ * worker costs its waker a system call. */
+#define TSR_SPIN 16
+
+/* Waits for work: a spin (tasks often arrive within microseconds), then sleep. */
 tsr_task_t *tsr_worker_next_task(tsr_worker_t *w) {
   tessera_context_t *ctx = w->ctx;
-  for (int spin = 0; spin < 64; spin++) {
+  for (int spin = 0; spin < TSR_SPIN; spin++) {
     tsr_task_t *t = ctx->sched->pop(ctx, w);
     if (t || atomic_load(&ctx->stop)) return t;
     if (spin & 7)
