@@ -82,12 +82,7 @@ typedef struct {
 
 /** trmm: buffers {A (R), B (RW)}. B = alpha op(A) B (side 'L', A m x m) or
  *  B = alpha B op(A) (side 'R', A n x n); B is m x n. */
-typedef struct {
-  tessera_dtype_t dtype;
-  char side, uplo, trans, diag;
-  int m, n;
-  tsr_scalar_t alpha;
-} tsr_trmm_args_t;
+typedef tsr_trsm_args_t tsr_trmm_args_t;
 
 /** The kernels. */
 extern const tessera_kernel_t tsr_kernel_potrf;

@@ -23,9 +23,10 @@ int tsr_task_potrf(const tessera_matrix_t *A, char uplo, int64_t k, int prio) {
   return insert(A->ctx, &tsr_kernel_potrf, &a, sizeof a, 1, d, m, tag, prio);
 }
 
-int tsr_task_trsm(const tessera_matrix_t *A, char side, char uplo, char trans, char diag,
-                  tsr_scalar_t alpha, tessera_data_t *a, tessera_data_t *b, int m, int n,
-                  const int tag[3], int prio) {
+/* trsm and trmm: the same arguments, buffers {A (R), B (RW)}. */
+static int triangular(const tessera_kernel_t *kernel, const tessera_matrix_t *A, char side,
+                      char uplo, char trans, char diag, tsr_scalar_t alpha, tessera_data_t *a,
+                      tessera_data_t *b, int m, int n, const int tag[3], int prio) {
   tsr_trsm_args_t args = {.dtype = A->dtype,
                           .side = side,
                           .uplo = uplo,
@@ -36,7 +37,13 @@ int tsr_task_trsm(const tessera_matrix_t *A, char side, char uplo, char trans, c
                           .alpha = alpha};
   tessera_data_t *d[2] = {a, b};
   tessera_access_t md[2] = {TESSERA_R, TESSERA_RW};
-  return insert(A->ctx, &tsr_kernel_trsm, &args, sizeof args, 2, d, md, tag, prio);
+  return insert(A->ctx, kernel, &args, sizeof args, 2, d, md, tag, prio);
+}
+
+int tsr_task_trsm(const tessera_matrix_t *A, char side, char uplo, char trans, char diag,
+                  tsr_scalar_t alpha, tessera_data_t *a, tessera_data_t *b, int m, int n,
+                  const int tag[3], int prio) {
+  return triangular(&tsr_kernel_trsm, A, side, uplo, trans, diag, alpha, a, b, m, n, tag, prio);
 }
 
 int tsr_task_syrk(const tessera_matrix_t *C, int herk, char uplo, char trans, int n, int k,
@@ -99,15 +106,5 @@ int tsr_task_lauum(const tessera_matrix_t *A, char uplo, int64_t k, int prio) {
 int tsr_task_trmm(const tessera_matrix_t *A, char side, char uplo, char trans, char diag,
                   tsr_scalar_t alpha, tessera_data_t *a, tessera_data_t *b, int m, int n,
                   const int tag[3], int prio) {
-  tsr_trmm_args_t args = {.dtype = A->dtype,
-                          .side = side,
-                          .uplo = uplo,
-                          .trans = trans,
-                          .diag = diag,
-                          .m = m,
-                          .n = n,
-                          .alpha = alpha};
-  tessera_data_t *d[2] = {a, b};
-  tessera_access_t md[2] = {TESSERA_R, TESSERA_RW};
-  return insert(A->ctx, &tsr_kernel_trmm, &args, sizeof args, 2, d, md, tag, prio);
+  return triangular(&tsr_kernel_trmm, A, side, uplo, trans, diag, alpha, a, b, m, n, tag, prio);
 }

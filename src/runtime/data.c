@@ -84,22 +84,12 @@ int tessera_data_create(tessera_context_t *ctx, size_t rows, size_t cols, size_t
   return 0;
 }
 
-static void wait_pending(tessera_context_t *ctx, tessera_data_t *h) {
-  if (atomic_load(&h->pending) == 0) return;
-  tsr_wake_idle(ctx);
-  atomic_fetch_add(&ctx->waiters, 1);
-  pthread_mutex_lock(&ctx->wait_lock);
-  while (atomic_load(&h->pending) > 0) pthread_cond_wait(&ctx->wait_cond, &ctx->wait_lock);
-  pthread_mutex_unlock(&ctx->wait_lock);
-  atomic_fetch_sub(&ctx->waiters, 1);
-}
-
 static void drop_task_refs(tessera_data_t *h);
 
 int tessera_data_sync(tessera_context_t *ctx, tessera_data_t *h) {
   if (!ctx) return -1;
   if (!h) return tsr_error(ctx, -2, "data_sync: NULL handle");
-  wait_pending(ctx, h);
+  tsr_wait_zero(ctx, &h->pending);
   void *p;
   size_t ld;
   int rc = tsr_data_acquire(h, h->home, TESSERA_R, &p, &ld);
@@ -111,7 +101,7 @@ int tessera_data_release(tessera_context_t *ctx, tessera_data_t *h) {
   if (!h) return 0;
   if (!ctx) return -1;
   if (h->ctx != ctx) return tsr_error(ctx, -2, "data_release: handle of another context");
-  wait_pending(ctx, h);
+  tsr_wait_zero(ctx, &h->pending);
   void *p;
   size_t ld;
   int rc = tsr_data_acquire(h, h->home, TESSERA_R, &p, &ld);

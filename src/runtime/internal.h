@@ -369,6 +369,9 @@ void tsr_nodes_close(tessera_context_t *ctx);
 /** Memory node of device `dev` of `kind` (the host node for the CPU). */
 int tsr_node_of(const tessera_context_t *ctx, tessera_device_kind_t kind, int dev);
 
+/** Blocks until `*count` (a counter that completions decrement and then notify) is zero. */
+void tsr_wait_zero(tessera_context_t *ctx, atomic_long *count);
+
 /** Wakes threads blocked in a wait call. */
 void tsr_notify_waiters(tessera_context_t *ctx);
 

@@ -285,16 +285,19 @@ void tsr_flow_fail(tessera_context_t *ctx, int status) {
   atomic_store(&ctx->flow_failed, true);
 }
 
+void tsr_wait_zero(tessera_context_t *ctx, atomic_long *count) {
+  if (atomic_load(count) == 0) return;
+  tsr_wake_idle(ctx);
+  atomic_fetch_add(&ctx->waiters, 1);
+  pthread_mutex_lock(&ctx->wait_lock);
+  while (atomic_load(count) > 0) pthread_cond_wait(&ctx->wait_cond, &ctx->wait_lock);
+  pthread_mutex_unlock(&ctx->wait_lock);
+  atomic_fetch_sub(&ctx->waiters, 1);
+}
+
 int tessera_wait_all(tessera_context_t *ctx) {
   if (!ctx) return -1;
-  if (atomic_load(&ctx->inflight) > 0) {
-    tsr_wake_idle(ctx);
-    atomic_fetch_add(&ctx->waiters, 1);
-    pthread_mutex_lock(&ctx->wait_lock);
-    while (atomic_load(&ctx->inflight) > 0) pthread_cond_wait(&ctx->wait_cond, &ctx->wait_lock);
-    pthread_mutex_unlock(&ctx->wait_lock);
-    atomic_fetch_sub(&ctx->waiters, 1);
-  }
+  tsr_wait_zero(ctx, &ctx->inflight);
   int status = atomic_exchange(&ctx->flow_status, 0);
   atomic_store(&ctx->flow_failed, false);
   if (status < 0) tsr_error(ctx, status, "a task failed: %s", tessera_strerror(status));
