@@ -78,6 +78,9 @@ double tsr_transfer_time(tessera_context_t *ctx, const tsr_task_t *t, const tsr_
     for (int n = 0; n < ctx->nnodes; n++)
       if (tsr_data_valid_on(h, n)) src = n;
     double bw = ctx->bandwidth[src][w->node];
+    /* The caller's own host memory is pageable: copies from it run far below the pinned rate. */
+    if (src == TESSERA_HOST_NODE && !h->rep[src].allocated && bw > TSR_PAGEABLE_BW)
+      bw = TSR_PAGEABLE_BW;
     if (bw > 0) s += (double)tsr_data_bytes(h) / bw;
   }
   return s;
@@ -88,7 +91,9 @@ double tsr_expected_time(tessera_context_t *ctx, const tsr_task_t *t, const tsr_
   if (ctx->perfmodel && t->kernel->name)
     s = tsr_perfmodel_predict(ctx->perfmodel, t->kernel->name, w->kind, t->size_key);
   if (s >= 0) return s;
-  return 2e-6 + t->flops / (w->gflops * 1e9);
+  /* No history yet: a launch cost (larger on asynchronous devices) plus flops at the nominal
+   * rate. */
+  return (w->be->event_create ? 2e-5 : 2e-6) + t->flops / (w->gflops * 1e9);
 }
 
 static double queue_load(tsr_worker_t *w) {
