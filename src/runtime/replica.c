@@ -79,10 +79,14 @@ static int replica_copy(tessera_context_t *ctx, tessera_data_t *h, int dst, int 
 }
 
 /* Evicts the replica of `v` on `node` (caller holds v->lock): writes it back to its home node
- * when it is the only valid copy, then returns its memory to the pool. */
+ * when it is the last valid copy, then returns its memory to the pool. */
 static int evict(tessera_context_t *ctx, tessera_data_t *v, int node) {
   int home = v->home;
-  if (v->rep[node].state == TSR_OWNED && home != node) {
+  /* Shared is not enough to drop it: the other copies may have been evicted meanwhile. */
+  bool last = tsr_data_valid_on(v, node);
+  for (int n = 0; n < ctx->nnodes && last; n++)
+    if (n != node && tsr_data_valid_on(v, n)) last = false;
+  if (last && home != node) {
     int rc = replica_copy(ctx, v, home, node, NULL);
     if (rc) return rc;
     __atomic_store_n(&v->rep[home].state, TSR_OWNED, __ATOMIC_RELAXED);
