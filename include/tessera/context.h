@@ -79,8 +79,9 @@ int tessera_worker_count(const tessera_context_t *ctx);
 int tessera_default_tile(const tessera_context_t *ctx);
 
 /** Tile size LAPACK-style calls use on a matrix of order `n`: the configured one, else chosen
- *  from n and the workers: on CPUs about n / (4 ceil(sqrt(workers))) within [128, 1024] (enough
- *  tiles to keep every worker busy, as large as that allows), on GPUs 2048 for large n. */
+ *  from n and the workers: about n / (4 ceil(sqrt(workers))) within [128, 1024] (enough tiles to
+ *  keep every worker busy, as large as that allows); with GPUs and n >= 8192, n / (2 GPUs)
+ *  within [512, 2048]. */
 int tessera_tile_for(const tessera_context_t *ctx, int64_t n);
 
 #ifdef __cplusplus

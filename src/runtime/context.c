@@ -229,7 +229,9 @@ int tessera_tile_for(const tessera_context_t *ctx, int64_t n) {
   if (!ctx) return 0;
   if (ctx->cfg.tile_size > 0) return ctx->cfg.tile_size;
   int gpus = ctx->backends[TESSERA_DEVICE_CUDA].ndevices;
-  if (gpus > 0) {
+  /* Below this order a call from the caller's (pageable) array costs more in copies to the GPUs
+   * than it computes: tiles sized for the CPU workers let the cost model keep it there. */
+  if (gpus > 0 && n >= TSR_GPU_TILE_MIN_N) {
     int64_t nb = n / (2 * gpus) / 256 * 256;
     return (int)(nb >= 2048 ? 2048 : nb >= 512 ? nb : 512);
   }
