@@ -231,7 +231,6 @@ struct tsr_worker {
   tsr_flight_t flights[TSR_FLIGHTS];
   int nflights;
   unsigned next_queue;
-  bool broken; /* queues or events missing: tasks complete without running */
   double last_done;
 };
 

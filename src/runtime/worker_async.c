@@ -4,6 +4,7 @@
  * others); a task is complete when the event recorded after its kernel has passed, which is
  * polled, never waited for with a device-wide synchronisation. */
 #include <sched.h>
+#include <stdio.h>
 
 #include "runtime/internal.h"
 
@@ -66,11 +67,8 @@ static int launch(tsr_worker_t *w, tsr_flight_t *fl, bool last_chance) {
     if (!rc) fl->acquired++;
   }
   if (rc == TESSERA_ERR_NOMEM && !last_chance) return rc;
-  if (rc) {
-    tsr_flow_fail(ctx, rc);
-    tsr_error(ctx, rc, "%s on %s %d: cannot make its data valid", t->kernel->name, w->be->name,
-              w->device);
-  }
+  /* The flow's status says why; wait_all turns it into the message (workers write none). */
+  if (rc) tsr_flow_fail(ctx, rc);
   if (!rc && !fl->skipped) {
     fl->status->info = 0;
     fl->status->offset = 0;
@@ -133,10 +131,19 @@ static int poll(tsr_worker_t *w) {
 
 void tsr_async_worker_loop(tsr_worker_t *w) {
   tessera_context_t *ctx = w->ctx;
-  int rc = async_setup(w);
-  if (rc) {
-    tsr_error(ctx, rc, "%s %d: cannot create queues and events", w->be->name, w->device);
-    w->broken = true;
+  if (async_setup(w) != 0) {
+    /* Without queues or events nothing can run here: every task given to this worker fails
+     * its flow (and still completes, so nothing waits forever). */
+    fprintf(stderr, "tessera: %s %d: cannot create queues and events\n", w->be->name, w->device);
+    while (!atomic_load(&ctx->stop)) {
+      tsr_task_t *t = tsr_worker_next_task(w);
+      if (!t) continue;
+      tsr_flow_fail(ctx, TESSERA_ERR_BACKEND);
+      double now = tsr_now();
+      tsr_worker_finish(w, t, now, now, false);
+    }
+    async_teardown(w);
+    return;
   }
   double idle_from = tsr_now();
   while (!atomic_load(&ctx->stop)) {
@@ -153,7 +160,6 @@ void tsr_async_worker_loop(tsr_worker_t *w) {
       if (t) {
         if (!w->nflights) w->stats.idle_s += tsr_now() - idle_from;
         start(w, t);
-        if (w->broken) w->flights[w->nflights - 1].skipped = true;
         launch(w, &w->flights[w->nflights - 1], w->nflights == 1);
         continue;
       }
