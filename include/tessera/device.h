@@ -98,6 +98,10 @@ int tessera_scope_nodes(const tessera_context_t *ctx, tessera_scope_t scope, int
 /** Bytes a memory node can hold: a device's pool, or the host's physical memory. */
 size_t tessera_memory_node_capacity(const tessera_context_t *ctx, int node);
 
+/** The device the calling thread serves: a worker of the context returns its device index and
+ *  sets `*kind`; any other thread gets -1. Thread safe. */
+int tessera_current_device(const tessera_context_t *ctx, tessera_device_kind_t *kind);
+
 /** Runs `fn(arg)` on the worker thread of GPU `dev` (bound to that device, between its tasks)
  *  and waits for it. Returns fn's return value, or a negative status (no such GPU).
  *  Not thread safe against concurrent insertion on the same context. */

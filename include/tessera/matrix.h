@@ -33,6 +33,13 @@ int tessera_matrix_create(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t
 int tessera_matrix_view(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
                         int64_t mb, int64_t nb, void *a, int64_t lda, tessera_matrix_t **out);
 
+/** As tessera_matrix_view, for an array in the memory of node `node` (a GPU's memory, for
+ *  buffers that already live there, such as a framework's device arrays): tiles are registered
+ *  in place, homed on that node; results stay there. */
+int tessera_matrix_view_on(tessera_context_t *ctx, int node, tessera_dtype_t dtype, int64_t m,
+                           int64_t n, int64_t mb, int64_t nb, void *a, int64_t lda,
+                           tessera_matrix_t **out);
+
 /** Copies the column-major array `a` into the matrix's tiles (runs as tasks, waits). */
 int tessera_matrix_import(tessera_matrix_t *A, const void *a, int64_t lda);
 

@@ -24,17 +24,25 @@ static placement_t placement(tessera_context_t *ctx, size_t bytes) {
   return pl;
 }
 
-/* Creates the descriptor; `a` non-NULL makes each tile a view into the array. */
-static int matrix_new(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
-                      int64_t mb, int64_t nb, void *a, int64_t lda, tessera_matrix_t **out) {
+/* Checks the arguments the three constructors share; `first` is the argument number of dtype
+ * (the context is 1) and `out` that of the output. Returns 0 or -(argument number). */
+static int check_new(tessera_context_t *ctx, int first, tessera_dtype_t dtype, int64_t m, int64_t n,
+                     int64_t mb, int64_t nb, tessera_matrix_t **out, int outno) {
   if (!ctx) return -1;
+  if (!tessera_dtype_size(dtype)) return -first;
+  if (m < 0) return -(first + 1);
+  if (n < 0) return -(first + 2);
+  if (mb <= 0 || mb > INT32_MAX) return -(first + 3);
+  if (nb <= 0 || nb > INT32_MAX) return -(first + 4);
+  if (!out) return -outno;
+  return 0;
+}
+
+/* Creates the descriptor (arguments checked); `a` non-NULL makes each tile a view into the
+ * array, registered on memory node `node`. */
+static int matrix_new(tessera_context_t *ctx, int node, tessera_dtype_t dtype, int64_t m, int64_t n,
+                      int64_t mb, int64_t nb, void *a, int64_t lda, tessera_matrix_t **out) {
   size_t es = tessera_dtype_size(dtype);
-  if (!es) return -2;
-  if (m < 0) return -3;
-  if (n < 0) return -4;
-  if (mb <= 0 || mb > INT32_MAX) return -5;
-  if (nb <= 0 || nb > INT32_MAX) return -6;
-  if (!out) return -9;
   tessera_matrix_t *A = calloc(1, sizeof *A);
   if (!A) return TESSERA_ERR_NOMEM;
   *A = (tessera_matrix_t){.ctx = ctx,
@@ -58,10 +66,9 @@ static int matrix_new(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, 
       size_t tm = (size_t)tsr_tile_m(A, i), tn = (size_t)tsr_tile_n(A, j);
       tessera_data_t **t = &A->tiles[i + j * A->mt];
       if (a)
-        rc = tessera_data_register(ctx, TESSERA_HOST_NODE,
-                                   (char *)a +
-                                       ((size_t)(i * mb) + (size_t)(j * nb) * (size_t)lda) * es,
-                                   tm, tn, (size_t)lda, es, t);
+        rc = tessera_data_register(
+            ctx, node, (char *)a + ((size_t)(i * mb) + (size_t)(j * nb) * (size_t)lda) * es, tm, tn,
+            (size_t)lda, es, t);
       else if (pl.p)
         rc = tessera_data_create_on(ctx, pl.nodes[(i % pl.p) * pl.q + j % pl.q], tm, tn, es, t);
       else
@@ -77,14 +84,28 @@ static int matrix_new(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, 
 
 int tessera_matrix_create(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
                           int64_t mb, int64_t nb, tessera_matrix_t **out) {
-  return matrix_new(ctx, dtype, m, n, mb, nb, NULL, 0, out);
+  int rc = check_new(ctx, 2, dtype, m, n, mb, nb, out, 7);
+  return rc ? rc : matrix_new(ctx, TESSERA_HOST_NODE, dtype, m, n, mb, nb, NULL, 0, out);
+}
+
+int tessera_matrix_view_on(tessera_context_t *ctx, int node, tessera_dtype_t dtype, int64_t m,
+                           int64_t n, int64_t mb, int64_t nb, void *a, int64_t lda,
+                           tessera_matrix_t **out) {
+  int rc = check_new(ctx, 3, dtype, m, n, mb, nb, out, 10);
+  if (rc) return rc;
+  if (node < 0 || node >= tessera_memory_node_count(ctx)) return -2;
+  if (!a && m > 0 && n > 0) return -8;
+  if (lda < (m > 1 ? m : 1)) return -9;
+  return matrix_new(ctx, node, dtype, m, n, mb, nb, a, lda, out);
 }
 
 int tessera_matrix_view(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
                         int64_t mb, int64_t nb, void *a, int64_t lda, tessera_matrix_t **out) {
+  int rc = check_new(ctx, 2, dtype, m, n, mb, nb, out, 9);
+  if (rc) return rc;
   if (!a && m > 0 && n > 0) return -7;
   if (lda < (m > 1 ? m : 1)) return -8;
-  return matrix_new(ctx, dtype, m, n, mb, nb, a, lda, out);
+  return matrix_new(ctx, TESSERA_HOST_NODE, dtype, m, n, mb, nb, a, lda, out);
 }
 
 int tessera_matrix_destroy(tessera_matrix_t *A) {

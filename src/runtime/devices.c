@@ -54,6 +54,17 @@ size_t tessera_memory_node_capacity(const tessera_context_t *ctx, int node) {
   return ctx->nodes[node].pool.size;
 }
 
+int tessera_current_device(const tessera_context_t *ctx, tessera_device_kind_t *kind) {
+  if (!ctx) return -1;
+  pthread_t self = pthread_self();
+  for (int i = 0; i < ctx->nworkers; i++)
+    if (pthread_equal(ctx->workers[i].self, self)) {
+      if (kind) *kind = ctx->workers[i].kind;
+      return ctx->workers[i].device;
+    }
+  return -1;
+}
+
 /* tessera_run_on_device: a task whose kernel calls the user's function, on one GPU only. */
 typedef struct {
   int (*fn)(void *);

@@ -219,6 +219,7 @@ struct tsr_worker {
   void *scratch;
   tessera_context_t *ctx;
   pthread_t thread;
+  pthread_t self; /* set by the worker itself before it counts as started */
   tsr_queue_t queue;
   tessera_worker_stats_t stats;
   tsr_event_t *events;

@@ -87,6 +87,7 @@ tsr_task_t *tsr_worker_next_task(tsr_worker_t *w) {
 static void *worker_main(void *arg) {
   tsr_worker_t *w = arg;
   tessera_context_t *ctx = w->ctx;
+  w->self = pthread_self();
   w->start_status = w->be->worker_start(w->be_state, w->device, w->core, &w->scratch);
   atomic_fetch_add(&ctx->started, 1);
   if (w->start_status) return NULL;
