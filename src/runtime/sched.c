@@ -33,9 +33,10 @@ void tsr_sched_enqueue(tessera_context_t *ctx, tsr_worker_t *w, tsr_task_t *t, d
     return;
   }
   bool asleep = w->queue.sleeping;
-  /* The inserting thread wakes a sleeper only once a few tasks wait for it: a wake-up costs it
-   * a system call per task otherwise. Sleeps are short, and every wait call wakes workers. */
-  bool defer = !from && w->queue.n < TSR_WAKE_BATCH;
+  /* The inserting thread wakes a sleeping CPU worker only once a few tasks wait for it: a
+   * wake-up costs it a system call per task otherwise. Sleeps are short, and every wait call
+   * wakes workers. GPU workers are woken at once: their queues feed long kernels. */
+  bool defer = !from && !w->be->event_create && w->queue.n < TSR_WAKE_BATCH;
   if (asleep && !defer) pthread_cond_signal(&w->queue.cond);
   pthread_mutex_unlock(&w->queue.lock);
   if (!asleep && thief && !defer) tsr_worker_wake(thief);
