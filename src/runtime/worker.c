@@ -52,7 +52,7 @@ void tsr_worker_finish(tsr_worker_t *w, tsr_task_t *t, double t0, double t1, boo
 
 /* Polls this long before sleeping: tasks often arrive within microseconds, and a sleeping
  * worker costs its waker a system call. */
-#define TSR_SPIN 16
+#define TSR_SPIN 4
 
 /* Waits for work: a spin (tasks often arrive within microseconds), then sleep. */
 tsr_task_t *tsr_worker_next_task(tsr_worker_t *w) {
