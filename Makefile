@@ -4,7 +4,7 @@
 #   make build           configure build/ (Release) and compile
 #   make demo            factor and solve a generated SPD system on every device found
 #   make test            ctest in build/, then the sanitizer builds, then pytest (tests/python)
-#   make test-sanitize   build-asan/ (ASan + UBSan, Debug) and build-tsan/ (TSan): unit tests
+#   make test-sanitize   build-asan/ (ASan + UBSan, Debug: every test) and build-tsan/ (TSan: unit tests)
 #   make install PREFIX=/usr/local
 #   make clean | format | format-check
 #
@@ -65,10 +65,10 @@ test-sanitize: test-asan test-tsan
 test-asan: setup
 	@$(call CMAKE_CONFIGURE,build-asan,-DCMAKE_BUILD_TYPE=Debug -DTESSERA_SANITIZE=address -DTESSERA_CUDA=$(SANITIZE_CUDA))
 	@$(call CMAKE_BUILD,build-asan)
-	@echo "== ctest: build-asan (AddressSanitizer + UndefinedBehaviorSanitizer, unit tests) =="
+	@echo "== ctest: build-asan (AddressSanitizer + UndefinedBehaviorSanitizer, unit and linalg tests) =="
 	@ASAN_OPTIONS=detect_leaks=1:protect_shadow_gap=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  $(CTEST) --test-dir build-asan -L unit
+	  $(CTEST) --test-dir build-asan
 
 test-tsan: setup
 	@$(call CMAKE_CONFIGURE,build-tsan,-DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSERA_SANITIZE=thread -DTESSERA_CUDA=$(SANITIZE_CUDA))

@@ -14,6 +14,13 @@ double tsr_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+void *tsr_zalloc_aligned(size_t bytes) {
+  size_t rounded = (bytes + TSR_CACHE_LINE - 1) / TSR_CACHE_LINE * TSR_CACHE_LINE;
+  void *p = aligned_alloc(TSR_CACHE_LINE, rounded);
+  if (p) memset(p, 0, rounded);
+  return p;
+}
+
 int tsr_error(tessera_context_t *ctx, int status, const char *fmt, ...) {
   if (!ctx) return status;
   va_list ap;
@@ -132,7 +139,7 @@ static int make_workers(tessera_context_t *ctx) {
   ctx->cfg.gpus = ctx->backends[TESSERA_DEVICE_CUDA].ndevices;
   if (ncpu + ndev == 0)
     return tsr_error(ctx, -2, "no workers: cpu_workers is 0 and no GPU is in use");
-  ctx->workers = calloc((size_t)(ncpu + ndev), sizeof *ctx->workers);
+  ctx->workers = tsr_zalloc_aligned((size_t)(ncpu + ndev) * sizeof *ctx->workers);
   if (!ctx->workers) return tsr_error(ctx, TESSERA_ERR_NOMEM, "out of memory for workers");
   for (int i = 0; i < ncpu + ndev; i++) {
     tsr_worker_t *w = &ctx->workers[i];
@@ -172,7 +179,7 @@ static void context_free(tessera_context_t *ctx) {
 int tessera_init(tessera_context_t **out, const tessera_config_t *cfg) {
   if (!out) return -1;
   *out = NULL;
-  tessera_context_t *ctx = calloc(1, sizeof *ctx);
+  tessera_context_t *ctx = tsr_zalloc_aligned(sizeof *ctx);
   if (!ctx) return TESSERA_ERR_NOMEM;
   pthread_mutex_init(&ctx->wait_lock, NULL);
   pthread_cond_init(&ctx->wait_cond, NULL);

@@ -14,6 +14,7 @@
 #define TSR_MAX_NODES 17 /* host + 16 GPUs */
 #define TSR_MAX_WORKERS 512
 #define TSR_ERRMSG 256
+#define TSR_CACHE_LINE 64
 
 typedef struct tsr_task tsr_task_t;
 typedef struct tsr_worker tsr_worker_t;
@@ -208,7 +209,7 @@ typedef struct {
 #define TSR_QUEUES 4  /* compute queues per GPU worker */
 
 struct tsr_worker {
-  int id;
+  _Alignas(TSR_CACHE_LINE) int id; /* workers sit in an array: no line shared between two */
   tessera_device_kind_t kind;
   int device;
   int node;
@@ -221,7 +222,7 @@ struct tsr_worker {
   pthread_t thread;
   pthread_t self; /* set by the worker itself before it counts as started */
   tsr_queue_t queue;
-  tessera_worker_stats_t stats;
+  _Alignas(TSR_CACHE_LINE) tessera_worker_stats_t stats; /* written by this worker only */
   tsr_event_t *events;
   size_t nevents, capevents;
   int start_status;
@@ -340,23 +341,28 @@ struct tessera_context {
   atomic_int started;
   atomic_bool stop;
 
-  const tsr_sched_ops_t *sched;
+  /* Fields every task touches sit on cache lines of their own, grouped by who writes them:
+   * read-mostly, the inserting thread's, the task pool, the in-flight count. */
+  _Alignas(TSR_CACHE_LINE) const tsr_sched_ops_t *sched;
   tsr_perfmodel_t *perfmodel;
   tessera_scope_t scope;
-
-  uint64_t seq;                           /* insertion counter (inserting thread) */
-  const tessera_kernel_t *checked_kernel; /* last kernel/scope pair found runnable */
-  tessera_scope_t checked_scope;
-  tsr_spin_t pool_lock; /* finished tasks kept for reuse */
-  tsr_task_t *pool;
-  int pool_n;
-  tsr_task_cache_t insert_cache; /* the inserting thread's */
-  atomic_long inflight;          /* inserted, not finished */
-  atomic_int waiters;            /* threads in a wait call */
-  pthread_mutex_t wait_lock;
-  pthread_cond_t wait_cond;
+  atomic_int waiters; /* threads in a wait call */
   atomic_int flow_status;
   atomic_bool flow_failed;
+
+  _Alignas(TSR_CACHE_LINE) uint64_t seq;  /* insertion counter (inserting thread) */
+  const tessera_kernel_t *checked_kernel; /* last kernel/scope pair found runnable */
+  tessera_scope_t checked_scope;
+  tsr_task_cache_t insert_cache; /* the inserting thread's */
+
+  _Alignas(TSR_CACHE_LINE) tsr_spin_t pool_lock; /* finished tasks kept for reuse */
+  tsr_task_t *pool;
+  int pool_n;
+
+  _Alignas(TSR_CACHE_LINE) atomic_long inflight; /* inserted, not finished */
+
+  _Alignas(TSR_CACHE_LINE) pthread_mutex_t wait_lock;
+  pthread_cond_t wait_cond;
 
   pthread_mutex_t alloc_lock; /* serialises allocations that reach a backend */
   size_t gpu_mem_limit;       /* bytes of each GPU's pool; 0 = most of the free memory */
@@ -364,6 +370,9 @@ struct tessera_context {
   bool tracing;
   char errmsg[TSR_ERRMSG];
 };
+
+/** Zeroed memory aligned to a cache line (free with free()). */
+void *tsr_zalloc_aligned(size_t bytes);
 
 /** Allocates / frees host memory for tiles (pinned when a backend offers it). */
 void *tsr_host_alloc(tessera_context_t *ctx, size_t bytes);

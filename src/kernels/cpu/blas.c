@@ -1,9 +1,9 @@
 /* CPU tile kernels on host memory through OpenBLAS (CBLAS) and LAPACKE: potrf, trsm, syrk /
- * herk, gemm, lacpy, trtri, lauum and trmm.
+ * herk, gemm, lacpy, trtri and trmm (lauum: cpu/lauum.c).
  *
  * Each kernel checks its arguments and buffers, converts its flags and scalars once, and picks
- * the routine of the dtype in a single switch; kernels whose routines share a signature (potrf
- * and lauum, trsm and trmm) share that switch. Buffers are column-major with the leading
+ * the routine of the dtype in a single switch; trsm and trmm, whose routines share a signature,
+ * share that switch. Buffers are column-major with the leading
  * dimension of tessera_exec_t.ld[]. An invalid argument (unknown dtype or flag, negative
  * dimension, leading dimension too small or above the BLAS integer range, missing buffer)
  * returns TESSERA_ERR_KERNEL without touching the data.
@@ -60,8 +60,6 @@ typedef struct {
 
 static const uplo_routine_t potrf_routine = {LAPACKE_spotrf_work, LAPACKE_dpotrf_work,
                                              LAPACKE_cpotrf_work, LAPACKE_zpotrf_work};
-static const uplo_routine_t lauum_routine = {LAPACKE_slauum_work, LAPACKE_dlauum_work,
-                                             LAPACKE_clauum_work, LAPACKE_zlauum_work};
 
 /* Runs `r` on the n x n `A` of a valid dtype; returns LAPACK's info. */
 static lapack_int run_uplo(const uplo_routine_t *r, tessera_dtype_t dt, char uplo, int n,
@@ -249,16 +247,6 @@ int tsr_cpu_trtri(const tessera_exec_t *ex, void *args) {
   }
   if (info < 0) return TESSERA_ERR_KERNEL;
   return info > 0 ? tsr_pivot_info(a->offset, info - 1) : 0;
-}
-
-int tsr_cpu_lauum(const tessera_exec_t *ex, void *args) {
-  const tsr_lauum_args_t *a = args;
-  int u = tsr_letter(a->uplo, "UL");
-  operand_t A;
-  if (!tsr_dtype_valid(a->dtype) || u < 0 || operand(ex, 0, a->n, a->n, &A))
-    return TESSERA_ERR_KERNEL;
-  if (a->n == 0) return 0;
-  return run_uplo(&lauum_routine, a->dtype, "UL"[u], a -> n, &A) ? TESSERA_ERR_KERNEL : 0;
 }
 
 int tsr_cpu_trmm(const tessera_exec_t *ex, void *args) {
