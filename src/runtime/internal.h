@@ -20,6 +20,14 @@ typedef struct tsr_task tsr_task_t;
 typedef struct tsr_worker tsr_worker_t;
 typedef struct tsr_perfmodel tsr_perfmodel_t;
 
+/** The last history entry one thread looked up (saves the lookup for runs of equal tasks). */
+typedef struct {
+  const char *kernel;
+  int kind;
+  uint64_t size_key;
+  void *entry;
+} tsr_pm_cache_t;
+
 /* ------------------------------------------------------------------ small locks */
 
 typedef struct {
@@ -226,7 +234,14 @@ struct tsr_worker {
   tsr_event_t *events;
   size_t nevents, capevents;
   int start_status;
-  tsr_task_cache_t task_cache; /* finished tasks, this worker's thread only */
+  tsr_task_cache_t task_cache;                   /* finished tasks, this worker's thread only */
+  tsr_pm_cache_t pm_cache[TESSERA_DEVICE_KINDS]; /* this worker's thread only */
+  struct { /* measurements of one kernel and size not yet in the history */
+    const char *kernel;
+    uint64_t size_key;
+    double sum;
+    long n;
+  } samples;
   /* Asynchronous kinds: queues, tasks in flight. */
   void *queues[TSR_QUEUES];
   void *qscratch[TSR_QUEUES]; /* library handles and workspaces, one set per queue */
@@ -238,6 +253,8 @@ struct tsr_worker {
 
 /** Next task for `w`: spins briefly, then sleeps up to a few ms; NULL if none came. */
 tsr_task_t *tsr_worker_next_task(tsr_worker_t *w);
+/** Moves the worker's pending kernel-time measurements into the shared history. */
+void tsr_worker_flush_samples(tsr_worker_t *w);
 /** Accounts a task that ran on `w` from t0 to t1 (counters, history when `measured`, trace,
  *  load) and completes it. */
 void tsr_worker_finish(tsr_worker_t *w, tsr_task_t *t, double t0, double t1, bool measured);
@@ -288,15 +305,17 @@ void tsr_perfmodel_destroy(tsr_perfmodel_t *pm);
 int tsr_perfmodel_load(tsr_perfmodel_t *pm, const char *path);
 /** Saves the history (creating the file's folder). */
 int tsr_perfmodel_save(const tsr_perfmodel_t *pm, const char *path);
-/** Mean measured seconds, or a negative value when unknown. Thread safe. */
-double tsr_perfmodel_predict(const tsr_perfmodel_t *pm, const char *kernel,
+/** Mean measured seconds, or a negative value when unknown. Thread safe; `cache` (or NULL)
+ *  belongs to the calling thread. */
+double tsr_perfmodel_predict(const tsr_perfmodel_t *pm, tsr_pm_cache_t *cache, const char *kernel,
                              tessera_device_kind_t kind, uint64_t size_key);
-/** Adds one measurement. Thread safe. */
+/** Adds `count` measurements whose mean is `seconds`. Thread safe. */
 void tsr_perfmodel_record(tsr_perfmodel_t *pm, const char *kernel, tessera_device_kind_t kind,
-                          uint64_t size_key, double seconds);
+                          uint64_t size_key, double seconds, long count);
 
 /** Expected seconds of `t` on `w`: history, else flops / nominal rate. */
-double tsr_expected_time(tessera_context_t *ctx, const tsr_task_t *t, const tsr_worker_t *w);
+double tsr_expected_time(tessera_context_t *ctx, const tsr_task_t *t, const tsr_worker_t *w,
+                         tsr_pm_cache_t *cache);
 /** Order from which LAPACK-style calls use GPU-sized tiles (see tessera_tile_for). */
 #define TSR_GPU_TILE_MIN_N 8192
 
@@ -353,7 +372,8 @@ struct tessera_context {
   _Alignas(TSR_CACHE_LINE) uint64_t seq;  /* insertion counter (inserting thread) */
   const tessera_kernel_t *checked_kernel; /* last kernel/scope pair found runnable */
   tessera_scope_t checked_scope;
-  tsr_task_cache_t insert_cache; /* the inserting thread's */
+  tsr_task_cache_t insert_cache;                 /* the inserting thread's */
+  tsr_pm_cache_t pm_cache[TESSERA_DEVICE_KINDS]; /* the inserting thread's */
 
   _Alignas(TSR_CACHE_LINE) tsr_spin_t pool_lock; /* finished tasks kept for reuse */
   tsr_task_t *pool;

@@ -93,19 +93,30 @@ static pm_entry_t *pm_find(tsr_perfmodel_t *pm, const char *name, int kind, uint
   return found;
 }
 
-double tsr_perfmodel_predict(const tsr_perfmodel_t *pm, const char *kernel,
+double tsr_perfmodel_predict(const tsr_perfmodel_t *pm, tsr_pm_cache_t *cache, const char *kernel,
                              tessera_device_kind_t kind, uint64_t size_key) {
-  pm_entry_t *e = pm_find((tsr_perfmodel_t *)pm, kernel, (int)kind, size_key, false);
-  if (!e || atomic_load_explicit(&e->count, memory_order_relaxed) == 0) return -1;
+  pm_entry_t *e = NULL;
+  bool hit = cache && cache->entry && cache->kernel == kernel && cache->kind == (int)kind &&
+             cache->size_key == size_key;
+  if (hit)
+    e = cache->entry;
+  else
+    e = pm_find((tsr_perfmodel_t *)pm, kernel, (int)kind, size_key, false);
+  if (!e) return -1;
+  if (cache && !hit) /* entries never move: the pointer stays good for the context's life */
+    *cache =
+        (tsr_pm_cache_t){.kernel = kernel, .kind = (int)kind, .size_key = size_key, .entry = e};
+  if (atomic_load_explicit(&e->count, memory_order_relaxed) == 0) return -1;
   return atomic_load_explicit(&e->mean, memory_order_relaxed);
 }
 
 void tsr_perfmodel_record(tsr_perfmodel_t *pm, const char *kernel, tessera_device_kind_t kind,
-                          uint64_t size_key, double seconds) {
+                          uint64_t size_key, double seconds, long count) {
   pm_entry_t *e = pm_find(pm, kernel, (int)kind, size_key, true);
-  if (!e) return;
-  long n = atomic_fetch_add(&e->count, 1) + 1;
-  double w = 1.0 / (double)(n < PM_WINDOW ? n : PM_WINDOW);
+  if (!e || count <= 0) return;
+  long n = atomic_fetch_add(&e->count, count) + count;
+  double w = (double)count / (double)(n < PM_WINDOW ? n : PM_WINDOW);
+  if (w > 1) w = 1;
   double old = atomic_load(&e->mean);
   while (!atomic_compare_exchange_weak(&e->mean, &old, old + (seconds - old) * w)) {
   }

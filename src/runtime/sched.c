@@ -87,10 +87,11 @@ double tsr_transfer_time(tessera_context_t *ctx, const tsr_task_t *t, const tsr_
   return s;
 }
 
-double tsr_expected_time(tessera_context_t *ctx, const tsr_task_t *t, const tsr_worker_t *w) {
+double tsr_expected_time(tessera_context_t *ctx, const tsr_task_t *t, const tsr_worker_t *w,
+                         tsr_pm_cache_t *cache) {
   double s = -1;
   if (ctx->perfmodel && t->kernel->name)
-    s = tsr_perfmodel_predict(ctx->perfmodel, t->kernel->name, w->kind, t->size_key);
+    s = tsr_perfmodel_predict(ctx->perfmodel, cache, t->kernel->name, w->kind, t->size_key);
   if (s >= 0) return s;
   /* No history yet: a launch cost (larger on asynchronous devices) plus flops at the nominal
    * rate. */
@@ -108,7 +109,9 @@ static void cost_push(tessera_context_t *ctx, tsr_task_t *t, tsr_worker_t *from)
   for (int i = 0; i < ctx->nworkers; i++) {
     tsr_worker_t *w = &ctx->workers[i];
     if (!tsr_worker_can_run(w, t)) continue;
-    if (expected[w->kind] < 0) expected[w->kind] = tsr_expected_time(ctx, t, w);
+    if (expected[w->kind] < 0)
+      expected[w->kind] =
+          tsr_expected_time(ctx, t, w, from ? &from->pm_cache[w->kind] : &ctx->pm_cache[w->kind]);
     double cost = tsr_transfer_time(ctx, t, w) + expected[w->kind];
     double finish = queue_load(w) + cost;
     /* Ties (within 1 %) go to the releasing worker, whose caches hold the inputs. */

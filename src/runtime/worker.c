@@ -38,13 +38,29 @@ static void execute(tsr_worker_t *w, tsr_task_t *t) {
   tsr_worker_finish(w, t, t0, tsr_now(), !skipped && !rc);
 }
 
+void tsr_worker_flush_samples(tsr_worker_t *w) {
+  if (w->samples.n > 0 && w->ctx->perfmodel)
+    tsr_perfmodel_record(w->ctx->perfmodel, w->samples.kernel, w->kind, w->samples.size_key,
+                         w->samples.sum / (double)w->samples.n, w->samples.n);
+  w->samples.n = 0;
+  w->samples.sum = 0;
+}
+
 void tsr_worker_finish(tsr_worker_t *w, tsr_task_t *t, double t0, double t1, bool measured) {
   tessera_context_t *ctx = w->ctx;
   w->stats.tasks++;
   w->stats.busy_s += t1 - t0;
   w->stats.flops += t->flops;
-  if (measured && ctx->perfmodel && t->kernel->name)
-    tsr_perfmodel_record(ctx->perfmodel, t->kernel->name, w->kind, t->size_key, t1 - t0);
+  if (measured && ctx->perfmodel && t->kernel->name) {
+    if (w->samples.n &&
+        (w->samples.kernel != t->kernel->name || w->samples.size_key != t->size_key))
+      tsr_worker_flush_samples(w);
+    w->samples.kernel = t->kernel->name;
+    w->samples.size_key = t->size_key;
+    w->samples.sum += t1 - t0;
+    /* Batches keep the shared history's cache line quiet under many short tasks. */
+    if (++w->samples.n >= 16 || w->samples.sum >= 1e-3) tsr_worker_flush_samples(w);
+  }
   if (ctx->tracing) tsr_trace_event(w, t->kernel->name, t->tag, t->ntag, t0, t1, 0);
   tsr_queue_add_load(&w->queue, -t->predicted);
   tsr_task_complete(t, w);
@@ -93,6 +109,7 @@ static void *worker_main(void *arg) {
   if (w->start_status) return NULL;
   if (w->be->event_create) {
     tsr_async_worker_loop(w);
+    tsr_worker_flush_samples(w);
     w->be->worker_stop(w->be_state, w->device, w->scratch);
     return NULL;
   }
@@ -104,6 +121,7 @@ static void *worker_main(void *arg) {
     execute(w, t);
     idle_from = tsr_now();
   }
+  tsr_worker_flush_samples(w);
   w->be->worker_stop(w->be_state, w->device, w->scratch);
   return NULL;
 }
