@@ -4,7 +4,8 @@
 #   make build           configure build/ (Release) and compile
 #   make demo            factor and solve a generated SPD system on every device found
 #   make test            ctest in build/, then the sanitizer builds, then pytest (tests/python)
-#   make test-sanitize   build-asan/ (ASan + UBSan, Debug: every test) and build-tsan/ (TSan: unit tests)
+#   make test-sanitize   build-asan/ (ASan + UBSan, Debug: every test), build-tsan/ (TSan: unit tests),
+#                        build-sim/ (TSan, simulated devices: every test)
 #   make install PREFIX=/usr/local
 #   make clean | format | format-check
 #
@@ -37,7 +38,7 @@ endif
 FORMAT_DIRS := include src tools tests bench examples python
 FORMAT_FILES = $(shell find $(FORMAT_DIRS) -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) 2>/dev/null)
 
-.PHONY: all setup configure build demo test test-main test-sanitize test-asan test-tsan \
+.PHONY: all setup configure build demo test test-main test-sanitize test-asan test-tsan test-sim \
         test-python install clean format format-check
 
 all: build
@@ -60,7 +61,7 @@ test-main: build
 	@echo "== ctest: build (Release)$(if $(HAVE_GPU),, without GPU tests) =="
 	@$(CTEST) --test-dir build
 
-test-sanitize: test-asan test-tsan
+test-sanitize: test-asan test-tsan test-sim
 
 test-asan: setup
 	@$(call CMAKE_CONFIGURE,build-asan,-DCMAKE_BUILD_TYPE=Debug -DTESSERA_SANITIZE=address -DTESSERA_CUDA=$(SANITIZE_CUDA))
@@ -76,6 +77,16 @@ test-tsan: setup
 	@echo "== ctest: build-tsan (ThreadSanitizer, unit tests) =="
 	@TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 	  $(CTEST) --test-dir build-tsan -L unit
+
+# Simulated devices (host memory standing in for GPUs) under TSan: the runtime's device paths
+# (pools, eviction, transfers, tasks in flight) on a machine without GPUs. 3 devices with 1 MiB
+# pools, so every linalg test moves and evicts tiles.
+test-sim: setup
+	@$(call CMAKE_CONFIGURE,build-sim,-DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSERA_SANITIZE=thread -DTESSERA_SIM_DEVICES=ON)
+	@$(call CMAKE_BUILD,build-sim)
+	@echo "== ctest: build-sim (ThreadSanitizer, 3 simulated devices with 1 MiB pools, every test) =="
+	@TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 TESSERA_SIM_DEVICES=3 TESSERA_GPU_MEM_LIMIT=1M \
+	  $(CTEST) --test-dir build-sim
 
 # pytest's exit status 5 means it collected no test: not a failure.
 test-python: build

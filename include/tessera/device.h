@@ -98,6 +98,10 @@ int tessera_scope_nodes(const tessera_context_t *ctx, tessera_scope_t scope, int
 /** Bytes a memory node can hold: a device's pool, or the host's physical memory. */
 size_t tessera_memory_node_capacity(const tessera_context_t *ctx, int node);
 
+/** Bytes of a device's pool not in use (replicas that could be evicted count as in use); for
+ *  the host, its capacity. */
+size_t tessera_memory_node_available(const tessera_context_t *ctx, int node);
+
 /** The device the calling thread serves: a worker of the context returns its device index and
  *  sets `*kind`; any other thread gets -1. Thread safe. */
 int tessera_current_device(const tessera_context_t *ctx, tessera_device_kind_t *kind);

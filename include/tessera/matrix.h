@@ -19,8 +19,9 @@ extern "C" {
 typedef struct tessera_matrix tessera_matrix_t;
 
 /** Creates a matrix whose tiles tessera allocates (contents undefined): on the GPUs of the
- *  context's scope, 2D block-cyclic, when it fits in 70 % of their pools, else in (pinned) host
- *  memory. The tiles stay where they are between calls.
+ *  context's scope, 2D block-cyclic, when it fits in 70 % of their free pool memory, else in
+ *  (pinned) host memory (a tile whose GPU pool is full goes to the host too). The tiles stay where
+ * they are between calls.
  *  @param m, n    rows and columns (>= 0)
  *  @param mb, nb  tile rows and columns (> 0)
  *  @return 0 or a negative status. */

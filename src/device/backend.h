@@ -78,4 +78,9 @@ const tsr_backend_t *tsr_backend_cpu(void);
 const tsr_backend_t *tsr_backend_cuda(void);
 #endif
 
+#ifdef TESSERA_SIM_DEVICES
+/** Simulated devices in host memory, standing in for GPUs in tests (src/device/sim/). */
+const tsr_backend_t *tsr_backend_sim(void);
+#endif
+
 #endif

@@ -4,19 +4,21 @@
 #include "linalg/linalg.h"
 
 /* Home of tessera-owned tiles: 2D block-cyclic over the device nodes of the context's scope
- * (a P x Q grid, P <= Q) when the matrix fits in 70 % of their memory; else the host. */
+ * (a P x Q grid, P <= Q) when the matrix fits in 70 % of their free memory and leaves room for
+ * the tiles tasks bring in (32 tiles per device); else the host. */
 typedef struct {
   int nodes[16];
   int p, q;
 } placement_t;
 
-static placement_t placement(tessera_context_t *ctx, size_t bytes) {
+static placement_t placement(tessera_context_t *ctx, size_t bytes, size_t tile_bytes) {
   placement_t pl = {.p = 0, .q = 0};
   int n = tessera_scope_nodes(ctx, tessera_get_scope(ctx), pl.nodes, 16);
   if (n > 16) n = 16;
   double cap = 0;
-  for (int i = 0; i < n; i++) cap += (double)tessera_memory_node_capacity(ctx, pl.nodes[i]);
-  if (n == 0 || (double)bytes > 0.7 * cap) return pl;
+  for (int i = 0; i < n; i++) cap += (double)tessera_memory_node_available(ctx, pl.nodes[i]);
+  if (n == 0 || (double)bytes > 0.7 * cap || cap - (double)bytes < 32.0 * n * (double)tile_bytes)
+    return pl;
   pl.p = 1;
   for (int d = 1; d * d <= n; d++)
     if (n % d == 0) pl.p = d;
@@ -60,7 +62,8 @@ static int matrix_new(tessera_context_t *ctx, int node, tessera_dtype_t dtype, i
     return TESSERA_ERR_NOMEM;
   }
   int rc = 0;
-  placement_t pl = a ? (placement_t){.p = 0} : placement(ctx, (size_t)m * (size_t)n * es);
+  placement_t pl = a ? (placement_t){.p = 0}
+                     : placement(ctx, (size_t)m * (size_t)n * es, (size_t)(mb * nb) * es);
   for (int64_t j = 0; j < A->nt && !rc; j++)
     for (int64_t i = 0; i < A->mt && !rc; i++) {
       size_t tm = (size_t)tsr_tile_m(A, i), tn = (size_t)tsr_tile_n(A, j);
@@ -69,9 +72,10 @@ static int matrix_new(tessera_context_t *ctx, int node, tessera_dtype_t dtype, i
         rc = tessera_data_register(
             ctx, node, (char *)a + ((size_t)(i * mb) + (size_t)(j * nb) * (size_t)lda) * es, tm, tn,
             (size_t)lda, es, t);
-      else if (pl.p)
-        rc = tessera_data_create_on(ctx, pl.nodes[(i % pl.p) * pl.q + j % pl.q], tm, tn, es, t);
-      else
+      else if (pl.p && tessera_data_create_on(ctx, pl.nodes[(i % pl.p) * pl.q + j % pl.q], tm, tn,
+                                              es, t) == 0)
+        rc = 0;
+      else /* no GPU placement, or that GPU's pool is full: the tile lives on the host */
         rc = tessera_data_create(ctx, tm, tn, es, t);
     }
   if (rc) {

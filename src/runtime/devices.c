@@ -65,6 +65,16 @@ int tessera_current_device(const tessera_context_t *ctx, tessera_device_kind_t *
   return -1;
 }
 
+size_t tessera_memory_node_available(const tessera_context_t *ctx, int node) {
+  if (!ctx || node < 0 || node >= ctx->nnodes) return 0;
+  if (node == TESSERA_HOST_NODE) return tessera_memory_node_capacity(ctx, node);
+  tsr_pool_t *p = (tsr_pool_t *)&ctx->nodes[node].pool;
+  pthread_mutex_lock(&p->lock);
+  size_t used = p->used;
+  pthread_mutex_unlock(&p->lock);
+  return p->size > used ? p->size - used : 0;
+}
+
 /* tessera_run_on_device: a task whose kernel calls the user's function, on one GPU only. */
 typedef struct {
   int (*fn)(void *);

@@ -206,15 +206,17 @@ typedef struct {
   void *fill[TESSERA_MAX_TASK_DATA]; /* events marking copies into replicas */
   int src[TESSERA_MAX_TASK_DATA];    /* node of a copy's pinned source, or -1 */
   int acquired;                      /* handles made valid so far */
-  bool running;                      /* kernel enqueued, done event recorded */
-  bool skipped;                      /* the flow had failed: no kernel */
+  double alone_since; /* refused memory with no other task in flight here since then */
+  bool running;       /* kernel enqueued, done event recorded */
+  bool skipped;       /* the flow had failed: no kernel */
   tessera_exec_t ex;
   tessera_async_status_t *status; /* pinned host memory */
   double launched;
 } tsr_flight_t;
 
-#define TSR_FLIGHTS 8 /* tasks in flight per GPU worker */
-#define TSR_QUEUES 4  /* compute queues per GPU worker */
+#define TSR_FLIGHTS 8        /* tasks in flight per GPU worker */
+#define TSR_NOMEM_WAIT_S 2.0 /* seconds a task alone waits for memory before it fails */
+#define TSR_QUEUES 4         /* compute queues per GPU worker */
 
 struct tsr_worker {
   _Alignas(TSR_CACHE_LINE) int id; /* workers sit in an array: no line shared between two */

@@ -10,6 +10,8 @@
 static const tsr_backend_t *device_backend(tessera_device_kind_t kind) {
 #ifdef TESSERA_HAVE_CUDA
   if (kind == TESSERA_DEVICE_CUDA) return tsr_backend_cuda();
+#elif defined(TESSERA_SIM_DEVICES)
+  if (kind == TESSERA_DEVICE_CUDA) return tsr_backend_sim();
 #endif
   (void)kind;
   return NULL;

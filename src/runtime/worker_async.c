@@ -70,8 +70,6 @@ static int launch(tsr_worker_t *w, tsr_flight_t *fl, bool last_chance) {
   /* The flow's status says why; wait_all turns it into the message (workers write none). */
   if (rc) tsr_flow_fail(ctx, rc);
   if (!rc && !fl->skipped) {
-    fl->status->info = 0;
-    fl->status->offset = 0;
     rc = t->kernel->impl[w->kind](&fl->ex, t->args);
     if (rc) tsr_flow_fail(ctx, rc);
   }
@@ -88,8 +86,11 @@ static void start(tsr_worker_t *w, tsr_task_t *t) {
   unsigned q = w->next_queue++ % TSR_QUEUES;
   fl->queue = w->queues[q];
   fl->acquired = 0;
+  fl->alone_since = 0;
   fl->running = false;
   fl->skipped = atomic_load_explicit(&w->ctx->flow_failed, memory_order_relaxed);
+  fl->status->info = 0; /* read at completion, whether the kernel ran or not */
+  fl->status->offset = 0;
   for (int i = 0; i < TESSERA_MAX_TASK_DATA; i++) fl->src[i] = -1;
   fl->ex = (tessera_exec_t){.ndata = t->ndata,
                             .kind = w->kind,
@@ -152,15 +153,21 @@ void tsr_async_worker_loop(tsr_worker_t *w) {
     for (int f = 0; f < w->nflights; f++)
       if (!w->flights[f].running) pending = &w->flights[f];
     if (pending) {
-      /* Waiting for memory: retry after progress; fail when nothing else can free any. */
+      /* Waiting for memory: retry after progress. Alone, only other devices' copies out of
+       * this pool can still free memory (briefly); after a while the task fails. */
       bool alone = w->nflights == 1;
-      if (launch(w, pending, alone) == 0 || progress) continue;
+      if (!alone)
+        pending->alone_since = 0;
+      else if (pending->alone_since == 0)
+        pending->alone_since = tsr_now();
+      bool give_up = alone && tsr_now() - pending->alone_since > TSR_NOMEM_WAIT_S;
+      if (launch(w, pending, give_up) == 0 || progress) continue;
     } else if (w->nflights < TSR_FLIGHTS) {
       tsr_task_t *t = w->nflights ? ctx->sched->pop(ctx, w) : tsr_worker_next_task(w);
       if (t) {
         if (!w->nflights) w->stats.idle_s += tsr_now() - idle_from;
         start(w, t);
-        launch(w, &w->flights[w->nflights - 1], w->nflights == 1);
+        launch(w, &w->flights[w->nflights - 1], false);
         continue;
       }
       if (!w->nflights) continue;

@@ -1,6 +1,6 @@
 /* A GPU pool capped far below the matrix (TESSERA_GPU_MEM_LIMIT) gives the same residual as an
  * uncapped one: tiles are evicted and written back (out of core). Skips without a GPU. */
-/* ctest-label: gpu */
+/* ctest-label: devices */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stddef.h>
