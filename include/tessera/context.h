@@ -13,6 +13,7 @@
  *                         (default $XDG_CACHE_HOME/tessera/perfmodel.txt or
  *                         ~/.cache/tessera/perfmodel.txt; "none" disables it)
  *   TESSERA_BIND          1 to pin each worker to a core (default 0)
+ *   TESSERA_COPY_QUEUE    1: GPU workers copy inputs on a queue of their own (default 0)
  *
  * Explicit values in the configuration win over the environment.
  */
@@ -44,6 +45,8 @@ typedef struct {
   int bind_workers;             /**< pin workers to cores: 1 yes, 0 no, -1 = auto */
   const char *trace_file;       /**< Chrome trace written at finalize; NULL = auto */
   const char *perfmodel_file;   /**< kernel-time history; NULL = auto, "none" = disabled */
+  int copy_queue;               /**< GPU workers copy inputs on a queue of their own, ahead of
+                                     the kernels: 1 yes, 0 on the kernel's queue, -1 = auto (0) */
 } tessera_config_t;
 
 /** Fills `cfg` with "auto" values. Thread safe. */

@@ -43,6 +43,7 @@ void tessera_config_init(tessera_config_t *cfg) {
   cfg->bind_workers = -1;
   cfg->trace_file = NULL;
   cfg->perfmodel_file = NULL;
+  cfg->copy_queue = -1;
 }
 
 /* Reads an integer variable into *out when the field is still "auto" (negative). */
@@ -88,6 +89,7 @@ static int resolve_config(tessera_context_t *ctx, const tessera_config_t *in) {
   if (!rc) rc = env_int("TESSERA_GPUS", &c.gpus, 0, TSR_MAX_NODES - 1);
   if (!rc) rc = env_int("TESSERA_TILE", &c.tile_size, 1, 1 << 20);
   if (!rc) rc = env_int("TESSERA_BIND", &c.bind_workers, 0, 1);
+  if (!rc) rc = env_int("TESSERA_COPY_QUEUE", &c.copy_queue, 0, 1);
   if (!rc) rc = env_size("TESSERA_GPU_MEM_LIMIT", &ctx->gpu_mem_limit);
   if (rc) return rc;
   if (c.sched == TESSERA_SCHED_AUTO) {
@@ -107,6 +109,7 @@ static int resolve_config(tessera_context_t *ctx, const tessera_config_t *in) {
     return -2;
   }
   if (c.bind_workers < 0) c.bind_workers = 0;
+  if (c.copy_queue < 0) c.copy_queue = 0;
   const char *trace = c.trace_file ? c.trace_file : getenv("TESSERA_TRACE");
   if (trace && *trace) snprintf(ctx->trace_path, sizeof ctx->trace_path, "%s", trace);
   const char *pm = c.perfmodel_file ? c.perfmodel_file : getenv("TESSERA_PERFMODEL");

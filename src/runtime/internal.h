@@ -96,14 +96,15 @@ static inline size_t tsr_data_bytes(const tessera_data_t *h) {
  *  Returns the replica's pointer and leading dimension, or a status. */
 int tsr_data_acquire(tessera_data_t *h, int node, tessera_access_t mode, void **ptr, size_t *ld);
 
-/** Asynchronous variant for a worker of a device node: a copy is enqueued on `queue` and
- *  `event` recorded after it (the replica's fill marker); later work on `queue` is ordered after
- *  copies still in flight into the replicas used. The replica is pinned (never evicted) until
+/** Asynchronous variant for a worker of a device node: a copy is enqueued on `copy_queue` and
+ *  `event` recorded after it (the replica's fill marker), and `queue` (where the task's kernel
+ *  goes; it may be `copy_queue`) waits for it; later work on `queue` is ordered after copies
+ *  still in flight into the replicas used. The replica is pinned (never evicted) until
  *  tsr_data_unpin, and so is the copy's source replica, whose node goes to `*pinned_src` (-1
  *  when nothing was copied). Returns 0, TESSERA_ERR_NOMEM when the node's pool is full of
  *  pinned replicas (retry after in-flight tasks finish), or a status. */
 int tsr_data_acquire_async(tessera_data_t *h, tsr_worker_t *w, tessera_access_t mode, void *queue,
-                           void *event, void **ptr, size_t *ld, int *pinned_src);
+                           void *copy_queue, void *event, void **ptr, size_t *ld, int *pinned_src);
 /** Ends a task's use of the replica on `node`; clears `event` as the fill marker. */
 void tsr_data_unpin(tessera_data_t *h, int node, void *event);
 
@@ -246,6 +247,7 @@ struct tsr_worker {
   } samples;
   /* Asynchronous kinds: queues, tasks in flight. */
   void *queues[TSR_QUEUES];
+  void *copy_queue; /* inputs copied here, ahead of the kernels (TESSERA_COPY_QUEUE=1), or NULL */
   void *qscratch[TSR_QUEUES]; /* library handles and workspaces, one set per queue */
   tsr_flight_t flights[TSR_FLIGHTS];
   int nflights;

@@ -17,6 +17,8 @@ static int async_setup(tsr_worker_t *w) {
     rc = be->worker_start(w->be_state, w->device, -1, &w->qscratch[q]);
   for (int q = 0; q < TSR_QUEUES && !rc; q++)
     rc = be->queue_create(w->be_state, w->device, &w->queues[q]);
+  if (!rc && w->ctx->cfg.copy_queue > 0)
+    rc = be->queue_create(w->be_state, w->device, &w->copy_queue);
   tessera_async_status_t *slots =
       be->host_alloc ? be->host_alloc(w->be_state, sizeof *slots * TSR_FLIGHTS) : NULL;
   if (!rc && !slots) rc = TESSERA_ERR_NOMEM;
@@ -39,6 +41,7 @@ static void async_teardown(tsr_worker_t *w) {
       if (fl->fill[i]) be->event_destroy(w->be_state, w->device, fl->fill[i]);
   }
   if (w->flights[0].status) be->host_free(w->be_state, w->flights[0].status);
+  if (w->copy_queue) be->queue_destroy(w->be_state, w->device, w->copy_queue);
   for (int q = 0; q < TSR_QUEUES; q++) {
     if (w->queues[q]) be->queue_destroy(w->be_state, w->device, w->queues[q]);
     if (q > 0 && w->qscratch[q]) be->worker_stop(w->be_state, w->device, w->qscratch[q]);
@@ -62,8 +65,9 @@ static int launch(tsr_worker_t *w, tsr_flight_t *fl, bool last_chance) {
   int rc = 0;
   while (!fl->skipped && fl->acquired < t->ndata && !rc) {
     int i = fl->acquired;
-    rc = tsr_data_acquire_async(t->data[i], w, (tessera_access_t)t->mode[i], fl->queue, fl->fill[i],
-                                &fl->ex.ptr[i], &fl->ex.ld[i], &fl->src[i]);
+    void *copy_queue = w->copy_queue ? w->copy_queue : fl->queue;
+    rc = tsr_data_acquire_async(t->data[i], w, (tessera_access_t)t->mode[i], fl->queue, copy_queue,
+                                fl->fill[i], &fl->ex.ptr[i], &fl->ex.ld[i], &fl->src[i]);
     if (!rc) fl->acquired++;
   }
   if (rc == TESSERA_ERR_NOMEM && !last_chance) return rc;
