@@ -51,8 +51,12 @@ int main(void) {
   const double alpha[4] = {1, 1, 2, 1};
   for (int t = 0; t < 4; t++) {
     axpy_args_t a = {alpha[t]};
-    tessera_task_t task = {.kernel = &axpy, .args = &a, .args_size = sizeof a, .ndata = 2,
-                           .data = {h[src[t]], h[dst[t]]}, .mode = {TESSERA_R, TESSERA_RW}};
+    tessera_task_t task = {.kernel = &axpy,
+                           .args = &a,
+                           .args_size = sizeof a,
+                           .ndata = 2,
+                           .data = {h[src[t]], h[dst[t]]},
+                           .mode = {TESSERA_R, TESSERA_RW}};
     rc = tessera_task_insert(ctx, &task);
     if (rc) fprintf(stderr, "insert: %s\n", tessera_last_error(ctx));
   }

@@ -160,8 +160,7 @@ static uint64_t trmm_key(const void *args) {
 #define KERNEL_TABLE(op, fn)                                                                       \
   const tessera_kernel_t tsr_kernel_##op = {                                                       \
       .name = #op,                                                                                 \
-      .impl = {[TESSERA_DEVICE_CPU] = tsr_cpu_##fn,                                              \
-               [TESSERA_DEVICE_CUDA] = CUDA_IMPL(fn)},                                \
+      .impl = {[TESSERA_DEVICE_CPU] = tsr_cpu_##fn, [TESSERA_DEVICE_CUDA] = CUDA_IMPL(fn)},        \
       .flops = op##_flops,                                                                         \
       .size_key = op##_key,                                                                        \
   }

@@ -16,7 +16,8 @@
 #include "tessera/types.h"
 
 #define SIM_MAX 16
-#define SIM_MEMORY ((size_t)4 << 30) /* what each device reports (pages are touched only when used) */
+#define SIM_MEMORY                                                                                 \
+  ((size_t)4 << 30) /* what each device reports (pages are touched only when used) */
 
 typedef struct {
   int ndevices;
