@@ -55,7 +55,7 @@ build: configure
 demo: build
 	./build/tessera demo
 
-test: test-main test-sanitize test-python
+test: format-check test-main test-sanitize test-python
 
 test-main: build
 	@echo "== ctest: build (Release)$(if $(HAVE_GPU),, without GPU tests) =="
@@ -111,4 +111,7 @@ format:
 	@clang-format -i $(FORMAT_FILES)
 
 format-check:
-	@clang-format --dry-run --Werror $(FORMAT_FILES)
+	@if command -v clang-format >/dev/null; then \
+	  echo "== clang-format: $(words $(FORMAT_FILES)) files =="; \
+	  clang-format --dry-run --Werror $(FORMAT_FILES); \
+	else echo "== clang-format not installed: format check skipped =="; fi
