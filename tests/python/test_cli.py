@@ -1,0 +1,138 @@
+"""The `tessera` command line: results as JSON, residuals, .npy input and output, benchmarks,
+traces and their Gantt chart, and clear errors with the documented exit codes (0 success,
+1 failure, 2 usage error). Runs the CLI of the build in TESSERA_BUILD_DIR (default ./build)."""
+import json
+import os
+import struct
+import subprocess
+from pathlib import Path
+
+import pytest
+
+BUILD = Path(os.environ.get("TESSERA_BUILD_DIR", Path(__file__).resolve().parents[2] / "build"))
+CLI = BUILD / "tessera"
+ENV = dict(os.environ, TESSERA_PERFMODEL="none", TESSERA_CPU_WORKERS="2")
+
+pytestmark = pytest.mark.skipif(not CLI.exists(), reason=f"no CLI at {CLI} (build first)")
+
+
+def run(*args, check=None):
+    p = subprocess.run([str(CLI), *map(str, args)], capture_output=True, text=True, env=ENV,
+                       timeout=300)
+    if check is not None:
+        assert p.returncode == check, (p.returncode, p.stdout, p.stderr)
+    return p
+
+
+def json_lines(out):
+    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+
+
+def write_npy(path, rows, cols, values, fortran=True):
+    """A float64 .npy (version 1) written without numpy."""
+    header = "{'descr': '<f8', 'fortran_order': %s, 'shape': (%d, %d), }" % (
+        "True" if fortran else "False", rows, cols)
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        f.write(struct.pack("<%dd" % len(values), *values))
+
+
+def read_npy(path):
+    data = Path(path).read_bytes()
+    assert data[:6] == b"\x93NUMPY"
+    hlen = struct.unpack("<H", data[8:10])[0] if data[6] == 1 else struct.unpack("<I", data[8:12])[0]
+    start = (10 if data[6] == 1 else 12) + hlen
+    header = data[start - hlen:start].decode()
+    assert "'<f8'" in header
+    n = (len(data) - start) // 8
+    return header, struct.unpack("<%dd" % n, data[start:])
+
+
+@pytest.mark.parametrize("routine", ["potrf", "potrs", "posv"])
+@pytest.mark.parametrize("dtype", ["s", "d", "c", "z"])
+def test_routines_report_json_with_small_residual(routine, dtype):
+    p = run(routine, "--n", 301, "--dtype", dtype, "--tile", 64, "--json", check=0)
+    (r,) = json_lines(p.stdout)
+    for field in ("routine", "dtype", "n", "tile", "devices", "workers", "seconds", "gflops",
+                  "residual"):
+        assert field in r, field
+    assert r["routine"] == routine and r["n"] == 301 and r["tile"] == 64
+    assert 0 <= r["residual"] < 10
+    assert r["seconds"] > 0
+
+
+def test_upper_triangle():
+    (r,) = json_lines(run("posv", "--n", 200, "--uplo", "U", "--nrhs", 3, "--json", check=0).stdout)
+    assert r["residual"] < 10
+
+
+def test_npy_round_trip(tmp_path):
+    n = 40
+    a = [0.0] * (n * n)
+    for j in range(n):
+        for i in range(n):
+            a[i + j * n] = 2.0 * n if i == j else 1.0 / (1 + i + j)
+    b = [float(i % 7 - 3) for i in range(n)]
+    write_npy(tmp_path / "a.npy", n, n, a)
+    write_npy(tmp_path / "b.npy", n, 1, b)
+    run("posv", "--input", tmp_path / "a.npy", "--rhs", tmp_path / "b.npy", "--output",
+        tmp_path / "x.npy", check=0)
+    _, x = read_npy(tmp_path / "x.npy")
+    assert len(x) == n
+    for i in range(n):
+        ax = sum(a[i + j * n] * x[j] for j in range(n))
+        assert abs(ax - b[i]) < 1e-10 * n
+
+
+def test_bench_compares_with_the_baseline_in_the_same_run():
+    (r,) = json_lines(run("bench", "potrf", "--n", 256, "--reps", 1, "--json", check=0).stdout)
+    assert r["baseline"] in ("lapacke", "cusolverMg")
+    assert r["baseline_gflops"] > 0 and r["ratio"] > 0
+    assert r["residual"] < 10
+
+
+def test_trace_and_gantt_chart(tmp_path):
+    run("potrf", "--n", 400, "--tile", 64, "--trace", tmp_path / "t.json", check=0)
+    trace = json.loads((tmp_path / "t.json").read_text())
+    names = {e.get("args", {}).get("kernel") for e in trace["traceEvents"] if e["ph"] == "X"}
+    assert {"potrf", "trsm", "syrk", "gemm"} <= names
+    run("trace", tmp_path / "t.json", "-o", tmp_path / "g.svg", check=0)
+    svg = (tmp_path / "g.svg").read_text()
+    assert svg.lstrip().startswith("<") and "<svg" in svg and "gemm" in svg
+
+
+def test_info_lists_devices():
+    out = run("info", check=0).stdout
+    assert "workers" in out and "cpu 0" in out and "bandwidth" in out
+
+
+@pytest.mark.parametrize("args", [[], ["frobnicate"], ["potrf", "--n"], ["potrf", "--n", "-5"],
+                                  ["potrf", "--dtype", "q"], ["potrf", "--uplo", "X"],
+                                  ["potrf", "--bogus"]])
+def test_usage_errors_exit_2(args):
+    p = run(*args)
+    assert p.returncode == 2, (args, p.stdout, p.stderr)
+    assert p.stderr.strip()
+
+
+def test_bad_input_files_exit_1(tmp_path):
+    p = run("potrf", "--input", tmp_path / "missing.npy")
+    assert p.returncode == 1 and "missing.npy" in p.stderr
+    (tmp_path / "bad.npy").write_bytes(b"not a numpy file at all")
+    p = run("potrf", "--input", tmp_path / "bad.npy")
+    assert p.returncode == 1 and p.stderr.strip()
+    write_npy(tmp_path / "rect.npy", 3, 4, [1.0] * 12)
+    p = run("potrf", "--input", tmp_path / "rect.npy")
+    assert p.returncode == 1 and p.stderr.strip()
+
+
+def test_not_positive_definite_exits_1(tmp_path):
+    n = 10
+    a = [0.0] * (n * n)
+    for i in range(n):
+        a[i + i * n] = 1.0
+    a[4 + 4 * n] = -1.0
+    write_npy(tmp_path / "a.npy", n, n, a)
+    p = run("potrf", "--input", tmp_path / "a.npy")
+    assert p.returncode == 1 and "5" in p.stderr
