@@ -251,28 +251,32 @@ int tessera_tile_for(const tessera_context_t *ctx, int64_t n) {
   return (int)(nb < 128 ? 128 : nb > 1024 ? 1024 : nb);
 }
 
-void *tsr_host_alloc(tessera_context_t *ctx, size_t bytes) {
+/* The backend whose pinned host memory tiles use (the last device kind with devices that
+ * offers it), or NULL for plain host memory. */
+static const tsr_backend_slot_t *pinning_backend(const tessera_context_t *ctx) {
   for (int k = TESSERA_DEVICE_KINDS - 1; k >= 0; k--) {
     const tsr_backend_slot_t *b = &ctx->backends[k];
-    if (b->be && b->ndevices > 0 && b->be->host_alloc) {
-      pthread_mutex_lock(&ctx->alloc_lock);
-      void *p = b->be->host_alloc(b->state, bytes);
-      pthread_mutex_unlock(&ctx->alloc_lock);
-      return p;
-    }
+    if (b->be && b->ndevices > 0 && b->be->host_alloc) return b;
   }
-  return ctx->backends[TESSERA_DEVICE_CPU].be->alloc(NULL, 0, bytes);
+  return NULL;
+}
+
+void *tsr_host_alloc(tessera_context_t *ctx, size_t bytes) {
+  const tsr_backend_slot_t *b = pinning_backend(ctx);
+  if (!b) return ctx->backends[TESSERA_DEVICE_CPU].be->alloc(NULL, 0, bytes);
+  pthread_mutex_lock(&ctx->alloc_lock);
+  void *p = b->be->host_alloc(b->state, bytes);
+  pthread_mutex_unlock(&ctx->alloc_lock);
+  return p;
 }
 
 void tsr_host_free(tessera_context_t *ctx, void *ptr) {
-  for (int k = TESSERA_DEVICE_KINDS - 1; k >= 0; k--) {
-    const tsr_backend_slot_t *b = &ctx->backends[k];
-    if (b->be && b->ndevices > 0 && b->be->host_alloc) {
-      pthread_mutex_lock(&ctx->alloc_lock);
-      b->be->host_free(b->state, ptr);
-      pthread_mutex_unlock(&ctx->alloc_lock);
-      return;
-    }
+  const tsr_backend_slot_t *b = pinning_backend(ctx);
+  if (!b) {
+    ctx->backends[TESSERA_DEVICE_CPU].be->free(NULL, 0, ptr);
+    return;
   }
-  ctx->backends[TESSERA_DEVICE_CPU].be->free(NULL, 0, ptr);
+  pthread_mutex_lock(&ctx->alloc_lock);
+  b->be->host_free(b->state, ptr);
+  pthread_mutex_unlock(&ctx->alloc_lock);
 }

@@ -41,13 +41,9 @@ int tessera_data_register(tessera_context_t *ctx, int node, void *ptr, size_t ro
   return 0;
 }
 
-int tessera_data_create_on(tessera_context_t *ctx, int node, size_t rows, size_t cols,
-                           size_t elsize, tessera_data_t **out) {
-  if (!ctx) return -1;
-  if (node < 0 || node >= ctx->nnodes)
-    return tsr_error(ctx, -2, "data_create_on: memory node %d does not exist", node);
-  if (elsize == 0) return tsr_error(ctx, -5, "data_create_on: element size 0");
-  if (!out) return tsr_error(ctx, -6, "data_create_on: NULL output");
+/* A handle homed on `node` with its home replica allocated there (arguments checked). */
+static int create_home(tessera_context_t *ctx, int node, size_t rows, size_t cols, size_t elsize,
+                       tessera_data_t **out) {
   tessera_data_t *h = NULL;
   int rc = data_new(ctx, node, rows, cols, elsize, &h);
   if (!rc) rc = tsr_replica_alloc(ctx, h, node);
@@ -64,24 +60,22 @@ int tessera_data_create_on(tessera_context_t *ctx, int node, size_t rows, size_t
   return 0;
 }
 
+int tessera_data_create_on(tessera_context_t *ctx, int node, size_t rows, size_t cols,
+                           size_t elsize, tessera_data_t **out) {
+  if (!ctx) return -1;
+  if (node < 0 || node >= ctx->nnodes)
+    return tsr_error(ctx, -2, "data_create_on: memory node %d does not exist", node);
+  if (elsize == 0) return tsr_error(ctx, -5, "data_create_on: element size 0");
+  if (!out) return tsr_error(ctx, -6, "data_create_on: NULL output");
+  return create_home(ctx, node, rows, cols, elsize, out);
+}
+
 int tessera_data_create(tessera_context_t *ctx, size_t rows, size_t cols, size_t elsize,
                         tessera_data_t **out) {
   if (!ctx) return -1;
   if (elsize == 0) return tsr_error(ctx, -4, "data_create: element size 0");
   if (!out) return tsr_error(ctx, -5, "data_create: NULL output");
-  void *p = tsr_host_alloc(ctx, rows * cols * elsize);
-  if (!p)
-    return tsr_error(ctx, TESSERA_ERR_NOMEM, "data_create: cannot allocate %zu bytes",
-                     rows * cols * elsize);
-  tessera_data_t *h = NULL;
-  int rc = data_new(ctx, TESSERA_HOST_NODE, rows, cols, elsize, &h);
-  if (rc) {
-    tsr_host_free(ctx, p);
-    return rc;
-  }
-  h->rep[0] = (tsr_replica_t){.ptr = p, .ld = rows, .state = TSR_OWNED, .allocated = 1};
-  *out = h;
-  return 0;
+  return create_home(ctx, TESSERA_HOST_NODE, rows, cols, elsize, out);
 }
 
 static void drop_task_refs(tessera_data_t *h);
