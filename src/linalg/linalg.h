@@ -8,12 +8,16 @@
 #include "runtime/error.h"
 #include "tessera/tessera.h"
 
+#define TSR_MATRIX_WORK 4
+
 struct tessera_matrix {
   tessera_context_t *ctx;
   tessera_dtype_t dtype;
   int64_t m, n, mb, nb, mt, nt;
   tessera_data_t **tiles; /* tile (i, j) at i + j * mt */
   int is_view;
+  tessera_data_t *work[TSR_MATRIX_WORK];
+  int nwork;
 };
 
 /** Handle of tile (i, j) (in range). */
@@ -46,12 +50,14 @@ int tsr_task_gemm(const tessera_matrix_t *C, tsr_operand_t a, tsr_operand_t b, i
                   tsr_scalar_t alpha, tsr_scalar_t beta, tessera_data_t *c, const int tag[3],
                   int prio);
 int tsr_task_trtri(const tessera_matrix_t *A, char uplo, char diag, int64_t k, int prio);
+int tsr_task_trtri_on(const tessera_matrix_t *A, tessera_data_t *h, char uplo, char diag, int n,
+                      int64_t offset, const int tag[3], int prio);
 int tsr_task_lauum(const tessera_matrix_t *A, char uplo, int64_t k, int prio);
 int tsr_task_trmm(const tessera_matrix_t *A, char side, char uplo, char trans, char diag,
                   tsr_scalar_t alpha, tessera_data_t *a, tessera_data_t *b, int m, int n,
                   const int tag[3], int prio);
 int tsr_task_lacpy(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
-                   tessera_data_t *dst, int m, int n, const int tag[3]);
+                   tessera_data_t *dst, int m, int n, const int tag[3], int prio);
 
 /* Tile loops: insert the tasks of a whole operation without waiting. */
 int tsr_pxpotrf(char uplo, tessera_matrix_t *A);

@@ -120,6 +120,10 @@ int tessera_matrix_destroy(tessera_matrix_t *A) {
       int r = tessera_data_release(A->ctx, A->tiles[t]);
       if (r && !rc) rc = r;
     }
+  for (int w = 0; w < A->nwork; w++) {
+    int r = tessera_data_release(A->ctx, A->work[w]);
+    if (r && !rc) rc = r;
+  }
   free(A->tiles);
   free(A);
   return rc;
@@ -173,7 +177,7 @@ int tsr_pxlacpy(const tessera_matrix_t *A, tessera_matrix_t *B) {
     for (int64_t i = 0; i < A->mt; i++) {
       int tag[3] = {(int)i, (int)j, 0};
       int rc = tsr_task_lacpy(A->dtype, A->ctx, tsr_tile(A, i, j), tsr_tile(B, i, j),
-                              tsr_tile_m(A, i), tsr_tile_n(A, j), tag);
+                              tsr_tile_m(A, i), tsr_tile_n(A, j), tag, 0);
       if (rc) return rc;
     }
   return 0;

@@ -79,20 +79,25 @@ int tsr_task_gemm(const tessera_matrix_t *C, tsr_operand_t a, tsr_operand_t b, i
 }
 
 int tsr_task_lacpy(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
-                   tessera_data_t *dst, int m, int n, const int tag[3]) {
+                   tessera_data_t *dst, int m, int n, const int tag[3], int prio) {
   tsr_lacpy_args_t args = {.dtype = dtype, .m = m, .n = n};
   tessera_data_t *d[2] = {src, dst};
   tessera_access_t md[2] = {TESSERA_R, TESSERA_W};
-  return insert(ctx, &tsr_kernel_lacpy, &args, sizeof args, 2, d, md, tag, 0);
+  return insert(ctx, &tsr_kernel_lacpy, &args, sizeof args, 2, d, md, tag, prio);
+}
+
+int tsr_task_trtri_on(const tessera_matrix_t *A, tessera_data_t *h, char uplo, char diag, int n,
+                      int64_t offset, const int tag[3], int prio) {
+  tsr_trtri_args_t a = {.dtype = A->dtype, .uplo = uplo, .diag = diag, .n = n, .offset = offset};
+  tessera_data_t *d[1] = {h};
+  tessera_access_t m[1] = {TESSERA_RW};
+  return insert(A->ctx, &tsr_kernel_trtri, &a, sizeof a, 1, d, m, tag, prio);
 }
 
 int tsr_task_trtri(const tessera_matrix_t *A, char uplo, char diag, int64_t k, int prio) {
-  tsr_trtri_args_t a = {
-      .dtype = A->dtype, .uplo = uplo, .diag = diag, .n = tsr_tile_m(A, k), .offset = k * A->mb};
-  tessera_data_t *d[1] = {tsr_tile(A, k, k)};
-  tessera_access_t m[1] = {TESSERA_RW};
   int tag[3] = {(int)k, (int)k, (int)k};
-  return insert(A->ctx, &tsr_kernel_trtri, &a, sizeof a, 1, d, m, tag, prio);
+  return tsr_task_trtri_on(A, tsr_tile(A, k, k), uplo, diag, tsr_tile_m(A, k), k * A->mb, tag,
+                           prio);
 }
 
 int tsr_task_lauum(const tessera_matrix_t *A, char uplo, int64_t k, int prio) {

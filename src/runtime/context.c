@@ -44,6 +44,7 @@ void tessera_config_init(tessera_config_t *cfg) {
   cfg->trace_file = NULL;
   cfg->perfmodel_file = NULL;
   cfg->copy_queue = -1;
+  cfg->trsm_inverse = -1;
 }
 
 /* Reads an integer variable into *out when the field is still "auto" (negative). */
@@ -90,6 +91,7 @@ static int resolve_config(tessera_context_t *ctx, const tessera_config_t *in) {
   if (!rc) rc = env_int("TESSERA_TILE", &c.tile_size, 1, 1 << 20);
   if (!rc) rc = env_int("TESSERA_BIND", &c.bind_workers, 0, 1);
   if (!rc) rc = env_int("TESSERA_COPY_QUEUE", &c.copy_queue, 0, 1);
+  if (!rc) rc = env_int("TESSERA_TRSM_INVERSE", &c.trsm_inverse, 0, 1);
   if (!rc) rc = env_size("TESSERA_GPU_MEM_LIMIT", &ctx->gpu_mem_limit);
   if (rc) return rc;
   if (c.sched == TESSERA_SCHED_AUTO) {

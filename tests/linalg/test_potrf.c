@@ -105,6 +105,32 @@ static void test_potrf_not_spd(void **state) {
   lc_finalize(ctx);
 }
 
+/* Both panel methods, forced whatever the devices: triangular solves, and products with the
+ * inverted diagonal tiles (the default with GPUs); residuals and LAPACK info. */
+static void test_potrf_panel_methods(void **state) {
+  (void)state;
+  const int nb = 16;
+  for (int inverse = 0; inverse < 2; inverse++) {
+    tessera_config_t cfg;
+    tessera_config_init(&cfg);
+    cfg.tile_size = nb;
+    cfg.cpu_workers = 2;
+    cfg.trsm_inverse = inverse;
+    tessera_context_t *ctx = NULL;
+    assert_int_equal(tessera_init(&ctx, &cfg), 0);
+    int64_t sizes[8];
+    int ns = lc_sizes(nb, sizes);
+    for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
+      for (int u = 0; u < 2; u++) {
+        for (int s = 0; s < ns; s++)
+          check_potrf(ctx, lc_dtypes[d], lc_uplos[u], sizes[s], (uint64_t)(77 + d * 10 + s));
+        int64_t ks[2] = {3 * nb + 2, 0};
+        check_not_spd(ctx, lc_dtypes[d], lc_uplos[u], 5 * nb + 3, ks, 1, u);
+      }
+    lc_finalize(ctx);
+  }
+}
+
 /* NaN in the referenced triangle: a positive info naming the first minor that holds the NaN
  * (or a runtime status), and never a hang. */
 static void test_potrf_nan(void **state) {
@@ -228,6 +254,7 @@ int main(void) {
       cmocka_unit_test_prestate(test_potrf_not_spd, &g_tiles[0]),
       cmocka_unit_test_prestate(test_potrf_not_spd, &g_tiles[1]),
       cmocka_unit_test_prestate(test_potrf_not_spd, &g_tiles[2]),
+      cmocka_unit_test(test_potrf_panel_methods),
       cmocka_unit_test(test_potrf_nan),
       cmocka_unit_test(test_potrf_args),
       cmocka_unit_test(test_tile_potrf),

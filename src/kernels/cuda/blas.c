@@ -6,6 +6,8 @@
  * one type-generic cublasGemmEx call (f32 / c64 computed in FP32, f64 / c128 in FP64, no TF32 or
  * reduced-precision compute types); the others pick the routine of the dtype in one switch.
  */
+#include <stdbool.h>
+
 #include "kernels/cuda/cuda_common.h"
 
 /* Enqueued, or the failure of a cuBLAS call. */
@@ -72,7 +74,9 @@ int tsr_cuda_syrk(const tessera_exec_t *ex, void *args) {
 }
 
 /* trsm (solve != 0) and trmm (solve == 0): the same arguments and operands. cuBLAS's trmm is
- * out of place; passing B as its output gives the in-place product. */
+ * out of place: the product goes to the worker's workspace when B fits there, then back into B
+ * with a device copy (the in-place form, B as the output too, runs at a fraction of the speed),
+ * else in place. */
 static int triangular(const tessera_exec_t *ex, const tsr_trsm_args_t *a, int solve) {
   const int s = tsr_letter(a->side, "LR"), u = tsr_letter(a->uplo, "UL");
   const int d = tsr_letter(a->diag, "NU"), t = tsr_op_index(a->trans, a->dtype);
@@ -90,26 +94,36 @@ static int triangular(const tessera_exec_t *ex, const tsr_trsm_args_t *a, int so
   const tsr_cuda_scalar_t al = tsr_cuda_scalar(a->dtype, a->alpha);
   const void *alpha = &al, *A = ex->ptr[0];
   void *B = ex->ptr[1];
+  const size_t es = tessera_dtype_size(a->dtype), bytes = (size_t)m * (size_t)n * es;
+  const tessera_cuda_scratch_t *x = tsr_cuda_scratch(ex);
+  const bool staged = !solve && x && x->workspace && bytes <= x->workspace_bytes;
+  void *C = staged ? x->workspace : B;
+  const int ldc = staged ? m : ldb;
   cublasStatus_t st = CUBLAS_STATUS_INVALID_VALUE;
   switch (a->dtype) {
   case TESSERA_F32:
     st = solve ? cublasStrsm(h, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb)
-               : cublasStrmm(h, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb, B, ldb);
+               : cublasStrmm(h, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     break;
   case TESSERA_F64:
     st = solve ? cublasDtrsm(h, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb)
-               : cublasDtrmm(h, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb, B, ldb);
+               : cublasDtrmm(h, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     break;
   case TESSERA_C64:
     st = solve ? cublasCtrsm(h, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb)
-               : cublasCtrmm(h, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb, B, ldb);
+               : cublasCtrmm(h, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     break;
   case TESSERA_C128:
     st = solve ? cublasZtrsm(h, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb)
-               : cublasZtrmm(h, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb, B, ldb);
+               : cublasZtrmm(h, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     break;
   }
-  return blas_status(st);
+  if (st != CUBLAS_STATUS_SUCCESS || !staged) return blas_status(st);
+  cudaError_t e = cudaMemcpy2DAsync(B, (size_t)ldb * es, C, (size_t)ldc * es, (size_t)m * es,
+                                    (size_t)n, cudaMemcpyDeviceToDevice, (cudaStream_t)ex->stream);
+  if (e == cudaSuccess) return 0;
+  (void)cudaGetLastError();
+  return TESSERA_ERR_KERNEL;
 }
 
 int tsr_cuda_trsm(const tessera_exec_t *ex, void *args) {
