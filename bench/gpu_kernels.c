@@ -5,7 +5,8 @@
  *   ./build/bench/bench_gpu_kernels [--tiles 1024,2048,4096] [--dtype d|s] [--reps R]
  *
  * Rows: gemm (N, C), syrk (lower, N), trsm (right, lower, C: a Cholesky panel tile), trmm in
- * place and out of place (the same product with an inverted diagonal tile), trtri and potrf. Each
+ * place and out of place (the same product with an inverted diagonal tile), trtri (cuSOLVER, and
+ * tessera's GPU kernel: recursive halving onto trmm) and potrf. Each
  * run starts from the same inputs (restored by a device copy outside the timed window). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,9 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
+
+#include "kernels/kernels.h"
+#include "tessera/device.h"
 
 typedef struct {
   int t, single, reps;
@@ -26,11 +30,13 @@ typedef struct {
   void *a, *b, *c, *tri, *spd, *b0, *work, *hwork;
   size_t work_bytes, hwork_bytes;
   int *info;
+  tessera_cuda_scratch_t scratch; /* tessera's own kernels run on these */
+  tessera_async_status_t *status;
 } probe_t;
 
-enum { GEMM, SYRK, TRSM, TRMM_IN, TRMM_OUT, TRTRI, POTRF, NOPS };
-static const char *op_names[NOPS] = {"gemm",       "syrk",  "trsm", "trmm (in place)",
-                                     "trmm (out)", "trtri", "potrf"};
+enum { GEMM, SYRK, TRSM, TRMM_IN, TRMM_OUT, TRTRI, TRTRI_TSR, POTRF, NOPS };
+static const char *op_names[NOPS] = {
+    "gemm", "syrk", "trsm", "trmm (in place)", "trmm (out)", "trtri", "trtri (tessera)", "potrf"};
 
 static int fail(const char *what) {
   fprintf(stderr, "bench_gpu_kernels: %s failed\n", what);
@@ -94,6 +100,16 @@ static int enqueue(probe_t *p, int op) {
     ss = cusolverDnXtrtri(p->solver, lo, nu, t, type, p->a, t, p->work, p->work_bytes, p->hwork,
                           p->hwork_bytes, p->info);
     break;
+  case TRTRI_TSR: {
+    tessera_exec_t ex = {.ndata = 1,
+                         .kind = TESSERA_DEVICE_CUDA,
+                         .stream = p->s,
+                         .scratch = &p->scratch,
+                         .async = p->status};
+    ex.ptr[0] = p->a, ex.ld[0] = (size_t)t;
+    tsr_trtri_args_t ta = {p->single ? TESSERA_F32 : TESSERA_F64, 'L', 'N', t, 0};
+    return tsr_cuda_trtri(&ex, &ta) ? -1 : 0;
+  }
   case POTRF:
     ss = cusolverDnXpotrf(p->solver, NULL, lo, t, type, p->a, t, type, p->work, p->work_bytes,
                           p->hwork, p->hwork_bytes, p->info);
@@ -158,10 +174,19 @@ static int run_tile(int t, int single, int reps) {
                               &h1);
   cusolverDnXtrtri_bufferSize(p.solver, CUBLAS_FILL_MODE_LOWER, CUBLAS_DIAG_NON_UNIT, t, type, p.a,
                               t, &w2, &h2);
-  p.work_bytes = (w1 > w2 ? w1 : w2) + 256;
+  p.work_bytes = (w1 > w2 ? w1 : w2) + p.bytes; /* room for an out-of-place trmm */
   p.hwork_bytes = (h1 > h2 ? h1 : h2) + 256;
   if (cudaMalloc(&p.work, p.work_bytes) != cudaSuccess) return fail("cudaMalloc");
   p.hwork = malloc(p.hwork_bytes);
+  p.scratch = (tessera_cuda_scratch_t){.cublas = p.blas,
+                                       .cusolver = p.solver,
+                                       .workspace = p.work,
+                                       .workspace_bytes = p.work_bytes,
+                                       .host_workspace = p.hwork,
+                                       .host_workspace_bytes = p.hwork_bytes,
+                                       .dev_info = p.info};
+  if (cudaMallocHost((void **)&p.status, sizeof *p.status) != cudaSuccess)
+    return fail("cudaMallocHost");
   fill(&p, p.b0, 0, 1);
   fill(&p, p.c, 0, 2);
   fill(&p, p.tri, t, 3); /* diagonally dominant: a well-conditioned triangle */
@@ -177,6 +202,7 @@ static int run_tile(int t, int single, int reps) {
   cudaFree(p.work);
   cudaFree(p.info);
   free(p.hwork);
+  cudaFreeHost(p.status);
   cublasDestroy(p.blas);
   cusolverDnDestroy(p.solver);
   cudaEventDestroy(p.e0);

@@ -105,6 +105,10 @@ int tsr_cpu_lauum(const tessera_exec_t *ex, void *args);
 int tsr_cpu_trmm(const tessera_exec_t *ex, void *args);
 /* trsm by recursive halving onto the device's trsm and gemm (trsm_blocked.c). */
 int tsr_cpu_trsm_blocked(const tessera_exec_t *ex, void *args);
+/* trtri by recursive halving onto `leaf_fn` (a trtri of order <= leaf, its info ignored) and the
+ * device's trmm (trtri_blocked.c); the caller reports the info. */
+int tsr_trtri_blocked(const tessera_exec_t *ex, const tsr_trtri_args_t *a,
+                      tessera_kernel_fn leaf_fn, tessera_kernel_fn trmm, int leaf);
 
 #ifdef TESSERA_HAVE_CUDA
 /* CUDA implementations (src/kernels/cuda/): enqueue on ex->stream with the handles in

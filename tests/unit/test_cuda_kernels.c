@@ -412,6 +412,33 @@ static void lapack_kernels_match_cpu(void **state) {
     }
 }
 
+/* trtri above the order cuSOLVER runs whole (recursive halving onto trmm): both triangles,
+ * every dtype, and the info of a zero pivot deep in the second half. */
+static void trtri_recursive_matches_cpu(void **state) {
+  (void)state;
+  NEED_GPU();
+  const int n = 600;
+  for (int d = 0; d < 4; d++)
+    for (int u = 0; u < 2; u++) {
+      const tessera_dtype_t dt = dtypes[d];
+      tt_rng_t r = tt_rng((uint64_t)(5000 + 10 * d + u));
+      tile_t t = tile_random(dt, n, n, 3, &r);
+      shape(dt, &t, 0);
+      tile_t t0 = t;
+      t0.h = malloc(tile_bytes(dt, &t));
+      assert_non_null(t0.h);
+      memcpy(t0.h, t.h, tile_bytes(dt, &t));
+      tsr_trtri_args_t ta = {dt, UL[u], 'N', n, 1000};
+      expect_ok(run_both(tsr_cuda_trtri, tsr_cpu_trtri, &ta, dt, &t, 1, 0, UL[u], "trtri n=600"));
+      el_set(dt, t0.h, (size_t)450 * t0.ld + 450, 0.0, 0.0);
+      outcome_t o = run_both(tsr_cuda_trtri, tsr_cpu_trtri, &ta, dt, &t0, 1, 0, UL[u], "trtri");
+      assert_int_equal(o.cpu, 1000 + 451);
+      assert_int_equal(o.gpu, o.cpu);
+      free(t.h);
+      free(t0.h);
+    }
+}
+
 /* ---------------------------------------------------------------- invalid arguments */
 
 static void invalid_arguments_fail_before_enqueuing(void **state) {
@@ -455,6 +482,7 @@ int main(void) {
       cmocka_unit_test(trmm_matches_cpu),
       cmocka_unit_test(lacpy_matches_cpu),
       cmocka_unit_test(lapack_kernels_match_cpu),
+      cmocka_unit_test(trtri_recursive_matches_cpu),
       cmocka_unit_test(potrf_info_matches_cpu),
       cmocka_unit_test(invalid_arguments_fail_before_enqueuing),
   };

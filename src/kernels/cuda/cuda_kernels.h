@@ -20,6 +20,11 @@ extern "C" {
 int tsr_cuda_diag_nan_check(tessera_dtype_t dtype, const void *a, size_t ld, int n, int *dev_info,
                             void *stream);
 
+/** As tsr_cuda_diag_nan_check, looking for an exactly zero a(j, j) (both parts, for complex
+ *  dtypes): LAPACK trtri's info for a singular triangle. */
+int tsr_cuda_diag_zero_check(tessera_dtype_t dtype, const void *a, size_t ld, int n, int *dev_info,
+                             void *stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -9,17 +9,24 @@ namespace {
 
 constexpr int kScanThreads = 256;
 
-/* One block: `a` points at the real part of a(0, 0) and a(j, j) is `step` reals further per j.
- * Every thread reads *info before the barrier; thread 0 alone writes it after. */
-template <typename Real>
-__global__ void diag_nan_check(const Real *a, long long step, int n, int *info) {
+/* What a diagonal scan looks for: a NaN real part (potrf), or an exactly zero entry (trtri). */
+enum class Scan { NaN, Zero };
+
+/* One block: `a` points at the real part of a(0, 0), a(j, j) is `step` reals further per j and
+ * its imaginary part (when `cplx`) follows it. Every thread reads *info before the barrier;
+ * thread 0 alone writes it after. */
+template <typename Real, Scan what, bool cplx>
+__global__ void diag_scan(const Real *a, long long step, int n, int *info) {
   __shared__ int first;
   const int given = *info;
   const int limit = given == 0 ? n : given > 0 ? min(given - 1, n) : 0;
   if (threadIdx.x == 0) first = INT_MAX;
   __syncthreads();
   for (int j = threadIdx.x; j < limit; j += blockDim.x) {
-    if (isnan(a[j * step])) {
+    const Real *x = a + j * step;
+    const bool hit =
+        what == Scan::NaN ? isnan(x[0]) : x[0] == Real(0) && (!cplx || x[1] == Real(0));
+    if (hit) {
       atomicMin(&first, j);
       break;
     }
@@ -28,35 +35,46 @@ __global__ void diag_nan_check(const Real *a, long long step, int n, int *info) 
   if (threadIdx.x == 0 && first != INT_MAX) *info = first + 1;
 }
 
-template <typename Real>
-void launch_diag_nan_check(const void *a, long long step, int n, int *dev_info,
-                           cudaStream_t stream) {
-  diag_nan_check<Real>
+template <typename Real, Scan what, bool cplx>
+void launch_diag_scan(const void *a, long long step, int n, int *dev_info, cudaStream_t stream) {
+  diag_scan<Real, what, cplx>
       <<<1, kScanThreads, 0, stream>>>(static_cast<const Real *>(a), step, n, dev_info);
+}
+
+/* Scans the diagonal of the n x n `a` of `dtype` for `what`; see cuda_kernels.h. */
+template <Scan what>
+int diag_scan_dtype(tessera_dtype_t dtype, const void *a, size_t ld, int n, int *dev_info,
+                    void *stream) {
+  if (n <= 0) return 0;
+  cudaStream_t s = static_cast<cudaStream_t>(stream);
+  const long long step = static_cast<long long>(ld) + 1;
+  switch (dtype) {
+  case TESSERA_F32:
+    launch_diag_scan<float, what, false>(a, step, n, dev_info, s);
+    break;
+  case TESSERA_F64:
+    launch_diag_scan<double, what, false>(a, step, n, dev_info, s);
+    break;
+  case TESSERA_C64: /* twice the step in reals */
+    launch_diag_scan<float, what, true>(a, 2 * step, n, dev_info, s);
+    break;
+  case TESSERA_C128:
+    launch_diag_scan<double, what, true>(a, 2 * step, n, dev_info, s);
+    break;
+  default:
+    return -1;
+  }
+  return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }
 
 } // namespace
 
 extern "C" int tsr_cuda_diag_nan_check(tessera_dtype_t dtype, const void *a, size_t ld, int n,
                                        int *dev_info, void *stream) {
-  if (n <= 0) return 0;
-  cudaStream_t s = static_cast<cudaStream_t>(stream);
-  const long long step = static_cast<long long>(ld) + 1;
-  switch (dtype) {
-  case TESSERA_F32:
-    launch_diag_nan_check<float>(a, step, n, dev_info, s);
-    break;
-  case TESSERA_F64:
-    launch_diag_nan_check<double>(a, step, n, dev_info, s);
-    break;
-  case TESSERA_C64: /* the real part of each complex entry: twice the step in reals */
-    launch_diag_nan_check<float>(a, 2 * step, n, dev_info, s);
-    break;
-  case TESSERA_C128:
-    launch_diag_nan_check<double>(a, 2 * step, n, dev_info, s);
-    break;
-  default:
-    return -1;
-  }
-  return cudaGetLastError() == cudaSuccess ? 0 : -1;
+  return diag_scan_dtype<Scan::NaN>(dtype, a, ld, n, dev_info, stream);
+}
+
+extern "C" int tsr_cuda_diag_zero_check(tessera_dtype_t dtype, const void *a, size_t ld, int n,
+                                        int *dev_info, void *stream) {
+  return diag_scan_dtype<Scan::Zero>(dtype, a, ld, n, dev_info, stream);
 }

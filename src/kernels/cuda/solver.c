@@ -127,17 +127,15 @@ int tsr_cuda_potrf(const tessera_exec_t *ex, void *args) {
   return report_info(ex, s, a->offset);
 }
 
-int tsr_cuda_trtri(const tessera_exec_t *ex, void *args) {
+/* Enqueues cuSOLVER's trtri on the tile of `ex` (arguments checked), info to s->dev_info. */
+static int trtri_enqueue(const tessera_exec_t *ex, void *args) {
   const tsr_trtri_args_t *a = args;
-  const int u = tsr_letter(a->uplo, "UL"), d = tsr_letter(a->diag, "NU");
-  if (!tsr_dtype_valid(a->dtype) || u < 0 || d < 0 || !ex->async) return TESSERA_ERR_KERNEL;
-  const int lda = tsr_operand_ld(ex, 0, a->n, a->n);
   cusolverDnHandle_t h = NULL;
   const tessera_cuda_scratch_t *s = solver_scratch(ex, &h);
+  const int lda = tsr_operand_ld(ex, 0, a->n, a->n);
   if (lda < 0 || !s) return TESSERA_ERR_KERNEL;
-  if (a->n == 0) return 0;
-  const cublasFillMode_t uplo = tsr_cuda_fill(u);
-  const cublasDiagType_t diag = tsr_cuda_diag(d);
+  const cublasFillMode_t uplo = tsr_cuda_fill(tsr_letter(a->uplo, "UL"));
+  const cublasDiagType_t diag = tsr_cuda_diag(tsr_letter(a->diag, "NU"));
   const cudaDataType type = tsr_cuda_type(a->dtype);
   size_t dev_bytes = 0, host_bytes = 0;
   if (cusolverDnXtrtri_bufferSize(h, uplo, diag, a->n, type, ex->ptr[0], lda, &dev_bytes,
@@ -147,6 +145,38 @@ int tsr_cuda_trtri(const tessera_exec_t *ex, void *args) {
     return TESSERA_ERR_KERNEL;
   if (cusolverDnXtrtri(h, uplo, diag, a->n, type, ex->ptr[0], lda, s->workspace, dev_bytes,
                        s->host_workspace, host_bytes, s->dev_info) != CUSOLVER_STATUS_SUCCESS)
+    return TESSERA_ERR_KERNEL;
+  return 0;
+}
+
+/* Order up to which cuSOLVER's trtri runs whole; above it, recursive halving onto trmm. */
+enum { TRTRI_LEAF = 256 };
+
+int tsr_cuda_trtri(const tessera_exec_t *ex, void *args) {
+  const tsr_trtri_args_t *a = args;
+  const int u = tsr_letter(a->uplo, "UL"), d = tsr_letter(a->diag, "NU");
+  if (!tsr_dtype_valid(a->dtype) || u < 0 || d < 0 || !ex->async) return TESSERA_ERR_KERNEL;
+  const int lda = tsr_operand_ld(ex, 0, a->n, a->n);
+  cusolverDnHandle_t h = NULL;
+  const tessera_cuda_scratch_t *s = solver_scratch(ex, &h);
+  if (lda < 0 || !s) return TESSERA_ERR_KERNEL;
+  if (a->n == 0) return 0;
+  if (a->n <= TRTRI_LEAF) {
+    int rc = trtri_enqueue(ex, args);
+    return rc ? rc : report_info(ex, s, a->offset);
+  }
+  int rc = tsr_trtri_blocked(ex, a, trtri_enqueue, tsr_cuda_trmm, TRTRI_LEAF);
+  if (rc) return rc;
+  /* The leaves' infos are their own; a singular leaf is left as it was, so its zero pivot is
+   * still on the diagonal (the others now hold inverses, never zero): the scan finds the
+   * first. */
+  if (cudaMemsetAsync(s->dev_info, 0, sizeof *s->dev_info, (cudaStream_t)ex->stream) !=
+      cudaSuccess) {
+    (void)cudaGetLastError();
+    return TESSERA_ERR_KERNEL;
+  }
+  if (d == 0 &&
+      tsr_cuda_diag_zero_check(a->dtype, ex->ptr[0], (size_t)lda, a->n, s->dev_info, ex->stream))
     return TESSERA_ERR_KERNEL;
   return report_info(ex, s, a->offset);
 }
