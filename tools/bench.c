@@ -210,6 +210,7 @@ static int bench_size(tessera_context_t **ctx, const cli_opts_t *o, int64_t n, i
 }
 
 int cli_bench(const cli_opts_t *o) {
+  if (o->out_of_core) return cli_bench_ooc(o);
   tessera_context_t *ctx;
   if (cli_context(o, &ctx)) return CLI_FAILED;
   tessera_device_info_t cpu = {.workers = 0};

@@ -47,6 +47,7 @@ typedef struct {
   int width;    /**< trace: SVG width in pixels */
   int resident; /**< bench: 1 also times tessera_tile_potrf on a descriptor made once, 2 only it */
   int no_baseline; /**< bench: skip the baselines */
+  int out_of_core; /**< bench: one triangle-only descriptor filled by tasks, no baseline */
 } cli_opts_t;
 
 /** One result line. */
@@ -62,6 +63,7 @@ typedef struct {
   const char *baseline, *baseline2;
   double baseline_seconds, baseline_gflops, baseline2_seconds, baseline2_gflops;
   int baseline_tile; /**< tile size of the baseline (cuSolverMg), 0 when none */
+  const char *home;  /**< bench --out-of-core: where the tiles live ("gpus", "host", "mixed") */
 } cli_result_t;
 
 /** Name of a subcommand or routine. */
@@ -103,6 +105,9 @@ int cli_solve(const cli_opts_t *o);
 int cli_demo(const cli_opts_t *o);
 int cli_gen(const cli_opts_t *o);
 int cli_bench(const cli_opts_t *o);
+/** `tessera bench potrf --out-of-core` (bench_ooc.c): the matrix exists once, as the tiles of a
+ *  triangle-only descriptor, generated in place and checked without a copy. */
+int cli_bench_ooc(const cli_opts_t *o);
 int cli_trace_svg(const cli_opts_t *o);
 
 #endif

@@ -133,6 +133,7 @@ void cli_print_result(const cli_opts_t *o, const cli_result_t *r) {
         r->routine, tessera_dtype_name(r->dtype), (char)r->uplo, (long long)r->n,
         (long long)r->nrhs, r->tile, r->devices, r->workers);
     if (r->api) printf(", \"api\": \"%s\"", r->api);
+    if (r->home) printf(", \"home\": \"%s\"", r->home);
     json_num("seconds", r->seconds);
     json_num("gflops", r->gflops);
     json_num("residual", r->residual);

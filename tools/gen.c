@@ -49,16 +49,79 @@ static double hval(uint64_t seed, uint64_t i, uint64_t j, uint64_t part) {
   return (double)(h >> 11) * 0x1.0p-53 - 0.5;
 }
 
-void gen_spd(tessera_dtype_t dtype, int64_t n, void *a, int64_t lda, uint64_t seed) {
-  int cplx = tessera_dtype_is_complex(dtype);
-  for (int64_t j = 0; j < n; j++) {
+/** Hashed value in [-0.5, 0.5] from a row mix (mix(mix(seed * 4 + part) ^ r)) and column c:
+ *  hval(seed, r, c, part) with the row's part of the work done once. */
+static double hval_row(uint64_t rowmix, uint64_t c) {
+  uint64_t h = mix(rowmix ^ (c * 0x9e3779b97f4a7c15ULL));
+  return (double)(h >> 11) * 0x1.0p-53 - 0.5;
+}
+
+/** Rows handled together by gen_spd_block: their mixes and values are kept on the stack. */
+#define GEN_ROWS 128
+
+/** Stores re[0..n) (and im[0..n) for complex dtypes) as consecutive elements of `a`, rounded to
+ *  `dtype` as elem_set rounds them. */
+static void store_column(tessera_dtype_t dtype, void *a, int64_t n, const double *re,
+                         const double *im) {
+  switch (dtype) {
+  case TESSERA_F32:
+    for (int64_t i = 0; i < n; i++) ((float *)a)[i] = (float)re[i];
+    break;
+  case TESSERA_F64:
+    for (int64_t i = 0; i < n; i++) ((double *)a)[i] = re[i];
+    break;
+  case TESSERA_C64:
     for (int64_t i = 0; i < n; i++) {
-      uint64_t r = (uint64_t)(i > j ? i : j), c = (uint64_t)(i > j ? j : i);
-      double re = hval(seed, r, c, 0) + (i == j ? (double)n : 0.0);
-      double im = cplx && i != j ? hval(seed, r, c, 1) : 0.0;
-      elem_set(dtype, a, (size_t)(i + j * lda), re, i > j ? im : -im);
+      ((float *)a)[2 * i] = (float)re[i];
+      ((float *)a)[2 * i + 1] = (float)im[i];
+    }
+    break;
+  case TESSERA_C128:
+    for (int64_t i = 0; i < n; i++) {
+      ((double *)a)[2 * i] = re[i];
+      ((double *)a)[2 * i + 1] = im[i];
+    }
+    break;
+  }
+}
+
+void gen_spd_block(tessera_dtype_t dtype, int64_t n, int64_t i0, int64_t j0, int64_t rows,
+                   int64_t cols, void *a, int64_t lda, uint64_t seed) {
+  const int cplx = tessera_dtype_is_complex(dtype);
+  const size_t es = tessera_dtype_size(dtype);
+  const uint64_t key[2] = {mix(seed * 4), mix(seed * 4 + 1)};
+  uint64_t rowmix[2][GEN_ROWS];
+  double re[GEN_ROWS], im[GEN_ROWS];
+  for (int64_t r0 = 0; r0 < rows; r0 += GEN_ROWS) {
+    const int64_t rn = rows - r0 < GEN_ROWS ? rows - r0 : GEN_ROWS, first = i0 + r0;
+    for (int part = 0; part < 1 + cplx; part++)
+      for (int64_t ii = 0; ii < rn; ii++)
+        rowmix[part][ii] = mix(key[part] ^ (uint64_t)(first + ii));
+    for (int64_t jj = 0; jj < cols; jj++) {
+      const int64_t j = j0 + jj, diag = j - first; /* row of the diagonal in this chunk */
+      /* Element (i, j) hashes position (max(i, j), min(i, j)) of the lower triangle; above the
+       * diagonal the imaginary part is negated (Hermitian); n is added on the diagonal. */
+      for (int part = 0; part < 1 + cplx; part++) {
+        const uint64_t colmix = mix(key[part] ^ (uint64_t)j);
+        double *v = part ? im : re;
+        for (int64_t ii = 0; ii < rn; ii++) {
+          const int below = first + ii > j;
+          const double h =
+              hval_row(below ? rowmix[part][ii] : colmix, (uint64_t)(below ? j : first + ii));
+          v[ii] = part && !below ? -h : h;
+        }
+      }
+      if (diag >= 0 && diag < rn) {
+        re[diag] += (double)n;
+        im[diag] = -0.0; /* gen_spd's diagonal: imaginary part 0, negated */
+      }
+      store_column(dtype, (char *)a + (size_t)(r0 + jj * lda) * es, rn, re, im);
     }
   }
+}
+
+void gen_spd(tessera_dtype_t dtype, int64_t n, void *a, int64_t lda, uint64_t seed) {
+  gen_spd_block(dtype, n, 0, 0, n, n, a, lda, seed);
 }
 
 void gen_dense(tessera_dtype_t dtype, int64_t rows, int64_t cols, void *a, int64_t lda,

@@ -25,6 +25,12 @@ void elem_set(tessera_dtype_t dtype, void *a, size_t idx, double re, double im);
  *  definite matrix: hashed values in [-0.5, 0.5], n added on the (real) diagonal. */
 void gen_spd(tessera_dtype_t dtype, int64_t n, void *a, int64_t lda, uint64_t seed);
 
+/** Writes the rows x cols block of gen_spd's n x n matrix whose first element is (i0, j0) into
+ *  the column-major `a` (leading dimension lda): the values gen_spd gives those positions, so
+ *  a matrix can be made one block at a time (and from several threads). */
+void gen_spd_block(tessera_dtype_t dtype, int64_t n, int64_t i0, int64_t j0, int64_t rows,
+                   int64_t cols, void *a, int64_t lda, uint64_t seed);
+
 /** Fills the rows x cols column-major `a` with hashed values in [-0.5, 0.5]. */
 void gen_dense(tessera_dtype_t dtype, int64_t rows, int64_t cols, void *a, int64_t lda,
                uint64_t seed);

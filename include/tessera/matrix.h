@@ -5,6 +5,11 @@
  * (contiguous tiles in host memory, pinned where a GPU backend exists) or is a view of a
  * LAPACK column-major array registered in place. Descriptors stay resident across calls, so
  * a sequence of tile-level routines moves no data back to the host between them.
+ *
+ * A triangle-only matrix (tessera_matrix_create_triangle) holds the tiles of one triangle of a
+ * square Hermitian matrix and no others, half the memory of a full one: the Cholesky routines
+ * (tile potrf, potrs, posv, potri, logdet with the same uplo) touch nothing else. Routines that
+ * would touch an absent tile refuse the descriptor with a negative status.
  */
 #ifndef TESSERA_MATRIX_H
 #define TESSERA_MATRIX_H
@@ -27,6 +32,25 @@ typedef struct tessera_matrix tessera_matrix_t;
  *  @return 0 or a negative status. */
 int tessera_matrix_create(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
                           int64_t mb, int64_t nb, tessera_matrix_t **out);
+
+/** Creates an n x n matrix with nb x nb tiles of which only those of the `uplo` triangle exist:
+ *  tile (i, j) with i >= j (LOWER) or i <= j (UPPER), the diagonal tiles whole (their
+ *  elements on the other side of the diagonal are stored but never read by the Cholesky
+ *  routines). Placed as tessera_matrix_create places a matrix of the bytes actually stored.
+ *  tessera_matrix_tile returns NULL for an absent tile; import and export copy the stored
+ *  tiles only (export leaves the array's other elements as they were). Tile-level routines
+ *  accept it where they touch only that triangle: potrf, potrs, posv, potri and logdet with
+ *  the same uplo, trsm as A with the same uplo, syrk / herk as C with the same uplo; elsewhere
+ *  they return a negative status.
+ *  @param uplo  TESSERA_LOWER or TESSERA_UPPER
+ *  @param n     order (>= 0)
+ *  @param nb    tile size (> 0)
+ *  @return 0 or a negative status (-i for an invalid argument i; TESSERA_ERR_NOMEM when the
+ *          host cannot hold the tiles). Not thread safe against concurrent insertion on the
+ *          same context. */
+int tessera_matrix_create_triangle(tessera_context_t *ctx, tessera_dtype_t dtype,
+                                   tessera_uplo_t uplo, int64_t n, int64_t nb,
+                                   tessera_matrix_t **out);
 
 /** Creates a matrix whose tiles are views into the column-major array `a` (leading dimension
  *  `lda` >= max(1, m)). No copy is made; the array must outlive the descriptor, and it holds
@@ -57,7 +81,8 @@ int64_t tessera_matrix_tile_rows(const tessera_matrix_t *A);
 int64_t tessera_matrix_tile_cols(const tessera_matrix_t *A);
 tessera_dtype_t tessera_matrix_dtype(const tessera_matrix_t *A);
 
-/** The handle of tile (i, j), for inserting one's own tasks on a matrix; NULL out of range. */
+/** The handle of tile (i, j), for inserting one's own tasks on a matrix; NULL out of range or
+ *  absent (the other triangle of a triangle-only matrix). */
 tessera_data_t *tessera_matrix_tile(const tessera_matrix_t *A, int64_t i, int64_t j);
 
 #ifdef __cplusplus

@@ -8,14 +8,20 @@
 #include "runtime/error.h"
 #include "tessera/tessera.h"
 
+/** Workspace tiles a descriptor may hold (see struct tessera_matrix). */
 #define TSR_MATRIX_WORK 4
 
 struct tessera_matrix {
   tessera_context_t *ctx;
   tessera_dtype_t dtype;
   int64_t m, n, mb, nb, mt, nt;
-  tessera_data_t **tiles; /* tile (i, j) at i + j * mt */
+  tessera_data_t **tiles; /* tile (i, j) at i + j * mt; NULL where absent (see stored) */
   int is_view;
+  /* 0: every tile exists; 'L' / 'U': only those of that triangle (i >= j / i <= j), the others
+   * are NULL (tessera_matrix_create_triangle). */
+  char stored;
+  /* Workspace tiles of the factorizations (potrf.c), made on first use, freed with the
+   * descriptor: a ring of inverted diagonal tiles. */
   tessera_data_t *work[TSR_MATRIX_WORK];
   int nwork;
 };
@@ -50,6 +56,7 @@ int tsr_task_gemm(const tessera_matrix_t *C, tsr_operand_t a, tsr_operand_t b, i
                   tsr_scalar_t alpha, tsr_scalar_t beta, tessera_data_t *c, const int tag[3],
                   int prio);
 int tsr_task_trtri(const tessera_matrix_t *A, char uplo, char diag, int64_t k, int prio);
+/** trtri on handle `h` holding an n x n triangle whose first row is global row `offset`. */
 int tsr_task_trtri_on(const tessera_matrix_t *A, tessera_data_t *h, char uplo, char diag, int n,
                       int64_t offset, const int tag[3], int prio);
 int tsr_task_lauum(const tessera_matrix_t *A, char uplo, int64_t k, int prio);

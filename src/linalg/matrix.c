@@ -40,10 +40,27 @@ static int check_new(tessera_context_t *ctx, int first, tessera_dtype_t dtype, i
   return 0;
 }
 
+/* Whether tile (i, j) exists in a descriptor storing `stored` (0: every tile). */
+static bool tile_stored(char stored, int64_t i, int64_t j) {
+  return stored == 'L' ? i >= j : stored == 'U' ? i <= j : true;
+}
+
+/* Bytes of the tiles A stores. */
+static size_t stored_bytes(const tessera_matrix_t *A) {
+  size_t es = tessera_dtype_size(A->dtype), bytes = 0;
+  for (int64_t j = 0; j < A->nt; j++)
+    for (int64_t i = 0; i < A->mt; i++)
+      if (tile_stored(A->stored, i, j))
+        bytes += (size_t)tsr_tile_m(A, i) * (size_t)tsr_tile_n(A, j) * es;
+  return bytes;
+}
+
 /* Creates the descriptor (arguments checked); `a` non-NULL makes each tile a view into the
- * array, registered on memory node `node`. */
+ * array, registered on memory node `node`; `stored` 'L' or 'U' creates only the tiles of that
+ * triangle (tessera-owned tiles only). */
 static int matrix_new(tessera_context_t *ctx, int node, tessera_dtype_t dtype, int64_t m, int64_t n,
-                      int64_t mb, int64_t nb, void *a, int64_t lda, tessera_matrix_t **out) {
+                      int64_t mb, int64_t nb, void *a, int64_t lda, char stored,
+                      tessera_matrix_t **out) {
   size_t es = tessera_dtype_size(dtype);
   tessera_matrix_t *A = calloc(1, sizeof *A);
   if (!A) return TESSERA_ERR_NOMEM;
@@ -55,17 +72,19 @@ static int matrix_new(tessera_context_t *ctx, int node, tessera_dtype_t dtype, i
                           .nb = nb,
                           .mt = (m + mb - 1) / mb,
                           .nt = (n + nb - 1) / nb,
-                          .is_view = a != NULL};
+                          .is_view = a != NULL,
+                          .stored = stored};
   A->tiles = calloc((size_t)(A->mt * A->nt) + 1, sizeof *A->tiles);
   if (!A->tiles) {
     free(A);
     return TESSERA_ERR_NOMEM;
   }
   int rc = 0;
-  placement_t pl = a ? (placement_t){.p = 0}
-                     : placement(ctx, (size_t)m * (size_t)n * es, (size_t)(mb * nb) * es);
+  placement_t pl =
+      a ? (placement_t){.p = 0} : placement(ctx, stored_bytes(A), (size_t)(mb * nb) * es);
   for (int64_t j = 0; j < A->nt && !rc; j++)
     for (int64_t i = 0; i < A->mt && !rc; i++) {
+      if (!tile_stored(stored, i, j)) continue;
       size_t tm = (size_t)tsr_tile_m(A, i), tn = (size_t)tsr_tile_n(A, j);
       tessera_data_t **t = &A->tiles[i + j * A->mt];
       if (a)
@@ -78,6 +97,11 @@ static int matrix_new(tessera_context_t *ctx, int node, tessera_dtype_t dtype, i
       else /* no GPU placement, or that GPU's pool is full: the tile lives on the host */
         rc = tessera_data_create(ctx, tm, tn, es, t);
     }
+  if (rc == TESSERA_ERR_NOMEM && !a)
+    rc = tsr_error(ctx, rc,
+                   "matrix: out of memory for the tiles of a %lld x %lld %s matrix (%.2f GiB)",
+                   (long long)m, (long long)n, tessera_dtype_name(dtype),
+                   (double)stored_bytes(A) / 1073741824.0);
   if (rc) {
     tessera_matrix_destroy(A);
     return rc;
@@ -89,7 +113,23 @@ static int matrix_new(tessera_context_t *ctx, int node, tessera_dtype_t dtype, i
 int tessera_matrix_create(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
                           int64_t mb, int64_t nb, tessera_matrix_t **out) {
   int rc = check_new(ctx, 2, dtype, m, n, mb, nb, out, 7);
-  return rc ? rc : matrix_new(ctx, TESSERA_HOST_NODE, dtype, m, n, mb, nb, NULL, 0, out);
+  return rc ? rc : matrix_new(ctx, TESSERA_HOST_NODE, dtype, m, n, mb, nb, NULL, 0, 0, out);
+}
+
+int tessera_matrix_create_triangle(tessera_context_t *ctx, tessera_dtype_t dtype,
+                                   tessera_uplo_t uplo, int64_t n, int64_t nb,
+                                   tessera_matrix_t **out) {
+  if (!ctx) return -1;
+  if (!tessera_dtype_size(dtype))
+    return tsr_error(ctx, -2, "matrix_create_triangle: %d is not a dtype", (int)dtype);
+  if (uplo != TESSERA_LOWER && uplo != TESSERA_UPPER)
+    return tsr_error(ctx, -3, "matrix_create_triangle: uplo must be 'L' or 'U'");
+  if (n < 0) return tsr_error(ctx, -4, "matrix_create_triangle: n = %lld < 0", (long long)n);
+  if (nb <= 0 || nb > INT32_MAX)
+    return tsr_error(ctx, -5, "matrix_create_triangle: tile size %lld is out of range",
+                     (long long)nb);
+  if (!out) return tsr_error(ctx, -6, "matrix_create_triangle: NULL output");
+  return matrix_new(ctx, TESSERA_HOST_NODE, dtype, n, n, nb, nb, NULL, 0, (char)uplo, out);
 }
 
 int tessera_matrix_view_on(tessera_context_t *ctx, int node, tessera_dtype_t dtype, int64_t m,
@@ -100,7 +140,7 @@ int tessera_matrix_view_on(tessera_context_t *ctx, int node, tessera_dtype_t dty
   if (node < 0 || node >= tessera_memory_node_count(ctx)) return -2;
   if (!a && m > 0 && n > 0) return -8;
   if (lda < (m > 1 ? m : 1)) return -9;
-  return matrix_new(ctx, node, dtype, m, n, mb, nb, a, lda, out);
+  return matrix_new(ctx, node, dtype, m, n, mb, nb, a, lda, 0, out);
 }
 
 int tessera_matrix_view(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
@@ -109,7 +149,7 @@ int tessera_matrix_view(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m
   if (rc) return rc;
   if (!a && m > 0 && n > 0) return -7;
   if (lda < (m > 1 ? m : 1)) return -8;
-  return matrix_new(ctx, TESSERA_HOST_NODE, dtype, m, n, mb, nb, a, lda, out);
+  return matrix_new(ctx, TESSERA_HOST_NODE, dtype, m, n, mb, nb, a, lda, 0, out);
 }
 
 int tessera_matrix_destroy(tessera_matrix_t *A) {
@@ -175,6 +215,7 @@ tessera_data_t *tessera_matrix_tile(const tessera_matrix_t *A, int64_t i, int64_
 int tsr_pxlacpy(const tessera_matrix_t *A, tessera_matrix_t *B) {
   for (int64_t j = 0; j < A->nt; j++)
     for (int64_t i = 0; i < A->mt; i++) {
+      if (!tsr_tile(A, i, j) || !tsr_tile(B, i, j)) continue; /* absent from a triangle */
       int tag[3] = {(int)i, (int)j, 0};
       int rc = tsr_task_lacpy(A->dtype, A->ctx, tsr_tile(A, i, j), tsr_tile(B, i, j),
                               tsr_tile_m(A, i), tsr_tile_n(A, j), tag, 0);
@@ -189,7 +230,8 @@ int tsr_flow_wait(tessera_context_t *ctx) {
 
 int tsr_matrix_flush(tessera_matrix_t *A) {
   int rc = 0;
-  for (int64_t t = 0; t < A->mt * A->nt && !rc; t++) rc = tessera_data_sync(A->ctx, A->tiles[t]);
+  for (int64_t t = 0; t < A->mt * A->nt && !rc; t++)
+    if (A->tiles[t]) rc = tessera_data_sync(A->ctx, A->tiles[t]);
   return rc;
 }
 

@@ -23,6 +23,20 @@ static int64_t op_cols(const tessera_matrix_t *X, int op) {
   return op == 'N' ? X->n : X->m;
 }
 
+/* Refuses operand `argno` when it stores only one triangle and the routine touches tiles outside
+ * it: `need` is the triangle the routine touches ('L' or 'U'), or 0 when it touches every tile. */
+static int check_stored(const tessera_matrix_t *X, char need, int argno, const char *name) {
+  if (!X->stored || X->stored == need) return 0;
+  const char *has = X->stored == 'L' ? "lower" : "upper";
+  if (need)
+    return tsr_error(X->ctx, -argno,
+                     "%s: argument %d stores only its %s triangle, uplo '%c' needs the other one",
+                     name, argno, has, need);
+  return tsr_error(X->ctx, -argno,
+                   "%s: argument %d stores only its %s triangle, this operand needs every tile",
+                   name, argno, has);
+}
+
 static int check_square(tessera_uplo_t uplo, const tessera_matrix_t *A, const char *name) {
   const tessera_matrix_t *m[1] = {A};
   int rc = tsr_check_tiling(m, (const int[]){2}, 1, name);
@@ -32,7 +46,7 @@ static int check_square(tessera_uplo_t uplo, const tessera_matrix_t *A, const ch
   if (A->m != A->n)
     return tsr_error(A->ctx, -2, "%s: A is %lld x %lld, not square", name, (long long)A->m,
                      (long long)A->n);
-  return 0;
+  return check_stored(A, (char)uplo, 2, name);
 }
 
 int tessera_tile_potrf(tessera_uplo_t uplo, tessera_matrix_t *A) {
@@ -71,7 +85,8 @@ static int check_potrs(tessera_uplo_t uplo, const tessera_matrix_t *A, const tes
   if (A->m != A->n || B->m != A->n)
     return tsr_error(A->ctx, -3, "%s: A is %lld x %lld and B has %lld rows", name, (long long)A->m,
                      (long long)A->n, (long long)B->m);
-  return 0;
+  rc = check_stored(A, (char)uplo, 2, name);
+  return rc ? rc : check_stored(B, 0, 3, name);
 }
 
 int tessera_tile_potrs(tessera_uplo_t uplo, const tessera_matrix_t *A, tessera_matrix_t *B) {
@@ -105,6 +120,9 @@ int tessera_tile_trsm(tessera_side_t side, tessera_uplo_t uplo, tessera_op_t tra
   if (A->m != A->n || A->m != need)
     return tsr_error(ctx, -6, "tile_trsm: A is %lld x %lld, needs %lld x %lld", (long long)A->m,
                      (long long)A->n, (long long)need, (long long)need);
+  if ((rc = check_stored(A, (char)uplo, 6, "tile_trsm")) ||
+      (rc = check_stored(B, 0, 7, "tile_trsm")))
+    return rc;
   tsr_scalar_t a = tsr_scalar_load(A->dtype, alpha, 1);
   return finish(B, tsr_pxtrsm((char)side, (char)uplo, (char)transa, (char)diag, a, A, B));
 }
@@ -126,7 +144,8 @@ static int check_rank_k(tessera_uplo_t uplo, tessera_op_t trans, const tessera_m
   if (C->m != C->n || op_rows(A, trans) != C->n)
     return tsr_error(ctx, -4, "%s: op(A) has %lld rows, C is %lld x %lld", name,
                      (long long)op_rows(A, trans), (long long)C->m, (long long)C->n);
-  return 0;
+  rc = check_stored(A, 0, 4, name);
+  return rc ? rc : check_stored(C, (char)uplo, 6, name);
 }
 
 int tessera_tile_syrk(tessera_uplo_t uplo, tessera_op_t trans, const void *alpha,
@@ -162,6 +181,8 @@ int tessera_tile_gemm(tessera_op_t transa, tessera_op_t transb, const void *alph
                      (long long)op_rows(A, transa), (long long)op_cols(A, transa),
                      (long long)op_rows(B, transb), (long long)op_cols(B, transb), (long long)C->m,
                      (long long)C->n);
+  for (int i = 0; i < 3 && !rc; i++) rc = check_stored(m[i], 0, i == 2 ? 7 : 4 + i, "tile_gemm");
+  if (rc) return rc;
   tsr_scalar_t a = tsr_scalar_load(A->dtype, alpha, 1), b = tsr_scalar_load(A->dtype, beta, 0);
   return finish(C, tsr_pxgemm((char)transa, (char)transb, a, A, B, b, C));
 }

@@ -92,6 +92,35 @@ def test_bench_compares_with_the_baseline_in_the_same_run():
     assert r["residual"] < 10
 
 
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("dtype", ["d", "c"])
+def test_bench_out_of_core_checks_the_factor_without_a_copy(uplo, dtype):
+    p = run("bench", "potrf", "--out-of-core", "--n", 300, "--tile", 64, "--uplo", uplo,
+            "--dtype", dtype, "--reps", 2, "--json", check=0)
+    (r,) = json_lines(p.stdout)
+    assert r["api"] == "ooc" and r["routine"] == "potrf"
+    assert r["home"] in ("host", "gpus", "mixed")
+    assert r["n"] == 300 and r["tile"] == 64 and r["uplo"] == uplo
+    assert "baseline" not in r
+    assert r["seconds"] > 0 and r["gflops"] > 0
+    assert 0 <= r["residual"] < 10
+
+
+def test_bench_out_of_core_sizes_and_table():
+    p = run("bench", "potrf", "--out-of-core", "--n", "0,1,129", "--tile", 32, "--reps", 1,
+            check=0)
+    rows = [line.split() for line in p.stdout.splitlines() if line.startswith("potrf")]
+    assert [row[4] for row in rows] == ["0", "1", "129"]
+    assert all(row[1] == "ooc" and float(row[10]) < 10 for row in rows)
+
+
+def test_bench_out_of_core_errors():
+    p = run("bench", "potrf", "--out-of-core", "--resident")
+    assert p.returncode == 2 and "--out-of-core" in p.stderr
+    p = run("bench", "potrf", "--out-of-core", "--n", 3000000, "--reps", 1)
+    assert p.returncode == 1 and "memory" in p.stderr
+
+
 def test_trace_and_gantt_chart(tmp_path):
     run("potrf", "--n", 400, "--tile", 64, "--trace", tmp_path / "t.json", check=0)
     trace = json.loads((tmp_path / "t.json").read_text())
