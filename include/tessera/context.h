@@ -13,7 +13,8 @@
  *                         (default $XDG_CACHE_HOME/tessera/perfmodel.txt or
  *                         ~/.cache/tessera/perfmodel.txt; "none" disables it)
  *   TESSERA_BIND          1 to pin each worker to a core (default 0)
- *   TESSERA_COPY_QUEUE    1: GPU workers copy inputs on a queue of their own (default 0)
+ *   TESSERA_COPY_QUEUE    0: GPU workers copy inputs on the kernel's queue (default 1: on a
+ *                         queue of their own, ahead of the kernels)
  *   TESSERA_TRSM_INVERSE  1: Cholesky panels multiply by inverted diagonal tiles; 0: they solve
  *                         (default: 1 when the scope holds GPUs, else 0)
  *
@@ -48,7 +49,7 @@ typedef struct {
   const char *trace_file;       /**< Chrome trace written at finalize; NULL = auto */
   const char *perfmodel_file;   /**< kernel-time history; NULL = auto, "none" = disabled */
   int copy_queue;               /**< GPU workers copy inputs on a queue of their own, ahead of
-                                     the kernels: 1 yes, 0 on the kernel's queue, -1 = auto (0) */
+                                     the kernels: 1 yes, 0 on the kernel's queue, -1 = auto (1) */
   int trsm_inverse;             /**< Cholesky panel tiles (below the first) are multiplied by the
                                      inverted diagonal tile (trtri once, then trmm: the product
                                      runs near gemm speed on GPUs, a triangular solve does not):

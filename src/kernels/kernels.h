@@ -64,7 +64,8 @@ typedef struct {
 
 /** trtri: buffers {A (RW), n x n}. Inverts the `uplo` triangle in place (with diag 'U' the
  *  diagonal is not referenced; the CUDA implementation may overwrite it). Returns 0, or
- *  `offset` + j for the first exactly-zero diagonal entry (LAPACK's info). */
+ *  `offset` + j for the first exactly-zero diagonal entry (LAPACK's info; the CUDA implementation
+ *  leaves the tile undefined then, where LAPACK leaves it as it was). */
 typedef struct {
   tessera_dtype_t dtype;
   char uplo, diag;

@@ -111,7 +111,7 @@ static int resolve_config(tessera_context_t *ctx, const tessera_config_t *in) {
     return -2;
   }
   if (c.bind_workers < 0) c.bind_workers = 0;
-  if (c.copy_queue < 0) c.copy_queue = 0;
+  if (c.copy_queue < 0) c.copy_queue = 1;
   const char *trace = c.trace_file ? c.trace_file : getenv("TESSERA_TRACE");
   if (trace && *trace) snprintf(ctx->trace_path, sizeof ctx->trace_path, "%s", trace);
   const char *pm = c.perfmodel_file ? c.perfmodel_file : getenv("TESSERA_PERFMODEL");

@@ -165,11 +165,9 @@ int tsr_cuda_trtri(const tessera_exec_t *ex, void *args) {
     int rc = trtri_enqueue(ex, args);
     return rc ? rc : report_info(ex, s, a->offset);
   }
-  int rc = tsr_trtri_blocked(ex, a, trtri_enqueue, tsr_cuda_trmm, TRTRI_LEAF);
-  if (rc) return rc;
-  /* The leaves' infos are their own; a singular leaf is left as it was, so its zero pivot is
-   * still on the diagonal (the others now hold inverses, never zero): the scan finds the
-   * first. */
+  /* LAPACK's info first, from a scan of the diagonal for an exact zero (cuSOLVER's leaves do not
+   * leave a singular block as it was, and each reports its own info): copied out before the
+   * leaves reuse the info slot. On a singular triangle the tile's contents are then undefined. */
   if (cudaMemsetAsync(s->dev_info, 0, sizeof *s->dev_info, (cudaStream_t)ex->stream) !=
       cudaSuccess) {
     (void)cudaGetLastError();
@@ -178,7 +176,8 @@ int tsr_cuda_trtri(const tessera_exec_t *ex, void *args) {
   if (d == 0 &&
       tsr_cuda_diag_zero_check(a->dtype, ex->ptr[0], (size_t)lda, a->n, s->dev_info, ex->stream))
     return TESSERA_ERR_KERNEL;
-  return report_info(ex, s, a->offset);
+  int rc = report_info(ex, s, a->offset);
+  return rc ? rc : tsr_trtri_blocked(ex, a, trtri_enqueue, tsr_cuda_trmm, TRTRI_LEAF);
 }
 
 int tsr_cuda_lauum(const tessera_exec_t *ex, void *args) {
