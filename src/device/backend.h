@@ -61,6 +61,11 @@ struct tsr_backend {
   int (*event_sync)(void *state, void *event);
   /** Makes later work on `queue` wait for `event` (which may belong to another device). */
   int (*queue_wait_event)(void *state, void *queue, void *event);
+  /** Optional (NULL: no timing): an event that also takes the time it is reached, and the
+   *  seconds from timed event `from` to timed event `to` of one device, both done. Used by
+   *  traces to place copies on the timeline. */
+  int (*event_create_timed)(void *state, int dev, void **event);
+  int (*event_elapsed)(void *state, void *from, void *to, double *seconds);
   /** Blocks until all work on `queue` is done. */
   int (*queue_sync)(void *state, void *queue);
   /** Free and total bytes of device `dev`'s memory. Any thread. */

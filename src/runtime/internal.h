@@ -101,10 +101,12 @@ int tsr_data_acquire(tessera_data_t *h, int node, tessera_access_t mode, void **
  *  goes; it may be `copy_queue`) waits for it; later work on `queue` is ordered after copies
  *  still in flight into the replicas used. The replica is pinned (never evicted) until
  *  tsr_data_unpin, and so is the copy's source replica, whose node goes to `*pinned_src` (-1
- *  when nothing was copied). Returns 0, TESSERA_ERR_NOMEM when the node's pool is full of
- *  pinned replicas (retry after in-flight tasks finish), or a status. */
+ *  when nothing was copied). `start`, when not NULL, is recorded on `copy_queue` right before
+ *  a copy (traces time copies between it and `event`). Returns 0, TESSERA_ERR_NOMEM when the
+ *  node's pool is full of pinned replicas (retry after in-flight tasks finish), or a status. */
 int tsr_data_acquire_async(tessera_data_t *h, tsr_worker_t *w, tessera_access_t mode, void *queue,
-                           void *copy_queue, void *event, void **ptr, size_t *ld, int *pinned_src);
+                           void *copy_queue, void *event, void *start, void **ptr, size_t *ld,
+                           int *pinned_src);
 /** Ends a task's use of the replica on `node`; clears `event` as the fill marker. */
 void tsr_data_unpin(tessera_data_t *h, int node, void *event);
 
@@ -203,10 +205,11 @@ typedef struct {
 typedef struct {
   tsr_task_t *task;
   void *queue;
-  void *done;                        /* event recorded after the kernel */
-  void *fill[TESSERA_MAX_TASK_DATA]; /* events marking copies into replicas */
-  int src[TESSERA_MAX_TASK_DATA];    /* node of a copy's pinned source, or -1 */
-  int acquired;                      /* handles made valid so far */
+  void *done;                              /* event recorded after the kernel */
+  void *fill[TESSERA_MAX_TASK_DATA];       /* events marking copies into replicas */
+  void *copy_start[TESSERA_MAX_TASK_DATA]; /* tracing: timed events before those copies */
+  int src[TESSERA_MAX_TASK_DATA];          /* node of a copy's pinned source, or -1 */
+  int acquired;                            /* handles made valid so far */
   double alone_since; /* refused memory with no other task in flight here since then */
   bool running;       /* kernel enqueued, done event recorded */
   bool skipped;       /* the flow had failed: no kernel */
@@ -249,6 +252,8 @@ struct tsr_worker {
   void *queues[TSR_QUEUES];
   void *copy_queue; /* inputs copied here, ahead of the kernels (TESSERA_COPY_QUEUE=1), or NULL */
   void *qscratch[TSR_QUEUES]; /* library handles and workspaces, one set per queue */
+  void *time_ref;             /* tracing: a timed event passed at time_ref_s (tsr_now) */
+  double time_ref_s;
   tsr_flight_t flights[TSR_FLIGHTS];
   int nflights;
   unsigned next_queue;

@@ -166,7 +166,8 @@ int tsr_data_acquire(tessera_data_t *h, int node, tessera_access_t mode, void **
 }
 
 int tsr_data_acquire_async(tessera_data_t *h, tsr_worker_t *w, tessera_access_t mode, void *queue,
-                           void *copy_queue, void *event, void **ptr, size_t *ld, int *pinned_src) {
+                           void *copy_queue, void *event, void *start, void **ptr, size_t *ld,
+                           int *pinned_src) {
   tessera_context_t *ctx = h->ctx;
   const int node = w->node;
   uint8_t after[TSR_MAX_NODES];
@@ -180,6 +181,7 @@ int tsr_data_acquire_async(tessera_data_t *h, tsr_worker_t *w, tessera_access_t 
     /* The source may itself still be filling (a copy on another queue). */
     if (h->rep[src].fill_event)
       rc = w->be->queue_wait_event(w->be_state, copy_queue, h->rep[src].fill_event);
+    if (!rc && start) rc = w->be->event_record(w->be_state, start, copy_queue);
     if (!rc) rc = replica_copy(ctx, h, node, src, copy_queue);
     if (!rc) rc = w->be->event_record(w->be_state, event, copy_queue);
     if (!rc && copy_queue != queue) rc = w->be->queue_wait_event(w->be_state, queue, event);

@@ -8,9 +8,28 @@
 
 #include "runtime/internal.h"
 
-/* Creates the queues, events and status slots of the worker (on its own thread). */
+/* Whether copies are timed for the trace: tracing on and the backend can time events. */
+static bool timing_copies(const tsr_worker_t *w) {
+  return w->ctx->tracing && w->be->event_create_timed && w->be->event_elapsed;
+}
+
+/* The time reference of timed copies: a timed event recorded and waited for, and tsr_now()
+ * right after it. */
+static int time_reference(tsr_worker_t *w) {
+  const tsr_backend_t *be = w->be;
+  int rc = be->event_create_timed(w->be_state, w->device, &w->time_ref);
+  if (!rc) rc = be->event_record(w->be_state, w->time_ref, w->queues[0]);
+  if (!rc) rc = be->event_sync(w->be_state, w->time_ref);
+  w->time_ref_s = tsr_now();
+  return rc;
+}
+
+/* Creates the queues, events and status slots of the worker (on its own thread). With copies
+ * timed, the fill events are timed too and each has a start event. */
 static int async_setup(tsr_worker_t *w) {
   const tsr_backend_t *be = w->be;
+  const bool timed = timing_copies(w);
+  int (*create)(void *, int, void **) = timed ? be->event_create_timed : be->event_create;
   int rc = 0;
   w->qscratch[0] = w->scratch;
   for (int q = 1; q < TSR_QUEUES && !rc; q++)
@@ -19,6 +38,7 @@ static int async_setup(tsr_worker_t *w) {
     rc = be->queue_create(w->be_state, w->device, &w->queues[q]);
   if (!rc && w->ctx->cfg.copy_queue > 0)
     rc = be->queue_create(w->be_state, w->device, &w->copy_queue);
+  if (!rc && timed) rc = time_reference(w);
   tessera_async_status_t *slots =
       be->host_alloc ? be->host_alloc(w->be_state, sizeof *slots * TSR_FLIGHTS) : NULL;
   if (!rc && !slots) rc = TESSERA_ERR_NOMEM;
@@ -26,8 +46,10 @@ static int async_setup(tsr_worker_t *w) {
     tsr_flight_t *fl = &w->flights[f];
     fl->status = &slots[f];
     rc = be->event_create(w->be_state, w->device, &fl->done);
-    for (int i = 0; i < TESSERA_MAX_TASK_DATA && !rc; i++)
-      rc = be->event_create(w->be_state, w->device, &fl->fill[i]);
+    for (int i = 0; i < TESSERA_MAX_TASK_DATA && !rc; i++) {
+      rc = create(w->be_state, w->device, &fl->fill[i]);
+      if (!rc && timed) rc = create(w->be_state, w->device, &fl->copy_start[i]);
+    }
   }
   return rc;
 }
@@ -37,9 +59,12 @@ static void async_teardown(tsr_worker_t *w) {
   for (int f = 0; f < TSR_FLIGHTS; f++) {
     tsr_flight_t *fl = &w->flights[f];
     if (fl->done) be->event_destroy(w->be_state, w->device, fl->done);
-    for (int i = 0; i < TESSERA_MAX_TASK_DATA; i++)
+    for (int i = 0; i < TESSERA_MAX_TASK_DATA; i++) {
       if (fl->fill[i]) be->event_destroy(w->be_state, w->device, fl->fill[i]);
+      if (fl->copy_start[i]) be->event_destroy(w->be_state, w->device, fl->copy_start[i]);
+    }
   }
+  if (w->time_ref) be->event_destroy(w->be_state, w->device, w->time_ref);
   if (w->flights[0].status) be->host_free(w->be_state, w->flights[0].status);
   if (w->copy_queue) be->queue_destroy(w->be_state, w->device, w->copy_queue);
   for (int q = 0; q < TSR_QUEUES; q++) {
@@ -67,7 +92,8 @@ static int launch(tsr_worker_t *w, tsr_flight_t *fl, bool last_chance) {
     int i = fl->acquired;
     void *copy_queue = w->copy_queue ? w->copy_queue : fl->queue;
     rc = tsr_data_acquire_async(t->data[i], w, (tessera_access_t)t->mode[i], fl->queue, copy_queue,
-                                fl->fill[i], &fl->ex.ptr[i], &fl->ex.ld[i], &fl->src[i]);
+                                fl->fill[i], fl->copy_start[i], &fl->ex.ptr[i], &fl->ex.ld[i],
+                                &fl->src[i]);
     if (!rc) fl->acquired++;
   }
   if (rc == TESSERA_ERR_NOMEM && !last_chance) return rc;
@@ -105,6 +131,21 @@ static void start(tsr_worker_t *w, tsr_task_t *t) {
                             .async = fl->status};
 }
 
+/* Adds the copies a finished flight made to the trace, on this worker's row: "copy in" from
+ * the host, "copy peer" from another device. */
+static void trace_copies(tsr_worker_t *w, const tsr_flight_t *fl) {
+  for (int i = 0; i < fl->acquired; i++) {
+    double from, to;
+    if (fl->src[i] < 0 || !fl->copy_start[i]) continue;
+    if (w->be->event_elapsed(w->be_state, w->time_ref, fl->copy_start[i], &from) ||
+        w->be->event_elapsed(w->be_state, w->time_ref, fl->fill[i], &to))
+      continue;
+    const char *name = fl->src[i] == TESSERA_HOST_NODE ? "copy in" : "copy peer";
+    tsr_trace_event(w, name, fl->task->tag, fl->task->ntag, w->time_ref_s + from,
+                    w->time_ref_s + to, 1);
+  }
+}
+
 /* Completes the flights whose events have passed. Returns how many. */
 static int poll(tsr_worker_t *w) {
   tessera_context_t *ctx = w->ctx;
@@ -119,6 +160,7 @@ static int poll(tsr_worker_t *w) {
     if (q < 0) tsr_flow_fail(ctx, q);
     int info = fl->status->info;
     if (info) tsr_flow_fail(ctx, info > 0 ? (int)(fl->status->offset + info) : TESSERA_ERR_KERNEL);
+    if (w->time_ref && q > 0) trace_copies(w, fl);
     release_data(w, fl, fl->acquired);
     double now = tsr_now(), t0 = fl->launched > w->last_done ? fl->launched : w->last_done;
     w->last_done = now;

@@ -1,5 +1,5 @@
-/* Tracing and counters: the Chrome trace written at finalize and by tessera_trace_write, and
- * the per-worker counters of tessera_stats.
+/* Tracing and counters: the Chrome trace written at finalize and by tessera_trace_write, the
+ * per-worker counters of tessera_stats, and device copies shown as transfers.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
@@ -11,8 +11,10 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <tessera/tessera.h>
 
@@ -151,10 +153,52 @@ static void test_stats(void **state) {
   assert_int_equal(tessera_finalize(ctx), 0);
 }
 
+/* With tracing on, the copies device workers make appear as transfers ("copy in" from the
+ * host), timed on the device and placed on the host's timeline. Skips without devices. */
+static void test_trace_copies(void **state) {
+  (void)state;
+  char path[] = "/tmp/tessera-copy-trace-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  tessera_config_t cfg;
+  tessera_config_init(&cfg);
+  cfg.cpu_workers = 1;
+  cfg.perfmodel_file = "none";
+  cfg.trace_file = path;
+  cfg.tile_size = 64;
+  tessera_context_t *ctx = NULL;
+  assert_int_equal(tessera_init(&ctx, &cfg), 0);
+  if (tessera_device_count(ctx, TESSERA_DEVICE_CUDA) == 0) {
+    tessera_finalize(ctx);
+    remove(path);
+    skip();
+  }
+  assert_int_equal(tessera_set_scope(ctx, tessera_scope_gpus()), 0);
+  enum { N = 256 };
+  double *a = calloc((size_t)N * N, sizeof *a);
+  assert_non_null(a);
+  for (int i = 0; i < N; i++) a[(size_t)i * N + i] = 1.0 + i;
+  assert_int_equal(tessera_potrf(ctx, TESSERA_LOWER, TESSERA_F64, N, a, N), 0);
+  assert_int_equal(tessera_finalize(ctx), 0);
+  for (int i = 0; i < N; i++) assert_true(fabs(a[(size_t)i * N + i] - sqrt(1.0 + i)) < 1e-12);
+  free(a);
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  char line[512];
+  int copies = 0;
+  while (fgets(line, sizeof line, f))
+    if (strstr(line, "\"cat\":\"transfer\"") && strstr(line, "copy in")) copies++;
+  fclose(f);
+  remove(path);
+  assert_true(copies > 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_trace),
       cmocka_unit_test(test_stats),
+      cmocka_unit_test(test_trace_copies),
   };
   unsetenv("TESSERA_TRACE");
   tt_watchdog(120);

@@ -59,6 +59,8 @@ int tsr_cuda_event_record(void *state, void *event, void *queue);
 int tsr_cuda_event_query(void *state, void *event);
 int tsr_cuda_event_sync(void *state, void *event);
 int tsr_cuda_queue_wait_event(void *state, void *queue, void *event);
+int tsr_cuda_event_create_timed(void *state, int dev, void **event);
+int tsr_cuda_event_elapsed(void *state, void *from, void *to, double *seconds);
 int tsr_cuda_queue_sync(void *state, void *queue);
 int tsr_cuda_mem_info(void *state, int dev, size_t *free_bytes, size_t *total_bytes);
 

@@ -188,15 +188,31 @@ void tsr_cuda_queue_destroy(void *state, int dev, void *queue) {
   tsr_cuda_leave(dev, prev);
 }
 
-int tsr_cuda_event_create(void *state, int dev, void **event) {
+static int event_create(void *state, int dev, void **event, unsigned flags) {
   int prev;
   *event = NULL;
   int rc = tsr_cuda_enter(state, dev, &prev);
   if (rc) return rc;
   cudaEvent_t ev = NULL;
-  rc = tsr_cuda_status(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+  rc = tsr_cuda_status(cudaEventCreateWithFlags(&ev, flags));
   tsr_cuda_leave(dev, prev);
   if (!rc) *event = ev;
+  return rc;
+}
+
+int tsr_cuda_event_create(void *state, int dev, void **event) {
+  return event_create(state, dev, event, cudaEventDisableTiming);
+}
+
+int tsr_cuda_event_create_timed(void *state, int dev, void **event) {
+  return event_create(state, dev, event, cudaEventDefault);
+}
+
+int tsr_cuda_event_elapsed(void *state, void *from, void *to, double *seconds) {
+  (void)state;
+  float ms = 0;
+  int rc = tsr_cuda_status(cudaEventElapsedTime(&ms, (cudaEvent_t)from, (cudaEvent_t)to));
+  *seconds = rc ? 0 : ms * 1e-3;
   return rc;
 }
 

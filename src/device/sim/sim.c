@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "device/backend.h"
 #include "tessera/types.h"
@@ -88,10 +89,12 @@ static void sim_worker_stop(void *state, int dev, void *scratch) {
   (void)state, (void)dev, (void)scratch;
 }
 
-/* Queues and events are plain tokens: work is done when enqueued. */
+/* Queues and events are plain tokens: work is done when enqueued. An event holds the time it
+ * was recorded (tessera's clock), for timed events. */
 static int sim_token(void *state, int dev, void **out) {
   (void)state, (void)dev;
-  *out = malloc(1);
+  double *t = calloc(1, sizeof *t);
+  *out = t;
   return *out ? 0 : TESSERA_ERR_NOMEM;
 }
 
@@ -101,7 +104,21 @@ static void sim_untoken(void *state, int dev, void *token) {
 }
 
 static int sim_record(void *state, void *event, void *queue) {
-  (void)state, (void)event, (void)queue;
+  (void)state, (void)queue;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  *(double *)event = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+  return 0;
+}
+
+static int sim_wait(void *state, void *queue, void *event) {
+  (void)state, (void)queue, (void)event;
+  return 0;
+}
+
+static int sim_elapsed(void *state, void *from, void *to, double *seconds) {
+  (void)state;
+  *seconds = *(const double *)to - *(const double *)from;
   return 0;
 }
 
@@ -146,7 +163,9 @@ static const tsr_backend_t sim_backend = {
     .event_record = sim_record,
     .event_query = sim_query,
     .event_sync = sim_sync,
-    .queue_wait_event = sim_record,
+    .queue_wait_event = sim_wait,
+    .event_create_timed = sim_token,
+    .event_elapsed = sim_elapsed,
     .queue_sync = sim_sync,
     .mem_info = sim_mem_info,
     .bandwidth = sim_bandwidth,
