@@ -104,6 +104,11 @@ int tsr_cpu_lacpy(const tessera_exec_t *ex, void *args);
 int tsr_cpu_trtri(const tessera_exec_t *ex, void *args);
 int tsr_cpu_lauum(const tessera_exec_t *ex, void *args);
 int tsr_cpu_trmm(const tessera_exec_t *ex, void *args);
+/** Order of the first half when the recursive kernels (trsm_blocked.c, trtri_blocked.c) halve a
+ *  triangle of order n: about n / 2, rounded up to a multiple of 16. */
+static inline int tsr_half_order(int n) {
+  return (n / 2 + 15) / 16 * 16;
+}
 /* trsm by recursive halving onto the device's trsm and gemm (trsm_blocked.c). */
 int tsr_cpu_trsm_blocked(const tessera_exec_t *ex, void *args);
 /* trtri by recursive halving onto `leaf_fn` (a trtri of order <= leaf, its info ignored) and the

@@ -49,7 +49,7 @@ static int solve(const rec_t *r, tsr_trsm_args_t a, char *A, size_t lda, char *B
     e.ptr[0] = A, e.ld[0] = lda, e.ptr[1] = B, e.ld[1] = ldb;
     return r->trsm(&e, &a);
   }
-  const int n1 = (na / 2 + 15) / 16 * 16, n2 = na - n1;
+  const int n1 = tsr_half_order(na), n2 = na - n1;
   const size_t es = r->es;
   char *A22 = A + ((size_t)n1 + (size_t)n1 * lda) * es;
   char *S = lower ? A + (size_t)n1 * es : A + (size_t)n1 * lda * es; /* A21 or A12 */

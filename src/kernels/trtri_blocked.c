@@ -45,7 +45,7 @@ static int invert(const rec_t *r, const tsr_trtri_args_t *a, char *A, size_t ld,
     sub.n = n;
     return r->leaf_fn(&e, &sub);
   }
-  const int n1 = (n / 2 + 15) / 16 * 16, n2 = n - n1;
+  const int n1 = tsr_half_order(n), n2 = n - n1;
   const bool lower = a->uplo == 'L' || a->uplo == 'l';
   char *A11 = A, *A22 = A + ((size_t)n1 + (size_t)n1 * ld) * r->es;
   int rc = invert(r, a, A11, ld, n1);

@@ -104,8 +104,7 @@ static void *node_alloc(tessera_context_t *ctx, int node, size_t bytes, tessera_
     tessera_data_t *victim = NULL;
     pthread_mutex_lock(&nd->lru_lock);
     for (tessera_data_t *v = nd->lru_head; v && !victim; v = v->rep[node].lru_next) {
-      /* A handle's home replica is its storage: only copies elsewhere are evicted. */
-      if (v == self || v->home == node || atomic_load(&v->rep[node].pins) > 0) continue;
+      if (v == self || atomic_load(&v->rep[node].pins) > 0) continue;
       if (pthread_mutex_trylock(&v->lock) == 0) victim = v;
     }
     pthread_mutex_unlock(&nd->lru_lock);
@@ -196,6 +195,7 @@ int tsr_data_acquire_async(tessera_data_t *h, tsr_worker_t *w, tessera_access_t 
   if (!rc) {
     commit(h, after);
     atomic_fetch_add(&r->pins, 1);
+    /* A handle's home replica is its storage, never an eviction victim: it stays off the LRU. */
     if (r->allocated && node != h->home) lru_touch(ctx, h, node);
   }
   *ptr = r->ptr;

@@ -90,7 +90,7 @@ static void sim_worker_stop(void *state, int dev, void *scratch) {
 }
 
 /* Queues and events are plain tokens: work is done when enqueued. An event holds the time it
- * was recorded (tessera's clock), for timed events. */
+ * was recorded (the monotonic clock), so every event is also a timed one. */
 static int sim_token(void *state, int dev, void **out) {
   (void)state, (void)dev;
   double *t = calloc(1, sizeof *t);

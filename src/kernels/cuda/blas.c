@@ -73,6 +73,15 @@ int tsr_cuda_syrk(const tessera_exec_t *ex, void *args) {
   return blas_status(st);
 }
 
+/* Enqueues the copy of the m x n block src (leading dimension lds) into dst (ldd), elements of
+ * es bytes, on ex->stream. */
+static int copy_2d(const tessera_exec_t *ex, void *dst, int ldd, const void *src, int lds, int m,
+                   int n, size_t es) {
+  return tsr_cuda_enqueued(cudaMemcpy2DAsync(dst, (size_t)ldd * es, src, (size_t)lds * es,
+                                             (size_t)m * es, (size_t)n, cudaMemcpyDefault,
+                                             (cudaStream_t)ex->stream));
+}
+
 /* trsm (solve != 0) and trmm (solve == 0): the same arguments and operands. cuBLAS's trmm is
  * out of place: the product goes to the worker's workspace when B fits there, then back into B
  * with a device copy (the in-place form, B as the output too, runs at a fraction of the speed),
@@ -119,11 +128,7 @@ static int triangular(const tessera_exec_t *ex, const tsr_trsm_args_t *a, int so
     break;
   }
   if (st != CUBLAS_STATUS_SUCCESS || !staged) return blas_status(st);
-  cudaError_t e = cudaMemcpy2DAsync(B, (size_t)ldb * es, C, (size_t)ldc * es, (size_t)m * es,
-                                    (size_t)n, cudaMemcpyDeviceToDevice, (cudaStream_t)ex->stream);
-  if (e == cudaSuccess) return 0;
-  (void)cudaGetLastError();
-  return TESSERA_ERR_KERNEL;
+  return copy_2d(ex, B, ldb, C, ldc, m, n, es);
 }
 
 int tsr_cuda_trsm(const tessera_exec_t *ex, void *args) {
@@ -142,11 +147,5 @@ int tsr_cuda_lacpy(const tessera_exec_t *ex, void *args) {
   const int lds = tsr_operand_ld(ex, 0, a->m, a->n), ldd = tsr_operand_ld(ex, 1, a->m, a->n);
   if (lds < 0 || ldd < 0) return TESSERA_ERR_KERNEL;
   if (a->m == 0 || a->n == 0 || (ex->ptr[0] == ex->ptr[1] && lds == ldd)) return 0;
-  const size_t elsize = tessera_dtype_size(a->dtype);
-  cudaError_t e = cudaMemcpy2DAsync(ex->ptr[1], (size_t)ldd * elsize, ex->ptr[0],
-                                    (size_t)lds * elsize, (size_t)a->m * elsize, (size_t)a->n,
-                                    cudaMemcpyDefault, (cudaStream_t)ex->stream);
-  if (e == cudaSuccess) return 0;
-  (void)cudaGetLastError(); /* the failure is reported here, not to the next CUDA call */
-  return TESSERA_ERR_KERNEL;
+  return copy_2d(ex, ex->ptr[1], ldd, ex->ptr[0], lds, a->m, a->n, tessera_dtype_size(a->dtype));
 }

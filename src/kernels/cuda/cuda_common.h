@@ -56,6 +56,14 @@ static inline cublasSideMode_t tsr_cuda_side(int s) {
   return s ? CUBLAS_SIDE_RIGHT : CUBLAS_SIDE_LEFT;
 }
 
+/** 0 for a CUDA call that succeeded, else TESSERA_ERR_KERNEL with the error cleared (it is
+ *  reported here, not to the next CUDA call). */
+static inline int tsr_cuda_enqueued(cudaError_t e) {
+  if (e == cudaSuccess) return 0;
+  (void)cudaGetLastError();
+  return TESSERA_ERR_KERNEL;
+}
+
 /** The scratch of the worker running `ex`, or NULL when it lacks the CUDA handles. */
 static inline const tessera_cuda_scratch_t *tsr_cuda_scratch(const tessera_exec_t *ex) {
   const tessera_cuda_scratch_t *s = ex->scratch;

@@ -102,11 +102,8 @@ static int run_uplo(const uplo_routine_t *r, const tessera_exec_t *ex,
 /* Enqueues the copy of s->dev_info into ex->async (which must be set) and records `offset`. */
 static int report_info(const tessera_exec_t *ex, const tessera_cuda_scratch_t *s, int64_t offset) {
   ex->async->offset = offset;
-  if (cudaMemcpyAsync(&ex->async->info, s->dev_info, sizeof(int), cudaMemcpyDeviceToHost,
-                      (cudaStream_t)ex->stream) == cudaSuccess)
-    return 0;
-  (void)cudaGetLastError(); /* the failure is reported here, not to the next CUDA call */
-  return TESSERA_ERR_KERNEL;
+  return tsr_cuda_enqueued(cudaMemcpyAsync(&ex->async->info, s->dev_info, sizeof(int),
+                                           cudaMemcpyDeviceToHost, (cudaStream_t)ex->stream));
 }
 
 int tsr_cuda_potrf(const tessera_exec_t *ex, void *args) {
@@ -168,15 +165,13 @@ int tsr_cuda_trtri(const tessera_exec_t *ex, void *args) {
   /* LAPACK's info first, from a scan of the diagonal for an exact zero (cuSOLVER's leaves do not
    * leave a singular block as it was, and each reports its own info): copied out before the
    * leaves reuse the info slot. On a singular triangle the tile's contents are then undefined. */
-  if (cudaMemsetAsync(s->dev_info, 0, sizeof *s->dev_info, (cudaStream_t)ex->stream) !=
-      cudaSuccess) {
-    (void)cudaGetLastError();
-    return TESSERA_ERR_KERNEL;
-  }
+  int rc = tsr_cuda_enqueued(
+      cudaMemsetAsync(s->dev_info, 0, sizeof *s->dev_info, (cudaStream_t)ex->stream));
+  if (rc) return rc;
   if (d == 0 &&
       tsr_cuda_diag_zero_check(a->dtype, ex->ptr[0], (size_t)lda, a->n, s->dev_info, ex->stream))
     return TESSERA_ERR_KERNEL;
-  int rc = report_info(ex, s, a->offset);
+  rc = report_info(ex, s, a->offset);
   return rc ? rc : tsr_trtri_blocked(ex, a, trtri_enqueue, tsr_cuda_trmm, TRTRI_LEAF);
 }
 
