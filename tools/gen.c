@@ -1,7 +1,10 @@
 /* tessera CLI — generated matrices and element access for every dtype. */
+#define _POSIX_C_SOURCE 200809L
 #include "gen.h"
 
+#include <pthread.h>
 #include <string.h>
+#include <unistd.h>
 
 /** One element of each dtype, as its parts. */
 typedef struct {
@@ -120,8 +123,41 @@ void gen_spd_block(tessera_dtype_t dtype, int64_t n, int64_t i0, int64_t j0, int
   }
 }
 
+/** A slice of columns of gen_spd's matrix, made by one thread. */
+typedef struct {
+  tessera_dtype_t dtype;
+  int64_t n, j0, cols, lda;
+  void *a;
+  uint64_t seed;
+} gen_slice_t;
+
+static void *gen_slice(void *arg) {
+  const gen_slice_t *s = arg;
+  size_t off = (size_t)(s->j0 * s->lda) * tessera_dtype_size(s->dtype);
+  gen_spd_block(s->dtype, s->n, 0, s->j0, s->n, s->cols, (char *)s->a + off, s->lda, s->seed);
+  return NULL;
+}
+
+/** Threads gen_spd uses at most; matrices below GEN_THREAD_MIN_N are made on the caller's. */
+#define GEN_THREADS 64
+#define GEN_THREAD_MIN_N 2048
+
 void gen_spd(tessera_dtype_t dtype, int64_t n, void *a, int64_t lda, uint64_t seed) {
-  gen_spd_block(dtype, n, 0, 0, n, n, a, lda, seed);
+  long cores = n >= GEN_THREAD_MIN_N ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
+  int nt = cores < 1 ? 1 : cores > GEN_THREADS ? GEN_THREADS : (int)cores;
+  gen_slice_t slice[GEN_THREADS];
+  pthread_t tid[GEN_THREADS];
+  int started[GEN_THREADS] = {0};
+  for (int t = 0; t < nt; t++) {
+    int64_t j0 = n * t / nt, j1 = n * (t + 1) / nt;
+    slice[t] = (gen_slice_t){dtype, n, j0, j1 - j0, lda, a, seed};
+    /* A thread that cannot start leaves its slice to the caller. */
+    started[t] = t > 0 && pthread_create(&tid[t], NULL, gen_slice, &slice[t]) == 0;
+  }
+  for (int t = 0; t < nt; t++)
+    if (!started[t]) gen_slice(&slice[t]);
+  for (int t = 1; t < nt; t++)
+    if (started[t]) pthread_join(tid[t], NULL);
 }
 
 void gen_dense(tessera_dtype_t dtype, int64_t rows, int64_t cols, void *a, int64_t lda,

@@ -15,6 +15,8 @@
  *   TESSERA_BIND          1 to pin each worker to a core (default 0)
  *   TESSERA_COPY_QUEUE    0: GPU workers copy inputs on the kernel's queue (default 1: on a
  *                         queue of their own, ahead of the kernels)
+ *   TESSERA_GPU_QUEUES    compute queues per GPU worker, 1 to TESSERA_MAX_GPU_QUEUES: tasks
+ *                         in flight on one GPU run on them round robin (default 4)
  *   TESSERA_TRSM_INVERSE  1: Cholesky panels multiply by inverted diagonal tiles; 0: they solve
  *                         (default: 1 when the scope holds GPUs, else 0)
  *
@@ -28,6 +30,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/** Most compute queues (streams) a GPU worker runs its tasks on. */
+#define TESSERA_MAX_GPU_QUEUES 4
 
 /** Opaque context. */
 typedef struct tessera_context tessera_context_t;
@@ -54,6 +59,8 @@ typedef struct {
                                      inverted diagonal tile (trtri once, then trmm: the product
                                      runs near gemm speed on GPUs, a triangular solve does not):
                                      1 yes, 0 solve, -1 = auto (1 when the scope holds GPUs) */
+  int gpu_queues;               /**< compute queues per GPU worker, 1..TESSERA_MAX_GPU_QUEUES;
+                                     -1 = auto (TESSERA_MAX_GPU_QUEUES) */
 } tessera_config_t;
 
 /** Fills `cfg` with "auto" values. Thread safe. */

@@ -45,6 +45,7 @@ void tessera_config_init(tessera_config_t *cfg) {
   cfg->perfmodel_file = NULL;
   cfg->copy_queue = -1;
   cfg->trsm_inverse = -1;
+  cfg->gpu_queues = -1;
 }
 
 /* Reads an integer variable into *out when the field is still "auto" (negative). */
@@ -92,6 +93,7 @@ static int resolve_config(tessera_context_t *ctx, const tessera_config_t *in) {
   if (!rc) rc = env_int("TESSERA_BIND", &c.bind_workers, 0, 1);
   if (!rc) rc = env_int("TESSERA_COPY_QUEUE", &c.copy_queue, 0, 1);
   if (!rc) rc = env_int("TESSERA_TRSM_INVERSE", &c.trsm_inverse, 0, 1);
+  if (!rc) rc = env_int("TESSERA_GPU_QUEUES", &c.gpu_queues, 1, TESSERA_MAX_GPU_QUEUES);
   if (!rc) rc = env_size("TESSERA_GPU_MEM_LIMIT", &ctx->gpu_mem_limit);
   if (rc) return rc;
   if (c.sched == TESSERA_SCHED_AUTO) {
@@ -112,6 +114,12 @@ static int resolve_config(tessera_context_t *ctx, const tessera_config_t *in) {
   }
   if (c.bind_workers < 0) c.bind_workers = 0;
   if (c.copy_queue < 0) c.copy_queue = 1;
+  if (c.gpu_queues < 0) c.gpu_queues = TESSERA_MAX_GPU_QUEUES;
+  if (c.gpu_queues == 0 || c.gpu_queues > TESSERA_MAX_GPU_QUEUES) {
+    fprintf(stderr, "tessera: gpu_queues = %d is not in [1, %d]\n", c.gpu_queues,
+            TESSERA_MAX_GPU_QUEUES);
+    return -2;
+  }
   const char *trace = c.trace_file ? c.trace_file : getenv("TESSERA_TRACE");
   if (trace && *trace) snprintf(ctx->trace_path, sizeof ctx->trace_path, "%s", trace);
   const char *pm = c.perfmodel_file ? c.perfmodel_file : getenv("TESSERA_PERFMODEL");

@@ -220,7 +220,7 @@ typedef struct {
 
 #define TSR_FLIGHTS 8        /* tasks in flight per GPU worker */
 #define TSR_NOMEM_WAIT_S 2.0 /* seconds a task alone waits for memory before it fails */
-#define TSR_QUEUES 4         /* compute queues per GPU worker */
+#define TSR_QUEUES TESSERA_MAX_GPU_QUEUES /* compute queues per GPU worker, at most */
 
 struct tsr_worker {
   _Alignas(TSR_CACHE_LINE) int id; /* workers sit in an array: no line shared between two */

@@ -1,5 +1,5 @@
 /* Workers of asynchronous devices (GPUs): one host thread per device, bound to it for its whole
- * life, keeping up to TSR_FLIGHTS tasks in flight over TSR_QUEUES queues. Inputs are copied on
+ * life, keeping up to TSR_FLIGHTS tasks in flight over up to TSR_QUEUES queues (cfg.gpu_queues). Inputs are copied on
  * the task's queue right before its kernel (so copies of one task overlap the kernels of
  * others); a task is complete when the event recorded after its kernel has passed, which is
  * polled, never waited for with a device-wide synchronisation. */
@@ -32,9 +32,10 @@ static int async_setup(tsr_worker_t *w) {
   int (*create)(void *, int, void **) = timed ? be->event_create_timed : be->event_create;
   int rc = 0;
   w->qscratch[0] = w->scratch;
-  for (int q = 1; q < TSR_QUEUES && !rc; q++)
+  const int nq = w->ctx->cfg.gpu_queues;
+  for (int q = 1; q < nq && !rc; q++)
     rc = be->worker_start(w->be_state, w->device, -1, &w->qscratch[q]);
-  for (int q = 0; q < TSR_QUEUES && !rc; q++)
+  for (int q = 0; q < nq && !rc; q++)
     rc = be->queue_create(w->be_state, w->device, &w->queues[q]);
   if (!rc && w->ctx->cfg.copy_queue > 0)
     rc = be->queue_create(w->be_state, w->device, &w->copy_queue);
@@ -113,7 +114,7 @@ static int launch(tsr_worker_t *w, tsr_flight_t *fl, bool last_chance) {
 static void start(tsr_worker_t *w, tsr_task_t *t) {
   tsr_flight_t *fl = &w->flights[w->nflights++];
   fl->task = t;
-  unsigned q = w->next_queue++ % TSR_QUEUES;
+  unsigned q = w->next_queue++ % (unsigned)w->ctx->cfg.gpu_queues;
   fl->queue = w->queues[q];
   fl->acquired = 0;
   fl->alone_since = 0;

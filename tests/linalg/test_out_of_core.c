@@ -1,5 +1,6 @@
 /* A GPU pool capped far below the matrix (TESSERA_GPU_MEM_LIMIT) gives the same residual as an
- * uncapped one: tiles are evicted and written back (out of core). Skips without a GPU. */
+ * uncapped one: tiles are evicted and written back (out of core); so does the capped pool with
+ * every task of a GPU on one queue (TESSERA_GPU_QUEUES=1). Skips without a GPU. */
 /* ctest-label: devices */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
@@ -44,10 +45,14 @@ static void gpu_pool_far_below_matrix(void **state) {
   }
   setenv("TESSERA_GPU_MEM_LIMIT", "2M", 1); /* a quarter of the matrix */
   double out_of_core = factor_residual(n, a0, full);
+  setenv("TESSERA_GPU_QUEUES", "1", 1); /* every task of a GPU on one queue */
+  double one_queue = factor_residual(n, a0, full);
+  unsetenv("TESSERA_GPU_QUEUES");
   unsetenv("TESSERA_GPU_MEM_LIMIT");
   assert_true(in_core < 10);
   assert_true(out_of_core < 10);
   assert_true(out_of_core < 2 * in_core + 1);
+  assert_true(one_queue < 2 * in_core + 1);
   free(a0);
   free(full);
 }

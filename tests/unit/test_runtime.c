@@ -236,6 +236,19 @@ static void test_init_env(void **state) {
   assert_int_equal(init_with_env("TESSERA_TILE", "24", &cfg, NULL, &tile, NULL), 0);
   assert_int_equal(tile, 24);
   assert_int_equal(init_with_env("TESSERA_TILE", "big", &cfg, NULL, NULL, NULL), TESSERA_ERR_ENV);
+  assert_int_equal(init_with_env("TESSERA_GPU_QUEUES", "2", &cfg, NULL, NULL, NULL), 0);
+  assert_int_equal(init_with_env("TESSERA_GPU_QUEUES", "0", &cfg, NULL, NULL, NULL),
+                   TESSERA_ERR_ENV);
+  char over[16];
+  snprintf(over, sizeof over, "%d", TESSERA_MAX_GPU_QUEUES + 1);
+  assert_int_equal(init_with_env("TESSERA_GPU_QUEUES", over, &cfg, NULL, NULL, NULL),
+                   TESSERA_ERR_ENV);
+  cfg.gpu_queues = TESSERA_MAX_GPU_QUEUES + 1; /* explicit and out of range: invalid config */
+  tessera_context_t *ctx = NULL;
+  assert_int_equal(tessera_init(&ctx, &cfg), -2);
+  assert_null(ctx);
+  cfg.gpu_queues = 0;
+  assert_int_equal(tessera_init(&ctx, &cfg), -2);
 }
 
 /* Contexts are independent: several threads each run their own context at once. */
