@@ -44,6 +44,10 @@ static int open_devices(tessera_context_t *ctx, tessera_device_kind_t kind, int 
     pthread_mutex_init(&nd->lru_lock, NULL);
     size_t bytes = pool_bytes(ctx, be, slot->state, d);
     nd->slab = bytes ? be->alloc(slot->state, d, bytes) : NULL;
+    if (!bytes)
+      return tsr_error(ctx, TESSERA_ERR_NOMEM,
+                       "%s %d: no free memory for a pool (another process holds the device?)",
+                       be->name, d);
     if (!nd->slab || tsr_pool_init(&nd->pool, nd->slab, bytes))
       return tsr_error(ctx, TESSERA_ERR_NOMEM, "%s %d: cannot allocate a pool of %zu bytes",
                        be->name, d, bytes);
