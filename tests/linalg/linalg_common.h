@@ -257,4 +257,20 @@ static inline int lc_sizes(int nb, int64_t *s) {
   return 8;
 }
 
+/** One case of a sweep: a dtype, a triangle, an order and the seed of its random data. */
+typedef void (*lc_case_fn)(tessera_context_t *ctx, tessera_dtype_t dt, tessera_uplo_t uplo,
+                           int64_t n, uint64_t seed, void *arg);
+
+/** Runs `fn` on every dtype, both triangles and every order lc_sizes(nb) gives, each case with
+ *  its own seed; `arg` is passed through. */
+static inline void lc_sweep(tessera_context_t *ctx, int nb, lc_case_fn fn, void *arg) {
+  int64_t sizes[8];
+  int ns = lc_sizes(nb, sizes);
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
+    for (int u = 0; u < 2; u++)
+      for (int s = 0; s < ns; s++)
+        fn(ctx, lc_dtypes[d], lc_uplos[u], sizes[s], (uint64_t)(nb * 1000 + d * 100 + u * 10 + s),
+           arg);
+}
+
 #endif

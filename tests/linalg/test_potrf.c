@@ -18,7 +18,8 @@ static int g_tiles[3] = {4, 16, 33};
 
 /* Factors a random HPD matrix with tessera_potrf and checks it. */
 static void check_potrf(tessera_context_t *ctx, tessera_dtype_t dt, tessera_uplo_t uplo, int64_t n,
-                        uint64_t seed) {
+                        uint64_t seed, void *unused) {
+  (void)unused;
   int64_t lda = n + 3;
   tt_rng_t r = tt_rng(seed);
   void *a = lc_alloc(dt, (size_t)(lda * n));
@@ -44,13 +45,7 @@ static void check_potrf(tessera_context_t *ctx, tessera_dtype_t dt, tessera_uplo
 static void test_potrf_sizes(void **state) {
   int nb = *(int *)*state;
   tessera_context_t *ctx = lc_context(nb);
-  int64_t sizes[8];
-  int ns = lc_sizes(nb, sizes);
-  for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
-    for (int u = 0; u < 2; u++)
-      for (int s = 0; s < ns; s++)
-        check_potrf(ctx, lc_dtypes[d], lc_uplos[u], sizes[s],
-                    (uint64_t)(nb * 1000 + d * 100 + u * 10 + s));
+  lc_sweep(ctx, nb, check_potrf, NULL);
   /* n = 0 with no array at all */
   assert_int_equal(tessera_potrf(ctx, TESSERA_LOWER, TESSERA_F64, 0, NULL, 1), 0);
   lc_finalize(ctx);
@@ -118,12 +113,9 @@ static void test_potrf_panel_methods(void **state) {
     cfg.trsm_inverse = inverse;
     tessera_context_t *ctx = NULL;
     assert_int_equal(tessera_init(&ctx, &cfg), 0);
-    int64_t sizes[8];
-    int ns = lc_sizes(nb, sizes);
+    lc_sweep(ctx, nb, check_potrf, NULL);
     for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
       for (int u = 0; u < 2; u++) {
-        for (int s = 0; s < ns; s++)
-          check_potrf(ctx, lc_dtypes[d], lc_uplos[u], sizes[s], (uint64_t)(77 + d * 10 + s));
         int64_t ks[2] = {3 * nb + 2, 0};
         check_not_spd(ctx, lc_dtypes[d], lc_uplos[u], 5 * nb + 3, ks, 1, u);
       }
@@ -162,7 +154,7 @@ static void test_potrf_nan(void **state) {
       }
   tt_watchdog(600);
   /* the context still works */
-  check_potrf(ctx, TESSERA_F64, TESSERA_LOWER, n, 5);
+  check_potrf(ctx, TESSERA_F64, TESSERA_LOWER, n, 5, NULL);
   lc_finalize(ctx);
 }
 

@@ -89,17 +89,18 @@ static void check_potrs_posv(tessera_context_t *ctx, tessera_dtype_t dt, tessera
   problem_free(&p);
 }
 
+/* One case of the sweep with 1, 3 and nb + 2 right-hand sides. */
+static void check_nrhs(tessera_context_t *ctx, tessera_dtype_t dt, tessera_uplo_t uplo, int64_t n,
+                       uint64_t seed, void *tile) {
+  const int nb = *(const int *)tile;
+  const int64_t nrhs[3] = {1, 3, nb + 2};
+  for (int k = 0; k < 3; k++) check_potrs_posv(ctx, dt, uplo, n, nrhs[k], seed * 10 + (uint64_t)k);
+}
+
 static void test_potrs_sizes(void **state) {
   int nb = *(int *)*state;
   tessera_context_t *ctx = lc_context(nb);
-  int64_t sizes[8], nrhs[3] = {1, 3, nb + 2};
-  int ns = lc_sizes(nb, sizes);
-  for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
-    for (int u = 0; u < 2; u++)
-      for (int s = 0; s < ns; s++)
-        for (int k = 0; k < 3; k++)
-          check_potrs_posv(ctx, lc_dtypes[d], lc_uplos[u], sizes[s], nrhs[k],
-                           (uint64_t)(nb * 10000 + d * 1000 + u * 100 + s * 10 + k));
+  lc_sweep(ctx, nb, check_nrhs, &nb);
   lc_finalize(ctx);
 }
 

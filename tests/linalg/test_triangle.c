@@ -71,7 +71,8 @@ static void *export_compare(tessera_dtype_t dt, tessera_uplo_t uplo, int64_t n, 
 
 /* potrf, logdet, potrs, potri and posv on a triangle-only descriptor and on a full one. */
 static void check_routines(tessera_context_t *ctx, tessera_dtype_t dt, tessera_uplo_t uplo,
-                           int64_t n, int64_t nb, uint64_t seed) {
+                           int64_t n, uint64_t seed, void *tile) {
+  const int64_t nb = *(const int *)tile;
   const int64_t lda = n + 2, nrhs = 3, ldb = n + 1;
   const double tol = 100.0 * (double)(n + 1) * lc_eps(dt);
   tt_rng_t r = tt_rng(seed);
@@ -144,13 +145,7 @@ static void check_routines(tessera_context_t *ctx, tessera_dtype_t dt, tessera_u
 static void test_triangle_routines(void **state) {
   int nb = *(int *)*state;
   tessera_context_t *ctx = lc_context(nb);
-  int64_t sizes[8];
-  int ns = lc_sizes(nb, sizes);
-  for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
-    for (int u = 0; u < 2; u++)
-      for (int s = 0; s < ns; s++)
-        check_routines(ctx, lc_dtypes[d], lc_uplos[u], sizes[s], nb,
-                       (uint64_t)(nb * 1000 + d * 100 + u * 10 + s));
+  lc_sweep(ctx, nb, check_routines, &nb);
   lc_finalize(ctx);
 }
 
