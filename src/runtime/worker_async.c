@@ -1,5 +1,5 @@
 /* Workers of asynchronous devices (GPUs): one host thread per device, bound to it for its whole
- * life, keeping up to TSR_FLIGHTS tasks in flight over up to TSR_QUEUES queues (cfg.gpu_queues). Inputs are copied on
+ * life, keeping up to TSR_FLIGHTS tasks in flight over cfg.gpu_queues queues. Inputs are copied on
  * the task's queue right before its kernel (so copies of one task overlap the kernels of
  * others); a task is complete when the event recorded after its kernel has passed, which is
  * polled, never waited for with a device-wide synchronisation. */
