@@ -207,8 +207,8 @@ static int run_tile(int t, int single, int reps) {
   fill(&p, p.tri, t, 3); /* diagonally dominant: a well-conditioned triangle */
   fill(&p, p.spd, 2.0 * t, 4);
   /* spd: symmetrise on the host side is unneeded, potrf reads the lower triangle only */
-  printf("%-6s %5d  cuSOLVER host workspace: potrf %zu B, trtri %zu B\n", single ? "f32" : "f64",
-         t, h1, h2);
+  printf("%-6s %5d  cuSOLVER host workspace: potrf %zu B, trtri %zu B\n", single ? "f32" : "f64", t,
+         h1, h2);
   for (int op = 0; op < NOPS; op++) {
     double host = 0, ms = time_op(&p, op, &host);
     if (ms < 0) return fail(op_names[op]);

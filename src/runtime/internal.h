@@ -219,7 +219,8 @@ typedef struct {
 } tsr_flight_t;
 
 #ifndef TSR_FLIGHTS
-#define TSR_FLIGHTS 8 /* tasks in flight per GPU worker (a build may set another, -DTSR_FLIGHTS=N) */
+#define TSR_FLIGHTS                                                                                \
+  8 /* tasks in flight per GPU worker (a build may set another, -DTSR_FLIGHTS=N) */
 #endif
 #define TSR_NOMEM_WAIT_S 2.0 /* seconds a task alone waits for memory before it fails */
 #define TSR_QUEUES TESSERA_MAX_GPU_QUEUES /* compute queues per GPU worker, at most */

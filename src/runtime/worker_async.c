@@ -35,8 +35,7 @@ static int async_setup(tsr_worker_t *w) {
   const int nq = w->ctx->cfg.gpu_queues;
   for (int q = 1; q < nq && !rc; q++)
     rc = be->worker_start(w->be_state, w->device, -1, &w->qscratch[q]);
-  for (int q = 0; q < nq && !rc; q++)
-    rc = be->queue_create(w->be_state, w->device, &w->queues[q]);
+  for (int q = 0; q < nq && !rc; q++) rc = be->queue_create(w->be_state, w->device, &w->queues[q]);
   if (!rc && w->ctx->cfg.copy_queue > 0)
     rc = be->queue_create(w->be_state, w->device, &w->copy_queue);
   if (!rc && timed) rc = time_reference(w);
