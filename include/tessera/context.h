@@ -19,6 +19,8 @@
  *                         in flight on one GPU run on them round robin (default 4)
  *   TESSERA_TRSM_INVERSE  1: Cholesky panels multiply by inverted diagonal tiles; 0: they solve
  *                         (default: 1 when the scope holds GPUs, else 0)
+ *   TESSERA_GPU_MEM_LIMIT cap on each GPU's memory pool ("8G", "512M"; default: the free memory
+ *                         less a reserve)
  *
  * Explicit values in the configuration win over the environment.
  */
@@ -61,6 +63,9 @@ typedef struct {
                                      1 yes, 0 solve, -1 = auto (1 when the scope holds GPUs) */
   int gpu_queues;               /**< compute queues per GPU worker, 1..TESSERA_MAX_GPU_QUEUES;
                                      -1 = auto (TESSERA_MAX_GPU_QUEUES) */
+  int64_t gpu_mem_limit;        /**< bytes of each GPU's memory pool, at most; -1 = auto
+                                     (TESSERA_GPU_MEM_LIMIT, else the free memory less a
+                                     reserve for library workspaces) */
 } tessera_config_t;
 
 /** Fills `cfg` with "auto" values. Thread safe. */

@@ -106,6 +106,24 @@ size_t tessera_memory_node_available(const tessera_context_t *ctx, int node);
  *  sets `*kind`; any other thread gets -1. Thread safe. */
 int tessera_current_device(const tessera_context_t *ctx, tessera_device_kind_t *kind);
 
+/** Waits until the work queued so far on `queue`, a native queue of the device of memory node
+ *  `node` that tessera does not own (for a CUDA GPU, a cudaStream_t such as a framework's
+ *  stream), is done: a wait on that queue alone, never a device-wide synchronisation. Lets
+ *  tessera read buffers that work on that queue produces. The host node has no queues: 0.
+ *  @return 0, -2 for a node that does not exist, -3 for a NULL queue on a device node,
+ *          TESSERA_ERR_BACKEND when the wait fails.
+ *  Thread safe (concurrent failures may overwrite each other's message). */
+int tessera_queue_sync(tessera_context_t *ctx, int node, void *queue);
+
+/** Copies `bytes` bytes from `src` in the memory of node `src_node` to `dst` in the memory of
+ *  node `dst_node` (host or device memory, registered with tessera or not), complete on return.
+ *  Meant for small values (a status, a scalar result) beside the tiled routines.
+ *  @return 0, -2 / -4 for a node that does not exist, -3 / -5 for a NULL pointer,
+ *          TESSERA_ERR_BACKEND when the copy fails.
+ *  Thread safe (concurrent failures may overwrite each other's message). */
+int tessera_memory_copy(tessera_context_t *ctx, int dst_node, void *dst, int src_node,
+                        const void *src, size_t bytes);
+
 /** Runs `fn(arg)` on the worker thread of GPU `dev` (bound to that device, between its tasks)
  *  and waits for it. Returns fn's return value, or a negative status (no such GPU).
  *  Not thread safe against concurrent insertion on the same context. */

@@ -65,6 +65,25 @@ int tessera_matrix_view_on(tessera_context_t *ctx, int node, tessera_dtype_t dty
                            int64_t n, int64_t mb, int64_t nb, void *a, int64_t lda,
                            tessera_matrix_t **out);
 
+/** Creates an m x n matrix whose columns are `count` column panels held in place in several
+ *  arrays, possibly in the memory of several nodes (for example the shards of a framework's
+ *  array, one per GPU): panel p holds columns [p * width, min(n, (p + 1) * width)) as a
+ *  column-major array at `a[p]` with leading dimension `lda`, in the memory of node `nodes[p]`.
+ *  No copy is made; each tile is homed on the node of its panel, and the arrays hold the
+ *  results once the routines' flows are waited for.
+ *  @param width  columns per panel: a multiple of nb when count > 1, so no tile straddles two
+ *                panels; count * width >= n (panels past column n, or parts of the last one,
+ *                are not touched)
+ *  @param count  panels (>= 1)
+ *  @param a      count pointers (a NULL pointer only for a panel holding no column)
+ *  @param nodes  count memory nodes
+ *  @param lda    leading dimension of every panel (>= max(1, m))
+ *  @return 0 or -i for invalid argument i (the context is 1), with a message in
+ *          tessera_last_error. Not thread safe against concurrent insertion on the context. */
+int tessera_matrix_view_panels(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
+                               int64_t mb, int64_t nb, int64_t width, int count, void *const *a,
+                               const int *nodes, int64_t lda, tessera_matrix_t **out);
+
 /** Copies the column-major array `a` into the matrix's tiles (runs as tasks, waits). */
 int tessera_matrix_import(tessera_matrix_t *A, const void *a, int64_t lda);
 

@@ -55,11 +55,21 @@ static size_t stored_bytes(const tessera_matrix_t *A) {
   return bytes;
 }
 
-/* Creates the descriptor (arguments checked); `a` non-NULL makes each tile a view into the
- * array, registered on memory node `node`; `stored` 'L' or 'U' creates only the tiles of that
- * triangle (tessera-owned tiles only). */
-static int matrix_new(tessera_context_t *ctx, int node, tessera_dtype_t dtype, int64_t m, int64_t n,
-                      int64_t mb, int64_t nb, void *a, int64_t lda, char stored,
+/* Where the tiles of a view live: `count` column panels of `width` columns each (the last may
+ * be narrower), panel p at ptr[p] with leading dimension `ld` in the memory of node node[p].
+ * count 0: tessera allocates the tiles. */
+typedef struct {
+  int count;
+  int64_t width, ld;
+  void *const *ptr;
+  const int *node;
+} panels_t;
+
+/* Creates the descriptor (arguments checked); views place each tile in its panel (registered in
+ * place); `stored` 'L' or 'U' creates only the tiles of that triangle (tessera-owned tiles
+ * only). */
+static int matrix_new(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
+                      int64_t mb, int64_t nb, const panels_t *pan, char stored,
                       tessera_matrix_t **out) {
   size_t es = tessera_dtype_size(dtype);
   tessera_matrix_t *A = calloc(1, sizeof *A);
@@ -72,7 +82,7 @@ static int matrix_new(tessera_context_t *ctx, int node, tessera_dtype_t dtype, i
                           .nb = nb,
                           .mt = (m + mb - 1) / mb,
                           .nt = (n + nb - 1) / nb,
-                          .is_view = a != NULL,
+                          .is_view = pan->count > 0,
                           .stored = stored};
   A->tiles = calloc((size_t)(A->mt * A->nt) + 1, sizeof *A->tiles);
   if (!A->tiles) {
@@ -81,23 +91,23 @@ static int matrix_new(tessera_context_t *ctx, int node, tessera_dtype_t dtype, i
   }
   int rc = 0;
   placement_t pl =
-      a ? (placement_t){.p = 0} : placement(ctx, stored_bytes(A), (size_t)(mb * nb) * es);
+      pan->count ? (placement_t){.p = 0} : placement(ctx, stored_bytes(A), (size_t)(mb * nb) * es);
   for (int64_t j = 0; j < A->nt && !rc; j++)
     for (int64_t i = 0; i < A->mt && !rc; i++) {
       if (!tile_stored(stored, i, j)) continue;
       size_t tm = (size_t)tsr_tile_m(A, i), tn = (size_t)tsr_tile_n(A, j);
       tessera_data_t **t = &A->tiles[i + j * A->mt];
-      if (a)
-        rc = tessera_data_register(
-            ctx, node, (char *)a + ((size_t)(i * mb) + (size_t)(j * nb) * (size_t)lda) * es, tm, tn,
-            (size_t)lda, es, t);
-      else if (pl.p && tessera_data_create_on(ctx, pl.nodes[(i % pl.p) * pl.q + j % pl.q], tm, tn,
-                                              es, t) == 0)
+      if (pan->count) {
+        int64_t p = j * nb / pan->width, col = j * nb - p * pan->width;
+        char *a = (char *)pan->ptr[p] + ((size_t)(i * mb) + (size_t)col * (size_t)pan->ld) * es;
+        rc = tessera_data_register(ctx, pan->node[p], a, tm, tn, (size_t)pan->ld, es, t);
+      } else if (pl.p && tessera_data_create_on(ctx, pl.nodes[(i % pl.p) * pl.q + j % pl.q], tm, tn,
+                                                es, t) == 0)
         rc = 0;
       else /* no GPU placement, or that GPU's pool is full: the tile lives on the host */
         rc = tessera_data_create(ctx, tm, tn, es, t);
     }
-  if (rc == TESSERA_ERR_NOMEM && !a)
+  if (rc == TESSERA_ERR_NOMEM && !pan->count)
     rc = tsr_error(ctx, rc,
                    "matrix: out of memory for the tiles of a %lld x %lld %s matrix (%.2f GiB)",
                    (long long)m, (long long)n, tessera_dtype_name(dtype),
@@ -113,7 +123,7 @@ static int matrix_new(tessera_context_t *ctx, int node, tessera_dtype_t dtype, i
 int tessera_matrix_create(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
                           int64_t mb, int64_t nb, tessera_matrix_t **out) {
   int rc = check_new(ctx, 2, dtype, m, n, mb, nb, out, 7);
-  return rc ? rc : matrix_new(ctx, TESSERA_HOST_NODE, dtype, m, n, mb, nb, NULL, 0, 0, out);
+  return rc ? rc : matrix_new(ctx, dtype, m, n, mb, nb, &(panels_t){0}, 0, out);
 }
 
 int tessera_matrix_create_triangle(tessera_context_t *ctx, tessera_dtype_t dtype,
@@ -129,7 +139,14 @@ int tessera_matrix_create_triangle(tessera_context_t *ctx, tessera_dtype_t dtype
     return tsr_error(ctx, -5, "matrix_create_triangle: tile size %lld is out of range",
                      (long long)nb);
   if (!out) return tsr_error(ctx, -6, "matrix_create_triangle: NULL output");
-  return matrix_new(ctx, TESSERA_HOST_NODE, dtype, n, n, nb, nb, NULL, 0, (char)uplo, out);
+  return matrix_new(ctx, dtype, n, n, nb, nb, &(panels_t){0}, (char)uplo, out);
+}
+
+/* A view of one array on one node: a single panel. */
+static int view_one(tessera_context_t *ctx, int node, tessera_dtype_t dtype, int64_t m, int64_t n,
+                    int64_t mb, int64_t nb, void *a, int64_t lda, tessera_matrix_t **out) {
+  panels_t pan = {.count = 1, .width = n > 0 ? n : 1, .ld = lda, .ptr = &a, .node = &node};
+  return matrix_new(ctx, dtype, m, n, mb, nb, &pan, 0, out);
 }
 
 int tessera_matrix_view_on(tessera_context_t *ctx, int node, tessera_dtype_t dtype, int64_t m,
@@ -140,7 +157,7 @@ int tessera_matrix_view_on(tessera_context_t *ctx, int node, tessera_dtype_t dty
   if (node < 0 || node >= tessera_memory_node_count(ctx)) return -2;
   if (!a && m > 0 && n > 0) return -8;
   if (lda < (m > 1 ? m : 1)) return -9;
-  return matrix_new(ctx, node, dtype, m, n, mb, nb, a, lda, 0, out);
+  return view_one(ctx, node, dtype, m, n, mb, nb, a, lda, out);
 }
 
 int tessera_matrix_view(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
@@ -149,7 +166,36 @@ int tessera_matrix_view(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m
   if (rc) return rc;
   if (!a && m > 0 && n > 0) return -7;
   if (lda < (m > 1 ? m : 1)) return -8;
-  return matrix_new(ctx, TESSERA_HOST_NODE, dtype, m, n, mb, nb, a, lda, 0, out);
+  return view_one(ctx, TESSERA_HOST_NODE, dtype, m, n, mb, nb, a, lda, out);
+}
+
+int tessera_matrix_view_panels(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
+                               int64_t mb, int64_t nb, int64_t width, int count, void *const *a,
+                               const int *nodes, int64_t lda, tessera_matrix_t **out) {
+  const char *f = "matrix_view_panels";
+  int rc = check_new(ctx, 2, dtype, m, n, mb, nb, out, 12);
+  if (rc) return ctx ? tsr_error(ctx, rc, "%s: argument %d is out of range", f, -rc) : rc;
+  if (width <= 0 || (count > 1 && width % nb))
+    return tsr_error(ctx, -7, "%s: panel width %lld is not a positive multiple of the tile (%lld)",
+                     f, (long long)width, (long long)nb);
+  if (count < 1 || (double)count * (double)width < (double)n)
+    return tsr_error(ctx, -8, "%s: %d panels of %lld columns do not hold %lld columns", f, count,
+                     (long long)width, (long long)n);
+  if (!a || !nodes) return tsr_error(ctx, !a ? -9 : -10, "%s: NULL panel array", f);
+  for (int p = 0; p < count; p++) {
+    int64_t cols = n - p * width < width ? n - p * width : width;
+    if (!a[p] && m > 0 && cols > 0)
+      return tsr_error(ctx, -9, "%s: panel %d is NULL but holds %lld columns", f, p,
+                       (long long)cols);
+    if (nodes[p] < 0 || nodes[p] >= tessera_memory_node_count(ctx))
+      return tsr_error(ctx, -10, "%s: panel %d is on memory node %d, which does not exist", f, p,
+                       nodes[p]);
+  }
+  if (lda < (m > 1 ? m : 1))
+    return tsr_error(ctx, -11, "%s: leading dimension %lld < max(1, %lld rows)", f, (long long)lda,
+                     (long long)m);
+  panels_t pan = {.count = count, .width = width, .ld = lda, .ptr = a, .node = nodes};
+  return matrix_new(ctx, dtype, m, n, mb, nb, &pan, 0, out);
 }
 
 int tessera_matrix_destroy(tessera_matrix_t *A) {

@@ -46,6 +46,7 @@ void tessera_config_init(tessera_config_t *cfg) {
   cfg->copy_queue = -1;
   cfg->trsm_inverse = -1;
   cfg->gpu_queues = -1;
+  cfg->gpu_mem_limit = -1;
 }
 
 /* Reads an integer variable into *out when the field is still "auto" (negative). */
@@ -94,8 +95,13 @@ static int resolve_config(tessera_context_t *ctx, const tessera_config_t *in) {
   if (!rc) rc = env_int("TESSERA_COPY_QUEUE", &c.copy_queue, 0, 1);
   if (!rc) rc = env_int("TESSERA_TRSM_INVERSE", &c.trsm_inverse, 0, 1);
   if (!rc) rc = env_int("TESSERA_GPU_QUEUES", &c.gpu_queues, 1, TESSERA_MAX_GPU_QUEUES);
-  if (!rc) rc = env_size("TESSERA_GPU_MEM_LIMIT", &ctx->gpu_mem_limit);
+  if (!rc && c.gpu_mem_limit < 0) rc = env_size("TESSERA_GPU_MEM_LIMIT", &ctx->gpu_mem_limit);
   if (rc) return rc;
+  if (c.gpu_mem_limit == 0) {
+    fprintf(stderr, "tessera: gpu_mem_limit = 0: a GPU pool needs bytes (-1 for auto)\n");
+    return -2;
+  }
+  if (c.gpu_mem_limit > 0) ctx->gpu_mem_limit = (size_t)c.gpu_mem_limit;
   if (c.sched == TESSERA_SCHED_AUTO) {
     const char *v = getenv("TESSERA_SCHED");
     c.sched = TESSERA_SCHED_COST;

@@ -115,6 +115,37 @@ int tessera_run_on_device(tessera_context_t *ctx, int dev, int (*fn)(void *arg),
   return rc ? rc : s ? s : result;
 }
 
+int tessera_queue_sync(tessera_context_t *ctx, int node, void *queue) {
+  if (!ctx) return -1;
+  if (node < 0 || node >= ctx->nnodes)
+    return tsr_error(ctx, -2, "queue_sync: memory node %d does not exist", node);
+  if (node == TESSERA_HOST_NODE) return 0;
+  if (!queue) return tsr_error(ctx, -3, "queue_sync: NULL queue for memory node %d", node);
+  const tsr_node_t *nd = &ctx->nodes[node];
+  int rc = nd->be->queue_sync(nd->be_state, queue);
+  return rc ? tsr_error(ctx, rc, "queue_sync: the wait on a queue of memory node %d failed", node)
+            : 0;
+}
+
+int tessera_memory_copy(tessera_context_t *ctx, int dst_node, void *dst, int src_node,
+                        const void *src, size_t bytes) {
+  if (!ctx) return -1;
+  if (dst_node < 0 || dst_node >= ctx->nnodes)
+    return tsr_error(ctx, -2, "memory_copy: memory node %d does not exist", dst_node);
+  if (!dst && bytes) return tsr_error(ctx, -3, "memory_copy: NULL destination");
+  if (src_node < 0 || src_node >= ctx->nnodes)
+    return tsr_error(ctx, -4, "memory_copy: memory node %d does not exist", src_node);
+  if (!src && bytes) return tsr_error(ctx, -5, "memory_copy: NULL source");
+  if (!bytes) return 0;
+  /* The backend of the device involved copies (the host's when both are host memory). */
+  const tsr_node_t *nd = &ctx->nodes[dst_node != TESSERA_HOST_NODE ? dst_node : src_node];
+  int rc = nd->be->copy2d(nd->be_state, ctx->nodes[dst_node].device, dst, bytes,
+                          ctx->nodes[src_node].device, src, bytes, bytes, 1, 1, NULL);
+  return rc ? tsr_error(ctx, rc, "memory_copy: %zu bytes from node %d to node %d failed", bytes,
+                        src_node, dst_node)
+            : 0;
+}
+
 int tessera_memory_node_count(const tessera_context_t *ctx) {
   return ctx ? ctx->nnodes : 0;
 }

@@ -58,6 +58,8 @@ const char *tessera_strerror(int status) {
     return "a kernel reported a failure";
   case TESSERA_ERR_CANCELED:
     return "canceled after an earlier failure";
+  case TESSERA_ERR_TIMEOUT:
+    return "a participant of a collective call did not arrive in time";
   default:
     return "unknown status";
   }

@@ -1,0 +1,221 @@
+/* The XLA FFI handlers: each device's call decodes its shard, joins the rendezvous of its
+ * execution, and the last to arrive runs the multi-device routine on every shard in place. */
+#include <stdio.h>
+#include <string.h>
+
+#include "state.h"
+#include "xla.h"
+
+enum { MAX_DEVICES = 64 };
+
+typedef enum { OP_POTRS, OP_POTRI, OP_CHOLESKY } op_t;
+
+/* What one device's call deposits at the rendezvous. */
+typedef struct {
+  int node;                 /* tessera memory node of its device */
+  void *a, *b;              /* its rows of A (in place) and, for potrs, of B */
+  int64_t rows, cols, nrhs; /* its shard of A: rows x cols; B: rows x nrhs */
+  int64_t n, tile, lower, logdet;
+  int dtype;
+} part_t;
+
+static int dtype_of(XLA_FFI_DataType t) {
+  switch (t) {
+  case XLA_FFI_DataType_F32:
+    return TESSERA_F32;
+  case XLA_FFI_DataType_F64:
+    return TESSERA_F64;
+  case XLA_FFI_DataType_C64:
+    return TESSERA_C64;
+  case XLA_FFI_DataType_C128:
+    return TESSERA_C128;
+  default:
+    return -1;
+  }
+}
+
+/* Checks that every participant describes the same call (the leader prints why not). */
+static int same_call(const part_t *p, int count) {
+  for (int i = 1; i < count; i++)
+    if (p[i].rows != p[0].rows || p[i].cols != p[0].cols || p[i].nrhs != p[0].nrhs ||
+        p[i].n != p[0].n || p[i].tile != p[0].tile || p[i].lower != p[0].lower ||
+        p[i].dtype != p[0].dtype || p[i].logdet != p[0].logdet)
+      return fprintf(stderr, "tessera.jax: the devices' calls disagree (device %d)\n", i),
+             TESSERA_ERR_STATE;
+  if (p[0].n > p[0].cols || (double)p[0].rows * count < (double)p[0].n) {
+    fprintf(stderr, "tessera.jax: %d shards of %lld x %lld do not hold a matrix of order %lld\n",
+            count, (long long)p[0].rows, (long long)p[0].cols, (long long)p[0].n);
+    return TESSERA_ERR_STATE;
+  }
+  return 0;
+}
+
+/* Runs the routine on the participants' shards (leader only): `*logdet` for potrs. */
+static int solve(tsr_jax_state_t *s, int platform, op_t op, const part_t *p, int count,
+                 double *logdet) {
+  tessera_context_t *ctx;
+  int rc = tsr_jax_context(s, platform, &ctx);
+  if (rc) return rc;
+  rc = same_call(p, count);
+  if (rc) return rc;
+  void *a[MAX_DEVICES], *b[MAX_DEVICES];
+  int nodes[MAX_DEVICES];
+  uint64_t gpus = 0;
+  for (int i = 0; i < count; i++) {
+    a[i] = p[i].a;
+    b[i] = p[i].b;
+    nodes[i] = p[i].node;
+    if (p[i].node != TESSERA_HOST_NODE) gpus |= 1ull << (p[i].node - 1);
+  }
+  const int64_t n = p[0].n, nb = p[0].tile, w = p[0].rows;
+  /* Read column-major, the shards are the column panels of Aᵀ: the caller's lower triangle is
+   * this matrix's upper one. */
+  tessera_uplo_t uplo = p[0].lower ? TESSERA_UPPER : TESSERA_LOWER;
+  pthread_mutex_lock(&s->run[platform]);
+  rc = tessera_set_scope(ctx, platform == TESSERA_JAX_CPU
+                                  ? tessera_scope_cpus()
+                                  : (tessera_scope_t){1u << TESSERA_DEVICE_CUDA, gpus});
+  tessera_matrix_t *A = NULL, *BT = NULL;
+  if (!rc)
+    rc = tessera_matrix_view_panels(ctx, p[0].dtype, n, n, nb, nb, w, count, a, nodes, p[0].cols,
+                                    &A);
+  if (!rc && op == OP_POTRS && p[0].nrhs > 0)
+    rc = tessera_matrix_view_panels(ctx, p[0].dtype, p[0].nrhs, n, nb, nb, w, count, b, nodes,
+                                    p[0].nrhs, &BT);
+  if (!rc) rc = tessera_tile_potrf(uplo, A);
+  if (!rc && op == OP_POTRS && p[0].logdet) rc = tessera_tile_logdet(uplo, A, logdet);
+  if (!rc && op == OP_POTRI) rc = tessera_tile_potri(uplo, A);
+  if (!rc && BT) {
+    /* Xᵀ Aᵀ = Bᵀ with Aᵀ = Lᴴ... written as the two triangular solves from the right:
+     * LOWER (Aᵀ = L Lᴴ): Xᵀ = Bᵀ L⁻ᴴ L⁻¹; UPPER (Aᵀ = Uᴴ U): Xᵀ = Bᵀ U⁻¹ U⁻ᴴ. */
+    static const double one[2] = {1, 0};
+    static const float onef[2] = {1, 0};
+    const void *alpha = p[0].dtype == TESSERA_F32 || p[0].dtype == TESSERA_C64 ? (const void *)onef
+                                                                               : (const void *)one;
+    tessera_op_t first = uplo == TESSERA_LOWER ? TESSERA_CONJTRANS : TESSERA_NOTRANS;
+    tessera_op_t second = uplo == TESSERA_LOWER ? TESSERA_NOTRANS : TESSERA_CONJTRANS;
+    rc = tessera_tile_trsm(TESSERA_RIGHT, uplo, first, TESSERA_NONUNIT, alpha, A, BT);
+    if (!rc) rc = tessera_tile_trsm(TESSERA_RIGHT, uplo, second, TESSERA_NONUNIT, alpha, A, BT);
+  }
+  if (rc < 0) fprintf(stderr, "tessera.jax: %s\n", tessera_last_error(ctx));
+  int d = tessera_matrix_destroy(BT);
+  if (!d)
+    d = tessera_matrix_destroy(A);
+  else
+    (void)tessera_matrix_destroy(A);
+  if (!rc) rc = d;
+  (void)tessera_set_scope(ctx, tessera_scope_all());
+  pthread_mutex_unlock(&s->run[platform]);
+  return rc;
+}
+
+/* One device's call: decode, join, lead or follow, write this device's status and log det. */
+static XLA_FFI_Error *handle(XLA_FFI_CallFrame *cf, op_t op, int platform) {
+  if (tsr_xla_metadata(cf)) return NULL;
+  if (cf->stage != XLA_FFI_ExecutionStage_EXECUTE) return NULL;
+  const char *name = op == OP_POTRS ? "potrs" : op == OP_POTRI ? "potri" : "cholesky";
+  int64_t state = 0, site = 0, ndev = 0;
+  part_t me = {.dtype = -1};
+  if (tsr_xla_attr_int(cf, "state", &state) || !state || tsr_xla_attr_int(cf, "site", &site) ||
+      tsr_xla_attr_int(cf, "ndev", &ndev) || ndev < 1 || ndev > MAX_DEVICES ||
+      tsr_xla_attr_int(cf, "n", &me.n) || tsr_xla_attr_int(cf, "tile", &me.tile) ||
+      tsr_xla_attr_int(cf, "lower", &me.lower) ||
+      (op == OP_POTRS && tsr_xla_attr_int(cf, "logdet", &me.logdet)))
+    return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT,
+                         "tessera %s: missing or malformed attributes", name);
+  tsr_jax_state_t *s = (tsr_jax_state_t *)(intptr_t)state;
+  /* Operands: potrs (A, B, rank), the others (A, rank); results: potrs (A, X, log det,
+   * status), the others (A, status). A and X are aliased to A and B. */
+  XLA_FFI_Buffer *rk = tsr_xla_arg(cf, op == OP_POTRS ? 2 : 1);
+  XLA_FFI_Buffer *a = tsr_xla_ret(cf, 0), *b = op == OP_POTRS ? tsr_xla_ret(cf, 1) : NULL;
+  XLA_FFI_Buffer *ld = op == OP_POTRS ? tsr_xla_ret(cf, 2) : NULL;
+  XLA_FFI_Buffer *st = tsr_xla_ret(cf, op == OP_POTRS ? 3 : 1);
+  if (!a || a->rank != 2 || (op == OP_POTRS && (!b || b->rank != 2 || !ld)) || !st || !rk ||
+      rk->dtype != XLA_FFI_DataType_S32 || st->dtype != XLA_FFI_DataType_S32 ||
+      (ld && ld->dtype != XLA_FFI_DataType_F64))
+    return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT,
+                         "tessera %s: unexpected operands or results", name);
+  me.dtype = dtype_of(a->dtype);
+  if (me.dtype < 0 || (b && b->dtype != a->dtype))
+    return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT,
+                         "tessera %s: the matrix must be f32, f64, c64 or c128", name);
+  me.a = a->data;
+  me.rows = a->dims[0];
+  me.cols = a->dims[1];
+  if (b) {
+    me.b = b->data;
+    me.nrhs = b->dims[1];
+    if (b->dims[0] != me.rows)
+      return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT,
+                           "tessera %s: B has %lld rows per device, A %lld", name,
+                           (long long)b->dims[0], (long long)me.rows);
+  }
+  int ordinal = 0;
+  int64_t run = 0;
+  if (tsr_xla_device_ordinal(cf, &ordinal) || tsr_xla_run_id(cf, &run))
+    return tsr_xla_error(cf, XLA_FFI_Error_Code_INTERNAL,
+                         "tessera %s: XLA gave no device ordinal or run id", name);
+  tessera_context_t *ctx;
+  int rc = tsr_jax_context(s, platform, &ctx);
+  if (rc)
+    return tsr_xla_error(cf, XLA_FFI_Error_Code_UNAVAILABLE, "tessera %s: %s", name,
+                         tessera_jax_error(s, platform));
+  /* On a GPU, the shard is read once XLA's work queued before the call on this device's stream
+   * is done (a wait on that stream alone); the rank comes from the same stream. */
+  me.node = TESSERA_HOST_NODE;
+  void *queue = NULL;
+  if (platform == TESSERA_JAX_CUDA) {
+    tessera_device_info_t info;
+    if (tessera_device_info(ctx, TESSERA_DEVICE_CUDA, ordinal, &info) || tsr_xla_stream(cf, &queue))
+      return tsr_xla_error(cf, XLA_FFI_Error_Code_INTERNAL,
+                           "tessera %s: GPU %d is not one of tessera's, or has no stream", name,
+                           ordinal);
+    me.node = info.memory_node;
+  }
+  int32_t rank = -1;
+  if (tessera_queue_sync(ctx, me.node, queue) ||
+      tessera_memory_copy(ctx, TESSERA_HOST_NODE, &rank, me.node, rk->data, sizeof rank))
+    return tsr_xla_error(cf, XLA_FFI_Error_Code_INTERNAL, "tessera %s: device %d: %s", name,
+                         ordinal, tessera_last_error(ctx));
+  if (rank < 0 || rank >= ndev)
+    return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT,
+                         "tessera %s: rank %d of %lld devices", name, (int)rank, (long long)ndev);
+  tsr_rdv_t *r = NULL;
+  double logdet = 0;
+  rc = tsr_rdv_join(&s->rdv, run, site, rank, (int)ndev, &me, sizeof me, &r);
+  if (rc == 1) { /* the leader: every shard has arrived */
+    part_t parts[MAX_DEVICES];
+    for (int i = 0; i < ndev; i++) memcpy(&parts[i], tsr_rdv_slot(r, i), sizeof parts[i]);
+    int status = solve(s, platform, op, parts, (int)ndev, &logdet);
+    tsr_rdv_finish(&s->rdv, r, status, &logdet, sizeof logdet);
+    rc = 0;
+  }
+  if (!rc) {
+    rc = tsr_rdv_status(r);
+    memcpy(&logdet, tsr_rdv_result(r), sizeof logdet);
+  }
+  tsr_rdv_leave(&s->rdv, r);
+  if (rc == TESSERA_ERR_TIMEOUT)
+    fprintf(stderr, "tessera.jax: %s on device %d: the other devices' calls did not arrive\n", name,
+            ordinal);
+  int32_t status = rc;
+  int w = tessera_memory_copy(ctx, me.node, st->data, TESSERA_HOST_NODE, &status, sizeof status);
+  if (!w && ld)
+    w = tessera_memory_copy(ctx, me.node, ld->data, TESSERA_HOST_NODE, &logdet, sizeof logdet);
+  if (w)
+    return tsr_xla_error(cf, XLA_FFI_Error_Code_INTERNAL,
+                         "tessera %s: cannot write the status on device %d", name, ordinal);
+  return NULL;
+}
+
+#define HANDLERS(op, OP)                                                                           \
+  XLA_FFI_Error *tessera_jax_##op##_cpu(XLA_FFI_CallFrame *cf) {                                   \
+    return handle(cf, OP, TESSERA_JAX_CPU);                                                        \
+  }                                                                                                \
+  XLA_FFI_Error *tessera_jax_##op##_cuda(XLA_FFI_CallFrame *cf) {                                  \
+    return handle(cf, OP, TESSERA_JAX_CUDA);                                                       \
+  }
+
+HANDLERS(potrs, OP_POTRS)
+HANDLERS(potri, OP_POTRI)
+HANDLERS(cholesky, OP_CHOLESKY)

@@ -1,0 +1,99 @@
+/* The binding's state and its contexts; the tile policy of the binding. */
+#include "state.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+tsr_jax_state_t *tessera_jax_state_create(double timeout, int64_t gpu_mem_limit) {
+  if (!(timeout > 0)) return NULL;
+  tsr_jax_state_t *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  if (tsr_rdv_table_init(&s->rdv, timeout)) {
+    free(s);
+    return NULL;
+  }
+  pthread_mutex_init(&s->lock, NULL);
+  for (int p = 0; p < TESSERA_JAX_PLATFORMS; p++) pthread_mutex_init(&s->run[p], NULL);
+  s->gpu_mem_limit = gpu_mem_limit > 0 ? gpu_mem_limit : -1;
+  return s;
+}
+
+void tessera_jax_state_destroy(tsr_jax_state_t *s) {
+  if (!s) return;
+  for (int p = 0; p < TESSERA_JAX_PLATFORMS; p++) {
+    (void)tessera_finalize(s->ctx[p]);
+    pthread_mutex_destroy(&s->run[p]);
+  }
+  pthread_mutex_destroy(&s->lock);
+  tsr_rdv_table_destroy(&s->rdv);
+  free(s);
+}
+
+int tsr_jax_context(tsr_jax_state_t *s, int platform, tessera_context_t **ctx) {
+  *ctx = NULL;
+  if (platform < 0 || platform >= TESSERA_JAX_PLATFORMS) return -2;
+  pthread_mutex_lock(&s->lock);
+  int rc = s->failed[platform];
+  if (!rc && !s->ctx[platform]) {
+    tessera_config_t cfg;
+    tessera_config_init(&cfg);
+    if (platform == TESSERA_JAX_CPU) {
+      cfg.gpus = 0;
+    } else {
+      /* The matrix lives on the GPUs: CPU workers only when asked for. */
+      const char *w = getenv("TESSERA_CPU_WORKERS");
+      if (!w || !*w) cfg.cpu_workers = 0;
+      cfg.gpu_mem_limit = s->gpu_mem_limit;
+    }
+    rc = tessera_init(&s->ctx[platform], &cfg);
+    if (!rc && platform == TESSERA_JAX_CUDA &&
+        tessera_device_count(s->ctx[platform], TESSERA_DEVICE_CUDA) == 0) {
+      (void)tessera_finalize(s->ctx[platform]);
+      s->ctx[platform] = NULL;
+      rc = TESSERA_ERR_UNSUPPORTED;
+      snprintf(s->errmsg[platform], sizeof s->errmsg[platform],
+               "tessera found no GPU (built without CUDA, or no device visible)");
+    } else if (rc) {
+      snprintf(s->errmsg[platform], sizeof s->errmsg[platform],
+               "tessera could not start a context for the %s: %s",
+               platform == TESSERA_JAX_CPU ? "CPUs" : "GPUs", tessera_strerror(rc));
+    }
+    s->failed[platform] = rc;
+  }
+  *ctx = s->ctx[platform];
+  pthread_mutex_unlock(&s->lock);
+  return rc;
+}
+
+const char *tessera_jax_error(tsr_jax_state_t *s, int platform) {
+  if (!s || platform < 0 || platform >= TESSERA_JAX_PLATFORMS) return "";
+  pthread_mutex_lock(&s->lock);
+  const char *m = s->errmsg[platform][0] || !s->ctx[platform]
+                      ? s->errmsg[platform]
+                      : tessera_last_error(s->ctx[platform]);
+  pthread_mutex_unlock(&s->lock);
+  return m;
+}
+
+int tessera_jax_cuda_built(void) {
+#ifdef TESSERA_HAVE_CUDA
+  return 1;
+#else
+  return 0;
+#endif
+}
+
+int tessera_jax_tile(tsr_jax_state_t *s, int platform, int64_t n, int ndev) {
+  if (!s) return -1;
+  tessera_context_t *ctx;
+  int rc = tsr_jax_context(s, platform, &ctx);
+  if (rc) return rc;
+  if (n < 1 || ndev < 1) return 1;
+  const tessera_config_t *cfg = tessera_config(ctx);
+  if (cfg->tile_size > 0) return cfg->tile_size;
+  if (platform == TESSERA_JAX_CPU) return tessera_tile_for(ctx, n);
+  /* GPUs: at least two tile columns per device for the look-ahead, tiles of 256 to 2048 (the
+   * gemm rate of a GPU is near its peak from 2048 on). */
+  int64_t nb = n / (2 * (int64_t)ndev) / 256 * 256;
+  return (int)(nb < 256 ? 256 : nb > 2048 ? 2048 : nb);
+}

@@ -1,0 +1,26 @@
+/* The binding's state: one tessera context per platform, made at first use, and the rendezvous
+ * table of the handlers. */
+#ifndef TSR_JAX_STATE_H
+#define TSR_JAX_STATE_H
+
+#include <pthread.h>
+
+#include "rendezvous.h"
+#include "tessera/tessera.h"
+#include "tessera_jax.h"
+
+struct tsr_jax_state {
+  pthread_mutex_t lock; /* creation of the contexts */
+  tessera_context_t *ctx[TESSERA_JAX_PLATFORMS];
+  int failed[TESSERA_JAX_PLATFORMS]; /* status of a creation that failed; it is not retried */
+  char errmsg[TESSERA_JAX_PLATFORMS][256];
+  pthread_mutex_t run[TESSERA_JAX_PLATFORMS]; /* one call at a time on a context */
+  tsr_rdv_table_t rdv;
+  int64_t gpu_mem_limit;
+};
+
+/** The context of `platform`, made at the first call: 0, or a negative status (the message in
+ *  s->errmsg[platform]). Thread safe. */
+int tsr_jax_context(tsr_jax_state_t *s, int platform, tessera_context_t **ctx);
+
+#endif

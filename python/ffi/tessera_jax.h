@@ -1,0 +1,67 @@
+/* tessera's XLA FFI handlers: the C side of the JAX binding (python/tessera/jax.py).
+ *
+ * Python loads this library with ctypes, creates one state (tessera_jax_state_create) for the
+ * process and passes its address to every call as the attribute `state`; the state owns one
+ * tessera context per platform (made at the first call that needs it) and the rendezvous table.
+ * Nothing here is process-global.
+ *
+ * Every handler is called by XLA once per device of a 1D mesh, from one thread per device, with
+ * that device's row shard of A (nl x Np, row-major), and for potrs its rows of B (nl x k). A
+ * row-major row shard of a Hermitian A is, read column-major, a column panel of Aᵀ = conj(A),
+ * itself Hermitian: the shards are registered in place as the column panels of one tessera
+ * matrix (no transpose, no gather), factored with the triangle opposite to the one the caller
+ * names, and solved from the right (Xᵀ Aᵀ = Bᵀ). Attributes:
+ *   state    (u64)   the state's address
+ *   site     (s64)   identifies the call site within the program (rendezvous key with run id)
+ *   ndev     (s64)   devices of the mesh axis the rows are sharded over
+ *   n        (s64)   order of A (<= Np; rows and columns past n are padding, untouched)
+ *   tile     (s64)   tile size: divides nl when there are several devices
+ *   lower    (s32)   1: A's lower triangle is read (and the factor / inverse written there)
+ *   logdet   (s32)   potrs: 1 to compute log det A
+ * Operands: A's shard, potrs' B shard, and the device's rank on the mesh axis (s32 scalar).
+ * Results: the matrix in place (aliased to A), potrs' X (aliased to B) and log det (f64[1]),
+ * and the status (s32[1]): 0, LAPACK's info, or a negative tessera status
+ * (TESSERA_ERR_TIMEOUT when a device's call did not arrive in time).
+ */
+#ifndef TESSERA_JAX_H
+#define TESSERA_JAX_H
+
+#include <stdint.h>
+
+#include "xla/ffi/api/c_api.h"
+
+#define TSR_JAX_EXPORT __attribute__((visibility("default")))
+
+/** Platforms, as the handlers are registered. */
+enum { TESSERA_JAX_CPU = 0, TESSERA_JAX_CUDA = 1, TESSERA_JAX_PLATFORMS = 2 };
+
+typedef struct tsr_jax_state tsr_jax_state_t;
+
+/** A state: contexts made lazily, rendezvous waiting at most `timeout` seconds for every device
+ *  of a call to arrive; `gpu_mem_limit` bytes for each GPU's pool (-1: tessera's default).
+ *  NULL when out of memory or `timeout` <= 0. */
+TSR_JAX_EXPORT tsr_jax_state_t *tessera_jax_state_create(double timeout, int64_t gpu_mem_limit);
+
+/** Finalizes the contexts and frees the state; no call may be running. */
+TSR_JAX_EXPORT void tessera_jax_state_destroy(tsr_jax_state_t *s);
+
+/** Tile size tessera prefers for a matrix of order n over `ndev` devices of `platform` (the
+ *  binding then takes a divisor of the shard near it): > 0, or a negative status when the
+ *  platform's context cannot be made (tessera_jax_error says why). */
+TSR_JAX_EXPORT int tessera_jax_tile(tsr_jax_state_t *s, int platform, int64_t n, int ndev);
+
+/** The message of the last failure of `platform`'s context ("" when none). */
+TSR_JAX_EXPORT const char *tessera_jax_error(tsr_jax_state_t *s, int platform);
+
+/** 1 when tessera was built with its CUDA backend, else 0. */
+TSR_JAX_EXPORT int tessera_jax_cuda_built(void);
+
+/** The handlers, per operation and platform. */
+TSR_JAX_EXPORT XLA_FFI_Error *tessera_jax_potrs_cpu(XLA_FFI_CallFrame *cf);
+TSR_JAX_EXPORT XLA_FFI_Error *tessera_jax_potrs_cuda(XLA_FFI_CallFrame *cf);
+TSR_JAX_EXPORT XLA_FFI_Error *tessera_jax_potri_cpu(XLA_FFI_CallFrame *cf);
+TSR_JAX_EXPORT XLA_FFI_Error *tessera_jax_potri_cuda(XLA_FFI_CallFrame *cf);
+TSR_JAX_EXPORT XLA_FFI_Error *tessera_jax_cholesky_cpu(XLA_FFI_CallFrame *cf);
+TSR_JAX_EXPORT XLA_FFI_Error *tessera_jax_cholesky_cuda(XLA_FFI_CallFrame *cf);
+
+#endif

@@ -1,0 +1,199 @@
+"""Where a call's matrix lives and how it is cut: the mesh and row axis of a call (given, or
+read from the array's sharding), the checks that run before anything does, and the plan (shard
+width, tile, padding) a shape gets."""
+import math
+from dataclasses import dataclass
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import NamedSharding
+from jax.sharding import PartitionSpec as P
+
+DTYPES = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.complex64),
+          np.dtype(np.complex128))
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A 1D row sharding: the mesh, the axis A's rows are split over, its size, the platform."""
+    mesh: object
+    axis: str
+    ndev: int
+    platform: str  # "cpu" or "gpu"
+
+    def spec(self, *rest):
+        return P(self.axis, *rest)
+
+    def sharding(self, *rest):
+        return NamedSharding(self.mesh, self.spec(*rest))
+
+    def constrain(self, x, spec):
+        """x laid out as `spec` on the mesh (reshard for Explicit axes, a constraint for Auto)."""
+        s = NamedSharding(self.mesh, spec)
+        explicit = any(str(t).endswith("Explicit") for t in getattr(self.mesh, "axis_types", ()))
+        return jax.reshard(x, s) if explicit else jax.lax.with_sharding_constraint(x, s)
+
+
+def _normalize_spec(spec, name):
+    """One PartitionSpec from the forms jaxmg accepts: P, (P,), or jaxmg 0.x's pair
+    (P("x", None), P(None, None))."""
+    if isinstance(spec, (tuple, list)) and not isinstance(spec, P):
+        if len(spec) == 1:
+            spec = spec[0]
+        elif len(spec) == 2 and isinstance(spec[1], P) and all(s is None for s in spec[1]):
+            spec = spec[0]
+        else:
+            raise ValueError(f"{name}: in_specs must be a PartitionSpec, a 1-tuple of one, or the "
+                             f"pair (P(axis, None), P(None, None)); got {spec!r}")
+    if not isinstance(spec, P):
+        raise ValueError(f"{name}: in_specs must be a PartitionSpec such as P('x', None); "
+                         f"got {spec!r}")
+    return spec
+
+
+def _array_sharding(a):
+    s = getattr(a, "sharding", None)
+    if s is None:
+        try:
+            s = jax.typeof(a).sharding
+        except Exception:
+            s = None
+    return s
+
+
+def resolve(a, mesh, spec, name):
+    """The Layout of a call: the mesh and spec given, else those of a's NamedSharding."""
+    if spec is None or mesh is None:
+        s = _array_sharding(a)
+        if isinstance(s, NamedSharding):
+            spec = s.spec if spec is None else spec
+            mesh = s.mesh if mesh is None else mesh
+    if mesh is None or spec is None:
+        raise ValueError(f"{name}: pass mesh and in_specs (A carries no NamedSharding to read "
+                         "them from)")
+    spec = _normalize_spec(spec, name)
+    axis = spec[0] if len(spec) else None
+    if isinstance(axis, (tuple, list)) and len(axis) == 1:
+        axis = axis[0]
+    if not isinstance(axis, str) or any(s is not None for s in spec[1:]):
+        raise ValueError(f"{name}: A must be sharded by rows over one mesh axis, as "
+                         f"P('x', None); got {spec!r}")
+    if not hasattr(mesh, "devices") or isinstance(mesh, jax.sharding.AbstractMesh):
+        raise ValueError(f"{name}: the mesh of a traced array has no devices; pass mesh= "
+                         "(a jax.sharding.Mesh)")
+    if axis not in mesh.axis_names:
+        raise ValueError(f"{name}: axis {axis!r} is not an axis of the mesh {mesh.axis_names}")
+    others = {k: v for k, v in mesh.shape.items() if k != axis and v != 1}
+    if others:
+        raise ValueError(f"{name}: only a 1D mesh is supported: axes {others} besides {axis!r} "
+                         "must have size 1")
+    devices = list(mesh.devices.flat)
+    here = jax.process_index()
+    foreign = [d for d in devices if d.process_index != here]
+    if foreign:
+        raise ValueError(f"{name}: the mesh holds devices of other processes ({foreign[:3]}); "
+                         "every device must be addressable by this process")
+    platforms = {d.platform for d in devices}
+    if len(platforms) != 1 or not platforms <= {"cpu", "gpu", "cuda"}:
+        raise ValueError(f"{name}: the mesh's devices must all be CPUs or all GPUs; got "
+                         f"{sorted(platforms)}")
+    platform = "cpu" if "cpu" in platforms else "gpu"
+    return Layout(mesh, axis, mesh.shape[axis], platform)
+
+
+def local_layout(axis_name, name):
+    """Inside the user's shard_map: the row axis (given, or the only manual axis of more than
+    one device) and its size."""
+    am = jax.sharding.get_abstract_mesh()
+    manual = [ax for ax, t in zip(am.axis_names, am.axis_types) if str(t).endswith("Manual")]
+    if not manual:
+        raise ValueError(f"{name}: call it inside jax.shard_map (no manual mesh axis here)")
+    sizes = dict(zip(am.axis_names, am.axis_sizes))
+    if axis_name is None:
+        big = [ax for ax in manual if sizes[ax] > 1] or manual
+        if len(big) != 1:
+            raise ValueError(f"{name}: several mesh axes {big}; pass axis_name=")
+        axis_name = big[0]
+    if axis_name not in manual:
+        raise ValueError(f"{name}: {axis_name!r} is not a manual axis of the shard_map ({manual})")
+    others = [ax for ax in manual if ax != axis_name and sizes[ax] > 1]
+    if others:
+        raise ValueError(f"{name}: only a 1D mesh is supported: axes {others} besides "
+                         f"{axis_name!r} must have size 1")
+    return axis_name, sizes[axis_name]
+
+
+def check_tile(T_A, name):
+    if isinstance(T_A, bool) or not isinstance(T_A, (int, np.integer)) or T_A < 1:
+        raise ValueError(f"{name}: T_A must be an integer >= 1; got {T_A!r}")
+
+
+def check_matrix(a, name, rows=None):
+    """A is 2-D, square (or `rows` x N for a shard), of a supported dtype; returns N."""
+    shape = tuple(getattr(a, "shape", ()))
+    if len(shape) != 2:
+        raise ValueError(f"{name}: A must be a 2-D matrix; got shape {shape}")
+    if rows is None and shape[0] != shape[1]:
+        raise ValueError(f"{name}: A must be square; got {shape[0]} x {shape[1]}")
+    dt = np.dtype(a.dtype)
+    if dt not in DTYPES:
+        raise TypeError(f"{name}: A's dtype {dt} is not supported (float32, float64, complex64 "
+                        "or complex128)")
+    return shape[1]
+
+
+def check_rhs(b, n, dtype, name, rows=None):
+    """b is (N,) or (N, k) (or this device's `rows` rows), castable to A's dtype."""
+    shape = tuple(getattr(b, "shape", ()))
+    want = (n, rows) if rows is not None else (n,)
+    if len(shape) not in (1, 2) or shape[0] not in want:
+        raise ValueError(f"{name}: b must be (N,) or (N, k) with N = {n}"
+                         + (f" (or this device's {rows} rows)" if rows is not None else "")
+                         + f"; got shape {shape}")
+    bt = np.dtype(b.dtype)
+    if bt != dtype and np.result_type(bt, dtype) != dtype:
+        raise TypeError(f"{name}: b's dtype {bt} does not cast to A's {dtype}")
+
+
+def best_divisor(w, target):
+    """The divisor of w nearest `target` in ratio (the larger on a tie)."""
+    best, score = w, max(w / target, target / w)
+    for d in range(1, math.isqrt(w) + 1):
+        if w % d:
+            continue
+        for c in (d, w // d):
+            s = max(c / target, target / c)
+            if s < score or (s == score and c > best):
+                best, score = c, s
+    return best
+
+
+def plan(n, ndev, target, pad, name):
+    """(shard width w, tile nb) for order n over ndev devices: nb divides w when ndev > 1, and
+    ndev * w >= n (rows past n are padding). Without padding when n splits evenly into shards
+    with a tile within a factor 2 of the target."""
+    if ndev == 1:
+        return n, min(target, n)
+    w0 = -(-n // ndev)
+    if w0 * ndev == n:
+        d = best_divisor(w0, target)
+        if 2 * d >= min(target, w0):
+            return w0, d
+    if not pad:
+        raise ValueError(f"{name}: N = {n} over {ndev} devices needs padding to tile evenly; "
+                         "pass pad=True")
+    tiles = -(-w0 // target)
+    nb = -(-w0 // tiles)
+    return tiles * nb, nb
+
+
+def real_dtype(dtype):
+    return jnp.finfo(dtype).dtype
+
+
+def local_platform():
+    """Inside shard_map: "cpu" or "gpu", from the abstract mesh (else jax's default backend)."""
+    dev = getattr(jax.sharding.get_abstract_mesh(), "abstract_device", None)
+    platform = getattr(dev, "platform", None) or jax.default_backend()
+    return "cpu" if platform == "cpu" else "gpu"

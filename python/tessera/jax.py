@@ -1,0 +1,305 @@
+"""tessera.jax: multi-device Cholesky solves, inverses and factors for JAX, a drop-in for
+jaxmg's `potrs`, `potri` and their `*_shardmap_ctx` forms, on GPUs and on CPUs.
+
+A is Hermitian positive definite, sharded by rows over a 1D mesh (``P("x", None)``). XLA calls
+tessera once per device, from one thread per device; the calls meet, and one tessera call runs
+the whole factorization on every device's shard in place: each shard stays on its device, no
+gather, no transpose. On GPUs the shards are read once the work XLA queued before the call on
+that device's stream is done, and the results are complete when the call returns.
+
+Conventions shared by every function:
+
+- ``T_A`` is jaxmg's tile size; tessera accepts any ``T_A >= 1`` but picks its own tile for
+  speed (a divisor of the shard near what its devices run fastest; ``TESSERA_TILE`` forces one).
+- Only one triangle of A is read: the upper one (``lower=False``, as jaxmg 0.x, SciPy's
+  ``cho_factor`` and ``cholesky``) or the lower one (``lower=True``).
+- ``pad=True`` lets tessera pad A when N does not split into equal shards of whole tiles (the
+  padding is cut off the results); with ``pad=False`` such an N is an error.
+- ``status`` (int32): 0; LAPACK's ``info > 0`` when the leading minor of that order is not
+  positive definite or holds NaN; a negative tessera status otherwise (``status_message``).
+  When it is not 0, every element of every returned array is NaN.
+- Inputs are never modified unless ``donate=True``.
+- Errors in the arguments (shapes, dtypes, mesh, sharding) raise before anything runs.
+
+Environment: ``TESSERA_JAX_TIMEOUT`` (seconds a device's call waits for the others, default
+60), ``TESSERA_GPU_MEM_LIMIT`` (each GPU's pool; by default what XLA's memory fraction leaves,
+less 2 GiB), and the ``TESSERA_*`` variables of the C library.
+"""
+import functools
+import itertools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import PartitionSpec as P
+
+from . import _layout
+from ._native import native
+
+__all__ = ["potrs", "potri", "potri_symmetrize", "cholesky", "potrs_shardmap_ctx",
+           "potri_shardmap_ctx", "cholesky_shardmap_ctx", "status_message"]
+
+_sites = itertools.count(1)
+
+
+def status_message(status):
+    """A sentence explaining a status returned by the functions of this module."""
+    s = int(status)
+    if s == 0:
+        return "success"
+    if s > 0:
+        return (f"the leading minor of order {s} is not positive definite (or holds NaN): the "
+                "matrix has no Cholesky factor")
+    lib = native().lib
+    lib.tessera_strerror.restype = __import__("ctypes").c_char_p
+    return lib.tessera_strerror(s).decode()
+
+
+def _tile_target(platform, n, ndev):
+    nat = native()
+    if platform not in nat.platforms:
+        raise RuntimeError("tessera.jax: this tessera was built without CUDA, or jax has no "
+                           "CUDA backend: GPU arrays cannot be served")
+    return nat.tile(nat.platforms[platform], n, ndev)
+
+
+def _ffi(op, a, b, rank, *, n, ndev, tile, lower, logdet=False):
+    """tessera's call on this device's shard (inside shard_map): the outputs of the handler."""
+    nat = native()
+    outs = [jax.ShapeDtypeStruct(a.shape, a.dtype)]
+    args, aliases = (a, rank), {0: 0}
+    if op == "potrs":
+        outs += [jax.ShapeDtypeStruct(b.shape, b.dtype), jax.ShapeDtypeStruct((1,), jnp.float64)]
+        args, aliases = (a, b, rank), {0: 0, 1: 1}
+    outs.append(jax.ShapeDtypeStruct((1,), jnp.int32))
+    attrs = dict(state=np.uint64(nat.state), site=np.int64(next(_sites)), ndev=np.int64(ndev),
+                 n=np.int64(n), tile=np.int64(tile), lower=np.int64(bool(lower)))
+    if op == "potrs":
+        attrs["logdet"] = np.int64(bool(logdet))
+    return jax.ffi.ffi_call(f"tessera_{op}", outs, input_output_aliases=aliases)(*args, **attrs)
+
+
+def _rank(axis):
+    return jax.lax.axis_index(axis).astype(jnp.int32)
+
+
+def _nan_unless(ok, x):
+    return jnp.where(ok, x, jnp.array(jnp.nan, x.dtype))
+
+
+def _triangle_mask(rows, cols, row0, lower):
+    """True where (row0 + i, j) is in the triangle kept (`lower` or upper, diagonal included)."""
+    i = jax.lax.broadcasted_iota(jnp.int32, (rows, cols), 0) + row0
+    j = jax.lax.broadcasted_iota(jnp.int32, (rows, cols), 1)
+    return j <= i if lower else j >= i
+
+
+def _status(st):
+    """One status from every device's (equal unless a device failed alone): a failure wins."""
+    return jnp.where(st.min() < 0, st.min(), st.max())
+
+
+def _cut(x, n, lay, cols=False):
+    """x without the padding past row (and column) n, laid out by rows when N splits evenly,
+    else replicated (shards of unequal size are not an array layout)."""
+    if x.shape[0] != n:
+        x = lay.constrain(x, P())
+        x = x[:n, :n] if cols else x[:n]
+    return lay.constrain(x, lay.spec(None) if n % lay.ndev == 0 else P())
+
+
+def _rows_sharded(x, axis):
+    s = _layout._array_sharding(x)
+    spec = getattr(s, "spec", None)
+    return bool(spec) and spec[0] in (axis, (axis,))
+
+
+# ---------------------------------------------------------------------------- global forms
+
+
+def _prepare(a, T_A, mesh, in_specs, matrix_specs, pad, name):
+    _layout.check_tile(T_A, name)
+    n = _layout.check_matrix(a, name)
+    spec = matrix_specs if matrix_specs is not None else in_specs
+    lay = _layout.resolve(a, mesh, spec, name)
+    if n == 0:
+        return lay, n, 0, 1
+    w, nb = _layout.plan(n, lay.ndev, _tile_target(lay.platform, n, lay.ndev), pad, name)
+    return lay, n, w, nb
+
+
+def _padded(x, lay, rows, cols=None):
+    """x padded with zeros to `rows` (and `cols`) and laid out by rows over the mesh."""
+    pads = [(0, rows - x.shape[0])] + ([(0, cols - x.shape[1])] if cols else [(0, 0)])
+    if any(p[1] for p in pads):
+        x = jnp.pad(x, pads)
+    return lay.constrain(x, lay.spec(None))
+
+
+@functools.lru_cache(maxsize=64)
+def _potrs_fn(lay, n, w, nb, dtype, b_shape, b_rows, lower, donate):
+    """The jitted solve for one plan (cached: tracing and compiling happen once per shape)."""
+    np_ = lay.ndev * w
+
+    def local(a, b):
+        af, x, ld, st = _ffi("potrs", a, b, _rank(lay.axis), n=n, ndev=lay.ndev, tile=nb,
+                             lower=lower, logdet=True)
+        return af, x, ld, st
+
+    def run(a, b):
+        b2 = (b.reshape(n, 1) if len(b_shape) == 1 else b).astype(dtype)
+        a_p, b_p = _padded(a.astype(dtype), lay, np_, np_), _padded(b2, lay, np_)
+        _, x, ld, st = jax.shard_map(local, mesh=lay.mesh,
+                                     in_specs=(lay.spec(None), lay.spec(None)),
+                                     out_specs=(lay.spec(None), lay.spec(None), lay.spec(),
+                                                lay.spec()))(a_p, b_p)
+        status = _status(st)
+        ok = status == 0
+        x = _cut(x, n, lay).reshape(b_shape)
+        x = lay.constrain(x, P(lay.axis, *([None] * (len(b_shape) - 1))) if b_rows else P())
+        x = _nan_unless(ok, x)
+        logdet = _nan_unless(ok, ld.max()).astype(_layout.real_dtype(dtype))
+        return x, logdet, status
+
+    return jax.jit(run, donate_argnums=(0, 1) if donate else ())
+
+
+def potrs(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_status=False,
+          return_logdet=False, pad=True, donate=False, lower=False):
+    """Solves A x = b for Hermitian positive definite A sharded by rows over a 1D mesh.
+
+    a: (N, N); b: (N,) or (N, k), replicated or sharded by rows like A; the solution comes back
+    in b's layout. mesh / in_specs (or matrix_specs): the mesh and ``P("x", None)``, a 1-tuple
+    of it, or jaxmg 0.x's pair ``(P("x", None), P(None, None))``; read from ``a.sharding`` when
+    omitted. Returns x, (x, status), (x, logdet) or (x, logdet, status)."""
+    name = "tessera.jax.potrs"
+    lay, n, w, nb = _prepare(a, T_A, mesh, in_specs, matrix_specs, pad, name)
+    dtype = np.dtype(a.dtype)
+    _layout.check_rhs(b, n, dtype, name)
+    if n == 0:
+        x, logdet, status = jnp.zeros(b.shape, dtype), jnp.zeros((), _layout.real_dtype(dtype)), \
+            jnp.int32(0)
+    else:
+        fn = _potrs_fn(lay, n, w, nb, dtype, tuple(b.shape), _rows_sharded(b, lay.axis),
+                       bool(lower), bool(donate))
+        x, logdet, status = fn(a, b)
+    out = (x,) + ((logdet,) if return_logdet else ()) + ((status,) if return_status else ())
+    return out[0] if len(out) == 1 else out
+
+
+@functools.lru_cache(maxsize=64)
+def _factor_fn(op, lay, n, w, nb, dtype, lower, donate):
+    """The jitted potri or cholesky for one plan."""
+    np_ = lay.ndev * w
+
+    def local(a):
+        return _ffi(op, a, None, _rank(lay.axis), n=n, ndev=lay.ndev, tile=nb, lower=lower)
+
+    def run(a):
+        a_p = _padded(a.astype(dtype), lay, np_, np_)
+        x, st = jax.shard_map(local, mesh=lay.mesh, in_specs=lay.spec(None),
+                              out_specs=(lay.spec(None), lay.spec()))(a_p)
+        x = _cut(x, n, lay, cols=True)
+        x = potri_symmetrize(x, lower) if op == "potri" else \
+            jnp.where(_triangle_mask(n, n, 0, lower), x, jnp.zeros((), dtype))
+        status = _status(st)
+        return _nan_unless(status == 0, x), status
+
+    return jax.jit(run, donate_argnums=(0,) if donate else ())
+
+
+def _factor(op, name, a, T_A, mesh, in_specs, matrix_specs, return_status, pad, donate, lower):
+    lay, n, w, nb = _prepare(a, T_A, mesh, in_specs, matrix_specs, pad, name)
+    dtype = np.dtype(a.dtype)
+    if n == 0:
+        x, status = jnp.zeros((0, 0), dtype), jnp.int32(0)
+    else:
+        x, status = _factor_fn(op, lay, n, w, nb, dtype, bool(lower), bool(donate))(a)
+    return (x, status) if return_status else x
+
+
+def potri(a, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_status=False, pad=True,
+          donate=False, lower=False):
+    """The inverse of Hermitian positive definite A (both triangles filled), sharded by rows
+    like A. Returns A⁻¹ or (A⁻¹, status)."""
+    return _factor("potri", "tessera.jax.potri", a, T_A, mesh, in_specs, matrix_specs,
+                   return_status, pad, donate, lower)
+
+
+def cholesky(a, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_status=False,
+             pad=True, donate=False, lower=False):
+    """The Cholesky factor of Hermitian positive definite A, sharded by rows like A: U with
+    A = Uᴴ U (lower=False), or L with A = L Lᴴ (lower=True); the other triangle is zero.
+    Returns the factor or (factor, status)."""
+    return _factor("cholesky", "tessera.jax.cholesky", a, T_A, mesh, in_specs, matrix_specs,
+                   return_status, pad, donate, lower)
+
+
+def potri_symmetrize(a, lower=False):
+    """The Hermitian matrix whose upper (lower=False) or lower triangle `a` holds: what
+    ``potri_shardmap_ctx`` leaves, made whole (jaxmg's ``potri_symmetrize``)."""
+    t = jnp.tril(a) if lower else jnp.triu(a)
+    return t + t.T.conj() - jnp.diag(jnp.diag(t))
+
+
+# ------------------------------------------------------------------ inside the user's shard_map
+
+
+def _local_plan(a, T_A, axis_name, name):
+    _layout.check_tile(T_A, name)
+    n = _layout.check_matrix(a, name, rows=True)
+    axis, ndev = _layout.local_layout(axis_name, name)
+    rows = a.shape[0]
+    if rows * ndev != n:
+        raise ValueError(f"{name}: A's shard is {rows} x {n}, but {ndev} shards of {rows} rows "
+                         f"make {rows * ndev} rows, not {n}")
+    platform = _layout.local_platform()
+    nb = rows if ndev == 1 else _layout.best_divisor(rows, _tile_target(platform, n, ndev))
+    return axis, ndev, n, rows, nb
+
+
+def potrs_shardmap_ctx(a, b, T_A, *, axis_name=None, return_logdet=False, pad=True,
+                       lower=False):
+    """potrs inside the caller's jax.shard_map: `a` is this device's (N / ndev) x N row shard;
+    `b` the whole replicated (N,) or (N, k) right-hand side, or this device's rows of it.
+    Returns (x, status) or (x, logdet, status), x in b's form; status and logdet have shape (1,)
+    on each device. `axis_name` names the row axis (default: the only manual axis of more than
+    one device). No padding is ever needed here (`pad` is accepted for jaxmg's signature)."""
+    name = "tessera.jax.potrs_shardmap_ctx"
+    axis, ndev, n, rows, nb = _local_plan(a, T_A, axis_name, name)
+    dtype = np.dtype(a.dtype)
+    _layout.check_rhs(b, n, dtype, name, rows=rows)
+    rank = _rank(axis)
+    full = b.shape[0] == n
+    b2 = (b.reshape(-1, 1) if b.ndim == 1 else b).astype(dtype)
+    if full and ndev > 1:
+        b2 = jax.lax.dynamic_slice_in_dim(b2, rank * rows, rows, axis=0)
+    _, x, ld, st = _ffi("potrs", a, b2, rank, n=n, ndev=ndev, tile=nb, lower=lower, logdet=True)
+    if full and ndev > 1:
+        x = jax.lax.all_gather(x, axis, tiled=True)
+    ok = st[0] == 0
+    x = _nan_unless(ok, x.reshape(b.shape))
+    logdet = _nan_unless(ok, ld).astype(_layout.real_dtype(dtype))
+    return (x, logdet, st) if return_logdet else (x, st)
+
+
+def _local_factor(op, name, a, T_A, axis_name, lower):
+    axis, ndev, n, rows, nb = _local_plan(a, T_A, axis_name, name)
+    rank = _rank(axis)
+    x, st = _ffi(op, a, None, rank, n=n, ndev=ndev, tile=nb, lower=lower)
+    x = jnp.where(_triangle_mask(rows, n, rank * rows, lower), x, jnp.zeros((), a.dtype))
+    return _nan_unless(st[0] == 0, x), st
+
+
+def potri_shardmap_ctx(a, T_A, *, axis_name=None, pad=True, lower=False):
+    """potri inside the caller's jax.shard_map: returns (this device's rows of the upper
+    (lower=False) or lower triangle of A⁻¹, the other triangle zero; status (1,)). Make it
+    whole with potri_symmetrize on the gathered result, as with jaxmg."""
+    return _local_factor("potri", "tessera.jax.potri_shardmap_ctx", a, T_A, axis_name, lower)
+
+
+def cholesky_shardmap_ctx(a, T_A, *, axis_name=None, pad=True, lower=False):
+    """cholesky inside the caller's jax.shard_map: returns (this device's rows of the factor,
+    status (1,))."""
+    return _local_factor("cholesky", "tessera.jax.cholesky_shardmap_ctx", a, T_A, axis_name,
+                         lower)
