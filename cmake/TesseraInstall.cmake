@@ -1,7 +1,9 @@
 # Installation of tessera: headers, the shared library, the CLI, a pkg-config file (tessera.pc)
 # and a CMake package (tesseraConfig.cmake, tesseraConfigVersion.cmake, tesseraTargets.cmake)
 # exporting tessera::tessera. Installed files find each other through relative paths, so
-# `cmake --install build --prefix DIR` gives a working tree under any DIR.
+# `cmake --install build --prefix DIR` gives a working tree under any DIR. libtessera_jax, where
+# the JAX binding is built, is installed beside libtessera by cmake/TesseraJax.cmake. In a wheel
+# build (SKBUILD) none of this is installed: cmake/TesseraJax.cmake installs the wheel's files.
 include(CMakePackageConfigHelpers)
 
 set(TESSERA_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/tessera")
@@ -10,6 +12,11 @@ set(TESSERA_PKGCONFIG_DIR "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
 # Installed programs and the library find their third-party libraries (CUDA's, OpenBLAS in its
 # own folder) where they were linked, and the CLI finds libtessera next to it.
 set_target_properties(tessera PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
+if(SKBUILD)
+  # A wheel (python/pyproject.toml) holds the Python package and its two libraries only, which
+  # cmake/TesseraJax.cmake installs: no headers, CLI, pkg-config file or CMake package.
+  return()
+endif()
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/tessera"
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}" FILES_MATCHING PATTERN "*.h")
 install(TARGETS tessera EXPORT tesseraTargets

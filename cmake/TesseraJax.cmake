@@ -52,3 +52,20 @@ set_target_properties(tessera_jax PROPERTIES
   LIBRARY_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/python"
   C_VISIBILITY_PRESET hidden
   INSTALL_RPATH "$ORIGIN" BUILD_RPATH "$<TARGET_FILE_DIR:tessera>")
+
+# Installation ---------------------------------------------------------------------------------
+if(SKBUILD)
+  # A wheel (`pip install ./python`, scikit-build-core; python/pyproject.toml installs only the
+  # component tessera_python): libtessera_jax and libtessera in the package folder tessera/,
+  # where _native.py loads libtessera_jax and its RUNPATH $ORIGIN finds libtessera. A wheel is a
+  # zip and keeps no symlinks, so libtessera is built under its SONAME alone (libtessera.so.0,
+  # no libtessera.so.0.1.0 beside it) and installed without its namelink: one copy.
+  set_target_properties(tessera PROPERTIES VERSION ${PROJECT_VERSION_MAJOR})
+  install(TARGETS tessera tessera_jax
+          LIBRARY DESTINATION tessera COMPONENT tessera_python NAMELINK_SKIP)
+else()
+  # Beside libtessera in the library folder (RUNPATH $ORIGIN), for a Python package that uses
+  # an installed tessera: TESSERA_JAX_LIBRARY=<prefix>/<libdir>/libtessera_jax.so. A plugin
+  # loaded with ctypes, not linked: no header, not part of the CMake package's export.
+  install(TARGETS tessera_jax LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}")
+endif()

@@ -7,7 +7,8 @@
 #
 # A build tool already on PATH (cmake from pip, say) counts as present. cmocka unpacked into
 # .deps/ by scripts/fetch-deps.sh also counts, for machines that cannot reach a package mirror.
-# When tests/python holds tests and python3 lacks pytest, pytest is installed with pip.
+# When tests/python holds tests and python3 lacks pytest, pytest is installed with pip; jax (CPU)
+# likewise when the JAX binding's tests are there (the binding is built against its FFI header).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -63,5 +64,11 @@ if compgen -G "tests/python/test_*.py" >/dev/null && command -v python3 >/dev/nu
   echo "setup: installing pytest"
   python3 -m pip install -q --disable-pip-version-check pytest >/dev/null 2>&1 ||
     echo "setup: could not install pytest; the Python tests will be skipped" >&2
+fi
+if [ -f tests/python/test_jax.py ] && command -v python3 >/dev/null &&
+  ! python3 -c "import jax" 2>/dev/null; then
+  echo "setup: installing jax (CPU) for the JAX binding"
+  python3 -m pip install -q --disable-pip-version-check jax >/dev/null 2>&1 ||
+    echo "setup: could not install jax; the JAX binding and its tests will be skipped" >&2
 fi
 exit 0

@@ -137,13 +137,13 @@ def _padded(x, lay, rows, cols=None):
 
 
 @functools.lru_cache(maxsize=64)
-def _potrs_fn(lay, n, w, nb, dtype, b_shape, b_rows, lower, donate):
+def _potrs_fn(lay, n, w, nb, dtype, b_shape, b_rows, lower, logdet, donate):
     """The jitted solve for one plan (cached: tracing and compiling happen once per shape)."""
     np_ = lay.ndev * w
 
     def local(a, b):
         af, x, ld, st = _ffi("potrs", a, b, _rank(lay.axis), n=n, ndev=lay.ndev, tile=nb,
-                             lower=lower, logdet=True)
+                             lower=lower, logdet=logdet)
         return af, x, ld, st
 
     def run(a, b):
@@ -181,7 +181,7 @@ def potrs(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_stat
             jnp.int32(0)
     else:
         fn = _potrs_fn(lay, n, w, nb, dtype, tuple(b.shape), _rows_sharded(b, lay.axis),
-                       bool(lower), bool(donate))
+                       bool(lower), bool(return_logdet), bool(donate))
         x, logdet, status = fn(a, b)
     out = (x,) + ((logdet,) if return_logdet else ()) + ((status,) if return_status else ())
     return out[0] if len(out) == 1 else out
@@ -274,7 +274,8 @@ def potrs_shardmap_ctx(a, b, T_A, *, axis_name=None, return_logdet=False, pad=Tr
     b2 = (b.reshape(-1, 1) if b.ndim == 1 else b).astype(dtype)
     if full and ndev > 1:
         b2 = jax.lax.dynamic_slice_in_dim(b2, rank * rows, rows, axis=0)
-    _, x, ld, st = _ffi("potrs", a, b2, rank, n=n, ndev=ndev, tile=nb, lower=lower, logdet=True)
+    _, x, ld, st = _ffi("potrs", a, b2, rank, n=n, ndev=ndev, tile=nb, lower=lower,
+                        logdet=return_logdet)
     if full and ndev > 1:
         x = jax.lax.all_gather(x, axis, tiled=True)
     ok = st[0] == 0

@@ -1,0 +1,222 @@
+"""tessera.jax.potrs against tessera's own tile-level calls and jax's one-GPU Cholesky.
+
+Runs, in one process, on every GPU jax sees (or CPU devices with --cpu N):
+  1. tessera.jax.potrs on A already sharded by rows over the devices (f64 by default, N=65536),
+     best of --reps, after a warm-up call;
+  2. tessera's own tile-level calls on the same shards, through the C API (ctypes on
+     libtessera): tessera_matrix_view_panels + tessera_tile_potrf + two tessera_tile_trsm, what
+     the binding runs, without XLA, the FFI and the rendezvous;
+  3. jax.scipy.linalg.cho_factor + cho_solve (jit) on one device at --jax-n, and
+     tessera.jax.potrs at the same order on all devices;
+  4. the time per call of tessera.jax.potrs and of jax's one-device solve at --small (one
+     right-hand side), the median of --calls calls.
+Prints a table last; --json FILE writes the results. The matrix is generated on the devices:
+A[i, j] = ((i + j) % 7 + (i * j) % 5) / 12 off the diagonal, N + 1 on it (symmetric,
+diagonally dominant, so positive definite).
+
+  python3 bench/jax_potrs.py --n 65536 --jax-n 32768 --small 4096
+Environment: TESSERA_BUILD_DIR (the build holding libtessera and python/libtessera_jax.so).
+"""
+import argparse
+import ctypes
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+ap.add_argument("--n", type=int, default=65536)
+ap.add_argument("--jax-n", type=int, default=32768)
+ap.add_argument("--small", type=int, default=4096)
+ap.add_argument("--calls", type=int, default=50)
+ap.add_argument("--reps", type=int, default=3)
+ap.add_argument("--dtype", default="float64", choices=["float32", "float64"])
+ap.add_argument("--devices", type=int, default=0, help="devices to use (default: all)")
+ap.add_argument("--cpu", type=int, default=0, help="run on N CPU devices instead of GPUs")
+ap.add_argument("--skip", default="", help="comma list of parts to skip: tessera,c,jax,small")
+ap.add_argument("--json", default="")
+args = ap.parse_args()
+if args.cpu:
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
+                               f" --xla_force_host_platform_device_count={args.cpu}")
+    os.environ["JAX_PLATFORMS"] = "cpu"
+ROOT = Path(__file__).resolve().parents[1]
+BUILD = Path(os.environ.get("TESSERA_BUILD_DIR", ROOT / "build"))
+os.environ.setdefault("TESSERA_BUILD_DIR", str(BUILD))
+sys.path.insert(0, str(ROOT / "python"))
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+from jax.sharding import NamedSharding  # noqa: E402
+from jax.sharding import PartitionSpec as P  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)
+import tessera.jax as tj  # noqa: E402
+from tessera import _native  # noqa: E402
+
+skip = set(filter(None, args.skip.split(",")))
+devs = jax.devices()
+devs = devs[:args.devices] if args.devices else devs
+mesh = jax.sharding.Mesh(np.array(devs), ("x",))
+dtype = np.dtype(args.dtype)
+results = {"devices": [str(d) for d in devs], "device_kind": devs[0].device_kind,
+           "dtype": dtype.name, "jax": jax.__version__}
+rows = []
+
+
+def flops(n, k=1):
+    return n ** 3 / 3 + 2 * n * n * k
+
+
+def spd(n, mesh_, spec=P("x", None)):
+    """The test matrix, generated sharded (each device its rows)."""
+    nd = mesh_.shape["x"] if "x" in mesh_.shape else 1
+
+    def local():
+        r0 = jax.lax.axis_index("x") * (n // nd) if nd > 1 else 0
+        i = jax.lax.broadcasted_iota(jnp.int64, (n // nd, n), 0) + r0
+        j = jax.lax.broadcasted_iota(jnp.int64, (n // nd, n), 1)
+        v = (((i + j) % 7 + (i * j) % 5) / 12.0).astype(dtype)
+        return jnp.where(i == j, jnp.asarray(n + 1, dtype), v)
+
+    f = jax.jit(jax.shard_map(local, mesh=mesh_, in_specs=(), out_specs=spec))
+    return f()
+
+
+def timed(fn, reps):
+    best = float("inf")
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        jax.block_until_ready(fn())
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def residual(a, x, b):
+    """‖A x − b‖ / (‖A‖ ‖x‖) with A's norm estimated by its row sums (max norm)."""
+    r = jnp.asarray(a) @ x - b
+    return float(jnp.linalg.norm(r) / (jnp.abs(a).sum(1).max() * jnp.linalg.norm(x)))
+
+
+n = args.n
+b = jax.device_put(jnp.ones((n, 1), dtype), NamedSharding(mesh, P()))
+# -------------------------------------------------------------------------- 1. tessera.jax
+if "tessera" not in skip:
+    a = spd(n, mesh)
+    x, st = tj.potrs(a, b, 256, mesh, P("x", None), return_status=True)  # warm-up (compiles)
+    jax.block_until_ready(x)
+    t = timed(lambda: tj.potrs(a, b, 256, mesh, P("x", None)), args.reps)
+    res = residual(a, tj.potrs(a, b, 256, mesh, P("x", None)), b) if n <= 16384 else float("nan")
+    results["tessera_jax"] = dict(n=n, seconds=t, tflops=flops(n) / t * 1e-12, status=int(st),
+                                  residual=res)
+    rows.append((f"tessera.jax.potrs N={n}, {len(devs)} dev", t, flops(n) / t * 1e-12))
+
+# ------------------------------------------------------- 2. tessera's tile calls, same shards
+if "c" not in skip and "tessera" not in skip:
+    lib = ctypes.CDLL(str(BUILD / "libtessera.so"))
+    ctx = _native.native()  # the binding's state holds the contexts; this one is separate
+    os.environ.setdefault("TESSERA_CPU_WORKERS", "0" if not args.cpu else "2")
+    c = ctypes.c_void_p()
+    assert lib.tessera_init(ctypes.byref(c), None) == 0, "tessera_init failed"
+    cnt = len(devs)
+    nb = _native.native().tile(_native.CPU if args.cpu else _native.CUDA, n, cnt)
+    from tessera import _layout  # noqa: E402
+    w, nb = _layout.plan(n, cnt, nb, False, "bench")
+    code = {np.dtype("float32"): 0, np.dtype("float64"): 1}[dtype]
+    one = (ctypes.c_double * 2)(1, 0) if dtype == np.float64 else (ctypes.c_float * 2)(1, 0)
+
+    def tile_solve():
+        aw = a + 0  # a fresh copy: the factorization is in place
+        xw = jnp.broadcast_to(b, (n, 1)) + 0
+        xw = jax.device_put(xw, NamedSharding(mesh, P("x", None)))
+        jax.block_until_ready((aw, xw))
+        ptr = lambda arr: [s.data.unsafe_buffer_pointer()  # noqa: E731
+                           for s in sorted(arr.addressable_shards, key=lambda s: s.index[0].start or 0)]
+        pa, px = (ctypes.c_void_p * cnt)(*ptr(aw)), (ctypes.c_void_p * cnt)(*ptr(xw))
+        nodes = (ctypes.c_int * cnt)(*[0 if args.cpu else 1 + d.local_hardware_id for d in devs])
+        A, X = ctypes.c_void_p(), ctypes.c_void_p()
+        i64 = ctypes.c_int64
+        t0 = time.perf_counter()
+        assert lib.tessera_matrix_view_panels(c, code, i64(n), i64(n), i64(nb), i64(nb), i64(w),
+                                              cnt, pa, nodes, i64(n), ctypes.byref(A)) == 0
+        assert lib.tessera_matrix_view_panels(c, code, i64(1), i64(n), i64(nb), i64(nb), i64(w),
+                                              cnt, px, nodes, i64(1), ctypes.byref(X)) == 0
+        rc = lib.tessera_tile_potrf(ord("L"), A)
+        rc = rc or lib.tessera_tile_trsm(ord("R"), ord("L"), ord("C"), ord("N"), one, A, X)
+        rc = rc or lib.tessera_tile_trsm(ord("R"), ord("L"), ord("N"), ord("N"), one, A, X)
+        lib.tessera_matrix_destroy(X)
+        lib.tessera_matrix_destroy(A)
+        assert rc == 0, rc
+        return time.perf_counter() - t0
+
+    tile_solve()
+    t = min(tile_solve() for _ in range(args.reps))
+    results["tessera_tile"] = dict(n=n, seconds=t, tflops=flops(n) / t * 1e-12, tile=nb)
+    rows.append((f"tessera tile potrf+trsm N={n} (C, same shards)", t, flops(n) / t * 1e-12))
+    lib.tessera_finalize(c)
+    del a
+
+# ------------------------------------------------------------- 3. jax's Cholesky on one device
+if "jax" not in skip:
+    m = args.jax_n
+    one_mesh = jax.sharding.Mesh(np.array(devs[:1]), ("x",))
+    a1 = spd(m, one_mesh, P())
+    b1 = jnp.ones((m, 1), dtype, device=devs[0])
+    cho = jax.jit(lambda a_, b_: jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(a_), b_))
+    jax.block_until_ready(cho(a1, b1))
+    t1 = timed(lambda: cho(a1, b1), args.reps)
+    results["jax_one_device"] = dict(n=m, seconds=t1, tflops=flops(m) / t1 * 1e-12)
+    rows.append((f"jax cho_factor+cho_solve N={m}, 1 dev", t1, flops(m) / t1 * 1e-12))
+    del a1
+    am = spd(m, mesh)
+    bm = jax.device_put(jnp.ones((m, 1), dtype), NamedSharding(mesh, P()))
+    jax.block_until_ready(tj.potrs(am, bm, 256, mesh, P("x", None)))
+    t2 = timed(lambda: tj.potrs(am, bm, 256, mesh, P("x", None)), args.reps)
+    results["tessera_jax_mid"] = dict(n=m, seconds=t2, tflops=flops(m) / t2 * 1e-12,
+                                      speedup_vs_jax=t1 / t2)
+    rows.append((f"tessera.jax.potrs N={m}, {len(devs)} dev", t2, flops(m) / t2 * 1e-12))
+    del am
+
+# ------------------------------------------------------------------ 4. per-call time, small N
+if "small" not in skip:
+    s = args.small
+    a_s = spd(s, mesh)
+    b_s = jax.device_put(jnp.ones((s, 1), dtype), NamedSharding(mesh, P()))
+    f = lambda: tj.potrs(a_s, b_s, 256, mesh, P("x", None))  # noqa: E731
+    jax.block_until_ready(f())
+    per = []
+    for _ in range(args.calls):
+        t0 = time.perf_counter()
+        jax.block_until_ready(f())
+        per.append(time.perf_counter() - t0)
+    results["tessera_jax_small"] = dict(n=s, median=statistics.median(per), mean=statistics.mean(per),
+                                        best=min(per), residual=residual(a_s, f(), b_s))
+    rows.append((f"tessera.jax.potrs per call N={s}, {len(devs)} dev (median)",
+                 statistics.median(per), flops(s) / statistics.median(per) * 1e-12))
+    a_1 = spd(s, jax.sharding.Mesh(np.array(devs[:1]), ("x",)), P())
+    b_1 = jnp.ones((s, 1), dtype, device=devs[0])
+    cho = jax.jit(lambda a_, b_: jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(a_), b_))
+    jax.block_until_ready(cho(a_1, b_1))
+    per = []
+    for _ in range(args.calls):
+        t0 = time.perf_counter()
+        jax.block_until_ready(cho(a_1, b_1))
+        per.append(time.perf_counter() - t0)
+    results["jax_small"] = dict(n=s, median=statistics.median(per), best=min(per))
+    rows.append((f"jax cho_factor+cho_solve per call N={s}, 1 dev (median)",
+                 statistics.median(per), flops(s) / statistics.median(per) * 1e-12))
+
+if args.json:
+    Path(args.json).write_text(json.dumps(results, indent=1))
+print(f"\n{'run':60s} {'seconds':>10s} {'TFLOP/s':>9s}")
+for name, t, r in rows:
+    print(f"{name:60s} {t:10.4f} {r:9.2f}")
+if "tessera_jax" in results and "tessera_tile" in results:
+    print(f"tessera.jax / tile-level time: "
+          f"{results['tessera_jax']['seconds'] / results['tessera_tile']['seconds']:.3f}")
+if "tessera_jax_mid" in results:
+    print(f"tessera.jax vs jax one device at N={args.jax_n}: "
+          f"{results['tessera_jax_mid']['speedup_vs_jax']:.2f}x")
