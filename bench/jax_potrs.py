@@ -139,22 +139,31 @@ if "c" not in skip and "tessera" not in skip:
         nodes = (ctypes.c_int * cnt)(*[0 if args.cpu else 1 + d.local_hardware_id for d in devs])
         A, X = ctypes.c_void_p(), ctypes.c_void_p()
         i64 = ctypes.c_int64
-        t0 = time.perf_counter()
+        marks = [time.perf_counter()]
         assert lib.tessera_matrix_view_panels(c, code, i64(n), i64(n), i64(nb), i64(nb), i64(w),
                                               cnt, pa, nodes, i64(n), ctypes.byref(A)) == 0
         assert lib.tessera_matrix_view_panels(c, code, i64(1), i64(n), i64(nb), i64(nb), i64(w),
                                               cnt, px, nodes, i64(1), ctypes.byref(X)) == 0
+        marks.append(time.perf_counter())
         rc = lib.tessera_tile_potrf(ord("L"), A)
+        marks.append(time.perf_counter())
         rc = rc or lib.tessera_tile_trsm(ord("R"), ord("L"), ord("C"), ord("N"), one, A, X)
+        marks.append(time.perf_counter())
         rc = rc or lib.tessera_tile_trsm(ord("R"), ord("L"), ord("N"), ord("N"), one, A, X)
+        marks.append(time.perf_counter())
         lib.tessera_matrix_destroy(X)
         lib.tessera_matrix_destroy(A)
+        marks.append(time.perf_counter())
         assert rc == 0, rc
-        return time.perf_counter() - t0
+        phases = dict(zip(("views", "potrf", "trsm1", "trsm2", "destroy"),
+                          np.diff(marks).tolist()))
+        return marks[-1] - marks[0], phases
 
     tile_solve()
-    t = min(tile_solve() for _ in range(args.reps))
-    results["tessera_tile"] = dict(n=n, seconds=t, tflops=flops(n) / t * 1e-12, tile=nb)
+    t, phases = min((tile_solve() for _ in range(args.reps)), key=lambda r: r[0])
+    results["tessera_tile"] = dict(n=n, seconds=t, tflops=flops(n) / t * 1e-12, tile=nb,
+                                   phases=phases)
+    print("tile-level phases (s):", " ".join(f"{k} {v:.5f}" for k, v in phases.items()))
     rows.append((f"tessera tile potrf+trsm N={n} (C, same shards)", t, flops(n) / t * 1e-12))
     lib.tessera_finalize(c)
     del a

@@ -65,7 +65,7 @@ static int solve(tsr_jax_state_t *s, int platform, op_t op, const part_t *p, int
     a[i] = p[i].a;
     b[i] = p[i].b;
     nodes[i] = p[i].node;
-    if (p[i].node != TESSERA_HOST_NODE) gpus |= 1ull << (p[i].node - 1);
+    if (p[i].node != TESSERA_HOST_NODE) gpus |= 1ull << (p[i].node - 1); /* node 1 + g: GPU g */
   }
   const int64_t n = p[0].n, nb = p[0].tile, w = p[0].rows;
   /* Read column-major, the shards are the column panels of Aᵀ: the caller's lower triangle is

@@ -5,10 +5,17 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The head of XLA's extension records: XLA_FFI_Extension_Base up to API 0.3,
+ * XLA_FFI_InternalExtension from 0.4, the same fields under two names. */
+typedef struct {
+  size_t struct_size;
+  int type;
+} ext_head_t;
+
 int tsr_xla_metadata(XLA_FFI_CallFrame *cf) {
-  XLA_FFI_Extension_Base *e = cf->extension_start;
+  const ext_head_t *e = (const void *)cf->extension_start;
   if (!e || e->type != XLA_FFI_Extension_Metadata) return 0;
-  XLA_FFI_Metadata *m = ((XLA_FFI_Metadata_Extension *)e)->metadata;
+  XLA_FFI_Metadata *m = ((XLA_FFI_Metadata_Extension *)(void *)cf->extension_start)->metadata;
   m->api_version.major_version = XLA_FFI_API_MAJOR;
   m->api_version.minor_version = XLA_FFI_API_MINOR;
   m->traits = 0;

@@ -10,6 +10,10 @@
 
 #include "tessera/task.h"
 
+/** Right-hand sides up to which a triangular solve is memory bound: trsm kernels take it whole
+ *  (no recursive halving onto gemm), the CUDA one as one trsv call per right-hand side. */
+#define TSR_TRSM_NARROW 4
+
 /** A scalar of any dtype (imaginary part ignored for real dtypes). */
 typedef struct {
   double re, im;

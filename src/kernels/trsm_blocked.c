@@ -78,6 +78,7 @@ static int blocked(const tessera_exec_t *ex, void *args, tessera_kernel_fn trsm,
   const tsr_trsm_args_t *a = args;
   size_t es = tessera_dtype_size(a->dtype);
   if (ex->ndata < 2 || !es) return trsm(ex, args); /* let the leaf report the error */
+  if ((a->side == 'L' || a->side == 'l' ? a->n : a->m) <= TSR_TRSM_NARROW) return trsm(ex, args);
   rec_t r = {ex, trsm, gemm, leaf, es};
   return solve(&r, *a, ex->ptr[0], ex->ld[0], ex->ptr[1], ex->ld[1]);
 }

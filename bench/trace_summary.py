@@ -1,0 +1,31 @@
+"""Summary of a tessera Chrome trace (TESSERA_TRACE=f.json): time per kernel, and the events of
+the last --window milliseconds in start order (one call of a repeated benchmark).
+
+  python3 bench/trace_summary.py f.json --window 10
+"""
+import argparse
+import collections
+import json
+
+ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+ap.add_argument("trace")
+ap.add_argument("--window", type=float, default=10.0, help="milliseconds before the last event")
+args = ap.parse_args()
+ev = [e for e in json.load(open(args.trace))["traceEvents"] if e.get("ph") == "X"]
+names = {e["tid"]: e["args"]["name"] for e in json.load(open(args.trace))["traceEvents"]
+         if e.get("ph") == "M"}
+per = collections.defaultdict(list)
+for e in ev:
+    per[(e["cat"], e["args"]["kernel"])].append(e["dur"])
+print(f"{'kind':9s} {'kernel':16s} {'count':>7s} {'total ms':>10s} {'mean us':>9s} {'max us':>9s}")
+for (cat, k), d in sorted(per.items(), key=lambda kv: -sum(kv[1])):
+    print(f"{cat:9s} {k:16s} {len(d):7d} {sum(d) / 1e3:10.2f} {sum(d) / len(d):9.1f} "
+          f"{max(d):9.1f}")
+end = max(e["ts"] + e["dur"] for e in ev)
+last = sorted((e for e in ev if e["ts"] >= end - args.window * 1e3), key=lambda e: e["ts"])
+if last:
+    t0 = last[0]["ts"]
+    print(f"\nlast {args.window} ms: start(us) dur(us) worker event")
+    for e in last:
+        print(f"{e['ts'] - t0:9.1f} {e['dur']:8.1f} {names.get(e['tid'], e['tid'])[:14]:14s} "
+              f"{e['name']}")
