@@ -110,20 +110,33 @@ static int solve(tsr_jax_state_t *s, int platform, op_t op, const part_t *p, int
 }
 
 /* One device's call: decode, join, lead or follow, write this device's status and log det. */
+static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax_state_t *s);
+
 static XLA_FFI_Error *handle(XLA_FFI_CallFrame *cf, op_t op, int platform) {
   if (tsr_xla_metadata(cf)) return NULL;
   if (cf->stage != XLA_FFI_ExecutionStage_EXECUTE) return NULL;
+  int64_t state = 0;
+  if (tsr_xla_attr_int(cf, "state", &state) || !state)
+    return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT, "tessera: no binding state");
+  tsr_jax_state_t *s = (tsr_jax_state_t *)(intptr_t)state;
+  if (tsr_jax_enter(s))
+    return tsr_xla_error(cf, XLA_FFI_Error_Code_CANCELLED,
+                         "tessera: the JAX binding was closed (interpreter exit)");
+  XLA_FFI_Error *e = call(cf, op, platform, s);
+  tsr_jax_leave(s);
+  return e;
+}
+
+static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax_state_t *s) {
   const char *name = op == OP_POTRS ? "potrs" : op == OP_POTRI ? "potri" : "cholesky";
-  int64_t state = 0, site = 0, ndev = 0;
+  int64_t site = 0, ndev = 0;
   part_t me = {.dtype = -1};
-  if (tsr_xla_attr_int(cf, "state", &state) || !state || tsr_xla_attr_int(cf, "site", &site) ||
-      tsr_xla_attr_int(cf, "ndev", &ndev) || ndev < 1 || ndev > MAX_DEVICES ||
-      tsr_xla_attr_int(cf, "n", &me.n) || tsr_xla_attr_int(cf, "tile", &me.tile) ||
-      tsr_xla_attr_int(cf, "lower", &me.lower) ||
+  if (tsr_xla_attr_int(cf, "site", &site) || tsr_xla_attr_int(cf, "ndev", &ndev) || ndev < 1 ||
+      ndev > MAX_DEVICES || tsr_xla_attr_int(cf, "n", &me.n) ||
+      tsr_xla_attr_int(cf, "tile", &me.tile) || tsr_xla_attr_int(cf, "lower", &me.lower) ||
       (op == OP_POTRS && tsr_xla_attr_int(cf, "logdet", &me.logdet)))
     return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT,
                          "tessera %s: missing or malformed attributes", name);
-  tsr_jax_state_t *s = (tsr_jax_state_t *)(intptr_t)state;
   /* Operands: potrs (A, B, rank), the others (A, rank); results: potrs (A, X, log det,
    * status), the others (A, status). A and X are aliased to A and B. */
   XLA_FFI_Buffer *rk = tsr_xla_arg(cf, op == OP_POTRS ? 2 : 1);

@@ -13,20 +13,41 @@ tsr_jax_state_t *tessera_jax_state_create(double timeout, int64_t gpu_mem_limit)
     return NULL;
   }
   pthread_mutex_init(&s->lock, NULL);
+  pthread_cond_init(&s->idle, NULL);
   for (int p = 0; p < TESSERA_JAX_PLATFORMS; p++) pthread_mutex_init(&s->run[p], NULL);
   s->gpu_mem_limit = gpu_mem_limit > 0 ? gpu_mem_limit : -1;
   return s;
 }
 
+/* Waits for the calls in progress (XLA may still run some when the interpreter exits), then
+ * finalizes the contexts. The state itself is not freed: a call XLA starts later finds it closed
+ * and fails cleanly instead of reading freed memory. */
 void tessera_jax_state_destroy(tsr_jax_state_t *s) {
   if (!s) return;
+  pthread_mutex_lock(&s->lock);
+  s->closed = 1;
+  while (s->active > 0) pthread_cond_wait(&s->idle, &s->lock);
   for (int p = 0; p < TESSERA_JAX_PLATFORMS; p++) {
     (void)tessera_finalize(s->ctx[p]);
-    pthread_mutex_destroy(&s->run[p]);
+    s->ctx[p] = NULL;
+    s->failed[p] = TESSERA_ERR_STATE;
+    snprintf(s->errmsg[p], sizeof s->errmsg[p], "the binding was closed (interpreter exit)");
   }
-  pthread_mutex_destroy(&s->lock);
-  tsr_rdv_table_destroy(&s->rdv);
-  free(s);
+  pthread_mutex_unlock(&s->lock);
+}
+
+int tsr_jax_enter(tsr_jax_state_t *s) {
+  pthread_mutex_lock(&s->lock);
+  int ok = !s->closed;
+  if (ok) s->active++;
+  pthread_mutex_unlock(&s->lock);
+  return ok ? 0 : -1;
+}
+
+void tsr_jax_leave(tsr_jax_state_t *s) {
+  pthread_mutex_lock(&s->lock);
+  if (--s->active == 0) pthread_cond_broadcast(&s->idle);
+  pthread_mutex_unlock(&s->lock);
 }
 
 int tsr_jax_context(tsr_jax_state_t *s, int platform, tessera_context_t **ctx) {

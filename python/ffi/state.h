@@ -17,7 +17,15 @@ struct tsr_jax_state {
   pthread_mutex_t run[TESSERA_JAX_PLATFORMS]; /* one call at a time on a context */
   tsr_rdv_table_t rdv;
   int64_t gpu_mem_limit;
+  int active;          /* handlers running (under lock) */
+  int closed;          /* set by tessera_jax_state_destroy: later calls fail */
+  pthread_cond_t idle; /* signalled when active drops to 0 */
 };
+
+/** A handler's entry: 0, or -1 when the state is closed (the call must not touch it further).
+ *  Every successful entry is paired with tsr_jax_leave. */
+int tsr_jax_enter(tsr_jax_state_t *s);
+void tsr_jax_leave(tsr_jax_state_t *s);
 
 /** The context of `platform`, made at the first call: 0, or a negative status (the message in
  *  s->errmsg[platform]). Thread safe. */

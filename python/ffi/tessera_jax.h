@@ -42,7 +42,9 @@ typedef struct tsr_jax_state tsr_jax_state_t;
  *  NULL when out of memory or `timeout` <= 0. */
 TSR_JAX_EXPORT tsr_jax_state_t *tessera_jax_state_create(double timeout, int64_t gpu_mem_limit);
 
-/** Finalizes the contexts and frees the state; no call may be running. */
+/** Closes the state: waits for the calls in progress, finalizes the contexts (writing a trace
+ *  when TESSERA_TRACE is set). Calls made afterwards fail with an XLA error. The state's few
+ *  hundred bytes are not freed, so that a call XLA still runs at interpreter exit finds it. */
 TSR_JAX_EXPORT void tessera_jax_state_destroy(tsr_jax_state_t *s);
 
 /** Tile size tessera prefers for a matrix of order n over `ndev` devices of `platform` (the

@@ -67,8 +67,15 @@ def resolve(a, mesh, spec, name):
     if spec is None or mesh is None:
         s = _array_sharding(a)
         if isinstance(s, NamedSharding):
-            spec = s.spec if spec is None else spec
-            mesh = s.mesh if mesh is None else mesh
+            if isinstance(s.mesh, jax.sharding.AbstractMesh):
+                if mesh is None:  # a traced array: its type knows the axes, not the devices
+                    raise ValueError(f"{name}: inside jax.jit pass mesh= (and in_specs=): a "
+                                     "traced array carries no devices")
+                if spec is None and any(ax is not None for ax in s.spec):
+                    spec = s.spec
+            else:
+                spec = s.spec if spec is None else spec
+                mesh = s.mesh if mesh is None else mesh
     if mesh is None or spec is None:
         raise ValueError(f"{name}: pass mesh and in_specs (A carries no NamedSharding to read "
                          "them from)")
@@ -79,7 +86,7 @@ def resolve(a, mesh, spec, name):
     if not isinstance(axis, str) or any(s is not None for s in spec[1:]):
         raise ValueError(f"{name}: A must be sharded by rows over one mesh axis, as "
                          f"P('x', None); got {spec!r}")
-    if not hasattr(mesh, "devices") or isinstance(mesh, jax.sharding.AbstractMesh):
+    if isinstance(mesh, jax.sharding.AbstractMesh) or not hasattr(mesh, "devices"):
         raise ValueError(f"{name}: the mesh of a traced array has no devices; pass mesh= "
                          "(a jax.sharding.Mesh)")
     if axis not in mesh.axis_names:

@@ -72,6 +72,8 @@ class Native:
                                          ctypes.c_int]
         lib.tessera_jax_error.restype = ctypes.c_char_p
         lib.tessera_jax_error.argtypes = [ctypes.c_void_p, ctypes.c_int]
+        lib.tessera_strerror.restype = ctypes.c_char_p
+        lib.tessera_strerror.argtypes = [ctypes.c_int]
         self.lib = lib
         self.path = Path(path)
         self.state = lib.tessera_jax_state_create(_timeout(), _gpu_mem_limit())
@@ -97,6 +99,10 @@ class Native:
         if self.state:
             self.lib.tessera_jax_state_destroy(self.state)
             self.state = None
+
+    def strerror(self, status):
+        """libtessera's description of a negative status."""
+        return self.lib.tessera_strerror(status).decode()
 
     def tile(self, platform, n, ndev):
         """tessera's preferred tile for order n over ndev devices of `platform`."""

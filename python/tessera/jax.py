@@ -9,8 +9,9 @@ that device's stream is done, and the results are complete when the call returns
 
 Conventions shared by every function:
 
-- ``T_A`` is jaxmg's tile size; tessera accepts any ``T_A >= 1`` but picks its own tile for
-  speed (a divisor of the shard near what its devices run fastest; ``TESSERA_TILE`` forces one).
+- ``T_A`` is jaxmg's tile size; tessera checks it (an integer >= 1) but picks its own tile for
+  speed, a divisor of the shard near what its devices run fastest (``TESSERA_TILE`` forces the
+  target).
 - Only one triangle of A is read: the upper one (``lower=False``, as jaxmg 0.x, SciPy's
   ``cho_factor`` and ``cholesky``) or the lower one (``lower=True``).
 - ``pad=True`` lets tessera pad A when N does not split into equal shards of whole tiles (the
@@ -50,9 +51,10 @@ def status_message(status):
     if s > 0:
         return (f"the leading minor of order {s} is not positive definite (or holds NaN): the "
                 "matrix has no Cholesky factor")
-    lib = native().lib
-    lib.tessera_strerror.restype = __import__("ctypes").c_char_p
-    return lib.tessera_strerror(s).decode()
+    if s > -100:
+        return (f"argument {-s} of tessera's routine was invalid (a mismatch between the devices' "
+                "shards; the library printed why)")
+    return native().strerror(s)
 
 
 def _tile_target(platform, n, ndev):
@@ -149,7 +151,7 @@ def _potrs_fn(lay, n, w, nb, dtype, b_shape, b_rows, lower, logdet, donate):
     def run(a, b):
         b2 = (b.reshape(n, 1) if len(b_shape) == 1 else b).astype(dtype)
         a_p, b_p = _padded(a.astype(dtype), lay, np_, np_), _padded(b2, lay, np_)
-        _, x, ld, st = jax.shard_map(local, mesh=lay.mesh,
+        af, x, ld, st = jax.shard_map(local, mesh=lay.mesh,
                                      in_specs=(lay.spec(None), lay.spec(None)),
                                      out_specs=(lay.spec(None), lay.spec(None), lay.spec(),
                                                 lay.spec()))(a_p, b_p)
@@ -159,7 +161,9 @@ def _potrs_fn(lay, n, w, nb, dtype, b_shape, b_rows, lower, logdet, donate):
         x = lay.constrain(x, P(lay.axis, *([None] * (len(b_shape) - 1))) if b_rows else P())
         x = _nan_unless(ok, x)
         logdet = _nan_unless(ok, ld.max()).astype(_layout.real_dtype(dtype))
-        return x, logdet, status
+        # Donated, A's buffer is the factor's (an output of the same shape lets XLA alias it
+        # instead of copying A for the call); the caller drops it.
+        return x, logdet, status, af if donate else None
 
     return jax.jit(run, donate_argnums=(0, 1) if donate else ())
 
@@ -182,7 +186,7 @@ def potrs(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_stat
     else:
         fn = _potrs_fn(lay, n, w, nb, dtype, tuple(b.shape), _rows_sharded(b, lay.axis),
                        bool(lower), bool(return_logdet), bool(donate))
-        x, logdet, status = fn(a, b)
+        x, logdet, status, _ = fn(a, b)
     out = (x,) + ((logdet,) if return_logdet else ()) + ((status,) if return_status else ())
     return out[0] if len(out) == 1 else out
 
@@ -193,7 +197,7 @@ def _factor_fn(op, lay, n, w, nb, dtype, lower, donate):
     np_ = lay.ndev * w
 
     def local(a):
-        return _ffi(op, a, None, _rank(lay.axis), n=n, ndev=lay.ndev, tile=nb, lower=lower)
+        return tuple(_ffi(op, a, None, _rank(lay.axis), n=n, ndev=lay.ndev, tile=nb, lower=lower))
 
     def run(a):
         a_p = _padded(a.astype(dtype), lay, np_, np_)
@@ -236,10 +240,20 @@ def cholesky(a, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_stat
 
 
 def potri_symmetrize(a, lower=False):
-    """The Hermitian matrix whose upper (lower=False) or lower triangle `a` holds: what
-    ``potri_shardmap_ctx`` leaves, made whole (jaxmg's ``potri_symmetrize``)."""
-    t = jnp.tril(a) if lower else jnp.triu(a)
-    return t + t.T.conj() - jnp.diag(jnp.diag(t))
+    """The Hermitian matrix whose upper (lower=False) or lower triangle `a` holds, the other
+    triangle ignored: what ``potri_shardmap_ctx`` leaves, made whole (jaxmg's
+    ``potri_symmetrize``; the diagonal is kept as it is)."""
+    n = a.shape[0]
+    return jnp.where(_triangle_mask(n, n, 0, lower), a, _laid_out_like(a.T.conj(), a))
+
+
+def _laid_out_like(x, ref):
+    """x in ref's layout where the mesh's axes are Explicit (jax then types the layout, and an
+    operation mixing a row and a column sharding is an error); else x as it is."""
+    s = _layout._array_sharding(ref)
+    mesh = getattr(s, "mesh", None)
+    explicit = any(str(t).endswith("Explicit") for t in getattr(mesh, "axis_types", ()))
+    return jax.reshard(x, s) if explicit else x
 
 
 # ------------------------------------------------------------------ inside the user's shard_map
