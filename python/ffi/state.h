@@ -17,6 +17,7 @@ struct tsr_jax_state {
   pthread_mutex_t run[TESSERA_JAX_PLATFORMS]; /* one call at a time on a context */
   tsr_rdv_table_t rdv;
   int64_t gpu_mem_limit;
+  int gpu_with_cpus;   /* TESSERA_CPU_WORKERS set: the GPU context's CPU workers compute too */
   int active;          /* handlers running (under lock) */
   int closed;          /* set by tessera_jax_state_destroy: later calls fail */
   pthread_cond_t idle; /* signalled when active drops to 0 */
