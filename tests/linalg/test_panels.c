@@ -26,6 +26,12 @@ typedef struct {
   tessera_data_t *h[MAXP];
 } panels_t;
 
+/* Columns of the n that panel p of `width` columns holds (0 past the matrix). */
+static int64_t panel_cols(int64_t n, int64_t width, int p) {
+  int64_t left = n - p * width;
+  return left < 0 ? 0 : left > width ? width : left;
+}
+
 /* Cuts the lda x n array `a` into panels of `width` columns, panel p on the host (even p, or
  * no device) or on a device node (filled by tessera_memory_copy). */
 static void panels_make(tessera_context_t *ctx, tessera_dtype_t dt, const void *a, int64_t lda,
@@ -34,8 +40,7 @@ static void panels_make(tessera_context_t *ctx, tessera_dtype_t dt, const void *
   int ndev = tessera_memory_node_count(ctx) - 1;
   size_t es = lc_esize(dt), bytes = (size_t)(lda * width) * es;
   for (int p = 0; p < count; p++) {
-    int64_t cols = n - p * width < 0 ? 0 : n - p * width > width ? width : n - p * width;
-    size_t used = (size_t)(lda * cols) * es;
+    size_t used = (size_t)(lda * panel_cols(n, width, p)) * es;
     P->node[p] = ndev > 0 && p % 2 ? 1 + p / 2 % ndev : TESSERA_HOST_NODE;
     if (P->node[p] == TESSERA_HOST_NODE) {
       P->ptr[p] = calloc(1, bytes + 1);
@@ -56,10 +61,7 @@ static void panels_take(tessera_context_t *ctx, tessera_dtype_t dt, void *a, int
                         panels_t *P) {
   size_t es = lc_esize(dt);
   for (int p = 0; p < P->count; p++) {
-    int64_t cols = n - p * P->width < 0          ? 0
-                   : n - p * P->width > P->width ? P->width
-                                                 : n - p * P->width;
-    size_t used = (size_t)(P->ld * cols) * es;
+    size_t used = (size_t)(P->ld * panel_cols(n, P->width, p)) * es;
     char *dst = (char *)a + (size_t)(p * P->width * P->ld) * es;
     if (P->h[p]) {
       assert_int_equal(
