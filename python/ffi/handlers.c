@@ -51,12 +51,9 @@ static int same_call(const part_t *p, int count) {
 }
 
 /* Runs the routine on the participants' shards (leader only): `*logdet` for potrs. */
-static int solve(tsr_jax_state_t *s, int platform, op_t op, const part_t *p, int count,
-                 double *logdet) {
-  tessera_context_t *ctx;
-  int rc = tsr_jax_context(s, platform, &ctx);
-  if (rc) return rc;
-  rc = same_call(p, count);
+static int solve(tsr_jax_state_t *s, tessera_context_t *ctx, int platform, op_t op, const part_t *p,
+                 int count, double *logdet) {
+  int rc = same_call(p, count);
   if (rc) return rc;
   void *a[MAX_DEVICES], *b[MAX_DEVICES];
   int nodes[MAX_DEVICES];
@@ -95,7 +92,7 @@ static int solve(tsr_jax_state_t *s, int platform, op_t op, const part_t *p, int
   }
   if (!rc && op == OP_POTRI) rc = tessera_tile_potri(uplo, A);
   if (!rc && BT) {
-    /* Xᵀ Aᵀ = Bᵀ with Aᵀ = Lᴴ... written as the two triangular solves from the right:
+    /* A X = B as Xᵀ Aᵀ = Bᵀ: two triangular solves from the right with Aᵀ's factor,
      * LOWER (Aᵀ = L Lᴴ): Xᵀ = Bᵀ L⁻ᴴ L⁻¹; UPPER (Aᵀ = Uᴴ U): Xᵀ = Bᵀ U⁻¹ U⁻ᴴ. */
     static const double one[2] = {1, 0};
     static const float onef[2] = {1, 0};
@@ -107,12 +104,8 @@ static int solve(tsr_jax_state_t *s, int platform, op_t op, const part_t *p, int
     if (!rc) rc = tessera_tile_trsm(TESSERA_RIGHT, uplo, second, TESSERA_NONUNIT, alpha, A, BT);
   }
   if (rc < 0) fprintf(stderr, "tessera.jax: %s\n", tessera_last_error(ctx));
-  int d = tessera_matrix_destroy(BT);
-  if (!d)
-    d = tessera_matrix_destroy(A);
-  else
-    (void)tessera_matrix_destroy(A);
-  if (!rc) rc = d;
+  int d1 = tessera_matrix_destroy(BT), d2 = tessera_matrix_destroy(A);
+  if (!rc) rc = d1 ? d1 : d2;
   (void)tessera_set_scope(ctx, tessera_scope_all());
   pthread_mutex_unlock(&s->run[platform]);
   return rc;
@@ -208,7 +201,7 @@ static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax
   if (rc == 1) { /* the leader: every shard has arrived */
     part_t parts[MAX_DEVICES];
     for (int i = 0; i < ndev; i++) memcpy(&parts[i], tsr_rdv_slot(r, i), sizeof parts[i]);
-    int status = solve(s, platform, op, parts, (int)ndev, &logdet);
+    int status = solve(s, ctx, platform, op, parts, (int)ndev, &logdet);
     tsr_rdv_finish(&s->rdv, r, status, &logdet, sizeof logdet);
     rc = 0;
   }
