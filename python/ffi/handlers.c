@@ -215,7 +215,7 @@ static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax
             ordinal);
   int32_t status = rc;
   int w = tessera_memory_copy(ctx, me.node, st->data, TESSERA_HOST_NODE, &status, sizeof status);
-  if (!w && ld)
+  if (!w && ld && me.logdet)
     w = tessera_memory_copy(ctx, me.node, ld->data, TESSERA_HOST_NODE, &logdet, sizeof logdet);
   if (w)
     return tsr_xla_error(cf, XLA_FFI_Error_Code_INTERNAL,

@@ -66,7 +66,9 @@ def _tile_target(platform, n, ndev):
 
 
 def _ffi(op, a, b, rank, *, n, ndev, tile, lower, logdet=False):
-    """tessera's call on this device's shard (inside shard_map): the outputs of the handler."""
+    """tessera's call on this device's shard (inside shard_map): the outputs of the handler. The
+    status and log det are the same on every device (the leader's), so the global forms take
+    them from one device (out_specs P(), no reduction across devices)."""
     nat = native()
     outs = [jax.ShapeDtypeStruct(a.shape, a.dtype)]
     args, aliases = (a, rank), {0: 0}
@@ -94,11 +96,6 @@ def _triangle_mask(rows, cols, row0, lower):
     i = jax.lax.broadcasted_iota(jnp.int32, (rows, cols), 0) + row0
     j = jax.lax.broadcasted_iota(jnp.int32, (rows, cols), 1)
     return j <= i if lower else j >= i
-
-
-def _status(st):
-    """One status from every device's (equal unless a device failed alone): a failure wins."""
-    return jnp.where(st.min() < 0, st.min(), st.max())
 
 
 def _cut(x, n, lay, cols=False):
@@ -152,15 +149,15 @@ def _potrs_fn(lay, n, w, nb, dtype, b_shape, b_rows, lower, logdet, donate):
         b2 = (b.reshape(n, 1) if len(b_shape) == 1 else b).astype(dtype)
         a_p, b_p = _padded(a.astype(dtype), lay, np_, np_), _padded(b2, lay, np_)
         af, x, ld, st = jax.shard_map(local, mesh=lay.mesh,
-                                     in_specs=(lay.spec(None), lay.spec(None)),
-                                     out_specs=(lay.spec(None), lay.spec(None), lay.spec(),
-                                                lay.spec()))(a_p, b_p)
-        status = _status(st)
+                                      in_specs=(lay.spec(None), lay.spec(None)),
+                                      out_specs=(lay.spec(None), lay.spec(None), P(), P()),
+                                      check_vma=False)(a_p, b_p)
+        status = st[0]
         ok = status == 0
         x = _cut(x, n, lay).reshape(b_shape)
         x = lay.constrain(x, P(lay.axis, *([None] * (len(b_shape) - 1))) if b_rows else P())
         x = _nan_unless(ok, x)
-        logdet = _nan_unless(ok, ld.max()).astype(_layout.real_dtype(dtype))
+        logdet = _nan_unless(ok, ld[0]).astype(_layout.real_dtype(dtype))
         # Donated, A's buffer is the factor's (an output of the same shape lets XLA alias it
         # instead of copying A for the call); the caller drops it.
         return x, logdet, status, af if donate else None
@@ -202,11 +199,11 @@ def _factor_fn(op, lay, n, w, nb, dtype, lower, donate):
     def run(a):
         a_p = _padded(a.astype(dtype), lay, np_, np_)
         x, st = jax.shard_map(local, mesh=lay.mesh, in_specs=lay.spec(None),
-                              out_specs=(lay.spec(None), lay.spec()))(a_p)
+                              out_specs=(lay.spec(None), P()), check_vma=False)(a_p)
         x = _cut(x, n, lay, cols=True)
         x = potri_symmetrize(x, lower) if op == "potri" else \
             jnp.where(_triangle_mask(n, n, 0, lower), x, jnp.zeros((), dtype))
-        status = _status(st)
+        status = st[0]
         return _nan_unless(status == 0, x), status
 
     return jax.jit(run, donate_argnums=(0,) if donate else ())
