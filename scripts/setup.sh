@@ -65,7 +65,7 @@ if compgen -G "tests/python/test_*.py" >/dev/null && command -v python3 >/dev/nu
   python3 -m pip install -q --disable-pip-version-check pytest >/dev/null 2>&1 ||
     echo "setup: could not install pytest; the Python tests will be skipped" >&2
 fi
-if [ -f tests/python/test_jax.py ] && command -v python3 >/dev/null &&
+if compgen -G "tests/python/test_jax*.py" >/dev/null && command -v python3 >/dev/null &&
   ! python3 -c "import jax" 2>/dev/null; then
   echo "setup: installing jax (CPU) for the JAX binding"
   python3 -m pip install -q --disable-pip-version-check jax >/dev/null 2>&1 ||

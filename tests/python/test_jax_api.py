@@ -1,0 +1,177 @@
+"""tessera.jax's surface beyond the numbers: every argument error raised before anything runs,
+status messages, potri_symmetrize, and a leak test of many calls (RSS and open descriptors
+flat). Same devices as test_jax.py (jax_support.py).
+
+TESSERA_JAX_LEAK_CALLS: calls of the leak test (default 10000, ~1.2 ms each on 2 CPU cores)."""
+from jax_support import *  # noqa: F401,F403  (fixtures, helpers, jax, tj)
+from jax_support import _native  # noqa: F401
+
+
+GLOBAL_ERRORS = {
+    "non-square": (lambda c: (np.ones((c.n, c.n - 1)), 2, c.mesh, ROW), ValueError, "square"),
+    "1-D a": (lambda c: (np.ones(c.n), 2, c.mesh, ROW), ValueError, "2-D"),
+    "int32": (lambda c: (c.a.astype(np.int32), 2, c.mesh, ROW), TypeError, "int32"),
+    "float16": (lambda c: (c.a.astype(np.float16), 2, c.mesh, ROW), TypeError, "float16"),
+    "bfloat16": (lambda c: (jnp.asarray(c.a, jnp.bfloat16), 2, c.mesh, ROW), TypeError,
+                 "bfloat16"),
+    "T_A=0": (lambda c: (c.a, 0, c.mesh, ROW), ValueError, "T_A"),
+    "T_A=-3": (lambda c: (c.a, -3, c.mesh, ROW), ValueError, "T_A"),
+    "T_A=2.0": (lambda c: (c.a, 2.0, c.mesh, ROW), ValueError, "T_A"),
+    "T_A=2.5": (lambda c: (c.a, 2.5, c.mesh, ROW), ValueError, "T_A"),
+    "T_A='4'": (lambda c: (c.a, "4", c.mesh, ROW), ValueError, "T_A"),
+    "P(None,x)": (lambda c: (c.a, 2, c.mesh, P(None, "x")), ValueError, "by rows"),
+    "P(x,y) 2D mesh": (lambda c: (c.a, 2, c.mesh2, P("x", "y")), ValueError, "by rows"),
+    "2D mesh": (lambda c: (c.a, 2, c.mesh2, ROW), ValueError, "1D mesh"),
+    "axis not in mesh": (lambda c: (c.a, 2, c.mesh, P("y", None)), ValueError, "'y'"),
+    "3-tuple in_specs": (lambda c: (c.a, 2, c.mesh, (ROW, P(None, None), P(None, None))),
+                         ValueError, "in_specs"),
+    "str in_specs": (lambda c: (c.a, 2, c.mesh, "x"), ValueError, "in_specs"),
+    "unsharded jax array": (lambda c: (jnp.asarray(c.a), 2, None, None), ValueError,
+                            "pass mesh and in_specs"),
+    "mesh, no in_specs": (lambda c: (jnp.asarray(c.a), 2, c.mesh, None), ValueError, "in_specs"),
+    "unsharded numpy array": (lambda c: (c.a, 2, None, None), ValueError, "mesh"),
+    "inferred P(None,x)": (lambda c: (put(c.a, c.mesh, P(None, "x")), 2, None, None),
+                           ValueError, "by rows"),
+    "inferred P(x,y) 2D": (lambda c: (put(c.a, c.mesh2, P("x", "y")), 2, None, None),
+                           ValueError, "by rows"),
+    "pad=False, N uneven": (lambda c: (np.eye(c.n + 1), 2, c.mesh, ROW, {"pad": False}),
+                            ValueError, "pad"),
+}
+
+
+class _Ctx:
+    def __init__(self, devices):
+        ndev = len(devices)
+        self.n, self.mesh = 4 * ndev, make_mesh(devices, "explicit")
+        self.a = hpd(self.n, np.float64)
+        self.mesh2 = jax.make_mesh((2, ndev // 2), ("x", "y"), devices=devices) \
+            if ndev >= 4 and ndev % 2 == 0 else None
+
+
+@pytest.mark.parametrize("case", list(GLOBAL_ERRORS))
+@pytest.mark.parametrize("fn", FNS)
+def test_global_argument_errors(fn, case, devices):
+    c = _Ctx(devices)
+    if "2D" in case and c.mesh2 is None:
+        pytest.skip("a 2D mesh with both axes > 1 needs 4 devices")
+    if "uneven" in case and len(devices) == 1:
+        pytest.skip("one device never pads: any N is one shard")
+    make, exc, match = GLOBAL_ERRORS[case]
+    a, T_A, mesh, spec, *kw = make(c)
+    args = (a, np.ones(a.shape[0])) if fn == "potrs" else (a,)
+    with pytest.raises(exc, match=rf"tessera\.jax\.{fn}: .*{match}"):
+        getattr(tj, fn)(*args, T_A, mesh, spec, **(kw[0] if kw else {}))
+
+
+RHS_ERRORS = {
+    "b N-1 rows": (lambda n: np.ones(n - 1), ValueError, "b must be"),
+    "b N+1 rows 2-D": (lambda n: np.ones((n + 1, 2)), ValueError, "b must be"),
+    "b 3-D": (lambda n: np.ones((n, 1, 1)), ValueError, "b must be"),
+    "b complex, A real": (lambda n: np.ones(n, np.complex128), TypeError, "does not cast"),
+}
+
+
+@pytest.mark.parametrize("case", list(RHS_ERRORS))
+def test_potrs_rhs_errors(case, devices):
+    c = _Ctx(devices)
+    make_b, exc, match = RHS_ERRORS[case]
+    with pytest.raises(exc, match=rf"tessera\.jax\.potrs: .*{match}"):
+        tj.potrs(c.a, make_b(c.n), 2, c.mesh, ROW)
+
+
+@pytest.mark.parametrize("in_jit", [False, True], ids=["eager", "jit"])
+@pytest.mark.parametrize("fn", FNS)
+def test_shardmap_ctx_outside_shard_map(fn, in_jit, devices):
+    c = _Ctx(devices)
+    ctx = getattr(tj, fn + "_shardmap_ctx")
+    call = (lambda a, b: ctx(a, b, 2)) if fn == "potrs" else (lambda a, b: ctx(a, 2))
+    with pytest.raises(ValueError, match="inside jax.shard_map"):
+        (jax.jit(call) if in_jit else call)(c.a, np.ones(c.n))
+
+
+# id: (changes to a good potrs_shardmap_ctx call (c -> dict of a, b, T_A, mesh, kw), exception,
+# message regex)
+LOCAL_ERRORS = {
+    "T_A=0": (lambda c: dict(T_A=0), ValueError, "T_A"),
+    "T_A=1.5": (lambda c: dict(T_A=1.5), ValueError, "T_A"),
+    "int32": (lambda c: dict(a=c.a.astype(np.int32)), TypeError, "int32"),
+    "b N-1 rows": (lambda c: dict(b=np.ones(c.n - 1)), ValueError, "b must be"),
+    "2D mesh": (lambda c: dict(mesh=c.mesh2), ValueError, "axis_name"),
+    "2D mesh, axis_name": (lambda c: dict(mesh=c.mesh2, kw={"axis_name": "x"}), ValueError,
+                           "1D mesh"),
+}
+
+
+@pytest.mark.parametrize("case", list(LOCAL_ERRORS))
+def test_shardmap_ctx_argument_errors(case, devices):
+    c = _Ctx(devices)
+    if "2D" in case and c.mesh2 is None:
+        pytest.skip("a 2D mesh with both axes > 1 needs 4 devices")
+    change, exc, match = LOCAL_ERRORS[case]
+    x = dict(dict(a=c.a, b=np.ones(c.n), T_A=2, mesh=c.mesh, kw={}), **change(c))
+    f = jax.shard_map(lambda a_, b_: tj.potrs_shardmap_ctx(a_, b_, x["T_A"], **x["kw"])[1],
+                      mesh=x["mesh"], in_specs=(ROW, P()), out_specs=P("x"), check_vma=False)
+    with pytest.raises(exc, match=rf"tessera\.jax\.potrs_shardmap_ctx: .*{match}"):
+        f(put(x["a"], x["mesh"], ROW), put(x["b"], x["mesh"], P()))
+
+
+# ---------------------------------------------------------- potri_symmetrize, status_message
+
+
+@UPLO
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128], ids=["float64", "complex128"])
+def test_potri_symmetrize(dtype, lower):
+    up = np.array([[4, 1 + 2j, 3], [0, 5, -1j], [0, 0, 6]])
+    up = up if is_complex(dtype) else up.real
+    full = (up + np.triu(up, 1).conj().T).astype(dtype)
+    half = np.tril(full) if lower else np.triu(full)
+    half[(0, 2) if lower else (2, 0)] = 99  # only the named triangle counts
+    out = tj.potri_symmetrize(jnp.asarray(half), lower=lower)
+    np.testing.assert_array_equal(np.asarray(out), full)
+
+
+def test_potri_symmetrize_on_row_sharded_array(mesh, devices):
+    """What jaxmg users do with potri_shardmap_ctx's output: symmetrize it as it comes out."""
+    n = 4 * len(devices)
+    upper = np.triu(reference("potri", hpd(n, np.float64)))
+    out = tj.potri_symmetrize(put(upper, mesh, ROW))
+    np.testing.assert_array_equal(np.asarray(out), upper + np.triu(upper, 1).T)
+
+
+@pytest.mark.parametrize("status", [0, 3, -1, -100, -106, -110])
+def test_status_message(status):
+    msg = tj.status_message(status)
+    assert isinstance(msg, str) and msg.strip()
+    assert status <= 0 or str(status) in msg  # info: the order of the minor
+    assert status != -110 or "time" in msg
+
+
+# --------------------------------------------------------------------------------------- leak
+
+
+def _rss_and_fds():
+    with open("/proc/self/statm") as f:
+        rss = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    return rss, len(os.listdir("/proc/self/fd"))
+
+
+def test_repeated_potrs_keeps_memory_and_descriptors_flat(devices):
+    """Many potrs calls on a small matrix (N=32): RSS and the open file descriptors stay flat
+    after a warm-up. The number of calls is TESSERA_JAX_LEAK_CALLS (default 10000, about
+    1.2 ms a call on a 2-core CPU host; CI may shorten it, e.g. TESSERA_JAX_LEAK_CALLS=500).
+    Slack: 4 MiB of RSS (a leak of 400 bytes a call shows over 10000 calls), 2 descriptors."""
+    if not os.path.exists("/proc/self/statm"):
+        pytest.skip("needs /proc")
+    calls = int(os.environ.get("TESSERA_JAX_LEAK_CALLS", "10000"))
+    mesh, n = make_mesh(devices, "explicit"), 32
+    a, b = hpd(n, np.float64), rhs(n, np.float64, None)
+    a_in, b_in = put(a, mesh, ROW), put(b, mesh, P())
+    for _ in range(300):
+        x = tj.potrs(a_in, b_in, 4).block_until_ready()
+    rss0, fds0 = _rss_and_fds()
+    for _ in range(calls):
+        x = tj.potrs(a_in, b_in, 4).block_until_ready()
+    rss1, fds1 = _rss_and_fds()
+    check("potrs", x, a, b)
+    assert rss1 - rss0 < 4 << 20, f"RSS grew {(rss1 - rss0) / 2**20:.1f} MiB in {calls} calls"
+    assert fds1 - fds0 <= 2, f"open descriptors {fds0} -> {fds1}"
