@@ -3,6 +3,8 @@ status messages, potri_symmetrize, and a leak test of many calls (RSS and open d
 flat). Same devices as test_jax.py (jax_support.py).
 
 TESSERA_JAX_LEAK_CALLS: calls of the leak test (default 10000, ~1.2 ms each on 2 CPU cores)."""
+import threading
+
 from jax_support import *  # noqa: F401,F403  (fixtures, helpers, jax, tj)
 from jax_support import _native  # noqa: F401
 
@@ -175,3 +177,32 @@ def test_repeated_potrs_keeps_memory_and_descriptors_flat(devices):
     check("potrs", x, a, b)
     assert rss1 - rss0 < 4 << 20, f"RSS grew {(rss1 - rss0) / 2**20:.1f} MiB in {calls} calls"
     assert fds1 - fds0 <= 2, f"open descriptors {fds0} -> {fds1}"
+
+
+def test_calls_from_several_threads(devices):
+    """Three Python threads calling potrs at once: their executions' rendezvous stay apart (keyed
+    by run id) and tessera runs one multi-device call at a time on its context; every call
+    succeeds with the right answer."""
+    mesh, n = make_mesh(devices, "explicit"), 8 * len(devices)
+    a, b = hpd(n, np.float64), rhs(n, np.float64, None)
+    a_in = put(a, mesh, ROW)
+    results, errors = [], []
+
+    def work():
+        try:
+            for _ in range(10):
+                x, st = tj.potrs(a_in, b, 4, mesh, ROW, return_status=True)
+                results.append((np.asarray(x), int(st)))
+        except Exception as e:  # reported below, not lost in the thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)
+    assert not errors, errors
+    assert len(results) == 30
+    for x, st in results:
+        assert st == 0
+        check("potrs", x, a, b)
