@@ -25,14 +25,16 @@ class Layout:
     def spec(self, *rest):
         return P(self.axis, *rest)
 
-    def sharding(self, *rest):
-        return NamedSharding(self.mesh, self.spec(*rest))
-
     def constrain(self, x, spec):
         """x laid out as `spec` on the mesh (reshard for Explicit axes, a constraint for Auto)."""
         s = NamedSharding(self.mesh, spec)
-        explicit = any(str(t).endswith("Explicit") for t in getattr(self.mesh, "axis_types", ()))
-        return jax.reshard(x, s) if explicit else jax.lax.with_sharding_constraint(x, s)
+        return jax.reshard(x, s) if explicit(self.mesh) else jax.lax.with_sharding_constraint(x, s)
+
+
+def explicit(mesh):
+    """Whether the mesh's axes are Explicit: jax then types each array's layout, reshard moves
+    it, and an operation mixing two layouts is an error."""
+    return any(str(t).endswith("Explicit") for t in getattr(mesh, "axis_types", ()))
 
 
 def _normalize_spec(spec, name):

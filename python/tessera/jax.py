@@ -245,12 +245,10 @@ def potri_symmetrize(a, lower=False):
 
 
 def _laid_out_like(x, ref):
-    """x in ref's layout where the mesh's axes are Explicit (jax then types the layout, and an
-    operation mixing a row and a column sharding is an error); else x as it is."""
+    """x in ref's layout where the mesh's axes are Explicit (an operation mixing a row and a
+    column sharding is an error there); else x as it is."""
     s = _layout._array_sharding(ref)
-    mesh = getattr(s, "mesh", None)
-    explicit = any(str(t).endswith("Explicit") for t in getattr(mesh, "axis_types", ()))
-    return jax.reshard(x, s) if explicit else x
+    return jax.reshard(x, s) if _layout.explicit(getattr(s, "mesh", None)) else x
 
 
 # ------------------------------------------------------------------ inside the user's shard_map
