@@ -83,6 +83,9 @@ int cli_report(const tessera_context_t *ctx, cli_progress_t *prog, const char *w
 /** Allocates a rows x cols array of `dtype`; prints an error and returns NULL on failure. */
 void *cli_alloc(tessera_dtype_t dtype, int64_t rows, int64_t cols);
 
+/** Bytes of physical memory of this machine (0 when unknown). */
+double cli_host_memory(void);
+
 /** Floating-point operations of `routine` on an n x n matrix with nrhs right-hand sides. */
 double cli_flops(cli_cmd_t routine, tessera_dtype_t dtype, int64_t n, int64_t nrhs);
 

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "gen.h"
@@ -13,6 +14,11 @@ static const char *const cmd_names[CMD_COUNT] = {"info",  "potrf", "potrs", "pos
 
 /** Names of the device kinds, indexed by tessera_device_kind_t. */
 static const char *const kind_names[TESSERA_DEVICE_KINDS] = {"cpu", "cuda"};
+
+double cli_host_memory(void) {
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+  return pages > 0 && size > 0 ? (double)pages * (double)size : 0;
+}
 
 const char *cli_cmd_name(cli_cmd_t cmd) {
   return cmd_names[cmd];
@@ -29,7 +35,12 @@ int cli_context(const cli_opts_t *o, tessera_context_t **ctx) {
   int status = tessera_init(ctx, &cfg);
   if (status == 0) return CLI_OK;
   *ctx = NULL;
-  fprintf(stderr, "tessera: cannot start the runtime: %s\n", tessera_strerror(status));
+  if (status > TESSERA_ERR_BASE) /* tessera_init printed which setting and why */
+    fprintf(stderr,
+            "tessera: cannot start the runtime: the options (--workers, --gpus, --sched, --tile "
+            "or TESSERA_* variables) give an invalid configuration\n");
+  else
+    fprintf(stderr, "tessera: cannot start the runtime: %s\n", tessera_strerror(status));
   return CLI_FAILED;
 }
 
@@ -42,27 +53,35 @@ int cli_finish(tessera_context_t *ctx, int rc) {
 
 int cli_report(const tessera_context_t *ctx, cli_progress_t *prog, const char *what, int status) {
   progress_phase(prog, NULL);
-  if (status > 0) {
-    fprintf(stderr,
-            "tessera: %s: the matrix is not positive definite (leading minor of order %d, "
-            "info = %d)\n",
-            what, status, status);
-    return CLI_FAILED;
-  }
   const char *detail = ctx ? tessera_last_error(ctx) : "";
-  fprintf(stderr, "tessera: %s failed: %s%s%s\n", what, tessera_strerror(status),
-          detail[0] ? ": " : "", detail);
+  if (status > 0 && detail[0]) /* the message names the routine, the order and the pivot */
+    fprintf(stderr, "tessera: %s (info = %d)\n", detail, status);
+  else if (status > 0)
+    fprintf(stderr,
+            "tessera: %s: the matrix is not positive definite: the leading minor of order %d "
+            "is not, or holds NaN (info = %d)\n",
+            what, status, status);
+  else
+    fprintf(stderr, "tessera: %s failed: %s%s%s\n", what, tessera_strerror(status),
+            detail[0] ? ": " : "", detail);
   return CLI_FAILED;
 }
 
 void *cli_alloc(tessera_dtype_t dtype, int64_t rows, int64_t cols) {
   int ok;
   size_t bytes = gen_bytes(dtype, rows, cols, &ok);
-  void *p = ok ? aligned_alloc(64, (bytes + 63) / 64 * 64 + 64) : NULL;
-  if (!p)
-    fprintf(stderr, "tessera: cannot allocate %.1f MiB for a %lld x %lld %s array\n",
-            ok ? (double)bytes / 1048576.0 : INFINITY, (long long)rows, (long long)cols,
-            tessera_dtype_name(dtype));
+  /* more than the machine holds is refused before the kernel overcommits it */
+  double need = (double)rows * (double)cols * (double)tessera_dtype_size(dtype);
+  void *p = ok && !(need > cli_host_memory() && cli_host_memory() > 0)
+                ? aligned_alloc(64, (bytes + 63) / 64 * 64 + 64)
+                : NULL;
+  if (!p) {
+    fprintf(stderr,
+            "tessera: cannot allocate %.1f GiB for a %lld x %lld %s array (this machine has "
+            "%.1f GiB of memory); choose a smaller --n\n",
+            need / 1073741824.0, (long long)rows, (long long)cols, tessera_dtype_name(dtype),
+            cli_host_memory() / 1073741824.0);
+  }
   return p;
 }
 

@@ -1,5 +1,7 @@
 /* LAPACK-style entry points: check the arguments the way LAPACK numbers them, view the
  * column-major arrays in place as tiled matrices, run the tile-level routine. */
+#include <math.h>
+
 #include "linalg/linalg.h"
 
 #define MAXV 3
@@ -62,6 +64,33 @@ static int check_dtype(tessera_context_t *ctx, const char *name, int argno, tess
   return 0;
 }
 
+/* The message of an `info` > 0 returned by a factorization (`factor`: potrf, posv) or an
+ * inversion (potri) of the n x n array `a`: the routine left the failed pivot on the diagonal,
+ * so a NaN there is named as such. Returns `info`. */
+static int info_message(tessera_context_t *ctx, const char *f, int factor, tessera_uplo_t uplo,
+                        int info, tessera_dtype_t dtype, const void *a, int64_t lda) {
+  if (!factor)
+    return tsr_error(ctx, info,
+                     "%s: the diagonal element %d of the Cholesky factor is zero, so the factor "
+                     "is singular",
+                     f, info);
+  size_t at = (size_t)(info - 1) * (size_t)(lda + 1) * tessera_dtype_size(dtype);
+  const char *p = (const char *)a + at;
+  double pivot = dtype == TESSERA_F32 || dtype == TESSERA_C64 ? *(const float *)(const void *)p
+                                                              : *(const double *)(const void *)p;
+  if (isnan(pivot))
+    return tsr_error(ctx, info,
+                     "%s: NaN at the diagonal of order %d: the matrix holds NaN (or Inf) in its "
+                     "leading %d x %d block, which has no Cholesky factor",
+                     f, info, info, info);
+  return tsr_error(
+      ctx, info,
+      "%s: the matrix is not positive definite: the leading minor of order %d is not "
+      "(its pivot is %g); check that the matrix is Hermitian positive definite and that "
+      "its %s triangle is the one filled",
+      f, info, pivot, uplo == TESSERA_UPPER ? "upper" : "lower");
+}
+
 /* potrf, potri and logdet share their arguments: (ctx, uplo, dtype, n, a, lda). */
 static int check_square(tessera_context_t *ctx, const char *f, tessera_uplo_t uplo,
                         tessera_dtype_t dtype, int64_t n, const void *a, int64_t lda) {
@@ -81,7 +110,8 @@ int tessera_potrf(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t d
   views_t vs = {.ctx = ctx, .tile = tessera_tile_for(ctx, n)};
   rc = view(&vs, dtype, n, n, a, lda);
   if (!rc) rc = tessera_tile_potrf(uplo, vs.v[0]);
-  return release(&vs, rc);
+  rc = release(&vs, rc);
+  return rc > 0 ? info_message(ctx, "potrf", 1, uplo, rc, dtype, a, lda) : rc;
 }
 
 int tessera_potri(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dtype, int64_t n,
@@ -92,7 +122,8 @@ int tessera_potri(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t d
   views_t vs = {.ctx = ctx, .tile = tessera_tile_for(ctx, n)};
   rc = view(&vs, dtype, n, n, a, lda);
   if (!rc) rc = tessera_tile_potri(uplo, vs.v[0]);
-  return release(&vs, rc);
+  rc = release(&vs, rc);
+  return rc > 0 ? info_message(ctx, "potri", 0, uplo, rc, dtype, a, lda) : rc;
 }
 
 int tessera_logdet(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dtype, int64_t n,
@@ -134,7 +165,9 @@ static int solve(tessera_context_t *ctx, int factor, tessera_uplo_t uplo, tesser
   if (!rc)
     rc = factor ? tessera_tile_posv(uplo, vs.v[0], vs.v[1])
                 : tessera_tile_potrs(uplo, vs.v[0], vs.v[1]);
-  return release(&vs, rc);
+  rc = release(&vs, rc);
+  return rc > 0 ? info_message(ctx, factor ? "posv" : "potrs", factor, uplo, rc, dtype, a, lda)
+                : rc;
 }
 
 int tessera_potrs(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dtype, int64_t n,

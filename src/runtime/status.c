@@ -35,25 +35,30 @@ int tessera_dtype_parse(const char *text, tessera_dtype_t *dtype) {
 
 const char *tessera_strerror(int status) {
   if (status == 0) return "success";
-  if (status > 0) return "the matrix is not positive definite (leading minor of order info)";
-  if (status > TESSERA_ERR_BASE) return "invalid argument (number -status)";
+  if (status > 0)
+    return "the matrix is not positive definite: the leading minor whose order is the returned "
+           "status is not positive or holds NaN (tessera_last_error() gives the order and the "
+           "pivot)";
+  if (status > TESSERA_ERR_BASE)
+    return "an argument is invalid: the status is minus its position in the call, the context "
+           "being argument 1 (tessera_last_error() names it and says why)";
   switch (status) {
   case TESSERA_ERR_NOMEM:
     return "out of memory";
   case TESSERA_ERR_BACKEND:
     return "a device backend call failed";
   case TESSERA_ERR_ENV:
-    return "malformed TESSERA_* environment variable";
+    return "a TESSERA_* environment variable is malformed";
   case TESSERA_ERR_NODEVICE:
-    return "no worker may run the task";
+    return "no worker may run the task: its scope is empty or no device in it has the kernel";
   case TESSERA_ERR_IO:
     return "file input/output failed";
   case TESSERA_ERR_NAN:
-    return "input contains NaN or Inf";
+    return "the input holds NaN or Inf";
   case TESSERA_ERR_STATE:
-    return "call not allowed in the current state";
+    return "the call is not allowed in the current state";
   case TESSERA_ERR_UNSUPPORTED:
-    return "not supported by this build or system";
+    return "not supported by this build or on this system";
   case TESSERA_ERR_KERNEL:
     return "a kernel reported a failure";
   case TESSERA_ERR_CANCELED:
@@ -61,6 +66,6 @@ const char *tessera_strerror(int status) {
   case TESSERA_ERR_TIMEOUT:
     return "a participant of a collective call did not arrive in time";
   default:
-    return "unknown status";
+    return "unknown status (not a tessera status code)";
   }
 }

@@ -165,3 +165,23 @@ def test_not_positive_definite_exits_1(tmp_path):
     write_npy(tmp_path / "a.npy", n, n, a)
     p = run("potrf", "--input", tmp_path / "a.npy")
     assert p.returncode == 1 and "5" in p.stderr
+
+
+def test_nan_input_is_named(tmp_path):
+    n = 10
+    a = [0.0] * (n * n)
+    for i in range(n):
+        a[i + i * n] = 2.0
+    a[6 + 6 * n] = float("nan")
+    write_npy(tmp_path / "a.npy", n, n, a)
+    p = run("potrf", "--input", tmp_path / "a.npy")
+    assert p.returncode == 1 and "NaN" in p.stderr and "order 7" in p.stderr, p.stderr
+
+
+def test_messages_are_sentences_not_placeholders():
+    p = run("potrf", "--workers", 0, "--gpus", 0)
+    assert p.returncode == 1
+    assert "-status" not in p.stderr and "no workers" in p.stderr, p.stderr
+    p = run("potrf", "--n", 2147483647)
+    assert p.returncode == 1
+    assert "inf" not in p.stderr and "GiB" in p.stderr and "2147483647" in p.stderr, p.stderr
