@@ -164,7 +164,7 @@ static int gpu_baselines(tessera_context_t **ctx, const cli_opts_t *o, int gpus,
   if (status < 0) return cli_report(NULL, prog, "finalize", status);
   bench_gpu_potrf(o, gpus, m->n, m->a0, m->ld, prog, g);
   progress_phase(prog, "restarting tessera");
-  return cli_context(o, ctx);
+  return cli_context_again(o, ctx);
 }
 
 /** Benchmarks one size and prints its result lines: tessera against LAPACKE with `threads`

@@ -41,6 +41,7 @@ typedef struct {
   const char *input, *rhs, *output; /**< trace: input is the trace file, output the SVG */
   int reps;
   int workers, gpus; /**< -1: auto */
+  int require_gpus;  /**< fewer GPUs than --gpus is an error, not a warning */
   tessera_sched_policy_t sched;
   const char *trace;
   int json;
@@ -70,8 +71,12 @@ typedef struct {
 const char *cli_cmd_name(cli_cmd_t cmd);
 
 /** Creates the context from the options (workers, gpus, sched, tile, trace). Prints the error
- *  and returns CLI_FAILED on failure. */
+ *  and returns CLI_FAILED on failure. With --gpus G and fewer GPUs found, warns that it runs on
+ *  what exists, or fails with --require-gpus. */
 int cli_context(const cli_opts_t *o, tessera_context_t **ctx);
+
+/** cli_context for a context created anew in the same command (the GPUs were checked already). */
+int cli_context_again(const cli_opts_t *o, tessera_context_t **ctx);
 
 /** Finalizes the context; returns `rc`, or CLI_FAILED if finalization fails (message printed). */
 int cli_finish(tessera_context_t *ctx, int rc);

@@ -24,7 +24,28 @@ const char *cli_cmd_name(cli_cmd_t cmd) {
   return cmd_names[cmd];
 }
 
-int cli_context(const cli_opts_t *o, tessera_context_t **ctx) {
+/** Compares the GPUs the context found with --gpus: fewer is a warning, or with --require-gpus
+ *  a failure (the context is then finalized). Returns CLI_OK or CLI_FAILED. */
+static int check_gpus(const cli_opts_t *o, tessera_context_t **ctx) {
+  int found = tessera_device_count(*ctx, TESSERA_DEVICE_CUDA);
+  if (o->gpus <= found) return CLI_OK;
+  const char *on = found ? "the GPUs found and the CPU workers" : "the CPU workers only";
+  if (!o->require_gpus) {
+    fprintf(stderr,
+            "tessera: warning: --gpus %d, but %d GPU%s usable here; running on %s "
+            "(--require-gpus makes this an error)\n",
+            o->gpus, found, found == 1 ? " is" : "s are", on);
+    return CLI_OK;
+  }
+  fprintf(stderr, "tessera: --gpus %d with --require-gpus, but %d GPU%s usable here\n", o->gpus,
+          found, found == 1 ? " is" : "s are");
+  tessera_finalize(*ctx);
+  *ctx = NULL;
+  return CLI_FAILED;
+}
+
+/** cli_context and cli_context_again: `check` compares the GPUs found with --gpus. */
+static int open_context(const cli_opts_t *o, tessera_context_t **ctx, int check) {
   tessera_config_t cfg;
   tessera_config_init(&cfg);
   if (o->workers >= 0) cfg.cpu_workers = o->workers;
@@ -33,7 +54,7 @@ int cli_context(const cli_opts_t *o, tessera_context_t **ctx) {
   if (o->trace) cfg.trace_file = o->trace;
   cfg.sched = o->sched;
   int status = tessera_init(ctx, &cfg);
-  if (status == 0) return CLI_OK;
+  if (status == 0) return check ? check_gpus(o, ctx) : CLI_OK;
   *ctx = NULL;
   if (status > TESSERA_ERR_BASE) /* tessera_init printed which setting and why */
     fprintf(stderr,
@@ -42,6 +63,14 @@ int cli_context(const cli_opts_t *o, tessera_context_t **ctx) {
   else
     fprintf(stderr, "tessera: cannot start the runtime: %s\n", tessera_strerror(status));
   return CLI_FAILED;
+}
+
+int cli_context(const cli_opts_t *o, tessera_context_t **ctx) {
+  return open_context(o, ctx, 1);
+}
+
+int cli_context_again(const cli_opts_t *o, tessera_context_t **ctx) {
+  return open_context(o, ctx, 0);
 }
 
 int cli_finish(tessera_context_t *ctx, int rc) {
@@ -196,7 +225,8 @@ void cli_print_devices(const tessera_context_t *ctx) {
         printf("  %s %d: (unavailable: %s)\n", kind_names[k], i, tessera_strerror(status));
         continue;
       }
-      printf("  %s %d: %s, %d worker%s, %.1f GiB, ~%.0f GFLOP/s (f64), memory node %d\n",
+      printf("  %s %d: %s, %d worker%s, %.1f GiB, nominal %.0f GFLOP/s (f64) per worker, memory "
+             "node %d\n",
              kind_names[k], i, d.name, d.workers, d.workers == 1 ? "" : "s",
              (double)d.memory_bytes / 1073741824.0, d.gflops, d.memory_node);
     }

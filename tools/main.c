@@ -13,16 +13,29 @@
 #define RUNS (BIT(CMD_POTRF) | BIT(CMD_POTRS) | BIT(CMD_POSV))
 #define CTX (RUNS | BIT(CMD_INFO) | BIT(CMD_BENCH) | BIT(CMD_DEMO))
 
-/** The subcommands. */
+/** The subcommands: name, what follows it on the usage line, and what it does. */
 static const struct {
   const char *name;
   cli_cmd_t cmd;
   int (*run)(const cli_opts_t *);
+  const char *args, *about;
 } commands[] = {
-    {"info", CMD_INFO, cli_info},    {"potrf", CMD_POTRF, cli_solve},
-    {"potrs", CMD_POTRS, cli_solve}, {"posv", CMD_POSV, cli_solve},
-    {"bench", CMD_BENCH, cli_bench}, {"demo", CMD_DEMO, cli_demo},
-    {"gen", CMD_GEN, cli_gen},       {"trace", CMD_TRACE, cli_trace_svg},
+    {"info", CMD_INFO, cli_info, "[options]",
+     "workers, devices, memory nodes, bandwidths, configuration, the tile chosen for each\n"
+     "matrix order, and the f64 gemm rate measured on this machine beside the nominal rates"},
+    {"potrf", CMD_POTRF, cli_solve, "[options]",
+     "Cholesky factor of a generated or .npy matrix: time, GFLOP/s, residual"},
+    {"potrs", CMD_POTRS, cli_solve, "[options]",
+     "solves A X = B with the Cholesky factor of A (factored first, not timed)"},
+    {"posv", CMD_POSV, cli_solve, "[options]", "factors A and solves A X = B in one call"},
+    {"bench", CMD_BENCH, cli_bench, "potrf [options]",
+     "tessera against cuSolverMg (same GPUs) and cusolverDnXpotrf (GPU 0), their matrix\n"
+     "already on the GPUs; without GPUs, against LAPACKE with the same thread count"},
+    {"demo", CMD_DEMO, cli_demo, "[options]", "f64 posv on every device, checks the residual"},
+    {"gen", CMD_GEN, cli_gen, "--output FILE [options]",
+     "writes the generated SPD matrix (or, with --nrhs, the right-hand sides) to FILE"},
+    {"trace", CMD_TRACE, cli_trace_svg, "FILE.json -o g.svg [options]",
+     "draws a trace written by --trace as a Gantt chart (SVG)"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -46,83 +59,107 @@ typedef enum {
   F_RESIDENT_ONLY,
   F_NO_BASELINE,
   F_OUT_OF_CORE,
+  F_REQUIRE_GPUS,
+  F_VERSION,
   F_HELP,
   F_COUNT,
 } flag_id_t;
 
-/** The options, the subcommands that take them, and the least value of integer options. */
+/** The options, the subcommands that take them, the least value of integer options, and their
+ *  line in the usage. */
 static const struct {
   const char *name;
   flag_id_t id;
   int has_value;
   unsigned cmds;
   int min;
+  const char *help;
 } flags[] = {
-    {"--n", F_N, 1, RUNS | BIT(CMD_BENCH) | BIT(CMD_DEMO) | BIT(CMD_GEN), 0},
-    {"--nrhs", F_NRHS, 1, BIT(CMD_POTRS) | BIT(CMD_POSV) | BIT(CMD_DEMO) | BIT(CMD_GEN), 0},
-    {"--dtype", F_DTYPE, 1, RUNS | BIT(CMD_BENCH) | BIT(CMD_DEMO) | BIT(CMD_GEN), 0},
-    {"--tile", F_TILE, 1, CTX, 1},
-    {"--uplo", F_UPLO, 1, RUNS | BIT(CMD_BENCH) | BIT(CMD_DEMO), 0},
-    {"--input", F_INPUT, 1, RUNS, 0},
-    {"--rhs", F_RHS, 1, BIT(CMD_POTRS) | BIT(CMD_POSV), 0},
-    {"--output", F_OUTPUT, 1, RUNS | BIT(CMD_GEN) | BIT(CMD_TRACE), 0},
-    {"-o", F_OUTPUT, 1, RUNS | BIT(CMD_GEN) | BIT(CMD_TRACE), 0},
-    {"--reps", F_REPS, 1, RUNS | BIT(CMD_BENCH), 1},
-    {"--workers", F_WORKERS, 1, CTX, 0},
-    {"--gpus", F_GPUS, 1, CTX, 0},
-    {"--sched", F_SCHED, 1, CTX, 0},
-    {"--trace", F_TRACE, 1, CTX, 0},
-    {"--json", F_JSON, 0, RUNS | BIT(CMD_BENCH) | BIT(CMD_DEMO), 0},
-    {"--width", F_WIDTH, 1, BIT(CMD_TRACE), 400},
-    {"--resident", F_RESIDENT, 0, BIT(CMD_BENCH), 0},
-    {"--resident-only", F_RESIDENT_ONLY, 0, BIT(CMD_BENCH), 0},
-    {"--no-baseline", F_NO_BASELINE, 0, BIT(CMD_BENCH), 0},
-    {"--out-of-core", F_OUT_OF_CORE, 0, BIT(CMD_BENCH), 0},
-    {"--help", F_HELP, 0, ~0u, 0},
+    {"--n", F_N, 1, RUNS | BIT(CMD_BENCH) | BIT(CMD_DEMO) | BIT(CMD_GEN) | BIT(CMD_INFO), 0,
+     "--n N            matrix order (bench: N1,N2,...; default 1000, bench and demo 4096;\n"
+     "                   info: order of the gemm measured, 0 skips it, default 2048, 16384\n"
+     "                   with GPUs)"},
+    {"--nrhs", F_NRHS, 1, BIT(CMD_POTRS) | BIT(CMD_POSV) | BIT(CMD_DEMO) | BIT(CMD_GEN), 0,
+     "--nrhs K         right-hand sides (default 1)"},
+    {"--dtype", F_DTYPE, 1, RUNS | BIT(CMD_BENCH) | BIT(CMD_DEMO) | BIT(CMD_GEN), 0,
+     "--dtype s|d|c|z  element type f32, f64, c64, c128 (default d)"},
+    {"--tile", F_TILE, 1, CTX, 1, "--tile T         tile size (default: the library's choice)"},
+    {"--uplo", F_UPLO, 1, RUNS | BIT(CMD_BENCH) | BIT(CMD_DEMO), 0,
+     "--uplo L|U       triangle factored (default L)"},
+    {"--input", F_INPUT, 1, RUNS, 0,
+     "--input a.npy    square matrix to use instead of a generated one"},
+    {"--rhs", F_RHS, 1, BIT(CMD_POTRS) | BIT(CMD_POSV), 0,
+     "--rhs b.npy      right-hand sides (n or n x K) instead of generated ones"},
+    {"--output", F_OUTPUT, 1, RUNS | BIT(CMD_GEN) | BIT(CMD_TRACE), 0,
+     "--output x.npy   writes the factor (potrf), the solution (potrs, posv) or the matrix"},
+    {"-o", F_OUTPUT, 1, RUNS | BIT(CMD_GEN) | BIT(CMD_TRACE), 0,
+     "-o FILE          the same as --output (trace: the SVG)"},
+    {"--reps", F_REPS, 1, RUNS | BIT(CMD_BENCH), 1,
+     "--reps R         repetitions, best time reported (default 1, bench 3)"},
+    {"--workers", F_WORKERS, 1, CTX, 0,
+     "--workers W      CPU worker threads (bench: also the LAPACKE thread count)"},
+    {"--gpus", F_GPUS, 1, CTX, 0,
+     "--gpus G         GPUs to use (0 disables them); fewer found: a warning, and the run\n"
+     "                   goes on with what exists"},
+    {"--require-gpus", F_REQUIRE_GPUS, 0, CTX, 0,
+     "--require-gpus   fail (exit 1) when fewer GPUs than --gpus are found"},
+    {"--sched", F_SCHED, 1, CTX, 0, "--sched cost|locality  scheduling policy"},
+    {"--trace", F_TRACE, 1, CTX, 0,
+     "--trace f.json   writes a Chrome trace of every task at the end"},
+    {"--json", F_JSON, 0, RUNS | BIT(CMD_BENCH) | BIT(CMD_DEMO), 0,
+     "--json           one JSON object per result line"},
+    {"--width", F_WIDTH, 1, BIT(CMD_TRACE), 400,
+     "--width W        width of the chart in pixels (default 1600)"},
+    {"--resident", F_RESIDENT, 0, BIT(CMD_BENCH), 0,
+     "--resident       also times tessera_tile_potrf on a descriptor made once"},
+    {"--resident-only", F_RESIDENT_ONLY, 0, BIT(CMD_BENCH), 0,
+     "--resident-only  times only that (no LAPACK-style call on a host array)"},
+    {"--no-baseline", F_NO_BASELINE, 0, BIT(CMD_BENCH), 0, "--no-baseline    tessera only"},
+    {"--out-of-core", F_OUT_OF_CORE, 0, BIT(CMD_BENCH), 0,
+     "--out-of-core    the matrix held once, as the tiles of one triangle (--uplo),\n"
+     "                   generated by tasks; times tessera_tile_potrf, checks with potrs\n"
+     "                   (backward error); no baseline (for matrices larger than the GPUs)"},
+    {"--version", F_VERSION, 0, ~0u, 0, "--version        prints the version of tessera"},
+    {"--help", F_HELP, 0, ~0u, 0, "--help, -h       this text"},
+    {"-h", F_HELP, 0, ~0u, 0, NULL},
 };
 #define NFLAGS (sizeof flags / sizeof flags[0])
 
+/** Prints the options of the commands in mask `cmds`, each once. */
+static void print_options(FILE *f, unsigned cmds) {
+  fputs("options:\n", f);
+  for (size_t i = 0; i < NFLAGS; i++)
+    if ((flags[i].cmds & cmds) && flags[i].help) fprintf(f, "  %s\n", flags[i].help);
+}
+
+/** The global usage: every command and every option. */
 static void usage(FILE *f) {
   fputs("usage: tessera <command> [options]\n"
-        "\n"
-        "commands:\n"
-        "  info                      workers, devices, memory nodes, bandwidths, configuration\n"
-        "  potrf | potrs | posv      Cholesky factor / solve / both on a generated or .npy matrix\n"
-        "  bench potrf               tessera against cuSolverMg (same GPUs) and cusolverDnXpotrf\n"
-        "                            (GPU 0), their matrix already on the GPUs; without GPUs,\n"
-        "                            against LAPACKE with the same thread count\n"
-        "  demo                      f64 posv on every device, checks the residual\n"
-        "  gen                       writes the generated SPD matrix (or, with --nrhs, the\n"
-        "                            right-hand sides) to --output\n"
-        "  trace FILE.json -o g.svg  draws a trace written by --trace as a Gantt chart (SVG)\n"
-        "\n"
-        "options:\n"
-        "  --n N            matrix order (bench: N1,N2,...; default 1000, bench and demo 4096)\n"
-        "  --nrhs K         right-hand sides (default 1)\n"
-        "  --dtype s|d|c|z  element type f32, f64, c64, c128 (default d)\n"
-        "  --tile T         tile size (default: the library's choice)\n"
-        "  --uplo L|U       triangle factored (default L)\n"
-        "  --input a.npy    square matrix to use instead of a generated one\n"
-        "  --rhs b.npy      right-hand sides (n or n x K) instead of generated ones\n"
-        "  --output x.npy   writes the factor (potrf), the solution (potrs, posv) or the matrix\n"
-        "  -o FILE          the same as --output (trace: the SVG)\n"
-        "  --reps R         repetitions, best time reported (default 1, bench 3)\n"
-        "  --workers W      CPU worker threads (bench: also the LAPACKE thread count)\n"
-        "  --gpus G         GPUs to use (0 disables them)\n"
-        "  --sched cost|locality  scheduling policy\n"
-        "  --trace f.json   writes a Chrome trace of every task at the end\n"
-        "  --json           one JSON object per result line\n"
-        "  --resident       bench: also times tessera_tile_potrf on a descriptor made once\n"
-        "  --resident-only  bench: times only that (no LAPACK-style call on a host array)\n"
-        "  --no-baseline    bench: tessera only\n"
-        "  --out-of-core    bench: the matrix held once, as the tiles of one triangle (--uplo),\n"
-        "                   generated by tasks; times tessera_tile_potrf, checks with potrs\n"
-        "                   (backward error); no baseline (for matrices larger than the GPUs)\n"
-        "  --width W        trace: width of the chart in pixels (default 1600)\n"
-        "  --help           this text\n"
-        "\n"
-        "exit status: 0 success, 1 failure, 2 usage error\n",
+        "       tessera <command> --help   (that command's options)\n\ncommands:\n",
         f);
+  for (size_t c = 0; c < NCOMMANDS; c++) {
+    fprintf(f, "  %-6s ", commands[c].name);
+    for (const char *p = commands[c].about; *p; p++) {
+      fputc(*p, f);
+      if (*p == '\n') fputs("         ", f);
+    }
+    fputc('\n', f);
+  }
+  fputc('\n', f);
+  print_options(f, ~0u);
+  fputs("\nexit status: 0 success, 1 failure, 2 usage error\n", f);
+}
+
+/** The usage of command c: what it does and the options it takes. */
+static void command_usage(FILE *f, size_t c) {
+  fprintf(f, "usage: tessera %s %s\n\n%s\n\n", commands[c].name, commands[c].args,
+          commands[c].about);
+  print_options(f, BIT(commands[c].cmd));
+  fputs("\nexit status: 0 success, 1 failure, 2 usage error\n", f);
+}
+
+static void version(void) {
+  printf("tessera %d.%d.%d\n", TESSERA_VERSION_MAJOR, TESSERA_VERSION_MINOR, TESSERA_VERSION_PATCH);
 }
 
 static int usage_error(const char *fmt, ...) {
@@ -191,6 +228,8 @@ static int apply(size_t f, const char *val, cli_opts_t *o) {
     o->no_baseline = 1;
   else if (id == F_OUT_OF_CORE)
     o->out_of_core = 1;
+  else if (id == F_REQUIRE_GPUS)
+    o->require_gpus = 1;
   else if (id == F_DTYPE) {
     o->dtype_set = 1;
     if (tessera_dtype_parse(val, &o->dtype) != 0)
@@ -207,7 +246,8 @@ static int apply(size_t f, const char *val, cli_opts_t *o) {
   return 0;
 }
 
-/** Parses the options from argv[i]. Returns 0, CLI_USAGE, or -1 for --help. */
+/** Parses the options from argv[i] (main answered --help and --version). Returns 0 or
+ *  CLI_USAGE. */
 static int parse_options(int argc, char **argv, int i, cli_opts_t *o) {
   for (; i < argc; i++) {
     const char *arg = argv[i], *eq = strchr(arg, '=');
@@ -219,7 +259,6 @@ static int parse_options(int argc, char **argv, int i, cli_opts_t *o) {
     size_t f = 0;
     while (f < NFLAGS && (strlen(flags[f].name) != len || strncmp(flags[f].name, arg, len))) f++;
     if (f == NFLAGS) return usage_error("%s: unknown option '%s'", cli_cmd_name(o->cmd), arg);
-    if (flags[f].id == F_HELP) return -1;
     if (!(flags[f].cmds & BIT(o->cmd)))
       return usage_error("%s does not apply to '%s'", flags[f].name, cli_cmd_name(o->cmd));
     if (!flags[f].has_value && eq) return usage_error("%s takes no value", flags[f].name);
@@ -235,10 +274,11 @@ static int parse_options(int argc, char **argv, int i, cli_opts_t *o) {
 
 /** Fills in the defaults that depend on the subcommand and checks combinations. */
 static int finish_options(cli_opts_t *o) {
-  static const int64_t default_n[CMD_COUNT] = {0, 1000, 1000, 1000, 4096, 4096, 1000, 0};
+  static const int64_t default_n[CMD_COUNT] = {-1, 1000, 1000, 1000, 4096, 4096, 1000, 0};
   if (o->input && o->nsizes) return usage_error("--n and --input exclude each other");
   if (o->rhs && o->nrhs >= 0) return usage_error("--nrhs and --rhs exclude each other");
   if (o->nsizes == 0) o->sizes[o->nsizes++] = default_n[o->cmd];
+  if (o->require_gpus && o->gpus < 0) return usage_error("--require-gpus needs --gpus G");
   if (o->nsizes > 1 && o->cmd != CMD_BENCH)
     return usage_error("--n takes one size for '%s'", cli_cmd_name(o->cmd));
   if (o->reps == 0) o->reps = o->cmd == CMD_BENCH ? 3 : 1;
@@ -263,6 +303,10 @@ int main(int argc, char **argv) {
     usage(stdout);
     return CLI_OK;
   }
+  if (strcmp(argv[1], "--version") == 0) {
+    version();
+    return CLI_OK;
+  }
   size_t c = 0;
   while (c < NCOMMANDS && strcmp(commands[c].name, argv[1])) c++;
   if (c == NCOMMANDS) return usage_error("unknown command '%s'", argv[1]);
@@ -277,16 +321,20 @@ int main(int argc, char **argv) {
                   .sched = TESSERA_SCHED_AUTO,
                   .width = 1600};
   int i = 2;
+  for (int k = 2; k < argc; k++) /* help or version anywhere after the command wins */
+    if (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h") || !strcmp(argv[k], "--version")) {
+      if (argv[k][2] == 'v')
+        version();
+      else
+        command_usage(stdout, c);
+      return CLI_OK;
+    }
   if (o.cmd == CMD_BENCH && i < argc && argv[i][0] != '-') {
     if (strcmp(argv[i], "potrf") != 0)
       return usage_error("bench: unsupported routine '%s' (supported: potrf)", argv[i]);
     i++;
   }
   int rc = parse_options(argc, argv, i, &o);
-  if (rc < 0) {
-    usage(stdout);
-    return CLI_OK;
-  }
   if (rc || (rc = finish_options(&o))) return rc;
   return commands[c].run(&o);
 }

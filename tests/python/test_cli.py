@@ -185,3 +185,54 @@ def test_messages_are_sentences_not_placeholders():
     p = run("potrf", "--n", 2147483647)
     assert p.returncode == 1
     assert "inf" not in p.stderr and "GiB" in p.stderr and "2147483647" in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize("command", ["info", "potrf", "potrs", "posv", "bench", "demo", "gen",
+                                     "trace"])
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_each_command_has_its_own_usage(command, flag):
+    p = run(command, flag, check=0)
+    assert p.stdout.startswith("usage: tessera %s " % command), p.stdout
+    glob = run("--help", check=0).stdout
+    assert p.stdout != glob
+    # only the options the command takes
+    assert ("--out-of-core" in p.stdout) == (command == "bench")
+    assert ("--rhs" in p.stdout) == (command in ("potrs", "posv"))
+    # after other options too
+    assert run(command, "--json", flag, check=0).stdout == p.stdout
+
+
+def test_version():
+    for args in (["--version"], ["potrf", "--version"]):
+        out = run(*args, check=0).stdout
+        assert out.startswith("tessera ") and out.strip().split()[1].count(".") == 2
+
+
+def gpu_count():
+    out = run("info", "--n", 0, check=0).stdout
+    return sum(1 for line in out.splitlines() if line.strip().startswith("cuda "))
+
+
+def test_more_gpus_than_exist_warns_or_fails_when_required():
+    want = gpu_count() + 1
+    p = run("potrf", "--n", 200, "--gpus", want, "--json", check=0)
+    assert "warning" in p.stderr and "--gpus %d" % want in p.stderr, p.stderr
+    assert json_lines(p.stdout)[0]["residual"] < 10
+    p = run("potrf", "--n", 200, "--gpus", want, "--require-gpus")
+    assert p.returncode == 1 and "--require-gpus" in p.stderr and not p.stdout
+    assert run("potrf", "--require-gpus").returncode == 2
+    p = run("potrf", "--n", 200, "--gpus", want - 1, "--require-gpus", check=0)
+    assert "warning" not in p.stderr
+
+
+def test_info_shows_the_tile_per_order_and_a_measured_rate():
+    out = run("info", "--n", 256, check=0).stdout
+    line = out[out.index("tessera_tile_for"):].splitlines()[1]
+    tiles = dict(item.split(": ") for item in line.strip().split(", "))
+    assert set(tiles) >= {"1000", "4096", "16384"}
+    assert all(int(t) > 0 for t in tiles.values())
+    (r,) = json_lines(run("potrf", "--n", 4096 if "cuda 0" in out else 1000, "--json",
+                          check=0).stdout)
+    assert r["tile"] == int(tiles[str(r["n"])])
+    assert "nominal" in out and "measured: gemm of order 256" in out
+    assert float(out.split("workers: ")[-1].split()[0]) > 0
