@@ -1,13 +1,16 @@
 # tessera: a thin wrapper over CMake and CTest.
 #
-#   make setup           install missing Debian packages (scripts/setup.sh)
+#   make setup           install the missing Debian packages the build and the tests need
+#                        (scripts/setup.sh, as root); make build and make demo install only
+#                        what the build needs (setup-build)
 #   make build           configure build/ (Release) and compile
 #   make demo            factor and solve a generated SPD system on every device found
 #   make test            ctest in build/, then the sanitizer builds, then pytest (tests/python)
 #   make test-sanitize   build-asan/ (ASan + UBSan, Debug: every test), build-tsan/ (TSan: unit tests),
 #                        build-sim/ (TSan, simulated devices: every test)
 #   make install PREFIX=/usr/local
-#   make clean | format | format-check
+#   make clean           removes every build folder these targets make (BUILD_DIRS)
+#   make format | format-check
 #
 # Variables: PREFIX, JOBS (default: all cores), V=1 (show every compile line),
 # SANITIZE_CUDA=OFF|AUTO (the CUDA backend in the sanitizer builds; OFF keeps them quick),
@@ -38,15 +41,21 @@ endif
 FORMAT_DIRS := include src tools tests bench examples python
 FORMAT_FILES = $(shell find $(FORMAT_DIRS) -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) 2>/dev/null)
 
-.PHONY: all setup configure build demo test test-main test-sanitize test-asan test-tsan test-sim \
+# Every folder a target below configures; make clean removes them all.
+BUILD_DIRS := build build-asan build-tsan build-sim
+
+.PHONY: all setup setup-build configure build demo test test-main test-sanitize test-asan test-tsan test-sim \
         test-python install clean format format-check
 
 all: build
 
 setup:
-	@bash scripts/setup.sh
+	@bash scripts/setup.sh test
 
-configure: setup
+setup-build:
+	@bash scripts/setup.sh build
+
+configure: setup-build
 	@$(call CMAKE_CONFIGURE,build,-DCMAKE_BUILD_TYPE=Release)
 
 build: configure
@@ -57,7 +66,7 @@ demo: build
 
 test: format-check test-main test-sanitize test-python
 
-test-main: build
+test-main: setup build
 	@echo "== ctest: build (Release)$(if $(HAVE_GPU),, without GPU tests) =="
 	@$(CTEST) --test-dir build
 
@@ -89,7 +98,7 @@ test-sim: setup
 	  $(CTEST) --test-dir build-sim
 
 # pytest's exit status 5 means it collected no test: not a failure.
-test-python: build
+test-python: setup build
 	@if ! compgen -G "tests/python/test_*.py" >/dev/null; then \
 	  echo "== pytest: no tests under tests/python; skipped =="; \
 	elif ! python3 -c "import pytest" 2>/dev/null; then \
@@ -105,7 +114,7 @@ install: build
 	cmake --install build --prefix "$(PREFIX)"
 
 clean:
-	rm -rf build build-asan build-tsan
+	rm -rf $(BUILD_DIRS)
 
 format:
 	@clang-format -i $(FORMAT_FILES)

@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # Installs what tessera builds and tests with, on Debian or Ubuntu: only the packages that are
-# missing, so it takes well under a second when everything is there.
+# missing, so it takes well under a second when everything is there. Installing needs root.
 #
-#   scripts/setup.sh            install what is missing (as root), or name it and fail
-#   TESSERA_SKIP_SETUP=1        do nothing (a machine set up by other means)
+#   scripts/setup.sh [build|test]   what the build needs (make build, make demo), or that and
+#                                   what the tests need (cmocka, OpenMPI, pytest, jax; the
+#                                   default); installs what is missing as root, or names it and
+#                                   fails
+#   TESSERA_SKIP_SETUP=1            do nothing (a machine set up by other means)
+#   TESSERA_APT_WAIT=SECONDS        how long to wait for another apt or dpkg holding its lock
+#                                   (default 300)
 #
 # A build tool already on PATH (cmake from pip, say) counts as present. cmocka unpacked into
 # .deps/ by scripts/fetch-deps.sh also counts, for machines that cannot reach a package mirror.
@@ -14,8 +19,18 @@ cd "$(dirname "$0")/.."
 
 [ "${TESSERA_SKIP_SETUP:-0}" = 1 ] && exit 0
 
+target=${1:-test}
+case "$target" in
+build | test) ;;
+*)
+  echo "setup: unknown target '$target' (build or test)" >&2
+  exit 2
+  ;;
+esac
+
 tools=(cmake gcc make pkg-config)
-libs=(libc6-dev libopenblas-dev liblapacke-dev libcmocka-dev libopenmpi-dev openmpi-bin)
+libs=(libc6-dev libopenblas-dev liblapacke-dev)
+[ "$target" = test ] && libs+=(libcmocka-dev libopenmpi-dev openmpi-bin)
 
 installed() {
   [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]
@@ -49,15 +64,28 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
   log=$(mktemp)
   export DEBIAN_FRONTEND=noninteractive
-  if ! { apt-get update -q && apt-get install -y -q --no-install-recommends "${missing[@]}"; } \
-    >"$log" 2>&1; then
+  # Another apt or dpkg (unattended upgrades, say) may hold the lock: wait for it, a bounded time.
+  wait_s=${TESSERA_APT_WAIT:-300}
+  deadline=$((SECONDS + wait_s))
+  apt=(apt-get -q -o "DPkg::Lock::Timeout=$wait_s")
+  while ! { "${apt[@]}" update && "${apt[@]}" install -y --no-install-recommends "${missing[@]}"; } \
+    >"$log" 2>&1; do
+    if grep -qiE 'could not get lock|unable to acquire|lock-frontend|is another process using it' \
+      "$log" && [ "$SECONDS" -lt "$deadline" ]; then
+      [ -n "${waited:-}" ] ||
+        echo "setup: another apt or dpkg holds the package lock; waiting (up to ${wait_s} s)"
+      waited=1
+      sleep 5
+      continue
+    fi
     tail -n 30 "$log" >&2
     rm -f "$log"
     echo "setup: apt-get failed; set TESSERA_SKIP_SETUP=1 to build with what is there" >&2
     exit 1
-  fi
+  done
   rm -f "$log"
 fi
+[ "$target" = build ] && exit 0
 
 if compgen -G "tests/python/test_*.py" >/dev/null && command -v python3 >/dev/null &&
   ! python3 -c "import pytest" 2>/dev/null; then
