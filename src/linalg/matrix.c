@@ -11,14 +11,13 @@ typedef struct {
   int p, q;
 } placement_t;
 
-static placement_t placement(tessera_context_t *ctx, size_t bytes, size_t tile_bytes) {
+static placement_t placement(tessera_context_t *ctx, double bytes, double tile_bytes) {
   placement_t pl = {.p = 0, .q = 0};
   int n = tessera_scope_nodes(ctx, tessera_get_scope(ctx), pl.nodes, 16);
   if (n > 16) n = 16;
   double cap = 0;
   for (int i = 0; i < n; i++) cap += (double)tessera_memory_node_available(ctx, pl.nodes[i]);
-  if (n == 0 || (double)bytes > 0.7 * cap || cap - (double)bytes < 32.0 * n * (double)tile_bytes)
-    return pl;
+  if (n == 0 || bytes > 0.7 * cap || cap - bytes < 32.0 * n * tile_bytes) return pl;
   pl.p = 1;
   for (int d = 1; d * d <= n; d++)
     if (n % d == 0) pl.p = d;
@@ -26,17 +25,41 @@ static placement_t placement(tessera_context_t *ctx, size_t bytes, size_t tile_b
   return pl;
 }
 
-/* Checks the arguments the three constructors share; `first` is the argument number of dtype
- * (the context is 1) and `out` that of the output. Returns 0 or -(argument number). */
-static int check_new(tessera_context_t *ctx, int first, tessera_dtype_t dtype, int64_t m, int64_t n,
-                     int64_t mb, int64_t nb, tessera_matrix_t **out, int outno) {
+/* Checks the arguments the constructors share for routine `f`; `first` is the argument number
+ * of dtype (the context is 1) and `outno` that of the output. Returns 0 or -(argument number),
+ * with a message. */
+static int check_new(tessera_context_t *ctx, const char *f, int first, tessera_dtype_t dtype,
+                     int64_t m, int64_t n, int64_t mb, int64_t nb, tessera_matrix_t **out,
+                     int outno) {
   if (!ctx) return -1;
-  if (!tessera_dtype_size(dtype)) return -first;
-  if (m < 0) return -(first + 1);
-  if (n < 0) return -(first + 2);
-  if (mb <= 0 || mb > INT32_MAX) return -(first + 3);
-  if (nb <= 0 || nb > INT32_MAX) return -(first + 4);
-  if (!out) return -outno;
+  if (!tessera_dtype_size(dtype))
+    return tsr_error(ctx, -first, "%s: argument %d = %d is not a dtype", f, first, (int)dtype);
+  const char *what[2] = {"rows", "columns"};
+  int64_t dim[2] = {m, n}, tile[2] = {mb, nb};
+  for (int k = 0; k < 2; k++)
+    if (dim[k] < 0)
+      return tsr_error(ctx, -(first + 1 + k), "%s: argument %d (%s) = %lld < 0", f, first + 1 + k,
+                       what[k], (long long)dim[k]);
+  for (int k = 0; k < 2; k++)
+    if (tile[k] <= 0 || tile[k] > INT32_MAX)
+      return tsr_error(ctx, -(first + 3 + k), "%s: argument %d (tile %s) = %lld is not in [1, %d]",
+                       f, first + 3 + k, what[k], (long long)tile[k], INT32_MAX);
+  if (!out) return tsr_error(ctx, -outno, "%s: argument %d (the output) is NULL", f, outno);
+  return 0;
+}
+
+/* Checks the array of a view or a copy for routine `f`: argument `argno` is the array (NULL
+ * only when the matrix is empty), argument argno + 1 its leading dimension. Returns 0 or
+ * -(argument number), with a message. */
+static int check_array(tessera_context_t *ctx, const char *f, int argno, const void *a, int64_t m,
+                       int64_t n, int64_t lda) {
+  if (!a && m > 0 && n > 0)
+    return tsr_error(ctx, -argno, "%s: argument %d (the array of a %lld x %lld matrix) is NULL", f,
+                     argno, (long long)m, (long long)n);
+  if (lda < (m > 1 ? m : 1))
+    return tsr_error(ctx, -(argno + 1),
+                     "%s: argument %d (leading dimension) = %lld < max(1, %lld rows)", f, argno + 1,
+                     (long long)lda, (long long)m);
   return 0;
 }
 
@@ -45,14 +68,34 @@ static bool tile_stored(char stored, int64_t i, int64_t j) {
   return stored == 'L' ? i >= j : stored == 'U' ? i <= j : true;
 }
 
-/* Bytes of the tiles A stores. */
-static size_t stored_bytes(const tessera_matrix_t *A) {
-  size_t es = tessera_dtype_size(A->dtype), bytes = 0;
-  for (int64_t j = 0; j < A->nt; j++)
-    for (int64_t i = 0; i < A->mt; i++)
-      if (tile_stored(A->stored, i, j))
-        bytes += (size_t)tsr_tile_m(A, i) * (size_t)tsr_tile_n(A, j) * es;
+/* Bytes of the tiles A stores, as a double (the count may exceed SIZE_MAX); one term per tile
+ * column: its stored tiles span rows [j mb, m) of a lower, [0, (j + 1) mb) of an upper triangle. */
+static double stored_bytes(const tessera_matrix_t *A) {
+  double es = (double)tessera_dtype_size(A->dtype), bytes = 0;
+  if (!A->stored) return (double)A->m * (double)A->n * es;
+  for (int64_t j = 0; j < A->nt; j++) {
+    int64_t first = A->stored == 'L' ? j * A->mb : 0;
+    int64_t end = A->stored == 'L' || (j + 1) * A->mb > A->m ? A->m : (j + 1) * A->mb;
+    if (end > first) bytes += (double)(end - first) * (double)tsr_tile_n(A, j) * es;
+  }
   return bytes;
+}
+
+/* Whether the host can hold what a new descriptor needs: its tile list, and its tiles when they
+ * live on the host (`host_tiles`). The host's physical memory bounds it, as a device's pool
+ * bounds what lives there: beyond it the kernel overcommits and the first use of the memory
+ * fails. Returns 0 or TESSERA_ERR_NOMEM with a message. */
+static int check_host(tessera_context_t *ctx, const tessera_matrix_t *A, bool host_tiles) {
+  double list = ((double)A->mt * (double)A->nt + 1) * (double)sizeof *A->tiles;
+  double need = list + (host_tiles ? stored_bytes(A) : 0);
+  double cap = (double)tessera_memory_node_capacity(ctx, TESSERA_HOST_NODE);
+  if (need <= cap && list < (double)SIZE_MAX) return 0;
+  return tsr_error(ctx, TESSERA_ERR_NOMEM,
+                   "matrix: a %lld x %lld %s matrix in %lld x %lld tiles needs %.2f GiB of host "
+                   "memory%s; this host has %.2f GiB",
+                   (long long)A->m, (long long)A->n, tessera_dtype_name(A->dtype), (long long)A->mb,
+                   (long long)A->nb, need / 1073741824.0, host_tiles ? "" : " for its tile list",
+                   cap / 1073741824.0);
 }
 
 /* Where the tiles of a view live: `count` column panels of `width` columns each (the last may
@@ -73,25 +116,30 @@ static int matrix_new(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, 
                       tessera_matrix_t **out) {
   size_t es = tessera_dtype_size(dtype);
   tessera_matrix_t *A = calloc(1, sizeof *A);
-  if (!A) return TESSERA_ERR_NOMEM;
+  if (!A) return tsr_error(ctx, TESSERA_ERR_NOMEM, "matrix: out of memory for a descriptor");
   *A = (tessera_matrix_t){.ctx = ctx,
                           .dtype = dtype,
                           .m = m,
                           .n = n,
                           .mb = mb,
                           .nb = nb,
-                          .mt = (m + mb - 1) / mb,
-                          .nt = (n + nb - 1) / nb,
+                          .mt = m / mb + (m % mb != 0), /* no overflow near INT64_MAX */
+                          .nt = n / nb + (n % nb != 0),
                           .is_view = pan->count > 0,
                           .stored = stored};
-  A->tiles = calloc((size_t)(A->mt * A->nt) + 1, sizeof *A->tiles);
-  if (!A->tiles) {
-    free(A);
-    return TESSERA_ERR_NOMEM;
+  int rc = check_host(ctx, A, false); /* the tile list first: it also bounds stored_bytes */
+  placement_t pl = {.p = 0};
+  if (!rc && !pan->count) {
+    pl = placement(ctx, stored_bytes(A), (double)mb * (double)nb * (double)es);
+    if (!pl.p) rc = check_host(ctx, A, true);
   }
-  int rc = 0;
-  placement_t pl =
-      pan->count ? (placement_t){.p = 0} : placement(ctx, stored_bytes(A), (size_t)(mb * nb) * es);
+  if (!rc && !(A->tiles = calloc((size_t)(A->mt * A->nt) + 1, sizeof *A->tiles)))
+    rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "matrix: out of memory for a list of %lld tiles",
+                   (long long)(A->mt * A->nt));
+  if (rc) {
+    free(A);
+    return rc;
+  }
   for (int64_t j = 0; j < A->nt && !rc; j++)
     for (int64_t i = 0; i < A->mt && !rc; i++) {
       if (!tile_stored(stored, i, j)) continue;
@@ -108,10 +156,9 @@ static int matrix_new(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, 
         rc = tessera_data_create(ctx, tm, tn, es, t);
     }
   if (rc == TESSERA_ERR_NOMEM && !pan->count)
-    rc = tsr_error(ctx, rc,
-                   "matrix: out of memory for the tiles of a %lld x %lld %s matrix (%.2f GiB)",
-                   (long long)m, (long long)n, tessera_dtype_name(dtype),
-                   (double)stored_bytes(A) / 1073741824.0);
+    rc = tsr_error(
+        ctx, rc, "matrix: out of memory for the tiles of a %lld x %lld %s matrix (%.2f GiB)",
+        (long long)m, (long long)n, tessera_dtype_name(dtype), stored_bytes(A) / 1073741824.0);
   if (rc) {
     tessera_matrix_destroy(A);
     return rc;
@@ -122,7 +169,7 @@ static int matrix_new(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, 
 
 int tessera_matrix_create(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
                           int64_t mb, int64_t nb, tessera_matrix_t **out) {
-  int rc = check_new(ctx, 2, dtype, m, n, mb, nb, out, 7);
+  int rc = check_new(ctx, "matrix_create", 2, dtype, m, n, mb, nb, out, 7);
   return rc ? rc : matrix_new(ctx, dtype, m, n, mb, nb, &(panels_t){0}, 0, out);
 }
 
@@ -152,20 +199,21 @@ static int view_one(tessera_context_t *ctx, int node, tessera_dtype_t dtype, int
 int tessera_matrix_view_on(tessera_context_t *ctx, int node, tessera_dtype_t dtype, int64_t m,
                            int64_t n, int64_t mb, int64_t nb, void *a, int64_t lda,
                            tessera_matrix_t **out) {
-  int rc = check_new(ctx, 3, dtype, m, n, mb, nb, out, 10);
+  const char *f = "matrix_view_on";
+  int rc = check_new(ctx, f, 3, dtype, m, n, mb, nb, out, 10);
   if (rc) return rc;
-  if (node < 0 || node >= tessera_memory_node_count(ctx)) return -2;
-  if (!a && m > 0 && n > 0) return -8;
-  if (lda < (m > 1 ? m : 1)) return -9;
+  if (node < 0 || node >= tessera_memory_node_count(ctx))
+    return tsr_error(ctx, -2, "%s: argument 2 = memory node %d, which does not exist (%d nodes)", f,
+                     node, tessera_memory_node_count(ctx));
+  if ((rc = check_array(ctx, f, 8, a, m, n, lda))) return rc;
   return view_one(ctx, node, dtype, m, n, mb, nb, a, lda, out);
 }
 
 int tessera_matrix_view(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
                         int64_t mb, int64_t nb, void *a, int64_t lda, tessera_matrix_t **out) {
-  int rc = check_new(ctx, 2, dtype, m, n, mb, nb, out, 9);
+  int rc = check_new(ctx, "matrix_view", 2, dtype, m, n, mb, nb, out, 9);
+  if (!rc) rc = check_array(ctx, "matrix_view", 7, a, m, n, lda);
   if (rc) return rc;
-  if (!a && m > 0 && n > 0) return -7;
-  if (lda < (m > 1 ? m : 1)) return -8;
   return view_one(ctx, TESSERA_HOST_NODE, dtype, m, n, mb, nb, a, lda, out);
 }
 
@@ -173,8 +221,8 @@ int tessera_matrix_view_panels(tessera_context_t *ctx, tessera_dtype_t dtype, in
                                int64_t mb, int64_t nb, int64_t width, int count, void *const *a,
                                const int *nodes, int64_t lda, tessera_matrix_t **out) {
   const char *f = "matrix_view_panels";
-  int rc = check_new(ctx, 2, dtype, m, n, mb, nb, out, 12);
-  if (rc) return ctx ? tsr_error(ctx, rc, "%s: argument %d is out of range", f, -rc) : rc;
+  int rc = check_new(ctx, f, 2, dtype, m, n, mb, nb, out, 12);
+  if (rc) return rc;
   if (width <= 0 || (count > 1 && width % nb))
     return tsr_error(ctx, -7, "%s: panel width %lld is not a positive multiple of the tile (%lld)",
                      f, (long long)width, (long long)nb);
@@ -218,10 +266,10 @@ int tessera_matrix_destroy(tessera_matrix_t *A) {
 /* Copies between the descriptor and a LAPACK array through a temporary view. */
 static int copy_lapack(tessera_matrix_t *A, void *a, int64_t lda, int to_array) {
   if (!A) return -1;
-  if (!a && A->m > 0 && A->n > 0) return -2;
-  if (lda < (A->m > 1 ? A->m : 1)) return -3;
+  int rc = check_array(A->ctx, to_array ? "matrix_export" : "matrix_import", 2, a, A->m, A->n, lda);
+  if (rc) return rc;
   tessera_matrix_t *V;
-  int rc = tessera_matrix_view(A->ctx, A->dtype, A->m, A->n, A->mb, A->nb, a, lda, &V);
+  rc = tessera_matrix_view(A->ctx, A->dtype, A->m, A->n, A->mb, A->nb, a, lda, &V);
   if (rc) return rc;
   rc = to_array ? tsr_pxlacpy(A, V) : tsr_pxlacpy(V, A);
   int w = tsr_flow_wait(A->ctx);
