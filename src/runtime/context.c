@@ -133,12 +133,7 @@ static int resolve_config(tessera_context_t *ctx, const tessera_config_t *in) {
     if (strcmp(pm, "none") != 0)
       snprintf(ctx->perfmodel_path, sizeof ctx->perfmodel_path, "%s", pm);
   } else {
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    if (xdg && *xdg)
-      snprintf(ctx->perfmodel_path, sizeof ctx->perfmodel_path, "%s/tessera/perfmodel.txt", xdg);
-    else if (home && *home)
-      snprintf(ctx->perfmodel_path, sizeof ctx->perfmodel_path, "%s/.cache/tessera/perfmodel.txt",
-               home);
+    tsr_perfmodel_default_path(ctx->perfmodel_path, sizeof ctx->perfmodel_path);
   }
   c.trace_file = ctx->trace_path[0] ? ctx->trace_path : NULL;
   c.perfmodel_file = ctx->perfmodel_path[0] ? ctx->perfmodel_path : "none";

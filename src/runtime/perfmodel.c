@@ -2,12 +2,20 @@
  * between runs ("kernel kind size_key mean_seconds count" per line).
  *
  * Lookups are lock-free (a fixed open-addressing table whose ready slots never move); a miss
- * that inserts takes the table's lock. */
+ * that inserts takes the table's lock.
+ *
+ * Several contexts (of one process or of several) may share a file. Each entry keeps, beside
+ * the mean it predicts with, the mean and count of the measurements made by this context; a
+ * save re-reads the file under an advisory lock on its folder, adds those measurements to what
+ * is there now (what other contexts saved meanwhile included), and replaces the file through a
+ * temporary file of a unique name. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,6 +33,8 @@ typedef struct {
   char name[PM_NAME];
   _Atomic double mean;
   atomic_long count;
+  _Atomic double own_mean; /* of the measurements made by this context only */
+  atomic_long own_count;
 } pm_entry_t;
 
 struct tsr_perfmodel {
@@ -86,6 +96,8 @@ static pm_entry_t *pm_find(tsr_perfmodel_t *pm, const char *name, int kind, uint
     snprintf(e->name, sizeof e->name, "%s", name);
     atomic_store(&e->mean, 0.0);
     atomic_store(&e->count, 0);
+    atomic_store(&e->own_mean, 0.0);
+    atomic_store(&e->own_count, 0);
     atomic_store_explicit(&e->ready, 1, memory_order_release);
     found = e;
   }
@@ -110,16 +122,22 @@ double tsr_perfmodel_predict(const tsr_perfmodel_t *pm, tsr_pm_cache_t *cache, c
   return atomic_load_explicit(&e->mean, memory_order_relaxed);
 }
 
+/* Adds `count` measurements of mean `seconds` to the running mean `mean` of `*total` ones. */
+static void pm_add(_Atomic double *mean, atomic_long *total, double seconds, long count) {
+  long n = atomic_fetch_add(total, count) + count;
+  double w = (double)count / (double)(n < PM_WINDOW ? n : PM_WINDOW);
+  if (w > 1) w = 1;
+  double old = atomic_load(mean);
+  while (!atomic_compare_exchange_weak(mean, &old, old + (seconds - old) * w)) {
+  }
+}
+
 void tsr_perfmodel_record(tsr_perfmodel_t *pm, const char *kernel, tessera_device_kind_t kind,
                           uint64_t size_key, double seconds, long count) {
   pm_entry_t *e = pm_find(pm, kernel, (int)kind, size_key, true);
   if (!e || count <= 0) return;
-  long n = atomic_fetch_add(&e->count, count) + count;
-  double w = (double)count / (double)(n < PM_WINDOW ? n : PM_WINDOW);
-  if (w > 1) w = 1;
-  double old = atomic_load(&e->mean);
-  while (!atomic_compare_exchange_weak(&e->mean, &old, old + (seconds - old) * w)) {
-  }
+  pm_add(&e->mean, &e->count, seconds, count);
+  pm_add(&e->own_mean, &e->own_count, seconds, count);
 }
 
 int tsr_perfmodel_load(tsr_perfmodel_t *pm, const char *path) {
@@ -145,24 +163,84 @@ int tsr_perfmodel_load(tsr_perfmodel_t *pm, const char *path) {
   return 0;
 }
 
-/* mkdir -p of the folder holding `path`. */
-static void make_parent(const char *path) {
-  char dir[1024];
-  snprintf(dir, sizeof dir, "%s", path);
-  for (char *p = dir + 1; *p; p++) {
-    if (*p != '/') continue;
-    *p = 0;
-    mkdir(dir, 0755);
-    *p = '/';
+void tsr_perfmodel_default_path(char *buf, size_t size) {
+  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+  if (xdg && *xdg)
+    snprintf(buf, size, "%s/tessera/perfmodel.txt", xdg);
+  else if (home && *home)
+    snprintf(buf, size, "%s/.cache/tessera/perfmodel.txt", home);
+  else if (size)
+    buf[0] = 0;
+}
+
+/* Cuts `path` at its last '/' into `dir` ("." without one, "/" for a file at the root). */
+static void folder_of(const char *path, char *dir, size_t size) {
+  snprintf(dir, size, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (!slash)
+    snprintf(dir, size, ".");
+  else
+    slash[slash == dir] = 0;
+}
+
+static bool is_folder(const char *dir) {
+  struct stat st;
+  return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The folder of `path` must exist, except tessera's own cache folder (the default path's), which
+ * is made on demand with the cache folder holding it; no other folder is ever created. Returns 0
+ * or TESSERA_ERR_IO with a message on stderr (finalize does not fail for the history). */
+static int ensure_folder(const char *path, char *dir, size_t size) {
+  folder_of(path, dir, size);
+  if (is_folder(dir)) return 0;
+  char file[1024], own[1024], cache[1024];
+  tsr_perfmodel_default_path(file, sizeof file);
+  folder_of(file, own, sizeof own);
+  if (file[0] && strcmp(dir, own) == 0) {
+    folder_of(own, cache, sizeof cache);
+    (void)mkdir(cache, 0700); /* ~/.cache or $XDG_CACHE_HOME, private as XDG asks */
+    if (mkdir(own, 0755) == 0 || is_folder(own)) return 0;
+  }
+  fprintf(stderr,
+          "tessera: kernel-time history not saved: the folder %s of %s does not exist (tessera "
+          "creates only its own cache folder); create it, or point TESSERA_PERFMODEL or "
+          "perfmodel_file into an existing folder\n",
+          dir, path);
+  return TESSERA_ERR_IO;
+}
+
+/* Adds what `pm` holds to `into` (the file as it is now): an entry the file lacks is copied, one
+ * it has gets this context's own measurements. */
+static void pm_merge(tsr_perfmodel_t *into, const tsr_perfmodel_t *pm) {
+  for (int i = 0; i < PM_SLOTS; i++) {
+    const pm_entry_t *e = &pm->slots[i];
+    if (!atomic_load(&e->ready) || atomic_load(&e->count) == 0) continue;
+    pm_entry_t *m = pm_find(into, e->name, e->kind, e->size_key, true);
+    if (!m) return; /* the table is full */
+    long own = atomic_load(&e->own_count);
+    if (atomic_load(&m->count) == 0) {
+      atomic_store(&m->mean, atomic_load(&e->mean));
+      atomic_store(&m->count, atomic_load(&e->count));
+    } else if (own > 0) {
+      pm_add(&m->mean, &m->count, atomic_load(&e->own_mean), own);
+    }
   }
 }
 
-int tsr_perfmodel_save(const tsr_perfmodel_t *pm, const char *path) {
-  make_parent(path);
+/* Writes `pm` to a temporary file of a unique name in the folder of `path`, then renames it. */
+static int pm_write(const tsr_perfmodel_t *pm, const char *path) {
   char tmp[1100];
-  snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "w");
-  if (!f) return TESSERA_ERR_IO;
+  snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
+  int fd = mkstemp(tmp);
+  if (fd < 0) return TESSERA_ERR_IO;
+  (void)fchmod(fd, 0644);
+  FILE *f = fdopen(fd, "w");
+  if (!f) {
+    close(fd);
+    remove(tmp);
+    return TESSERA_ERR_IO;
+  }
   fprintf(f, "# tessera kernel-time history: kernel kind size_key mean_seconds count\n");
   for (int i = 0; i < PM_SLOTS; i++) {
     const pm_entry_t *e = &pm->slots[i];
@@ -175,4 +253,22 @@ int tsr_perfmodel_save(const tsr_perfmodel_t *pm, const char *path) {
     return TESSERA_ERR_IO;
   }
   return 0;
+}
+
+int tsr_perfmodel_save(const tsr_perfmodel_t *pm, const char *path) {
+  char dir[1024];
+  int rc = ensure_folder(path, dir, sizeof dir);
+  if (rc) return rc;
+  /* flock, not fcntl: it excludes other contexts of this process too */
+  int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) (void)flock(dfd, LOCK_EX);
+  tsr_perfmodel_t *now = tsr_perfmodel_create();
+  rc = now ? tsr_perfmodel_load(now, path) : TESSERA_ERR_NOMEM;
+  if (!rc) {
+    pm_merge(now, pm);
+    rc = pm_write(now, path);
+  }
+  tsr_perfmodel_destroy(now);
+  if (dfd >= 0) close(dfd); /* releases the lock */
+  return rc;
 }

@@ -1,5 +1,7 @@
 /* Kernel-time history: written at finalize to cfg.perfmodel_file, loaded again by the next
- * context, and never a crash when the file holds garbage.
+ * context, and never a crash when the file holds garbage; no folder created but tessera's own
+ * cache folder; contexts sharing the file and finalizing at once lose no entry and add their
+ * counts.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
@@ -10,8 +12,11 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <tessera/tessera.h>
 
@@ -43,16 +48,36 @@ static const tessera_kernel_t k_pm = {.name = KNAME,
                                       .flops = pm_flops,
                                       .size_key = pm_key};
 
+/* tessera_init with `workers` CPU workers, no GPU and the history in `file`. */
+static int open_with(const char *file, int workers, tessera_context_t **ctx) {
+  tessera_config_t cfg;
+  tessera_config_init(&cfg);
+  cfg.cpu_workers = workers;
+  cfg.gpus = 0;
+  cfg.perfmodel_file = file;
+  *ctx = NULL;
+  return tessera_init(ctx, &cfg);
+}
+
+/* Inserts a task of kernel `k` reading and writing `h`. */
+static void insert_rw(tessera_context_t *ctx, const tessera_kernel_t *k, pm_args_t *a,
+                      tessera_data_t *h) {
+  tessera_task_t t;
+  memset(&t, 0, sizeof t);
+  t.kernel = k;
+  t.args = a;
+  t.args_size = sizeof *a;
+  t.ndata = 1;
+  t.data[0] = h;
+  t.mode[0] = TESSERA_RW;
+  assert_int_equal(tessera_task_insert(ctx, &t), 0);
+}
+
 /* Runs `n` tasks of two size classes in a context using `file`; returns tessera_init's
  * status (everything else is asserted). */
 static int run_with(const char *file, int n) {
-  tessera_config_t cfg;
-  tessera_config_init(&cfg);
-  cfg.cpu_workers = 2;
-  cfg.gpus = 0;
-  cfg.perfmodel_file = file;
   tessera_context_t *ctx = NULL;
-  int rc = tessera_init(&ctx, &cfg);
+  int rc = open_with(file, 2, &ctx);
   if (rc != 0) return rc;
   assert_non_null(ctx);
   double x[2] = {0, 0};
@@ -62,15 +87,7 @@ static int run_with(const char *file, int n) {
         tessera_data_register(ctx, TESSERA_HOST_NODE, &x[j], 1, 1, 1, sizeof(double), &h[j]), 0);
   for (int i = 0; i < n; i++) {
     pm_args_t a = {(i % 2) ? 64 : 8};
-    tessera_task_t t;
-    memset(&t, 0, sizeof t);
-    t.kernel = &k_pm;
-    t.args = &a;
-    t.args_size = sizeof a;
-    t.ndata = 1;
-    t.data[0] = h[i % 2];
-    t.mode[0] = TESSERA_RW;
-    assert_int_equal(tessera_task_insert(ctx, &t), 0);
+    insert_rw(ctx, &k_pm, &a, h[i % 2]);
   }
   assert_int_equal(tessera_wait_all(ctx), 0);
   for (int j = 0; j < 2; j++) assert_int_equal(tessera_data_release(ctx, h[j]), 0);
@@ -173,11 +190,162 @@ static void test_garbage(void **state) {
   free(path);
 }
 
+/* ---------------------------------------------------------------- folders */
+
+static int is_dir(const char *p) {
+  struct stat st;
+  return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* A history path in a folder that does not exist: the folder is not created (no mkdir -p of
+ * user input), nothing is written, and the context still finalizes with 0. */
+static void test_missing_folder_not_created(void **state) {
+  (void)state;
+  char *base = tt_tmpfile("pm_missing");
+  assert_non_null(base);
+  unlink(base); /* base is now a name nothing holds */
+  char path[600];
+  snprintf(path, sizeof path, "%s/a/b/perfmodel.txt", base);
+  assert_int_equal(run_with(path, 10), 0);
+  assert_false(is_dir(base));
+  assert_int_not_equal(access(path, F_OK), 0);
+  free(base);
+}
+
+/* The default path: tessera's own cache folder (and the cache folder above it) are made. */
+static void test_own_cache_folder_created(void **state) {
+  (void)state;
+  char *base = tt_tmpfile("pm_cache");
+  assert_non_null(base);
+  unlink(base);
+  assert_int_equal(mkdir(base, 0700), 0);
+  char cache[600], file[700];
+  snprintf(cache, sizeof cache, "%s/cache", base);
+  snprintf(file, sizeof file, "%s/tessera/perfmodel.txt", cache);
+  /* the default path: no TESSERA_PERFMODEL (ctest sets it to none), XDG_CACHE_HOME in base */
+  const char *names[2] = {"XDG_CACHE_HOME", "TESSERA_PERFMODEL"};
+  char *saved[2];
+  for (int k = 0; k < 2; k++) saved[k] = getenv(names[k]) ? strdup(getenv(names[k])) : NULL;
+  setenv("XDG_CACHE_HOME", cache, 1);
+  unsetenv("TESSERA_PERFMODEL");
+  assert_int_equal(run_with(NULL, 10), 0);
+  for (int k = 0; k < 2; k++) {
+    if (saved[k])
+      setenv(names[k], saved[k], 1);
+    else
+      unsetenv(names[k]);
+    free(saved[k]);
+  }
+  assert_names_kernel(file);
+  unlink(file);
+  snprintf(file, sizeof file, "%s/tessera", cache);
+  assert_int_equal(rmdir(file), 0);
+  assert_int_equal(rmdir(cache), 0);
+  assert_int_equal(rmdir(base), 0);
+  free(base);
+}
+
+/* ---------------------------------------------------------------- contexts finalizing at once */
+
+#define KSHARED "tessera_test_pm_shared"
+static const tessera_kernel_t k_shared = {
+    .name = KSHARED, .impl = {[TESSERA_DEVICE_CPU] = pm_kernel}, .size_key = pm_key};
+static const tessera_kernel_t k_own[2] = {
+    {.name = "tessera_test_pm_first",
+     .impl = {[TESSERA_DEVICE_CPU] = pm_kernel},
+     .size_key = pm_key},
+    {.name = "tessera_test_pm_second",
+     .impl = {[TESSERA_DEVICE_CPU] = pm_kernel},
+     .size_key = pm_key},
+};
+
+enum { SHARED_TASKS = 10 };
+
+typedef struct {
+  tessera_context_t *ctx;
+  pthread_barrier_t *go;
+  int status;
+} finisher_t;
+
+static void *finish_body(void *arg) {
+  finisher_t *f = arg;
+  pthread_barrier_wait(f->go);
+  f->status = tessera_finalize(f->ctx);
+  return NULL;
+}
+
+/* A context on `path` that ran SHARED_TASKS tasks of the shared kernel and one of its own. */
+static tessera_context_t *context_with_tasks(const char *path, int which) {
+  tessera_context_t *ctx = NULL;
+  assert_int_equal(open_with(path, 1, &ctx), 0);
+  double x = 0;
+  tessera_data_t *h;
+  assert_int_equal(tessera_data_register(ctx, TESSERA_HOST_NODE, &x, 1, 1, 1, sizeof x, &h), 0);
+  pm_args_t a = {8};
+  for (int i = 0; i <= SHARED_TASKS; i++)
+    insert_rw(ctx, i < SHARED_TASKS ? &k_shared : &k_own[which], &a, h);
+  assert_int_equal(tessera_wait_all(ctx), 0);
+  assert_int_equal(tessera_data_release(ctx, h), 0);
+  return ctx;
+}
+
+/* The count the file at `path` gives kernel `name` (size key 8), 0 when absent. */
+static long count_in(const char *path, const char *name) {
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  char line[256], n[64];
+  int kind;
+  unsigned long long key;
+  double mean;
+  long count, found = 0;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "%63s %d %llu %lf %ld", n, &kind, &key, &mean, &count) == 5 &&
+        strcmp(n, name) == 0 && key == 8)
+      found = count;
+  fclose(f);
+  return found;
+}
+
+static void test_concurrent_finalize_loses_nothing(void **state) {
+  (void)state;
+  char *path = tt_tmpfile("pm_shared");
+  assert_non_null(path);
+  int rounds = tt_quick() ? 3 : 8;
+  for (int r = 0; r < rounds; r++) {
+    unlink(path);
+    pthread_barrier_t go;
+    pthread_barrier_init(&go, NULL, 2);
+    finisher_t f[2];
+    pthread_t th[2];
+    for (int c = 0; c < 2; c++) f[c] = (finisher_t){context_with_tasks(path, c), &go, -1};
+    for (int c = 0; c < 2; c++)
+      assert_int_equal(pthread_create(&th[c], NULL, finish_body, &f[c]), 0);
+    for (int c = 0; c < 2; c++) {
+      pthread_join(th[c], NULL);
+      assert_int_equal(f[c].status, 0);
+    }
+    pthread_barrier_destroy(&go);
+    /* both contexts' own kernels are there, and the shared one counts both contexts' runs */
+    assert_int_equal(count_in(path, k_own[0].name), 1);
+    assert_int_equal(count_in(path, k_own[1].name), 1);
+    assert_int_equal(count_in(path, KSHARED), 2 * SHARED_TASKS);
+  }
+  /* no temporary file is left beside the history */
+  char cmd[700];
+  snprintf(cmd, sizeof cmd, "ls %s.* >/dev/null 2>&1", path);
+  assert_int_not_equal(system(cmd), 0);
+  unlink(path);
+  free(path);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_history_roundtrip),
       cmocka_unit_test(test_disabled),
       cmocka_unit_test(test_garbage),
+      cmocka_unit_test(test_missing_folder_not_created),
+      cmocka_unit_test(test_own_cache_folder_created),
+      cmocka_unit_test(test_concurrent_finalize_loses_nothing),
   };
   tt_watchdog(300);
   return cmocka_run_group_tests(tests, NULL, NULL);
