@@ -33,7 +33,7 @@ static const struct {
      "already on the GPUs; without GPUs, against LAPACKE with the same thread count"},
     {"demo", CMD_DEMO, cli_demo, "[options]", "f64 posv on every device, checks the residual"},
     {"gen", CMD_GEN, cli_gen, "--output FILE [options]",
-     "writes the generated SPD matrix (or, with --nrhs, the right-hand sides) to FILE"},
+     "writes the generated SPD matrix (or, with --nrhs, the right-hand sides) to --output"},
     {"trace", CMD_TRACE, cli_trace_svg, "FILE.json -o g.svg [options]",
      "draws a trace written by --trace as a Gantt chart (SVG)"},
 };

@@ -65,8 +65,9 @@ static int check_dtype(tessera_context_t *ctx, const char *name, int argno, tess
 }
 
 /* The message of an `info` > 0 returned by a factorization (`factor`: potrf, posv) or an
- * inversion (potri) of the n x n array `a`: the routine left the failed pivot on the diagonal,
- * so a NaN there is named as such. Returns `info`. */
+ * inversion (potri) of the n x n array `a`: a NaN found on the diagonal stops the
+ * factorization there (the kernels scan for it), so a NaN at order info is named as such.
+ * Returns `info`. */
 static int info_message(tessera_context_t *ctx, const char *f, int factor, tessera_uplo_t uplo,
                         int info, tessera_dtype_t dtype, const void *a, int64_t lda) {
   if (!factor)
@@ -83,12 +84,11 @@ static int info_message(tessera_context_t *ctx, const char *f, int factor, tesse
                      "%s: NaN at the diagonal of order %d: the matrix holds NaN (or Inf) in its "
                      "leading %d x %d block, which has no Cholesky factor",
                      f, info, info, info);
-  return tsr_error(
-      ctx, info,
-      "%s: the matrix is not positive definite: the leading minor of order %d is not "
-      "(its pivot is %g); check that the matrix is Hermitian positive definite and that "
-      "its %s triangle is the one filled",
-      f, info, pivot, uplo == TESSERA_UPPER ? "upper" : "lower");
+  return tsr_error(ctx, info,
+                   "%s: the matrix is not positive definite: its leading minor of order %d is "
+                   "not; check that it is Hermitian positive definite and that its %s triangle "
+                   "is the one filled",
+                   f, info, uplo == TESSERA_UPPER ? "upper" : "lower");
 }
 
 /* potrf, potri and logdet share their arguments: (ctx, uplo, dtype, n, a, lda). */

@@ -37,8 +37,7 @@ const char *tessera_strerror(int status) {
   if (status == 0) return "success";
   if (status > 0)
     return "the matrix is not positive definite: the leading minor whose order is the returned "
-           "status is not positive or holds NaN (tessera_last_error() gives the order and the "
-           "pivot)";
+           "status is not positive or holds NaN; tessera_last_error() says which";
   if (status > TESSERA_ERR_BASE)
     return "an argument is invalid: the status is minus its position in the call, the context "
            "being argument 1 (tessera_last_error() names it and says why)";
