@@ -124,6 +124,16 @@ static uint64_t trmm_key(const void *args) {
   return triangular_key(a->dtype, a->side, a->m, a->n);
 }
 
+static double logdiag_flops(const void *args) {
+  const tsr_logdiag_args_t *a = args;
+  return a->n;
+}
+
+static uint64_t logdiag_key(const void *args) {
+  const tsr_logdiag_args_t *a = args;
+  return size_key(a->dtype, 0, a->n, 0, 0);
+}
+
 /* The table of kernel `op`: CPU implementation tsr_cpu_<fn>, CUDA implementation
  * tsr_cuda_<fn> when the CUDA backend is built, <op>_flops and <op>_key. */
 #ifdef TESSERA_HAVE_CUDA
@@ -149,3 +159,4 @@ KERNEL_TABLE(lacpy, lacpy);
 KERNEL_TABLE(trtri, trtri);
 KERNEL_TABLE(lauum, lauum);
 KERNEL_TABLE(trmm, trmm);
+KERNEL_TABLE(logdiag, logdiag);

@@ -78,6 +78,14 @@ typedef struct {
   int n;
 } tsr_lauum_args_t;
 
+/** logdiag: buffers {A (R), n x n}. Writes Σ log |Re a_ii| over the tile's diagonal into the
+ *  host double `*out` (the log-determinant's share of a Cholesky factor's diagonal tile). */
+typedef struct {
+  tessera_dtype_t dtype;
+  int n;
+  double *out;
+} tsr_logdiag_args_t;
+
 /** trmm: buffers {A (R), B (RW)}. B = alpha op(A) B (side 'L', A m x m) or
  *  B = alpha B op(A) (side 'R', A n x n); B is m x n. */
 typedef tsr_trsm_args_t tsr_trmm_args_t;
@@ -91,6 +99,7 @@ extern const tessera_kernel_t tsr_kernel_lacpy;
 extern const tessera_kernel_t tsr_kernel_trtri;
 extern const tessera_kernel_t tsr_kernel_lauum;
 extern const tessera_kernel_t tsr_kernel_trmm;
+extern const tessera_kernel_t tsr_kernel_logdiag;
 
 /* CPU implementations (src/kernels/cpu/), used by the kernel tables above. */
 int tsr_cpu_potrf(const tessera_exec_t *ex, void *args);
@@ -101,6 +110,7 @@ int tsr_cpu_lacpy(const tessera_exec_t *ex, void *args);
 int tsr_cpu_trtri(const tessera_exec_t *ex, void *args);
 int tsr_cpu_lauum(const tessera_exec_t *ex, void *args);
 int tsr_cpu_trmm(const tessera_exec_t *ex, void *args);
+int tsr_cpu_logdiag(const tessera_exec_t *ex, void *args);
 int tsr_cpu_trsm_blocked(const tessera_exec_t *ex, void *args);
 
 /* Recursive halving (trsm_blocked.c, trtri_blocked.c, lauum_blocked.c): one code for every device
@@ -137,6 +147,7 @@ int tsr_cuda_lacpy(const tessera_exec_t *ex, void *args);
 int tsr_cuda_trtri(const tessera_exec_t *ex, void *args);
 int tsr_cuda_lauum(const tessera_exec_t *ex, void *args);
 int tsr_cuda_trmm(const tessera_exec_t *ex, void *args);
+int tsr_cuda_logdiag(const tessera_exec_t *ex, void *args);
 int tsr_cuda_trsm_blocked(const tessera_exec_t *ex, void *args);
 #endif
 

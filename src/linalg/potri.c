@@ -5,8 +5,6 @@
  * lauum (lower, Lᴴ L), step k:  A_nn += A_knᴴ A_kn;  A_mn += A_kmᴴ A_kn (k > m > n);
  *                         A_kn = A_kkᴴ A_kn (n < k);  A_kk = A_kkᴴ A_kk.
  * Upper runs the transposed loops (PLASMA's pztrtri / pzlauum order). */
-#include <math.h>
-
 #include "linalg/linalg.h"
 
 /* Tile (i, j) of the `uplo` triangle, addressed as if lower: (i, j) for L, (j, i) for U. */
@@ -87,41 +85,16 @@ int tsr_pxlauum(char uplo, tessera_matrix_t *A) {
   return rc;
 }
 
-/* log |a_ii| summed over the diagonal of one tile: buffers {A (R)}. */
-typedef struct {
-  tessera_dtype_t dtype;
-  int n;
-  double *out;
-} logdiag_args_t;
-
-static int logdiag_cpu(const tessera_exec_t *ex, void *args) {
-  const logdiag_args_t *a = args;
-  size_t es = tessera_dtype_size(a->dtype), step = (ex->ld[0] + 1) * es;
-  const char *p = ex->ptr[0];
-  double s = 0;
-  for (int i = 0; i < a->n; i++, p += step) {
-    double v = a->dtype == TESSERA_F32 || a->dtype == TESSERA_C64 ? (double)*(const float *)p
-                                                                  : *(const double *)p;
-    s += log(fabs(v));
-  }
-  *a->out = s;
-  return 0;
-}
-
-static const tessera_kernel_t logdiag_kernel = {.name = "logdiag",
-                                                .impl = {[TESSERA_DEVICE_CPU] = logdiag_cpu}};
-
 int tsr_pxlogdiag(const tessera_matrix_t *A, double *logs) {
   int rc = 0;
   for (int64_t k = 0; k < A->nt && !rc; k++) {
-    logdiag_args_t a = {.dtype = A->dtype, .n = tsr_tile_m(A, k), .out = &logs[k]};
-    tessera_task_t t = {.kernel = &logdiag_kernel,
+    tsr_logdiag_args_t a = {.dtype = A->dtype, .n = tsr_tile_m(A, k), .out = &logs[k]};
+    tessera_task_t t = {.kernel = &tsr_kernel_logdiag,
                         .args = &a,
                         .args_size = sizeof a,
                         .ndata = 1,
                         .data = {tsr_tile(A, k, k)},
                         .mode = {TESSERA_R},
-                        .scope = tessera_scope_cpus(),
                         .tag = {(int)k, (int)k, 0},
                         .ntag = 2};
     rc = tessera_task_insert(A->ctx, &t);

@@ -57,8 +57,10 @@ int tessera_tile_potrf(tessera_uplo_t uplo, tessera_matrix_t *A) {
 int tessera_tile_potri(tessera_uplo_t uplo, tessera_matrix_t *A) {
   int rc = check_square(uplo, A, "tile_potri");
   if (rc) return rc;
-  rc = finish(A, tsr_pxtrtri((char)uplo, 'N', A));
-  return rc ? rc : finish(A, tsr_pxlauum((char)uplo, A));
+  /* One flow: lauum's tasks wait on trtri's through their tiles; after a singular diagonal
+   * (trtri's info) the tasks not yet started are skipped. */
+  rc = tsr_pxtrtri((char)uplo, 'N', A);
+  return finish(A, rc ? rc : tsr_pxlauum((char)uplo, A));
 }
 
 int tessera_tile_logdet(tessera_uplo_t uplo, const tessera_matrix_t *A, double *logdet) {

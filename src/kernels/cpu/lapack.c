@@ -1,5 +1,5 @@
-/* CPU tile kernels on host memory through LAPACKE: potrf and trtri, and lauum by recursive
- * halving (lauum_blocked.c) onto herk and trmm (cpu/blas.c). Each calls the routine of the dtype
+/* CPU tile kernels on host memory through LAPACKE: potrf and trtri, lauum by recursive
+ * halving (lauum_blocked.c) onto herk and trmm (cpu/blas.c), and logdiag. Each calls the routine of the dtype
  * from the operation's table, as cpu/blas.c does; an invalid argument returns
  * TESSERA_ERR_KERNEL without touching the data.
  */
@@ -87,4 +87,18 @@ int tsr_cpu_lauum(const tessera_exec_t *ex, void *args) {
     return TESSERA_ERR_KERNEL;
   if (a->n == 0) return 0;
   return tsr_lauum_blocked(ex, a, lauum_leaf, tsr_cpu_syrk, tsr_cpu_trmm, 1);
+}
+
+/* ---------------------------------------------------------------- logdiag */
+
+int tsr_cpu_logdiag(const tessera_exec_t *ex, void *args) {
+  const tsr_logdiag_args_t *a = args;
+  if (!tsr_dtype_valid(a->dtype) || !a->out || tsr_operand_ld(ex, 0, a->n, a->n) < 0)
+    return TESSERA_ERR_KERNEL;
+  const size_t step = (ex->ld[0] + 1) * tessera_dtype_size(a->dtype);
+  const char *p = ex->ptr[0];
+  double s = 0;
+  for (int i = 0; i < a->n; i++, p += step) s += log(fabs(tsr_scalar_load(a->dtype, p, 0).re));
+  *a->out = s;
+  return 0;
 }

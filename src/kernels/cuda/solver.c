@@ -1,4 +1,4 @@
-/* CUDA tile kernels through cuSOLVER: potrf, trtri and lauum.
+/* CUDA tile kernels through cuSOLVER: potrf, trtri and lauum; and logdiag (kernels.cu).
  *
  * Each kernel checks its arguments like its CPU twin (cpu/blas.c), binds the worker's cuSOLVER
  * handle to ex->stream and enqueues the routine with the worker's workspaces
@@ -173,4 +173,20 @@ int tsr_cuda_lauum(const tessera_exec_t *ex, void *args) {
   /* lauum's info is only ever negative (an invalid argument); the last leaf's is passed on when
    * a slot exists so such a failure is not lost. */
   return rc || !ex->async ? rc : report_info(ex, s, 0);
+}
+
+/* The sum lands in the worker's device workspace, then in the host double *out: the copy from
+ * device memory into pageable host memory returns once it is done, so *out holds the sum when
+ * the task completes. */
+int tsr_cuda_logdiag(const tessera_exec_t *ex, void *args) {
+  const tsr_logdiag_args_t *a = args;
+  const tessera_cuda_scratch_t *s = tsr_cuda_scratch(ex);
+  const int lda = tsr_operand_ld(ex, 0, a->n, a->n);
+  if (!tsr_dtype_valid(a->dtype) || !a->out || lda < 0 || !s || !s->workspace ||
+      s->workspace_bytes < sizeof(double))
+    return TESSERA_ERR_KERNEL;
+  if (tsr_cuda_diag_logsum(a->dtype, ex->ptr[0], (size_t)lda, a->n, s->workspace, ex->stream))
+    return TESSERA_ERR_KERNEL;
+  return tsr_cuda_enqueued(cudaMemcpyAsync(a->out, s->workspace, sizeof(double),
+                                           cudaMemcpyDeviceToHost, (cudaStream_t)ex->stream));
 }
