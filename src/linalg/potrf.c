@@ -18,22 +18,16 @@ static int prio(int64_t nt, int64_t i, int64_t j, int64_t k) {
 }
 
 /* Whether panels go through inverted diagonal tiles: the configured choice, else when the
- * scope holds device nodes; then makes the workspace ring (homed on those nodes in turn).
- * Returns the ring size, 0 for triangular solves. */
+ * scope holds device nodes; then makes the ring of workspace tiles (the runtime places each where
+ * the task writing it runs). Returns the ring size, 0 for triangular solves. */
 static int inverse_ring(tessera_matrix_t *A) {
-  int nodes[16];
-  int ndev = tessera_scope_nodes(A->ctx, tessera_get_scope(A->ctx), nodes, 16);
   int choice = tessera_config(A->ctx)->trsm_inverse;
-  if (choice == 0 || (choice < 0 && ndev <= 0) || A->nt < 3) return 0;
+  if (choice < 0) choice = tessera_scope_nodes(A->ctx, tessera_get_scope(A->ctx), NULL, 0) > 0;
+  if (!choice || A->nt < 3) return 0;
   const size_t es = tessera_dtype_size(A->dtype), nb = (size_t)A->nb;
-  while (A->nwork < TSR_MATRIX_WORK) {
-    tessera_data_t **w = &A->work[A->nwork];
-    int rc = ndev > 0 ? tessera_data_create_on(A->ctx, nodes[A->nwork % (ndev > 16 ? 16 : ndev)],
-                                               nb, nb, es, w)
-                      : tessera_data_create(A->ctx, nb, nb, es, w);
-    if (rc) break;
+  while (A->nwork < TSR_MATRIX_WORK &&
+         !tessera_data_create_workspace(A->ctx, nb, nb, es, &A->work[A->nwork]))
     A->nwork++;
-  }
   return A->nwork;
 }
 
