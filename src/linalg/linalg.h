@@ -111,8 +111,13 @@ int tsr_task_trmm(const tessera_matrix_t *A, char side, char uplo, char trans, c
 int tsr_task_lacpy(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
                    tessera_data_t *dst, int m, int n, const int tag[3], int prio);
 
+/** The Cholesky panel method of a call (policy.c): 1 for products with inverted diagonal tiles,
+ *  0 for triangular solves, or TESSERA_ERR_ENV for a malformed TESSERA_TRSM_INVERSE. `opts` may
+ *  be NULL (automatic). */
+int tsr_panel_inverse(tessera_context_t *ctx, const tessera_potrf_options_t *opts);
+
 /* Tile loops: insert the tasks of a whole operation without waiting. */
-int tsr_pxpotrf(char uplo, tessera_matrix_t *A);
+int tsr_pxpotrf(char uplo, tessera_matrix_t *A, const tessera_potrf_options_t *opts);
 int tsr_pxtrsm(char side, char uplo, char trans, char diag, tsr_scalar_t alpha,
                const tessera_matrix_t *A, tessera_matrix_t *B);
 int tsr_pxsyrk(int herk, char uplo, char trans, tsr_scalar_t alpha, const tessera_matrix_t *A,

@@ -8,22 +8,22 @@
  * Priorities follow the critical path: the next panel first, far trailing updates last.
  *
  * Panel tiles: the first below the diagonal (on the critical path) is solved with L_kk; with
- * the inverse option the others are multiplied by W_k = L_kk⁻¹, inverted once per step into a
- * ring of workspace tiles held by the descriptor. On GPUs a triangular solve of a tile runs at
- * a fraction of the triangular product's speed, and W_k is off the critical path. */
+ * the inverse option (tessera_potrf_options_t.trsm_inverse) the others are multiplied by W_k =
+ * L_kk⁻¹, inverted once per step into a ring of workspace tiles held by the descriptor. On GPUs a
+ * triangular solve of a tile runs at a fraction of the triangular product's speed, and W_k is off
+ * the critical path. */
 #include "linalg/linalg.h"
 
 static int prio(int64_t nt, int64_t i, int64_t j, int64_t k) {
   return (int)(2 * nt - i - j + k);
 }
 
-/* Whether panels go through inverted diagonal tiles: the configured choice, else when the
- * scope holds device nodes; then makes the ring of workspace tiles (the runtime places each where
- * the task writing it runs). Returns the ring size, 0 for triangular solves. */
-static int inverse_ring(tessera_matrix_t *A) {
-  int choice = tessera_config(A->ctx)->trsm_inverse;
-  if (choice < 0) choice = tessera_scope_nodes(A->ctx, tessera_get_scope(A->ctx), NULL, 0) > 0;
-  if (!choice || A->nt < 3) return 0;
+/* Whether panels go through inverted diagonal tiles (tsr_panel_inverse); then makes the ring of
+ * workspace tiles (the runtime places each where the task writing it runs). Returns the ring
+ * size, 0 for triangular solves, or a negative status. */
+static int inverse_ring(tessera_matrix_t *A, const tessera_potrf_options_t *opts) {
+  int choice = tsr_panel_inverse(A->ctx, opts);
+  if (choice <= 0 || A->nt < 3) return choice;
   const size_t es = tessera_dtype_size(A->dtype), nb = (size_t)A->nb;
   while (A->nwork < TSR_MATRIX_WORK &&
          !tessera_data_create_workspace(A->ctx, nb, nb, es, &A->work[A->nwork]))
@@ -50,9 +50,10 @@ static int invert_diagonal(const tessera_matrix_t *L, int64_t k, tsr_operand_t w
   return rc ? rc : tsr_task_trtri_on(L, w, 'L', 'N', kb, k * L->mb, tag, p);
 }
 
-int tsr_pxpotrf(char uplo, tessera_matrix_t *A) {
+int tsr_pxpotrf(char uplo, tessera_matrix_t *A, const tessera_potrf_options_t *opts) {
   const tsr_scalar_t one = {1, 0}, mone = {-1, 0};
-  const int ring = inverse_ring(A);
+  const int ring = inverse_ring(A, opts);
+  if (ring < 0) return ring;
   const tessera_matrix_t L = uplo == 'L' ? *A : tsr_matrix_ct(A);
   const int64_t nt = L.nt;
   const char own = L.op == 'C' ? 'C' : 'N'; /* how L presents a tile of A */
