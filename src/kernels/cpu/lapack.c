@@ -1,6 +1,6 @@
 /* CPU tile kernels on host memory through LAPACKE: potrf and trtri, lauum by recursive
- * halving (lauum_blocked.c) onto herk and trmm (cpu/blas.c), and logdiag. Each calls the routine of the dtype
- * from the operation's table, as cpu/blas.c does; an invalid argument returns
+ * halving (lauum_blocked.c) onto herk and trmm (cpu/blas.c), and logdiag. Each calls the routine of
+ * the dtype from the operation's table, as cpu/blas.c does; an invalid argument returns
  * TESSERA_ERR_KERNEL without touching the data.
  */
 #include <lapacke.h>

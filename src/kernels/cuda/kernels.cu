@@ -66,7 +66,8 @@ template <typename Real>
 __global__ void diag_logsum(const Real *a, long long step, int n, double *sum) {
   __shared__ double part[kScanThreads];
   double s = 0;
-  for (int j = threadIdx.x; j < n; j += blockDim.x) s += log(fabs(static_cast<double>(a[j * step])));
+  for (int j = threadIdx.x; j < n; j += blockDim.x)
+    s += log(fabs(static_cast<double>(a[j * step])));
   part[threadIdx.x] = s;
   __syncthreads();
   for (int w = blockDim.x / 2; w > 0; w /= 2) {
