@@ -17,9 +17,10 @@ static inline bool tsr_dtype_valid(tessera_dtype_t dt) {
   return (int)dt >= 0 && (int)dt < TESSERA_NUM_DTYPES;
 }
 
-/** Whether `dt` is complex (c64, c128). */
+/** Whether `dt` is complex (c64, c128): the public tessera_dtype_is_complex, named here so the
+ *  layer's dtype questions sit in one place. */
 static inline bool tsr_dtype_complex(tessera_dtype_t dt) {
-  return dt == TESSERA_C64 || dt == TESSERA_C128;
+  return tessera_dtype_is_complex(dt) != 0;
 }
 
 /** Whether the parts of `dt` are floats (f32, c64) rather than doubles. */
