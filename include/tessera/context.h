@@ -18,7 +18,8 @@
  *   TESSERA_GPU_QUEUES    compute queues per GPU worker, 1 to TESSERA_MAX_GPU_QUEUES: tasks
  *                         in flight on one GPU run on them round robin (default 4)
  *   TESSERA_TRSM_INVERSE  1: Cholesky panels multiply by inverted diagonal tiles; 0: they solve
- *                         (default: 1 when the scope holds GPUs, else 0)
+ *                         (default: 1 when the scope holds GPUs, else 0); read by each
+ *                         factorization call, see tessera_potrf_options_t (tessera/linalg.h)
  *   TESSERA_GPU_MEM_LIMIT cap on each GPU's memory pool ("8G", "512M"; default: the free memory
  *                         less a reserve)
  *
@@ -57,10 +58,6 @@ typedef struct {
   const char *perfmodel_file;   /**< kernel-time history; NULL = auto, "none" = disabled */
   int copy_queue;               /**< GPU workers copy inputs on a queue of their own, ahead of
                                      the kernels: 1 yes, 0 on the kernel's queue, -1 = auto (1) */
-  int trsm_inverse;             /**< Cholesky panel tiles (below the first) are multiplied by the
-                                     inverted diagonal tile (trtri once, then trmm: the product
-                                     runs near gemm speed on GPUs, a triangular solve does not):
-                                     1 yes, 0 solve, -1 = auto (1 when the scope holds GPUs) */
   int gpu_queues;               /**< compute queues per GPU worker, 1..TESSERA_MAX_GPU_QUEUES;
                                      -1 = auto (TESSERA_MAX_GPU_QUEUES) */
   int64_t gpu_mem_limit;        /**< bytes of each GPU's memory pool, at most; -1 = auto
@@ -95,16 +92,6 @@ const tessera_config_t *tessera_config(const tessera_context_t *ctx);
 
 /** Number of worker threads (CPU and GPU) of the context. */
 int tessera_worker_count(const tessera_context_t *ctx);
-
-/** Tile size LAPACK-style calls use when no size is known: the configured one, else a
- *  per-device default (2048 with GPUs, 320 on CPUs). */
-int tessera_default_tile(const tessera_context_t *ctx);
-
-/** Tile size LAPACK-style calls use on a matrix of order `n`: the configured one, else chosen
- *  from n and the workers: about n / (4 ceil(sqrt(workers))) within [128, 1024] (enough tiles to
- *  keep every worker busy, as large as that allows); with GPUs and n >= 8192, n / (2 GPUs)
- *  within [512, 2048]. */
-int tessera_tile_for(const tessera_context_t *ctx, int64_t n);
 
 #ifdef __cplusplus
 }

@@ -42,9 +42,20 @@ int tessera_data_create(tessera_context_t *ctx, size_t rows, size_t cols, size_t
 int tessera_data_create_on(tessera_context_t *ctx, int node, size_t rows, size_t cols,
                            size_t elsize, tessera_data_t **out);
 
+/** Creates a workspace handle: scratch memory with no home allocated, for intermediate results
+ *  of a flow (an algorithm's temporary tiles). The first task touching it, which must write it
+ *  (its contents start undefined), gets its replica allocated on the memory node where it runs,
+ *  from that node's pool; later tasks copy it between nodes as any handle's. It is copied to the
+ *  host only when evicted from a full device pool as its last valid copy, or when the caller
+ *  syncs it; tessera_data_release frees it without copying it back.
+ *  @return 0 or a negative status (message in tessera_last_error).
+ *  Not thread safe against concurrent insertion on the same context. */
+int tessera_data_create_workspace(tessera_context_t *ctx, size_t rows, size_t cols, size_t elsize,
+                                  tessera_data_t **out);
+
 /** Waits for every task inserted so far that uses `h`, writes back the latest contents to the
- *  home node, and frees the handle (and memory tessera allocated for it). NULL is a no-op.
- *  Returns 0 or a negative status. */
+ *  home node (not for a workspace handle), and frees the handle (and memory tessera allocated
+ *  for it). NULL is a no-op. Returns 0 or a negative status. */
 int tessera_data_release(tessera_context_t *ctx, tessera_data_t *h);
 
 /** Waits for every task inserted so far that uses `h` and makes the home replica current, so

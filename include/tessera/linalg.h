@@ -3,7 +3,7 @@
  * Two levels:
  *  - LAPACK-style calls on a column-major array in host memory: tessera_potrf(ctx, uplo,
  *    dtype, n, a, lda) and friends. The array is tiled in place (tile size
- *    tessera_default_tile(ctx)) and holds the result on return.
+ *    tessera_tile_for(ctx, n)) and holds the result on return.
  *  - Tile-level calls on matrix descriptors (tessera/matrix.h) that stay resident across calls:
  *    tessera_tile_potrf(uplo, A) and friends.
  *
@@ -22,6 +22,19 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ---------------------------------------------------------------- tile sizes */
+
+/** Tile size LAPACK-style calls use when no size is known: the configured one
+ *  (tessera_config_t.tile_size, TESSERA_TILE), else a per-device default (2048 with GPUs, 320 on
+ *  CPUs). Thread safe. */
+int tessera_default_tile(const tessera_context_t *ctx);
+
+/** Tile size LAPACK-style calls use on a matrix of order `n`: the configured one, else chosen
+ *  from n and the workers: about n / (4 ceil(sqrt(workers))) within [128, 1024] (enough tiles to
+ *  keep every worker busy, as large as that allows); with GPUs and n >= 8192, n / (2 GPUs)
+ *  within [512, 2048]. Thread safe. */
+int tessera_tile_for(const tessera_context_t *ctx, int64_t n);
 
 /* ---------------------------------------------------------------- LAPACK-style calls */
 
@@ -78,6 +91,24 @@ int tessera_gemm(tessera_context_t *ctx, tessera_op_t transa, tessera_op_t trans
 
 /** Cholesky factorization of the square matrix A in place (see tessera_potrf). */
 int tessera_tile_potrf(tessera_uplo_t uplo, tessera_matrix_t *A);
+
+/** Options of a Cholesky factorization (tessera_tile_potrf_opts). */
+typedef struct {
+  /** Panel tiles below the first: 1 multiplied by the inverted diagonal tile (trtri once per
+   *  step, then trmm: the product runs near gemm speed on GPUs, a triangular solve does not),
+   *  0 solved with the diagonal tile; -1 = auto: TESSERA_TRSM_INVERSE (0 or 1) when set, else 1
+   *  when the context's scope holds GPUs. */
+  int trsm_inverse;
+} tessera_potrf_options_t;
+
+/** Fills `opts` with "auto" values. Thread safe. */
+void tessera_potrf_options_init(tessera_potrf_options_t *opts);
+
+/** tessera_tile_potrf with options (NULL: automatic, as tessera_tile_potrf and every other call
+ *  that factors). Returns as tessera_tile_potrf, or TESSERA_ERR_ENV when TESSERA_TRSM_INVERSE
+ *  is consulted and is neither 0 nor 1. */
+int tessera_tile_potrf_opts(tessera_uplo_t uplo, tessera_matrix_t *A,
+                            const tessera_potrf_options_t *opts);
 
 /** Solves A X = B with A's Cholesky factor; B is overwritten by X. A and B share the tiling
  *  of their common dimension. */

@@ -1,5 +1,6 @@
-/* Argument checks shared by the tile kernels of every device kind (cpu/, cuda/): dtype and flag
- * letters, operand shapes and LAPACK-style pivot infos. Header only, no library includes.
+/* Argument checks shared by the tile kernels of every device kind (cpu/, cuda/): flag letters,
+ * operand shapes and LAPACK-style pivot infos (dtypes: kernels/dtype.h). Header only, no library
+ * includes.
  */
 #ifndef TSR_KERNEL_ARGS_H
 #define TSR_KERNEL_ARGS_H
@@ -7,14 +8,6 @@
 #include <limits.h>
 
 #include "kernels/kernels.h"
-
-static inline int tsr_dtype_valid(tessera_dtype_t dt) {
-  return dt >= TESSERA_F32 && dt <= TESSERA_C128;
-}
-
-static inline int tsr_dtype_complex(tessera_dtype_t dt) {
-  return dt == TESSERA_C64 || dt == TESSERA_C128;
-}
 
 /** Position of `c` (either case) in `letters` (upper case), or -1. */
 static inline int tsr_letter(char c, const char *letters) {

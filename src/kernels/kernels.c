@@ -1,5 +1,6 @@
 /* Kernel tables: for each tile kernel, its implementations per device kind, its operation
- * count and its size key for the cost model; and the scalar loader the kernels share.
+ * count and its size key for the cost model. This file sits above the implementations it names
+ * (cpu/, cuda/ and the recursive kernels) and calls none of them itself.
  *
  * Operation counts follow LAPACK Working Note 41: a kernel is counted as `fmuls`
  * multiplications and `fadds` additions, and on complex dtypes a multiplication weighs 6 real
@@ -7,34 +8,9 @@
  */
 #include "kernels/kernels.h"
 
-tsr_scalar_t tsr_scalar_load(tessera_dtype_t dtype, const void *p, double dflt) {
-  tsr_scalar_t s = {dflt, 0.0};
-  if (!p) return s;
-  const float *f = p;
-  const double *d = p;
-  switch (dtype) {
-  case TESSERA_F32:
-    s.re = f[0];
-    break;
-  case TESSERA_F64:
-    s.re = d[0];
-    break;
-  case TESSERA_C64:
-    s.re = f[0], s.im = f[1];
-    break;
-  case TESSERA_C128:
-    s.re = d[0], s.im = d[1];
-    break;
-  default:
-    break;
-  }
-  return s;
-}
-
 /* Operations of `fmuls` multiplications and `fadds` additions in `dtype`. */
 static double op_count(tessera_dtype_t dtype, double fmuls, double fadds) {
-  int complex_dtype = dtype == TESSERA_C64 || dtype == TESSERA_C128;
-  return complex_dtype ? 6.0 * fmuls + 2.0 * fadds : fmuls + fadds;
+  return tsr_dtype_complex(dtype) ? 6.0 * fmuls + 2.0 * fadds : fmuls + fadds;
 }
 
 /* Size key: dtype in bits 0-1, a variant in bits 2-3, then three dimensions of 20 bits each
@@ -148,6 +124,16 @@ static uint64_t trmm_key(const void *args) {
   return triangular_key(a->dtype, a->side, a->m, a->n);
 }
 
+static double logdiag_flops(const void *args) {
+  const tsr_logdiag_args_t *a = args;
+  return a->n;
+}
+
+static uint64_t logdiag_key(const void *args) {
+  const tsr_logdiag_args_t *a = args;
+  return size_key(a->dtype, 0, a->n, 0, 0);
+}
+
 /* The table of kernel `op`: CPU implementation tsr_cpu_<fn>, CUDA implementation
  * tsr_cuda_<fn> when the CUDA backend is built, <op>_flops and <op>_key. */
 #ifdef TESSERA_HAVE_CUDA
@@ -173,3 +159,4 @@ KERNEL_TABLE(lacpy, lacpy);
 KERNEL_TABLE(trtri, trtri);
 KERNEL_TABLE(lauum, lauum);
 KERNEL_TABLE(trmm, trmm);
+KERNEL_TABLE(logdiag, logdiag);

@@ -8,19 +8,12 @@
 #ifndef TSR_KERNELS_H
 #define TSR_KERNELS_H
 
+#include "kernels/dtype.h"
 #include "tessera/task.h"
 
 /** Right-hand sides up to which a triangular solve is memory bound: trsm kernels take it whole
  *  (no recursive halving onto gemm), the CUDA one as one trsv call per right-hand side. */
 #define TSR_TRSM_NARROW 4
-
-/** A scalar of any dtype (imaginary part ignored for real dtypes). */
-typedef struct {
-  double re, im;
-} tsr_scalar_t;
-
-/** Reads one value of `dtype` at `p` (NULL gives `dflt`). */
-tsr_scalar_t tsr_scalar_load(tessera_dtype_t dtype, const void *p, double dflt);
 
 /** potrf: buffers {A (RW), n x n}. Factors the `uplo` triangle. Returns 0, or
  *  `offset` + j (1-based j within the tile) for the first non-positive or NaN pivot. */
@@ -85,6 +78,14 @@ typedef struct {
   int n;
 } tsr_lauum_args_t;
 
+/** logdiag: buffers {A (R), n x n}. Writes Σ log |Re a_ii| over the tile's diagonal into the
+ *  host double `*out` (the log-determinant's share of a Cholesky factor's diagonal tile). */
+typedef struct {
+  tessera_dtype_t dtype;
+  int n;
+  double *out;
+} tsr_logdiag_args_t;
+
 /** trmm: buffers {A (R), B (RW)}. B = alpha op(A) B (side 'L', A m x m) or
  *  B = alpha B op(A) (side 'R', A n x n); B is m x n. */
 typedef tsr_trsm_args_t tsr_trmm_args_t;
@@ -98,6 +99,7 @@ extern const tessera_kernel_t tsr_kernel_lacpy;
 extern const tessera_kernel_t tsr_kernel_trtri;
 extern const tessera_kernel_t tsr_kernel_lauum;
 extern const tessera_kernel_t tsr_kernel_trmm;
+extern const tessera_kernel_t tsr_kernel_logdiag;
 
 /* CPU implementations (src/kernels/cpu/), used by the kernel tables above. */
 int tsr_cpu_potrf(const tessera_exec_t *ex, void *args);
@@ -108,17 +110,31 @@ int tsr_cpu_lacpy(const tessera_exec_t *ex, void *args);
 int tsr_cpu_trtri(const tessera_exec_t *ex, void *args);
 int tsr_cpu_lauum(const tessera_exec_t *ex, void *args);
 int tsr_cpu_trmm(const tessera_exec_t *ex, void *args);
-/** Order of the first half when the recursive kernels (trsm_blocked.c, trtri_blocked.c) halve a
- *  triangle of order n: about n / 2, rounded up to a multiple of 16. */
-static inline int tsr_half_order(int n) {
-  return (n / 2 + 15) / 16 * 16;
-}
-/* trsm by recursive halving onto the device's trsm and gemm (trsm_blocked.c). */
+int tsr_cpu_logdiag(const tessera_exec_t *ex, void *args);
 int tsr_cpu_trsm_blocked(const tessera_exec_t *ex, void *args);
-/* trtri by recursive halving onto `leaf_fn` (a trtri of order <= leaf, its info ignored) and the
- * device's trmm (trtri_blocked.c); the caller reports the info. */
+
+/* Recursive halving (trsm_blocked.c, trtri_blocked.c, lauum_blocked.c): one code for every device
+ * kind, calling the device kind's own kernels, given as function pointers, on sub-blocks through
+ * copies of the task's tessera_exec_t. */
+
+/** Order of the first half when the recursive kernels halve a triangle of order n: about n / 2,
+ *  rounded up to a multiple of 16 (n / 2 below order 32). */
+static inline int tsr_half_order(int n) {
+  return n < 32 ? n / 2 : (n / 2 + 15) / 16 * 16;
+}
+/** trsm by recursive halving onto `trsm` (orders <= leaf, and solves of at most
+ *  TSR_TRSM_NARROW right-hand sides) and `gemm`. */
+int tsr_trsm_blocked(const tessera_exec_t *ex, void *args, tessera_kernel_fn trsm,
+                     tessera_kernel_fn gemm, int leaf);
+/** trtri by recursive halving onto `leaf_fn` (a trtri of order <= leaf, its info ignored) and
+ *  `trmm`; the caller reports the info. */
 int tsr_trtri_blocked(const tessera_exec_t *ex, const tsr_trtri_args_t *a,
                       tessera_kernel_fn leaf_fn, tessera_kernel_fn trmm, int leaf);
+/** lauum by recursive halving onto `leaf_fn` (a lauum of order <= leaf), `herk` (a
+ *  tsr_syrk_args_t kernel) and `trmm`. */
+int tsr_lauum_blocked(const tessera_exec_t *ex, const tsr_lauum_args_t *a,
+                      tessera_kernel_fn leaf_fn, tessera_kernel_fn herk, tessera_kernel_fn trmm,
+                      int leaf);
 
 #ifdef TESSERA_HAVE_CUDA
 /* CUDA implementations (src/kernels/cuda/): enqueue on ex->stream with the handles in
@@ -131,6 +147,7 @@ int tsr_cuda_lacpy(const tessera_exec_t *ex, void *args);
 int tsr_cuda_trtri(const tessera_exec_t *ex, void *args);
 int tsr_cuda_lauum(const tessera_exec_t *ex, void *args);
 int tsr_cuda_trmm(const tessera_exec_t *ex, void *args);
+int tsr_cuda_logdiag(const tessera_exec_t *ex, void *args);
 int tsr_cuda_trsm_blocked(const tessera_exec_t *ex, void *args);
 #endif
 

@@ -3,9 +3,9 @@
  * `leaf` where the library's trsm runs. Most flops then run in gemm, which BLAS libraries make
  * far faster than trsm (OpenBLAS's single-threaded dtrsm runs at about half its dgemm rate).
  *
- * Device-independent: the recursion calls a device kind's own trsm and gemm kernels on sub-blocks
- * through a copy of the task's tessera_exec_t, so the same code serves CPUs and GPUs (where
- * the calls queue in order on the task's stream). */
+ * Device-independent: the recursion calls a device kind's own trsm and gemm kernels, given as
+ * function pointers, on sub-blocks through a copy of the task's tessera_exec_t, so the same code
+ * serves CPUs and GPUs (where the calls queue in order on the task's stream). */
 #include <stdbool.h>
 
 #include "kernels/kernels.h"
@@ -73,8 +73,8 @@ static int solve(const rec_t *r, tsr_trsm_args_t a, char *A, size_t lda, char *B
   return rc;
 }
 
-static int blocked(const tessera_exec_t *ex, void *args, tessera_kernel_fn trsm,
-                   tessera_kernel_fn gemm, int leaf) {
+int tsr_trsm_blocked(const tessera_exec_t *ex, void *args, tessera_kernel_fn trsm,
+                     tessera_kernel_fn gemm, int leaf) {
   const tsr_trsm_args_t *a = args;
   size_t es = tessera_dtype_size(a->dtype);
   if (ex->ndata < 2 || !es) return trsm(ex, args); /* let the leaf report the error */
@@ -82,13 +82,3 @@ static int blocked(const tessera_exec_t *ex, void *args, tessera_kernel_fn trsm,
   rec_t r = {ex, trsm, gemm, leaf, es};
   return solve(&r, *a, ex->ptr[0], ex->ld[0], ex->ptr[1], ex->ld[1]);
 }
-
-int tsr_cpu_trsm_blocked(const tessera_exec_t *ex, void *args) {
-  return blocked(ex, args, tsr_cpu_trsm, tsr_cpu_gemm, 48);
-}
-
-#ifdef TESSERA_HAVE_CUDA
-int tsr_cuda_trsm_blocked(const tessera_exec_t *ex, void *args) {
-  return blocked(ex, args, tsr_cuda_trsm, tsr_cuda_gemm, 512);
-}
-#endif

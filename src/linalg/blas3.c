@@ -5,12 +5,6 @@
  *        op(A)_il op(A)_jlᵀ (ᴴ for herk). With k = 0 the products only scale C by beta. */
 #include "linalg/linalg.h"
 
-/* Tile (i, l) of op(X): X(i, l) untransposed, else X(l, i) with the operation. */
-static tsr_operand_t op_tile(const tessera_matrix_t *X, char op, int64_t i, int64_t l) {
-  return op == 'N' ? (tsr_operand_t){tsr_tile(X, i, l), 'N'}
-                   : (tsr_operand_t){tsr_tile(X, l, i), op};
-}
-
 /* Inner dimension of tile l of op(X). */
 static int inner(const tessera_matrix_t *X, char op, int64_t l) {
   return op == 'N' ? tsr_tile_n(X, l) : tsr_tile_m(X, l);
@@ -23,16 +17,15 @@ int tsr_pxgemm(char transa, char transb, tsr_scalar_t alpha, const tessera_matri
   int rc = 0;
   for (int64_t j = 0; j < C->nt && !rc; j++)
     for (int64_t i = 0; i < C->mt && !rc; i++) {
-      tessera_data_t *c = tsr_tile(C, i, j);
+      const tsr_operand_t c = tsr_tile_op(C, i, j);
       int tag[3] = {(int)i, (int)j, 0};
       if (kt == 0) /* C = beta C: a product with k = 0 */
-        rc = tsr_task_gemm(C, (tsr_operand_t){c, 'N'}, (tsr_operand_t){c, 'N'}, tsr_tile_m(C, i),
-                           tsr_tile_n(C, j), 0, alpha, beta, c, tag, 0);
+        rc = tsr_task_gemm(C, c, c, tsr_tile_m(C, i), tsr_tile_n(C, j), 0, alpha, beta, c, tag, 0);
       for (int64_t l = 0; l < kt && !rc; l++) {
         tag[2] = (int)l;
-        rc = tsr_task_gemm(C, op_tile(A, transa, i, l), op_tile(B, transb, l, j), tsr_tile_m(C, i),
-                           tsr_tile_n(C, j), inner(A, transa, l), alpha, l == 0 ? beta : one, c,
-                           tag, (int)(kt - l));
+        rc = tsr_task_gemm(C, tsr_op_tile(A, transa, i, l), tsr_op_tile(B, transb, l, j),
+                           tsr_tile_m(C, i), tsr_tile_n(C, j), inner(A, transa, l), alpha,
+                           l == 0 ? beta : one, c, tag, (int)(kt - l));
       }
     }
   return rc;
@@ -47,7 +40,7 @@ int tsr_pxsyrk(int herk, char uplo, char trans, tsr_scalar_t alpha, const tesser
   int rc = 0;
   for (int64_t j = 0; j < C->nt && !rc; j++)
     for (int64_t i = uplo == 'L' ? j : 0; i < (uplo == 'L' ? C->mt : j + 1) && !rc; i++) {
-      tessera_data_t *c = tsr_tile(C, i, j);
+      const tsr_operand_t c = tsr_tile_op(C, i, j);
       int tag[3] = {(int)i, (int)j, 0};
       for (int64_t l = 0; l < (kt ? kt : 1) && !rc; l++) {
         tag[2] = (int)l;
@@ -55,13 +48,14 @@ int tsr_pxsyrk(int herk, char uplo, char trans, tsr_scalar_t alpha, const tesser
         const int k = kt ? inner(A, ta, l) : 0;
         if (i == j)
           rc = tsr_task_syrk(C, herk, uplo, ta, tsr_tile_m(C, i), k, alpha,
-                             kt ? op_tile(A, ta, i, l).h : c, b, c, tag, (int)(kt - l));
+                             kt ? tsr_tile_op(A, ta == 'N' ? i : l, ta == 'N' ? l : i) : c, b, c,
+                             tag, (int)(kt - l));
         else if (kt)
-          rc = tsr_task_gemm(C, op_tile(A, ta, i, l), op_tile(A, tb, l, j), tsr_tile_m(C, i),
-                             tsr_tile_n(C, j), k, alpha, b, c, tag, (int)(kt - l));
+          rc =
+              tsr_task_gemm(C, tsr_op_tile(A, ta, i, l), tsr_op_tile(A, tb, l, j), tsr_tile_m(C, i),
+                            tsr_tile_n(C, j), k, alpha, b, c, tag, (int)(kt - l));
         else
-          rc = tsr_task_gemm(C, (tsr_operand_t){c, 'N'}, (tsr_operand_t){c, 'N'}, tsr_tile_m(C, i),
-                             tsr_tile_n(C, j), 0, alpha, b, c, tag, 0);
+          rc = tsr_task_gemm(C, c, c, tsr_tile_m(C, i), tsr_tile_n(C, j), 0, alpha, b, c, tag, 0);
       }
     }
   return rc;

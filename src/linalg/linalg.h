@@ -24,11 +24,28 @@ struct tessera_matrix {
    * descriptor: a ring of inverted diagonal tiles. */
   tessera_data_t *work[TSR_MATRIX_WORK];
   int nwork;
+  /* 'C': a view (tsr_matrix_ct) of the conjugate transpose of the descriptor whose tiles it
+   * shares (dimensions, tiling and `stored` swapped, tile (i, j) is that one's (j, i) with Aᴴ
+   * applied in the kernel calls); 0 or 'N': the matrix itself. */
+  char op;
 };
 
-/** Handle of tile (i, j) (in range). */
+/** The conjugate-transpose view of A (a value sharing A's tiles; a view of a view is the
+ *  matrix itself). The tile loops take it to run the lower-triangle form of an algorithm on an
+ *  upper triangle (Uᴴ is lower), as SLATE's potrf does; inserters apply Aᴴ in the kernel calls.
+ *  The workspace tiles stay with A. */
+static inline tessera_matrix_t tsr_matrix_ct(const tessera_matrix_t *A) {
+  tessera_matrix_t v = *A;
+  v.m = A->n, v.n = A->m, v.mb = A->nb, v.nb = A->mb, v.mt = A->nt, v.nt = A->mt;
+  v.stored = A->stored == 'L' ? 'U' : A->stored == 'U' ? 'L' : A->stored;
+  v.op = A->op == 'C' ? 'N' : 'C';
+  v.nwork = 0;
+  return v;
+}
+
+/** Handle of tile (i, j) (in range); on a view, the handle of the shared tile (j, i). */
 static inline tessera_data_t *tsr_tile(const tessera_matrix_t *A, int64_t i, int64_t j) {
-  return A->tiles[i + j * A->mt];
+  return A->op == 'C' ? A->tiles[j + i * A->nt] : A->tiles[i + j * A->mt];
 }
 /** Rows of tile row i, columns of tile column j. */
 static inline int tsr_tile_m(const tessera_matrix_t *A, int64_t i) {
@@ -44,30 +61,63 @@ typedef struct {
   char op;
 } tsr_operand_t;
 
-/* Inserters: one task each, tagged (i, j, k) for traces. Return 0 or a negative status. */
+/** The operation op(inner(X)) as one operation on X ('N', 'T' or 'C'; on real dtypes 'C' is
+ *  'T'), or 0 where it is a conjugation without transposition (complex dtypes). */
+static inline char tsr_op_compose(tessera_dtype_t dt, char outer, char inner) {
+  if (!tsr_dtype_complex(dt)) {
+    outer = outer == 'C' ? 'T' : outer;
+    inner = inner == 'C' ? 'T' : inner;
+  }
+  if (outer == 'N') return inner;
+  if (inner == 'N') return outer;
+  return outer == inner ? 'N' : 0;
+}
+
+/** Tile (i, l) of op(A) as an operand ('N', 'T', 'C'): A(i, l), or A(l, i) with the operation;
+ *  on a view, with the view's Aᴴ composed in. */
+static inline tsr_operand_t tsr_op_tile(const tessera_matrix_t *A, char op, int64_t i, int64_t l) {
+  const char own = A->op == 'C' ? 'C' : 'N';
+  if (op == 'N') return (tsr_operand_t){tsr_tile(A, i, l), own};
+  return (tsr_operand_t){tsr_tile(A, l, i), tsr_op_compose(A->dtype, op, own)};
+}
+
+/** Tile (i, j) of A as an operand. */
+static inline tsr_operand_t tsr_tile_op(const tessera_matrix_t *A, int64_t i, int64_t j) {
+  return tsr_op_tile(A, 'N', i, j);
+}
+
+/* Inserters: one task each, tagged (i, j, k) for traces. Flags and dimensions are those of the
+ * operation as the operands present it (tiles of a view included); an operation whose written
+ * operand carries Aᴴ is inserted as its conjugate transpose on the tiles themselves. Return 0 or
+ * a negative status. */
 int tsr_task_potrf(const tessera_matrix_t *A, char uplo, int64_t k, int prio);
 int tsr_task_trsm(const tessera_matrix_t *A, char side, char uplo, char trans, char diag,
-                  tsr_scalar_t alpha, tessera_data_t *a, tessera_data_t *b, int m, int n,
+                  tsr_scalar_t alpha, tsr_operand_t a, tsr_operand_t b, int m, int n,
                   const int tag[3], int prio);
 int tsr_task_syrk(const tessera_matrix_t *C, int herk, char uplo, char trans, int n, int k,
-                  tsr_scalar_t alpha, tessera_data_t *a, tsr_scalar_t beta, tessera_data_t *c,
+                  tsr_scalar_t alpha, tsr_operand_t a, tsr_scalar_t beta, tsr_operand_t c,
                   const int tag[3], int prio);
 int tsr_task_gemm(const tessera_matrix_t *C, tsr_operand_t a, tsr_operand_t b, int m, int n, int k,
-                  tsr_scalar_t alpha, tsr_scalar_t beta, tessera_data_t *c, const int tag[3],
+                  tsr_scalar_t alpha, tsr_scalar_t beta, tsr_operand_t c, const int tag[3],
                   int prio);
 int tsr_task_trtri(const tessera_matrix_t *A, char uplo, char diag, int64_t k, int prio);
-/** trtri on handle `h` holding an n x n triangle whose first row is global row `offset`. */
-int tsr_task_trtri_on(const tessera_matrix_t *A, tessera_data_t *h, char uplo, char diag, int n,
+/** trtri on operand `a` holding an n x n triangle whose first row is global row `offset`. */
+int tsr_task_trtri_on(const tessera_matrix_t *A, tsr_operand_t a, char uplo, char diag, int n,
                       int64_t offset, const int tag[3], int prio);
 int tsr_task_lauum(const tessera_matrix_t *A, char uplo, int64_t k, int prio);
 int tsr_task_trmm(const tessera_matrix_t *A, char side, char uplo, char trans, char diag,
-                  tsr_scalar_t alpha, tessera_data_t *a, tessera_data_t *b, int m, int n,
+                  tsr_scalar_t alpha, tsr_operand_t a, tsr_operand_t b, int m, int n,
                   const int tag[3], int prio);
 int tsr_task_lacpy(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
                    tessera_data_t *dst, int m, int n, const int tag[3], int prio);
 
+/** The Cholesky panel method of a call (policy.c): 1 for products with inverted diagonal tiles,
+ *  0 for triangular solves, or TESSERA_ERR_ENV for a malformed TESSERA_TRSM_INVERSE. `opts` may
+ *  be NULL (automatic). */
+int tsr_panel_inverse(tessera_context_t *ctx, const tessera_potrf_options_t *opts);
+
 /* Tile loops: insert the tasks of a whole operation without waiting. */
-int tsr_pxpotrf(char uplo, tessera_matrix_t *A);
+int tsr_pxpotrf(char uplo, tessera_matrix_t *A, const tessera_potrf_options_t *opts);
 int tsr_pxtrsm(char side, char uplo, char trans, char diag, tsr_scalar_t alpha,
                const tessera_matrix_t *A, tessera_matrix_t *B);
 int tsr_pxsyrk(int herk, char uplo, char trans, tsr_scalar_t alpha, const tessera_matrix_t *A,

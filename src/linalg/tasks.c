@@ -14,57 +14,113 @@ static int insert(tessera_context_t *ctx, const tessera_kernel_t *k, const void 
   return tessera_task_insert(ctx, &t);
 }
 
+static char flip_uplo(char uplo) {
+  return uplo == 'L' ? 'U' : 'L';
+}
+
+static tsr_scalar_t conj_scalar(tsr_scalar_t v) {
+  return (tsr_scalar_t){v.re, -v.im};
+}
+
+/* An operation on a triangle that operand `op` may present as its conjugate transpose (a tile
+ * of a view): the triangle the tile itself stores. */
+static char stored_uplo(char uplo, char op) {
+  return op == 'N' ? uplo : flip_uplo(uplo);
+}
+
+/* A combination of operations with no single BLAS flag (a conjugation alone). */
+static int no_flag(const tessera_matrix_t *A, const char *name) {
+  return tsr_error(A->ctx, TESSERA_ERR_STATE, "%s: conjugate operand without transposition", name);
+}
+
+/* potrf, trtri and lauum of diagonal tile k: on a view, of the tile's other triangle. */
+static char diagonal_uplo(const tessera_matrix_t *A, char uplo) {
+  return A->op == 'C' ? flip_uplo(uplo) : uplo;
+}
+
 int tsr_task_potrf(const tessera_matrix_t *A, char uplo, int64_t k, int prio) {
-  tsr_potrf_args_t a = {
-      .dtype = A->dtype, .uplo = uplo, .n = tsr_tile_m(A, k), .offset = k * A->mb};
+  tsr_potrf_args_t a = {.dtype = A->dtype,
+                        .uplo = diagonal_uplo(A, uplo),
+                        .n = tsr_tile_m(A, k),
+                        .offset = k * A->mb};
   tessera_data_t *d[1] = {tsr_tile(A, k, k)};
   tessera_access_t m[1] = {TESSERA_RW};
   int tag[3] = {(int)k, (int)k, (int)k};
   return insert(A->ctx, &tsr_kernel_potrf, &a, sizeof a, 1, d, m, tag, prio);
 }
 
-/* trsm and trmm: the same arguments, buffers {A (R), B (RW)}. */
+/* trsm and trmm: the same arguments, buffers {A (R), B (RW)}. With B presented as op(Bs) (Bsᴴ
+ * on a view), the equation B = alpha op(T)⁻¹ B (or B op(T)⁻¹, or the products) is transformed
+ * by that op: side flipped, Bs m x n becomes n x m, op(T) composed with it, alpha conjugated
+ * for Bsᴴ. */
 static int triangular(const tessera_kernel_t *kernel, const tessera_matrix_t *A, char side,
-                      char uplo, char trans, char diag, tsr_scalar_t alpha, tessera_data_t *a,
-                      tessera_data_t *b, int m, int n, const int tag[3], int prio) {
+                      char uplo, char trans, char diag, tsr_scalar_t alpha, tsr_operand_t a,
+                      tsr_operand_t b, int m, int n, const int tag[3], int prio) {
+  char op = tsr_op_compose(A->dtype, trans, a.op);
+  if (op && b.op != 'N') {
+    side = side == 'L' ? 'R' : 'L';
+    if (b.op == 'C') alpha = conj_scalar(alpha);
+    op = tsr_op_compose(A->dtype, b.op, op);
+    int t = m;
+    m = n, n = t;
+  }
+  if (!op) return no_flag(A, kernel->name);
   tsr_trsm_args_t args = {.dtype = A->dtype,
                           .side = side,
-                          .uplo = uplo,
-                          .trans = trans,
+                          .uplo = stored_uplo(uplo, a.op),
+                          .trans = op,
                           .diag = diag,
                           .m = m,
                           .n = n,
                           .alpha = alpha};
-  tessera_data_t *d[2] = {a, b};
+  tessera_data_t *d[2] = {a.h, b.h};
   tessera_access_t md[2] = {TESSERA_R, TESSERA_RW};
   return insert(A->ctx, kernel, &args, sizeof args, 2, d, md, tag, prio);
 }
 
 int tsr_task_trsm(const tessera_matrix_t *A, char side, char uplo, char trans, char diag,
-                  tsr_scalar_t alpha, tessera_data_t *a, tessera_data_t *b, int m, int n,
+                  tsr_scalar_t alpha, tsr_operand_t a, tsr_operand_t b, int m, int n,
                   const int tag[3], int prio) {
   return triangular(&tsr_kernel_trsm, A, side, uplo, trans, diag, alpha, a, b, m, n, tag, prio);
 }
 
+/* With C presented as Csᴴ (Csᵀ), C = alpha op(a) op(a)ᴴ + beta C (ᵀ) is the same update of Cs's
+ * other triangle (Hermitian updates take real scalars). */
 int tsr_task_syrk(const tessera_matrix_t *C, int herk, char uplo, char trans, int n, int k,
-                  tsr_scalar_t alpha, tessera_data_t *a, tsr_scalar_t beta, tessera_data_t *c,
+                  tsr_scalar_t alpha, tsr_operand_t a, tsr_scalar_t beta, tsr_operand_t c,
                   const int tag[3], int prio) {
+  const char op = tsr_op_compose(C->dtype, trans, a.op);
+  bool ok = op != 0;
+  if (tsr_dtype_complex(C->dtype))
+    ok = ok && (herk ? op != 'T' && c.op != 'T' : op != 'C' && a.op != 'C' && c.op != 'C');
+  if (!ok) return no_flag(C, "syrk");
   tsr_syrk_args_t args = {.dtype = C->dtype,
-                          .uplo = uplo,
-                          .trans = trans,
+                          .uplo = stored_uplo(uplo, c.op),
+                          .trans = op,
                           .herk = herk,
                           .n = n,
                           .k = k,
                           .alpha = alpha,
                           .beta = beta};
-  tessera_data_t *d[2] = {a, c};
+  tessera_data_t *d[2] = {a.h, c.h};
   tessera_access_t md[2] = {TESSERA_R, TESSERA_RW};
   return insert(C->ctx, &tsr_kernel_syrk, &args, sizeof args, 2, d, md, tag, prio);
 }
 
+/* With C presented as op(Cs) (Csᴴ on a view): Cs = alpha' op(op(b)) op(op(a)) + beta' Cs, the
+ * scalars conjugated for Csᴴ. */
 int tsr_task_gemm(const tessera_matrix_t *C, tsr_operand_t a, tsr_operand_t b, int m, int n, int k,
-                  tsr_scalar_t alpha, tsr_scalar_t beta, tessera_data_t *c, const int tag[3],
+                  tsr_scalar_t alpha, tsr_scalar_t beta, tsr_operand_t c, const int tag[3],
                   int prio) {
+  if (c.op != 'N' && a.op && b.op) {
+    tsr_operand_t t = a;
+    a = (tsr_operand_t){b.h, tsr_op_compose(C->dtype, c.op, b.op)};
+    b = (tsr_operand_t){t.h, tsr_op_compose(C->dtype, c.op, t.op)};
+    if (c.op == 'C') alpha = conj_scalar(alpha), beta = conj_scalar(beta);
+    int mm = m;
+    m = n, n = mm;
+  }
+  if (!a.op || !b.op) return no_flag(C, "gemm");
   tsr_gemm_args_t args = {.dtype = C->dtype,
                           .transa = a.op,
                           .transb = b.op,
@@ -73,7 +129,7 @@ int tsr_task_gemm(const tessera_matrix_t *C, tsr_operand_t a, tsr_operand_t b, i
                           .k = k,
                           .alpha = alpha,
                           .beta = beta};
-  tessera_data_t *d[3] = {a.h, b.h, c};
+  tessera_data_t *d[3] = {a.h, b.h, c.h};
   tessera_access_t md[3] = {TESSERA_R, TESSERA_R, TESSERA_RW};
   return insert(C->ctx, &tsr_kernel_gemm, &args, sizeof args, 3, d, md, tag, prio);
 }
@@ -86,22 +142,25 @@ int tsr_task_lacpy(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t
   return insert(ctx, &tsr_kernel_lacpy, &args, sizeof args, 2, d, md, tag, prio);
 }
 
-int tsr_task_trtri_on(const tessera_matrix_t *A, tessera_data_t *h, char uplo, char diag, int n,
+/* The inverse of Tsᴴ is (Ts⁻¹)ᴴ: trtri of the other triangle. */
+int tsr_task_trtri_on(const tessera_matrix_t *A, tsr_operand_t a, char uplo, char diag, int n,
                       int64_t offset, const int tag[3], int prio) {
-  tsr_trtri_args_t a = {.dtype = A->dtype, .uplo = uplo, .diag = diag, .n = n, .offset = offset};
-  tessera_data_t *d[1] = {h};
+  tsr_trtri_args_t args = {
+      .dtype = A->dtype, .uplo = stored_uplo(uplo, a.op), .diag = diag, .n = n, .offset = offset};
+  tessera_data_t *d[1] = {a.h};
   tessera_access_t m[1] = {TESSERA_RW};
-  return insert(A->ctx, &tsr_kernel_trtri, &a, sizeof a, 1, d, m, tag, prio);
+  return insert(A->ctx, &tsr_kernel_trtri, &args, sizeof args, 1, d, m, tag, prio);
 }
 
 int tsr_task_trtri(const tessera_matrix_t *A, char uplo, char diag, int64_t k, int prio) {
   int tag[3] = {(int)k, (int)k, (int)k};
-  return tsr_task_trtri_on(A, tsr_tile(A, k, k), uplo, diag, tsr_tile_m(A, k), k * A->mb, tag,
+  return tsr_task_trtri_on(A, tsr_tile_op(A, k, k), uplo, diag, tsr_tile_m(A, k), k * A->mb, tag,
                            prio);
 }
 
+/* lauum of Tsᴴ (lower: (Tsᴴ)ᴴ Tsᴴ = Ts Tsᴴ) is lauum of Ts's other triangle. */
 int tsr_task_lauum(const tessera_matrix_t *A, char uplo, int64_t k, int prio) {
-  tsr_lauum_args_t a = {.dtype = A->dtype, .uplo = uplo, .n = tsr_tile_m(A, k)};
+  tsr_lauum_args_t a = {.dtype = A->dtype, .uplo = diagonal_uplo(A, uplo), .n = tsr_tile_m(A, k)};
   tessera_data_t *d[1] = {tsr_tile(A, k, k)};
   tessera_access_t m[1] = {TESSERA_RW};
   int tag[3] = {(int)k, (int)k, (int)k};
@@ -109,7 +168,7 @@ int tsr_task_lauum(const tessera_matrix_t *A, char uplo, int64_t k, int prio) {
 }
 
 int tsr_task_trmm(const tessera_matrix_t *A, char side, char uplo, char trans, char diag,
-                  tsr_scalar_t alpha, tessera_data_t *a, tessera_data_t *b, int m, int n,
+                  tsr_scalar_t alpha, tsr_operand_t a, tsr_operand_t b, int m, int n,
                   const int tag[3], int prio) {
   return triangular(&tsr_kernel_trmm, A, side, uplo, trans, diag, alpha, a, b, m, n, tag, prio);
 }

@@ -50,15 +50,22 @@ static int check_square(tessera_uplo_t uplo, const tessera_matrix_t *A, const ch
 }
 
 int tessera_tile_potrf(tessera_uplo_t uplo, tessera_matrix_t *A) {
+  return tessera_tile_potrf_opts(uplo, A, NULL);
+}
+
+int tessera_tile_potrf_opts(tessera_uplo_t uplo, tessera_matrix_t *A,
+                            const tessera_potrf_options_t *opts) {
   int rc = check_square(uplo, A, "tile_potrf");
-  return rc ? rc : finish(A, tsr_pxpotrf((char)uplo, A));
+  return rc ? rc : finish(A, tsr_pxpotrf((char)uplo, A, opts));
 }
 
 int tessera_tile_potri(tessera_uplo_t uplo, tessera_matrix_t *A) {
   int rc = check_square(uplo, A, "tile_potri");
   if (rc) return rc;
-  rc = finish(A, tsr_pxtrtri((char)uplo, 'N', A));
-  return rc ? rc : finish(A, tsr_pxlauum((char)uplo, A));
+  /* One flow: lauum's tasks wait on trtri's through their tiles; after a singular diagonal
+   * (trtri's info) the tasks not yet started are skipped. */
+  rc = tsr_pxtrtri((char)uplo, 'N', A);
+  return finish(A, rc ? rc : tsr_pxlauum((char)uplo, A));
 }
 
 int tessera_tile_logdet(tessera_uplo_t uplo, const tessera_matrix_t *A, double *logdet) {
@@ -97,7 +104,7 @@ int tessera_tile_potrs(tessera_uplo_t uplo, const tessera_matrix_t *A, tessera_m
 int tessera_tile_posv(tessera_uplo_t uplo, tessera_matrix_t *A, tessera_matrix_t *B) {
   int rc = check_potrs(uplo, A, B, "tile_posv");
   if (rc) return rc;
-  rc = finish(A, tsr_pxpotrf((char)uplo, A));
+  rc = finish(A, tsr_pxpotrf((char)uplo, A, NULL));
   return rc ? rc : finish(B, tsr_pxpotrs((char)uplo, A, B));
 }
 

@@ -3,14 +3,9 @@
  * op(A) is lower triangular when (uplo L, no transpose) or (uplo U, transposed): then the
  * solve runs forward for side L and backward for side R; otherwise the other way. The tile of
  * op(A) at (i, k) is A(i, k) untransposed, or A(k, i) with the operation applied. The first
- * step scales by alpha; later steps see B already scaled (PLASMA's lalpha). */
+ * step scales by alpha; later steps see B already scaled (PLASMA's lalpha). A may be a
+ * conjugate-transpose view (tsr_matrix_ct): its tiles carry the operation into the tasks. */
 #include "linalg/linalg.h"
-
-/* Tile (i, k) of op(A). */
-static tsr_operand_t op_tile(const tessera_matrix_t *A, char trans, int64_t i, int64_t k) {
-  return trans == 'N' ? (tsr_operand_t){tsr_tile(A, i, k), 'N'}
-                      : (tsr_operand_t){tsr_tile(A, k, i), trans};
-}
 
 int tsr_pxtrsm(char side, char uplo, char trans, char diag, tsr_scalar_t alpha,
                const tessera_matrix_t *A, tessera_matrix_t *B) {
@@ -26,9 +21,9 @@ int tsr_pxtrsm(char side, char uplo, char trans, char diag, tsr_scalar_t alpha,
     const tsr_scalar_t lalpha = s == 0 ? alpha : one;
     const int kb = left ? tsr_tile_m(B, k) : tsr_tile_n(B, k);
     for (int64_t r = 0; r < other && !rc; r++) {
-      tessera_data_t *bk = left ? tsr_tile(B, k, r) : tsr_tile(B, r, k);
+      const tsr_operand_t bk = left ? tsr_tile_op(B, k, r) : tsr_tile_op(B, r, k);
       int tag[3] = {(int)(left ? k : r), (int)(left ? r : k), (int)k};
-      rc = tsr_task_trsm(B, side, uplo, trans, diag, lalpha, tsr_tile(A, k, k), bk,
+      rc = tsr_task_trsm(B, side, uplo, trans, diag, lalpha, tsr_tile_op(A, k, k), bk,
                          left ? kb : tsr_tile_m(B, r), left ? tsr_tile_n(B, r) : kb, tag,
                          (int)(2 * nt - s));
     }
@@ -39,13 +34,11 @@ int tsr_pxtrsm(char side, char uplo, char trans, char diag, tsr_scalar_t alpha,
         int tag[3] = {(int)(left ? i : r), (int)(left ? r : i), (int)k};
         int prio = (int)(2 * nt - s - (t - s));
         if (left) /* B_ir = lalpha B_ir - op(A)_ik X_kr */
-          rc = tsr_task_gemm(B, op_tile(A, trans, i, k), (tsr_operand_t){tsr_tile(B, k, r), 'N'},
-                             tsr_tile_m(B, i), tsr_tile_n(B, r), kb, mone, lalpha,
-                             tsr_tile(B, i, r), tag, prio);
+          rc = tsr_task_gemm(B, tsr_op_tile(A, trans, i, k), tsr_tile_op(B, k, r), tsr_tile_m(B, i),
+                             tsr_tile_n(B, r), kb, mone, lalpha, tsr_tile_op(B, i, r), tag, prio);
         else /* B_ri = lalpha B_ri - X_rk op(A)_ki */
-          rc = tsr_task_gemm(B, (tsr_operand_t){tsr_tile(B, r, k), 'N'}, op_tile(A, trans, k, i),
-                             tsr_tile_m(B, r), tsr_tile_n(B, i), kb, mone, lalpha,
-                             tsr_tile(B, r, i), tag, prio);
+          rc = tsr_task_gemm(B, tsr_tile_op(B, r, k), tsr_op_tile(A, trans, k, i), tsr_tile_m(B, r),
+                             tsr_tile_n(B, i), kb, mone, lalpha, tsr_tile_op(B, r, i), tag, prio);
       }
     }
   }

@@ -44,7 +44,6 @@ void tessera_config_init(tessera_config_t *cfg) {
   cfg->trace_file = NULL;
   cfg->perfmodel_file = NULL;
   cfg->copy_queue = -1;
-  cfg->trsm_inverse = -1;
   cfg->gpu_queues = -1;
   cfg->gpu_mem_limit = -1;
 }
@@ -93,7 +92,6 @@ static int resolve_config(tessera_context_t *ctx, const tessera_config_t *in) {
   if (!rc) rc = env_int("TESSERA_TILE", &c.tile_size, 1, 1 << 20);
   if (!rc) rc = env_int("TESSERA_BIND", &c.bind_workers, 0, 1);
   if (!rc) rc = env_int("TESSERA_COPY_QUEUE", &c.copy_queue, 0, 1);
-  if (!rc) rc = env_int("TESSERA_TRSM_INVERSE", &c.trsm_inverse, 0, 1);
   if (!rc) rc = env_int("TESSERA_GPU_QUEUES", &c.gpu_queues, 1, TESSERA_MAX_GPU_QUEUES);
   if (!rc && c.gpu_mem_limit < 0) rc = env_size("TESSERA_GPU_MEM_LIMIT", &ctx->gpu_mem_limit);
   if (rc) return rc;
@@ -238,28 +236,6 @@ const tessera_config_t *tessera_config(const tessera_context_t *ctx) {
 }
 int tessera_worker_count(const tessera_context_t *ctx) {
   return ctx ? ctx->nworkers : 0;
-}
-
-int tessera_default_tile(const tessera_context_t *ctx) {
-  if (!ctx) return 0;
-  if (ctx->cfg.tile_size > 0) return ctx->cfg.tile_size;
-  return ctx->backends[TESSERA_DEVICE_CUDA].ndevices > 0 ? 2048 : 320;
-}
-
-int tessera_tile_for(const tessera_context_t *ctx, int64_t n) {
-  if (!ctx) return 0;
-  if (ctx->cfg.tile_size > 0) return ctx->cfg.tile_size;
-  int gpus = ctx->backends[TESSERA_DEVICE_CUDA].ndevices;
-  /* Below this order a call from the caller's (pageable) array costs more in copies to the GPUs
-   * than it computes: tiles sized for the CPU workers let the cost model keep it there. */
-  if (gpus > 0 && n >= TSR_GPU_TILE_MIN_N) {
-    int64_t nb = n / (2 * gpus) / 256 * 256;
-    return (int)(nb >= 2048 ? 2048 : nb >= 512 ? nb : 512);
-  }
-  int q = 1;
-  while (q * q < ctx->nworkers) q++;
-  int64_t nb = n / (4 * q) / 64 * 64;
-  return (int)(nb < 128 ? 128 : nb > 1024 ? 1024 : nb);
 }
 
 /* The backend whose pinned host memory tiles use (the last device kind with devices that

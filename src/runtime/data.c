@@ -78,6 +78,22 @@ int tessera_data_create(tessera_context_t *ctx, size_t rows, size_t cols, size_t
   return create_home(ctx, TESSERA_HOST_NODE, rows, cols, elsize, out);
 }
 
+/* A workspace is a handle homed on the host whose home replica is not allocated until an
+ * eviction or a sync needs it: its first writer's acquire allocates the replica where it runs
+ * (no valid replica anywhere, replica.c's prepare). */
+int tessera_data_create_workspace(tessera_context_t *ctx, size_t rows, size_t cols, size_t elsize,
+                                  tessera_data_t **out) {
+  if (!ctx) return -1;
+  if (elsize == 0) return tsr_error(ctx, -4, "data_create_workspace: element size 0");
+  if (!out) return tsr_error(ctx, -5, "data_create_workspace: NULL output");
+  return data_new(ctx, TESSERA_HOST_NODE, rows, cols, elsize, out);
+}
+
+/* Whether `h` is a workspace whose home replica was never needed. */
+static bool home_unallocated(const tessera_data_t *h) {
+  return !h->rep[h->home].ptr && tsr_data_bytes(h) > 0;
+}
+
 static void drop_task_refs(tessera_data_t *h);
 
 int tessera_data_sync(tessera_context_t *ctx, tessera_data_t *h) {
@@ -98,7 +114,7 @@ int tessera_data_release(tessera_context_t *ctx, tessera_data_t *h) {
   tsr_wait_zero(ctx, &h->pending);
   void *p;
   size_t ld;
-  int rc = tsr_data_acquire(h, h->home, TESSERA_R, &p, &ld);
+  int rc = home_unallocated(h) ? 0 : tsr_data_acquire(h, h->home, TESSERA_R, &p, &ld);
   drop_task_refs(h);
   for (int n = 0; n < TSR_MAX_NODES; n++) tsr_replica_free(ctx, h, n);
   pthread_mutex_destroy(&h->lock);

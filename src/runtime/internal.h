@@ -333,9 +333,6 @@ void tsr_perfmodel_record(tsr_perfmodel_t *pm, const char *kernel, tessera_devic
 /** Expected seconds of `t` on `w`: history, else flops / nominal rate. */
 double tsr_expected_time(tessera_context_t *ctx, const tsr_task_t *t, const tsr_worker_t *w,
                          tsr_pm_cache_t *cache);
-/** Order from which LAPACK-style calls use GPU-sized tiles (see tessera_tile_for). */
-#define TSR_GPU_TILE_MIN_N 8192
-
 /** Nominal bytes/s of copies from pageable (user-registered) host memory to a device. */
 #define TSR_PAGEABLE_BW 8e9
 

@@ -79,7 +79,8 @@ static int replica_copy(tessera_context_t *ctx, tessera_data_t *h, int dst, int 
 }
 
 /* Evicts the replica of `v` on `node` (caller holds v->lock): writes it back to its home node
- * when it is the last valid copy, then returns its memory to the pool. */
+ * when it is the last valid copy (allocating the home replica of a workspace handle then), then
+ * returns its memory to the pool. */
 static int evict(tessera_context_t *ctx, tessera_data_t *v, int node) {
   int home = v->home;
   /* Shared is not enough to drop it: the other copies may have been evicted meanwhile. */
@@ -87,7 +88,8 @@ static int evict(tessera_context_t *ctx, tessera_data_t *v, int node) {
   for (int n = 0; n < ctx->nnodes && last; n++)
     if (n != node && tsr_data_valid_on(v, n)) last = false;
   if (last && home != node) {
-    int rc = replica_copy(ctx, v, home, node, NULL);
+    int rc = tsr_replica_alloc(ctx, v, home);
+    if (!rc) rc = replica_copy(ctx, v, home, node, NULL);
     if (rc) return rc;
     __atomic_store_n(&v->rep[home].state, TSR_OWNED, __ATOMIC_RELAXED);
   }

@@ -100,19 +100,15 @@ static void test_potrf_not_spd(void **state) {
   lc_finalize(ctx);
 }
 
-/* Both panel methods, forced whatever the devices: triangular solves, and products with the
- * inverted diagonal tiles (the default with GPUs); residuals and LAPACK info. */
+/* Both panel methods, forced whatever the devices through TESSERA_TRSM_INVERSE (the default of
+ * every call): triangular solves, and products with the inverted diagonal tiles (the default
+ * with GPUs); residuals and LAPACK info. */
 static void test_potrf_panel_methods(void **state) {
   (void)state;
   const int nb = 16;
   for (int inverse = 0; inverse < 2; inverse++) {
-    tessera_config_t cfg;
-    tessera_config_init(&cfg);
-    cfg.tile_size = nb;
-    cfg.cpu_workers = 2;
-    cfg.trsm_inverse = inverse;
-    tessera_context_t *ctx = NULL;
-    assert_int_equal(tessera_init(&ctx, &cfg), 0);
+    assert_int_equal(setenv("TESSERA_TRSM_INVERSE", inverse ? "1" : "0", 1), 0);
+    tessera_context_t *ctx = lc_context(nb);
     lc_sweep(ctx, nb, check_potrf, NULL);
     for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
       for (int u = 0; u < 2; u++) {
@@ -121,6 +117,42 @@ static void test_potrf_panel_methods(void **state) {
       }
     lc_finalize(ctx);
   }
+  assert_int_equal(unsetenv("TESSERA_TRSM_INVERSE"), 0);
+}
+
+/* The panel method as a per-call option: it wins over the environment, which a call without
+ * options reads (and refuses when malformed); both methods factor alike. */
+static void test_potrf_panel_option(void **state) {
+  (void)state;
+  const int nb = 16;
+  const int64_t n = 4 * nb + 3;
+  tessera_context_t *ctx = lc_context(nb);
+  tt_rng_t r = tt_rng(3);
+  double *a = lc_alloc(TESSERA_F64, (size_t)(n * n));
+  double *f[2];
+  zc_t *full = lc_gen_hpd(TESSERA_F64, TESSERA_UPPER, n, a, n, &r);
+  assert_int_equal(setenv("TESSERA_TRSM_INVERSE", "yes", 1), 0);
+  for (int inverse = 0; inverse < 2; inverse++) {
+    f[inverse] = lc_dup(TESSERA_F64, a, (size_t)(n * n));
+    tessera_matrix_t *A = NULL;
+    assert_int_equal(tessera_matrix_view(ctx, TESSERA_F64, n, n, nb, nb, f[inverse], n, &A), 0);
+    assert_int_equal(tessera_tile_potrf(TESSERA_UPPER, A), TESSERA_ERR_ENV);
+    lc_assert_error(ctx);
+    tessera_potrf_options_t opts;
+    tessera_potrf_options_init(&opts);
+    assert_int_equal(opts.trsm_inverse, -1);
+    opts.trsm_inverse = inverse;
+    assert_int_equal(tessera_tile_potrf_opts(TESSERA_UPPER, A, &opts), 0);
+    assert_int_equal(tessera_matrix_destroy(A), 0);
+  }
+  assert_int_equal(unsetenv("TESSERA_TRSM_INVERSE"), 0);
+  double res = lc_potrf_resid(TESSERA_F64, TESSERA_UPPER, n, full, f[1], n);
+  if (!(res < 10)) fail_msg("potrf with inverted diagonal tiles: residual %g", res);
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i <= j; i++)
+      assert_true(fabs(f[0][i + j * n] - f[1][i + j * n]) <= 1e-10 * (1 + fabs(f[0][i + j * n])));
+  free(f[0]), free(f[1]), free(a), free(full);
+  lc_finalize(ctx);
 }
 
 /* NaN in the referenced triangle: a positive info naming the first minor that holds the NaN
@@ -247,6 +279,7 @@ int main(void) {
       cmocka_unit_test_prestate(test_potrf_not_spd, &g_tiles[1]),
       cmocka_unit_test_prestate(test_potrf_not_spd, &g_tiles[2]),
       cmocka_unit_test(test_potrf_panel_methods),
+      cmocka_unit_test(test_potrf_panel_option),
       cmocka_unit_test(test_potrf_nan),
       cmocka_unit_test(test_potrf_args),
       cmocka_unit_test(test_tile_potrf),

@@ -82,6 +82,28 @@ static void singular_factor_gives_info(void **state) {
   lc_finalize(ctx);
 }
 
+/* potrf, logdet and potri with GPU workers only (every kernel, logdiag included, has a GPU
+ * implementation): tiles of 16, and f32 tiles of 272, above the order where the GPU's lauum and
+ * trtri halve their tiles. Skipped without GPUs. */
+static void gpus_only(void **state) {
+  (void)state;
+  const int tiles[2] = {TILE, 272};
+  for (int t = 0; t < 2; t++) {
+    tessera_context_t *ctx = lc_context(tiles[t]);
+    if (tessera_device_count(ctx, TESSERA_DEVICE_CUDA) == 0) {
+      lc_finalize(ctx);
+      skip();
+    }
+    assert_int_equal(tessera_set_scope(ctx, tessera_scope_gpus()), 0);
+    for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
+      for (int u = 0; u < 2; u++)
+        if (t == 0 || d == TESSERA_F32)
+          check_potri(ctx, (tessera_dtype_t)d, u ? TESSERA_UPPER : TESSERA_LOWER,
+                      2 * tiles[t] + 5 + d, 7 + (uint64_t)d, NULL);
+    lc_finalize(ctx);
+  }
+}
+
 static void bad_arguments(void **state) {
   (void)state;
   tessera_context_t *ctx = lc_context(TILE);
@@ -103,6 +125,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(potri_all),
       cmocka_unit_test(singular_factor_gives_info),
+      cmocka_unit_test(gpus_only),
       cmocka_unit_test(bad_arguments),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,7 +4,9 @@
  * TESSERA_ERR_KERNEL without enqueuing anything when they are invalid; then it binds the
  * worker's cuBLAS handle to ex->stream and enqueues. Nothing synchronises or allocates. gemm is
  * one type-generic cublasGemmEx call (f32 / c64 computed in FP32, f64 / c128 in FP64, no TF32 or
- * reduced-precision compute types); the others pick the routine of the dtype in one switch.
+ * reduced-precision compute types); the others call the routine of the dtype from the
+ * operation's table (one entry per dtype, indexed by it, all of one signature: scalars and
+ * operands as untyped pointers).
  */
 #include <stdbool.h>
 
@@ -25,7 +27,7 @@ int tsr_cuda_gemm(const tessera_exec_t *ex, void *args) {
   cublasHandle_t h = tsr_cuda_blas(ex);
   if (lda < 0 || ldb < 0 || ldc < 0 || !h) return TESSERA_ERR_KERNEL;
   if (a->m == 0 || a->n == 0) return 0;
-  const int single = a->dtype == TESSERA_F32 || a->dtype == TESSERA_C64;
+  const bool single = tsr_dtype_single(a->dtype);
   const cudaDataType type = tsr_cuda_type(a->dtype);
   const tsr_cuda_scalar_t al = tsr_cuda_scalar(a->dtype, a->alpha);
   const tsr_cuda_scalar_t be = tsr_cuda_scalar(a->dtype, a->beta);
@@ -34,6 +36,24 @@ int tsr_cuda_gemm(const tessera_exec_t *ex, void *args) {
                                   type, ldc, single ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_64F,
                                   CUBLAS_GEMM_DEFAULT));
 }
+
+typedef cublasStatus_t (*rank_k_fn)(cublasHandle_t, cublasFillMode_t, cublasOperation_t, int, int,
+                                    const void *, const void *, int, const void *, void *, int);
+#define RANK_K(name)                                                                               \
+  static cublasStatus_t name(cublasHandle_t h, cublasFillMode_t uplo, cublasOperation_t op, int n, \
+                             int k, const void *al, const void *A, int lda, const void *be,        \
+                             void *C, int ldc) {                                                   \
+    return cublas##name(h, uplo, op, n, k, al, A, lda, be, C, ldc);                                \
+  }
+RANK_K(Ssyrk)
+RANK_K(Dsyrk)
+RANK_K(Csyrk)
+RANK_K(Zsyrk)
+RANK_K(Cherk)
+RANK_K(Zherk)
+/* Indexed by the dtype; a Hermitian update of a real dtype is its symmetric one. */
+static const rank_k_fn syrk_of[TESSERA_NUM_DTYPES] = {Ssyrk, Dsyrk, Csyrk, Zsyrk};
+static const rank_k_fn herk_of[TESSERA_NUM_DTYPES] = {Ssyrk, Dsyrk, Cherk, Zherk};
 
 int tsr_cuda_syrk(const tessera_exec_t *ex, void *args) {
   const tsr_syrk_args_t *a = args;
@@ -46,31 +66,11 @@ int tsr_cuda_syrk(const tessera_exec_t *ex, void *args) {
   cublasHandle_t h = tsr_cuda_blas(ex);
   if (lda < 0 || ldc < 0 || !h) return TESSERA_ERR_KERNEL;
   if (a->n == 0) return 0;
-  const cublasFillMode_t uplo = tsr_cuda_fill(u);
   const cublasOperation_t op = t == 0 ? CUBLAS_OP_N : herk ? CUBLAS_OP_C : CUBLAS_OP_T;
-  const int n = a->n, k = a->k;
   const tsr_cuda_scalar_t al = tsr_cuda_scalar(a->dtype, a->alpha);
   const tsr_cuda_scalar_t be = tsr_cuda_scalar(a->dtype, a->beta);
-  const void *alpha = &al, *beta = &be, *A = ex->ptr[0];
-  void *C = ex->ptr[1];
-  cublasStatus_t st = CUBLAS_STATUS_INVALID_VALUE;
-  switch (a->dtype) {
-  case TESSERA_F32:
-    st = cublasSsyrk(h, uplo, op, n, k, alpha, A, lda, beta, C, ldc);
-    break;
-  case TESSERA_F64:
-    st = cublasDsyrk(h, uplo, op, n, k, alpha, A, lda, beta, C, ldc);
-    break;
-  case TESSERA_C64:
-    st = herk ? cublasCherk(h, uplo, op, n, k, alpha, A, lda, beta, C, ldc)
-              : cublasCsyrk(h, uplo, op, n, k, alpha, A, lda, beta, C, ldc);
-    break;
-  case TESSERA_C128:
-    st = herk ? cublasZherk(h, uplo, op, n, k, alpha, A, lda, beta, C, ldc)
-              : cublasZsyrk(h, uplo, op, n, k, alpha, A, lda, beta, C, ldc);
-    break;
-  }
-  return blas_status(st);
+  return blas_status((a->herk ? herk_of : syrk_of)[a->dtype](
+      h, tsr_cuda_fill(u), op, a->n, a->k, &al, ex->ptr[0], lda, &be, ex->ptr[1], ldc));
 }
 
 /* Enqueues the copy of the m x n block src (leading dimension lds) into dst (ldd), elements of
@@ -81,6 +81,20 @@ static int copy_2d(const tessera_exec_t *ex, void *dst, int ldd, const void *src
                                              (size_t)m * es, (size_t)n, cudaMemcpyDefault,
                                              (cudaStream_t)ex->stream));
 }
+
+typedef cublasStatus_t (*trsv_fn)(cublasHandle_t, cublasFillMode_t, cublasOperation_t,
+                                  cublasDiagType_t, int, const void *, int, void *, int);
+#define TRSV(name)                                                                                 \
+  static cublasStatus_t name(cublasHandle_t h, cublasFillMode_t uplo, cublasOperation_t op,        \
+                             cublasDiagType_t diag, int n, const void *A, int lda, void *x,        \
+                             int inc) {                                                            \
+    return cublas##name(h, uplo, op, diag, n, A, lda, x, inc);                                     \
+  }
+TRSV(Strsv)
+TRSV(Dtrsv)
+TRSV(Ctrsv)
+TRSV(Ztrsv)
+static const trsv_fn trsv_of[TESSERA_NUM_DTYPES] = {Strsv, Dtrsv, Ctrsv, Ztrsv};
 
 /* A solve with at most TSR_TRSM_NARROW right-hand sides (columns of B on the left, rows on the
  * right) and alpha = 1, as trsv calls: cuBLAS's trsm enqueues a blocked sequence whose host time
@@ -100,23 +114,42 @@ static int narrow_solve(cublasHandle_t h, const tsr_trsm_args_t *a, int s, int u
   cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
   for (int k = 0; k < rhs && st == CUBLAS_STATUS_SUCCESS; k++) {
     void *x = (char *)B + (size_t)k * (s ? 1 : (size_t)ldb) * es;
-    switch (a->dtype) {
-    case TESSERA_F32:
-      st = cublasStrsv(h, uplo, op, diag, na, A, lda, x, inc);
-      break;
-    case TESSERA_F64:
-      st = cublasDtrsv(h, uplo, op, diag, na, A, lda, x, inc);
-      break;
-    case TESSERA_C64:
-      st = cublasCtrsv(h, uplo, op, diag, na, A, lda, x, inc);
-      break;
-    default:
-      st = cublasZtrsv(h, uplo, op, diag, na, A, lda, x, inc);
-      break;
-    }
+    st = trsv_of[a->dtype](h, uplo, op, diag, na, A, lda, x, inc);
   }
   return blas_status(st);
 }
+
+typedef cublasStatus_t (*trsm_fn)(cublasHandle_t, cublasSideMode_t, cublasFillMode_t,
+                                  cublasOperation_t, cublasDiagType_t, int, int, const void *,
+                                  const void *, int, void *, int);
+#define TRSM(name)                                                                                 \
+  static cublasStatus_t name(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo,       \
+                             cublasOperation_t op, cublasDiagType_t diag, int m, int n,            \
+                             const void *al, const void *A, int lda, void *B, int ldb) {           \
+    return cublas##name(h, side, uplo, op, diag, m, n, al, A, lda, B, ldb);                        \
+  }
+TRSM(Strsm)
+TRSM(Dtrsm)
+TRSM(Ctrsm)
+TRSM(Ztrsm)
+static const trsm_fn trsm_of[TESSERA_NUM_DTYPES] = {Strsm, Dtrsm, Ctrsm, Ztrsm};
+
+/* cuBLAS's trmm is out of place: C = alpha op(A) B, or B op(A). */
+typedef cublasStatus_t (*trmm_fn)(cublasHandle_t, cublasSideMode_t, cublasFillMode_t,
+                                  cublasOperation_t, cublasDiagType_t, int, int, const void *,
+                                  const void *, int, const void *, int, void *, int);
+#define TRMM(name)                                                                                 \
+  static cublasStatus_t name(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo,       \
+                             cublasOperation_t op, cublasDiagType_t diag, int m, int n,            \
+                             const void *al, const void *A, int lda, const void *B, int ldb,       \
+                             void *C, int ldc) {                                                   \
+    return cublas##name(h, side, uplo, op, diag, m, n, al, A, lda, B, ldb, C, ldc);                \
+  }
+TRMM(Strmm)
+TRMM(Dtrmm)
+TRMM(Ctrmm)
+TRMM(Ztrmm)
+static const trmm_fn trmm_of[TESSERA_NUM_DTYPES] = {Strmm, Dtrmm, Ctrmm, Ztrmm};
 
 /* trsm (solve != 0) and trmm (solve == 0): the same arguments and operands. cuBLAS's trmm is
  * out of place: the product goes to the worker's workspace when B fits there, then back into B
@@ -148,25 +181,9 @@ static int triangular(const tessera_exec_t *ex, const tsr_trsm_args_t *a, int so
   const bool staged = !solve && x && x->workspace && bytes <= x->workspace_bytes;
   void *C = staged ? x->workspace : B;
   const int ldc = staged ? m : ldb;
-  cublasStatus_t st = CUBLAS_STATUS_INVALID_VALUE;
-  switch (a->dtype) {
-  case TESSERA_F32:
-    st = solve ? cublasStrsm(h, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb)
-               : cublasStrmm(h, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
-    break;
-  case TESSERA_F64:
-    st = solve ? cublasDtrsm(h, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb)
-               : cublasDtrmm(h, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
-    break;
-  case TESSERA_C64:
-    st = solve ? cublasCtrsm(h, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb)
-               : cublasCtrmm(h, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
-    break;
-  case TESSERA_C128:
-    st = solve ? cublasZtrsm(h, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb)
-               : cublasZtrmm(h, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
-    break;
-  }
+  const cublasStatus_t st =
+      solve ? trsm_of[a->dtype](h, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb)
+            : trmm_of[a->dtype](h, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
   if (st != CUBLAS_STATUS_SUCCESS || !staged) return blas_status(st);
   return copy_2d(ex, B, ldb, C, ldc, m, n, es);
 }
@@ -179,6 +196,11 @@ int tsr_cuda_trmm(const tessera_exec_t *ex, void *args) {
   const tsr_trmm_args_t *m = args;
   const tsr_trsm_args_t a = {m->dtype, m->side, m->uplo, m->trans, m->diag, m->m, m->n, m->alpha};
   return triangular(ex, &a, 0);
+}
+
+/* Solves up to order 512 in cuBLAS's trsm, larger ones by recursive halving onto gemm. */
+int tsr_cuda_trsm_blocked(const tessera_exec_t *ex, void *args) {
+  return tsr_trsm_blocked(ex, args, tsr_cuda_trsm, tsr_cuda_gemm, 512);
 }
 
 int tsr_cuda_lacpy(const tessera_exec_t *ex, void *args) {

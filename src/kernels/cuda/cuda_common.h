@@ -25,7 +25,7 @@ typedef union {
 
 static inline tsr_cuda_scalar_t tsr_cuda_scalar(tessera_dtype_t dt, tsr_scalar_t v) {
   tsr_cuda_scalar_t s;
-  if (dt == TESSERA_F32 || dt == TESSERA_C64) {
+  if (tsr_dtype_single(dt)) {
     s.s[0] = (float)v.re;
     s.s[1] = (float)v.im;
   } else {

@@ -36,36 +36,57 @@ __global__ void diag_scan(const Real *a, long long step, int n, int *info) {
 }
 
 template <typename Real, Scan what, bool cplx>
-void launch_diag_scan(const void *a, long long step, int n, int *dev_info, cudaStream_t stream) {
+void launch_diag_scan(const void *a, size_t ld, int n, int *dev_info, cudaStream_t stream) {
+  const long long step = (cplx ? 2 : 1) * (static_cast<long long>(ld) + 1); /* in reals */
   diag_scan<Real, what, cplx>
       <<<1, kScanThreads, 0, stream>>>(static_cast<const Real *>(a), step, n, dev_info);
 }
+
+using scan_fn = void (*)(const void *, size_t, int, int *, cudaStream_t);
+
+/* The scan for `what` of each dtype, indexed by it. */
+template <Scan what>
+constexpr scan_fn scan_of[TESSERA_NUM_DTYPES] = {
+    launch_diag_scan<float, what, false>, launch_diag_scan<double, what, false>,
+    launch_diag_scan<float, what, true>, launch_diag_scan<double, what, true>};
 
 /* Scans the diagonal of the n x n `a` of `dtype` for `what`; see cuda_kernels.h. */
 template <Scan what>
 int diag_scan_dtype(tessera_dtype_t dtype, const void *a, size_t ld, int n, int *dev_info,
                     void *stream) {
   if (n <= 0) return 0;
-  cudaStream_t s = static_cast<cudaStream_t>(stream);
-  const long long step = static_cast<long long>(ld) + 1;
-  switch (dtype) {
-  case TESSERA_F32:
-    launch_diag_scan<float, what, false>(a, step, n, dev_info, s);
-    break;
-  case TESSERA_F64:
-    launch_diag_scan<double, what, false>(a, step, n, dev_info, s);
-    break;
-  case TESSERA_C64: /* twice the step in reals */
-    launch_diag_scan<float, what, true>(a, 2 * step, n, dev_info, s);
-    break;
-  case TESSERA_C128:
-    launch_diag_scan<double, what, true>(a, 2 * step, n, dev_info, s);
-    break;
-  default:
-    return -1;
-  }
+  if (static_cast<int>(dtype) < 0 || static_cast<int>(dtype) >= TESSERA_NUM_DTYPES) return -1;
+  scan_of<what>[dtype](a, ld, n, dev_info, static_cast<cudaStream_t>(stream));
   return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }
+
+/* One block: each thread sums the logs of a strided part of the diagonal (real parts `step`
+ * reals apart), then a tree in shared memory adds the parts in a fixed order. */
+template <typename Real>
+__global__ void diag_logsum(const Real *a, long long step, int n, double *sum) {
+  __shared__ double part[kScanThreads];
+  double s = 0;
+  for (int j = threadIdx.x; j < n; j += blockDim.x)
+    s += log(fabs(static_cast<double>(a[j * step])));
+  part[threadIdx.x] = s;
+  __syncthreads();
+  for (int w = blockDim.x / 2; w > 0; w /= 2) {
+    if (threadIdx.x < w) part[threadIdx.x] += part[threadIdx.x + w];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) *sum = part[0];
+}
+
+template <typename Real, bool cplx>
+void launch_diag_logsum(const void *a, size_t ld, int n, double *sum, cudaStream_t stream) {
+  const long long step = (cplx ? 2 : 1) * (static_cast<long long>(ld) + 1); /* in reals */
+  diag_logsum<Real><<<1, kScanThreads, 0, stream>>>(static_cast<const Real *>(a), step, n, sum);
+}
+
+using logsum_fn = void (*)(const void *, size_t, int, double *, cudaStream_t);
+constexpr logsum_fn logsum_of[TESSERA_NUM_DTYPES] = {
+    launch_diag_logsum<float, false>, launch_diag_logsum<double, false>,
+    launch_diag_logsum<float, true>, launch_diag_logsum<double, true>};
 
 } // namespace
 
@@ -77,4 +98,11 @@ extern "C" int tsr_cuda_diag_nan_check(tessera_dtype_t dtype, const void *a, siz
 extern "C" int tsr_cuda_diag_zero_check(tessera_dtype_t dtype, const void *a, size_t ld, int n,
                                         int *dev_info, void *stream) {
   return diag_scan_dtype<Scan::Zero>(dtype, a, ld, n, dev_info, stream);
+}
+
+extern "C" int tsr_cuda_diag_logsum(tessera_dtype_t dtype, const void *a, size_t ld, int n,
+                                    double *dev_sum, void *stream) {
+  if (static_cast<int>(dtype) < 0 || static_cast<int>(dtype) >= TESSERA_NUM_DTYPES) return -1;
+  logsum_of[dtype](a, ld, n, dev_sum, static_cast<cudaStream_t>(stream));
+  return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }

@@ -1,4 +1,4 @@
-/* CUDA tile kernels through cuSOLVER: potrf, trtri and lauum.
+/* CUDA tile kernels through cuSOLVER: potrf, trtri and lauum; and logdiag (kernels.cu).
  *
  * Each kernel checks its arguments like its CPU twin (cpu/blas.c), binds the worker's cuSOLVER
  * handle to ex->stream and enqueues the routine with the worker's workspaces
@@ -7,51 +7,42 @@
  *
  * The library's info lands in scratch->dev_info; the kernel then enqueues its copy into
  * ex->async->info and sets ex->async->offset, and the runtime reads it once the stream has
- * passed (tessera/task.h). potrf and lauum take the typed routines (cusolverDn?potrf, ?lauum,
- * one switch for both: they share a signature), which need no per-call parameter object;
- * trtri takes the type-generic cusolverDnXtrtri.
+ * passed (tessera/task.h). potrf and lauum take the typed routines (cusolverDn?potrf, ?lauum)
+ * from per-dtype tables, which need no per-call parameter object; trtri takes the type-generic
+ * cusolverDnXtrtri. trtri and lauum of large tiles run by recursive halving (trtri_blocked.c,
+ * lauum_blocked.c) onto those routines and cuBLAS's trmm and herk.
  */
 #include "kernels/cuda/cuda_common.h"
 #include "kernels/cuda/cuda_kernels.h"
 
-/* Typed cuSOLVER routines of the forms size(h, uplo, n, A, lda, &lwork) and
- * run(h, uplo, n, A, lda, work, lwork, info), one pair per dtype. */
+/* A typed cuSOLVER routine of the form run(h, uplo, n, A, lda, work, lwork, info) with its
+ * size(h, uplo, n, A, lda, &lwork), through one signature for every dtype. */
 typedef struct {
-  cusolverStatus_t(CUSOLVERAPI *s_size)(cusolverDnHandle_t, cublasFillMode_t, int, float *, int,
-                                        int *);
-  cusolverStatus_t(CUSOLVERAPI *d_size)(cusolverDnHandle_t, cublasFillMode_t, int, double *, int,
-                                        int *);
-  cusolverStatus_t(CUSOLVERAPI *c_size)(cusolverDnHandle_t, cublasFillMode_t, int, cuComplex *, int,
-                                        int *);
-  cusolverStatus_t(CUSOLVERAPI *z_size)(cusolverDnHandle_t, cublasFillMode_t, int,
-                                        cuDoubleComplex *, int, int *);
-  cusolverStatus_t(CUSOLVERAPI *s)(cusolverDnHandle_t, cublasFillMode_t, int, float *, int, float *,
-                                   int, int *);
-  cusolverStatus_t(CUSOLVERAPI *d)(cusolverDnHandle_t, cublasFillMode_t, int, double *, int,
-                                   double *, int, int *);
-  cusolverStatus_t(CUSOLVERAPI *c)(cusolverDnHandle_t, cublasFillMode_t, int, cuComplex *, int,
-                                   cuComplex *, int, int *);
-  cusolverStatus_t(CUSOLVERAPI *z)(cusolverDnHandle_t, cublasFillMode_t, int, cuDoubleComplex *,
-                                   int, cuDoubleComplex *, int, int *);
+  cusolverStatus_t (*size)(cusolverDnHandle_t, cublasFillMode_t, int, void *, int, int *);
+  cusolverStatus_t (*run)(cusolverDnHandle_t, cublasFillMode_t, int, void *, int, void *, int,
+                          int *);
 } uplo_routine_t;
-
-static const uplo_routine_t potrf_routine = {cusolverDnSpotrf_bufferSize,
-                                             cusolverDnDpotrf_bufferSize,
-                                             cusolverDnCpotrf_bufferSize,
-                                             cusolverDnZpotrf_bufferSize,
-                                             cusolverDnSpotrf,
-                                             cusolverDnDpotrf,
-                                             cusolverDnCpotrf,
-                                             cusolverDnZpotrf};
-
-static const uplo_routine_t lauum_routine = {cusolverDnSlauum_bufferSize,
-                                             cusolverDnDlauum_bufferSize,
-                                             cusolverDnClauum_bufferSize,
-                                             cusolverDnZlauum_bufferSize,
-                                             cusolverDnSlauum,
-                                             cusolverDnDlauum,
-                                             cusolverDnClauum,
-                                             cusolverDnZlauum};
+#define UPLO_ROUTINE(name)                                                                         \
+  static cusolverStatus_t name##_size(cusolverDnHandle_t h, cublasFillMode_t uplo, int n, void *A, \
+                                      int lda, int *lwork) {                                       \
+    return cusolverDn##name##_bufferSize(h, uplo, n, A, lda, lwork);                               \
+  }                                                                                                \
+  static cusolverStatus_t name(cusolverDnHandle_t h, cublasFillMode_t uplo, int n, void *A,        \
+                               int lda, void *work, int lwork, int *info) {                        \
+    return cusolverDn##name(h, uplo, n, A, lda, work, lwork, info);                                \
+  }
+UPLO_ROUTINE(Spotrf)
+UPLO_ROUTINE(Dpotrf)
+UPLO_ROUTINE(Cpotrf)
+UPLO_ROUTINE(Zpotrf)
+UPLO_ROUTINE(Slauum)
+UPLO_ROUTINE(Dlauum)
+UPLO_ROUTINE(Clauum)
+UPLO_ROUTINE(Zlauum)
+static const uplo_routine_t potrf_of[TESSERA_NUM_DTYPES] = {
+    {Spotrf_size, Spotrf}, {Dpotrf_size, Dpotrf}, {Cpotrf_size, Cpotrf}, {Zpotrf_size, Zpotrf}};
+static const uplo_routine_t lauum_of[TESSERA_NUM_DTYPES] = {
+    {Slauum_size, Slauum}, {Dlauum_size, Dlauum}, {Clauum_size, Clauum}, {Zlauum_size, Zlauum}};
 
 /* The scratch of `ex` with its cuSOLVER handle bound to ex->stream in *h, or NULL when the
  * worker's scratch lacks what the solver kernels use. */
@@ -63,40 +54,20 @@ static const tessera_cuda_scratch_t *solver_scratch(const tessera_exec_t *ex,
   return *h ? s : NULL;
 }
 
-/* Runs `r` on the n x n tile ex->ptr[0] of a valid dtype, info to s->dev_info. A workspace
- * request beyond the scratch's becomes CUSOLVER_STATUS_ALLOC_FAILED. */
-static int run_uplo(const uplo_routine_t *r, const tessera_exec_t *ex,
+/* Runs the routine of `table` for `dt` (valid) on the n x n tile ex->ptr[0], info to
+ * s->dev_info. A workspace request beyond the scratch's fails before anything is enqueued. */
+static int run_uplo(const uplo_routine_t *table, const tessera_exec_t *ex,
                     const tessera_cuda_scratch_t *s, cusolverDnHandle_t h, tessera_dtype_t dt,
                     cublasFillMode_t uplo, int n, int lda) {
+  const uplo_routine_t *r = &table[dt];
   size_t cap = s->workspace_bytes / tessera_dtype_size(dt);
   const int room = cap > INT_MAX ? INT_MAX : (int)cap;
-  const cusolverStatus_t too_small = CUSOLVER_STATUS_ALLOC_FAILED;
-  void *A = ex->ptr[0], *w = s->workspace;
-  int lwork = 0, *info = s->dev_info;
-  cusolverStatus_t st = CUSOLVER_STATUS_INVALID_VALUE;
-  switch (dt) {
-  case TESSERA_F32:
-    st = r->s_size(h, uplo, n, A, lda, &lwork);
-    if (st == CUSOLVER_STATUS_SUCCESS)
-      st = lwork <= room ? r->s(h, uplo, n, A, lda, w, lwork, info) : too_small;
-    break;
-  case TESSERA_F64:
-    st = r->d_size(h, uplo, n, A, lda, &lwork);
-    if (st == CUSOLVER_STATUS_SUCCESS)
-      st = lwork <= room ? r->d(h, uplo, n, A, lda, w, lwork, info) : too_small;
-    break;
-  case TESSERA_C64:
-    st = r->c_size(h, uplo, n, A, lda, &lwork);
-    if (st == CUSOLVER_STATUS_SUCCESS)
-      st = lwork <= room ? r->c(h, uplo, n, A, lda, w, lwork, info) : too_small;
-    break;
-  case TESSERA_C128:
-    st = r->z_size(h, uplo, n, A, lda, &lwork);
-    if (st == CUSOLVER_STATUS_SUCCESS)
-      st = lwork <= room ? r->z(h, uplo, n, A, lda, w, lwork, info) : too_small;
-    break;
-  }
-  return st == CUSOLVER_STATUS_SUCCESS ? 0 : TESSERA_ERR_KERNEL;
+  int lwork = 0;
+  if (r->size(h, uplo, n, ex->ptr[0], lda, &lwork) != CUSOLVER_STATUS_SUCCESS || lwork > room ||
+      r->run(h, uplo, n, ex->ptr[0], lda, s->workspace, lwork, s->dev_info) !=
+          CUSOLVER_STATUS_SUCCESS)
+    return TESSERA_ERR_KERNEL;
+  return 0;
 }
 
 /* Enqueues the copy of s->dev_info into ex->async (which must be set) and records `offset`. */
@@ -115,7 +86,7 @@ int tsr_cuda_potrf(const tessera_exec_t *ex, void *args) {
   const tessera_cuda_scratch_t *s = solver_scratch(ex, &h);
   if (lda < 0 || !s) return TESSERA_ERR_KERNEL;
   if (a->n == 0) return 0;
-  int status = run_uplo(&potrf_routine, ex, s, h, a->dtype, tsr_cuda_fill(u), a->n, lda);
+  int status = run_uplo(potrf_of, ex, s, h, a->dtype, tsr_cuda_fill(u), a->n, lda);
   if (status) return status;
   /* cuSOLVER's pivot test may let a NaN through: the scan reports the first NaN pivot before
    * any failure cuSOLVER found, as the CPU kernel does, before the info is copied out. */
@@ -175,6 +146,20 @@ int tsr_cuda_trtri(const tessera_exec_t *ex, void *args) {
   return rc ? rc : tsr_trtri_blocked(ex, a, trtri_enqueue, tsr_cuda_trmm, TRTRI_LEAF);
 }
 
+/* Order up to which cuSOLVER's lauum runs whole; above it, recursive halving onto herk and trmm. */
+enum { LAUUM_LEAF = 256 };
+
+/* Enqueues cuSOLVER's lauum on the tile of `ex` (arguments checked), info to s->dev_info. */
+static int lauum_enqueue(const tessera_exec_t *ex, void *args) {
+  const tsr_lauum_args_t *a = args;
+  cusolverDnHandle_t h = NULL;
+  const tessera_cuda_scratch_t *s = solver_scratch(ex, &h);
+  const int lda = tsr_operand_ld(ex, 0, a->n, a->n);
+  if (lda < 0 || !s) return TESSERA_ERR_KERNEL;
+  return run_uplo(lauum_of, ex, s, h, a->dtype, tsr_cuda_fill(tsr_letter(a->uplo, "UL")), a->n,
+                  lda);
+}
+
 int tsr_cuda_lauum(const tessera_exec_t *ex, void *args) {
   const tsr_lauum_args_t *a = args;
   const int u = tsr_letter(a->uplo, "UL");
@@ -184,8 +169,24 @@ int tsr_cuda_lauum(const tessera_exec_t *ex, void *args) {
   const tessera_cuda_scratch_t *s = solver_scratch(ex, &h);
   if (lda < 0 || !s) return TESSERA_ERR_KERNEL;
   if (a->n == 0) return 0;
-  int status = run_uplo(&lauum_routine, ex, s, h, a->dtype, tsr_cuda_fill(u), a->n, lda);
-  /* lauum's info is only ever negative (an invalid argument); it is passed on when a slot
-   * exists so such a failure is not lost. */
-  return status || !ex->async ? status : report_info(ex, s, 0);
+  int rc = tsr_lauum_blocked(ex, a, lauum_enqueue, tsr_cuda_syrk, tsr_cuda_trmm, LAUUM_LEAF);
+  /* lauum's info is only ever negative (an invalid argument); the last leaf's is passed on when
+   * a slot exists so such a failure is not lost. */
+  return rc || !ex->async ? rc : report_info(ex, s, 0);
+}
+
+/* The sum lands in the worker's device workspace, then in the host double *out: the copy from
+ * device memory into pageable host memory returns once it is done, so *out holds the sum when
+ * the task completes. */
+int tsr_cuda_logdiag(const tessera_exec_t *ex, void *args) {
+  const tsr_logdiag_args_t *a = args;
+  const tessera_cuda_scratch_t *s = tsr_cuda_scratch(ex);
+  const int lda = tsr_operand_ld(ex, 0, a->n, a->n);
+  if (!tsr_dtype_valid(a->dtype) || !a->out || lda < 0 || !s || !s->workspace ||
+      s->workspace_bytes < sizeof(double))
+    return TESSERA_ERR_KERNEL;
+  if (tsr_cuda_diag_logsum(a->dtype, ex->ptr[0], (size_t)lda, a->n, s->workspace, ex->stream))
+    return TESSERA_ERR_KERNEL;
+  return tsr_cuda_enqueued(cudaMemcpyAsync(a->out, s->workspace, sizeof(double),
+                                           cudaMemcpyDeviceToHost, (cudaStream_t)ex->stream));
 }

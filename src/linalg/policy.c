@@ -1,0 +1,48 @@
+/* The algorithms layer's choices that depend on the context: the tile size of LAPACK-style calls
+ * (from the order, the workers and the GPUs) and the Cholesky panel method (per call, else
+ * TESSERA_TRSM_INVERSE, else from the scope's devices). */
+#include <stdlib.h>
+
+#include "linalg/linalg.h"
+
+/* Order from which LAPACK-style calls use GPU-sized tiles (see tessera_tile_for). */
+enum { GPU_TILE_MIN_N = 8192 };
+
+int tessera_default_tile(const tessera_context_t *ctx) {
+  if (!ctx) return 0;
+  const tessera_config_t *cfg = tessera_config(ctx);
+  if (cfg->tile_size > 0) return cfg->tile_size;
+  return tessera_device_count(ctx, TESSERA_DEVICE_CUDA) > 0 ? 2048 : 320;
+}
+
+int tessera_tile_for(const tessera_context_t *ctx, int64_t n) {
+  if (!ctx) return 0;
+  const tessera_config_t *cfg = tessera_config(ctx);
+  if (cfg->tile_size > 0) return cfg->tile_size;
+  const int gpus = tessera_device_count(ctx, TESSERA_DEVICE_CUDA);
+  /* Below this order a call from the caller's (pageable) array costs more in copies to the GPUs
+   * than it computes: tiles sized for the CPU workers let the cost model keep it there. */
+  if (gpus > 0 && n >= GPU_TILE_MIN_N) {
+    int64_t nb = n / (2 * gpus) / 256 * 256;
+    return (int)(nb >= 2048 ? 2048 : nb >= 512 ? nb : 512);
+  }
+  const int workers = tessera_worker_count(ctx);
+  int q = 1;
+  while (q * q < workers) q++;
+  int64_t nb = n / (4 * q) / 64 * 64;
+  return (int)(nb < 128 ? 128 : nb > 1024 ? 1024 : nb);
+}
+
+void tessera_potrf_options_init(tessera_potrf_options_t *opts) {
+  if (opts) opts->trsm_inverse = -1;
+}
+
+int tsr_panel_inverse(tessera_context_t *ctx, const tessera_potrf_options_t *opts) {
+  if (opts && opts->trsm_inverse >= 0) return opts->trsm_inverse > 0;
+  const char *v = getenv("TESSERA_TRSM_INVERSE");
+  if (v && *v) {
+    if ((v[0] == '0' || v[0] == '1') && !v[1]) return v[0] == '1';
+    return tsr_error(ctx, TESSERA_ERR_ENV, "TESSERA_TRSM_INVERSE=\"%s\" is not 0 or 1", v);
+  }
+  return tessera_scope_nodes(ctx, tessera_get_scope(ctx), NULL, 0) > 0;
+}
