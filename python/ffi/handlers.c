@@ -69,13 +69,11 @@ static int solve(tsr_jax_state_t *s, tessera_context_t *ctx, int platform, op_t 
    * this matrix's upper one. */
   tessera_uplo_t uplo = p[0].lower ? TESSERA_UPPER : TESSERA_LOWER;
   pthread_mutex_lock(&s->run[platform]);
-  /* GPUs: the factorization and the solves on the participants' GPUs (and CPU workers when
-   * asked for); the log determinant's diagonal sums on a CPU worker (no GPU kernel). */
+  /* GPUs: every task on the participants' GPUs (and CPU workers when asked for). */
   const tessera_scope_t compute =
       platform == TESSERA_JAX_CPU
           ? tessera_scope_cpus()
           : (tessera_scope_t){s->gpu_with_cpus ? 0u : 1u << TESSERA_DEVICE_CUDA, gpus};
-  const tessera_scope_t any = {0, platform == TESSERA_JAX_CPU ? 0 : gpus};
   rc = tessera_set_scope(ctx, compute);
   tessera_matrix_t *A = NULL, *BT = NULL;
   if (!rc)
@@ -85,11 +83,7 @@ static int solve(tsr_jax_state_t *s, tessera_context_t *ctx, int platform, op_t 
     rc = tessera_matrix_view_panels(ctx, p[0].dtype, p[0].nrhs, n, nb, nb, w, count, b, nodes,
                                     p[0].nrhs, &BT);
   if (!rc) rc = tessera_tile_potrf(uplo, A);
-  if (!rc && op == OP_POTRS && p[0].logdet) {
-    rc = tessera_set_scope(ctx, any);
-    if (!rc) rc = tessera_tile_logdet(uplo, A, logdet);
-    if (!rc) rc = tessera_set_scope(ctx, compute);
-  }
+  if (!rc && op == OP_POTRS && p[0].logdet) rc = tessera_tile_logdet(uplo, A, logdet);
   if (!rc && op == OP_POTRI) rc = tessera_tile_potri(uplo, A);
   if (!rc && BT) {
     /* A X = B as Xᵀ Aᵀ = Bᵀ: two triangular solves from the right with Aᵀ's factor,

@@ -61,11 +61,10 @@ int tsr_jax_context(tsr_jax_state_t *s, int platform, tessera_context_t **ctx) {
     if (platform == TESSERA_JAX_CPU) {
       cfg.gpus = 0;
     } else {
-      /* The matrix lives on the GPUs: one CPU worker (for the kernels GPUs lack: the log
-       * determinant's diagonal sums) unless more are asked for. */
+      /* The matrix lives on the GPUs, which run every kernel: no CPU worker unless asked for. */
       const char *w = getenv("TESSERA_CPU_WORKERS");
       s->gpu_with_cpus = w && *w;
-      if (!s->gpu_with_cpus) cfg.cpu_workers = 1;
+      if (!s->gpu_with_cpus) cfg.cpu_workers = 0;
       cfg.gpu_mem_limit = s->gpu_mem_limit;
     }
     rc = tessera_init(&s->ctx[platform], &cfg);
