@@ -1,38 +1,14 @@
 /* The context: configuration and environment, backends, memory nodes, workers, scheduler. */
 #define _POSIX_C_SOURCE 200809L
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "runtime/internal.h"
-
-double tsr_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-void *tsr_zalloc_aligned(size_t bytes) {
-  size_t rounded = (bytes + TSR_CACHE_LINE - 1) / TSR_CACHE_LINE * TSR_CACHE_LINE;
-  void *p = aligned_alloc(TSR_CACHE_LINE, rounded);
-  if (p) memset(p, 0, rounded);
-  return p;
-}
-
-int tsr_error(tessera_context_t *ctx, int status, const char *fmt, ...) {
-  if (!ctx) return status;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(ctx->errmsg, sizeof ctx->errmsg, fmt, ap);
-  va_end(ap);
-  return status;
-}
-
-const char *tessera_last_error(const tessera_context_t *ctx) {
-  return ctx ? ctx->errmsg : "";
-}
+#include "runtime/base.h"
+#include "runtime/context.h"
+#include "runtime/sched.h"
+#include "runtime/task.h"
+#include "runtime/worker.h"
 
 void tessera_config_init(tessera_config_t *cfg) {
   if (!cfg) return;
@@ -265,34 +241,4 @@ int tessera_tile_for(const tessera_context_t *ctx, int64_t n) {
   while (q * q < ctx->nworkers) q++;
   int64_t nb = n / (4 * q) / 64 * 64;
   return (int)(nb < 128 ? 128 : nb > 1024 ? 1024 : nb);
-}
-
-/* The backend whose pinned host memory tiles use (the last device kind with devices that
- * offers it), or NULL for plain host memory. */
-static const tsr_backend_slot_t *pinning_backend(const tessera_context_t *ctx) {
-  for (int k = TESSERA_DEVICE_KINDS - 1; k >= 0; k--) {
-    const tsr_backend_slot_t *b = &ctx->backends[k];
-    if (b->be && b->ndevices > 0 && b->be->host_alloc) return b;
-  }
-  return NULL;
-}
-
-void *tsr_host_alloc(tessera_context_t *ctx, size_t bytes) {
-  const tsr_backend_slot_t *b = pinning_backend(ctx);
-  if (!b) return ctx->backends[TESSERA_DEVICE_CPU].be->alloc(NULL, 0, bytes);
-  pthread_mutex_lock(&ctx->alloc_lock);
-  void *p = b->be->host_alloc(b->state, bytes);
-  pthread_mutex_unlock(&ctx->alloc_lock);
-  return p;
-}
-
-void tsr_host_free(tessera_context_t *ctx, void *ptr) {
-  const tsr_backend_slot_t *b = pinning_backend(ctx);
-  if (!b) {
-    ctx->backends[TESSERA_DEVICE_CPU].be->free(NULL, 0, ptr);
-    return;
-  }
-  pthread_mutex_lock(&ctx->alloc_lock);
-  b->be->host_free(b->state, ptr);
-  pthread_mutex_unlock(&ctx->alloc_lock);
 }

@@ -1,7 +1,9 @@
 /* Public queries on devices, memory nodes, bandwidths and scopes. */
 #include <string.h>
 
-#include "runtime/internal.h"
+#include "runtime/base.h"
+#include "runtime/context.h"
+#include "runtime/worker.h"
 
 int tessera_device_count(const tessera_context_t *ctx, tessera_device_kind_t kind) {
   if (!ctx || (int)kind < 0 || kind >= TESSERA_DEVICE_KINDS) return 0;

@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/internal.h"
+#include "runtime/base.h"
+#include "runtime/context.h"
 
 /* Device kinds compiled in, in memory-node order after the host. */
 static const tsr_backend_t *device_backend(tessera_device_kind_t kind) {
@@ -101,9 +102,32 @@ void tsr_nodes_close(tessera_context_t *ctx) {
   ctx->nnodes = 0;
 }
 
-/* Memory node of device `dev` of `kind`. */
-int tsr_node_of(const tessera_context_t *ctx, tessera_device_kind_t kind, int dev) {
-  for (int i = 1; i < ctx->nnodes; i++)
-    if (ctx->nodes[i].be->kind == kind && ctx->nodes[i].device == dev) return i;
-  return TESSERA_HOST_NODE;
+/* The backend whose pinned host memory tiles use (the last device kind with devices that
+ * offers it), or NULL for plain host memory. */
+static const tsr_backend_slot_t *pinning_backend(const tessera_context_t *ctx) {
+  for (int k = TESSERA_DEVICE_KINDS - 1; k >= 0; k--) {
+    const tsr_backend_slot_t *b = &ctx->backends[k];
+    if (b->be && b->ndevices > 0 && b->be->host_alloc) return b;
+  }
+  return NULL;
+}
+
+void *tsr_host_alloc(tessera_context_t *ctx, size_t bytes) {
+  const tsr_backend_slot_t *b = pinning_backend(ctx);
+  if (!b) return ctx->backends[TESSERA_DEVICE_CPU].be->alloc(NULL, 0, bytes);
+  pthread_mutex_lock(&ctx->alloc_lock);
+  void *p = b->be->host_alloc(b->state, bytes);
+  pthread_mutex_unlock(&ctx->alloc_lock);
+  return p;
+}
+
+void tsr_host_free(tessera_context_t *ctx, void *ptr) {
+  const tsr_backend_slot_t *b = pinning_backend(ctx);
+  if (!b) {
+    ctx->backends[TESSERA_DEVICE_CPU].be->free(NULL, 0, ptr);
+    return;
+  }
+  pthread_mutex_lock(&ctx->alloc_lock);
+  b->be->host_free(b->state, ptr);
+  pthread_mutex_unlock(&ctx->alloc_lock);
 }

@@ -2,7 +2,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/internal.h"
+#include "runtime/base.h"
+#include "runtime/context.h"
+#include "runtime/replica.h"
+#include "runtime/sched.h"
+#include "runtime/task.h"
+#include "runtime/worker.h"
 
 /* Finished tasks are kept for reuse: each worker gathers them in a local chain and hands
  * whole chains to the context's pool; the inserting thread takes the whole pool at once. */
@@ -162,12 +167,13 @@ static bool scope_has_worker(tessera_context_t *ctx, const tsr_task_t *t) {
   return false;
 }
 
-bool tsr_worker_can_run(const tsr_worker_t *w, const tsr_task_t *t) {
-  if (!t->kernel->impl[w->kind]) return false;
-  tessera_scope_t s = t->scope;
-  if (s.kinds && !(s.kinds & (1u << w->kind))) return false;
-  if (w->kind != TESSERA_DEVICE_CPU && s.gpu_mask && !(s.gpu_mask >> w->device & 1u)) return false;
-  return true;
+/* Hands a task whose predecessors have all finished to the scheduler. When no queue can take
+ * it (out of memory), the flow fails and the task completes without its kernel. */
+static void make_ready(tsr_task_t *t, tsr_worker_t *from) {
+  tessera_context_t *ctx = t->ctx;
+  if (ctx->sched->push(ctx, t, from) == 0) return;
+  tsr_flow_fail(ctx, TESSERA_ERR_NOMEM);
+  tsr_task_complete(t, NULL);
 }
 
 static int validate(tessera_context_t *ctx, const tessera_task_t *d) {
@@ -243,8 +249,7 @@ int tessera_task_insert(tessera_context_t *ctx, const tessera_task_t *d) {
     int e = track_access(t->data[i], t, d->mode[i]);
     if (e && !rc) rc = tsr_error(ctx, e, "task_insert: out of memory for dependencies");
   }
-  if (atomic_fetch_sub_explicit(&t->npred, 1, memory_order_acq_rel) == 1)
-    ctx->sched->push(ctx, t, NULL);
+  if (atomic_fetch_sub_explicit(&t->npred, 1, memory_order_acq_rel) == 1) make_ready(t, NULL);
   return rc;
 }
 
@@ -267,8 +272,7 @@ void tsr_task_complete(tsr_task_t *t, tsr_worker_t *w) {
   /* No edge is added once done is set, so succ is stable from here. */
   for (int i = 0; i < n; i++) {
     tsr_task_t *s = t->succ[i];
-    if (atomic_fetch_sub_explicit(&s->npred, 1, memory_order_acq_rel) == 1)
-      ctx->sched->push(ctx, s, w);
+    if (atomic_fetch_sub_explicit(&s->npred, 1, memory_order_acq_rel) == 1) make_ready(s, w);
   }
   if (atomic_fetch_sub(&ctx->inflight, 1) == 1) wake = true;
   if (wake) tsr_notify_waiters(ctx);
@@ -285,9 +289,17 @@ void tsr_flow_fail(tessera_context_t *ctx, int status) {
   atomic_store(&ctx->flow_failed, true);
 }
 
+/* Wakes every sleeping worker (before a thread blocks in a wait call). */
+static void wake_idle(tessera_context_t *ctx) {
+  for (int i = 0; i < ctx->nworkers; i++) {
+    tsr_worker_t *w = &ctx->workers[i];
+    if (__atomic_load_n(&w->queue.sleeping, __ATOMIC_RELAXED)) tsr_queue_wake(&w->queue);
+  }
+}
+
 void tsr_wait_zero(tessera_context_t *ctx, atomic_long *count) {
   if (atomic_load(count) == 0) return;
-  tsr_wake_idle(ctx);
+  wake_idle(ctx);
   atomic_fetch_add(&ctx->waiters, 1);
   pthread_mutex_lock(&ctx->wait_lock);
   while (atomic_load(count) > 0) pthread_cond_wait(&ctx->wait_cond, &ctx->wait_lock);

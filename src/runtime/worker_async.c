@@ -6,7 +6,12 @@
 #include <sched.h>
 #include <stdio.h>
 
-#include "runtime/internal.h"
+#include "runtime/base.h"
+#include "runtime/context.h"
+#include "runtime/replica.h"
+#include "runtime/sched.h"
+#include "runtime/task.h"
+#include "runtime/worker.h"
 
 /* Whether copies are timed for the trace: tracing on and the backend can time events. */
 static bool timing_copies(const tsr_worker_t *w) {
@@ -91,9 +96,9 @@ static int launch(tsr_worker_t *w, tsr_flight_t *fl, bool last_chance) {
   while (!fl->skipped && fl->acquired < t->ndata && !rc) {
     int i = fl->acquired;
     void *copy_queue = w->copy_queue ? w->copy_queue : fl->queue;
-    rc = tsr_data_acquire_async(t->data[i], w, (tessera_access_t)t->mode[i], fl->queue, copy_queue,
-                                fl->fill[i], fl->copy_start[i], &fl->ex.ptr[i], &fl->ex.ld[i],
-                                &fl->src[i]);
+    rc = tsr_data_acquire_async(t->data[i], w->node, (tessera_access_t)t->mode[i], fl->queue,
+                                copy_queue, fl->fill[i], fl->copy_start[i], &fl->ex.ptr[i],
+                                &fl->ex.ld[i], &fl->src[i]);
     if (!rc) fl->acquired++;
   }
   if (rc == TESSERA_ERR_NOMEM && !last_chance) return rc;

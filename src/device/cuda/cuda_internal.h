@@ -1,6 +1,7 @@
 /* The CUDA backend's state and the helpers its two files share (cuda.c: open, close, device
- * descriptions, measured bandwidths and the table; cuda_ops.c: memory, copies, workers, queues
- * and events). Everything mutable lives in the state a context owns: no globals. */
+ * descriptions, measured bandwidths and the table; cuda_ops.c, below it: status and current
+ * device helpers, memory, copies, workers, queues and events). Everything mutable lives in the
+ * state a context owns: no globals. */
 #ifndef TSR_CUDA_INTERNAL_H
 #define TSR_CUDA_INTERNAL_H
 

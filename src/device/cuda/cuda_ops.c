@@ -15,6 +15,29 @@
 /* Per-worker library workspaces. */
 enum { WORKSPACE_BYTES = 256 << 20, HOST_WORKSPACE_BYTES = 16 << 20 };
 
+/* ------------------------------------------------------------------ status and current device */
+
+int tsr_cuda_status(cudaError_t e) {
+  if (e == cudaSuccess) return 0;
+  (void)cudaGetLastError();
+  return TESSERA_ERR_BACKEND;
+}
+
+int tsr_cuda_enter(const tsr_cuda_state_t *s, int dev, int *prev) {
+  *prev = -1;
+  if (!s || dev < 0 || dev >= s->ndev) return TESSERA_ERR_BACKEND;
+  if (cudaGetDevice(prev) != cudaSuccess) {
+    (void)cudaGetLastError();
+    *prev = -1;
+  }
+  if (*prev == dev) return 0;
+  return tsr_cuda_status(cudaSetDevice(dev));
+}
+
+void tsr_cuda_leave(int dev, int prev) {
+  if (prev >= 0 && prev != dev) (void)tsr_cuda_status(cudaSetDevice(prev));
+}
+
 /* ------------------------------------------------------------------ memory */
 
 void *tsr_cuda_alloc(void *state, int dev, size_t bytes) {
