@@ -21,6 +21,8 @@
  *                         (default: 1 when the scope holds GPUs, else 0)
  *   TESSERA_GPU_MEM_LIMIT cap on each GPU's memory pool ("8G", "512M"; default: the free memory
  *                         less a reserve)
+ *   TESSERA_MAX_SUBMITTED most tasks inserted and not yet finished (default 50000): an insertion
+ *                         beyond it blocks until nine tenths of that bound remain
  *
  * Explicit values in the configuration win over the environment.
  */
@@ -66,7 +68,16 @@ typedef struct {
   int64_t gpu_mem_limit;        /**< bytes of each GPU's memory pool, at most; -1 = auto
                                      (TESSERA_GPU_MEM_LIMIT, else the free memory less a
                                      reserve for library workspaces) */
+  int max_submitted;            /**< most tasks inserted and not finished: tessera_task_insert
+                                     blocks at this bound until the count falls to nine tenths
+                                     of it (a worker inserting never blocks); -1 = auto
+                                     (TESSERA_MAX_SUBMITTED, else TESSERA_DEFAULT_MAX_SUBMITTED) */
 } tessera_config_t;
+
+/** Default bound on tasks inserted and not finished (tessera_config_t.max_submitted): a task
+ *  takes a few hundred bytes, so the bound keeps a flow of any length within ~20 MB while
+ *  leaving the scheduler tens of thousands of tasks to look ahead into. */
+#define TESSERA_DEFAULT_MAX_SUBMITTED 50000
 
 /** Fills `cfg` with "auto" values. Thread safe. */
 void tessera_config_init(tessera_config_t *cfg);

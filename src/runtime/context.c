@@ -23,6 +23,7 @@ void tessera_config_init(tessera_config_t *cfg) {
   cfg->trsm_inverse = -1;
   cfg->gpu_queues = -1;
   cfg->gpu_mem_limit = -1;
+  cfg->max_submitted = -1;
 }
 
 /* Reads an integer variable into *out when the field is still "auto" (negative). */
@@ -71,6 +72,7 @@ static int resolve_config(tessera_context_t *ctx, const tessera_config_t *in) {
   if (!rc) rc = env_int("TESSERA_COPY_QUEUE", &c.copy_queue, 0, 1);
   if (!rc) rc = env_int("TESSERA_TRSM_INVERSE", &c.trsm_inverse, 0, 1);
   if (!rc) rc = env_int("TESSERA_GPU_QUEUES", &c.gpu_queues, 1, TESSERA_MAX_GPU_QUEUES);
+  if (!rc) rc = env_int("TESSERA_MAX_SUBMITTED", &c.max_submitted, 1, 1 << 30);
   if (!rc && c.gpu_mem_limit < 0) rc = env_size("TESSERA_GPU_MEM_LIMIT", &ctx->gpu_mem_limit);
   if (rc) return rc;
   if (c.gpu_mem_limit == 0) {
@@ -97,6 +99,13 @@ static int resolve_config(tessera_context_t *ctx, const tessera_config_t *in) {
   if (c.bind_workers < 0) c.bind_workers = 0;
   if (c.copy_queue < 0) c.copy_queue = 1;
   if (c.gpu_queues < 0) c.gpu_queues = TESSERA_MAX_GPU_QUEUES;
+  if (c.max_submitted < 0) c.max_submitted = TESSERA_DEFAULT_MAX_SUBMITTED;
+  if (c.max_submitted == 0) {
+    fprintf(stderr, "tessera: max_submitted = 0: no task could be inserted (-1 for auto)\n");
+    return -2;
+  }
+  ctx->window_low = c.max_submitted - c.max_submitted / 10;
+  if (ctx->window_low >= c.max_submitted) ctx->window_low = c.max_submitted - 1;
   if (c.gpu_queues == 0 || c.gpu_queues > TESSERA_MAX_GPU_QUEUES) {
     fprintf(stderr, "tessera: gpu_queues = %d is not in [1, %d]\n", c.gpu_queues,
             TESSERA_MAX_GPU_QUEUES);

@@ -70,6 +70,7 @@ struct tessera_context {
   int pool_n;
 
   _Alignas(TSR_CACHE_LINE) atomic_long inflight; /* inserted, not finished */
+  long window_low; /* an insertion blocked at cfg.max_submitted resumes at this count */
 
   _Alignas(TSR_CACHE_LINE) pthread_mutex_t wait_lock;
   pthread_cond_t wait_cond;

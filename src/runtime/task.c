@@ -167,6 +167,38 @@ static bool scope_has_worker(tessera_context_t *ctx, const tsr_task_t *t) {
   return false;
 }
 
+/* Wakes every sleeping worker (before a thread blocks in a wait call). */
+static void wake_idle(tessera_context_t *ctx) {
+  for (int i = 0; i < ctx->nworkers; i++) {
+    tsr_worker_t *w = &ctx->workers[i];
+    if (__atomic_load_n(&w->queue.sleeping, __ATOMIC_RELAXED)) tsr_queue_wake(&w->queue);
+  }
+}
+
+/* Blocks until `*count` is at most `limit` (completions notify when it reaches 0 or the
+ * context's window_low). */
+static void wait_at_most(tessera_context_t *ctx, atomic_long *count, long limit) {
+  if (atomic_load(count) <= limit) return;
+  wake_idle(ctx);
+  atomic_fetch_add(&ctx->waiters, 1);
+  pthread_mutex_lock(&ctx->wait_lock);
+  while (atomic_load(count) > limit) pthread_cond_wait(&ctx->wait_cond, &ctx->wait_lock);
+  pthread_mutex_unlock(&ctx->wait_lock);
+  atomic_fetch_sub(&ctx->waiters, 1);
+}
+
+void tsr_wait_zero(tessera_context_t *ctx, atomic_long *count) {
+  wait_at_most(ctx, count, 0);
+}
+
+/* The task window: an insertion at cfg.max_submitted tasks not finished waits until they fall
+ * to window_low. A worker inserting never waits: the tasks it waits for might need it. */
+static void throttle(tessera_context_t *ctx) {
+  if (atomic_load_explicit(&ctx->inflight, memory_order_relaxed) < ctx->cfg.max_submitted) return;
+  if (!tsr_worker_of_thread(ctx->workers, ctx->nworkers))
+    wait_at_most(ctx, &ctx->inflight, ctx->window_low);
+}
+
 /* Hands a task whose predecessors have all finished to the scheduler. When no queue can take
  * it (out of memory), the flow fails and the task completes without its kernel. */
 static void make_ready(tsr_task_t *t, tsr_worker_t *from) {
@@ -205,6 +237,7 @@ int tessera_task_insert(tessera_context_t *ctx, const tessera_task_t *d) {
   if (!ctx) return -1;
   int rc = validate(ctx, d);
   if (rc) return rc;
+  throttle(ctx);
   tsr_task_t *t = task_alloc(ctx);
   if (!t) return tsr_error(ctx, TESSERA_ERR_NOMEM, "task_insert: out of memory");
   t->kernel = d->kernel;
@@ -274,7 +307,8 @@ void tsr_task_complete(tsr_task_t *t, tsr_worker_t *w) {
     tsr_task_t *s = t->succ[i];
     if (atomic_fetch_sub_explicit(&s->npred, 1, memory_order_acq_rel) == 1) make_ready(s, w);
   }
-  if (atomic_fetch_sub(&ctx->inflight, 1) == 1) wake = true;
+  long left = atomic_fetch_sub(&ctx->inflight, 1) - 1;
+  if (left == 0 || left == ctx->window_low) wake = true;
   if (wake) tsr_notify_waiters(ctx);
   tsr_task_unref(t, w ? &w->task_cache : NULL);
 }
@@ -287,24 +321,6 @@ void tsr_flow_fail(tessera_context_t *ctx, int status) {
     if (atomic_compare_exchange_weak(&ctx->flow_status, &cur, status)) break;
   }
   atomic_store(&ctx->flow_failed, true);
-}
-
-/* Wakes every sleeping worker (before a thread blocks in a wait call). */
-static void wake_idle(tessera_context_t *ctx) {
-  for (int i = 0; i < ctx->nworkers; i++) {
-    tsr_worker_t *w = &ctx->workers[i];
-    if (__atomic_load_n(&w->queue.sleeping, __ATOMIC_RELAXED)) tsr_queue_wake(&w->queue);
-  }
-}
-
-void tsr_wait_zero(tessera_context_t *ctx, atomic_long *count) {
-  if (atomic_load(count) == 0) return;
-  wake_idle(ctx);
-  atomic_fetch_add(&ctx->waiters, 1);
-  pthread_mutex_lock(&ctx->wait_lock);
-  while (atomic_load(count) > 0) pthread_cond_wait(&ctx->wait_cond, &ctx->wait_lock);
-  pthread_mutex_unlock(&ctx->wait_lock);
-  atomic_fetch_sub(&ctx->waiters, 1);
 }
 
 int tessera_wait_all(tessera_context_t *ctx) {

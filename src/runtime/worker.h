@@ -119,6 +119,14 @@ static inline bool tsr_worker_can_run(const tsr_worker_t *w, const tsr_task_t *t
   return true;
 }
 
+/** The worker among `workers[0..n)` running on the calling thread, or NULL. */
+static inline const tsr_worker_t *tsr_worker_of_thread(const tsr_worker_t *workers, int n) {
+  pthread_t self = pthread_self();
+  for (int i = 0; i < n; i++)
+    if (pthread_equal(workers[i].self, self)) return &workers[i];
+  return NULL;
+}
+
 /** Next task for `w`: spins briefly, then sleeps up to a few ms; NULL if none came. */
 tsr_task_t *tsr_worker_next_task(tsr_worker_t *w);
 /** Moves the worker's pending kernel-time measurements into the shared history. */
