@@ -140,7 +140,7 @@ static int make_workers(tessera_context_t *ctx) {
   int ncpu = ctx->cfg.cpu_workers >= 0 ? ctx->cfg.cpu_workers
                                        : (cores > ndev ? cores - ndev : (ndev ? 0 : 1));
   ctx->cfg.cpu_workers = ncpu;
-  ctx->cfg.gpus = ctx->backends[TESSERA_DEVICE_CUDA].ndevices;
+  ctx->cfg.gpus = ndev;
   if (ncpu + ndev == 0)
     return tsr_error(ctx, -2, "no workers: cpu_workers is 0 and no GPU is in use");
   ctx->workers = tsr_zalloc_aligned((size_t)(ncpu + ndev) * sizeof *ctx->workers);
@@ -158,6 +158,7 @@ static int make_workers(tessera_context_t *ctx) {
     w->gflops = di.gflops > 0 ? di.gflops : 1;
     w->be = nd->be;
     w->be_state = nd->be_state;
+    w->entry = ctx->backends[nd->be->kind].entry;
     w->ctx = ctx;
     if (tsr_queue_init(&w->queue)) return tsr_error(ctx, TESSERA_ERR_NOMEM, "out of memory");
     ctx->nworkers = i + 1;

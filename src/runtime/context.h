@@ -31,6 +31,7 @@ typedef struct {
 
 typedef struct {
   const tsr_backend_t *be;
+  const tsr_backend_entry_t *entry; /* its registry entry (the kernels' per-worker hooks) */
   void *state;
   int ndevices;
 } tsr_backend_slot_t;

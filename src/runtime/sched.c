@@ -41,7 +41,7 @@ static int enqueue(tessera_context_t *ctx, tsr_worker_t *w, tsr_task_t *t, doubl
   /* The inserting thread wakes a sleeping CPU worker only once a few tasks wait for it: a
    * wake-up costs it a system call per task otherwise. Sleeps are short, and every wait call
    * wakes workers. GPU workers are woken at once: their queues feed long kernels. */
-  bool defer = !from && !w->be->event_create && w->queue.n < TSR_WAKE_BATCH;
+  bool defer = !from && !w->be->async && w->queue.n < TSR_WAKE_BATCH;
   if (asleep && !defer) pthread_cond_signal(&w->queue.cond);
   pthread_mutex_unlock(&w->queue.lock);
   if (!asleep && thief && !defer) tsr_queue_wake(&thief->queue);
@@ -95,7 +95,7 @@ double tsr_expected_time(tessera_context_t *ctx, const tsr_task_t *t, const tsr_
   if (s >= 0) return s;
   /* No history yet: a launch cost (larger on asynchronous devices) plus flops at the nominal
    * rate. */
-  return (w->be->event_create ? 2e-5 : 2e-6) + t->flops / (w->gflops * 1e9);
+  return (w->be->async ? 2e-5 : 2e-6) + t->flops / (w->gflops * 1e9);
 }
 
 static double queue_load(tsr_worker_t *w) {

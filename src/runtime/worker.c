@@ -11,6 +11,15 @@
 #include "runtime/task.h"
 #include "runtime/worker.h"
 
+int tsr_worker_scratch_create(tsr_worker_t *w, void **scratch) {
+  *scratch = NULL;
+  return w->entry->scratch_create ? w->entry->scratch_create(w->device, scratch) : 0;
+}
+
+void tsr_worker_scratch_destroy(tsr_worker_t *w, void *scratch) {
+  if (w->entry->scratch_destroy) w->entry->scratch_destroy(w->device, scratch);
+}
+
 void tsr_worker_flush_samples(tsr_worker_t *w) {
   if (w->samples.n > 0 && w->ctx->perfmodel)
     tsr_perfmodel_record(w->ctx->perfmodel, w->samples.kernel, w->kind, w->samples.size_key,

@@ -81,6 +81,7 @@ struct tsr_worker {
   double gflops; /* nominal rate for the cost model's fallback */
   const tsr_backend_t *be;
   void *be_state;
+  const tsr_backend_entry_t *entry; /* its kind's registry entry: the kernels' scratch hooks */
   void *scratch;
   tessera_context_t *ctx;
   pthread_t thread;
@@ -134,6 +135,10 @@ void tsr_worker_flush_samples(tsr_worker_t *w);
 /** Accounts a task that ran on `w` from t0 to t1 (counters, history when `measured`, trace,
  *  load) and completes it. */
 void tsr_worker_finish(tsr_worker_t *w, tsr_task_t *t, double t0, double t1, bool measured);
+/** Makes / frees what the kernels of `w`'s kind keep per worker (or per queue), through the
+ *  registry's hooks, on `w`'s thread; NULL where the kind keeps nothing. */
+int tsr_worker_scratch_create(tsr_worker_t *w, void **scratch);
+void tsr_worker_scratch_destroy(tsr_worker_t *w, void *scratch);
 /** The loop of a CPU worker (worker_cpu.c), until the context stops. */
 void tsr_cpu_worker_loop(tsr_worker_t *w);
 /** The loop of a worker of an asynchronous kind (worker_async.c), until the context stops. */

@@ -38,8 +38,7 @@ static int async_setup(tsr_worker_t *w) {
   int rc = 0;
   w->qscratch[0] = w->scratch;
   const int nq = w->ctx->cfg.gpu_queues;
-  for (int q = 1; q < nq && !rc; q++)
-    rc = be->worker_start(w->be_state, w->device, -1, &w->qscratch[q]);
+  for (int q = 1; q < nq && !rc; q++) rc = tsr_worker_scratch_create(w, &w->qscratch[q]);
   for (int q = 0; q < nq && !rc; q++) rc = be->queue_create(w->be_state, w->device, &w->queues[q]);
   if (!rc && w->ctx->cfg.copy_queue > 0)
     rc = be->queue_create(w->be_state, w->device, &w->copy_queue);
@@ -74,7 +73,7 @@ static void async_teardown(tsr_worker_t *w) {
   if (w->copy_queue) be->queue_destroy(w->be_state, w->device, w->copy_queue);
   for (int q = 0; q < TSR_QUEUES; q++) {
     if (w->queues[q]) be->queue_destroy(w->be_state, w->device, w->queues[q]);
-    if (q > 0 && w->qscratch[q]) be->worker_stop(w->be_state, w->device, w->qscratch[q]);
+    if (q > 0 && w->qscratch[q]) tsr_worker_scratch_destroy(w, w->qscratch[q]);
   }
 }
 

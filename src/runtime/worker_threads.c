@@ -8,19 +8,30 @@
 #include "runtime/context.h"
 #include "runtime/worker.h"
 
+/* Pins the calling thread to `core`: a hint, a restricted affinity mask is not an error. */
+static void pin_to_core(int core) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(core % CPU_SETSIZE, &set);
+  (void)pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
 static void *worker_main(void *arg) {
   tsr_worker_t *w = arg;
   tessera_context_t *ctx = w->ctx;
   w->self = pthread_self();
-  w->start_status = w->be->worker_start(w->be_state, w->device, w->core, &w->scratch);
+  if (w->core >= 0) pin_to_core(w->core);
+  int rc = w->be->worker_start ? w->be->worker_start(w->be_state, w->device) : 0;
+  if (!rc) rc = tsr_worker_scratch_create(w, &w->scratch);
+  w->start_status = rc;
   atomic_fetch_add(&ctx->started, 1);
-  if (w->start_status) return NULL;
-  if (w->be->event_create)
+  if (rc) return NULL;
+  if (w->be->async)
     tsr_async_worker_loop(w);
   else
     tsr_cpu_worker_loop(w);
   tsr_worker_flush_samples(w);
-  w->be->worker_stop(w->be_state, w->device, w->scratch);
+  tsr_worker_scratch_destroy(w, w->scratch);
   return NULL;
 }
 

@@ -1,5 +1,5 @@
-/* The CPU backend: host memory, copies with memcpy, worker threads pinned to cores, and the
- * math library kept single-threaded inside each worker while a context is open. */
+/* The CPU backend: host memory, copies with memcpy, and the math library kept single-threaded
+ * inside each worker while a context is open. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -106,26 +106,10 @@ static int cpu_copy2d(void *state, int dst_dev, void *dst, size_t ldd, int src_d
   return 0;
 }
 
-static int cpu_worker_start(void *state, int dev, int core, void **scratch) {
-  (void)state, (void)dev;
-  *scratch = NULL;
-  if (core >= 0) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(core % CPU_SETSIZE, &set);
-    /* Pinning is a hint: a restricted affinity mask is not an error. */
-    (void)pthread_setaffinity_np(pthread_self(), sizeof set, &set);
-  }
-  return 0;
-}
-
-static void cpu_worker_stop(void *state, int dev, void *scratch) {
-  (void)state, (void)dev, (void)scratch;
-}
-
 static const tsr_backend_t cpu_backend = {
     .name = "cpu",
     .kind = TESSERA_DEVICE_CPU,
+    .async = false,
     .open = cpu_open,
     .close = cpu_close,
     .info = cpu_info,
@@ -134,8 +118,6 @@ static const tsr_backend_t cpu_backend = {
     .host_alloc = NULL,
     .host_free = NULL,
     .copy2d = cpu_copy2d,
-    .worker_start = cpu_worker_start,
-    .worker_stop = cpu_worker_stop,
 };
 
 const tsr_backend_t *tsr_backend_cpu(void) {

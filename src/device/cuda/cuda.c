@@ -226,6 +226,7 @@ static double cuda_bandwidth(void *state, int dst_dev, int src_dev) {
 static const tsr_backend_t cuda_backend = {
     .name = "cuda",
     .kind = TESSERA_DEVICE_CUDA,
+    .async = true,
     .open = cuda_open,
     .close = cuda_close,
     .info = cuda_info,
@@ -235,7 +236,6 @@ static const tsr_backend_t cuda_backend = {
     .host_free = tsr_cuda_host_free,
     .copy2d = tsr_cuda_copy2d,
     .worker_start = tsr_cuda_worker_start,
-    .worker_stop = tsr_cuda_worker_stop,
     .queue_create = tsr_cuda_queue_create,
     .queue_destroy = tsr_cuda_queue_destroy,
     .event_create = tsr_cuda_event_create,
