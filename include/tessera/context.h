@@ -23,8 +23,16 @@
  *                         less a reserve)
  *   TESSERA_MAX_SUBMITTED most tasks inserted and not yet finished (default 50000): an insertion
  *                         beyond it blocks until nine tenths of that bound remain
+ *   TESSERA_SIM_DEVICES   builds with simulated devices (-DTESSERA_SIM_DEVICES=ON) only: how
+ *                         many stand in for GPUs (default 2, at most 16)
  *
  * Explicit values in the configuration win over the environment.
+ *
+ * Thread safety: contexts are independent of each other; several may live at once and be
+ * used from different threads (the process-wide settings they touch, OpenBLAS's thread count,
+ * are counted across them). Within one context, task insertion and the calls that insert or
+ * release (handles, matrices, tile and LAPACK-style routines, scopes, waits) come from one
+ * thread at a time; calls documented as thread safe may come from any thread.
  */
 #ifndef TESSERA_CONTEXT_H
 #define TESSERA_CONTEXT_H

@@ -1,8 +1,11 @@
 /* Workers of asynchronous devices (GPUs): one host thread per device, bound to it for its whole
- * life, keeping up to TSR_FLIGHTS tasks in flight over cfg.gpu_queues queues. Inputs are copied on
- * the task's queue right before its kernel (so copies of one task overlap the kernels of
- * others); a task is complete when the event recorded after its kernel has passed, which is
- * polled, never waited for with a device-wide synchronisation. */
+ * life, keeping up to TSR_FLIGHTS tasks in flight over cfg.gpu_queues queues. A task's inputs
+ * are copied when it is launched, on the worker's copy queue (TESSERA_COPY_QUEUE=1, the
+ * default: ahead of the kernels queued before it, the kernel's queue waiting on the copies'
+ * events) or on the task's own queue right before its kernel (TESSERA_COPY_QUEUE=0); either
+ * way the copies of one task overlap the kernels of others. A task is complete when the event
+ * recorded after its kernel has passed, which is polled, never waited for with a device-wide
+ * synchronisation. */
 #include <sched.h>
 #include <stdio.h>
 
@@ -98,7 +101,10 @@ static int launch(tsr_worker_t *w, tsr_flight_t *fl, bool last_chance) {
     rc = tsr_data_acquire_async(t->data[i], w->node, (tessera_access_t)t->mode[i], fl->queue,
                                 copy_queue, fl->fill[i], fl->copy_start[i], &fl->ex.ptr[i],
                                 &fl->ex.ld[i], &fl->src[i]);
-    if (!rc) fl->acquired++;
+    if (!rc) {
+      if (fl->src[i] >= 0) w->stats.bytes_in += tsr_data_bytes(t->data[i]);
+      fl->acquired++;
+    }
   }
   if (rc == TESSERA_ERR_NOMEM && !last_chance) return rc;
   /* The flow's status says why; wait_all turns it into the message (workers write none). */
