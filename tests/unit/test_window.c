@@ -32,15 +32,20 @@ static int slow_kernel(const tessera_exec_t *ex, void *args);
 static const tessera_kernel_t slow = {.name = "window_slow",
                                       .impl = {[TESSERA_DEVICE_CPU] = slow_kernel}};
 
-static int insert_slow(tessera_context_t *ctx, tessera_data_t *h, long sleep_us) {
-  win_args_t a = {.sleep_us = sleep_us};
+/* Inserts a window_slow task with arguments `a`, reading and writing `h`. */
+static int insert_task(tessera_context_t *ctx, tessera_data_t *h, const win_args_t *a) {
   tessera_task_t t = {.kernel = &slow,
-                      .args = &a,
-                      .args_size = sizeof a,
+                      .args = a,
+                      .args_size = sizeof *a,
                       .ndata = 1,
                       .data = {h},
                       .mode = {TESSERA_RW}};
   return tessera_task_insert(ctx, &t);
+}
+
+static int insert_slow(tessera_context_t *ctx, tessera_data_t *h, long sleep_us) {
+  win_args_t a = {.sleep_us = sleep_us};
+  return insert_task(ctx, h, &a);
 }
 
 static int slow_kernel(const tessera_exec_t *ex, void *args) {
@@ -104,13 +109,7 @@ static void test_worker_inserting_never_blocks(void **state) {
   assert_int_equal(tessera_data_register(ctx, TESSERA_HOST_NODE, &b, 1, 1, 1, 8, &hb), 0);
   atomic_store(&g_finished, 0);
   win_args_t args = {.ctx = ctx, .h = hb, .inserts = 40, .sleep_us = 100};
-  tessera_task_t t = {.kernel = &slow,
-                      .args = &args,
-                      .args_size = sizeof args,
-                      .ndata = 1,
-                      .data = {ha},
-                      .mode = {TESSERA_RW}};
-  assert_int_equal(tessera_task_insert(ctx, &t), 0);
+  assert_int_equal(insert_task(ctx, ha, &args), 0);
   assert_int_equal(tessera_wait_all(ctx), 0);
   assert_int_equal(a, 1);
   assert_int_equal(b, 40);
