@@ -6,6 +6,7 @@
 
 #include "runtime/base.h"
 #include "runtime/context.h"
+#include "runtime/perfmodel.h"
 #include "runtime/sched.h"
 #include "runtime/task.h"
 #include "runtime/worker.h"

@@ -7,6 +7,7 @@
 
 #include "runtime/base.h"
 #include "runtime/context.h"
+#include "runtime/pool.h"
 
 /* Bytes of a device's pool: the limit asked for, else its free memory less a reserve for
  * library workspaces and the CUDA context. */
