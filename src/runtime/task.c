@@ -117,22 +117,29 @@ static int add_edge(tsr_task_t *pred, tsr_task_t *succ) {
   return rc;
 }
 
-/* Appends a reader, first dropping readers that have finished when the list is full. */
+static bool task_done(tsr_task_t *t) {
+  tsr_spin_lock(&t->lock);
+  bool done = t->done;
+  tsr_spin_unlock(&t->lock);
+  return done;
+}
+
+/* Appends a reader, first dropping readers that have finished when the list is full or its
+ * oldest reader has finished (readers mostly finish in order): a finished task needs no edge,
+ * and a handle holding it would keep its memory from reuse long after. */
 static int add_reader(tessera_data_t *h, tsr_task_t *t) {
-  if (h->nreaders == h->capreaders) {
+  bool full = h->nreaders == h->capreaders;
+  if (full || (h->nreaders >= 4 && task_done(h->readers[0]))) {
     int k = 0;
     for (int i = 0; i < h->nreaders; i++) {
       tsr_task_t *r = h->readers[i];
-      tsr_spin_lock(&r->lock);
-      bool done = r->done;
-      tsr_spin_unlock(&r->lock);
-      if (done)
+      if (task_done(r))
         tsr_task_unref(r, &h->ctx->insert_cache);
       else
         h->readers[k++] = r;
     }
     h->nreaders = k;
-    if (k * 2 > h->capreaders || h->capreaders == 0) {
+    if (full && (k * 2 > h->capreaders || h->capreaders == 0)) {
       int cap = h->capreaders ? h->capreaders * 2 : 8;
       tsr_task_t **rs = realloc(h->readers, sizeof *rs * (size_t)cap);
       if (!rs) return TESSERA_ERR_NOMEM;
