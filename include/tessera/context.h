@@ -94,8 +94,11 @@ void tessera_config_init(tessera_config_t *cfg);
  *  devices, starts workers.
  *  @param ctx  receives the context
  *  @param cfg  configuration, or NULL for all defaults
- *  @return 0, TESSERA_ERR_ENV for a malformed TESSERA_* variable (a message naming it is
- *          printed on stderr since no context exists yet), TESSERA_ERR_NOMEM, TESSERA_ERR_BACKEND.
+ *  @return 0, -1 for a NULL `ctx`, -2 for a configuration that cannot work (an unknown
+ *          policy, gpu_queues out of range, gpu_mem_limit or max_submitted 0, no worker at
+ *          all), TESSERA_ERR_ENV for a malformed TESSERA_* variable (a message naming it is
+ *          printed on stderr since no context exists yet), TESSERA_ERR_NOMEM,
+ *          TESSERA_ERR_BACKEND.
  *  Thread safe; each context is independent. */
 int tessera_init(tessera_context_t **ctx, const tessera_config_t *cfg);
 
