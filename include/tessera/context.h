@@ -22,8 +22,18 @@
  *                         factorization call, see tessera_potrf_options_t (tessera/linalg.h)
  *   TESSERA_GPU_MEM_LIMIT cap on each GPU's memory pool ("8G", "512M"; default: the free memory
  *                         less a reserve)
+ *   TESSERA_MAX_SUBMITTED most tasks inserted and not yet finished (default 50000): an insertion
+ *                         beyond it blocks until nine tenths of that bound remain
+ *   TESSERA_SIM_DEVICES   builds with simulated devices (-DTESSERA_SIM_DEVICES=ON) only: how
+ *                         many stand in for GPUs (default 2, at most 16)
  *
  * Explicit values in the configuration win over the environment.
+ *
+ * Thread safety: contexts are independent of each other; several may live at once and be
+ * used from different threads (the process-wide settings they touch, OpenBLAS's thread count,
+ * are counted across them). Within one context, task insertion and the calls that insert or
+ * release (handles, matrices, tile and LAPACK-style routines, scopes, waits) come from one
+ * thread at a time; calls documented as thread safe may come from any thread.
  */
 #ifndef TESSERA_CONTEXT_H
 #define TESSERA_CONTEXT_H
@@ -63,7 +73,16 @@ typedef struct {
   int64_t gpu_mem_limit;        /**< bytes of each GPU's memory pool, at most; -1 = auto
                                      (TESSERA_GPU_MEM_LIMIT, else the free memory less a
                                      reserve for library workspaces) */
+  int max_submitted;            /**< most tasks inserted and not finished: tessera_task_insert
+                                     blocks at this bound until the count falls to nine tenths
+                                     of it (a worker inserting never blocks); -1 = auto
+                                     (TESSERA_MAX_SUBMITTED, else TESSERA_DEFAULT_MAX_SUBMITTED) */
 } tessera_config_t;
+
+/** Default bound on tasks inserted and not finished (tessera_config_t.max_submitted): a task
+ *  takes a few hundred bytes, so the bound keeps a flow of any length within ~20 MB while
+ *  leaving the scheduler tens of thousands of tasks to look ahead into. */
+#define TESSERA_DEFAULT_MAX_SUBMITTED 50000
 
 /** Fills `cfg` with "auto" values. Thread safe. */
 void tessera_config_init(tessera_config_t *cfg);
@@ -72,8 +91,11 @@ void tessera_config_init(tessera_config_t *cfg);
  *  devices, starts workers.
  *  @param ctx  receives the context
  *  @param cfg  configuration, or NULL for all defaults
- *  @return 0, TESSERA_ERR_ENV for a malformed TESSERA_* variable (a message naming it is
- *          printed on stderr since no context exists yet), TESSERA_ERR_NOMEM, TESSERA_ERR_BACKEND.
+ *  @return 0, -1 for a NULL `ctx`, -2 for a configuration that cannot work (an unknown
+ *          policy, gpu_queues out of range, gpu_mem_limit or max_submitted 0, no worker at
+ *          all), TESSERA_ERR_ENV for a malformed TESSERA_* variable (a message naming it is
+ *          printed on stderr since no context exists yet), TESSERA_ERR_NOMEM,
+ *          TESSERA_ERR_BACKEND.
  *  Thread safe; each context is independent. */
 int tessera_init(tessera_context_t **ctx, const tessera_config_t *cfg);
 

@@ -59,8 +59,12 @@ int tessera_data_create_workspace(tessera_context_t *ctx, size_t rows, size_t co
 int tessera_data_release(tessera_context_t *ctx, tessera_data_t *h);
 
 /** Waits for every task inserted so far that uses `h` and makes the home replica current, so
- *  the caller may read the home memory. Returns the status of the flow (see tessera_wait_all)
- *  restricted to this handle's tasks: 0, or the first failure recorded by the context. */
+ *  the caller may read the home memory. Returns a status of the whole flow, not of this
+ *  handle's tasks alone: the first failure (see tessera_wait_all) any task of the context
+ *  recorded since the last tessera_wait_all, which a failure of another handle's task still
+ *  running may also set; 0 when none has so far. Unlike tessera_wait_all it neither waits for
+ *  other tasks nor resets the flow's status. A failing copy to the home node returns its own
+ *  status. */
 int tessera_data_sync(tessera_context_t *ctx, tessera_data_t *h);
 
 /** Home pointer of the handle (valid to read after tessera_data_sync). */

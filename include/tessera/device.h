@@ -13,8 +13,10 @@
 extern "C" {
 #endif
 
-/** What a CUDA worker hands its kernels in tessera_exec_t.scratch (every pointer belongs to the
- *  worker; kernels enqueue on tessera_exec_t.stream, never synchronise). */
+/** The CUDA kernel contract: what a CUDA worker hands its kernels in tessera_exec_t.scratch,
+ *  one per queue of the worker, made on the worker's thread by the CUDA kernels' per-worker hook
+ *  (every pointer belongs to the worker; kernels enqueue on tessera_exec_t.stream and never
+ *  synchronise). A program running tessera's CUDA kernels outside a context fills one itself. */
 typedef struct {
   void *cublas;           /**< cublasHandle_t: set its stream to tessera_exec_t.stream first */
   void *cusolver;         /**< cusolverDnHandle_t: likewise */

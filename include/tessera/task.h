@@ -88,8 +88,11 @@ typedef struct {
 } tessera_task_t;
 
 /** Inserts a task. It runs once every earlier task it conflicts with has finished.
+ *  When tessera_config_t.max_submitted tasks are inserted and not finished, the call first
+ *  blocks until nine tenths of that bound remain (never on a worker thread of the context).
  *  Returns 0, or a negative status for an invalid description (NULL kernel, too many handles,
- *  no implementation runnable in the scope, arguments too large).
+ *  arguments too large), TESSERA_ERR_NODEVICE when no worker of the scope has an
+ *  implementation, TESSERA_ERR_NOMEM.
  *  Not thread safe: one thread inserts into a context at a time. */
 int tessera_task_insert(tessera_context_t *ctx, const tessera_task_t *task);
 

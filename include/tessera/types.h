@@ -32,9 +32,9 @@ enum {
   TESSERA_ERR_NAN = -105,   /**< input contains NaN or Inf where it must not */
   TESSERA_ERR_STATE = -106, /**< call not allowed in the current state (e.g. handle in use) */
   TESSERA_ERR_UNSUPPORTED = -107, /**< feature not compiled in or not available on this system */
-  TESSERA_ERR_KERNEL = -108,      /**< a user kernel reported a failure */
-  TESSERA_ERR_CANCELED = -109, /**< task skipped because an earlier task of the same flow failed */
-  TESSERA_ERR_TIMEOUT = -110,  /**< a participant of a collective call did not arrive in time */
+  TESSERA_ERR_KERNEL = -108,      /**< a tile kernel failed: a device library (cuBLAS, cuSOLVER)
+                                       returned an error or refused its arguments */
+  TESSERA_ERR_TIMEOUT = -110,     /**< a participant of a collective call did not arrive in time */
 };
 
 /** Element type of a matrix. The dtype is a value carried by matrices and tasks. */

@@ -1,12 +1,18 @@
 /* Device backends: one device kind behind one table of functions.
  *
  * A backend knows its devices, their memory, copies and queues. It knows nothing of tasks,
- * tiles or linear algebra. The runtime holds one table per compiled-in kind; adding a kind
- * means adding a folder under src/device/ and one entry in tsr_backends().
+ * tiles or linear algebra. Each backend is a folder src/device/<name>/ whose table is returned
+ * by `const tsr_backend_t *tsr_backend_<name>(void)`. CMake lists the folders it builds
+ * (TESSERA_BACKENDS) and generates the registry (tsr_backend_registry) from that list, adding
+ * the per-worker hooks of the kind's kernels when src/kernels/<name>/handles.c exists
+ * (tsr_<name>_scratch_create / _destroy). The runtime opens whatever the registry holds:
+ * adding a kind means adding the folders and its name to TESSERA_BACKENDS, never editing the
+ * runtime.
  */
 #ifndef TSR_BACKEND_H
 #define TSR_BACKEND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "tessera/device.h"
@@ -15,7 +21,11 @@ typedef struct tsr_backend tsr_backend_t;
 
 struct tsr_backend {
   const char *name;
-  tessera_device_kind_t kind;
+  tessera_device_kind_t kind; /* the kernels its workers run (tessera_kernel_t.impl[kind]) */
+  /** Its workers run tasks asynchronously: kernels and copies are enqueued on queues and
+   *  learnt complete through events (the queue and event entries below are all set). Without
+   *  it, a worker runs each task to completion on its thread. */
+  bool async;
 
   /** Opens the backend for a context: counts devices (<= max), sets up what the whole
    *  process needs. `*state` receives backend state for this context. Returns 0 or a status. */
@@ -39,15 +49,14 @@ struct tsr_backend {
   int (*copy2d)(void *state, int dst_dev, void *dst, size_t ldd, int src_dev, const void *src,
                 size_t lds, size_t rows, size_t cols, size_t elsize, void *queue);
 
-  /** Called on a worker thread when it starts, bound to `dev` for its whole life: binds the
-   *  thread (core `core` when >= 0) and creates its library handles and workspaces. `*scratch`
-   *  receives per-worker state handed to kernels. Queues are made by queue_create. */
-  int (*worker_start)(void *state, int dev, int core, void **scratch);
-  /** Called on the worker thread before it exits. */
-  void (*worker_stop)(void *state, int dev, void *scratch);
+  /** Optional (NULL: nothing to do). Called on a worker thread when it starts: binds the
+   *  thread to device `dev` for its whole life. Queues are made by queue_create; what the
+   *  kernels keep per worker, by the registry's scratch hooks. */
+  int (*worker_start)(void *state, int dev);
 
-  /* Asynchronous kinds only (NULL on the CPU). Queues are streams, events mark points in them.
-   * Every call is made on a thread bound to the device (a worker of it) unless said otherwise. */
+  /* Asynchronous kinds only (NULL where `async` is false). Queues are streams, events mark points
+   * in them. Every call is made on a thread bound to the device (a worker of it) unless said
+   * otherwise. */
   int (*queue_create)(void *state, int dev, void **queue);
   void (*queue_destroy)(void *state, int dev, void *queue);
   int (*event_create)(void *state, int dev, void **event);
@@ -66,7 +75,8 @@ struct tsr_backend {
    *  traces to place copies on the timeline. */
   int (*event_create_timed)(void *state, int dev, void **event);
   int (*event_elapsed)(void *state, void *from, void *to, double *seconds);
-  /** Blocks until all work on `queue` is done. */
+  /** Blocks until all work on `queue` (also a queue tessera does not own) is done. Any
+   *  thread. */
   int (*queue_sync)(void *state, void *queue);
   /** Free and total bytes of device `dev`'s memory. Any thread. */
   int (*mem_info)(void *state, int dev, size_t *free_bytes, size_t *total_bytes);
@@ -75,17 +85,20 @@ struct tsr_backend {
   double (*bandwidth)(void *state, int dst_dev, int src_dev);
 };
 
-/** The CPU backend (always present). */
-const tsr_backend_t *tsr_backend_cpu(void);
+/** One device kind compiled in: its backend and the per-worker hooks of its kernels. */
+typedef struct {
+  const tsr_backend_t *(*backend)(void);
+  /** Optional (NULL: the kind's kernels keep nothing per worker). Called on the worker's thread
+   *  once the backend has bound it, once per queue of an asynchronous worker: makes what the
+   *  kernels are handed in tessera_exec_t.scratch (library handles, workspaces). Returns 0 or
+   *  a status. */
+  int (*scratch_create)(int dev, void **scratch);
+  /** Frees what scratch_create made, on the same thread. */
+  void (*scratch_destroy)(int dev, void *scratch);
+} tsr_backend_entry_t;
 
-#ifdef TESSERA_HAVE_CUDA
-/** The CUDA backend (src/device/cuda/). */
-const tsr_backend_t *tsr_backend_cuda(void);
-#endif
-
-#ifdef TESSERA_SIM_DEVICES
-/** Simulated devices in host memory, standing in for GPUs in tests (src/device/sim/). */
-const tsr_backend_t *tsr_backend_sim(void);
-#endif
+/** The device kinds compiled in, the CPU's first (generated by CMake: registry.c in the build
+ *  tree). `*n` receives their count. */
+const tsr_backend_entry_t *tsr_backend_registry(int *n);
 
 #endif

@@ -149,6 +149,10 @@ int tsr_cuda_lauum(const tessera_exec_t *ex, void *args);
 int tsr_cuda_trmm(const tessera_exec_t *ex, void *args);
 int tsr_cuda_logdiag(const tessera_exec_t *ex, void *args);
 int tsr_cuda_trsm_blocked(const tessera_exec_t *ex, void *args);
+/* The per-worker hooks of the CUDA kernels (cuda/handles.c), listed in the backend registry:
+ * make and free a tessera_cuda_scratch_t on a thread bound to device `dev`. */
+int tsr_cuda_scratch_create(int dev, void **scratch);
+void tsr_cuda_scratch_destroy(int dev, void *scratch);
 #endif
 
 #endif

@@ -134,9 +134,6 @@ int tsr_pxlacpy(const tessera_matrix_t *A, tessera_matrix_t *B);
 /** Makes the home memory of every tile current (a view's array then holds the result). */
 int tsr_matrix_flush(tessera_matrix_t *A);
 
-/** Waits for the flow; returns its status (and keeps the message of `ctx`). */
-int tsr_flow_wait(tessera_context_t *ctx);
-
 /** Checks that descriptors can be combined: same context and dtype, square tiles of one size.
  *  `argno[i]` is the argument number of mats[i] for the error status. */
 int tsr_check_tiling(const tessera_matrix_t *const *mats, const int *argno, int count,

@@ -272,7 +272,7 @@ static int copy_lapack(tessera_matrix_t *A, void *a, int64_t lda, int to_array) 
   rc = tessera_matrix_view(A->ctx, A->dtype, A->m, A->n, A->mb, A->nb, a, lda, &V);
   if (rc) return rc;
   rc = to_array ? tsr_pxlacpy(A, V) : tsr_pxlacpy(V, A);
-  int w = tsr_flow_wait(A->ctx);
+  int w = tessera_wait_all(A->ctx);
   int d = tessera_matrix_destroy(V);
   return rc ? rc : w ? w : d;
 }
@@ -316,10 +316,6 @@ int tsr_pxlacpy(const tessera_matrix_t *A, tessera_matrix_t *B) {
       if (rc) return rc;
     }
   return 0;
-}
-
-int tsr_flow_wait(tessera_context_t *ctx) {
-  return tessera_wait_all(ctx);
 }
 
 int tsr_matrix_flush(tessera_matrix_t *A) {

@@ -10,7 +10,7 @@ static bool is_op(int c) {
 /* Waits for the flow whatever happened at insertion (an insertion error wins), then brings the
  * result home when `out` views the caller's array. */
 static int finish(tessera_matrix_t *out, int rc) {
-  int w = tsr_flow_wait(out->ctx);
+  int w = tessera_wait_all(out->ctx);
   int f = out->is_view ? tsr_matrix_flush(out) : 0;
   return rc ? rc : w ? w : f;
 }

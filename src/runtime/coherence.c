@@ -3,7 +3,9 @@
  * A read on a node without a valid replica copies from a valid one (the owner if any, else a
  * device node, else the host) and leaves both Shared. A write leaves the writing node Owned
  * and every other replica Invalid; a read-write first copies like a read. */
-#include "runtime/internal.h"
+#include <stdbool.h>
+
+#include "runtime/coherence.h"
 
 static bool valid(uint8_t s) {
   return s == TSR_SHARED || s == TSR_OWNED;

@@ -1,38 +1,15 @@
 /* The context: configuration and environment, backends, memory nodes, workers, scheduler. */
 #define _POSIX_C_SOURCE 200809L
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "runtime/internal.h"
-
-double tsr_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-void *tsr_zalloc_aligned(size_t bytes) {
-  size_t rounded = (bytes + TSR_CACHE_LINE - 1) / TSR_CACHE_LINE * TSR_CACHE_LINE;
-  void *p = aligned_alloc(TSR_CACHE_LINE, rounded);
-  if (p) memset(p, 0, rounded);
-  return p;
-}
-
-int tsr_error(tessera_context_t *ctx, int status, const char *fmt, ...) {
-  if (!ctx) return status;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(ctx->errmsg, sizeof ctx->errmsg, fmt, ap);
-  va_end(ap);
-  return status;
-}
-
-const char *tessera_last_error(const tessera_context_t *ctx) {
-  return ctx ? ctx->errmsg : "";
-}
+#include "runtime/base.h"
+#include "runtime/context.h"
+#include "runtime/perfmodel.h"
+#include "runtime/sched.h"
+#include "runtime/task.h"
+#include "runtime/worker.h"
 
 void tessera_config_init(tessera_config_t *cfg) {
   if (!cfg) return;
@@ -46,6 +23,7 @@ void tessera_config_init(tessera_config_t *cfg) {
   cfg->copy_queue = -1;
   cfg->gpu_queues = -1;
   cfg->gpu_mem_limit = -1;
+  cfg->max_submitted = -1;
 }
 
 /* Reads an integer variable into *out when the field is still "auto" (negative). */
@@ -93,6 +71,7 @@ static int resolve_config(tessera_context_t *ctx, const tessera_config_t *in) {
   if (!rc) rc = env_int("TESSERA_BIND", &c.bind_workers, 0, 1);
   if (!rc) rc = env_int("TESSERA_COPY_QUEUE", &c.copy_queue, 0, 1);
   if (!rc) rc = env_int("TESSERA_GPU_QUEUES", &c.gpu_queues, 1, TESSERA_MAX_GPU_QUEUES);
+  if (!rc) rc = env_int("TESSERA_MAX_SUBMITTED", &c.max_submitted, 1, 1 << 30);
   if (!rc && c.gpu_mem_limit < 0) rc = env_size("TESSERA_GPU_MEM_LIMIT", &ctx->gpu_mem_limit);
   if (rc) return rc;
   if (c.gpu_mem_limit == 0) {
@@ -119,6 +98,13 @@ static int resolve_config(tessera_context_t *ctx, const tessera_config_t *in) {
   if (c.bind_workers < 0) c.bind_workers = 0;
   if (c.copy_queue < 0) c.copy_queue = 1;
   if (c.gpu_queues < 0) c.gpu_queues = TESSERA_MAX_GPU_QUEUES;
+  if (c.max_submitted < 0) c.max_submitted = TESSERA_DEFAULT_MAX_SUBMITTED;
+  if (c.max_submitted == 0) {
+    fprintf(stderr, "tessera: max_submitted = 0: no task could be inserted (-1 for auto)\n");
+    return -2;
+  }
+  ctx->window_low = c.max_submitted - c.max_submitted / 10;
+  if (ctx->window_low >= c.max_submitted) ctx->window_low = c.max_submitted - 1;
   if (c.gpu_queues == 0 || c.gpu_queues > TESSERA_MAX_GPU_QUEUES) {
     fprintf(stderr, "tessera: gpu_queues = %d is not in [1, %d]\n", c.gpu_queues,
             TESSERA_MAX_GPU_QUEUES);
@@ -148,7 +134,7 @@ static int make_workers(tessera_context_t *ctx) {
   int ncpu = ctx->cfg.cpu_workers >= 0 ? ctx->cfg.cpu_workers
                                        : (cores > ndev ? cores - ndev : (ndev ? 0 : 1));
   ctx->cfg.cpu_workers = ncpu;
-  ctx->cfg.gpus = ctx->backends[TESSERA_DEVICE_CUDA].ndevices;
+  ctx->cfg.gpus = ndev;
   if (ncpu + ndev == 0)
     return tsr_error(ctx, -2, "no workers: cpu_workers is 0 and no GPU is in use");
   ctx->workers = tsr_zalloc_aligned((size_t)(ncpu + ndev) * sizeof *ctx->workers);
@@ -166,6 +152,7 @@ static int make_workers(tessera_context_t *ctx) {
     w->gflops = di.gflops > 0 ? di.gflops : 1;
     w->be = nd->be;
     w->be_state = nd->be_state;
+    w->entry = ctx->backends[nd->be->kind].entry;
     w->ctx = ctx;
     if (tsr_queue_init(&w->queue)) return tsr_error(ctx, TESSERA_ERR_NOMEM, "out of memory");
     ctx->nworkers = i + 1;
@@ -236,34 +223,4 @@ const tessera_config_t *tessera_config(const tessera_context_t *ctx) {
 }
 int tessera_worker_count(const tessera_context_t *ctx) {
   return ctx ? ctx->nworkers : 0;
-}
-
-/* The backend whose pinned host memory tiles use (the last device kind with devices that
- * offers it), or NULL for plain host memory. */
-static const tsr_backend_slot_t *pinning_backend(const tessera_context_t *ctx) {
-  for (int k = TESSERA_DEVICE_KINDS - 1; k >= 0; k--) {
-    const tsr_backend_slot_t *b = &ctx->backends[k];
-    if (b->be && b->ndevices > 0 && b->be->host_alloc) return b;
-  }
-  return NULL;
-}
-
-void *tsr_host_alloc(tessera_context_t *ctx, size_t bytes) {
-  const tsr_backend_slot_t *b = pinning_backend(ctx);
-  if (!b) return ctx->backends[TESSERA_DEVICE_CPU].be->alloc(NULL, 0, bytes);
-  pthread_mutex_lock(&ctx->alloc_lock);
-  void *p = b->be->host_alloc(b->state, bytes);
-  pthread_mutex_unlock(&ctx->alloc_lock);
-  return p;
-}
-
-void tsr_host_free(tessera_context_t *ctx, void *ptr) {
-  const tsr_backend_slot_t *b = pinning_backend(ctx);
-  if (!b) {
-    ctx->backends[TESSERA_DEVICE_CPU].be->free(NULL, 0, ptr);
-    return;
-  }
-  pthread_mutex_lock(&ctx->alloc_lock);
-  b->be->host_free(b->state, ptr);
-  pthread_mutex_unlock(&ctx->alloc_lock);
 }

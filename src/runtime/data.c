@@ -2,7 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/internal.h"
+#include "runtime/base.h"
+#include "runtime/context.h"
+#include "runtime/replica.h"
+#include "runtime/task.h"
 
 static int data_new(tessera_context_t *ctx, int node, size_t rows, size_t cols, size_t elsize,
                     tessera_data_t **out) {

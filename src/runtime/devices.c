@@ -1,7 +1,9 @@
 /* Public queries on devices, memory nodes, bandwidths and scopes. */
 #include <string.h>
 
-#include "runtime/internal.h"
+#include "runtime/base.h"
+#include "runtime/context.h"
+#include "runtime/worker.h"
 
 int tessera_device_count(const tessera_context_t *ctx, tessera_device_kind_t kind) {
   if (!ctx || (int)kind < 0 || kind >= TESSERA_DEVICE_KINDS) return 0;
@@ -56,13 +58,10 @@ size_t tessera_memory_node_capacity(const tessera_context_t *ctx, int node) {
 
 int tessera_current_device(const tessera_context_t *ctx, tessera_device_kind_t *kind) {
   if (!ctx) return -1;
-  pthread_t self = pthread_self();
-  for (int i = 0; i < ctx->nworkers; i++)
-    if (pthread_equal(ctx->workers[i].self, self)) {
-      if (kind) *kind = ctx->workers[i].kind;
-      return ctx->workers[i].device;
-    }
-  return -1;
+  const tsr_worker_t *w = tsr_worker_of_thread(ctx->workers, ctx->nworkers);
+  if (!w) return -1;
+  if (kind) *kind = w->kind;
+  return w->device;
 }
 
 size_t tessera_memory_node_available(const tessera_context_t *ctx, int node) {

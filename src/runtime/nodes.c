@@ -1,21 +1,13 @@
-/* Backends and memory nodes: the host (node 0) and one node per device of an asynchronous kind,
- * each device node with a memory pool made once, and the bandwidth between every pair. */
+/* Backends and memory nodes: the backends of the registry opened, the host (node 0) and one
+ * node per device of the other kinds, each device node with a memory pool made once, the
+ * bandwidth between every pair, and host memory for tiles (pinned when a backend offers it). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/internal.h"
-
-/* Device kinds compiled in, in memory-node order after the host. */
-static const tsr_backend_t *device_backend(tessera_device_kind_t kind) {
-#ifdef TESSERA_HAVE_CUDA
-  if (kind == TESSERA_DEVICE_CUDA) return tsr_backend_cuda();
-#elif defined(TESSERA_SIM_DEVICES)
-  if (kind == TESSERA_DEVICE_CUDA) return tsr_backend_sim();
-#endif
-  (void)kind;
-  return NULL;
-}
+#include "runtime/base.h"
+#include "runtime/context.h"
+#include "runtime/pool.h"
 
 /* Bytes of a device's pool: the limit asked for, else its free memory less a reserve for
  * library workspaces and the CUDA context. */
@@ -29,14 +21,17 @@ static size_t pool_bytes(tessera_context_t *ctx, const tsr_backend_t *be, void *
   return avail;
 }
 
-static int open_devices(tessera_context_t *ctx, tessera_device_kind_t kind, int max) {
-  const tsr_backend_t *be = device_backend(kind);
-  if (!be || max == 0) return 0;
-  tsr_backend_slot_t *slot = &ctx->backends[kind];
+/* Opens the backend of registry entry `e` with at most `max` devices, each a memory node. */
+static int open_devices(tessera_context_t *ctx, const tsr_backend_entry_t *e, int max) {
+  const tsr_backend_t *be = e->backend();
+  if (max == 0) return 0;
+  tsr_backend_slot_t *slot = &ctx->backends[be->kind];
+  if (slot->be) return tsr_error(ctx, -2, "two backends of one device kind (%s)", be->name);
   int n = 0;
   int rc = be->open(max, &n, &slot->state);
   if (rc) return tsr_error(ctx, rc, "cannot open the %s backend", be->name);
   slot->be = be;
+  slot->entry = e;
   slot->ndevices = n;
   for (int d = 0; d < n && ctx->nnodes < TSR_MAX_NODES; d++) {
     tsr_node_t *nd = &ctx->nodes[ctx->nnodes];
@@ -71,16 +66,24 @@ static void fill_bandwidth(tessera_context_t *ctx) {
 }
 
 int tsr_nodes_open(tessera_context_t *ctx) {
-  const tsr_backend_t *cpu = tsr_backend_cpu();
+  int nentries = 0;
+  const tsr_backend_entry_t *reg = tsr_backend_registry(&nentries);
+  const tsr_backend_t *cpu = reg[0].backend(); /* the host's: the registry lists it first */
+  tsr_backend_slot_t *host = &ctx->backends[cpu->kind];
   int n = 0;
-  int rc = cpu->open(1, &n, &ctx->backends[TESSERA_DEVICE_CPU].state);
+  int rc = cpu->open(1, &n, &host->state);
   if (rc) return tsr_error(ctx, rc, "cannot open the CPU backend");
-  ctx->backends[TESSERA_DEVICE_CPU].be = cpu;
-  ctx->backends[TESSERA_DEVICE_CPU].ndevices = n;
-  ctx->nodes[0] = (tsr_node_t){.be = cpu, .be_state = ctx->backends[0].state, .device = -1};
+  host->be = cpu;
+  host->entry = &reg[0];
+  host->ndevices = n;
+  ctx->nodes[0] = (tsr_node_t){.be = cpu, .be_state = host->state, .device = -1};
   pthread_mutex_init(&ctx->nodes[0].lru_lock, NULL);
   ctx->nnodes = 1;
-  rc = open_devices(ctx, TESSERA_DEVICE_CUDA, ctx->cfg.gpus);
+  /* Every other kind brings device nodes, up to cfg.gpus of them in all (-1: every device). */
+  for (int k = 1; k < nentries && !rc; k++) {
+    int left = ctx->cfg.gpus < 0 ? -1 : ctx->cfg.gpus - (ctx->nnodes - 1);
+    rc = open_devices(ctx, &reg[k], left);
+  }
   fill_bandwidth(ctx);
   return rc;
 }
@@ -101,9 +104,32 @@ void tsr_nodes_close(tessera_context_t *ctx) {
   ctx->nnodes = 0;
 }
 
-/* Memory node of device `dev` of `kind`. */
-int tsr_node_of(const tessera_context_t *ctx, tessera_device_kind_t kind, int dev) {
-  for (int i = 1; i < ctx->nnodes; i++)
-    if (ctx->nodes[i].be->kind == kind && ctx->nodes[i].device == dev) return i;
-  return TESSERA_HOST_NODE;
+/* The backend whose pinned host memory tiles use (the last device kind with devices that
+ * offers it), or NULL for plain host memory. */
+static const tsr_backend_slot_t *pinning_backend(const tessera_context_t *ctx) {
+  for (int k = TESSERA_DEVICE_KINDS - 1; k >= 0; k--) {
+    const tsr_backend_slot_t *b = &ctx->backends[k];
+    if (b->be && b->ndevices > 0 && b->be->host_alloc) return b;
+  }
+  return NULL;
+}
+
+void *tsr_host_alloc(tessera_context_t *ctx, size_t bytes) {
+  const tsr_backend_slot_t *b = pinning_backend(ctx);
+  if (!b) return ctx->backends[TESSERA_DEVICE_CPU].be->alloc(NULL, 0, bytes);
+  pthread_mutex_lock(&ctx->alloc_lock);
+  void *p = b->be->host_alloc(b->state, bytes);
+  pthread_mutex_unlock(&ctx->alloc_lock);
+  return p;
+}
+
+void tsr_host_free(tessera_context_t *ctx, void *ptr) {
+  const tsr_backend_slot_t *b = pinning_backend(ctx);
+  if (!b) {
+    ctx->backends[TESSERA_DEVICE_CPU].be->free(NULL, 0, ptr);
+    return;
+  }
+  pthread_mutex_lock(&ctx->alloc_lock);
+  b->be->host_free(b->state, ptr);
+  pthread_mutex_unlock(&ctx->alloc_lock);
 }

@@ -19,7 +19,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "runtime/internal.h"
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "runtime/perfmodel.h"
 
 #define PM_SLOTS 4096
 #define PM_NAME 48

@@ -1,7 +1,8 @@
 /* Ready-task priority queues: a binary heap, larger priority first, then insertion order. */
 #include <stdlib.h>
 
-#include "runtime/internal.h"
+#include "runtime/task.h"
+#include "runtime/worker.h"
 
 int tsr_queue_init(tsr_queue_t *q) {
   q->n = 0;
@@ -20,6 +21,12 @@ void tsr_queue_add_load(tsr_queue_t *q, double x) {
   while (!atomic_compare_exchange_weak_explicit(&q->load, &old, old + x, memory_order_relaxed,
                                                 memory_order_relaxed)) {
   }
+}
+
+void tsr_queue_wake(tsr_queue_t *q) {
+  pthread_mutex_lock(&q->lock);
+  if (q->sleeping) pthread_cond_signal(&q->cond);
+  pthread_mutex_unlock(&q->lock);
 }
 
 void tsr_queue_destroy(tsr_queue_t *q) {

@@ -1,7 +1,11 @@
 /* Replicas of data handles on memory nodes: allocation from the node's pool with eviction of
  * least-recently-used replicas (dirty ones written back first), and the copies that make a
  * replica valid, synchronous for CPU workers and on a queue for asynchronous workers. */
-#include "runtime/internal.h"
+#include "runtime/base.h"
+#include "runtime/coherence.h"
+#include "runtime/context.h"
+#include "runtime/pool.h"
+#include "runtime/replica.h"
 
 bool tsr_data_valid_on(tessera_data_t *h, int node) {
   uint8_t s = __atomic_load_n(&h->rep[node].state, __ATOMIC_RELAXED);
@@ -166,11 +170,11 @@ int tsr_data_acquire(tessera_data_t *h, int node, tessera_access_t mode, void **
   return rc;
 }
 
-int tsr_data_acquire_async(tessera_data_t *h, tsr_worker_t *w, tessera_access_t mode, void *queue,
+int tsr_data_acquire_async(tessera_data_t *h, int node, tessera_access_t mode, void *queue,
                            void *copy_queue, void *event, void *start, void **ptr, size_t *ld,
                            int *pinned_src) {
   tessera_context_t *ctx = h->ctx;
-  const int node = w->node;
+  const tsr_node_t *nd = &ctx->nodes[node];
   uint8_t after[TSR_MAX_NODES];
   int src;
   *pinned_src = -1;
@@ -181,18 +185,18 @@ int tsr_data_acquire_async(tessera_data_t *h, tsr_worker_t *w, tessera_access_t 
   if (!rc && src >= 0) {
     /* The source may itself still be filling (a copy on another queue). */
     if (h->rep[src].fill_event)
-      rc = w->be->queue_wait_event(w->be_state, copy_queue, h->rep[src].fill_event);
-    if (!rc && start) rc = w->be->event_record(w->be_state, start, copy_queue);
+      rc = nd->be->queue_wait_event(nd->be_state, copy_queue, h->rep[src].fill_event);
+    if (!rc && start) rc = nd->be->event_record(nd->be_state, start, copy_queue);
     if (!rc) rc = replica_copy(ctx, h, node, src, copy_queue);
-    if (!rc) rc = w->be->event_record(w->be_state, event, copy_queue);
-    if (!rc && copy_queue != queue) rc = w->be->queue_wait_event(w->be_state, queue, event);
+    if (!rc) rc = nd->be->event_record(nd->be_state, event, copy_queue);
+    if (!rc && copy_queue != queue) rc = nd->be->queue_wait_event(nd->be_state, queue, event);
     if (!rc) r->fill_event = event;
     if (!rc)
       atomic_fetch_add(&h->rep[src].pins, 1); /* read by the copy until it completes */
     else
       *pinned_src = -1;
   } else if (!rc && r->fill_event) {
-    rc = w->be->queue_wait_event(w->be_state, queue, r->fill_event);
+    rc = nd->be->queue_wait_event(nd->be_state, queue, r->fill_event);
   }
   if (!rc) {
     commit(h, after);

@@ -8,10 +8,18 @@
  * Both let an idle worker take work from another worker of the same memory node. */
 #include <float.h>
 
-#include "runtime/internal.h"
+#include "runtime/context.h"
+#include "runtime/perfmodel.h"
+#include "runtime/replica.h"
+#include "runtime/sched.h"
+#include "runtime/task.h"
+#include "runtime/worker.h"
 
-void tsr_sched_enqueue(tessera_context_t *ctx, tsr_worker_t *w, tsr_task_t *t, double predicted,
-                       tsr_worker_t *from) {
+/* Pushes `t` on `w`'s queue with predicted cost `predicted` and wakes the worker, or another
+ * idle worker of the same memory node that may steal it. Returns 0, or TESSERA_ERR_NOMEM when
+ * the queue cannot grow (the task is then the caller's). */
+static int enqueue(tessera_context_t *ctx, tsr_worker_t *w, tsr_task_t *t, double predicted,
+                   tsr_worker_t *from) {
   /* Once pushed, the task may run and be freed at any moment: pick the idle worker to wake
    * (one of the same node that may steal it) before pushing. */
   tsr_worker_t *thief = NULL;
@@ -26,30 +34,22 @@ void tsr_sched_enqueue(tessera_context_t *ctx, tsr_worker_t *w, tsr_task_t *t, d
   pthread_mutex_lock(&w->queue.lock);
   if (tsr_queue_push_locked(&w->queue, t) != 0) {
     pthread_mutex_unlock(&w->queue.lock);
-    /* Out of memory for the queue: run the task's completion path without its kernel. */
     tsr_queue_add_load(&w->queue, -predicted);
-    tsr_flow_fail(ctx, TESSERA_ERR_NOMEM);
-    tsr_task_complete(t, NULL);
-    return;
+    return TESSERA_ERR_NOMEM;
   }
   bool asleep = w->queue.sleeping;
   /* The inserting thread wakes a sleeping CPU worker only once a few tasks wait for it: a
    * wake-up costs it a system call per task otherwise. Sleeps are short, and every wait call
    * wakes workers. GPU workers are woken at once: their queues feed long kernels. */
-  bool defer = !from && !w->be->event_create && w->queue.n < TSR_WAKE_BATCH;
+  bool defer = !from && !w->be->async && w->queue.n < TSR_WAKE_BATCH;
   if (asleep && !defer) pthread_cond_signal(&w->queue.cond);
   pthread_mutex_unlock(&w->queue.lock);
-  if (!asleep && thief && !defer) tsr_worker_wake(thief);
+  if (!asleep && thief && !defer) tsr_queue_wake(&thief->queue);
+  return 0;
 }
 
-void tsr_wake_idle(tessera_context_t *ctx) {
-  for (int i = 0; i < ctx->nworkers; i++) {
-    tsr_worker_t *w = &ctx->workers[i];
-    if (__atomic_load_n(&w->queue.sleeping, __ATOMIC_RELAXED)) tsr_worker_wake(w);
-  }
-}
-
-tsr_task_t *tsr_sched_pop_steal(tessera_context_t *ctx, tsr_worker_t *w) {
+/* Own queue first, then steal from workers of the same memory node. */
+static tsr_task_t *pop_steal(tessera_context_t *ctx, tsr_worker_t *w) {
   pthread_mutex_lock(&w->queue.lock);
   tsr_task_t *t = tsr_queue_pop_locked(&w->queue);
   pthread_mutex_unlock(&w->queue.lock);
@@ -95,14 +95,14 @@ double tsr_expected_time(tessera_context_t *ctx, const tsr_task_t *t, const tsr_
   if (s >= 0) return s;
   /* No history yet: a launch cost (larger on asynchronous devices) plus flops at the nominal
    * rate. */
-  return (w->be->event_create ? 2e-5 : 2e-6) + t->flops / (w->gflops * 1e9);
+  return (w->be->async ? 2e-5 : 2e-6) + t->flops / (w->gflops * 1e9);
 }
 
 static double queue_load(tsr_worker_t *w) {
   return atomic_load_explicit(&w->queue.load, memory_order_relaxed);
 }
 
-static void cost_push(tessera_context_t *ctx, tsr_task_t *t, tsr_worker_t *from) {
+static int cost_push(tessera_context_t *ctx, tsr_task_t *t, tsr_worker_t *from) {
   tsr_worker_t *best = NULL;
   double best_finish = DBL_MAX, best_cost = 0;
   double expected[TESSERA_DEVICE_KINDS] = {-1, -1}; /* equal for workers of one kind */
@@ -121,10 +121,10 @@ static void cost_push(tessera_context_t *ctx, tsr_task_t *t, tsr_worker_t *from)
       best_cost = cost;
     }
   }
-  tsr_sched_enqueue(ctx, best, t, best_cost, from);
+  return enqueue(ctx, best, t, best_cost, from);
 }
 
-static void locality_push(tessera_context_t *ctx, tsr_task_t *t, tsr_worker_t *from) {
+static int locality_push(tessera_context_t *ctx, tsr_task_t *t, tsr_worker_t *from) {
   tsr_worker_t *best = NULL;
   size_t best_bytes = 0;
   int best_len = 0;
@@ -143,11 +143,11 @@ static void locality_push(tessera_context_t *ctx, tsr_task_t *t, tsr_worker_t *f
       best_len = len;
     }
   }
-  tsr_sched_enqueue(ctx, best, t, 0, from);
+  return enqueue(ctx, best, t, 0, from);
 }
 
-static const tsr_sched_ops_t cost_ops = {"cost", cost_push, tsr_sched_pop_steal};
-static const tsr_sched_ops_t locality_ops = {"locality", locality_push, tsr_sched_pop_steal};
+static const tsr_sched_ops_t cost_ops = {"cost", cost_push, pop_steal};
+static const tsr_sched_ops_t locality_ops = {"locality", locality_push, pop_steal};
 
 const tsr_sched_ops_t *tsr_sched_cost(void) {
   return &cost_ops;

@@ -60,8 +60,6 @@ const char *tessera_strerror(int status) {
     return "not supported by this build or on this system";
   case TESSERA_ERR_KERNEL:
     return "a kernel reported a failure";
-  case TESSERA_ERR_CANCELED:
-    return "canceled after an earlier failure";
   case TESSERA_ERR_TIMEOUT:
     return "a participant of a collective call did not arrive in time";
   default:

@@ -2,7 +2,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/internal.h"
+#include "runtime/base.h"
+#include "runtime/context.h"
+#include "runtime/replica.h"
+#include "runtime/sched.h"
+#include "runtime/task.h"
+#include "runtime/worker.h"
 
 /* Finished tasks are kept for reuse: each worker gathers them in a local chain and hands
  * whole chains to the context's pool; the inserting thread takes the whole pool at once. */
@@ -112,22 +117,29 @@ static int add_edge(tsr_task_t *pred, tsr_task_t *succ) {
   return rc;
 }
 
-/* Appends a reader, first dropping readers that have finished when the list is full. */
+static bool task_done(tsr_task_t *t) {
+  tsr_spin_lock(&t->lock);
+  bool done = t->done;
+  tsr_spin_unlock(&t->lock);
+  return done;
+}
+
+/* Appends a reader, first dropping readers that have finished when the list is full or its
+ * oldest reader has finished (readers mostly finish in order): a finished task needs no edge,
+ * and a handle holding it would keep its memory from reuse long after. */
 static int add_reader(tessera_data_t *h, tsr_task_t *t) {
-  if (h->nreaders == h->capreaders) {
+  bool full = h->nreaders == h->capreaders;
+  if (full || (h->nreaders >= 4 && task_done(h->readers[0]))) {
     int k = 0;
     for (int i = 0; i < h->nreaders; i++) {
       tsr_task_t *r = h->readers[i];
-      tsr_spin_lock(&r->lock);
-      bool done = r->done;
-      tsr_spin_unlock(&r->lock);
-      if (done)
+      if (task_done(r))
         tsr_task_unref(r, &h->ctx->insert_cache);
       else
         h->readers[k++] = r;
     }
     h->nreaders = k;
-    if (k * 2 > h->capreaders || h->capreaders == 0) {
+    if (full && (k * 2 > h->capreaders || h->capreaders == 0)) {
       int cap = h->capreaders ? h->capreaders * 2 : 8;
       tsr_task_t **rs = realloc(h->readers, sizeof *rs * (size_t)cap);
       if (!rs) return TESSERA_ERR_NOMEM;
@@ -162,12 +174,45 @@ static bool scope_has_worker(tessera_context_t *ctx, const tsr_task_t *t) {
   return false;
 }
 
-bool tsr_worker_can_run(const tsr_worker_t *w, const tsr_task_t *t) {
-  if (!t->kernel->impl[w->kind]) return false;
-  tessera_scope_t s = t->scope;
-  if (s.kinds && !(s.kinds & (1u << w->kind))) return false;
-  if (w->kind != TESSERA_DEVICE_CPU && s.gpu_mask && !(s.gpu_mask >> w->device & 1u)) return false;
-  return true;
+/* Wakes every sleeping worker (before a thread blocks in a wait call). */
+static void wake_idle(tessera_context_t *ctx) {
+  for (int i = 0; i < ctx->nworkers; i++) {
+    tsr_worker_t *w = &ctx->workers[i];
+    if (__atomic_load_n(&w->queue.sleeping, __ATOMIC_RELAXED)) tsr_queue_wake(&w->queue);
+  }
+}
+
+/* Blocks until `*count` is at most `limit` (completions notify when it reaches 0 or the
+ * context's window_low). */
+static void wait_at_most(tessera_context_t *ctx, atomic_long *count, long limit) {
+  if (atomic_load(count) <= limit) return;
+  wake_idle(ctx);
+  atomic_fetch_add(&ctx->waiters, 1);
+  pthread_mutex_lock(&ctx->wait_lock);
+  while (atomic_load(count) > limit) pthread_cond_wait(&ctx->wait_cond, &ctx->wait_lock);
+  pthread_mutex_unlock(&ctx->wait_lock);
+  atomic_fetch_sub(&ctx->waiters, 1);
+}
+
+void tsr_wait_zero(tessera_context_t *ctx, atomic_long *count) {
+  wait_at_most(ctx, count, 0);
+}
+
+/* The task window: an insertion at cfg.max_submitted tasks not finished waits until they fall
+ * to window_low. A worker inserting never waits: the tasks it waits for might need it. */
+static void throttle(tessera_context_t *ctx) {
+  if (atomic_load_explicit(&ctx->inflight, memory_order_relaxed) < ctx->cfg.max_submitted) return;
+  if (!tsr_worker_of_thread(ctx->workers, ctx->nworkers))
+    wait_at_most(ctx, &ctx->inflight, ctx->window_low);
+}
+
+/* Hands a task whose predecessors have all finished to the scheduler. When no queue can take
+ * it (out of memory), the flow fails and the task completes without its kernel. */
+static void make_ready(tsr_task_t *t, tsr_worker_t *from) {
+  tessera_context_t *ctx = t->ctx;
+  if (ctx->sched->push(ctx, t, from) == 0) return;
+  tsr_flow_fail(ctx, TESSERA_ERR_NOMEM);
+  tsr_task_complete(t, NULL);
 }
 
 static int validate(tessera_context_t *ctx, const tessera_task_t *d) {
@@ -199,6 +244,7 @@ int tessera_task_insert(tessera_context_t *ctx, const tessera_task_t *d) {
   if (!ctx) return -1;
   int rc = validate(ctx, d);
   if (rc) return rc;
+  throttle(ctx);
   tsr_task_t *t = task_alloc(ctx);
   if (!t) return tsr_error(ctx, TESSERA_ERR_NOMEM, "task_insert: out of memory");
   t->kernel = d->kernel;
@@ -243,8 +289,7 @@ int tessera_task_insert(tessera_context_t *ctx, const tessera_task_t *d) {
     int e = track_access(t->data[i], t, d->mode[i]);
     if (e && !rc) rc = tsr_error(ctx, e, "task_insert: out of memory for dependencies");
   }
-  if (atomic_fetch_sub_explicit(&t->npred, 1, memory_order_acq_rel) == 1)
-    ctx->sched->push(ctx, t, NULL);
+  if (atomic_fetch_sub_explicit(&t->npred, 1, memory_order_acq_rel) == 1) make_ready(t, NULL);
   return rc;
 }
 
@@ -267,10 +312,10 @@ void tsr_task_complete(tsr_task_t *t, tsr_worker_t *w) {
   /* No edge is added once done is set, so succ is stable from here. */
   for (int i = 0; i < n; i++) {
     tsr_task_t *s = t->succ[i];
-    if (atomic_fetch_sub_explicit(&s->npred, 1, memory_order_acq_rel) == 1)
-      ctx->sched->push(ctx, s, w);
+    if (atomic_fetch_sub_explicit(&s->npred, 1, memory_order_acq_rel) == 1) make_ready(s, w);
   }
-  if (atomic_fetch_sub(&ctx->inflight, 1) == 1) wake = true;
+  long left = atomic_fetch_sub(&ctx->inflight, 1) - 1;
+  if (left == 0 || left == ctx->window_low) wake = true;
   if (wake) tsr_notify_waiters(ctx);
   tsr_task_unref(t, w ? &w->task_cache : NULL);
 }
@@ -283,16 +328,6 @@ void tsr_flow_fail(tessera_context_t *ctx, int status) {
     if (atomic_compare_exchange_weak(&ctx->flow_status, &cur, status)) break;
   }
   atomic_store(&ctx->flow_failed, true);
-}
-
-void tsr_wait_zero(tessera_context_t *ctx, atomic_long *count) {
-  if (atomic_load(count) == 0) return;
-  tsr_wake_idle(ctx);
-  atomic_fetch_add(&ctx->waiters, 1);
-  pthread_mutex_lock(&ctx->wait_lock);
-  while (atomic_load(count) > 0) pthread_cond_wait(&ctx->wait_cond, &ctx->wait_lock);
-  pthread_mutex_unlock(&ctx->wait_lock);
-  atomic_fetch_sub(&ctx->waiters, 1);
 }
 
 int tessera_wait_all(tessera_context_t *ctx) {

@@ -3,7 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/internal.h"
+#include "runtime/context.h"
+#include "runtime/worker.h"
 
 void tsr_trace_event(tsr_worker_t *w, const char *name, const int *tag, int ntag, double start,
                      double end, int transfer) {

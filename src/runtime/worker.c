@@ -1,41 +1,23 @@
-/* Worker threads: one per CPU core given (and, with a GPU backend, one per GPU), each bound to
- * its device for its whole life, taking ready tasks from the scheduler and running them. */
+/* What every worker shares, whatever its kind: waiting for the next task, and accounting a
+ * finished one (counters, kernel-time history, trace, load) before completing it. */
 #define _POSIX_C_SOURCE 200809L
 #include <sched.h>
 #include <stdlib.h>
 
-#include "runtime/internal.h"
+#include "runtime/base.h"
+#include "runtime/context.h"
+#include "runtime/perfmodel.h"
+#include "runtime/sched.h"
+#include "runtime/task.h"
+#include "runtime/worker.h"
 
-void tsr_worker_wake(tsr_worker_t *w) {
-  pthread_mutex_lock(&w->queue.lock);
-  if (w->queue.sleeping) pthread_cond_signal(&w->queue.cond);
-  pthread_mutex_unlock(&w->queue.lock);
+int tsr_worker_scratch_create(tsr_worker_t *w, void **scratch) {
+  *scratch = NULL;
+  return w->entry->scratch_create ? w->entry->scratch_create(w->device, scratch) : 0;
 }
 
-/* Runs one task on worker `w`: makes its data valid on the worker's node, runs the kernel
- * (unless the flow already failed), records time, then completes it. */
-static void execute(tsr_worker_t *w, tsr_task_t *t) {
-  tessera_context_t *ctx = w->ctx;
-  double t0 = tsr_now();
-  bool skipped = atomic_load_explicit(&ctx->flow_failed, memory_order_relaxed);
-  int rc = 0;
-  if (!skipped) {
-    tessera_exec_t ex = {.ndata = t->ndata,
-                         .kind = w->kind,
-                         .device = w->device,
-                         .worker = w->id,
-                         .stream = NULL,
-                         .scratch = w->scratch};
-    for (int i = 0; i < t->ndata && !rc; i++) {
-      bool had = tsr_data_valid_on(t->data[i], w->node);
-      rc = tsr_data_acquire(t->data[i], w->node, (tessera_access_t)t->mode[i], &ex.ptr[i],
-                            &ex.ld[i]);
-      if (!had && (t->mode[i] & TESSERA_R)) w->stats.bytes_in += tsr_data_bytes(t->data[i]);
-    }
-    if (!rc) rc = t->kernel->impl[w->kind](&ex, t->args);
-    if (rc) tsr_flow_fail(ctx, rc);
-  }
-  tsr_worker_finish(w, t, t0, tsr_now(), !skipped && !rc);
+void tsr_worker_scratch_destroy(tsr_worker_t *w, void *scratch) {
+  if (w->entry->scratch_destroy) w->entry->scratch_destroy(w->device, scratch);
 }
 
 void tsr_worker_flush_samples(tsr_worker_t *w) {
@@ -98,53 +80,4 @@ tsr_task_t *tsr_worker_next_task(tsr_worker_t *w) {
   }
   pthread_mutex_unlock(&w->queue.lock);
   return NULL;
-}
-
-static void *worker_main(void *arg) {
-  tsr_worker_t *w = arg;
-  tessera_context_t *ctx = w->ctx;
-  w->self = pthread_self();
-  w->start_status = w->be->worker_start(w->be_state, w->device, w->core, &w->scratch);
-  atomic_fetch_add(&ctx->started, 1);
-  if (w->start_status) return NULL;
-  if (w->be->event_create) {
-    tsr_async_worker_loop(w);
-    tsr_worker_flush_samples(w);
-    w->be->worker_stop(w->be_state, w->device, w->scratch);
-    return NULL;
-  }
-  double idle_from = tsr_now();
-  while (!atomic_load(&ctx->stop)) {
-    tsr_task_t *t = tsr_worker_next_task(w);
-    if (!t) continue;
-    w->stats.idle_s += tsr_now() - idle_from;
-    execute(w, t);
-    idle_from = tsr_now();
-  }
-  tsr_worker_flush_samples(w);
-  w->be->worker_stop(w->be_state, w->device, w->scratch);
-  return NULL;
-}
-
-int tsr_workers_start(tessera_context_t *ctx) {
-  int launched = 0, rc = 0;
-  for (int i = 0; i < ctx->nworkers && !rc; i++) {
-    if (pthread_create(&ctx->workers[i].thread, NULL, worker_main, &ctx->workers[i]) != 0)
-      rc = tsr_error(ctx, TESSERA_ERR_BACKEND, "cannot start worker thread %d", i);
-    else
-      launched++;
-  }
-  while (atomic_load(&ctx->started) < launched) sched_yield();
-  for (int i = 0; i < launched && !rc; i++)
-    if (ctx->workers[i].start_status)
-      rc = tsr_error(ctx, ctx->workers[i].start_status, "worker %d (%s device %d) failed to start",
-                     i, ctx->workers[i].be->name, ctx->workers[i].device);
-  if (launched < ctx->nworkers) ctx->nworkers = launched;
-  return rc;
-}
-
-void tsr_workers_stop(tessera_context_t *ctx) {
-  atomic_store(&ctx->stop, true);
-  for (int i = 0; i < ctx->nworkers; i++) tsr_worker_wake(&ctx->workers[i]);
-  for (int i = 0; i < ctx->nworkers; i++) pthread_join(ctx->workers[i].thread, NULL);
 }

@@ -1,12 +1,20 @@
 /* Workers of asynchronous devices (GPUs): one host thread per device, bound to it for its whole
- * life, keeping up to TSR_FLIGHTS tasks in flight over cfg.gpu_queues queues. Inputs are copied on
- * the task's queue right before its kernel (so copies of one task overlap the kernels of
- * others); a task is complete when the event recorded after its kernel has passed, which is
- * polled, never waited for with a device-wide synchronisation. */
+ * life, keeping up to TSR_FLIGHTS tasks in flight over cfg.gpu_queues queues. A task's inputs
+ * are copied when it is launched, on the worker's copy queue (TESSERA_COPY_QUEUE=1, the
+ * default: ahead of the kernels queued before it, the kernel's queue waiting on the copies'
+ * events) or on the task's own queue right before its kernel (TESSERA_COPY_QUEUE=0); either
+ * way the copies of one task overlap the kernels of others. A task is complete when the event
+ * recorded after its kernel has passed, which is polled, never waited for with a device-wide
+ * synchronisation. */
 #include <sched.h>
 #include <stdio.h>
 
-#include "runtime/internal.h"
+#include "runtime/base.h"
+#include "runtime/context.h"
+#include "runtime/replica.h"
+#include "runtime/sched.h"
+#include "runtime/task.h"
+#include "runtime/worker.h"
 
 /* Whether copies are timed for the trace: tracing on and the backend can time events. */
 static bool timing_copies(const tsr_worker_t *w) {
@@ -33,8 +41,7 @@ static int async_setup(tsr_worker_t *w) {
   int rc = 0;
   w->qscratch[0] = w->scratch;
   const int nq = w->ctx->cfg.gpu_queues;
-  for (int q = 1; q < nq && !rc; q++)
-    rc = be->worker_start(w->be_state, w->device, -1, &w->qscratch[q]);
+  for (int q = 1; q < nq && !rc; q++) rc = tsr_worker_scratch_create(w, &w->qscratch[q]);
   for (int q = 0; q < nq && !rc; q++) rc = be->queue_create(w->be_state, w->device, &w->queues[q]);
   if (!rc && w->ctx->cfg.copy_queue > 0)
     rc = be->queue_create(w->be_state, w->device, &w->copy_queue);
@@ -69,7 +76,7 @@ static void async_teardown(tsr_worker_t *w) {
   if (w->copy_queue) be->queue_destroy(w->be_state, w->device, w->copy_queue);
   for (int q = 0; q < TSR_QUEUES; q++) {
     if (w->queues[q]) be->queue_destroy(w->be_state, w->device, w->queues[q]);
-    if (q > 0 && w->qscratch[q]) be->worker_stop(w->be_state, w->device, w->qscratch[q]);
+    if (q > 0 && w->qscratch[q]) tsr_worker_scratch_destroy(w, w->qscratch[q]);
   }
 }
 
@@ -91,10 +98,13 @@ static int launch(tsr_worker_t *w, tsr_flight_t *fl, bool last_chance) {
   while (!fl->skipped && fl->acquired < t->ndata && !rc) {
     int i = fl->acquired;
     void *copy_queue = w->copy_queue ? w->copy_queue : fl->queue;
-    rc = tsr_data_acquire_async(t->data[i], w, (tessera_access_t)t->mode[i], fl->queue, copy_queue,
-                                fl->fill[i], fl->copy_start[i], &fl->ex.ptr[i], &fl->ex.ld[i],
-                                &fl->src[i]);
-    if (!rc) fl->acquired++;
+    rc = tsr_data_acquire_async(t->data[i], w->node, (tessera_access_t)t->mode[i], fl->queue,
+                                copy_queue, fl->fill[i], fl->copy_start[i], &fl->ex.ptr[i],
+                                &fl->ex.ld[i], &fl->src[i]);
+    if (!rc) {
+      if (fl->src[i] >= 0) w->stats.bytes_in += tsr_data_bytes(t->data[i]);
+      fl->acquired++;
+    }
   }
   if (rc == TESSERA_ERR_NOMEM && !last_chance) return rc;
   /* The flow's status says why; wait_all turns it into the message (workers write none). */

@@ -6,7 +6,8 @@
 
 #include <cmocka.h>
 
-#include "runtime/internal.h"
+#include "runtime/base.h"
+#include "runtime/coherence.h"
 
 enum { I = TSR_INVALID, S = TSR_SHARED, O = TSR_OWNED };
 

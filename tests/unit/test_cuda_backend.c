@@ -1,7 +1,8 @@
 /* The CUDA backend table, called directly (no context, no runtime): open with device clamping,
  * device descriptions, device and pinned memory, 2D copies host <-> device with leading
  * dimensions larger than the rows (synchronous and on a queue with events), peer copies between
- * GPUs 0 and 1, measured bandwidths, memory info, and worker start/stop with library handles.
+ * GPUs 0 and 1, measured bandwidths, memory info, and a worker's start (bound to its device)
+ * with the kernels' library handles made by the registry's hooks.
  * Every test is skipped on a machine without GPU.
  */
 /* ctest-label: gpu */
@@ -26,14 +27,20 @@
 #include "../test_common.h"
 #include "device/backend.h"
 
-/* The backend opened once for every test. */
+/* The backend opened once for every test, and its registry entry. */
 static const tsr_backend_t *g_be;
+static const tsr_backend_entry_t *g_entry;
 static void *g_st;
 static int g_n;
 
 static int group_setup(void **state) {
   (void)state;
-  g_be = tsr_backend_cuda();
+  int n = 0;
+  const tsr_backend_entry_t *reg = tsr_backend_registry(&n);
+  for (int i = 0; i < n; i++)
+    if (strcmp(reg[i].backend()->name, "cuda") == 0) g_entry = &reg[i];
+  if (!g_entry || !g_entry->scratch_create || !g_entry->scratch_destroy) return -1;
+  g_be = g_entry->backend();
   if (!g_be || g_be->kind != TESSERA_DEVICE_CUDA) return -1;
   double t0 = tt_now();
   int rc = g_be->open(-1, &g_n, &g_st);
@@ -331,15 +338,16 @@ static void test_mem_info(void **state) {
 }
 
 typedef struct {
-  int dev, core, rc;
+  int dev, rc;
   int current;
 } worker_arg_t;
 
-/* What a GPU worker does: start, enqueue on its own queue, stop. */
+/* What a GPU worker does: start, make its kernels' scratch, enqueue on its own queue, free. */
 static void *worker_body(void *p) {
   worker_arg_t *w = p;
   void *scratch = NULL;
-  w->rc = g_be->worker_start(g_st, w->dev, w->core, &scratch);
+  w->rc = g_be->worker_start(g_st, w->dev);
+  if (!w->rc) w->rc = g_entry->scratch_create(w->dev, &scratch);
   if (w->rc) return NULL;
   if (cudaGetDevice(&w->current) != cudaSuccess) w->current = -1;
   const tessera_cuda_scratch_t *x = scratch;
@@ -353,7 +361,7 @@ static void *worker_body(void *p) {
     w->rc = g_be->copy2d(g_st, w->dev, x->dev_info, 1, -1, &zero, 1, 1, 1, sizeof zero, q);
   if (!w->rc) w->rc = g_be->queue_sync(g_st, q);
   if (q) g_be->queue_destroy(g_st, w->dev, q);
-  g_be->worker_stop(g_st, w->dev, scratch);
+  g_entry->scratch_destroy(w->dev, scratch);
   return NULL;
 }
 
@@ -361,18 +369,18 @@ static void test_worker(void **state) {
   (void)state;
   NEED_GPUS(1);
   /* On the calling thread. */
-  worker_arg_t w = {.dev = g_n - 1, .core = -1, .rc = -1, .current = -1};
+  worker_arg_t w = {.dev = g_n - 1, .rc = -1, .current = -1};
   worker_body(&w);
   assert_int_equal(w.rc, 0);
   assert_int_equal(w.current, g_n - 1);
-  /* On a thread of its own, pinned to core 0. */
-  worker_arg_t t = {.dev = 0, .core = 0, .rc = -1, .current = -1};
+  /* On a thread of its own. */
+  worker_arg_t t = {.dev = 0, .rc = -1, .current = -1};
   pthread_t th;
   assert_int_equal(pthread_create(&th, NULL, worker_body, &t), 0);
   assert_int_equal(pthread_join(th, NULL), 0);
   assert_int_equal(t.rc, 0);
   assert_int_equal(t.current, 0);
-  assert_true(g_be->worker_start(g_st, g_n, -1, &(void *){NULL}) < 0);
+  assert_true(g_be->worker_start(g_st, g_n) < 0);
 }
 
 int main(void) {

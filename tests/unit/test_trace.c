@@ -1,5 +1,5 @@
 /* Tracing and counters: the Chrome trace written at finalize and by tessera_trace_write, the
- * per-worker counters of tessera_stats, and device copies shown as transfers.
+ * per-worker counters of tessera_stats, and device copies shown as transfers and counted.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
@@ -154,7 +154,9 @@ static void test_stats(void **state) {
 }
 
 /* With tracing on, the copies device workers make appear as transfers ("copy in" from the
- * host), timed on the device and placed on the host's timeline. Skips without devices. */
+ * host), timed on the device and placed on the host's timeline, and in the device workers'
+ * bytes_in counters. Skips without devices. */
+enum { TT_MAX_STATS = 32 };
 static void test_trace_copies(void **state) {
   (void)state;
   char path[] = "/tmp/tessera-copy-trace-XXXXXX";
@@ -180,6 +182,13 @@ static void test_trace_copies(void **state) {
   assert_non_null(a);
   for (int i = 0; i < N; i++) a[(size_t)i * N + i] = 1.0 + i;
   assert_int_equal(tessera_potrf(ctx, TESSERA_LOWER, TESSERA_F64, N, a, N), 0);
+  /* The device workers (after the one CPU worker) count the bytes they copied in. */
+  tessera_worker_stats_t st[TT_MAX_STATS];
+  int nw = tessera_stats(ctx, st, TT_MAX_STATS);
+  assert_true(nw >= 2 && nw <= TT_MAX_STATS);
+  uint64_t device_bytes = 0;
+  for (int i = 1; i < nw; i++) device_bytes += st[i].bytes_in;
+  assert_true(device_bytes >= (uint64_t)N * N * sizeof(double) / 2); /* the lower triangle */
   assert_int_equal(tessera_finalize(ctx), 0);
   for (int i = 0; i < N; i++) assert_true(fabs(a[(size_t)i * N + i] - sqrt(1.0 + i)) < 1e-12);
   free(a);

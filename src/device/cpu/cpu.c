@@ -1,5 +1,5 @@
-/* The CPU backend: host memory, copies with memcpy, worker threads pinned to cores, and the
- * math library kept single-threaded inside each worker while a context is open. */
+/* The CPU backend: host memory, copies with memcpy, and the math library kept single-threaded
+ * inside each worker while a context is open. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -14,10 +14,35 @@
 #ifdef TESSERA_HAVE_OPENBLAS_THREADS
 void openblas_set_num_threads(int num_threads);
 int openblas_get_num_threads(void);
+
+/* OpenBLAS's thread count belongs to the process, not to a context: the first context to open
+ * saves it and sets one thread, the last to close restores it, so contexts alive at once do
+ * not undo each other. The count of open contexts is the one piece of process-wide state of
+ * tessera, as process-wide as what it guards. */
+static pthread_mutex_t blas_lock = PTHREAD_MUTEX_INITIALIZER;
+static int blas_users, blas_saved_threads;
+
+static void blas_single_threaded_acquire(void) {
+  pthread_mutex_lock(&blas_lock);
+  if (blas_users++ == 0) {
+    blas_saved_threads = openblas_get_num_threads();
+    openblas_set_num_threads(1);
+  }
+  pthread_mutex_unlock(&blas_lock);
+}
+
+static void blas_single_threaded_release(void) {
+  pthread_mutex_lock(&blas_lock);
+  if (--blas_users == 0 && blas_saved_threads > 0) openblas_set_num_threads(blas_saved_threads);
+  pthread_mutex_unlock(&blas_lock);
+}
+#else
+static void blas_single_threaded_acquire(void) {}
+static void blas_single_threaded_release(void) {}
 #endif
 
 typedef struct {
-  int saved_blas_threads;
+  int open; /* the context holds a count in the BLAS thread setting */
 } cpu_state_t;
 
 static int cpu_cores(void) {
@@ -30,10 +55,8 @@ static int cpu_cores(void) {
 static int cpu_open(int max_devices, int *ndevices, void **state) {
   cpu_state_t *s = calloc(1, sizeof *s);
   if (!s) return TESSERA_ERR_NOMEM;
-#ifdef TESSERA_HAVE_OPENBLAS_THREADS
-  s->saved_blas_threads = openblas_get_num_threads();
-  openblas_set_num_threads(1);
-#endif
+  blas_single_threaded_acquire();
+  s->open = 1;
   *ndevices = max_devices > 0 ? 1 : 0;
   *state = s;
   return 0;
@@ -42,9 +65,7 @@ static int cpu_open(int max_devices, int *ndevices, void **state) {
 static void cpu_close(void *state) {
   cpu_state_t *s = state;
   if (!s) return;
-#ifdef TESSERA_HAVE_OPENBLAS_THREADS
-  if (s->saved_blas_threads > 0) openblas_set_num_threads(s->saved_blas_threads);
-#endif
+  if (s->open) blas_single_threaded_release();
   free(s);
 }
 
@@ -85,26 +106,10 @@ static int cpu_copy2d(void *state, int dst_dev, void *dst, size_t ldd, int src_d
   return 0;
 }
 
-static int cpu_worker_start(void *state, int dev, int core, void **scratch) {
-  (void)state, (void)dev;
-  *scratch = NULL;
-  if (core >= 0) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(core % CPU_SETSIZE, &set);
-    /* Pinning is a hint: a restricted affinity mask is not an error. */
-    (void)pthread_setaffinity_np(pthread_self(), sizeof set, &set);
-  }
-  return 0;
-}
-
-static void cpu_worker_stop(void *state, int dev, void *scratch) {
-  (void)state, (void)dev, (void)scratch;
-}
-
 static const tsr_backend_t cpu_backend = {
     .name = "cpu",
     .kind = TESSERA_DEVICE_CPU,
+    .async = false,
     .open = cpu_open,
     .close = cpu_close,
     .info = cpu_info,
@@ -113,8 +118,6 @@ static const tsr_backend_t cpu_backend = {
     .host_alloc = NULL,
     .host_free = NULL,
     .copy2d = cpu_copy2d,
-    .worker_start = cpu_worker_start,
-    .worker_stop = cpu_worker_stop,
 };
 
 const tsr_backend_t *tsr_backend_cpu(void) {

@@ -11,27 +11,6 @@
 /* Bandwidth measurement: one untimed copy, then BW_REPS timed copies of BW_BYTES. */
 enum { BW_BYTES = 32 << 20, BW_REPS = 2 };
 
-int tsr_cuda_status(cudaError_t e) {
-  if (e == cudaSuccess) return 0;
-  (void)cudaGetLastError();
-  return TESSERA_ERR_BACKEND;
-}
-
-int tsr_cuda_enter(const tsr_cuda_state_t *s, int dev, int *prev) {
-  *prev = -1;
-  if (!s || dev < 0 || dev >= s->ndev) return TESSERA_ERR_BACKEND;
-  if (cudaGetDevice(prev) != cudaSuccess) {
-    (void)cudaGetLastError();
-    *prev = -1;
-  }
-  if (*prev == dev) return 0;
-  return tsr_cuda_status(cudaSetDevice(dev));
-}
-
-void tsr_cuda_leave(int dev, int prev) {
-  if (prev >= 0 && prev != dev) (void)tsr_cuda_status(cudaSetDevice(prev));
-}
-
 /* Nominal f64 peak in GFLOP/s, until measured kernel times replace it. Hopper's f64 tensor cores
  * give ~60 TF/s; other data-centre parts (x.0 of Pascal, Volta, Ampere, Blackwell) have 64 f64
  * units per SM, consumer parts 2. */
@@ -247,6 +226,7 @@ static double cuda_bandwidth(void *state, int dst_dev, int src_dev) {
 static const tsr_backend_t cuda_backend = {
     .name = "cuda",
     .kind = TESSERA_DEVICE_CUDA,
+    .async = true,
     .open = cuda_open,
     .close = cuda_close,
     .info = cuda_info,
@@ -256,7 +236,6 @@ static const tsr_backend_t cuda_backend = {
     .host_free = tsr_cuda_host_free,
     .copy2d = tsr_cuda_copy2d,
     .worker_start = tsr_cuda_worker_start,
-    .worker_stop = tsr_cuda_worker_stop,
     .queue_create = tsr_cuda_queue_create,
     .queue_destroy = tsr_cuda_queue_destroy,
     .event_create = tsr_cuda_event_create,

@@ -1,6 +1,7 @@
 /* The CUDA backend's state and the helpers its two files share (cuda.c: open, close, device
- * descriptions, measured bandwidths and the table; cuda_ops.c: memory, copies, workers, queues
- * and events). Everything mutable lives in the state a context owns: no globals. */
+ * descriptions, measured bandwidths and the table; cuda_ops.c, below it: status and current
+ * device helpers, memory, copies, workers, queues and events). Everything mutable lives in the
+ * state a context owns: no globals. */
 #ifndef TSR_CUDA_INTERNAL_H
 #define TSR_CUDA_INTERNAL_H
 
@@ -49,8 +50,7 @@ void *tsr_cuda_host_alloc(void *state, size_t bytes);
 void tsr_cuda_host_free(void *state, void *ptr);
 int tsr_cuda_copy2d(void *state, int dst_dev, void *dst, size_t ldd, int src_dev, const void *src,
                     size_t lds, size_t rows, size_t cols, size_t elsize, void *queue);
-int tsr_cuda_worker_start(void *state, int dev, int core, void **scratch);
-void tsr_cuda_worker_stop(void *state, int dev, void *scratch);
+int tsr_cuda_worker_start(void *state, int dev);
 int tsr_cuda_queue_create(void *state, int dev, void **queue);
 void tsr_cuda_queue_destroy(void *state, int dev, void *queue);
 int tsr_cuda_event_create(void *state, int dev, void **event);

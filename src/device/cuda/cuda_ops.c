@@ -1,19 +1,33 @@
 /* The CUDA backend's operations: device and pinned host memory, 2D copies (host, device, peer),
- * worker threads bound to a GPU with their library handles, streams and events. */
-#define _GNU_SOURCE
-#include <pthread.h>
-#include <sched.h>
+ * worker threads bound to a GPU, streams and events. */
 #include <stdlib.h>
 #include <string.h>
-
-#include <cublas_v2.h>
-#include <cusolverDn.h>
 
 #include "device/cuda/cuda_internal.h"
 #include "tessera/types.h"
 
-/* Per-worker library workspaces. */
-enum { WORKSPACE_BYTES = 256 << 20, HOST_WORKSPACE_BYTES = 16 << 20 };
+/* ------------------------------------------------------------------ status and current device */
+
+int tsr_cuda_status(cudaError_t e) {
+  if (e == cudaSuccess) return 0;
+  (void)cudaGetLastError();
+  return TESSERA_ERR_BACKEND;
+}
+
+int tsr_cuda_enter(const tsr_cuda_state_t *s, int dev, int *prev) {
+  *prev = -1;
+  if (!s || dev < 0 || dev >= s->ndev) return TESSERA_ERR_BACKEND;
+  if (cudaGetDevice(prev) != cudaSuccess) {
+    (void)cudaGetLastError();
+    *prev = -1;
+  }
+  if (*prev == dev) return 0;
+  return tsr_cuda_status(cudaSetDevice(dev));
+}
+
+void tsr_cuda_leave(int dev, int prev) {
+  if (prev >= 0 && prev != dev) (void)tsr_cuda_status(cudaSetDevice(prev));
+}
 
 /* ------------------------------------------------------------------ memory */
 
@@ -112,59 +126,11 @@ int tsr_cuda_copy2d(void *state, int dst_dev, void *dst, size_t ldd, int src_dev
 
 /* ------------------------------------------------------------------ workers */
 
-static void scratch_free(tessera_cuda_scratch_t *x) {
-  if (!x) return;
-  if (x->cusolver) (void)cusolverDnDestroy((cusolverDnHandle_t)x->cusolver);
-  if (x->cublas) (void)cublasDestroy((cublasHandle_t)x->cublas);
-  if (x->dev_info) (void)cudaFree(x->dev_info);
-  if (x->workspace) (void)cudaFree(x->workspace);
-  if (x->host_workspace) (void)cudaFreeHost(x->host_workspace);
-  (void)cudaGetLastError();
-  free(x);
-}
-
-int tsr_cuda_worker_start(void *state, int dev, int core, void **scratch) {
+int tsr_cuda_worker_start(void *state, int dev) {
   const tsr_cuda_state_t *s = state;
-  *scratch = NULL;
   if (!s || dev < 0 || dev >= s->ndev) return TESSERA_ERR_BACKEND;
   /* The thread serves this device for its whole life: no restore. */
-  if (tsr_cuda_status(cudaSetDevice(dev))) return TESSERA_ERR_BACKEND;
-  if (core >= 0) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(core % CPU_SETSIZE, &set);
-    /* Pinning is a hint: a restricted affinity mask is not an error. */
-    (void)pthread_setaffinity_np(pthread_self(), sizeof set, &set);
-  }
-  tessera_cuda_scratch_t *x = calloc(1, sizeof *x);
-  if (!x) return TESSERA_ERR_NOMEM;
-  cublasHandle_t blas = NULL;
-  cusolverDnHandle_t solver = NULL;
-  int ok = cublasCreate(&blas) == CUBLAS_STATUS_SUCCESS;
-  x->cublas = ok ? blas : NULL;
-  /* Full f64/f32 precision: no TF32 or other reduced-precision tensor-core paths. */
-  ok = ok && cublasSetMathMode(blas, CUBLAS_DEFAULT_MATH) == CUBLAS_STATUS_SUCCESS;
-  ok = ok && cusolverDnCreate(&solver) == CUSOLVER_STATUS_SUCCESS;
-  x->cusolver = ok ? solver : NULL;
-  ok = ok && cudaMalloc(&x->workspace, WORKSPACE_BYTES) == cudaSuccess;
-  if (ok) x->workspace_bytes = WORKSPACE_BYTES;
-  ok = ok && cudaHostAlloc(&x->host_workspace, HOST_WORKSPACE_BYTES, cudaHostAllocPortable) ==
-                 cudaSuccess;
-  if (ok) x->host_workspace_bytes = HOST_WORKSPACE_BYTES;
-  ok = ok && cudaMalloc((void **)&x->dev_info, sizeof *x->dev_info) == cudaSuccess;
-  ok = ok && cudaMemset(x->dev_info, 0, sizeof *x->dev_info) == cudaSuccess;
-  if (!ok) {
-    scratch_free(x);
-    return TESSERA_ERR_BACKEND;
-  }
-  *scratch = x;
-  return 0;
-}
-
-void tsr_cuda_worker_stop(void *state, int dev, void *scratch) {
-  const tsr_cuda_state_t *s = state;
-  if (s && dev >= 0 && dev < s->ndev) (void)tsr_cuda_status(cudaSetDevice(dev));
-  scratch_free(scratch);
+  return tsr_cuda_status(cudaSetDevice(dev));
 }
 
 /* ------------------------------------------------------------------ queues and events */

@@ -79,16 +79,6 @@ static int sim_copy2d(void *state, int dst_dev, void *dst, size_t ldd, int src_d
   return 0;
 }
 
-static int sim_worker_start(void *state, int dev, int core, void **scratch) {
-  (void)state, (void)dev, (void)core;
-  *scratch = NULL;
-  return 0;
-}
-
-static void sim_worker_stop(void *state, int dev, void *scratch) {
-  (void)state, (void)dev, (void)scratch;
-}
-
 /* Queues and events are plain tokens: work is done when enqueued. An event holds the time it
  * was recorded (the monotonic clock), so every event is also a timed one. */
 static int sim_token(void *state, int dev, void **out) {
@@ -145,7 +135,8 @@ static double sim_bandwidth(void *state, int dst_dev, int src_dev) {
 
 static const tsr_backend_t sim_backend = {
     .name = "sim",
-    .kind = TESSERA_DEVICE_CUDA,
+    .kind = TESSERA_DEVICE_CUDA, /* its workers run the GPU tasks, with the CPU's kernels */
+    .async = true,
     .open = sim_open,
     .close = sim_close,
     .info = sim_info,
@@ -154,8 +145,6 @@ static const tsr_backend_t sim_backend = {
     .host_alloc = sim_host_alloc,
     .host_free = sim_host_free,
     .copy2d = sim_copy2d,
-    .worker_start = sim_worker_start,
-    .worker_stop = sim_worker_stop,
     .queue_create = sim_token,
     .queue_destroy = sim_untoken,
     .event_create = sim_token,

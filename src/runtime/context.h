@@ -1,0 +1,91 @@
+/* The context and its memory nodes: backends opened, one node per memory (the host, then each
+ * device with its pool), host allocation for tiles (nodes.c); configuration, workers made,
+ * start and end of a context (context.c). */
+#ifndef TSR_RUNTIME_CONTEXT_H
+#define TSR_RUNTIME_CONTEXT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "device/backend.h"
+#include "runtime/base.h"
+#include "runtime/perfmodel.h"
+#include "runtime/pool.h"
+#include "runtime/task.h"
+
+typedef struct tsr_sched_ops tsr_sched_ops_t;
+
+typedef struct {
+  const tsr_backend_t *be; /* backend owning the memory (CPU for the host) */
+  void *be_state;
+  int device; /* -1 for host memory */
+  void *slab; /* device nodes: the pool's memory, allocated once */
+  tsr_pool_t pool;
+  pthread_mutex_t lru_lock;
+  tessera_data_t *lru_head, *lru_tail; /* replicas on this node, least recently used first */
+} tsr_node_t;
+
+typedef struct {
+  const tsr_backend_t *be;
+  const tsr_backend_entry_t *entry; /* its registry entry (the kernels' per-worker hooks) */
+  void *state;
+  int ndevices;
+} tsr_backend_slot_t;
+
+struct tessera_context {
+  tessera_config_t cfg;
+  char trace_path[1024];
+  char perfmodel_path[1024];
+
+  tsr_backend_slot_t backends[TESSERA_DEVICE_KINDS];
+  int nnodes;
+  tsr_node_t nodes[TSR_MAX_NODES];
+  double bandwidth[TSR_MAX_NODES][TSR_MAX_NODES]; /* bytes/s */
+
+  int nworkers;
+  tsr_worker_t *workers;
+  atomic_int started;
+  atomic_bool stop;
+
+  /* Fields every task touches sit on cache lines of their own, grouped by who writes them:
+   * read-mostly, the inserting thread's, the task pool, the in-flight count. */
+  _Alignas(TSR_CACHE_LINE) const tsr_sched_ops_t *sched;
+  tsr_perfmodel_t *perfmodel;
+  tessera_scope_t scope;
+  atomic_int waiters; /* threads in a wait call */
+  atomic_int flow_status;
+  atomic_bool flow_failed;
+
+  _Alignas(TSR_CACHE_LINE) uint64_t seq;  /* insertion counter (inserting thread) */
+  const tessera_kernel_t *checked_kernel; /* last kernel/scope pair found runnable */
+  tessera_scope_t checked_scope;
+  tsr_task_cache_t insert_cache;                 /* the inserting thread's */
+  tsr_pm_cache_t pm_cache[TESSERA_DEVICE_KINDS]; /* the inserting thread's */
+
+  _Alignas(TSR_CACHE_LINE) tsr_spin_t pool_lock; /* finished tasks kept for reuse */
+  tsr_task_t *pool;
+  int pool_n;
+
+  _Alignas(TSR_CACHE_LINE) atomic_long inflight; /* inserted, not finished */
+  long window_low; /* an insertion blocked at cfg.max_submitted resumes at this count */
+
+  _Alignas(TSR_CACHE_LINE) pthread_mutex_t wait_lock;
+  pthread_cond_t wait_cond;
+
+  pthread_mutex_t alloc_lock; /* serialises allocations that reach a backend */
+  size_t gpu_mem_limit;       /* bytes of each GPU's pool; 0 = most of the free memory */
+  double t0;
+  bool tracing;
+  char errmsg[TSR_ERRMSG];
+};
+
+/** Allocates / frees host memory for tiles (pinned when a backend offers it). */
+void *tsr_host_alloc(tessera_context_t *ctx, size_t bytes);
+void tsr_host_free(tessera_context_t *ctx, void *ptr);
+
+/** Opens the backends and lays out memory nodes (host, then devices with their pools). */
+int tsr_nodes_open(tessera_context_t *ctx);
+void tsr_nodes_close(tessera_context_t *ctx);
+
+#endif

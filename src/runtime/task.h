@@ -1,0 +1,65 @@
+/* Tasks: insertion in program order, dependency inference, completion, reuse, waits (task.c). */
+#ifndef TSR_RUNTIME_TASK_H
+#define TSR_RUNTIME_TASK_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "runtime/base.h"
+
+typedef struct tsr_task tsr_task_t;
+typedef struct tsr_worker tsr_worker_t;
+
+struct tsr_task {
+  const tessera_kernel_t *kernel;
+  tessera_context_t *ctx;
+  int ndata;
+  tessera_data_t *data[TESSERA_MAX_TASK_DATA];
+  uint8_t mode[TESSERA_MAX_TASK_DATA];
+  int priority;
+  tessera_scope_t scope;
+  int tag[3];
+  int ntag;
+  uint64_t seq;
+  atomic_int npred;
+  atomic_int refs;
+  tsr_spin_t lock; /* done, succ */
+  bool done;
+  int nsucc, capsucc;
+  tsr_task_t **succ;
+  tsr_task_t *succ_inline[4];
+  double flops;
+  uint64_t size_key;
+  double predicted;      /* seconds the scheduler expects, counted in the worker's load */
+  tsr_task_t *next_free; /* in the context's pool of finished tasks */
+  _Alignas(16) unsigned char args[TESSERA_MAX_TASK_ARGS];
+};
+
+/** A chain of finished tasks kept by one thread for reuse. */
+typedef struct {
+  tsr_task_t *head, *tail;
+  int n;
+} tsr_task_cache_t;
+
+/** Drops one reference to `t`; with the last, keeps it for reuse in `cache` (the calling
+ *  thread's own: a worker's, or the context's insert_cache on the inserting thread), or in the
+ *  context's pool when `cache` is NULL. */
+void tsr_task_unref(tsr_task_t *t, tsr_task_cache_t *cache);
+/** Frees the pool of finished tasks (at finalize). */
+void tsr_task_pool_free(tessera_context_t *ctx);
+
+/** Called when `t` has finished, by worker `w` on its own thread (or with w NULL from any
+ *  thread): releases successors, counters, waiters. */
+void tsr_task_complete(tsr_task_t *t, tsr_worker_t *w);
+
+/** Records a kernel's failure status in the current flow. */
+void tsr_flow_fail(tessera_context_t *ctx, int status);
+
+/** Blocks until `*count` (a counter that completions decrement and then notify) is zero. */
+void tsr_wait_zero(tessera_context_t *ctx, atomic_long *count);
+
+/** Wakes threads blocked in a wait call. */
+void tsr_notify_waiters(tessera_context_t *ctx);
+
+#endif

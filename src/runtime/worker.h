@@ -1,0 +1,155 @@
+/* Ready queues (queue.c) and workers: what every worker shares (worker.c), the loop of CPU
+ * workers (worker_cpu.c), the loop of asynchronous workers (worker_async.c), their threads
+ * (worker_threads.c), and their trace events (trace.c). */
+#ifndef TSR_RUNTIME_WORKER_H
+#define TSR_RUNTIME_WORKER_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "device/backend.h"
+#include "runtime/base.h"
+#include "runtime/perfmodel.h"
+#include "runtime/task.h"
+
+/* ------------------------------------------------------------------ queues */
+
+/** A priority queue of ready tasks (larger priority first, then insertion order). */
+typedef struct {
+  pthread_mutex_t lock;
+  pthread_cond_t cond; /* the owning worker sleeps here */
+  tsr_task_t **heap;
+  int n, cap;
+  bool sleeping;
+  _Atomic double load; /* predicted seconds of queued and running tasks */
+} tsr_queue_t;
+
+int tsr_queue_init(tsr_queue_t *q);
+/** Adds `x` seconds to the queue's predicted load (any thread, no lock). */
+void tsr_queue_add_load(tsr_queue_t *q, double x);
+void tsr_queue_destroy(tsr_queue_t *q);
+/** Pushes under the queue's lock (caller holds it). Returns 0 or TESSERA_ERR_NOMEM. */
+int tsr_queue_push_locked(tsr_queue_t *q, tsr_task_t *t);
+/** Pops the best task under the lock (caller holds it), NULL if empty. */
+tsr_task_t *tsr_queue_pop_locked(tsr_queue_t *q);
+/** Pops the best task that `w` may run (for stealing), under the lock; NULL if none. */
+tsr_task_t *tsr_queue_steal_locked(tsr_queue_t *q, const tsr_worker_t *w);
+/** Wakes the queue's worker if it sleeps. */
+void tsr_queue_wake(tsr_queue_t *q);
+
+/* ------------------------------------------------------------------ workers */
+
+/** One trace event. */
+typedef struct {
+  double start, end;
+  const char *name;
+  int tag[3];
+  int ntag;
+  int transfer; /* 1 for a data transfer */
+} tsr_event_t;
+
+/** A task launched (or being launched) on an asynchronous worker, not yet known finished. */
+typedef struct {
+  tsr_task_t *task;
+  void *queue;
+  void *done;                              /* event recorded after the kernel */
+  void *fill[TESSERA_MAX_TASK_DATA];       /* events marking copies into replicas */
+  void *copy_start[TESSERA_MAX_TASK_DATA]; /* tracing: timed events before those copies */
+  int src[TESSERA_MAX_TASK_DATA];          /* node of a copy's pinned source, or -1 */
+  int acquired;                            /* handles made valid so far */
+  double alone_since; /* refused memory with no other task in flight here since then */
+  bool running;       /* kernel enqueued, done event recorded */
+  bool skipped;       /* the flow had failed: no kernel */
+  tessera_exec_t ex;
+  tessera_async_status_t *status; /* pinned host memory */
+  double launched;
+} tsr_flight_t;
+
+#ifndef TSR_FLIGHTS
+#define TSR_FLIGHTS                                                                                \
+  8 /* tasks in flight per GPU worker (a build may set another, -DTSR_FLIGHTS=N) */
+#endif
+#define TSR_NOMEM_WAIT_S 2.0 /* seconds a task alone waits for memory before it fails */
+#define TSR_QUEUES TESSERA_MAX_GPU_QUEUES /* compute queues per GPU worker, at most */
+
+struct tsr_worker {
+  _Alignas(TSR_CACHE_LINE) int id; /* workers sit in an array: no line shared between two */
+  tessera_device_kind_t kind;
+  int device;
+  int node;
+  int core;
+  double gflops; /* nominal rate for the cost model's fallback */
+  const tsr_backend_t *be;
+  void *be_state;
+  const tsr_backend_entry_t *entry; /* its kind's registry entry: the kernels' scratch hooks */
+  void *scratch;
+  tessera_context_t *ctx;
+  pthread_t thread;
+  pthread_t self; /* set by the worker itself before it counts as started */
+  tsr_queue_t queue;
+  _Alignas(TSR_CACHE_LINE) tessera_worker_stats_t stats; /* written by this worker only */
+  tsr_event_t *events;
+  size_t nevents, capevents;
+  int start_status;
+  tsr_task_cache_t task_cache;                   /* finished tasks, this worker's thread only */
+  tsr_pm_cache_t pm_cache[TESSERA_DEVICE_KINDS]; /* this worker's thread only */
+  struct { /* measurements of one kernel and size not yet in the history */
+    const char *kernel;
+    uint64_t size_key;
+    double sum;
+    long n;
+  } samples;
+  /* Asynchronous kinds: queues, tasks in flight. */
+  void *queues[TSR_QUEUES];
+  void *copy_queue; /* inputs copied here, ahead of the kernels (TESSERA_COPY_QUEUE=1), or NULL */
+  void *qscratch[TSR_QUEUES]; /* library handles and workspaces, one set per queue */
+  void *time_ref;             /* tracing: a timed event passed at time_ref_s (tsr_now) */
+  double time_ref_s;
+  tsr_flight_t flights[TSR_FLIGHTS];
+  int nflights;
+  unsigned next_queue;
+  double last_done;
+};
+
+/** Whether worker `w` may run task `t` (implementation present and scope allows). */
+static inline bool tsr_worker_can_run(const tsr_worker_t *w, const tsr_task_t *t) {
+  if (!t->kernel->impl[w->kind]) return false;
+  tessera_scope_t s = t->scope;
+  if (s.kinds && !(s.kinds & (1u << w->kind))) return false;
+  if (w->kind != TESSERA_DEVICE_CPU && s.gpu_mask && !(s.gpu_mask >> w->device & 1u)) return false;
+  return true;
+}
+
+/** The worker among `workers[0..n)` running on the calling thread, or NULL. */
+static inline const tsr_worker_t *tsr_worker_of_thread(const tsr_worker_t *workers, int n) {
+  pthread_t self = pthread_self();
+  for (int i = 0; i < n; i++)
+    if (pthread_equal(workers[i].self, self)) return &workers[i];
+  return NULL;
+}
+
+/** Next task for `w`: spins briefly, then sleeps up to a few ms; NULL if none came. */
+tsr_task_t *tsr_worker_next_task(tsr_worker_t *w);
+/** Moves the worker's pending kernel-time measurements into the shared history. */
+void tsr_worker_flush_samples(tsr_worker_t *w);
+/** Accounts a task that ran on `w` from t0 to t1 (counters, history when `measured`, trace,
+ *  load) and completes it. */
+void tsr_worker_finish(tsr_worker_t *w, tsr_task_t *t, double t0, double t1, bool measured);
+/** Makes / frees what the kernels of `w`'s kind keep per worker (or per queue), through the
+ *  registry's hooks, on `w`'s thread; NULL where the kind keeps nothing. */
+int tsr_worker_scratch_create(tsr_worker_t *w, void **scratch);
+void tsr_worker_scratch_destroy(tsr_worker_t *w, void *scratch);
+/** The loop of a CPU worker (worker_cpu.c), until the context stops. */
+void tsr_cpu_worker_loop(tsr_worker_t *w);
+/** The loop of a worker of an asynchronous kind (worker_async.c), until the context stops. */
+void tsr_async_worker_loop(tsr_worker_t *w);
+
+/** Starts / stops every worker thread of the context (worker_threads.c). */
+int tsr_workers_start(tessera_context_t *ctx);
+void tsr_workers_stop(tessera_context_t *ctx);
+
+/** Appends a trace event to worker `w` when tracing is on. */
+void tsr_trace_event(tsr_worker_t *w, const char *name, const int *tag, int ntag, double start,
+                     double end, int transfer);
+
+#endif
