@@ -85,7 +85,7 @@ typedef struct {
 #define TESSERA_DEFAULT_MAX_SUBMITTED 50000
 
 /** Fills `cfg` with "auto" values. Thread safe. */
-void tessera_config_init(tessera_config_t *cfg);
+TESSERA_API void tessera_config_init(tessera_config_t *cfg);
 
 /** Creates a context: resolves the configuration against the environment, discovers
  *  devices, starts workers.
@@ -97,23 +97,23 @@ void tessera_config_init(tessera_config_t *cfg);
  *          printed on stderr since no context exists yet), TESSERA_ERR_NOMEM,
  *          TESSERA_ERR_BACKEND.
  *  Thread safe; each context is independent. */
-int tessera_init(tessera_context_t **ctx, const tessera_config_t *cfg);
+TESSERA_API int tessera_init(tessera_context_t **ctx, const tessera_config_t *cfg);
 
 /** Waits for every task, stops the workers, writes the trace and the kernel-time history,
  *  frees the context. Handles and matrices must have been released before.
  *  Returns the status of the last unwaited flow (see tessera_wait_all), else TESSERA_ERR_IO when
  *  the trace file cannot be written, else 0. NULL is a no-op. */
-int tessera_finalize(tessera_context_t *ctx);
+TESSERA_API int tessera_finalize(tessera_context_t *ctx);
 
 /** The detailed message of the last failing call on `ctx` ("" if none). The string is owned
  *  by the context and valid until the next failing call. */
-const char *tessera_last_error(const tessera_context_t *ctx);
+TESSERA_API const char *tessera_last_error(const tessera_context_t *ctx);
 
 /** The configuration in force (environment and defaults resolved). */
-const tessera_config_t *tessera_config(const tessera_context_t *ctx);
+TESSERA_API const tessera_config_t *tessera_config(const tessera_context_t *ctx);
 
 /** Number of worker threads (CPU and GPU) of the context. */
-int tessera_worker_count(const tessera_context_t *ctx);
+TESSERA_API int tessera_worker_count(const tessera_context_t *ctx);
 
 #ifdef __cplusplus
 }

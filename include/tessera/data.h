@@ -28,19 +28,19 @@ typedef struct tessera_data tessera_data_t;
  *  @param out     receives the handle
  *  @return 0 or a negative status (message in tessera_last_error).
  *  Not thread safe against concurrent insertion on the same context. */
-int tessera_data_register(tessera_context_t *ctx, int node, void *ptr, size_t rows, size_t cols,
-                          size_t ld, size_t elsize, tessera_data_t **out);
+TESSERA_API int tessera_data_register(tessera_context_t *ctx, int node, void *ptr, size_t rows,
+                                      size_t cols, size_t ld, size_t elsize, tessera_data_t **out);
 
 /** Creates a handle whose home memory is allocated by tessera on the host (pinned where a
  *  GPU backend is present), contiguous with ld = rows. The contents start undefined; the
  *  first task touching it should write it. */
-int tessera_data_create(tessera_context_t *ctx, size_t rows, size_t cols, size_t elsize,
-                        tessera_data_t **out);
+TESSERA_API int tessera_data_create(tessera_context_t *ctx, size_t rows, size_t cols, size_t elsize,
+                                    tessera_data_t **out);
 
 /** Creates a handle homed on memory node `node` (0: host, as tessera_data_create; a device
  *  node: memory from that device's pool, evicting unused replicas if needed), contiguous. */
-int tessera_data_create_on(tessera_context_t *ctx, int node, size_t rows, size_t cols,
-                           size_t elsize, tessera_data_t **out);
+TESSERA_API int tessera_data_create_on(tessera_context_t *ctx, int node, size_t rows, size_t cols,
+                                       size_t elsize, tessera_data_t **out);
 
 /** Creates a workspace handle: scratch memory with no home allocated, for intermediate results
  *  of a flow (an algorithm's temporary tiles). The first task touching it, which must write it
@@ -50,13 +50,13 @@ int tessera_data_create_on(tessera_context_t *ctx, int node, size_t rows, size_t
  *  syncs it; tessera_data_release frees it without copying it back.
  *  @return 0 or a negative status (message in tessera_last_error).
  *  Not thread safe against concurrent insertion on the same context. */
-int tessera_data_create_workspace(tessera_context_t *ctx, size_t rows, size_t cols, size_t elsize,
-                                  tessera_data_t **out);
+TESSERA_API int tessera_data_create_workspace(tessera_context_t *ctx, size_t rows, size_t cols,
+                                              size_t elsize, tessera_data_t **out);
 
 /** Waits for every task inserted so far that uses `h`, writes back the latest contents to the
  *  home node (not for a workspace handle), and frees the handle (and memory tessera allocated
  *  for it). NULL is a no-op. Returns 0 or a negative status. */
-int tessera_data_release(tessera_context_t *ctx, tessera_data_t *h);
+TESSERA_API int tessera_data_release(tessera_context_t *ctx, tessera_data_t *h);
 
 /** Waits for every task inserted so far that uses `h` and makes the home replica current, so
  *  the caller may read the home memory. Returns a status of the whole flow, not of this
@@ -65,13 +65,13 @@ int tessera_data_release(tessera_context_t *ctx, tessera_data_t *h);
  *  running may also set; 0 when none has so far. Unlike tessera_wait_all it neither waits for
  *  other tasks nor resets the flow's status. A failing copy to the home node returns its own
  *  status. */
-int tessera_data_sync(tessera_context_t *ctx, tessera_data_t *h);
+TESSERA_API int tessera_data_sync(tessera_context_t *ctx, tessera_data_t *h);
 
 /** Home pointer of the handle (valid to read after tessera_data_sync). */
-void *tessera_data_ptr(const tessera_data_t *h);
+TESSERA_API void *tessera_data_ptr(const tessera_data_t *h);
 
 /** Leading dimension (elements) of the home replica. */
-size_t tessera_data_ld(const tessera_data_t *h);
+TESSERA_API size_t tessera_data_ld(const tessera_data_t *h);
 
 #ifdef __cplusplus
 }

@@ -50,18 +50,18 @@ typedef struct {
 } tessera_device_info_t;
 
 /** Number of devices of `kind` in the context (CPU: 1 if any CPU worker runs, else 0). */
-int tessera_device_count(const tessera_context_t *ctx, tessera_device_kind_t kind);
+TESSERA_API int tessera_device_count(const tessera_context_t *ctx, tessera_device_kind_t kind);
 
 /** Describes device `index` of `kind`. Returns 0 or a negative argument status. */
-int tessera_device_info(const tessera_context_t *ctx, tessera_device_kind_t kind, int index,
-                        tessera_device_info_t *info);
+TESSERA_API int tessera_device_info(const tessera_context_t *ctx, tessera_device_kind_t kind,
+                                    int index, tessera_device_info_t *info);
 
 /** Number of memory nodes (host + GPUs). */
-int tessera_memory_node_count(const tessera_context_t *ctx);
+TESSERA_API int tessera_memory_node_count(const tessera_context_t *ctx);
 
 /** Measured (or, before measurement, nominal) bandwidth in bytes/s from node `src` to `dst`.
  *  Returns 0 for an invalid pair. */
-double tessera_bandwidth(const tessera_context_t *ctx, int src, int dst);
+TESSERA_API double tessera_bandwidth(const tessera_context_t *ctx, int src, int dst);
 
 /** A set of devices. The zero value means "every device". */
 typedef struct {
@@ -88,25 +88,26 @@ static inline tessera_scope_t tessera_scope_gpus(void) {
 /** Sets the scope used by tasks that do not name one (default: every device).
  *  Returns 0, or TESSERA_ERR_NODEVICE if no worker of the context is in `scope`.
  *  Not thread safe against concurrent task insertion on the same context. */
-int tessera_set_scope(tessera_context_t *ctx, tessera_scope_t scope);
+TESSERA_API int tessera_set_scope(tessera_context_t *ctx, tessera_scope_t scope);
 
 /** The scope in force for tasks that do not name one. */
-tessera_scope_t tessera_get_scope(const tessera_context_t *ctx);
+TESSERA_API tessera_scope_t tessera_get_scope(const tessera_context_t *ctx);
 
 /** Device memory nodes the scope allows, in order (the host node is not listed). Writes at most
  *  `max` of them to `nodes` and returns how many there are. */
-int tessera_scope_nodes(const tessera_context_t *ctx, tessera_scope_t scope, int *nodes, int max);
+TESSERA_API int tessera_scope_nodes(const tessera_context_t *ctx, tessera_scope_t scope, int *nodes,
+                                    int max);
 
 /** Bytes a memory node can hold: a device's pool, or the host's physical memory. */
-size_t tessera_memory_node_capacity(const tessera_context_t *ctx, int node);
+TESSERA_API size_t tessera_memory_node_capacity(const tessera_context_t *ctx, int node);
 
 /** Bytes of a device's pool not in use (replicas that could be evicted count as in use); for
  *  the host, its capacity. */
-size_t tessera_memory_node_available(const tessera_context_t *ctx, int node);
+TESSERA_API size_t tessera_memory_node_available(const tessera_context_t *ctx, int node);
 
 /** The device the calling thread serves: a worker of the context returns its device index and
  *  sets `*kind`; any other thread gets -1. Thread safe. */
-int tessera_current_device(const tessera_context_t *ctx, tessera_device_kind_t *kind);
+TESSERA_API int tessera_current_device(const tessera_context_t *ctx, tessera_device_kind_t *kind);
 
 /** Waits until the work queued so far on `queue`, a native queue of the device of memory node
  *  `node` that tessera does not own (for a CUDA GPU, a cudaStream_t such as a framework's
@@ -115,7 +116,7 @@ int tessera_current_device(const tessera_context_t *ctx, tessera_device_kind_t *
  *  @return 0, -2 for a node that does not exist, -3 for a NULL queue on a device node,
  *          TESSERA_ERR_BACKEND when the wait fails.
  *  Thread safe (concurrent failures may overwrite each other's message). */
-int tessera_queue_sync(tessera_context_t *ctx, int node, void *queue);
+TESSERA_API int tessera_queue_sync(tessera_context_t *ctx, int node, void *queue);
 
 /** Copies `bytes` bytes from `src` in the memory of node `src_node` to `dst` in the memory of
  *  node `dst_node` (host or device memory, registered with tessera or not), complete on return.
@@ -123,13 +124,14 @@ int tessera_queue_sync(tessera_context_t *ctx, int node, void *queue);
  *  @return 0, -2 / -4 for a node that does not exist, -3 / -5 for a NULL pointer,
  *          TESSERA_ERR_BACKEND when the copy fails.
  *  Thread safe (concurrent failures may overwrite each other's message). */
-int tessera_memory_copy(tessera_context_t *ctx, int dst_node, void *dst, int src_node,
-                        const void *src, size_t bytes);
+TESSERA_API int tessera_memory_copy(tessera_context_t *ctx, int dst_node, void *dst, int src_node,
+                                    const void *src, size_t bytes);
 
 /** Runs `fn(arg)` on the worker thread of GPU `dev` (bound to that device, between its tasks)
  *  and waits for it. Returns fn's return value, or a negative status (no such GPU).
  *  Not thread safe against concurrent insertion on the same context. */
-int tessera_run_on_device(tessera_context_t *ctx, int dev, int (*fn)(void *arg), void *arg);
+TESSERA_API int tessera_run_on_device(tessera_context_t *ctx, int dev, int (*fn)(void *arg),
+                                      void *arg);
 
 #ifdef __cplusplus
 }

@@ -28,13 +28,13 @@ extern "C" {
 /** Tile size LAPACK-style calls use when no size is known: the configured one
  *  (tessera_config_t.tile_size, TESSERA_TILE), else a per-device default (2048 with GPUs, 320 on
  *  CPUs). Thread safe. */
-int tessera_default_tile(const tessera_context_t *ctx);
+TESSERA_API int tessera_default_tile(const tessera_context_t *ctx);
 
 /** Tile size LAPACK-style calls use on a matrix of order `n`: the configured one, else chosen
  *  from n and the workers: about n / (4 ceil(sqrt(workers))) within [128, 1024] (enough tiles to
  *  keep every worker busy, as large as that allows); with GPUs and n >= 8192, n / (2 GPUs)
  *  within [512, 2048]. Thread safe. */
-int tessera_tile_for(const tessera_context_t *ctx, int64_t n);
+TESSERA_API int tessera_tile_for(const tessera_context_t *ctx, int64_t n);
 
 /* ---------------------------------------------------------------- LAPACK-style calls */
 
@@ -42,55 +42,57 @@ int tessera_tile_for(const tessera_context_t *ctx, int64_t n);
  *  definite n x n matrix `a`; only the `uplo` triangle is read and overwritten.
  *  Returns 0, or i > 0 when the leading minor of order i is not positive definite (or holds NaN).
  */
-int tessera_potrf(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dtype, int64_t n,
-                  void *a, int64_t lda);
+TESSERA_API int tessera_potrf(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dtype,
+                              int64_t n, void *a, int64_t lda);
 
 /** Solves A X = B with the factor from tessera_potrf; B (n x nrhs) is overwritten by X. */
-int tessera_potrs(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dtype, int64_t n,
-                  int64_t nrhs, const void *a, int64_t lda, void *b, int64_t ldb);
+TESSERA_API int tessera_potrs(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dtype,
+                              int64_t n, int64_t nrhs, const void *a, int64_t lda, void *b,
+                              int64_t ldb);
 
 /** Factors A (as tessera_potrf) and solves A X = B (as tessera_potrs). */
-int tessera_posv(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dtype, int64_t n,
-                 int64_t nrhs, void *a, int64_t lda, void *b, int64_t ldb);
+TESSERA_API int tessera_posv(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dtype,
+                             int64_t n, int64_t nrhs, void *a, int64_t lda, void *b, int64_t ldb);
 
 /** Inverse of A from its Cholesky factor (as left by tessera_potrf): the `uplo` triangle of
  *  `a` is overwritten by that triangle of A⁻¹. Returns 0, or i > 0 when the factor's diagonal
  *  entry i is zero. */
-int tessera_potri(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dtype, int64_t n,
-                  void *a, int64_t lda);
+TESSERA_API int tessera_potri(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dtype,
+                              int64_t n, void *a, int64_t lda);
 
 /** log det A = 2 Σ log |L_ii| from the Cholesky factor left by tessera_potrf. */
-int tessera_logdet(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dtype, int64_t n,
-                   const void *a, int64_t lda, double *logdet);
+TESSERA_API int tessera_logdet(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dtype,
+                               int64_t n, const void *a, int64_t lda, double *logdet);
 
 /** Triangular solve with many right-hand sides: op(A) X = alpha B (side LEFT, A is m x m) or
  *  X op(A) = alpha B (side RIGHT, A is n x n); B (m x n) is overwritten by X. */
-int tessera_trsm(tessera_context_t *ctx, tessera_side_t side, tessera_uplo_t uplo,
-                 tessera_op_t transa, tessera_diag_t diag, tessera_dtype_t dtype, int64_t m,
-                 int64_t n, const void *alpha, const void *a, int64_t lda, void *b, int64_t ldb);
+TESSERA_API int tessera_trsm(tessera_context_t *ctx, tessera_side_t side, tessera_uplo_t uplo,
+                             tessera_op_t transa, tessera_diag_t diag, tessera_dtype_t dtype,
+                             int64_t m, int64_t n, const void *alpha, const void *a, int64_t lda,
+                             void *b, int64_t ldb);
 
 /** Symmetric rank-k update C = alpha op(A) op(A)ᵀ + beta C on the `uplo` triangle of the
  *  n x n matrix C; op(A) is n x k (trans NOTRANS) or A is k x n (TRANS). */
-int tessera_syrk(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_op_t trans,
-                 tessera_dtype_t dtype, int64_t n, int64_t k, const void *alpha, const void *a,
-                 int64_t lda, const void *beta, void *c, int64_t ldc);
+TESSERA_API int tessera_syrk(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_op_t trans,
+                             tessera_dtype_t dtype, int64_t n, int64_t k, const void *alpha,
+                             const void *a, int64_t lda, const void *beta, void *c, int64_t ldc);
 
 /** Hermitian rank-k update C = alpha op(A) op(A)ᴴ + beta C, alpha and beta real (CONJTRANS
  *  for the transposed form; for real dtypes this is syrk). */
-int tessera_herk(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_op_t trans,
-                 tessera_dtype_t dtype, int64_t n, int64_t k, double alpha, const void *a,
-                 int64_t lda, double beta, void *c, int64_t ldc);
+TESSERA_API int tessera_herk(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_op_t trans,
+                             tessera_dtype_t dtype, int64_t n, int64_t k, double alpha,
+                             const void *a, int64_t lda, double beta, void *c, int64_t ldc);
 
 /** General product C = alpha op(A) op(B) + beta C, C m x n, op(A) m x k, op(B) k x n. */
-int tessera_gemm(tessera_context_t *ctx, tessera_op_t transa, tessera_op_t transb,
-                 tessera_dtype_t dtype, int64_t m, int64_t n, int64_t k, const void *alpha,
-                 const void *a, int64_t lda, const void *b, int64_t ldb, const void *beta, void *c,
-                 int64_t ldc);
+TESSERA_API int tessera_gemm(tessera_context_t *ctx, tessera_op_t transa, tessera_op_t transb,
+                             tessera_dtype_t dtype, int64_t m, int64_t n, int64_t k,
+                             const void *alpha, const void *a, int64_t lda, const void *b,
+                             int64_t ldb, const void *beta, void *c, int64_t ldc);
 
 /* ---------------------------------------------------------------- tile-level calls */
 
 /** Cholesky factorization of the square matrix A in place (see tessera_potrf). */
-int tessera_tile_potrf(tessera_uplo_t uplo, tessera_matrix_t *A);
+TESSERA_API int tessera_tile_potrf(tessera_uplo_t uplo, tessera_matrix_t *A);
 
 /** Options of a Cholesky factorization (tessera_tile_potrf_opts). */
 typedef struct {
@@ -102,44 +104,45 @@ typedef struct {
 } tessera_potrf_options_t;
 
 /** Fills `opts` with "auto" values. Thread safe. */
-void tessera_potrf_options_init(tessera_potrf_options_t *opts);
+TESSERA_API void tessera_potrf_options_init(tessera_potrf_options_t *opts);
 
 /** tessera_tile_potrf with options (NULL: automatic, as tessera_tile_potrf and every other call
  *  that factors). Returns as tessera_tile_potrf, or TESSERA_ERR_ENV when TESSERA_TRSM_INVERSE
  *  is consulted and is neither 0 nor 1. */
-int tessera_tile_potrf_opts(tessera_uplo_t uplo, tessera_matrix_t *A,
-                            const tessera_potrf_options_t *opts);
+TESSERA_API int tessera_tile_potrf_opts(tessera_uplo_t uplo, tessera_matrix_t *A,
+                                        const tessera_potrf_options_t *opts);
 
 /** Solves A X = B with A's Cholesky factor; B is overwritten by X. A and B share the tiling
  *  of their common dimension. */
-int tessera_tile_potrs(tessera_uplo_t uplo, const tessera_matrix_t *A, tessera_matrix_t *B);
+TESSERA_API int tessera_tile_potrs(tessera_uplo_t uplo, const tessera_matrix_t *A,
+                                   tessera_matrix_t *B);
 
 /** Factors A and solves A X = B. */
-int tessera_tile_posv(tessera_uplo_t uplo, tessera_matrix_t *A, tessera_matrix_t *B);
+TESSERA_API int tessera_tile_posv(tessera_uplo_t uplo, tessera_matrix_t *A, tessera_matrix_t *B);
 
 /** Inverse from the Cholesky factor in place (see tessera_potri). */
-int tessera_tile_potri(tessera_uplo_t uplo, tessera_matrix_t *A);
+TESSERA_API int tessera_tile_potri(tessera_uplo_t uplo, tessera_matrix_t *A);
 
 /** Log-determinant from the Cholesky factor (see tessera_logdet). */
-int tessera_tile_logdet(tessera_uplo_t uplo, const tessera_matrix_t *A, double *logdet);
+TESSERA_API int tessera_tile_logdet(tessera_uplo_t uplo, const tessera_matrix_t *A, double *logdet);
 
 /** Triangular solve (see tessera_trsm) on descriptors. */
-int tessera_tile_trsm(tessera_side_t side, tessera_uplo_t uplo, tessera_op_t transa,
-                      tessera_diag_t diag, const void *alpha, const tessera_matrix_t *A,
-                      tessera_matrix_t *B);
+TESSERA_API int tessera_tile_trsm(tessera_side_t side, tessera_uplo_t uplo, tessera_op_t transa,
+                                  tessera_diag_t diag, const void *alpha, const tessera_matrix_t *A,
+                                  tessera_matrix_t *B);
 
 /** Symmetric rank-k update (see tessera_syrk) on descriptors. */
-int tessera_tile_syrk(tessera_uplo_t uplo, tessera_op_t trans, const void *alpha,
-                      const tessera_matrix_t *A, const void *beta, tessera_matrix_t *C);
+TESSERA_API int tessera_tile_syrk(tessera_uplo_t uplo, tessera_op_t trans, const void *alpha,
+                                  const tessera_matrix_t *A, const void *beta, tessera_matrix_t *C);
 
 /** Hermitian rank-k update (see tessera_herk) on descriptors. */
-int tessera_tile_herk(tessera_uplo_t uplo, tessera_op_t trans, double alpha,
-                      const tessera_matrix_t *A, double beta, tessera_matrix_t *C);
+TESSERA_API int tessera_tile_herk(tessera_uplo_t uplo, tessera_op_t trans, double alpha,
+                                  const tessera_matrix_t *A, double beta, tessera_matrix_t *C);
 
 /** General product (see tessera_gemm) on descriptors. */
-int tessera_tile_gemm(tessera_op_t transa, tessera_op_t transb, const void *alpha,
-                      const tessera_matrix_t *A, const tessera_matrix_t *B, const void *beta,
-                      tessera_matrix_t *C);
+TESSERA_API int tessera_tile_gemm(tessera_op_t transa, tessera_op_t transb, const void *alpha,
+                                  const tessera_matrix_t *A, const tessera_matrix_t *B,
+                                  const void *beta, tessera_matrix_t *C);
 
 #ifdef __cplusplus
 }

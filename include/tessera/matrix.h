@@ -30,8 +30,8 @@ typedef struct tessera_matrix tessera_matrix_t;
  *  @param m, n    rows and columns (>= 0)
  *  @param mb, nb  tile rows and columns (> 0)
  *  @return 0 or a negative status. */
-int tessera_matrix_create(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
-                          int64_t mb, int64_t nb, tessera_matrix_t **out);
+TESSERA_API int tessera_matrix_create(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m,
+                                      int64_t n, int64_t mb, int64_t nb, tessera_matrix_t **out);
 
 /** Creates an n x n matrix with nb x nb tiles of which only those of the `uplo` triangle exist:
  *  tile (i, j) with i >= j (LOWER) or i <= j (UPPER), the diagonal tiles whole (their
@@ -48,22 +48,23 @@ int tessera_matrix_create(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t
  *  @return 0 or a negative status (-i for an invalid argument i; TESSERA_ERR_NOMEM when the
  *          host cannot hold the tiles). Not thread safe against concurrent insertion on the
  *          same context. */
-int tessera_matrix_create_triangle(tessera_context_t *ctx, tessera_dtype_t dtype,
-                                   tessera_uplo_t uplo, int64_t n, int64_t nb,
-                                   tessera_matrix_t **out);
+TESSERA_API int tessera_matrix_create_triangle(tessera_context_t *ctx, tessera_dtype_t dtype,
+                                               tessera_uplo_t uplo, int64_t n, int64_t nb,
+                                               tessera_matrix_t **out);
 
 /** Creates a matrix whose tiles are views into the column-major array `a` (leading dimension
  *  `lda` >= max(1, m)). No copy is made; the array must outlive the descriptor, and it holds
  *  the results once the routines' flows are waited for. */
-int tessera_matrix_view(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
-                        int64_t mb, int64_t nb, void *a, int64_t lda, tessera_matrix_t **out);
+TESSERA_API int tessera_matrix_view(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m,
+                                    int64_t n, int64_t mb, int64_t nb, void *a, int64_t lda,
+                                    tessera_matrix_t **out);
 
 /** As tessera_matrix_view, for an array in the memory of node `node` (a GPU's memory, for
  *  buffers that already live there, such as a framework's device arrays): tiles are registered
  *  in place, homed on that node; results stay there. */
-int tessera_matrix_view_on(tessera_context_t *ctx, int node, tessera_dtype_t dtype, int64_t m,
-                           int64_t n, int64_t mb, int64_t nb, void *a, int64_t lda,
-                           tessera_matrix_t **out);
+TESSERA_API int tessera_matrix_view_on(tessera_context_t *ctx, int node, tessera_dtype_t dtype,
+                                       int64_t m, int64_t n, int64_t mb, int64_t nb, void *a,
+                                       int64_t lda, tessera_matrix_t **out);
 
 /** Creates an m x n matrix whose columns are `count` column panels held in place in several
  *  arrays, possibly in the memory of several nodes (for example the shards of a framework's
@@ -80,29 +81,30 @@ int tessera_matrix_view_on(tessera_context_t *ctx, int node, tessera_dtype_t dty
  *  @param lda    leading dimension of every panel (>= max(1, m))
  *  @return 0 or -i for invalid argument i (the context is 1), with a message in
  *          tessera_last_error. Not thread safe against concurrent insertion on the context. */
-int tessera_matrix_view_panels(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
-                               int64_t mb, int64_t nb, int64_t width, int count, void *const *a,
-                               const int *nodes, int64_t lda, tessera_matrix_t **out);
+TESSERA_API int tessera_matrix_view_panels(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m,
+                                           int64_t n, int64_t mb, int64_t nb, int64_t width,
+                                           int count, void *const *a, const int *nodes, int64_t lda,
+                                           tessera_matrix_t **out);
 
 /** Copies the column-major array `a` into the matrix's tiles (runs as tasks, waits). */
-int tessera_matrix_import(tessera_matrix_t *A, const void *a, int64_t lda);
+TESSERA_API int tessera_matrix_import(tessera_matrix_t *A, const void *a, int64_t lda);
 
 /** Copies the matrix's tiles into the column-major array `a` (waits for pending tasks). */
-int tessera_matrix_export(tessera_matrix_t *A, void *a, int64_t lda);
+TESSERA_API int tessera_matrix_export(tessera_matrix_t *A, void *a, int64_t lda);
 
 /** Waits for the matrix's tasks and frees the descriptor and the tiles it owns. NULL: no-op. */
-int tessera_matrix_destroy(tessera_matrix_t *A);
+TESSERA_API int tessera_matrix_destroy(tessera_matrix_t *A);
 
 /** Dimensions and tiling. */
-int64_t tessera_matrix_rows(const tessera_matrix_t *A);
-int64_t tessera_matrix_cols(const tessera_matrix_t *A);
-int64_t tessera_matrix_tile_rows(const tessera_matrix_t *A);
-int64_t tessera_matrix_tile_cols(const tessera_matrix_t *A);
-tessera_dtype_t tessera_matrix_dtype(const tessera_matrix_t *A);
+TESSERA_API int64_t tessera_matrix_rows(const tessera_matrix_t *A);
+TESSERA_API int64_t tessera_matrix_cols(const tessera_matrix_t *A);
+TESSERA_API int64_t tessera_matrix_tile_rows(const tessera_matrix_t *A);
+TESSERA_API int64_t tessera_matrix_tile_cols(const tessera_matrix_t *A);
+TESSERA_API tessera_dtype_t tessera_matrix_dtype(const tessera_matrix_t *A);
 
 /** The handle of tile (i, j), for inserting one's own tasks on a matrix; NULL out of range or
  *  absent (the other triangle of a triangle-only matrix). */
-tessera_data_t *tessera_matrix_tile(const tessera_matrix_t *A, int64_t i, int64_t j);
+TESSERA_API tessera_data_t *tessera_matrix_tile(const tessera_matrix_t *A, int64_t i, int64_t j);
 
 #ifdef __cplusplus
 }

@@ -94,14 +94,14 @@ typedef struct {
  *  arguments too large), TESSERA_ERR_NODEVICE when no worker of the scope has an
  *  implementation, TESSERA_ERR_NOMEM.
  *  Not thread safe: one thread inserts into a context at a time. */
-int tessera_task_insert(tessera_context_t *ctx, const tessera_task_t *task);
+TESSERA_API int tessera_task_insert(tessera_context_t *ctx, const tessera_task_t *task);
 
 /** Waits until every inserted task has finished. Returns the status of the flow since the
  *  previous wait: 0, or the first failure (a negative status, else the smallest positive
  *  info) a kernel returned. After a failure, tasks of the same flow not yet started are
  *  skipped (their dependencies are still honoured), so a failing flow ends quickly.
  *  Resets the flow's status. */
-int tessera_wait_all(tessera_context_t *ctx);
+TESSERA_API int tessera_wait_all(tessera_context_t *ctx);
 
 #ifdef __cplusplus
 }

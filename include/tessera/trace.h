@@ -24,14 +24,14 @@ typedef struct {
 
 /** Fills `out[0 .. min(n, workers) - 1]` with per-worker counters; returns the number of
  *  workers. Call between flows (after tessera_wait_all) for consistent numbers. */
-int tessera_stats(const tessera_context_t *ctx, tessera_worker_stats_t *out, int n);
+TESSERA_API int tessera_stats(const tessera_context_t *ctx, tessera_worker_stats_t *out, int n);
 
 /** Resets the counters of every worker. Call between flows. */
-void tessera_stats_reset(tessera_context_t *ctx);
+TESSERA_API void tessera_stats_reset(tessera_context_t *ctx);
 
 /** Writes the trace recorded so far to `path` (Chrome JSON). Returns 0, TESSERA_ERR_IO, or
  *  TESSERA_ERR_STATE when tracing is off. Call between flows. */
-int tessera_trace_write(const tessera_context_t *ctx, const char *path);
+TESSERA_API int tessera_trace_write(const tessera_context_t *ctx, const char *path);
 
 #ifdef __cplusplus
 }

@@ -19,6 +19,14 @@
 extern "C" {
 #endif
 
+/** Marks a function of the public API. The library is built with hidden visibility: these are
+ *  the only names it exports (internal `tsr_*` names stay inside it). */
+#if defined(__GNUC__) || defined(__clang__)
+#define TESSERA_API __attribute__((visibility("default")))
+#else
+#define TESSERA_API
+#endif
+
 /** Status codes below the argument range. */
 enum {
   TESSERA_SUCCESS = 0,
@@ -64,20 +72,20 @@ typedef enum { TESSERA_LEFT = 'L', TESSERA_RIGHT = 'R' } tessera_side_t;
 typedef enum { TESSERA_NONUNIT = 'N', TESSERA_UNIT = 'U' } tessera_diag_t;
 
 /** Size in bytes of one element of `dtype`; 0 for an unknown dtype. Thread safe. */
-size_t tessera_dtype_size(tessera_dtype_t dtype);
+TESSERA_API size_t tessera_dtype_size(tessera_dtype_t dtype);
 
 /** Whether `dtype` is complex. Thread safe. */
-int tessera_dtype_is_complex(tessera_dtype_t dtype);
+TESSERA_API int tessera_dtype_is_complex(tessera_dtype_t dtype);
 
 /** Short name of `dtype` ("f32", "f64", "c64", "c128"), or "?" . Thread safe. */
-const char *tessera_dtype_name(tessera_dtype_t dtype);
+TESSERA_API const char *tessera_dtype_name(tessera_dtype_t dtype);
 
 /** Parses a LAPACK letter (s, d, c, z) or a name (f32, f64, c64, c128) into `*dtype`.
  *  Returns 0, or -1 when `text` names no dtype. Thread safe. */
-int tessera_dtype_parse(const char *text, tessera_dtype_t *dtype);
+TESSERA_API int tessera_dtype_parse(const char *text, tessera_dtype_t *dtype);
 
 /** A static English description of a status code (never NULL). Thread safe. */
-const char *tessera_strerror(int status);
+TESSERA_API const char *tessera_strerror(int status);
 
 #ifdef __cplusplus
 }
