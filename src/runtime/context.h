@@ -62,6 +62,7 @@ struct tessera_context {
   tessera_scope_t checked_scope;
   tsr_task_cache_t insert_cache;                 /* the inserting thread's */
   tsr_pm_cache_t pm_cache[TESSERA_DEVICE_KINDS]; /* the inserting thread's */
+  long tasks_made; /* task objects allocated so far (inserting thread) */
 
   _Alignas(TSR_CACHE_LINE) tsr_spin_t pool_lock; /* finished tasks kept for reuse */
   tsr_task_t *pool;

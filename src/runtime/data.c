@@ -133,10 +133,8 @@ size_t tessera_data_ld(const tessera_data_t *h) {
   return h ? h->rep[h->home].ld : 0;
 }
 
-/* Releases the references the handle's dependency tracking holds on tasks. */
+/* Forgets the tasks the handle's dependency tracking links to. */
 static void drop_task_refs(tessera_data_t *h) {
-  if (h->last_writer) tsr_task_unref(h->last_writer, &h->ctx->insert_cache);
-  for (int i = 0; i < h->nreaders; i++) tsr_task_unref(h->readers[i], &h->ctx->insert_cache);
-  h->last_writer = NULL;
+  h->last_writer = (tsr_task_link_t){0};
   h->nreaders = 0;
 }

@@ -28,8 +28,8 @@ struct tessera_data {
   pthread_mutex_t lock; /* replica states */
   tsr_replica_t rep[TSR_MAX_NODES];
   /* Dependency tracking, touched by the inserting thread only. */
-  tsr_task_t *last_writer;
-  tsr_task_t **readers;
+  tsr_task_link_t last_writer;
+  tsr_task_link_t *readers;
   int nreaders, capreaders;
   atomic_long pending; /* inserted tasks using this handle that have not finished */
 };

@@ -10,9 +10,10 @@
 #include "runtime/worker.h"
 
 /* Finished tasks are kept for reuse: each worker gathers them in a local chain and hands
- * whole chains to the context's pool; the inserting thread takes the whole pool at once. */
+ * whole chains to the context's pool; the inserting thread takes the whole pool at once. Task
+ * objects are freed only with the context (handles link to them, tsr_task_link_t): how many
+ * exist is the most ever unfinished at once, bounded by the task window. */
 #define CHAIN 64
-#define POOL_MAX (1 << 16)
 
 static void cache_push(tsr_task_cache_t *c, tsr_task_t *t) {
   t->next_free = c->head;
@@ -21,26 +22,18 @@ static void cache_push(tsr_task_cache_t *c, tsr_task_t *t) {
   c->n++;
 }
 
-/* Moves the chain of `c` into the context's pool (or frees it when the pool is large). */
+/* Moves the chain of `c` into the context's pool. */
 static void cache_flush(tessera_context_t *ctx, tsr_task_cache_t *c) {
   if (!c->head) return;
   tsr_spin_lock(&ctx->pool_lock);
-  bool keep = ctx->pool_n < POOL_MAX;
-  if (keep) {
-    c->tail->next_free = ctx->pool;
-    ctx->pool = c->head;
-    ctx->pool_n += c->n;
-  }
+  c->tail->next_free = ctx->pool;
+  ctx->pool = c->head;
+  ctx->pool_n += c->n;
   tsr_spin_unlock(&ctx->pool_lock);
-  for (tsr_task_t *t = keep ? NULL : c->head, *next; t; t = next) {
-    next = t->next_free;
-    free(t);
-  }
   *c = (tsr_task_cache_t){0};
 }
 
-void tsr_task_unref(tsr_task_t *t, tsr_task_cache_t *cache) {
-  if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1) return;
+void tsr_task_recycle(tsr_task_t *t, tsr_task_cache_t *cache) {
   if (t->succ != t->succ_inline) free(t->succ);
   tessera_context_t *ctx = t->ctx;
   tsr_task_cache_t one = {0};
@@ -61,7 +54,11 @@ static tsr_task_t *task_alloc(tessera_context_t *ctx) {
     tsr_spin_unlock(&ctx->pool_lock);
   }
   tsr_task_t *t = c->head;
-  if (!t) return malloc(sizeof *t);
+  if (!t) {
+    t = malloc(sizeof *t);
+    ctx->tasks_made += t != NULL;
+    return t;
+  }
   c->head = t->next_free;
   c->n--;
   return t;
@@ -86,13 +83,9 @@ void tsr_task_pool_free(tessera_context_t *ctx) {
   ctx->pool_n = 0;
 }
 
-static void task_ref(tsr_task_t *t) {
-  atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
-}
-
-/* Adds the edge pred -> succ unless pred has already finished. */
+/* Adds the edge pred -> succ unless pred has already finished (or is gone: NULL). */
 static int add_edge(tsr_task_t *pred, tsr_task_t *succ) {
-  if (pred == succ) return 0;
+  if (!pred || pred == succ) return 0;
   int rc = 0;
   tsr_spin_lock(&pred->lock);
   if (!pred->done) {
@@ -118,6 +111,7 @@ static int add_edge(tsr_task_t *pred, tsr_task_t *succ) {
 }
 
 static bool task_done(tsr_task_t *t) {
+  if (!t) return true;
   tsr_spin_lock(&t->lock);
   bool done = t->done;
   tsr_spin_unlock(&t->lock);
@@ -125,46 +119,37 @@ static bool task_done(tsr_task_t *t) {
 }
 
 /* Appends a reader, first dropping readers that have finished when the list is full or its
- * oldest reader has finished (readers mostly finish in order): a finished task needs no edge,
- * and a handle holding it would keep its memory from reuse long after. */
+ * oldest reader has finished (readers mostly finish in order): a finished task needs no edge. */
 static int add_reader(tessera_data_t *h, tsr_task_t *t) {
   bool full = h->nreaders == h->capreaders;
-  if (full || (h->nreaders >= 4 && task_done(h->readers[0]))) {
+  if (full || (h->nreaders >= 4 && task_done(tsr_task_link_get(h->readers[0])))) {
     int k = 0;
-    for (int i = 0; i < h->nreaders; i++) {
-      tsr_task_t *r = h->readers[i];
-      if (task_done(r))
-        tsr_task_unref(r, &h->ctx->insert_cache);
-      else
-        h->readers[k++] = r;
-    }
+    for (int i = 0; i < h->nreaders; i++)
+      if (!task_done(tsr_task_link_get(h->readers[i]))) h->readers[k++] = h->readers[i];
     h->nreaders = k;
     if (full && (k * 2 > h->capreaders || h->capreaders == 0)) {
       int cap = h->capreaders ? h->capreaders * 2 : 8;
-      tsr_task_t **rs = realloc(h->readers, sizeof *rs * (size_t)cap);
+      tsr_task_link_t *rs = realloc(h->readers, sizeof *rs * (size_t)cap);
       if (!rs) return TESSERA_ERR_NOMEM;
       h->readers = rs;
       h->capreaders = cap;
     }
   }
-  task_ref(t);
-  h->readers[h->nreaders++] = t;
+  h->readers[h->nreaders++] = (tsr_task_link_t){t, t->seq};
   return 0;
 }
 
 /* Records the access of `t` to `h` and adds the edges that keep program order. */
 static int track_access(tessera_data_t *h, tsr_task_t *t, tessera_access_t mode) {
   int rc = 0;
-  if (h->last_writer) rc = add_edge(h->last_writer, t); /* RAW, WAW */
+  rc = add_edge(tsr_task_link_get(h->last_writer), t); /* RAW, WAW */
   if (rc) return rc;
   if (!(mode & TESSERA_W)) return add_reader(h, t);
-  for (int i = 0; i < h->nreaders && !rc; i++) rc = add_edge(h->readers[i], t); /* WAR */
+  for (int i = 0; i < h->nreaders && !rc; i++)
+    rc = add_edge(tsr_task_link_get(h->readers[i]), t); /* WAR */
   if (rc) return rc;
-  for (int i = 0; i < h->nreaders; i++) tsr_task_unref(h->readers[i], &h->ctx->insert_cache);
   h->nreaders = 0;
-  if (h->last_writer) tsr_task_unref(h->last_writer, &h->ctx->insert_cache);
-  task_ref(t);
-  h->last_writer = t;
+  h->last_writer = (tsr_task_link_t){t, t->seq};
   return 0;
 }
 
@@ -256,7 +241,6 @@ int tessera_task_insert(tessera_context_t *ctx, const tessera_task_t *d) {
   memcpy(t->tag, d->tag, sizeof t->tag);
   t->seq = ctx->seq++;
   atomic_init(&t->npred, 1); /* released at the end of insertion */
-  atomic_init(&t->refs, 1);  /* the runtime's own, dropped at completion */
   atomic_flag_clear(&t->lock.f);
   t->done = false;
   t->nsucc = 0;
@@ -278,7 +262,7 @@ int tessera_task_insert(tessera_context_t *ctx, const tessera_task_t *d) {
     ctx->checked_kernel = t->kernel;
     ctx->checked_scope = t->scope;
   } else {
-    free(t);
+    cache_push(&ctx->insert_cache, t); /* handles may link to the object: never freed */
     return tsr_error(ctx, TESSERA_ERR_NODEVICE,
                      "task_insert(%s): no worker in the task's scope has an implementation",
                      d->kernel->name ? d->kernel->name : "(unnamed)");
@@ -317,7 +301,7 @@ void tsr_task_complete(tsr_task_t *t, tsr_worker_t *w) {
   long left = atomic_fetch_sub(&ctx->inflight, 1) - 1;
   if (left == 0 || left == ctx->window_low) wake = true;
   if (wake) tsr_notify_waiters(ctx);
-  tsr_task_unref(t, w ? &w->task_cache : NULL);
+  tsr_task_recycle(t, w ? &w->task_cache : NULL);
 }
 
 void tsr_flow_fail(tessera_context_t *ctx, int status) {

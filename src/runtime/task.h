@@ -23,7 +23,6 @@ struct tsr_task {
   int ntag;
   uint64_t seq;
   atomic_int npred;
-  atomic_int refs;
   tsr_spin_t lock; /* done, succ */
   bool done;
   int nsucc, capsucc;
@@ -36,16 +35,32 @@ struct tsr_task {
   _Alignas(16) unsigned char args[TESSERA_MAX_TASK_ARGS];
 };
 
+/** How a data handle refers to a task of its dependency tracking, without holding it: the link
+ *  is live while the task object still carries `seq`. Task objects are reused, never freed,
+ *  while their context lives, and a reused object gets a later seq, so a link whose seq differs
+ *  refers to a task that has finished. Handles therefore keep no finished task's memory: what
+ *  the runtime holds is bounded by the task window, whatever the number of handles. */
+typedef struct {
+  tsr_task_t *task;
+  uint64_t seq;
+} tsr_task_link_t;
+
+/** The task `l` refers to, or NULL when its object has been reused (the task has finished).
+ *  Inserting thread only. */
+static inline tsr_task_t *tsr_task_link_get(tsr_task_link_t l) {
+  return l.task && l.task->seq == l.seq ? l.task : NULL;
+}
+
 /** A chain of finished tasks kept by one thread for reuse. */
 typedef struct {
   tsr_task_t *head, *tail;
   int n;
 } tsr_task_cache_t;
 
-/** Drops one reference to `t`; with the last, keeps it for reuse in `cache` (the calling
- *  thread's own: a worker's, or the context's insert_cache on the inserting thread), or in the
- *  context's pool when `cache` is NULL. */
-void tsr_task_unref(tsr_task_t *t, tsr_task_cache_t *cache);
+/** Keeps finished task `t` for reuse in `cache` (the calling thread's own: a worker's, or the
+ *  context's insert_cache on the inserting thread), or in the context's pool when `cache` is
+ *  NULL. */
+void tsr_task_recycle(tsr_task_t *t, tsr_task_cache_t *cache);
 /** Frees the pool of finished tasks (at finalize). */
 void tsr_task_pool_free(tessera_context_t *ctx);
 

@@ -17,6 +17,7 @@
 #include <tessera/tessera.h>
 
 #include "../test_common.h"
+#include "runtime/context.h"
 
 static atomic_long g_finished;
 
@@ -31,6 +32,15 @@ static int slow_kernel(const tessera_exec_t *ex, void *args);
 
 static const tessera_kernel_t slow = {.name = "window_slow",
                                       .impl = {[TESSERA_DEVICE_CPU] = slow_kernel}};
+
+static int read_kernel(const tessera_exec_t *ex, void *args) {
+  (void)ex;
+  (void)args;
+  return 0;
+}
+
+static const tessera_kernel_t reader = {.name = "window_read",
+                                        .impl = {[TESSERA_DEVICE_CPU] = read_kernel}};
 
 /* Inserts a window_slow task with arguments `a`, reading and writing `h`. */
 static int insert_task(tessera_context_t *ctx, tessera_data_t *h, const win_args_t *a) {
@@ -97,6 +107,38 @@ static void test_window_bounds_inflight(void **state) {
   tt_watchdog(0);
 }
 
+/* Handles read by many tasks and never touched again (a tile-1 factorization's panels) keep no
+ * finished task: the task objects ever made stay within the window plus what the workers hold
+ * for reuse, whatever the number of tasks. */
+static void test_task_memory_bounded(void **state) {
+  (void)state;
+  tt_watchdog(120);
+  const int bound = 64, workers = 2, nh = tt_quick() ? 500 : 2000, readers = 20;
+  tessera_context_t *ctx = make_context(bound, workers);
+  int64_t *values = calloc((size_t)nh, sizeof *values);
+  tessera_data_t **h = calloc((size_t)nh, sizeof *h);
+  assert_non_null(values);
+  assert_non_null(h);
+  for (int i = 0; i < nh; i++) {
+    assert_int_equal(tessera_data_register(ctx, TESSERA_HOST_NODE, &values[i], 1, 1, 1, 8, &h[i]),
+                     0);
+    win_args_t w = {0};
+    assert_int_equal(insert_task(ctx, h[i], &w), 0); /* a writer, then readers only */
+    for (int r = 0; r < readers; r++) {
+      tessera_task_t t = {.kernel = &reader, .ndata = 1, .data = {h[i]}, .mode = {TESSERA_R}};
+      assert_int_equal(tessera_task_insert(ctx, &t), 0);
+    }
+  }
+  assert_int_equal(tessera_wait_all(ctx), 0);
+  long made = ctx->tasks_made;
+  assert_true(made <= bound + 64L * (workers + 1));
+  for (int i = 0; i < nh; i++) assert_int_equal(tessera_data_release(ctx, h[i]), 0);
+  assert_int_equal(tessera_finalize(ctx), 0);
+  free(values);
+  free(h);
+  tt_watchdog(0);
+}
+
 /* A task on the only CPU worker inserts many more tasks than the bound: were the worker to
  * block, nothing could run them and the test would hang (the watchdog fails it). */
 static void test_worker_inserting_never_blocks(void **state) {
@@ -145,6 +187,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_window_bounds_inflight),
       cmocka_unit_test(test_worker_inserting_never_blocks),
+      cmocka_unit_test(test_task_memory_bounded),
       cmocka_unit_test(test_window_config),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
