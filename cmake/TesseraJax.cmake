@@ -46,6 +46,7 @@ if(TESSERA_HAVE_CUDA)
 endif()
 
 add_library(tessera_jax SHARED $<TARGET_OBJECTS:tessera_jax_core>)
+tessera_export_only(tessera_jax "tessera_jax_*")
 target_link_libraries(tessera_jax PRIVATE tessera Threads::Threads)
 # Next to libtessera in a wheel, and in the build tree where the tests load it.
 set_target_properties(tessera_jax PROPERTIES

@@ -22,6 +22,7 @@ static tessera_context_t *open_context(void) {
   tessera_config_t cfg;
   tessera_config_init(&cfg);
   cfg.cpu_workers = 1;
+  cfg.gpus = 0; /* a GPU's pool goes to the first context: the CPU backend is what is tested */
   tessera_context_t *ctx = NULL;
   assert_int_equal(tessera_init(&ctx, &cfg), 0);
   return ctx;
