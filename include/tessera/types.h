@@ -35,10 +35,10 @@ enum {
   TESSERA_ERR_BACKEND = -101, /**< a device backend call failed */
   TESSERA_ERR_ENV = -102,     /**< a TESSERA_* environment variable is malformed */
   TESSERA_ERR_NODEVICE =
-      -103,                 /**< no worker may run the task (empty scope, missing implementation) */
-  TESSERA_ERR_IO = -104,    /**< a file could not be read or written */
-  TESSERA_ERR_NAN = -105,   /**< input contains NaN or Inf where it must not */
-  TESSERA_ERR_STATE = -106, /**< call not allowed in the current state (e.g. handle in use) */
+      -103,              /**< no worker may run the task (empty scope, missing implementation) */
+  TESSERA_ERR_IO = -104, /**< a file could not be read or written */
+  /* -105 is not used: NaN in a matrix to factor is reported as LAPACK's info (> 0). */
+  TESSERA_ERR_STATE = -106,       /**< call not allowed in the current state (e.g. handle in use) */
   TESSERA_ERR_UNSUPPORTED = -107, /**< feature not compiled in or not available on this system */
   TESSERA_ERR_KERNEL = -108,      /**< a tile kernel failed: a device library (cuBLAS, cuSOLVER)
                                        returned an error or refused its arguments */

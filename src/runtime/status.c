@@ -52,8 +52,6 @@ const char *tessera_strerror(int status) {
     return "no worker may run the task: its scope is empty or no device in it has the kernel";
   case TESSERA_ERR_IO:
     return "file input/output failed";
-  case TESSERA_ERR_NAN:
-    return "the input holds NaN or Inf";
   case TESSERA_ERR_STATE:
     return "the call is not allowed in the current state";
   case TESSERA_ERR_UNSUPPORTED:
