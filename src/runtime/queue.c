@@ -1,8 +1,8 @@
 /* Ready-task priority queues: a binary heap, larger priority first, then insertion order. */
 #include <stdlib.h>
 
-#include "runtime/task.h"
-#include "runtime/worker.h"
+#include "runtime/queue.h"
+#include "runtime/runs_on.h"
 
 int tsr_queue_init(tsr_queue_t *q) {
   q->n = 0;
@@ -86,10 +86,11 @@ tsr_task_t *tsr_queue_pop_locked(tsr_queue_t *q) {
   return q->n ? remove_at(q, 0) : NULL;
 }
 
-tsr_task_t *tsr_queue_steal_locked(tsr_queue_t *q, const tsr_worker_t *w) {
+tsr_task_t *tsr_queue_steal_locked(tsr_queue_t *q, tessera_device_kind_t kind, int device) {
   int best = -1;
   for (int i = 0; i < q->n; i++)
-    if (tsr_worker_can_run(w, q->heap[i]) && (best < 0 || before(q->heap[i], q->heap[best])))
+    if (tsr_task_runs_on(q->heap[i], kind, device) &&
+        (best < 0 || before(q->heap[i], q->heap[best])))
       best = i;
   return best < 0 ? NULL : remove_at(q, best);
 }

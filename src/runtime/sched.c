@@ -58,7 +58,7 @@ static tsr_task_t *pop_steal(tessera_context_t *ctx, tsr_worker_t *w) {
     tsr_worker_t *o = &ctx->workers[(w->id + k) % ctx->nworkers];
     if (o->node != w->node || __atomic_load_n(&o->queue.n, __ATOMIC_RELAXED) == 0) continue;
     pthread_mutex_lock(&o->queue.lock);
-    t = tsr_queue_steal_locked(&o->queue, w);
+    t = tsr_queue_steal_locked(&o->queue, w->kind, w->device);
     pthread_mutex_unlock(&o->queue.lock);
     if (t) {
       tsr_queue_add_load(&o->queue, -t->predicted);

@@ -4,7 +4,9 @@
 
 #include "runtime/base.h"
 #include "runtime/context.h"
+#include "runtime/queue.h"
 #include "runtime/replica.h"
+#include "runtime/runs_on.h"
 #include "runtime/sched.h"
 #include "runtime/task.h"
 #include "runtime/worker.h"
@@ -155,7 +157,15 @@ static int track_access(tessera_data_t *h, tsr_task_t *t, tessera_access_t mode)
 
 static bool scope_has_worker(tessera_context_t *ctx, const tsr_task_t *t) {
   for (int i = 0; i < ctx->nworkers; i++)
-    if (tsr_worker_can_run(&ctx->workers[i], t)) return true;
+    if (tsr_task_runs_on(t, ctx->workers[i].kind, ctx->workers[i].device)) return true;
+  return false;
+}
+
+/* Whether the calling thread is one of the context's workers. */
+static bool on_worker_thread(const tessera_context_t *ctx) {
+  pthread_t self = pthread_self();
+  for (int i = 0; i < ctx->nworkers; i++)
+    if (pthread_equal(ctx->workers[i].self, self)) return true;
   return false;
 }
 
@@ -187,8 +197,7 @@ void tsr_wait_zero(tessera_context_t *ctx, atomic_long *count) {
  * to window_low. A worker inserting never waits: the tasks it waits for might need it. */
 static void throttle(tessera_context_t *ctx) {
   if (atomic_load_explicit(&ctx->inflight, memory_order_relaxed) < ctx->cfg.max_submitted) return;
-  if (!tsr_worker_of_thread(ctx->workers, ctx->nworkers))
-    wait_at_most(ctx, &ctx->inflight, ctx->window_low);
+  if (!on_worker_thread(ctx)) wait_at_most(ctx, &ctx->inflight, ctx->window_low);
 }
 
 /* Hands a task whose predecessors have all finished to the scheduler. When no queue can take

@@ -1,4 +1,4 @@
-/* Ready queues (queue.c) and workers: what every worker shares (worker.c), the loop of CPU
+/* Workers: what every worker shares (worker.c), the loop of CPU
  * workers (worker_cpu.c), the loop of asynchronous workers (worker_async.c), their threads
  * (worker_threads.c), and their trace events (trace.c). */
 #ifndef TSR_RUNTIME_WORKER_H
@@ -10,32 +10,9 @@
 #include "device/backend.h"
 #include "runtime/base.h"
 #include "runtime/perfmodel.h"
+#include "runtime/queue.h"
+#include "runtime/runs_on.h"
 #include "runtime/task.h"
-
-/* ------------------------------------------------------------------ queues */
-
-/** A priority queue of ready tasks (larger priority first, then insertion order). */
-typedef struct {
-  pthread_mutex_t lock;
-  pthread_cond_t cond; /* the owning worker sleeps here */
-  tsr_task_t **heap;
-  int n, cap;
-  bool sleeping;
-  _Atomic double load; /* predicted seconds of queued and running tasks */
-} tsr_queue_t;
-
-int tsr_queue_init(tsr_queue_t *q);
-/** Adds `x` seconds to the queue's predicted load (any thread, no lock). */
-void tsr_queue_add_load(tsr_queue_t *q, double x);
-void tsr_queue_destroy(tsr_queue_t *q);
-/** Pushes under the queue's lock (caller holds it). Returns 0 or TESSERA_ERR_NOMEM. */
-int tsr_queue_push_locked(tsr_queue_t *q, tsr_task_t *t);
-/** Pops the best task under the lock (caller holds it), NULL if empty. */
-tsr_task_t *tsr_queue_pop_locked(tsr_queue_t *q);
-/** Pops the best task that `w` may run (for stealing), under the lock; NULL if none. */
-tsr_task_t *tsr_queue_steal_locked(tsr_queue_t *q, const tsr_worker_t *w);
-/** Wakes the queue's worker if it sleeps. */
-void tsr_queue_wake(tsr_queue_t *q);
 
 /* ------------------------------------------------------------------ workers */
 
@@ -113,11 +90,7 @@ struct tsr_worker {
 
 /** Whether worker `w` may run task `t` (implementation present and scope allows). */
 static inline bool tsr_worker_can_run(const tsr_worker_t *w, const tsr_task_t *t) {
-  if (!t->kernel->impl[w->kind]) return false;
-  tessera_scope_t s = t->scope;
-  if (s.kinds && !(s.kinds & (1u << w->kind))) return false;
-  if (w->kind != TESSERA_DEVICE_CPU && s.gpu_mask && !(s.gpu_mask >> w->device & 1u)) return false;
-  return true;
+  return tsr_task_runs_on(t, w->kind, w->device);
 }
 
 /** The worker among `workers[0..n)` running on the calling thread, or NULL. */
