@@ -224,8 +224,7 @@ int cli_bench(const cli_opts_t *o) {
   blas_threads(1);
   if (!o->json) {
     printf("# potrf %s, uplo %c: tessera (%d workers, %d GPUs)", tessera_dtype_name(o->dtype),
-           (char)o->uplo, tessera_worker_count(ctx),
-           tessera_device_count(ctx, TESSERA_DEVICE_CUDA));
+           (char)o->uplo, tessera_worker_count(ctx), tessera_accelerator_count(ctx));
     if (gpus > 0)
       printf(" against cusolverMg (cusolverMgPotrf, %d GPUs, tile 1024 or 2048, the better) and "
              "cusolverDn (cusolverDnXpotrf, GPU 0), matrix already on the GPUs, after a warm-up",

@@ -13,7 +13,7 @@ static const char *const cmd_names[CMD_COUNT] = {"info",  "potrf", "potrs", "pos
                                                  "bench", "demo",  "gen",   "trace"};
 
 /** Names of the device kinds, indexed by tessera_device_kind_t. */
-static const char *const kind_names[TESSERA_DEVICE_KINDS] = {"cpu", "cuda"};
+static const char *const kind_names[TESSERA_DEVICE_KINDS] = {"cpu", "cuda", "sim"};
 
 double cli_host_memory(void) {
   long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
@@ -27,7 +27,7 @@ const char *cli_cmd_name(cli_cmd_t cmd) {
 /** Compares the GPUs the context found with --gpus: fewer is a warning, or with --require-gpus
  *  a failure (the context is then finalized). Returns CLI_OK or CLI_FAILED. */
 static int check_gpus(const cli_opts_t *o, tessera_context_t **ctx) {
-  int found = tessera_device_count(*ctx, TESSERA_DEVICE_CUDA);
+  int found = tessera_accelerator_count(*ctx);
   if (o->gpus <= found) return CLI_OK;
   const char *on = found ? "the GPUs found and the CPU workers" : "the CPU workers only";
   if (!o->require_gpus) {

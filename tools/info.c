@@ -99,7 +99,7 @@ int cli_info(const cli_opts_t *o) {
   print_bandwidths(ctx, nodes);
   print_config(ctx);
   print_tiles(ctx);
-  int gpus = tessera_device_count(ctx, TESSERA_DEVICE_CUDA);
+  int gpus = tessera_accelerator_count(ctx);
   int64_t n = o->sizes[0] >= 0 ? o->sizes[0] : gpus ? 16384 : 2048;
   printf("rates (f64 GFLOP/s): the per-worker figures above are nominal (CPU: 40 per core, AVX2\n"
          "  FMA at ~3 GHz; GPU: its f64 units x clock, 60000 for Hopper), used by the cost model\n"

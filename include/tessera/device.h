@@ -27,13 +27,18 @@ typedef struct {
   int *dev_info; /**< one device int for library info outputs */
 } tessera_cuda_scratch_t;
 
-/** Kind of device; each kind is one backend. */
+/** Kind of device; each kind is one backend. Every kind but the CPU is an accelerator: a device
+ *  with memory of its own (a memory node) and asynchronous queues, served by one worker. */
 typedef enum {
   TESSERA_DEVICE_CPU = 0,
   TESSERA_DEVICE_CUDA = 1,
+  /** Simulated accelerators: host memory behind the accelerator interface, running the CPU's
+   *  kernels; only in builds with -DTESSERA_SIM_DEVICES=ON (tests of the runtime's device paths
+   *  without a GPU), never together with CUDA. */
+  TESSERA_DEVICE_SIM = 2,
 } tessera_device_kind_t;
 
-#define TESSERA_DEVICE_KINDS 2
+#define TESSERA_DEVICE_KINDS 3
 
 /** The host memory node. */
 #define TESSERA_HOST_NODE 0
@@ -56,7 +61,11 @@ TESSERA_API int tessera_device_count(const tessera_context_t *ctx, tessera_devic
 TESSERA_API int tessera_device_info(const tessera_context_t *ctx, tessera_device_kind_t kind,
                                     int index, tessera_device_info_t *info);
 
-/** Number of memory nodes (host + GPUs). */
+/** Number of accelerators (devices of every kind but the CPU: GPUs, simulated devices) in the
+ *  context; they are memory nodes 1 to this count. */
+TESSERA_API int tessera_accelerator_count(const tessera_context_t *ctx);
+
+/** Number of memory nodes (host + accelerators). */
 TESSERA_API int tessera_memory_node_count(const tessera_context_t *ctx);
 
 /** Measured (or, before measurement, nominal) bandwidth in bytes/s from node `src` to `dst`.
@@ -66,7 +75,7 @@ TESSERA_API double tessera_bandwidth(const tessera_context_t *ctx, int src, int 
 /** A set of devices. The zero value means "every device". */
 typedef struct {
   uint32_t kinds;    /**< bit (1 << kind) per allowed kind; 0 = every kind */
-  uint64_t gpu_mask; /**< bit g allows GPU g; 0 = every GPU */
+  uint64_t gpu_mask; /**< bit g allows accelerator g of its kind; 0 = every one */
 } tessera_scope_t;
 
 /** Every device. */
@@ -79,9 +88,9 @@ static inline tessera_scope_t tessera_scope_cpus(void) {
   tessera_scope_t s = {1u << TESSERA_DEVICE_CPU, 0};
   return s;
 }
-/** GPU workers only (all GPUs). */
+/** Accelerator workers only (every GPU, or every simulated device of a build that has them). */
 static inline tessera_scope_t tessera_scope_gpus(void) {
-  tessera_scope_t s = {1u << TESSERA_DEVICE_CUDA, 0};
+  tessera_scope_t s = {((1u << TESSERA_DEVICE_KINDS) - 1) & ~(1u << TESSERA_DEVICE_CPU), 0};
   return s;
 }
 
@@ -127,8 +136,9 @@ TESSERA_API int tessera_queue_sync(tessera_context_t *ctx, int node, void *queue
 TESSERA_API int tessera_memory_copy(tessera_context_t *ctx, int dst_node, void *dst, int src_node,
                                     const void *src, size_t bytes);
 
-/** Runs `fn(arg)` on the worker thread of GPU `dev` (bound to that device, between its tasks)
- *  and waits for it. Returns fn's return value, or a negative status (no such GPU).
+/** Runs `fn(arg)` on the worker thread of accelerator `dev` (memory node 1 + dev; bound to that
+ *  device, between its tasks) and waits for it. Returns fn's return value, or a negative status
+ *  (no such accelerator).
  *  Not thread safe against concurrent insertion on the same context. */
 TESSERA_API int tessera_run_on_device(tessera_context_t *ctx, int dev, int (*fn)(void *arg),
                                       void *arg);

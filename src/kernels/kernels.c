@@ -135,18 +135,24 @@ static uint64_t logdiag_key(const void *args) {
 }
 
 /* The table of kernel `op`: CPU implementation tsr_cpu_<fn>, CUDA implementation
- * tsr_cuda_<fn> when the CUDA backend is built, <op>_flops and <op>_key. */
+ * tsr_cuda_<fn> when the CUDA backend is built, the CPU's for simulated devices when they are,
+ * <op>_flops and <op>_key. */
 #ifdef TESSERA_HAVE_CUDA
 #define CUDA_IMPL(fn) tsr_cuda_##fn
-#elif defined(TESSERA_SIM_DEVICES)
-#define CUDA_IMPL(fn) tsr_cpu_##fn /* simulated devices compute in host memory */
 #else
 #define CUDA_IMPL(fn) NULL
+#endif
+#ifdef TESSERA_SIM_DEVICES
+#define SIM_IMPL(fn) tsr_cpu_##fn /* simulated devices compute in host memory */
+#else
+#define SIM_IMPL(fn) NULL
 #endif
 #define KERNEL_TABLE(op, fn)                                                                       \
   const tessera_kernel_t tsr_kernel_##op = {                                                       \
       .name = #op,                                                                                 \
-      .impl = {[TESSERA_DEVICE_CPU] = tsr_cpu_##fn, [TESSERA_DEVICE_CUDA] = CUDA_IMPL(fn)},        \
+      .impl = {[TESSERA_DEVICE_CPU] = tsr_cpu_##fn,                                                \
+               [TESSERA_DEVICE_CUDA] = CUDA_IMPL(fn),                                              \
+               [TESSERA_DEVICE_SIM] = SIM_IMPL(fn)},                                               \
       .flops = op##_flops,                                                                         \
       .size_key = op##_key,                                                                        \
   }

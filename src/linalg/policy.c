@@ -12,14 +12,14 @@ int tessera_default_tile(const tessera_context_t *ctx) {
   if (!ctx) return 0;
   const tessera_config_t *cfg = tessera_config(ctx);
   if (cfg->tile_size > 0) return cfg->tile_size;
-  return tessera_device_count(ctx, TESSERA_DEVICE_CUDA) > 0 ? 2048 : 320;
+  return tessera_accelerator_count(ctx) > 0 ? 2048 : 320;
 }
 
 int tessera_tile_for(const tessera_context_t *ctx, int64_t n) {
   if (!ctx) return 0;
   const tessera_config_t *cfg = tessera_config(ctx);
   if (cfg->tile_size > 0) return cfg->tile_size;
-  const int gpus = tessera_device_count(ctx, TESSERA_DEVICE_CUDA);
+  const int gpus = tessera_accelerator_count(ctx);
   /* Below this order a call from the caller's (pageable) array costs more in copies to the GPUs
    * than it computes: tiles sized for the CPU workers let the cost model keep it there. */
   if (gpus > 0 && n >= GPU_TILE_MIN_N) {

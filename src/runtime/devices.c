@@ -15,6 +15,10 @@ int tessera_device_count(const tessera_context_t *ctx, tessera_device_kind_t kin
   return ctx->backends[kind].be ? ctx->backends[kind].ndevices : 0;
 }
 
+int tessera_accelerator_count(const tessera_context_t *ctx) {
+  return ctx ? ctx->nnodes - 1 : 0;
+}
+
 int tessera_device_info(const tessera_context_t *ctx, tessera_device_kind_t kind, int index,
                         tessera_device_info_t *info) {
   if (!ctx) return -1;
@@ -88,13 +92,15 @@ static int run_on_device(const tessera_exec_t *ex, void *args) {
   return 0;
 }
 
-static const tessera_kernel_t run_kernel = {.name = "run_on_device",
-                                            .impl = {[TESSERA_DEVICE_CUDA] = run_on_device}};
+static const tessera_kernel_t run_kernel = {
+    .name = "run_on_device",
+    .impl = {[TESSERA_DEVICE_CUDA] = run_on_device, [TESSERA_DEVICE_SIM] = run_on_device}};
 
 int tessera_run_on_device(tessera_context_t *ctx, int dev, int (*fn)(void *arg), void *arg) {
   if (!ctx) return -1;
-  if (dev < 0 || dev >= tessera_device_count(ctx, TESSERA_DEVICE_CUDA) || dev >= 64)
-    return tsr_error(ctx, -2, "run_on_device: no GPU %d", dev);
+  if (dev < 0 || dev >= tessera_accelerator_count(ctx))
+    return tsr_error(ctx, -2, "run_on_device: there is no accelerator %d (the context has %d)", dev,
+                     tessera_accelerator_count(ctx));
   if (!fn) return tsr_error(ctx, -3, "run_on_device: NULL function");
   int result = 0;
   char token;
@@ -102,13 +108,14 @@ int tessera_run_on_device(tessera_context_t *ctx, int dev, int (*fn)(void *arg),
   int rc = tessera_data_register(ctx, TESSERA_HOST_NODE, &token, 1, 1, 1, 1, &h);
   if (rc) return rc;
   run_args_t a = {fn, arg, &result};
-  tessera_task_t t = {.kernel = &run_kernel,
-                      .args = &a,
-                      .args_size = sizeof a,
-                      .ndata = 1,
-                      .data = {h},
-                      .mode = {TESSERA_R},
-                      .scope = {1u << TESSERA_DEVICE_CUDA, 1ull << dev}};
+  tessera_task_t t = {
+      .kernel = &run_kernel,
+      .args = &a,
+      .args_size = sizeof a,
+      .ndata = 1,
+      .data = {h},
+      .mode = {TESSERA_R},
+      .scope = {1u << ctx->nodes[1 + dev].be->kind, 1ull << ctx->nodes[1 + dev].device}};
   rc = tessera_task_insert(ctx, &t);
   int s = tessera_data_release(ctx, h);
   return rc ? rc : s ? s : result;

@@ -105,7 +105,8 @@ static double queue_load(tsr_worker_t *w) {
 static int cost_push(tessera_context_t *ctx, tsr_task_t *t, tsr_worker_t *from) {
   tsr_worker_t *best = NULL;
   double best_finish = DBL_MAX, best_cost = 0;
-  double expected[TESSERA_DEVICE_KINDS] = {-1, -1}; /* equal for workers of one kind */
+  double expected[TESSERA_DEVICE_KINDS]; /* equal for workers of one kind */
+  for (int k = 0; k < TESSERA_DEVICE_KINDS; k++) expected[k] = -1;
   for (int i = 0; i < ctx->nworkers; i++) {
     tsr_worker_t *w = &ctx->workers[i];
     if (!tsr_worker_can_run(w, t)) continue;

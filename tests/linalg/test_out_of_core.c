@@ -12,7 +12,7 @@
 
 static double factor_residual(int64_t n, const double *a0, const zc_t *full) {
   tessera_context_t *ctx = lc_context(64);
-  if (tessera_device_count(ctx, TESSERA_DEVICE_CUDA) == 0) {
+  if (tessera_accelerator_count(ctx) == 0) {
     lc_finalize(ctx);
     return -1;
   }

@@ -28,7 +28,7 @@ static void copy(tessera_context_t *ctx, tessera_data_t *src, tessera_data_t *ds
 static void round_trip(void **state) {
   (void)state;
   tessera_context_t *ctx = lc_context(8);
-  const int gpus = tessera_device_count(ctx, TESSERA_DEVICE_CUDA) > 0;
+  const int gpus = tessera_accelerator_count(ctx) > 0;
   if (gpus) assert_int_equal(tessera_set_scope(ctx, tessera_scope_gpus()), 0);
   double *in = malloc(sizeof(double) * N * N * COUNT), *out = calloc(N * N * COUNT, sizeof *out);
   for (size_t i = 0; i < (size_t)N * N * COUNT; i++) in[i] = (double)i * 0.5 + 1;

@@ -54,7 +54,7 @@ static void memory_nodes_and_scopes(void **state) {
   assert_int_equal(tessera_memory_node_capacity(ctx, nodes), 0);
   assert_int_equal(tessera_memory_node_capacity(ctx, -1), 0);
   int list[16];
-  int gpus = tessera_device_count(ctx, TESSERA_DEVICE_CUDA);
+  int gpus = tessera_accelerator_count(ctx);
   assert_int_equal(tessera_scope_nodes(ctx, tessera_scope_gpus(), list, 16), gpus);
   assert_int_equal(tessera_scope_nodes(ctx, tessera_scope_cpus(), list, 16), 0);
   assert_int_equal(nodes, 1 + gpus);

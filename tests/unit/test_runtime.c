@@ -172,6 +172,8 @@ static void test_init_explicit(void **state) {
   assert_int_equal(tessera_default_tile(ctx), 17);
   assert_int_equal(tessera_device_count(ctx, TESSERA_DEVICE_CPU), 1);
   assert_int_equal(tessera_device_count(ctx, TESSERA_DEVICE_CUDA), 0);
+  assert_int_equal(tessera_device_count(ctx, TESSERA_DEVICE_SIM), 0);
+  assert_int_equal(tessera_accelerator_count(ctx), 0);
   assert_int_equal(tessera_memory_node_count(ctx), 1);
   tessera_device_info_t info;
   memset(&info, 0, sizeof info);

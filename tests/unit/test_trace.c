@@ -171,7 +171,7 @@ static void test_trace_copies(void **state) {
   cfg.tile_size = 64;
   tessera_context_t *ctx = NULL;
   assert_int_equal(tessera_init(&ctx, &cfg), 0);
-  if (tessera_device_count(ctx, TESSERA_DEVICE_CUDA) == 0) {
+  if (tessera_accelerator_count(ctx) == 0) {
     tessera_finalize(ctx);
     remove(path);
     skip();

@@ -1,7 +1,8 @@
 /* Simulated devices, for testing the runtime's device paths on machines without GPUs.
  *
- * Built only with -DTESSERA_SIM_DEVICES=ON (never together with CUDA). Each simulated device is
- * a GPU as far as the runtime can tell: a memory node with its own pool, a worker bound to it,
+ * Built only with -DTESSERA_SIM_DEVICES=ON (never together with CUDA). The devices are a kind of
+ * their own (TESSERA_DEVICE_SIM), accelerators like GPUs as far as the runtime can tell: each a
+ * memory node with its own pool, a worker bound to it,
  * queues, events, and copies to and from the host and between devices. Its memory is host
  * memory and its queues run their work at once (copies are memcpy, events are complete when
  * recorded), so the tile kernels of the CPU serve it. What this exercises is everything the
@@ -45,7 +46,7 @@ static void sim_close(void *state) {
 static int sim_info(void *state, int dev, tessera_device_info_t *info) {
   (void)state;
   memset(info, 0, sizeof *info);
-  info->kind = TESSERA_DEVICE_CUDA;
+  info->kind = TESSERA_DEVICE_SIM;
   info->index = dev;
   info->workers = 1;
   info->memory_bytes = SIM_MEMORY;
@@ -135,7 +136,7 @@ static double sim_bandwidth(void *state, int dst_dev, int src_dev) {
 
 static const tsr_backend_t sim_backend = {
     .name = "sim",
-    .kind = TESSERA_DEVICE_CUDA, /* its workers run the GPU tasks, with the CPU's kernels */
+    .kind = TESSERA_DEVICE_SIM, /* a kind of its own; its kernels are the CPU's (kernels.c) */
     .async = true,
     .open = sim_open,
     .close = sim_close,
