@@ -11,7 +11,8 @@
  *   TESSERA_TRACE         write a Chrome/Perfetto trace of every task to this file at finalize
  *   TESSERA_PERFMODEL     file holding measured kernel times between runs
  *                         (default $XDG_CACHE_HOME/tessera/perfmodel.txt or
- *                         ~/.cache/tessera/perfmodel.txt; "none" disables it)
+ *                         ~/.cache/tessera/perfmodel.txt, whose folder tessera creates; a
+ *                         path elsewhere must be in an existing folder; "none" disables it)
  *   TESSERA_BIND          1 to pin each worker to a core (default 0)
  *   TESSERA_COPY_QUEUE    0: GPU workers copy inputs on the kernel's queue (default 1: on a
  *                         queue of their own, ahead of the kernels)
@@ -25,7 +26,7 @@
  *   TESSERA_MAX_SUBMITTED most tasks inserted and not yet finished (default 50000): an insertion
  *                         beyond it blocks until nine tenths of that bound remain
  *   TESSERA_SIM_DEVICES   builds with simulated devices (-DTESSERA_SIM_DEVICES=ON) only: how
- *                         many stand in for GPUs (default 2, at most 16)
+ *                         many (TESSERA_DEVICE_SIM) stand in for GPUs (default 2, at most 16)
  *
  * Explicit values in the configuration win over the environment.
  *
