@@ -64,7 +64,7 @@ void tsr_replica_free(tessera_context_t *ctx, tessera_data_t *h, int node) {
       tsr_pool_free(&nd->pool, r->ptr, tsr_data_bytes(h));
     }
     r->ptr = NULL;
-    r->allocated = 0;
+    __atomic_store_n(&r->allocated, 0, __ATOMIC_RELAXED); /* the cost model reads it unlocked */
   }
   __atomic_store_n(&r->state, TSR_INVALID, __ATOMIC_RELAXED);
 }
@@ -130,7 +130,7 @@ int tsr_replica_alloc(tessera_context_t *ctx, tessera_data_t *h, int node) {
   if (!p) return TESSERA_ERR_NOMEM;
   r->ptr = p;
   r->ld = h->rows;
-  r->allocated = 1;
+  __atomic_store_n(&r->allocated, 1, __ATOMIC_RELAXED); /* the cost model reads it unlocked */
   return 0;
 }
 

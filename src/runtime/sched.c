@@ -80,7 +80,8 @@ double tsr_transfer_time(tessera_context_t *ctx, const tsr_task_t *t, const tsr_
       if (tsr_data_valid_on(h, n)) src = n;
     double bw = ctx->bandwidth[src][w->node];
     /* The caller's own host memory is pageable: copies from it run far below the pinned rate. */
-    if (src == TESSERA_HOST_NODE && !h->rep[src].allocated && bw > TSR_PAGEABLE_BW)
+    if (src == TESSERA_HOST_NODE && !__atomic_load_n(&h->rep[src].allocated, __ATOMIC_RELAXED) &&
+        bw > TSR_PAGEABLE_BW)
       bw = TSR_PAGEABLE_BW;
     if (bw > 0) s += (double)tsr_data_bytes(h) / bw;
   }
