@@ -88,6 +88,31 @@ if(TESSERA_HAVE_CUDA)
   target_compile_definitions(tessera_deps INTERFACE TESSERA_HAVE_CUDA)
 endif()
 
+# MPI and NCCL: the communication layer (src/comm/) --------------------------------------------
+# MPI carries host buffers and starts the processes; NCCL (with CUDA and MPI) carries device
+# buffers. Without MPI the communication API is built as "not available" (TESSERA_MPI=OFF forces
+# that; ON makes a missing MPI an error).
+set(TESSERA_HAVE_MPI OFF)
+set(TESSERA_HAVE_NCCL OFF)
+if(NOT TESSERA_MPI STREQUAL "OFF")
+  find_package(MPI COMPONENTS C QUIET)
+  if(MPI_C_FOUND)
+    set(TESSERA_HAVE_MPI ON)
+    target_link_libraries(tessera_deps INTERFACE MPI::MPI_C)
+  elseif(TESSERA_MPI STREQUAL "ON")
+    message(FATAL_ERROR "tessera: TESSERA_MPI=ON but no MPI was found (install libopenmpi-dev)")
+  endif()
+endif()
+if(TESSERA_HAVE_MPI AND TESSERA_HAVE_CUDA)
+  find_library(TESSERA_NCCL_LIBRARY nccl HINTS "${CUDAToolkit_LIBRARY_DIR}")
+  find_path(TESSERA_NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
+  if(TESSERA_NCCL_LIBRARY AND TESSERA_NCCL_INCLUDE_DIR)
+    set(TESSERA_HAVE_NCCL ON)
+    target_link_libraries(tessera_deps INTERFACE "${TESSERA_NCCL_LIBRARY}")
+    target_include_directories(tessera_deps INTERFACE "${TESSERA_NCCL_INCLUDE_DIR}")
+  endif()
+endif()
+
 # cmocka (tests only) --------------------------------------------------------------------------
 set(TESSERA_CMOCKA_LIBRARY "")
 set(TESSERA_CMOCKA_INCLUDE_DIR "")

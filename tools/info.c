@@ -99,6 +99,9 @@ int cli_info(const cli_opts_t *o) {
   print_bandwidths(ctx, nodes);
   print_config(ctx);
   print_tiles(ctx);
+  char comm[256];
+  const int distributed = tessera_comm_describe(comm, sizeof comm);
+  printf("communication: %s%s\n", comm, distributed ? "" : " (this build runs in one process)");
   int gpus = tessera_accelerator_count(ctx);
   int64_t n = o->sizes[0] >= 0 ? o->sizes[0] : gpus ? 16384 : 2048;
   printf("rates (f64 GFLOP/s): the per-worker figures above are nominal (CPU: 40 per core, AVX2\n"

@@ -20,6 +20,7 @@
 #include "tessera/task.h"
 #include "tessera/matrix.h"
 #include "tessera/linalg.h"
+#include "tessera/comm.h"
 #include "tessera/trace.h"
 
 #define TESSERA_VERSION_MAJOR 0

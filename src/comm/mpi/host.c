@@ -1,0 +1,228 @@
+/* The host transport: MPI. Every operation is posted as a nonblocking MPI call and polled to
+ * completion against the communicator's deadline, so a process that never arrives makes the
+ * others fail with TESSERA_ERR_TIMEOUT instead of waiting forever. The communicator works on a
+ * duplicate of the user's MPI communicator with MPI_ERRORS_RETURN, and each host queue on a
+ * duplicate of its own, so operations of different queues never match each other. */
+#include <limits.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "comm/comm.h"
+
+struct tsr_mpi_chan {
+  MPI_Comm comm;
+};
+
+struct tsr_mpi {
+  tsr_mpi_chan_t own;
+  bool initialised_here; /* tsr_mpi_open started MPI: tsr_mpi_close finalises it */
+  int thread_level;
+};
+
+/* The MPI datatype of a valid type. */
+static MPI_Datatype mpi_type(tessera_comm_type_t t) {
+  switch (t) {
+  case TESSERA_COMM_F32:
+    return MPI_FLOAT;
+  case TESSERA_COMM_F64:
+    return MPI_DOUBLE;
+  case TESSERA_COMM_C64:
+    return MPI_C_FLOAT_COMPLEX;
+  case TESSERA_COMM_C128:
+    return MPI_C_DOUBLE_COMPLEX;
+  case TESSERA_COMM_I32:
+    return MPI_INT32_T;
+  case TESSERA_COMM_I64:
+    return MPI_INT64_T;
+  }
+  return MPI_DATATYPE_NULL;
+}
+
+static MPI_Op mpi_op(tessera_reduce_t op) {
+  static const MPI_Op ops[] = {[TESSERA_SUM] = MPI_SUM,
+                               [TESSERA_PROD] = MPI_PROD,
+                               [TESSERA_MIN] = MPI_MIN,
+                               [TESSERA_MAX] = MPI_MAX};
+  return ops[op];
+}
+
+/* A failed MPI call, with MPI's own words. */
+static int mpi_failed(tessera_comm_t *c, int err, const char *what) {
+  char text[MPI_MAX_ERROR_STRING] = "";
+  int len = 0;
+  MPI_Error_string(err, text, &len);
+  return tsr_comm_error(c, TESSERA_ERR_BACKEND, "%s failed: %s.", what, text);
+}
+
+bool tsr_mpi_built(void) {
+  return true;
+}
+
+int tsr_mpi_open(tessera_comm_t *c, const void *mpi_comm) {
+  tsr_mpi_t *m = calloc(1, sizeof *m);
+  if (!m) return tsr_comm_error(c, TESSERA_ERR_NOMEM, "Out of memory for the communicator.");
+  int inited = 0, finalized = 0;
+  MPI_Initialized(&inited);
+  MPI_Finalized(&finalized);
+  if (finalized) {
+    free(m);
+    return tsr_comm_error(c, TESSERA_ERR_STATE,
+                          "MPI has been finalised in this process and cannot be started again.");
+  }
+  if (!inited) {
+    int err = MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &m->thread_level);
+    if (err != MPI_SUCCESS) {
+      free(m);
+      return mpi_failed(c, err, "MPI_Init_thread");
+    }
+    m->initialised_here = true;
+  } else {
+    MPI_Query_thread(&m->thread_level);
+  }
+  MPI_Comm base = mpi_comm ? *(const MPI_Comm *)mpi_comm : MPI_COMM_WORLD;
+  int err = MPI_Comm_dup(base, &m->own.comm);
+  if (err == MPI_SUCCESS) err = MPI_Comm_set_errhandler(m->own.comm, MPI_ERRORS_RETURN);
+  if (err == MPI_SUCCESS) err = MPI_Comm_rank(m->own.comm, &c->rank);
+  if (err == MPI_SUCCESS) err = MPI_Comm_size(m->own.comm, &c->size);
+  if (err != MPI_SUCCESS) {
+    if (m->initialised_here) MPI_Finalize();
+    free(m);
+    return mpi_failed(c, err, "Duplicating the MPI communicator");
+  }
+  c->mpi = m;
+  return 0;
+}
+
+void tsr_mpi_close(tessera_comm_t *c) {
+  tsr_mpi_t *m = c->mpi;
+  if (!m) return;
+  const bool broken = atomic_load(&c->broken);
+  /* A broken communicator may have operations that never completed: freeing it (or finalising
+   * MPI) could wait for a process that is gone. */
+  if (!broken) {
+    MPI_Comm_free(&m->own.comm);
+    if (m->initialised_here) MPI_Finalize();
+  }
+  free(m);
+  c->mpi = NULL;
+}
+
+bool tsr_mpi_multithreaded(const tessera_comm_t *c) {
+  return c->mpi && c->mpi->thread_level >= MPI_THREAD_MULTIPLE;
+}
+
+/* One MPI request and its communicator, polled by tsr_comm_wait. */
+typedef struct {
+  tessera_comm_t *c;
+  MPI_Request *req;
+  const char *what;
+} pending_t;
+
+static int test_request(void *arg) {
+  pending_t *p = arg;
+  int done = 0;
+  int err = MPI_Test(p->req, &done, MPI_STATUS_IGNORE);
+  return err != MPI_SUCCESS ? mpi_failed(p->c, err, p->what) : done;
+}
+
+static int wait_for(tessera_comm_t *c, MPI_Request *req, const char *what) {
+  pending_t p = {c, req, what};
+  return tsr_comm_wait(c, test_request, &p, what);
+}
+
+int tsr_mpi_minmax(tessera_comm_t *c, long value, long *lo, long *hi) {
+  long v[2] = {value, -value}, r[2];
+  MPI_Request req;
+  int err = MPI_Iallreduce(v, r, 2, MPI_LONG, MPI_MIN, c->mpi->own.comm, &req);
+  if (err != MPI_SUCCESS) return mpi_failed(c, err, "Comparing arguments across processes");
+  err = wait_for(c, &req, "Comparing arguments across processes");
+  *lo = r[0], *hi = -r[1];
+  return err;
+}
+
+int tsr_mpi_share(tessera_comm_t *c, void *data, size_t bytes) {
+  MPI_Request req;
+  int err = MPI_Ibcast(data, (int)bytes, MPI_BYTE, 0, c->mpi->own.comm, &req);
+  if (err != MPI_SUCCESS) return mpi_failed(c, err, "Broadcasting the NCCL id");
+  return wait_for(c, &req, "Broadcasting the NCCL id");
+}
+
+static const char *op_name(tsr_coll_kind_t k) {
+  static const char *const names[] = {"A broadcast",   "An all-reduce",    "A reduce",
+                                      "An all-gather", "A reduce-scatter", "A send",
+                                      "A receive",     "A barrier"};
+  return names[k];
+}
+
+int tsr_mpi_run(tessera_comm_t *c, tsr_mpi_chan_t *chan, const tsr_coll_t *op) {
+  MPI_Comm comm = chan ? chan->comm : c->mpi->own.comm;
+  const MPI_Datatype t = mpi_type(op->type);
+  const int n = (int)op->count;
+  const void *in = op->send == op->buf ? MPI_IN_PLACE : op->send;
+  MPI_Request req = MPI_REQUEST_NULL;
+  int err = MPI_SUCCESS;
+  switch (op->kind) {
+  case TSR_COLL_BROADCAST:
+    err = MPI_Ibcast(op->buf, n, t, op->rank, comm, &req);
+    break;
+  case TSR_COLL_ALLREDUCE:
+    err = MPI_Iallreduce(in, op->buf, n, t, mpi_op(op->op), comm, &req);
+    break;
+  case TSR_COLL_REDUCE:
+    /* MPI_IN_PLACE is the root's alone */
+    err = MPI_Ireduce(c->rank == op->rank ? in : op->send, op->buf, n, t, mpi_op(op->op), op->rank,
+                      comm, &req);
+    break;
+  case TSR_COLL_ALLGATHER:
+    err = MPI_Iallgather(op->send, n, t, op->buf, n, t, comm, &req);
+    break;
+  case TSR_COLL_REDUCE_SCATTER:
+    err = MPI_Ireduce_scatter_block(op->send, op->buf, n, t, mpi_op(op->op), comm, &req);
+    break;
+  case TSR_COLL_SEND:
+    err = MPI_Isend(op->send, n, t, op->rank, 0, comm, &req);
+    break;
+  case TSR_COLL_RECV:
+    err = MPI_Irecv(op->buf, n, t, op->rank, 0, comm, &req);
+    break;
+  case TSR_COLL_BARRIER:
+    err = MPI_Ibarrier(comm, &req);
+    break;
+  }
+  if (err != MPI_SUCCESS) return tsr_comm_break(c, mpi_failed(c, err, op_name(op->kind)));
+  return wait_for(c, &req, op_name(op->kind));
+}
+
+int tsr_mpi_chan_open(tessera_comm_t *c, tsr_mpi_chan_t **chan) {
+  tsr_mpi_chan_t *ch = calloc(1, sizeof *ch);
+  if (!ch) return tsr_comm_error(c, TESSERA_ERR_NOMEM, "Out of memory for a queue.");
+  int err = MPI_Comm_dup(c->mpi->own.comm, &ch->comm);
+  if (err == MPI_SUCCESS) err = MPI_Comm_set_errhandler(ch->comm, MPI_ERRORS_RETURN);
+  if (err != MPI_SUCCESS) {
+    free(ch);
+    return mpi_failed(c, err, "Duplicating the MPI communicator for a queue");
+  }
+  *chan = ch;
+  return 0;
+}
+
+void tsr_mpi_chan_close(tsr_mpi_chan_t *chan) {
+  if (!chan) return;
+  MPI_Comm_free(&chan->comm);
+  free(chan);
+}
+
+void tsr_mpi_describe(char *buf, size_t len) {
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+  int n = 0, major = 0, minor = 0;
+  MPI_Get_library_version(version, &n);
+  MPI_Get_version(&major, &minor);
+  /* the library's line up to its first comma or newline */
+  for (int i = 0; version[i]; i++)
+    if (version[i] == ',' || version[i] == '\n') {
+      version[i] = '\0';
+      break;
+    }
+  snprintf(buf, len, "MPI %d.%d (%s)", major, minor, version);
+}

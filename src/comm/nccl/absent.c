@@ -1,0 +1,42 @@
+/* The device transport of a build without NCCL: there are no device endpoints, every buffer is
+ * host memory, and asking for device collectives says why they are missing. */
+#include <stdio.h>
+
+#include "comm/comm.h"
+
+bool tsr_nccl_built(void) {
+  return false;
+}
+
+void tsr_nccl_describe(char *buf, size_t len) {
+  snprintf(buf, len, "no NCCL");
+}
+
+static int absent(tessera_comm_t *c) {
+  return tsr_comm_error(c, TESSERA_ERR_UNSUPPORTED,
+                        "Device collectives need NCCL, which this build of tessera does not have.");
+}
+
+int tsr_nccl_open(tessera_comm_t *c) {
+  return absent(c);
+}
+
+void tsr_nccl_close(tessera_comm_t *c) {
+  (void)c;
+}
+
+int tsr_nccl_device_of(const void *ptr) {
+  (void)ptr;
+  return -1;
+}
+
+int tsr_nccl_run(tessera_comm_t *c, const tsr_coll_t *ops, tessera_comm_queue_t *const *queues) {
+  (void)ops, (void)queues;
+  return absent(c);
+}
+
+int tsr_nccl_run_one(tessera_comm_t *c, int device, const tsr_coll_t *op,
+                     tessera_comm_queue_t *queue) {
+  (void)device, (void)op, (void)queue;
+  return absent(c);
+}

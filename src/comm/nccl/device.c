@@ -1,0 +1,230 @@
+/* The device transport: NCCL. One NCCL communicator spans every endpoint (one per GPU each
+ * process drives: endpoint p * ndevices + i), made from a unique id that rank 0 broadcasts over
+ * MPI. Operations of several local GPUs are one NCCL group. Calls without a queue run on a
+ * stream of the communicator per GPU and are polled to completion against the deadline; a
+ * timeout aborts the NCCL communicators (so no kernel waits forever) and breaks the
+ * communicator. The scratch a barrier reduces is allocated once, when the communicator is made,
+ * never next to a running collective. */
+#include <cuda_runtime.h>
+#include <nccl.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "comm/comm.h"
+
+struct tsr_nccl {
+  ncclComm_t comm[TSR_COMM_MAX_DEVICES];
+  cudaStream_t stream[TSR_COMM_MAX_DEVICES]; /* for calls without a queue */
+  int *scratch[TSR_COMM_MAX_DEVICES];        /* one int: what a barrier reduces */
+};
+
+bool tsr_nccl_built(void) {
+  return true;
+}
+
+void tsr_nccl_describe(char *buf, size_t len) {
+  int v = 0;
+  ncclGetVersion(&v);
+  snprintf(buf, len, "NCCL %d.%d.%d", v / 10000, v / 100 % 100, v % 100);
+}
+
+static int nccl_failed(tessera_comm_t *c, ncclResult_t r, const char *what) {
+  return tsr_comm_error(c, TESSERA_ERR_BACKEND, "%s failed: %s.", what, ncclGetErrorString(r));
+}
+
+static int cuda_failed(tessera_comm_t *c, cudaError_t e, const char *what) {
+  (void)cudaGetLastError();
+  return tsr_comm_error(c, TESSERA_ERR_BACKEND, "%s failed: %s.", what, cudaGetErrorString(e));
+}
+
+int tsr_nccl_device_of(const void *ptr) {
+  struct cudaPointerAttributes a;
+  if (cudaPointerGetAttributes(&a, ptr) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return -1;
+  }
+  return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged ? a.device : -1;
+}
+
+void tsr_nccl_close(tessera_comm_t *c) {
+  tsr_nccl_t *n = c->nccl;
+  if (!n) return;
+  const bool broken = atomic_load(&c->broken);
+  for (int i = 0; i < c->ndevices; i++) {
+    if (n->comm[i]) broken ? ncclCommAbort(n->comm[i]) : ncclCommDestroy(n->comm[i]);
+    cudaSetDevice(c->devices[i]);
+    if (n->stream[i]) cudaStreamDestroy(n->stream[i]);
+    if (n->scratch[i]) cudaFree(n->scratch[i]);
+  }
+  free(n);
+  c->nccl = NULL;
+}
+
+int tsr_nccl_open(tessera_comm_t *c) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    (void)cudaGetLastError();
+    count = 0;
+  }
+  for (int i = 0; i < c->ndevices; i++)
+    if (c->devices[i] < 0 || c->devices[i] >= count)
+      return tsr_comm_error(c, -1, "CUDA device %d does not exist (this process sees %d).",
+                            c->devices[i], count);
+  tsr_nccl_t *n = calloc(1, sizeof *n);
+  if (!n) return tsr_comm_error(c, TESSERA_ERR_NOMEM, "Out of memory for the communicator.");
+  c->nccl = n;
+  ncclUniqueId id;
+  ncclResult_t r = c->rank == 0 ? ncclGetUniqueId(&id) : ncclSuccess;
+  if (r != ncclSuccess) {
+    tsr_nccl_close(c);
+    return nccl_failed(c, r, "ncclGetUniqueId");
+  }
+  int rc = tsr_mpi_share(c, &id, sizeof id);
+  for (int i = 0; rc == 0 && i < c->ndevices; i++) {
+    cudaError_t e = cudaSetDevice(c->devices[i]);
+    if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&n->stream[i], cudaStreamNonBlocking);
+    if (e == cudaSuccess) e = cudaMalloc((void **)&n->scratch[i], sizeof(int));
+    if (e != cudaSuccess) rc = cuda_failed(c, e, "Preparing a GPU for NCCL");
+  }
+  if (rc == 0) {
+    ncclGroupStart();
+    for (int i = 0; i < c->ndevices; i++) {
+      cudaSetDevice(c->devices[i]);
+      r = ncclCommInitRank(&n->comm[i], c->size * c->ndevices, id, c->rank * c->ndevices + i);
+      if (r != ncclSuccess) break;
+    }
+    ncclResult_t g = ncclGroupEnd();
+    if (r == ncclSuccess) r = g;
+    if (r != ncclSuccess) rc = nccl_failed(c, r, "Making the NCCL communicator");
+  }
+  if (rc) tsr_nccl_close(c);
+  return rc;
+}
+
+/* The NCCL type and element count of `count` elements of `t`: complex types are pairs of reals. */
+static ncclDataType_t nccl_type(tessera_comm_type_t t, size_t count, size_t *n) {
+  static const ncclDataType_t type[] = {ncclFloat32, ncclFloat64, ncclFloat32,
+                                        ncclFloat64, ncclInt32,   ncclInt64};
+  *n = t == TESSERA_COMM_C64 || t == TESSERA_COMM_C128 ? 2 * count : count;
+  return type[t];
+}
+
+static ncclRedOp_t nccl_op(tessera_reduce_t op) {
+  static const ncclRedOp_t ops[] = {[TESSERA_SUM] = ncclSum,
+                                    [TESSERA_PROD] = ncclProd,
+                                    [TESSERA_MIN] = ncclMin,
+                                    [TESSERA_MAX] = ncclMax};
+  return ops[op];
+}
+
+/* Enqueues one operation of local GPU i on `s`. */
+static ncclResult_t enqueue(tsr_nccl_t *n, int i, const tsr_coll_t *op, cudaStream_t s) {
+  size_t cnt = 0;
+  const ncclDataType_t t = nccl_type(op->type, op->count, &cnt);
+  ncclComm_t comm = n->comm[i];
+  switch (op->kind) {
+  case TSR_COLL_BROADCAST:
+    return ncclBroadcast(op->buf, op->buf, cnt, t, op->rank, comm, s);
+  case TSR_COLL_ALLREDUCE:
+    return ncclAllReduce(op->send, op->buf, cnt, t, nccl_op(op->op), comm, s);
+  case TSR_COLL_REDUCE:
+    return ncclReduce(op->send, op->buf, cnt, t, nccl_op(op->op), op->rank, comm, s);
+  case TSR_COLL_ALLGATHER:
+    return ncclAllGather(op->send, op->buf, cnt, t, comm, s);
+  case TSR_COLL_REDUCE_SCATTER:
+    return ncclReduceScatter(op->send, op->buf, cnt, t, nccl_op(op->op), comm, s);
+  case TSR_COLL_SEND:
+    return ncclSend(op->send, cnt, t, op->rank, comm, s);
+  case TSR_COLL_RECV:
+    return ncclRecv(op->buf, cnt, t, op->rank, comm, s);
+  case TSR_COLL_BARRIER:
+    return ncclAllReduce(n->scratch[i], n->scratch[i], 1, ncclInt32, ncclSum, comm, s);
+  }
+  return ncclInvalidArgument;
+}
+
+/* The streams of the GPUs in `which` (a mask), polled by tsr_comm_wait. */
+typedef struct {
+  tessera_comm_t *c;
+  cudaStream_t *streams;
+  unsigned which;
+} pending_t;
+
+/* 1 when every stream has passed its work, 0 while one has not (watching NCCL's asynchronous
+ * errors meanwhile), or a failure. */
+static int query_streams(void *arg) {
+  pending_t *p = arg;
+  tessera_comm_t *c = p->c;
+  int done = 1;
+  for (int i = 0; i < c->ndevices; i++) {
+    if (!(p->which >> i & 1)) continue;
+    cudaError_t e = cudaStreamQuery(p->streams[i]);
+    if (e == cudaErrorNotReady) {
+      done = 0;
+      ncclResult_t async = ncclSuccess;
+      ncclCommGetAsyncError(c->nccl->comm[i], &async);
+      if (async != ncclSuccess && async != ncclInProgress)
+        return nccl_failed(c, async, "A device operation");
+    } else if (e != cudaSuccess) {
+      return cuda_failed(c, e, "A device operation");
+    }
+  }
+  return done;
+}
+
+/* Waits for the streams within the deadline; a timeout aborts the NCCL communicators, so no
+ * kernel of theirs waits forever for an endpoint that is gone. */
+static int wait_streams(tessera_comm_t *c, cudaStream_t *streams, unsigned which) {
+  pending_t p = {c, streams, which};
+  int rc = tsr_comm_wait(c, query_streams, &p, "A device operation");
+  if (rc == TESSERA_ERR_TIMEOUT)
+    for (int i = 0; i < c->ndevices; i++) ncclCommAbort(c->nccl->comm[i]), c->nccl->comm[i] = NULL;
+  return rc;
+}
+
+/* Runs ops[i] on the GPUs in `which`, on queues[i]'s streams or the communicator's. */
+static int run_on(tessera_comm_t *c, const tsr_coll_t *ops, tessera_comm_queue_t *const *queues,
+                  unsigned which) {
+  tsr_nccl_t *n = c->nccl;
+  if (atomic_load(&c->broken))
+    return tsr_comm_error(c, TESSERA_ERR_STATE,
+                          "The communicator is broken by an earlier "
+                          "failure or timeout.");
+  for (int i = 0; i < c->ndevices; i++)
+    if (which >> i & 1 && ops[i].op == TESSERA_PROD &&
+        (ops[i].kind == TSR_COLL_ALLREDUCE || ops[i].kind == TSR_COLL_REDUCE ||
+         ops[i].kind == TSR_COLL_REDUCE_SCATTER) &&
+        (ops[i].type == TESSERA_COMM_C64 || ops[i].type == TESSERA_COMM_C128))
+      return tsr_comm_error(c, TESSERA_ERR_UNSUPPORTED,
+                            "NCCL has no complex types: PROD of complex device buffers is not "
+                            "offered.");
+  cudaStream_t streams[TSR_COMM_MAX_DEVICES];
+  ncclResult_t r = ncclGroupStart();
+  for (int i = 0; r == ncclSuccess && i < c->ndevices; i++) {
+    if (!(which >> i & 1)) continue;
+    streams[i] = queues ? (cudaStream_t)queues[i]->stream : n->stream[i];
+    if (ops[i].count > 0 || ops[i].kind == TSR_COLL_BARRIER) r = enqueue(n, i, &ops[i], streams[i]);
+  }
+  ncclResult_t g = ncclGroupEnd();
+  if (r == ncclSuccess) r = g;
+  if (r != ncclSuccess) return tsr_comm_break(c, nccl_failed(c, r, "Enqueuing a device operation"));
+  return queues ? 0 : wait_streams(c, streams, which);
+}
+
+int tsr_nccl_run(tessera_comm_t *c, const tsr_coll_t *ops, tessera_comm_queue_t *const *queues) {
+  return run_on(c, ops, queues, (1u << c->ndevices) - 1);
+}
+
+int tsr_nccl_run_one(tessera_comm_t *c, int device, const tsr_coll_t *op,
+                     tessera_comm_queue_t *queue) {
+  if (!op) { /* a device queue's sync: its stream within the deadline */
+    cudaStream_t streams[TSR_COMM_MAX_DEVICES] = {0};
+    streams[device] = queue->stream;
+    return wait_streams(c, streams, 1u << device);
+  }
+  tsr_coll_t ops[TSR_COMM_MAX_DEVICES];
+  tessera_comm_queue_t *qs[TSR_COMM_MAX_DEVICES] = {0};
+  ops[device] = *op;
+  qs[device] = queue;
+  return run_on(c, ops, queue ? qs : NULL, 1u << device);
+}
