@@ -177,7 +177,9 @@ TESSERA_API int tessera_comm_reduce_scatter(tessera_comm_t *comm, const void *se
 
 /** Sends buf to `peer`, which receives it with tessera_comm_recv (as MPI's send: it may wait for
  *  the receive to start). On a communicator driving several GPUs, device buffers go from the
- *  endpoint of the buffer's GPU to endpoint `peer`. */
+ *  endpoint of the buffer's GPU to endpoint `peer`; a send and its receive between two GPUs of
+ *  the same process must then be issued from different threads (NCCL connects the pair on its
+ *  first exchange, waiting for both ends). */
 TESSERA_API int tessera_comm_send(tessera_comm_t *comm, const void *buf, size_t count,
                                   tessera_comm_type_t type, int peer, tessera_comm_queue_t *queue);
 
