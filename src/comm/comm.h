@@ -2,7 +2,8 @@
  * the two transports under them (mpi/host.c for host buffers, nccl/device.c for device buffers).
  *
  * comm.c checks every call's arguments and hands a checked operation to a transport; queue.c
- * runs host operations in order on a thread of the queue. A transport never checks arguments
+ * runs host operations in order on a thread of the queue; base.c is the ground all of them
+ * stand on (messages, deadlines). A transport never checks arguments
  * and never reads the environment. */
 #ifndef TSR_COMM_COMM_H
 #define TSR_COMM_COMM_H
@@ -85,9 +86,6 @@ int tsr_comm_break(tessera_comm_t *c, int status);
  *  within microseconds), then sleeps between polls. A failure or a timeout breaks the
  *  communicator; `what` names the operation in the timeout's message. */
 int tsr_comm_wait(tessera_comm_t *c, int (*poll)(void *arg), void *arg, const char *what);
-
-/** Bytes of one element of a valid type. */
-size_t tsr_comm_type_size(tessera_comm_type_t t);
 
 /* Host transport (mpi/host.c). Every function records its failures on `c`. */
 

@@ -1,0 +1,46 @@
+/* The communication layer's ground: error messages, breaking a communicator, waiting against its
+ * deadline. The transports (mpi/, nccl/), the queues and the API (comm.c) all call
+ * these; this file calls none of them. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "comm/comm.h"
+
+int tsr_comm_error(tessera_comm_t *c, int status, const char *fmt, ...) {
+  if (!c) return status;
+  va_list ap;
+  va_start(ap, fmt);
+  pthread_mutex_lock(&c->err_lock);
+  vsnprintf(c->errmsg, sizeof c->errmsg, fmt, ap);
+  pthread_mutex_unlock(&c->err_lock);
+  va_end(ap);
+  return status;
+}
+
+int tsr_comm_break(tessera_comm_t *c, int status) {
+  atomic_store(&c->broken, true);
+  return status;
+}
+
+int tsr_comm_wait(tessera_comm_t *c, int (*poll)(void *arg), void *arg, const char *what) {
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (long polls = 0;; polls++) {
+    const int done = poll(arg);
+    if (done < 0) return tsr_comm_break(c, done);
+    if (done) return 0;
+    if (polls < 2000) continue;
+    struct timespec now, nap = {0, 50000};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double waited = (double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec);
+    if (waited > c->timeout_s)
+      return tsr_comm_break(
+          c, tsr_comm_error(c, TESSERA_ERR_TIMEOUT,
+                            "%s did not complete within %g s: a participant has not arrived (its "
+                            "process may have stopped, failed, or be making other calls).",
+                            what, c->timeout_s));
+    nanosleep(&nap, NULL);
+  }
+}
