@@ -21,6 +21,7 @@
 #include "tessera/matrix.h"
 #include "tessera/linalg.h"
 #include "tessera/comm.h"
+#include "tessera/distribution.h"
 #include "tessera/trace.h"
 
 #define TESSERA_VERSION_MAJOR 0

@@ -1,0 +1,70 @@
+/* tessera — matrices distributed over processes: the 2D block-cyclic layout of ScaLAPACK, and
+ * scatter / gather between one process's LAPACK-style array and every process's local part.
+ *
+ * An m x n matrix cut into mb x nb blocks is dealt over a P x Q grid of processes: block (I, J)
+ * belongs to the process at grid row I mod P and grid column J mod Q, whose rank is
+ * row * Q + column (row-major, ScaLAPACK's default "R" order). Each process stores its blocks in
+ * one column-major local array of numroc(m, mb, row, P) rows and numroc(n, nb, col, Q) columns,
+ * block (I, J) at local block (I div P, J div Q): exactly the local array of a ScaLAPACK
+ * descriptor with the same m, n, mb, nb and grid, so a matrix already distributed in a user's
+ * memory is used as it is.
+ *
+ * Scatter and gather are collective calls on a communicator (tessera/comm.h). Their arguments must
+ * be the same on every process (buffers aside): they are compared at the call, and a mismatch
+ * fails on every process with the position of the first argument that differs.
+ */
+#ifndef TESSERA_DISTRIBUTION_H
+#define TESSERA_DISTRIBUTION_H
+
+#include <stdint.h>
+
+#include "tessera/comm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A P x Q grid of processes (rank = row * q + column). */
+typedef struct {
+  int p, q;
+} tessera_grid_t;
+
+/** The grid row and column of `rank`. */
+static inline void tessera_grid_coords(tessera_grid_t g, int rank, int *row, int *col) {
+  *row = rank / g.q;
+  *col = rank % g.q;
+}
+
+/** The rank owning block (bi, bj). */
+static inline int tessera_grid_owner(tessera_grid_t g, int64_t bi, int64_t bj) {
+  return (int)(bi % g.p) * g.q + (int)(bj % g.q);
+}
+
+/** How many of the n rows (or columns) of a dimension cut into blocks of nb the grid coordinate
+ *  `coord` of `nprocs` holds: ScaLAPACK's NUMROC with the first block at coordinate 0. 0 for
+ *  invalid arguments (n < 0, nb < 1, coord outside 0 .. nprocs - 1). Thread safe. */
+TESSERA_API int64_t tessera_numroc(int64_t n, int64_t nb, int coord, int nprocs);
+
+/** Deals the m x n column-major array `a` (leading dimension lda, of `dtype`) of process `root`
+ *  over the grid: every process receives its blocks in its local array `local` (leading
+ *  dimension lld >= max(1, its local rows)). `a` is read on the root only (NULL elsewhere).
+ *  A collective call on `comm`, whose size must be p * q.
+ *  @return 0; -k for an invalid argument k (1-based: comm, grid, dtype, m, n, mb, nb, root, a,
+ *          lda, local, lld), with the same -k on every process when an argument differs across
+ *          processes; TESSERA_ERR_NOMEM; what the communicator's operations return
+ *          (TESSERA_ERR_TIMEOUT when a process does not take part). tessera_comm_last_error()
+ *          says why. */
+TESSERA_API int tessera_scatter_2d(tessera_comm_t *comm, tessera_grid_t grid, tessera_dtype_t dtype,
+                                   int64_t m, int64_t n, int64_t mb, int64_t nb, int root,
+                                   const void *a, int64_t lda, void *local, int64_t lld);
+
+/** The reverse of tessera_scatter_2d: every process's local blocks into the m x n array `a` of
+ *  `root` (written on the root only; NULL elsewhere). Same arguments, statuses and rules. */
+TESSERA_API int tessera_gather_2d(tessera_comm_t *comm, tessera_grid_t grid, tessera_dtype_t dtype,
+                                  int64_t m, int64_t n, int64_t mb, int64_t nb, int root, void *a,
+                                  int64_t lda, const void *local, int64_t lld);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
