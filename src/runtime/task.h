@@ -30,10 +30,20 @@ struct tsr_task {
   tsr_task_t *succ_inline[4];
   double flops;
   uint64_t size_key;
-  double predicted;      /* seconds the scheduler expects, counted in the worker's load */
-  tsr_task_t *next_free; /* in the context's pool of finished tasks */
+  double predicted;          /* seconds the scheduler expects, counted in the worker's load */
+  tsr_worker_t *deferred_by; /* set by tessera_task_defer: the worker whose load counts it */
+  tsr_task_t *next_free;     /* in the context's pool of finished tasks */
   _Alignas(16) unsigned char args[TESSERA_MAX_TASK_ARGS];
 };
+
+/** One run of a kernel on a CPU worker, on the worker's stack (tessera_exec_t.task points at
+ *  it): tessera_task_defer marks it, so the worker learns of the deferral without touching the
+ *  task again (which its resume may have completed and recycled by then). */
+typedef struct {
+  tsr_task_t *task;
+  tsr_worker_t *worker;
+  bool deferred;
+} tsr_run_t;
 
 /** How a data handle refers to a task of its dependency tracking, without holding it: the link
  *  is live while the task object still carries `seq`. Task objects are reused, never freed,

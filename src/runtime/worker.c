@@ -48,6 +48,29 @@ void tsr_worker_finish(tsr_worker_t *w, tsr_task_t *t, double t0, double t1, boo
   tsr_task_complete(t, w);
 }
 
+void tsr_worker_deferred(tsr_worker_t *w, const char *name, const int *tag, int ntag, double t0,
+                         double t1) {
+  w->stats.tasks++;
+  w->stats.busy_s += t1 - t0;
+  if (w->ctx->tracing) tsr_trace_event(w, name, tag, ntag, t0, t1, 0);
+}
+
+tessera_deferred_t *tessera_task_defer(const tessera_exec_t *ex) {
+  if (!ex || !ex->task) return NULL;
+  tsr_run_t *run = ex->task;
+  run->deferred = true;
+  run->task->deferred_by = run->worker;
+  return (tessera_deferred_t *)run->task;
+}
+
+void tessera_task_resume(tessera_deferred_t *deferred, int status) {
+  if (!deferred) return;
+  tsr_task_t *t = (tsr_task_t *)deferred;
+  if (status) tsr_flow_fail(t->ctx, status);
+  tsr_queue_add_load(&t->deferred_by->queue, -t->predicted);
+  tsr_task_complete(t, NULL);
+}
+
 /* Polls this long before sleeping: tasks often arrive within microseconds, and a sleeping
  * worker costs its waker a system call. */
 #define TSR_SPIN 4

@@ -108,6 +108,11 @@ void tsr_worker_flush_samples(tsr_worker_t *w);
 /** Accounts a task that ran on `w` from t0 to t1 (counters, history when `measured`, trace,
  *  load) and completes it. */
 void tsr_worker_finish(tsr_worker_t *w, tsr_task_t *t, double t0, double t1, bool measured);
+
+/** Accounts a task whose kernel deferred its completion (tessera_task_defer): the kernel's run
+ *  from t0 to t1 under `name` and its tags; tessera_task_resume completes the task itself. */
+void tsr_worker_deferred(tsr_worker_t *w, const char *name, const int *tag, int ntag, double t0,
+                         double t1);
 /** Makes / frees what the kernels of `w`'s kind keep per worker (or per queue), through the
  *  registry's hooks, on `w`'s thread; NULL where the kind keeps nothing. */
 int tsr_worker_scratch_create(tsr_worker_t *w, void **scratch);

@@ -21,14 +21,23 @@ static void execute(tsr_worker_t *w, tsr_task_t *t) {
                          .worker = w->id,
                          .stream = NULL,
                          .scratch = w->scratch};
+    tsr_run_t run = {.task = t, .worker = w};
+    ex.task = &run;
     for (int i = 0; i < t->ndata && !rc; i++) {
       bool had = tsr_data_valid_on(t->data[i], w->node);
       rc = tsr_data_acquire(t->data[i], w->node, (tessera_access_t)t->mode[i], &ex.ptr[i],
                             &ex.ld[i]);
       if (!had && (t->mode[i] & TESSERA_R)) w->stats.bytes_in += tsr_data_bytes(t->data[i]);
     }
+    /* what the accounting of a deferred task needs, read before the kernel hands it off */
+    const char *name = t->kernel->name;
+    int tag[3] = {t->tag[0], t->tag[1], t->tag[2]}, ntag = t->ntag;
     if (!rc) rc = t->kernel->impl[w->kind](&ex, t->args);
     if (rc) tsr_flow_fail(ctx, rc);
+    if (!rc && run.deferred) { /* tessera_task_resume completes it: t is not ours any more */
+      tsr_worker_deferred(w, name, tag, ntag, t0, tsr_now());
+      return;
+    }
   }
   tsr_worker_finish(w, t, t0, tsr_now(), !skipped && !rc);
 }
