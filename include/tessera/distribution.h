@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "tessera/comm.h"
+#include "tessera/matrix.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -63,6 +64,29 @@ TESSERA_API int tessera_scatter_2d(tessera_comm_t *comm, tessera_grid_t grid, te
 TESSERA_API int tessera_gather_2d(tessera_comm_t *comm, tessera_grid_t grid, tessera_dtype_t dtype,
                                   int64_t m, int64_t n, int64_t mb, int64_t nb, int root, void *a,
                                   int64_t lda, const void *local, int64_t lld);
+
+/** Creates an m x n matrix of `dtype` in mb x nb tiles dealt over the grid's processes of
+ *  `comm` (block (i, j) to tessera_grid_owner(grid, i, j)): a collective call, every process
+ *  making its distributed matrices in the same order. Each process allocates the tiles it owns
+ *  (in host memory; its GPUs get copies as tasks need them) and holds the others as places for
+ *  the copies it receives. Tile-level routines on it (potrf, potrs, posv, trsm, gemm, syrk)
+ *  then run distributed: every process calls them alike, each runs the tasks that write its
+ *  tiles, the tiles other processes need are sent to them, and every process returns the same
+ *  status. import and export work on each process's own tiles: import takes them from the
+ *  whole array given on every process, export writes them into it (the other tiles' elements
+ *  are left as they were). Distributed runs need a CPU worker on every process (transfers run
+ *  there) and MPI_THREAD_MULTIPLE.
+ *  @return 0; -k for an invalid argument k (a grid whose p x q is not the communicator's size,
+ *          dtype, sizes); TESSERA_ERR_UNSUPPORTED without MPI or MPI_THREAD_MULTIPLE;
+ *          TESSERA_ERR_NOMEM. */
+TESSERA_API int tessera_matrix_create_distributed(tessera_context_t *ctx, tessera_comm_t *comm,
+                                                  tessera_grid_t grid, tessera_dtype_t dtype,
+                                                  int64_t m, int64_t n, int64_t mb, int64_t nb,
+                                                  tessera_matrix_t **out);
+
+/** The rank owning tile (i, j) of A: its grid owner for a distributed matrix, else the rank of
+ *  no process (-1). */
+TESSERA_API int tessera_matrix_tile_owner(const tessera_matrix_t *A, int64_t i, int64_t j);
 
 #ifdef __cplusplus
 }

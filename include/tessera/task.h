@@ -88,7 +88,12 @@ typedef struct {
   tessera_kernel_fn impl[TESSERA_DEVICE_KINDS]; /**< NULL where the kind has no implementation */
   double (*flops)(const void *args);            /**< floating-point operations (optional) */
   uint64_t (*size_key)(const void *args);       /**< groups runs of equal cost (optional) */
+  unsigned flags;                               /**< TESSERA_KERNEL_* (0: none) */
 } tessera_kernel_t;
+
+/** Kernel flag: the kernel runs even after its flow has failed (tasks not yet started are
+ *  otherwise skipped). For work other processes wait on, such as sending a tile. */
+#define TESSERA_KERNEL_RUNS_AFTER_FAILURE 1u
 
 /** A task to insert. Zero-initialise, then fill in. */
 typedef struct {

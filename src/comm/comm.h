@@ -45,7 +45,8 @@ typedef struct {
 typedef struct tsr_mpi tsr_mpi_t;   /* mpi/host.c */
 typedef struct tsr_nccl tsr_nccl_t; /* nccl/device.c */
 typedef struct tsr_mpi_chan
-    tsr_mpi_chan_t; /* an MPI communicator of its own (one per host queue) */
+    tsr_mpi_chan_t;                 /* an MPI communicator of its own (one per host queue) */
+typedef struct tsr_dist tsr_dist_t; /* dist.c: transfers of distributed tiles */
 
 struct tessera_comm {
   int rank, size, ndevices;
@@ -53,6 +54,7 @@ struct tessera_comm {
   double timeout_s;
   tsr_mpi_t *mpi;
   tsr_nccl_t *nccl;   /* NULL without device endpoints */
+  tsr_dist_t *dist;   /* made with the first distributed matrix (dist.c) */
   atomic_bool broken; /* a wait timed out or a transport failed: only destroy is left */
   atomic_int queues;  /* queues made and not destroyed */
   pthread_mutex_t err_lock;
@@ -110,6 +112,18 @@ int tsr_mpi_chan_open(tessera_comm_t *c, tsr_mpi_chan_t **chan);
 void tsr_mpi_chan_close(tsr_mpi_chan_t *chan);
 /** The MPI library's version line into buf. */
 void tsr_mpi_describe(char *buf, size_t len);
+
+/** A point-to-point transfer in flight (mpi/host.c). */
+typedef struct tsr_mpi_req tsr_mpi_req_t;
+/** Posts, on `chan`, a nonblocking send (or receive when `receive`) of the rows x cols block at
+ *  ptr (leading dimension ld, elements of elsize bytes) to (from) `peer` with `tag`. */
+int tsr_mpi_post(tessera_comm_t *c, tsr_mpi_chan_t *chan, bool receive, void *ptr, size_t rows,
+                 size_t cols, size_t ld, size_t elsize, int peer, int tag, tsr_mpi_req_t **req);
+/** 1 when the transfer is done (the request is then freed), 0 while it is not, or a failure
+ *  (freed as well). */
+int tsr_mpi_test(tessera_comm_t *c, tsr_mpi_req_t *req);
+/** The largest tag MPI accepts. */
+int tsr_mpi_tag_limit(const tessera_comm_t *c);
 
 /* Device transport (nccl/device.c; absent without NCCL: tsr_nccl_built() is false). */
 

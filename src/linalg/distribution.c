@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "comm/comm.h"
+#include "comm/dist.h"
+#include "linalg/linalg.h"
 #include "tessera/distribution.h"
 
 enum { CHUNK = 1 << 24 }; /* elements a message carries at most */
@@ -64,37 +66,42 @@ static int local_check(const layout_t *L, int rank, int size) {
   return 0;
 }
 
-/* Compares the arguments across the processes and folds in every process's local check: the
- * same status on every process. */
-static int agree(const layout_t *L, const char *call) {
-  tessera_comm_t *c = L->comm;
-  const int rank = tessera_comm_rank(c), size = tessera_comm_size(c);
-  const int bad = local_check(L, rank, size);
-  enum { K = 9 };
-  int64_t v[K] = {L->grid.p, L->grid.q, L->dtype, L->m,          L->n,
-                  L->mb,     L->nb,     L->root,  bad ? bad : 99};
-  const int pos[K] = {AT_GRID, AT_GRID, AT_DTYPE, AT_M, AT_N, AT_MB, AT_NB, AT_ROOT, 0};
-  int64_t lo[K], hi[K];
-  int rc = tessera_comm_allreduce(c, v, lo, K, TESSERA_COMM_I64, TESSERA_MIN, NULL);
-  if (rc == 0) rc = tessera_comm_allreduce(c, v, hi, K, TESSERA_COMM_I64, TESSERA_MAX, NULL);
+/* Compares k values of a collective call's arguments across the processes (the lowest and
+ * highest of each in one pair of all-reduces), folding in `bad`, this process's first invalid
+ * argument (0: none): the same status everywhere, -pos[i] for the first value that differs, else
+ * minus the first invalid argument any process has. */
+static int same_everywhere(tessera_comm_t *c, const char *call, int k, const int64_t *values,
+                           const int *pos, const char *const *names, int bad) {
+  enum { MAXV = 12 };
+  int64_t v[MAXV + 1], lo[MAXV + 1], hi[MAXV + 1];
+  memcpy(v, values, (size_t)k * sizeof *v);
+  v[k] = bad ? bad : 99;
+  int rc = tessera_comm_allreduce(c, v, lo, (size_t)k + 1, TESSERA_COMM_I64, TESSERA_MIN, NULL);
+  if (rc == 0)
+    rc = tessera_comm_allreduce(c, v, hi, (size_t)k + 1, TESSERA_COMM_I64, TESSERA_MAX, NULL);
   if (rc) return rc;
-  static const char *const names[K] = {
-      "the grid's rows", "the grid's columns", "the dtype", "m", "n", "mb", "nb", "the root", ""};
-  for (int k = 0; k < K - 1; k++)
-    if (lo[k] != hi[k])
-      return tsr_comm_error(c, -pos[k],
+  for (int i = 0; i < k; i++)
+    if (lo[i] != hi[i])
+      return tsr_comm_error(c, -pos[i],
                             "%s: %s differs across the processes (from %lld to %lld); every "
                             "process must pass the same.",
-                            call, names[k], (long long)lo[k], (long long)hi[k]);
-  if (lo[K - 1] != 99) {
-    const int k = (int)lo[K - 1];
-    return tsr_comm_error(c, -k,
-                          "%s: argument %d is invalid on %s (grid p x q must equal the "
-                          "communicator's %d processes, sizes not negative, blocks at least 1, "
-                          "leading dimensions at least the rows they hold).",
-                          call, k, bad == k ? "this process" : "another process", size);
-  }
+                            call, names[i], (long long)lo[i], (long long)hi[i]);
+  if (lo[k] != 99)
+    return tsr_comm_error(c, -(int)lo[k], "%s: argument %d is invalid on %s.", call, (int)lo[k],
+                          bad == lo[k] ? "this process" : "another process");
   return 0;
+}
+
+static const char *const arg_names[] = {
+    "the grid's rows", "the grid's columns", "the dtype", "m", "n", "mb", "nb", "the root"};
+
+/* Compares a scatter's or gather's arguments across the processes, with each one's own checks. */
+static int agree(const layout_t *L, const char *call) {
+  tessera_comm_t *c = L->comm;
+  const int64_t v[] = {L->grid.p, L->grid.q, L->dtype, L->m, L->n, L->mb, L->nb, L->root};
+  const int pos[] = {AT_GRID, AT_GRID, AT_DTYPE, AT_M, AT_N, AT_MB, AT_NB, AT_ROOT};
+  const int bad = local_check(L, tessera_comm_rank(c), tessera_comm_size(c));
+  return same_everywhere(c, call, 8, v, pos, arg_names, bad);
 }
 
 /* Copies the columns [j0, j0 + cols) of the local part of grid cell (row, col), whose local array
@@ -191,4 +198,69 @@ int tessera_gather_2d(tessera_comm_t *comm, tessera_grid_t grid, tessera_dtype_t
   const layout_t L = {
       comm, grid, dtype, m, n, mb, nb, root, a, lda, (char *)local, lld, tessera_dtype_size(dtype)};
   return scatter_or_gather(&L, 0);
+}
+
+/* ------------------------------------------------------------------ distributed matrices */
+
+int tessera_matrix_create_distributed(tessera_context_t *ctx, tessera_comm_t *comm,
+                                      tessera_grid_t grid, tessera_dtype_t dtype, int64_t m,
+                                      int64_t n, int64_t mb, int64_t nb, tessera_matrix_t **out) {
+  const char *f = "matrix_create_distributed";
+  if (!ctx) return -1;
+  if (!comm) return tsr_error(ctx, -2, "%s: NULL communicator", f);
+  const int size = tessera_comm_size(comm), rank = tessera_comm_rank(comm);
+  if (grid.p < 1 || grid.q < 1 || (int64_t)grid.p * grid.q != size)
+    return tsr_error(ctx, -3, "%s: a %d x %d grid for a communicator of %d processes", f, grid.p,
+                     grid.q, size);
+  if (!tessera_dtype_size(dtype)) return tsr_error(ctx, -4, "%s: %d is not a dtype", f, (int)dtype);
+  if (m < 0 || n < 0) return tsr_error(ctx, m < 0 ? -5 : -6, "%s: negative size", f);
+  if (mb < 1 || nb < 1 || mb > INT32_MAX || nb > INT32_MAX)
+    return tsr_error(ctx, mb < 1 || mb > INT32_MAX ? -7 : -8, "%s: tile size out of range", f);
+  if (!out) return tsr_error(ctx, -9, "%s: NULL output", f);
+  const int64_t v[] = {grid.p, grid.q, dtype, m, n, mb, nb};
+  const int pos[] = {3, 3, 4, 5, 6, 7, 8};
+  int rc = same_everywhere(comm, f, 7, v, pos, arg_names, 0);
+  if (rc) return tsr_error(ctx, rc, "%s", tessera_comm_last_error(comm));
+  tessera_matrix_t *A = calloc(1, sizeof *A);
+  if (!A) return tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory", f);
+  *A = (tessera_matrix_t){.ctx = ctx,
+                          .dtype = dtype,
+                          .m = m,
+                          .n = n,
+                          .mb = mb,
+                          .nb = nb,
+                          .mt = (m + mb - 1) / mb,
+                          .nt = (n + nb - 1) / nb,
+                          .comm = comm,
+                          .grid = grid};
+  const size_t count = (size_t)(A->mt * A->nt), es = tessera_dtype_size(dtype);
+  tsr_dist_tile_t *rec = NULL;
+  A->tiles = calloc(count ? count : 1, sizeof *A->tiles);
+  rc = A->tiles ? tsr_dist_tiles(comm, count, &rec) : TESSERA_ERR_NOMEM;
+  if (rc)
+    rc = tsr_error(ctx, rc, "%s: %s", f,
+                   rc == TESSERA_ERR_NOMEM ? "out of memory" : tessera_comm_last_error(comm));
+  A->dist = rec;
+  for (int64_t j = 0; j < A->nt && !rc; j++)
+    for (int64_t i = 0; i < A->mt && !rc; i++) {
+      const size_t tm = (size_t)(i < A->mt - 1 ? mb : m - i * mb);
+      const size_t tn = (size_t)(j < A->nt - 1 ? nb : n - j * nb);
+      tsr_dist_tile_t *r = &rec[i + j * A->mt];
+      tessera_data_t **t = &A->tiles[i + j * A->mt];
+      r->owner = tessera_grid_owner(grid, i, j);
+      rc = r->owner == rank ? tessera_data_create(ctx, tm, tn, es, t)
+                            : tessera_data_create_workspace(ctx, tm, tn, es, t);
+      if (!rc) tsr_dist_attach(*t, r);
+    }
+  if (rc) {
+    tessera_matrix_destroy(A);
+    return rc;
+  }
+  *out = A;
+  return 0;
+}
+
+int tessera_matrix_tile_owner(const tessera_matrix_t *A, int64_t i, int64_t j) {
+  if (!A || !A->comm || i < 0 || j < 0 || i >= A->mt || j >= A->nt) return -1;
+  return tessera_grid_owner(A->grid, i, j);
 }

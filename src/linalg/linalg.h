@@ -28,6 +28,11 @@ struct tessera_matrix {
    * shares (dimensions, tiling and `stored` swapped, tile (i, j) is that one's (j, i) with Aᴴ
    * applied in the kernel calls); 0 or 'N': the matrix itself. */
   char op;
+  /* A distributed matrix (tessera_matrix_create_distributed): the communicator, the grid, and
+   * the tiles' records (comm/dist.h); NULL comm for a matrix of this process alone. */
+  tessera_comm_t *comm;
+  tessera_grid_t grid;
+  void *dist;
 };
 
 /** The conjugate-transpose view of A (a value sharing A's tiles; a view of a view is the

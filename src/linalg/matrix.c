@@ -1,6 +1,7 @@
 /* Tiled matrix descriptors: tessera-owned tiles or views of a LAPACK array. */
 #include <stdlib.h>
 
+#include "comm/dist.h"
 #include "linalg/linalg.h"
 
 /* Home of tessera-owned tiles: 2D block-cyclic over the device nodes of the context's scope
@@ -259,6 +260,7 @@ int tessera_matrix_destroy(tessera_matrix_t *A) {
     if (r && !rc) rc = r;
   }
   free(A->tiles);
+  tsr_dist_tiles_free(A->dist);
   free(A);
   return rc;
 }
@@ -338,6 +340,12 @@ int tsr_check_tiling(const tessera_matrix_t *const *mats, const int *argno, int 
       return tsr_error(ctx, -argno[i],
                        "%s: argument %d has %lld x %lld tiles; square tiles of one size needed",
                        routine, argno[i], (long long)M->mb, (long long)M->nb);
+    if (M->comm != mats[0]->comm)
+      return tsr_error(ctx, -argno[i],
+                       "%s: argument %d is %s, argument %d %s: operands are distributed over "
+                       "one communicator or none is",
+                       routine, argno[i], M->comm ? "distributed" : "of this process alone",
+                       argno[0], mats[0]->comm ? "distributed" : "of this process alone");
   }
   return 0;
 }

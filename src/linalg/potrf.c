@@ -22,7 +22,8 @@ static int prio(int64_t nt, int64_t i, int64_t j, int64_t k) {
  * workspace tiles (the runtime places each where the task writing it runs). Returns the ring
  * size, 0 for triangular solves, or a negative status. */
 static int inverse_ring(tessera_matrix_t *A, const tessera_potrf_options_t *opts) {
-  int choice = tsr_panel_inverse(A->ctx, opts);
+  /* a distributed matrix solves its panels: the ring's tiles are no process's to send */
+  int choice = A->comm ? 0 : tsr_panel_inverse(A->ctx, opts);
   if (choice <= 0 || A->nt < 3) return choice;
   const size_t es = tessera_dtype_size(A->dtype), nb = (size_t)A->nb;
   while (A->nwork < TSR_MATRIX_WORK &&

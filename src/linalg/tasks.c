@@ -1,4 +1,5 @@
 /* One inserter per tile kernel: fills the kernel's arguments and access modes. */
+#include "comm/dist.h"
 #include "linalg/linalg.h"
 
 static int insert(tessera_context_t *ctx, const tessera_kernel_t *k, const void *args, size_t size,
@@ -11,7 +12,7 @@ static int insert(tessera_context_t *ctx, const tessera_kernel_t *k, const void 
     t.mode[i] = mode[i];
   }
   for (int i = 0; i < 3; i++) t.tag[i] = tag[i];
-  return tessera_task_insert(ctx, &t);
+  return tsr_dist_insert(ctx, &t); /* tessera_task_insert unless a tile is distributed */
 }
 
 static char flip_uplo(char uplo) {

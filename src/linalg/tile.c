@@ -1,6 +1,7 @@
 /* Tile-level entry points: check the descriptors, insert the tile loop, wait for the flow. */
 #include <stdlib.h>
 
+#include "comm/dist.h"
 #include "linalg/linalg.h"
 
 static bool is_op(int c) {
@@ -12,7 +13,17 @@ static bool is_op(int c) {
 static int finish(tessera_matrix_t *out, int rc) {
   int w = tessera_wait_all(out->ctx);
   int f = out->is_view ? tsr_matrix_flush(out) : 0;
-  return rc ? rc : w ? w : f;
+  rc = rc ? rc : w ? w : f;
+  /* a distributed flow: every process returns the same status (a failing minor is found on
+   * one process only) */
+  return out->comm ? tsr_dist_agree(out->comm, rc) : rc;
+}
+
+/* Routines not built for distributed matrices yet refuse them. */
+static int local_only(const tessera_matrix_t *A, const char *name) {
+  return A && A->comm ? tsr_error(A->ctx, TESSERA_ERR_UNSUPPORTED,
+                                  "%s does not run on distributed matrices yet", name)
+                      : 0;
 }
 
 /* Rows / columns of op(X). */
@@ -61,6 +72,7 @@ int tessera_tile_potrf_opts(tessera_uplo_t uplo, tessera_matrix_t *A,
 
 int tessera_tile_potri(tessera_uplo_t uplo, tessera_matrix_t *A) {
   int rc = check_square(uplo, A, "tile_potri");
+  if (!rc) rc = local_only(A, "tile_potri");
   if (rc) return rc;
   /* One flow: lauum's tasks wait on trtri's through their tiles; after a singular diagonal
    * (trtri's info) the tasks not yet started are skipped. */
@@ -70,6 +82,7 @@ int tessera_tile_potri(tessera_uplo_t uplo, tessera_matrix_t *A) {
 
 int tessera_tile_logdet(tessera_uplo_t uplo, const tessera_matrix_t *A, double *logdet) {
   int rc = check_square(uplo, A, "tile_logdet");
+  if (!rc) rc = local_only(A, "tile_logdet");
   if (rc) return rc;
   if (!logdet) return tsr_error(A->ctx, -3, "tile_logdet: NULL output");
   double *logs = calloc((size_t)A->nt + 1, sizeof *logs);

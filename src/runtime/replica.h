@@ -32,6 +32,9 @@ struct tessera_data {
   tsr_task_link_t *readers;
   int nreaders, capreaders;
   atomic_long pending; /* inserted tasks using this handle that have not finished */
+  /* The distribution layer's record of the handle (src/comm/dist.c: its owner process, what was
+   * sent and received), NULL for a handle of this process alone. The runtime never reads it. */
+  void *dist;
 };
 
 /** Bytes of the handle's contents. */

@@ -128,7 +128,8 @@ static void start(tsr_worker_t *w, tsr_task_t *t) {
   fl->acquired = 0;
   fl->alone_since = 0;
   fl->running = false;
-  fl->skipped = atomic_load_explicit(&w->ctx->flow_failed, memory_order_relaxed);
+  fl->skipped = atomic_load_explicit(&w->ctx->flow_failed, memory_order_relaxed) &&
+                !(t->kernel->flags & TESSERA_KERNEL_RUNS_AFTER_FAILURE);
   fl->status->info = 0; /* read at completion, whether the kernel ran or not */
   fl->status->offset = 0;
   for (int i = 0; i < TESSERA_MAX_TASK_DATA; i++) fl->src[i] = -1;

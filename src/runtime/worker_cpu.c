@@ -12,7 +12,8 @@
 static void execute(tsr_worker_t *w, tsr_task_t *t) {
   tessera_context_t *ctx = w->ctx;
   double t0 = tsr_now();
-  bool skipped = atomic_load_explicit(&ctx->flow_failed, memory_order_relaxed);
+  bool skipped = atomic_load_explicit(&ctx->flow_failed, memory_order_relaxed) &&
+                 !(t->kernel->flags & TESSERA_KERNEL_RUNS_AFTER_FAILURE);
   int rc = 0;
   if (!skipped) {
     tessera_exec_t ex = {.ndata = t->ndata,

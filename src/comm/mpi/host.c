@@ -226,3 +226,49 @@ void tsr_mpi_describe(char *buf, size_t len) {
     }
   snprintf(buf, len, "MPI %d.%d (%s)", major, minor, version);
 }
+
+struct tsr_mpi_req {
+  MPI_Request req;
+  MPI_Datatype type; /* a strided block's type, or MPI_DATATYPE_NULL */
+};
+
+int tsr_mpi_post(tessera_comm_t *c, tsr_mpi_chan_t *chan, bool receive, void *ptr, size_t rows,
+                 size_t cols, size_t ld, size_t elsize, int peer, int tag, tsr_mpi_req_t **out) {
+  tsr_mpi_req_t *r = malloc(sizeof *r);
+  if (!r) return tsr_comm_error(c, TESSERA_ERR_NOMEM, "Out of memory for a transfer.");
+  r->type = MPI_DATATYPE_NULL;
+  const size_t bytes = rows * cols * elsize;
+  int err = MPI_SUCCESS, count = (int)bytes;
+  MPI_Datatype t = MPI_BYTE;
+  if (ld != rows && cols > 1) { /* a strided block: one vector type for it */
+    err = MPI_Type_vector((int)cols, (int)(rows * elsize), (int)(ld * elsize), MPI_BYTE, &r->type);
+    if (err == MPI_SUCCESS) err = MPI_Type_commit(&r->type);
+    t = r->type, count = 1;
+  }
+  if (err == MPI_SUCCESS)
+    err = receive ? MPI_Irecv(ptr, count, t, peer, tag, chan->comm, &r->req)
+                  : MPI_Isend(ptr, count, t, peer, tag, chan->comm, &r->req);
+  if (err != MPI_SUCCESS) {
+    if (r->type != MPI_DATATYPE_NULL) MPI_Type_free(&r->type);
+    free(r);
+    return tsr_comm_break(c, mpi_failed(c, err, receive ? "Posting a tile's receive"
+                                                        : "Posting a tile's send"));
+  }
+  *out = r;
+  return 0;
+}
+
+int tsr_mpi_test(tessera_comm_t *c, tsr_mpi_req_t *r) {
+  int done = 0;
+  int err = MPI_Test(&r->req, &done, MPI_STATUS_IGNORE);
+  if (err == MPI_SUCCESS && !done) return 0;
+  if (r->type != MPI_DATATYPE_NULL) MPI_Type_free(&r->type);
+  free(r);
+  return err == MPI_SUCCESS ? 1 : tsr_comm_break(c, mpi_failed(c, err, "A tile's transfer"));
+}
+
+int tsr_mpi_tag_limit(const tessera_comm_t *c) {
+  int *ub = NULL, flag = 0;
+  MPI_Comm_get_attr(c->mpi->own.comm, MPI_TAG_UB, &ub, &flag);
+  return flag && ub ? *ub : 32767;
+}

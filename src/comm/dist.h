@@ -1,0 +1,55 @@
+/* Distributed flows (dist.c): every process inserts the same task flow over tiles dealt to the
+ * processes; the process owning the tile a task writes runs it, and the transfers its remote
+ * reads need are inserted as tasks of their own (StarPU-MPI's model). For the algorithms layer:
+ * it attaches a record to each tile of a distributed matrix and inserts through
+ * tsr_dist_insert. */
+#ifndef TSR_COMM_DIST_H
+#define TSR_COMM_DIST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "comm/comm.h"
+#include "tessera/task.h"
+
+/** The distribution's record of one tile, the same on every process. */
+typedef struct {
+  tsr_dist_t *d;
+  int owner; /* rank holding the tile */
+  int tag;   /* its transfers' tag: the same on every process */
+  /* on the owner: the ranks holding the tile's current contents (a bit per rank); on the
+   * others: whether this process holds them (or their receive is inserted) */
+  uint8_t *sent;
+  bool cached;
+} tsr_dist_tile_t;
+
+/** Records for `count` tiles (owner -1: set by the caller), numbered from the communicator's next
+ *  tags; starts the communicator's transfer engine on first use (needs MPI_THREAD_MULTIPLE).
+ *  Every process makes its distributed matrices in the same order. Free with
+ *  tsr_dist_tiles_free. */
+int tsr_dist_tiles(tessera_comm_t *c, size_t count, tsr_dist_tile_t **tiles);
+void tsr_dist_tiles_free(tsr_dist_tile_t *tiles);
+
+/** Marks handle h as the distributed tile `t`. */
+void tsr_dist_attach(tessera_data_t *h, tsr_dist_tile_t *t);
+
+/** The record of h, or NULL for a handle of this process alone. */
+tsr_dist_tile_t *tsr_dist_of(const tessera_data_t *h);
+
+/** Inserts task `t` of a flow every process inserts alike. Without a distributed handle among
+ *  its data it is tessera_task_insert. Else the owner of its first written distributed handle
+ *  runs it; on that process a receive task comes first for every distributed handle it reads
+ *  and does not hold, and on the owner of each such handle a send task (once per contents and
+ *  destination); the other processes only note that the written tiles changed. Every written
+ *  distributed handle must belong to the same process. Returns 0 or a negative status (on
+ *  the context, tessera_last_error). */
+int tsr_dist_insert(tessera_context_t *ctx, const tessera_task_t *t);
+
+/** The same status on every process of c: the lowest negative status any has, else the lowest
+ *  positive one (LAPACK's first failing minor), else 0. A collective call. */
+int tsr_dist_agree(tessera_comm_t *c, int status);
+
+/** Stops the transfer engine (tessera_comm_destroy). */
+void tsr_dist_close(tessera_comm_t *c);
+
+#endif

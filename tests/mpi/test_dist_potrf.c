@@ -1,0 +1,152 @@
+/* The Cholesky family on distributed matrices: every process runs tile potrf and potrs alike on
+ * a matrix dealt over every grid the process count allows, each running the tasks that write its
+ * tiles; the factor and the solution (put together from every process's tiles) have the
+ * residuals of the one-process routines, for every dtype, both triangles, sizes that are not tile
+ * multiples; a matrix that is not positive definite gives LAPACK's info on every process; sizes
+ * that differ across processes fail on all of them. */
+/* ctest-label: mpi */
+/* ctest-mpi-procs: 1 2 3 4 */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "../linalg/linalg_common.h"
+#include "mpi_common.h"
+#include <tessera/distribution.h>
+
+static tessera_context_t *g_ctx;
+
+/* Every process's tiles of the n x cols matrix X exported into `a` (leading dimension n, zero
+ * where this process has no tile), then summed over the processes: the whole matrix everywhere
+ * (each element comes from its one owner). */
+static void assemble(tessera_dtype_t dt, tessera_matrix_t *X, void *a, int64_t n, int64_t cols) {
+  memset(a, 0, (size_t)(n * cols) * lc_esize(dt));
+  assert_int_equal(tessera_matrix_export(X, a, n), 0);
+  const size_t count = (size_t)(n * cols);
+  int rc = tessera_comm_allreduce(g_comm, a, a, count, (tessera_comm_type_t)dt, TESSERA_SUM, NULL);
+  if (rc) fail_msg("allreduce: %d (%s)", rc, tessera_comm_last_error(g_comm));
+}
+
+/* potrf then potrs (3 right-hand sides) of a random HPD matrix of order n in tiles of nb on the
+ * grid; the residuals of the assembled factor and solution. */
+static void factor_and_solve(tessera_grid_t g, tessera_dtype_t dt, tessera_uplo_t uplo, int64_t n,
+                             int64_t nb, unsigned seed) {
+  const int64_t nrhs = 3, lda = n > 0 ? n : 1;
+  const size_t es = lc_esize(dt);
+  tt_rng_t r = tt_rng(seed); /* the same matrix on every process */
+  void *a = malloc((size_t)(lda * (n ? n : 1)) * es), *b = malloc((size_t)(lda * nrhs) * es);
+  zc_t *full = lc_gen_hpd(dt, uplo, n, a, lda, &r);
+  lc_fill_random(dt, b, n, nrhs, lda, &r);
+  zc_t *bz = lc_promote(dt, n, nrhs, b, lda);
+  tessera_matrix_t *A = NULL, *B = NULL;
+  int rc = tessera_matrix_create_distributed(g_ctx, g_comm, g, dt, n, n, nb, nb, &A);
+  if (rc == 0) rc = tessera_matrix_create_distributed(g_ctx, g_comm, g, dt, n, nrhs, nb, nb, &B);
+  if (rc) fail_msg("create: %d (%s)", rc, tessera_last_error(g_ctx));
+  assert_int_equal(tessera_matrix_import(A, a, lda), 0);
+  assert_int_equal(tessera_matrix_import(B, b, lda), 0);
+  rc = tessera_tile_potrf(uplo, A);
+  if (rc)
+    fail_msg("potrf %s %c n=%lld: %d (%s)", lc_name(dt), (char)uplo, (long long)n, rc,
+             tessera_last_error(g_ctx));
+  rc = tessera_tile_potrs(uplo, A, B);
+  if (rc) fail_msg("potrs: %d (%s)", rc, tessera_last_error(g_ctx));
+  assemble(dt, A, a, lda, n);
+  assemble(dt, B, b, lda, nrhs);
+  const double rf = lc_potrf_resid(dt, uplo, n, full, a, lda);
+  const double rs = lc_solve_resid(dt, n, nrhs, full, b, lda, bz);
+  if (!(rf < 10) || !(rs < 10))
+    fail_msg("%dx%d grid, %s %c, n=%lld nb=%lld: residuals %g (factor) %g (solve)", g.p, g.q,
+             lc_name(dt), (char)uplo, (long long)n, (long long)nb, rf, rs);
+  tessera_matrix_destroy(A);
+  tessera_matrix_destroy(B);
+  free(full);
+  free(bz);
+  free(a);
+  free(b);
+}
+
+static void test_potrf_potrs(void **state) {
+  (void)state;
+  const int64_t sizes[][2] = {{1, 4}, {37, 8}, {64, 16}, {45, 45}};
+  unsigned seed = 1;
+  for (int p = 1; p <= g_size; p++) {
+    if (g_size % p) continue;
+    const tessera_grid_t g = {p, g_size / p};
+    for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
+      for (int u = 0; u < 2; u++)
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+          factor_and_solve(g, lc_dtypes[d], lc_uplos[u], sizes[s][0], sizes[s][1], seed++);
+  }
+}
+
+/* A negative pivot in tile row 2 of a 4 x 4 tile matrix: LAPACK's info everywhere. */
+static void test_not_positive_definite(void **state) {
+  (void)state;
+  const int64_t n = 32, nb = 8, bad = 19;
+  const tessera_grid_t g = {1, g_size};
+  tt_rng_t r = tt_rng(7);
+  double *a = malloc((size_t)(n * n) * sizeof *a);
+  free(lc_gen_hpd(TESSERA_F64, TESSERA_LOWER, n, a, n, &r));
+  a[bad + bad * n] = -1;
+  tessera_matrix_t *A = NULL;
+  assert_int_equal(
+      tessera_matrix_create_distributed(g_ctx, g_comm, g, TESSERA_F64, n, n, nb, nb, &A), 0);
+  assert_int_equal(tessera_matrix_import(A, a, n), 0);
+  assert_int_equal(tessera_tile_potrf(TESSERA_LOWER, A), bad + 1);
+  tessera_matrix_destroy(A);
+  free(a);
+}
+
+/* Sizes that differ across the processes: the same argument status everywhere, nothing made. */
+static void test_mismatch(void **state) {
+  (void)state;
+  tessera_matrix_t *A = NULL;
+  const int64_t n = g_rank == 0 && g_size > 1 ? 17 : 16;
+  const int rc = tessera_matrix_create_distributed(g_ctx, g_comm, (tessera_grid_t){1, g_size},
+                                                   TESSERA_F64, n, n, 4, 4, &A);
+  if (g_size > 1) {
+    assert_int_equal(rc, -5);
+    assert_null(A);
+    lc_assert_error(g_ctx);
+  } else {
+    assert_int_equal(rc, 0);
+    tessera_matrix_destroy(A);
+  }
+  assert_int_equal(tessera_matrix_create_distributed(g_ctx, g_comm, (tessera_grid_t){2, g_size},
+                                                     TESSERA_F64, 8, 8, 4, 4, &A),
+                   -3);
+  /* a distributed operand beside one of this process alone is refused */
+  tessera_matrix_t *D = NULL, *L = NULL;
+  assert_int_equal(tessera_matrix_create_distributed(g_ctx, g_comm, (tessera_grid_t){1, g_size},
+                                                     TESSERA_F64, 8, 8, 4, 4, &D),
+                   0);
+  assert_int_equal(tessera_matrix_create(g_ctx, TESSERA_F64, 8, 2, 4, 4, &L), 0);
+  assert_int_equal(tessera_tile_potrs(TESSERA_LOWER, D, L), -3);
+  tessera_matrix_destroy(L);
+  tessera_matrix_destroy(D);
+}
+
+static int setup(void **state) {
+  if (group_setup(state)) return -1;
+  tessera_config_t cfg;
+  tessera_config_init(&cfg);
+  cfg.cpu_workers = 2;
+  cfg.gpus = 0;
+  return tessera_init(&g_ctx, &cfg);
+}
+
+static int teardown(void **state) {
+  tessera_finalize(g_ctx);
+  return group_teardown(state);
+}
+
+int main(int argc, char **argv) {
+  if (mpi_start(&argc, &argv)) return 2;
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_potrf_potrs),
+                                     cmocka_unit_test(test_not_positive_definite),
+                                     cmocka_unit_test(test_mismatch)};
+  return mpi_finish(cmocka_run_group_tests(tests, setup, teardown));
+}
