@@ -1,5 +1,6 @@
 /* The context: configuration and environment, backends, memory nodes, workers, scheduler. */
 #define _POSIX_C_SOURCE 200809L
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,6 +209,7 @@ int tessera_init(tessera_context_t **out, const tessera_config_t *cfg) {
 int tessera_finalize(tessera_context_t *ctx) {
   if (!ctx) return 0;
   int status = tessera_wait_all(ctx);
+  while (atomic_load(&ctx->resuming) > 0) sched_yield(); /* deferred tasks' resumes leaving */
   tsr_workers_stop(ctx);
   if (ctx->tracing && tessera_trace_write(ctx, ctx->trace_path) != 0) {
     fprintf(stderr, "tessera: cannot write the trace to %s\n", ctx->trace_path);

@@ -69,6 +69,9 @@ struct tessera_context {
   int pool_n;
 
   _Alignas(TSR_CACHE_LINE) atomic_long inflight; /* inserted, not finished */
+  /* tessera_task_resume calls under way on threads that are not the context's: finalize waits
+   * for them to leave the context before freeing it */
+  atomic_int resuming;
   long window_low; /* an insertion blocked at cfg.max_submitted resumes at this count */
 
   _Alignas(TSR_CACHE_LINE) pthread_mutex_t wait_lock;

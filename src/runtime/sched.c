@@ -103,7 +103,8 @@ static double queue_load(tsr_worker_t *w) {
   return atomic_load_explicit(&w->queue.load, memory_order_relaxed);
 }
 
-static int cost_push(tessera_context_t *ctx, tsr_task_t *t, tsr_worker_t *from) {
+static int cost_push(tessera_context_t *ctx, tsr_task_t *t, tsr_worker_t *from,
+                     tsr_pm_cache_t *cache) {
   tsr_worker_t *best = NULL;
   double best_finish = DBL_MAX, best_cost = 0;
   double expected[TESSERA_DEVICE_KINDS]; /* equal for workers of one kind */
@@ -112,8 +113,7 @@ static int cost_push(tessera_context_t *ctx, tsr_task_t *t, tsr_worker_t *from) 
     tsr_worker_t *w = &ctx->workers[i];
     if (!tsr_worker_can_run(w, t)) continue;
     if (expected[w->kind] < 0)
-      expected[w->kind] =
-          tsr_expected_time(ctx, t, w, from ? &from->pm_cache[w->kind] : &ctx->pm_cache[w->kind]);
+      expected[w->kind] = tsr_expected_time(ctx, t, w, cache ? &cache[w->kind] : NULL);
     double cost = tsr_transfer_time(ctx, t, w) + expected[w->kind];
     double finish = queue_load(w) + cost;
     /* Ties (within 1 %) go to the releasing worker, whose caches hold the inputs. */
@@ -126,7 +126,9 @@ static int cost_push(tessera_context_t *ctx, tsr_task_t *t, tsr_worker_t *from) 
   return enqueue(ctx, best, t, best_cost, from);
 }
 
-static int locality_push(tessera_context_t *ctx, tsr_task_t *t, tsr_worker_t *from) {
+static int locality_push(tessera_context_t *ctx, tsr_task_t *t, tsr_worker_t *from,
+                         tsr_pm_cache_t *cache) {
+  (void)cache;
   tsr_worker_t *best = NULL;
   size_t best_bytes = 0;
   int best_len = 0;

@@ -11,9 +11,11 @@ typedef struct tsr_sched_ops tsr_sched_ops_t;
 struct tsr_sched_ops {
   const char *name;
   /** A ready task: place it on a worker's queue. `from` is the worker that made it ready, or
-   *  NULL for the inserting thread. Returns 0, or TESSERA_ERR_NOMEM when no queue could take
-   *  it: the task is then the caller's, still to be completed (tsr_task_complete). */
-  int (*push)(tessera_context_t *ctx, tsr_task_t *t, tsr_worker_t *from);
+   *  NULL for another thread; `cache` the calling thread's kernel-time lookups (one per device
+   *  kind: a worker's, the inserting thread's), or NULL for a thread that has none (a deferred
+   *  task's resume). Returns 0, or TESSERA_ERR_NOMEM when no queue could take it: the task is
+   *  then the caller's, still to be completed (tsr_task_complete). */
+  int (*push)(tessera_context_t *ctx, tsr_task_t *t, tsr_worker_t *from, tsr_pm_cache_t *cache);
   /** Next task for `w` (its own queue, then what it may steal), or NULL. */
   tsr_task_t *(*pop)(tessera_context_t *ctx, tsr_worker_t *w);
 };

@@ -202,9 +202,9 @@ static void throttle(tessera_context_t *ctx) {
 
 /* Hands a task whose predecessors have all finished to the scheduler. When no queue can take
  * it (out of memory), the flow fails and the task completes without its kernel. */
-static void make_ready(tsr_task_t *t, tsr_worker_t *from) {
+static void make_ready(tsr_task_t *t, tsr_worker_t *from, tsr_pm_cache_t *cache) {
   tessera_context_t *ctx = t->ctx;
-  if (ctx->sched->push(ctx, t, from) == 0) return;
+  if (ctx->sched->push(ctx, t, from, cache) == 0) return;
   tsr_flow_fail(ctx, TESSERA_ERR_NOMEM);
   tsr_task_complete(t, NULL);
 }
@@ -282,7 +282,8 @@ int tessera_task_insert(tessera_context_t *ctx, const tessera_task_t *d) {
     int e = track_access(t->data[i], t, d->mode[i]);
     if (e && !rc) rc = tsr_error(ctx, e, "task_insert: out of memory for dependencies");
   }
-  if (atomic_fetch_sub_explicit(&t->npred, 1, memory_order_acq_rel) == 1) make_ready(t, NULL);
+  if (atomic_fetch_sub_explicit(&t->npred, 1, memory_order_acq_rel) == 1)
+    make_ready(t, NULL, ctx->pm_cache);
   return rc;
 }
 
@@ -305,7 +306,8 @@ void tsr_task_complete(tsr_task_t *t, tsr_worker_t *w) {
   /* No edge is added once done is set, so succ is stable from here. */
   for (int i = 0; i < n; i++) {
     tsr_task_t *s = t->succ[i];
-    if (atomic_fetch_sub_explicit(&s->npred, 1, memory_order_acq_rel) == 1) make_ready(s, w);
+    if (atomic_fetch_sub_explicit(&s->npred, 1, memory_order_acq_rel) == 1)
+      make_ready(s, w, w ? w->pm_cache : NULL);
   }
   long left = atomic_fetch_sub(&ctx->inflight, 1) - 1;
   if (left == 0 || left == ctx->window_low) wake = true;

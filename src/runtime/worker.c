@@ -66,9 +66,13 @@ tessera_deferred_t *tessera_task_defer(const tessera_exec_t *ex) {
 void tessera_task_resume(tessera_deferred_t *deferred, int status) {
   if (!deferred) return;
   tsr_task_t *t = (tsr_task_t *)deferred;
-  if (status) tsr_flow_fail(t->ctx, status);
+  tessera_context_t *ctx = t->ctx;
+  /* counted before the task completes (a finalize that saw the flow end waits for this) */
+  atomic_fetch_add(&ctx->resuming, 1);
+  if (status) tsr_flow_fail(ctx, status);
   tsr_queue_add_load(&t->deferred_by->queue, -t->predicted);
   tsr_task_complete(t, NULL);
+  atomic_fetch_sub(&ctx->resuming, 1); /* the last touch of the context */
 }
 
 /* Polls this long before sleeping: tasks often arrive within microseconds, and a sleeping
