@@ -47,8 +47,9 @@ typedef struct {
   int json;
   int width;    /**< trace: SVG width in pixels */
   int resident; /**< bench: 1 also times tessera_tile_potrf on a descriptor made once, 2 only it */
-  int no_baseline; /**< bench: skip the baselines */
-  int out_of_core; /**< bench: one triangle-only descriptor filled by tasks, no baseline */
+  int no_baseline;    /**< bench: skip the baselines */
+  int out_of_core;    /**< bench: one triangle-only descriptor filled by tasks, no baseline */
+  int grid_p, grid_q; /**< --grid PxQ: distributed over the processes of MPI_COMM_WORLD; 0: not */
 } cli_opts_t;
 
 /** One result line. */
@@ -110,6 +111,10 @@ void cli_print_devices(const tessera_context_t *ctx);
 /** The subcommands; each returns an exit code. */
 int cli_info(const cli_opts_t *o);
 int cli_solve(const cli_opts_t *o);
+/** potrf / potrs / posv distributed over a --grid of processes (tools/dist.c): every process
+ *  makes the same problem, the routine runs on tile matrices dealt over the grid, and process 0
+ *  prints the result with the residual of the whole solution. */
+int cli_solve_distributed(const cli_opts_t *o);
 int cli_demo(const cli_opts_t *o);
 int cli_gen(const cli_opts_t *o);
 int cli_bench(const cli_opts_t *o);

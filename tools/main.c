@@ -60,6 +60,7 @@ typedef enum {
   F_NO_BASELINE,
   F_OUT_OF_CORE,
   F_REQUIRE_GPUS,
+  F_GRID,
   F_VERSION,
   F_HELP,
   F_COUNT,
@@ -104,6 +105,9 @@ static const struct {
     {"--require-gpus", F_REQUIRE_GPUS, 0, CTX, 0,
      "--require-gpus   fail (exit 1) when fewer GPUs than --gpus are found"},
     {"--sched", F_SCHED, 1, CTX, 0, "--sched cost|locality  scheduling policy"},
+    {"--grid", F_GRID, 1, RUNS, 0,
+     "--grid PxQ       distributed over the P x Q processes of an mpirun (process 0 prints);\n"
+     "                   every process makes the same matrix"},
     {"--trace", F_TRACE, 1, CTX, 0,
      "--trace f.json   writes a Chrome trace of every task at the end"},
     {"--json", F_JSON, 0, RUNS | BIT(CMD_BENCH) | BIT(CMD_DEMO), 0,
@@ -230,7 +234,12 @@ static int apply(size_t f, const char *val, cli_opts_t *o) {
     o->out_of_core = 1;
   else if (id == F_REQUIRE_GPUS)
     o->require_gpus = 1;
-  else if (id == F_DTYPE) {
+  else if (id == F_GRID) {
+    char x = 0, extra = 0;
+    if (sscanf(val, "%d%c%d%c", &o->grid_p, &x, &o->grid_q, &extra) != 3 ||
+        (x != 'x' && x != 'X') || o->grid_p < 1 || o->grid_q < 1)
+      return usage_error("--grid: '%s' is not PxQ with P, Q >= 1", val);
+  } else if (id == F_DTYPE) {
     o->dtype_set = 1;
     if (tessera_dtype_parse(val, &o->dtype) != 0)
       return usage_error("unknown dtype '%s' (use s, d, c or z)", val);

@@ -194,7 +194,7 @@ static int run_command(const cli_opts_t *o, int demo) {
 }
 
 int cli_solve(const cli_opts_t *o) {
-  return run_command(o, 0);
+  return o->grid_p ? cli_solve_distributed(o) : run_command(o, 0);
 }
 
 int cli_demo(const cli_opts_t *o) {
