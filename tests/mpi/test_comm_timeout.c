@@ -1,0 +1,48 @@
+/* A process that does not arrive: the others' call fails with TESSERA_ERR_TIMEOUT within the
+ * communicator's bound instead of waiting, the communicator is then broken (every later call
+ * fails at once with TESSERA_ERR_STATE), and it can still be destroyed. The last process arrives
+ * three bounds late (its own call then completes against the operations the others posted). */
+/* ctest-label: mpi */
+/* ctest-mpi-procs: 2 3 */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "mpi_common.h"
+
+enum { BOUND_S = 1 };
+
+static void test_late_process(void **state) {
+  (void)state;
+  tessera_comm_t *c = NULL;
+  tessera_comm_config_t cfg = {.timeout_s = BOUND_S};
+  assert_int_equal(tessera_comm_create(&cfg, &c), 0);
+  const int rank = tessera_comm_rank(c), last = tessera_comm_size(c) - 1;
+  int64_t v = rank + 1, sum = 0;
+  if (rank == last) tt_sleep_us(3 * BOUND_S * 1000000);
+  const double t0 = tt_now();
+  const int rc = tessera_comm_allreduce(c, &v, &sum, 1, TESSERA_COMM_I64, TESSERA_SUM, NULL);
+  const double waited = tt_now() - t0;
+  if (rank != last) {
+    assert_int_equal(rc, TESSERA_ERR_TIMEOUT);
+    assert_true(strlen(tessera_comm_last_error(c)) > 0);
+    if (waited < BOUND_S || waited > BOUND_S + 2)
+      fail_msg("the call failed after %.2f s, the bound is %d s", waited, BOUND_S);
+    /* broken: the next call fails at once */
+    const double t1 = tt_now();
+    assert_int_equal(tessera_comm_barrier(c, NULL), TESSERA_ERR_STATE);
+    assert_true(tt_now() - t1 < 0.5);
+  }
+  assert_int_equal(tessera_comm_destroy(c), 0);
+  /* the processes meet again on MPI itself, which also completes the late process's call */
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+int main(int argc, char **argv) {
+  if (mpi_start(&argc, &argv)) return 2;
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_late_process)};
+  return mpi_finish(cmocka_run_group_tests(tests, NULL, NULL));
+}
