@@ -12,7 +12,6 @@
 #include <time.h>
 
 #include "comm/comm.h"
-#include "comm/dist.h"
 
 enum { DEFAULT_TIMEOUT_S = 30 };
 
@@ -103,7 +102,7 @@ int tessera_comm_destroy(tessera_comm_t *comm) {
     return tsr_comm_error(comm, TESSERA_ERR_STATE,
                           "The communicator still has %d queue(s): destroy them first.",
                           atomic_load(&comm->queues));
-  tsr_dist_close(comm);
+  if (comm->dist_close) comm->dist_close(comm);
   if (comm->nccl) tsr_nccl_close(comm);
   tsr_mpi_close(comm);
   pthread_mutex_destroy(&comm->err_lock);

@@ -53,8 +53,9 @@ struct tessera_comm {
   int devices[TSR_COMM_MAX_DEVICES];
   double timeout_s;
   tsr_mpi_t *mpi;
-  tsr_nccl_t *nccl;   /* NULL without device endpoints */
-  tsr_dist_t *dist;   /* made with the first distributed matrix (dist.c) */
+  tsr_nccl_t *nccl;                      /* NULL without device endpoints */
+  tsr_dist_t *dist;                      /* made with the first distributed matrix (dist.c) */
+  void (*dist_close)(tessera_comm_t *c); /* set with `dist`: stops it (destroy calls it) */
   atomic_bool broken; /* a wait timed out or a transport failed: only destroy is left */
   atomic_int queues;  /* queues made and not destroyed */
   pthread_mutex_t err_lock;

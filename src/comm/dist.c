@@ -104,6 +104,7 @@ static int engine_start(tessera_comm_t *c) {
     return tsr_comm_error(c, TESSERA_ERR_NOMEM, "The transfer engine's thread did not start.");
   }
   c->dist = d;
+  c->dist_close = tsr_dist_close;
   return 0;
 }
 
@@ -121,6 +122,7 @@ void tsr_dist_close(tessera_comm_t *c) {
   free(d->xfer);
   free(d);
   c->dist = NULL;
+  c->dist_close = NULL;
 }
 
 int tsr_dist_tiles(tessera_comm_t *c, size_t count, tsr_dist_tile_t **tiles) {

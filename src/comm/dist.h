@@ -49,7 +49,8 @@ int tsr_dist_insert(tessera_context_t *ctx, const tessera_task_t *t);
  *  positive one (LAPACK's first failing minor), else 0. A collective call. */
 int tsr_dist_agree(tessera_comm_t *c, int status);
 
-/** Stops the transfer engine (tessera_comm_destroy). */
+/** Stops the transfer engine (tessera_comm_destroy calls it through the communicator's
+ *  dist_close, which the engine's start sets: the API stays below the distributed flows). */
 void tsr_dist_close(tessera_comm_t *c);
 
 #endif

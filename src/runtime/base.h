@@ -8,7 +8,14 @@
 #include <stddef.h>
 
 #include "runtime/error.h"
-#include "tessera/tessera.h"
+/* the runtime's part of the public API (not the umbrella: communication and linear algebra are
+ * layers above) */
+#include "tessera/context.h"
+#include "tessera/data.h"
+#include "tessera/device.h"
+#include "tessera/task.h"
+#include "tessera/trace.h"
+#include "tessera/types.h"
 
 #define TSR_MAX_NODES 17 /* host + 16 GPUs */
 #define TSR_MAX_WORKERS 512
