@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "comm/comm.h"
+#include "runtime/base.h"
 
 int tsr_comm_error(tessera_comm_t *c, int status, const char *fmt, ...) {
   if (!c) return status;
@@ -25,22 +26,18 @@ int tsr_comm_break(tessera_comm_t *c, int status) {
 }
 
 int tsr_comm_wait(tessera_comm_t *c, int (*poll)(void *arg), void *arg, const char *what) {
-  struct timespec t0;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
+  const double t0 = tsr_now();
   for (long polls = 0;; polls++) {
     const int done = poll(arg);
     if (done < 0) return tsr_comm_break(c, done);
     if (done) return 0;
     if (polls < 2000) continue;
-    struct timespec now, nap = {0, 50000};
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    double waited = (double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec);
-    if (waited > c->timeout_s)
+    if (tsr_now() - t0 > c->timeout_s)
       return tsr_comm_break(
           c, tsr_comm_error(c, TESSERA_ERR_TIMEOUT,
                             "%s did not complete within %g s: a participant has not arrived (its "
                             "process may have stopped, failed, or be making other calls).",
                             what, c->timeout_s));
-    nanosleep(&nap, NULL);
+    nanosleep(&(struct timespec){0, 50000}, NULL);
   }
 }

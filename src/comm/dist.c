@@ -36,12 +36,6 @@ struct tsr_dist {
   size_t n, cap;
 };
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* The engine: polls the transfers in flight, resumes the finished ones' tasks. */
 static void *engine(void *arg) {
   tsr_dist_t *d = arg;
@@ -55,7 +49,7 @@ static void *engine(void *arg) {
     for (size_t i = 0; i < d->n;) {
       transfer_t x = d->xfer[i];
       int rc = tsr_mpi_test(d->comm, x.req);
-      if (rc == 0 && now() - x.start > d->comm->timeout_s)
+      if (rc == 0 && tsr_now() - x.start > d->comm->timeout_s)
         rc = tsr_comm_break(d->comm,
                             tsr_comm_error(d->comm, TESSERA_ERR_TIMEOUT,
                                            "A tile's transfer did not complete within %g s: the "
@@ -183,7 +177,7 @@ static int transfer_kernel(const tessera_exec_t *ex, void *args) {
       rc = TESSERA_ERR_NOMEM; /* the posted transfer is lost with the failed flow */
   }
   if (!rc) {
-    d->xfer[d->n++] = (transfer_t){req, token, now()};
+    d->xfer[d->n++] = (transfer_t){req, token, tsr_now()};
     pthread_cond_broadcast(&d->cond);
   }
   pthread_mutex_unlock(&d->lock);
