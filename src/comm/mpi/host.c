@@ -251,8 +251,8 @@ int tsr_mpi_post(tessera_comm_t *c, tsr_mpi_chan_t *chan, bool receive, void *pt
   if (err != MPI_SUCCESS) {
     if (r->type != MPI_DATATYPE_NULL) MPI_Type_free(&r->type);
     free(r);
-    return tsr_comm_break(c, mpi_failed(c, err, receive ? "Posting a tile's receive"
-                                                        : "Posting a tile's send"));
+    return tsr_comm_break(
+        c, mpi_failed(c, err, receive ? "Posting a tile's receive" : "Posting a tile's send"));
   }
   *out = r;
   return 0;
