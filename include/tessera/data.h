@@ -53,6 +53,15 @@ TESSERA_API int tessera_data_create_on(tessera_context_t *ctx, int node, size_t 
 TESSERA_API int tessera_data_create_workspace(tessera_context_t *ctx, size_t rows, size_t cols,
                                               size_t elsize, tessera_data_t **out);
 
+/** Ends the contents of workspace handle `h` without waiting: once the tasks inserted so far on
+ *  it have finished, its replicas are freed (their memory returns to the host or to the
+ *  devices' pools) and its contents are undefined; the next task must write it (and allocates
+ *  it again where it runs). For a tile whose last reader has been inserted (Chameleon's flush
+ *  after last use). Needs no worker of any kind.
+ *  @return 0; -2 for a NULL handle, one of another context or one that is not a workspace;
+ *          TESSERA_ERR_NOMEM. Not thread safe against concurrent insertion on the context. */
+TESSERA_API int tessera_data_discard(tessera_context_t *ctx, tessera_data_t *h);
+
 /** Waits for every task inserted so far that uses `h`, writes back the latest contents to the
  *  home node (not for a workspace handle), and frees the handle (and memory tessera allocated
  *  for it). NULL is a no-op. Returns 0 or a negative status. */

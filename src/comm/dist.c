@@ -247,6 +247,15 @@ int tsr_dist_insert(tessera_context_t *ctx, const tessera_task_t *t) {
   return rc || me != runner ? rc : tessera_task_insert(ctx, t);
 }
 
+int tsr_dist_flush(tessera_context_t *ctx, tessera_data_t *h) {
+  tsr_dist_tile_t *r = tsr_dist_of(h);
+  if (!r) return 0;
+  memset(r->sent, 0, ((size_t)r->d->comm->size + 7) / 8);
+  if (!r->cached) return 0;
+  r->cached = false;
+  return tessera_data_discard(ctx, h);
+}
+
 int tsr_dist_agree(tessera_comm_t *c, int status) {
   /* the lowest negative status, else the lowest positive one: one minimum over an encoding */
   const long big = 1L << 40;

@@ -45,6 +45,13 @@ tsr_dist_tile_t *tsr_dist_of(const tessera_data_t *h);
  *  the context, tessera_last_error). */
 int tsr_dist_insert(tessera_context_t *ctx, const tessera_task_t *t);
 
+/** After the last task of the flow reading h has been inserted (on every process alike): a
+ *  process holding a received copy of distributed tile h discards it once its readers finish
+ *  (tessera_data_discard), and the owner forgets whom it sent the tile to, so a later reader
+ *  receives it again. No-op for a handle of this process alone. Returns 0 or a negative
+ *  status. */
+int tsr_dist_flush(tessera_context_t *ctx, tessera_data_t *h);
+
 /** The same status on every process of c: the lowest negative status any has, else the lowest
  *  positive one (LAPACK's first failing minor), else 0. A collective call. */
 int tsr_dist_agree(tessera_comm_t *c, int status);

@@ -12,6 +12,7 @@
  * L_kk⁻¹, inverted once per step into a ring of workspace tiles held by the descriptor. On GPUs a
  * triangular solve of a tile runs at a fraction of the triangular product's speed, and W_k is off
  * the critical path. */
+#include "comm/dist.h"
 #include "linalg/linalg.h"
 
 static int prio(int64_t nt, int64_t i, int64_t j, int64_t k) {
@@ -77,6 +78,8 @@ int tsr_pxpotrf(char uplo, tessera_matrix_t *A, const tessera_potrf_options_t *o
                            prio(nt, i, j, k));
       }
     }
+    /* column k is read no more: copies other processes received of it go */
+    for (int64_t i = k; i < nt && !rc; i++) rc = tsr_dist_flush(A->ctx, tsr_tile(&L, i, k));
   }
   return rc;
 }

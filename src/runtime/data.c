@@ -89,7 +89,37 @@ int tessera_data_create_workspace(tessera_context_t *ctx, size_t rows, size_t co
   if (!ctx) return -1;
   if (elsize == 0) return tsr_error(ctx, -4, "data_create_workspace: element size 0");
   if (!out) return tsr_error(ctx, -5, "data_create_workspace: NULL output");
-  return data_new(ctx, TESSERA_HOST_NODE, rows, cols, elsize, out);
+  int rc = data_new(ctx, TESSERA_HOST_NODE, rows, cols, elsize, out);
+  if (!rc) (*out)->workspace = true;
+  return rc;
+}
+
+/* What a discard task names: it runs nowhere (TSR_KERNEL_DISCARD), so every device kind has it
+ * only to pass insertion's check that some worker may run the task. */
+static int no_kernel(const tessera_exec_t *ex, void *args) {
+  (void)ex, (void)args;
+  return 0;
+}
+static const tessera_kernel_t discard_kernel = {.name = "discard",
+                                                .impl = {[TESSERA_DEVICE_CPU] = no_kernel,
+                                                         [TESSERA_DEVICE_CUDA] = no_kernel,
+                                                         [TESSERA_DEVICE_SIM] = no_kernel},
+                                                .flags = TSR_KERNEL_DISCARD};
+
+int tessera_data_discard(tessera_context_t *ctx, tessera_data_t *h) {
+  if (!ctx) return -1;
+  if (!h || h->ctx != ctx || !h->workspace)
+    return tsr_error(ctx, -2, "data_discard: %s",
+                     !h              ? "NULL handle"
+                     : h->ctx != ctx ? "handle of another context"
+                                     : "not a workspace handle (its home holds the "
+                                       "caller's data)");
+  tessera_task_t t = {.kernel = &discard_kernel,
+                      .ndata = 1,
+                      .data = {h},
+                      .mode = {TESSERA_W},
+                      .scope = tessera_scope_all()};
+  return tessera_task_insert(ctx, &t);
 }
 
 /* Whether `h` is a workspace whose home replica was never needed. */

@@ -217,3 +217,9 @@ void tsr_data_unpin(tessera_data_t *h, int node, void *event) {
   atomic_fetch_sub(&r->pins, 1);
   pthread_mutex_unlock(&h->lock);
 }
+
+void tsr_data_discard_now(tessera_data_t *h) {
+  pthread_mutex_lock(&h->lock);
+  for (int n = 0; n < TSR_MAX_NODES; n++) tsr_replica_free(h->ctx, h, n);
+  pthread_mutex_unlock(&h->lock);
+}

@@ -32,6 +32,7 @@ struct tessera_data {
   tsr_task_link_t *readers;
   int nreaders, capreaders;
   atomic_long pending; /* inserted tasks using this handle that have not finished */
+  bool workspace;      /* tessera_data_create_workspace: no home memory of the caller's */
   /* The distribution layer's record of the handle (src/comm/dist.c: its owner process, what was
    * sent and received), NULL for a handle of this process alone. The runtime never reads it. */
   void *dist;
@@ -66,6 +67,9 @@ int tsr_replica_alloc(tessera_context_t *ctx, tessera_data_t *h, int node);
 
 /** Frees the replica on `node` (returning tessera's memory) and marks it Invalid. */
 void tsr_replica_free(tessera_context_t *ctx, tessera_data_t *h, int node);
+
+/** Frees every replica of workspace h, whose tasks have all finished (a discard task's turn). */
+void tsr_data_discard_now(tessera_data_t *h);
 
 /** Whether `node` holds a valid replica. */
 bool tsr_data_valid_on(tessera_data_t *h, int node);

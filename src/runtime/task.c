@@ -204,6 +204,11 @@ static void throttle(tessera_context_t *ctx) {
  * it (out of memory), the flow fails and the task completes without its kernel. */
 static void make_ready(tsr_task_t *t, tsr_worker_t *from, tsr_pm_cache_t *cache) {
   tessera_context_t *ctx = t->ctx;
+  if (t->kernel->flags & TSR_KERNEL_DISCARD) { /* no kernel: the replicas go, here and now */
+    for (int i = 0; i < t->ndata; i++) tsr_data_discard_now(t->data[i]);
+    tsr_task_complete(t, from);
+    return;
+  }
   if (ctx->sched->push(ctx, t, from, cache) == 0) return;
   tsr_flow_fail(ctx, TESSERA_ERR_NOMEM);
   tsr_task_complete(t, NULL);

@@ -36,6 +36,11 @@ struct tsr_task {
   _Alignas(16) unsigned char args[TESSERA_MAX_TASK_ARGS];
 };
 
+/** A kernel flag of the runtime's own (beside the public TESSERA_KERNEL_*): the task runs no
+ *  kernel; when it becomes ready the runtime frees its handles' replicas and completes it on
+ *  the spot (tessera_data_discard). */
+#define TSR_KERNEL_DISCARD (1u << 31)
+
 /** One run of a kernel on a CPU worker, on the worker's stack (tessera_exec_t.task points at
  *  it): tessera_task_defer marks it, so the worker learns of the deferral without touching the
  *  task again (which its resume may have completed and recycled by then). */
