@@ -209,6 +209,11 @@ static bool has_bit(const uint8_t *b, int i) {
   return b[i / 8] >> (i % 8) & 1;
 }
 
+/* New contents of the tile (or its copies discarded): no process holds them. */
+static void forget_sent(tsr_dist_tile_t *r) {
+  memset(r->sent, 0, ((size_t)r->d->comm->size + 7) / 8);
+}
+
 int tsr_dist_insert(tessera_context_t *ctx, const tessera_task_t *t) {
   int runner = -1;
   tsr_dist_t *d = NULL;
@@ -241,7 +246,7 @@ int tsr_dist_insert(tessera_context_t *ctx, const tessera_task_t *t) {
                        "task_insert(%s): it writes tiles of processes %d and %d; a task of a "
                        "distributed flow writes the tiles of one process only.",
                        t->kernel->name ? t->kernel->name : "(unnamed)", runner, r->owner);
-    memset(r->sent, 0, ((size_t)d->comm->size + 7) / 8); /* new contents: nobody has them */
+    forget_sent(r);
     r->cached = false;
   }
   return rc || me != runner ? rc : tessera_task_insert(ctx, t);
@@ -250,7 +255,7 @@ int tsr_dist_insert(tessera_context_t *ctx, const tessera_task_t *t) {
 int tsr_dist_flush(tessera_context_t *ctx, tessera_data_t *h) {
   tsr_dist_tile_t *r = tsr_dist_of(h);
   if (!r) return 0;
-  memset(r->sent, 0, ((size_t)r->d->comm->size + 7) / 8);
+  forget_sent(r);
   if (!r->cached) return 0;
   r->cached = false;
   return tessera_data_discard(ctx, h);
