@@ -60,18 +60,19 @@ typedef struct {
   void *scratch;                 /**< per-worker backend scratch (e.g. library handles), or NULL */
   tessera_async_status_t *async; /**< asynchronous status slot (GPU kernels), NULL on CPUs */
   void *task;                    /**< the runtime's record of the running task, for
-                                      tessera_task_defer (NULL where deferring is not offered) */
+                                      tessera_task_defer (during the kernel's call only) */
 } tessera_exec_t;
 
-/** A task whose completion a CPU kernel has deferred (see tessera_task_defer). */
+/** A task whose completion its kernel has deferred (see tessera_task_defer). */
 typedef struct tessera_deferred tessera_deferred_t;
 
-/** Called by a CPU kernel that starts work finishing later (a message in flight, say): the task
+/** Called by a kernel that starts work finishing later (a message in flight, say): the task
  *  does not complete when the kernel returns 0, but when tessera_task_resume is called with the
- *  token returned here. Until then its successors wait, its data stay valid where the kernel saw
- *  them, and the worker goes on with other tasks. The kernel must return 0 after deferring.
- *  Returns NULL where deferring is not offered (kernels on GPU workers); the kernel then
- *  finishes its work before returning. Thread safe for the running kernel. */
+ *  token returned here (on a GPU worker: and once the work the kernel enqueued on `stream` is
+ *  done). Until then its successors wait, its data stay valid where the kernel saw them, and
+ *  the worker goes on with other tasks. The kernel must return 0 after deferring. Returns NULL
+ *  where deferring is not offered (a NULL `ex`); the kernel then finishes its work before
+ *  returning. Thread safe for the running kernel. */
 TESSERA_API tessera_deferred_t *tessera_task_defer(const tessera_exec_t *ex);
 
 /** Completes a deferred task, from any thread, exactly once: `status` 0, or a failure that fails

@@ -239,7 +239,7 @@ static int validate(tessera_context_t *ctx, const tessera_task_t *d) {
   return 0;
 }
 
-int tessera_task_insert(tessera_context_t *ctx, const tessera_task_t *d) {
+static int insert(tessera_context_t *ctx, const tessera_task_t *d, tsr_task_link_t *chain) {
   if (!ctx) return -1;
   int rc = validate(ctx, d);
   if (rc) return rc;
@@ -255,6 +255,7 @@ int tessera_task_insert(tessera_context_t *ctx, const tessera_task_t *d) {
   memcpy(t->tag, d->tag, sizeof t->tag);
   t->seq = ctx->seq++;
   atomic_init(&t->npred, 1); /* released at the end of insertion */
+  atomic_init(&t->resumed, false);
   atomic_flag_clear(&t->lock.f);
   t->done = false;
   t->nsucc = 0;
@@ -287,9 +288,23 @@ int tessera_task_insert(tessera_context_t *ctx, const tessera_task_t *d) {
     int e = track_access(t->data[i], t, d->mode[i]);
     if (e && !rc) rc = tsr_error(ctx, e, "task_insert: out of memory for dependencies");
   }
+  if (chain) {
+    int e = add_edge(tsr_task_link_get(*chain), t);
+    if (e && !rc) rc = tsr_error(ctx, e, "task_insert: out of memory for dependencies");
+    *chain = (tsr_task_link_t){t, t->seq};
+  }
   if (atomic_fetch_sub_explicit(&t->npred, 1, memory_order_acq_rel) == 1)
     make_ready(t, NULL, ctx->pm_cache);
   return rc;
+}
+
+int tessera_task_insert(tessera_context_t *ctx, const tessera_task_t *d) {
+  return insert(ctx, d, NULL);
+}
+
+int tsr_task_insert_chained(tessera_context_t *ctx, const tessera_task_t *d,
+                            tsr_task_link_t *chain) {
+  return insert(ctx, d, chain);
 }
 
 void tsr_notify_waiters(tessera_context_t *ctx) {

@@ -32,7 +32,11 @@ struct tsr_task {
   uint64_t size_key;
   double predicted;          /* seconds the scheduler expects, counted in the worker's load */
   tsr_worker_t *deferred_by; /* set by tessera_task_defer: the worker whose load counts it */
-  tsr_task_t *next_free;     /* in the context's pool of finished tasks */
+  /* a task deferred on an asynchronous worker: tessera_task_resume sets its status, then
+   * `resumed`; the worker, which still holds the task's data, completes it */
+  atomic_bool resumed;
+  int resume_status;
+  tsr_task_t *next_free; /* in the context's pool of finished tasks */
   _Alignas(16) unsigned char args[TESSERA_MAX_TASK_ARGS];
 };
 
@@ -41,9 +45,10 @@ struct tsr_task {
  *  the spot (tessera_data_discard). */
 #define TSR_KERNEL_DISCARD (1u << 31)
 
-/** One run of a kernel on a CPU worker, on the worker's stack (tessera_exec_t.task points at
- *  it): tessera_task_defer marks it, so the worker learns of the deferral without touching the
- *  task again (which its resume may have completed and recycled by then). */
+/** One run of a kernel, on a CPU worker's stack or in an asynchronous worker's flight
+ * (tessera_exec_t.task points at it): tessera_task_defer marks it, so the worker learns of the
+ * deferral without touching the task again (which its resume may have completed and recycled by
+ * then). */
 typedef struct {
   tsr_task_t *task;
   tsr_worker_t *worker;
@@ -76,6 +81,12 @@ typedef struct {
  *  context's insert_cache on the inserting thread), or in the context's pool when `cache` is
  *  NULL. */
 void tsr_task_recycle(tsr_task_t *t, tsr_task_cache_t *cache);
+/** tessera_task_insert, and the task also runs after the live task `*chain` refers to (if
+ *  any), which then refers to the new task: the tasks inserted through one chain run one at a
+ *  time, in insertion order, whatever data they touch. Inserting thread only. */
+int tsr_task_insert_chained(tessera_context_t *ctx, const tessera_task_t *task,
+                            tsr_task_link_t *chain);
+
 /** Frees the pool of finished tasks (at finalize). */
 void tsr_task_pool_free(tessera_context_t *ctx);
 

@@ -69,9 +69,15 @@ void tessera_task_resume(tessera_deferred_t *deferred, int status) {
   tessera_context_t *ctx = t->ctx;
   /* counted before the task completes (a finalize that saw the flow end waits for this) */
   atomic_fetch_add(&ctx->resuming, 1);
-  if (status) tsr_flow_fail(ctx, status);
-  tsr_queue_add_load(&t->deferred_by->queue, -t->predicted);
-  tsr_task_complete(t, NULL);
+  tsr_worker_t *w = t->deferred_by;
+  if (w->be->async) { /* its flight holds the data: the worker completes it (t is gone after) */
+    t->resume_status = status;
+    atomic_store_explicit(&t->resumed, true, memory_order_release);
+  } else {
+    if (status) tsr_flow_fail(ctx, status);
+    tsr_queue_add_load(&w->queue, -t->predicted);
+    tsr_task_complete(t, NULL);
+  }
   atomic_fetch_sub(&ctx->resuming, 1); /* the last touch of the context */
 }
 

@@ -37,6 +37,8 @@ typedef struct {
   double alone_since; /* refused memory with no other task in flight here since then */
   bool running;       /* kernel enqueued, done event recorded */
   bool skipped;       /* the flow had failed: no kernel */
+  bool deferred;      /* the kernel deferred the task: done once resumed and its event passed */
+  tsr_run_t run;      /* the kernel's run record (tessera_exec_t.task), during launch */
   tessera_exec_t ex;
   tessera_async_status_t *status; /* pinned host memory */
   double launched;
@@ -83,6 +85,7 @@ struct tsr_worker {
   void *time_ref;             /* tracing: a timed event passed at time_ref_s (tsr_now) */
   double time_ref_s;
   tsr_flight_t flights[TSR_FLIGHTS];
+  tessera_async_status_t *status_slots; /* the flights' status slots, one pinned allocation */
   int nflights;
   unsigned next_queue;
   double last_done;

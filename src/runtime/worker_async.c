@@ -5,7 +5,9 @@
  * events) or on the task's own queue right before its kernel (TESSERA_COPY_QUEUE=0); either
  * way the copies of one task overlap the kernels of others. A task is complete when the event
  * recorded after its kernel has passed, which is polled, never waited for with a device-wide
- * synchronisation. */
+ * synchronisation; a task whose kernel deferred it (tessera_task_defer: work it started
+ * elsewhere, a message say) is complete once it is also resumed, and keeps its flight and its
+ * data until then. */
 #include <sched.h>
 #include <stdio.h>
 
@@ -49,6 +51,7 @@ static int async_setup(tsr_worker_t *w) {
   tessera_async_status_t *slots =
       be->host_alloc ? be->host_alloc(w->be_state, sizeof *slots * TSR_FLIGHTS) : NULL;
   if (!rc && !slots) rc = TESSERA_ERR_NOMEM;
+  w->status_slots = slots; /* the flights move (poll swaps them), their slots with them */
   for (int f = 0; f < TSR_FLIGHTS && !rc; f++) {
     tsr_flight_t *fl = &w->flights[f];
     fl->status = &slots[f];
@@ -72,7 +75,8 @@ static void async_teardown(tsr_worker_t *w) {
     }
   }
   if (w->time_ref) be->event_destroy(w->be_state, w->device, w->time_ref);
-  if (w->flights[0].status) be->host_free(w->be_state, w->flights[0].status);
+  if (w->status_slots) be->host_free(w->be_state, w->status_slots);
+  w->status_slots = NULL;
   if (w->copy_queue) be->queue_destroy(w->be_state, w->device, w->copy_queue);
   for (int q = 0; q < TSR_QUEUES; q++) {
     if (w->queues[q]) be->queue_destroy(w->be_state, w->device, w->queues[q]);
@@ -110,8 +114,12 @@ static int launch(tsr_worker_t *w, tsr_flight_t *fl, bool last_chance) {
   /* The flow's status says why; wait_all turns it into the message (workers write none). */
   if (rc) tsr_flow_fail(ctx, rc);
   if (!rc && !fl->skipped) {
+    fl->run = (tsr_run_t){.task = t, .worker = w};
+    fl->ex.task = &fl->run;
     rc = t->kernel->impl[w->kind](&fl->ex, t->args);
     if (rc) tsr_flow_fail(ctx, rc);
+    fl->deferred = !rc && fl->run.deferred;
+    fl->ex.task = NULL; /* the record moves with the flight: for the kernel's call only */
   }
   int e = w->be->event_record(w->be_state, fl->done, fl->queue);
   if (e) tsr_flow_fail(ctx, e);
@@ -128,6 +136,7 @@ static void start(tsr_worker_t *w, tsr_task_t *t) {
   fl->acquired = 0;
   fl->alone_since = 0;
   fl->running = false;
+  fl->deferred = false;
   fl->skipped = atomic_load_explicit(&w->ctx->flow_failed, memory_order_relaxed) &&
                 !(t->kernel->flags & TESSERA_KERNEL_RUNS_AFTER_FAILURE);
   fl->status->info = 0; /* read at completion, whether the kernel ran or not */
@@ -163,12 +172,15 @@ static int poll(tsr_worker_t *w) {
   int done = 0;
   for (int f = 0; f < w->nflights;) {
     tsr_flight_t *fl = &w->flights[f];
-    int q = fl->running ? w->be->event_query(w->be_state, fl->done) : 0;
+    const bool waiting =
+        fl->deferred && !atomic_load_explicit(&fl->task->resumed, memory_order_acquire);
+    int q = fl->running && !waiting ? w->be->event_query(w->be_state, fl->done) : 0;
     if (q == 0) {
       f++;
       continue;
     }
     if (q < 0) tsr_flow_fail(ctx, q);
+    if (fl->deferred && fl->task->resume_status) tsr_flow_fail(ctx, fl->task->resume_status);
     int info = fl->status->info;
     if (info) tsr_flow_fail(ctx, info > 0 ? (int)(fl->status->offset + info) : TESSERA_ERR_KERNEL);
     if (w->time_ref && q > 0) trace_copies(w, fl);
@@ -176,7 +188,7 @@ static int poll(tsr_worker_t *w) {
     double now = tsr_now(), t0 = fl->launched > w->last_done ? fl->launched : w->last_done;
     w->last_done = now;
     tsr_task_t *t = fl->task;
-    bool measured = !fl->skipped && q > 0 && !info;
+    bool measured = !fl->skipped && !fl->deferred && q > 0 && !info;
     /* Keep the flight's events and slot with it: swap with the last flight. */
     tsr_flight_t tmp = *fl;
     *fl = w->flights[--w->nflights];

@@ -1,7 +1,8 @@
-/* Deferred completion (tessera_task_defer / tessera_task_resume): a CPU kernel hands its task to
- * another thread and returns; the task completes when that thread resumes it, its successors
- * wait until then, the workers run other tasks meanwhile (more deferred tasks than workers are
- * in flight at once), and a failing resume fails the flow. */
+/* Deferred completion (tessera_task_defer / tessera_task_resume): a kernel (on a CPU worker, or
+ * on a simulated device's asynchronous worker) hands its task to another thread and returns; the
+ * task completes when that thread resumes it, its successors wait until then, the workers run other
+ * tasks meanwhile (more deferred tasks than workers are in flight at once), and a failing resume
+ * fails the flow. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -64,16 +65,18 @@ static int add_one(const tessera_exec_t *ex, void *args) {
   return 0;
 }
 
-static const tessera_kernel_t deferring = {.name = "test_defer",
-                                           .impl = {[TESSERA_DEVICE_CPU] = defer_kernel}};
+static const tessera_kernel_t deferring = {
+    .name = "test_defer",
+    .impl = {[TESSERA_DEVICE_CPU] = defer_kernel, [TESSERA_DEVICE_SIM] = defer_kernel}};
 static const tessera_kernel_t adding = {.name = "test_add_one",
                                         .impl = {[TESSERA_DEVICE_CPU] = add_one}};
 
 /* `count` deferred writers on handles of their own (more than the workers), each followed by
- * an increment; resumed together, in reverse order, `status` for each. Returns wait_all's status;
- * the handles' values into out[]. */
-static int run(int count, int status, double *out) {
-  tessera_context_t *ctx = tt_cpu_context(2, TESSERA_SCHED_COST);
+ * an increment; resumed together, in reverse order, `status` for each. The writers run on the
+ * CPU workers of `ctx`, or on its simulated devices (`scope`); the increments on the CPUs.
+ * Returns wait_all's status; the handles' values into out[]. Finalizes ctx. */
+static int run_in(tessera_context_t *ctx, tessera_scope_t scope, int count, int status,
+                  double *out) {
   pending_t p = {.expect = count, .status = status, .value = 41};
   pthread_mutex_init(&p.lock, NULL);
   pthread_cond_init(&p.cond, NULL);
@@ -88,7 +91,8 @@ static int run(int count, int status, double *out) {
                         .args_size = sizeof pp,
                         .ndata = 1,
                         .data = {h[i]},
-                        .mode = {TESSERA_W}};
+                        .mode = {TESSERA_W},
+                        .scope = scope};
     tessera_task_t a = {.kernel = &adding, .ndata = 1, .data = {h[i]}, .mode = {TESSERA_RW}};
     assert_int_equal(tessera_task_insert(ctx, &w), 0);
     assert_int_equal(tessera_task_insert(ctx, &a), 0);
@@ -104,6 +108,10 @@ static int run(int count, int status, double *out) {
   pthread_cond_destroy(&p.cond);
   pthread_mutex_destroy(&p.lock);
   return rc;
+}
+
+static int run(int count, int status, double *out) {
+  return run_in(tt_cpu_context(2, TESSERA_SCHED_COST), tessera_scope_cpus(), count, status, out);
 }
 
 /* Every increment ran after its deferred writer's resume (41 + 1), with 16 deferred tasks in
@@ -122,6 +130,29 @@ static void test_failed_resume(void **state) {
   assert_int_equal(run(3, TESSERA_ERR_KERNEL, out), TESSERA_ERR_KERNEL);
 }
 
+/* On the asynchronous workers of simulated devices: each deferred task keeps its flight until
+ * resumed (6 at once, fewer than the flights of one worker), its successor then reads what
+ * the resumer wrote into the device's replica; a failed resume fails the flow. */
+static void test_resume_on_devices(void **state) {
+  (void)state;
+  tessera_config_t cfg;
+  tessera_config_init(&cfg);
+  cfg.cpu_workers = 2;
+  cfg.gpu_mem_limit = 64 << 20;
+  tessera_context_t *ctx = NULL;
+  assert_int_equal(tessera_init(&ctx, &cfg), 0);
+  if (tessera_device_count(ctx, TESSERA_DEVICE_SIM) == 0) {
+    tessera_finalize(ctx);
+    skip(); /* a build without simulated devices */
+  }
+  const tessera_scope_t sim = {1u << TESSERA_DEVICE_SIM, 0};
+  double out[6];
+  assert_int_equal(run_in(ctx, sim, 6, 0, out), 0);
+  for (int i = 0; i < 6; i++) assert_true(out[i] == 42);
+  assert_int_equal(tessera_init(&ctx, &cfg), 0);
+  assert_int_equal(run_in(ctx, sim, 3, TESSERA_ERR_KERNEL, out), TESSERA_ERR_KERNEL);
+}
+
 /* Where deferring is not offered the call says so. */
 static void test_defer_without_task(void **state) {
   (void)state;
@@ -132,8 +163,8 @@ static void test_defer_without_task(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_resume_orders_successors),
-                                     cmocka_unit_test(test_failed_resume),
-                                     cmocka_unit_test(test_defer_without_task)};
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_resume_orders_successors), cmocka_unit_test(test_failed_resume),
+      cmocka_unit_test(test_resume_on_devices), cmocka_unit_test(test_defer_without_task)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
