@@ -103,12 +103,16 @@ int cli_solve_distributed(const cli_opts_t *o) {
     fprintf(stderr, "tessera: --grid runs on generated matrices (no --input, --rhs, --output)\n");
     return CLI_USAGE;
   }
+  dist_run_t d = {.grid = {o->grid_p, o->grid_q}};
+  int rc = cli_context(o, &d.ctx);
+  if (rc != CLI_OK) return rc;
+  /* the context's GPUs are the communicator's: tiles travel between them over NCCL */
   char why[256] = "";
   tessera_comm_config_t cc = {.error = why, .error_len = sizeof why};
-  dist_run_t d = {.grid = {o->grid_p, o->grid_q}};
+  cc.ndevices = tessera_device_count(d.ctx, TESSERA_DEVICE_CUDA);
   if (tessera_comm_create(&cc, &d.comm)) {
     fprintf(stderr, "tessera: --grid: %s\n", why);
-    return CLI_FAILED;
+    return cli_finish(d.ctx, CLI_FAILED);
   }
   d.rank = tessera_comm_rank(d.comm);
   const int size = tessera_comm_size(d.comm);
@@ -117,16 +121,11 @@ int cli_solve_distributed(const cli_opts_t *o) {
       fprintf(stderr, "tessera: --grid %dx%d needs %d processes (mpirun -np %d); there are %d\n",
               o->grid_p, o->grid_q, o->grid_p * o->grid_q, o->grid_p * o->grid_q, size);
     tessera_comm_destroy(d.comm);
-    return CLI_USAGE;
+    return cli_finish(d.ctx, CLI_USAGE);
   }
   const tessera_dtype_t dtype = o->dtype;
   d.n = o->sizes[0];
   d.nrhs = o->nrhs;
-  int rc = cli_context(o, &d.ctx);
-  if (rc != CLI_OK) {
-    tessera_comm_destroy(d.comm);
-    return rc;
-  }
   d.nb = o->tile > 0 ? o->tile : tessera_tile_for(d.ctx, d.n);
   void *b0 = NULL;
   int st =

@@ -74,11 +74,19 @@ TESSERA_API int tessera_gather_2d(tessera_comm_t *comm, tessera_grid_t grid, tes
  *  tiles, the tiles other processes need are sent to them, and every process returns the same
  *  status. import and export work on each process's own tiles: import takes them from the
  *  whole array given on every process, export writes them into it (the other tiles' elements
- *  are left as they were). Distributed runs need a CPU worker on every process (transfers run
- *  there) and MPI_THREAD_MULTIPLE.
+ *  are left as they were). Distributed runs need MPI_THREAD_MULTIPLE.
+ *
+ *  Tiles travel from GPU to GPU over NCCL when every process's communicator has GPUs
+ *  (tessera_comm_config_t.ndevices) that are GPUs of its context: each tile through one of
+ *  them, chosen alike everywhere; otherwise through host memory over MPI, run by CPU workers.
+ *  The processes agree on the way when a context makes its first distributed matrices on the
+ *  communicator; the variable TESSERA_DIST_TRANSFERS=host asks for the host, =device for the
+ *  devices (or a failure saying why they cannot serve). The distributed matrices living on one
+ *  communicator at a time belong to one context.
  *  @return 0; -k for an invalid argument k (a grid whose p x q is not the communicator's size,
- *          dtype, sizes); TESSERA_ERR_UNSUPPORTED without MPI or MPI_THREAD_MULTIPLE;
- *          TESSERA_ERR_NOMEM. */
+ *          dtype, sizes); TESSERA_ERR_UNSUPPORTED without MPI or MPI_THREAD_MULTIPLE, for
+ *          device transfers that cannot be had when asked for, or for a communicator whose
+ *          distributed matrices belong to another context; TESSERA_ERR_NOMEM. */
 TESSERA_API int tessera_matrix_create_distributed(tessera_context_t *ctx, tessera_comm_t *comm,
                                                   tessera_grid_t grid, tessera_dtype_t dtype,
                                                   int64_t m, int64_t n, int64_t mb, int64_t nb,

@@ -143,6 +143,22 @@ int tsr_nccl_run_one(tessera_comm_t *c, int device, const tsr_coll_t *op,
                      tessera_comm_queue_t *queue);
 void tsr_nccl_describe(char *buf, size_t len);
 
+/** A tile transfer between device endpoints in flight (nccl/device.c). */
+typedef struct tsr_nccl_req tsr_nccl_req_t;
+/** Opens the tile channel once (later calls return 0): per local GPU a NCCL communicator of its
+ *  own, split from the communicator's, and a stream, with every pair of endpoints connected
+ *  (so no later transfer blocks its thread connecting). A collective call. */
+int tsr_nccl_p2p_open(tessera_comm_t *c);
+/** Posts on the tile channel of local GPU `device` (current on the calling thread) a send (or
+ *  a receive) of `bytes` at device pointer ptr to (from) endpoint `peer`, after the work
+ *  enqueued so far on stream `after`. The channel's operations run in the order posted: the
+ *  caller orders them alike on every process. */
+int tsr_nccl_p2p_post(tessera_comm_t *c, int device, bool receive, void *ptr, size_t bytes,
+                      int peer, void *after, tsr_nccl_req_t **req);
+/** 1 when the transfer is done (the request is then freed), 0 while it is not, or a failure
+ *  (freed as well). Any thread. */
+int tsr_nccl_p2p_test(tessera_comm_t *c, tsr_nccl_req_t *req);
+
 /* Host queues (queue.c). */
 
 /** Starts the thread of a host queue. */

@@ -1,15 +1,28 @@
 /* Distributed flows: owner-computes insertion and the transfer engine (see dist.h).
  *
  * Transfers are tasks: a send reads the tile on its owner after the tile's last writer there, a
- * receive writes the tile's local copy on the process that runs a reader. Their kernels (CPU)
- * post a nonblocking MPI transfer on the engine's own channel and defer their task
- * (tessera_task_defer); the engine's thread polls the transfers and resumes each task when its
- * transfer is done, so no worker ever waits on a message. Messages of one tile between two
- * processes carry one tag and follow the tile's versions in order: a later version's send waits
- * (through the tile's dependencies) for the earlier one, its receive for the earlier copy's
- * readers, and MPI does not let messages of one tag and source overtake each other. A transfer
- * that does not complete within the communicator's timeout fails its flow and breaks the
- * communicator. */
+ * receive writes the tile's local copy on the process that runs a reader. Their kernels post a
+ * nonblocking transfer and defer their task (tessera_task_defer); the engine's thread polls the
+ * transfers and resumes each task when its transfer is done, so no worker ever waits on a
+ * message. A transfer that does not complete within the communicator's timeout fails its flow
+ * and breaks the communicator.
+ *
+ * Where the tiles travel is agreed by the processes when a context first makes distributed
+ * matrices on the communicator (the same everywhere):
+ * - host: CPU tasks move host copies over MPI. Messages of one tile between two processes carry
+ *   one tag and follow the tile's versions in order (a later version's send waits, through the
+ *   tile's dependencies, for the earlier one; its receive for the earlier copy's readers; MPI
+ *   does not let messages of one tag and source overtake each other).
+ * - device: tasks on GPUs move the device copies over NCCL, straight from GPU to GPU (simulated
+ *   devices, which have no NCCL, move theirs over MPI, on the same path otherwise). NCCL has no
+ *   tags: a receive takes the next message of its peer, so each process posts its transfers in
+ *   the order of the flow, which every process inserts alike. They form one chain per process
+ *   (tsr_task_insert_chained): a transfer starts when the one inserted before it has finished.
+ *   This cannot deadlock: a task depends only on tasks inserted before it, on every process, so
+ *   by induction over the flow's order every transfer's peer posts the matching one. Each
+ *   tile's transfers go through one GPU of each process (its tag modulo their count), the
+ *   endpoints the peer can name.
+ */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
@@ -17,17 +30,27 @@
 
 #include "comm/dist.h"
 #include "runtime/replica.h"
+#include "runtime/task.h"
 
 typedef struct {
-  tsr_mpi_req_t *req;
+  tsr_mpi_req_t *req;   /* an MPI transfer, or */
+  tsr_nccl_req_t *nreq; /* an NCCL one */
   tessera_deferred_t *token;
   double start;
 } transfer_t;
+
+/* Where tiles travel (the same on every process). */
+enum { XFER_HOST, XFER_SIM, XFER_NCCL };
 
 struct tsr_dist {
   tessera_comm_t *comm;
   tsr_mpi_chan_t *chan;
   int next_tag, tag_limit;
+  /* the context whose distributed matrices live (`live` of them), how its tiles travel, and
+   * the chain of its device transfers (inserting thread only) */
+  tessera_context_t *ctx;
+  int live, mode, gpus;
+  tsr_task_link_t chain;
   pthread_t thread;
   pthread_mutex_t lock;
   pthread_cond_t cond;
@@ -48,7 +71,7 @@ static void *engine(void *arg) {
     bool progress = false;
     for (size_t i = 0; i < d->n;) {
       transfer_t x = d->xfer[i];
-      int rc = tsr_mpi_test(d->comm, x.req);
+      int rc = x.req ? tsr_mpi_test(d->comm, x.req) : tsr_nccl_p2p_test(d->comm, x.nreq);
       if (rc == 0 && tsr_now() - x.start > d->comm->timeout_s)
         rc = tsr_comm_break(d->comm,
                             tsr_comm_error(d->comm, TESSERA_ERR_TIMEOUT,
@@ -119,10 +142,58 @@ void tsr_dist_close(tessera_comm_t *c) {
   c->dist_close = NULL;
 }
 
-int tsr_dist_tiles(tessera_comm_t *c, size_t count, tsr_dist_tile_t **tiles) {
+/* How this process could move tiles for ctx: over NCCL when the communicator's GPUs are all
+ * GPUs of the context, over MPI from simulated devices when it has them, else through the host.
+ * TESSERA_DIST_TRANSFERS=host asks for the host; =device for the devices or a failure (-1). */
+static int local_mode(tessera_comm_t *c, tessera_context_t *ctx, int *gpus) {
+  const char *v = getenv("TESSERA_DIST_TRANSFERS");
+  if (v && strcmp(v, "host") == 0) return XFER_HOST;
+  const int host = v && strcmp(v, "device") == 0 ? -1 : XFER_HOST;
+  if ((*gpus = tessera_device_count(ctx, TESSERA_DEVICE_SIM)) > 0) return XFER_SIM;
+  const int cuda = tessera_device_count(ctx, TESSERA_DEVICE_CUDA);
+  if (!c->nccl || c->ndevices < 1) return host;
+  for (int i = 0; i < c->ndevices; i++)
+    if (c->devices[i] >= cuda) return host;
+  *gpus = c->ndevices;
+  return XFER_NCCL;
+}
+
+/* Binds the engine to ctx when no distributed matrix lives: the processes agree how tiles
+ * travel, and the chain starts afresh (its last link may be of a context since finalized). */
+static int bind_context(tsr_dist_t *d, tessera_context_t *ctx) {
+  tessera_comm_t *c = d->comm;
+  if (d->live > 0 && d->ctx != ctx)
+    return tsr_comm_error(c, TESSERA_ERR_UNSUPPORTED,
+                          "The communicator's distributed matrices belong to another context: "
+                          "destroy them before making some for this one.");
+  if (d->live > 0) return 0;
+  int gpus = 0;
+  long lo = 0, hi = 0;
+  int rc = tsr_mpi_minmax(c, local_mode(c, ctx, &gpus), &lo, &hi);
+  if (rc) return rc;
+  if (lo < 0)
+    return tsr_comm_error(c, TESSERA_ERR_UNSUPPORTED,
+                          "TESSERA_DIST_TRANSFERS=device, but tiles cannot travel between the "
+                          "devices of every process: that needs the communicator's GPUs "
+                          "(tessera_comm_config_t.devices, over NCCL) among the context's, or "
+                          "simulated devices.");
+  const int mode = lo == hi ? (int)lo : XFER_HOST;
+  if (mode == XFER_NCCL) rc = tsr_nccl_p2p_open(c);
+  if (rc) return rc;
+  d->ctx = ctx;
+  d->mode = mode;
+  d->gpus = gpus;
+  d->chain = (tsr_task_link_t){0};
+  return 0;
+}
+
+int tsr_dist_tiles(tessera_comm_t *c, tessera_context_t *ctx, size_t count,
+                   tsr_dist_tile_t **tiles) {
   int rc = engine_start(c);
   if (rc) return rc;
   tsr_dist_t *d = c->dist;
+  rc = bind_context(d, ctx);
+  if (rc) return rc;
   if ((long long)d->next_tag + (long long)count > d->tag_limit)
     return tsr_comm_error(c, TESSERA_ERR_UNSUPPORTED,
                           "%zu more distributed tiles exceed the %d tags MPI offers.", count,
@@ -131,13 +202,16 @@ int tsr_dist_tiles(tessera_comm_t *c, size_t count, tsr_dist_tile_t **tiles) {
   tsr_dist_tile_t *t = calloc(count ? count : 1, sizeof *t + bits);
   if (!t) return tsr_comm_error(c, TESSERA_ERR_NOMEM, "Out of memory for distributed tiles.");
   uint8_t *sent = (uint8_t *)(t + count);
+  t[0].d = d; /* also the record of an empty matrix: its free finds the engine there */
   for (size_t i = 0; i < count; i++)
     t[i] = (tsr_dist_tile_t){d, -1, d->next_tag++, sent + i * bits, false};
+  d->live++;
   *tiles = t;
   return 0;
 }
 
 void tsr_dist_tiles_free(tsr_dist_tile_t *tiles) {
+  if (tiles) tiles[0].d->live--;
   free(tiles);
 }
 
@@ -154,19 +228,13 @@ tsr_dist_tile_t *tsr_dist_of(const tessera_data_t *h) {
 typedef struct {
   tsr_dist_t *d;
   int peer, tag;
+  int slot; /* device transfers: the GPU of each process that carries the tile (its index) */
   bool receive;
   size_t rows, cols, elsize;
 } transfer_args_t;
 
-/* Posts the transfer and defers the task to the engine. */
-static int transfer_kernel(const tessera_exec_t *ex, void *args) {
-  const transfer_args_t *a = args;
-  tsr_dist_t *d = a->d;
-  tessera_deferred_t *token = tessera_task_defer(ex);
-  if (!token) return TESSERA_ERR_KERNEL;
-  tsr_mpi_req_t *req = NULL;
-  int rc = tsr_mpi_post(d->comm, d->chan, a->receive, ex->ptr[0], a->rows, a->cols, ex->ld[0],
-                        a->elsize, a->peer, a->tag, &req);
+/* Hands a posted transfer to the engine, which resumes `token` when it is done. */
+static void track(tsr_dist_t *d, transfer_t x, int rc) {
   pthread_mutex_lock(&d->lock);
   if (!rc && d->n == d->cap) {
     size_t cap = d->cap ? 2 * d->cap : 64;
@@ -177,23 +245,60 @@ static int transfer_kernel(const tessera_exec_t *ex, void *args) {
       rc = TESSERA_ERR_NOMEM; /* the posted transfer is lost with the failed flow */
   }
   if (!rc) {
-    d->xfer[d->n++] = (transfer_t){req, token, tsr_now()};
+    d->xfer[d->n++] = x;
     pthread_cond_broadcast(&d->cond);
   }
   pthread_mutex_unlock(&d->lock);
-  if (rc) tessera_task_resume(token, rc);
+  if (rc) tessera_task_resume(x.token, rc);
+}
+
+/* Posts an MPI transfer of the copy the task sees (host memory, or a simulated device's) and
+ * defers the task to the engine. */
+static int mpi_transfer_kernel(const tessera_exec_t *ex, void *args) {
+  const transfer_args_t *a = args;
+  tessera_deferred_t *token = tessera_task_defer(ex);
+  if (!token) return TESSERA_ERR_KERNEL;
+  tsr_mpi_req_t *req = NULL;
+  int rc = tsr_mpi_post(a->d->comm, a->d->chan, a->receive, ex->ptr[0], a->rows, a->cols, ex->ld[0],
+                        a->elsize, a->peer, a->tag, &req);
+  track(a->d, (transfer_t){.req = req, .token = token, .start = tsr_now()}, rc);
+  return 0;
+}
+
+/* Posts an NCCL transfer of the GPU copy, after the work on the task's stream (the copy's
+ * arrival there), on the tile channel, and defers the task to the engine. */
+static int nccl_transfer_kernel(const tessera_exec_t *ex, void *args) {
+  const transfer_args_t *a = args;
+  tessera_deferred_t *token = tessera_task_defer(ex);
+  if (!token) return TESSERA_ERR_KERNEL;
+  tsr_nccl_req_t *req = NULL;
+  const int peer = a->peer * a->d->comm->ndevices + a->slot;
+  int rc = ex->ld[0] == a->rows
+               ? tsr_nccl_p2p_post(a->d->comm, a->slot, a->receive, ex->ptr[0],
+                                   a->rows * a->cols * a->elsize, peer, ex->stream, &req)
+               : TESSERA_ERR_KERNEL; /* device copies are packed */
+  track(a->d, (transfer_t){.nreq = req, .token = token, .start = tsr_now()}, rc);
   return 0;
 }
 
 /* Transfers run after a failure too: the other process waits on them (it learns of the failure
  * from the status the processes agree on at the end of the flow). */
 static const tessera_kernel_t transfer = {.name = "tile_transfer",
-                                          .impl = {[TESSERA_DEVICE_CPU] = transfer_kernel},
+                                          .impl = {[TESSERA_DEVICE_CPU] = mpi_transfer_kernel,
+                                                   [TESSERA_DEVICE_SIM] = mpi_transfer_kernel,
+                                                   [TESSERA_DEVICE_CUDA] = nccl_transfer_kernel},
                                           .flags = TESSERA_KERNEL_RUNS_AFTER_FAILURE};
 
 static int insert_transfer(tessera_context_t *ctx, tessera_data_t *h, const tsr_dist_tile_t *t,
                            bool receive, int peer) {
-  const transfer_args_t a = {t->d, peer, t->tag, receive, h->rows, h->cols, h->elsize};
+  tsr_dist_t *d = t->d;
+  const bool device = d->mode != XFER_HOST;
+  const int slot = device ? t->tag % d->gpus : 0;
+  const transfer_args_t a = {d, peer, t->tag, slot, receive, h->rows, h->cols, h->elsize};
+  tessera_scope_t scope = tessera_scope_cpus();
+  if (d->mode == XFER_SIM) scope = (tessera_scope_t){1u << TESSERA_DEVICE_SIM, 1ull << slot};
+  if (d->mode == XFER_NCCL)
+    scope = (tessera_scope_t){1u << TESSERA_DEVICE_CUDA, 1ull << d->comm->devices[slot]};
   tessera_task_t task = {.kernel = &transfer,
                          .args = &a,
                          .args_size = sizeof a,
@@ -201,8 +306,10 @@ static int insert_transfer(tessera_context_t *ctx, tessera_data_t *h, const tsr_
                          .data = {h},
                          .mode = {receive ? TESSERA_W : TESSERA_R},
                          .priority = 1 << 20, /* transfers before the compute they feed */
-                         .scope = tessera_scope_cpus()};
-  return tessera_task_insert(ctx, &task);
+                         .scope = scope,
+                         .tag = {t->tag, peer},
+                         .ntag = 2};
+  return device ? tsr_task_insert_chained(ctx, &task, &d->chain) : tessera_task_insert(ctx, &task);
 }
 
 static bool has_bit(const uint8_t *b, int i) {

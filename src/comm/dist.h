@@ -23,11 +23,14 @@ typedef struct {
   bool cached;
 } tsr_dist_tile_t;
 
-/** Records for `count` tiles (owner -1: set by the caller), numbered from the communicator's next
- *  tags; starts the communicator's transfer engine on first use (needs MPI_THREAD_MULTIPLE).
- *  Every process makes its distributed matrices in the same order. Free with
- *  tsr_dist_tiles_free. */
-int tsr_dist_tiles(tessera_comm_t *c, size_t count, tsr_dist_tile_t **tiles);
+/** Records for `count` tiles of a matrix of context ctx (owner -1: set by the caller),
+ *  numbered from the communicator's next tags; starts the communicator's transfer engine on
+ *  first use (needs MPI_THREAD_MULTIPLE). When no distributed matrix of the communicator lives,
+ *  the processes agree how tiles travel (dist.c); while one does, matrices of another context
+ *  are refused. Every process makes its distributed matrices in the same order: a collective
+ *  call. Free with tsr_dist_tiles_free. */
+int tsr_dist_tiles(tessera_comm_t *c, tessera_context_t *ctx, size_t count,
+                   tsr_dist_tile_t **tiles);
 void tsr_dist_tiles_free(tsr_dist_tile_t *tiles);
 
 /** Marks handle h as the distributed tile `t`. */

@@ -236,7 +236,7 @@ int tessera_matrix_create_distributed(tessera_context_t *ctx, tessera_comm_t *co
   const size_t count = (size_t)(A->mt * A->nt), es = tessera_dtype_size(dtype);
   tsr_dist_tile_t *rec = NULL;
   A->tiles = calloc(count ? count : 1, sizeof *A->tiles);
-  rc = A->tiles ? tsr_dist_tiles(comm, count, &rec) : TESSERA_ERR_NOMEM;
+  rc = A->tiles ? tsr_dist_tiles(comm, ctx, count, &rec) : TESSERA_ERR_NOMEM;
   if (rc)
     rc = tsr_error(ctx, rc, "%s: %s", f,
                    rc == TESSERA_ERR_NOMEM ? "out of memory" : tessera_comm_last_error(comm));

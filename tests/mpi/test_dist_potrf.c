@@ -8,6 +8,7 @@
 /* ctest-mpi-procs: 1 2 3 4 */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
@@ -82,6 +83,53 @@ static void test_potrf_potrs(void **state) {
   }
 }
 
+/* The same on the context's devices (GPUs or simulated ones). Tiles travel between the
+ * devices (TESSERA_DIST_TRANSFERS=device: the matrices are refused otherwise) over MPI between
+ * simulated devices, and over NCCL between GPUs when TESSERA_TEST_GPUS=<GPUs of the machine>
+ * gives each local process a GPU of its own (at least as many GPUs as processes); through the
+ * host otherwise. Skipped where the processes have no devices. */
+static void test_on_devices(void **state) {
+  (void)state;
+  const char *env = getenv("TESSERA_TEST_GPUS");
+  const bool own_gpu = env && atoi(env) >= g_size;
+  tessera_config_t cfg;
+  tessera_config_init(&cfg);
+  cfg.cpu_workers = 2;
+  cfg.gpu_mem_limit = 256 << 20;
+  if (own_gpu) cfg.gpus = 1;
+  tessera_context_t *ctx = NULL;
+  assert_int_equal(tessera_init(&ctx, &cfg), 0);
+  const int cuda = tessera_device_count(ctx, TESSERA_DEVICE_CUDA);
+  const int sim = tessera_device_count(ctx, TESSERA_DEVICE_SIM);
+  long lo = 0, mine = cuda + sim;
+  assert_int_equal(
+      tessera_comm_allreduce(g_comm, &mine, &lo, 1, TESSERA_COMM_I64, TESSERA_MIN, NULL), 0);
+  if (lo == 0) {
+    tessera_finalize(ctx);
+    skip();
+  }
+  tessera_comm_config_t cc = {.timeout_s = 20, .ndevices = cuda > 0 && own_gpu};
+  tessera_comm_t *comm = NULL;
+  assert_int_equal(tessera_comm_create(&cc, &comm), 0);
+  if (sim > 0 || cc.ndevices > 0) setenv("TESSERA_DIST_TRANSFERS", "device", 1);
+  tessera_context_t *host_ctx = g_ctx;
+  tessera_comm_t *host_comm = g_comm;
+  g_ctx = ctx, g_comm = comm;
+  const int64_t sizes[][2] = {{37, 8}, {64, 16}, {100, 24}};
+  unsigned seed = 100;
+  for (int p = 1; p <= g_size; p++) {
+    if (g_size % p) continue;
+    for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
+      for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+        factor_and_solve((tessera_grid_t){p, g_size / p}, lc_dtypes[d], lc_uplos[(d + k) % 2],
+                         sizes[k][0], sizes[k][1], seed++);
+  }
+  g_ctx = host_ctx, g_comm = host_comm;
+  unsetenv("TESSERA_DIST_TRANSFERS");
+  assert_int_equal(tessera_finalize(ctx), 0);
+  assert_int_equal(tessera_comm_destroy(comm), 0);
+}
+
 /* A negative pivot in tile row 2 of a 4 x 4 tile matrix: LAPACK's info everywhere. */
 static void test_not_positive_definite(void **state) {
   (void)state;
@@ -144,9 +192,15 @@ static int teardown(void **state) {
 }
 
 int main(int argc, char **argv) {
+  const char *gpus = getenv("TESSERA_TEST_GPUS"), *local = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+  if (gpus && local && atoi(gpus) > 0) { /* before CUDA starts: one GPU per local process */
+    char only[16];
+    snprintf(only, sizeof only, "%d", atoi(local) % atoi(gpus));
+    setenv("CUDA_VISIBLE_DEVICES", only, 1);
+  }
   if (mpi_start(&argc, &argv)) return 2;
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_potrf_potrs),
-                                     cmocka_unit_test(test_not_positive_definite),
-                                     cmocka_unit_test(test_mismatch)};
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_potrf_potrs), cmocka_unit_test(test_on_devices),
+      cmocka_unit_test(test_not_positive_definite), cmocka_unit_test(test_mismatch)};
   return mpi_finish(cmocka_run_group_tests(tests, setup, teardown));
 }

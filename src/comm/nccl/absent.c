@@ -40,3 +40,18 @@ int tsr_nccl_run_one(tessera_comm_t *c, int device, const tsr_coll_t *op,
   (void)device, (void)op, (void)queue;
   return absent(c);
 }
+
+int tsr_nccl_p2p_open(tessera_comm_t *c) {
+  return absent(c);
+}
+
+int tsr_nccl_p2p_post(tessera_comm_t *c, int device, bool receive, void *ptr, size_t bytes,
+                      int peer, void *after, tsr_nccl_req_t **req) {
+  (void)device, (void)receive, (void)ptr, (void)bytes, (void)peer, (void)after, (void)req;
+  return absent(c);
+}
+
+int tsr_nccl_p2p_test(tessera_comm_t *c, tsr_nccl_req_t *req) {
+  (void)req;
+  return absent(c);
+}

@@ -4,7 +4,12 @@
  * stream of the communicator per GPU and are polled to completion against the deadline; a
  * timeout aborts the NCCL communicators (so no kernel waits forever) and breaks the
  * communicator. The scratch a barrier reduces is allocated once, when the communicator is made,
- * never next to a running collective. */
+ * never next to a running collective.
+ *
+ * Distributed flows move tiles on a channel of their own (tsr_nccl_p2p_*): per local GPU a
+ * communicator split from the first, so that its sends and receives never interleave with the
+ * collectives the program calls, and a stream, so that a transfer waiting for its peer blocks
+ * no compute queue. Its pairs of endpoints are connected when it opens. */
 #include <cuda_runtime.h>
 #include <nccl.h>
 #include <stdio.h>
@@ -16,6 +21,15 @@ struct tsr_nccl {
   ncclComm_t comm[TSR_COMM_MAX_DEVICES];
   cudaStream_t stream[TSR_COMM_MAX_DEVICES]; /* for calls without a queue */
   int *scratch[TSR_COMM_MAX_DEVICES];        /* one int: what a barrier reduces */
+  /* the tile channel (tsr_nccl_p2p_open) */
+  bool p2p;
+  ncclComm_t pcomm[TSR_COMM_MAX_DEVICES];
+  cudaStream_t pstream[TSR_COMM_MAX_DEVICES];
+};
+
+struct tsr_nccl_req {
+  cudaEvent_t done;
+  int device;
 };
 
 bool tsr_nccl_built(void) {
@@ -52,7 +66,9 @@ void tsr_nccl_close(tessera_comm_t *c) {
   const bool broken = atomic_load(&c->broken);
   for (int i = 0; i < c->ndevices; i++) {
     if (n->comm[i]) broken ? ncclCommAbort(n->comm[i]) : ncclCommDestroy(n->comm[i]);
+    if (n->pcomm[i]) broken ? ncclCommAbort(n->pcomm[i]) : ncclCommDestroy(n->pcomm[i]);
     cudaSetDevice(c->devices[i]);
+    if (n->pstream[i]) cudaStreamDestroy(n->pstream[i]);
     if (n->stream[i]) cudaStreamDestroy(n->stream[i]);
     if (n->scratch[i]) cudaFree(n->scratch[i]);
   }
@@ -227,4 +243,101 @@ int tsr_nccl_run_one(tessera_comm_t *c, int device, const tsr_coll_t *op,
   ops[device] = *op;
   qs[device] = queue;
   return run_on(c, ops, queue ? qs : NULL, 1u << device);
+}
+
+/* ---------------------------------------------------------------------------- tile channel */
+
+int tsr_nccl_p2p_open(tessera_comm_t *c) {
+  tsr_nccl_t *n = c->nccl;
+  if (!n) return tsr_comm_error(c, TESSERA_ERR_UNSUPPORTED, "The communicator has no GPUs.");
+  if (n->p2p) return 0;
+  const int nd = c->ndevices, total = c->size * nd;
+  int rc = 0;
+  char *bytes[TSR_COMM_MAX_DEVICES] = {0};
+  for (int i = 0; i < nd && !rc; i++) {
+    cudaError_t e = cudaSetDevice(c->devices[i]);
+    if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&n->pstream[i], cudaStreamNonBlocking);
+    if (e == cudaSuccess) e = cudaMalloc((void **)&bytes[i], (size_t)total);
+    if (e != cudaSuccess) rc = cuda_failed(c, e, "Preparing a GPU's tile channel");
+  }
+  ncclResult_t r = ncclSuccess;
+  if (!rc) { /* one collective split over every endpoint, each keeping its rank */
+    ncclGroupStart();
+    for (int i = 0; i < nd && r == ncclSuccess; i++)
+      r = ncclCommSplit(n->comm[i], 0, c->rank * nd + i, &n->pcomm[i], NULL);
+    ncclResult_t g = ncclGroupEnd();
+    if (r == ncclSuccess) r = g;
+    if (r != ncclSuccess) rc = tsr_comm_break(c, nccl_failed(c, r, "Making the tile channel"));
+  }
+  if (!rc) { /* a byte both ways between every pair of endpoints: the connections are made */
+    ncclGroupStart();
+    for (int i = 0; i < nd && r == ncclSuccess; i++)
+      for (int e = 0; e < total && r == ncclSuccess; e++) {
+        if (e == c->rank * nd + i) continue;
+        r = ncclSend(bytes[i] + c->rank * nd + i, 1, ncclUint8, e, n->pcomm[i], n->pstream[i]);
+        if (r == ncclSuccess)
+          r = ncclRecv(bytes[i] + e, 1, ncclUint8, e, n->pcomm[i], n->pstream[i]);
+      }
+    ncclResult_t g = ncclGroupEnd();
+    if (r == ncclSuccess) r = g;
+    if (r != ncclSuccess) rc = tsr_comm_break(c, nccl_failed(c, r, "Connecting the tile channel"));
+  }
+  if (!rc) rc = wait_streams(c, n->pstream, (1u << nd) - 1);
+  for (int i = 0; i < nd; i++)
+    if (bytes[i]) cudaSetDevice(c->devices[i]), cudaFree(bytes[i]);
+  n->p2p = rc == 0;
+  return rc;
+}
+
+int tsr_nccl_p2p_post(tessera_comm_t *c, int device, bool receive, void *ptr, size_t bytes,
+                      int peer, void *after, tsr_nccl_req_t **req) {
+  tsr_nccl_t *n = c->nccl;
+  if (atomic_load(&c->broken))
+    return tsr_comm_error(c, TESSERA_ERR_STATE,
+                          "The communicator is broken by an earlier failure or timeout.");
+  tsr_nccl_req_t *q = malloc(sizeof *q);
+  if (!q) return tsr_comm_error(c, TESSERA_ERR_NOMEM, "Out of memory for a tile transfer.");
+  q->device = device;
+  cudaEvent_t ready = NULL;
+  cudaError_t e = cudaEventCreateWithFlags(&ready, cudaEventDisableTiming);
+  if (e == cudaSuccess) e = cudaEventCreateWithFlags(&q->done, cudaEventDisableTiming);
+  if (e == cudaSuccess) e = cudaEventRecord(ready, (cudaStream_t)after);
+  if (e == cudaSuccess) e = cudaStreamWaitEvent(n->pstream[device], ready, 0);
+  if (ready) cudaEventDestroy(ready); /* released once the wait has passed it */
+  if (e != cudaSuccess) {
+    free(q);
+    return cuda_failed(c, e, "Ordering a tile transfer");
+  }
+  ncclResult_t r =
+      receive ? ncclRecv(ptr, bytes, ncclUint8, peer, n->pcomm[device], n->pstream[device])
+              : ncclSend(ptr, bytes, ncclUint8, peer, n->pcomm[device], n->pstream[device]);
+  if (r != ncclSuccess) {
+    cudaEventDestroy(q->done);
+    free(q);
+    return tsr_comm_break(c,
+                          nccl_failed(c, r, receive ? "ncclRecv of a tile" : "ncclSend of a tile"));
+  }
+  e = cudaEventRecord(q->done, n->pstream[device]);
+  if (e != cudaSuccess) {
+    cudaEventDestroy(q->done);
+    free(q);
+    return tsr_comm_break(c, cuda_failed(c, e, "Marking a tile transfer"));
+  }
+  *req = q;
+  return 0;
+}
+
+int tsr_nccl_p2p_test(tessera_comm_t *c, tsr_nccl_req_t *req) {
+  cudaError_t e = cudaEventQuery(req->done);
+  if (e == cudaErrorNotReady) {
+    ncclResult_t async = ncclSuccess;
+    ncclCommGetAsyncError(c->nccl->pcomm[req->device], &async);
+    if (async == ncclSuccess || async == ncclInProgress) return 0;
+    cudaEventDestroy(req->done);
+    free(req);
+    return tsr_comm_break(c, nccl_failed(c, async, "A tile transfer"));
+  }
+  cudaEventDestroy(req->done);
+  free(req);
+  return e == cudaSuccess ? 1 : tsr_comm_break(c, cuda_failed(c, e, "A tile transfer"));
 }
