@@ -6,6 +6,7 @@
  *                         A_kn = A_kkᴴ A_kn (n < k);  A_kk = A_kkᴴ A_kk.
  * Upper runs the same loops on the conjugate-transpose view (the factor U is Uᴴ's lower
  * triangle; PLASMA's pztrtri / pzlauum order). */
+#include "comm/dist.h"
 #include "linalg/linalg.h"
 
 int tsr_pxtrtri(char uplo, char diag, tessera_matrix_t *A) {
@@ -77,7 +78,7 @@ int tsr_pxlogdiag(const tessera_matrix_t *A, double *logs) {
                         .mode = {TESSERA_R},
                         .tag = {(int)k, (int)k, 0},
                         .ntag = 2};
-    rc = tessera_task_insert(A->ctx, &t);
+    rc = tsr_dist_insert(A->ctx, &t); /* on the diagonal tile's owner */
   }
   return rc;
 }

@@ -8,22 +8,25 @@ static bool is_op(int c) {
   return c == 'N' || c == 'T' || c == 'C';
 }
 
+/* After a routine's last task on X: every process drops the copies of X's tiles it received
+ * once their readers finish, so that what a routine received is not kept past it (a later
+ * routine receives the tiles again). No-op for a matrix of one process, or after `rc` failed. */
+static int flush_all(const tessera_matrix_t *X, int rc) {
+  if (!X || !X->comm) return rc;
+  for (int64_t i = 0; i < X->mt * X->nt && !rc; i++) rc = tsr_dist_flush(X->ctx, X->tiles[i]);
+  return rc;
+}
+
 /* Waits for the flow whatever happened at insertion (an insertion error wins), then brings the
  * result home when `out` views the caller's array. */
 static int finish(tessera_matrix_t *out, int rc) {
+  rc = flush_all(out, rc);
   int w = tessera_wait_all(out->ctx);
   int f = out->is_view ? tsr_matrix_flush(out) : 0;
   rc = rc ? rc : w ? w : f;
   /* a distributed flow: every process returns the same status (a failing minor is found on
    * one process only) */
   return out->comm ? tsr_dist_agree(out->comm, rc) : rc;
-}
-
-/* Routines not built for distributed matrices yet refuse them. */
-static int local_only(const tessera_matrix_t *A, const char *name) {
-  return A && A->comm ? tsr_error(A->ctx, TESSERA_ERR_UNSUPPORTED,
-                                  "%s does not run on distributed matrices yet", name)
-                      : 0;
 }
 
 /* Rows / columns of op(X). */
@@ -72,7 +75,6 @@ int tessera_tile_potrf_opts(tessera_uplo_t uplo, tessera_matrix_t *A,
 
 int tessera_tile_potri(tessera_uplo_t uplo, tessera_matrix_t *A) {
   int rc = check_square(uplo, A, "tile_potri");
-  if (!rc) rc = local_only(A, "tile_potri");
   if (rc) return rc;
   /* One flow: lauum's tasks wait on trtri's through their tiles; after a singular diagonal
    * (trtri's info) the tasks not yet started are skipped. */
@@ -82,15 +84,18 @@ int tessera_tile_potri(tessera_uplo_t uplo, tessera_matrix_t *A) {
 
 int tessera_tile_logdet(tessera_uplo_t uplo, const tessera_matrix_t *A, double *logdet) {
   int rc = check_square(uplo, A, "tile_logdet");
-  if (!rc) rc = local_only(A, "tile_logdet");
   if (rc) return rc;
   if (!logdet) return tsr_error(A->ctx, -3, "tile_logdet: NULL output");
   double *logs = calloc((size_t)A->nt + 1, sizeof *logs);
   if (!logs) return tsr_error(A->ctx, TESSERA_ERR_NOMEM, "tile_logdet: out of memory");
   rc = finish((tessera_matrix_t *)A, tsr_pxlogdiag(A, logs));
-  double s = 0;
+  double s = 0; /* distributed: each process has the logs of the diagonal tiles it owns */
   for (int64_t k = 0; k < A->nt; k++) s += logs[k];
   free(logs);
+  if (A->comm) {
+    int c = tessera_comm_allreduce(A->comm, &s, &s, 1, TESSERA_COMM_F64, TESSERA_SUM, NULL);
+    if (c && !rc) rc = tsr_error(A->ctx, c, "tile_logdet: %s", tessera_comm_last_error(A->comm));
+  }
   *logdet = 2 * s;
   return rc;
 }
@@ -111,14 +116,14 @@ static int check_potrs(tessera_uplo_t uplo, const tessera_matrix_t *A, const tes
 
 int tessera_tile_potrs(tessera_uplo_t uplo, const tessera_matrix_t *A, tessera_matrix_t *B) {
   int rc = check_potrs(uplo, A, B, "tile_potrs");
-  return rc ? rc : finish(B, tsr_pxpotrs((char)uplo, A, B));
+  return rc ? rc : finish(B, flush_all(A, tsr_pxpotrs((char)uplo, A, B)));
 }
 
 int tessera_tile_posv(tessera_uplo_t uplo, tessera_matrix_t *A, tessera_matrix_t *B) {
   int rc = check_potrs(uplo, A, B, "tile_posv");
   if (rc) return rc;
   rc = finish(A, tsr_pxpotrf((char)uplo, A, NULL));
-  return rc ? rc : finish(B, tsr_pxpotrs((char)uplo, A, B));
+  return rc ? rc : finish(B, flush_all(A, tsr_pxpotrs((char)uplo, A, B)));
 }
 
 int tessera_tile_trsm(tessera_side_t side, tessera_uplo_t uplo, tessera_op_t transa,
@@ -144,7 +149,8 @@ int tessera_tile_trsm(tessera_side_t side, tessera_uplo_t uplo, tessera_op_t tra
       (rc = check_stored(B, 0, 7, "tile_trsm")))
     return rc;
   tsr_scalar_t a = tsr_scalar_load(A->dtype, alpha, 1);
-  return finish(B, tsr_pxtrsm((char)side, (char)uplo, (char)transa, (char)diag, a, A, B));
+  return finish(
+      B, flush_all(A, tsr_pxtrsm((char)side, (char)uplo, (char)transa, (char)diag, a, A, B)));
 }
 
 static int check_rank_k(tessera_uplo_t uplo, tessera_op_t trans, const tessera_matrix_t *A,
@@ -174,7 +180,7 @@ int tessera_tile_syrk(tessera_uplo_t uplo, tessera_op_t trans, const void *alpha
   if (rc) return rc;
   if (!alpha || !beta) return tsr_error(A->ctx, alpha ? -5 : -3, "tile_syrk: NULL scalar");
   tsr_scalar_t a = tsr_scalar_load(A->dtype, alpha, 1), b = tsr_scalar_load(A->dtype, beta, 0);
-  return finish(C, tsr_pxsyrk(0, (char)uplo, (char)trans, a, A, b, C));
+  return finish(C, flush_all(A, tsr_pxsyrk(0, (char)uplo, (char)trans, a, A, b, C)));
 }
 
 int tessera_tile_herk(tessera_uplo_t uplo, tessera_op_t trans, double alpha,
@@ -182,7 +188,7 @@ int tessera_tile_herk(tessera_uplo_t uplo, tessera_op_t trans, double alpha,
   int rc = check_rank_k(uplo, trans, A, C, "tile_herk", 1);
   if (rc) return rc;
   tsr_scalar_t a = {alpha, 0}, b = {beta, 0};
-  return finish(C, tsr_pxsyrk(1, (char)uplo, (char)trans, a, A, b, C));
+  return finish(C, flush_all(A, tsr_pxsyrk(1, (char)uplo, (char)trans, a, A, b, C)));
 }
 
 int tessera_tile_gemm(tessera_op_t transa, tessera_op_t transb, const void *alpha,
@@ -204,5 +210,6 @@ int tessera_tile_gemm(tessera_op_t transa, tessera_op_t transb, const void *alph
   for (int i = 0; i < 3 && !rc; i++) rc = check_stored(m[i], 0, i == 2 ? 7 : 4 + i, "tile_gemm");
   if (rc) return rc;
   tsr_scalar_t a = tsr_scalar_load(A->dtype, alpha, 1), b = tsr_scalar_load(A->dtype, beta, 0);
-  return finish(C, tsr_pxgemm((char)transa, (char)transb, a, A, B, b, C));
+  rc = tsr_pxgemm((char)transa, (char)transb, a, A, B, b, C);
+  return finish(C, flush_all(B, flush_all(A, rc)));
 }

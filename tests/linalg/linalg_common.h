@@ -191,6 +191,33 @@ static inline double lc_potrf_resid(tessera_dtype_t dt, tessera_uplo_t uplo, int
   return res;
 }
 
+/** The full Hermitian matrix whose `uplo` triangle `a` holds (double complex, ld n). */
+static inline zc_t *lc_full_from_triangle(tessera_dtype_t dt, tessera_uplo_t uplo, int64_t n,
+                                          const void *a, int64_t lda) {
+  zc_t *x = lc_zalloc((size_t)(n * n));
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < n; i++)
+      if (lc_in_tri(uplo, i, j)) {
+        zc_t v = lc_get(dt, a, (size_t)(i + j * lda));
+        x[i + j * n] = v;
+        x[j + i * n] = conj(v);
+      }
+  return x;
+}
+
+/** ‖A X − I‖_F / (n ‖A‖_F ‖X‖_F ε): X the inverse of the full matrix A. */
+static inline double lc_inverse_resid(tessera_dtype_t dt, int64_t n, const zc_t *full,
+                                      const zc_t *x) {
+  zc_t *r = lc_zalloc((size_t)(n * n)), one = 1.0, zero = 0.0;
+  cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, &one, full, (int)n,
+              x, (int)n, &zero, r, (int)n);
+  for (int64_t i = 0; i < n; i++) r[i + i * n] -= 1.0;
+  double res = lc_norm_fro(r, (size_t)(n * n)) / ((double)n * lc_norm_fro(full, (size_t)(n * n)) *
+                                                  lc_norm_fro(x, (size_t)(n * n)) * lc_eps(dt));
+  free(r);
+  return res;
+}
+
 /** Backward error ‖A X − B‖_F / (‖A‖_F ‖X‖_F max(n,1) ε) of the n x nrhs solution x (leading
  *  dimension ldx) for the full matrix `full` and right-hand sides `b` (double complex, ld n). */
 static inline double lc_solve_resid(tessera_dtype_t dt, int64_t n, int64_t nrhs, const zc_t *full,

@@ -10,31 +10,6 @@
 
 #define TILE 16
 
-/* Full Hermitian inverse X from the `uplo` triangle of `a`. */
-static zc_t *full_from_triangle(tessera_dtype_t dt, tessera_uplo_t uplo, int64_t n, const void *a,
-                                int64_t lda) {
-  zc_t *x = lc_zalloc((size_t)(n * n));
-  for (int64_t j = 0; j < n; j++)
-    for (int64_t i = 0; i < n; i++)
-      if (lc_in_tri(uplo, i, j)) {
-        zc_t v = lc_get(dt, a, (size_t)(i + j * lda));
-        x[i + j * n] = v;
-        x[j + i * n] = conj(v);
-      }
-  return x;
-}
-
-static double inverse_resid(tessera_dtype_t dt, int64_t n, const zc_t *full, const zc_t *x) {
-  zc_t *r = lc_zalloc((size_t)(n * n)), one = 1.0, zero = 0.0;
-  cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, &one, full, (int)n,
-              x, (int)n, &zero, r, (int)n);
-  for (int64_t i = 0; i < n; i++) r[i + i * n] -= 1.0;
-  double res = lc_norm_fro(r, (size_t)(n * n)) / ((double)n * lc_norm_fro(full, (size_t)(n * n)) *
-                                                  lc_norm_fro(x, (size_t)(n * n)) * lc_eps(dt));
-  free(r);
-  return res;
-}
-
 /* potrf, logdet and potri of one generated matrix: the inverse's residual, the log-determinant
  * against the factor's diagonal, the other triangle untouched. */
 static void check_potri(tessera_context_t *ctx, tessera_dtype_t dt, tessera_uplo_t uplo, int64_t n,
@@ -51,8 +26,8 @@ static void check_potri(tessera_context_t *ctx, tessera_dtype_t dt, tessera_uplo
   for (int64_t i = 0; i < n; i++) ref += 2 * log(creal(lc_get(dt, a, (size_t)(i + i * lda))));
   assert_true(fabs(logdet - ref) <= 1e-10 * (1 + fabs(ref)));
   assert_int_equal(tessera_potri(ctx, uplo, dt, n, a, lda), 0);
-  zc_t *x = full_from_triangle(dt, uplo, n, a, lda);
-  double res = n ? inverse_resid(dt, n, full, x) : 0;
+  zc_t *x = lc_full_from_triangle(dt, uplo, n, a, lda);
+  double res = n ? lc_inverse_resid(dt, n, full, x) : 0;
   if (!(res < 10))
     fail_msg("potri %s %c n=%lld: residual %g", lc_name(dt), (char)uplo, (long long)n, res);
   assert_int_equal(lc_diff_outside(dt, uplo, n, n, a, before, lda), 0);

@@ -1,7 +1,8 @@
-/* The Cholesky family on distributed matrices: every process runs tile potrf and potrs alike on
- * a matrix dealt over every grid the process count allows, each running the tasks that write its
- * tiles; the factor and the solution (put together from every process's tiles) have the
- * residuals of the one-process routines, for every dtype, both triangles, sizes that are not tile
+/* The Cholesky family on distributed matrices: every process runs tile potrf, potrs, potri and
+ * logdet alike on a matrix dealt over every grid the process count allows, each running the
+ * tasks that write its tiles; the factor, the solution and the inverse (put together from every
+ * process's tiles) have the residuals of the one-process routines, the log-determinant that of
+ * the factor's diagonal, for every dtype, both triangles, sizes that are not tile
  * multiples; a matrix that is not positive definite gives LAPACK's info on every process; sizes
  * that differ across processes fail on all of them. */
 /* ctest-label: mpi */
@@ -69,6 +70,40 @@ static void factor_and_solve(tessera_grid_t g, tessera_dtype_t dt, tessera_uplo_
   free(b);
 }
 
+/* potrf, logdet and potri of a random HPD matrix of order n in tiles of nb on the grid: the
+ * log-determinant against the assembled factor's diagonal, the assembled inverse's residual. */
+static void factor_and_invert(tessera_grid_t g, tessera_dtype_t dt, tessera_uplo_t uplo, int64_t n,
+                              int64_t nb, unsigned seed) {
+  const int64_t lda = n > 0 ? n : 1;
+  tt_rng_t r = tt_rng(seed);
+  void *a = malloc((size_t)(lda * (n ? n : 1)) * lc_esize(dt));
+  zc_t *full = lc_gen_hpd(dt, uplo, n, a, lda, &r);
+  tessera_matrix_t *A = NULL;
+  assert_int_equal(tessera_matrix_create_distributed(g_ctx, g_comm, g, dt, n, n, nb, nb, &A), 0);
+  assert_int_equal(tessera_matrix_import(A, a, lda), 0);
+  assert_int_equal(tessera_tile_potrf(uplo, A), 0);
+  double logdet = NAN, ref = 0;
+  int rc = tessera_tile_logdet(uplo, A, &logdet);
+  if (rc) fail_msg("logdet: %d (%s)", rc, tessera_last_error(g_ctx));
+  assemble(dt, A, a, lda, n);
+  for (int64_t i = 0; i < n; i++) ref += 2 * log(creal(lc_get(dt, a, (size_t)(i + i * lda))));
+  if (!(fabs(logdet - ref) <= 1e-10 * (1 + fabs(ref))))
+    fail_msg("%dx%d grid, %s %c, n=%lld: logdet %.17g, the factor's diagonal gives %.17g", g.p, g.q,
+             lc_name(dt), (char)uplo, (long long)n, logdet, ref);
+  rc = tessera_tile_potri(uplo, A);
+  if (rc) fail_msg("potri: %d (%s)", rc, tessera_last_error(g_ctx));
+  assemble(dt, A, a, lda, n);
+  zc_t *x = lc_full_from_triangle(dt, uplo, n, a, lda);
+  const double res = n ? lc_inverse_resid(dt, n, full, x) : 0;
+  if (!(res < 10))
+    fail_msg("%dx%d grid, %s %c, n=%lld nb=%lld: potri residual %g", g.p, g.q, lc_name(dt),
+             (char)uplo, (long long)n, (long long)nb, res);
+  tessera_matrix_destroy(A);
+  free(x);
+  free(full);
+  free(a);
+}
+
 static void test_potrf_potrs(void **state) {
   (void)state;
   const int64_t sizes[][2] = {{1, 4}, {37, 8}, {64, 16}, {45, 45}};
@@ -80,6 +115,22 @@ static void test_potrf_potrs(void **state) {
       for (int u = 0; u < 2; u++)
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
           factor_and_solve(g, lc_dtypes[d], lc_uplos[u], sizes[s][0], sizes[s][1], seed++);
+  }
+}
+
+/* potri and logdet, distributed: every grid, dtype and triangle, sizes 0, 1, not tile
+ * multiples. */
+static void test_potri_logdet(void **state) {
+  (void)state;
+  const int64_t sizes[][2] = {{0, 4}, {1, 4}, {37, 8}, {50, 16}};
+  unsigned seed = 500;
+  for (int p = 1; p <= g_size; p++) {
+    if (g_size % p) continue;
+    for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
+      for (int u = 0; u < 2; u++)
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+          factor_and_invert((tessera_grid_t){p, g_size / p}, lc_dtypes[d], lc_uplos[u], sizes[s][0],
+                            sizes[s][1], seed++);
   }
 }
 
@@ -200,7 +251,8 @@ int main(int argc, char **argv) {
   }
   if (mpi_start(&argc, &argv)) return 2;
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_potrf_potrs), cmocka_unit_test(test_on_devices),
-      cmocka_unit_test(test_not_positive_definite), cmocka_unit_test(test_mismatch)};
+      cmocka_unit_test(test_potrf_potrs), cmocka_unit_test(test_potri_logdet),
+      cmocka_unit_test(test_on_devices), cmocka_unit_test(test_not_positive_definite),
+      cmocka_unit_test(test_mismatch)};
   return mpi_finish(cmocka_run_group_tests(tests, setup, teardown));
 }
