@@ -1,0 +1,67 @@
+/* A process killed in the middle of a distributed potrf (SIGKILL: no handler, no message): the
+ * others' call returns an error within a bounded time (the transfers and the processes'
+ * agreement on the status wait at most the communicator's bound each), never hangs, and their
+ * communicator is then broken. Run under `mpirun --enable-recovery` (Open MPI then lets the
+ * others go on rather than kill them); each survivor prints one line and leaves with its
+ * verdict, without MPI_Finalize (which would wait for the dead process). */
+/* ctest-label: mpi */
+/* ctest-mpi-procs: 2 3 */
+/* ctest-mpi-flags: --enable-recovery */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "mpi_common.h"
+#include <tessera/distribution.h>
+
+enum { BOUND_S = 2 };
+
+static void *die_soon(void *arg) {
+  (void)arg;
+  tt_sleep_us(100000); /* the flow is under way on every process */
+  raise(SIGKILL);
+  return NULL;
+}
+
+int main(int argc, char **argv) {
+  if (mpi_start(&argc, &argv)) return 2;
+  tessera_comm_t *c = NULL;
+  tessera_comm_config_t cc = {.timeout_s = BOUND_S};
+  if (tessera_comm_create(&cc, &c)) return 2;
+  const int rank = tessera_comm_rank(c), size = tessera_comm_size(c);
+  tessera_config_t cfg;
+  tessera_config_init(&cfg);
+  cfg.cpu_workers = 1;
+  cfg.gpus = 0;
+  tessera_context_t *ctx = NULL;
+  tessera_matrix_t *A = NULL;
+  const int64_t n = 1536, nb = 64;
+  if (tessera_init(&ctx, &cfg) ||
+      tessera_matrix_create_distributed(ctx, c, (tessera_grid_t){1, size}, TESSERA_F64, n, n, nb,
+                                        nb, &A))
+    return 2;
+  double *a = calloc((size_t)(n * n), sizeof *a);
+  for (int64_t i = 0; i < n; i++) a[i + i * n] = (double)n; /* positive definite */
+  tessera_matrix_import(A, a, n);
+  pthread_t killer;
+  if (rank == size - 1) pthread_create(&killer, NULL, die_soon, NULL);
+  const double t0 = tt_now();
+  const int rc = tessera_tile_potrf(TESSERA_LOWER, A);
+  const double waited = tt_now() - t0;
+  if (rank == size - 1) pause(); /* killed meanwhile, whatever potrf did */
+  const int broken = tessera_comm_barrier(c, NULL);
+  const bool ok = rc != 0 && waited < 3 * BOUND_S + 5 && broken == TESSERA_ERR_STATE;
+  printf("process %d: %s: potrf returned %d (%s) after %.2f s, then %d\n", rank,
+         ok ? "failed within the bound" : "WRONG", rc, tessera_strerror(rc), waited, broken);
+  fflush(stdout);
+  _exit(ok ? 0 : 1); /* no MPI_Finalize: it would wait for the dead process */
+}
