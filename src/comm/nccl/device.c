@@ -253,11 +253,9 @@ int tsr_nccl_p2p_open(tessera_comm_t *c) {
   if (n->p2p) return 0;
   const int nd = c->ndevices, total = c->size * nd;
   int rc = 0;
-  char *bytes[TSR_COMM_MAX_DEVICES] = {0};
   for (int i = 0; i < nd && !rc; i++) {
     cudaError_t e = cudaSetDevice(c->devices[i]);
     if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&n->pstream[i], cudaStreamNonBlocking);
-    if (e == cudaSuccess) e = cudaMalloc((void **)&bytes[i], (size_t)total);
     if (e != cudaSuccess) rc = cuda_failed(c, e, "Preparing a GPU's tile channel");
   }
   ncclResult_t r = ncclSuccess;
@@ -269,22 +267,22 @@ int tsr_nccl_p2p_open(tessera_comm_t *c) {
     if (r == ncclSuccess) r = g;
     if (r != ncclSuccess) rc = tsr_comm_break(c, nccl_failed(c, r, "Making the tile channel"));
   }
-  if (!rc) { /* a byte both ways between every pair of endpoints: the connections are made */
+  if (!rc) { /* a byte both ways between every pair of endpoints: the connections are made
+              * (in the scratch made with the communicator: nothing is allocated next to NCCL's
+              * kernels; what the received bytes hold does not matter) */
     ncclGroupStart();
     for (int i = 0; i < nd && r == ncclSuccess; i++)
       for (int e = 0; e < total && r == ncclSuccess; e++) {
         if (e == c->rank * nd + i) continue;
-        r = ncclSend(bytes[i] + c->rank * nd + i, 1, ncclUint8, e, n->pcomm[i], n->pstream[i]);
-        if (r == ncclSuccess)
-          r = ncclRecv(bytes[i] + e, 1, ncclUint8, e, n->pcomm[i], n->pstream[i]);
+        char *byte = (char *)n->scratch[i];
+        r = ncclSend(byte, 1, ncclUint8, e, n->pcomm[i], n->pstream[i]);
+        if (r == ncclSuccess) r = ncclRecv(byte + 1, 1, ncclUint8, e, n->pcomm[i], n->pstream[i]);
       }
     ncclResult_t g = ncclGroupEnd();
     if (r == ncclSuccess) r = g;
     if (r != ncclSuccess) rc = tsr_comm_break(c, nccl_failed(c, r, "Connecting the tile channel"));
   }
   if (!rc) rc = wait_streams(c, n->pstream, (1u << nd) - 1);
-  for (int i = 0; i < nd; i++)
-    if (bytes[i]) cudaSetDevice(c->devices[i]), cudaFree(bytes[i]);
   n->p2p = rc == 0;
   return rc;
 }
