@@ -92,6 +92,21 @@ TESSERA_API int tessera_matrix_create_distributed(tessera_context_t *ctx, tesser
                                                   int64_t m, int64_t n, int64_t mb, int64_t nb,
                                                   tessera_matrix_t **out);
 
+/** ScaLAPACK's entry for a matrix already distributed in the program's memory: copies this
+ *  process's blocks of the distributed matrix A from `local`, its local array (leading dimension
+ *  lld) of a ScaLAPACK descriptor with A's m, n, mb, nb and grid (block (I, J) at local block
+ *  (I div P, J div Q), as tessera_scatter_2d leaves it). A collective call, every process
+ *  passing its own local array; copies of A's tiles that processes received earlier are
+ *  dropped. `local` may be NULL where the process holds no element.
+ *  @return 0; -1 for a NULL or undistributed A; -2 for a NULL local array holding elements; -3
+ *          for lld below max(1, the local rows) (the same status on every process, with a
+ *          message on the context of the process at fault); a failure of the copies. */
+TESSERA_API int tessera_matrix_import_local(tessera_matrix_t *A, const void *local, int64_t lld);
+
+/** The reverse of tessera_matrix_import_local: this process's blocks of A into its local array.
+ *  Same rules and statuses. */
+TESSERA_API int tessera_matrix_export_local(tessera_matrix_t *A, void *local, int64_t lld);
+
 /** The rank owning tile (i, j) of A: its grid owner for a distributed matrix, else the rank of
  *  no process (-1). */
 TESSERA_API int tessera_matrix_tile_owner(const tessera_matrix_t *A, int64_t i, int64_t j);

@@ -118,6 +118,76 @@ static void test_scatter_gather(void **state) {
   }
 }
 
+/* ScaLAPACK's entry: the local arrays tessera_scatter_2d leaves, imported into a distributed
+ * matrix, hold what importing the whole array gives (this process's tiles, exported whole), and
+ * export_local gives them back; every grid, a real and a complex dtype, empty and ragged
+ * shapes; argument errors are the same on every process. */
+static void test_local_entry(void **state) {
+  (void)state;
+  tessera_config_t cfg;
+  tessera_config_init(&cfg);
+  cfg.cpu_workers = 1;
+  cfg.gpus = 0;
+  tessera_context_t *ctx = NULL;
+  assert_int_equal(tessera_init(&ctx, &cfg), 0);
+  const int64_t shapes[][4] = {
+      {37, 29, 4, 5}, {8, 8, 4, 4}, {1, 1, 3, 2}, {0, 5, 2, 2}, {5, 40, 7, 3}};
+  const tessera_dtype_t dts[] = {TESSERA_F64, TESSERA_C64};
+  for (int p = 1; p <= g_size; p++) {
+    if (g_size % p) continue;
+    const tessera_grid_t g = {p, g_size / p};
+    int row, col;
+    tessera_grid_coords(g, g_rank, &row, &col);
+    for (int d = 0; d < 2; d++)
+      for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        const int64_t m = shapes[s][0], n = shapes[s][1], mb = shapes[s][2], nb = shapes[s][3];
+        const tessera_dtype_t dt = dts[d];
+        const size_t es = tessera_dtype_size(dt);
+        const int64_t lda = m + 2, lr = tessera_numroc(m, mb, row, g.p);
+        const int64_t lc = tessera_numroc(n, nb, col, g.q), lld = lr + 1;
+        char *a = calloc((size_t)(lda * (n ? n : 1)), es),
+             *b = calloc((size_t)(lda * (n ? n : 1)), es);
+        char *loc = calloc((size_t)(lld * (lc ? lc : 1)), es);
+        char *back = calloc((size_t)(lld * (lc ? lc : 1)), es);
+        fill_global(dt, a, m, n, lda);
+        assert_int_equal(tessera_scatter_2d(g_comm, g, dt, m, n, mb, nb, 0, a, lda, loc, lld), 0);
+        tessera_matrix_t *A = NULL;
+        assert_int_equal(tessera_matrix_create_distributed(ctx, g_comm, g, dt, m, n, mb, nb, &A),
+                         0);
+        int rc = tessera_matrix_import_local(A, loc, lld);
+        if (rc) fail_msg("import_local: %d (%s)", rc, tessera_last_error(ctx));
+        assert_int_equal(tessera_matrix_export(A, b, lda), 0);
+        for (int64_t j = 0; j < n; j++)
+          for (int64_t i = 0; i < m; i++)
+            if (tessera_grid_owner(g, i / mb, j / nb) == g_rank &&
+                memcmp(a + (size_t)(i + j * lda) * es, b + (size_t)(i + j * lda) * es, es))
+              fail_msg("%dx%d grid, %lld x %lld: (%lld, %lld) differs after import_local", g.p, g.q,
+                       (long long)m, (long long)n, (long long)i, (long long)j);
+        assert_int_equal(tessera_matrix_export_local(A, back, lld), 0);
+        for (int64_t j = 0; j < lc; j++)
+          if (memcmp(loc + (size_t)(j * lld) * es, back + (size_t)(j * lld) * es, (size_t)lr * es))
+            fail_msg("%dx%d grid: local column %lld differs after export_local", g.p, g.q,
+                     (long long)j);
+        tessera_matrix_destroy(A);
+        free(a), free(b), free(loc), free(back);
+      }
+  }
+  /* errors: no matrix, one of this process alone, one process's lld too small */
+  assert_int_equal(tessera_matrix_import_local(NULL, NULL, 1), -1);
+  tessera_matrix_t *L = NULL, *A = NULL;
+  assert_int_equal(tessera_matrix_create(ctx, TESSERA_F64, 4, 4, 2, 2, &L), 0);
+  double x[64] = {0};
+  assert_int_equal(tessera_matrix_export_local(L, x, 4), -1);
+  assert_int_equal(tessera_matrix_create_distributed(ctx, g_comm, (tessera_grid_t){1, g_size},
+                                                     TESSERA_F64, 8, 8, 4, 4, &A),
+                   0);
+  assert_int_equal(tessera_matrix_import_local(A, x, g_rank == 0 ? 0 : 8), -3);
+  assert_int_equal(tessera_matrix_import_local(A, g_rank == 0 ? NULL : x, 8), -2);
+  tessera_matrix_destroy(A);
+  tessera_matrix_destroy(L);
+  assert_int_equal(tessera_finalize(ctx), 0);
+}
+
 /* Arguments that differ across processes, or one process's bad argument: the same status on all,
  * with a message, and nobody left waiting. */
 static void test_mismatch(void **state) {
@@ -142,8 +212,8 @@ static void test_mismatch(void **state) {
 
 int main(int argc, char **argv) {
   if (mpi_start(&argc, &argv)) return 2;
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_numroc),
-                                     cmocka_unit_test(test_scatter_gather),
-                                     cmocka_unit_test(test_mismatch)};
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_numroc), cmocka_unit_test(test_scatter_gather),
+      cmocka_unit_test(test_local_entry), cmocka_unit_test(test_mismatch)};
   return mpi_finish(cmocka_run_group_tests(tests, group_setup, group_teardown));
 }
