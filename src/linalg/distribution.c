@@ -266,6 +266,12 @@ int tessera_matrix_tile_owner(const tessera_matrix_t *A, int64_t i, int64_t j) {
   return tessera_grid_owner(A->grid, i, j);
 }
 
+int tsr_dist_flush_matrix(const tessera_matrix_t *X, int rc) {
+  if (!X || !X->comm) return rc;
+  for (int64_t t = 0; t < X->mt * X->nt && !rc; t++) rc = tsr_dist_flush(X->ctx, X->tiles[t]);
+  return rc;
+}
+
 /* Copies between A's tiles on this process and its ScaLAPACK local array, through a view of the
  * local array whose tile (i / p, j / q) is A's tile (i, j). */
 static int copy_local(tessera_matrix_t *A, void *local, int64_t lld, int to_local) {
@@ -295,9 +301,7 @@ static int copy_local(tessera_matrix_t *A, void *local, int64_t lld, int to_loca
       rc = tsr_task_lacpy(A->dtype, A->ctx, to_local ? t : v, to_local ? v : t, tsr_tile_m(A, i),
                           tsr_tile_n(A, j), tag, 0);
     }
-  /* new contents: every process drops the copies of the old ones it received */
-  for (int64_t t = 0; t < A->mt * A->nt && !to_local && !rc; t++)
-    rc = tsr_dist_flush(A->ctx, A->tiles[t]);
+  if (!to_local) rc = tsr_dist_flush_matrix(A, rc); /* new contents: old copies dropped */
   const int w = tessera_wait_all(A->ctx);
   const int d = V ? tessera_matrix_destroy(V) : 0;
   return tsr_dist_agree(A->comm, rc ? rc : w ? w : d);

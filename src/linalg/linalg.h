@@ -138,6 +138,11 @@ int tsr_pxlacpy(const tessera_matrix_t *A, tessera_matrix_t *B);
 
 /** Makes the home memory of every tile current (a view's array then holds the result). */
 int tsr_matrix_flush(tessera_matrix_t *A);
+/** After the last task of a flow on X (every process alike): each process drops the copies of
+ *  X's tiles it received once their readers finish (tsr_dist_flush on every tile), so that
+ *  what a routine received is not kept past it. Returns `rc` unchanged when it is nonzero or X
+ *  is not distributed (nothing done), else 0 or a failure. */
+int tsr_dist_flush_matrix(const tessera_matrix_t *X, int rc);
 
 /** Checks that descriptors can be combined: same context and dtype, square tiles of one size.
  *  `argno[i]` is the argument number of mats[i] for the error status. */

@@ -8,19 +8,10 @@ static bool is_op(int c) {
   return c == 'N' || c == 'T' || c == 'C';
 }
 
-/* After a routine's last task on X: every process drops the copies of X's tiles it received
- * once their readers finish, so that what a routine received is not kept past it (a later
- * routine receives the tiles again). No-op for a matrix of one process, or after `rc` failed. */
-static int flush_all(const tessera_matrix_t *X, int rc) {
-  if (!X || !X->comm) return rc;
-  for (int64_t i = 0; i < X->mt * X->nt && !rc; i++) rc = tsr_dist_flush(X->ctx, X->tiles[i]);
-  return rc;
-}
-
 /* Waits for the flow whatever happened at insertion (an insertion error wins), then brings the
  * result home when `out` views the caller's array. */
 static int finish(tessera_matrix_t *out, int rc) {
-  rc = flush_all(out, rc);
+  rc = tsr_dist_flush_matrix(out, rc);
   int w = tessera_wait_all(out->ctx);
   int f = out->is_view ? tsr_matrix_flush(out) : 0;
   rc = rc ? rc : w ? w : f;
@@ -116,14 +107,14 @@ static int check_potrs(tessera_uplo_t uplo, const tessera_matrix_t *A, const tes
 
 int tessera_tile_potrs(tessera_uplo_t uplo, const tessera_matrix_t *A, tessera_matrix_t *B) {
   int rc = check_potrs(uplo, A, B, "tile_potrs");
-  return rc ? rc : finish(B, flush_all(A, tsr_pxpotrs((char)uplo, A, B)));
+  return rc ? rc : finish(B, tsr_dist_flush_matrix(A, tsr_pxpotrs((char)uplo, A, B)));
 }
 
 int tessera_tile_posv(tessera_uplo_t uplo, tessera_matrix_t *A, tessera_matrix_t *B) {
   int rc = check_potrs(uplo, A, B, "tile_posv");
   if (rc) return rc;
   rc = finish(A, tsr_pxpotrf((char)uplo, A, NULL));
-  return rc ? rc : finish(B, flush_all(A, tsr_pxpotrs((char)uplo, A, B)));
+  return rc ? rc : finish(B, tsr_dist_flush_matrix(A, tsr_pxpotrs((char)uplo, A, B)));
 }
 
 int tessera_tile_trsm(tessera_side_t side, tessera_uplo_t uplo, tessera_op_t transa,
@@ -149,8 +140,8 @@ int tessera_tile_trsm(tessera_side_t side, tessera_uplo_t uplo, tessera_op_t tra
       (rc = check_stored(B, 0, 7, "tile_trsm")))
     return rc;
   tsr_scalar_t a = tsr_scalar_load(A->dtype, alpha, 1);
-  return finish(
-      B, flush_all(A, tsr_pxtrsm((char)side, (char)uplo, (char)transa, (char)diag, a, A, B)));
+  return finish(B, tsr_dist_flush_matrix(
+                       A, tsr_pxtrsm((char)side, (char)uplo, (char)transa, (char)diag, a, A, B)));
 }
 
 static int check_rank_k(tessera_uplo_t uplo, tessera_op_t trans, const tessera_matrix_t *A,
@@ -180,7 +171,7 @@ int tessera_tile_syrk(tessera_uplo_t uplo, tessera_op_t trans, const void *alpha
   if (rc) return rc;
   if (!alpha || !beta) return tsr_error(A->ctx, alpha ? -5 : -3, "tile_syrk: NULL scalar");
   tsr_scalar_t a = tsr_scalar_load(A->dtype, alpha, 1), b = tsr_scalar_load(A->dtype, beta, 0);
-  return finish(C, flush_all(A, tsr_pxsyrk(0, (char)uplo, (char)trans, a, A, b, C)));
+  return finish(C, tsr_dist_flush_matrix(A, tsr_pxsyrk(0, (char)uplo, (char)trans, a, A, b, C)));
 }
 
 int tessera_tile_herk(tessera_uplo_t uplo, tessera_op_t trans, double alpha,
@@ -188,7 +179,7 @@ int tessera_tile_herk(tessera_uplo_t uplo, tessera_op_t trans, double alpha,
   int rc = check_rank_k(uplo, trans, A, C, "tile_herk", 1);
   if (rc) return rc;
   tsr_scalar_t a = {alpha, 0}, b = {beta, 0};
-  return finish(C, flush_all(A, tsr_pxsyrk(1, (char)uplo, (char)trans, a, A, b, C)));
+  return finish(C, tsr_dist_flush_matrix(A, tsr_pxsyrk(1, (char)uplo, (char)trans, a, A, b, C)));
 }
 
 int tessera_tile_gemm(tessera_op_t transa, tessera_op_t transb, const void *alpha,
@@ -211,5 +202,5 @@ int tessera_tile_gemm(tessera_op_t transa, tessera_op_t transb, const void *alph
   if (rc) return rc;
   tsr_scalar_t a = tsr_scalar_load(A->dtype, alpha, 1), b = tsr_scalar_load(A->dtype, beta, 0);
   rc = tsr_pxgemm((char)transa, (char)transb, a, A, B, b, C);
-  return finish(C, flush_all(B, flush_all(A, rc)));
+  return finish(C, tsr_dist_flush_matrix(B, tsr_dist_flush_matrix(A, rc)));
 }
