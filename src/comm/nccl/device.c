@@ -287,13 +287,20 @@ int tsr_nccl_p2p_open(tessera_comm_t *c) {
   return rc;
 }
 
+/* Frees a tile transfer's request and returns `status`. */
+static int req_free(tsr_nccl_req_t *q, int status) {
+  if (q->done) cudaEventDestroy(q->done);
+  free(q);
+  return status;
+}
+
 int tsr_nccl_p2p_post(tessera_comm_t *c, int device, bool receive, void *ptr, size_t bytes,
                       int peer, void *after, tsr_nccl_req_t **req) {
   tsr_nccl_t *n = c->nccl;
   if (atomic_load(&c->broken))
     return tsr_comm_error(c, TESSERA_ERR_STATE,
                           "The communicator is broken by an earlier failure or timeout.");
-  tsr_nccl_req_t *q = malloc(sizeof *q);
+  tsr_nccl_req_t *q = calloc(1, sizeof *q);
   if (!q) return tsr_comm_error(c, TESSERA_ERR_NOMEM, "Out of memory for a tile transfer.");
   q->device = device;
   cudaEvent_t ready = NULL;
@@ -302,40 +309,28 @@ int tsr_nccl_p2p_post(tessera_comm_t *c, int device, bool receive, void *ptr, si
   if (e == cudaSuccess) e = cudaEventRecord(ready, (cudaStream_t)after);
   if (e == cudaSuccess) e = cudaStreamWaitEvent(n->pstream[device], ready, 0);
   if (ready) cudaEventDestroy(ready); /* released once the wait has passed it */
-  if (e != cudaSuccess) {
-    free(q);
-    return cuda_failed(c, e, "Ordering a tile transfer");
-  }
+  if (e != cudaSuccess) return req_free(q, cuda_failed(c, e, "Ordering a tile transfer"));
   ncclResult_t r =
       receive ? ncclRecv(ptr, bytes, ncclUint8, peer, n->pcomm[device], n->pstream[device])
               : ncclSend(ptr, bytes, ncclUint8, peer, n->pcomm[device], n->pstream[device]);
-  if (r != ncclSuccess) {
-    cudaEventDestroy(q->done);
-    free(q);
-    return tsr_comm_break(c,
-                          nccl_failed(c, r, receive ? "ncclRecv of a tile" : "ncclSend of a tile"));
-  }
+  if (r != ncclSuccess)
+    return req_free(
+        q, tsr_comm_break(
+               c, nccl_failed(c, r, receive ? "ncclRecv of a tile" : "ncclSend of a tile")));
   e = cudaEventRecord(q->done, n->pstream[device]);
-  if (e != cudaSuccess) {
-    cudaEventDestroy(q->done);
-    free(q);
-    return tsr_comm_break(c, cuda_failed(c, e, "Marking a tile transfer"));
-  }
+  if (e != cudaSuccess)
+    return req_free(q, tsr_comm_break(c, cuda_failed(c, e, "Marking a tile transfer")));
   *req = q;
   return 0;
 }
 
 int tsr_nccl_p2p_test(tessera_comm_t *c, tsr_nccl_req_t *req) {
   cudaError_t e = cudaEventQuery(req->done);
-  if (e == cudaErrorNotReady) {
-    ncclResult_t async = ncclSuccess;
-    ncclCommGetAsyncError(c->nccl->pcomm[req->device], &async);
-    if (async == ncclSuccess || async == ncclInProgress) return 0;
-    cudaEventDestroy(req->done);
-    free(req);
-    return tsr_comm_break(c, nccl_failed(c, async, "A tile transfer"));
-  }
-  cudaEventDestroy(req->done);
-  free(req);
-  return e == cudaSuccess ? 1 : tsr_comm_break(c, cuda_failed(c, e, "A tile transfer"));
+  if (e == cudaSuccess) return req_free(req, 1);
+  if (e != cudaErrorNotReady)
+    return req_free(req, tsr_comm_break(c, cuda_failed(c, e, "A tile transfer")));
+  ncclResult_t async = ncclSuccess;
+  ncclCommGetAsyncError(c->nccl->pcomm[req->device], &async);
+  if (async == ncclSuccess || async == ncclInProgress) return 0;
+  return req_free(req, tsr_comm_break(c, nccl_failed(c, async, "A tile transfer")));
 }
