@@ -53,13 +53,16 @@ static int open_context(const cli_opts_t *o, tessera_context_t **ctx, int check)
   if (o->tile > 0) cfg.tile_size = o->tile;
   if (o->trace) cfg.trace_file = o->trace;
   cfg.sched = o->sched;
+  /* over the processes of mpirun with --grid (or TESSERA_GRID: grid_p -1), else this one alone */
+  cfg.distributed = o->grid_p != 0;
+  if (o->grid_p > 0) cfg.grid_p = o->grid_p, cfg.grid_q = o->grid_q;
   int status = tessera_init(ctx, &cfg);
   if (status == 0) return check ? check_gpus(o, ctx) : CLI_OK;
   *ctx = NULL;
   if (status > TESSERA_ERR_BASE) /* tessera_init printed which setting and why */
     fprintf(stderr,
-            "tessera: cannot start the runtime: the options (--workers, --gpus, --sched, --tile "
-            "or TESSERA_* variables) give an invalid configuration\n");
+            "tessera: cannot start the runtime: the options (--workers, --gpus, --sched, --tile, "
+            "--grid or TESSERA_* variables) give an invalid configuration\n");
   else
     fprintf(stderr, "tessera: cannot start the runtime: %s\n", tessera_strerror(status));
   return CLI_FAILED;

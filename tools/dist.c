@@ -103,26 +103,12 @@ int cli_solve_distributed(const cli_opts_t *o) {
     fprintf(stderr, "tessera: --grid runs on generated matrices (no --input, --rhs, --output)\n");
     return CLI_USAGE;
   }
-  dist_run_t d = {.grid = {o->grid_p, o->grid_q}};
-  int rc = cli_context(o, &d.ctx);
+  dist_run_t d = {0};
+  int rc = cli_context(o, &d.ctx); /* its communicator spans the processes and their GPUs */
   if (rc != CLI_OK) return rc;
-  /* the context's GPUs are the communicator's: tiles travel between them over NCCL */
-  char why[256] = "";
-  tessera_comm_config_t cc = {.error = why, .error_len = sizeof why};
-  cc.ndevices = tessera_device_count(d.ctx, TESSERA_DEVICE_CUDA);
-  if (tessera_comm_create(&cc, &d.comm)) {
-    fprintf(stderr, "tessera: --grid: %s\n", why);
-    return cli_finish(d.ctx, CLI_FAILED);
-  }
+  d.comm = tessera_context_comm(d.ctx);
+  d.grid = tessera_context_grid(d.ctx);
   d.rank = tessera_comm_rank(d.comm);
-  const int size = tessera_comm_size(d.comm);
-  if (o->grid_p * o->grid_q != size) {
-    if (d.rank == 0)
-      fprintf(stderr, "tessera: --grid %dx%d needs %d processes (mpirun -np %d); there are %d\n",
-              o->grid_p, o->grid_q, o->grid_p * o->grid_q, o->grid_p * o->grid_q, size);
-    tessera_comm_destroy(d.comm);
-    return cli_finish(d.ctx, CLI_USAGE);
-  }
   const tessera_dtype_t dtype = o->dtype;
   d.n = o->sizes[0];
   d.nrhs = o->nrhs;
@@ -158,15 +144,13 @@ int cli_solve_distributed(const cli_opts_t *o) {
     r.residual = residual;
     r.api = "grid";
     if (!o->json)
-      printf("distributed over a %dx%d grid of processes (each: %d workers)\n", o->grid_p,
-             o->grid_q, tessera_worker_count(d.ctx));
+      printf("distributed over a %dx%d grid of processes (each: %d workers)\n", d.grid.p, d.grid.q,
+             tessera_worker_count(d.ctx));
     cli_print_header(o, NULL, NULL);
     cli_print_result(o, &r);
   }
   tessera_matrix_destroy(d.B);
   tessera_matrix_destroy(d.A);
   free(b0);
-  rc = cli_finish(d.ctx, rc);
-  tessera_comm_destroy(d.comm);
-  return rc;
+  return cli_finish(d.ctx, rc);
 }

@@ -107,7 +107,8 @@ static const struct {
     {"--sched", F_SCHED, 1, CTX, 0, "--sched cost|locality  scheduling policy"},
     {"--grid", F_GRID, 1, RUNS, 0,
      "--grid PxQ       distributed over the P x Q processes of an mpirun (process 0 prints);\n"
-     "                   every process makes the same matrix"},
+     "                   every process makes the same matrix (TESSERA_GRID=PxQ|auto does\n"
+     "                   the same without the option)"},
     {"--trace", F_TRACE, 1, CTX, 0,
      "--trace f.json   writes a Chrome trace of every task at the end"},
     {"--json", F_JSON, 0, RUNS | BIT(CMD_BENCH) | BIT(CMD_DEMO), 0,

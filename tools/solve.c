@@ -194,6 +194,12 @@ static int run_command(const cli_opts_t *o, int demo) {
 }
 
 int cli_solve(const cli_opts_t *o) {
+  const char *grid = getenv("TESSERA_GRID");
+  if (!o->grid_p && grid && *grid) { /* the variable's grid, resolved by tessera_init */
+    cli_opts_t env = *o;
+    env.grid_p = env.grid_q = -1;
+    return cli_solve_distributed(&env);
+  }
   return o->grid_p ? cli_solve_distributed(o) : run_command(o, 0);
 }
 

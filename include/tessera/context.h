@@ -25,6 +25,9 @@
  *                         less a reserve)
  *   TESSERA_MAX_SUBMITTED most tasks inserted and not yet finished (default 50000): an insertion
  *                         beyond it blocks until nine tenths of that bound remain
+ *   TESSERA_GRID          "PxQ" or "auto": the context spans the processes of MPI_COMM_WORLD
+ *                         (under mpirun) on a P x Q grid ("auto": the squarest), see
+ *                         tessera_config_t.distributed
  *   TESSERA_SIM_DEVICES   builds with simulated devices (-DTESSERA_SIM_DEVICES=ON) only: how
  *                         many (TESSERA_DEVICE_SIM) stand in for GPUs (default 2, at most 16)
  *
@@ -78,6 +81,24 @@ typedef struct {
                                      blocks at this bound until the count falls to nine tenths
                                      of it (a worker inserting never blocks); -1 = auto
                                      (TESSERA_MAX_SUBMITTED, else TESSERA_DEFAULT_MAX_SUBMITTED) */
+  /* A context over processes. Its tessera_init and tessera_finalize are collective calls over
+   * the processes of `mpi_comm`: tessera_init makes a communicator (tessera/comm.h) over them
+   * whose GPUs are the context's (tiles then travel between processes over NCCL), starting MPI
+   * when the program has not (tessera_finalize then ends it). The LAPACK-style calls
+   * (tessera/linalg.h) on such a context are collective too: every process makes them alike,
+   * the arrays are read and written on process 0 only (the others may pass NULL), the matrix is
+   * dealt over the grid, the routine runs distributed, and every process returns the same
+   * status. tessera_context_comm() and tessera_context_grid() (tessera/distribution.h) give
+   * the communicator and grid for distributed matrices of one's own. Each process should see
+   * GPUs of its own (CUDA_VISIBLE_DEVICES, or TESSERA_GPUS with one process per node). */
+  int distributed;      /**< 1: the context spans the processes of `mpi_comm`; 0: this process
+                             alone; -1 = auto: 1 when mpi_comm is given or TESSERA_GRID is set */
+  const void *mpi_comm; /**< address of the MPI_Comm a distributed context spans (tessera works
+                             on a duplicate); NULL: MPI_COMM_WORLD */
+  int grid_p, grid_q;   /**< its P x Q process grid, P * Q = the number of processes (process r
+                             at row r / Q, column r mod Q); -1 = auto: TESSERA_GRID's "PxQ",
+                             else the squarest (P <= Q, P the largest divisor up to the square
+                             root). Both set or both auto. */
 } tessera_config_t;
 
 /** Default bound on tasks inserted and not finished (tessera_config_t.max_submitted): a task
@@ -89,19 +110,23 @@ typedef struct {
 TESSERA_API void tessera_config_init(tessera_config_t *cfg);
 
 /** Creates a context: resolves the configuration against the environment, discovers
- *  devices, starts workers.
+ *  devices, starts workers; for a distributed context (tessera_config_t.distributed), a
+ *  collective call that also makes its communicator over the processes.
  *  @param ctx  receives the context
  *  @param cfg  configuration, or NULL for all defaults
  *  @return 0, -1 for a NULL `ctx`, -2 for a configuration that cannot work (an unknown
  *          policy, gpu_queues out of range, gpu_mem_limit or max_submitted 0, no worker at
- *          all), TESSERA_ERR_ENV for a malformed TESSERA_* variable (a message naming it is
- *          printed on stderr since no context exists yet), TESSERA_ERR_NOMEM,
- *          TESSERA_ERR_BACKEND.
+ *          all, a grid that is not the number of processes or differs across them),
+ *          TESSERA_ERR_ENV for a malformed TESSERA_* variable, TESSERA_ERR_NOMEM,
+ *          TESSERA_ERR_BACKEND, and for a distributed context what tessera_comm_create returns
+ *          (TESSERA_ERR_UNSUPPORTED in a build without MPI). A message saying why is printed on
+ *          stderr, since no context exists to hold it.
  *  Thread safe; each context is independent. */
 TESSERA_API int tessera_init(tessera_context_t **ctx, const tessera_config_t *cfg);
 
 /** Waits for every task, stops the workers, writes the trace and the kernel-time history,
- *  frees the context. Handles and matrices must have been released before.
+ *  frees the context (a distributed context: a collective call, which destroys its
+ *  communicator). Handles and matrices must have been released before.
  *  Returns the status of the last unwaited flow (see tessera_wait_all), else TESSERA_ERR_IO when
  *  the trace file cannot be written, else 0. NULL is a no-op. */
 TESSERA_API int tessera_finalize(tessera_context_t *ctx);

@@ -107,6 +107,14 @@ TESSERA_API int tessera_matrix_import_local(tessera_matrix_t *A, const void *loc
  *  Same rules and statuses. */
 TESSERA_API int tessera_matrix_export_local(tessera_matrix_t *A, void *local, int64_t lld);
 
+/** The communicator of a context made over processes (tessera_config_t.distributed), for
+ *  distributed matrices of one's own (tessera_matrix_create_distributed with
+ *  tessera_context_grid()); NULL for a context of this process alone. Owned by the context. */
+TESSERA_API tessera_comm_t *tessera_context_comm(const tessera_context_t *ctx);
+
+/** The process grid of such a context; {0, 0} for a context of this process alone. */
+TESSERA_API tessera_grid_t tessera_context_grid(const tessera_context_t *ctx);
+
 /** The rank owning tile (i, j) of A: its grid owner for a distributed matrix, else the rank of
  *  no process (-1). */
 TESSERA_API int tessera_matrix_tile_owner(const tessera_matrix_t *A, int64_t i, int64_t j);

@@ -58,6 +58,7 @@ int tsr_jax_context(tsr_jax_state_t *s, int platform, tessera_context_t **ctx) {
   if (!rc && !s->ctx[platform]) {
     tessera_config_t cfg;
     tessera_config_init(&cfg);
+    cfg.distributed = 0; /* each process's shards: JAX spans the processes, not the context */
     if (platform == TESSERA_JAX_CPU) {
       cfg.gpus = 0;
     } else {

@@ -105,6 +105,9 @@ bool tsr_mpi_multithreaded(const tessera_comm_t *c);
 int tsr_mpi_minmax(tessera_comm_t *c, long value, long *lo, long *hi);
 /** Broadcasts `bytes` bytes of `data` from rank 0 (a collective call). */
 int tsr_mpi_share(tessera_comm_t *c, void *data, size_t bytes);
+/** Gathers `bytes` bytes of `mine` from every process into `all` (size * bytes, in rank order)
+ *  on every process (a collective call). */
+int tsr_mpi_gather_all(tessera_comm_t *c, const void *mine, void *all, size_t bytes);
 /** Runs one operation on host buffers to completion, on the communicator's own MPI
  *  communicator (chan NULL) or on a queue's channel, within c->timeout_s. */
 int tsr_mpi_run(tessera_comm_t *c, tsr_mpi_chan_t *chan, const tsr_coll_t *op);

@@ -67,12 +67,8 @@ static int local_check(const layout_t *L, int rank, int size) {
   return 0;
 }
 
-/* Compares k values of a collective call's arguments across the processes (the lowest and
- * highest of each in one pair of all-reduces), folding in `bad`, this process's first invalid
- * argument (0: none): the same status everywhere, -pos[i] for the first value that differs, else
- * minus the first invalid argument any process has. */
-static int same_everywhere(tessera_comm_t *c, const char *call, int k, const int64_t *values,
-                           const int *pos, const char *const *names, int bad) {
+int tsr_dist_same(tessera_comm_t *c, const char *call, int k, const int64_t *values, const int *pos,
+                  const char *const *names, int bad) {
   enum { MAXV = 12 };
   int64_t v[MAXV + 1], lo[MAXV + 1], hi[MAXV + 1];
   memcpy(v, values, (size_t)k * sizeof *v);
@@ -102,7 +98,7 @@ static int agree(const layout_t *L, const char *call) {
   const int64_t v[] = {L->grid.p, L->grid.q, L->dtype, L->m, L->n, L->mb, L->nb, L->root};
   const int pos[] = {AT_GRID, AT_GRID, AT_DTYPE, AT_M, AT_N, AT_MB, AT_NB, AT_ROOT};
   const int bad = local_check(L, tessera_comm_rank(c), tessera_comm_size(c));
-  return same_everywhere(c, call, 8, v, pos, arg_names, bad);
+  return tsr_dist_same(c, call, 8, v, pos, arg_names, bad);
 }
 
 /* Copies the columns [j0, j0 + cols) of the local part of grid cell (row, col), whose local array
@@ -220,7 +216,7 @@ int tessera_matrix_create_distributed(tessera_context_t *ctx, tessera_comm_t *co
   if (!out) return tsr_error(ctx, -9, "%s: NULL output", f);
   const int64_t v[] = {grid.p, grid.q, dtype, m, n, mb, nb};
   const int pos[] = {3, 3, 4, 5, 6, 7, 8};
-  int rc = same_everywhere(comm, f, 7, v, pos, arg_names, 0);
+  int rc = tsr_dist_same(comm, f, 7, v, pos, arg_names, 0);
   if (rc) return tsr_error(ctx, rc, "%s", tessera_comm_last_error(comm));
   tessera_matrix_t *A = calloc(1, sizeof *A);
   if (!A) return tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory", f);

@@ -1,10 +1,18 @@
 /* LAPACK-style entry points: check the arguments the way LAPACK numbers them, view the
- * column-major arrays in place as tiled matrices, run the tile-level routine. */
+ * column-major arrays in place as tiled matrices, run the tile-level routine. On a context over
+ * processes the same calls deal the root's arrays over the grid instead (lapack_dist.c): the
+ * arguments are compared across the processes first, and a view becomes a distributed matrix
+ * holding the part of the array the routine reads, whose written part goes back at the end. */
 #include <math.h>
+#include <string.h>
 
 #include "linalg/linalg.h"
 
 #define MAXV 3
+
+/* How a routine touches an array: read, written; the part is the triangle of tiles ('L', 'U')
+ * it touches, or 0 for all of them. */
+enum { IN = 1, OUT = 2 };
 
 /* Views of the arrays of one call, destroyed together. */
 typedef struct {
@@ -12,21 +20,51 @@ typedef struct {
   tessera_matrix_t *v[MAXV];
   int n;
   int64_t tile; /* one tile size for every array of the call */
+  bool dist;    /* the context spans processes: the views are distributed matrices */
+  struct {
+    void *a;
+    int64_t ld;
+    char part;
+    int io;
+  } arr[MAXV];
 } views_t;
 
+/* Starts a call whose own checks gave `rc`: on a distributed context the k scalar arguments
+ * (numbers argno) are compared across the processes with everyone's checks, and the tile size
+ * for an operation of this order is agreed. */
+static int begin(views_t *vs, tessera_context_t *ctx, const char *f, int rc, int k,
+                 const int64_t *values, const int *argno, int64_t order) {
+  *vs = (views_t){.ctx = ctx, .dist = tessera_context_comm(ctx) != NULL};
+  return tsr_lapack_agree(ctx, f, k, values, argno, rc, order, &vs->tile);
+}
+
 static int view(views_t *vs, tessera_dtype_t dtype, int64_t m, int64_t n, const void *a,
-                int64_t lda) {
+                int64_t lda, char part, int io) {
   int64_t nb = vs->tile;
-  int rc =
-      tessera_matrix_view(vs->ctx, dtype, m, n, nb, nb, (void *)(uintptr_t)a, lda, &vs->v[vs->n]);
+  tessera_matrix_t **out = &vs->v[vs->n];
+  int rc = vs->dist
+               ? tsr_lapack_scatter(vs->ctx, dtype, m, n, nb, a, lda, part, io & IN, out)
+               : tessera_matrix_view(vs->ctx, dtype, m, n, nb, nb, (void *)(uintptr_t)a, lda, out);
   if (rc)
-    return tsr_error(vs->ctx, rc, "cannot view a %lld x %lld array", (long long)m, (long long)n);
+    return vs->dist ? rc
+                    : tsr_error(vs->ctx, rc, "cannot view a %lld x %lld array", (long long)m,
+                                (long long)n);
+  vs->arr[vs->n].a = (void *)(uintptr_t)a;
+  vs->arr[vs->n].ld = lda;
+  vs->arr[vs->n].part = part;
+  vs->arr[vs->n].io = io;
   vs->n++;
   return 0;
 }
 
+/* Ends the call whose status is rc: distributed, the written parts go back to the root (after a
+ * factorization's info too, as LAPACK leaves the partial factor). */
 static int release(views_t *vs, int rc) {
   for (int i = vs->n - 1; i >= 0; i--) {
+    if (vs->dist && rc >= 0 && (vs->arr[i].io & OUT)) {
+      const int g = tsr_lapack_gather(vs->v[i], vs->arr[i].a, vs->arr[i].ld, vs->arr[i].part);
+      if (g) rc = g;
+    }
     int d = tessera_matrix_destroy(vs->v[i]);
     if (d && !rc) rc = d;
   }
@@ -35,14 +73,15 @@ static int release(views_t *vs, int rc) {
 
 /* Argument checks shared by every routine. Each returns -argno with a message, or 0. */
 static int check_ld(tessera_context_t *ctx, const char *name, int argno, int64_t ld, int64_t rows) {
-  if (ld < (rows > 1 ? rows : 1))
+  if (tsr_lapack_holds_arrays(ctx) && ld < (rows > 1 ? rows : 1))
     return tsr_error(ctx, -argno, "%s: argument %d (leading dimension) = %lld < max(1, %lld)", name,
                      argno, (long long)ld, (long long)rows);
   return 0;
 }
 static int check_ptr(tessera_context_t *ctx, const char *name, int argno, const void *p, int64_t m,
                      int64_t n) {
-  if (!p && m > 0 && n > 0) return tsr_error(ctx, -argno, "%s: argument %d is NULL", name, argno);
+  if (!p && m > 0 && n > 0 && tsr_lapack_holds_arrays(ctx))
+    return tsr_error(ctx, -argno, "%s: argument %d is NULL", name, argno);
   return 0;
 }
 static int check_dim(tessera_context_t *ctx, const char *name, int argno, int64_t v) {
@@ -75,11 +114,14 @@ static int info_message(tessera_context_t *ctx, const char *f, int factor, tesse
                      "%s: the diagonal element %d of the Cholesky factor is zero, so the factor "
                      "is singular",
                      f, info);
-  size_t at = (size_t)(info - 1) * (size_t)(lda + 1) * tessera_dtype_size(dtype);
-  const char *p = (const char *)a + at;
-  double pivot = dtype == TESSERA_F32 || dtype == TESSERA_C64 ? *(const float *)(const void *)p
-                                                              : *(const double *)(const void *)p;
-  if (isnan(pivot))
+  int nan = 0; /* distributed: the root's array tells */
+  if (tsr_lapack_holds_arrays(ctx)) {
+    size_t at = (size_t)(info - 1) * (size_t)(lda + 1) * tessera_dtype_size(dtype);
+    const char *p = (const char *)a + at;
+    nan = isnan(dtype == TESSERA_F32 || dtype == TESSERA_C64 ? *(const float *)(const void *)p
+                                                             : *(const double *)(const void *)p);
+  }
+  if (tsr_lapack_root_flag(ctx, nan))
     return tsr_error(ctx, info,
                      "%s: NaN at the diagonal of order %d: the matrix holds NaN (or Inf) in its "
                      "leading %d x %d block, which has no Cholesky factor",
@@ -102,40 +144,46 @@ static int check_square(tessera_context_t *ctx, const char *f, tessera_uplo_t up
   return rc;
 }
 
+/* Starts potrf, potri or logdet: the checks, agreed across the processes when distributed. */
+static int begin_square(views_t *vs, tessera_context_t *ctx, const char *f, tessera_uplo_t uplo,
+                        tessera_dtype_t dtype, int64_t n, const void *a, int64_t lda) {
+  const int rc = check_square(ctx, f, uplo, dtype, n, a, lda);
+  return begin(vs, ctx, f, rc, 3, (const int64_t[]){uplo, dtype, n}, (const int[]){2, 3, 4}, n);
+}
+
+/* potrf (factor = 1) and potri (0): the uplo triangle of A rewritten in place. */
+static int in_place(tessera_context_t *ctx, int factor, tessera_uplo_t uplo, tessera_dtype_t dtype,
+                    int64_t n, void *a, int64_t lda) {
+  if (!ctx) return -1;
+  const char *f = factor ? "potrf" : "potri";
+  views_t vs;
+  int rc = begin_square(&vs, ctx, f, uplo, dtype, n, a, lda);
+  if (rc || n == 0) return rc;
+  rc = view(&vs, dtype, n, n, a, lda, (char)uplo, IN | OUT);
+  if (!rc) rc = factor ? tessera_tile_potrf(uplo, vs.v[0]) : tessera_tile_potri(uplo, vs.v[0]);
+  rc = release(&vs, rc);
+  return rc > 0 ? info_message(ctx, f, factor, uplo, rc, dtype, a, lda) : rc;
+}
+
 int tessera_potrf(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dtype, int64_t n,
                   void *a, int64_t lda) {
-  if (!ctx) return -1;
-  int rc = check_square(ctx, "potrf", uplo, dtype, n, a, lda);
-  if (rc || n == 0) return rc;
-  views_t vs = {.ctx = ctx, .tile = tessera_tile_for(ctx, n)};
-  rc = view(&vs, dtype, n, n, a, lda);
-  if (!rc) rc = tessera_tile_potrf(uplo, vs.v[0]);
-  rc = release(&vs, rc);
-  return rc > 0 ? info_message(ctx, "potrf", 1, uplo, rc, dtype, a, lda) : rc;
+  return in_place(ctx, 1, uplo, dtype, n, a, lda);
 }
 
 int tessera_potri(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dtype, int64_t n,
                   void *a, int64_t lda) {
-  if (!ctx) return -1;
-  int rc = check_square(ctx, "potri", uplo, dtype, n, a, lda);
-  if (rc || n == 0) return rc;
-  views_t vs = {.ctx = ctx, .tile = tessera_tile_for(ctx, n)};
-  rc = view(&vs, dtype, n, n, a, lda);
-  if (!rc) rc = tessera_tile_potri(uplo, vs.v[0]);
-  rc = release(&vs, rc);
-  return rc > 0 ? info_message(ctx, "potri", 0, uplo, rc, dtype, a, lda) : rc;
+  return in_place(ctx, 0, uplo, dtype, n, a, lda);
 }
 
 int tessera_logdet(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dtype, int64_t n,
                    const void *a, int64_t lda, double *logdet) {
   if (!ctx) return -1;
-  int rc = check_square(ctx, "logdet", uplo, dtype, n, a, lda);
-  if (!rc && !logdet) rc = tsr_error(ctx, -7, "logdet: argument 7 is NULL");
-  if (rc) return rc;
+  if (!logdet) return tsr_error(ctx, -7, "logdet: argument 7 is NULL");
   *logdet = 0;
-  if (n == 0) return 0;
-  views_t vs = {.ctx = ctx, .tile = tessera_tile_for(ctx, n)};
-  rc = view(&vs, dtype, n, n, a, lda);
+  views_t vs;
+  int rc = begin_square(&vs, ctx, "logdet", uplo, dtype, n, a, lda);
+  if (rc || n == 0) return rc;
+  rc = view(&vs, dtype, n, n, a, lda, (char)uplo, IN);
   if (!rc) rc = tessera_tile_logdet(uplo, vs.v[0], logdet);
   return release(&vs, rc);
 }
@@ -157,17 +205,19 @@ static int check_solve(tessera_context_t *ctx, const char *f, tessera_uplo_t upl
 static int solve(tessera_context_t *ctx, int factor, tessera_uplo_t uplo, tessera_dtype_t dtype,
                  int64_t n, int64_t nrhs, const void *a, int64_t lda, void *b, int64_t ldb) {
   if (!ctx) return -1;
-  int rc = check_solve(ctx, factor ? "posv" : "potrs", uplo, dtype, n, nrhs, a, lda, b, ldb);
+  const char *f = factor ? "posv" : "potrs";
+  views_t vs;
+  int rc = check_solve(ctx, f, uplo, dtype, n, nrhs, a, lda, b, ldb);
+  rc = begin(&vs, ctx, f, rc, 4, (const int64_t[]){uplo, dtype, n, nrhs}, (const int[]){2, 3, 4, 5},
+             n);
   if (rc || n == 0) return rc;
-  views_t vs = {.ctx = ctx, .tile = tessera_tile_for(ctx, n)};
-  rc = view(&vs, dtype, n, n, a, lda);
-  if (!rc) rc = view(&vs, dtype, n, nrhs, b, ldb);
+  rc = view(&vs, dtype, n, n, a, lda, (char)uplo, factor ? IN | OUT : IN);
+  if (!rc) rc = view(&vs, dtype, n, nrhs, b, ldb, 0, IN | OUT);
   if (!rc)
     rc = factor ? tessera_tile_posv(uplo, vs.v[0], vs.v[1])
                 : tessera_tile_potrs(uplo, vs.v[0], vs.v[1]);
   rc = release(&vs, rc);
-  return rc > 0 ? info_message(ctx, factor ? "posv" : "potrs", factor, uplo, rc, dtype, a, lda)
-                : rc;
+  return rc > 0 ? info_message(ctx, f, factor, uplo, rc, dtype, a, lda) : rc;
 }
 
 int tessera_potrs(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dtype, int64_t n,
@@ -178,6 +228,12 @@ int tessera_potrs(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t d
 int tessera_posv(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dtype, int64_t n,
                  int64_t nrhs, void *a, int64_t lda, void *b, int64_t ldb) {
   return solve(ctx, 1, uplo, dtype, n, nrhs, a, lda, b, ldb);
+}
+
+/* The scalar *x of the call, the root's on a distributed context, in `own` (16 bytes). */
+static int root_scalar(tessera_context_t *ctx, tessera_dtype_t dtype, const void *x, void *own) {
+  memcpy(own, x, tessera_dtype_size(dtype));
+  return tsr_lapack_broadcast(ctx, own, tessera_dtype_size(dtype));
 }
 
 int tessera_trsm(tessera_context_t *ctx, tessera_side_t side, tessera_uplo_t uplo,
@@ -198,11 +254,15 @@ int tessera_trsm(tessera_context_t *ctx, tessera_side_t side, tessera_uplo_t upl
   if (!rc) rc = check_ld(ctx, f, 11, lda, ka);
   if (!rc) rc = check_ptr(ctx, f, 12, b, m, n);
   if (!rc) rc = check_ld(ctx, f, 13, ldb, m);
+  views_t vs;
+  rc = begin(&vs, ctx, f, rc, 7, (const int64_t[]){side, uplo, transa, diag, dtype, m, n},
+             (const int[]){2, 3, 4, 5, 6, 7, 8}, m > n ? m : n);
   if (rc || m == 0 || n == 0) return rc;
-  views_t vs = {.ctx = ctx, .tile = tessera_tile_for(ctx, m > n ? m : n)};
-  rc = view(&vs, dtype, ka, ka, a, lda);
-  if (!rc) rc = view(&vs, dtype, m, n, b, ldb);
-  if (!rc) rc = tessera_tile_trsm(side, uplo, transa, diag, alpha, vs.v[0], vs.v[1]);
+  double al[2];
+  rc = root_scalar(ctx, dtype, alpha, al);
+  if (!rc) rc = view(&vs, dtype, ka, ka, a, lda, (char)uplo, IN);
+  if (!rc) rc = view(&vs, dtype, m, n, b, ldb, 0, IN | OUT);
+  if (!rc) rc = tessera_tile_trsm(side, uplo, transa, diag, al, vs.v[0], vs.v[1]);
   return release(&vs, rc);
 }
 
@@ -225,13 +285,19 @@ static int rank_k(tessera_context_t *ctx, int herk, tessera_uplo_t uplo, tessera
   if (!rc && !herk && !beta) rc = tsr_error(ctx, -10, "syrk: argument 10 (beta) is NULL");
   if (!rc) rc = check_ptr(ctx, f, 11, c, n, n);
   if (!rc) rc = check_ld(ctx, f, 12, ldc, n);
+  views_t vs;
+  rc = begin(&vs, ctx, f, rc, 5, (const int64_t[]){uplo, trans, dtype, n, k},
+             (const int[]){2, 3, 4, 5, 6}, n > k ? n : k);
   if (rc || n == 0) return rc;
-  views_t vs = {.ctx = ctx, .tile = tessera_tile_for(ctx, n > k ? n : k)};
-  rc = view(&vs, dtype, am, an, a, lda);
-  if (!rc) rc = view(&vs, dtype, n, n, c, ldc);
+  double al[2], be[2]; /* syrk's scalars; herk's real ones travel as two doubles */
+  double real[2] = {ralpha, rbeta};
+  rc = herk ? tsr_lapack_broadcast(ctx, real, sizeof real) : root_scalar(ctx, dtype, alpha, al);
+  if (!rc && !herk) rc = root_scalar(ctx, dtype, beta, be);
+  if (!rc) rc = view(&vs, dtype, am, an, a, lda, 0, IN);
+  if (!rc) rc = view(&vs, dtype, n, n, c, ldc, (char)uplo, IN | OUT);
   if (!rc) {
-    rc = herk ? tessera_tile_herk(uplo, trans, ralpha, vs.v[0], rbeta, vs.v[1])
-              : tessera_tile_syrk(uplo, trans, alpha, vs.v[0], beta, vs.v[1]);
+    rc = herk ? tessera_tile_herk(uplo, trans, real[0], vs.v[0], real[1], vs.v[1])
+              : tessera_tile_syrk(uplo, trans, al, vs.v[0], be, vs.v[1]);
     if (rc == -2) rc = tsr_error(ctx, -3, "%s: %s", f, tessera_last_error(ctx));
   }
   return release(&vs, rc);
@@ -271,12 +337,17 @@ int tessera_gemm(tessera_context_t *ctx, tessera_op_t transa, tessera_op_t trans
   if (!rc && !beta) rc = tsr_error(ctx, -13, "gemm: argument 13 (beta) is NULL");
   if (!rc) rc = check_ptr(ctx, f, 14, c, m, n);
   if (!rc) rc = check_ld(ctx, f, 15, ldc, m);
+  const int64_t order = m > n ? (m > k ? m : k) : (n > k ? n : k);
+  views_t vs;
+  rc = begin(&vs, ctx, f, rc, 6, (const int64_t[]){transa, transb, dtype, m, n, k},
+             (const int[]){2, 3, 4, 5, 6, 7}, order);
   if (rc || m == 0 || n == 0) return rc;
-  views_t vs = {.ctx = ctx,
-                .tile = tessera_tile_for(ctx, m > n ? (m > k ? m : k) : (n > k ? n : k))};
-  rc = view(&vs, dtype, am, an, a, lda);
-  if (!rc) rc = view(&vs, dtype, bm, bn, b, ldb);
-  if (!rc) rc = view(&vs, dtype, m, n, c, ldc);
-  if (!rc) rc = tessera_tile_gemm(transa, transb, alpha, vs.v[0], vs.v[1], beta, vs.v[2]);
+  double al[2], be[2];
+  rc = root_scalar(ctx, dtype, alpha, al);
+  if (!rc) rc = root_scalar(ctx, dtype, beta, be);
+  if (!rc) rc = view(&vs, dtype, am, an, a, lda, 0, IN);
+  if (!rc) rc = view(&vs, dtype, bm, bn, b, ldb, 0, IN);
+  if (!rc) rc = view(&vs, dtype, m, n, c, ldc, 0, IN | OUT);
+  if (!rc) rc = tessera_tile_gemm(transa, transb, al, vs.v[0], vs.v[1], be, vs.v[2]);
   return release(&vs, rc);
 }

@@ -144,6 +144,38 @@ int tsr_matrix_flush(tessera_matrix_t *A);
  *  is not distributed (nothing done), else 0 or a failure. */
 int tsr_dist_flush_matrix(const tessera_matrix_t *X, int rc);
 
+/** Compares k values of a collective call's arguments across the processes of c (the lowest and
+ *  highest of each in one pair of all-reduces), folding in `bad`, this process's first invalid
+ *  argument (0: none): the same status everywhere, -pos[i] for the first value that differs
+ *  (named names[i] in the message on c), else minus the first invalid argument any process
+ *  has. At most 12 values. */
+int tsr_dist_same(tessera_comm_t *c, const char *call, int k, const int64_t *values, const int *pos,
+                  const char *const *names, int bad);
+
+/* LAPACK-style calls on a context over processes (lapack_dist.c); on a context of one process
+ * they do nothing (the agreement returns `rc` and the tile size). */
+
+/** Whether this process holds the arrays of LAPACK-style calls: every process of a context of
+ *  its own, process 0 of a distributed context. */
+bool tsr_lapack_holds_arrays(const tessera_context_t *ctx);
+/** Compares the k scalar arguments `values` (argument numbers `argno`) across the processes
+ *  together with each one's own checks (`rc`: 0 or -argno), and agrees on the tile size (the
+ *  smallest tessera_tile_for(ctx, order) of any process, in *tile). The same status on every
+ *  process; the one at fault keeps its own message. At most 8 values. */
+int tsr_lapack_agree(tessera_context_t *ctx, const char *f, int k, const int64_t *values,
+                     const int *argno, int rc, int64_t order, int64_t *tile);
+/** The root's `flag` on every process (its own where the exchange fails). */
+int tsr_lapack_root_flag(tessera_context_t *ctx, int flag);
+/** The root's `bytes` (a multiple of 4) of buf on every process. */
+int tsr_lapack_broadcast(tessera_context_t *ctx, void *buf, size_t bytes);
+/** A matrix of the context's grid in nb x nb tiles; when `in`, its `part` ('L', 'U' triangle of
+ *  tiles, 0 all) holding the root's m x n array a (lda). */
+int tsr_lapack_scatter(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
+                       int64_t nb, const void *a, int64_t lda, char part, bool in,
+                       tessera_matrix_t **out);
+/** The part of distributed A back into the root's array a (lda). */
+int tsr_lapack_gather(tessera_matrix_t *A, void *a, int64_t lda, char part);
+
 /** Checks that descriptors can be combined: same context and dtype, square tiles of one size.
  *  `argno[i]` is the argument number of mats[i] for the error status. */
 int tsr_check_tiling(const tessera_matrix_t *const *mats, const int *argno, int count,

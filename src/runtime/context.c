@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/attach.h"
 #include "runtime/base.h"
 #include "runtime/context.h"
 #include "runtime/perfmodel.h"
@@ -25,6 +26,10 @@ void tessera_config_init(tessera_config_t *cfg) {
   cfg->gpu_queues = -1;
   cfg->gpu_mem_limit = -1;
   cfg->max_submitted = -1;
+  cfg->distributed = -1;
+  cfg->mpi_comm = NULL;
+  cfg->grid_p = -1;
+  cfg->grid_q = -1;
 }
 
 /* Reads an integer variable into *out when the field is still "auto" (negative). */
@@ -176,7 +181,7 @@ static void context_free(tessera_context_t *ctx) {
   free(ctx);
 }
 
-int tessera_init(tessera_context_t **out, const tessera_config_t *cfg) {
+int tsr_context_create(tessera_context_t **out, const tessera_config_t *cfg) {
   if (!out) return -1;
   *out = NULL;
   tessera_context_t *ctx = tsr_zalloc_aligned(sizeof *ctx);
@@ -206,7 +211,7 @@ int tessera_init(tessera_context_t **out, const tessera_config_t *cfg) {
   return 0;
 }
 
-int tessera_finalize(tessera_context_t *ctx) {
+int tsr_context_destroy(tessera_context_t *ctx) {
   if (!ctx) return 0;
   int status = tessera_wait_all(ctx);
   while (atomic_load(&ctx->resuming) > 0) sched_yield(); /* deferred tasks' resumes leaving */
@@ -218,6 +223,13 @@ int tessera_finalize(tessera_context_t *ctx) {
   if (ctx->perfmodel_path[0]) (void)tsr_perfmodel_save(ctx->perfmodel, ctx->perfmodel_path);
   context_free(ctx);
   return status;
+}
+
+void **tsr_context_slot(tessera_context_t *ctx) {
+  return &ctx->upper;
+}
+tessera_config_t *tsr_context_cfg(tessera_context_t *ctx) {
+  return &ctx->cfg;
 }
 
 const tessera_config_t *tessera_config(const tessera_context_t *ctx) {

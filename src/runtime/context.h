@@ -82,6 +82,7 @@ struct tessera_context {
   double t0;
   bool tracing;
   char errmsg[TSR_ERRMSG];
+  void *upper; /* the layers above keep their state of the context here (runtime/attach.h) */
 };
 
 /** Allocates / frees host memory for tiles (pinned when a backend offers it). */

@@ -250,6 +250,17 @@ static inline int group_teardown(void **state) {
 
 /* ---------------------------------------------------------------- main */
 
+/* With TESSERA_TEST_GPUS=<GPUs of the machine>, each local process sees one GPU of its own
+ * (CUDA_VISIBLE_DEVICES by its local rank under Open MPI); called before CUDA starts. */
+static inline void own_gpu(void) {
+  const char *gpus = getenv("TESSERA_TEST_GPUS"), *local = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+  if (gpus && local && atoi(gpus) > 0) {
+    char only[16];
+    snprintf(only, sizeof only, "%d", atoi(local) % atoi(gpus));
+    setenv("CUDA_VISIBLE_DEVICES", only, 1);
+  }
+}
+
 /* Initialises MPI (asking for MPI_THREAD_MULTIPLE, noting whether it is provided) and starts the
  * watchdog; nonzero when MPI does not start. */
 static inline int mpi_start(int *argc, char ***argv) {

@@ -243,12 +243,7 @@ static int teardown(void **state) {
 }
 
 int main(int argc, char **argv) {
-  const char *gpus = getenv("TESSERA_TEST_GPUS"), *local = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
-  if (gpus && local && atoi(gpus) > 0) { /* before CUDA starts: one GPU per local process */
-    char only[16];
-    snprintf(only, sizeof only, "%d", atoi(local) % atoi(gpus));
-    setenv("CUDA_VISIBLE_DEVICES", only, 1);
-  }
+  own_gpu();
   if (mpi_start(&argc, &argv)) return 2;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_potrf_potrs), cmocka_unit_test(test_potri_logdet),

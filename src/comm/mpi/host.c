@@ -148,6 +148,14 @@ int tsr_mpi_share(tessera_comm_t *c, void *data, size_t bytes) {
   return wait_for(c, &req, "Broadcasting the NCCL id");
 }
 
+int tsr_mpi_gather_all(tessera_comm_t *c, const void *mine, void *all, size_t bytes) {
+  MPI_Request req;
+  int err =
+      MPI_Iallgather(mine, (int)bytes, MPI_BYTE, all, (int)bytes, MPI_BYTE, c->mpi->own.comm, &req);
+  if (err != MPI_SUCCESS) return mpi_failed(c, err, "Gathering the processes' GPUs");
+  return wait_for(c, &req, "Gathering the processes' GPUs");
+}
+
 static const char *op_name(tsr_coll_kind_t k) {
   static const char *const names[] = {"A broadcast",   "An all-reduce",    "A reduce",
                                       "An all-gather", "A reduce-scatter", "A send",

@@ -14,6 +14,7 @@
 #include <nccl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "comm/comm.h"
 
@@ -76,6 +77,30 @@ void tsr_nccl_close(tessera_comm_t *c) {
   c->nccl = NULL;
 }
 
+/* Every endpoint's GPU differs from every other's (NCCL runs one rank per GPU): the UUIDs of all
+ * of them gathered on every process, so that every process finds the same clash. */
+static int distinct_gpus(tessera_comm_t *c) {
+  enum { U = sizeof(cudaUUID_t) };
+  const int n = c->ndevices, total = c->size * n;
+  unsigned char *all = calloc((size_t)total + (size_t)n, U), *mine = all + (size_t)total * U;
+  if (!all) return tsr_comm_error(c, TESSERA_ERR_NOMEM, "Out of memory for the GPUs' identities.");
+  for (int i = 0; i < n; i++) {
+    struct cudaDeviceProp p;
+    if (cudaGetDeviceProperties(&p, c->devices[i]) == cudaSuccess) memcpy(mine + i * U, &p.uuid, U);
+  }
+  int rc = tsr_mpi_gather_all(c, mine, all, (size_t)n * U);
+  for (int a = 0; a < total && !rc; a++)
+    for (int b = a + 1; b < total && !rc; b++)
+      if (memcmp(all + (size_t)a * U, all + (size_t)b * U, U) == 0)
+        rc = tsr_comm_error(c, -1,
+                            "Process %d (its GPU %d) and process %d (its GPU %d) drive the same "
+                            "GPU: NCCL needs one endpoint per GPU, so give each process GPUs of "
+                            "its own (CUDA_VISIBLE_DEVICES per process, or fewer GPUs each).",
+                            a / n, c->devices[a % n], b / n, c->devices[b % n]);
+  free(all);
+  return rc;
+}
+
 int tsr_nccl_open(tessera_comm_t *c) {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess) {
@@ -86,6 +111,8 @@ int tsr_nccl_open(tessera_comm_t *c) {
     if (c->devices[i] < 0 || c->devices[i] >= count)
       return tsr_comm_error(c, -1, "CUDA device %d does not exist (this process sees %d).",
                             c->devices[i], count);
+  int rc = distinct_gpus(c);
+  if (rc) return rc;
   tsr_nccl_t *n = calloc(1, sizeof *n);
   if (!n) return tsr_comm_error(c, TESSERA_ERR_NOMEM, "Out of memory for the communicator.");
   c->nccl = n;
@@ -95,7 +122,7 @@ int tsr_nccl_open(tessera_comm_t *c) {
     tsr_nccl_close(c);
     return nccl_failed(c, r, "ncclGetUniqueId");
   }
-  int rc = tsr_mpi_share(c, &id, sizeof id);
+  rc = tsr_mpi_share(c, &id, sizeof id);
   for (int i = 0; rc == 0 && i < c->ndevices; i++) {
     cudaError_t e = cudaSetDevice(c->devices[i]);
     if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&n->stream[i], cudaStreamNonBlocking);

@@ -1,0 +1,139 @@
+/* tessera_init and tessera_finalize: the runtime's context, and for a context over processes
+ * (tessera_config_t.distributed) its communicator and process grid, kept in the runtime's slot
+ * for the layers above. The communicator spans the context's GPUs, so the distributed flows of
+ * the context move tiles between processes over NCCL where they can. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm/dist.h"
+#include "linalg/linalg.h"
+#include "runtime/attach.h"
+
+/* What a distributed context holds (its slot). */
+typedef struct {
+  tessera_comm_t *comm;
+  tessera_grid_t grid;
+} ctx_dist_t;
+
+/* TESSERA_GRID: "PxQ" into *p, *q; "auto" leaves them at -1; unset or empty: *set = 0. */
+static int env_grid(int *set, int *p, int *q) {
+  const char *v = getenv("TESSERA_GRID");
+  *set = v && *v;
+  if (!*set || strcmp(v, "auto") == 0) return 0;
+  char *end;
+  long a = strtol(v, &end, 10), b = 0;
+  if (end != v && (*end == 'x' || *end == 'X')) {
+    const char *s = end + 1;
+    b = strtol(s, &end, 10);
+    if (end == s) b = 0;
+  }
+  if (*end || a < 1 || b < 1 || a > 1 << 20 || b > 1 << 20) {
+    fprintf(stderr, "tessera: TESSERA_GRID=\"%s\" is not a grid such as 2x2 or \"auto\"\n", v);
+    return TESSERA_ERR_ENV;
+  }
+  *p = (int)a;
+  *q = (int)b;
+  return 0;
+}
+
+/* The squarest grid of `size` processes: P <= Q, P the largest divisor up to the square root. */
+static tessera_grid_t squarest(int size) {
+  int p = (int)sqrt((double)size);
+  while (p > 1 && size % p) p--;
+  return (tessera_grid_t){p, size / p};
+}
+
+/* Makes the communicator and grid of a distributed context; a failure's status, with a message
+ * on stderr. */
+static int distribute(tessera_context_t *ctx, const tessera_config_t *given, int p, int q) {
+  char why[256] = "";
+  tessera_comm_config_t cc = {.mpi_comm = given ? given->mpi_comm : NULL,
+                              .ndevices = tessera_device_count(ctx, TESSERA_DEVICE_CUDA),
+                              .error = why,
+                              .error_len = sizeof why};
+  ctx_dist_t *d = calloc(1, sizeof *d);
+  if (!d) return TESSERA_ERR_NOMEM;
+  int rc = tessera_comm_create(&cc, &d->comm);
+  if (rc) {
+    fprintf(stderr, "tessera: the context's communicator: %s\n", why);
+    free(d);
+    return rc;
+  }
+  const int size = tessera_comm_size(d->comm);
+  d->grid = p > 0 ? (tessera_grid_t){p, q} : squarest(size);
+  const int bad = (int64_t)d->grid.p * d->grid.q != size ? 2 : 0;
+  const int64_t v[] = {d->grid.p, d->grid.q};
+  rc = tsr_dist_same(d->comm, "tessera_init", 2, v, (const int[]){2, 2},
+                     (const char *const[]){"the grid's rows", "the grid's columns"}, bad);
+  if (rc) {
+    if (bad && tessera_comm_rank(d->comm) == 0) /* the same on every process: said once */
+      fprintf(stderr,
+              "tessera: a %d x %d process grid for %d processes: P x Q must be the number "
+              "of processes\n",
+              d->grid.p, d->grid.q, size);
+    else if (!bad)
+      fprintf(stderr, "tessera: %s\n", tessera_comm_last_error(d->comm));
+    tessera_comm_destroy(d->comm);
+    free(d);
+    return rc < 0 && rc > TESSERA_ERR_NOMEM ? -2 : rc;
+  }
+  *tsr_context_slot(ctx) = d;
+  tessera_config_t *cfg = tsr_context_cfg(ctx);
+  cfg->distributed = 1;
+  cfg->grid_p = d->grid.p;
+  cfg->grid_q = d->grid.q;
+  return 0;
+}
+
+int tessera_init(tessera_context_t **out, const tessera_config_t *cfg) {
+  if (!out) return -1;
+  *out = NULL;
+  int set = 0, p = cfg ? cfg->grid_p : -1, q = cfg ? cfg->grid_q : -1;
+  int want = cfg ? cfg->distributed : -1;
+  if ((p < 0) != (q < 0) || (p == 0 || q == 0)) {
+    fprintf(stderr, "tessera: grid_p = %d and grid_q = %d: give both (positive) or neither (-1)\n",
+            p, q);
+    return -2;
+  }
+  int rc = p < 0 && want != 0 ? env_grid(&set, &p, &q) : 0;
+  if (rc) return rc;
+  if (want < 0) want = (cfg && cfg->mpi_comm) || set || p > 0;
+  tessera_context_t *ctx = NULL;
+  rc = tsr_context_create(&ctx, cfg);
+  if (rc) return rc;
+  tessera_config_t *c = tsr_context_cfg(ctx);
+  c->distributed = want ? 1 : 0;
+  c->grid_p = c->grid_q = want ? p : 0;
+  if (want && (rc = distribute(ctx, cfg, p, q)) != 0) {
+    (void)tsr_context_destroy(ctx);
+    return rc;
+  }
+  *out = ctx;
+  return 0;
+}
+
+int tessera_finalize(tessera_context_t *ctx) {
+  if (!ctx) return 0;
+  ctx_dist_t *d = *tsr_context_slot(ctx);
+  int status = tessera_wait_all(ctx);
+  if (d) { /* its flows are done: the tile channel on the context's GPUs can close */
+    const int c = tessera_comm_destroy(d->comm);
+    if (!status) status = c;
+    free(d);
+    *tsr_context_slot(ctx) = NULL;
+  }
+  const int s = tsr_context_destroy(ctx);
+  return status ? status : s;
+}
+
+tessera_comm_t *tessera_context_comm(const tessera_context_t *ctx) {
+  const ctx_dist_t *d = ctx ? *tsr_context_slot((tessera_context_t *)ctx) : NULL;
+  return d ? d->comm : NULL;
+}
+
+tessera_grid_t tessera_context_grid(const tessera_context_t *ctx) {
+  const ctx_dist_t *d = ctx ? *tsr_context_slot((tessera_context_t *)ctx) : NULL;
+  return d ? d->grid : (tessera_grid_t){0, 0};
+}

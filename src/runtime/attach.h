@@ -1,0 +1,23 @@
+/* The runtime's context as the layers above build on it: the public tessera_init and
+ * tessera_finalize (src/linalg/init.c) make and free the runtime's part through these, and keep
+ * what they add to a context (its communicator) in one slot the runtime never reads. */
+#ifndef TSR_ATTACH_H
+#define TSR_ATTACH_H
+
+#include "tessera/context.h"
+
+/** Makes the runtime's context: resolves the configuration (the fields the runtime reads) against
+ *  the environment, opens the devices, starts the workers. Statuses of tessera_init. */
+int tsr_context_create(tessera_context_t **ctx, const tessera_config_t *cfg);
+
+/** Waits for every task, stops the workers, writes the trace and the kernel-time history, frees
+ *  the context. Statuses of tessera_finalize. */
+int tsr_context_destroy(tessera_context_t *ctx);
+
+/** The slot of the layers above (NULL until they set it); the runtime never reads it. */
+void **tsr_context_slot(tessera_context_t *ctx);
+
+/** The configuration in force, for the layers above to record what they resolve. */
+tessera_config_t *tsr_context_cfg(tessera_context_t *ctx);
+
+#endif
