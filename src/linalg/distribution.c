@@ -202,6 +202,13 @@ int tessera_gather_2d(tessera_comm_t *comm, tessera_grid_t grid, tessera_dtype_t
 int tessera_matrix_create_distributed(tessera_context_t *ctx, tessera_comm_t *comm,
                                       tessera_grid_t grid, tessera_dtype_t dtype, int64_t m,
                                       int64_t n, int64_t mb, int64_t nb, tessera_matrix_t **out) {
+  return tsr_matrix_create_distributed(ctx, comm, grid, dtype, m, n, mb, nb, 0, -1, NULL, 0, out);
+}
+
+int tsr_matrix_create_distributed(tessera_context_t *ctx, tessera_comm_t *comm, tessera_grid_t grid,
+                                  tessera_dtype_t dtype, int64_t m, int64_t n, int64_t mb,
+                                  int64_t nb, char part, int on, void *mine, int64_t ld,
+                                  tessera_matrix_t **out) {
   const char *f = "matrix_create_distributed";
   if (!ctx) return -1;
   if (!comm) return tsr_error(ctx, -2, "%s: NULL communicator", f);
@@ -214,9 +221,11 @@ int tessera_matrix_create_distributed(tessera_context_t *ctx, tessera_comm_t *co
   if (mb < 1 || nb < 1 || mb > INT32_MAX || nb > INT32_MAX)
     return tsr_error(ctx, mb < 1 || mb > INT32_MAX ? -7 : -8, "%s: tile size out of range", f);
   if (!out) return tsr_error(ctx, -9, "%s: NULL output", f);
-  const int64_t v[] = {grid.p, grid.q, dtype, m, n, mb, nb};
-  const int pos[] = {3, 3, 4, 5, 6, 7, 8};
-  int rc = tsr_dist_same(comm, f, 7, v, pos, arg_names, 0);
+  const int64_t v[] = {grid.p, grid.q, dtype, m, n, mb, nb, part};
+  const int pos[] = {3, 3, 4, 5, 6, 7, 8, 2};
+  const char *const names[] = {arg_names[0], arg_names[1], arg_names[2], arg_names[3],
+                               arg_names[4], arg_names[5], arg_names[6], "the part"};
+  int rc = tsr_dist_same(comm, f, 8, v, pos, names, 0);
   if (rc) return tsr_error(ctx, rc, "%s", tessera_comm_last_error(comm));
   tessera_matrix_t *A = calloc(1, sizeof *A);
   if (!A) return tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory", f);
@@ -228,6 +237,7 @@ int tessera_matrix_create_distributed(tessera_context_t *ctx, tessera_comm_t *co
                           .nb = nb,
                           .mt = (m + mb - 1) / mb,
                           .nt = (n + nb - 1) / nb,
+                          .stored = part,
                           .comm = comm,
                           .grid = grid};
   const size_t count = (size_t)(A->mt * A->nt), es = tessera_dtype_size(dtype);
@@ -240,13 +250,16 @@ int tessera_matrix_create_distributed(tessera_context_t *ctx, tessera_comm_t *co
   A->dist = rec;
   for (int64_t j = 0; j < A->nt && !rc; j++)
     for (int64_t i = 0; i < A->mt && !rc; i++) {
+      if (!tsr_in_part(part, i, j)) continue;
       const size_t tm = (size_t)(i < A->mt - 1 ? mb : m - i * mb);
       const size_t tn = (size_t)(j < A->nt - 1 ? nb : n - j * nb);
       tsr_dist_tile_t *r = &rec[i + j * A->mt];
       tessera_data_t **t = &A->tiles[i + j * A->mt];
-      r->owner = tessera_grid_owner(grid, i, j);
-      rc = r->owner == rank ? tessera_data_create(ctx, tm, tn, es, t)
-                            : tessera_data_create_workspace(ctx, tm, tn, es, t);
+      r->owner = on >= 0 ? on : tessera_grid_owner(grid, i, j); /* -1, -2: by the grid */
+      char *at = mine ? (char *)mine + (size_t)(i * mb + j * nb * ld) * es : NULL;
+      rc = r->owner != rank || on == -2 ? tessera_data_create_workspace(ctx, tm, tn, es, t)
+           : at ? tessera_data_register(ctx, TESSERA_HOST_NODE, at, tm, tn, (size_t)ld, es, t)
+                : tessera_data_create(ctx, tm, tn, es, t);
       if (!rc) tsr_dist_attach(*t, r);
     }
   if (rc) {
@@ -264,7 +277,8 @@ int tessera_matrix_tile_owner(const tessera_matrix_t *A, int64_t i, int64_t j) {
 
 int tsr_dist_flush_matrix(const tessera_matrix_t *X, int rc) {
   if (!X || !X->comm) return rc;
-  for (int64_t t = 0; t < X->mt * X->nt && !rc; t++) rc = tsr_dist_flush(X->ctx, X->tiles[t]);
+  for (int64_t t = 0; t < X->mt * X->nt && !rc; t++)
+    if (X->tiles[t]) rc = tsr_dist_flush(X->ctx, X->tiles[t]);
   return rc;
 }
 

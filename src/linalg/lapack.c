@@ -18,15 +18,11 @@ enum { IN = 1, OUT = 2 };
 typedef struct {
   tessera_context_t *ctx;
   tessera_matrix_t *v[MAXV];
+  tessera_matrix_t *r[MAXV]; /* distributed: the root's arrays as matrices of the root */
   int n;
   int64_t tile; /* one tile size for every array of the call */
   bool dist;    /* the context spans processes: the views are distributed matrices */
-  struct {
-    void *a;
-    int64_t ld;
-    char part;
-    int io;
-  } arr[MAXV];
+  int io[MAXV]; /* how the routine touches each (IN, OUT) */
 } views_t;
 
 /* Starts a call whose own checks gave `rc`: on a distributed context the k scalar arguments
@@ -42,17 +38,15 @@ static int view(views_t *vs, tessera_dtype_t dtype, int64_t m, int64_t n, const 
                 int64_t lda, char part, int io) {
   int64_t nb = vs->tile;
   tessera_matrix_t **out = &vs->v[vs->n];
-  int rc = vs->dist
-               ? tsr_lapack_scatter(vs->ctx, dtype, m, n, nb, a, lda, part, io & IN, out)
-               : tessera_matrix_view(vs->ctx, dtype, m, n, nb, nb, (void *)(uintptr_t)a, lda, out);
+  int rc =
+      vs->dist
+          ? tsr_lapack_scatter(vs->ctx, dtype, m, n, nb, a, lda, part, io & IN, out, &vs->r[vs->n])
+          : tessera_matrix_view(vs->ctx, dtype, m, n, nb, nb, (void *)(uintptr_t)a, lda, out);
   if (rc)
     return vs->dist ? rc
                     : tsr_error(vs->ctx, rc, "cannot view a %lld x %lld array", (long long)m,
                                 (long long)n);
-  vs->arr[vs->n].a = (void *)(uintptr_t)a;
-  vs->arr[vs->n].ld = lda;
-  vs->arr[vs->n].part = part;
-  vs->arr[vs->n].io = io;
+  vs->io[vs->n] = io;
   vs->n++;
   return 0;
 }
@@ -61,12 +55,13 @@ static int view(views_t *vs, tessera_dtype_t dtype, int64_t m, int64_t n, const 
  * factorization's info too, as LAPACK leaves the partial factor). */
 static int release(views_t *vs, int rc) {
   for (int i = vs->n - 1; i >= 0; i--) {
-    if (vs->dist && rc >= 0 && (vs->arr[i].io & OUT)) {
-      const int g = tsr_lapack_gather(vs->v[i], vs->arr[i].a, vs->arr[i].ld, vs->arr[i].part);
+    if (vs->dist && rc >= 0 && (vs->io[i] & OUT)) {
+      const int g = tsr_lapack_gather(vs->v[i], vs->r[i]);
       if (g) rc = g;
     }
-    int d = tessera_matrix_destroy(vs->v[i]);
+    int d = tessera_matrix_destroy(vs->v[i]), e = tessera_matrix_destroy(vs->r[i]);
     if (d && !rc) rc = d;
+    if (e && !rc) rc = e;
   }
   return rc;
 }

@@ -3,10 +3,13 @@
  * each array the routine reads (a triangle, or all of it) over the grid as a distributed matrix,
  * runs the tile-level routine distributed, and brings back the part it writes.
  *
- * Tiles move one by one between the root's array and their owners' tiles (their home memory on
- * the host), column-major, each in messages of at most CHUNK elements: the root walks every
- * tile, each other process the tiles it owns, in the same order, so the blocking sends and
- * receives pair up without a tag. Nothing is staged beyond one tile. */
+ * The moves are tasks of the flow, so the runtime carries them: the root's array is a matrix
+ * owned by the root (its tiles the array's blocks in place there), and the call copies its
+ * tiles into the distributed matrix's (tile copies inserted before the routine's tasks: each
+ * tile travels from the root to its owner over the flow's transfers, GPU to GPU over NCCL where
+ * the context's devices allow, and the routine starts on the tiles as they arrive), then the
+ * written tiles back. The distributed matrix's tiles have no home memory: they live where their
+ * copy is made (a GPU of their owner, typically) and go when the call ends. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +17,7 @@
 #include "comm/dist.h"
 #include "linalg/linalg.h"
 
-enum { CHUNK = 1 << 24, ROOT = 0 };
+enum { ROOT = 0 };
 
 /* The communicator of ctx when it is distributed, else NULL. */
 static tessera_comm_t *comm_of(const tessera_context_t *ctx) {
@@ -65,89 +68,31 @@ int tsr_lapack_broadcast(tessera_context_t *ctx, void *buf, size_t bytes) {
   return rc ? tsr_error(ctx, rc, "%s", tessera_comm_last_error(c)) : 0;
 }
 
-/* Tile (i, j) is in part ('L': i >= j, 'U': i <= j, 0: every tile). */
-static bool in_part(char part, int64_t i, int64_t j) {
-  return part == 'L' ? i >= j : part == 'U' ? i <= j : true;
-}
-
-/* Copies rows x cols elements of es bytes between column-major arrays. */
-static void copy2d(char *dst, int64_t ldd, const char *src, int64_t lds, int64_t rows, int64_t cols,
-                   size_t es) {
-  for (int64_t j = 0; j < cols; j++)
-    memcpy(dst + (size_t)(j * ldd) * es, src + (size_t)(j * lds) * es, (size_t)rows * es);
-}
-
-/* Moves part of A between the root's array `a` and the owners' tiles: scatter when to_tiles. */
-static int move(tessera_matrix_t *A, char *a, int64_t lda, char part, bool to_tiles) {
-  tessera_comm_t *c = A->comm;
-  const int rank = tessera_comm_rank(c);
-  const size_t es = tessera_dtype_size(A->dtype);
-  const tessera_comm_type_t type = (tessera_comm_type_t)A->dtype;
-  /* a message holds at most max(CHUNK, mb) elements of one tile */
-  const int64_t most = A->mb * A->nb < (CHUNK > A->mb ? CHUNK : A->mb) ? A->mb * A->nb
-                       : CHUNK > A->mb                                 ? CHUNK
-                                                                       : A->mb;
-  char *buf = NULL;
-  int rc = 0;
-  for (int64_t j = 0; j < A->nt && !rc; j++)
-    for (int64_t i = 0; i < A->mt && !rc; i++) {
-      const int owner = tessera_grid_owner(A->grid, i, j);
-      if (!in_part(part, i, j) || (rank != ROOT && rank != owner)) continue;
-      tessera_data_t *h = tsr_tile(A, i, j);
-      const int64_t rows = tsr_tile_m(A, i), cols = tsr_tile_n(A, j);
-      if (owner == rank && !to_tiles) rc = tessera_data_sync(A->ctx, h);
-      char *t = owner == rank ? tessera_data_ptr(h) : NULL;
-      const int64_t ld = owner == rank ? (int64_t)tessera_data_ld(h) : rows;
-      char *g = rank == ROOT ? a + (size_t)(i * A->mb + j * A->nb * lda) * es : NULL;
-      if (!rc && owner == ROOT && rank == ROOT) {
-        if (to_tiles)
-          copy2d(t, ld, g, lda, rows, cols, es);
-        else
-          copy2d(g, lda, t, ld, rows, cols, es);
-        continue;
-      }
-      const int64_t step = rows >= CHUNK ? 1 : CHUNK / rows;
-      if (!buf && !(buf = malloc((size_t)most * es)))
-        return tsr_error(A->ctx, TESSERA_ERR_NOMEM, "out of memory for a tile's staging");
-      for (int64_t j0 = 0; j0 < cols && !rc; j0 += step) {
-        const int64_t w = cols - j0 < step ? cols - j0 : step;
-        const size_t count = (size_t)(rows * w);
-        if (rank == ROOT) { /* the array's columns through the staging buffer */
-          char *gj = g + (size_t)(j0 * lda) * es;
-          if (to_tiles) copy2d(buf, rows, gj, lda, rows, w, es);
-          rc = to_tiles ? tessera_comm_send(c, buf, count, type, owner, NULL)
-                        : tessera_comm_recv(c, buf, count, type, owner, NULL);
-          if (!rc && !to_tiles) copy2d(gj, lda, buf, rows, rows, w, es);
-        } else { /* the tile's columns, in place when they are contiguous */
-          char *tj = t + (size_t)(j0 * ld) * es, *p = ld == rows ? tj : buf;
-          if (!to_tiles && p == buf) copy2d(buf, rows, tj, ld, rows, w, es);
-          rc = to_tiles ? tessera_comm_recv(c, p, count, type, ROOT, NULL)
-                        : tessera_comm_send(c, p, count, type, ROOT, NULL);
-          if (!rc && to_tiles && p == buf) copy2d(tj, ld, buf, rows, rows, w, es);
-        }
-      }
-    }
-  free(buf);
-  if (rc > 0) return rc;
-  return rc ? tsr_error(A->ctx, rc, "moving tiles %s process %d: %s", to_tiles ? "from" : "to",
-                        ROOT, tessera_comm_last_error(c))
-            : 0;
-}
-
 int tsr_lapack_scatter(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
                        int64_t nb, const void *a, int64_t lda, char part, bool in,
-                       tessera_matrix_t **out) {
-  int rc = tessera_matrix_create_distributed(ctx, comm_of(ctx), tessera_context_grid(ctx), dtype, m,
-                                             n, nb, nb, out);
-  if (rc || !in) return rc;
-  rc = tsr_dist_agree((*out)->comm, move(*out, (char *)(uintptr_t)a, lda, part, true));
+                       tessera_matrix_t **out, tessera_matrix_t **root) {
+  tessera_comm_t *c = comm_of(ctx);
+  const tessera_grid_t g = tessera_context_grid(ctx);
+  void *mine = tessera_comm_rank(c) == ROOT ? (void *)(uintptr_t)a : NULL;
+  *out = *root = NULL;
+  int rc = tsr_matrix_create_distributed(ctx, c, g, dtype, m, n, nb, nb, part, -2, NULL, 0, out);
+  if (!rc)
+    rc = tsr_matrix_create_distributed(ctx, c, g, dtype, m, n, nb, nb, part, ROOT, mine, lda, root);
+  if (!rc && in) /* the copies of the root's tiles go once their copy is made */
+    rc = tsr_dist_flush_matrix(*root, tsr_pxlacpy(*root, *out));
   if (rc) {
+    (void)tessera_wait_all(ctx);
     tessera_matrix_destroy(*out);
-    *out = NULL;
+    tessera_matrix_destroy(*root);
+    *out = *root = NULL;
   }
   return rc;
 }
 
-int tsr_lapack_gather(tessera_matrix_t *A, void *a, int64_t lda, char part) {
-  return tsr_dist_agree(A->comm, move(A, a, lda, part, false));
+int tsr_lapack_gather(tessera_matrix_t *A, tessera_matrix_t *root) {
+  int rc = tsr_dist_flush_matrix(A, tsr_pxlacpy(A, root));
+  const int w = tessera_wait_all(A->ctx);
+  if (!rc) rc = w;
+  if (!rc && tessera_comm_rank(A->comm) == ROOT) rc = tsr_matrix_flush(root); /* into the array */
+  return tsr_dist_agree(A->comm, rc);
 }

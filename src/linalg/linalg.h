@@ -168,13 +168,31 @@ int tsr_lapack_agree(tessera_context_t *ctx, const char *f, int k, const int64_t
 int tsr_lapack_root_flag(tessera_context_t *ctx, int flag);
 /** The root's `bytes` (a multiple of 4) of buf on every process. */
 int tsr_lapack_broadcast(tessera_context_t *ctx, void *buf, size_t bytes);
-/** A matrix of the context's grid in nb x nb tiles; when `in`, its `part` ('L', 'U' triangle of
- *  tiles, 0 all) holding the root's m x n array a (lda). */
+/** A matrix of the context's grid in nb x nb tiles (only the tiles of `part`: 'L', 'U' triangle
+ *  of tiles, 0 all), and `root`, the root's m x n array a (lda) as a matrix the root owns; when
+ *  `in`, the copies of root's tiles into out's are inserted (not waited for). */
 int tsr_lapack_scatter(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
                        int64_t nb, const void *a, int64_t lda, char part, bool in,
-                       tessera_matrix_t **out);
-/** The part of distributed A back into the root's array a (lda). */
-int tsr_lapack_gather(tessera_matrix_t *A, void *a, int64_t lda, char part);
+                       tessera_matrix_t **out, tessera_matrix_t **root);
+/** Copies A's tiles back into `root`'s (the root's array) and waits: the same status on every
+ *  process. */
+int tsr_lapack_gather(tessera_matrix_t *A, tessera_matrix_t *root);
+
+/** Whether tile (i, j) is in `part` ('L': i >= j, 'U': i <= j, 0: every tile). */
+static inline bool tsr_in_part(char part, int64_t i, int64_t j) {
+  return part == 'L' ? i >= j : part == 'U' ? i <= j : true;
+}
+
+/** tessera_matrix_create_distributed with more choices: only the tiles of `part` exist ('L':
+ *  i >= j, 'U': i <= j, stored as tessera_matrix_create_triangle's; 0: all); `on` >= 0 makes
+ *  process `on` own every tile (-1: the grid's owners; -2: the grid's owners, their tiles
+ *  workspaces living where their first writer runs, with no home memory); where `mine` is given
+ *  (the whole m x n array, leading dimension ld) the tiles this process owns are that array's
+ *  blocks in place. `part` and `on` must be the same on every process. */
+int tsr_matrix_create_distributed(tessera_context_t *ctx, tessera_comm_t *comm, tessera_grid_t grid,
+                                  tessera_dtype_t dtype, int64_t m, int64_t n, int64_t mb,
+                                  int64_t nb, char part, int on, void *mine, int64_t ld,
+                                  tessera_matrix_t **out);
 
 /** Checks that descriptors can be combined: same context and dtype, square tiles of one size.
  *  `argno[i]` is the argument number of mats[i] for the error status. */

@@ -304,8 +304,16 @@ static void test_on_devices(void **state) {
   cfg.tile_size = 16;
   cfg.gpu_mem_limit = 256 << 20;
   cfg.distributed = 1;
-  if (env && atoi(env) >= g_size) cfg.gpus = 1;
   tessera_context_t *ctx = NULL;
+  if (env && atoi(env) >= g_size) {
+    cfg.gpus = 1;
+  } else { /* GPUs every process sees: not the processes' own, so none (simulated ones serve) */
+    tessera_config_t probe = cfg;
+    probe.distributed = 0;
+    assert_int_equal(tessera_init(&ctx, &probe), 0);
+    if (tessera_device_count(ctx, TESSERA_DEVICE_CUDA) > 0) cfg.gpus = 0;
+    close_ctx(ctx);
+  }
   assert_int_equal(tessera_init(&ctx, &cfg), 0);
   long mine = tessera_accelerator_count(ctx), lo = 0;
   assert_int_equal(
