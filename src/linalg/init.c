@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm/dist.h"
 #include "linalg/linalg.h"
 #include "runtime/attach.h"
 

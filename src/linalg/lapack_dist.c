@@ -11,27 +11,20 @@
  * written tiles back. The distributed matrix's tiles have no home memory: they live where their
  * copy is made (a GPU of their owner, typically) and go when the call ends. */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "comm/dist.h"
 #include "linalg/linalg.h"
 
 enum { ROOT = 0 };
 
-/* The communicator of ctx when it is distributed, else NULL. */
-static tessera_comm_t *comm_of(const tessera_context_t *ctx) {
-  return tessera_context_comm(ctx);
-}
-
 bool tsr_lapack_holds_arrays(const tessera_context_t *ctx) {
-  tessera_comm_t *c = comm_of(ctx);
+  tessera_comm_t *c = tessera_context_comm(ctx);
   return !c || tessera_comm_rank(c) == ROOT;
 }
 
 int tsr_lapack_agree(tessera_context_t *ctx, const char *f, int k, const int64_t *values,
                      const int *argno, int rc, int64_t order, int64_t *tile) {
-  tessera_comm_t *c = comm_of(ctx);
+  tessera_comm_t *c = tessera_context_comm(ctx);
   *tile = tessera_tile_for(ctx, order);
   if (!c) return rc;
   enum { MAXK = 8 };
@@ -53,7 +46,7 @@ int tsr_lapack_agree(tessera_context_t *ctx, const char *f, int k, const int64_t
 }
 
 int tsr_lapack_root_flag(tessera_context_t *ctx, int flag) {
-  tessera_comm_t *c = comm_of(ctx);
+  tessera_comm_t *c = tessera_context_comm(ctx);
   if (!c) return flag;
   int32_t mine = tessera_comm_rank(c) == ROOT ? flag : 0, out = mine;
   return tessera_comm_allreduce(c, &mine, &out, 1, TESSERA_COMM_I32, TESSERA_MAX, NULL) ? flag
@@ -61,7 +54,7 @@ int tsr_lapack_root_flag(tessera_context_t *ctx, int flag) {
 }
 
 int tsr_lapack_broadcast(tessera_context_t *ctx, void *buf, size_t bytes) {
-  tessera_comm_t *c = comm_of(ctx);
+  tessera_comm_t *c = tessera_context_comm(ctx);
   if (!c || !bytes) return 0;
   /* every dtype's scalar is a whole number of 32-bit words */
   const int rc = tessera_comm_broadcast(c, buf, bytes / 4, TESSERA_COMM_I32, ROOT, NULL);
@@ -71,7 +64,7 @@ int tsr_lapack_broadcast(tessera_context_t *ctx, void *buf, size_t bytes) {
 int tsr_lapack_scatter(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
                        int64_t nb, const void *a, int64_t lda, char part, bool in,
                        tessera_matrix_t **out, tessera_matrix_t **root) {
-  tessera_comm_t *c = comm_of(ctx);
+  tessera_comm_t *c = tessera_context_comm(ctx);
   const tessera_grid_t g = tessera_context_grid(ctx);
   void *mine = tessera_comm_rank(c) == ROOT ? (void *)(uintptr_t)a : NULL;
   *out = *root = NULL;
