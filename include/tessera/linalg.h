@@ -89,6 +89,27 @@ TESSERA_API int tessera_gemm(tessera_context_t *ctx, tessera_op_t transa, tesser
                              const void *alpha, const void *a, int64_t lda, const void *b,
                              int64_t ldb, const void *beta, void *c, int64_t ldc);
 
+/** LU factorization with partial pivoting P A = L U of the m x n matrix `a` (LAPACK's getrf):
+ *  L unit lower trapezoidal (its unit diagonal not stored) and U upper trapezoidal overwrite
+ *  `a`; for i < min(m, n), row i + 1 was interchanged with row ipiv[i] (1-based, LAPACK's
+ *  convention). Returns 0, or i > 0 when U(i, i) is exactly zero or column i is the first of
+ *  the factored columns to hold a NaN: the factorization is completed either way, as LAPACK
+ *  completes it, but a solve with it would divide by zero. */
+TESSERA_API int tessera_getrf(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
+                              void *a, int64_t lda, int *ipiv);
+
+/** Solves op(A) X = B (trans NOTRANS, TRANS or CONJTRANS) with the n x n factors and pivots
+ *  from tessera_getrf; B (n x nrhs) is overwritten by X. Every ipiv[i] must lie in [i + 1, n],
+ *  as getrf leaves it. */
+TESSERA_API int tessera_getrs(tessera_context_t *ctx, tessera_op_t trans, tessera_dtype_t dtype,
+                              int64_t n, int64_t nrhs, const void *a, int64_t lda, const int *ipiv,
+                              void *b, int64_t ldb);
+
+/** Factors the n x n A (as tessera_getrf) and solves A X = B (as tessera_getrs). When the
+ *  factorization returns info > 0, B is left as it was (LAPACK's gesv). */
+TESSERA_API int tessera_gesv(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t n, int64_t nrhs,
+                             void *a, int64_t lda, int *ipiv, void *b, int64_t ldb);
+
 /* ---------------------------------------------------------------- tile-level calls */
 
 /** Cholesky factorization of the square matrix A in place (see tessera_potrf). */
@@ -143,6 +164,26 @@ TESSERA_API int tessera_tile_herk(tessera_uplo_t uplo, tessera_op_t trans, doubl
 TESSERA_API int tessera_tile_gemm(tessera_op_t transa, tessera_op_t transb, const void *alpha,
                                   const tessera_matrix_t *A, const tessera_matrix_t *B,
                                   const void *beta, tessera_matrix_t *C);
+
+/** LU factorization with partial pivoting of A in place (see tessera_getrf); ipiv receives
+ *  min(m, n) pivots. LU runs on column panels: A's tiles must span its rows (tile rows mb >= m,
+ *  for example tessera_matrix_create(ctx, dtype, m, n, m, nb, &A)); each tile is then a panel of
+ *  nb columns. Returns as tessera_getrf, or a negative status with a message. */
+TESSERA_API int tessera_tile_getrf(tessera_matrix_t *A, int *ipiv);
+
+/** Solves op(A) X = B with the factors and pivots from tessera_tile_getrf (see tessera_getrs).
+ *  B's tiles span its rows, as A's, with any tile width. */
+TESSERA_API int tessera_tile_getrs(tessera_op_t trans, const tessera_matrix_t *A, const int *ipiv,
+                                   tessera_matrix_t *B);
+
+/** Factors A and solves A X = B (see tessera_gesv). */
+TESSERA_API int tessera_tile_gesv(tessera_matrix_t *A, int *ipiv, tessera_matrix_t *B);
+
+/** Row interchanges as LAPACK's laswp on the matrix A (tiles spanning its rows): for i = k1 ..
+ *  k2 (1-based; incx 1) or k2 .. k1 (incx -1), row i is interchanged with row ipiv[i - 1] (in
+ *  [1, m]). */
+TESSERA_API int tessera_tile_laswp(tessera_matrix_t *A, int64_t k1, int64_t k2, const int *ipiv,
+                                   int incx);
 
 #ifdef __cplusplus
 }

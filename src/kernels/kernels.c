@@ -134,6 +134,48 @@ static uint64_t logdiag_key(const void *args) {
   return size_key(a->dtype, 0, a->n, 0, 0);
 }
 
+/* LAWN 41's getrf count for an m x n block (m >= n; the transposed count otherwise). */
+static double getrf_flops(const void *args) {
+  const tsr_getrf_args_t *a = args;
+  double m = a->m - a->r0, n = a->n;
+  if (m < n) {
+    double t = m;
+    m = n, n = t;
+  }
+  return op_count(a->dtype, m * n * n / 2 - n * n * n / 6 + m * n / 2 - n * n / 2 + 2 * n / 3,
+                  m * n * n / 2 - n * n * n / 6 - m * n / 2 + n / 6);
+}
+
+static uint64_t getrf_key(const void *args) {
+  const tsr_getrf_args_t *a = args;
+  return size_key(a->dtype, 0, a->m - a->r0, a->n, 0);
+}
+
+/* A row interchange moves 2n elements: counted as n operations for the cost model. */
+static double laswp_flops(const void *args) {
+  const tsr_laswp_args_t *a = args;
+  return (double)a->k * a->n;
+}
+
+static uint64_t laswp_key(const void *args) {
+  const tsr_laswp_args_t *a = args;
+  return size_key(a->dtype, 0, a->m - a->r0, a->n, a->k);
+}
+
+/* The triangular solve of order kb and the product with the off-diagonal part. */
+static double lu_step_flops(const void *args) {
+  const tsr_lu_step_args_t *a = args;
+  const double rows = a->uplo == 'L' ? a->m - a->r0 - a->kb : a->r0;
+  const double prod = rows * a->kb * a->n;
+  return triangular_flops(a->dtype, 'L', a->kb, a->n) + op_count(a->dtype, prod, prod);
+}
+
+static uint64_t lu_step_key(const void *args) {
+  const tsr_lu_step_args_t *a = args;
+  const int64_t rows = a->uplo == 'L' ? a->m - a->r0 - a->kb : a->r0;
+  return size_key(a->dtype, (a->uplo == 'L') | (a->trans != 'N') << 1, rows, a->n, a->kb);
+}
+
 /* The table of kernel `op`: CPU implementation tsr_cpu_<fn>, CUDA implementation
  * tsr_cuda_<fn> when the CUDA backend is built, the CPU's for simulated devices when they are,
  * <op>_flops and <op>_key. */
@@ -166,3 +208,6 @@ KERNEL_TABLE(trtri, trtri);
 KERNEL_TABLE(lauum, lauum);
 KERNEL_TABLE(trmm, trmm);
 KERNEL_TABLE(logdiag, logdiag);
+KERNEL_TABLE(getrf, getrf);
+KERNEL_TABLE(laswp, laswp);
+KERNEL_TABLE(lu_step, lu_step);

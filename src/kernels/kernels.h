@@ -90,6 +90,45 @@ typedef struct {
  *  B = alpha B op(A) (side 'R', A n x n); B is m x n. */
 typedef tsr_trsm_args_t tsr_trmm_args_t;
 
+/** getrf: buffers {A (RW), piv (W)}. LU factorization with partial pivoting of the block of A
+ *  starting at row `r0` (rows r0 .. m - 1, columns 0 .. n - 1; m counts from row 0 of the
+ *  buffer), as LAPACK's getrf: P A' = L U in place, the pivots 1-based relative to row r0 in
+ *  piv[1 .. min(m - r0, n)] (int). piv[0] (int) receives the info: 0, or the first column j
+ *  (1-based) where U(j, j) is exactly zero or a NaN appears in the factored block; the
+ *  factorization completes either way (the kernel itself returns 0), as LAPACK's does. */
+typedef struct {
+  tessera_dtype_t dtype;
+  int m, n;
+  int r0;
+} tsr_getrf_args_t;
+
+/** laswp: buffers {A (RW), piv (R)}. Applies the row interchanges piv[1 .. k] (int, 1-based
+ *  relative to row r0, as tsr_getrf_args_t leaves them) to the n columns of A: for i = 0 .. k - 1
+ *  (incx 1), or k - 1 .. 0 (incx -1), rows r0 + i and r0 + piv[1 + i] - 1 are swapped. A has m
+ *  rows counted from row 0 of the buffer. */
+typedef struct {
+  tessera_dtype_t dtype;
+  int m, n;
+  int r0, k;
+  int incx;
+} tsr_laswp_args_t;
+
+/** lu_step: buffers {A (R), B (RW)[, piv (R)]}. One block step of an LU solve or of the update
+ *  of a column panel by an LU panel, on column panels of m rows: A holds the panel (its kb x kb
+ *  diagonal block at row r0, column 0), B is m x n.
+ *   - uplo 'L', trans 'N': [rows r0.. of B swapped by piv (laswp, incx 1) when given,] then
+ *     B1 = L11⁻¹ B1 (unit lower, B1 = rows r0 .. r0 + kb), then B2 -= L21 B1 (rows below).
+ *   - uplo 'U', trans 'N': B1 = U11⁻¹ B1, then B0 -= U01 B1 (rows 0 .. r0).
+ *   - uplo 'U', trans 'T' / 'C': B1 -= op(U01) B0, then B1 = op(U11)⁻¹ B1.
+ *   - uplo 'L', trans 'T' / 'C': B1 -= op(L21) B2, then B1 = op(L11)⁻¹ B1 (unit).
+ *  Device-independent (lu_step.c): runs the device kind's laswp, trsm and gemm on sub-blocks. */
+typedef struct {
+  tessera_dtype_t dtype;
+  char uplo, trans;
+  int m, n;
+  int r0, kb;
+} tsr_lu_step_args_t;
+
 /** The kernels. */
 extern const tessera_kernel_t tsr_kernel_potrf;
 extern const tessera_kernel_t tsr_kernel_trsm;
@@ -100,6 +139,9 @@ extern const tessera_kernel_t tsr_kernel_trtri;
 extern const tessera_kernel_t tsr_kernel_lauum;
 extern const tessera_kernel_t tsr_kernel_trmm;
 extern const tessera_kernel_t tsr_kernel_logdiag;
+extern const tessera_kernel_t tsr_kernel_getrf;
+extern const tessera_kernel_t tsr_kernel_laswp;
+extern const tessera_kernel_t tsr_kernel_lu_step;
 
 /* CPU implementations (src/kernels/cpu/), used by the kernel tables above. */
 int tsr_cpu_potrf(const tessera_exec_t *ex, void *args);
@@ -112,6 +154,9 @@ int tsr_cpu_lauum(const tessera_exec_t *ex, void *args);
 int tsr_cpu_trmm(const tessera_exec_t *ex, void *args);
 int tsr_cpu_logdiag(const tessera_exec_t *ex, void *args);
 int tsr_cpu_trsm_blocked(const tessera_exec_t *ex, void *args);
+int tsr_cpu_getrf(const tessera_exec_t *ex, void *args);
+int tsr_cpu_laswp(const tessera_exec_t *ex, void *args);
+int tsr_cpu_lu_step(const tessera_exec_t *ex, void *args);
 
 /* Recursive halving (trsm_blocked.c, trtri_blocked.c, lauum_blocked.c): one code for every device
  * kind, calling the device kind's own kernels, given as function pointers, on sub-blocks through
@@ -135,6 +180,10 @@ int tsr_trtri_blocked(const tessera_exec_t *ex, const tsr_trtri_args_t *a,
 int tsr_lauum_blocked(const tessera_exec_t *ex, const tsr_lauum_args_t *a,
                       tessera_kernel_fn leaf_fn, tessera_kernel_fn herk, tessera_kernel_fn trmm,
                       int leaf);
+/** lu_step (tsr_lu_step_args_t) onto a device kind's `laswp`, `trsm` (tsr_trsm_args_t) and
+ *  `gemm` kernels. */
+int tsr_lu_step(const tessera_exec_t *ex, const tsr_lu_step_args_t *a, tessera_kernel_fn laswp,
+                tessera_kernel_fn trsm, tessera_kernel_fn gemm);
 
 #ifdef TESSERA_HAVE_CUDA
 /* CUDA implementations (src/kernels/cuda/): enqueue on ex->stream with the handles in
@@ -149,6 +198,9 @@ int tsr_cuda_lauum(const tessera_exec_t *ex, void *args);
 int tsr_cuda_trmm(const tessera_exec_t *ex, void *args);
 int tsr_cuda_logdiag(const tessera_exec_t *ex, void *args);
 int tsr_cuda_trsm_blocked(const tessera_exec_t *ex, void *args);
+int tsr_cuda_getrf(const tessera_exec_t *ex, void *args);
+int tsr_cuda_laswp(const tessera_exec_t *ex, void *args);
+int tsr_cuda_lu_step(const tessera_exec_t *ex, void *args);
 /* The per-worker hooks of the CUDA kernels (cuda/handles.c), listed in the backend registry:
  * make and free a tessera_cuda_scratch_t on a thread bound to device `dev`. */
 int tsr_cuda_scratch_create(int dev, void **scratch);

@@ -22,6 +22,7 @@ typedef struct {
   int n;
   int64_t tile; /* one tile size for every array of the call */
   bool dist;    /* the context spans processes: the views are distributed matrices */
+  bool panels;  /* tiles span the rows (column panels of `tile` columns: LU) */
   int io[MAXV]; /* how the routine touches each (IN, OUT) */
 } views_t;
 
@@ -38,10 +39,10 @@ static int view(views_t *vs, tessera_dtype_t dtype, int64_t m, int64_t n, const 
                 int64_t lda, char part, int io) {
   int64_t nb = vs->tile;
   tessera_matrix_t **out = &vs->v[vs->n];
-  int rc =
-      vs->dist
-          ? tsr_lapack_scatter(vs->ctx, dtype, m, n, nb, a, lda, part, io & IN, out, &vs->r[vs->n])
-          : tessera_matrix_view(vs->ctx, dtype, m, n, nb, nb, (void *)(uintptr_t)a, lda, out);
+  int rc = vs->dist ? tsr_lapack_scatter(vs->ctx, dtype, m, n, nb, a, lda, part, io & IN, out,
+                                         &vs->r[vs->n])
+                    : tessera_matrix_view(vs->ctx, dtype, m, n, vs->panels ? (m > 1 ? m : 1) : nb,
+                                          nb, (void *)(uintptr_t)a, lda, out);
   if (rc)
     return vs->dist ? rc
                     : tsr_error(vs->ctx, rc, "cannot view a %lld x %lld array", (long long)m,
@@ -345,4 +346,102 @@ int tessera_gemm(tessera_context_t *ctx, tessera_op_t transa, tessera_op_t trans
   if (!rc) rc = view(&vs, dtype, m, n, c, ldc, 0, IN | OUT);
   if (!rc) rc = tessera_tile_gemm(transa, transb, al, vs.v[0], vs.v[1], be, vs.v[2]);
   return release(&vs, rc);
+}
+
+/* ---------------------------------------------------------------- LU */
+
+/* Starts an LU call: column panels; a context over processes is refused. */
+static int begin_lu(views_t *vs, tessera_context_t *ctx, const char *f, int rc, int k,
+                    const int64_t *values, const int *argno, int64_t order) {
+  rc = begin(vs, ctx, f, rc, k, values, argno, order);
+  vs->panels = true;
+  if (!rc && vs->dist)
+    rc = tsr_error(ctx, TESSERA_ERR_UNSUPPORTED,
+                   "%s: LU runs on the processes of one context only; this context spans "
+                   "several",
+                   f);
+  return rc;
+}
+
+/* The message of getrf's info > 0 (the factors in `a`, m rows). */
+static int lu_info_message(tessera_context_t *ctx, const char *f, int info, tessera_dtype_t dtype,
+                           const void *a, int64_t lda) {
+  const size_t at = (size_t)(info - 1) * (size_t)(lda + 1) * tessera_dtype_size(dtype);
+  const tsr_scalar_t u = tsr_scalar_load(dtype, (const char *)a + at, 0);
+  if (u.re == 0 && u.im == 0)
+    return tsr_error(ctx, info,
+                     "%s: U(%d, %d) is exactly zero: the matrix is singular, and a solve with "
+                     "its factors would divide by zero",
+                     f, info, info);
+  return tsr_error(ctx, info,
+                   "%s: column %d is the first of the factors to hold NaN: the matrix holds NaN "
+                   "(or Inf)",
+                   f, info);
+}
+
+static int check_ipiv(tessera_context_t *ctx, const char *f, int argno, const int *ipiv,
+                      int64_t k) {
+  return !ipiv && k > 0 ? tsr_error(ctx, -argno, "%s: argument %d (ipiv) is NULL", f, argno) : 0;
+}
+
+int tessera_getrf(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n, void *a,
+                  int64_t lda, int *ipiv) {
+  if (!ctx) return -1;
+  const char *f = "getrf";
+  int rc = check_dtype(ctx, f, 2, dtype);
+  if (!rc) rc = check_dim(ctx, f, 3, m);
+  if (!rc) rc = check_dim(ctx, f, 4, n);
+  if (!rc) rc = check_ptr(ctx, f, 5, a, m, n);
+  if (!rc) rc = check_ld(ctx, f, 6, lda, m);
+  if (!rc) rc = check_ipiv(ctx, f, 7, ipiv, m < n ? m : n);
+  views_t vs;
+  rc = begin_lu(&vs, ctx, f, rc, 3, (const int64_t[]){dtype, m, n}, (const int[]){2, 3, 4},
+                m > n ? m : n);
+  if (rc || m == 0 || n == 0) return rc;
+  rc = view(&vs, dtype, m, n, a, lda, 0, IN | OUT);
+  if (!rc) rc = tessera_tile_getrf(vs.v[0], ipiv);
+  rc = release(&vs, rc);
+  return rc > 0 ? lu_info_message(ctx, f, rc, dtype, a, lda) : rc;
+}
+
+/* getrs (factor = 0) and gesv (1): A n x n, B n x nrhs; argument numbers from `first` (dtype). */
+static int lu_solve(tessera_context_t *ctx, int factor, tessera_op_t trans, tessera_dtype_t dtype,
+                    int64_t n, int64_t nrhs, const void *a, int64_t lda, int *ipiv, void *b,
+                    int64_t ldb) {
+  if (!ctx) return -1;
+  const char *f = factor ? "gesv" : "getrs";
+  const int o = factor ? 2 : 3; /* argument number of dtype */
+  int rc = factor ? 0 : check_flag(ctx, f, 2, trans, "NTC");
+  if (!rc) rc = check_dtype(ctx, f, o, dtype);
+  if (!rc) rc = check_dim(ctx, f, o + 1, n);
+  if (!rc) rc = check_dim(ctx, f, o + 2, nrhs);
+  if (!rc) rc = check_ptr(ctx, f, o + 3, a, n, n);
+  if (!rc) rc = check_ld(ctx, f, o + 4, lda, n);
+  if (!rc) rc = check_ipiv(ctx, f, o + 5, ipiv, n);
+  if (!rc && !factor) rc = tsr_pivots_check(ctx, f, o + 5, ipiv, n, n);
+  if (!rc) rc = check_ptr(ctx, f, o + 6, b, n, nrhs);
+  if (!rc) rc = check_ld(ctx, f, o + 7, ldb, n);
+  views_t vs;
+  rc = begin_lu(&vs, ctx, f, rc, 4, (const int64_t[]){trans, dtype, n, nrhs},
+                (const int[]){2, o, o + 1, o + 2}, n);
+  if (rc || n == 0) return rc;
+  rc = view(&vs, dtype, n, n, a, lda, 0, factor ? IN | OUT : IN);
+  if (!rc && nrhs > 0) rc = view(&vs, dtype, n, nrhs, b, ldb, 0, IN | OUT);
+  if (!rc)
+    rc = factor     ? (nrhs > 0 ? tessera_tile_gesv(vs.v[0], ipiv, vs.v[1])
+                                : tessera_tile_getrf(vs.v[0], ipiv))
+         : nrhs > 0 ? tessera_tile_getrs(trans, vs.v[0], ipiv, vs.v[1])
+                    : 0;
+  rc = release(&vs, rc);
+  return rc > 0 ? lu_info_message(ctx, f, rc, dtype, a, lda) : rc;
+}
+
+int tessera_getrs(tessera_context_t *ctx, tessera_op_t trans, tessera_dtype_t dtype, int64_t n,
+                  int64_t nrhs, const void *a, int64_t lda, const int *ipiv, void *b, int64_t ldb) {
+  return lu_solve(ctx, 0, trans, dtype, n, nrhs, a, lda, (int *)(uintptr_t)ipiv, b, ldb);
+}
+
+int tessera_gesv(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t n, int64_t nrhs, void *a,
+                 int64_t lda, int *ipiv, void *b, int64_t ldb) {
+  return lu_solve(ctx, 1, TESSERA_NOTRANS, dtype, n, nrhs, a, lda, ipiv, b, ldb);
 }

@@ -116,10 +116,47 @@ int tsr_task_trmm(const tessera_matrix_t *A, char side, char uplo, char trans, c
 int tsr_task_lacpy(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
                    tessera_data_t *dst, int m, int n, const int tag[3], int prio);
 
+/** getrf of column panel k of A (one tile row) from row k nb, its pivots and info into `piv`. */
+int tsr_task_getrf(const tessera_matrix_t *A, int64_t k, tessera_data_t *piv, int prio);
+/** The interchanges of `piv` (k of them, relative to row r0) on the n columns of the column
+ *  panel `tile` of A (A->m rows), in order (incx 1) or reversed (-1). */
+int tsr_task_laswp(const tessera_matrix_t *A, tessera_data_t *tile, tessera_data_t *piv, int n,
+                   int r0, int k, int incx, const int tag[3], int prio);
+/** An lu_step (kernels.h) with the column panel `panel` of B->m rows on the column panel `b`
+ *  (n columns), with the interchanges `piv` first when it is not NULL. */
+int tsr_task_lu_step(const tessera_matrix_t *B, char uplo, char trans, tessera_data_t *panel,
+                     tessera_data_t *b, tessera_data_t *piv, int n, int r0, int kb,
+                     const int tag[3], int prio);
+
 /** The Cholesky panel method of a call (policy.c): 1 for products with inverted diagonal tiles,
  *  0 for triangular solves, or TESSERA_ERR_ENV for a malformed TESSERA_TRSM_INVERSE. `opts` may
  *  be NULL (automatic). */
 int tsr_panel_inverse(tessera_context_t *ctx, const tessera_potrf_options_t *opts);
+
+/** The pivots of an LU factorization (getrf.c): one handle per step of nb columns, each holding
+ *  the step's info (int) and its kb pivots relative to its first row r0 = k nb. */
+typedef struct {
+  tessera_context_t *ctx;
+  int64_t kmin, nb, steps;
+  tessera_data_t **h;
+} tsr_pivots_t;
+
+/** Pivots of step k: min(nb, kmin - k nb). */
+static inline int64_t tsr_pivots_count(const tsr_pivots_t *P, int64_t k) {
+  const int64_t left = P->kmin - k * P->nb;
+  return left < P->nb ? left : P->nb;
+}
+/** Makes the pivot handles of a factorization of min(m, n) = kmin in steps of nb columns. */
+int tsr_pivots_create(tessera_context_t *ctx, int64_t kmin, int64_t nb, tsr_pivots_t *P);
+void tsr_pivots_destroy(tsr_pivots_t *P);
+/** -argno with a message unless every ipiv[i] (i < kmin) is in [i + 1, m], as getrf leaves it. */
+int tsr_pivots_check(tessera_context_t *ctx, const char *f, int argno, const int *ipiv,
+                     int64_t kmin, int64_t m);
+/** Fills the handles (before any task uses them) from LAPACK's 1-based ipiv. */
+int tsr_pivots_import(tsr_pivots_t *P, const int *ipiv);
+/** Waits for the handles and writes LAPACK's ipiv from them. Returns the factorization's info
+ *  (the first step's reported column, made global), or a negative status. */
+int tsr_pivots_export(tsr_pivots_t *P, int *ipiv);
 
 /* Tile loops: insert the tasks of a whole operation without waiting. */
 int tsr_pxpotrf(char uplo, tessera_matrix_t *A, const tessera_potrf_options_t *opts);
@@ -135,6 +172,13 @@ int tsr_pxlauum(char uplo, tessera_matrix_t *A);
 /** Inserts one task per diagonal tile adding log|A_kk(i,i)| into logs[k] (nt doubles, zeroed). */
 int tsr_pxlogdiag(const tessera_matrix_t *A, double *logs);
 int tsr_pxlacpy(const tessera_matrix_t *A, tessera_matrix_t *B);
+/** LU with partial pivoting of A (one tile row: column panels), pivots and info into P (made
+ *  for min(m, n) in steps of A's nb). */
+int tsr_pxgetrf(tessera_matrix_t *A, tsr_pivots_t *P);
+/** op(A) X = B with getrf's factors (B in column panels of A->m rows). */
+int tsr_pxgetrs(char trans, const tessera_matrix_t *A, const tsr_pivots_t *P, tessera_matrix_t *B);
+/** The interchanges of P on every column panel of B, in order (incx 1) or reversed (-1). */
+int tsr_pxlaswp(tessera_matrix_t *B, const tsr_pivots_t *P, int incx);
 
 /** Makes the home memory of every tile current (a view's array then holds the result). */
 int tsr_matrix_flush(tessera_matrix_t *A);

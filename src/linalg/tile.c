@@ -204,3 +204,127 @@ int tessera_tile_gemm(tessera_op_t transa, tessera_op_t transb, const void *alph
   rc = tsr_pxgemm((char)transa, (char)transb, a, A, B, b, C);
   return finish(C, tsr_dist_flush_matrix(B, tsr_dist_flush_matrix(A, rc)));
 }
+
+/* ---------------------------------------------------------------- LU */
+
+/* LU's operands: column panels (tiles spanning the rows), of this process. */
+static int check_panels(const tessera_matrix_t *X, int argno, const char *name) {
+  if (X->comm)
+    return tsr_error(X->ctx, -argno,
+                     "%s: argument %d is distributed over processes; LU runs on matrices of "
+                     "one process",
+                     name, argno);
+  if (X->m > INT32_MAX || X->n > INT32_MAX)
+    return tsr_error(X->ctx, -argno, "%s: argument %d is %lld x %lld, beyond LU's 2^31 - 1", name,
+                     argno, (long long)X->m, (long long)X->n);
+  if (X->mt > 1)
+    return tsr_error(X->ctx, -argno,
+                     "%s: argument %d has %lld-row tiles on %lld rows; LU runs on column panels: "
+                     "make its tiles span the rows (tile rows >= rows)",
+                     name, argno, (long long)X->mb, (long long)X->m);
+  return check_stored(X, 0, argno, name);
+}
+
+static int min64(int64_t a, int64_t b) {
+  return (int)(a < b ? a : b);
+}
+
+/* Factors A into P (made here) without waiting for the flow past the pivots. */
+static int getrf_into(tessera_matrix_t *A, int *ipiv, tsr_pivots_t *P, const char *name) {
+  *P = (tsr_pivots_t){0};
+  if (!A) return tsr_error(NULL, -1, "%s: argument 1 is NULL", name);
+  int rc = check_panels(A, 1, name);
+  if (!rc && !ipiv && A->m > 0 && A->n > 0) rc = tsr_error(A->ctx, -2, "%s: ipiv is NULL", name);
+  if (!rc) rc = tsr_pivots_create(A->ctx, min64(A->m, A->n), A->nb, P);
+  if (rc) return rc;
+  rc = finish(A, tsr_pxgetrf(A, P));
+  const int info = rc < 0 ? rc : tsr_pivots_export(P, ipiv);
+  return rc < 0 ? rc : info;
+}
+
+int tessera_tile_getrf(tessera_matrix_t *A, int *ipiv) {
+  tsr_pivots_t P;
+  int rc = getrf_into(A, ipiv, &P, "tile_getrf");
+  tsr_pivots_destroy(&P);
+  return rc;
+}
+
+static int check_getrs(const tessera_matrix_t *A, const int *ipiv, const tessera_matrix_t *B,
+                       int argno, const char *name) {
+  if (!A || !B) return tsr_error(A ? A->ctx : NULL, A ? -argno - 2 : -argno, "%s: NULL", name);
+  if (A->ctx != B->ctx || A->dtype != B->dtype)
+    return tsr_error(A->ctx, -argno - 2, "%s: A and B have other contexts or dtypes", name);
+  int rc = check_panels(A, argno, name);
+  if (!rc) rc = check_panels(B, argno + 2, name);
+  if (rc) return rc;
+  if (A->m != A->n || B->m != A->n)
+    return tsr_error(A->ctx, -argno - 2, "%s: A is %lld x %lld and B has %lld rows", name,
+                     (long long)A->m, (long long)A->n, (long long)B->m);
+  if (!ipiv && A->n > 0) return tsr_error(A->ctx, -argno - 1, "%s: ipiv is NULL", name);
+  return A->n > 0 ? tsr_pivots_check(A->ctx, name, argno + 1, ipiv, A->n, A->n) : 0;
+}
+
+/* The solve with pivots P (filled): B waited for and brought home. */
+static int getrs_with(char trans, const tessera_matrix_t *A, const tsr_pivots_t *P,
+                      tessera_matrix_t *B) {
+  return finish(B, tsr_pxgetrs(trans, A, P, B));
+}
+
+int tessera_tile_getrs(tessera_op_t trans, const tessera_matrix_t *A, const int *ipiv,
+                       tessera_matrix_t *B) {
+  int rc = check_getrs(A, ipiv, B, 2, "tile_getrs");
+  if (rc) return rc;
+  if (!is_op(trans)) return tsr_error(A->ctx, -1, "tile_getrs: trans must be 'N', 'T' or 'C'");
+  if (A->n == 0 || B->n == 0) return 0;
+  tsr_pivots_t P;
+  rc = tsr_pivots_create(A->ctx, A->n, A->nb, &P);
+  if (!rc) rc = tsr_pivots_import(&P, ipiv);
+  if (!rc) rc = getrs_with((char)trans, A, &P, B);
+  tsr_pivots_destroy(&P);
+  return rc;
+}
+
+int tessera_tile_gesv(tessera_matrix_t *A, int *ipiv, tessera_matrix_t *B) {
+  if (!B) return tsr_error(A ? A->ctx : NULL, -3, "tile_gesv: argument 3 is NULL");
+  int rc = A ? check_panels(B, 3, "tile_gesv") : 0;
+  if (!rc && A && (A->m != A->n || B->m != A->n || A->dtype != B->dtype || A->ctx != B->ctx))
+    rc = tsr_error(A->ctx, -3, "tile_gesv: A is %lld x %lld and B is %lld x %lld of %s",
+                   (long long)A->m, (long long)A->n, (long long)B->m, (long long)B->n,
+                   A->dtype == B->dtype && A->ctx == B->ctx ? "its dtype"
+                                                            : "another dtype or context");
+  if (rc) return rc;
+  tsr_pivots_t P;
+  if (!A) return tsr_error(NULL, -1, "tile_gesv: argument 1 is NULL");
+  rc = getrf_into(A, ipiv, &P, "tile_gesv");
+  if (!rc && A->n > 0 && B->n > 0) rc = getrs_with('N', A, &P, B);
+  tsr_pivots_destroy(&P);
+  return rc;
+}
+
+int tessera_tile_laswp(tessera_matrix_t *A, int64_t k1, int64_t k2, const int *ipiv, int incx) {
+  if (!A) return tsr_error(NULL, -1, "tile_laswp: argument 1 is NULL");
+  int rc = check_panels(A, 1, "tile_laswp");
+  if (rc) return rc;
+  if (k1 < 1 || k2 < k1 - 1 || k2 > A->m)
+    return tsr_error(A->ctx, -2, "tile_laswp: rows k1 = %lld .. k2 = %lld are not within 1 .. %lld",
+                     (long long)k1, (long long)k2, (long long)A->m);
+  if (incx != 1 && incx != -1)
+    return tsr_error(A->ctx, -5, "tile_laswp: incx = %d is not 1 or -1", incx);
+  if (k2 < k1 || A->n == 0) return 0;
+  if (!ipiv) return tsr_error(A->ctx, -4, "tile_laswp: ipiv is NULL");
+  for (int64_t i = k1 - 1; i < k2; i++)
+    if (ipiv[i] < 1 || ipiv[i] > A->m)
+      return tsr_error(A->ctx, -4, "tile_laswp: ipiv[%lld] = %d is outside [1, %lld]", (long long)i,
+                       ipiv[i], (long long)A->m);
+  /* one step of k2 interchanges from row 0: those before k1 are rows kept in place */
+  int *piv = malloc((size_t)k2 * sizeof *piv);
+  if (!piv) return tsr_error(A->ctx, TESSERA_ERR_NOMEM, "tile_laswp: out of memory");
+  for (int64_t i = 0; i < k2; i++) piv[i] = i < k1 - 1 ? (int)(i + 1) : ipiv[i];
+  tsr_pivots_t P;
+  rc = tsr_pivots_create(A->ctx, k2, k2, &P);
+  if (!rc) rc = tsr_pivots_import(&P, piv);
+  free(piv);
+  if (!rc) rc = finish(A, tsr_pxlaswp(A, &P, incx));
+  tsr_pivots_destroy(&P);
+  return rc;
+}

@@ -1,10 +1,12 @@
-/* CPU tile kernels on host memory through LAPACKE: potrf and trtri, lauum by recursive
- * halving (lauum_blocked.c) onto herk and trmm (cpu/blas.c), and logdiag. Each calls the routine of
+/* CPU tile kernels on host memory through LAPACKE: potrf, trtri, getrf and laswp, lauum by
+ * recursive halving (lauum_blocked.c) onto herk and trmm (cpu/blas.c), lu_step (lu_step.c) onto
+ * laswp, trsm and gemm, and logdiag. Each calls the routine of
  * the dtype from the operation's table, as cpu/blas.c does; an invalid argument returns
  * TESSERA_ERR_KERNEL without touching the data.
  */
 #include <lapacke.h>
 #include <math.h>
+#include <stdbool.h>
 
 #include "kernels/cpu/cpu_blas.h"
 
@@ -101,4 +103,77 @@ int tsr_cpu_logdiag(const tessera_exec_t *ex, void *args) {
   for (int i = 0; i < a->n; i++, p += step) s += log(fabs(tsr_scalar_load(a->dtype, p, 0).re));
   *a->out = s;
   return 0;
+}
+
+/* ---------------------------------------------------------------- getrf */
+
+typedef lapack_int (*getrf_fn)(lapack_int, lapack_int, void *, lapack_int, lapack_int *);
+typedef lapack_int (*laswp_fn)(lapack_int, void *, lapack_int, lapack_int, lapack_int,
+                               const lapack_int *, lapack_int);
+#define LU(t)                                                                                      \
+  static lapack_int t##getrf(lapack_int m, lapack_int n, void *A, lapack_int lda,                  \
+                             lapack_int *ipiv) {                                                   \
+    return LAPACKE_##t##getrf_work(LAPACK_COL_MAJOR, m, n, A, lda, ipiv);                          \
+  }                                                                                                \
+  static lapack_int t##laswp(lapack_int n, void *A, lapack_int lda, lapack_int k1, lapack_int k2,  \
+                             const lapack_int *ipiv, lapack_int incx) {                            \
+    return LAPACKE_##t##laswp_work(LAPACK_COL_MAJOR, n, A, lda, k1, k2, ipiv, incx);               \
+  }
+LU(s)
+LU(d)
+LU(c)
+LU(z)
+static const getrf_fn getrf_of[TESSERA_NUM_DTYPES] = {sgetrf, dgetrf, cgetrf, zgetrf};
+static const laswp_fn laswp_of[TESSERA_NUM_DTYPES] = {slaswp, dlaswp, claswp, zlaswp};
+
+/* Whether element (i, j) of the column-major block p (leading dimension ld) is NaN. */
+static bool is_nan_at(tessera_dtype_t dt, const char *p, size_t ld, size_t i, size_t j) {
+  const char *x = p + (i + j * ld) * tessera_dtype_size(dt);
+  tsr_scalar_t v = tsr_scalar_load(dt, x, 0.0);
+  return isnan(v.re) || isnan(v.im);
+}
+
+int tsr_cpu_getrf(const tessera_exec_t *ex, void *args) {
+  const tsr_getrf_args_t *a = args;
+  tsr_cpu_operand_t A;
+  if (!tsr_dtype_valid(a->dtype) || a->r0 < 0 || a->r0 > a->m ||
+      tsr_cpu_operand(ex, 0, a->m, a->n, &A) || ex->ndata < 2 || !ex->ptr[1] ||
+      sizeof(lapack_int) != sizeof(int))
+    return TESSERA_ERR_KERNEL;
+  const int rows = a->m - a->r0, k = rows < a->n ? rows : a->n;
+  int *piv = ex->ptr[1];
+  piv[0] = 0;
+  if (k == 0) return 0;
+  char *p = (char *)A.p + (size_t)a->r0 * tessera_dtype_size(a->dtype);
+  lapack_int info = getrf_of[a->dtype](rows, a->n, p, A.ld, piv + 1);
+  if (info < 0) return TESSERA_ERR_KERNEL;
+  /* a NaN in the factored block: the first column holding one, if before a zero pivot */
+  int first = info > 0 ? (int)info : INT_MAX;
+  for (int j = 0; j < a->n && j + 1 < first; j++)
+    for (int i = 0; i < rows; i++)
+      if (is_nan_at(a->dtype, p, (size_t)A.ld, (size_t)i, (size_t)j)) {
+        first = j + 1;
+        break;
+      }
+  piv[0] = first == INT_MAX ? 0 : first;
+  return 0;
+}
+
+int tsr_cpu_laswp(const tessera_exec_t *ex, void *args) {
+  const tsr_laswp_args_t *a = args;
+  tsr_cpu_operand_t A;
+  if (!tsr_dtype_valid(a->dtype) || a->r0 < 0 || a->k < 0 || (int64_t)a->r0 + a->k > a->m ||
+      (a->incx != 1 && a->incx != -1) || tsr_cpu_operand(ex, 0, a->m, a->n, &A) || ex->ndata < 2 ||
+      (!ex->ptr[1] && a->k > 0))
+    return TESSERA_ERR_KERNEL;
+  if (a->k == 0 || a->n == 0) return 0;
+  const int *piv = (const int *)ex->ptr[1] + 1, rows = a->m - a->r0;
+  for (int i = 0; i < a->k; i++)
+    if (piv[i] < 1 || piv[i] > rows) return TESSERA_ERR_KERNEL;
+  char *p = (char *)A.p + (size_t)a->r0 * tessera_dtype_size(a->dtype);
+  return laswp_of[a->dtype](a->n, p, A.ld, 1, a->k, piv, a->incx) < 0 ? TESSERA_ERR_KERNEL : 0;
+}
+
+int tsr_cpu_lu_step(const tessera_exec_t *ex, void *args) {
+  return tsr_lu_step(ex, args, tsr_cpu_laswp, tsr_cpu_trsm_blocked, tsr_cpu_gemm);
 }

@@ -31,6 +31,14 @@ int tsr_cuda_diag_zero_check(tessera_dtype_t dtype, const void *a, size_t ld, in
 int tsr_cuda_diag_logsum(tessera_dtype_t dtype, const void *a, size_t ld, int n, double *dev_sum,
                          void *stream);
 
+/** Enqueues on `stream` a scan of the m x n block `a` (device memory, `dtype`, leading
+ *  dimension `ld`) for NaN: when column j (0-based) holds one and j + 1 is below the device int
+ *  `*dev_info` (or that is 0), writes the smallest such j + 1 into it (getrf's info lowered to
+ *  the first column holding a NaN). `scratch` is one device int of workspace. Returns 0, or -1
+ *  for an invalid dtype or a failed launch. */
+int tsr_cuda_nan_columns(tessera_dtype_t dtype, const void *a, size_t ld, int m, int n,
+                         int *dev_info, void *scratch, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

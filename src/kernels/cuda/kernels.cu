@@ -88,7 +88,56 @@ constexpr logsum_fn logsum_of[TESSERA_NUM_DTYPES] = {
     launch_diag_logsum<float, false>, launch_diag_logsum<double, false>,
     launch_diag_logsum<float, true>, launch_diag_logsum<double, true>};
 
+/* No column found: every byte 0x7f (set by a memset), above any column index. */
+constexpr int kNoColumn = 0x7f7f7f7f;
+
+/* Column j of the m x n block is scanned by blocks of threads along its rows (the grid's x
+ * covers columns, its y row chunks); a NaN lowers *first (kNoColumn before) to j. */
+template <typename Real, bool cplx>
+__global__ void nan_columns(const Real *a, long long ld, int m, int n, int *first) {
+  const int j = blockIdx.x;
+  const int w = cplx ? 2 : 1;
+  const Real *col = a + static_cast<long long>(j) * ld * w;
+  for (long long i = blockIdx.y * static_cast<long long>(blockDim.x) + threadIdx.x;
+       i < static_cast<long long>(m) * w; i += static_cast<long long>(gridDim.y) * blockDim.x)
+    if (isnan(col[i])) {
+      atomicMin(first, j);
+      return;
+    }
+}
+
+/* info = min(info, first + 1) over the nonzero ones. */
+__global__ void merge_first(const int *first, int *info) {
+  const int f = *first;
+  if (f != kNoColumn && (*info == 0 || f + 1 < *info)) *info = f + 1;
+}
+
+template <typename Real, bool cplx>
+void launch_nan_columns(const void *a, size_t ld, int m, int n, int *first, cudaStream_t stream) {
+  const int chunks = m / (8 * kScanThreads) + 1;
+  const dim3 grid(static_cast<unsigned>(n), static_cast<unsigned>(chunks < 64 ? chunks : 64));
+  nan_columns<Real, cplx><<<grid, kScanThreads, 0, stream>>>(
+      static_cast<const Real *>(a), static_cast<long long>(ld), m, n, first);
+}
+
+using nan_columns_fn = void (*)(const void *, size_t, int, int, int *, cudaStream_t);
+constexpr nan_columns_fn nan_columns_of[TESSERA_NUM_DTYPES] = {
+    launch_nan_columns<float, false>, launch_nan_columns<double, false>,
+    launch_nan_columns<float, true>, launch_nan_columns<double, true>};
+
 } // namespace
+
+extern "C" int tsr_cuda_nan_columns(tessera_dtype_t dtype, const void *a, size_t ld, int m, int n,
+                                    int *dev_info, void *scratch, void *stream) {
+  if (m <= 0 || n <= 0) return 0;
+  if (static_cast<int>(dtype) < 0 || static_cast<int>(dtype) >= TESSERA_NUM_DTYPES) return -1;
+  cudaStream_t s = static_cast<cudaStream_t>(stream);
+  int *first = static_cast<int *>(scratch);
+  if (cudaMemsetAsync(first, kNoColumn & 0xff, sizeof *first, s) != cudaSuccess) return -1;
+  nan_columns_of[dtype](a, ld, m, n, first, s);
+  merge_first<<<1, 1, 0, s>>>(first, dev_info);
+  return cudaGetLastError() == cudaSuccess ? 0 : -1;
+}
 
 extern "C" int tsr_cuda_diag_nan_check(tessera_dtype_t dtype, const void *a, size_t ld, int n,
                                        int *dev_info, void *stream) {

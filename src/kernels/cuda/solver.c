@@ -1,4 +1,5 @@
-/* CUDA tile kernels through cuSOLVER: potrf, trtri and lauum; and logdiag (kernels.cu).
+/* CUDA tile kernels through cuSOLVER: potrf, trtri, lauum, getrf and laswp; lu_step (lu_step.c)
+ * onto laswp, trsm and gemm; and logdiag (kernels.cu).
  *
  * Each kernel checks its arguments like its CPU twin (cpu/blas.c), binds the worker's cuSOLVER
  * handle to ex->stream and enqueues the routine with the worker's workspaces
@@ -189,4 +190,83 @@ int tsr_cuda_logdiag(const tessera_exec_t *ex, void *args) {
     return TESSERA_ERR_KERNEL;
   return tsr_cuda_enqueued(cudaMemcpyAsync(a->out, s->workspace, sizeof(double),
                                            cudaMemcpyDeviceToHost, (cudaStream_t)ex->stream));
+}
+
+/* ---------------------------------------------------------------- getrf, laswp */
+
+/* The typed getrf and laswp of one dtype, through one signature (32-bit pivots, as the pivot
+ * handles hold them). */
+typedef struct {
+  cusolverStatus_t (*size)(cusolverDnHandle_t, int, int, void *, int, int *);
+  cusolverStatus_t (*run)(cusolverDnHandle_t, int, int, void *, int, void *, int *, int *);
+  cusolverStatus_t (*swap)(cusolverDnHandle_t, int, void *, int, int, int, const int *, int);
+} lu_routine_t;
+#define LU_ROUTINE(t, T)                                                                           \
+  static cusolverStatus_t t##getrf_size(cusolverDnHandle_t h, int m, int n, void *A, int lda,      \
+                                        int *lwork) {                                              \
+    return cusolverDn##t##getrf_bufferSize(h, m, n, A, lda, lwork);                                \
+  }                                                                                                \
+  static cusolverStatus_t t##getrf(cusolverDnHandle_t h, int m, int n, void *A, int lda,           \
+                                   void *work, int *ipiv, int *info) {                             \
+    return cusolverDn##t##getrf(h, m, n, A, lda, work, ipiv, info);                                \
+  }                                                                                                \
+  static cusolverStatus_t t##laswp(cusolverDnHandle_t h, int n, void *A, int lda, int k1, int k2,  \
+                                   const int *ipiv, int incx) {                                    \
+    return cusolverDn##t##laswp(h, n, A, lda, k1, k2, ipiv, incx);                                 \
+  }
+LU_ROUTINE(S, float)
+LU_ROUTINE(D, double)
+LU_ROUTINE(C, cuComplex)
+LU_ROUTINE(Z, cuDoubleComplex)
+static const lu_routine_t lu_of[TESSERA_NUM_DTYPES] = {{Sgetrf_size, Sgetrf, Slaswp},
+                                                       {Dgetrf_size, Dgetrf, Dlaswp},
+                                                       {Cgetrf_size, Cgetrf, Claswp},
+                                                       {Zgetrf_size, Zgetrf, Zlaswp}};
+
+/* cuSOLVER's info and pivots go straight into the pivot handle (piv[0], piv[1 ..]); a scan of
+ * the factored block then lowers the info to the first column holding a NaN. */
+int tsr_cuda_getrf(const tessera_exec_t *ex, void *args) {
+  const tsr_getrf_args_t *a = args;
+  const int lda = tsr_operand_ld(ex, 0, a->m, a->n);
+  cusolverDnHandle_t h = NULL;
+  const tessera_cuda_scratch_t *s = solver_scratch(ex, &h);
+  if (!tsr_dtype_valid(a->dtype) || a->r0 < 0 || a->r0 > a->m || lda < 0 || !s || ex->ndata < 2 ||
+      !ex->ptr[1])
+    return TESSERA_ERR_KERNEL;
+  int *piv = ex->ptr[1];
+  const int rows = a->m - a->r0;
+  cudaStream_t stream = ex->stream;
+  if (rows == 0 || a->n == 0)
+    return tsr_cuda_enqueued(cudaMemsetAsync(piv, 0, sizeof *piv, stream));
+  char *p = (char *)ex->ptr[0] + (size_t)a->r0 * tessera_dtype_size(a->dtype);
+  const lu_routine_t *r = &lu_of[a->dtype];
+  const size_t cap = s->workspace_bytes / tessera_dtype_size(a->dtype);
+  int lwork = 0;
+  if (r->size(h, rows, a->n, p, lda, &lwork) != CUSOLVER_STATUS_SUCCESS || (size_t)lwork > cap ||
+      r->run(h, rows, a->n, p, lda, s->workspace, piv + 1, piv) != CUSOLVER_STATUS_SUCCESS)
+    return TESSERA_ERR_KERNEL;
+  return tsr_cuda_nan_columns(a->dtype, p, (size_t)lda, rows, a->n, piv, s->workspace, stream)
+             ? TESSERA_ERR_KERNEL
+             : 0;
+}
+
+int tsr_cuda_laswp(const tessera_exec_t *ex, void *args) {
+  const tsr_laswp_args_t *a = args;
+  const int lda = tsr_operand_ld(ex, 0, a->m, a->n);
+  cusolverDnHandle_t h = NULL;
+  const tessera_cuda_scratch_t *s = solver_scratch(ex, &h);
+  if (!tsr_dtype_valid(a->dtype) || a->r0 < 0 || a->k < 0 || (int64_t)a->r0 + a->k > a->m ||
+      (a->incx != 1 && a->incx != -1) || lda < 0 || !s || ex->ndata < 2 ||
+      (!ex->ptr[1] && a->k > 0))
+    return TESSERA_ERR_KERNEL;
+  if (a->k == 0 || a->n == 0) return 0;
+  char *p = (char *)ex->ptr[0] + (size_t)a->r0 * tessera_dtype_size(a->dtype);
+  const int *piv = (const int *)ex->ptr[1] + 1;
+  return lu_of[a->dtype].swap(h, a->n, p, lda, 1, a->k, piv, a->incx) == CUSOLVER_STATUS_SUCCESS
+             ? 0
+             : TESSERA_ERR_KERNEL;
+}
+
+int tsr_cuda_lu_step(const tessera_exec_t *ex, void *args) {
+  return tsr_lu_step(ex, args, tsr_cuda_laswp, tsr_cuda_trsm_blocked, tsr_cuda_gemm);
 }

@@ -1,0 +1,148 @@
+/* LU with partial pivoting on column panels (right-looking, LAPACK's getrf order), and the
+ * solves with its factors:
+ *
+ *   step k:  P_k A_k = L_k U_k  (getrf of the panel's rows r0 .. m, r0 = k nb: one task);
+ *            for every column panel j > k: rows r0.. swapped by P_k, then
+ *            U_kj = L_kk⁻¹ A_kj and A_(below)j -= L_(below)k U_kj  (one lu_step task each);
+ *            for every j < k: rows r0.. swapped by P_k (laswp, off the critical path).
+ *
+ * A matrix factors in place when its tiles span its rows (one tile row: each tile a column panel
+ * of nb columns). The panel's pivot search runs down its whole column inside one task, on the
+ * device holding the panel, with the library's own blocked or recursive getrf; the panels of
+ * the next steps wait only on the update of their own column (priorities follow the critical
+ * path: the next panel's update first, then the next panel), so the trailing updates of step k
+ * run on every other device while panel k + 1 is factored (look-ahead).
+ *
+ * The pivots of step k live in a handle of their own (int: the info, then the kb pivots relative
+ * to row r0), written by the panel's task and read by that step's swaps wherever they run. */
+#include <stdlib.h>
+
+#include "linalg/linalg.h"
+
+static int prio(int64_t nt, int64_t j, int64_t k) {
+  return (int)(2 * nt - 2 * j + k);
+}
+
+/* Pivots of a factorization with `steps` steps of nb columns on min(m, n) = kmin. */
+int tsr_pivots_create(tessera_context_t *ctx, int64_t kmin, int64_t nb, tsr_pivots_t *P) {
+  *P = (tsr_pivots_t){.ctx = ctx, .kmin = kmin, .nb = nb};
+  P->steps = nb > 0 ? (kmin + nb - 1) / nb : 0;
+  if (P->steps == 0) return 0;
+  P->h = calloc((size_t)P->steps, sizeof *P->h);
+  if (!P->h) return tsr_error(ctx, TESSERA_ERR_NOMEM, "getrf: out of memory for the pivots");
+  for (int64_t k = 0; k < P->steps; k++) {
+    const int64_t kb = tsr_pivots_count(P, k);
+    int rc = tessera_data_create(ctx, (size_t)kb + 1, 1, sizeof(int), &P->h[k]);
+    if (rc) {
+      tsr_pivots_destroy(P);
+      return rc;
+    }
+  }
+  return 0;
+}
+
+void tsr_pivots_destroy(tsr_pivots_t *P) {
+  for (int64_t k = 0; P->h && k < P->steps; k++)
+    if (P->h[k]) (void)tessera_data_release(P->ctx, P->h[k]);
+  free(P->h);
+  P->h = NULL;
+  P->steps = 0;
+}
+
+int tsr_pivots_check(tessera_context_t *ctx, const char *f, int argno, const int *ipiv,
+                     int64_t kmin, int64_t m) {
+  for (int64_t i = 0; i < kmin; i++)
+    if (ipiv[i] < i + 1 || ipiv[i] > m)
+      return tsr_error(ctx, -argno,
+                       "%s: ipiv[%lld] = %d is outside [%lld, %lld]: pivots are those of getrf, "
+                       "each row interchanged with itself or a row below it",
+                       f, (long long)i, ipiv[i], (long long)(i + 1), (long long)m);
+  return 0;
+}
+
+int tsr_pivots_import(tsr_pivots_t *P, const int *ipiv) {
+  for (int64_t k = 0; k < P->steps; k++) {
+    int *p = tessera_data_ptr(P->h[k]);
+    const int64_t r0 = k * P->nb, kb = tsr_pivots_count(P, k);
+    p[0] = 0;
+    for (int64_t i = 0; i < kb; i++) p[1 + i] = (int)(ipiv[r0 + i] - r0);
+  }
+  return 0;
+}
+
+int tsr_pivots_export(tsr_pivots_t *P, int *ipiv) {
+  int info = 0, rc = 0;
+  for (int64_t k = 0; k < P->steps && !rc; k++) {
+    rc = tessera_data_sync(P->ctx, P->h[k]);
+    if (rc < 0) break;
+    rc = 0;
+    const int *p = tessera_data_ptr(P->h[k]);
+    const int64_t r0 = k * P->nb, kb = tsr_pivots_count(P, k);
+    for (int64_t i = 0; i < kb; i++) ipiv[r0 + i] = (int)(p[1 + i] + r0);
+    if (p[0] > 0 && !info) info = (int)(p[0] + r0);
+  }
+  return rc ? rc : info;
+}
+
+int tsr_pxgetrf(tessera_matrix_t *A, tsr_pivots_t *P) {
+  const int64_t nt = A->nt;
+  int rc = 0;
+  for (int64_t k = 0; k < P->steps && !rc; k++) {
+    const int r0 = (int)(k * A->nb), kb = (int)tsr_pivots_count(P, k);
+    rc = tsr_task_getrf(A, k, P->h[k], prio(nt, k, k) + 1);
+    for (int64_t j = k + 1; j < nt && !rc; j++) {
+      int tag[3] = {0, (int)j, (int)k};
+      rc = tsr_task_lu_step(A, 'L', 'N', tsr_tile(A, 0, k), tsr_tile(A, 0, j), P->h[k],
+                            tsr_tile_n(A, j), r0, kb, tag, prio(nt, j, k));
+    }
+    for (int64_t j = 0; j < k && !rc; j++) {
+      int tag[3] = {0, (int)j, (int)k};
+      rc = tsr_task_laswp(A, tsr_tile(A, 0, j), P->h[k], tsr_tile_n(A, j), r0, kb, 1, tag, 0);
+    }
+  }
+  return rc;
+}
+
+int tsr_pxlaswp(tessera_matrix_t *B, const tsr_pivots_t *P, int incx) {
+  int rc = 0;
+  for (int64_t c = 0; c < B->nt && !rc; c++)
+    for (int64_t s = 0; s < P->steps && !rc; s++) {
+      const int64_t k = incx > 0 ? s : P->steps - 1 - s;
+      int tag[3] = {0, (int)c, (int)k};
+      rc = tsr_task_laswp(B, tsr_tile(B, 0, c), P->h[k], tsr_tile_n(B, c), (int)(k * P->nb),
+                          (int)tsr_pivots_count(P, k), incx, tag, 0);
+    }
+  return rc;
+}
+
+/* One substitution (uplo, trans) with A's panels over every column panel of B, in the order the
+ * triangle of op(A) needs: forward for a lower op(A), backward for an upper one. */
+static int substitute(const tessera_matrix_t *A, const tsr_pivots_t *P, char uplo, char trans,
+                      tessera_matrix_t *B) {
+  const bool forward = (uplo == 'L') == (trans == 'N');
+  int rc = 0;
+  for (int64_t c = 0; c < B->nt && !rc; c++)
+    for (int64_t s = 0; s < P->steps && !rc; s++) {
+      const int64_t k = forward ? s : P->steps - 1 - s;
+      int tag[3] = {0, (int)c, (int)k};
+      rc =
+          tsr_task_lu_step(B, uplo, trans, tsr_tile(A, 0, k), tsr_tile(B, 0, c), NULL,
+                           tsr_tile_n(B, c), (int)(k * A->nb), (int)tsr_pivots_count(P, k), tag, 0);
+    }
+  return rc;
+}
+
+/* A = P⁻¹ L U: A X = B is X = U⁻¹ L⁻¹ P B; Aᵀ X = B (or Aᴴ) is X = P⁻¹ L⁻ᵀ U⁻ᵀ B. */
+int tsr_pxgetrs(char trans, const tessera_matrix_t *A, const tsr_pivots_t *P, tessera_matrix_t *B) {
+  int rc = 0;
+  if (trans == 'N') {
+    rc = tsr_pxlaswp(B, P, 1);
+    if (!rc) rc = substitute(A, P, 'L', 'N', B);
+    if (!rc) rc = substitute(A, P, 'U', 'N', B);
+  } else {
+    rc = substitute(A, P, 'U', trans, B);
+    if (!rc) rc = substitute(A, P, 'L', trans, B);
+    if (!rc) rc = tsr_pxlaswp(B, P, -1);
+  }
+  return rc;
+}

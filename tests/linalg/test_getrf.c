@@ -1,0 +1,423 @@
+/* tessera_getrf / getrs / gesv and their tile-level forms, tile_laswp: every dtype, square and
+ * rectangular sizes around tile boundaries, lda > m; the residual ‖P A − L U‖, pivots equal to
+ * LAPACK's where pivoting is unambiguous, solves with op(A) for every op, singular matrices
+ * (LAPACK's info, the factorization completed), NaN, invalid arguments.
+ */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "linalg_common.h"
+
+static int g_tiles[3] = {4, 16, 33};
+
+/* LAPACKE_?getrf / ?laswp of the dtype. */
+static int lapack_getrf(tessera_dtype_t dt, int64_t m, int64_t n, void *a, int64_t lda, int *ipiv) {
+  lapack_int mm = (lapack_int)m, nn = (lapack_int)n, ld = (lapack_int)lda;
+  switch (dt) {
+  case TESSERA_F32:
+    return (int)LAPACKE_sgetrf(LAPACK_COL_MAJOR, mm, nn, a, ld, ipiv);
+  case TESSERA_F64:
+    return (int)LAPACKE_dgetrf(LAPACK_COL_MAJOR, mm, nn, a, ld, ipiv);
+  case TESSERA_C64:
+    return (int)LAPACKE_cgetrf(LAPACK_COL_MAJOR, mm, nn, a, ld, ipiv);
+  default:
+    return (int)LAPACKE_zgetrf(LAPACK_COL_MAJOR, mm, nn, a, ld, ipiv);
+  }
+}
+
+static void lapack_laswp(tessera_dtype_t dt, int64_t n, void *a, int64_t lda, int k1, int k2,
+                         const int *ipiv, int incx) {
+  lapack_int nn = (lapack_int)n, ld = (lapack_int)lda;
+  switch (dt) {
+  case TESSERA_F32:
+    LAPACKE_slaswp(LAPACK_COL_MAJOR, nn, a, ld, k1, k2, ipiv, incx);
+    break;
+  case TESSERA_F64:
+    LAPACKE_dlaswp(LAPACK_COL_MAJOR, nn, a, ld, k1, k2, ipiv, incx);
+    break;
+  case TESSERA_C64:
+    LAPACKE_claswp(LAPACK_COL_MAJOR, nn, a, ld, k1, k2, ipiv, incx);
+    break;
+  default:
+    LAPACKE_zlaswp(LAPACK_COL_MAJOR, nn, a, ld, k1, k2, ipiv, incx);
+    break;
+  }
+}
+
+/* An m x n matrix (lda = m + 3, NaN padding). `dominant`: a permuted matrix whose pivots are
+ * unambiguous (row p[j] carries 4 (m + n) + j in column j, every other entry in [-1, 1)), so
+ * partial pivoting picks p[j] at step j whatever the order of the updates. */
+typedef struct {
+  tessera_dtype_t dt;
+  int64_t m, n, lda;
+  void *a;
+  zc_t *full; /* promoted, ld m */
+} mat_t;
+
+static mat_t gen(tessera_dtype_t dt, int64_t m, int64_t n, int dominant, uint64_t seed) {
+  mat_t x = {dt, m, n, m + 3, NULL, NULL};
+  tt_rng_t r = tt_rng(seed);
+  x.a = lc_alloc(dt, (size_t)(x.lda * n));
+  lc_fill_nan(dt, x.a, (size_t)(x.lda * n));
+  lc_fill_random(dt, x.a, m, n, x.lda, &r);
+  if (dominant) {
+    int64_t *p = malloc((size_t)(m + 1) * sizeof *p);
+    for (int64_t i = 0; i < m; i++) p[i] = i;
+    for (int64_t i = m - 1; i > 0; i--) { /* a random permutation */
+      int64_t j = (int64_t)((tt_uniform(&r) + 1) / 2 * (double)(i + 1));
+      if (j > i) j = i;
+      int64_t t = p[i];
+      p[i] = p[j], p[j] = t;
+    }
+    for (int64_t j = 0; j < n && j < m; j++)
+      lc_set(dt, x.a, (size_t)(p[j] + j * x.lda), (double)(4 * (m + n) + j));
+    free(p);
+  }
+  x.full = lc_promote(dt, m, n, x.a, x.lda);
+  return x;
+}
+
+static void mat_free(mat_t *x) {
+  free(x->a);
+  free(x->full);
+}
+
+static const char *descr(const mat_t *x, const char *what, int nb) {
+  static char buf[160];
+  snprintf(buf, sizeof buf, "%s %s %lld x %lld tile %d:", what, lc_name(x->dt), (long long)x->m,
+           (long long)x->n, nb);
+  return buf;
+}
+
+/* ‖P A − L U‖_F / (max(m, n) ‖A‖_F ε) for the factors f (lda) and pivots ipiv. */
+static double lu_resid(const mat_t *x, const void *f, const int *ipiv) {
+  const int64_t m = x->m, n = x->n, k = m < n ? m : n;
+  if (k == 0) return 0;
+  zc_t *PA = lc_zalloc((size_t)(m * n)), *L = lc_zalloc((size_t)(m * k)),
+       *U = lc_zalloc((size_t)(k * n));
+  memcpy(PA, x->full, (size_t)(m * n) * sizeof *PA);
+  for (int64_t i = 0; i < k; i++) {
+    const int64_t p = ipiv[i] - 1;
+    for (int64_t j = 0; j < n; j++) {
+      zc_t t = PA[i + j * m];
+      PA[i + j * m] = PA[p + j * m];
+      PA[p + j * m] = t;
+    }
+  }
+  for (int64_t j = 0; j < k; j++)
+    for (int64_t i = 0; i < m; i++)
+      L[i + j * m] = i == j ? 1.0 : i > j ? lc_get(x->dt, f, (size_t)(i + j * x->lda)) : 0.0;
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < k && i <= j; i++)
+      U[i + j * k] = lc_get(x->dt, f, (size_t)(i + j * x->lda));
+  zc_t one = 1.0, mone = -1.0;
+  cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, &mone, L, (int)m,
+              U, (int)k, &one, PA, (int)m);
+  const int64_t mx = m > n ? m : n;
+  double res = lc_norm_fro(PA, (size_t)(m * n)) /
+               ((double)mx * lc_norm_fro(x->full, (size_t)(m * n)) * lc_eps(x->dt));
+  free(PA);
+  free(L);
+  free(U);
+  return res;
+}
+
+/* Factors x with tessera_getrf and checks residual, pivot range, padding; with `same_pivots`,
+ * the pivots must be LAPACK's. Returns the factors (caller frees) and the pivots in ipiv. */
+static void *check_getrf(tessera_context_t *ctx, const mat_t *x, int nb, int same_pivots,
+                         int *ipiv) {
+  const size_t sz = (size_t)(x->lda * x->n);
+  const int64_t k = x->m < x->n ? x->m : x->n;
+  void *f = lc_dup(x->dt, x->a, sz);
+  int rc = tessera_getrf(ctx, x->dt, x->m, x->n, f, x->lda, ipiv);
+  if (rc != 0) fail_msg("%s returned %d (%s)", descr(x, "getrf", nb), rc, tessera_last_error(ctx));
+  for (int64_t i = 0; i < k; i++)
+    if (ipiv[i] < i + 1 || ipiv[i] > x->m)
+      fail_msg("%s ipiv[%lld] = %d", descr(x, "getrf", nb), (long long)i, ipiv[i]);
+  double res = lu_resid(x, f, ipiv);
+  if (!(res < 10)) fail_msg("%s residual %g", descr(x, "getrf", nb), res);
+  if (lc_diff_outside(x->dt, 0, x->m, x->n, f, x->a, x->lda))
+    fail_msg("%s changed the padding", descr(x, "getrf", nb));
+  if (same_pivots) {
+    void *g = lc_dup(x->dt, x->a, sz);
+    int *jpiv = calloc((size_t)k + 1, sizeof *jpiv);
+    assert_int_equal(lapack_getrf(x->dt, x->m, x->n, g, x->lda, jpiv), 0);
+    for (int64_t i = 0; i < k; i++)
+      if (ipiv[i] != jpiv[i])
+        fail_msg("%s ipiv[%lld] = %d, LAPACK's %d", descr(x, "getrf", nb), (long long)i, ipiv[i],
+                 jpiv[i]);
+    free(g);
+    free(jpiv);
+  }
+  return f;
+}
+
+/* Backward error of op(A) X = B (A n x n promoted in `full`). */
+static double op_resid(tessera_dtype_t dt, tessera_op_t trans, int64_t n, int64_t nrhs,
+                       const zc_t *full, const void *x, int64_t ldx, const zc_t *b) {
+  zc_t *A = lc_zalloc((size_t)(n * n));
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < n; i++) {
+      zc_t v = trans == TESSERA_NOTRANS ? full[i + j * n] : full[j + i * n];
+      A[i + j * n] = trans == TESSERA_CONJTRANS ? conj(v) : v;
+    }
+  double r = lc_solve_resid(dt, n, nrhs, A, x, ldx, b);
+  free(A);
+  return r;
+}
+
+static void check_case(tessera_context_t *ctx, tessera_dtype_t dt, int64_t m, int64_t n, int nb,
+                       uint64_t seed) {
+  const int64_t k = m < n ? m : n;
+  int *ipiv = calloc((size_t)k + 1, sizeof *ipiv);
+  for (int dom = 0; dom < 2; dom++) {
+    mat_t x = gen(dt, m, n, dom, seed * 2 + (uint64_t)dom);
+    void *f = check_getrf(ctx, &x, nb, dom, ipiv);
+    if (m == n) { /* the solves, with the factors of getrf */
+      const int64_t nrhs = dom ? 3 : 1, ldb = n + 2;
+      tt_rng_t r = tt_rng(seed + 7);
+      void *b = lc_alloc(dt, (size_t)(ldb * nrhs));
+      lc_fill_nan(dt, b, (size_t)(ldb * nrhs));
+      lc_fill_random(dt, b, n, nrhs, ldb, &r);
+      zc_t *bz = lc_promote(dt, n, nrhs, b, ldb);
+      const tessera_op_t ops[3] = {TESSERA_NOTRANS, TESSERA_TRANS, TESSERA_CONJTRANS};
+      for (int t = 0; t < 3; t++) {
+        void *y = lc_dup(dt, b, (size_t)(ldb * nrhs));
+        int rc = tessera_getrs(ctx, ops[t], dt, n, nrhs, f, x.lda, ipiv, y, ldb);
+        if (rc)
+          fail_msg("%s getrs '%c' = %d (%s)", descr(&x, "getrs", nb), ops[t], rc,
+                   tessera_last_error(ctx));
+        double res = op_resid(dt, ops[t], n, nrhs, x.full, y, ldb, bz);
+        if (!(res < 20))
+          fail_msg("%s trans '%c' backward error %g", descr(&x, "getrs", nb), ops[t], res);
+        if (lc_diff_outside(dt, 0, n, nrhs, y, b, ldb))
+          fail_msg("%s changed B's padding", descr(&x, "getrs", nb));
+        free(y);
+      }
+      void *a = lc_dup(dt, x.a, (size_t)(x.lda * n)), *y = lc_dup(dt, b, (size_t)(ldb * nrhs));
+      int rc = tessera_gesv(ctx, dt, n, nrhs, a, x.lda, ipiv, y, ldb);
+      if (rc) fail_msg("%s = %d (%s)", descr(&x, "gesv", nb), rc, tessera_last_error(ctx));
+      double res = lc_solve_resid(dt, n, nrhs, x.full, y, ldb, bz);
+      if (!(res < 20)) fail_msg("%s backward error %g", descr(&x, "gesv", nb), res);
+      free(a);
+      free(y);
+      free(b);
+      free(bz);
+    }
+    free(f);
+    mat_free(&x);
+  }
+  free(ipiv);
+}
+
+static void test_getrf_sizes(void **state) {
+  int nb = *(int *)*state;
+  tessera_context_t *ctx = lc_context(nb);
+  int64_t sizes[8];
+  const int ns = lc_sizes(nb, sizes);
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
+    for (int s = 0; s < ns; s++) {
+      const uint64_t seed = (uint64_t)(nb * 1000 + d * 100 + s * 3);
+      check_case(ctx, lc_dtypes[d], sizes[s], sizes[s], nb, seed);
+      /* rectangular: taller and wider than square */
+      check_case(ctx, lc_dtypes[d], sizes[s] + nb + 3, sizes[s], nb, seed + 1);
+      check_case(ctx, lc_dtypes[d], sizes[s], 2 * sizes[s] + 1, nb, seed + 2);
+    }
+  lc_finalize(ctx);
+}
+
+/* A matrix with column c zero below row c after elimination: U(c, c) is exactly zero. LAPACK's
+ * info, the factorization completed as LAPACK completes it; gesv leaves B alone. */
+static void test_singular(void **state) {
+  (void)state;
+  const int nb = 8;
+  tessera_context_t *ctx = lc_context(nb);
+  const int64_t n = 3 * nb + 5, cols[3] = {0, nb, 2 * nb + 3};
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
+    for (int c = 0; c < 3; c++) {
+      mat_t x = gen(lc_dtypes[d], n, n, 1, (uint64_t)(500 + d * 7 + c));
+      for (int64_t i = 0; i < n; i++) lc_set(x.dt, x.a, (size_t)(i + cols[c] * x.lda), 0.0);
+      free(x.full);
+      x.full = lc_promote(x.dt, n, n, x.a, x.lda);
+      int *ipiv = calloc((size_t)n, sizeof *ipiv), *jpiv = calloc((size_t)n, sizeof *jpiv);
+      void *f = lc_dup(x.dt, x.a, (size_t)(x.lda * n)), *g = lc_dup(x.dt, x.a, (size_t)(x.lda * n));
+      int rc = tessera_getrf(ctx, x.dt, n, n, f, x.lda, ipiv);
+      int info = lapack_getrf(x.dt, n, n, g, x.lda, jpiv);
+      assert_int_equal(info, cols[c] + 1);
+      if (rc != info) fail_msg("%s returned %d, LAPACK %d", descr(&x, "getrf", nb), rc, info);
+      lc_assert_error(ctx);
+      double res = lu_resid(&x, f, ipiv);
+      if (!(res < 10)) fail_msg("%s singular: residual %g", descr(&x, "getrf", nb), res);
+      /* gesv: the same info, B untouched */
+      tt_rng_t r = tt_rng(3);
+      void *bb = lc_alloc(x.dt, (size_t)n);
+      lc_fill_random(x.dt, bb, n, 1, n, &r);
+      void *b0 = lc_dup(x.dt, bb, (size_t)n);
+      memcpy(f, x.a, (size_t)(x.lda * n) * lc_esize(x.dt));
+      assert_int_equal(tessera_gesv(ctx, x.dt, n, 1, f, x.lda, ipiv, bb, n), info);
+      assert_memory_equal(bb, b0, (size_t)n * lc_esize(x.dt));
+      free(bb);
+      free(b0);
+      free(f);
+      free(g);
+      free(ipiv);
+      free(jpiv);
+      mat_free(&x);
+    }
+  lc_finalize(ctx);
+}
+
+/* NaN anywhere in the factored columns: info > 0 with a message, never a hang. */
+static void test_nan(void **state) {
+  (void)state;
+  const int nb = 8;
+  tessera_context_t *ctx = lc_context(nb);
+  const int64_t n = 2 * nb + 3;
+  const int64_t at[3][2] = {{0, 0}, {n - 1, 2}, {5, n - 1}};
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
+    for (int c = 0; c < 3; c++) {
+      mat_t x = gen(lc_dtypes[d], n, n, 0, (uint64_t)(900 + d * 5 + c));
+      lc_set(x.dt, x.a, (size_t)(at[c][0] + at[c][1] * x.lda), NAN);
+      int *ipiv = calloc((size_t)n, sizeof *ipiv);
+      int rc = tessera_getrf(ctx, x.dt, n, n, x.a, x.lda, ipiv);
+      if (rc <= 0 || rc > n)
+        fail_msg("%s NaN at (%lld, %lld): returned %d", descr(&x, "getrf", nb), (long long)at[c][0],
+                 (long long)at[c][1], rc);
+      if (!strstr(tessera_last_error(ctx), "NaN"))
+        fail_msg("%s message: %s", descr(&x, "getrf", nb), tessera_last_error(ctx));
+      free(ipiv);
+      mat_free(&x);
+    }
+  lc_finalize(ctx);
+}
+
+static void test_lu_args(void **state) {
+  (void)state;
+  tessera_context_t *ctx = lc_context(4);
+  double a[30], b[12];
+  int ipiv[6] = {1, 2, 3, 4, 5, 5};
+  for (int i = 0; i < 30; i++) a[i] = i % 7 == 0 ? 4.0 : 0.5;
+  for (int i = 0; i < 12; i++) b[i] = i;
+  assert_int_equal(tessera_getrf(NULL, TESSERA_F64, 5, 5, a, 5, ipiv), -1);
+  assert_int_equal(tessera_getrf(ctx, (tessera_dtype_t)9, 5, 5, a, 5, ipiv), -2);
+  lc_assert_error(ctx);
+  assert_int_equal(tessera_getrf(ctx, TESSERA_F64, -1, 5, a, 5, ipiv), -3);
+  assert_int_equal(tessera_getrf(ctx, TESSERA_F64, 5, -1, a, 5, ipiv), -4);
+  assert_int_equal(tessera_getrf(ctx, TESSERA_F64, 5, 5, NULL, 5, ipiv), -5);
+  assert_int_equal(tessera_getrf(ctx, TESSERA_F64, 5, 5, a, 4, ipiv), -6);
+  assert_int_equal(tessera_getrf(ctx, TESSERA_F64, 5, 5, a, 5, NULL), -7);
+  lc_assert_error(ctx);
+  assert_int_equal(tessera_getrf(ctx, TESSERA_F64, 0, 5, a, 1, NULL), 0);
+  assert_int_equal(tessera_getrs(ctx, (tessera_op_t)'X', TESSERA_F64, 5, 2, a, 5, ipiv, b, 6), -2);
+  assert_int_equal(tessera_getrs(ctx, TESSERA_NOTRANS, (tessera_dtype_t)9, 5, 2, a, 5, ipiv, b, 6),
+                   -3);
+  assert_int_equal(tessera_getrs(ctx, TESSERA_NOTRANS, TESSERA_F64, -5, 2, a, 5, ipiv, b, 6), -4);
+  assert_int_equal(tessera_getrs(ctx, TESSERA_NOTRANS, TESSERA_F64, 5, -2, a, 5, ipiv, b, 6), -5);
+  assert_int_equal(tessera_getrs(ctx, TESSERA_NOTRANS, TESSERA_F64, 5, 2, NULL, 5, ipiv, b, 6), -6);
+  assert_int_equal(tessera_getrs(ctx, TESSERA_NOTRANS, TESSERA_F64, 5, 2, a, 3, ipiv, b, 6), -7);
+  assert_int_equal(tessera_getrs(ctx, TESSERA_NOTRANS, TESSERA_F64, 5, 2, a, 5, NULL, b, 6), -8);
+  int bad[5] = {1, 2, 1, 4, 5}; /* row 3 with row 1: not as getrf leaves pivots */
+  assert_int_equal(tessera_getrs(ctx, TESSERA_NOTRANS, TESSERA_F64, 5, 2, a, 5, bad, b, 6), -8);
+  lc_assert_error(ctx);
+  bad[2] = 6;
+  assert_int_equal(tessera_getrs(ctx, TESSERA_NOTRANS, TESSERA_F64, 5, 2, a, 5, bad, b, 6), -8);
+  assert_int_equal(tessera_getrs(ctx, TESSERA_NOTRANS, TESSERA_F64, 5, 2, a, 5, ipiv, NULL, 6), -9);
+  assert_int_equal(tessera_getrs(ctx, TESSERA_NOTRANS, TESSERA_F64, 5, 2, a, 5, ipiv, b, 4), -10);
+  assert_int_equal(tessera_gesv(ctx, TESSERA_F64, 5, 2, a, 5, NULL, b, 6), -7);
+  assert_int_equal(tessera_gesv(ctx, TESSERA_F64, 5, 2, a, 5, ipiv, b, 2), -9);
+  lc_assert_error(ctx);
+  lc_finalize(ctx);
+}
+
+/* Tile level: owned descriptors of column panels (getrf, getrs, gesv, laswp) and refusals. */
+static void test_tile_lu(void **state) {
+  (void)state;
+  const int64_t nb = 8, n = 3 * nb + 5, nrhs = 4;
+  tessera_context_t *ctx = lc_context(5);
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++) {
+    const tessera_dtype_t dt = lc_dtypes[d];
+    mat_t x = gen(dt, n, n, 1, (uint64_t)(40 + d));
+    tessera_matrix_t *A = NULL, *B = NULL;
+    int *ipiv = calloc((size_t)n, sizeof *ipiv), *jpiv = calloc((size_t)n, sizeof *jpiv);
+    assert_int_equal(tessera_matrix_create(ctx, dt, n, n, n, nb, &A), 0);
+    assert_int_equal(tessera_matrix_import(A, x.a, x.lda), 0);
+    assert_int_equal(tessera_tile_getrf(A, ipiv), 0);
+    void *f = lc_dup(dt, x.a, (size_t)(x.lda * n)), *g = lc_dup(dt, x.a, (size_t)(x.lda * n));
+    assert_int_equal(tessera_matrix_export(A, f, x.lda), 0);
+    double res = lu_resid(&x, f, ipiv);
+    if (!(res < 10)) fail_msg("%s residual %g", descr(&x, "tile_getrf", (int)nb), res);
+    assert_int_equal(lapack_getrf(dt, n, n, g, x.lda, jpiv), 0);
+    assert_memory_equal(ipiv, jpiv, (size_t)n * sizeof *ipiv);
+    /* getrs on the resident factors */
+    tt_rng_t r = tt_rng(11);
+    void *b = lc_alloc(dt, (size_t)(n * nrhs)), *y = lc_alloc(dt, (size_t)(n * nrhs));
+    lc_fill_random(dt, b, n, nrhs, n, &r);
+    zc_t *bz = lc_promote(dt, n, nrhs, b, n);
+    assert_int_equal(tessera_matrix_create(ctx, dt, n, nrhs, n, 3, &B), 0);
+    assert_int_equal(tessera_matrix_import(B, b, n), 0);
+    assert_int_equal(tessera_tile_getrs(TESSERA_TRANS, A, ipiv, B), 0);
+    assert_int_equal(tessera_matrix_export(B, y, n), 0);
+    res = op_resid(dt, TESSERA_TRANS, n, nrhs, x.full, y, n, bz);
+    if (!(res < 20)) fail_msg("%s backward error %g", descr(&x, "tile_getrs", (int)nb), res);
+    /* laswp against LAPACK's, forward and backward, from row 3 */
+    for (int incx = -1; incx <= 1; incx += 2) {
+      assert_int_equal(tessera_matrix_import(B, b, n), 0);
+      assert_int_equal(tessera_tile_laswp(B, 3, n - 2, ipiv, incx), 0);
+      assert_int_equal(tessera_matrix_export(B, y, n), 0);
+      void *z = lc_dup(dt, b, (size_t)(n * nrhs));
+      lapack_laswp(dt, nrhs, z, n, 3, (int)n - 2, ipiv, incx);
+      assert_memory_equal(y, z, (size_t)(n * nrhs) * lc_esize(dt));
+      free(z);
+    }
+    assert_true(tessera_tile_laswp(B, 0, 2, ipiv, 1) < 0);
+    assert_true(tessera_tile_laswp(B, 1, 2, ipiv, 2) < 0);
+    lc_assert_error(ctx);
+    /* gesv */
+    assert_int_equal(tessera_matrix_import(A, x.a, x.lda), 0);
+    assert_int_equal(tessera_matrix_import(B, b, n), 0);
+    assert_int_equal(tessera_tile_gesv(A, ipiv, B), 0);
+    assert_int_equal(tessera_matrix_export(B, y, n), 0);
+    res = lc_solve_resid(dt, n, nrhs, x.full, y, n, bz);
+    if (!(res < 20)) fail_msg("%s backward error %g", descr(&x, "tile_gesv", (int)nb), res);
+    assert_int_equal(tessera_matrix_destroy(B), 0);
+    /* refused: tiles that do not span the rows, B of another size */
+    assert_int_equal(tessera_matrix_create(ctx, dt, n, nrhs, nb, nb, &B), 0);
+    assert_true(tessera_tile_getrs(TESSERA_NOTRANS, A, ipiv, B) < 0);
+    lc_assert_error(ctx);
+    assert_true(tessera_tile_getrf(B, ipiv) < 0);
+    assert_int_equal(tessera_matrix_destroy(B), 0);
+    assert_int_equal(tessera_matrix_create(ctx, dt, n + 1, nrhs, n + 1, 3, &B), 0);
+    assert_true(tessera_tile_getrs(TESSERA_NOTRANS, A, ipiv, B) < 0);
+    assert_int_equal(tessera_matrix_destroy(B), 0);
+    assert_int_equal(tessera_matrix_destroy(A), 0);
+    free(b);
+    free(y);
+    free(bz);
+    free(f);
+    free(g);
+    free(ipiv);
+    free(jpiv);
+    mat_free(&x);
+  }
+  lc_finalize(ctx);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_prestate(test_getrf_sizes, &g_tiles[0]),
+      cmocka_unit_test_prestate(test_getrf_sizes, &g_tiles[1]),
+      cmocka_unit_test_prestate(test_getrf_sizes, &g_tiles[2]),
+      cmocka_unit_test(test_singular),
+      cmocka_unit_test(test_nan),
+      cmocka_unit_test(test_lu_args),
+      cmocka_unit_test(test_tile_lu),
+  };
+  tt_watchdog(600);
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
