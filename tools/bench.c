@@ -1,4 +1,4 @@
-/* tessera CLI — `tessera bench potrf`: tessera against cuSolverMg and cusolverDnXpotrf on the
+/* tessera CLI — `tessera bench potrf|getrf`: tessera against cuSolverMg and cusolverDnX on the
  * same GPUs (bench_gpu.c) or, without GPUs, against LAPACKE with the same thread count. */
 #include <lapacke.h>
 #include <math.h>
@@ -24,6 +24,21 @@ static void blas_threads(int threads) {
 #endif
 }
 
+/** LAPACKE's LU factorization of `dtype`; returns its info. */
+static int lapacke_getrf(tessera_dtype_t dtype, int n, void *a, int lda, int *ipiv) {
+  switch (dtype) {
+  case TESSERA_F32:
+    return LAPACKE_sgetrf_work(LAPACK_COL_MAJOR, n, n, a, lda, ipiv);
+  case TESSERA_F64:
+    return LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, a, lda, ipiv);
+  case TESSERA_C64:
+    return LAPACKE_cgetrf_work(LAPACK_COL_MAJOR, n, n, a, lda, ipiv);
+  case TESSERA_C128:
+    return LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, n, n, a, lda, ipiv);
+  }
+  return -1;
+}
+
 /** LAPACKE's Cholesky factorization of `dtype`; returns its info. */
 static int lapacke_potrf(tessera_dtype_t dtype, char uplo, int n, void *a, int lda) {
   switch (dtype) {
@@ -39,10 +54,12 @@ static int lapacke_potrf(tessera_dtype_t dtype, char uplo, int n, void *a, int l
   return -1;
 }
 
-/** The arrays of one size: the pristine A and the copies each side factors (ab: LAPACKE). */
+/** The arrays of one size: the pristine A and the copies each side factors (ab: LAPACKE), and
+ *  for LU the pivots of each side. */
 typedef struct {
   int64_t n, ld;
   void *a0, *at, *ab;
+  int *pt, *pb;
 } bench_arrays_t;
 
 /** What one size runs: the tessera results (LAPACK-style, then tile level), the resident
@@ -63,31 +80,43 @@ static int lapacke_rep(bench_t *b, size_t bytes) {
   memcpy(m->ab, m->a0, bytes);
   blas_threads(b->threads);
   double t0 = progress_now();
-  int status = lapacke_potrf(b->o->dtype, (char)b->o->uplo, (int)m->n, m->ab, (int)m->ld);
+  int status = b->o->routine == CMD_GETRF
+                   ? lapacke_getrf(b->o->dtype, (int)m->n, m->ab, (int)m->ld, m->pb)
+                   : lapacke_potrf(b->o->dtype, (char)b->o->uplo, (int)m->n, m->ab, (int)m->ld);
   b->r[0].baseline_seconds = fmin(b->r[0].baseline_seconds, progress_now() - t0);
   blas_threads(1);
   if (status == 0) return CLI_OK;
   progress_phase(b->prog, NULL);
-  fprintf(stderr, "tessera: LAPACKE potrf failed (info = %d)\n", status);
+  fprintf(stderr, "tessera: LAPACKE %s failed (info = %d)\n", cli_cmd_name(b->o->routine), status);
   return CLI_FAILED;
 }
 
-/** One tessera run of side k (0: tessera_potrf on a fresh copy; 1: tessera_tile_potrf on the
+/** One factorization by tessera: LAPACK-style on m->at (k 0) or tile level on b->A (k 1). */
+static int tessera_factor(bench_t *b, int k) {
+  const cli_opts_t *o = b->o;
+  const bench_arrays_t *m = b->m;
+  if (o->routine == CMD_GETRF)
+    return k ? tessera_tile_getrf(b->A, m->pt)
+             : tessera_getrf(b->ctx, o->dtype, m->n, m->n, m->at, m->ld, m->pt);
+  return k ? tessera_tile_potrf(o->uplo, b->A)
+           : tessera_potrf(b->ctx, o->uplo, o->dtype, m->n, m->at, m->ld);
+}
+
+/** One tessera run of side k (0: LAPACK-style on a fresh copy; 1: tile level on the
  *  descriptor, imported again, untimed); the time is kept unless `rep` < 0 (warm-up). */
 static int tessera_rep(bench_t *b, int k, int rep, size_t bytes) {
   const cli_opts_t *o = b->o;
   const bench_arrays_t *m = b->m;
-  const char *name = k ? "tile potrf" : "potrf";
+  const char *name = cli_cmd_name(o->routine);
   char what[32] = "warm-up";
   if (rep >= 0) snprintf(what, sizeof what, "rep %d/%d", rep + 1, o->reps);
-  progress_phase(b->prog, "tessera %s n=%lld %s", name, (long long)m->n, what);
+  progress_phase(b->prog, "tessera %s%s n=%lld %s", k ? "tile " : "", name, (long long)m->n, what);
   int status = 0;
   if (k == 0) memcpy(m->at, m->a0, bytes);
   if (k == 1 && (status = tessera_matrix_import(b->A, m->a0, m->ld)))
     return cli_report(b->ctx, b->prog, "matrix import", status);
   double t0 = progress_now();
-  status = k ? tessera_tile_potrf(o->uplo, b->A)
-             : tessera_potrf(b->ctx, o->uplo, o->dtype, m->n, m->at, m->ld);
+  status = tessera_factor(b, k);
   double t = progress_now() - t0;
   if (status) return cli_report(b->ctx, b->prog, name, status);
   if (rep >= 0) b->r[k].seconds = fmin(b->r[k].seconds, t);
@@ -103,8 +132,8 @@ static int bench_reps(bench_t *b, int warmup) {
     for (int k = b->o->resident == 2; k < (b->A ? 2 : 1); k++)
       if (tessera_rep(b, k, rep, bytes)) return CLI_FAILED;
     if (b->threads > 0 && rep >= 0) {
-      progress_phase(b->prog, "LAPACKE potrf n=%lld rep %d/%d", (long long)m->n, rep + 1,
-                     b->o->reps);
+      progress_phase(b->prog, "LAPACKE %s n=%lld rep %d/%d", cli_cmd_name(b->o->routine),
+                     (long long)m->n, rep + 1, b->o->reps);
       if (lapacke_rep(b, bytes)) return CLI_FAILED;
     }
   }
@@ -137,7 +166,7 @@ static void set_baselines(bench_t *b, int gpus, const gpu_baseline_t *g) {
 static int report(bench_t *b) {
   const cli_opts_t *o = b->o;
   const bench_arrays_t *m = b->m;
-  double flops = cli_flops(CMD_POTRF, o->dtype, m->n, 0);
+  double flops = cli_flops(o->routine, o->dtype, m->n, 0);
   for (int k = o->resident == 2; k < (b->A ? 2 : 1); k++) {
     cli_result_t *r = &b->r[k];
     r->gflops = rate(flops, r->seconds);
@@ -146,7 +175,9 @@ static int report(bench_t *b) {
     progress_phase(b->prog, "residual");
     int status = k ? tessera_matrix_export(b->A, m->at, m->ld) : 0;
     if (status) return cli_report(b->ctx, b->prog, "matrix export", status);
-    r->residual = residual_potrf(o->dtype, o->uplo, m->n, m->a0, m->ld, m->at, m->ld);
+    r->residual = o->routine == CMD_GETRF
+                      ? residual_getrf(o->dtype, m->n, m->a0, m->ld, m->at, m->ld, m->pt)
+                      : residual_potrf(o->dtype, o->uplo, m->n, m->a0, m->ld, m->at, m->ld);
     progress_phase(b->prog, NULL);
     cli_print_result(o, r);
   }
@@ -162,7 +193,7 @@ static int gpu_baselines(tessera_context_t **ctx, const cli_opts_t *o, int gpus,
   int status = tessera_finalize(*ctx);
   *ctx = NULL;
   if (status < 0) return cli_report(NULL, prog, "finalize", status);
-  bench_gpu_potrf(o, gpus, m->n, m->a0, m->ld, prog, g);
+  bench_gpu_factor(o, gpus, m->n, m->a0, m->ld, prog, g);
   progress_phase(prog, "restarting tessera");
   return cli_context_again(o, ctx);
 }
@@ -171,21 +202,32 @@ static int gpu_baselines(tessera_context_t **ctx, const cli_opts_t *o, int gpus,
  *  threads (0: none) or the GPU baselines on `gpus` GPUs (0: none). */
 static int bench_size(tessera_context_t **ctx, const cli_opts_t *o, int64_t n, int threads,
                       int gpus, int warmup, cli_progress_t *prog) {
-  bench_arrays_t m = {n, n > 0 ? n : 1, NULL, NULL, NULL};
+  bench_arrays_t m = {n, n > 0 ? n : 1, NULL, NULL, NULL, NULL, NULL};
+  const int lu = o->routine == CMD_GETRF;
   bench_t b = {NULL, o, &m, NULL, gpus > 0 ? 0 : threads, prog, {{0}}};
   gpu_baseline_t g = {INFINITY, 0, INFINITY};
   int rc = CLI_OK, status;
   if (!(m.a0 = cli_alloc(o->dtype, m.ld, n)) || !(m.at = cli_alloc(o->dtype, m.ld, n)) ||
       (b.threads > 0 && !(m.ab = cli_alloc(o->dtype, m.ld, n))))
     rc = CLI_FAILED;
+  if (rc == CLI_OK && lu &&
+      (!(m.pt = calloc((size_t)m.ld, sizeof(int))) ||
+       !(m.pb = calloc((size_t)m.ld, sizeof(int))))) {
+    fprintf(stderr, "tessera: out of memory for the pivots\n");
+    rc = CLI_FAILED;
+  }
   if (rc == CLI_OK) {
     progress_phase(prog, "generating n=%lld", (long long)n);
-    gen_spd(o->dtype, n, m.a0, m.ld, GEN_SEED_A);
+    if (lu)
+      gen_dense(o->dtype, n, n, m.a0, m.ld, GEN_SEED_A);
+    else
+      gen_spd(o->dtype, n, m.a0, m.ld, GEN_SEED_A);
     if (gpus > 0) rc = gpu_baselines(ctx, o, gpus, &m, prog, &g);
   }
   int tile = rc == CLI_OK ? tessera_tile_for(*ctx, n) : 0;
   if (rc == CLI_OK && o->resident &&
-      (status = tessera_matrix_create(*ctx, o->dtype, n, n, tile, tile, &b.A)))
+      (status =
+           tessera_matrix_create(*ctx, o->dtype, n, n, lu ? (n > 1 ? n : 1) : tile, tile, &b.A)))
     rc = cli_report(*ctx, prog, "matrix create", status);
   if (rc == CLI_OK) {
     b.ctx = *ctx;
@@ -206,6 +248,8 @@ static int bench_size(tessera_context_t **ctx, const cli_opts_t *o, int64_t n, i
   free(m.a0);
   free(m.at);
   free(m.ab);
+  free(m.pt);
+  free(m.pb);
   return rc;
 }
 
@@ -223,18 +267,23 @@ int cli_bench(const cli_opts_t *o) {
   if (o->no_baseline) threads = gpus = 0;
   blas_threads(1);
   if (!o->json) {
-    printf("# potrf %s, uplo %c: tessera (%d workers, %d GPUs)", tessera_dtype_name(o->dtype),
-           (char)o->uplo, tessera_worker_count(ctx), tessera_accelerator_count(ctx));
+    const int lu = o->routine == CMD_GETRF;
+    printf("# %s %s", cli_cmd_name(o->routine), tessera_dtype_name(o->dtype));
+    if (!lu) printf(", uplo %c", (char)o->uplo);
+    printf(": tessera (%d workers, %d GPUs)", tessera_worker_count(ctx),
+           tessera_accelerator_count(ctx));
     if (gpus > 0)
-      printf(" against cusolverMg (cusolverMgPotrf, %d GPUs, tile 1024 or 2048, the better) and "
-             "cusolverDn (cusolverDnXpotrf, GPU 0), matrix already on the GPUs, after a warm-up",
-             gpus);
+      printf(" against cusolverMg (cusolverMg%s, %d GPUs, tile %s, the better) and cusolverDn "
+             "(cusolverDnX%s, GPU 0), matrix already on the GPUs, after a warm-up",
+             lu ? "Getrf" : "Potrf", gpus, lu ? "256 or 512" : "1024 or 2048",
+             cli_cmd_name(o->routine));
     else if (threads > 0)
       printf(" against LAPACKE (threads: %d)", threads);
     printf(", best of %d\n", o->reps);
     if (o->resident)
-      printf("# api lapack: tessera_potrf on a host array; api tile: tessera_tile_potrf on a "
-             "descriptor made once, imported before each run (untimed)\n");
+      printf("# api lapack: tessera_%s on a host array; api tile: tessera_tile_%s on a "
+             "descriptor made once, imported before each run (untimed)\n",
+             cli_cmd_name(o->routine), cli_cmd_name(o->routine));
   }
   cli_print_header(o,
                    gpus > 0      ? "cusolverMg"

@@ -1,4 +1,4 @@
-/* tessera CLI — the GPU baselines of `tessera bench potrf`: cuSolverMg and cusolverDnXpotrf.
+/* tessera CLI — the GPU baselines of `tessera bench potrf|getrf`: cuSolverMg and cusolverDnX.
  *
  * Timed as in shared/reference/cusolver_baseline.cu: the matrix is already on the GPUs (copied
  * before each run, untimed), every GPU used is synchronized before and after the call, one
@@ -21,13 +21,13 @@
 
 enum { MAX_GPUS = 64 };
 
-/** cuSolverMg tile sizes tried; the best is kept. */
-static const int mg_tiles[] = {1024, 2048};
+/** cuSolverMg tile sizes tried, potrf's and getrf's (its largest is 512); the best is kept. */
+static const int mg_tiles[2][2] = {{1024, 2048}, {256, 512}};
 
 /** One baseline solver: cuSolverMg when `is_mg` is set, else cusolverDn on GPU 0. */
 typedef struct {
   const cli_opts_t *o;
-  int is_mg;
+  int is_mg, lu;        /**< lu: getrf, else potrf */
   int64_t n, lda, tile; /**< tile: columns per block (cusolverDn: n, one block) */
   const void *a;        /**< the pristine host matrix */
   size_t es;            /**< bytes per element */
@@ -38,7 +38,8 @@ typedef struct {
   int64_t lwork; /**< cuSolverMg: elements of work[g]; cusolverDn: bytes of work[0] */
   cusolverMgHandle_t mg;
   cudaLibMgGrid_t grid;
-  cudaLibMgMatrixDesc_t desc;
+  cudaLibMgMatrixDesc_t desc, pdesc; /**< pdesc: getrf's pivots */
+  int *ipiv[MAX_GPUS];               /**< getrf's pivots (cusolverDn: 64-bit, on GPU 0) */
   cusolverDnHandle_t dn;
   cusolverDnParams_t params;
   void *host_work;
@@ -93,9 +94,15 @@ static int mg_setup(solver_t *s) {
       CK(s, cusolverMgCreateMatrixDesc(&s->desc, s->n, s->n, s->n, s->tile, s->dt, s->grid)))
     return -1;
   for (int g = 0; g < s->gpus; g++)
-    if (dev_alloc(s, g, &s->A[g], (size_t)(s->n * s->tile * per_gpu) * s->es)) return -1;
-  if (CK(s, cusolverMgPotrf_bufferSize(s->mg, s->uplo, (int)s->n, s->A, 1, 1, s->desc, s->dt,
-                                       &s->lwork)))
+    if (dev_alloc(s, g, &s->A[g], (size_t)(s->n * s->tile * per_gpu) * s->es) ||
+        (s->lu && dev_alloc(s, g, (void **)&s->ipiv[g], (size_t)(s->tile * per_gpu) * sizeof(int))))
+      return -1;
+  if (s->lu ? CK(s,
+                 cusolverMgCreateMatrixDesc(&s->pdesc, 1, s->n, 1, s->tile, CUDA_R_32I, s->grid)) ||
+                  CK(s, cusolverMgGetrf_bufferSize(s->mg, (int)s->n, (int)s->n, s->A, 1, 1, s->desc,
+                                                   s->ipiv, s->dt, &s->lwork))
+            : CK(s, cusolverMgPotrf_bufferSize(s->mg, s->uplo, (int)s->n, s->A, 1, 1, s->desc,
+                                               s->dt, &s->lwork)))
     return -1;
   for (int g = 0; g < s->gpus; g++)
     if (dev_alloc(s, g, &s->work[g], (size_t)s->lwork * s->es)) return -1;
@@ -108,8 +115,11 @@ static int dn_setup(solver_t *s) {
   if (dev_alloc(s, 0, &s->A[0], (size_t)(s->n * s->n) * s->es) ||
       dev_alloc(s, 0, (void **)&s->dev_info, sizeof(int)) || CK(s, cusolverDnCreate(&s->dn)) ||
       CK(s, cusolverDnCreateParams(&s->params)) ||
-      CK(s, cusolverDnXpotrf_bufferSize(s->dn, s->params, s->uplo, s->n, s->dt, s->A[0], s->n,
-                                        s->dt, &dev_bytes, &s->host_bytes)) ||
+      (s->lu ? dev_alloc(s, 0, (void **)&s->ipiv[0], (size_t)s->n * sizeof(int64_t)) ||
+                   CK(s, cusolverDnXgetrf_bufferSize(s->dn, s->params, s->n, s->n, s->dt, s->A[0],
+                                                     s->n, s->dt, &dev_bytes, &s->host_bytes))
+             : CK(s, cusolverDnXpotrf_bufferSize(s->dn, s->params, s->uplo, s->n, s->dt, s->A[0],
+                                                 s->n, s->dt, &dev_bytes, &s->host_bytes))) ||
       dev_alloc(s, 0, &s->work[0], dev_bytes))
     return -1;
   s->lwork = (int64_t)dev_bytes;
@@ -123,7 +133,9 @@ static void solver_free(solver_t *s) {
     cudaSetDevice(s->devs[g]);
     if (s->A[g]) cudaFree(s->A[g]);
     if (s->work[g]) cudaFree(s->work[g]);
+    if (s->ipiv[g]) cudaFree(s->ipiv[g]);
   }
+  if (s->pdesc) cusolverMgDestroyMatrixDesc(s->pdesc);
   if (s->dev_info) cudaFree(s->dev_info);
   if (s->desc) cusolverMgDestroyMatrixDesc(s->desc);
   if (s->grid) cusolverMgDestroyGrid(s->grid);
@@ -140,20 +152,28 @@ static int run_once(solver_t *s, double *seconds, int *info) {
   if (upload(s) || sync_all(s)) return -1;
   double t0 = progress_now();
   if (s->is_mg) {
-    if (CK(s, cusolverMgPotrf(s->mg, s->uplo, (int)s->n, s->A, 1, 1, s->desc, s->dt, s->work,
-                              s->lwork, info)))
+    if (s->lu ? CK(s, cusolverMgGetrf(s->mg, (int)s->n, (int)s->n, s->A, 1, 1, s->desc, s->ipiv,
+                                      s->dt, s->work, s->lwork, info))
+              : CK(s, cusolverMgPotrf(s->mg, s->uplo, (int)s->n, s->A, 1, 1, s->desc, s->dt,
+                                      s->work, s->lwork, info)))
       return -1;
   } else if (CK(s, cudaSetDevice(0)) ||
-             CK(s, cusolverDnXpotrf(s->dn, s->params, s->uplo, s->n, s->dt, s->A[0], s->n, s->dt,
-                                    s->work[0], (size_t)s->lwork, s->host_work, s->host_bytes,
-                                    s->dev_info))) {
+             (s->lu ? CK(s, cusolverDnXgetrf(s->dn, s->params, s->n, s->n, s->dt, s->A[0], s->n,
+                                             (int64_t *)(void *)s->ipiv[0], s->dt, s->work[0],
+                                             (size_t)s->lwork, s->host_work, s->host_bytes,
+                                             s->dev_info))
+                    : CK(s, cusolverDnXpotrf(s->dn, s->params, s->uplo, s->n, s->dt, s->A[0], s->n,
+                                             s->dt, s->work[0], (size_t)s->lwork, s->host_work,
+                                             s->host_bytes, s->dev_info)))) {
     return -1;
   }
   if (sync_all(s)) return -1;
   *seconds = progress_now() - t0;
   if (!s->is_mg && CK(s, cudaMemcpy(info, s->dev_info, sizeof(int), cudaMemcpyDeviceToHost)))
     return -1;
-  if (*info) snprintf(s->err, sizeof s->err, "info = %d (not positive definite?)", *info);
+  if (*info)
+    snprintf(s->err, sizeof s->err, "info = %d (%s)", *info,
+             s->lu ? "singular" : "not positive definite?");
   return *info ? -1 : 0;
 }
 
@@ -194,8 +214,8 @@ static void enable_peers(int gpus) {
   cudaGetLastError();
 }
 
-void bench_gpu_potrf(const cli_opts_t *o, int gpus, int64_t n, const void *a, int64_t lda,
-                     cli_progress_t *prog, gpu_baseline_t *out) {
+void bench_gpu_factor(const cli_opts_t *o, int gpus, int64_t n, const void *a, int64_t lda,
+                      cli_progress_t *prog, gpu_baseline_t *out) {
   static const cudaDataType types[TESSERA_NUM_DTYPES] = {[TESSERA_F32] = CUDA_R_32F,
                                                          [TESSERA_F64] = CUDA_R_64F,
                                                          [TESSERA_C64] = CUDA_C_32F,
@@ -207,6 +227,7 @@ void bench_gpu_potrf(const cli_opts_t *o, int gpus, int64_t n, const void *a, in
                    .n = n,
                    .lda = lda,
                    .a = a,
+                   .lu = o->routine == CMD_GETRF,
                    .es = tessera_dtype_size(o->dtype),
                    .dt = types[o->dtype]};
   base.uplo = o->uplo == TESSERA_LOWER ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER;
@@ -216,14 +237,15 @@ void bench_gpu_potrf(const cli_opts_t *o, int gpus, int64_t n, const void *a, in
   int pinned = cudaHostRegister((void *)a, bytes, cudaHostRegisterDefault) == cudaSuccess;
   cudaGetLastError();
   enable_peers(gpus);
-  for (size_t i = 0; i < sizeof mg_tiles / sizeof mg_tiles[0]; i++) {
-    if (i > 0 && n <= mg_tiles[i - 1]) break; /* one block either way */
+  const int *tiles = mg_tiles[base.lu];
+  for (size_t i = 0; i < 2; i++) {
+    if (i > 0 && n <= tiles[i - 1]) break; /* one block either way */
     solver_t s = base;
     s.is_mg = 1;
     s.gpus = gpus;
-    s.tile = mg_tiles[i];
+    s.tile = tiles[i];
     double t = time_solver(&s, "cusolverMg", prog);
-    if (t < out->mg_seconds) out->mg_seconds = t, out->mg_tile = mg_tiles[i];
+    if (t < out->mg_seconds) out->mg_seconds = t, out->mg_tile = tiles[i];
   }
   solver_t s = base;
   s.gpus = 1;
@@ -235,8 +257,8 @@ void bench_gpu_potrf(const cli_opts_t *o, int gpus, int64_t n, const void *a, in
 
 #else /* no CUDA backend: no GPU baselines */
 
-void bench_gpu_potrf(const cli_opts_t *o, int gpus, int64_t n, const void *a, int64_t lda,
-                     cli_progress_t *prog, gpu_baseline_t *out) {
+void bench_gpu_factor(const cli_opts_t *o, int gpus, int64_t n, const void *a, int64_t lda,
+                      cli_progress_t *prog, gpu_baseline_t *out) {
   (void)o, (void)gpus, (void)n, (void)a, (void)lda, (void)prog;
   *out = (gpu_baseline_t){INFINITY, 0, INFINITY};
 }

@@ -20,6 +20,8 @@ typedef enum {
   CMD_POTRF,
   CMD_POTRS,
   CMD_POSV,
+  CMD_GETRF,
+  CMD_GESV,
   CMD_BENCH,
   CMD_DEMO,
   CMD_GEN,
@@ -30,7 +32,7 @@ typedef enum {
 /** Parsed command line. */
 typedef struct {
   cli_cmd_t cmd;
-  cli_cmd_t routine; /**< routine run (potrf, potrs or posv) */
+  cli_cmd_t routine; /**< routine run (potrf, potrs, posv, getrf or gesv) */
   int64_t sizes[CLI_MAX_SIZES];
   int nsizes; /**< 0: the subcommand's default */
   int nrhs;   /**< -1: the subcommand's default */
@@ -92,6 +94,11 @@ void *cli_alloc(tessera_dtype_t dtype, int64_t rows, int64_t cols);
 
 /** Bytes of physical memory of this machine (0 when unknown). */
 double cli_host_memory(void);
+
+/** Whether `routine` is an LU routine (getrf, gesv): a general matrix, pivots. */
+static inline int cli_is_lu(cli_cmd_t routine) {
+  return routine == CMD_GETRF || routine == CMD_GESV;
+}
 
 /** Floating-point operations of `routine` on an n x n matrix with nrhs right-hand sides. */
 double cli_flops(cli_cmd_t routine, tessera_dtype_t dtype, int64_t n, int64_t nrhs);

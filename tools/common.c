@@ -9,8 +9,8 @@
 #include "gen.h"
 
 /** Names of the subcommands, indexed by cli_cmd_t. */
-static const char *const cmd_names[CMD_COUNT] = {"info",  "potrf", "potrs", "posv",
-                                                 "bench", "demo",  "gen",   "trace"};
+static const char *const cmd_names[CMD_COUNT] = {"info", "potrf", "potrs", "posv", "getrf",
+                                                 "gesv", "bench", "demo",  "gen",  "trace"};
 
 /** Names of the device kinds, indexed by tessera_device_kind_t. */
 static const char *const kind_names[TESSERA_DEVICE_KINDS] = {"cpu", "cuda", "sim"};
@@ -118,13 +118,17 @@ void *cli_alloc(tessera_dtype_t dtype, int64_t rows, int64_t cols) {
 }
 
 double cli_flops(cli_cmd_t routine, tessera_dtype_t dtype, int64_t n, int64_t nrhs) {
-  double dn = (double)n, factor = dn * dn * dn / 3.0, solve = 2.0 * dn * dn * (double)nrhs;
-  double flops = routine == CMD_POTRF ? factor : routine == CMD_POTRS ? solve : factor + solve;
+  const double dn = (double)n, solve = 2.0 * dn * dn * (double)nrhs;
+  const double factor = (cli_is_lu(routine) ? 2.0 : 1.0) * dn * dn * dn / 3.0;
+  double flops = routine == CMD_POTRF || routine == CMD_GETRF ? factor
+                 : routine == CMD_POTRS                       ? solve
+                                                              : factor + solve;
   return tessera_dtype_is_complex(dtype) ? 4.0 * flops : flops;
 }
 
 void cli_result_init(cli_result_t *r, const cli_opts_t *o, const tessera_context_t *ctx) {
   *r = (cli_result_t){.routine = cli_cmd_name(o->routine), .dtype = o->dtype, .uplo = o->uplo};
+  if (cli_is_lu(o->routine)) r->uplo = (tessera_uplo_t)'-'; /* no triangle */
   r->tile = tessera_default_tile(ctx);
   r->workers = tessera_worker_count(ctx);
   for (int k = 0; k < TESSERA_DEVICE_KINDS; k++)

@@ -10,7 +10,7 @@
 #include "cli.h"
 
 #define BIT(c) (1u << (c))
-#define RUNS (BIT(CMD_POTRF) | BIT(CMD_POTRS) | BIT(CMD_POSV))
+#define RUNS (BIT(CMD_POTRF) | BIT(CMD_POTRS) | BIT(CMD_POSV) | BIT(CMD_GETRF) | BIT(CMD_GESV))
 #define CTX (RUNS | BIT(CMD_INFO) | BIT(CMD_BENCH) | BIT(CMD_DEMO))
 
 /** The subcommands: name, what follows it on the usage line, and what it does. */
@@ -28,8 +28,11 @@ static const struct {
     {"potrs", CMD_POTRS, cli_solve, "[options]",
      "solves A X = B with the Cholesky factor of A (factored first, not timed)"},
     {"posv", CMD_POSV, cli_solve, "[options]", "factors A and solves A X = B in one call"},
-    {"bench", CMD_BENCH, cli_bench, "potrf [options]",
-     "tessera against cuSolverMg (same GPUs) and cusolverDnXpotrf (GPU 0), their matrix\n"
+    {"getrf", CMD_GETRF, cli_solve, "[options]",
+     "LU factorization with partial pivoting of a generated or .npy general matrix"},
+    {"gesv", CMD_GESV, cli_solve, "[options]", "LU-factors a general A and solves A X = B"},
+    {"bench", CMD_BENCH, cli_bench, "potrf|getrf [options]",
+     "tessera against cuSolverMg (same GPUs) and cusolverDnX (GPU 0), their matrix\n"
      "already on the GPUs; without GPUs, against LAPACKE with the same thread count"},
     {"demo", CMD_DEMO, cli_demo, "[options]", "f64 posv on every device, checks the residual"},
     {"gen", CMD_GEN, cli_gen, "--output FILE [options]",
@@ -80,7 +83,8 @@ static const struct {
      "--n N            matrix order (bench: N1,N2,...; default 1000, bench and demo 4096;\n"
      "                   info: order of the gemm measured, 0 skips it, default 2048, 16384\n"
      "                   with GPUs)"},
-    {"--nrhs", F_NRHS, 1, BIT(CMD_POTRS) | BIT(CMD_POSV) | BIT(CMD_DEMO) | BIT(CMD_GEN), 0,
+    {"--nrhs", F_NRHS, 1,
+     BIT(CMD_POTRS) | BIT(CMD_POSV) | BIT(CMD_GESV) | BIT(CMD_DEMO) | BIT(CMD_GEN), 0,
      "--nrhs K         right-hand sides (default 1)"},
     {"--dtype", F_DTYPE, 1, RUNS | BIT(CMD_BENCH) | BIT(CMD_DEMO) | BIT(CMD_GEN), 0,
      "--dtype s|d|c|z  element type f32, f64, c64, c128 (default d)"},
@@ -88,11 +92,13 @@ static const struct {
     {"--uplo", F_UPLO, 1, RUNS | BIT(CMD_BENCH) | BIT(CMD_DEMO), 0,
      "--uplo L|U       triangle factored (default L)"},
     {"--input", F_INPUT, 1, RUNS, 0,
-     "--input a.npy    square matrix to use instead of a generated one"},
-    {"--rhs", F_RHS, 1, BIT(CMD_POTRS) | BIT(CMD_POSV), 0,
+     "--input a.npy    square matrix to use instead of a generated one (potrf, potrs, posv:\n"
+     "                   its --uplo triangle, made Hermitian; getrf, gesv: as it is)"},
+    {"--rhs", F_RHS, 1, BIT(CMD_POTRS) | BIT(CMD_POSV) | BIT(CMD_GESV), 0,
      "--rhs b.npy      right-hand sides (n or n x K) instead of generated ones"},
     {"--output", F_OUTPUT, 1, RUNS | BIT(CMD_GEN) | BIT(CMD_TRACE), 0,
-     "--output x.npy   writes the factor (potrf), the solution (potrs, posv) or the matrix"},
+     "--output x.npy   writes the factor (potrf; getrf: L and U in one matrix), the\n"
+     "                   solution (potrs, posv, gesv) or the matrix"},
     {"-o", F_OUTPUT, 1, RUNS | BIT(CMD_GEN) | BIT(CMD_TRACE), 0,
      "-o FILE          the same as --output (trace: the SVG)"},
     {"--reps", F_REPS, 1, RUNS | BIT(CMD_BENCH), 1,
@@ -284,7 +290,8 @@ static int parse_options(int argc, char **argv, int i, cli_opts_t *o) {
 
 /** Fills in the defaults that depend on the subcommand and checks combinations. */
 static int finish_options(cli_opts_t *o) {
-  static const int64_t default_n[CMD_COUNT] = {-1, 1000, 1000, 1000, 4096, 4096, 1000, 0};
+  static const int64_t default_n[CMD_COUNT] = {-1,   1000, 1000, 1000, 1000,
+                                               1000, 4096, 4096, 1000, 0};
   if (o->input && o->nsizes) return usage_error("--n and --input exclude each other");
   if (o->rhs && o->nrhs >= 0) return usage_error("--nrhs and --rhs exclude each other");
   if (o->nsizes == 0) o->sizes[o->nsizes++] = default_n[o->cmd];
@@ -297,9 +304,13 @@ static int finish_options(cli_opts_t *o) {
   if (o->cmd == CMD_GEN && !o->output) return usage_error("gen needs --output FILE");
   if (o->cmd == CMD_TRACE && !o->input) return usage_error("trace needs a trace file: FILE.json");
   if (o->cmd == CMD_TRACE && !o->output) return usage_error("trace needs -o FILE.svg");
-  if (o->cmd == CMD_POTRF || o->cmd == CMD_POTRS || o->cmd == CMD_POSV) o->routine = o->cmd;
+  if ((RUNS & BIT(o->cmd)) != 0) o->routine = o->cmd;
   if (o->cmd == CMD_DEMO) o->routine = CMD_POSV;
-  if (o->nrhs < 0) o->nrhs = o->routine == CMD_POTRF ? 0 : 1;
+  if (o->nrhs < 0) o->nrhs = o->routine == CMD_POTRF || o->routine == CMD_GETRF ? 0 : 1;
+  if (o->out_of_core && o->routine != CMD_POTRF) return usage_error("--out-of-core is potrf's");
+  if (o->grid_p && cli_is_lu(o->routine))
+    return usage_error("--grid: %s runs on the processes of one context only",
+                       cli_cmd_name(o->routine));
   return 0;
 }
 
@@ -340,8 +351,9 @@ int main(int argc, char **argv) {
       return CLI_OK;
     }
   if (o.cmd == CMD_BENCH && i < argc && argv[i][0] != '-') {
-    if (strcmp(argv[i], "potrf") != 0)
-      return usage_error("bench: unsupported routine '%s' (supported: potrf)", argv[i]);
+    if (strcmp(argv[i], "potrf") != 0 && strcmp(argv[i], "getrf") != 0)
+      return usage_error("bench: unsupported routine '%s' (supported: potrf, getrf)", argv[i]);
+    o.routine = strcmp(argv[i], "getrf") == 0 ? CMD_GETRF : CMD_POTRF;
     i++;
   }
   int rc = parse_options(argc, argv, i, &o);

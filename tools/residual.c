@@ -1,4 +1,4 @@
-/* tessera CLI — relative residuals of Cholesky factorizations and solves. */
+/* tessera CLI — relative residuals of Cholesky and LU factorizations and of solves. */
 #include "residual.h"
 
 #include <cblas.h>
@@ -13,15 +13,15 @@ double residual_eps(tessera_dtype_t dtype) {
   return dtype == TESSERA_F32 || dtype == TESSERA_C64 ? FLT_EPSILON : DBL_EPSILON;
 }
 
-/** x = op(T) x, T the `uplo` triangle of the n x n `a` (non-unit diagonal). */
-static void trmv(tessera_dtype_t dtype, enum CBLAS_UPLO uplo, enum CBLAS_TRANSPOSE trans, int n,
-                 const void *a, int lda, void *x) {
+/** x = op(T) x, T the `uplo` triangle of the n x n `a` (diagonal `diag`). */
+static void trmv(tessera_dtype_t dtype, enum CBLAS_UPLO uplo, enum CBLAS_TRANSPOSE trans,
+                 enum CBLAS_DIAG diag, int n, const void *a, int lda, void *x) {
   /* clang-format off */
   switch (dtype) {
-  case TESSERA_F32: cblas_strmv(CblasColMajor, uplo, trans, CblasNonUnit, n, a, lda, x, 1); break;
-  case TESSERA_F64: cblas_dtrmv(CblasColMajor, uplo, trans, CblasNonUnit, n, a, lda, x, 1); break;
-  case TESSERA_C64: cblas_ctrmv(CblasColMajor, uplo, trans, CblasNonUnit, n, a, lda, x, 1); break;
-  case TESSERA_C128: cblas_ztrmv(CblasColMajor, uplo, trans, CblasNonUnit, n, a, lda, x, 1); break;
+  case TESSERA_F32: cblas_strmv(CblasColMajor, uplo, trans, diag, n, a, lda, x, 1); break;
+  case TESSERA_F64: cblas_dtrmv(CblasColMajor, uplo, trans, diag, n, a, lda, x, 1); break;
+  case TESSERA_C64: cblas_ctrmv(CblasColMajor, uplo, trans, diag, n, a, lda, x, 1); break;
+  case TESSERA_C128: cblas_ztrmv(CblasColMajor, uplo, trans, diag, n, a, lda, x, 1); break;
   }
   /* clang-format on */
 }
@@ -90,8 +90,8 @@ double residual_potrf(tessera_dtype_t dtype, tessera_uplo_t uplo, int64_t n, con
   memcpy(w, v, bytes);
   int lower = uplo == TESSERA_LOWER;
   enum CBLAS_UPLO cu = lower ? CblasLower : CblasUpper;
-  trmv(dtype, cu, lower ? CblasConjTrans : CblasNoTrans, (int)n, f, (int)ldf, w);
-  trmv(dtype, cu, lower ? CblasNoTrans : CblasConjTrans, (int)n, f, (int)ldf, w);
+  trmv(dtype, cu, lower ? CblasConjTrans : CblasNoTrans, CblasNonUnit, (int)n, f, (int)ldf, w);
+  trmv(dtype, cu, lower ? CblasNoTrans : CblasConjTrans, CblasNonUnit, (int)n, f, (int)ldf, w);
   gemm_sub(dtype, (int)n, 1, (int)n, a, (int)lda, v, (int)n, w, (int)n);
   double res = ratio(norm1(dtype, n, 1, w, n), norm1(dtype, n, n, a, lda), norm1(dtype, n, 1, v, n),
                      n, residual_eps(dtype));
@@ -116,5 +116,36 @@ double residual_solve(tessera_dtype_t dtype, int64_t n, int64_t nrhs, const void
     if (!(q <= res)) res = q;
   }
   free(r);
+  return res;
+}
+
+double residual_getrf(tessera_dtype_t dtype, int64_t n, const void *a, int64_t lda, const void *f,
+                      int64_t ldf, const int *ipiv) {
+  if (n == 0) return 0;
+  const size_t es = tessera_dtype_size(dtype), bytes = (size_t)n * es;
+  char *v = malloc(bytes), *w = malloc(bytes), *t = malloc(es);
+  if (!v || !w || !t) {
+    free(v);
+    free(w);
+    free(t);
+    return -1;
+  }
+  gen_dense(dtype, n, 1, v, n, GEN_SEED_V);
+  memcpy(w, v, bytes);
+  /* w = Pᵀ L U v, then A v − w */
+  trmv(dtype, CblasUpper, CblasNoTrans, CblasNonUnit, (int)n, f, (int)ldf, w);
+  trmv(dtype, CblasLower, CblasNoTrans, CblasUnit, (int)n, f, (int)ldf, w);
+  for (int64_t i = n - 1; i >= 0; i--) {
+    const size_t p = (size_t)(ipiv[i] - 1) * es, q = (size_t)i * es;
+    memcpy(t, w + q, es);
+    memcpy(w + q, w + p, es);
+    memcpy(w + p, t, es);
+  }
+  gemm_sub(dtype, (int)n, 1, (int)n, a, (int)lda, v, (int)n, w, (int)n);
+  double res = ratio(norm1(dtype, n, 1, w, n), norm1(dtype, n, n, a, lda), norm1(dtype, n, 1, v, n),
+                     n, residual_eps(dtype));
+  free(v);
+  free(w);
+  free(t);
   return res;
 }

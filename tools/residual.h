@@ -1,4 +1,4 @@
-/* tessera CLI — relative residuals of Cholesky factorizations and solves (via CBLAS). */
+/* tessera CLI — relative residuals of Cholesky and LU factorizations and of solves (CBLAS). */
 #ifndef TESSERA_TOOLS_RESIDUAL_H
 #define TESSERA_TOOLS_RESIDUAL_H
 
@@ -15,6 +15,12 @@ double residual_eps(tessera_dtype_t dtype);
  *  Returns a negative value when memory runs out. */
 double residual_potrf(tessera_dtype_t dtype, tessera_uplo_t uplo, int64_t n, const void *a,
                       int64_t lda, const void *f, int64_t ldf);
+
+/** ‖(A − Pᵀ L U) v‖₁ / (‖A‖₁ ‖v‖₁ n ε) for a generated vector v, where L (unit lower) and U
+ *  are the LU factors in `f` and ipiv getrf's 1-based pivots of the n x n `a`. Costs O(n²).
+ *  Returns a negative value when memory runs out. */
+double residual_getrf(tessera_dtype_t dtype, int64_t n, const void *a, int64_t lda, const void *f,
+                      int64_t ldf, const int *ipiv);
 
 /** max over columns j of ‖A x_j − b_j‖₁ / (‖A‖₁ ‖x_j‖₁ n ε), `a` the full Hermitian n x n A,
  *  x and b n x nrhs. Returns a negative value when memory runs out. */

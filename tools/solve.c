@@ -1,4 +1,4 @@
-/* tessera CLI — potrf, potrs, posv, demo and gen on a generated or .npy matrix. */
+/* tessera CLI — potrf, potrs, posv, getrf, gesv, demo and gen on a generated or .npy matrix. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,8 +13,9 @@
 typedef struct {
   tessera_dtype_t dtype;
   int64_t n, nrhs, ld; /**< ld = max(1, n) for every array */
-  void *a0, *a;        /**< the full Hermitian A, and the array the routine overwrites */
+  void *a0, *a;        /**< the full A (Hermitian but for LU), and the array overwritten */
   void *b0, *b;        /**< the right-hand sides, and the array that receives X */
+  int *ipiv;           /**< LU: the pivots */
 } problem_t;
 
 static void problem_free(problem_t *p) {
@@ -22,6 +23,7 @@ static void problem_free(problem_t *p) {
   free(p->a);
   free(p->b0);
   free(p->b);
+  free(p->ipiv);
 }
 
 /** Reads a .npy operand of `rows` rows (any when rows < 0) and dtype `dtype` (any when
@@ -65,12 +67,19 @@ static int prepare(const cli_opts_t *o, problem_t *p, cli_progress_t *prog) {
   p->ld = p->n > 0 ? p->n : 1;
   progress_phase(prog, "generating n=%lld", (long long)p->n);
   if (!p->a0 && !(p->a0 = cli_alloc(p->dtype, p->ld, p->n))) return CLI_FAILED;
-  if (o->input)
+  const int lu = cli_is_lu(o->routine);
+  if (lu && !o->input)
+    gen_dense(p->dtype, p->n, p->n, p->a0, p->ld, GEN_SEED_A);
+  else if (o->input && !lu)
     gen_mirror(p->dtype, o->uplo, p->n, p->a0, p->ld);
-  else
+  else if (!o->input)
     gen_spd(p->dtype, p->n, p->a0, p->ld, GEN_SEED_A);
   if (!(p->a = cli_alloc(p->dtype, p->ld, p->n))) return CLI_FAILED;
-  if (o->routine == CMD_POTRF) return CLI_OK;
+  if (lu && !(p->ipiv = calloc((size_t)p->ld, sizeof *p->ipiv))) {
+    fprintf(stderr, "tessera: out of memory for the pivots\n");
+    return CLI_FAILED;
+  }
+  if (o->routine == CMD_POTRF || o->routine == CMD_GETRF) return CLI_OK;
   p->nrhs = o->nrhs;
   if (o->rhs) {
     if (read_operand(o->rhs, p->n, p->dtype, 0, &arr)) return CLI_FAILED;
@@ -87,7 +96,8 @@ static int prepare(const cli_opts_t *o, problem_t *p, cli_progress_t *prog) {
 static void reset(const problem_t *p, cli_cmd_t routine) {
   size_t es = tessera_dtype_size(p->dtype);
   if (routine != CMD_POTRS) memcpy(p->a, p->a0, (size_t)(p->ld * p->n) * es);
-  if (routine != CMD_POTRF) memcpy(p->b, p->b0, (size_t)(p->ld * p->nrhs) * es);
+  if (routine != CMD_POTRF && routine != CMD_GETRF)
+    memcpy(p->b, p->b0, (size_t)(p->ld * p->nrhs) * es);
 }
 
 static int run_routine(tessera_context_t *ctx, cli_cmd_t routine, tessera_uplo_t uplo,
@@ -97,6 +107,10 @@ static int run_routine(tessera_context_t *ctx, cli_cmd_t routine, tessera_uplo_t
     return tessera_potrf(ctx, uplo, p->dtype, p->n, p->a, p->ld);
   case CMD_POTRS:
     return tessera_potrs(ctx, uplo, p->dtype, p->n, p->nrhs, p->a, p->ld, p->b, p->ld);
+  case CMD_GETRF:
+    return tessera_getrf(ctx, p->dtype, p->n, p->n, p->a, p->ld, p->ipiv);
+  case CMD_GESV:
+    return tessera_gesv(ctx, p->dtype, p->n, p->nrhs, p->a, p->ld, p->ipiv, p->b, p->ld);
   default:
     return tessera_posv(ctx, uplo, p->dtype, p->n, p->nrhs, p->a, p->ld, p->b, p->ld);
   }
@@ -131,8 +145,9 @@ static int solve(tessera_context_t *ctx, const cli_opts_t *o, const problem_t *p
   r->gflops = r->seconds > 0 ? flops / r->seconds * 1e-9 : 0;
   progress_phase(prog, "residual");
   r->residual =
-      o->routine == CMD_POTRF
-          ? residual_potrf(p->dtype, o->uplo, p->n, p->a0, p->ld, p->a, p->ld)
+      o->routine == CMD_POTRF ? residual_potrf(p->dtype, o->uplo, p->n, p->a0, p->ld, p->a, p->ld)
+      : o->routine == CMD_GETRF
+          ? residual_getrf(p->dtype, p->n, p->a0, p->ld, p->a, p->ld, p->ipiv)
           : residual_solve(p->dtype, p->n, p->nrhs, p->a0, p->ld, p->b, p->ld, p->b0, p->ld);
   progress_phase(prog, NULL);
   if (r->residual < 0) fprintf(stderr, "tessera: out of memory computing the residual\n");
@@ -148,9 +163,11 @@ static int write_npy(const char *path, tessera_dtype_t dtype, int64_t rows, int6
   return CLI_FAILED;
 }
 
-/** Writes the factor (its other triangle zeroed) or the solution to --output. */
+/** Writes the factor (its other triangle zeroed; LU: L and U in one matrix) or the solution to
+ *  --output. */
 static int write_result(const cli_opts_t *o, const problem_t *p) {
   if (!o->output) return CLI_OK;
+  if (o->routine == CMD_GETRF) return write_npy(o->output, p->dtype, p->n, p->n, p->a, p->ld);
   if (o->routine != CMD_POTRF) return write_npy(o->output, p->dtype, p->n, p->nrhs, p->b, p->ld);
   for (int64_t j = 0; j < p->n; j++)
     for (int64_t i = 0; i < p->n; i++)
@@ -195,6 +212,11 @@ static int run_command(const cli_opts_t *o, int demo) {
 
 int cli_solve(const cli_opts_t *o) {
   const char *grid = getenv("TESSERA_GRID");
+  if (cli_is_lu(o->routine) && grid && *grid) {
+    fprintf(stderr, "tessera: TESSERA_GRID is set: %s runs on the processes of one context only\n",
+            cli_cmd_name(o->routine));
+    return CLI_FAILED;
+  }
   if (!o->grid_p && grid && *grid) { /* the variable's grid, resolved by tessera_init */
     cli_opts_t env = *o;
     env.grid_p = env.grid_q = -1;

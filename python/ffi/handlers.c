@@ -1,6 +1,7 @@
 /* The XLA FFI handlers: each device's call decodes its shard, joins the rendezvous of its
  * execution, and the last to arrive runs the multi-device routine on every shard in place. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "state.h"
@@ -8,13 +9,14 @@
 
 enum { MAX_DEVICES = 64 };
 
-typedef enum { OP_POTRS, OP_POTRI, OP_CHOLESKY } op_t;
+typedef enum { OP_POTRS, OP_POTRI, OP_CHOLESKY, OP_LU_SOLVE } op_t;
 
 /* What one device's call deposits at the rendezvous. */
 typedef struct {
   int node;                 /* tessera memory node of its device */
-  void *a, *b;              /* its rows of A (in place) and, for potrs, of B */
-  int64_t rows, cols, nrhs; /* its shard of A: rows x cols; B: rows x nrhs */
+  void *a, *b;              /* its rows of A (in place); potrs: its rows of B; lu_solve: Bᵀ */
+  int64_t rows, cols, nrhs; /* its shard of A: rows x cols; B: rows x nrhs (lu_solve: Bᵀ, the
+                               whole nrhs x cols, on every device) */
   int64_t n, tile, lower, logdet;
   int dtype;
 } part_t;
@@ -50,35 +52,17 @@ static int same_call(const part_t *p, int count) {
   return 0;
 }
 
-/* Runs the routine on the participants' shards (leader only): `*logdet` for potrs. */
-static int solve(tsr_jax_state_t *s, tessera_context_t *ctx, int platform, op_t op, const part_t *p,
-                 int count, double *logdet) {
-  int rc = same_call(p, count);
-  if (rc) return rc;
-  void *a[MAX_DEVICES], *b[MAX_DEVICES];
-  int nodes[MAX_DEVICES];
-  uint64_t gpus = 0;
-  for (int i = 0; i < count; i++) {
-    a[i] = p[i].a;
-    b[i] = p[i].b;
-    nodes[i] = p[i].node;
-    if (p[i].node != TESSERA_HOST_NODE) gpus |= 1ull << (p[i].node - 1); /* node 1 + g: GPU g */
-  }
+/* Cholesky family on the shards (leader, scope set): potrf, then the log det and the solve
+ * (potrs) or the inverse (potri). A is the column panels of Aᵀ, BT those of Bᵀ (potrs). */
+static int cholesky_ops(tessera_context_t *ctx, op_t op, const part_t *p, int count, void *const *a,
+                        void *const *b, const int *nodes, double *logdet) {
   const int64_t n = p[0].n, nb = p[0].tile, w = p[0].rows;
   /* Read column-major, the shards are the column panels of Aᵀ: the caller's lower triangle is
    * this matrix's upper one. */
   tessera_uplo_t uplo = p[0].lower ? TESSERA_UPPER : TESSERA_LOWER;
-  pthread_mutex_lock(&s->run[platform]);
-  /* GPUs: every task on the participants' GPUs (and CPU workers when asked for). */
-  const tessera_scope_t compute =
-      platform == TESSERA_JAX_CPU
-          ? tessera_scope_cpus()
-          : (tessera_scope_t){s->gpu_with_cpus ? 0u : 1u << TESSERA_DEVICE_CUDA, gpus};
-  rc = tessera_set_scope(ctx, compute);
   tessera_matrix_t *A = NULL, *BT = NULL;
-  if (!rc)
-    rc = tessera_matrix_view_panels(ctx, p[0].dtype, n, n, nb, nb, w, count, a, nodes, p[0].cols,
-                                    &A);
+  int rc =
+      tessera_matrix_view_panels(ctx, p[0].dtype, n, n, nb, nb, w, count, a, nodes, p[0].cols, &A);
   if (!rc && op == OP_POTRS && p[0].nrhs > 0)
     rc = tessera_matrix_view_panels(ctx, p[0].dtype, p[0].nrhs, n, nb, nb, w, count, b, nodes,
                                     p[0].nrhs, &BT);
@@ -99,7 +83,70 @@ static int solve(tsr_jax_state_t *s, tessera_context_t *ctx, int platform, op_t 
   }
   if (rc < 0) fprintf(stderr, "tessera.jax: %s\n", tessera_last_error(ctx));
   int d1 = tessera_matrix_destroy(BT), d2 = tessera_matrix_destroy(A);
+  return rc ? rc : d1 ? d1 : d2;
+}
+
+/* LU solve on the shards (leader, scope set). The shards are the column panels of Aᵀ, which
+ * LU factors in place as they are (tiles spanning all n rows): P Aᵀ = L U. A x = b is then
+ * (Aᵀ)ᵀ x = b, getrs with TRANS (not CONJTRANS: (Aᵀ)ᵀ = A for complex A too). Every device
+ * holds the whole Bᵀ (nrhs x cols row-major: B, n x nrhs column-major with leading dimension
+ * cols); rank 0's copy is solved in place and the solution copied into the others'. Returns 0,
+ * getrf's info > 0 (B untouched, as LAPACK's gesv), or a negative status. */
+static int lu_solve(tessera_context_t *ctx, const part_t *p, int count, void *const *a,
+                    const int *nodes) {
+  const int64_t n = p[0].n, nb = p[0].tile, w = p[0].rows, k = p[0].nrhs, ld = p[0].cols;
+  int *ipiv = malloc((size_t)n * sizeof *ipiv);
+  if (!ipiv) {
+    fprintf(stderr, "tessera.jax: out of memory for %lld pivots\n", (long long)n);
+    return TESSERA_ERR_NOMEM;
+  }
+  tessera_matrix_t *A = NULL, *B = NULL;
+  int rc = tessera_matrix_view_panels(ctx, p[0].dtype, n, n, n, nb, w, count, a, nodes, ld, &A);
+  if (!rc && k > 0)
+    rc = tessera_matrix_view_on(ctx, p[0].node, p[0].dtype, n, k, n, nb, p[0].b, ld, &B);
+  if (!rc) rc = tessera_tile_getrf(A, ipiv);
+  if (!rc && B) rc = tessera_tile_getrs(TESSERA_TRANS, A, ipiv, B);
+  if (rc < 0) fprintf(stderr, "tessera.jax: %s\n", tessera_last_error(ctx));
+  int d1 = tessera_matrix_destroy(B), d2 = tessera_matrix_destroy(A);
   if (!rc) rc = d1 ? d1 : d2;
+  free(ipiv);
+  /* The solution, home in rank 0's buffer (the routines bring a view's tiles home), into every
+   * other device's: padding rows included, one contiguous copy each. */
+  const size_t bytes = (size_t)k * (size_t)ld * tessera_dtype_size(p[0].dtype);
+  for (int i = 1; i < count && !rc && bytes; i++)
+    if (tessera_memory_copy(ctx, p[i].node, p[i].b, p[0].node, p[0].b, bytes)) {
+      fprintf(stderr, "tessera.jax: %s\n", tessera_last_error(ctx));
+      rc = TESSERA_ERR_BACKEND;
+    }
+  return rc;
+}
+
+/* Runs the routine on the participants' shards (leader only): `*logdet` for potrs. */
+static int solve(tsr_jax_state_t *s, tessera_context_t *ctx, int platform, op_t op, const part_t *p,
+                 int count, double *logdet) {
+  int rc = same_call(p, count);
+  if (rc) return rc;
+  void *a[MAX_DEVICES], *b[MAX_DEVICES];
+  int nodes[MAX_DEVICES];
+  uint64_t gpus = 0;
+  for (int i = 0; i < count; i++) {
+    a[i] = p[i].a;
+    b[i] = p[i].b;
+    nodes[i] = p[i].node;
+    if (p[i].node != TESSERA_HOST_NODE) gpus |= 1ull << (p[i].node - 1); /* node 1 + g: GPU g */
+  }
+  pthread_mutex_lock(&s->run[platform]);
+  /* GPUs: every task on the participants' GPUs (and CPU workers when asked for). */
+  const tessera_scope_t compute =
+      platform == TESSERA_JAX_CPU
+          ? tessera_scope_cpus()
+          : (tessera_scope_t){s->gpu_with_cpus ? 0u : 1u << TESSERA_DEVICE_CUDA, gpus};
+  rc = tessera_set_scope(ctx, compute);
+  if (rc < 0)
+    fprintf(stderr, "tessera.jax: %s\n", tessera_last_error(ctx));
+  else
+    rc = op == OP_LU_SOLVE ? lu_solve(ctx, p, count, a, nodes)
+                           : cholesky_ops(ctx, op, p, count, a, b, nodes, logdet);
   (void)tessera_set_scope(ctx, tessera_scope_all());
   pthread_mutex_unlock(&s->run[platform]);
   return rc;
@@ -124,23 +171,27 @@ static XLA_FFI_Error *handle(XLA_FFI_CallFrame *cf, op_t op, int platform) {
 }
 
 static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax_state_t *s) {
-  const char *name = op == OP_POTRS ? "potrs" : op == OP_POTRI ? "potri" : "cholesky";
+  static const char *const names[] = {"potrs", "potri", "cholesky", "lu_solve"};
+  const char *name = names[op];
+  const int has_b = op == OP_POTRS || op == OP_LU_SOLVE;
   int64_t site = 0, ndev = 0;
   part_t me = {.dtype = -1};
   if (tsr_xla_attr_int(cf, "site", &site) || tsr_xla_attr_int(cf, "ndev", &ndev) || ndev < 1 ||
       ndev > MAX_DEVICES || tsr_xla_attr_int(cf, "n", &me.n) ||
-      tsr_xla_attr_int(cf, "tile", &me.tile) || tsr_xla_attr_int(cf, "lower", &me.lower) ||
+      tsr_xla_attr_int(cf, "tile", &me.tile) ||
+      (op != OP_LU_SOLVE && tsr_xla_attr_int(cf, "lower", &me.lower)) ||
       (op == OP_POTRS && tsr_xla_attr_int(cf, "logdet", &me.logdet)))
     return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT,
                          "tessera %s: missing or malformed attributes", name);
-  /* Operands: potrs (A, B, rank), the others (A, rank); results: potrs (A, X, log det,
-   * status), the others (A, status). A and X are aliased to A and B. */
-  XLA_FFI_Buffer *rk = tsr_xla_arg(cf, op == OP_POTRS ? 2 : 1);
-  XLA_FFI_Buffer *a = tsr_xla_ret(cf, 0), *b = op == OP_POTRS ? tsr_xla_ret(cf, 1) : NULL;
+  /* Operands: potrs and lu_solve (A, B, rank), the others (A, rank); results: potrs (A, X,
+   * log det, status), lu_solve (A, X, status), the others (A, status). A and X are aliased to
+   * A and B. */
+  XLA_FFI_Buffer *rk = tsr_xla_arg(cf, has_b ? 2 : 1);
+  XLA_FFI_Buffer *a = tsr_xla_ret(cf, 0), *b = has_b ? tsr_xla_ret(cf, 1) : NULL;
   XLA_FFI_Buffer *ld = op == OP_POTRS ? tsr_xla_ret(cf, 2) : NULL;
-  XLA_FFI_Buffer *st = tsr_xla_ret(cf, op == OP_POTRS ? 3 : 1);
-  if (!a || a->rank != 2 || (op == OP_POTRS && (!b || b->rank != 2 || !ld)) || !st || !rk ||
-      rk->dtype != XLA_FFI_DataType_S32 || st->dtype != XLA_FFI_DataType_S32 ||
+  XLA_FFI_Buffer *st = tsr_xla_ret(cf, op == OP_POTRS ? 3 : has_b ? 2 : 1);
+  if (!a || a->rank != 2 || (has_b && (!b || b->rank != 2)) || (op == OP_POTRS && !ld) || !st ||
+      !rk || rk->dtype != XLA_FFI_DataType_S32 || st->dtype != XLA_FFI_DataType_S32 ||
       (ld && ld->dtype != XLA_FFI_DataType_F64))
     return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT,
                          "tessera %s: unexpected operands or results", name);
@@ -151,13 +202,20 @@ static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax
   me.a = a->data;
   me.rows = a->dims[0];
   me.cols = a->dims[1];
-  if (b) {
+  if (op == OP_POTRS) { /* this device's rows of B: rows x nrhs */
     me.b = b->data;
     me.nrhs = b->dims[1];
     if (b->dims[0] != me.rows)
       return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT,
                            "tessera %s: B has %lld rows per device, A %lld", name,
                            (long long)b->dims[0], (long long)me.rows);
+  } else if (op == OP_LU_SOLVE) { /* the whole Bᵀ, padded as A's columns: nrhs x cols */
+    me.b = b->data;
+    me.nrhs = b->dims[0];
+    if (b->dims[1] != me.cols)
+      return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT,
+                           "tessera %s: Bᵀ has %lld columns, A's shard %lld", name,
+                           (long long)b->dims[1], (long long)me.cols);
   }
   int ordinal = 0;
   int64_t run = 0;
@@ -228,3 +286,4 @@ static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax
 HANDLERS(potrs, OP_POTRS)
 HANDLERS(potri, OP_POTRI)
 HANDLERS(cholesky, OP_CHOLESKY)
+HANDLERS(lu_solve, OP_LU_SOLVE)

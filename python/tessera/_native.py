@@ -14,7 +14,7 @@ from pathlib import Path
 import jax
 
 CPU, CUDA = 0, 1
-OPS = ("potrs", "potri", "cholesky")
+OPS = ("potrs", "potri", "cholesky", "lu_solve")
 _NAME = "libtessera_jax.so"
 _lock = threading.Lock()
 _native = None

@@ -1,7 +1,9 @@
-"""tessera.jax: multi-device Cholesky solves, inverses and factors for JAX, a drop-in for
-jaxmg's `potrs`, `potri` and their `*_shardmap_ctx` forms, on GPUs and on CPUs.
+"""tessera.jax: multi-device Cholesky solves, inverses and factors, and LU solves, for JAX, a
+drop-in for jaxmg's `potrs`, `potri`, `lu_solve` and their `*_shardmap_ctx` forms, on GPUs and
+on CPUs.
 
-A is Hermitian positive definite, sharded by rows over a 1D mesh (``P("x", None)``). XLA calls
+A is sharded by rows over a 1D mesh (``P("x", None)``): Hermitian positive definite for the
+Cholesky functions, any nonsingular square matrix for ``lu_solve``. XLA calls
 tessera once per device, from one thread per device; the calls meet, and one tessera call runs
 the whole factorization on every device's shard in place: each shard stays on its device, no
 gather, no transpose. On GPUs the shards are read once the work XLA queued before the call on
@@ -12,13 +14,16 @@ Conventions shared by every function:
 - ``T_A`` is jaxmg's tile size; tessera checks it (an integer >= 1) but picks its own tile for
   speed, a divisor of the shard near what its devices run fastest (``TESSERA_TILE`` forces the
   target).
-- Only one triangle of A is read: the upper one (``lower=False``, as jaxmg 0.x, SciPy's
-  ``cho_factor`` and ``cholesky``) or the lower one (``lower=True``).
+- Cholesky functions read only one triangle of A: the upper one (``lower=False``, as jaxmg 0.x,
+  SciPy's ``cho_factor`` and ``cholesky``) or the lower one (``lower=True``). ``lu_solve``
+  reads all of A (LU with partial pivoting).
 - ``pad=True`` lets tessera pad A when N does not split into equal shards of whole tiles (the
   padding is cut off the results); with ``pad=False`` such an N is an error.
-- ``status`` (int32): 0; LAPACK's ``info > 0`` when the leading minor of that order is not
-  positive definite or holds NaN; a negative tessera status otherwise (``status_message``).
-  When it is not 0, every element of every returned array is NaN.
+- ``status`` (int32): 0; LAPACK's ``info > 0`` (Cholesky: the leading minor of that order is
+  not positive definite or holds NaN; LU: U(info, info) is exactly zero, or column info is the
+  first to hold NaN, so A is singular to working precision); a negative tessera status
+  otherwise (``status_message``). When it is not 0, every element of every returned array is
+  NaN.
 - Inputs are never modified unless ``donate=True``.
 - Errors in the arguments (shapes, dtypes, mesh, sharding) raise before anything runs.
 
@@ -37,17 +42,22 @@ from jax.sharding import PartitionSpec as P
 from . import _layout
 from ._native import native
 
-__all__ = ["potrs", "potri", "potri_symmetrize", "cholesky", "potrs_shardmap_ctx",
-           "potri_shardmap_ctx", "cholesky_shardmap_ctx", "status_message"]
+__all__ = ["potrs", "potri", "potri_symmetrize", "cholesky", "lu_solve", "potrs_shardmap_ctx",
+           "potri_shardmap_ctx", "cholesky_shardmap_ctx", "lu_solve_shardmap_ctx",
+           "status_message"]
 
 _sites = itertools.count(1)
 
 
-def status_message(status):
-    """A sentence explaining a status returned by the functions of this module."""
+def status_message(status, op=None):
+    """A sentence explaining a status returned by the functions of this module; `op` names the
+    function ("lu_solve" for LU's meaning of a positive status, else Cholesky's)."""
     s = int(status)
     if s == 0:
         return "success"
+    if s > 0 and op in ("lu_solve", "lu_solve_shardmap_ctx"):
+        return (f"U({s}, {s}) of the LU factorization is exactly zero, or column {s} is the "
+                "first to hold NaN: the matrix is singular to working precision")
     if s > 0:
         return (f"the leading minor of order {s} is not positive definite (or holds NaN): the "
                 "matrix has no Cholesky factor")
@@ -65,19 +75,25 @@ def _tile_target(platform, n, ndev):
     return nat.tile(nat.platforms[platform], n, ndev)
 
 
-def _ffi(op, a, b, rank, *, n, ndev, tile, lower, logdet=False):
+def _ffi(op, a, b, rank, *, n, ndev, tile, lower=False, logdet=False):
     """tessera's call on this device's shard (inside shard_map): the outputs of the handler. The
     status and log det are the same on every device (the leader's), so the global forms take
-    them from one device (out_specs P(), no reduction across devices)."""
+    them from one device (out_specs P(), no reduction across devices). potrs' b is this
+    device's rows of B; lu_solve's b is the whole Bᵀ, (k, Np), the same on every device, and so
+    is the Xᵀ it returns."""
     nat = native()
     outs = [jax.ShapeDtypeStruct(a.shape, a.dtype)]
     args, aliases = (a, rank), {0: 0}
-    if op == "potrs":
-        outs += [jax.ShapeDtypeStruct(b.shape, b.dtype), jax.ShapeDtypeStruct((1,), jnp.float64)]
+    if op in ("potrs", "lu_solve"):
+        outs.append(jax.ShapeDtypeStruct(b.shape, b.dtype))
         args, aliases = (a, b, rank), {0: 0, 1: 1}
+    if op == "potrs":
+        outs.append(jax.ShapeDtypeStruct((1,), jnp.float64))
     outs.append(jax.ShapeDtypeStruct((1,), jnp.int32))
     attrs = dict(state=np.uint64(nat.state), site=np.int64(next(_sites)), ndev=np.int64(ndev),
-                 n=np.int64(n), tile=np.int64(tile), lower=np.int64(bool(lower)))
+                 n=np.int64(n), tile=np.int64(tile))
+    if op != "lu_solve":
+        attrs["lower"] = np.int64(bool(lower))
     if op == "potrs":
         attrs["logdet"] = np.int64(bool(logdet))
     return jax.ffi.ffi_call(f"tessera_{op}", outs, input_output_aliases=aliases)(*args, **attrs)
@@ -236,6 +252,64 @@ def cholesky(a, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_stat
                    return_status, pad, donate, lower)
 
 
+@functools.lru_cache(maxsize=64)
+def _lu_solve_fn(lay, n, w, nb, dtype, b_shape, b_rows, donate):
+    """The jitted LU solve for one plan. b goes to the handler as Bᵀ (k, Np) on every device:
+    read column-major it is B with the leading dimension of A's padded columns, what getrs
+    solves in place (the transposes are XLA's, on the n x k right-hand side only)."""
+    np_ = lay.ndev * w
+
+    def local(a, bt):
+        af, xt, st = _ffi("lu_solve", a, bt, _rank(lay.axis), n=n, ndev=lay.ndev, tile=nb)
+        return af, xt, st
+
+    def run(a, b):
+        b2 = (b.reshape(n, 1) if len(b_shape) == 1 else b).astype(dtype)
+        a_p = _padded(a.astype(dtype), lay, np_, np_)
+        bt = lay.constrain(b2.T, P())
+        if np_ != n:
+            bt = jnp.pad(bt, ((0, 0), (0, np_ - n)))
+        af, xt, st = jax.shard_map(local, mesh=lay.mesh, in_specs=(lay.spec(None), P()),
+                                   out_specs=(lay.spec(None), P(), P()), check_vma=False)(a_p, bt)
+        status = st[0]
+        x = xt[:, :n].T.reshape(b_shape)
+        x = lay.constrain(x, P(lay.axis, *([None] * (len(b_shape) - 1))) if b_rows else P())
+        # Donated, A's buffer is the factors' (see _potrs_fn); the caller drops them.
+        return _nan_unless(status == 0, x), status, af if donate else None
+
+    return jax.jit(run, donate_argnums=(0, 1) if donate else ())
+
+
+def lu_solve(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_status=False,
+             pad=True, donate=False):
+    """Solves A x = b for a general square A sharded by rows over a 1D mesh, by LU with partial
+    pivoting (jaxmg's ``lu_solve``; jax.scipy.linalg's ``lu_solve(lu_factor(a), b)``).
+
+    a: (N, N), any nonsingular matrix of f32, f64, c64 or c128; b: (N,) or (N, k), replicated or
+    sharded by rows like A, castable to A's dtype; the solution comes back in b's shape, dtype
+    and layout. mesh / in_specs (or matrix_specs): as for ``potrs``, read from ``a.sharding``
+    when omitted. T_A: jaxmg's tile size, checked, tessera picks its own. pad: let tessera pad
+    A when N does not split evenly (else such an N raises). donate: A's and b's buffers may be
+    reused by the call (they are deleted).
+
+    tessera factors Aᵀ, whose column panels the row shards are, in place on the devices
+    (P Aᵀ = L U) and solves (Aᵀ)ᵀ x = b. Returns x, or (x, status) with ``return_status``:
+    status 0, LAPACK's ``info > 0`` when A is singular (U(info, info) exactly zero) or holds
+    NaN, or a negative tessera status; when it is not 0, x is all NaN. Unlike jaxmg, whose
+    status is a vector per rank, status is one int32 scalar, as ``potrs``'s."""
+    name = "tessera.jax.lu_solve"
+    lay, n, w, nb = _prepare(a, T_A, mesh, in_specs, matrix_specs, pad, name)
+    dtype = np.dtype(a.dtype)
+    _layout.check_rhs(b, n, dtype, name)
+    if n == 0:
+        x, status = jnp.zeros(b.shape, dtype), jnp.int32(0)
+    else:
+        fn = _lu_solve_fn(lay, n, w, nb, dtype, tuple(b.shape), _rows_sharded(b, lay.axis),
+                          bool(donate))
+        x, status, _ = fn(a, b)
+    return (x, status) if return_status else x
+
+
 def potri_symmetrize(a, lower=False):
     """The Hermitian matrix whose upper (lower=False) or lower triangle `a` holds, the other
     triangle ignored: what ``potri_shardmap_ctx`` leaves, made whole (jaxmg's
@@ -313,3 +387,29 @@ def cholesky_shardmap_ctx(a, T_A, *, axis_name=None, pad=True, lower=False):
     status (1,))."""
     return _local_factor("cholesky", "tessera.jax.cholesky_shardmap_ctx", a, T_A, axis_name,
                          lower)
+
+
+def lu_solve_shardmap_ctx(a, b, T_A, *, axis_name=None, pad=True):
+    """lu_solve inside the caller's jax.shard_map, as ``potrs_shardmap_ctx``: `a` is this
+    device's (N / ndev) x N row shard; `b` the whole replicated (N,) or (N, k) right-hand side,
+    or this device's rows of it. Returns (x, status): x in b's form, status of shape (1,) on
+    each device. `axis_name` names the row axis (default: the only manual axis of more than one
+    device); `pad` is accepted for jaxmg's signature (no padding is needed here).
+
+    jaxmg 1.x's ``lu_solve_shardmap_ctx`` is another thing: called outside shard_map on global
+    arrays, it returns (a_work, x, status); there, call ``lu_solve`` (inside your ``jax.jit``
+    with ``donate=True`` where A's buffer may go)."""
+    name = "tessera.jax.lu_solve_shardmap_ctx"
+    axis, ndev, n, rows, nb = _local_plan(a, T_A, axis_name, name)
+    dtype = np.dtype(a.dtype)
+    _layout.check_rhs(b, n, dtype, name, rows=rows)
+    rank = _rank(axis)
+    part = b.shape[0] != n
+    b2 = (b.reshape(-1, 1) if b.ndim == 1 else b).astype(dtype)
+    if part:
+        b2 = jax.lax.all_gather(b2, axis, tiled=True)
+    _, xt, st = _ffi("lu_solve", a, b2.T, rank, n=n, ndev=ndev, tile=nb)
+    x = xt.T
+    if part:
+        x = jax.lax.dynamic_slice_in_dim(x, rank * rows, rows, axis=0)
+    return _nan_unless(st[0] == 0, x.reshape(b.shape)), st

@@ -58,6 +58,9 @@ struct tsr_backend {
    * in them. Every call is made on a thread bound to the device (a worker of it) unless said
    * otherwise. */
   int (*queue_create)(void *state, int dev, void **queue);
+  /** Optional (NULL: none). A queue whose work the device runs ahead of the other queues'
+   *  pending work (a stream of the highest priority): the worker's urgent lane. */
+  int (*queue_create_urgent)(void *state, int dev, void **queue);
   void (*queue_destroy)(void *state, int dev, void *queue);
   int (*event_create)(void *state, int dev, void **event);
   void (*event_destroy)(void *state, int dev, void *event);

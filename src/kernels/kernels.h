@@ -90,22 +90,35 @@ typedef struct {
  *  B = alpha B op(A) (side 'R', A n x n); B is m x n. */
 typedef tsr_trsm_args_t tsr_trmm_args_t;
 
+/** The pivots of one LU step of k pivots, as ints: piv[0] the info, piv[1 .. k] the pivots
+ *  (1-based, relative to the step's first row), then the same interchanges as one permutation
+ *  of the rows they touch: piv[1 + k] = count c (<= 2k; -1 when not computed), dst =
+ *  piv + 2 + k and src = dst + 2k, row dst[t] receiving row src[t] (0-based, relative to the
+ *  first row). Ints a step of k pivots holds: */
+#define TSR_PIV_INTS(k) (2 + 5 * (int64_t)(k))
+
+/** Computes the permutation part of `piv` (TSR_PIV_INTS(k) ints) from its k pivots, rows
+ *  counting the rows the pivots may name. Returns 0, or -1 when memory runs out (the count is
+ *  then -1: a device kernel given such a handle may not use the permutation). */
+int tsr_lu_swaps(int *piv, int k, int rows);
+
 /** getrf: buffers {A (RW), piv (W)}. LU factorization with partial pivoting of the block of A
  *  starting at row `r0` (rows r0 .. m - 1, columns 0 .. n - 1; m counts from row 0 of the
- *  buffer), as LAPACK's getrf: P A' = L U in place, the pivots 1-based relative to row r0 in
- *  piv[1 .. min(m - r0, n)] (int). piv[0] (int) receives the info: 0, or the first column j
- *  (1-based) where U(j, j) is exactly zero or a NaN appears in the factored block; the
- *  factorization completes either way (the kernel itself returns 0), as LAPACK's does. */
+ *  buffer), as LAPACK's getrf: P A' = L U in place, its k = min(m - r0, n) pivots and their
+ *  permutation in piv (TSR_PIV_INTS(k) ints, see above). piv[0] receives the info: 0, or the
+ *  first column j (1-based) where U(j, j) is exactly zero or a NaN appears in the factored
+ *  block; the factorization completes either way (the kernel itself returns 0), as LAPACK's
+ *  does. */
 typedef struct {
   tessera_dtype_t dtype;
   int m, n;
   int r0;
 } tsr_getrf_args_t;
 
-/** laswp: buffers {A (RW), piv (R)}. Applies the row interchanges piv[1 .. k] (int, 1-based
- *  relative to row r0, as tsr_getrf_args_t leaves them) to the n columns of A: for i = 0 .. k - 1
- *  (incx 1), or k - 1 .. 0 (incx -1), rows r0 + i and r0 + piv[1 + i] - 1 are swapped. A has m
- *  rows counted from row 0 of the buffer. */
+/** laswp: buffers {A (RW), piv (R)}. Applies the row interchanges piv[1 .. k] (a step's pivots,
+ *  see TSR_PIV_INTS) to the n columns of A: for i = 0 .. k - 1 (incx 1), or k - 1 .. 0 (incx
+ *  -1), rows r0 + i and r0 + piv[1 + i] - 1 are swapped. A has m rows counted from row 0 of the
+ *  buffer. Devices may apply the permutation part instead, all rows at once. */
 typedef struct {
   tessera_dtype_t dtype;
   int m, n;

@@ -8,6 +8,7 @@
  * trsm_blocked.c does), so the same code serves CPUs and GPUs, where the calls queue in order
  * on the task's stream. */
 #include <stdbool.h>
+#include <stdlib.h>
 
 #include "kernels/kernel_args.h"
 
@@ -91,4 +92,32 @@ int tsr_lu_step(const tessera_exec_t *ex, const tsr_lu_step_args_t *a, tessera_k
     if (!rc) rc = solve(ex, &s, trsm, es);
   }
   return rc;
+}
+
+int tsr_lu_swaps(int *piv, int k, int rows) {
+  int *count = piv + 1 + k, *dst = count + 1, *src = dst + 2 * k;
+  *count = -1;
+  if (k <= 0) return *count = 0, 0;
+  /* content[r]: the row whose element row r holds after the interchanges so far */
+  int *content = malloc((size_t)rows * sizeof *content);
+  if (!content) return -1;
+  for (int r = 0; r < rows; r++) content[r] = r;
+  for (int i = 0; i < k; i++) {
+    const int p = piv[1 + i] - 1, t = content[i];
+    content[i] = content[p];
+    content[p] = t;
+  }
+  int c = 0;
+  for (int r = 0; r < k; r++)
+    if (content[r] != r) dst[c] = r, src[c++] = content[r];
+  for (int i = 0; i < k; i++) { /* the rows below the first k, each once */
+    const int p = piv[1 + i] - 1;
+    if (p >= k && content[p] != p) {
+      dst[c] = p, src[c++] = content[p];
+      content[p] = p;
+    }
+  }
+  free(content);
+  *count = c;
+  return 0;
 }

@@ -24,15 +24,16 @@ static int prio(int64_t nt, int64_t j, int64_t k) {
 }
 
 /* Pivots of a factorization with `steps` steps of nb columns on min(m, n) = kmin. */
-int tsr_pivots_create(tessera_context_t *ctx, int64_t kmin, int64_t nb, tsr_pivots_t *P) {
-  *P = (tsr_pivots_t){.ctx = ctx, .kmin = kmin, .nb = nb};
+int tsr_pivots_create(tessera_context_t *ctx, int64_t m, int64_t kmin, int64_t nb,
+                      tsr_pivots_t *P) {
+  *P = (tsr_pivots_t){.ctx = ctx, .m = m, .kmin = kmin, .nb = nb};
   P->steps = nb > 0 ? (kmin + nb - 1) / nb : 0;
   if (P->steps == 0) return 0;
   P->h = calloc((size_t)P->steps, sizeof *P->h);
   if (!P->h) return tsr_error(ctx, TESSERA_ERR_NOMEM, "getrf: out of memory for the pivots");
   for (int64_t k = 0; k < P->steps; k++) {
     const int64_t kb = tsr_pivots_count(P, k);
-    int rc = tessera_data_create(ctx, (size_t)kb + 1, 1, sizeof(int), &P->h[k]);
+    int rc = tessera_data_create(ctx, (size_t)TSR_PIV_INTS(kb), 1, sizeof(int), &P->h[k]);
     if (rc) {
       tsr_pivots_destroy(P);
       return rc;
@@ -66,6 +67,8 @@ int tsr_pivots_import(tsr_pivots_t *P, const int *ipiv) {
     const int64_t r0 = k * P->nb, kb = tsr_pivots_count(P, k);
     p[0] = 0;
     for (int64_t i = 0; i < kb; i++) p[1 + i] = (int)(ipiv[r0 + i] - r0);
+    if (tsr_lu_swaps(p, (int)kb, (int)(P->m - r0)))
+      return tsr_error(P->ctx, TESSERA_ERR_NOMEM, "out of memory for the row interchanges");
   }
   return 0;
 }

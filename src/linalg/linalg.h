@@ -137,7 +137,7 @@ int tsr_panel_inverse(tessera_context_t *ctx, const tessera_potrf_options_t *opt
  *  the step's info (int) and its kb pivots relative to its first row r0 = k nb. */
 typedef struct {
   tessera_context_t *ctx;
-  int64_t kmin, nb, steps;
+  int64_t m, kmin, nb, steps; /* m: the rows the pivots may name */
   tessera_data_t **h;
 } tsr_pivots_t;
 
@@ -146,8 +146,9 @@ static inline int64_t tsr_pivots_count(const tsr_pivots_t *P, int64_t k) {
   const int64_t left = P->kmin - k * P->nb;
   return left < P->nb ? left : P->nb;
 }
-/** Makes the pivot handles of a factorization of min(m, n) = kmin in steps of nb columns. */
-int tsr_pivots_create(tessera_context_t *ctx, int64_t kmin, int64_t nb, tsr_pivots_t *P);
+/** Makes the pivot handles of a factorization of m rows and min(m, n) = kmin in steps of nb
+ *  columns (each step's handle as kernels.h's TSR_PIV_INTS lays it out). */
+int tsr_pivots_create(tessera_context_t *ctx, int64_t m, int64_t kmin, int64_t nb, tsr_pivots_t *P);
 void tsr_pivots_destroy(tsr_pivots_t *P);
 /** -argno with a message unless every ipiv[i] (i < kmin) is in [i + 1, m], as getrf leaves it. */
 int tsr_pivots_check(tessera_context_t *ctx, const char *f, int argno, const int *ipiv,

@@ -235,7 +235,7 @@ static int getrf_into(tessera_matrix_t *A, int *ipiv, tsr_pivots_t *P, const cha
   if (!A) return tsr_error(NULL, -1, "%s: argument 1 is NULL", name);
   int rc = check_panels(A, 1, name);
   if (!rc && !ipiv && A->m > 0 && A->n > 0) rc = tsr_error(A->ctx, -2, "%s: ipiv is NULL", name);
-  if (!rc) rc = tsr_pivots_create(A->ctx, min64(A->m, A->n), A->nb, P);
+  if (!rc) rc = tsr_pivots_create(A->ctx, A->m, min64(A->m, A->n), A->nb, P);
   if (rc) return rc;
   rc = finish(A, tsr_pxgetrf(A, P));
   const int info = rc < 0 ? rc : tsr_pivots_export(P, ipiv);
@@ -277,7 +277,7 @@ int tessera_tile_getrs(tessera_op_t trans, const tessera_matrix_t *A, const int 
   if (!is_op(trans)) return tsr_error(A->ctx, -1, "tile_getrs: trans must be 'N', 'T' or 'C'");
   if (A->n == 0 || B->n == 0) return 0;
   tsr_pivots_t P;
-  rc = tsr_pivots_create(A->ctx, A->n, A->nb, &P);
+  rc = tsr_pivots_create(A->ctx, A->n, A->n, A->nb, &P);
   if (!rc) rc = tsr_pivots_import(&P, ipiv);
   if (!rc) rc = getrs_with((char)trans, A, &P, B);
   tsr_pivots_destroy(&P);
@@ -321,7 +321,7 @@ int tessera_tile_laswp(tessera_matrix_t *A, int64_t k1, int64_t k2, const int *i
   if (!piv) return tsr_error(A->ctx, TESSERA_ERR_NOMEM, "tile_laswp: out of memory");
   for (int64_t i = 0; i < k2; i++) piv[i] = i < k1 - 1 ? (int)(i + 1) : ipiv[i];
   tsr_pivots_t P;
-  rc = tsr_pivots_create(A->ctx, k2, k2, &P);
+  rc = tsr_pivots_create(A->ctx, A->m, k2, k2, &P);
   if (!rc) rc = tsr_pivots_import(&P, piv);
   free(piv);
   if (!rc) rc = finish(A, tsr_pxlaswp(A, &P, incx));

@@ -38,6 +38,7 @@ typedef struct {
   bool running;       /* kernel enqueued, done event recorded */
   bool skipped;       /* the flow had failed: no kernel */
   bool deferred;      /* the kernel deferred the task: done once resumed and its event passed */
+  bool urgent;        /* on the worker's urgent lane */
   tsr_run_t run;      /* the kernel's run record (tessera_exec_t.task), during launch */
   tessera_exec_t ex;
   tessera_async_status_t *status; /* pinned host memory */
@@ -82,9 +83,13 @@ struct tsr_worker {
   void *queues[TSR_QUEUES];
   void *copy_queue; /* inputs copied here, ahead of the kernels (TESSERA_COPY_QUEUE=1), or NULL */
   void *qscratch[TSR_QUEUES]; /* library handles and workspaces, one set per queue */
-  void *time_ref;             /* tracing: a timed event passed at time_ref_s (tsr_now) */
+  /* The urgent lane (where the backend has one): a queue the device runs ahead of the others,
+   * its scratch, and one more flight, for one task at a time that outranks every task in
+   * flight (the next panel of a factorization while trailing updates fill the queues). */
+  void *urgent_queue, *urgent_scratch;
+  void *time_ref; /* tracing: a timed event passed at time_ref_s (tsr_now) */
   double time_ref_s;
-  tsr_flight_t flights[TSR_FLIGHTS];
+  tsr_flight_t flights[TSR_FLIGHTS + 1];
   tessera_async_status_t *status_slots; /* the flights' status slots, one pinned allocation */
   int nflights;
   unsigned next_queue;

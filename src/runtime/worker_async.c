@@ -47,12 +47,16 @@ static int async_setup(tsr_worker_t *w) {
   for (int q = 0; q < nq && !rc; q++) rc = be->queue_create(w->be_state, w->device, &w->queues[q]);
   if (!rc && w->ctx->cfg.copy_queue > 0)
     rc = be->queue_create(w->be_state, w->device, &w->copy_queue);
+  if (!rc && be->queue_create_urgent) {
+    rc = be->queue_create_urgent(w->be_state, w->device, &w->urgent_queue);
+    if (!rc) rc = tsr_worker_scratch_create(w, &w->urgent_scratch);
+  }
   if (!rc && timed) rc = time_reference(w);
   tessera_async_status_t *slots =
-      be->host_alloc ? be->host_alloc(w->be_state, sizeof *slots * TSR_FLIGHTS) : NULL;
+      be->host_alloc ? be->host_alloc(w->be_state, sizeof *slots * (TSR_FLIGHTS + 1)) : NULL;
   if (!rc && !slots) rc = TESSERA_ERR_NOMEM;
   w->status_slots = slots; /* the flights move (poll swaps them), their slots with them */
-  for (int f = 0; f < TSR_FLIGHTS && !rc; f++) {
+  for (int f = 0; f < TSR_FLIGHTS + 1 && !rc; f++) {
     tsr_flight_t *fl = &w->flights[f];
     fl->status = &slots[f];
     rc = be->event_create(w->be_state, w->device, &fl->done);
@@ -66,7 +70,7 @@ static int async_setup(tsr_worker_t *w) {
 
 static void async_teardown(tsr_worker_t *w) {
   const tsr_backend_t *be = w->be;
-  for (int f = 0; f < TSR_FLIGHTS; f++) {
+  for (int f = 0; f < TSR_FLIGHTS + 1; f++) {
     tsr_flight_t *fl = &w->flights[f];
     if (fl->done) be->event_destroy(w->be_state, w->device, fl->done);
     for (int i = 0; i < TESSERA_MAX_TASK_DATA; i++) {
@@ -78,6 +82,9 @@ static void async_teardown(tsr_worker_t *w) {
   if (w->status_slots) be->host_free(w->be_state, w->status_slots);
   w->status_slots = NULL;
   if (w->copy_queue) be->queue_destroy(w->be_state, w->device, w->copy_queue);
+  if (w->urgent_queue) be->queue_destroy(w->be_state, w->device, w->urgent_queue);
+  if (w->urgent_scratch) tsr_worker_scratch_destroy(w, w->urgent_scratch);
+  w->urgent_queue = w->urgent_scratch = NULL;
   for (int q = 0; q < TSR_QUEUES; q++) {
     if (w->queues[q]) be->queue_destroy(w->be_state, w->device, w->queues[q]);
     if (q > 0 && w->qscratch[q]) tsr_worker_scratch_destroy(w, w->qscratch[q]);
@@ -128,11 +135,30 @@ static int launch(tsr_worker_t *w, tsr_flight_t *fl, bool last_chance) {
   return 0;
 }
 
+/* Whether task t goes on the urgent lane: the lane is free and t outranks every task in flight
+ * (it would have run first had it been ready earlier). */
+static bool is_urgent(const tsr_worker_t *w, const tsr_task_t *t) {
+  if (!w->urgent_queue || !w->nflights) return false;
+  for (int f = 0; f < w->nflights; f++)
+    if (w->flights[f].urgent || w->flights[f].task->priority >= t->priority) return false;
+  return true;
+}
+
+/* Whether the task atop this worker's own queue would go on the urgent lane. */
+static bool urgent_waiting(tsr_worker_t *w) {
+  pthread_mutex_lock(&w->queue.lock);
+  const bool u = w->queue.n > 0 && is_urgent(w, w->queue.heap[0]);
+  pthread_mutex_unlock(&w->queue.lock);
+  return u;
+}
+
 static void start(tsr_worker_t *w, tsr_task_t *t) {
+  const bool urgent = is_urgent(w, t);
   tsr_flight_t *fl = &w->flights[w->nflights++];
   fl->task = t;
-  unsigned q = w->next_queue++ % (unsigned)w->ctx->cfg.gpu_queues;
-  fl->queue = w->queues[q];
+  fl->urgent = urgent;
+  unsigned q = urgent ? 0 : w->next_queue++ % (unsigned)w->ctx->cfg.gpu_queues;
+  fl->queue = urgent ? w->urgent_queue : w->queues[q];
   fl->acquired = 0;
   fl->alone_since = 0;
   fl->running = false;
@@ -147,7 +173,7 @@ static void start(tsr_worker_t *w, tsr_task_t *t) {
                             .device = w->device,
                             .worker = w->id,
                             .stream = fl->queue,
-                            .scratch = w->qscratch[q],
+                            .scratch = urgent ? w->urgent_scratch : w->qscratch[q],
                             .async = fl->status};
 }
 
@@ -231,7 +257,7 @@ void tsr_async_worker_loop(tsr_worker_t *w) {
         pending->alone_since = tsr_now();
       bool give_up = alone && tsr_now() - pending->alone_since > TSR_NOMEM_WAIT_S;
       if (launch(w, pending, give_up) == 0 || progress) continue;
-    } else if (w->nflights < TSR_FLIGHTS) {
+    } else if (w->nflights < TSR_FLIGHTS || (w->nflights == TSR_FLIGHTS && urgent_waiting(w))) {
       tsr_task_t *t = w->nflights ? ctx->sched->pop(ctx, w) : tsr_worker_next_task(w);
       if (t) {
         if (!w->nflights) w->stats.idle_s += tsr_now() - idle_from;

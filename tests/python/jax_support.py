@@ -153,17 +153,19 @@ def run_global(fn, a, b, T_A, mesh, **kw):
 
 def run_local(fn, mesh, a, b=None, T_A=4, b_rows=False, jit=True, return_logdet=False, **kw):
     """The *_shardmap_ctx form inside our own shard_map over `mesh` (jitted unless jit=False):
-    A P('x', None), b replicated (row-sharded with b_rows); out_specs b's spec for x, P('x') for
-    status and logdet. Arrays not yet placed are placed."""
+    A P('x', None), b (potrs, lu_solve) replicated (row-sharded with b_rows); out_specs b's spec
+    for x, P('x') for status and logdet. Arrays not yet placed are placed."""
     ctx = getattr(tj, fn + "_shardmap_ctx")
     bspec = P("x" if b_rows else None, *[None] * (np.ndim(b) - 1))
     a, b = (x if isinstance(x, jax.Array) else put(x, mesh, s) for x, s in ((a, ROW), (b, bspec)))
-    if fn == "potrs":
+    if fn in ("potrs", "lu_solve"):
         in_specs, args = (ROW, bspec), (a, b)
         out_specs = (bspec,) + (P("x"),) * (2 if return_logdet else 1)
+        if fn == "potrs":
+            kw = dict(kw, return_logdet=return_logdet)
 
         def body(a_, b_):
-            return ctx(a_, b_, T_A, return_logdet=return_logdet, **kw)
+            return ctx(a_, b_, T_A, **kw)
     else:
         in_specs, args, out_specs = (ROW,), (a,), (ROW, P("x"))
 

@@ -237,6 +237,7 @@ static const tsr_backend_t cuda_backend = {
     .copy2d = tsr_cuda_copy2d,
     .worker_start = tsr_cuda_worker_start,
     .queue_create = tsr_cuda_queue_create,
+    .queue_create_urgent = tsr_cuda_queue_create_urgent,
     .queue_destroy = tsr_cuda_queue_destroy,
     .event_create = tsr_cuda_event_create,
     .event_destroy = tsr_cuda_event_destroy,

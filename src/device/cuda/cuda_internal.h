@@ -52,6 +52,7 @@ int tsr_cuda_copy2d(void *state, int dst_dev, void *dst, size_t ldd, int src_dev
                     size_t lds, size_t rows, size_t cols, size_t elsize, void *queue);
 int tsr_cuda_worker_start(void *state, int dev);
 int tsr_cuda_queue_create(void *state, int dev, void **queue);
+int tsr_cuda_queue_create_urgent(void *state, int dev, void **queue);
 void tsr_cuda_queue_destroy(void *state, int dev, void *queue);
 int tsr_cuda_event_create(void *state, int dev, void **event);
 void tsr_cuda_event_destroy(void *state, int dev, void *event);

@@ -135,16 +135,29 @@ int tsr_cuda_worker_start(void *state, int dev) {
 
 /* ------------------------------------------------------------------ queues and events */
 
-int tsr_cuda_queue_create(void *state, int dev, void **queue) {
+/* A non-blocking stream of the default priority, or of the device's highest (`urgent`). */
+static int queue_create(void *state, int dev, bool urgent, void **queue) {
   int prev;
   *queue = NULL;
   int rc = tsr_cuda_enter(state, dev, &prev);
   if (rc) return rc;
   cudaStream_t st = NULL;
-  rc = tsr_cuda_status(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  int least = 0, greatest = 0;
+  if (urgent) rc = tsr_cuda_status(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  if (!rc)
+    rc = tsr_cuda_status(
+        cudaStreamCreateWithPriority(&st, cudaStreamNonBlocking, urgent ? greatest : 0));
   tsr_cuda_leave(dev, prev);
   if (!rc) *queue = st;
   return rc;
+}
+
+int tsr_cuda_queue_create(void *state, int dev, void **queue) {
+  return queue_create(state, dev, false, queue);
+}
+
+int tsr_cuda_queue_create_urgent(void *state, int dev, void **queue) {
+  return queue_create(state, dev, true, queue);
 }
 
 void tsr_cuda_queue_destroy(void *state, int dev, void *queue) {

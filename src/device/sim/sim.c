@@ -147,6 +147,7 @@ static const tsr_backend_t sim_backend = {
     .host_free = sim_host_free,
     .copy2d = sim_copy2d,
     .queue_create = sim_token,
+    .queue_create_urgent = sim_token,
     .queue_destroy = sim_untoken,
     .event_create = sim_token,
     .event_destroy = sim_untoken,

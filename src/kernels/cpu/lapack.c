@@ -156,7 +156,7 @@ int tsr_cpu_getrf(const tessera_exec_t *ex, void *args) {
         break;
       }
   piv[0] = first == INT_MAX ? 0 : first;
-  return 0;
+  return tsr_lu_swaps(piv, k, rows) ? TESSERA_ERR_NOMEM : 0; /* the permutation, for devices */
 }
 
 int tsr_cpu_laswp(const tessera_exec_t *ex, void *args) {

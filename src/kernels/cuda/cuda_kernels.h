@@ -39,6 +39,21 @@ int tsr_cuda_diag_logsum(tessera_dtype_t dtype, const void *a, size_t ld, int n,
 int tsr_cuda_nan_columns(tessera_dtype_t dtype, const void *a, size_t ld, int m, int n,
                          int *dev_info, void *scratch, void *stream);
 
+/** Pivots whose permutation tsr_cuda_lu_swaps computes (larger steps keep count -1). */
+#define TSR_CUDA_SWAPS_MAX 2048
+
+/** Enqueues the permutation part of the step pivots `piv` (device memory, TSR_PIV_INTS(k) ints,
+ *  the k pivots filled) as tsr_lu_swaps computes it; for k > TSR_CUDA_SWAPS_MAX the count is
+ *  set to -1. Returns 0, or -1 for a failed launch. */
+int tsr_cuda_lu_swaps(int *piv, int k, void *stream);
+
+/** Enqueues the rows interchanges of the step pivots `piv` (device memory, permutation part
+ *  computed: count >= 0) on the n columns of the block `a` (`dtype`, leading dimension ld):
+ *  row dst[t] receives row src[t] (incx 1), or row src[t] receives row dst[t] (incx -1, the
+ *  inverse). Returns 0, or -1 for an invalid dtype or a failed launch. */
+int tsr_cuda_row_gather(tessera_dtype_t dtype, void *a, size_t ld, int n, const int *piv, int k,
+                        int incx, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -125,7 +125,122 @@ constexpr nan_columns_fn nan_columns_of[TESSERA_NUM_DTYPES] = {
     launch_nan_columns<float, false>, launch_nan_columns<double, false>,
     launch_nan_columns<float, true>, launch_nan_columns<double, true>};
 
+/* The permutation of a step's k interchanges (TSR_PIV_INTS layout), one block: prev[i], the
+ * last earlier interchange naming the same row below the first k, is found in parallel; then one
+ * thread follows the interchanges in shared memory, tracking which original row each of the
+ * first k rows holds (c) and what each interchange left in the row below it names (out). */
+__global__ void lu_swaps(int *piv, int k) {
+  extern __shared__ int sh[];
+  int *p = sh, *prev = sh + k, *c = sh + 2 * k, *out = sh + 3 * k, *last = sh + 4 * k;
+  for (int i = threadIdx.x; i < k; i += blockDim.x) {
+    p[i] = piv[1 + i] - 1;
+    c[i] = i;
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < k; i += blockDim.x) {
+    int before = -1;
+    if (p[i] >= k)
+      for (int j = i - 1; j >= 0; j--)
+        if (p[j] == p[i]) {
+          before = j;
+          break;
+        }
+    prev[i] = before;
+    bool later = false; /* a later interchange names the same row below: it decides its row */
+    if (p[i] >= k)
+      for (int j = i + 1; j < k && !later; j++) later = p[j] == p[i];
+    last[i] = !later;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0)
+    for (int i = 0; i < k; i++) {
+      const int q = p[i];
+      if (q < k) {
+        const int t = c[i];
+        c[i] = c[q];
+        c[q] = t;
+      } else {
+        const int held = prev[i] >= 0 ? out[prev[i]] : q; /* what row q holds now */
+        out[i] = c[i];
+        c[i] = held;
+      }
+    }
+  __syncthreads();
+  /* rows of the first k that changed, then each row below (its last interchange), in order */
+  if (threadIdx.x == 0) {
+    int *count = piv + 1 + k, *dst = count + 1, *src = dst + 2 * k, n = 0;
+    for (int r = 0; r < k; r++)
+      if (c[r] != r) dst[n] = r, src[n++] = c[r];
+    for (int i = 0; i < k; i++)
+      if (p[i] >= k && last[i] && out[i] != p[i]) dst[n] = p[i], src[n++] = out[i];
+    *count = n;
+  }
+}
+
+/* Column blockIdx.x of the block: every thread reads its pairs' sources, then writes them. */
+template <typename T, int kPer>
+__global__ void row_gather(T *a, long long ld, const int *piv, int k, bool inverse) {
+  const int count = piv[1 + k];
+  const int *dst = piv + 2 + k, *src = dst + 2 * k;
+  T *col = a + static_cast<long long>(blockIdx.x) * ld;
+  T v[kPer];
+#pragma unroll
+  for (int j = 0; j < kPer; j++) {
+    const int t = threadIdx.x + j * blockDim.x;
+    if (t < count) v[j] = col[inverse ? dst[t] : src[t]];
+  }
+  __syncthreads();
+#pragma unroll
+  for (int j = 0; j < kPer; j++) {
+    const int t = threadIdx.x + j * blockDim.x;
+    if (t < count) col[inverse ? src[t] : dst[t]] = v[j];
+  }
+}
+
+constexpr int kGatherThreads = 512;
+constexpr int kGatherPer = 2 * TSR_CUDA_SWAPS_MAX / kGatherThreads;
+
+template <typename T>
+void launch_row_gather(void *a, size_t ld, int n, const int *piv, int k, bool inverse,
+                       cudaStream_t stream) {
+  row_gather<T, kGatherPer><<<n, kGatherThreads, 0, stream>>>(
+      static_cast<T *>(a), static_cast<long long>(ld), piv, k, inverse);
+}
+
+struct c64_t {
+  float re, im;
+};
+struct c128_t {
+  double re, im;
+};
+using gather_fn = void (*)(void *, size_t, int, const int *, int, bool, cudaStream_t);
+constexpr gather_fn gather_of[TESSERA_NUM_DTYPES] = {
+    launch_row_gather<float>, launch_row_gather<double>, launch_row_gather<c64_t>,
+    launch_row_gather<c128_t>};
+
 } // namespace
+
+extern "C" int tsr_cuda_lu_swaps(int *piv, int k, void *stream) {
+  cudaStream_t s = static_cast<cudaStream_t>(stream);
+  if (k <= 0 || k > TSR_CUDA_SWAPS_MAX) {
+    const int none = k <= 0 ? 0 : -1;
+    if (cudaMemsetAsync(piv + 1 + (k > 0 ? k : 0), none ? 0xff : 0, sizeof(int), s) != cudaSuccess)
+      return -1;
+    return 0;
+  }
+  lu_swaps<<<1, 1024, 5 * static_cast<size_t>(k) * sizeof(int), s>>>(piv, k);
+  return cudaGetLastError() == cudaSuccess ? 0 : -1;
+}
+
+extern "C" int tsr_cuda_row_gather(tessera_dtype_t dtype, void *a, size_t ld, int n, const int *piv,
+                                   int k, int incx, void *stream) {
+  if (n <= 0 || k <= 0) return 0;
+  if (static_cast<int>(dtype) < 0 || static_cast<int>(dtype) >= TESSERA_NUM_DTYPES ||
+      k > TSR_CUDA_SWAPS_MAX)
+    return -1;
+  gather_of[dtype](a, ld, n, piv, k, incx < 0, static_cast<cudaStream_t>(stream));
+  return cudaGetLastError() == cudaSuccess ? 0 : -1;
+}
 
 extern "C" int tsr_cuda_nan_columns(tessera_dtype_t dtype, const void *a, size_t ld, int m, int n,
                                     int *dev_info, void *scratch, void *stream) {

@@ -224,7 +224,8 @@ static const lu_routine_t lu_of[TESSERA_NUM_DTYPES] = {{Sgetrf_size, Sgetrf, Sla
                                                        {Zgetrf_size, Zgetrf, Zlaswp}};
 
 /* cuSOLVER's info and pivots go straight into the pivot handle (piv[0], piv[1 ..]); a scan of
- * the factored block then lowers the info to the first column holding a NaN. */
+ * the factored block then lowers the info to the first column holding a NaN, and the pivots'
+ * permutation is computed for the swaps (kernels.cu). */
 int tsr_cuda_getrf(const tessera_exec_t *ex, void *args) {
   const tsr_getrf_args_t *a = args;
   const int lda = tsr_operand_ld(ex, 0, a->m, a->n);
@@ -245,7 +246,9 @@ int tsr_cuda_getrf(const tessera_exec_t *ex, void *args) {
   if (r->size(h, rows, a->n, p, lda, &lwork) != CUSOLVER_STATUS_SUCCESS || (size_t)lwork > cap ||
       r->run(h, rows, a->n, p, lda, s->workspace, piv + 1, piv) != CUSOLVER_STATUS_SUCCESS)
     return TESSERA_ERR_KERNEL;
-  return tsr_cuda_nan_columns(a->dtype, p, (size_t)lda, rows, a->n, piv, s->workspace, stream)
+  const int k = rows < a->n ? rows : a->n;
+  return tsr_cuda_nan_columns(a->dtype, p, (size_t)lda, rows, a->n, piv, s->workspace, stream) ||
+                 tsr_cuda_lu_swaps(piv, k, stream)
              ? TESSERA_ERR_KERNEL
              : 0;
 }
@@ -261,8 +264,15 @@ int tsr_cuda_laswp(const tessera_exec_t *ex, void *args) {
     return TESSERA_ERR_KERNEL;
   if (a->k == 0 || a->n == 0) return 0;
   char *p = (char *)ex->ptr[0] + (size_t)a->r0 * tessera_dtype_size(a->dtype);
-  const int *piv = (const int *)ex->ptr[1] + 1;
-  return lu_of[a->dtype].swap(h, a->n, p, lda, 1, a->k, piv, a->incx) == CUSOLVER_STATUS_SUCCESS
+  const int *piv = ex->ptr[1];
+  /* Up to TSR_CUDA_SWAPS_MAX pivots, the handle holds their permutation (computed by the panel,
+   * on any device, or by the host): all rows of a column move at once. Beyond, cuSOLVER's
+   * laswp, one interchange after the other. */
+  if (a->k <= TSR_CUDA_SWAPS_MAX)
+    return tsr_cuda_row_gather(a->dtype, p, (size_t)lda, a->n, piv, a->k, a->incx, ex->stream)
+               ? TESSERA_ERR_KERNEL
+               : 0;
+  return lu_of[a->dtype].swap(h, a->n, p, lda, 1, a->k, piv + 1, a->incx) == CUSOLVER_STATUS_SUCCESS
              ? 0
              : TESSERA_ERR_KERNEL;
 }
