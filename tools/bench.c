@@ -224,7 +224,7 @@ static int bench_size(tessera_context_t **ctx, const cli_opts_t *o, int64_t n, i
       gen_spd(o->dtype, n, m.a0, m.ld, GEN_SEED_A);
     if (gpus > 0) rc = gpu_baselines(ctx, o, gpus, &m, prog, &g);
   }
-  int tile = rc == CLI_OK ? tessera_tile_for(*ctx, n) : 0;
+  int tile = rc != CLI_OK ? 0 : lu ? tessera_tile_for_lu(*ctx, n, n) : tessera_tile_for(*ctx, n);
   if (rc == CLI_OK && o->resident &&
       (status =
            tessera_matrix_create(*ctx, o->dtype, n, n, lu ? (n > 1 ? n : 1) : tile, tile, &b.A)))

@@ -130,7 +130,8 @@ static int solve(tessera_context_t *ctx, const cli_opts_t *o, const problem_t *p
   cli_result_init(r, o, ctx);
   r->dtype = p->dtype;
   r->n = p->n;
-  r->tile = tessera_tile_for(ctx, p->n);
+  r->tile =
+      cli_is_lu(o->routine) ? tessera_tile_for_lu(ctx, p->n, p->n) : tessera_tile_for(ctx, p->n);
   r->nrhs = p->nrhs;
   r->seconds = INFINITY;
   for (int rep = 0; rep < o->reps; rep++) {

@@ -36,6 +36,12 @@ TESSERA_API int tessera_default_tile(const tessera_context_t *ctx);
  *  within [512, 2048]. Thread safe. */
 TESSERA_API int tessera_tile_for(const tessera_context_t *ctx, int64_t n);
 
+/** Panel width LAPACK-style LU calls (getrf, getrs, gesv) use on an m x n matrix: the
+ *  configured tile size, else with GPUs and min(m, n) >= 8192 tessera_tile_for's choice, else
+ *  about min(m, n) / (8 workers) within [128, 512] (column panels: enough of them for every
+ *  worker while one factors the next panel). Thread safe. */
+TESSERA_API int tessera_tile_for_lu(const tessera_context_t *ctx, int64_t m, int64_t n);
+
 /* ---------------------------------------------------------------- LAPACK-style calls */
 
 /** Cholesky factorization A = L Lᴴ (uplo LOWER) or A = Uᴴ U (UPPER) of the Hermitian positive

@@ -350,11 +350,13 @@ int tessera_gemm(tessera_context_t *ctx, tessera_op_t transa, tessera_op_t trans
 
 /* ---------------------------------------------------------------- LU */
 
-/* Starts an LU call: column panels; a context over processes is refused. */
+/* Starts an LU call on an m x n matrix: column panels of tessera_tile_for_lu's width; a context
+ * over processes is refused. */
 static int begin_lu(views_t *vs, tessera_context_t *ctx, const char *f, int rc, int k,
-                    const int64_t *values, const int *argno, int64_t order) {
-  rc = begin(vs, ctx, f, rc, k, values, argno, order);
+                    const int64_t *values, const int *argno, int64_t m, int64_t n) {
+  rc = begin(vs, ctx, f, rc, k, values, argno, m > n ? m : n);
   vs->panels = true;
+  vs->tile = tessera_tile_for_lu(ctx, m, n);
   if (!rc && vs->dist)
     rc = tsr_error(ctx, TESSERA_ERR_UNSUPPORTED,
                    "%s: LU runs on the processes of one context only; this context spans "
@@ -395,8 +397,7 @@ int tessera_getrf(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int6
   if (!rc) rc = check_ld(ctx, f, 6, lda, m);
   if (!rc) rc = check_ipiv(ctx, f, 7, ipiv, m < n ? m : n);
   views_t vs;
-  rc = begin_lu(&vs, ctx, f, rc, 3, (const int64_t[]){dtype, m, n}, (const int[]){2, 3, 4},
-                m > n ? m : n);
+  rc = begin_lu(&vs, ctx, f, rc, 3, (const int64_t[]){dtype, m, n}, (const int[]){2, 3, 4}, m, n);
   if (rc || m == 0 || n == 0) return rc;
   rc = view(&vs, dtype, m, n, a, lda, 0, IN | OUT);
   if (!rc) rc = tessera_tile_getrf(vs.v[0], ipiv);
@@ -423,7 +424,7 @@ static int lu_solve(tessera_context_t *ctx, int factor, tessera_op_t trans, tess
   if (!rc) rc = check_ld(ctx, f, o + 7, ldb, n);
   views_t vs;
   rc = begin_lu(&vs, ctx, f, rc, 4, (const int64_t[]){trans, dtype, n, nrhs},
-                (const int[]){2, o, o + 1, o + 2}, n);
+                (const int[]){2, o, o + 1, o + 2}, n, n);
   if (rc || n == 0) return rc;
   rc = view(&vs, dtype, n, n, a, lda, 0, factor ? IN | OUT : IN);
   if (!rc && nrhs > 0) rc = view(&vs, dtype, n, nrhs, b, ldb, 0, IN | OUT);

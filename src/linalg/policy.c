@@ -33,6 +33,17 @@ int tessera_tile_for(const tessera_context_t *ctx, int64_t n) {
   return (int)(nb < 128 ? 128 : nb > 1024 ? 1024 : nb);
 }
 
+int tessera_tile_for_lu(const tessera_context_t *ctx, int64_t m, int64_t n) {
+  if (!ctx) return 0;
+  const int64_t k = m < n ? m : n;
+  if (tessera_config(ctx)->tile_size > 0 ||
+      (tessera_accelerator_count(ctx) > 0 && k >= GPU_TILE_MIN_N))
+    return tessera_tile_for(ctx, k);
+  int64_t nb = k / (8 * (int64_t)(tessera_worker_count(ctx) > 0 ? tessera_worker_count(ctx) : 1));
+  nb = nb / 64 * 64;
+  return (int)(nb < 128 ? 128 : nb > 512 ? 512 : nb);
+}
+
 void tessera_potrf_options_init(tessera_potrf_options_t *opts) {
   if (opts) opts->trsm_inverse = -1;
 }

@@ -332,6 +332,18 @@ static void test_lu_args(void **state) {
   assert_int_equal(tessera_gesv(ctx, TESSERA_F64, 5, 2, a, 5, NULL, b, 6), -7);
   assert_int_equal(tessera_gesv(ctx, TESSERA_F64, 5, 2, a, 5, ipiv, b, 2), -9);
   lc_assert_error(ctx);
+  assert_int_equal(tessera_tile_for_lu(ctx, 5000, 300), 4); /* the configured size */
+  assert_int_equal(tessera_tile_for_lu(NULL, 5, 5), 0);
+  lc_finalize(ctx);
+  /* automatic panel widths on CPUs: min(m, n) / (8 workers) within [128, 512] */
+  tessera_config_t cfg;
+  tessera_config_init(&cfg);
+  cfg.cpu_workers = 2;
+  cfg.gpus = 0;
+  assert_int_equal(tessera_init(&ctx, &cfg), 0);
+  assert_int_equal(tessera_tile_for_lu(ctx, 8192, 8192), 512);
+  assert_int_equal(tessera_tile_for_lu(ctx, 100000, 5000), 256);
+  assert_int_equal(tessera_tile_for_lu(ctx, 1000, 1000), 128);
   lc_finalize(ctx);
 }
 
