@@ -24,7 +24,7 @@ grep -E "tests passed|Failed|Passed|\*\*\*" "$out/ctest.log" | tail -30
 if [ -n "$jax_inc" ] && [ -f build-gpu/python/libtessera_jax.so ]; then
   echo "== pytest tests/python/test_jax*.py on the GPUs"
   TESSERA_BUILD_DIR="$PWD/build-gpu" PYTHONPATH="$PWD/python" TESSERA_JAX_LEAK_CALLS=${TESSERA_JAX_LEAK_CALLS:-2000} \
-    python3 -m pytest -q -x tests/python/test_jax.py tests/python/test_jax_api.py >"$out/pytest-jax.log" 2>&1
+    python3 -m pytest -q -x tests/python/test_jax.py tests/python/test_jax_api.py tests/python/test_jax_lu.py >"$out/pytest-jax.log" 2>&1
   tail -15 "$out/pytest-jax.log"
 fi
 if [ $# -gt 0 ]; then
