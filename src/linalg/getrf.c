@@ -74,17 +74,16 @@ int tsr_pivots_import(tsr_pivots_t *P, const int *ipiv) {
 }
 
 int tsr_pivots_export(tsr_pivots_t *P, int *ipiv) {
-  int info = 0, rc = 0;
-  for (int64_t k = 0; k < P->steps && !rc; k++) {
-    rc = tessera_data_sync(P->ctx, P->h[k]);
-    if (rc < 0) break;
-    rc = 0;
+  int info = 0;
+  for (int64_t k = 0; k < P->steps; k++) {
+    const int rc = tessera_data_sync(P->ctx, P->h[k]);
+    if (rc < 0) return rc;
     const int *p = tessera_data_ptr(P->h[k]);
     const int64_t r0 = k * P->nb, kb = tsr_pivots_count(P, k);
     for (int64_t i = 0; i < kb; i++) ipiv[r0 + i] = (int)(p[1 + i] + r0);
     if (p[0] > 0 && !info) info = (int)(p[0] + r0);
   }
-  return rc ? rc : info;
+  return info;
 }
 
 int tsr_pxgetrf(tessera_matrix_t *A, tsr_pivots_t *P) {

@@ -249,54 +249,47 @@ int tessera_tile_getrf(tessera_matrix_t *A, int *ipiv) {
   return rc;
 }
 
-static int check_getrs(const tessera_matrix_t *A, const int *ipiv, const tessera_matrix_t *B,
-                       int argno, const char *name) {
-  if (!A || !B) return tsr_error(A ? A->ctx : NULL, A ? -argno - 2 : -argno, "%s: NULL", name);
+/* The operands of a solve: A square, B of its rows, column panels of one context and dtype
+ * (argument numbers a and b). */
+static int check_solve(const tessera_matrix_t *A, const tessera_matrix_t *B, int a, int b,
+                       const char *name) {
+  if (!A || !B)
+    return tsr_error(A   ? A->ctx
+                     : B ? B->ctx
+                         : NULL,
+                     A ? -b : -a, "%s: argument %d is NULL", name, A ? b : a);
   if (A->ctx != B->ctx || A->dtype != B->dtype)
-    return tsr_error(A->ctx, -argno - 2, "%s: A and B have other contexts or dtypes", name);
-  int rc = check_panels(A, argno, name);
-  if (!rc) rc = check_panels(B, argno + 2, name);
-  if (rc) return rc;
-  if (A->m != A->n || B->m != A->n)
-    return tsr_error(A->ctx, -argno - 2, "%s: A is %lld x %lld and B has %lld rows", name,
-                     (long long)A->m, (long long)A->n, (long long)B->m);
-  if (!ipiv && A->n > 0) return tsr_error(A->ctx, -argno - 1, "%s: ipiv is NULL", name);
-  return A->n > 0 ? tsr_pivots_check(A->ctx, name, argno + 1, ipiv, A->n, A->n) : 0;
-}
-
-/* The solve with pivots P (filled): B waited for and brought home. */
-static int getrs_with(char trans, const tessera_matrix_t *A, const tsr_pivots_t *P,
-                      tessera_matrix_t *B) {
-  return finish(B, tsr_pxgetrs(trans, A, P, B));
+    return tsr_error(A->ctx, -b, "%s: A and B have other contexts or dtypes", name);
+  int rc = check_panels(A, a, name);
+  if (!rc) rc = check_panels(B, b, name);
+  if (!rc && (A->m != A->n || B->m != A->n))
+    rc = tsr_error(A->ctx, -b, "%s: A is %lld x %lld and B has %lld rows", name, (long long)A->m,
+                   (long long)A->n, (long long)B->m);
+  return rc;
 }
 
 int tessera_tile_getrs(tessera_op_t trans, const tessera_matrix_t *A, const int *ipiv,
                        tessera_matrix_t *B) {
-  int rc = check_getrs(A, ipiv, B, 2, "tile_getrs");
+  int rc = check_solve(A, B, 2, 4, "tile_getrs");
+  if (!rc && !ipiv && A->n > 0) rc = tsr_error(A->ctx, -3, "tile_getrs: ipiv is NULL");
+  if (!rc && A->n > 0) rc = tsr_pivots_check(A->ctx, "tile_getrs", 3, ipiv, A->n, A->n);
   if (rc) return rc;
   if (!is_op(trans)) return tsr_error(A->ctx, -1, "tile_getrs: trans must be 'N', 'T' or 'C'");
   if (A->n == 0 || B->n == 0) return 0;
   tsr_pivots_t P;
   rc = tsr_pivots_create(A->ctx, A->n, A->n, A->nb, &P);
   if (!rc) rc = tsr_pivots_import(&P, ipiv);
-  if (!rc) rc = getrs_with((char)trans, A, &P, B);
+  if (!rc) rc = finish(B, tsr_pxgetrs((char)trans, A, &P, B));
   tsr_pivots_destroy(&P);
   return rc;
 }
 
 int tessera_tile_gesv(tessera_matrix_t *A, int *ipiv, tessera_matrix_t *B) {
-  if (!B) return tsr_error(A ? A->ctx : NULL, -3, "tile_gesv: argument 3 is NULL");
-  int rc = A ? check_panels(B, 3, "tile_gesv") : 0;
-  if (!rc && A && (A->m != A->n || B->m != A->n || A->dtype != B->dtype || A->ctx != B->ctx))
-    rc = tsr_error(A->ctx, -3, "tile_gesv: A is %lld x %lld and B is %lld x %lld of %s",
-                   (long long)A->m, (long long)A->n, (long long)B->m, (long long)B->n,
-                   A->dtype == B->dtype && A->ctx == B->ctx ? "its dtype"
-                                                            : "another dtype or context");
+  int rc = check_solve(A, B, 1, 3, "tile_gesv");
   if (rc) return rc;
   tsr_pivots_t P;
-  if (!A) return tsr_error(NULL, -1, "tile_gesv: argument 1 is NULL");
   rc = getrf_into(A, ipiv, &P, "tile_gesv");
-  if (!rc && A->n > 0 && B->n > 0) rc = getrs_with('N', A, &P, B);
+  if (!rc && A->n > 0 && B->n > 0) rc = finish(B, tsr_pxgetrs('N', A, &P, B));
   tsr_pivots_destroy(&P);
   return rc;
 }

@@ -8,6 +8,7 @@
  * synchronisation; a task whose kernel deferred it (tessera_task_defer: work it started
  * elsewhere, a message say) is complete once it is also resumed, and keeps its flight and its
  * data until then. */
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 
@@ -135,19 +136,32 @@ static int launch(tsr_worker_t *w, tsr_flight_t *fl, bool last_chance) {
   return 0;
 }
 
+/* The priority a task must exceed to take the urgent lane: that of every task in flight; INT_MAX
+ * when the lane is missing, in use, or nothing is in flight. */
+static int urgent_bar(const tsr_worker_t *w) {
+  if (!w->urgent_queue || !w->nflights) return INT_MAX;
+  int bar = INT_MIN;
+  for (int f = 0; f < w->nflights; f++) {
+    if (w->flights[f].urgent) return INT_MAX;
+    if (w->flights[f].task->priority > bar) bar = w->flights[f].task->priority;
+  }
+  return bar;
+}
+
 /* Whether task t goes on the urgent lane: the lane is free and t outranks every task in flight
  * (it would have run first had it been ready earlier). */
 static bool is_urgent(const tsr_worker_t *w, const tsr_task_t *t) {
-  if (!w->urgent_queue || !w->nflights) return false;
-  for (int f = 0; f < w->nflights; f++)
-    if (w->flights[f].urgent || w->flights[f].task->priority >= t->priority) return false;
-  return true;
+  const int bar = urgent_bar(w);
+  return bar != INT_MAX && t->priority > bar;
 }
 
-/* Whether the task atop this worker's own queue would go on the urgent lane. */
+/* Whether the task atop this worker's own queue would go on the urgent lane (the queue's lock
+ * is taken only when the lane is free). */
 static bool urgent_waiting(tsr_worker_t *w) {
+  const int bar = urgent_bar(w);
+  if (bar == INT_MAX) return false;
   pthread_mutex_lock(&w->queue.lock);
-  const bool u = w->queue.n > 0 && is_urgent(w, w->queue.heap[0]);
+  const bool u = w->queue.n > 0 && w->queue.heap[0]->priority > bar;
   pthread_mutex_unlock(&w->queue.lock);
   return u;
 }

@@ -387,6 +387,12 @@ static void test_tile_lu(void **state) {
       assert_memory_equal(y, z, (size_t)(n * nrhs) * lc_esize(dt));
       free(z);
     }
+    assert_int_equal(tessera_tile_gesv(NULL, ipiv, B), -1);
+    assert_int_equal(tessera_tile_gesv(A, ipiv, NULL), -3);
+    assert_int_equal(tessera_tile_gesv(A, NULL, B), -2);
+    assert_int_equal(tessera_tile_getrs(TESSERA_NOTRANS, NULL, ipiv, B), -2);
+    assert_int_equal(tessera_tile_getrs(TESSERA_NOTRANS, A, NULL, B), -3);
+    assert_int_equal(tessera_tile_getrs(TESSERA_NOTRANS, A, ipiv, NULL), -4);
     assert_true(tessera_tile_laswp(B, 0, 2, ipiv, 1) < 0);
     assert_true(tessera_tile_laswp(B, 1, 2, ipiv, 2) < 0);
     lc_assert_error(ctx);
