@@ -1,9 +1,11 @@
-/* `tessera potrf|potrs|posv --grid PxQ` under mpirun: the routine on tile matrices dealt over
- * the P x Q processes. Every process writes its own tiles of the generated matrix (the values
- * gen_spd gives those positions) and the whole right-hand side; the routine runs distributed,
- * timed between two barriers; each process's tiles of the result are summed onto process 0,
- * which computes the residual against the whole generated matrix and prints the one result. */
+/* `tessera potrf|potrs|posv|getrf|gesv --grid PxQ` under mpirun: the routine on tile matrices
+ * dealt over the P x Q processes (LU: column panels dealt over all P Q of them). Every process
+ * writes its own tiles of the generated matrix (the values gen_spd or gen_dense gives those
+ * positions) and the whole right-hand side; the routine runs distributed, timed between two
+ * barriers; each process's tiles of the result are summed onto process 0, which computes the
+ * residual against the whole generated matrix and prints the one result. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,19 +22,25 @@ typedef struct {
   tessera_matrix_t *A, *B;
   int rank, nb;
   int64_t n, nrhs;
+  int64_t mb; /* rows of a tile: nb, or n for LU's column panels */
+  bool lu;
+  int *ipiv; /* LU: the pivots, on every process */
 } dist_run_t;
 
 /* Writes this process's tiles of the generated matrix into A's tiles (homed on the host). */
 static void fill_own_tiles(const dist_run_t *d, tessera_dtype_t dtype) {
-  const int64_t mt = (d->n + d->nb - 1) / d->nb, nt = mt; /* tiles per dimension */
+  const int64_t mt = (d->n + d->mb - 1) / d->mb, nt = (d->n + d->nb - 1) / d->nb;
   for (int64_t j = 0; j < nt; j++)
     for (int64_t i = 0; i < mt; i++) {
       if (tessera_matrix_tile_owner(d->A, i, j) != d->rank) continue;
       tessera_data_t *h = tessera_matrix_tile(d->A, i, j);
-      const int64_t r = i < mt - 1 ? d->nb : d->n - i * d->nb;
+      const int64_t r = i < mt - 1 ? d->mb : d->n - i * d->mb;
       const int64_t c = j < nt - 1 ? d->nb : d->n - j * d->nb;
-      gen_spd_block(dtype, d->n, i * d->nb, j * d->nb, r, c, tessera_data_ptr(h),
-                    (int64_t)tessera_data_ld(h), GEN_SEED_A);
+      const int64_t ld = (int64_t)tessera_data_ld(h);
+      if (d->lu)
+        gen_dense_block(dtype, i * d->mb, j * d->nb, r, c, tessera_data_ptr(h), ld, GEN_SEED_A);
+      else
+        gen_spd_block(dtype, d->n, i * d->mb, j * d->nb, r, c, tessera_data_ptr(h), ld, GEN_SEED_A);
     }
 }
 
@@ -57,41 +65,59 @@ static int run_routine(const cli_opts_t *o, const dist_run_t *d, double *seconds
   if (o->routine == CMD_POTRS) rc = tessera_tile_potrf(o->uplo, d->A);
   if (!rc) rc = tessera_comm_barrier(d->comm, NULL);
   const double t0 = progress_now();
-  if (!rc)
-    rc = o->routine == CMD_POTRF   ? tessera_tile_potrf(o->uplo, d->A)
-         : o->routine == CMD_POTRS ? tessera_tile_potrs(o->uplo, d->A, d->B)
-                                   : tessera_tile_posv(o->uplo, d->A, d->B);
+  if (!rc) switch (o->routine) {
+    case CMD_POTRF:
+      rc = tessera_tile_potrf(o->uplo, d->A);
+      break;
+    case CMD_POTRS:
+      rc = tessera_tile_potrs(o->uplo, d->A, d->B);
+      break;
+    case CMD_GETRF:
+      rc = tessera_tile_getrf(d->A, d->ipiv);
+      break;
+    case CMD_GESV:
+      rc = tessera_tile_gesv(d->A, d->ipiv, d->B);
+      break;
+    default:
+      rc = tessera_tile_posv(o->uplo, d->A, d->B);
+    }
   const int sync = tessera_comm_barrier(d->comm, NULL);
   *seconds = progress_now() - t0;
   return rc ? rc : sync;
 }
 
-/* Orders above which potrf's residual (O(n^3) on process 0, the factor gathered there) is not
- * computed. */
-enum { CHECK_MAX_POTRF = 16384 };
+/* Orders above which a factorization's residual is not computed: the factor is gathered on
+ * process 0 (n^2 elements through host memory), and potrf's residual costs O(n^3) there. */
+enum { CHECK_MAX_FACTOR = 16384 };
 
 /* The residual on process 0 (others: 0), from the assembled result; NaN when skipped. */
 static int check(const cli_opts_t *o, const dist_run_t *d, tessera_dtype_t dtype, const void *b0,
                  double *residual) {
-  const int64_t n = d->n, ld = n > 0 ? n : 1, cols = o->routine == CMD_POTRF ? n : d->nrhs;
-  if (o->routine == CMD_POTRF && n > CHECK_MAX_POTRF) {
+  const int factor = o->routine == CMD_POTRF || o->routine == CMD_GETRF;
+  const int64_t n = d->n, ld = n > 0 ? n : 1, cols = factor ? n : d->nrhs;
+  if (factor && n > CHECK_MAX_FACTOR) {
     if (d->rank == 0)
       fprintf(stderr,
-              "tessera: the residual of potrf is not computed above n = %d (it would take "
-              "O(n^3) on one process); use posv\n",
-              CHECK_MAX_POTRF);
+              "tessera: the residual of %s is not computed above n = %d (the factor would be "
+              "gathered on one process); use %s\n",
+              cli_cmd_name(o->routine), CHECK_MAX_FACTOR, d->lu ? "gesv" : "posv");
     *residual = NAN;
     return 0;
   }
   void *x = d->rank == 0 ? cli_alloc(dtype, ld, cols) : NULL;
   void *a0 = d->rank == 0 ? cli_alloc(dtype, ld, n) : NULL;
   int rc = d->rank == 0 && (!x || !a0) ? TESSERA_ERR_NOMEM : 0;
-  if (!rc) rc = assemble(d, o->routine == CMD_POTRF ? d->A : d->B, dtype, x, n, cols);
+  if (!rc) rc = assemble(d, factor ? d->A : d->B, dtype, x, n, cols);
   *residual = 0;
   if (!rc && d->rank == 0) {
-    gen_spd(dtype, n, a0, ld, GEN_SEED_A);
+    if (d->lu)
+      gen_dense(dtype, n, n, a0, ld, GEN_SEED_A);
+    else
+      gen_spd(dtype, n, a0, ld, GEN_SEED_A);
     *residual = o->routine == CMD_POTRF ? residual_potrf(dtype, o->uplo, n, a0, ld, x, ld)
-                                        : residual_solve(dtype, n, d->nrhs, a0, ld, x, ld, b0, ld);
+                : o->routine == CMD_GETRF
+                    ? residual_getrf(dtype, n, a0, ld, x, ld, d->ipiv)
+                    : residual_solve(dtype, n, d->nrhs, a0, ld, x, ld, b0, ld);
   }
   free(x);
   free(a0);
@@ -112,13 +138,21 @@ int cli_solve_distributed(const cli_opts_t *o) {
   const tessera_dtype_t dtype = o->dtype;
   d.n = o->sizes[0];
   d.nrhs = o->nrhs;
-  d.nb = o->tile > 0 ? o->tile : tessera_tile_for(d.ctx, d.n);
+  d.lu = cli_is_lu(o->routine);
+  d.nb = o->tile > 0 ? o->tile
+         : d.lu      ? (int)tessera_tile_for_lu(d.ctx, d.n, d.n)
+                     : tessera_tile_for(d.ctx, d.n);
+  d.mb = d.lu ? (d.n > 1 ? d.n : 1) : d.nb;
+  if (d.lu) /* column panels, dealt over every process */
+    d.grid = (tessera_grid_t){1, d.grid.p * d.grid.q};
   void *b0 = NULL;
-  int st =
-      tessera_matrix_create_distributed(d.ctx, d.comm, d.grid, dtype, d.n, d.n, d.nb, d.nb, &d.A);
-  if (!st && o->routine != CMD_POTRF) {
+  int st = d.lu && !(d.ipiv = calloc((size_t)(d.n > 0 ? d.n : 1), sizeof *d.ipiv))
+               ? TESSERA_ERR_NOMEM
+               : tessera_matrix_create_distributed(d.ctx, d.comm, d.grid, dtype, d.n, d.n, d.mb,
+                                                   d.nb, &d.A);
+  if (!st && o->routine != CMD_POTRF && o->routine != CMD_GETRF) {
     b0 = cli_alloc(dtype, d.n > 0 ? d.n : 1, d.nrhs);
-    st = b0 ? tessera_matrix_create_distributed(d.ctx, d.comm, d.grid, dtype, d.n, d.nrhs, d.nb,
+    st = b0 ? tessera_matrix_create_distributed(d.ctx, d.comm, d.grid, dtype, d.n, d.nrhs, d.mb,
                                                 d.nb, &d.B)
             : TESSERA_ERR_NOMEM;
     if (!st) gen_dense(dtype, d.n, d.nrhs, b0, d.n > 0 ? d.n : 1, GEN_SEED_B);
@@ -137,20 +171,21 @@ int cli_solve_distributed(const cli_opts_t *o) {
     cli_result_init(&r, o, d.ctx);
     r.dtype = dtype;
     r.n = d.n;
-    r.nrhs = o->routine == CMD_POTRF ? 0 : d.nrhs;
+    r.nrhs = o->routine == CMD_POTRF || o->routine == CMD_GETRF ? 0 : d.nrhs;
     r.tile = d.nb;
     r.seconds = seconds;
     r.gflops = seconds > 0 ? cli_flops(o->routine, dtype, d.n, d.nrhs) / seconds * 1e-9 : 0;
     r.residual = residual;
     r.api = "grid";
     if (!o->json)
-      printf("distributed over a %dx%d grid of processes (each: %d workers)\n", d.grid.p, d.grid.q,
-             tessera_worker_count(d.ctx));
+      printf("distributed over a %dx%d grid of processes%s (each: %d workers)\n", d.grid.p,
+             d.grid.q, d.lu ? ", in column panels" : "", tessera_worker_count(d.ctx));
     cli_print_header(o, NULL, NULL);
     cli_print_result(o, &r);
   }
   tessera_matrix_destroy(d.B);
   tessera_matrix_destroy(d.A);
+  free(d.ipiv);
   free(b0);
   return cli_finish(d.ctx, rc);
 }

@@ -160,12 +160,18 @@ void gen_spd(tessera_dtype_t dtype, int64_t n, void *a, int64_t lda, uint64_t se
     if (started[t]) pthread_join(tid[t], NULL);
 }
 
+void gen_dense_block(tessera_dtype_t dtype, int64_t i0, int64_t j0, int64_t rows, int64_t cols,
+                     void *a, int64_t lda, uint64_t seed) {
+  for (int64_t j = 0; j < cols; j++)
+    for (int64_t i = 0; i < rows; i++) {
+      const uint64_t gi = (uint64_t)(i0 + i), gj = (uint64_t)(j0 + j);
+      elem_set(dtype, a, (size_t)(i + j * lda), hval(seed, gi, gj, 0), hval(seed, gi, gj, 1));
+    }
+}
+
 void gen_dense(tessera_dtype_t dtype, int64_t rows, int64_t cols, void *a, int64_t lda,
                uint64_t seed) {
-  for (int64_t j = 0; j < cols; j++)
-    for (int64_t i = 0; i < rows; i++)
-      elem_set(dtype, a, (size_t)(i + j * lda), hval(seed, (uint64_t)i, (uint64_t)j, 0),
-               hval(seed, (uint64_t)i, (uint64_t)j, 1));
+  gen_dense_block(dtype, 0, 0, rows, cols, a, lda, seed);
 }
 
 void gen_mirror(tessera_dtype_t dtype, tessera_uplo_t uplo, int64_t n, void *a, int64_t lda) {

@@ -34,6 +34,9 @@ void gen_spd_block(tessera_dtype_t dtype, int64_t n, int64_t i0, int64_t j0, int
 /** Fills the rows x cols column-major `a` with hashed values in [-0.5, 0.5]. */
 void gen_dense(tessera_dtype_t dtype, int64_t rows, int64_t cols, void *a, int64_t lda,
                uint64_t seed);
+/** The rows x cols block of gen_dense's matrix whose first element is (i0, j0), into `a`. */
+void gen_dense_block(tessera_dtype_t dtype, int64_t i0, int64_t j0, int64_t rows, int64_t cols,
+                     void *a, int64_t lda, uint64_t seed);
 
 /** Makes the n x n `a` Hermitian by copying the `uplo` triangle, conjugated, onto the other
  *  and dropping the imaginary part of the diagonal. */

@@ -308,9 +308,6 @@ static int finish_options(cli_opts_t *o) {
   if (o->cmd == CMD_DEMO) o->routine = CMD_POSV;
   if (o->nrhs < 0) o->nrhs = o->routine == CMD_POTRF || o->routine == CMD_GETRF ? 0 : 1;
   if (o->out_of_core && o->routine != CMD_POTRF) return usage_error("--out-of-core is potrf's");
-  if (o->grid_p && cli_is_lu(o->routine))
-    return usage_error("--grid: %s runs on the processes of one context only",
-                       cli_cmd_name(o->routine));
   return 0;
 }
 

@@ -213,11 +213,6 @@ static int run_command(const cli_opts_t *o, int demo) {
 
 int cli_solve(const cli_opts_t *o) {
   const char *grid = getenv("TESSERA_GRID");
-  if (cli_is_lu(o->routine) && grid && *grid) {
-    fprintf(stderr, "tessera: TESSERA_GRID is set: %s runs on the processes of one context only\n",
-            cli_cmd_name(o->routine));
-    return CLI_FAILED;
-  }
   if (!o->grid_p && grid && *grid) { /* the variable's grid, resolved by tessera_init */
     cli_opts_t env = *o;
     env.grid_p = env.grid_q = -1;

@@ -106,7 +106,9 @@ TESSERA_API int tessera_getrf(tessera_context_t *ctx, tessera_dtype_t dtype, int
 
 /** Solves op(A) X = B (trans NOTRANS, TRANS or CONJTRANS) with the n x n factors and pivots
  *  from tessera_getrf; B (n x nrhs) is overwritten by X. Every ipiv[i] must lie in [i + 1, n],
- *  as getrf leaves it. */
+ *  as getrf leaves it. On a context over processes (as every LAPACK-style call) the arrays,
+ *  ipiv included, are process 0's (NULL elsewhere); the factorization runs on column panels
+ *  dealt over every process. */
 TESSERA_API int tessera_getrs(tessera_context_t *ctx, tessera_op_t trans, tessera_dtype_t dtype,
                               int64_t n, int64_t nrhs, const void *a, int64_t lda, const int *ipiv,
                               void *b, int64_t ldb);
@@ -174,11 +176,15 @@ TESSERA_API int tessera_tile_gemm(tessera_op_t transa, tessera_op_t transb, cons
 /** LU factorization with partial pivoting of A in place (see tessera_getrf); ipiv receives
  *  min(m, n) pivots. LU runs on column panels: A's tiles must span its rows (tile rows mb >= m,
  *  for example tessera_matrix_create(ctx, dtype, m, n, m, nb, &A)); each tile is then a panel of
- *  nb columns. Returns as tessera_getrf, or a negative status with a message. */
+ *  nb columns. A distributed A (tessera_matrix_create_distributed with mb >= m) has its panels
+ *  dealt by the first row of its grid, so a 1 x P grid spreads them over all P processes; every
+ *  process makes the call and receives the whole ipiv. Returns as tessera_getrf (the same on
+ *  every process), or a negative status with a message. */
 TESSERA_API int tessera_tile_getrf(tessera_matrix_t *A, int *ipiv);
 
 /** Solves op(A) X = B with the factors and pivots from tessera_tile_getrf (see tessera_getrs).
- *  B's tiles span its rows, as A's, with any tile width. */
+ *  B's tiles span its rows, as A's, with any tile width; distributed, B is distributed over
+ *  the same communicator and every process passes the same ipiv (compared across them). */
 TESSERA_API int tessera_tile_getrs(tessera_op_t trans, const tessera_matrix_t *A, const int *ipiv,
                                    tessera_matrix_t *B);
 

@@ -14,30 +14,58 @@
  * run on every other device while panel k + 1 is factored (look-ahead).
  *
  * The pivots of step k live in a handle of their own (int: the info, then the kb pivots relative
- * to row r0), written by the panel's task and read by that step's swaps wherever they run. */
+ * to row r0), written by the panel's task and read by that step's swaps wherever they run.
+ *
+ * Distributed over processes, the panels are dealt by the matrix's grid (its first row: a grid
+ * of one row deals them over every process) and each process runs the tasks writing its
+ * panels; panel k and its pivots travel to the processes updating later panels (a whole panel:
+ * its rows above r0 are not read, but a tile moves whole) and their copies there go once step
+ * k's tasks are inserted. */
 #include <stdlib.h>
+#include <string.h>
 
+#include "comm/dist.h"
 #include "linalg/linalg.h"
 
 static int prio(int64_t nt, int64_t j, int64_t k) {
   return (int)(2 * nt - 2 * j + k);
 }
 
-/* Pivots of a factorization with `steps` steps of nb columns on min(m, n) = kmin. */
-int tsr_pivots_create(tessera_context_t *ctx, int64_t m, int64_t kmin, int64_t nb,
-                      tsr_pivots_t *P) {
-  *P = (tsr_pivots_t){.ctx = ctx, .m = m, .kmin = kmin, .nb = nb};
+/* The process owning step k's pivots: that of the panel holding column k nb. */
+static int step_owner(const tessera_matrix_t *A, const tsr_pivots_t *P, int64_t k) {
+  return tessera_grid_owner(A->grid, 0, k * P->nb / A->nb);
+}
+
+static bool owns(const tsr_pivots_t *P, int64_t k) {
+  return !P->dist || ((tsr_dist_tile_t *)P->dist)[k].owner == tessera_comm_rank(P->comm);
+}
+
+int tsr_pivots_create(const tessera_matrix_t *A, int64_t kmin, int64_t nb, tsr_pivots_t *P) {
+  tessera_context_t *ctx = A->ctx;
+  *P = (tsr_pivots_t){.ctx = ctx, .comm = A->comm, .m = A->m, .kmin = kmin, .nb = nb};
   P->steps = nb > 0 ? (kmin + nb - 1) / nb : 0;
   if (P->steps == 0) return 0;
   P->h = calloc((size_t)P->steps, sizeof *P->h);
   if (!P->h) return tsr_error(ctx, TESSERA_ERR_NOMEM, "getrf: out of memory for the pivots");
+  tsr_dist_tile_t *rec = NULL;
+  if (A->comm) { /* a collective call: every process makes the same records */
+    const int rc = tsr_dist_tiles(A->comm, ctx, (size_t)P->steps, &rec);
+    if (rc) {
+      tsr_pivots_destroy(P);
+      return tsr_error(ctx, rc, "getrf: %s", tessera_comm_last_error(A->comm));
+    }
+    P->dist = rec;
+  }
   for (int64_t k = 0; k < P->steps; k++) {
-    const int64_t kb = tsr_pivots_count(P, k);
-    int rc = tessera_data_create(ctx, (size_t)TSR_PIV_INTS(kb), 1, sizeof(int), &P->h[k]);
+    const size_t ints = (size_t)TSR_PIV_INTS(tsr_pivots_count(P, k));
+    if (rec) rec[k].owner = step_owner(A, P, k);
+    int rc = owns(P, k) ? tessera_data_create(ctx, ints, 1, sizeof(int), &P->h[k])
+                        : tessera_data_create_workspace(ctx, ints, 1, sizeof(int), &P->h[k]);
     if (rc) {
       tsr_pivots_destroy(P);
       return rc;
     }
+    if (rec) tsr_dist_attach(P->h[k], &rec[k]);
   }
   return 0;
 }
@@ -46,7 +74,9 @@ void tsr_pivots_destroy(tsr_pivots_t *P) {
   for (int64_t k = 0; P->h && k < P->steps; k++)
     if (P->h[k]) (void)tessera_data_release(P->ctx, P->h[k]);
   free(P->h);
+  tsr_dist_tiles_free(P->dist);
   P->h = NULL;
+  P->dist = NULL;
   P->steps = 0;
 }
 
@@ -63,6 +93,7 @@ int tsr_pivots_check(tessera_context_t *ctx, const char *f, int argno, const int
 
 int tsr_pivots_import(tsr_pivots_t *P, const int *ipiv) {
   for (int64_t k = 0; k < P->steps; k++) {
+    if (!owns(P, k)) continue;
     int *p = tessera_data_ptr(P->h[k]);
     const int64_t r0 = k * P->nb, kb = tsr_pivots_count(P, k);
     p[0] = 0;
@@ -74,16 +105,30 @@ int tsr_pivots_import(tsr_pivots_t *P, const int *ipiv) {
 }
 
 int tsr_pivots_export(tsr_pivots_t *P, int *ipiv) {
-  int info = 0;
-  for (int64_t k = 0; k < P->steps; k++) {
-    const int rc = tessera_data_sync(P->ctx, P->h[k]);
-    if (rc < 0) return rc;
-    const int *p = tessera_data_ptr(P->h[k]);
+  int info = 0, rc = 0;
+  for (int64_t k = 0; k < P->steps && !rc; k++) {
     const int64_t r0 = k * P->nb, kb = tsr_pivots_count(P, k);
+    if (!owns(P, k)) { /* another process's: its owner brings them */
+      memset(ipiv + r0, 0, (size_t)kb * sizeof *ipiv);
+      continue;
+    }
+    rc = tessera_data_sync(P->ctx, P->h[k]);
+    if (rc < 0) break;
+    rc = 0;
+    const int *p = tessera_data_ptr(P->h[k]);
     for (int64_t i = 0; i < kb; i++) ipiv[r0 + i] = (int)(p[1 + i] + r0);
     if (p[0] > 0 && !info) info = (int)(p[0] + r0);
   }
-  return info;
+  if (!P->comm) return rc ? rc : info;
+  /* every pivot comes from its one owner, the others hold 0 there */
+  enum { CHUNK = 1 << 24 };
+  for (int64_t i = 0; i < P->kmin; i += CHUNK) {
+    const size_t count = (size_t)(P->kmin - i < CHUNK ? P->kmin - i : CHUNK);
+    const int a = tessera_comm_allreduce(P->comm, ipiv + i, ipiv + i, count, TESSERA_COMM_I32,
+                                         TESSERA_MAX, NULL);
+    if (a && !rc) rc = tsr_error(P->ctx, a, "getrf: %s", tessera_comm_last_error(P->comm));
+  }
+  return tsr_dist_agree(P->comm, rc ? rc : info);
 }
 
 int tsr_pxgetrf(tessera_matrix_t *A, tsr_pivots_t *P) {
@@ -101,19 +146,24 @@ int tsr_pxgetrf(tessera_matrix_t *A, tsr_pivots_t *P) {
       int tag[3] = {0, (int)j, (int)k};
       rc = tsr_task_laswp(A, tsr_tile(A, 0, j), P->h[k], tsr_tile_n(A, j), r0, kb, 1, tag, 0);
     }
+    /* distributed: the copies of panel k and its pivots other processes received go */
+    if (!rc) rc = tsr_dist_flush(A->ctx, tsr_tile(A, 0, k));
+    if (!rc) rc = tsr_dist_flush(A->ctx, P->h[k]);
   }
   return rc;
 }
 
 int tsr_pxlaswp(tessera_matrix_t *B, const tsr_pivots_t *P, int incx) {
   int rc = 0;
-  for (int64_t c = 0; c < B->nt && !rc; c++)
-    for (int64_t s = 0; s < P->steps && !rc; s++) {
-      const int64_t k = incx > 0 ? s : P->steps - 1 - s;
+  for (int64_t s = 0; s < P->steps && !rc; s++) {
+    const int64_t k = incx > 0 ? s : P->steps - 1 - s;
+    for (int64_t c = 0; c < B->nt && !rc; c++) {
       int tag[3] = {0, (int)c, (int)k};
       rc = tsr_task_laswp(B, tsr_tile(B, 0, c), P->h[k], tsr_tile_n(B, c), (int)(k * P->nb),
                           (int)tsr_pivots_count(P, k), incx, tag, 0);
     }
+    if (!rc) rc = tsr_dist_flush(B->ctx, P->h[k]);
+  }
   return rc;
 }
 
@@ -123,14 +173,16 @@ static int substitute(const tessera_matrix_t *A, const tsr_pivots_t *P, char upl
                       tessera_matrix_t *B) {
   const bool forward = (uplo == 'L') == (trans == 'N');
   int rc = 0;
-  for (int64_t c = 0; c < B->nt && !rc; c++)
-    for (int64_t s = 0; s < P->steps && !rc; s++) {
-      const int64_t k = forward ? s : P->steps - 1 - s;
+  for (int64_t s = 0; s < P->steps && !rc; s++) {
+    const int64_t k = forward ? s : P->steps - 1 - s;
+    for (int64_t c = 0; c < B->nt && !rc; c++) {
       int tag[3] = {0, (int)c, (int)k};
       rc =
           tsr_task_lu_step(B, uplo, trans, tsr_tile(A, 0, k), tsr_tile(B, 0, c), NULL,
                            tsr_tile_n(B, c), (int)(k * A->nb), (int)tsr_pivots_count(P, k), tag, 0);
     }
+    if (!rc) rc = tsr_dist_flush(B->ctx, tsr_tile(A, 0, k)); /* distributed: received copies go */
+  }
   return rc;
 }
 

@@ -4,8 +4,10 @@
  * arguments are compared across the processes first, and a view becomes a distributed matrix
  * holding the part of the array the routine reads, whose written part goes back at the end. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "comm/dist.h"
 #include "linalg/linalg.h"
 
 #define MAXV 3
@@ -39,8 +41,8 @@ static int view(views_t *vs, tessera_dtype_t dtype, int64_t m, int64_t n, const 
                 int64_t lda, char part, int io) {
   int64_t nb = vs->tile;
   tessera_matrix_t **out = &vs->v[vs->n];
-  int rc = vs->dist ? tsr_lapack_scatter(vs->ctx, dtype, m, n, nb, a, lda, part, io & IN, out,
-                                         &vs->r[vs->n])
+  int rc = vs->dist ? tsr_lapack_scatter(vs->ctx, dtype, m, n, nb, vs->panels, a, lda, part,
+                                         io & IN, out, &vs->r[vs->n])
                     : tessera_matrix_view(vs->ctx, dtype, m, n, vs->panels ? (m > 1 ? m : 1) : nb,
                                           nb, (void *)(uintptr_t)a, lda, out);
   if (rc)
@@ -350,27 +352,50 @@ int tessera_gemm(tessera_context_t *ctx, tessera_op_t transa, tessera_op_t trans
 
 /* ---------------------------------------------------------------- LU */
 
-/* Starts an LU call on an m x n matrix: column panels of tessera_tile_for_lu's width; a context
- * over processes is refused. */
+/* Starts an LU call on an m x n matrix: column panels of tessera_tile_for_lu's width (the
+ * smallest any process would choose, on a context over processes), and on a context over
+ * processes `*piv`, the call's pivots on every process: the root's ipiv, scratch elsewhere
+ * (kmin of them; getrs: the root's copied in). */
 static int begin_lu(views_t *vs, tessera_context_t *ctx, const char *f, int rc, int k,
-                    const int64_t *values, const int *argno, int64_t m, int64_t n) {
+                    const int64_t *values, const int *argno, int64_t m, int64_t n, int *ipiv,
+                    int **piv, bool read_ipiv) {
   rc = begin(vs, ctx, f, rc, k, values, argno, m > n ? m : n);
   vs->panels = true;
   vs->tile = tessera_tile_for_lu(ctx, m, n);
-  if (!rc && vs->dist)
-    rc = tsr_error(ctx, TESSERA_ERR_UNSUPPORTED,
-                   "%s: LU runs on the processes of one context only; this context spans "
-                   "several",
-                   f);
+  *piv = ipiv;
+  if (rc || !vs->dist) return rc;
+  int64_t lo = vs->tile;
+  tessera_comm_t *c = tessera_context_comm(ctx);
+  rc = tessera_comm_allreduce(c, &vs->tile, &lo, 1, TESSERA_COMM_I64, TESSERA_MIN, NULL);
+  if (rc) return tsr_error(ctx, rc, "%s: %s", f, tessera_comm_last_error(c));
+  vs->tile = lo;
+  const int64_t kmin = m < n ? m : n;
+  if (!tsr_lapack_holds_arrays(ctx) && kmin > 0) {
+    *piv = calloc((size_t)kmin, sizeof **piv);
+    rc = *piv ? 0 : tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory for the pivots", f);
+  }
+  rc = tsr_dist_agree(c, rc);
+  if (!rc && read_ipiv) rc = tsr_lapack_broadcast(ctx, *piv, (size_t)kmin * sizeof **piv);
   return rc;
 }
 
-/* The message of getrf's info > 0 (the factors in `a`, m rows). */
+/* Ends an LU call begun with begin_lu. */
+static int end_lu(views_t *vs, int rc, int *ipiv, int *piv) {
+  rc = release(vs, rc);
+  if (piv != ipiv) free(piv);
+  return rc;
+}
+
+/* The message of getrf's info > 0 (the factors in `a`, m rows; distributed: the root's). */
 static int lu_info_message(tessera_context_t *ctx, const char *f, int info, tessera_dtype_t dtype,
                            const void *a, int64_t lda) {
-  const size_t at = (size_t)(info - 1) * (size_t)(lda + 1) * tessera_dtype_size(dtype);
-  const tsr_scalar_t u = tsr_scalar_load(dtype, (const char *)a + at, 0);
-  if (u.re == 0 && u.im == 0)
+  int zero = 0;
+  if (tsr_lapack_holds_arrays(ctx)) {
+    const size_t at = (size_t)(info - 1) * (size_t)(lda + 1) * tessera_dtype_size(dtype);
+    const tsr_scalar_t u = tsr_scalar_load(dtype, (const char *)a + at, 0);
+    zero = u.re == 0 && u.im == 0;
+  }
+  if (tsr_lapack_root_flag(ctx, zero))
     return tsr_error(ctx, info,
                      "%s: U(%d, %d) is exactly zero: the matrix is singular, and a solve with "
                      "its factors would divide by zero",
@@ -383,7 +408,9 @@ static int lu_info_message(tessera_context_t *ctx, const char *f, int info, tess
 
 static int check_ipiv(tessera_context_t *ctx, const char *f, int argno, const int *ipiv,
                       int64_t k) {
-  return !ipiv && k > 0 ? tsr_error(ctx, -argno, "%s: argument %d (ipiv) is NULL", f, argno) : 0;
+  return !ipiv && k > 0 && tsr_lapack_holds_arrays(ctx)
+             ? tsr_error(ctx, -argno, "%s: argument %d (ipiv) is NULL", f, argno)
+             : 0;
 }
 
 int tessera_getrf(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n, void *a,
@@ -397,11 +424,12 @@ int tessera_getrf(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int6
   if (!rc) rc = check_ld(ctx, f, 6, lda, m);
   if (!rc) rc = check_ipiv(ctx, f, 7, ipiv, m < n ? m : n);
   views_t vs;
-  rc = begin_lu(&vs, ctx, f, rc, 3, (const int64_t[]){dtype, m, n}, (const int[]){2, 3, 4}, m, n);
-  if (rc || m == 0 || n == 0) return rc;
-  rc = view(&vs, dtype, m, n, a, lda, 0, IN | OUT);
-  if (!rc) rc = tessera_tile_getrf(vs.v[0], ipiv);
-  rc = release(&vs, rc);
+  int *piv = NULL;
+  rc = begin_lu(&vs, ctx, f, rc, 3, (const int64_t[]){dtype, m, n}, (const int[]){2, 3, 4}, m, n,
+                ipiv, &piv, false);
+  if (!rc && m > 0 && n > 0) rc = view(&vs, dtype, m, n, a, lda, 0, IN | OUT);
+  if (!rc && m > 0 && n > 0) rc = tessera_tile_getrf(vs.v[0], piv);
+  rc = end_lu(&vs, rc, ipiv, piv);
   return rc > 0 ? lu_info_message(ctx, f, rc, dtype, a, lda) : rc;
 }
 
@@ -419,21 +447,22 @@ static int lu_solve(tessera_context_t *ctx, int factor, tessera_op_t trans, tess
   if (!rc) rc = check_ptr(ctx, f, o + 3, a, n, n);
   if (!rc) rc = check_ld(ctx, f, o + 4, lda, n);
   if (!rc) rc = check_ipiv(ctx, f, o + 5, ipiv, n);
-  if (!rc && !factor) rc = tsr_pivots_check(ctx, f, o + 5, ipiv, n, n);
+  if (!rc && !factor && tsr_lapack_holds_arrays(ctx))
+    rc = tsr_pivots_check(ctx, f, o + 5, ipiv, n, n);
   if (!rc) rc = check_ptr(ctx, f, o + 6, b, n, nrhs);
   if (!rc) rc = check_ld(ctx, f, o + 7, ldb, n);
   views_t vs;
+  int *piv = NULL;
   rc = begin_lu(&vs, ctx, f, rc, 4, (const int64_t[]){trans, dtype, n, nrhs},
-                (const int[]){2, o, o + 1, o + 2}, n, n);
-  if (rc || n == 0) return rc;
-  rc = view(&vs, dtype, n, n, a, lda, 0, factor ? IN | OUT : IN);
-  if (!rc && nrhs > 0) rc = view(&vs, dtype, n, nrhs, b, ldb, 0, IN | OUT);
-  if (!rc)
-    rc = factor     ? (nrhs > 0 ? tessera_tile_gesv(vs.v[0], ipiv, vs.v[1])
-                                : tessera_tile_getrf(vs.v[0], ipiv))
-         : nrhs > 0 ? tessera_tile_getrs(trans, vs.v[0], ipiv, vs.v[1])
+                (const int[]){2, o, o + 1, o + 2}, n, n, ipiv, &piv, !factor);
+  if (!rc && n > 0) rc = view(&vs, dtype, n, n, a, lda, 0, factor ? IN | OUT : IN);
+  if (!rc && n > 0 && nrhs > 0) rc = view(&vs, dtype, n, nrhs, b, ldb, 0, IN | OUT);
+  if (!rc && n > 0)
+    rc = factor     ? (nrhs > 0 ? tessera_tile_gesv(vs.v[0], piv, vs.v[1])
+                                : tessera_tile_getrf(vs.v[0], piv))
+         : nrhs > 0 ? tessera_tile_getrs(trans, vs.v[0], piv, vs.v[1])
                     : 0;
-  rc = release(&vs, rc);
+  rc = end_lu(&vs, rc, ipiv, piv);
   return rc > 0 ? lu_info_message(ctx, f, rc, dtype, a, lda) : rc;
 }
 

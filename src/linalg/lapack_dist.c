@@ -62,15 +62,18 @@ int tsr_lapack_broadcast(tessera_context_t *ctx, void *buf, size_t bytes) {
 }
 
 int tsr_lapack_scatter(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
-                       int64_t nb, const void *a, int64_t lda, char part, bool in,
+                       int64_t nb, bool panels, const void *a, int64_t lda, char part, bool in,
                        tessera_matrix_t **out, tessera_matrix_t **root) {
   tessera_comm_t *c = tessera_context_comm(ctx);
-  const tessera_grid_t g = tessera_context_grid(ctx);
+  /* panels span the rows: a grid of one row deals them over every process */
+  const tessera_grid_t g =
+      panels ? (tessera_grid_t){1, tessera_comm_size(c)} : tessera_context_grid(ctx);
+  const int64_t mb = panels ? (m > 1 ? m : 1) : nb;
   void *mine = tessera_comm_rank(c) == ROOT ? (void *)(uintptr_t)a : NULL;
   *out = *root = NULL;
-  int rc = tsr_matrix_create_distributed(ctx, c, g, dtype, m, n, nb, nb, part, -2, NULL, 0, out);
+  int rc = tsr_matrix_create_distributed(ctx, c, g, dtype, m, n, mb, nb, part, -2, NULL, 0, out);
   if (!rc)
-    rc = tsr_matrix_create_distributed(ctx, c, g, dtype, m, n, nb, nb, part, ROOT, mine, lda, root);
+    rc = tsr_matrix_create_distributed(ctx, c, g, dtype, m, n, mb, nb, part, ROOT, mine, lda, root);
   if (!rc && in) /* the copies of the root's tiles go once their copy is made */
     rc = tsr_dist_flush_matrix(*root, tsr_pxlacpy(*root, *out));
   if (rc) {

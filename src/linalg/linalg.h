@@ -134,11 +134,15 @@ int tsr_task_lu_step(const tessera_matrix_t *B, char uplo, char trans, tessera_d
 int tsr_panel_inverse(tessera_context_t *ctx, const tessera_potrf_options_t *opts);
 
 /** The pivots of an LU factorization (getrf.c): one handle per step of nb columns, each holding
- *  the step's info (int) and its kb pivots relative to its first row r0 = k nb. */
+ *  the step's info (int) and its kb pivots relative to its first row r0 = k nb. For a
+ *  distributed matrix the handles are distributed too: step k's belongs to the process owning
+ *  the panel of column k nb, which factors it; the others receive it where they read it. */
 typedef struct {
   tessera_context_t *ctx;
+  tessera_comm_t *comm;       /* the matrix's communicator, or NULL */
   int64_t m, kmin, nb, steps; /* m: the rows the pivots may name */
   tessera_data_t **h;
+  void *dist; /* the handles' distributed records (comm/dist.h), or NULL */
 } tsr_pivots_t;
 
 /** Pivots of step k: min(nb, kmin - k nb). */
@@ -146,17 +150,20 @@ static inline int64_t tsr_pivots_count(const tsr_pivots_t *P, int64_t k) {
   const int64_t left = P->kmin - k * P->nb;
   return left < P->nb ? left : P->nb;
 }
-/** Makes the pivot handles of a factorization of m rows and min(m, n) = kmin in steps of nb
- *  columns (each step's handle as kernels.h's TSR_PIV_INTS lays it out). */
-int tsr_pivots_create(tessera_context_t *ctx, int64_t m, int64_t kmin, int64_t nb, tsr_pivots_t *P);
+/** Makes the pivot handles of a factorization of A's m rows and min(m, n) = kmin in steps of
+ *  nb columns (each step's handle as kernels.h's TSR_PIV_INTS lays it out), distributed as A
+ *  is: a collective call when A is distributed. */
+int tsr_pivots_create(const tessera_matrix_t *A, int64_t kmin, int64_t nb, tsr_pivots_t *P);
 void tsr_pivots_destroy(tsr_pivots_t *P);
 /** -argno with a message unless every ipiv[i] (i < kmin) is in [i + 1, m], as getrf leaves it. */
 int tsr_pivots_check(tessera_context_t *ctx, const char *f, int argno, const int *ipiv,
                      int64_t kmin, int64_t m);
-/** Fills the handles (before any task uses them) from LAPACK's 1-based ipiv. */
+/** Fills the handles (before any task uses them) from LAPACK's 1-based ipiv (each process
+ *  the handles it owns). */
 int tsr_pivots_import(tsr_pivots_t *P, const int *ipiv);
-/** Waits for the handles and writes LAPACK's ipiv from them. Returns the factorization's info
- *  (the first step's reported column, made global), or a negative status. */
+/** Waits for the handles and writes LAPACK's ipiv from them (distributed: the whole ipiv on
+ *  every process, a collective call). Returns the factorization's info (the first step's
+ *  reported column, made global), or a negative status: the same on every process. */
 int tsr_pivots_export(tsr_pivots_t *P, int *ipiv);
 
 /* Tile loops: insert the tasks of a whole operation without waiting. */
@@ -214,10 +221,11 @@ int tsr_lapack_root_flag(tessera_context_t *ctx, int flag);
 /** The root's `bytes` (a multiple of 4) of buf on every process. */
 int tsr_lapack_broadcast(tessera_context_t *ctx, void *buf, size_t bytes);
 /** A matrix of the context's grid in nb x nb tiles (only the tiles of `part`: 'L', 'U' triangle
- *  of tiles, 0 all), and `root`, the root's m x n array a (lda) as a matrix the root owns; when
- *  `in`, the copies of root's tiles into out's are inserted (not waited for). */
+ *  of tiles, 0 all), or with `panels` in column panels of nb columns dealt over a 1 x P grid of
+ *  every process (LU), and `root`, the root's m x n array a (lda) as a matrix the root owns;
+ *  when `in`, the copies of root's tiles into out's are inserted (not waited for). */
 int tsr_lapack_scatter(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
-                       int64_t nb, const void *a, int64_t lda, char part, bool in,
+                       int64_t nb, bool panels, const void *a, int64_t lda, char part, bool in,
                        tessera_matrix_t **out, tessera_matrix_t **root);
 /** Copies A's tiles back into `root`'s (the root's array) and waits: the same status on every
  *  process. */

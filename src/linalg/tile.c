@@ -207,13 +207,8 @@ int tessera_tile_gemm(tessera_op_t transa, tessera_op_t transb, const void *alph
 
 /* ---------------------------------------------------------------- LU */
 
-/* LU's operands: column panels (tiles spanning the rows), of this process. */
+/* LU's operands: column panels (tiles spanning the rows). */
 static int check_panels(const tessera_matrix_t *X, int argno, const char *name) {
-  if (X->comm)
-    return tsr_error(X->ctx, -argno,
-                     "%s: argument %d is distributed over processes; LU runs on matrices of "
-                     "one process",
-                     name, argno);
   if (X->m > INT32_MAX || X->n > INT32_MAX)
     return tsr_error(X->ctx, -argno, "%s: argument %d is %lld x %lld, beyond LU's 2^31 - 1", name,
                      argno, (long long)X->m, (long long)X->n);
@@ -229,13 +224,28 @@ static int min64(int64_t a, int64_t b) {
   return (int)(a < b ? a : b);
 }
 
+/* The status of an LU call's checks (`rc`: 0 or -argno) on every process of a distributed X,
+ * with the pivots ipiv[from .. to) (argument `argno`) compared across them when given: each
+ * process passes the whole ipiv, the same everywhere. */
+static int agree_lu(const tessera_matrix_t *X, const char *name, int rc, const int *ipiv,
+                    int64_t from, int64_t to, int argno) {
+  if (!X->comm) return rc;
+  int64_t sum = 0; /* a checksum of the pivots and their places */
+  for (int64_t i = from; !rc && ipiv && i < to; i++) sum += (int64_t)ipiv[i] * (i % 8191 + 1);
+  const char *const what[] = {"ipiv (a checksum of its pivots)"};
+  const int s = tsr_dist_same(X->comm, name, ipiv ? 1 : 0, &sum, &argno, what, rc < 0 ? -rc : 0);
+  if (!s) return 0;
+  return s == rc ? rc : tsr_error(X->ctx, s, "%s", tessera_comm_last_error(X->comm));
+}
+
 /* Factors A into P (made here) without waiting for the flow past the pivots. */
 static int getrf_into(tessera_matrix_t *A, int *ipiv, tsr_pivots_t *P, const char *name) {
   *P = (tsr_pivots_t){0};
   if (!A) return tsr_error(NULL, -1, "%s: argument 1 is NULL", name);
   int rc = check_panels(A, 1, name);
   if (!rc && !ipiv && A->m > 0 && A->n > 0) rc = tsr_error(A->ctx, -2, "%s: ipiv is NULL", name);
-  if (!rc) rc = tsr_pivots_create(A->ctx, A->m, min64(A->m, A->n), A->nb, P);
+  rc = agree_lu(A, name, rc, NULL, 0, 0, 2);
+  if (!rc) rc = tsr_pivots_create(A, min64(A->m, A->n), A->nb, P);
   if (rc) return rc;
   rc = finish(A, tsr_pxgetrf(A, P));
   const int info = rc < 0 ? rc : tsr_pivots_export(P, ipiv);
@@ -260,6 +270,12 @@ static int check_solve(const tessera_matrix_t *A, const tessera_matrix_t *B, int
                      A ? -b : -a, "%s: argument %d is NULL", name, A ? b : a);
   if (A->ctx != B->ctx || A->dtype != B->dtype)
     return tsr_error(A->ctx, -b, "%s: A and B have other contexts or dtypes", name);
+  if (A->comm != B->comm)
+    return tsr_error(A->ctx, -b,
+                     "%s: A is %s and B %s: operands are distributed over one communicator or "
+                     "none is",
+                     name, A->comm ? "distributed" : "of this process alone",
+                     B->comm ? "distributed" : "of this process alone");
   int rc = check_panels(A, a, name);
   if (!rc) rc = check_panels(B, b, name);
   if (!rc && (A->m != A->n || B->m != A->n))
@@ -271,13 +287,14 @@ static int check_solve(const tessera_matrix_t *A, const tessera_matrix_t *B, int
 int tessera_tile_getrs(tessera_op_t trans, const tessera_matrix_t *A, const int *ipiv,
                        tessera_matrix_t *B) {
   int rc = check_solve(A, B, 2, 4, "tile_getrs");
+  if (rc) return rc;
+  if (!is_op(trans)) rc = tsr_error(A->ctx, -1, "tile_getrs: trans must be 'N', 'T' or 'C'");
   if (!rc && !ipiv && A->n > 0) rc = tsr_error(A->ctx, -3, "tile_getrs: ipiv is NULL");
   if (!rc && A->n > 0) rc = tsr_pivots_check(A->ctx, "tile_getrs", 3, ipiv, A->n, A->n);
-  if (rc) return rc;
-  if (!is_op(trans)) return tsr_error(A->ctx, -1, "tile_getrs: trans must be 'N', 'T' or 'C'");
-  if (A->n == 0 || B->n == 0) return 0;
+  rc = agree_lu(A, "tile_getrs", rc, ipiv, 0, A->n, 3);
+  if (rc || A->n == 0 || B->n == 0) return rc;
   tsr_pivots_t P;
-  rc = tsr_pivots_create(A->ctx, A->n, A->n, A->nb, &P);
+  rc = tsr_pivots_create(A, A->n, A->nb, &P);
   if (!rc) rc = tsr_pivots_import(&P, ipiv);
   if (!rc) rc = finish(B, tsr_pxgetrs((char)trans, A, &P, B));
   tsr_pivots_destroy(&P);
@@ -298,23 +315,26 @@ int tessera_tile_laswp(tessera_matrix_t *A, int64_t k1, int64_t k2, const int *i
   if (!A) return tsr_error(NULL, -1, "tile_laswp: argument 1 is NULL");
   int rc = check_panels(A, 1, "tile_laswp");
   if (rc) return rc;
+  const bool some = k2 >= k1 && A->n > 0;
   if (k1 < 1 || k2 < k1 - 1 || k2 > A->m)
-    return tsr_error(A->ctx, -2, "tile_laswp: rows k1 = %lld .. k2 = %lld are not within 1 .. %lld",
-                     (long long)k1, (long long)k2, (long long)A->m);
-  if (incx != 1 && incx != -1)
-    return tsr_error(A->ctx, -5, "tile_laswp: incx = %d is not 1 or -1", incx);
-  if (k2 < k1 || A->n == 0) return 0;
-  if (!ipiv) return tsr_error(A->ctx, -4, "tile_laswp: ipiv is NULL");
-  for (int64_t i = k1 - 1; i < k2; i++)
+    rc = tsr_error(A->ctx, -2, "tile_laswp: rows k1 = %lld .. k2 = %lld are not within 1 .. %lld",
+                   (long long)k1, (long long)k2, (long long)A->m);
+  else if (incx != 1 && incx != -1)
+    rc = tsr_error(A->ctx, -5, "tile_laswp: incx = %d is not 1 or -1", incx);
+  else if (some && !ipiv)
+    rc = tsr_error(A->ctx, -4, "tile_laswp: ipiv is NULL");
+  for (int64_t i = k1 - 1; !rc && some && i < k2; i++)
     if (ipiv[i] < 1 || ipiv[i] > A->m)
-      return tsr_error(A->ctx, -4, "tile_laswp: ipiv[%lld] = %d is outside [1, %lld]", (long long)i,
-                       ipiv[i], (long long)A->m);
+      rc = tsr_error(A->ctx, -4, "tile_laswp: ipiv[%lld] = %d is outside [1, %lld]", (long long)i,
+                     ipiv[i], (long long)A->m);
+  rc = agree_lu(A, "tile_laswp", rc, some ? ipiv : NULL, k1 - 1, k2, 4);
+  if (rc || !some) return rc;
   /* one step of k2 interchanges from row 0: those before k1 are rows kept in place */
   int *piv = malloc((size_t)k2 * sizeof *piv);
   if (!piv) return tsr_error(A->ctx, TESSERA_ERR_NOMEM, "tile_laswp: out of memory");
   for (int64_t i = 0; i < k2; i++) piv[i] = i < k1 - 1 ? (int)(i + 1) : ipiv[i];
   tsr_pivots_t P;
-  rc = tsr_pivots_create(A->ctx, A->m, k2, k2, &P);
+  rc = tsr_pivots_create(A, k2, k2, &P);
   if (!rc) rc = tsr_pivots_import(&P, piv);
   free(piv);
   if (!rc) rc = finish(A, tsr_pxlaswp(A, &P, incx));

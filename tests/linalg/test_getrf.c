@@ -12,120 +12,15 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "linalg_common.h"
+#include "lu_common.h"
 
 static int g_tiles[3] = {4, 16, 33};
-
-/* LAPACKE_?getrf / ?laswp of the dtype. */
-static int lapack_getrf(tessera_dtype_t dt, int64_t m, int64_t n, void *a, int64_t lda, int *ipiv) {
-  lapack_int mm = (lapack_int)m, nn = (lapack_int)n, ld = (lapack_int)lda;
-  switch (dt) {
-  case TESSERA_F32:
-    return (int)LAPACKE_sgetrf(LAPACK_COL_MAJOR, mm, nn, a, ld, ipiv);
-  case TESSERA_F64:
-    return (int)LAPACKE_dgetrf(LAPACK_COL_MAJOR, mm, nn, a, ld, ipiv);
-  case TESSERA_C64:
-    return (int)LAPACKE_cgetrf(LAPACK_COL_MAJOR, mm, nn, a, ld, ipiv);
-  default:
-    return (int)LAPACKE_zgetrf(LAPACK_COL_MAJOR, mm, nn, a, ld, ipiv);
-  }
-}
-
-static void lapack_laswp(tessera_dtype_t dt, int64_t n, void *a, int64_t lda, int k1, int k2,
-                         const int *ipiv, int incx) {
-  lapack_int nn = (lapack_int)n, ld = (lapack_int)lda;
-  switch (dt) {
-  case TESSERA_F32:
-    LAPACKE_slaswp(LAPACK_COL_MAJOR, nn, a, ld, k1, k2, ipiv, incx);
-    break;
-  case TESSERA_F64:
-    LAPACKE_dlaswp(LAPACK_COL_MAJOR, nn, a, ld, k1, k2, ipiv, incx);
-    break;
-  case TESSERA_C64:
-    LAPACKE_claswp(LAPACK_COL_MAJOR, nn, a, ld, k1, k2, ipiv, incx);
-    break;
-  default:
-    LAPACKE_zlaswp(LAPACK_COL_MAJOR, nn, a, ld, k1, k2, ipiv, incx);
-    break;
-  }
-}
-
-/* An m x n matrix (lda = m + 3, NaN padding). `dominant`: a permuted matrix whose pivots are
- * unambiguous (row p[j] carries 4 (m + n) + j in column j, every other entry in [-1, 1)), so
- * partial pivoting picks p[j] at step j whatever the order of the updates. */
-typedef struct {
-  tessera_dtype_t dt;
-  int64_t m, n, lda;
-  void *a;
-  zc_t *full; /* promoted, ld m */
-} mat_t;
-
-static mat_t gen(tessera_dtype_t dt, int64_t m, int64_t n, int dominant, uint64_t seed) {
-  mat_t x = {dt, m, n, m + 3, NULL, NULL};
-  tt_rng_t r = tt_rng(seed);
-  x.a = lc_alloc(dt, (size_t)(x.lda * n));
-  lc_fill_nan(dt, x.a, (size_t)(x.lda * n));
-  lc_fill_random(dt, x.a, m, n, x.lda, &r);
-  if (dominant) {
-    int64_t *p = malloc((size_t)(m + 1) * sizeof *p);
-    for (int64_t i = 0; i < m; i++) p[i] = i;
-    for (int64_t i = m - 1; i > 0; i--) { /* a random permutation */
-      int64_t j = (int64_t)((tt_uniform(&r) + 1) / 2 * (double)(i + 1));
-      if (j > i) j = i;
-      int64_t t = p[i];
-      p[i] = p[j], p[j] = t;
-    }
-    for (int64_t j = 0; j < n && j < m; j++)
-      lc_set(dt, x.a, (size_t)(p[j] + j * x.lda), (double)(4 * (m + n) + j));
-    free(p);
-  }
-  x.full = lc_promote(dt, m, n, x.a, x.lda);
-  return x;
-}
-
-static void mat_free(mat_t *x) {
-  free(x->a);
-  free(x->full);
-}
 
 static const char *descr(const mat_t *x, const char *what, int nb) {
   static char buf[160];
   snprintf(buf, sizeof buf, "%s %s %lld x %lld tile %d:", what, lc_name(x->dt), (long long)x->m,
            (long long)x->n, nb);
   return buf;
-}
-
-/* ‖P A − L U‖_F / (max(m, n) ‖A‖_F ε) for the factors f (lda) and pivots ipiv. */
-static double lu_resid(const mat_t *x, const void *f, const int *ipiv) {
-  const int64_t m = x->m, n = x->n, k = m < n ? m : n;
-  if (k == 0) return 0;
-  zc_t *PA = lc_zalloc((size_t)(m * n)), *L = lc_zalloc((size_t)(m * k)),
-       *U = lc_zalloc((size_t)(k * n));
-  memcpy(PA, x->full, (size_t)(m * n) * sizeof *PA);
-  for (int64_t i = 0; i < k; i++) {
-    const int64_t p = ipiv[i] - 1;
-    for (int64_t j = 0; j < n; j++) {
-      zc_t t = PA[i + j * m];
-      PA[i + j * m] = PA[p + j * m];
-      PA[p + j * m] = t;
-    }
-  }
-  for (int64_t j = 0; j < k; j++)
-    for (int64_t i = 0; i < m; i++)
-      L[i + j * m] = i == j ? 1.0 : i > j ? lc_get(x->dt, f, (size_t)(i + j * x->lda)) : 0.0;
-  for (int64_t j = 0; j < n; j++)
-    for (int64_t i = 0; i < k && i <= j; i++)
-      U[i + j * k] = lc_get(x->dt, f, (size_t)(i + j * x->lda));
-  zc_t one = 1.0, mone = -1.0;
-  cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, &mone, L, (int)m,
-              U, (int)k, &one, PA, (int)m);
-  const int64_t mx = m > n ? m : n;
-  double res = lc_norm_fro(PA, (size_t)(m * n)) /
-               ((double)mx * lc_norm_fro(x->full, (size_t)(m * n)) * lc_eps(x->dt));
-  free(PA);
-  free(L);
-  free(U);
-  return res;
 }
 
 /* Factors x with tessera_getrf and checks residual, pivot range, padding; with `same_pivots`,
@@ -158,26 +53,12 @@ static void *check_getrf(tessera_context_t *ctx, const mat_t *x, int nb, int sam
   return f;
 }
 
-/* Backward error of op(A) X = B (A n x n promoted in `full`). */
-static double op_resid(tessera_dtype_t dt, tessera_op_t trans, int64_t n, int64_t nrhs,
-                       const zc_t *full, const void *x, int64_t ldx, const zc_t *b) {
-  zc_t *A = lc_zalloc((size_t)(n * n));
-  for (int64_t j = 0; j < n; j++)
-    for (int64_t i = 0; i < n; i++) {
-      zc_t v = trans == TESSERA_NOTRANS ? full[i + j * n] : full[j + i * n];
-      A[i + j * n] = trans == TESSERA_CONJTRANS ? conj(v) : v;
-    }
-  double r = lc_solve_resid(dt, n, nrhs, A, x, ldx, b);
-  free(A);
-  return r;
-}
-
 static void check_case(tessera_context_t *ctx, tessera_dtype_t dt, int64_t m, int64_t n, int nb,
                        uint64_t seed) {
   const int64_t k = m < n ? m : n;
   int *ipiv = calloc((size_t)k + 1, sizeof *ipiv);
   for (int dom = 0; dom < 2; dom++) {
-    mat_t x = gen(dt, m, n, dom, seed * 2 + (uint64_t)dom);
+    mat_t x = lu_gen(dt, m, n, dom, seed * 2 + (uint64_t)dom);
     void *f = check_getrf(ctx, &x, nb, dom, ipiv);
     if (m == n) { /* the solves, with the factors of getrf */
       const int64_t nrhs = dom ? 3 : 1, ldb = n + 2;
@@ -211,7 +92,7 @@ static void check_case(tessera_context_t *ctx, tessera_dtype_t dt, int64_t m, in
       free(bz);
     }
     free(f);
-    mat_free(&x);
+    lu_mat_free(&x);
   }
   free(ipiv);
 }
@@ -234,14 +115,11 @@ static void test_getrf_sizes(void **state) {
 
 /* A matrix with column c zero below row c after elimination: U(c, c) is exactly zero. LAPACK's
  * info, the factorization completed as LAPACK completes it; gesv leaves B alone. */
-static void test_singular(void **state) {
-  (void)state;
-  const int nb = 8;
-  tessera_context_t *ctx = lc_context(nb);
+static void singular_cases(tessera_context_t *ctx, int nb) {
   const int64_t n = 3 * nb + 5, cols[3] = {0, nb, 2 * nb + 3};
   for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
     for (int c = 0; c < 3; c++) {
-      mat_t x = gen(lc_dtypes[d], n, n, 1, (uint64_t)(500 + d * 7 + c));
+      mat_t x = lu_gen(lc_dtypes[d], n, n, 1, (uint64_t)(500 + d * 7 + c));
       for (int64_t i = 0; i < n; i++) lc_set(x.dt, x.a, (size_t)(i + cols[c] * x.lda), 0.0);
       free(x.full);
       x.full = lc_promote(x.dt, n, n, x.a, x.lda);
@@ -268,21 +146,24 @@ static void test_singular(void **state) {
       free(g);
       free(ipiv);
       free(jpiv);
-      mat_free(&x);
+      lu_mat_free(&x);
     }
+}
+
+static void test_singular(void **state) {
+  (void)state;
+  tessera_context_t *ctx = lc_context(8);
+  singular_cases(ctx, 8);
   lc_finalize(ctx);
 }
 
 /* NaN anywhere in the factored columns: info > 0 with a message, never a hang. */
-static void test_nan(void **state) {
-  (void)state;
-  const int nb = 8;
-  tessera_context_t *ctx = lc_context(nb);
+static void nan_cases(tessera_context_t *ctx, int nb) {
   const int64_t n = 2 * nb + 3;
   const int64_t at[3][2] = {{0, 0}, {n - 1, 2}, {5, n - 1}};
   for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
     for (int c = 0; c < 3; c++) {
-      mat_t x = gen(lc_dtypes[d], n, n, 0, (uint64_t)(900 + d * 5 + c));
+      mat_t x = lu_gen(lc_dtypes[d], n, n, 0, (uint64_t)(900 + d * 5 + c));
       lc_set(x.dt, x.a, (size_t)(at[c][0] + at[c][1] * x.lda), NAN);
       int *ipiv = calloc((size_t)n, sizeof *ipiv);
       int rc = tessera_getrf(ctx, x.dt, n, n, x.a, x.lda, ipiv);
@@ -292,9 +173,38 @@ static void test_nan(void **state) {
       if (!strstr(tessera_last_error(ctx), "NaN"))
         fail_msg("%s message: %s", descr(&x, "getrf", nb), tessera_last_error(ctx));
       free(ipiv);
-      mat_free(&x);
+      lu_mat_free(&x);
     }
+}
+
+static void test_nan(void **state) {
+  (void)state;
+  tessera_context_t *ctx = lc_context(8);
+  nan_cases(ctx, 8);
   lc_finalize(ctx);
+}
+
+/* The same on the context's accelerators alone (GPUs, or simulated devices), every task there:
+ * the devices' getrf with its NaN scan and permutation, their swaps and updates. Skipped
+ * without accelerators. */
+static void test_on_accelerators(void **state) {
+  (void)state;
+  const int tiles[2] = {2, 8};
+  for (int t = 0; t < 2; t++) {
+    tessera_context_t *ctx = lc_context(tiles[t]);
+    if (tessera_set_scope(ctx, tessera_scope_gpus()) != 0) {
+      lc_finalize(ctx);
+      skip();
+    }
+    singular_cases(ctx, tiles[t]);
+    nan_cases(ctx, tiles[t]);
+    for (int d = 0; d < TESSERA_NUM_DTYPES; d++) {
+      check_case(ctx, lc_dtypes[d], 4 * tiles[t] + 1, 4 * tiles[t] + 1, tiles[t],
+                 70u + (unsigned)d);
+      check_case(ctx, lc_dtypes[d], 3 * tiles[t] + 2, tiles[t] + 1, tiles[t], 80u + (unsigned)d);
+    }
+    lc_finalize(ctx);
+  }
 }
 
 static void test_lu_args(void **state) {
@@ -354,7 +264,7 @@ static void test_tile_lu(void **state) {
   tessera_context_t *ctx = lc_context(5);
   for (int d = 0; d < TESSERA_NUM_DTYPES; d++) {
     const tessera_dtype_t dt = lc_dtypes[d];
-    mat_t x = gen(dt, n, n, 1, (uint64_t)(40 + d));
+    mat_t x = lu_gen(dt, n, n, 1, (uint64_t)(40 + d));
     tessera_matrix_t *A = NULL, *B = NULL;
     int *ipiv = calloc((size_t)n, sizeof *ipiv), *jpiv = calloc((size_t)n, sizeof *jpiv);
     assert_int_equal(tessera_matrix_create(ctx, dt, n, n, n, nb, &A), 0);
@@ -421,7 +331,7 @@ static void test_tile_lu(void **state) {
     free(g);
     free(ipiv);
     free(jpiv);
-    mat_free(&x);
+    lu_mat_free(&x);
   }
   lc_finalize(ctx);
 }
@@ -433,6 +343,7 @@ int main(void) {
       cmocka_unit_test_prestate(test_getrf_sizes, &g_tiles[2]),
       cmocka_unit_test(test_singular),
       cmocka_unit_test(test_nan),
+      cmocka_unit_test(test_on_accelerators),
       cmocka_unit_test(test_lu_args),
       cmocka_unit_test(test_tile_lu),
   };

@@ -39,6 +39,15 @@ int tsr_cuda_diag_logsum(tessera_dtype_t dtype, const void *a, size_t ld, int n,
 int tsr_cuda_nan_columns(tessera_dtype_t dtype, const void *a, size_t ld, int m, int n,
                          int *dev_info, void *scratch, void *stream);
 
+/** Fills column info - 1 of the m x n block `a` (device memory) with NaN when the device int
+ *  *info is in [1, n], on the stream. Returns 0 or -1. */
+int tsr_cuda_nan_column(tessera_dtype_t dtype, void *a, size_t ld, int m, int n, const int *info,
+                        void *stream);
+
+/** *into = the lower of *from and *into where both are nonzero, else the nonzero one (two
+ *  infos, each 0 or a 1-based column), on the stream. Returns 0 or -1. */
+int tsr_cuda_merge_info(const int *from, int *into, void *stream);
+
 /** Pivots whose permutation tsr_cuda_lu_swaps computes (larger steps keep count -1). */
 #define TSR_CUDA_SWAPS_MAX 2048
 

@@ -106,6 +106,23 @@ __global__ void nan_columns(const Real *a, long long ld, int m, int n, int *firs
     }
 }
 
+/* Column *info - 1 (when in [1, n]) of the m x n block, NaN: w reals per element. */
+template <typename Real, int w>
+__global__ void nan_column(Real *a, long long ld, int m, int n, const int *info) {
+  const int j = *info - 1;
+  if (j < 0 || j >= n) return;
+  Real *col = a + static_cast<long long>(j) * ld * w;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+       i < static_cast<long long>(m) * w; i += static_cast<long long>(gridDim.x) * blockDim.x)
+    col[i] = static_cast<Real>(NAN);
+}
+
+/* *into = the lower nonzero of *from and *into. */
+__global__ void merge_info(const int *from, int *into) {
+  const int f = *from;
+  if (f > 0 && (*into <= 0 || f < *into)) *into = f;
+}
+
 /* info = min(info, first + 1) over the nonzero ones. */
 __global__ void merge_first(const int *first, int *info) {
   const int f = *first;
@@ -251,6 +268,36 @@ extern "C" int tsr_cuda_nan_columns(tessera_dtype_t dtype, const void *a, size_t
   if (cudaMemsetAsync(first, kNoColumn & 0xff, sizeof *first, s) != cudaSuccess) return -1;
   nan_columns_of[dtype](a, ld, m, n, first, s);
   merge_first<<<1, 1, 0, s>>>(first, dev_info);
+  return cudaGetLastError() == cudaSuccess ? 0 : -1;
+}
+
+extern "C" int tsr_cuda_nan_column(tessera_dtype_t dtype, void *a, size_t ld, int m, int n,
+                                   const int *info, void *stream) {
+  if (m <= 0 || n <= 0) return 0;
+  cudaStream_t s = static_cast<cudaStream_t>(stream);
+  const int blocks = m / kScanThreads + 1 < 64 ? m / kScanThreads + 1 : 64;
+  const long long l = static_cast<long long>(ld);
+  switch (dtype) {
+  case TESSERA_F32:
+    nan_column<float, 1><<<blocks, kScanThreads, 0, s>>>(static_cast<float *>(a), l, m, n, info);
+    break;
+  case TESSERA_F64:
+    nan_column<double, 1><<<blocks, kScanThreads, 0, s>>>(static_cast<double *>(a), l, m, n, info);
+    break;
+  case TESSERA_C64:
+    nan_column<float, 2><<<blocks, kScanThreads, 0, s>>>(static_cast<float *>(a), l, m, n, info);
+    break;
+  case TESSERA_C128:
+    nan_column<double, 2><<<blocks, kScanThreads, 0, s>>>(static_cast<double *>(a), l, m, n, info);
+    break;
+  default:
+    return -1;
+  }
+  return cudaGetLastError() == cudaSuccess ? 0 : -1;
+}
+
+extern "C" int tsr_cuda_merge_info(const int *from, int *into, void *stream) {
+  merge_info<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>(from, into);
   return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }
 

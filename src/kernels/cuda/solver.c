@@ -223,9 +223,13 @@ static const lu_routine_t lu_of[TESSERA_NUM_DTYPES] = {{Sgetrf_size, Sgetrf, Sla
                                                        {Cgetrf_size, Cgetrf, Claswp},
                                                        {Zgetrf_size, Zgetrf, Zlaswp}};
 
-/* cuSOLVER's info and pivots go straight into the pivot handle (piv[0], piv[1 ..]); a scan of
- * the factored block then lowers the info to the first column holding a NaN, and the pivots'
- * permutation is computed for the swaps (kernels.cu). */
+/* cuSOLVER's info and pivots go straight into the pivot handle (piv[0], piv[1 ..]); scans of
+ * the block lower the info to the first column holding a NaN, and the pivots' permutation is
+ * computed for the swaps (kernels.cu). The block is scanned before the factorization too:
+ * cuSOLVER's pivot search passes over NaN, and its factors may then hold none (the NaN row
+ * interchanged away), while a NaN in column c of the block is one in column c of LAPACK's
+ * factors, whose columns each depend on the columns before them only; that column is then
+ * made NaN, as LAPACK's factors would hold it and the later updates carry it on. */
 int tsr_cuda_getrf(const tessera_exec_t *ex, void *args) {
   const tsr_getrf_args_t *a = args;
   const int lda = tsr_operand_ld(ex, 0, a->m, a->n);
@@ -244,11 +248,15 @@ int tsr_cuda_getrf(const tessera_exec_t *ex, void *args) {
   const size_t cap = s->workspace_bytes / tessera_dtype_size(a->dtype);
   int lwork = 0;
   if (r->size(h, rows, a->n, p, lda, &lwork) != CUSOLVER_STATUS_SUCCESS || (size_t)lwork > cap ||
+      cudaMemsetAsync(s->dev_info, 0, sizeof *s->dev_info, stream) != cudaSuccess ||
+      tsr_cuda_nan_columns(a->dtype, p, (size_t)lda, rows, a->n, s->dev_info, s->workspace,
+                           stream) ||
       r->run(h, rows, a->n, p, lda, s->workspace, piv + 1, piv) != CUSOLVER_STATUS_SUCCESS)
     return TESSERA_ERR_KERNEL;
   const int k = rows < a->n ? rows : a->n;
   return tsr_cuda_nan_columns(a->dtype, p, (size_t)lda, rows, a->n, piv, s->workspace, stream) ||
-                 tsr_cuda_lu_swaps(piv, k, stream)
+                 tsr_cuda_nan_column(a->dtype, p, (size_t)lda, rows, a->n, s->dev_info, stream) ||
+                 tsr_cuda_merge_info(s->dev_info, piv, stream) || tsr_cuda_lu_swaps(piv, k, stream)
              ? TESSERA_ERR_KERNEL
              : 0;
 }
