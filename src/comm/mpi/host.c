@@ -252,6 +252,10 @@ int tsr_mpi_post(tessera_comm_t *c, tsr_mpi_chan_t *chan, bool receive, void *pt
     err = MPI_Type_vector((int)cols, (int)(rows * elsize), (int)(ld * elsize), MPI_BYTE, &r->type);
     if (err == MPI_SUCCESS) err = MPI_Type_commit(&r->type);
     t = r->type, count = 1;
+  } else if (bytes > INT_MAX) { /* beyond an int's count of bytes: a count of columns */
+    err = MPI_Type_contiguous((int)(rows * elsize), MPI_BYTE, &r->type);
+    if (err == MPI_SUCCESS) err = MPI_Type_commit(&r->type);
+    t = r->type, count = (int)cols;
   }
   if (err == MPI_SUCCESS)
     err = receive ? MPI_Irecv(ptr, count, t, peer, tag, chan->comm, &r->req)
