@@ -126,6 +126,10 @@ int tsr_mpi_post(tessera_comm_t *c, tsr_mpi_chan_t *chan, bool receive, void *pt
 /** 1 when the transfer is done (the request is then freed), 0 while it is not, or a failure
  *  (freed as well). */
 int tsr_mpi_test(tessera_comm_t *c, tsr_mpi_req_t *req);
+/** Withdraws a posted transfer that timed out (MPI_Cancel, then up to `wait_s` seconds for it to
+ *  end, cancelled or done) and frees it: its buffer is then MPI's no more. Returns 0, or -1 when
+ *  it did not end (left to MPI: a peer still sending into it). */
+int tsr_mpi_cancel(tsr_mpi_req_t *req, double wait_s);
 /** The largest tag MPI accepts. */
 int tsr_mpi_tag_limit(const tessera_comm_t *c);
 

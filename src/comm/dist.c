@@ -72,12 +72,17 @@ static void *engine(void *arg) {
     for (size_t i = 0; i < d->n;) {
       transfer_t x = d->xfer[i];
       int rc = x.req ? tsr_mpi_test(d->comm, x.req) : tsr_nccl_p2p_test(d->comm, x.nreq);
-      if (rc == 0 && tsr_now() - x.start > d->comm->timeout_s)
+      if (rc == 0 && tsr_now() - x.start > d->comm->timeout_s) {
         rc = tsr_comm_break(d->comm,
                             tsr_comm_error(d->comm, TESSERA_ERR_TIMEOUT,
                                            "A tile's transfer did not complete within %g s: the "
-                                           "other process has not taken part.",
+                                           "other process has not taken part, or its work "
+                                           "before the transfer took longer (raise "
+                                           "TESSERA_COMM_TIMEOUT).",
                                            d->comm->timeout_s));
+        /* the buffer goes with the failed flow: MPI must be done with it first */
+        if (x.req) (void)tsr_mpi_cancel(x.req, 1.0);
+      }
       if (rc == 0) {
         i++;
         continue;

@@ -74,6 +74,11 @@ int tsr_mpi_test(tessera_comm_t *c, tsr_mpi_req_t *req) {
   return absent(c);
 }
 
+int tsr_mpi_cancel(tsr_mpi_req_t *req, double wait_s) {
+  (void)req, (void)wait_s;
+  return -1;
+}
+
 int tsr_mpi_tag_limit(const tessera_comm_t *c) {
   (void)c;
   return 0;

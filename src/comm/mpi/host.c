@@ -279,6 +279,19 @@ int tsr_mpi_test(tessera_comm_t *c, tsr_mpi_req_t *r) {
   return err == MPI_SUCCESS ? 1 : tsr_comm_break(c, mpi_failed(c, err, "A tile's transfer"));
 }
 
+int tsr_mpi_cancel(tsr_mpi_req_t *r, double wait_s) {
+  if (MPI_Cancel(&r->req) != MPI_SUCCESS) return -1;
+  const double until = MPI_Wtime() + wait_s; /* an error path: polled without sleeping */
+  int done = 0;
+  while (MPI_Test(&r->req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done &&
+         MPI_Wtime() < until) {
+  }
+  if (!done) return -1;
+  if (r->type != MPI_DATATYPE_NULL) MPI_Type_free(&r->type);
+  free(r);
+  return 0;
+}
+
 int tsr_mpi_tag_limit(const tessera_comm_t *c) {
   int *ub = NULL, flag = 0;
   MPI_Comm_get_attr(c->mpi->own.comm, MPI_TAG_UB, &ub, &flag);
