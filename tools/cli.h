@@ -100,6 +100,11 @@ static inline int cli_is_lu(cli_cmd_t routine) {
   return routine == CMD_GETRF || routine == CMD_GESV;
 }
 
+/** Whether `routine` only factors (potrf, getrf): no right-hand sides. */
+static inline int cli_is_factor(cli_cmd_t routine) {
+  return routine == CMD_POTRF || routine == CMD_GETRF;
+}
+
 /** Floating-point operations of `routine` on an n x n matrix with nrhs right-hand sides. */
 double cli_flops(cli_cmd_t routine, tessera_dtype_t dtype, int64_t n, int64_t nrhs);
 

@@ -120,9 +120,7 @@ void *cli_alloc(tessera_dtype_t dtype, int64_t rows, int64_t cols) {
 double cli_flops(cli_cmd_t routine, tessera_dtype_t dtype, int64_t n, int64_t nrhs) {
   const double dn = (double)n, solve = 2.0 * dn * dn * (double)nrhs;
   const double factor = (cli_is_lu(routine) ? 2.0 : 1.0) * dn * dn * dn / 3.0;
-  double flops = routine == CMD_POTRF || routine == CMD_GETRF ? factor
-                 : routine == CMD_POTRS                       ? solve
-                                                              : factor + solve;
+  double flops = cli_is_factor(routine) ? factor : routine == CMD_POTRS ? solve : factor + solve;
   return tessera_dtype_is_complex(dtype) ? 4.0 * flops : flops;
 }
 

@@ -93,7 +93,7 @@ enum { CHECK_MAX_FACTOR = 16384 };
 /* The residual on process 0 (others: 0), from the assembled result; NaN when skipped. */
 static int check(const cli_opts_t *o, const dist_run_t *d, tessera_dtype_t dtype, const void *b0,
                  double *residual) {
-  const int factor = o->routine == CMD_POTRF || o->routine == CMD_GETRF;
+  const int factor = cli_is_factor(o->routine);
   const int64_t n = d->n, ld = n > 0 ? n : 1, cols = factor ? n : d->nrhs;
   if (factor && n > CHECK_MAX_FACTOR) {
     if (d->rank == 0)
@@ -150,7 +150,7 @@ int cli_solve_distributed(const cli_opts_t *o) {
                ? TESSERA_ERR_NOMEM
                : tessera_matrix_create_distributed(d.ctx, d.comm, d.grid, dtype, d.n, d.n, d.mb,
                                                    d.nb, &d.A);
-  if (!st && o->routine != CMD_POTRF && o->routine != CMD_GETRF) {
+  if (!st && !cli_is_factor(o->routine)) {
     b0 = cli_alloc(dtype, d.n > 0 ? d.n : 1, d.nrhs);
     st = b0 ? tessera_matrix_create_distributed(d.ctx, d.comm, d.grid, dtype, d.n, d.nrhs, d.mb,
                                                 d.nb, &d.B)
@@ -171,7 +171,7 @@ int cli_solve_distributed(const cli_opts_t *o) {
     cli_result_init(&r, o, d.ctx);
     r.dtype = dtype;
     r.n = d.n;
-    r.nrhs = o->routine == CMD_POTRF || o->routine == CMD_GETRF ? 0 : d.nrhs;
+    r.nrhs = cli_is_factor(o->routine) ? 0 : d.nrhs;
     r.tile = d.nb;
     r.seconds = seconds;
     r.gflops = seconds > 0 ? cli_flops(o->routine, dtype, d.n, d.nrhs) / seconds * 1e-9 : 0;

@@ -306,7 +306,7 @@ static int finish_options(cli_opts_t *o) {
   if (o->cmd == CMD_TRACE && !o->output) return usage_error("trace needs -o FILE.svg");
   if ((RUNS & BIT(o->cmd)) != 0) o->routine = o->cmd;
   if (o->cmd == CMD_DEMO) o->routine = CMD_POSV;
-  if (o->nrhs < 0) o->nrhs = o->routine == CMD_POTRF || o->routine == CMD_GETRF ? 0 : 1;
+  if (o->nrhs < 0) o->nrhs = cli_is_factor(o->routine) ? 0 : 1;
   if (o->out_of_core && o->routine != CMD_POTRF) return usage_error("--out-of-core is potrf's");
   return 0;
 }

@@ -79,7 +79,7 @@ static int prepare(const cli_opts_t *o, problem_t *p, cli_progress_t *prog) {
     fprintf(stderr, "tessera: out of memory for the pivots\n");
     return CLI_FAILED;
   }
-  if (o->routine == CMD_POTRF || o->routine == CMD_GETRF) return CLI_OK;
+  if (cli_is_factor(o->routine)) return CLI_OK;
   p->nrhs = o->nrhs;
   if (o->rhs) {
     if (read_operand(o->rhs, p->n, p->dtype, 0, &arr)) return CLI_FAILED;
@@ -96,8 +96,7 @@ static int prepare(const cli_opts_t *o, problem_t *p, cli_progress_t *prog) {
 static void reset(const problem_t *p, cli_cmd_t routine) {
   size_t es = tessera_dtype_size(p->dtype);
   if (routine != CMD_POTRS) memcpy(p->a, p->a0, (size_t)(p->ld * p->n) * es);
-  if (routine != CMD_POTRF && routine != CMD_GETRF)
-    memcpy(p->b, p->b0, (size_t)(p->ld * p->nrhs) * es);
+  if (!cli_is_factor(routine)) memcpy(p->b, p->b0, (size_t)(p->ld * p->nrhs) * es);
 }
 
 static int run_routine(tessera_context_t *ctx, cli_cmd_t routine, tessera_uplo_t uplo,

@@ -89,6 +89,13 @@ int tsr_dist_same(tessera_comm_t *c, const char *call, int k, const int64_t *val
   return 0;
 }
 
+int tsr_dist_same_on(tessera_context_t *ctx, tessera_comm_t *c, const char *call, int k,
+                     const int64_t *values, const int *pos, const char *const *names, int rc) {
+  const int s = tsr_dist_same(c, call, k, values, pos, names, rc < 0 ? -rc : 0);
+  if (!s) return 0;
+  return s == rc ? rc : tsr_error(ctx, s, "%s", tessera_comm_last_error(c));
+}
+
 static const char *const arg_names[] = {
     "the grid's rows", "the grid's columns", "the dtype", "m", "n", "mb", "nb", "the root"};
 
@@ -225,8 +232,8 @@ int tsr_matrix_create_distributed(tessera_context_t *ctx, tessera_comm_t *comm, 
   const int pos[] = {3, 3, 4, 5, 6, 7, 8, 2};
   const char *const names[] = {arg_names[0], arg_names[1], arg_names[2], arg_names[3],
                                arg_names[4], arg_names[5], arg_names[6], "the part"};
-  int rc = tsr_dist_same(comm, f, 8, v, pos, names, 0);
-  if (rc) return tsr_error(ctx, rc, "%s", tessera_comm_last_error(comm));
+  int rc = tsr_dist_same_on(ctx, comm, f, 8, v, pos, names, 0);
+  if (rc) return rc;
   tessera_matrix_t *A = calloc(1, sizeof *A);
   if (!A) return tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory", f);
   *A = (tessera_matrix_t){.ctx = ctx,

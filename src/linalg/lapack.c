@@ -28,13 +28,13 @@ typedef struct {
   int io[MAXV]; /* how the routine touches each (IN, OUT) */
 } views_t;
 
-/* Starts a call whose own checks gave `rc`: on a distributed context the k scalar arguments
- * (numbers argno) are compared across the processes with everyone's checks, and the tile size
- * for an operation of this order is agreed. */
+/* Starts a call whose own checks gave `rc`, in tiles of `tile` (this process's choice): on a
+ * distributed context the k scalar arguments (numbers argno) are compared across the processes
+ * with everyone's checks, and the tile size is agreed. */
 static int begin(views_t *vs, tessera_context_t *ctx, const char *f, int rc, int k,
-                 const int64_t *values, const int *argno, int64_t order) {
-  *vs = (views_t){.ctx = ctx, .dist = tessera_context_comm(ctx) != NULL};
-  return tsr_lapack_agree(ctx, f, k, values, argno, rc, order, &vs->tile);
+                 const int64_t *values, const int *argno, int64_t tile) {
+  *vs = (views_t){.ctx = ctx, .dist = tessera_context_comm(ctx) != NULL, .tile = tile};
+  return tsr_lapack_agree(ctx, f, k, values, argno, rc, &vs->tile);
 }
 
 static int view(views_t *vs, tessera_dtype_t dtype, int64_t m, int64_t n, const void *a,
@@ -101,6 +101,25 @@ static int check_dtype(tessera_context_t *ctx, const char *name, int argno, tess
   return 0;
 }
 
+static bool is_nan(tsr_scalar_t x) {
+  return isnan(x.re);
+}
+static bool is_zero(tsr_scalar_t x) {
+  return x.re == 0 && x.im == 0;
+}
+
+/* Whether diagonal element (i, i) (1-based) of the array `a` passes `test`: the caller's array,
+ * or on a distributed context the root's, told to every process. */
+static int root_diagonal_is(tessera_context_t *ctx, tessera_dtype_t dtype, const void *a,
+                            int64_t lda, int i, bool (*test)(tsr_scalar_t)) {
+  int flag = 0;
+  if (tsr_lapack_holds_arrays(ctx)) {
+    const size_t at = (size_t)(i - 1) * (size_t)(lda + 1) * tessera_dtype_size(dtype);
+    flag = test(tsr_scalar_load(dtype, (const char *)a + at, 0));
+  }
+  return tsr_lapack_root_flag(ctx, flag);
+}
+
 /* The message of an `info` > 0 returned by a factorization (`factor`: potrf, posv) or an
  * inversion (potri) of the n x n array `a`: a NaN found on the diagonal stops the
  * factorization there (the kernels scan for it), so a NaN at order info is named as such.
@@ -112,14 +131,7 @@ static int info_message(tessera_context_t *ctx, const char *f, int factor, tesse
                      "%s: the diagonal element %d of the Cholesky factor is zero, so the factor "
                      "is singular",
                      f, info);
-  int nan = 0; /* distributed: the root's array tells */
-  if (tsr_lapack_holds_arrays(ctx)) {
-    size_t at = (size_t)(info - 1) * (size_t)(lda + 1) * tessera_dtype_size(dtype);
-    const char *p = (const char *)a + at;
-    nan = isnan(dtype == TESSERA_F32 || dtype == TESSERA_C64 ? *(const float *)(const void *)p
-                                                             : *(const double *)(const void *)p);
-  }
-  if (tsr_lapack_root_flag(ctx, nan))
+  if (root_diagonal_is(ctx, dtype, a, lda, info, is_nan))
     return tsr_error(ctx, info,
                      "%s: NaN at the diagonal of order %d: the matrix holds NaN (or Inf) in its "
                      "leading %d x %d block, which has no Cholesky factor",
@@ -146,7 +158,8 @@ static int check_square(tessera_context_t *ctx, const char *f, tessera_uplo_t up
 static int begin_square(views_t *vs, tessera_context_t *ctx, const char *f, tessera_uplo_t uplo,
                         tessera_dtype_t dtype, int64_t n, const void *a, int64_t lda) {
   const int rc = check_square(ctx, f, uplo, dtype, n, a, lda);
-  return begin(vs, ctx, f, rc, 3, (const int64_t[]){uplo, dtype, n}, (const int[]){2, 3, 4}, n);
+  return begin(vs, ctx, f, rc, 3, (const int64_t[]){uplo, dtype, n}, (const int[]){2, 3, 4},
+               tessera_tile_for(ctx, n));
 }
 
 /* potrf (factor = 1) and potri (0): the uplo triangle of A rewritten in place. */
@@ -207,7 +220,7 @@ static int solve(tessera_context_t *ctx, int factor, tessera_uplo_t uplo, tesser
   views_t vs;
   int rc = check_solve(ctx, f, uplo, dtype, n, nrhs, a, lda, b, ldb);
   rc = begin(&vs, ctx, f, rc, 4, (const int64_t[]){uplo, dtype, n, nrhs}, (const int[]){2, 3, 4, 5},
-             n);
+             tessera_tile_for(ctx, n));
   if (rc || n == 0) return rc;
   rc = view(&vs, dtype, n, n, a, lda, (char)uplo, factor ? IN | OUT : IN);
   if (!rc) rc = view(&vs, dtype, n, nrhs, b, ldb, 0, IN | OUT);
@@ -254,7 +267,7 @@ int tessera_trsm(tessera_context_t *ctx, tessera_side_t side, tessera_uplo_t upl
   if (!rc) rc = check_ld(ctx, f, 13, ldb, m);
   views_t vs;
   rc = begin(&vs, ctx, f, rc, 7, (const int64_t[]){side, uplo, transa, diag, dtype, m, n},
-             (const int[]){2, 3, 4, 5, 6, 7, 8}, m > n ? m : n);
+             (const int[]){2, 3, 4, 5, 6, 7, 8}, tessera_tile_for(ctx, m > n ? m : n));
   if (rc || m == 0 || n == 0) return rc;
   double al[2];
   rc = root_scalar(ctx, dtype, alpha, al);
@@ -285,7 +298,7 @@ static int rank_k(tessera_context_t *ctx, int herk, tessera_uplo_t uplo, tessera
   if (!rc) rc = check_ld(ctx, f, 12, ldc, n);
   views_t vs;
   rc = begin(&vs, ctx, f, rc, 5, (const int64_t[]){uplo, trans, dtype, n, k},
-             (const int[]){2, 3, 4, 5, 6}, n > k ? n : k);
+             (const int[]){2, 3, 4, 5, 6}, tessera_tile_for(ctx, n > k ? n : k));
   if (rc || n == 0) return rc;
   double al[2], be[2]; /* syrk's scalars; herk's real ones travel as two doubles */
   double real[2] = {ralpha, rbeta};
@@ -338,7 +351,7 @@ int tessera_gemm(tessera_context_t *ctx, tessera_op_t transa, tessera_op_t trans
   const int64_t order = m > n ? (m > k ? m : k) : (n > k ? n : k);
   views_t vs;
   rc = begin(&vs, ctx, f, rc, 6, (const int64_t[]){transa, transb, dtype, m, n, k},
-             (const int[]){2, 3, 4, 5, 6, 7}, order);
+             (const int[]){2, 3, 4, 5, 6, 7}, tessera_tile_for(ctx, order));
   if (rc || m == 0 || n == 0) return rc;
   double al[2], be[2];
   rc = root_scalar(ctx, dtype, alpha, al);
@@ -359,16 +372,11 @@ int tessera_gemm(tessera_context_t *ctx, tessera_op_t transa, tessera_op_t trans
 static int begin_lu(views_t *vs, tessera_context_t *ctx, const char *f, int rc, int k,
                     const int64_t *values, const int *argno, int64_t m, int64_t n, int *ipiv,
                     int **piv, bool read_ipiv) {
-  rc = begin(vs, ctx, f, rc, k, values, argno, m > n ? m : n);
+  rc = begin(vs, ctx, f, rc, k, values, argno, tessera_tile_for_lu(ctx, m, n));
   vs->panels = true;
-  vs->tile = tessera_tile_for_lu(ctx, m, n);
   *piv = ipiv;
   if (rc || !vs->dist) return rc;
-  int64_t lo = vs->tile;
   tessera_comm_t *c = tessera_context_comm(ctx);
-  rc = tessera_comm_allreduce(c, &vs->tile, &lo, 1, TESSERA_COMM_I64, TESSERA_MIN, NULL);
-  if (rc) return tsr_error(ctx, rc, "%s: %s", f, tessera_comm_last_error(c));
-  vs->tile = lo;
   const int64_t kmin = m < n ? m : n;
   if (!tsr_lapack_holds_arrays(ctx) && kmin > 0) {
     *piv = calloc((size_t)kmin, sizeof **piv);
@@ -389,13 +397,7 @@ static int end_lu(views_t *vs, int rc, int *ipiv, int *piv) {
 /* The message of getrf's info > 0 (the factors in `a`, m rows; distributed: the root's). */
 static int lu_info_message(tessera_context_t *ctx, const char *f, int info, tessera_dtype_t dtype,
                            const void *a, int64_t lda) {
-  int zero = 0;
-  if (tsr_lapack_holds_arrays(ctx)) {
-    const size_t at = (size_t)(info - 1) * (size_t)(lda + 1) * tessera_dtype_size(dtype);
-    const tsr_scalar_t u = tsr_scalar_load(dtype, (const char *)a + at, 0);
-    zero = u.re == 0 && u.im == 0;
-  }
-  if (tsr_lapack_root_flag(ctx, zero))
+  if (root_diagonal_is(ctx, dtype, a, lda, info, is_zero))
     return tsr_error(ctx, info,
                      "%s: U(%d, %d) is exactly zero: the matrix is singular, and a solve with "
                      "its factors would divide by zero",

@@ -23,9 +23,8 @@ bool tsr_lapack_holds_arrays(const tessera_context_t *ctx) {
 }
 
 int tsr_lapack_agree(tessera_context_t *ctx, const char *f, int k, const int64_t *values,
-                     const int *argno, int rc, int64_t order, int64_t *tile) {
+                     const int *argno, int rc, int64_t *tile) {
   tessera_comm_t *c = tessera_context_comm(ctx);
-  *tile = tessera_tile_for(ctx, order);
   if (!c) return rc;
   enum { MAXK = 8 };
   char names[MAXK][16];
@@ -35,9 +34,8 @@ int tsr_lapack_agree(tessera_context_t *ctx, const char *f, int k, const int64_t
     snprintf(names[i], sizeof names[i], "argument %d", argno[i]);
     np[i] = names[i];
   }
-  const int s = tsr_dist_same(c, f, k, values, argno, np, rc < 0 ? -rc : 0);
-  if (s) /* the process at fault keeps its own message */
-    return s == rc ? rc : tsr_error(ctx, s, "%s", tessera_comm_last_error(c));
+  const int s = tsr_dist_same_on(ctx, c, f, k, values, argno, np, rc);
+  if (s) return s;
   int64_t lo = *tile;
   const int a = tessera_comm_allreduce(c, tile, &lo, 1, TESSERA_COMM_I64, TESSERA_MIN, NULL);
   if (a) return tsr_error(ctx, a, "%s: %s", f, tessera_comm_last_error(c));

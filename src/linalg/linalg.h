@@ -203,6 +203,11 @@ int tsr_dist_flush_matrix(const tessera_matrix_t *X, int rc);
  *  has. At most 12 values. */
 int tsr_dist_same(tessera_comm_t *c, const char *call, int k, const int64_t *values, const int *pos,
                   const char *const *names, int bad);
+/** tsr_dist_same with this process's own checks as a status `rc` (0 or -argno, its message on
+ *  ctx) and the outcome on ctx: 0, or the same status on every process, the process at fault
+ *  keeping its own message and the others taking the communicator's. */
+int tsr_dist_same_on(tessera_context_t *ctx, tessera_comm_t *c, const char *call, int k,
+                     const int64_t *values, const int *pos, const char *const *names, int rc);
 
 /* LAPACK-style calls on a context over processes (lapack_dist.c); on a context of one process
  * they do nothing (the agreement returns `rc` and the tile size). */
@@ -211,11 +216,11 @@ int tsr_dist_same(tessera_comm_t *c, const char *call, int k, const int64_t *val
  *  its own, process 0 of a distributed context. */
 bool tsr_lapack_holds_arrays(const tessera_context_t *ctx);
 /** Compares the k scalar arguments `values` (argument numbers `argno`) across the processes
- *  together with each one's own checks (`rc`: 0 or -argno), and agrees on the tile size (the
- *  smallest tessera_tile_for(ctx, order) of any process, in *tile). The same status on every
- *  process; the one at fault keeps its own message. At most 8 values. */
+ *  together with each one's own checks (`rc`: 0 or -argno), and agrees on the tile size: *tile,
+ *  this process's choice on entry, becomes the smallest any process chose. The same status on
+ *  every process; the one at fault keeps its own message. At most 8 values. */
 int tsr_lapack_agree(tessera_context_t *ctx, const char *f, int k, const int64_t *values,
-                     const int *argno, int rc, int64_t order, int64_t *tile);
+                     const int *argno, int rc, int64_t *tile);
 /** The root's `flag` on every process (its own where the exchange fails). */
 int tsr_lapack_root_flag(tessera_context_t *ctx, int flag);
 /** The root's `bytes` (a multiple of 4) of buf on every process. */
@@ -251,5 +256,9 @@ int tsr_matrix_create_distributed(tessera_context_t *ctx, tessera_comm_t *comm, 
  *  `argno[i]` is the argument number of mats[i] for the error status. */
 int tsr_check_tiling(const tessera_matrix_t *const *mats, const int *argno, int count,
                      const char *routine);
+/** The same checks but the tiles': operands not NULL, of one context, dtype and communicator
+ *  (or none). */
+int tsr_check_operands(const tessera_matrix_t *const *mats, const int *argno, int count,
+                       const char *routine);
 
 #endif

@@ -327,16 +327,19 @@ int tsr_matrix_flush(tessera_matrix_t *A) {
   return rc;
 }
 
-int tsr_check_tiling(const tessera_matrix_t *const *mats, const int *argno, int count,
-                     const char *routine) {
+/* The checks of tsr_check_operands, and with `square` those of the tiles (tsr_check_tiling). */
+static int check_operands(const tessera_matrix_t *const *mats, const int *argno, int count,
+                          const char *routine, bool square) {
+  tessera_context_t *ctx = NULL; /* the first operand's, where a message goes */
+  for (int i = 0; i < count && !ctx; i++)
+    if (mats[i]) ctx = mats[i]->ctx;
   for (int i = 0; i < count; i++) {
     const tessera_matrix_t *M = mats[i];
-    tessera_context_t *ctx = mats[0] ? mats[0]->ctx : NULL;
     if (!M) return tsr_error(ctx, -argno[i], "%s: argument %d is NULL", routine, argno[i]);
     if (M->ctx != ctx || M->dtype != mats[0]->dtype)
       return tsr_error(ctx, -argno[i], "%s: argument %d has another context or dtype", routine,
                        argno[i]);
-    if (M->mb != M->nb || M->mb != mats[0]->mb)
+    if (square && (M->mb != M->nb || M->mb != mats[0]->mb))
       return tsr_error(ctx, -argno[i],
                        "%s: argument %d has %lld x %lld tiles; square tiles of one size needed",
                        routine, argno[i], (long long)M->mb, (long long)M->nb);
@@ -348,4 +351,14 @@ int tsr_check_tiling(const tessera_matrix_t *const *mats, const int *argno, int 
                        argno[0], mats[0]->comm ? "distributed" : "of this process alone");
   }
   return 0;
+}
+
+int tsr_check_tiling(const tessera_matrix_t *const *mats, const int *argno, int count,
+                     const char *routine) {
+  return check_operands(mats, argno, count, routine, true);
+}
+
+int tsr_check_operands(const tessera_matrix_t *const *mats, const int *argno, int count,
+                       const char *routine) {
+  return check_operands(mats, argno, count, routine, false);
 }

@@ -233,9 +233,7 @@ static int agree_lu(const tessera_matrix_t *X, const char *name, int rc, const i
   int64_t sum = 0; /* a checksum of the pivots and their places */
   for (int64_t i = from; !rc && ipiv && i < to; i++) sum += (int64_t)ipiv[i] * (i % 8191 + 1);
   const char *const what[] = {"ipiv (a checksum of its pivots)"};
-  const int s = tsr_dist_same(X->comm, name, ipiv ? 1 : 0, &sum, &argno, what, rc < 0 ? -rc : 0);
-  if (!s) return 0;
-  return s == rc ? rc : tsr_error(X->ctx, s, "%s", tessera_comm_last_error(X->comm));
+  return tsr_dist_same_on(X->ctx, X->comm, name, ipiv ? 1 : 0, &sum, &argno, what, rc);
 }
 
 /* Factors A into P (made here) without waiting for the flow past the pivots. */
@@ -259,24 +257,13 @@ int tessera_tile_getrf(tessera_matrix_t *A, int *ipiv) {
   return rc;
 }
 
-/* The operands of a solve: A square, B of its rows, column panels of one context and dtype
- * (argument numbers a and b). */
+/* The operands of a solve: A square, B of its rows, column panels of one context, dtype and
+ * communicator (argument numbers a and b). */
 static int check_solve(const tessera_matrix_t *A, const tessera_matrix_t *B, int a, int b,
                        const char *name) {
-  if (!A || !B)
-    return tsr_error(A   ? A->ctx
-                     : B ? B->ctx
-                         : NULL,
-                     A ? -b : -a, "%s: argument %d is NULL", name, A ? b : a);
-  if (A->ctx != B->ctx || A->dtype != B->dtype)
-    return tsr_error(A->ctx, -b, "%s: A and B have other contexts or dtypes", name);
-  if (A->comm != B->comm)
-    return tsr_error(A->ctx, -b,
-                     "%s: A is %s and B %s: operands are distributed over one communicator or "
-                     "none is",
-                     name, A->comm ? "distributed" : "of this process alone",
-                     B->comm ? "distributed" : "of this process alone");
-  int rc = check_panels(A, a, name);
+  int rc =
+      tsr_check_operands((const tessera_matrix_t *const[]){A, B}, (const int[]){a, b}, 2, name);
+  if (!rc) rc = check_panels(A, a, name);
   if (!rc) rc = check_panels(B, b, name);
   if (!rc && (A->m != A->n || B->m != A->n))
     rc = tsr_error(A->ctx, -b, "%s: A is %lld x %lld and B has %lld rows", name, (long long)A->m,

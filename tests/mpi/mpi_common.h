@@ -2,7 +2,8 @@
  * test_comm_errors.c): the suite's communicator and this process in it, elements of every
  * comm type as two doubles with the values each process contributes and their reductions,
  * buffers followed by guard elements with their fills and checks, host queues, the group
- * setup and teardown, and MPI's start and end in main. Header only.
+ * setup and teardown, a context on the processes' devices for the distributed routines' tests,
+ * and MPI's start and end in main. Header only.
  *
  * The including file defines _POSIX_C_SOURCE before its first system include and includes
  * cmocka first.
@@ -11,6 +12,7 @@
 #define TESSERA_MPI_COMMON_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +20,7 @@
 #include <mpi.h>
 
 #include "../test_common.h"
-#include <tessera/comm.h>
+#include <tessera/tessera.h>
 
 static tessera_comm_t *g_comm; /* the suite's communicator (MPI_COMM_WORLD, host only) */
 static int g_rank, g_size;     /* this process in it */
@@ -246,6 +248,45 @@ static inline int drop_open(void **state) {
 static inline int group_teardown(void **state) {
   (void)state;
   return tessera_comm_destroy(g_comm) == 0 ? 0 : -1;
+}
+
+/* ---------------------------------------------------------------- on devices */
+
+/* A context on this process's devices (`workers` CPU workers beside them) and a communicator
+ * over the processes and their GPUs, for a distributed test's cases on devices: simulated
+ * devices (their tiles over MPI), or with TESSERA_TEST_GPUS=<GPUs of the machine> a GPU of each
+ * local process's own (tiles over NCCL); GPUs every process sees move tiles through the host.
+ * TESSERA_DIST_TRANSFERS is set to match. False, with nothing made, where a process has no
+ * device (the caller skips). Closed by devices_close. */
+static inline bool devices_open(int workers, tessera_context_t **ctx, tessera_comm_t **comm) {
+  const char *env = getenv("TESSERA_TEST_GPUS");
+  const bool own = env && atoi(env) >= g_size;
+  tessera_config_t cfg;
+  tessera_config_init(&cfg);
+  cfg.cpu_workers = workers;
+  cfg.gpu_mem_limit = 256 << 20;
+  if (own) cfg.gpus = 1;
+  assert_int_equal(tessera_init(ctx, &cfg), 0);
+  const int cuda = tessera_device_count(*ctx, TESSERA_DEVICE_CUDA);
+  const int sim = tessera_device_count(*ctx, TESSERA_DEVICE_SIM);
+  long lo = 0, mine = cuda + sim;
+  assert_int_equal(
+      tessera_comm_allreduce(g_comm, &mine, &lo, 1, TESSERA_COMM_I64, TESSERA_MIN, NULL), 0);
+  if (lo == 0) {
+    tessera_finalize(*ctx);
+    *ctx = NULL;
+    return false;
+  }
+  tessera_comm_config_t cc = {.timeout_s = 20, .ndevices = cuda > 0 && own};
+  assert_int_equal(tessera_comm_create(&cc, comm), 0);
+  if (sim > 0 || cc.ndevices > 0) setenv("TESSERA_DIST_TRANSFERS", "device", 1);
+  return true;
+}
+
+static inline void devices_close(tessera_context_t *ctx, tessera_comm_t *comm) {
+  unsetenv("TESSERA_DIST_TRANSFERS");
+  assert_int_equal(tessera_finalize(ctx), 0);
+  assert_int_equal(tessera_comm_destroy(comm), 0);
 }
 
 /* ---------------------------------------------------------------- main */

@@ -228,40 +228,17 @@ static void test_mismatch(void **state) {
   lu_mat_free(&x);
 }
 
-/* The same tile-level cases on the context's devices: simulated ones (copies over MPI), or with
- * TESSERA_TEST_GPUS=<GPUs of the machine> a GPU of each local process's own (NCCL between
- * them). Skipped where a process has no device. */
+/* The same tile-level cases on the processes' devices (devices_open: simulated ones, a GPU of
+ * each process's own, or GPUs every process sees). Skipped where a process has no device. */
 static void test_on_devices(void **state) {
   (void)state;
-  const char *env = getenv("TESSERA_TEST_GPUS");
-  const bool own_gpu = env && atoi(env) >= g_size;
-  tessera_config_t cfg;
-  tessera_config_init(&cfg);
-  cfg.cpu_workers = 1;
-  cfg.gpu_mem_limit = 256 << 20;
-  if (own_gpu) cfg.gpus = 1;
   tessera_context_t *ctx = NULL;
-  assert_int_equal(tessera_init(&ctx, &cfg), 0);
-  const int cuda = tessera_device_count(ctx, TESSERA_DEVICE_CUDA);
-  const int sim = tessera_device_count(ctx, TESSERA_DEVICE_SIM);
-  long lo = 0, mine = own_gpu ? cuda + sim : sim;
-  assert_int_equal(
-      tessera_comm_allreduce(g_comm, &mine, &lo, 1, TESSERA_COMM_I64, TESSERA_MIN, NULL), 0);
-  if (lo == 0) {
-    tessera_finalize(ctx);
-    skip();
-  }
-  tessera_comm_config_t cc = {.timeout_s = 20, .ndevices = cuda > 0 && own_gpu};
-  tessera_comm_t *comm = NULL;
-  assert_int_equal(tessera_comm_create(&cc, &comm), 0);
-  setenv("TESSERA_DIST_TRANSFERS", "device", 1);
-  tessera_comm_t *host_comm = g_comm;
+  tessera_comm_t *comm = NULL, *host_comm = g_comm;
+  if (!devices_open(1, &ctx, &comm)) skip();
   g_comm = comm;
   tile_cases(ctx, 16, true);
   g_comm = host_comm;
-  unsetenv("TESSERA_DIST_TRANSFERS");
-  assert_int_equal(tessera_finalize(ctx), 0);
-  assert_int_equal(tessera_comm_destroy(comm), 0);
+  devices_close(ctx, comm);
 }
 
 static int setup(void **state) {

@@ -134,37 +134,16 @@ static void test_potri_logdet(void **state) {
   }
 }
 
-/* The same on the context's devices (GPUs or simulated ones). Tiles travel between the
- * devices (TESSERA_DIST_TRANSFERS=device: the matrices are refused otherwise) over MPI between
+/* The same on the processes' devices (devices_open): tiles travel between the devices
+ * (TESSERA_DIST_TRANSFERS=device: the matrices are refused otherwise) over MPI between
  * simulated devices, and over NCCL between GPUs when TESSERA_TEST_GPUS=<GPUs of the machine>
  * gives each local process a GPU of its own (at least as many GPUs as processes); through the
  * host otherwise. Skipped where the processes have no devices. */
 static void test_on_devices(void **state) {
   (void)state;
-  const char *env = getenv("TESSERA_TEST_GPUS");
-  const bool own_gpu = env && atoi(env) >= g_size;
-  tessera_config_t cfg;
-  tessera_config_init(&cfg);
-  cfg.cpu_workers = 2;
-  cfg.gpu_mem_limit = 256 << 20;
-  if (own_gpu) cfg.gpus = 1;
-  tessera_context_t *ctx = NULL;
-  assert_int_equal(tessera_init(&ctx, &cfg), 0);
-  const int cuda = tessera_device_count(ctx, TESSERA_DEVICE_CUDA);
-  const int sim = tessera_device_count(ctx, TESSERA_DEVICE_SIM);
-  long lo = 0, mine = cuda + sim;
-  assert_int_equal(
-      tessera_comm_allreduce(g_comm, &mine, &lo, 1, TESSERA_COMM_I64, TESSERA_MIN, NULL), 0);
-  if (lo == 0) {
-    tessera_finalize(ctx);
-    skip();
-  }
-  tessera_comm_config_t cc = {.timeout_s = 20, .ndevices = cuda > 0 && own_gpu};
-  tessera_comm_t *comm = NULL;
-  assert_int_equal(tessera_comm_create(&cc, &comm), 0);
-  if (sim > 0 || cc.ndevices > 0) setenv("TESSERA_DIST_TRANSFERS", "device", 1);
-  tessera_context_t *host_ctx = g_ctx;
-  tessera_comm_t *host_comm = g_comm;
+  tessera_context_t *ctx = NULL, *host_ctx = g_ctx;
+  tessera_comm_t *comm = NULL, *host_comm = g_comm;
+  if (!devices_open(2, &ctx, &comm)) skip();
   g_ctx = ctx, g_comm = comm;
   const int64_t sizes[][2] = {{37, 8}, {64, 16}, {100, 24}};
   unsigned seed = 100;
@@ -176,9 +155,7 @@ static void test_on_devices(void **state) {
                          sizes[k][0], sizes[k][1], seed++);
   }
   g_ctx = host_ctx, g_comm = host_comm;
-  unsetenv("TESSERA_DIST_TRANSFERS");
-  assert_int_equal(tessera_finalize(ctx), 0);
-  assert_int_equal(tessera_comm_destroy(comm), 0);
+  devices_close(ctx, comm);
 }
 
 /* A negative pivot in tile row 2 of a 4 x 4 tile matrix: LAPACK's info everywhere. */
