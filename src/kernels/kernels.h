@@ -102,13 +102,15 @@ typedef tsr_trsm_args_t tsr_trmm_args_t;
  *  then -1: a device kernel given such a handle may not use the permutation). */
 int tsr_lu_swaps(int *piv, int k, int rows);
 
-/** getrf: buffers {A (RW), piv (W)}. LU factorization with partial pivoting of the block of A
- *  starting at row `r0` (rows r0 .. m - 1, columns 0 .. n - 1; m counts from row 0 of the
- *  buffer), as LAPACK's getrf: P A' = L U in place, its k = min(m - r0, n) pivots and their
+/** getrf: buffers {A (RW), piv (W)[, inv (W)]}. LU factorization with partial pivoting of the
+ *  block of A starting at row `r0` (rows r0 .. m - 1, columns 0 .. n - 1; m counts from row 0 of
+ *  the buffer), as LAPACK's getrf: P A' = L U in place, its k = min(m - r0, n) pivots and their
  *  permutation in piv (TSR_PIV_INTS(k) ints, see above). piv[0] receives the info: 0, or the
  *  first column j (1-based) where U(j, j) is exactly zero or a NaN appears in the factored
  *  block; the factorization completes either way (the kernel itself returns 0), as LAPACK's
- *  does. */
+ *  does. With `inv` (k x k), it receives L11⁻¹, the inverse of the unit lower k x k block of L,
+ *  whole (zeros above its unit diagonal): lu_step's products with it replace triangular
+ *  solves. */
 typedef struct {
   tessera_dtype_t dtype;
   int m, n;
@@ -126,15 +128,17 @@ typedef struct {
   int incx;
 } tsr_laswp_args_t;
 
-/** lu_step: buffers {A (R), B (RW)[, piv (R)]}. One block step of an LU solve or of the update
- *  of a column panel by an LU panel, on column panels of m rows: A holds the panel (its kb x kb
- *  diagonal block at row r0, column 0), B is m x n.
+/** lu_step: buffers {A (R), B (RW)[, piv (R)[, inv (R)]]}. One block step of an LU solve or of
+ *  the update of a column panel by an LU panel, on column panels of m rows: A holds the panel
+ *  (its kb x kb diagonal block at row r0, column 0), B is m x n.
  *   - uplo 'L', trans 'N': [rows r0.. of B swapped by piv (laswp, incx 1) when given,] then
- *     B1 = L11⁻¹ B1 (unit lower, B1 = rows r0 .. r0 + kb), then B2 -= L21 B1 (rows below).
+ *     B1 = L11⁻¹ B1 (unit lower, B1 = rows r0 .. r0 + kb: a product with getrf's inv when
+ *     given, else a triangular solve), then B2 -= L21 B1 (rows below).
  *   - uplo 'U', trans 'N': B1 = U11⁻¹ B1, then B0 -= U01 B1 (rows 0 .. r0).
  *   - uplo 'U', trans 'T' / 'C': B1 -= op(U01) B0, then B1 = op(U11)⁻¹ B1.
  *   - uplo 'L', trans 'T' / 'C': B1 -= op(L21) B2, then B1 = op(L11)⁻¹ B1 (unit).
- *  Device-independent (lu_step.c): runs the device kind's laswp, trsm and gemm on sub-blocks. */
+ *  Device-independent (lu_step.c): runs the device kind's laswp, trsm, trmm and gemm on
+ *  sub-blocks. */
 typedef struct {
   tessera_dtype_t dtype;
   char uplo, trans;
@@ -193,10 +197,10 @@ int tsr_trtri_blocked(const tessera_exec_t *ex, const tsr_trtri_args_t *a,
 int tsr_lauum_blocked(const tessera_exec_t *ex, const tsr_lauum_args_t *a,
                       tessera_kernel_fn leaf_fn, tessera_kernel_fn herk, tessera_kernel_fn trmm,
                       int leaf);
-/** lu_step (tsr_lu_step_args_t) onto a device kind's `laswp`, `trsm` (tsr_trsm_args_t) and
- *  `gemm` kernels. */
+/** lu_step (tsr_lu_step_args_t) onto a device kind's `laswp`, `trsm`, `trmm` (tsr_trsm_args_t)
+ *  and `gemm` kernels. */
 int tsr_lu_step(const tessera_exec_t *ex, const tsr_lu_step_args_t *a, tessera_kernel_fn laswp,
-                tessera_kernel_fn trsm, tessera_kernel_fn gemm);
+                tessera_kernel_fn trsm, tessera_kernel_fn trmm, tessera_kernel_fn gemm);
 
 #ifdef TESSERA_HAVE_CUDA
 /* CUDA implementations (src/kernels/cuda/): enqueue on ex->stream with the handles in
@@ -209,6 +213,9 @@ int tsr_cuda_lacpy(const tessera_exec_t *ex, void *args);
 int tsr_cuda_trtri(const tessera_exec_t *ex, void *args);
 int tsr_cuda_lauum(const tessera_exec_t *ex, void *args);
 int tsr_cuda_trmm(const tessera_exec_t *ex, void *args);
+/** trmm (side 'L') reading A whole, as a dense matrix: its zeros and diagonal must be written
+ *  out (getrf's inv is so). */
+int tsr_cuda_trmm_dense(const tessera_exec_t *ex, void *args);
 int tsr_cuda_logdiag(const tessera_exec_t *ex, void *args);
 int tsr_cuda_trsm_blocked(const tessera_exec_t *ex, void *args);
 int tsr_cuda_getrf(const tessera_exec_t *ex, void *args);

@@ -1,9 +1,10 @@
 /* One block step of LU on column panels (tsr_lu_step_args_t): a triangular solve with the
  * panel's diagonal block and a product with the part of the panel above or below it, on rows of
- * B. getrf updates a column panel with it (with the panel's row interchanges first); getrs runs
- * its four substitutions with it.
+ * B. getrf updates a column panel with it (with the panel's row interchanges first, and its
+ * solve a product with the inverse of L11 the panel's getrf made: GPUs run a kb x kb trsm at a
+ * fraction of their gemm rate, trmm near it); getrs runs its four substitutions with it.
  *
- * Device-independent: calls the device kind's own laswp, trsm and gemm kernels, given as
+ * Device-independent: calls the device kind's own laswp, trsm, trmm and gemm kernels, given as
  * function pointers, on sub-blocks through copies of the task's tessera_exec_t (as
  * trsm_blocked.c does), so the same code serves CPUs and GPUs, where the calls queue in order
  * on the task's stream. */
@@ -19,13 +20,14 @@ static void block(tessera_exec_t *e, int slot, const tessera_exec_t *ex, int i, 
   e->ld[slot] = ex->ld[i];
 }
 
-/* B1 = op(T)⁻¹ B1: T the kb x kb diagonal block of A at row r0, B1 the rows r0 .. r0 + kb of B. */
+/* B1 = op(T)⁻¹ B1: T the kb x kb diagonal block of A at row r0, B1 the rows r0 .. r0 + kb of B;
+ * with getrf's T⁻¹ (buffer 3: lower, notrans), B1 = T⁻¹ B1. */
 static int solve(const tessera_exec_t *ex, const tsr_lu_step_args_t *a, tessera_kernel_fn trsm,
-                 size_t es) {
-  const bool lower = a->uplo == 'L';
+                 tessera_kernel_fn trmm, size_t es) {
+  const bool lower = a->uplo == 'L', inverse = ex->ndata > 3;
   tessera_exec_t e = *ex;
   e.ndata = 2;
-  block(&e, 0, ex, 0, a->r0, es);
+  block(&e, 0, ex, inverse ? 3 : 0, inverse ? 0 : a->r0, es);
   block(&e, 1, ex, 1, a->r0, es);
   tsr_trsm_args_t t = {.dtype = a->dtype,
                        .side = 'L',
@@ -35,7 +37,7 @@ static int solve(const tessera_exec_t *ex, const tsr_lu_step_args_t *a, tessera_
                        .m = a->kb,
                        .n = a->n,
                        .alpha = {1, 0}};
-  return trsm(&e, &t);
+  return (inverse ? trmm : trsm)(&e, &t);
 }
 
 /* The product with the off-diagonal part S of the panel (rows r0 + kb .. m for L, 0 .. r0 for
@@ -62,12 +64,13 @@ static int product(const tessera_exec_t *ex, const tsr_lu_step_args_t *a, tesser
 }
 
 int tsr_lu_step(const tessera_exec_t *ex, const tsr_lu_step_args_t *a, tessera_kernel_fn laswp,
-                tessera_kernel_fn trsm, tessera_kernel_fn gemm) {
+                tessera_kernel_fn trsm, tessera_kernel_fn trmm, tessera_kernel_fn gemm) {
   const size_t es = tessera_dtype_size(a->dtype);
   const int u = tsr_letter(a->uplo, "UL"), t = tsr_op_index(a->trans, a->dtype);
   if (!es || u < 0 || t < 0 || ex->ndata < 2 || a->r0 < 0 || a->kb < 0 || a->n < 0 ||
       (int64_t)a->r0 + a->kb > a->m || tsr_operand_ld(ex, 0, a->m, a->kb) < 0 ||
-      tsr_operand_ld(ex, 1, a->m, a->n) < 0)
+      tsr_operand_ld(ex, 1, a->m, a->n) < 0 ||
+      (ex->ndata > 3 && tsr_operand_ld(ex, 3, a->kb, a->kb) < 0))
     return TESSERA_ERR_KERNEL;
   if (a->kb == 0 || a->n == 0) return 0;
   tsr_lu_step_args_t s = *a;
@@ -85,11 +88,11 @@ int tsr_lu_step(const tessera_exec_t *ex, const tsr_lu_step_args_t *a, tessera_k
     rc = laswp(&e, &l);
   }
   if (s.trans == 'N') {
-    if (!rc) rc = solve(ex, &s, trsm, es);
+    if (!rc) rc = solve(ex, &s, trsm, trmm, es);
     if (!rc) rc = product(ex, &s, gemm, es);
   } else {
     if (!rc) rc = product(ex, &s, gemm, es);
-    if (!rc) rc = solve(ex, &s, trsm, es);
+    if (!rc) rc = solve(ex, &s, trsm, trmm, es);
   }
   return rc;
 }

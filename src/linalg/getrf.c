@@ -3,15 +3,17 @@
  *
  *   step k:  P_k A_k = L_k U_k  (getrf of the panel's rows r0 .. m, r0 = k nb: one task);
  *            for every column panel j > k: rows r0.. swapped by P_k, then
- *            U_kj = L_kk⁻¹ A_kj and A_(below)j -= L_(below)k U_kj  (one lu_step task each);
+ *            U_kj = L_kk⁻¹ A_kj and A_(below)j -= L_(below)k U_kj  (one lu_step task each,
+ *            with the L_kk⁻¹ the panel's task made: a product, where a solve runs far below
+ *            gemm's rate on GPUs);
  *            for every j < k: rows r0.. swapped by P_k (laswp, off the critical path).
  *
  * A matrix factors in place when its tiles span its rows (one tile row: each tile a column panel
  * of nb columns). The panel's pivot search runs down its whole column inside one task, on the
  * device holding the panel, with the library's own blocked or recursive getrf; the panels of
  * the next steps wait only on the update of their own column (priorities follow the critical
- * path: the next panel's update first, then the next panel), so the trailing updates of step k
- * run on every other device while panel k + 1 is factored (look-ahead).
+ * path, then the steps in order: see prio), so the trailing updates of step k run on every
+ * other device while panel k + 1 is factored (look-ahead).
  *
  * The pivots of step k live in a handle of their own (int: the info, then the kb pivots relative
  * to row r0), written by the panel's task and read by that step's swaps wherever they run.
@@ -21,14 +23,25 @@
  * panels; panel k and its pivots travel to the processes updating later panels (a whole panel:
  * its rows above r0 are not read, but a tile moves whole) and their copies there go once step
  * k's tasks are inserted. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "comm/dist.h"
 #include "linalg/linalg.h"
 
+/* The priority of step k's task on panel j (j = k: the getrf). The critical path first: panel
+ * k's getrf, then the update of panel k + 1 the next getrf waits for. The other updates then go
+ * step by step: an earlier step's first, and in a step the nearer panel first, so no panel's
+ * updates lag behind the steps before it. Ranking by panel first let the far panels fall steps
+ * behind, and their turn then began with a chain of catch-up updates on the critical path (in
+ * a trace on 2 x H200, N = 65536: panel 15 of 32 was ten steps behind when panel 14 was
+ * factored, 73 ms of sequential updates). The interchanges on earlier panels (priority 0) come
+ * last. */
 static int prio(int64_t nt, int64_t j, int64_t k) {
-  return (int)(2 * nt - 2 * j + k);
+  const int64_t top = (nt + 1) * (nt + 2);
+  const int64_t p = j == k ? top + 2 : j == k + 1 ? top + 1 : (nt - k) * (nt + 2) - j;
+  return p < INT_MAX ? (int)p : INT_MAX;
 }
 
 /* The process owning step k's pivots: that of the panel holding column k nb. */
@@ -40,42 +53,52 @@ static bool owns(const tsr_pivots_t *P, int64_t k) {
   return !P->dist || ((tsr_dist_tile_t *)P->dist)[k].owner == tessera_comm_rank(P->comm);
 }
 
-int tsr_pivots_create(const tessera_matrix_t *A, int64_t kmin, int64_t nb, tsr_pivots_t *P) {
+int tsr_pivots_create(const tessera_matrix_t *A, int64_t kmin, int64_t nb, bool factor,
+                      tsr_pivots_t *P) {
   tessera_context_t *ctx = A->ctx;
   *P = (tsr_pivots_t){.ctx = ctx, .comm = A->comm, .m = A->m, .kmin = kmin, .nb = nb};
   P->steps = nb > 0 ? (kmin + nb - 1) / nb : 0;
   if (P->steps == 0) return 0;
-  P->h = calloc((size_t)P->steps, sizeof *P->h);
+  const size_t steps = (size_t)P->steps, handles = factor ? 2 * steps : steps;
+  P->h = calloc(handles, sizeof *P->h); /* the pivots, then the inverses */
   if (!P->h) return tsr_error(ctx, TESSERA_ERR_NOMEM, "getrf: out of memory for the pivots");
+  if (factor) P->inv = P->h + steps;
   tsr_dist_tile_t *rec = NULL;
   if (A->comm) { /* a collective call: every process makes the same records */
-    const int rc = tsr_dist_tiles(A->comm, ctx, (size_t)P->steps, &rec);
+    const int rc = tsr_dist_tiles(A->comm, ctx, handles, &rec);
     if (rc) {
       tsr_pivots_destroy(P);
       return tsr_error(ctx, rc, "getrf: %s", tessera_comm_last_error(A->comm));
     }
     P->dist = rec;
   }
-  for (int64_t k = 0; k < P->steps; k++) {
-    const size_t ints = (size_t)TSR_PIV_INTS(tsr_pivots_count(P, k));
-    if (rec) rec[k].owner = step_owner(A, P, k);
-    int rc = owns(P, k) ? tessera_data_create(ctx, ints, 1, sizeof(int), &P->h[k])
-                        : tessera_data_create_workspace(ctx, ints, 1, sizeof(int), &P->h[k]);
+  const size_t es = tessera_dtype_size(A->dtype);
+  for (size_t i = 0; i < handles; i++) {
+    const int64_t k = (int64_t)(i % steps), kb = tsr_pivots_count(P, k);
+    if (rec) rec[i].owner = step_owner(A, P, k);
+    int rc;
+    if (i >= steps) /* L_kk⁻¹: written by the step's getrf, dropped after the step */
+      rc = tessera_data_create_workspace(ctx, (size_t)kb, (size_t)kb, es, &P->h[i]);
+    else if (owns(P, k))
+      rc = tessera_data_create(ctx, (size_t)TSR_PIV_INTS(kb), 1, sizeof(int), &P->h[i]);
+    else
+      rc = tessera_data_create_workspace(ctx, (size_t)TSR_PIV_INTS(kb), 1, sizeof(int), &P->h[i]);
     if (rc) {
       tsr_pivots_destroy(P);
       return rc;
     }
-    if (rec) tsr_dist_attach(P->h[k], &rec[k]);
+    if (rec) tsr_dist_attach(P->h[i], &rec[i]);
   }
   return 0;
 }
 
 void tsr_pivots_destroy(tsr_pivots_t *P) {
-  for (int64_t k = 0; P->h && k < P->steps; k++)
-    if (P->h[k]) (void)tessera_data_release(P->ctx, P->h[k]);
+  const int64_t handles = P->inv ? 2 * P->steps : P->steps;
+  for (int64_t i = 0; P->h && i < handles; i++)
+    if (P->h[i]) (void)tessera_data_release(P->ctx, P->h[i]);
   free(P->h);
   tsr_dist_tiles_free(P->dist);
-  P->h = NULL;
+  P->h = P->inv = NULL;
   P->dist = NULL;
   P->steps = 0;
 }
@@ -136,10 +159,11 @@ int tsr_pxgetrf(tessera_matrix_t *A, tsr_pivots_t *P) {
   int rc = 0;
   for (int64_t k = 0; k < P->steps && !rc; k++) {
     const int r0 = (int)(k * A->nb), kb = (int)tsr_pivots_count(P, k);
-    rc = tsr_task_getrf(A, k, P->h[k], prio(nt, k, k) + 1);
+    tessera_data_t *inv = P->inv ? P->inv[k] : NULL;
+    rc = tsr_task_getrf(A, k, P->h[k], inv, prio(nt, k, k));
     for (int64_t j = k + 1; j < nt && !rc; j++) {
       int tag[3] = {0, (int)j, (int)k};
-      rc = tsr_task_lu_step(A, 'L', 'N', tsr_tile(A, 0, k), tsr_tile(A, 0, j), P->h[k],
+      rc = tsr_task_lu_step(A, 'L', 'N', tsr_tile(A, 0, k), tsr_tile(A, 0, j), P->h[k], inv,
                             tsr_tile_n(A, j), r0, kb, tag, prio(nt, j, k));
     }
     for (int64_t j = 0; j < k && !rc; j++) {
@@ -149,6 +173,9 @@ int tsr_pxgetrf(tessera_matrix_t *A, tsr_pivots_t *P) {
     /* distributed: the copies of panel k and its pivots other processes received go */
     if (!rc) rc = tsr_dist_flush(A->ctx, tsr_tile(A, 0, k));
     if (!rc) rc = tsr_dist_flush(A->ctx, P->h[k]);
+    /* L_kk⁻¹ goes once the step's updates have read it */
+    if (!rc && inv) rc = tsr_dist_flush(A->ctx, inv);
+    if (!rc && inv && owns(P, k)) rc = tessera_data_discard(A->ctx, inv);
   }
   return rc;
 }
@@ -178,7 +205,7 @@ static int substitute(const tessera_matrix_t *A, const tsr_pivots_t *P, char upl
     for (int64_t c = 0; c < B->nt && !rc; c++) {
       int tag[3] = {0, (int)c, (int)k};
       rc =
-          tsr_task_lu_step(B, uplo, trans, tsr_tile(A, 0, k), tsr_tile(B, 0, c), NULL,
+          tsr_task_lu_step(B, uplo, trans, tsr_tile(A, 0, k), tsr_tile(B, 0, c), NULL, NULL,
                            tsr_tile_n(B, c), (int)(k * A->nb), (int)tsr_pivots_count(P, k), tag, 0);
     }
     if (!rc) rc = tsr_dist_flush(B->ctx, tsr_tile(A, 0, k)); /* distributed: received copies go */

@@ -116,17 +116,20 @@ int tsr_task_trmm(const tessera_matrix_t *A, char side, char uplo, char trans, c
 int tsr_task_lacpy(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
                    tessera_data_t *dst, int m, int n, const int tag[3], int prio);
 
-/** getrf of column panel k of A (one tile row) from row k nb, its pivots and info into `piv`. */
-int tsr_task_getrf(const tessera_matrix_t *A, int64_t k, tessera_data_t *piv, int prio);
+/** getrf of column panel k of A (one tile row) from row k nb, its pivots and info into `piv`,
+ *  the inverse of its unit lower diagonal block into `inv` when not NULL. */
+int tsr_task_getrf(const tessera_matrix_t *A, int64_t k, tessera_data_t *piv, tessera_data_t *inv,
+                   int prio);
 /** The interchanges of `piv` (k of them, relative to row r0) on the n columns of the column
  *  panel `tile` of A (A->m rows), in order (incx 1) or reversed (-1). */
 int tsr_task_laswp(const tessera_matrix_t *A, tessera_data_t *tile, tessera_data_t *piv, int n,
                    int r0, int k, int incx, const int tag[3], int prio);
 /** An lu_step (kernels.h) with the column panel `panel` of B->m rows on the column panel `b`
- *  (n columns), with the interchanges `piv` first when it is not NULL. */
+ *  (n columns), with the interchanges `piv` first when it is not NULL, and the product with
+ *  getrf's `inv` (when it and piv are not NULL) for its solve. */
 int tsr_task_lu_step(const tessera_matrix_t *B, char uplo, char trans, tessera_data_t *panel,
-                     tessera_data_t *b, tessera_data_t *piv, int n, int r0, int kb,
-                     const int tag[3], int prio);
+                     tessera_data_t *b, tessera_data_t *piv, tessera_data_t *inv, int n, int r0,
+                     int kb, const int tag[3], int prio);
 
 /** The Cholesky panel method of a call (policy.c): 1 for products with inverted diagonal tiles,
  *  0 for triangular solves, or TESSERA_ERR_ENV for a malformed TESSERA_TRSM_INVERSE. `opts` may
@@ -142,7 +145,8 @@ typedef struct {
   tessera_comm_t *comm;       /* the matrix's communicator, or NULL */
   int64_t m, kmin, nb, steps; /* m: the rows the pivots may name */
   tessera_data_t **h;
-  void *dist; /* the handles' distributed records (comm/dist.h), or NULL */
+  tessera_data_t **inv; /* a factorization's: step k's L_kk⁻¹ (workspace), or NULL */
+  void *dist;           /* the handles' distributed records (comm/dist.h), or NULL */
 } tsr_pivots_t;
 
 /** Pivots of step k: min(nb, kmin - k nb). */
@@ -151,9 +155,11 @@ static inline int64_t tsr_pivots_count(const tsr_pivots_t *P, int64_t k) {
   return left < P->nb ? left : P->nb;
 }
 /** Makes the pivot handles of a factorization of A's m rows and min(m, n) = kmin in steps of
- *  nb columns (each step's handle as kernels.h's TSR_PIV_INTS lays it out), distributed as A
- *  is: a collective call when A is distributed. */
-int tsr_pivots_create(const tessera_matrix_t *A, int64_t kmin, int64_t nb, tsr_pivots_t *P);
+ *  nb columns (each step's handle as kernels.h's TSR_PIV_INTS lays it out), and for a
+ *  factorization (`factor`) the workspace handles of its L_kk⁻¹, distributed as A is: a
+ *  collective call when A is distributed. */
+int tsr_pivots_create(const tessera_matrix_t *A, int64_t kmin, int64_t nb, bool factor,
+                      tsr_pivots_t *P);
 void tsr_pivots_destroy(tsr_pivots_t *P);
 /** -argno with a message unless every ipiv[i] (i < kmin) is in [i + 1, m], as getrf leaves it. */
 int tsr_pivots_check(tessera_context_t *ctx, const char *f, int argno, const int *ipiv,

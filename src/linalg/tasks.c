@@ -174,13 +174,14 @@ int tsr_task_trmm(const tessera_matrix_t *A, char side, char uplo, char trans, c
   return triangular(&tsr_kernel_trmm, A, side, uplo, trans, diag, alpha, a, b, m, n, tag, prio);
 }
 
-int tsr_task_getrf(const tessera_matrix_t *A, int64_t k, tessera_data_t *piv, int prio) {
+int tsr_task_getrf(const tessera_matrix_t *A, int64_t k, tessera_data_t *piv, tessera_data_t *inv,
+                   int prio) {
   tsr_getrf_args_t a = {
       .dtype = A->dtype, .m = (int)A->m, .n = tsr_tile_n(A, k), .r0 = (int)(k * A->nb)};
-  tessera_data_t *d[2] = {tsr_tile(A, 0, k), piv};
-  tessera_access_t m[2] = {TESSERA_RW, TESSERA_W};
+  tessera_data_t *d[3] = {tsr_tile(A, 0, k), piv, inv};
+  tessera_access_t m[3] = {TESSERA_RW, TESSERA_W, TESSERA_W};
   int tag[3] = {0, (int)k, (int)k};
-  return insert(A->ctx, &tsr_kernel_getrf, &a, sizeof a, 2, d, m, tag, prio);
+  return insert(A->ctx, &tsr_kernel_getrf, &a, sizeof a, inv ? 3 : 2, d, m, tag, prio);
 }
 
 int tsr_task_laswp(const tessera_matrix_t *A, tessera_data_t *tile, tessera_data_t *piv, int n,
@@ -192,11 +193,12 @@ int tsr_task_laswp(const tessera_matrix_t *A, tessera_data_t *tile, tessera_data
 }
 
 int tsr_task_lu_step(const tessera_matrix_t *B, char uplo, char trans, tessera_data_t *panel,
-                     tessera_data_t *b, tessera_data_t *piv, int n, int r0, int kb,
-                     const int tag[3], int prio) {
+                     tessera_data_t *b, tessera_data_t *piv, tessera_data_t *inv, int n, int r0,
+                     int kb, const int tag[3], int prio) {
   tsr_lu_step_args_t a = {
       .dtype = B->dtype, .uplo = uplo, .trans = trans, .m = (int)B->m, .n = n, .r0 = r0, .kb = kb};
-  tessera_data_t *d[3] = {panel, b, piv};
-  tessera_access_t m[3] = {TESSERA_R, TESSERA_RW, TESSERA_R};
-  return insert(B->ctx, &tsr_kernel_lu_step, &a, sizeof a, piv ? 3 : 2, d, m, tag, prio);
+  tessera_data_t *d[4] = {panel, b, piv, inv};
+  tessera_access_t m[4] = {TESSERA_R, TESSERA_RW, TESSERA_R, TESSERA_R};
+  const int nd = piv ? (inv ? 4 : 3) : 2;
+  return insert(B->ctx, &tsr_kernel_lu_step, &a, sizeof a, nd, d, m, tag, prio);
 }

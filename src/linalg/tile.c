@@ -243,7 +243,7 @@ static int getrf_into(tessera_matrix_t *A, int *ipiv, tsr_pivots_t *P, const cha
   int rc = check_panels(A, 1, name);
   if (!rc && !ipiv && A->m > 0 && A->n > 0) rc = tsr_error(A->ctx, -2, "%s: ipiv is NULL", name);
   rc = agree_lu(A, name, rc, NULL, 0, 0, 2);
-  if (!rc) rc = tsr_pivots_create(A, min64(A->m, A->n), A->nb, P);
+  if (!rc) rc = tsr_pivots_create(A, min64(A->m, A->n), A->nb, true, P);
   if (rc) return rc;
   rc = finish(A, tsr_pxgetrf(A, P));
   const int info = rc < 0 ? rc : tsr_pivots_export(P, ipiv);
@@ -281,7 +281,7 @@ int tessera_tile_getrs(tessera_op_t trans, const tessera_matrix_t *A, const int 
   rc = agree_lu(A, "tile_getrs", rc, ipiv, 0, A->n, 3);
   if (rc || A->n == 0 || B->n == 0) return rc;
   tsr_pivots_t P;
-  rc = tsr_pivots_create(A, A->n, A->nb, &P);
+  rc = tsr_pivots_create(A, A->n, A->nb, false, &P);
   if (!rc) rc = tsr_pivots_import(&P, ipiv);
   if (!rc) rc = finish(B, tsr_pxgetrs((char)trans, A, &P, B));
   tsr_pivots_destroy(&P);
@@ -321,7 +321,7 @@ int tessera_tile_laswp(tessera_matrix_t *A, int64_t k1, int64_t k2, const int *i
   if (!piv) return tsr_error(A->ctx, TESSERA_ERR_NOMEM, "tile_laswp: out of memory");
   for (int64_t i = 0; i < k2; i++) piv[i] = i < k1 - 1 ? (int)(i + 1) : ipiv[i];
   tsr_pivots_t P;
-  rc = tsr_pivots_create(A, k2, k2, &P);
+  rc = tsr_pivots_create(A, k2, k2, false, &P);
   if (!rc) rc = tsr_pivots_import(&P, piv);
   free(piv);
   if (!rc) rc = finish(A, tsr_pxlaswp(A, &P, incx));

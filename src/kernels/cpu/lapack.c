@@ -1,12 +1,13 @@
 /* CPU tile kernels on host memory through LAPACKE: potrf, trtri, getrf and laswp, lauum by
  * recursive halving (lauum_blocked.c) onto herk and trmm (cpu/blas.c), lu_step (lu_step.c) onto
- * laswp, trsm and gemm, and logdiag. Each calls the routine of
+ * laswp, trsm, trmm and gemm, and logdiag. Each calls the routine of
  * the dtype from the operation's table, as cpu/blas.c does; an invalid argument returns
  * TESSERA_ERR_KERNEL without touching the data.
  */
 #include <lapacke.h>
 #include <math.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include "kernels/cpu/cpu_blas.h"
 
@@ -133,6 +134,23 @@ static bool is_nan_at(tessera_dtype_t dt, const char *p, size_t ld, size_t i, si
   return isnan(v.re) || isnan(v.im);
 }
 
+/* L11⁻¹ into buffer 2 of ex (getrf's inv, whole: zeros above its unit diagonal), L11 the unit
+ * lower k x k block of the factors at p. */
+static int lower_inverse(const tessera_exec_t *ex, tessera_dtype_t dt, const char *p, int ld,
+                         int k) {
+  tsr_cpu_operand_t V;
+  if (tsr_cpu_operand(ex, 2, k, k, &V)) return TESSERA_ERR_KERNEL;
+  const size_t es = tessera_dtype_size(dt);
+  for (int j = 0; j < k; j++) {
+    char *col = (char *)V.p + (size_t)j * (size_t)V.ld * es;
+    memset(col, 0, (size_t)j * es);
+    tsr_scalar_store(dt, col + (size_t)j * es, (tsr_scalar_t){1, 0});
+    memcpy(col + (size_t)(j + 1) * es, p + ((size_t)j * (size_t)ld + (size_t)j + 1) * es,
+           (size_t)(k - j - 1) * es);
+  }
+  return trtri_of[dt]('L', 'U', k, V.p, V.ld) < 0 ? TESSERA_ERR_KERNEL : 0;
+}
+
 int tsr_cpu_getrf(const tessera_exec_t *ex, void *args) {
   const tsr_getrf_args_t *a = args;
   tsr_cpu_operand_t A;
@@ -156,6 +174,7 @@ int tsr_cpu_getrf(const tessera_exec_t *ex, void *args) {
         break;
       }
   piv[0] = first == INT_MAX ? 0 : first;
+  if (ex->ndata > 2 && lower_inverse(ex, a->dtype, p, A.ld, k)) return TESSERA_ERR_KERNEL;
   return tsr_lu_swaps(piv, k, rows) ? TESSERA_ERR_NOMEM : 0; /* the permutation, for devices */
 }
 
@@ -175,5 +194,5 @@ int tsr_cpu_laswp(const tessera_exec_t *ex, void *args) {
 }
 
 int tsr_cpu_lu_step(const tessera_exec_t *ex, void *args) {
-  return tsr_lu_step(ex, args, tsr_cpu_laswp, tsr_cpu_trsm_blocked, tsr_cpu_gemm);
+  return tsr_lu_step(ex, args, tsr_cpu_laswp, tsr_cpu_trsm_blocked, tsr_cpu_trmm, tsr_cpu_gemm);
 }

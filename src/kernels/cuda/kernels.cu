@@ -235,6 +235,36 @@ constexpr gather_fn gather_of[TESSERA_NUM_DTYPES] = {
     launch_row_gather<float>, launch_row_gather<double>, launch_row_gather<c64_t>,
     launch_row_gather<c128_t>};
 
+/* a = I (n x n, leading dimension ld): one block per column. */
+template <typename T> __device__ T unit(bool one);
+template <> __device__ float unit<float>(bool one) {
+  return one ? 1.0f : 0.0f;
+}
+template <> __device__ double unit<double>(bool one) {
+  return one ? 1.0 : 0.0;
+}
+template <> __device__ c64_t unit<c64_t>(bool one) {
+  return {one ? 1.0f : 0.0f, 0.0f};
+}
+template <> __device__ c128_t unit<c128_t>(bool one) {
+  return {one ? 1.0 : 0.0, 0.0};
+}
+
+template <typename T> __global__ void identity(T *a, long long ld, int n) {
+  T *col = a + static_cast<long long>(blockIdx.x) * ld;
+  for (int i = threadIdx.x; i < n; i += blockDim.x)
+    col[i] = unit<T>(i == static_cast<int>(blockIdx.x));
+}
+
+template <typename T> void launch_identity(void *a, size_t ld, int n, cudaStream_t stream) {
+  identity<T><<<n, 256, 0, stream>>>(static_cast<T *>(a), static_cast<long long>(ld), n);
+}
+
+using identity_fn = void (*)(void *, size_t, int, cudaStream_t);
+constexpr identity_fn identity_of[TESSERA_NUM_DTYPES] = {
+    launch_identity<float>, launch_identity<double>, launch_identity<c64_t>,
+    launch_identity<c128_t>};
+
 } // namespace
 
 extern "C" int tsr_cuda_lu_swaps(int *piv, int k, void *stream) {
@@ -256,6 +286,13 @@ extern "C" int tsr_cuda_row_gather(tessera_dtype_t dtype, void *a, size_t ld, in
       k > TSR_CUDA_SWAPS_MAX)
     return -1;
   gather_of[dtype](a, ld, n, piv, k, incx < 0, static_cast<cudaStream_t>(stream));
+  return cudaGetLastError() == cudaSuccess ? 0 : -1;
+}
+
+extern "C" int tsr_cuda_identity(tessera_dtype_t dtype, void *a, size_t ld, int n, void *stream) {
+  if (n <= 0) return 0;
+  if (static_cast<int>(dtype) < 0 || static_cast<int>(dtype) >= TESSERA_NUM_DTYPES) return -1;
+  identity_of[dtype](a, ld, n, static_cast<cudaStream_t>(stream));
   return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }
 

@@ -1,5 +1,5 @@
 /* CUDA tile kernels through cuSOLVER: potrf, trtri, lauum, getrf and laswp; lu_step (lu_step.c)
- * onto laswp, trsm and gemm; and logdiag (kernels.cu).
+ * onto laswp, trsm, trmm and gemm; and logdiag (kernels.cu).
  *
  * Each kernel checks its arguments like its CPU twin (cpu/blas.c), binds the worker's cuSOLVER
  * handle to ex->stream and enqueues the routine with the worker's workspaces
@@ -223,6 +223,28 @@ static const lu_routine_t lu_of[TESSERA_NUM_DTYPES] = {{Sgetrf_size, Sgetrf, Sla
                                                        {Cgetrf_size, Cgetrf, Claswp},
                                                        {Zgetrf_size, Zgetrf, Zlaswp}};
 
+/* L11⁻¹ into buffer 2 of ex (getrf's inv, whole: zeros above its unit diagonal): the identity,
+ * solved with L11, the unit lower k x k block of the factors at p (a trsm at a fraction of
+ * cuBLAS's gemm rate, once per panel, where every later panel's update then runs a gemm). */
+static int lower_inverse(const tessera_exec_t *ex, tessera_dtype_t dt, void *p, int lda, int k) {
+  const int ldi = tsr_operand_ld(ex, 2, k, k);
+  if (ldi < 0 || tsr_cuda_identity(dt, ex->ptr[2], (size_t)ldi, k, ex->stream))
+    return TESSERA_ERR_KERNEL;
+  tessera_exec_t e = *ex;
+  e.ndata = 2;
+  e.ptr[0] = p, e.ld[0] = (size_t)lda;
+  e.ptr[1] = ex->ptr[2], e.ld[1] = ex->ld[2];
+  tsr_trsm_args_t t = {.dtype = dt,
+                       .side = 'L',
+                       .uplo = 'L',
+                       .trans = 'N',
+                       .diag = 'U',
+                       .m = k,
+                       .n = k,
+                       .alpha = {1, 0}};
+  return tsr_cuda_trsm(&e, &t);
+}
+
 /* cuSOLVER's info and pivots go straight into the pivot handle (piv[0], piv[1 ..]); scans of
  * the block lower the info to the first column holding a NaN, and the pivots' permutation is
  * computed for the swaps (kernels.cu). The block is scanned before the factorization too:
@@ -254,11 +276,11 @@ int tsr_cuda_getrf(const tessera_exec_t *ex, void *args) {
       r->run(h, rows, a->n, p, lda, s->workspace, piv + 1, piv) != CUSOLVER_STATUS_SUCCESS)
     return TESSERA_ERR_KERNEL;
   const int k = rows < a->n ? rows : a->n;
-  return tsr_cuda_nan_columns(a->dtype, p, (size_t)lda, rows, a->n, piv, s->workspace, stream) ||
-                 tsr_cuda_nan_column(a->dtype, p, (size_t)lda, rows, a->n, s->dev_info, stream) ||
-                 tsr_cuda_merge_info(s->dev_info, piv, stream) || tsr_cuda_lu_swaps(piv, k, stream)
-             ? TESSERA_ERR_KERNEL
-             : 0;
+  if (tsr_cuda_nan_columns(a->dtype, p, (size_t)lda, rows, a->n, piv, s->workspace, stream) ||
+      tsr_cuda_nan_column(a->dtype, p, (size_t)lda, rows, a->n, s->dev_info, stream) ||
+      tsr_cuda_merge_info(s->dev_info, piv, stream) || tsr_cuda_lu_swaps(piv, k, stream))
+    return TESSERA_ERR_KERNEL;
+  return ex->ndata > 2 ? lower_inverse(ex, a->dtype, p, lda, k) : 0;
 }
 
 int tsr_cuda_laswp(const tessera_exec_t *ex, void *args) {
@@ -286,5 +308,6 @@ int tsr_cuda_laswp(const tessera_exec_t *ex, void *args) {
 }
 
 int tsr_cuda_lu_step(const tessera_exec_t *ex, void *args) {
-  return tsr_lu_step(ex, args, tsr_cuda_laswp, tsr_cuda_trsm_blocked, tsr_cuda_gemm);
+  return tsr_lu_step(ex, args, tsr_cuda_laswp, tsr_cuda_trsm_blocked, tsr_cuda_trmm_dense,
+                     tsr_cuda_gemm);
 }
