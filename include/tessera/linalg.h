@@ -174,26 +174,30 @@ TESSERA_API int tessera_tile_gemm(tessera_op_t transa, tessera_op_t transb, cons
                                   const void *beta, tessera_matrix_t *C);
 
 /** LU factorization with partial pivoting of A in place (see tessera_getrf); ipiv receives
- *  min(m, n) pivots. LU runs on column panels: A's tiles must span its rows (tile rows mb >= m,
- *  for example tessera_matrix_create(ctx, dtype, m, n, m, nb, &A)); each tile is then a panel of
- *  nb columns. A distributed A (tessera_matrix_create_distributed with mb >= m) has its panels
- *  dealt by the first row of its grid, so a 1 x P grid spreads them over all P processes; every
- *  process makes the call and receives the whole ipiv. Returns as tessera_getrf (the same on
- *  every process), or a negative status with a message. */
+ *  min(m, n) pivots. LU runs on column panels: when A's tiles span its rows (tile rows mb >= m,
+ *  for example tessera_matrix_create(ctx, dtype, m, n, m, nb, &A)), each tile is a panel of nb
+ *  columns, factored in place. Other tiles (square ones, as for Cholesky) are copied into
+ *  panels of their width for the call and back after it: the call then holds the matrix twice.
+ *  A distributed A (tessera_matrix_create_distributed) has its panels dealt by the first row of
+ *  its grid when its tiles span the rows, so a 1 x P grid spreads them over all P processes;
+ *  its copy in panels, for other tiles, is dealt over all processes. Every process makes the
+ *  call and receives the whole ipiv. Returns as tessera_getrf (the same on every process), or a
+ *  negative status with a message. */
 TESSERA_API int tessera_tile_getrf(tessera_matrix_t *A, int *ipiv);
 
 /** Solves op(A) X = B with the factors and pivots from tessera_tile_getrf (see tessera_getrs).
- *  B's tiles span its rows, as A's, with any tile width; distributed, B is distributed over
- *  the same communicator and every process passes the same ipiv (compared across them). */
+ *  A and B are tiled as tessera_tile_getrf takes A (B with any tile width; each copied into
+ *  panels for the call where its tiles do not span its rows); distributed, B is distributed
+ *  over the same communicator and every process passes the same ipiv (compared across them). */
 TESSERA_API int tessera_tile_getrs(tessera_op_t trans, const tessera_matrix_t *A, const int *ipiv,
                                    tessera_matrix_t *B);
 
 /** Factors A and solves A X = B (see tessera_gesv). */
 TESSERA_API int tessera_tile_gesv(tessera_matrix_t *A, int *ipiv, tessera_matrix_t *B);
 
-/** Row interchanges as LAPACK's laswp on the matrix A (tiles spanning its rows): for i = k1 ..
- *  k2 (1-based; incx 1) or k2 .. k1 (incx -1), row i is interchanged with row ipiv[i - 1] (in
- *  [1, m]). */
+/** Row interchanges as LAPACK's laswp on the matrix A (tiled as tessera_tile_getrf takes it): for i
+ * = k1 .. k2 (1-based; incx 1) or k2 .. k1 (incx -1), row i is interchanged with row ipiv[i - 1]
+ * (in [1, m]). */
 TESSERA_API int tessera_tile_laswp(tessera_matrix_t *A, int64_t k1, int64_t k2, const int *ipiv,
                                    int incx);
 

@@ -53,10 +53,12 @@ typedef struct {
   tsr_scalar_t alpha, beta;
 } tsr_gemm_args_t;
 
-/** lacpy: buffers {src (R), dst (W)}. Copies an m x n block. */
+/** lacpy: buffers {src (R), dst (W, or RW when the copy fills part of it)}. Copies the m x n
+ *  block of src starting at row src_row into dst at row dst_row. */
 typedef struct {
   tessera_dtype_t dtype;
   int m, n;
+  int src_row, dst_row;
 } tsr_lacpy_args_t;
 
 /** trtri: buffers {A (RW), n x n}. Inverts the `uplo` triangle in place (with diag 'U' the

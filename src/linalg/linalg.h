@@ -115,6 +115,11 @@ int tsr_task_trmm(const tessera_matrix_t *A, char side, char uplo, char trans, c
                   const int tag[3], int prio);
 int tsr_task_lacpy(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
                    tessera_data_t *dst, int m, int n, const int tag[3], int prio);
+/** A lacpy of the m x n block at row src_row of src into dst at row dst_row, dst accessed
+ *  with dst_mode (TESSERA_RW where the copy fills part of it). */
+int tsr_task_lacpy_rows(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
+                        int src_row, tessera_data_t *dst, int dst_row, tessera_access_t dst_mode,
+                        int m, int n, const int tag[3], int prio);
 
 /** getrf of column panel k of A (one tile row) from row k nb, its pivots and info into `piv`,
  *  the inverse of its unit lower diagonal block into `inv` when not NULL. */
@@ -185,6 +190,8 @@ int tsr_pxtrtri(char uplo, char diag, tessera_matrix_t *A);
 int tsr_pxlauum(char uplo, tessera_matrix_t *A);
 /** Inserts one task per diagonal tile adding log|A_kk(i,i)| into logs[k] (nt doubles, zeroed). */
 int tsr_pxlogdiag(const tessera_matrix_t *A, double *logs);
+/** B = A, of the same size and tile columns: the same tiles, or one of the two in column panels
+ *  (tiles spanning its rows) and the other not. */
 int tsr_pxlacpy(const tessera_matrix_t *A, tessera_matrix_t *B);
 /** LU with partial pivoting of A (one tile row: column panels), pivots and info into P (made
  *  for min(m, n) in steps of A's nb). */

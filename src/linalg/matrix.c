@@ -309,12 +309,18 @@ tessera_data_t *tessera_matrix_tile(const tessera_matrix_t *A, int64_t i, int64_
 }
 
 int tsr_pxlacpy(const tessera_matrix_t *A, tessera_matrix_t *B) {
-  for (int64_t j = 0; j < A->nt; j++)
-    for (int64_t i = 0; i < A->mt; i++) {
-      if (!tsr_tile(A, i, j) || !tsr_tile(B, i, j)) continue; /* absent from a triangle */
-      int tag[3] = {(int)i, (int)j, 0};
-      int rc = tsr_task_lacpy(A->dtype, A->ctx, tsr_tile(A, i, j), tsr_tile(B, i, j),
-                              tsr_tile_m(A, i), tsr_tile_n(A, j), tag, 0);
+  /* one of the two in column panels, the other not: a copy per tile of the other, into or out
+   * of its rows of the panel */
+  const bool into = B->mt == 1 && A->mt > 1, out = A->mt == 1 && B->mt > 1;
+  const tessera_matrix_t *T = into ? A : B; /* whose tiles the copies follow */
+  for (int64_t j = 0; j < T->nt; j++)
+    for (int64_t i = 0; i < T->mt; i++) {
+      tessera_data_t *src = tsr_tile(A, out ? 0 : i, j), *dst = tsr_tile(B, into ? 0 : i, j);
+      if (!src || !dst) continue; /* absent from a triangle */
+      const int row = (int)(i * T->mb), tag[3] = {(int)i, (int)j, 0};
+      int rc = tsr_task_lacpy_rows(A->dtype, A->ctx, src, out ? row : 0, dst, into ? row : 0,
+                                   into ? TESSERA_RW : TESSERA_W, tsr_tile_m(T, i),
+                                   tsr_tile_n(T, j), tag, 0);
       if (rc) return rc;
     }
   return 0;

@@ -135,12 +135,18 @@ int tsr_task_gemm(const tessera_matrix_t *C, tsr_operand_t a, tsr_operand_t b, i
   return insert(C->ctx, &tsr_kernel_gemm, &args, sizeof args, 3, d, md, tag, prio);
 }
 
+int tsr_task_lacpy_rows(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
+                        int src_row, tessera_data_t *dst, int dst_row, tessera_access_t dst_mode,
+                        int m, int n, const int tag[3], int prio) {
+  tsr_lacpy_args_t args = {.dtype = dtype, .m = m, .n = n, .src_row = src_row, .dst_row = dst_row};
+  tessera_data_t *d[2] = {src, dst};
+  tessera_access_t md[2] = {TESSERA_R, dst_mode};
+  return insert(ctx, &tsr_kernel_lacpy, &args, sizeof args, 2, d, md, tag, prio);
+}
+
 int tsr_task_lacpy(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
                    tessera_data_t *dst, int m, int n, const int tag[3], int prio) {
-  tsr_lacpy_args_t args = {.dtype = dtype, .m = m, .n = n};
-  tessera_data_t *d[2] = {src, dst};
-  tessera_access_t md[2] = {TESSERA_R, TESSERA_W};
-  return insert(ctx, &tsr_kernel_lacpy, &args, sizeof args, 2, d, md, tag, prio);
+  return tsr_task_lacpy_rows(dtype, ctx, src, 0, dst, 0, TESSERA_W, m, n, tag, prio);
 }
 
 /* The inverse of Tsᴴ is (Ts⁻¹)ᴴ: trtri of the other triangle. */

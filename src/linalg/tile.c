@@ -1,4 +1,5 @@
 /* Tile-level entry points: check the descriptors, insert the tile loop, wait for the flow. */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "comm/dist.h"
@@ -207,17 +208,47 @@ int tessera_tile_gemm(tessera_op_t transa, tessera_op_t transb, const void *alph
 
 /* ---------------------------------------------------------------- LU */
 
-/* LU's operands: column panels (tiles spanning the rows). */
-static int check_panels(const tessera_matrix_t *X, int argno, const char *name) {
+/* LU's operands: any tiling; LU itself runs on column panels (tiles spanning the rows). */
+static int check_lu(const tessera_matrix_t *X, int argno, const char *name) {
   if (X->m > INT32_MAX || X->n > INT32_MAX)
     return tsr_error(X->ctx, -argno, "%s: argument %d is %lld x %lld, beyond LU's 2^31 - 1", name,
                      argno, (long long)X->m, (long long)X->n);
-  if (X->mt > 1)
-    return tsr_error(X->ctx, -argno,
-                     "%s: argument %d has %lld-row tiles on %lld rows; LU runs on column panels: "
-                     "make its tiles span the rows (tile rows >= rows)",
-                     name, argno, (long long)X->mb, (long long)X->m);
   return check_stored(X, 0, argno, name);
+}
+
+/* The column panels LU runs on: X itself when its tiles span its rows, else a copy in panels
+ * of X's tile width (a matrix of its size, context and communicator, placed as
+ * tessera_matrix_create places one, so the call holds X twice; distributed, its panels dealt
+ * over a 1 x P grid), X copied in by tasks. A collective call for a distributed X. */
+static int panels_of(tessera_matrix_t *X, tessera_matrix_t **out) {
+  *out = X;
+  if (X->mt <= 1) return 0;
+  tessera_matrix_t *P = NULL;
+  int rc = X->comm
+               ? tessera_matrix_create_distributed(X->ctx, X->comm,
+                                                   (tessera_grid_t){1, tessera_comm_size(X->comm)},
+                                                   X->dtype, X->m, X->n, X->m, X->nb, &P)
+               : tessera_matrix_create(X->ctx, X->dtype, X->m, X->n, X->m, X->nb, &P);
+  if (!rc) rc = tsr_dist_flush_matrix(X, tsr_pxlacpy(X, P));
+  if (rc) {
+    (void)tessera_matrix_destroy(P); /* waits for the copies inserted */
+    return rc;
+  }
+  *out = P;
+  return 0;
+}
+
+/* Inserts the copy of panels P (from panels_of) back into X when `back`. */
+static int panels_back(tessera_matrix_t *X, tessera_matrix_t *P, bool back, int rc) {
+  if (P == X || rc || !back) return rc;
+  return tsr_dist_flush_matrix(P, tsr_pxlacpy(P, X));
+}
+
+/* Frees panels P (from panels_of) once the flow is over. */
+static int panels_free(tessera_matrix_t *X, tessera_matrix_t *P, int rc) {
+  if (!P || P == X) return rc;
+  const int d = tessera_matrix_destroy(P);
+  return rc ? rc : d;
 }
 
 static int min64(int64_t a, int64_t b) {
@@ -236,35 +267,48 @@ static int agree_lu(const tessera_matrix_t *X, const char *name, int rc, const i
   return tsr_dist_same_on(X->ctx, X->comm, name, ipiv ? 1 : 0, &sum, &argno, what, rc);
 }
 
-/* Factors A into P (made here) without waiting for the flow past the pivots. */
-static int getrf_into(tessera_matrix_t *A, int *ipiv, tsr_pivots_t *P, const char *name) {
-  *P = (tsr_pivots_t){0};
-  if (!A) return tsr_error(NULL, -1, "%s: argument 1 is NULL", name);
-  int rc = check_panels(A, 1, name);
-  if (!rc && !ipiv && A->m > 0 && A->n > 0) rc = tsr_error(A->ctx, -2, "%s: ipiv is NULL", name);
-  rc = agree_lu(A, name, rc, NULL, 0, 0, 2);
-  if (!rc) rc = tsr_pivots_create(A, min64(A->m, A->n), A->nb, true, P);
-  if (rc) return rc;
-  rc = finish(A, tsr_pxgetrf(A, P));
-  const int info = rc < 0 ? rc : tsr_pivots_export(P, ipiv);
+/* -2 with a message when getrf's ipiv is NULL and A has elements. */
+static int check_ipiv(const tessera_matrix_t *A, const int *ipiv, const char *name) {
+  return !ipiv && A->m > 0 && A->n > 0 ? tsr_error(A->ctx, -2, "%s: ipiv is NULL", name) : 0;
+}
+
+/* Inserts the factorization of panels Ap into P (made here). */
+static int getrf_insert(tessera_matrix_t *Ap, tsr_pivots_t *P) {
+  int rc = tsr_pivots_create(Ap, min64(Ap->m, Ap->n), Ap->nb, true, P);
+  return rc ? rc : tsr_pxgetrf(Ap, P);
+}
+
+/* The end of a factorization into P: the flow (and the copy of panels Ap into A) waited for,
+ * the pivots exported; returns the info or a negative status. */
+static int getrf_finish(tessera_matrix_t *A, tessera_matrix_t *Ap, int *ipiv, tsr_pivots_t *P,
+                        int rc) {
+  rc = finish(A, panels_back(A, Ap, true, rc));
+  const int info = rc < 0 || !P->steps ? rc : tsr_pivots_export(P, ipiv);
   return rc < 0 ? rc : info;
 }
 
 int tessera_tile_getrf(tessera_matrix_t *A, int *ipiv) {
-  tsr_pivots_t P;
-  int rc = getrf_into(A, ipiv, &P, "tile_getrf");
+  if (!A) return tsr_error(NULL, -1, "tile_getrf: argument 1 is NULL");
+  int rc = check_lu(A, 1, "tile_getrf");
+  if (!rc) rc = check_ipiv(A, ipiv, "tile_getrf");
+  rc = agree_lu(A, "tile_getrf", rc, NULL, 0, 0, 2);
+  tessera_matrix_t *Ap = NULL;
+  if (!rc) rc = panels_of(A, &Ap);
+  if (rc) return rc;
+  tsr_pivots_t P = {0};
+  rc = getrf_finish(A, Ap, ipiv, &P, getrf_insert(Ap, &P));
   tsr_pivots_destroy(&P);
-  return rc;
+  return panels_free(A, Ap, rc);
 }
 
-/* The operands of a solve: A square, B of its rows, column panels of one context, dtype and
- * communicator (argument numbers a and b). */
+/* The operands of a solve: A square, B of its rows, of one context, dtype and communicator
+ * (argument numbers a and b). */
 static int check_solve(const tessera_matrix_t *A, const tessera_matrix_t *B, int a, int b,
                        const char *name) {
   int rc =
       tsr_check_operands((const tessera_matrix_t *const[]){A, B}, (const int[]){a, b}, 2, name);
-  if (!rc) rc = check_panels(A, a, name);
-  if (!rc) rc = check_panels(B, b, name);
+  if (!rc) rc = check_lu(A, a, name);
+  if (!rc) rc = check_lu(B, b, name);
   if (!rc && (A->m != A->n || B->m != A->n))
     rc = tsr_error(A->ctx, -b, "%s: A is %lld x %lld and B has %lld rows", name, (long long)A->m,
                    (long long)A->n, (long long)B->m);
@@ -274,33 +318,51 @@ static int check_solve(const tessera_matrix_t *A, const tessera_matrix_t *B, int
 int tessera_tile_getrs(tessera_op_t trans, const tessera_matrix_t *A, const int *ipiv,
                        tessera_matrix_t *B) {
   int rc = check_solve(A, B, 2, 4, "tile_getrs");
-  if (rc) return rc;
-  if (!is_op(trans)) rc = tsr_error(A->ctx, -1, "tile_getrs: trans must be 'N', 'T' or 'C'");
+  if (!A || !B) return rc;
+  if (!rc && !is_op(trans)) rc = tsr_error(A->ctx, -1, "tile_getrs: trans must be 'N', 'T' or 'C'");
   if (!rc && !ipiv && A->n > 0) rc = tsr_error(A->ctx, -3, "tile_getrs: ipiv is NULL");
   if (!rc && A->n > 0) rc = tsr_pivots_check(A->ctx, "tile_getrs", 3, ipiv, A->n, A->n);
   rc = agree_lu(A, "tile_getrs", rc, ipiv, 0, A->n, 3);
   if (rc || A->n == 0 || B->n == 0) return rc;
-  tsr_pivots_t P;
-  rc = tsr_pivots_create(A, A->n, A->nb, false, &P);
+  tessera_matrix_t *Ap = NULL, *Bp = NULL; /* A is read only: its panels are a copy or A */
+  rc = panels_of((tessera_matrix_t *)(uintptr_t)A, &Ap);
+  if (!rc) rc = panels_of(B, &Bp);
+  tsr_pivots_t P = {0};
+  if (!rc) rc = tsr_pivots_create(Ap, Ap->n, Ap->nb, false, &P);
   if (!rc) rc = tsr_pivots_import(&P, ipiv);
-  if (!rc) rc = finish(B, tsr_pxgetrs((char)trans, A, &P, B));
+  if (!rc) rc = tsr_pxgetrs((char)trans, Ap, &P, Bp);
+  if (Bp) rc = finish(B, panels_back(B, Bp, true, tsr_dist_flush_matrix(Ap, rc)));
   tsr_pivots_destroy(&P);
-  return rc;
+  rc = panels_free(B, Bp, rc);
+  return panels_free((tessera_matrix_t *)(uintptr_t)A, Ap, rc);
 }
 
 int tessera_tile_gesv(tessera_matrix_t *A, int *ipiv, tessera_matrix_t *B) {
   int rc = check_solve(A, B, 1, 3, "tile_gesv");
+  if (!A || !B) return rc;
+  if (!rc) rc = check_ipiv(A, ipiv, "tile_gesv");
+  rc = agree_lu(A, "tile_gesv", rc, NULL, 0, 0, 2);
   if (rc) return rc;
-  tsr_pivots_t P;
-  rc = getrf_into(A, ipiv, &P, "tile_gesv");
-  if (!rc && A->n > 0 && B->n > 0) rc = finish(B, tsr_pxgetrs('N', A, &P, B));
+  tessera_matrix_t *Ap = NULL, *Bp = NULL;
+  rc = panels_of(A, &Ap);
+  if (!rc) rc = panels_of(B, &Bp);
+  tsr_pivots_t P = {0};
+  if (!rc) {
+    rc = getrf_insert(Ap, &P);
+    /* the solve waits on the factorization's info: none if a pivot is zero, as LAPACK's */
+    const int info = getrf_finish(A, Ap, ipiv, &P, rc);
+    rc = info;
+    if (!info && A->n > 0 && B->n > 0)
+      rc = finish(B, panels_back(B, Bp, true, tsr_pxgetrs('N', Ap, &P, Bp)));
+  }
   tsr_pivots_destroy(&P);
-  return rc;
+  rc = panels_free(B, Bp, rc);
+  return panels_free(A, Ap, rc);
 }
 
 int tessera_tile_laswp(tessera_matrix_t *A, int64_t k1, int64_t k2, const int *ipiv, int incx) {
   if (!A) return tsr_error(NULL, -1, "tile_laswp: argument 1 is NULL");
-  int rc = check_panels(A, 1, "tile_laswp");
+  int rc = check_lu(A, 1, "tile_laswp");
   if (rc) return rc;
   const bool some = k2 >= k1 && A->n > 0;
   if (k1 < 1 || k2 < k1 - 1 || k2 > A->m)
@@ -320,11 +382,14 @@ int tessera_tile_laswp(tessera_matrix_t *A, int64_t k1, int64_t k2, const int *i
   int *piv = malloc((size_t)k2 * sizeof *piv);
   if (!piv) return tsr_error(A->ctx, TESSERA_ERR_NOMEM, "tile_laswp: out of memory");
   for (int64_t i = 0; i < k2; i++) piv[i] = i < k1 - 1 ? (int)(i + 1) : ipiv[i];
-  tsr_pivots_t P;
-  rc = tsr_pivots_create(A, k2, k2, false, &P);
+  tessera_matrix_t *Ap = NULL;
+  rc = panels_of(A, &Ap);
+  tsr_pivots_t P = {0};
+  if (!rc) rc = tsr_pivots_create(Ap, k2, k2, false, &P);
   if (!rc) rc = tsr_pivots_import(&P, piv);
   free(piv);
-  if (!rc) rc = finish(A, tsr_pxlaswp(A, &P, incx));
+  if (!rc) rc = tsr_pxlaswp(Ap, &P, incx);
+  if (Ap) rc = finish(A, panels_back(A, Ap, true, rc));
   tsr_pivots_destroy(&P);
-  return rc;
+  return panels_free(A, Ap, rc);
 }

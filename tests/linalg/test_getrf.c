@@ -257,7 +257,22 @@ static void test_lu_args(void **state) {
   lc_finalize(ctx);
 }
 
-/* Tile level: owned descriptors of column panels (getrf, getrs, gesv, laswp) and refusals. */
+/* tile_gesv on A and B, given x's matrix and b afresh: its backward error below 20 (y: room for
+ * the solution). */
+static void tile_gesv_case(tessera_matrix_t *A, tessera_matrix_t *B, const mat_t *x, const void *b,
+                           const zc_t *bz, int64_t nrhs, void *y, int *ipiv, const char *what,
+                           int nb) {
+  const int64_t n = x->n;
+  assert_int_equal(tessera_matrix_import(A, x->a, x->lda), 0);
+  assert_int_equal(tessera_matrix_import(B, b, n), 0);
+  assert_int_equal(tessera_tile_gesv(A, ipiv, B), 0);
+  assert_int_equal(tessera_matrix_export(B, y, n), 0);
+  const double res = lc_solve_resid(x->dt, n, nrhs, x->full, y, n, bz);
+  if (!(res < 20)) fail_msg("%s backward error %g", descr(x, what, nb), res);
+}
+
+/* Tile level: owned descriptors of column panels (getrf, getrs, gesv, laswp), the same on square
+ * tiles, and refusals. */
 static void test_tile_lu(void **state) {
   (void)state;
   const int64_t nb = 8, n = 3 * nb + 5, nrhs = 4;
@@ -306,20 +321,35 @@ static void test_tile_lu(void **state) {
     assert_true(tessera_tile_laswp(B, 0, 2, ipiv, 1) < 0);
     assert_true(tessera_tile_laswp(B, 1, 2, ipiv, 2) < 0);
     lc_assert_error(ctx);
-    /* gesv */
-    assert_int_equal(tessera_matrix_import(A, x.a, x.lda), 0);
+    tile_gesv_case(A, B, &x, b, bz, nrhs, y, ipiv, "tile_gesv", (int)nb);
+    assert_int_equal(tessera_matrix_destroy(B), 0);
+    /* tiles that do not span the rows: copied into panels of their width and back, the same
+     * factors and pivots as the panels' */
+    tessera_matrix_t *As = NULL;
+    assert_int_equal(tessera_matrix_create(ctx, dt, n, n, nb, nb, &As), 0);
+    assert_int_equal(tessera_matrix_import(As, x.a, x.lda), 0);
+    memset(jpiv, 0, (size_t)n * sizeof *jpiv);
+    assert_int_equal(tessera_tile_getrf(As, jpiv), 0);
+    assert_memory_equal(ipiv, jpiv, (size_t)n * sizeof *ipiv);
+    assert_int_equal(tessera_matrix_export(As, g, x.lda), 0);
+    assert_memory_equal(f, g, (size_t)(x.lda * n) * lc_esize(dt));
+    assert_int_equal(tessera_matrix_create(ctx, dt, n, nrhs, 5, 3, &B), 0);
     assert_int_equal(tessera_matrix_import(B, b, n), 0);
-    assert_int_equal(tessera_tile_gesv(A, ipiv, B), 0);
+    assert_int_equal(tessera_tile_getrs(TESSERA_CONJTRANS, As, ipiv, B), 0);
     assert_int_equal(tessera_matrix_export(B, y, n), 0);
-    res = lc_solve_resid(dt, n, nrhs, x.full, y, n, bz);
-    if (!(res < 20)) fail_msg("%s backward error %g", descr(&x, "tile_gesv", (int)nb), res);
+    res = op_resid(dt, TESSERA_CONJTRANS, n, nrhs, x.full, y, n, bz);
+    if (!(res < 20)) fail_msg("%s backward error %g", descr(&x, "square getrs", (int)nb), res);
+    assert_int_equal(tessera_matrix_import(B, b, n), 0);
+    assert_int_equal(tessera_tile_laswp(B, 2, n, ipiv, -1), 0);
+    assert_int_equal(tessera_matrix_export(B, y, n), 0);
+    void *z = lc_dup(dt, b, (size_t)(n * nrhs));
+    lapack_laswp(dt, nrhs, z, n, 2, (int)n, ipiv, -1);
+    assert_memory_equal(y, z, (size_t)(n * nrhs) * lc_esize(dt));
+    free(z);
+    tile_gesv_case(As, B, &x, b, bz, nrhs, y, jpiv, "square gesv", (int)nb);
+    assert_int_equal(tessera_matrix_destroy(As), 0);
     assert_int_equal(tessera_matrix_destroy(B), 0);
-    /* refused: tiles that do not span the rows, B of another size */
-    assert_int_equal(tessera_matrix_create(ctx, dt, n, nrhs, nb, nb, &B), 0);
-    assert_true(tessera_tile_getrs(TESSERA_NOTRANS, A, ipiv, B) < 0);
-    lc_assert_error(ctx);
-    assert_true(tessera_tile_getrf(B, ipiv) < 0);
-    assert_int_equal(tessera_matrix_destroy(B), 0);
+    /* refused: B of another size */
     assert_int_equal(tessera_matrix_create(ctx, dt, n + 1, nrhs, n + 1, 3, &B), 0);
     assert_true(tessera_tile_getrs(TESSERA_NOTRANS, A, ipiv, B) < 0);
     assert_int_equal(tessera_matrix_destroy(B), 0);

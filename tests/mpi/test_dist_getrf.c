@@ -51,12 +51,16 @@ static void same_everywhere(const int *ipiv, int64_t k) {
   free(root);
 }
 
+/* Whether the tile cases make square tiles (LU copies them into panels and back) instead of
+ * panels. */
+static bool g_square;
+
 static tessera_matrix_t *panels(tessera_context_t *ctx, tessera_grid_t g, const mat_t *x,
                                 int64_t nb, const void *a) {
   tessera_matrix_t *A = NULL;
+  const int64_t mb = g_square ? nb : x->m > 1 ? x->m : 1;
   fail_rc(ctx, "create",
-          tessera_matrix_create_distributed(ctx, g_comm, g, x->dt, x->m, x->n, x->m > 1 ? x->m : 1,
-                                            nb, &A));
+          tessera_matrix_create_distributed(ctx, g_comm, g, x->dt, x->m, x->n, mb, nb, &A));
   fail_rc(ctx, "import", tessera_matrix_import(A, a, x->lda));
   return A;
 }
@@ -146,6 +150,16 @@ static void tile_cases(tessera_context_t *ctx, int64_t nb, bool quick) {
           tile_case(ctx, (tessera_grid_t){p, g_size / p}, lc_dtypes[d], sizes[s][0], sizes[s][1],
                     nb, dom, seed++);
   }
+  /* square tiles on the squarest grid */
+  int p = 1;
+  for (int q = 1; q * q <= g_size; q++)
+    if (g_size % q == 0) p = q;
+  g_square = true;
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
+    for (size_t s = 3; s < ns; s++)
+      tile_case(ctx, (tessera_grid_t){p, g_size / p}, lc_dtypes[d], sizes[s][0], sizes[s][1], nb, 1,
+                seed++);
+  g_square = false;
 }
 
 static void test_tile_lu(void **state) {

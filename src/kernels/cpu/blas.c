@@ -150,11 +150,14 @@ int tsr_cpu_trsm_blocked(const tessera_exec_t *ex, void *args) {
 int tsr_cpu_lacpy(const tessera_exec_t *ex, void *args) {
   const tsr_lacpy_args_t *a = args;
   tsr_cpu_operand_t S, D;
-  if (!tsr_dtype_valid(a->dtype) || tsr_cpu_operand(ex, 0, a->m, a->n, &S) ||
-      tsr_cpu_operand(ex, 1, a->m, a->n, &D))
+  if (!tsr_dtype_valid(a->dtype) || a->src_row < 0 || a->dst_row < 0 ||
+      tsr_cpu_operand(ex, 0, a->src_row + a->m, a->n, &S) ||
+      tsr_cpu_operand(ex, 1, a->dst_row + a->m, a->n, &D))
     return TESSERA_ERR_KERNEL;
-  if (a->m == 0 || a->n == 0 || (S.p == D.p && S.ld == D.ld)) return 0;
   size_t elsize = tessera_dtype_size(a->dtype);
+  S.p = (char *)S.p + (size_t)a->src_row * elsize;
+  D.p = (char *)D.p + (size_t)a->dst_row * elsize;
+  if (a->m == 0 || a->n == 0 || (S.p == D.p && S.ld == D.ld)) return 0;
   size_t col = (size_t)a->m * elsize;
   size_t lds = (size_t)S.ld * elsize, ldd = (size_t)D.ld * elsize;
   if (lds == col && ldd == col) {
