@@ -1,0 +1,92 @@
+/* A tile transfer whose sender is late: the task writing the tile on process 1 runs past the
+ * communicator's bound, so process 0's receive of it times out. Process 0's flow fails with
+ * TESSERA_ERR_TIMEOUT within about the bound, with a message naming TESSERA_COMM_TIMEOUT, and its
+ * posted receive is cancelled before the buffer goes with the failed flow (the late message then
+ * finds no receive: it once landed in freed memory). Nothing hangs; the processes meet again on
+ * MPI after the late one's send. */
+/* ctest-label: mpi */
+/* ctest-mpi-procs: 2 */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "comm/dist.h"
+#include "mpi_common.h"
+#include <tessera/distribution.h>
+
+enum { BOUND_S = 1, LATE_S = 4 };
+
+static int late_write(const tessera_exec_t *ex, void *args) {
+  (void)ex, (void)args;
+  tt_sleep_us(LATE_S * 1000000L);
+  return 0;
+}
+
+static int read_write(const tessera_exec_t *ex, void *args) {
+  (void)ex, (void)args;
+  return 0;
+}
+
+static const tessera_kernel_t k_late = {.name = "test_late_write",
+                                        .impl = {[TESSERA_DEVICE_CPU] = late_write}};
+static const tessera_kernel_t k_read = {.name = "test_read_write",
+                                        .impl = {[TESSERA_DEVICE_CPU] = read_write}};
+
+static int insert(tessera_context_t *ctx, const tessera_kernel_t *k, int ndata,
+                  tessera_data_t *const *d, const tessera_access_t *m) {
+  tessera_task_t t = {.kernel = k, .ndata = ndata};
+  for (int i = 0; i < ndata; i++) t.data[i] = d[i], t.mode[i] = m[i];
+  return tsr_dist_insert(ctx, &t);
+}
+
+static void test_late_sender(void **state) {
+  (void)state;
+  tessera_comm_t *c = NULL;
+  tessera_comm_config_t cc = {.timeout_s = BOUND_S};
+  assert_int_equal(tessera_comm_create(&cc, &c), 0);
+  const int rank = tessera_comm_rank(c);
+  tessera_config_t cfg;
+  tessera_config_init(&cfg);
+  cfg.cpu_workers = 1;
+  cfg.gpus = 0;
+  tessera_context_t *ctx = NULL;
+  assert_int_equal(tessera_init(&ctx, &cfg), 0);
+  /* two 8 x 8 panels, one per process: a message sent at once (eagerly) when its turn comes */
+  tessera_matrix_t *A = NULL;
+  assert_int_equal(tessera_matrix_create_distributed(ctx, c, (tessera_grid_t){1, 2}, TESSERA_F64, 8,
+                                                     16, 8, 8, &A),
+                   0);
+  tessera_data_t *mine = tessera_matrix_tile(A, 0, 0), *late = tessera_matrix_tile(A, 0, 1);
+  const tessera_access_t w[1] = {TESSERA_W}, rw[2] = {TESSERA_R, TESSERA_W};
+  assert_int_equal(insert(ctx, &k_late, 1, &late, w), 0);
+  assert_int_equal(insert(ctx, &k_read, 2, (tessera_data_t *const[]){late, mine}, rw), 0);
+  const double t0 = tt_now();
+  const int rc = tessera_wait_all(ctx);
+  const double waited = tt_now() - t0;
+  if (rank == 0) {
+    assert_int_equal(rc, TESSERA_ERR_TIMEOUT);
+    if (!strstr(tessera_comm_last_error(c), "TESSERA_COMM_TIMEOUT"))
+      fail_msg("the timeout's message does not name TESSERA_COMM_TIMEOUT: %s",
+               tessera_comm_last_error(c));
+    if (waited < BOUND_S || waited > BOUND_S + 2)
+      fail_msg("the flow failed after %.2f s, the bound is %d s", waited, BOUND_S);
+  } else if (waited < LATE_S) {
+    fail_msg("the late task took %.2f s, not %d", waited, LATE_S);
+  }
+  /* process 0 frees the tile's receive buffer now, before the late message comes: it must find
+   * no receive posted into it (process 1 sends it before its wait returns) */
+  assert_int_equal(tessera_matrix_destroy(A), 0);
+  tessera_finalize(ctx);
+  MPI_Barrier(MPI_COMM_WORLD);
+  assert_int_equal(tessera_comm_destroy(c), 0);
+}
+
+int main(int argc, char **argv) {
+  if (mpi_start(&argc, &argv)) return 2;
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_late_sender)};
+  return mpi_finish(cmocka_run_group_tests(tests, NULL, NULL));
+}
