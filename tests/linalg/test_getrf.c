@@ -187,6 +187,27 @@ static void test_nan(void **state) {
 /* The same on the context's accelerators alone (GPUs, or simulated devices), every task there:
  * the devices' getrf with its NaN scan and permutation, their swaps and updates. Skipped
  * without accelerators. */
+/* tile_getrf of an n x n matrix on square nb x nb tiles (copied into panels and back): its
+ * residual, and LAPACK's pivots where pivoting is unambiguous. */
+static void square_case(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int64_t nb,
+                        uint64_t seed) {
+  mat_t x = lu_gen(dt, n, n, 1, seed);
+  tessera_matrix_t *A = NULL;
+  int *ipiv = calloc((size_t)n, sizeof *ipiv), *jpiv = calloc((size_t)n, sizeof *jpiv);
+  assert_int_equal(tessera_matrix_create(ctx, dt, n, n, nb, nb, &A), 0);
+  assert_int_equal(tessera_matrix_import(A, x.a, x.lda), 0);
+  assert_int_equal(tessera_tile_getrf(A, ipiv), 0);
+  void *f = lc_dup(dt, x.a, (size_t)(x.lda * n)), *g = lc_dup(dt, x.a, (size_t)(x.lda * n));
+  assert_int_equal(tessera_matrix_export(A, f, x.lda), 0);
+  const double res = lu_resid(&x, f, ipiv);
+  if (!(res < 10)) fail_msg("%s residual %g", descr(&x, "square tile_getrf", (int)nb), res);
+  assert_int_equal(lapack_getrf(dt, n, n, g, x.lda, jpiv), 0);
+  assert_memory_equal(ipiv, jpiv, (size_t)n * sizeof *ipiv);
+  assert_int_equal(tessera_matrix_destroy(A), 0);
+  free(f), free(g), free(ipiv), free(jpiv);
+  lu_mat_free(&x);
+}
+
 static void test_on_accelerators(void **state) {
   (void)state;
   const int tiles[2] = {2, 8};
@@ -202,6 +223,7 @@ static void test_on_accelerators(void **state) {
       check_case(ctx, lc_dtypes[d], 4 * tiles[t] + 1, 4 * tiles[t] + 1, tiles[t],
                  70u + (unsigned)d);
       check_case(ctx, lc_dtypes[d], 3 * tiles[t] + 2, tiles[t] + 1, tiles[t], 80u + (unsigned)d);
+      square_case(ctx, lc_dtypes[d], 3 * tiles[t] + 3, tiles[t], 90u + (unsigned)d);
     }
     lc_finalize(ctx);
   }
