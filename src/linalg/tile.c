@@ -238,9 +238,9 @@ static int panels_of(tessera_matrix_t *X, tessera_matrix_t **out) {
   return 0;
 }
 
-/* Inserts the copy of panels P (from panels_of) back into X when `back`. */
-static int panels_back(tessera_matrix_t *X, tessera_matrix_t *P, bool back, int rc) {
-  if (P == X || rc || !back) return rc;
+/* Inserts the copy of panels P (from panels_of) back into X after the flow (rc 0). */
+static int panels_back(tessera_matrix_t *X, tessera_matrix_t *P, int rc) {
+  if (P == X || rc) return rc;
   return tsr_dist_flush_matrix(P, tsr_pxlacpy(P, X));
 }
 
@@ -282,7 +282,7 @@ static int getrf_insert(tessera_matrix_t *Ap, tsr_pivots_t *P) {
  * the pivots exported; returns the info or a negative status. */
 static int getrf_finish(tessera_matrix_t *A, tessera_matrix_t *Ap, int *ipiv, tsr_pivots_t *P,
                         int rc) {
-  rc = finish(A, panels_back(A, Ap, true, rc));
+  rc = finish(A, panels_back(A, Ap, rc));
   const int info = rc < 0 || !P->steps ? rc : tsr_pivots_export(P, ipiv);
   return rc < 0 ? rc : info;
 }
@@ -331,7 +331,7 @@ int tessera_tile_getrs(tessera_op_t trans, const tessera_matrix_t *A, const int 
   if (!rc) rc = tsr_pivots_create(Ap, Ap->n, Ap->nb, false, &P);
   if (!rc) rc = tsr_pivots_import(&P, ipiv);
   if (!rc) rc = tsr_pxgetrs((char)trans, Ap, &P, Bp);
-  if (Bp) rc = finish(B, panels_back(B, Bp, true, tsr_dist_flush_matrix(Ap, rc)));
+  if (Bp) rc = finish(B, panels_back(B, Bp, tsr_dist_flush_matrix(Ap, rc)));
   tsr_pivots_destroy(&P);
   rc = panels_free(B, Bp, rc);
   return panels_free((tessera_matrix_t *)(uintptr_t)A, Ap, rc);
@@ -353,7 +353,7 @@ int tessera_tile_gesv(tessera_matrix_t *A, int *ipiv, tessera_matrix_t *B) {
     const int info = getrf_finish(A, Ap, ipiv, &P, rc);
     rc = info;
     if (!info && A->n > 0 && B->n > 0)
-      rc = finish(B, panels_back(B, Bp, true, tsr_pxgetrs('N', Ap, &P, Bp)));
+      rc = finish(B, panels_back(B, Bp, tsr_pxgetrs('N', Ap, &P, Bp)));
   }
   tsr_pivots_destroy(&P);
   rc = panels_free(B, Bp, rc);
@@ -389,7 +389,7 @@ int tessera_tile_laswp(tessera_matrix_t *A, int64_t k1, int64_t k2, const int *i
   if (!rc) rc = tsr_pivots_import(&P, piv);
   free(piv);
   if (!rc) rc = tsr_pxlaswp(Ap, &P, incx);
-  if (Ap) rc = finish(A, panels_back(A, Ap, true, rc));
+  if (Ap) rc = finish(A, panels_back(A, Ap, rc));
   tsr_pivots_destroy(&P);
   return panels_free(A, Ap, rc);
 }
