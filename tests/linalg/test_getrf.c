@@ -184,30 +184,39 @@ static void test_nan(void **state) {
   lc_finalize(ctx);
 }
 
-/* The same on the context's accelerators alone (GPUs, or simulated devices), every task there:
- * the devices' getrf with its NaN scan and permutation, their swaps and updates. Skipped
- * without accelerators. */
-/* tile_getrf of an n x n matrix on square nb x nb tiles (copied into panels and back): its
- * residual, and LAPACK's pivots where pivoting is unambiguous. */
+/* tile_getrf of x on a new descriptor of mb x nb tiles: its factors exported into f (x's layout)
+ * and checked (residual; LAPACK's pivots jpiv, its factors into g, a copy of x). Returns the
+ * descriptor. */
+static tessera_matrix_t *tile_getrf_checked(tessera_context_t *ctx, const mat_t *x, int64_t mb,
+                                            int64_t nb, int *ipiv, int *jpiv, void *f, void *g,
+                                            const char *what) {
+  tessera_matrix_t *A = NULL;
+  assert_int_equal(tessera_matrix_create(ctx, x->dt, x->m, x->n, mb, nb, &A), 0);
+  assert_int_equal(tessera_matrix_import(A, x->a, x->lda), 0);
+  assert_int_equal(tessera_tile_getrf(A, ipiv), 0);
+  assert_int_equal(tessera_matrix_export(A, f, x->lda), 0);
+  const double res = lu_resid(x, f, ipiv);
+  if (!(res < 10)) fail_msg("%s residual %g", descr(x, what, (int)nb), res);
+  assert_int_equal(lapack_getrf(x->dt, x->m, x->n, g, x->lda, jpiv), 0);
+  assert_memory_equal(ipiv, jpiv, (size_t)(x->m < x->n ? x->m : x->n) * sizeof *ipiv);
+  return A;
+}
+
+/* tile_getrf of an n x n matrix on square nb x nb tiles (copied into panels and back). */
 static void square_case(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int64_t nb,
                         uint64_t seed) {
   mat_t x = lu_gen(dt, n, n, 1, seed);
-  tessera_matrix_t *A = NULL;
   int *ipiv = calloc((size_t)n, sizeof *ipiv), *jpiv = calloc((size_t)n, sizeof *jpiv);
-  assert_int_equal(tessera_matrix_create(ctx, dt, n, n, nb, nb, &A), 0);
-  assert_int_equal(tessera_matrix_import(A, x.a, x.lda), 0);
-  assert_int_equal(tessera_tile_getrf(A, ipiv), 0);
   void *f = lc_dup(dt, x.a, (size_t)(x.lda * n)), *g = lc_dup(dt, x.a, (size_t)(x.lda * n));
-  assert_int_equal(tessera_matrix_export(A, f, x.lda), 0);
-  const double res = lu_resid(&x, f, ipiv);
-  if (!(res < 10)) fail_msg("%s residual %g", descr(&x, "square tile_getrf", (int)nb), res);
-  assert_int_equal(lapack_getrf(dt, n, n, g, x.lda, jpiv), 0);
-  assert_memory_equal(ipiv, jpiv, (size_t)n * sizeof *ipiv);
+  tessera_matrix_t *A = tile_getrf_checked(ctx, &x, nb, nb, ipiv, jpiv, f, g, "square tile_getrf");
   assert_int_equal(tessera_matrix_destroy(A), 0);
   free(f), free(g), free(ipiv), free(jpiv);
   lu_mat_free(&x);
 }
 
+/* The same on the context's accelerators alone (GPUs, or simulated devices), every task there:
+ * the devices' getrf with its NaN scan and permutation, their swaps and updates. Skipped
+ * without accelerators. */
 static void test_on_accelerators(void **state) {
   (void)state;
   const int tiles[2] = {2, 8};
@@ -302,17 +311,11 @@ static void test_tile_lu(void **state) {
   for (int d = 0; d < TESSERA_NUM_DTYPES; d++) {
     const tessera_dtype_t dt = lc_dtypes[d];
     mat_t x = lu_gen(dt, n, n, 1, (uint64_t)(40 + d));
-    tessera_matrix_t *A = NULL, *B = NULL;
+    tessera_matrix_t *B = NULL;
     int *ipiv = calloc((size_t)n, sizeof *ipiv), *jpiv = calloc((size_t)n, sizeof *jpiv);
-    assert_int_equal(tessera_matrix_create(ctx, dt, n, n, n, nb, &A), 0);
-    assert_int_equal(tessera_matrix_import(A, x.a, x.lda), 0);
-    assert_int_equal(tessera_tile_getrf(A, ipiv), 0);
     void *f = lc_dup(dt, x.a, (size_t)(x.lda * n)), *g = lc_dup(dt, x.a, (size_t)(x.lda * n));
-    assert_int_equal(tessera_matrix_export(A, f, x.lda), 0);
-    double res = lu_resid(&x, f, ipiv);
-    if (!(res < 10)) fail_msg("%s residual %g", descr(&x, "tile_getrf", (int)nb), res);
-    assert_int_equal(lapack_getrf(dt, n, n, g, x.lda, jpiv), 0);
-    assert_memory_equal(ipiv, jpiv, (size_t)n * sizeof *ipiv);
+    tessera_matrix_t *A = tile_getrf_checked(ctx, &x, n, nb, ipiv, jpiv, f, g, "tile_getrf");
+    double res;
     /* getrs on the resident factors */
     tt_rng_t r = tt_rng(11);
     void *b = lc_alloc(dt, (size_t)(n * nrhs)), *y = lc_alloc(dt, (size_t)(n * nrhs));

@@ -49,12 +49,7 @@ static void test_late_sender(void **state) {
   tessera_comm_config_t cc = {.timeout_s = BOUND_S};
   assert_int_equal(tessera_comm_create(&cc, &c), 0);
   const int rank = tessera_comm_rank(c);
-  tessera_config_t cfg;
-  tessera_config_init(&cfg);
-  cfg.cpu_workers = 1;
-  cfg.gpus = 0;
-  tessera_context_t *ctx = NULL;
-  assert_int_equal(tessera_init(&ctx, &cfg), 0);
+  tessera_context_t *ctx = tt_cpu_context(1, TESSERA_SCHED_AUTO);
   /* two 8 x 8 panels, one per process: a message sent at once (eagerly) when its turn comes */
   tessera_matrix_t *A = NULL;
   assert_int_equal(tessera_matrix_create_distributed(ctx, c, (tessera_grid_t){1, 2}, TESSERA_F64, 8,
