@@ -142,6 +142,18 @@ constexpr nan_columns_fn nan_columns_of[TESSERA_NUM_DTYPES] = {
     launch_nan_columns<float, false>, launch_nan_columns<double, false>,
     launch_nan_columns<float, true>, launch_nan_columns<double, true>};
 
+template <typename Real, int w>
+void launch_nan_column(void *a, size_t ld, int m, int n, const int *info, cudaStream_t stream) {
+  const int blocks = m / kScanThreads + 1 < 64 ? m / kScanThreads + 1 : 64;
+  nan_column<Real, w><<<blocks, kScanThreads, 0, stream>>>(static_cast<Real *>(a),
+                                                           static_cast<long long>(ld), m, n, info);
+}
+
+using nan_column_fn = void (*)(void *, size_t, int, int, const int *, cudaStream_t);
+constexpr nan_column_fn nan_column_of[TESSERA_NUM_DTYPES] = {
+    launch_nan_column<float, 1>, launch_nan_column<double, 1>, launch_nan_column<float, 2>,
+    launch_nan_column<double, 2>};
+
 /* The permutation of a step's k interchanges (TSR_PIV_INTS layout), one block: prev[i], the
  * last earlier interchange naming the same row below the first k, is found in parallel; then one
  * thread follows the interchanges in shared memory, tracking which original row each of the
@@ -311,25 +323,8 @@ extern "C" int tsr_cuda_nan_columns(tessera_dtype_t dtype, const void *a, size_t
 extern "C" int tsr_cuda_nan_column(tessera_dtype_t dtype, void *a, size_t ld, int m, int n,
                                    const int *info, void *stream) {
   if (m <= 0 || n <= 0) return 0;
-  cudaStream_t s = static_cast<cudaStream_t>(stream);
-  const int blocks = m / kScanThreads + 1 < 64 ? m / kScanThreads + 1 : 64;
-  const long long l = static_cast<long long>(ld);
-  switch (dtype) {
-  case TESSERA_F32:
-    nan_column<float, 1><<<blocks, kScanThreads, 0, s>>>(static_cast<float *>(a), l, m, n, info);
-    break;
-  case TESSERA_F64:
-    nan_column<double, 1><<<blocks, kScanThreads, 0, s>>>(static_cast<double *>(a), l, m, n, info);
-    break;
-  case TESSERA_C64:
-    nan_column<float, 2><<<blocks, kScanThreads, 0, s>>>(static_cast<float *>(a), l, m, n, info);
-    break;
-  case TESSERA_C128:
-    nan_column<double, 2><<<blocks, kScanThreads, 0, s>>>(static_cast<double *>(a), l, m, n, info);
-    break;
-  default:
-    return -1;
-  }
+  if (static_cast<int>(dtype) < 0 || static_cast<int>(dtype) >= TESSERA_NUM_DTYPES) return -1;
+  nan_column_of[dtype](a, ld, m, n, info, static_cast<cudaStream_t>(stream));
   return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }
 
