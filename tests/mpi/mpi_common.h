@@ -250,6 +250,23 @@ static inline int group_teardown(void **state) {
   return tessera_comm_destroy(g_comm) == 0 ? 0 : -1;
 }
 
+/* A group whose tests share one CPU context per process: 2 workers, no GPU (g_ctx). */
+static tessera_context_t *g_ctx;
+
+static inline int cpu_group_setup(void **state) {
+  if (group_setup(state)) return -1;
+  tessera_config_t cfg;
+  tessera_config_init(&cfg);
+  cfg.cpu_workers = 2;
+  cfg.gpus = 0;
+  return tessera_init(&g_ctx, &cfg);
+}
+
+static inline int cpu_group_teardown(void **state) {
+  tessera_finalize(g_ctx);
+  return group_teardown(state);
+}
+
 /* ---------------------------------------------------------------- on devices */
 
 /* A context on this process's devices (`workers` CPU workers beside them) and a communicator

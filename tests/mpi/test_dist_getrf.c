@@ -21,8 +21,6 @@
 #include "mpi_common.h"
 #include <tessera/distribution.h>
 
-static tessera_context_t *g_ctx;
-
 static void fail_rc(tessera_context_t *ctx, const char *what, int rc) {
   if (rc) fail_msg("process %d: %s = %d (%s)", g_rank, what, rc, tessera_last_error(ctx));
 }
@@ -255,25 +253,11 @@ static void test_on_devices(void **state) {
   devices_close(ctx, comm);
 }
 
-static int setup(void **state) {
-  if (group_setup(state)) return -1;
-  tessera_config_t cfg;
-  tessera_config_init(&cfg);
-  cfg.cpu_workers = 2;
-  cfg.gpus = 0;
-  return tessera_init(&g_ctx, &cfg);
-}
-
-static int teardown(void **state) {
-  tessera_finalize(g_ctx);
-  return group_teardown(state);
-}
-
 int main(int argc, char **argv) {
   own_gpu();
   if (mpi_start(&argc, &argv)) return 2;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_tile_lu), cmocka_unit_test(test_lapack_lu),
       cmocka_unit_test(test_mismatch), cmocka_unit_test(test_on_devices)};
-  return mpi_finish(cmocka_run_group_tests(tests, setup, teardown));
+  return mpi_finish(cmocka_run_group_tests(tests, cpu_group_setup, cpu_group_teardown));
 }

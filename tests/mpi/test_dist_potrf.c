@@ -19,8 +19,6 @@
 #include "mpi_common.h"
 #include <tessera/distribution.h>
 
-static tessera_context_t *g_ctx;
-
 /* Every process's tiles of the n x cols matrix X exported into `a` (leading dimension n, zero
  * where this process has no tile), then summed over the processes: the whole matrix everywhere
  * (each element comes from its one owner). */
@@ -205,20 +203,6 @@ static void test_mismatch(void **state) {
   tessera_matrix_destroy(D);
 }
 
-static int setup(void **state) {
-  if (group_setup(state)) return -1;
-  tessera_config_t cfg;
-  tessera_config_init(&cfg);
-  cfg.cpu_workers = 2;
-  cfg.gpus = 0;
-  return tessera_init(&g_ctx, &cfg);
-}
-
-static int teardown(void **state) {
-  tessera_finalize(g_ctx);
-  return group_teardown(state);
-}
-
 int main(int argc, char **argv) {
   own_gpu();
   if (mpi_start(&argc, &argv)) return 2;
@@ -226,5 +210,5 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_potrf_potrs), cmocka_unit_test(test_potri_logdet),
       cmocka_unit_test(test_on_devices), cmocka_unit_test(test_not_positive_definite),
       cmocka_unit_test(test_mismatch)};
-  return mpi_finish(cmocka_run_group_tests(tests, setup, teardown));
+  return mpi_finish(cmocka_run_group_tests(tests, cpu_group_setup, cpu_group_teardown));
 }
