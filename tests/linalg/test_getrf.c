@@ -349,7 +349,8 @@ static void test_tile_lu(void **state) {
     tile_gesv_case(A, B, &x, b, bz, nrhs, y, ipiv, "tile_gesv", (int)nb);
     assert_int_equal(tessera_matrix_destroy(B), 0);
     /* tiles that do not span the rows: copied into panels of their width and back, the same
-     * factors and pivots as the panels' */
+     * pivots as the panels' (LAPACK's) and factors as accurate (bitwise equal only where every
+     * task lands where it did for the panels, so not required with GPUs beside the CPUs) */
     tessera_matrix_t *As = NULL;
     assert_int_equal(tessera_matrix_create(ctx, dt, n, n, nb, nb, &As), 0);
     assert_int_equal(tessera_matrix_import(As, x.a, x.lda), 0);
@@ -357,7 +358,8 @@ static void test_tile_lu(void **state) {
     assert_int_equal(tessera_tile_getrf(As, jpiv), 0);
     assert_memory_equal(ipiv, jpiv, (size_t)n * sizeof *ipiv);
     assert_int_equal(tessera_matrix_export(As, g, x.lda), 0);
-    assert_memory_equal(f, g, (size_t)(x.lda * n) * lc_esize(dt));
+    res = lu_resid(&x, g, jpiv);
+    if (!(res < 10)) fail_msg("%s residual %g", descr(&x, "square tile_getrf", (int)nb), res);
     assert_int_equal(tessera_matrix_create(ctx, dt, n, nrhs, 5, 3, &B), 0);
     assert_int_equal(tessera_matrix_import(B, b, n), 0);
     assert_int_equal(tessera_tile_getrs(TESSERA_CONJTRANS, As, ipiv, B), 0);
