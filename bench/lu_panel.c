@@ -2,12 +2,13 @@
  * the panel's getrf (tessera's CUDA kernel: cuSOLVER's getrf, the NaN scans, the permutation and
  * L_kk⁻¹), alone and on a stream of the highest priority while dgemms of an update's shape run
  * back to back on 1 or 3 streams of the lowest (as the urgent lane runs it beside a GPU worker's
- * other streams); and one update of a later panel (tessera's lu_step: the interchanges, the top
- * block's product with L_kk⁻¹ or its blocked triangular solve, the gemm below), with the top
- * block's step alone in each form and cuBLAS's trmm for comparison. CUDA events, best of --reps,
- * host enqueue time beside each.
+ * other streams), and beside 1 such stream on a side queue (the CUDA backend's SM partition:
+ * the device less --side SMs, kept for the urgent lane); and one update of a later panel (tessera's
+ * lu_step: the interchanges, the top block's product with L_kk⁻¹ or its blocked triangular solve,
+ * the gemm below), with the top block's step alone in each form and cuBLAS's trmm for comparison.
+ * CUDA events, best of --reps, host enqueue time beside each.
  *
- *   ./build/bench/bench_lu_panel [--m 32768] [--tile 2048] [--dtype d|s] [--reps 3]
+ *   ./build/bench/bench_lu_panel [--m 32768] [--tile 2048] [--dtype d|s] [--reps 3] [--side 32]
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdbool.h>
@@ -21,13 +22,15 @@
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
 
+#include "device/cuda/cuda_internal.h"
 #include "kernels/kernels.h"
 #include "tessera/device.h"
 
 enum { BACKGROUND = 3 };
 
 typedef struct {
-  int m, t, reps;
+  int m, t, reps, side_sms;
+  cudaStream_t side; /* a side queue of the CUDA backend: the SMs less side_sms, or NULL */
   tessera_dtype_t dt;
   size_t es;
   cudaStream_t urgent, bg[BACKGROUND];
@@ -109,10 +112,10 @@ static int enqueue(probe_t *p, int op) {
   return tsr_cuda_trmm(&ex, &a) ? -1 : 0;
 }
 
-/* Best time of op in ms with `busy` background streams running update gemms meanwhile; the
- * inputs restored before each run. *host: the best host enqueue time; *rate: the background's
- * TFLOP/s over the last run. */
-static double time_op(probe_t *p, int op, int busy, double *host, double *rate) {
+/* Best time of op in ms with `busy` background streams running update gemms meanwhile (the
+ * first on the side queue when `side`); the inputs restored before each run. *host: the best
+ * host enqueue time; *rate: the background's TFLOP/s over the last run. */
+static double time_op(probe_t *p, int op, int busy, bool side, double *host, double *rate) {
   const size_t m = (size_t)p->m, t = (size_t)p->t;
   const double d1 = 1, dm1 = -1;
   const float s1 = 1, sm1 = -1;
@@ -122,6 +125,8 @@ static double time_op(probe_t *p, int op, int busy, double *host, double *rate) 
   const cudaDataType type = single ? CUDA_R_32F : CUDA_R_64F;
   double best = 1e30;
   *host = 1e30, *rate = 0;
+  cudaStream_t bg0 = side ? p->side : p->bg[0];
+  cublasSetStream(p->bg_blas[0], bg0);
   for (int rep = -1; rep < p->reps; rep++) {
     /* the panel is factored for every op but the getrf itself (restored from the first run) */
     if (op == GETRF)
@@ -134,12 +139,12 @@ static double time_op(probe_t *p, int op, int busy, double *host, double *rate) 
     cudaEventCreate(&g1);
     int reps = 40;
     for (int s = 0; s < busy; s++) {
-      if (s == 0) cudaEventRecord(g0, p->bg[0]);
+      if (s == 0) cudaEventRecord(g0, bg0);
       for (int r = 0; r < reps; r++)
         cublasGemmEx(p->bg_blas[s], CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)t, (int)t, m1,
                      p->bg_a[s], type, (int)m, p->bg_a[s], type, (int)m, one, p->bg_c[s], type,
                      (int)m, single ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_64F, CUBLAS_GEMM_DEFAULT);
-      if (s == 0) cudaEventRecord(g1, p->bg[0]);
+      if (s == 0) cudaEventRecord(g1, bg0);
     }
     cudaEventRecord(p->e0, p->urgent);
     double h0 = now_ms();
@@ -176,6 +181,14 @@ static int run(probe_t *p) {
       return fail("background streams");
     cublasSetStream(p->bg_blas[s], p->bg[s]);
   }
+  int count = 1;
+  cudaGetDeviceCount(&count);
+  tsr_cuda_state_t backend = {.ndev = count};
+  int side = p->side_sms > 0
+                 ? tsr_cuda_queue_create_side(&backend, 0, p->side_sms, (void **)&p->side)
+                 : TESSERA_ERR_UNSUPPORTED;
+  if (p->side_sms > 0 && side)
+    printf("bench_lu_panel: no side queue with %d SMs kept (status %d)\n", p->side_sms, side);
   const size_t work = (size_t)256 << 20;
   if (cudaMalloc(&p->panel, panel) || cudaMalloc(&p->panel0, panel) || cudaMalloc(&p->b, panel) ||
       cudaMalloc(&p->b0, panel) || cudaMalloc(&p->inv, t * t * p->es) ||
@@ -201,12 +214,16 @@ static int run(probe_t *p) {
     const double f = op == GETRF                               ? getrf_flops
                      : op == LU_STEP_INV || op == LU_STEP_TRSM ? 2.0 * (m - t) * t * t + t * t * t
                                                                : (double)t * t * t;
-    for (int busy = 0; busy <= (op == GETRF ? BACKGROUND : 0); busy += 1 + (busy == 1)) {
-      double host = 0, rate = 0, ms = time_op(p, op, busy, &host, &rate);
+    /* busy streams 0, 1, 3; for the getrf also 1 on the side queue (busy = -1) */
+    for (int busy = op == GETRF && p->side ? -1 : 0; busy <= (op == GETRF ? BACKGROUND : 0);
+         busy += busy < 1 ? 1 : 2) {
+      const int n = busy < 0 ? 1 : busy;
+      double host = 0, rate = 0, ms = time_op(p, op, n, busy < 0, &host, &rate);
       if (ms < 0) return fail(op_names[op]);
       printf("%s %6d x %-5d %-26s %9.3f ms %6.1f TFLOP/s  host %7.3f ms", dn, p->m, p->t,
              op_names[op], ms, f / (ms * 1e-3) * 1e-12, host);
-      if (busy) printf("  beside %d gemm stream%s (%.1f TFLOP/s)", busy, busy > 1 ? "s" : "", rate);
+      if (n) printf("  beside %d gemm stream%s (%.1f TFLOP/s)", n, n > 1 ? "s" : "", rate);
+      if (busy < 0) printf(" on the SMs less %d", p->side_sms);
       printf("\n");
     }
   }
@@ -214,7 +231,7 @@ static int run(probe_t *p) {
 }
 
 int main(int argc, char **argv) {
-  probe_t p = {.m = 32768, .t = 2048, .reps = 3, .dt = TESSERA_F64};
+  probe_t p = {.m = 32768, .t = 2048, .reps = 3, .side_sms = 32, .dt = TESSERA_F64};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--m") && i + 1 < argc)
       p.m = atoi(argv[++i]);
@@ -224,13 +241,17 @@ int main(int argc, char **argv) {
       p.dt = argv[++i][0] == 's' ? TESSERA_F32 : TESSERA_F64;
     else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
       p.reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--side") && i + 1 < argc)
+      p.side_sms = atoi(argv[++i]);
     else {
-      fprintf(stderr, "usage: %s [--m M] [--tile T] [--dtype d|s] [--reps R]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--m M] [--tile T] [--dtype d|s] [--reps R] [--side S]\n",
+              argv[0]);
       return 2;
     }
   }
-  if (p.t < 1 || p.m < p.t || p.reps < 1) {
-    fprintf(stderr, "bench_lu_panel: the tile must be in 1 .. m and reps at least 1\n");
+  if (p.t < 1 || p.m < p.t || p.reps < 1 || p.side_sms < 0) {
+    fprintf(stderr, "bench_lu_panel: the tile must be in 1 .. m, reps at least 1 and the SMs "
+                    "kept at least 0\n");
     return 2;
   }
   p.es = tessera_dtype_size(p.dt);

@@ -253,6 +253,19 @@ static int bench_size(tessera_context_t **ctx, const cli_opts_t *o, int64_t n, i
   return rc;
 }
 
+/** Prints, for each worker that used an urgent lane, how many tasks ran there and how many
+ *  beside them on the side queues, over the whole run (warm-ups included). */
+static void print_lanes(const tessera_context_t *ctx) {
+  const int n = ctx ? tessera_worker_count(ctx) : 0;
+  tessera_worker_stats_t *st = n > 0 ? calloc((size_t)n, sizeof *st) : NULL;
+  const int got = st ? tessera_stats(ctx, st, n) : 0;
+  for (int i = 0; i < got && i < n; i++)
+    if (st[i].urgent)
+      printf("# worker %d: %llu tasks on the urgent lane, %llu beside them on the side queues\n", i,
+             (unsigned long long)st[i].urgent, (unsigned long long)st[i].beside_urgent);
+  free(st);
+}
+
 int cli_bench(const cli_opts_t *o) {
   if (o->out_of_core) return cli_bench_ooc(o);
   tessera_context_t *ctx;
@@ -296,5 +309,6 @@ int cli_bench(const cli_opts_t *o) {
   for (int i = 0; i < o->nsizes && rc == CLI_OK; i++)
     rc = bench_size(&ctx, o, o->sizes[i], threads, gpus, has_gpus, &prog);
   progress_end(&prog);
+  if (!o->json && rc == CLI_OK) print_lanes(ctx);
   return cli_finish(ctx, rc);
 }

@@ -18,6 +18,10 @@
  *                         queue of their own, ahead of the kernels)
  *   TESSERA_GPU_QUEUES    compute queues per GPU worker, 1 to TESSERA_MAX_GPU_QUEUES: tasks
  *                         in flight on one GPU run on them round robin (default 4)
+ *   TESSERA_URGENT_SMS    SMs of each GPU kept free for its urgent lane while an urgent task
+ *                         (a factorization's next panel) runs: the worker's other tasks then
+ *                         run on the rest of the GPU (default TESSERA_DEFAULT_URGENT_SMS; 0:
+ *                         they share every SM), see tessera_config_t.urgent_sms
  *   TESSERA_TRSM_INVERSE  1: Cholesky panels multiply by inverted diagonal tiles; 0: they solve
  *                         (default: 1 when the scope holds GPUs, else 0); read by each
  *                         factorization call, see tessera_potrf_options_t (tessera/linalg.h)
@@ -74,6 +78,13 @@ typedef struct {
                                      the kernels: 1 yes, 0 on the kernel's queue, -1 = auto (1) */
   int gpu_queues;               /**< compute queues per GPU worker, 1..TESSERA_MAX_GPU_QUEUES;
                                      -1 = auto (TESSERA_MAX_GPU_QUEUES) */
+  int urgent_sms;               /**< SMs of each GPU kept free for its urgent lane while an
+                                     urgent task runs (the worker's other tasks launched
+                                     meanwhile run on the rest, a CUDA green context; the
+                                     device rounds the count up to its granularity, 8 on
+                                     Hopper); 0: none; -1 = auto (TESSERA_URGENT_SMS, else
+                                     TESSERA_DEFAULT_URGENT_SMS). Where the device or driver
+                                     cannot partition (before CUDA 12.4), every SM is shared. */
   int64_t gpu_mem_limit;        /**< bytes of each GPU's memory pool, at most; -1 = auto
                                      (TESSERA_GPU_MEM_LIMIT, else the free memory less a
                                      reserve for library workspaces) */
@@ -100,6 +111,9 @@ typedef struct {
                              else the squarest (P <= Q, P the largest divisor up to the square
                              root). Both set or both auto. */
 } tessera_config_t;
+
+/** Default of tessera_config_t.urgent_sms. */
+#define TESSERA_DEFAULT_URGENT_SMS 0
 
 /** Default bound on tasks inserted and not finished (tessera_config_t.max_submitted): a task
  *  takes a few hundred bytes, so the bound keeps a flow of any length within ~20 MB while

@@ -87,6 +87,10 @@ struct tsr_worker {
    * its scratch, and one more flight, for one task at a time that outranks every task in
    * flight (the next panel of a factorization while trailing updates fill the queues). */
   void *urgent_queue, *urgent_scratch;
+  /* Side queues (where the backend can partition the device, cfg.urgent_sms > 0): one per
+   * compute queue, on the device less the SMs kept for the urgent lane, with their own scratch;
+   * a task started while an urgent task is in flight goes there. NULL when there are none. */
+  void *side_queues[TSR_QUEUES], *side_scratch[TSR_QUEUES];
   void *time_ref; /* tracing: a timed event passed at time_ref_s (tsr_now) */
   double time_ref_s;
   tsr_flight_t flights[TSR_FLIGHTS + 1];

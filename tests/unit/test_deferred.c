@@ -71,6 +71,20 @@ static const tessera_kernel_t deferring = {
 static const tessera_kernel_t adding = {.name = "test_add_one",
                                         .impl = {[TESSERA_DEVICE_CPU] = add_one}};
 
+/* Inserts a deferred writer of `h` (its token to *pp's resumer) on `scope`. */
+static void insert_deferring(tessera_context_t *ctx, pending_t **pp, tessera_data_t *h,
+                             int priority, tessera_scope_t scope) {
+  tessera_task_t w = {.kernel = &deferring,
+                      .args = pp,
+                      .args_size = sizeof *pp,
+                      .ndata = 1,
+                      .data = {h},
+                      .mode = {TESSERA_W},
+                      .priority = priority,
+                      .scope = scope};
+  assert_int_equal(tessera_task_insert(ctx, &w), 0);
+}
+
 /* `count` deferred writers on handles of their own (more than the workers), each followed by
  * an increment; resumed together, in reverse order, `status` for each. The writers run on the
  * CPU workers of `ctx`, or on its simulated devices (`scope`); the increments on the CPUs.
@@ -86,15 +100,8 @@ static int run_in(tessera_context_t *ctx, tessera_scope_t scope, int count, int 
   pending_t *pp = &p;
   for (int i = 0; i < count; i++) {
     assert_int_equal(tessera_data_create(ctx, 1, 1, sizeof(double), &h[i]), 0);
-    tessera_task_t w = {.kernel = &deferring,
-                        .args = &pp,
-                        .args_size = sizeof pp,
-                        .ndata = 1,
-                        .data = {h[i]},
-                        .mode = {TESSERA_W},
-                        .scope = scope};
     tessera_task_t a = {.kernel = &adding, .ndata = 1, .data = {h[i]}, .mode = {TESSERA_RW}};
-    assert_int_equal(tessera_task_insert(ctx, &w), 0);
+    insert_deferring(ctx, &pp, h[i], 0, scope);
     assert_int_equal(tessera_task_insert(ctx, &a), 0);
   }
   int rc = tessera_wait_all(ctx);
@@ -153,6 +160,80 @@ static void test_resume_on_devices(void **state) {
   assert_int_equal(run_in(ctx, sim, 3, TESSERA_ERR_KERNEL, out), TESSERA_ERR_KERNEL);
 }
 
+/* Blocks until `n` tasks have deferred. */
+static void wait_pending(pending_t *p, int n) {
+  pthread_mutex_lock(&p->lock);
+  while (p->n < n) pthread_cond_wait(&p->cond, &p->lock);
+  pthread_mutex_unlock(&p->lock);
+}
+
+/* The urgent lane and the side queues of one simulated device, with `urgent_sms` SMs kept:
+ * deferred tasks keep their flights, so a task of priority 10 inserted while one of 0 is in
+ * flight takes the urgent lane, and one of 0 inserted while that is in flight goes beside it.
+ * Returns the workers' counters, summed. */
+static tessera_worker_stats_t lanes(int urgent_sms) {
+  tessera_config_t cfg;
+  tessera_config_init(&cfg);
+  cfg.cpu_workers = 1;
+  cfg.gpu_mem_limit = 64 << 20;
+  cfg.urgent_sms = urgent_sms;
+  tessera_context_t *ctx = NULL;
+  assert_int_equal(tessera_init(&ctx, &cfg), 0);
+  tessera_worker_stats_t none = {0};
+  if (tessera_device_count(ctx, TESSERA_DEVICE_SIM) == 0) {
+    tessera_finalize(ctx);
+    return none;
+  }
+  pending_t p = {.expect = 3, .value = 41};
+  pthread_mutex_init(&p.lock, NULL);
+  pthread_cond_init(&p.cond, NULL);
+  pending_t *pp = &p;
+  const int prio[3] = {0, 10, 0};
+  tessera_data_t *h[3];
+  for (int i = 0; i < 3; i++) {
+    assert_int_equal(tessera_data_create(ctx, 1, 1, sizeof(double), &h[i]), 0);
+    insert_deferring(ctx, &pp, h[i], prio[i], (tessera_scope_t){1u << TESSERA_DEVICE_SIM, 1});
+    wait_pending(&p, i + 1); /* in flight before the next comes */
+  }
+  pthread_t th;
+  assert_int_equal(pthread_create(&th, NULL, resumer, &p), 0);
+  assert_int_equal(tessera_wait_all(ctx), 0);
+  pthread_join(th, NULL);
+  const int nw = tessera_worker_count(ctx);
+  tessera_worker_stats_t st[8];
+  assert_true(nw <= 8);
+  assert_int_equal(tessera_stats(ctx, st, nw), nw);
+  tessera_worker_stats_t dev = none; /* the sums: every task ran on the device */
+  for (int i = 0; i < nw; i++) {
+    dev.tasks += st[i].tasks;
+    dev.urgent += st[i].urgent;
+    dev.beside_urgent += st[i].beside_urgent;
+  }
+  for (int i = 0; i < 3; i++) {
+    tessera_data_sync(ctx, h[i]);
+    assert_true(*(double *)tessera_data_ptr(h[i]) == 41);
+    tessera_data_release(ctx, h[i]);
+  }
+  tessera_finalize(ctx);
+  pthread_cond_destroy(&p.cond);
+  pthread_mutex_destroy(&p.lock);
+  return dev;
+}
+
+/* With SMs kept for the urgent lane the third task goes beside the urgent one; without, it
+ * shares the device's queues. */
+static void test_side_queues(void **state) {
+  (void)state;
+  tessera_worker_stats_t with = lanes(8), without = lanes(0);
+  if (!with.tasks) skip(); /* a build without simulated devices */
+  assert_int_equal(with.tasks, 3);
+  assert_int_equal(with.urgent, 1);
+  assert_int_equal(with.beside_urgent, 1);
+  assert_int_equal(without.tasks, 3);
+  assert_int_equal(without.urgent, 1);
+  assert_int_equal(without.beside_urgent, 0);
+}
+
 /* Where deferring is not offered the call says so. */
 static void test_defer_without_task(void **state) {
   (void)state;
@@ -165,6 +246,7 @@ static void test_defer_without_task(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_resume_orders_successors), cmocka_unit_test(test_failed_resume),
-      cmocka_unit_test(test_resume_on_devices), cmocka_unit_test(test_defer_without_task)};
+      cmocka_unit_test(test_resume_on_devices), cmocka_unit_test(test_side_queues),
+      cmocka_unit_test(test_defer_without_task)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
