@@ -26,7 +26,9 @@
  * Without them every call here returns TESSERA_ERR_UNSUPPORTED.
  *
  * Environment:
- *   TESSERA_COMM_TIMEOUT   seconds a call waits for the other participants (default 30)
+ *   TESSERA_COMM_TIMEOUT   seconds a call waits for the other participants (default 30); a tile
+ *                          transfer of a distributed flow waits as long as its peer shows
+ *                          progress (heartbeats), and fails once it has shown none for that long
  */
 #ifndef TESSERA_COMM_H
 #define TESSERA_COMM_H

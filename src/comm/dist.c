@@ -4,8 +4,10 @@
  * receive writes the tile's local copy on the process that runs a reader. Their kernels post a
  * nonblocking transfer and defer their task (tessera_task_defer); the engine's thread polls the
  * transfers and resumes each task when its transfer is done, so no worker ever waits on a
- * message. A transfer that does not complete within the communicator's timeout fails its flow
- * and breaks the communicator.
+ * message. A transfer fails its flow and breaks the communicator when it has waited longer than
+ * the communicator's timeout and its peer has shown no progress for as long: the engines send
+ * each other heartbeats while their process runs a kernel or finishes tasks (beats.c), so a
+ * peer busy in a long task keeps the transfers waiting on it, one stopped lets them fail.
  *
  * Where the tiles travel is agreed by the processes when a context first makes distributed
  * matrices on the communicator (the same everywhere):
@@ -28,7 +30,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "comm/beats.h"
 #include "comm/dist.h"
+#include "runtime/context.h"
 #include "runtime/replica.h"
 #include "runtime/task.h"
 
@@ -37,6 +41,7 @@ typedef struct {
   tsr_nccl_req_t *nreq; /* an NCCL one */
   tessera_deferred_t *token;
   double start;
+  int peer; /* the other process */
 } transfer_t;
 
 /* Where tiles travel (the same on every process). */
@@ -57,29 +62,63 @@ struct tsr_dist {
   bool stop;
   transfer_t *xfer; /* transfers in flight */
   size_t n, cap;
+  tsr_beats_t *beats; /* the engine's thread only */
+  long seen_inflight; /* the bound context's count of tasks in flight at the last look */
 };
+
+/* Whether the bound context progressed since the last look: a kernel runs, or its count of
+ * tasks in flight moved (tasks finished or were inserted). Under d->lock. */
+static bool progressed(tsr_dist_t *d) {
+  if (d->live == 0 || !d->ctx) return false;
+  const long inflight = atomic_load_explicit(&d->ctx->inflight, memory_order_relaxed);
+  const bool moved = inflight != d->seen_inflight;
+  d->seen_inflight = inflight;
+  return moved || atomic_load_explicit(&d->ctx->running, memory_order_relaxed) > 0;
+}
+
+/* Waits on `cond` for at most `s` seconds. */
+static void wait_for(pthread_cond_t *cond, pthread_mutex_t *lock, double s) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  const long ns = ts.tv_nsec + (long)(s * 1e9);
+  ts.tv_sec += ns / 1000000000L;
+  ts.tv_nsec = ns % 1000000000L;
+  pthread_cond_timedwait(cond, lock, &ts);
+}
+
+/* Heartbeats every eighth of the timeout, at most every second. */
+static double beat_period(const tessera_comm_t *c) {
+  return c->timeout_s / 8 < 1.0 ? c->timeout_s / 8 : 1.0;
+}
 
 /* The engine: polls the transfers in flight, resumes the finished ones' tasks. */
 static void *engine(void *arg) {
   tsr_dist_t *d = arg;
   pthread_mutex_lock(&d->lock);
   while (!d->stop || d->n > 0) {
+    tsr_beats_poll(d->beats, progressed(d));
     if (d->n == 0) {
-      pthread_cond_wait(&d->cond, &d->lock);
+      /* nothing in flight here: still beating while a distributed matrix lives */
+      if (d->live == 0)
+        pthread_cond_wait(&d->cond, &d->lock);
+      else
+        wait_for(&d->cond, &d->lock, beat_period(d->comm) / 4);
       continue;
     }
     bool progress = false;
     for (size_t i = 0; i < d->n;) {
       transfer_t x = d->xfer[i];
       int rc = x.req ? tsr_mpi_test(d->comm, x.req) : tsr_nccl_p2p_test(d->comm, x.nreq);
-      if (rc == 0 && tsr_now() - x.start > d->comm->timeout_s) {
+      const double now = tsr_now(), heard = tsr_beats_heard(d->beats, x.peer);
+      if (rc == 0 && now - x.start > d->comm->timeout_s && now - heard > d->comm->timeout_s) {
         rc = tsr_comm_break(d->comm,
                             tsr_comm_error(d->comm, TESSERA_ERR_TIMEOUT,
-                                           "A tile's transfer did not complete within %g s: the "
-                                           "other process has not taken part, or its work "
-                                           "before the transfer took longer (raise "
-                                           "TESSERA_COMM_TIMEOUT).",
-                                           d->comm->timeout_s));
+                                           "A tile's transfer did not complete within %g s, "
+                                           "and process %d showed no progress for as long (no "
+                                           "task of its ran or finished): it has not taken "
+                                           "part, or waits itself (raise TESSERA_COMM_TIMEOUT "
+                                           "when its work outside tessera takes longer).",
+                                           d->comm->timeout_s, x.peer));
         /* the buffer goes with the failed flow: MPI must be done with it first */
         if (x.req) (void)tsr_mpi_cancel(x.req, 1.0);
       }
@@ -112,15 +151,18 @@ static int engine_start(tessera_comm_t *c) {
   tsr_dist_t *d = calloc(1, sizeof *d);
   if (!d) return tsr_comm_error(c, TESSERA_ERR_NOMEM, "Out of memory for the transfer engine.");
   d->comm = c;
-  d->tag_limit = tsr_mpi_tag_limit(c);
+  d->tag_limit = tsr_mpi_tag_limit(c); /* the tiles' tags are below it, the beats' is it */
   int rc = tsr_mpi_chan_open(c, &d->chan);
+  if (!rc) rc = tsr_beats_open(c, d->chan, d->tag_limit, beat_period(c), &d->beats);
   if (rc) {
+    if (d->chan) tsr_mpi_chan_close(d->chan);
     free(d);
     return rc;
   }
   pthread_mutex_init(&d->lock, NULL);
   pthread_cond_init(&d->cond, NULL);
   if (pthread_create(&d->thread, NULL, engine, d) != 0) {
+    tsr_beats_close(d->beats);
     tsr_mpi_chan_close(d->chan);
     free(d);
     return tsr_comm_error(c, TESSERA_ERR_NOMEM, "The transfer engine's thread did not start.");
@@ -140,6 +182,7 @@ void tsr_dist_close(tessera_comm_t *c) {
   pthread_join(d->thread, NULL);
   pthread_cond_destroy(&d->cond);
   pthread_mutex_destroy(&d->lock);
+  tsr_beats_close(d->beats);
   tsr_mpi_chan_close(d->chan);
   free(d->xfer);
   free(d);
@@ -185,7 +228,9 @@ static int bind_context(tsr_dist_t *d, tessera_context_t *ctx) {
   const int mode = lo == hi ? (int)lo : XFER_HOST;
   if (mode == XFER_NCCL) rc = tsr_nccl_p2p_open(c);
   if (rc) return rc;
+  pthread_mutex_lock(&d->lock); /* the engine reads the context's progress */
   d->ctx = ctx;
+  pthread_mutex_unlock(&d->lock);
   d->mode = mode;
   d->gpus = gpus;
   d->chain = (tsr_task_link_t){0};
@@ -210,13 +255,21 @@ int tsr_dist_tiles(tessera_comm_t *c, tessera_context_t *ctx, size_t count,
   t[0].d = d; /* also the record of an empty matrix: its free finds the engine there */
   for (size_t i = 0; i < count; i++)
     t[i] = (tsr_dist_tile_t){d, -1, d->next_tag++, sent + i * bits, false};
+  pthread_mutex_lock(&d->lock);
   d->live++;
+  pthread_cond_broadcast(&d->cond); /* the engine beats while a matrix lives */
+  pthread_mutex_unlock(&d->lock);
   *tiles = t;
   return 0;
 }
 
 void tsr_dist_tiles_free(tsr_dist_tile_t *tiles) {
-  if (tiles) tiles[0].d->live--;
+  if (tiles) {
+    tsr_dist_t *d = tiles[0].d;
+    pthread_mutex_lock(&d->lock);
+    d->live--;
+    pthread_mutex_unlock(&d->lock);
+  }
   free(tiles);
 }
 
@@ -266,7 +319,7 @@ static int mpi_transfer_kernel(const tessera_exec_t *ex, void *args) {
   tsr_mpi_req_t *req = NULL;
   int rc = tsr_mpi_post(a->d->comm, a->d->chan, a->receive, ex->ptr[0], a->rows, a->cols, ex->ld[0],
                         a->elsize, a->peer, a->tag, &req);
-  track(a->d, (transfer_t){.req = req, .token = token, .start = tsr_now()}, rc);
+  track(a->d, (transfer_t){.req = req, .token = token, .start = tsr_now(), .peer = a->peer}, rc);
   return 0;
 }
 
@@ -282,7 +335,7 @@ static int nccl_transfer_kernel(const tessera_exec_t *ex, void *args) {
                ? tsr_nccl_p2p_post(a->d->comm, a->slot, a->receive, ex->ptr[0],
                                    a->rows * a->cols * a->elsize, peer, ex->stream, &req)
                : TESSERA_ERR_KERNEL; /* device copies are packed */
-  track(a->d, (transfer_t){.nreq = req, .token = token, .start = tsr_now()}, rc);
+  track(a->d, (transfer_t){.nreq = req, .token = token, .start = tsr_now(), .peer = a->peer}, rc);
   return 0;
 }
 

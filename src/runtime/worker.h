@@ -39,6 +39,7 @@ typedef struct {
   bool skipped;       /* the flow had failed: no kernel */
   bool deferred;      /* the kernel deferred the task: done once resumed and its event passed */
   bool urgent;        /* on the worker's urgent lane */
+  bool counted;       /* a kernel running on the device, counted in ctx->running */
   tsr_run_t run;      /* the kernel's run record (tessera_exec_t.task), during launch */
   tessera_exec_t ex;
   tessera_async_status_t *status; /* pinned host memory */

@@ -152,6 +152,8 @@ static int launch(tsr_worker_t *w, tsr_flight_t *fl, bool last_chance) {
     rc = t->kernel->impl[w->kind](&fl->ex, t->args);
     if (rc) tsr_flow_fail(ctx, rc);
     fl->deferred = !rc && fl->run.deferred;
+    fl->counted = !rc && !fl->deferred;
+    if (fl->counted) atomic_fetch_add_explicit(&ctx->running, 1, memory_order_relaxed);
     fl->ex.task = NULL; /* the record moves with the flight: for the kernel's call only */
   }
   int e = w->be->event_record(w->be_state, fl->done, fl->queue);
@@ -215,6 +217,7 @@ static void start(tsr_worker_t *w, tsr_task_t *t) {
   fl->alone_since = 0;
   fl->running = false;
   fl->deferred = false;
+  fl->counted = false;
   fl->skipped = atomic_load_explicit(&w->ctx->flow_failed, memory_order_relaxed) &&
                 !(t->kernel->flags & TESSERA_KERNEL_RUNS_AFTER_FAILURE);
   fl->status->info = 0; /* read at completion, whether the kernel ran or not */
@@ -262,6 +265,8 @@ static int poll(tsr_worker_t *w) {
     int info = fl->status->info;
     if (info) tsr_flow_fail(ctx, info > 0 ? (int)(fl->status->offset + info) : TESSERA_ERR_KERNEL);
     if (w->time_ref && q > 0) trace_copies(w, fl);
+    if (fl->counted) atomic_fetch_sub_explicit(&ctx->running, 1, memory_order_relaxed);
+    fl->counted = false;
     release_data(w, fl, fl->acquired);
     double now = tsr_now(), t0 = fl->launched > w->last_done ? fl->launched : w->last_done;
     w->last_done = now;
