@@ -1,5 +1,6 @@
-"""Summary of a tessera Chrome trace (TESSERA_TRACE=f.json): time per kernel, and the events of
-the last --window milliseconds in start order (one call of a repeated benchmark).
+"""Summary of a tessera Chrome trace (TESSERA_TRACE=f.json): time per kernel, the GPU tasks' own
+spans by lane, and the events of the last --window milliseconds in start order (one call of a
+repeated benchmark).
 
   python3 bench/trace_summary.py f.json --window 10
 """
@@ -21,6 +22,18 @@ print(f"{'kind':9s} {'kernel':16s} {'count':>7s} {'total ms':>10s} {'mean us':>9
 for (cat, k), d in sorted(per.items(), key=lambda kv: -sum(kv[1])):
     print(f"{cat:9s} {k:16s} {len(d):7d} {sum(d) / 1e3:10.2f} {sum(d) / len(d):9.1f} "
           f"{max(d):9.1f}")
+# GPU tasks also carry when their kernel was enqueued and on which lane: their own span on the
+# device (the table above clips each task's start to its worker's previous completion).
+spans = collections.defaultdict(list)
+for e in ev:
+    if "launched" in e["args"]:
+        a = e["args"]
+        spans[(a["kernel"], a["lane"])].append(e["ts"] + e["dur"] - a["launched"])
+if spans:
+    print(f"\nGPU tasks, enqueue to completion:\n{'kernel':16s} {'lane':7s} {'count':>7s} "
+          f"{'mean us':>9s} {'max us':>9s}")
+    for (k, lane), d in sorted(spans.items(), key=lambda kv: -sum(kv[1])):
+        print(f"{k:16s} {lane:7s} {len(d):7d} {sum(d) / len(d):9.1f} {max(d):9.1f}")
 end = max(e["ts"] + e["dur"] for e in ev)
 last = sorted((e for e in ev if e["ts"] >= end - args.window * 1e3), key=lambda e: e["ts"])
 if last:

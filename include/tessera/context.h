@@ -18,6 +18,10 @@
  *                         queue of their own, ahead of the kernels)
  *   TESSERA_GPU_QUEUES    compute queues per GPU worker, 1 to TESSERA_MAX_GPU_QUEUES: tasks
  *                         in flight on one GPU run on them round robin (default 4)
+ *   TESSERA_GPU_FLIGHTS   tasks each GPU worker keeps in flight, 2 to TESSERA_MAX_GPU_FLIGHTS
+ *                         (default TESSERA_MAX_GPU_FLIGHTS), besides the one of its urgent lane:
+ *                         fewer leave less queued work ahead of an urgent task (at least 2: a
+ *                         distributed flow's transfer waiting for its peer holds one)
  *   TESSERA_URGENT_SMS    SMs of each GPU kept free for its urgent lane while an urgent task
  *                         (a factorization's next panel) runs: the worker's other tasks then
  *                         run on the rest of the GPU (default TESSERA_DEFAULT_URGENT_SMS; 0:
@@ -54,6 +58,8 @@ extern "C" {
 
 /** Most compute queues (streams) a GPU worker runs its tasks on. */
 #define TESSERA_MAX_GPU_QUEUES 4
+/** Most tasks a GPU worker keeps in flight (tessera_config_t.gpu_flights). */
+#define TESSERA_MAX_GPU_FLIGHTS 8
 
 /** Opaque context. */
 typedef struct tessera_context tessera_context_t;
@@ -78,6 +84,9 @@ typedef struct {
                                      the kernels: 1 yes, 0 on the kernel's queue, -1 = auto (1) */
   int gpu_queues;               /**< compute queues per GPU worker, 1..TESSERA_MAX_GPU_QUEUES;
                                      -1 = auto (TESSERA_MAX_GPU_QUEUES) */
+  int gpu_flights;              /**< tasks each GPU worker keeps in flight besides the urgent
+                                     lane's, 2..TESSERA_MAX_GPU_FLIGHTS; -1 = auto
+                                     (TESSERA_GPU_FLIGHTS, else TESSERA_MAX_GPU_FLIGHTS) */
   int urgent_sms;               /**< SMs of each GPU kept free for its urgent lane while an
                                      urgent task runs (the worker's other tasks launched
                                      meanwhile run on the rest, a CUDA green context; the

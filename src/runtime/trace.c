@@ -22,6 +22,8 @@ void tsr_trace_event(tsr_worker_t *w, const char *name, const int *tag, int ntag
   e->ntag = ntag;
   for (int i = 0; i < 3; i++) e->tag[i] = i < ntag ? tag[i] : 0;
   e->transfer = transfer;
+  e->launched = 0;
+  e->lane = 0;
 }
 
 static void worker_label(const tsr_worker_t *w, char *buf, size_t n) {
@@ -51,11 +53,16 @@ int tessera_trace_write(const tessera_context_t *ctx, const char *path) {
       if (e->ntag == 1) snprintf(tag, sizeof tag, "(%d)", e->tag[0]);
       if (e->ntag == 2) snprintf(tag, sizeof tag, "(%d,%d)", e->tag[0], e->tag[1]);
       if (e->ntag == 3) snprintf(tag, sizeof tag, "(%d,%d,%d)", e->tag[0], e->tag[1], e->tag[2]);
+      static const char *const lanes[] = {"queue", "urgent", "side"};
+      char launch[80] = "";
+      if (e->launched > 0)
+        snprintf(launch, sizeof launch, ",\"launched\":%.3f,\"lane\":\"%s\"",
+                 (e->launched - ctx->t0) * 1e6, lanes[e->lane]);
       fprintf(f,
               "%s{\"name\":\"%s%s\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":0,\"tid\":%d,"
-              "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"kernel\":\"%s\",\"worker\":%d}}",
+              "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"kernel\":\"%s\",\"worker\":%d%s}}",
               sep, e->name, tag, e->transfer ? "transfer" : "task", i, (e->start - ctx->t0) * 1e6,
-              (e->end - e->start) * 1e6, e->name, i);
+              (e->end - e->start) * 1e6, e->name, i, launch);
     }
   }
   fprintf(f, "\n]}\n");

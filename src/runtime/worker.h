@@ -23,6 +23,11 @@ typedef struct {
   int tag[3];
   int ntag;
   int transfer; /* 1 for a data transfer */
+  /* a GPU task: when its kernel was enqueued (its span on the device runs from there to `end`;
+   * `start` is clipped to the worker's previous completion, so that a worker's events do not
+   * overlap), and its lane: 0 a compute queue, 1 the urgent lane, 2 a side queue */
+  double launched;
+  int lane;
 } tsr_event_t;
 
 /** A task launched (or being launched) on an asynchronous worker, not yet known finished. */
@@ -40,6 +45,7 @@ typedef struct {
   bool deferred;      /* the kernel deferred the task: done once resumed and its event passed */
   bool urgent;        /* on the worker's urgent lane */
   bool counted;       /* a kernel running on the device, counted in ctx->running */
+  bool side;          /* on a side queue */
   tsr_run_t run;      /* the kernel's run record (tessera_exec_t.task), during launch */
   tessera_exec_t ex;
   tessera_async_status_t *status; /* pinned host memory */
@@ -48,7 +54,8 @@ typedef struct {
 
 #ifndef TSR_FLIGHTS
 #define TSR_FLIGHTS                                                                                \
-  8 /* tasks in flight per GPU worker (a build may set another, -DTSR_FLIGHTS=N) */
+  TESSERA_MAX_GPU_FLIGHTS /* tasks in flight per GPU worker, at most (a build may set another,     \
+                             -DTSR_FLIGHTS=N); cfg.gpu_flights of them are used */
 #endif
 #define TSR_NOMEM_WAIT_S 2.0 /* seconds a task alone waits for memory before it fails */
 #define TSR_QUEUES TESSERA_MAX_GPU_QUEUES /* compute queues per GPU worker, at most */

@@ -1,5 +1,5 @@
 /* Workers of asynchronous devices (GPUs): one host thread per device, bound to it for its whole
- * life, keeping up to TSR_FLIGHTS tasks in flight over cfg.gpu_queues queues. A task's inputs
+ * life, keeping up to cfg.gpu_flights tasks in flight over cfg.gpu_queues queues. A task's inputs
  * are copied when it is launched, on the worker's copy queue (TESSERA_COPY_QUEUE=1, the
  * default: ahead of the kernels queued before it, the kernel's queue waiting on the copies'
  * events) or on the task's own queue right before its kernel (TESSERA_COPY_QUEUE=0); either
@@ -218,6 +218,7 @@ static void start(tsr_worker_t *w, tsr_task_t *t) {
   fl->running = false;
   fl->deferred = false;
   fl->counted = false;
+  fl->side = side;
   fl->skipped = atomic_load_explicit(&w->ctx->flow_failed, memory_order_relaxed) &&
                 !(t->kernel->flags & TESSERA_KERNEL_RUNS_AFTER_FAILURE);
   fl->status->info = 0; /* read at completion, whether the kernel ran or not */
@@ -276,7 +277,12 @@ static int poll(tsr_worker_t *w) {
     tsr_flight_t tmp = *fl;
     *fl = w->flights[--w->nflights];
     w->flights[w->nflights] = tmp;
+    const size_t events = w->nevents;
     tsr_worker_finish(w, t, t0, now, measured);
+    if (w->nevents > events) { /* traced: the kernel's own span and lane */
+      w->events[events].launched = tmp.launched;
+      w->events[events].lane = tmp.urgent ? 1 : tmp.side ? 2 : 0;
+    }
     done++;
   }
   return done;
@@ -299,6 +305,7 @@ void tsr_async_worker_loop(tsr_worker_t *w) {
     return;
   }
   double idle_from = tsr_now();
+  const int flights = ctx->cfg.gpu_flights;
   while (!atomic_load(&ctx->stop)) {
     int progress = poll(w);
     tsr_flight_t *pending = NULL;
@@ -314,7 +321,7 @@ void tsr_async_worker_loop(tsr_worker_t *w) {
         pending->alone_since = tsr_now();
       bool give_up = alone && tsr_now() - pending->alone_since > TSR_NOMEM_WAIT_S;
       if (launch(w, pending, give_up) == 0 || progress) continue;
-    } else if (w->nflights < TSR_FLIGHTS || (w->nflights == TSR_FLIGHTS && urgent_waiting(w))) {
+    } else if (w->nflights < flights || (w->nflights == flights && urgent_waiting(w))) {
       tsr_task_t *t = w->nflights ? ctx->sched->pop(ctx, w) : tsr_worker_next_task(w);
       if (t) {
         if (!w->nflights) w->stats.idle_s += tsr_now() - idle_from;

@@ -241,6 +241,9 @@ static void test_init_env(void **state) {
   assert_int_equal(init_with_env("TESSERA_GPU_QUEUES", "2", &cfg, NULL, NULL, NULL), 0);
   assert_int_equal(init_with_env("TESSERA_GPU_QUEUES", "0", &cfg, NULL, NULL, NULL),
                    TESSERA_ERR_ENV);
+  assert_int_equal(init_with_env("TESSERA_GPU_FLIGHTS", "3", &cfg, NULL, NULL, NULL), 0);
+  assert_int_equal(init_with_env("TESSERA_GPU_FLIGHTS", "1", &cfg, NULL, NULL, NULL),
+                   TESSERA_ERR_ENV);
   assert_int_equal(init_with_env("TESSERA_URGENT_SMS", "16", &cfg, NULL, NULL, NULL), 0);
   assert_int_equal(init_with_env("TESSERA_URGENT_SMS", "-8", &cfg, NULL, NULL, NULL),
                    TESSERA_ERR_ENV);

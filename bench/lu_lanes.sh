@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# LU's panel beside the updates on the GPUs this machine has (all of them, at most GPUS): one
+# device call's worth.
+#
+#   bench/lu_lanes.sh [BUILD]      BUILD defaults to ./build (a CUDA build)
+#
+# 1. bench_lu_panel: the panel's getrf alone, beside gemm streams, and beside one on a side
+#    queue with 32 SMs kept (--side 32).
+# 2. Resident getrf f64 at N (default 65536), tile 2048, with each GPU worker's tasks in flight
+#    (TESSERA_GPU_FLIGHTS) at each of FLIGHTS (default "8 4") and the SMs kept for the urgent
+#    lane (TESSERA_URGENT_SMS) at each of SMS (default "0 32 48"), traced; per run the rate, the
+#    lanes' counts and each lane's getrf and lu_step spans from enqueue to completion
+#    (bench/trace_summary.py); the first run against cusolverMgGetrf and cusolverDnXgetrf.
+# Traces go to OUT (default ./lu-lanes-out).
+set -euo pipefail
+build=${1:-./build}
+here=$(dirname "$0")
+out=${OUT:-./lu-lanes-out}
+n=${N:-65536}
+export TESSERA_PERFMODEL=${TESSERA_PERFMODEL:-none} NCCL_NVLS_ENABLE=0
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+if [ "${gpus:-0}" -lt 1 ]; then
+  echo "bench/lu_lanes.sh: no GPU"
+  exit 1
+fi
+gpus=$((gpus < ${GPUS:-2} ? gpus : ${GPUS:-2}))
+mkdir -p "$out"
+echo "# getrf lanes on $gpus GPUs, $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?')"
+"$build/bench/bench_lu_panel" --m 32768 --tile 2048 --side 32 | grep "panel getrf" || true
+baseline=""
+for f in ${FLIGHTS:-8 4}; do
+  for s in ${SMS:-0 32 48}; do
+    echo "== TESSERA_GPU_FLIGHTS=$f TESSERA_URGENT_SMS=$s"
+    trace="$out/getrf-flights$f-sms$s.json"
+    TESSERA_GPU_FLIGHTS=$f TESSERA_URGENT_SMS=$s "$build/tessera" bench getrf --n "$n" \
+      --tile 2048 --gpus "$gpus" --workers 0 --resident-only --reps 2 $baseline \
+      --trace "$trace" | grep -E "^getrf|^# worker"
+    python3 "$here/trace_summary.py" "$trace" --window 0 |
+      sed -n '/enqueue to completion/,$p' | grep -E "kernel|^getrf|^lu_step"
+    baseline=--no-baseline
+  done
+done
