@@ -93,7 +93,9 @@ typedef struct {
                                      device rounds the count up to its granularity, 8 on
                                      Hopper); 0: none; -1 = auto (TESSERA_URGENT_SMS, else
                                      TESSERA_DEFAULT_URGENT_SMS). Where the device or driver
-                                     cannot partition (before CUDA 12.4), every SM is shared. */
+                                     cannot partition (before CUDA 12.4), every SM is shared.
+                                     Costs each GPU worker one more set of library handles and
+                                     workspace per compute queue (256 MiB each with CUDA). */
   int64_t gpu_mem_limit;        /**< bytes of each GPU's memory pool, at most; -1 = auto
                                      (TESSERA_GPU_MEM_LIMIT, else the free memory less a
                                      reserve for library workspaces) */

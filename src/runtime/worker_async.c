@@ -210,8 +210,8 @@ static void start(tsr_worker_t *w, tsr_task_t *t) {
   w->stats.urgent += urgent;
   w->stats.beside_urgent += side;
   unsigned q = urgent ? 0 : w->next_queue++ % (unsigned)w->ctx->cfg.gpu_queues;
-  void *const *queues = side ? w->side_queues : w->queues, *const *scratch =
-                                                               side ? w->side_scratch : w->qscratch;
+  void *const *queues = side ? w->side_queues : w->queues;
+  void *const *scratch = side ? w->side_scratch : w->qscratch;
   fl->queue = urgent ? w->urgent_queue : queues[q];
   fl->acquired = 0;
   fl->alone_since = 0;
