@@ -51,7 +51,7 @@ int tsr_beats_open(tessera_comm_t *c, tsr_mpi_chan_t *chan, int tag, double peri
   return 0;
 }
 
-void tsr_beats_poll(tsr_beats_t *b, bool progressed) {
+void tsr_beats_poll(tsr_beats_t *b, bool (*progressed)(void *arg), void *arg) {
   const double now = tsr_now();
   if (now - b->last_polled < b->period / 4) return;
   b->last_polled = now;
@@ -67,7 +67,7 @@ void tsr_beats_poll(tsr_beats_t *b, bool progressed) {
     }
     if (b->out[p] && tsr_mpi_test(b->comm, b->out[p]) != 0) b->out[p] = NULL;
   }
-  if (!progressed || now - b->last_sent < b->period) return;
+  if (now - b->last_sent < b->period || !progressed(arg)) return;
   b->last_sent = now;
   for (int p = 0; p < b->comm->size; p++)
     if (p != b->comm->rank && !b->out[p])

@@ -17,8 +17,9 @@ typedef struct tsr_beats tsr_beats_t;
 int tsr_beats_open(tessera_comm_t *c, tsr_mpi_chan_t *chan, int tag, double period,
                    tsr_beats_t **out);
 /** Takes the beats that arrived (at most four times a period) and, when a period has passed
- *  and this process `progressed` meanwhile, sends every peer one. */
-void tsr_beats_poll(tsr_beats_t *b, bool progressed);
+ *  since the last beat sent and `progressed(arg)` says this process progressed since it was
+ *  last asked, sends every peer one. `progressed` is asked only then. */
+void tsr_beats_poll(tsr_beats_t *b, bool (*progressed)(void *arg), void *arg);
 /** When the last beat of `peer` arrived (tsr_now; the open's time before any). */
 double tsr_beats_heard(const tsr_beats_t *b, int peer);
 /** Cancels the receives, lets the last sends complete, frees. NULL: nothing. */

@@ -35,6 +35,7 @@
 #include "runtime/context.h"
 #include "runtime/replica.h"
 #include "runtime/task.h"
+#include "runtime/worker.h"
 
 typedef struct {
   tsr_mpi_req_t *req;   /* an MPI transfer, or */
@@ -67,13 +68,15 @@ struct tsr_dist {
 };
 
 /* Whether the bound context progressed since the last look: a kernel runs, or its count of
- * tasks in flight moved (tasks finished or were inserted). Under d->lock. */
-static bool progressed(tsr_dist_t *d) {
+ * tasks in flight moved (tasks finished or were inserted). Under d->lock; asked by the beats
+ * only when one is due. */
+static bool progressed(void *arg) {
+  tsr_dist_t *d = arg;
   if (d->live == 0 || !d->ctx) return false;
   const long inflight = atomic_load_explicit(&d->ctx->inflight, memory_order_relaxed);
   const bool moved = inflight != d->seen_inflight;
   d->seen_inflight = inflight;
-  return moved || atomic_load_explicit(&d->ctx->running, memory_order_relaxed) > 0;
+  return moved || tsr_workers_running(d->ctx);
 }
 
 /* Waits on `cond` for at most `s` seconds. */
@@ -96,7 +99,7 @@ static void *engine(void *arg) {
   tsr_dist_t *d = arg;
   pthread_mutex_lock(&d->lock);
   while (!d->stop || d->n > 0) {
-    tsr_beats_poll(d->beats, progressed(d));
+    tsr_beats_poll(d->beats, progressed, d);
     if (d->n == 0) {
       /* nothing in flight here: still beating while a distributed matrix lives */
       if (d->live == 0)

@@ -69,10 +69,6 @@ struct tessera_context {
   int pool_n;
 
   _Alignas(TSR_CACHE_LINE) atomic_long inflight; /* inserted, not finished */
-  /* kernels running now (a CPU worker's call, a GPU kernel enqueued and not done; deferred
-   * tasks not counted once their kernel returns): with `inflight`, the sign of progress the
-   * transfer engine's heartbeats carry to the other processes (comm/dist.c) */
-  atomic_long running;
   /* tessera_task_resume calls under way on threads that are not the context's: finalize waits
    * for them to leave the context before freeing it */
   atomic_int resuming;

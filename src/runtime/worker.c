@@ -28,6 +28,12 @@ void tsr_worker_flush_samples(tsr_worker_t *w) {
   w->samples.sum = 0;
 }
 
+bool tsr_workers_running(const tessera_context_t *ctx) {
+  for (int i = 0; i < ctx->nworkers; i++)
+    if (atomic_load_explicit(&ctx->workers[i].running, memory_order_relaxed) > 0) return true;
+  return false;
+}
+
 void tsr_worker_finish(tsr_worker_t *w, tsr_task_t *t, double t0, double t1, bool measured) {
   tessera_context_t *ctx = w->ctx;
   w->stats.tasks++;

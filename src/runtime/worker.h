@@ -44,7 +44,7 @@ typedef struct {
   bool skipped;       /* the flow had failed: no kernel */
   bool deferred;      /* the kernel deferred the task: done once resumed and its event passed */
   bool urgent;        /* on the worker's urgent lane */
-  bool counted;       /* a kernel running on the device, counted in ctx->running */
+  bool counted;       /* a kernel running on the device, counted in the worker's `running` */
   bool side;          /* on a side queue */
   tsr_run_t run;      /* the kernel's run record (tessera_exec_t.task), during launch */
   tessera_exec_t ex;
@@ -76,6 +76,9 @@ struct tsr_worker {
   pthread_t self; /* set by the worker itself before it counts as started */
   tsr_queue_t queue;
   _Alignas(TSR_CACHE_LINE) tessera_worker_stats_t stats; /* written by this worker only */
+  /* its kernels running now (a CPU call; GPU kernels enqueued and not done; a deferred task's
+   * not once its kernel returned): written by this worker only, read by tsr_workers_running */
+  atomic_long running;
   tsr_event_t *events;
   size_t nevents, capevents;
   int start_status;
@@ -120,6 +123,18 @@ static inline const tsr_worker_t *tsr_worker_of_thread(const tsr_worker_t *worke
     if (pthread_equal(workers[i].self, self)) return &workers[i];
   return NULL;
 }
+
+/** Counts `delta` kernels of `w` as running (on w's thread: one writer, no read-modify-write
+ *  shared with other threads). */
+static inline void tsr_worker_running_add(tsr_worker_t *w, long delta) {
+  atomic_store_explicit(&w->running,
+                        atomic_load_explicit(&w->running, memory_order_relaxed) + delta,
+                        memory_order_relaxed);
+}
+/** Whether a kernel of any worker of `ctx` runs now: with the count of tasks in flight, the
+ *  sign of progress the transfer engine's heartbeats carry to the other processes
+ *  (comm/dist.c). Any thread. */
+bool tsr_workers_running(const tessera_context_t *ctx);
 
 /** Next task for `w`: spins briefly, then sleeps up to a few ms; NULL if none came. */
 tsr_task_t *tsr_worker_next_task(tsr_worker_t *w);

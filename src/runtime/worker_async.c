@@ -153,7 +153,7 @@ static int launch(tsr_worker_t *w, tsr_flight_t *fl, bool last_chance) {
     if (rc) tsr_flow_fail(ctx, rc);
     fl->deferred = !rc && fl->run.deferred;
     fl->counted = !rc && !fl->deferred;
-    if (fl->counted) atomic_fetch_add_explicit(&ctx->running, 1, memory_order_relaxed);
+    if (fl->counted) tsr_worker_running_add(w, 1);
     fl->ex.task = NULL; /* the record moves with the flight: for the kernel's call only */
   }
   int e = w->be->event_record(w->be_state, fl->done, fl->queue);
@@ -266,7 +266,7 @@ static int poll(tsr_worker_t *w) {
     int info = fl->status->info;
     if (info) tsr_flow_fail(ctx, info > 0 ? (int)(fl->status->offset + info) : TESSERA_ERR_KERNEL);
     if (w->time_ref && q > 0) trace_copies(w, fl);
-    if (fl->counted) atomic_fetch_sub_explicit(&ctx->running, 1, memory_order_relaxed);
+    if (fl->counted) tsr_worker_running_add(w, -1);
     fl->counted = false;
     release_data(w, fl, fl->acquired);
     double now = tsr_now(), t0 = fl->launched > w->last_done ? fl->launched : w->last_done;

@@ -34,9 +34,9 @@ static void execute(tsr_worker_t *w, tsr_task_t *t) {
     const char *name = t->kernel->name;
     int tag[3] = {t->tag[0], t->tag[1], t->tag[2]}, ntag = t->ntag;
     if (!rc) {
-      atomic_fetch_add_explicit(&ctx->running, 1, memory_order_relaxed);
+      tsr_worker_running_add(w, 1);
       rc = t->kernel->impl[w->kind](&ex, t->args);
-      atomic_fetch_sub_explicit(&ctx->running, 1, memory_order_relaxed);
+      tsr_worker_running_add(w, -1);
     }
     if (rc) tsr_flow_fail(ctx, rc);
     if (!rc && run.deferred) { /* tessera_task_resume completes it: t is not ours any more */

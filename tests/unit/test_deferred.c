@@ -33,11 +33,16 @@ typedef struct {
   double value;
 } pending_t;
 
+/* Blocks until `n` tasks have deferred. */
+static void wait_pending(pending_t *p, int n) {
+  pthread_mutex_lock(&p->lock);
+  while (p->n < n) pthread_cond_wait(&p->cond, &p->lock);
+  pthread_mutex_unlock(&p->lock);
+}
+
 static void *resumer(void *arg) {
   pending_t *p = arg;
-  pthread_mutex_lock(&p->lock);
-  while (p->n < p->expect) pthread_cond_wait(&p->cond, &p->lock);
-  pthread_mutex_unlock(&p->lock);
+  wait_pending(p, p->expect);
   tt_sleep_us(20000); /* the successors must still be waiting */
   for (int i = p->n - 1; i >= 0; i--) {
     *p->buf[i] = p->value;
@@ -158,13 +163,6 @@ static void test_resume_on_devices(void **state) {
   for (int i = 0; i < 6; i++) assert_true(out[i] == 42);
   assert_int_equal(tessera_init(&ctx, &cfg), 0);
   assert_int_equal(run_in(ctx, sim, 3, TESSERA_ERR_KERNEL, out), TESSERA_ERR_KERNEL);
-}
-
-/* Blocks until `n` tasks have deferred. */
-static void wait_pending(pending_t *p, int n) {
-  pthread_mutex_lock(&p->lock);
-  while (p->n < n) pthread_cond_wait(&p->cond, &p->lock);
-  pthread_mutex_unlock(&p->lock);
 }
 
 /* The urgent lane and the side queues of one simulated device, with `urgent_sms` SMs kept:
