@@ -4,13 +4,15 @@
 #
 #   bench/lu_lanes.sh [BUILD]      BUILD defaults to ./build (a CUDA build)
 #
-# 1. bench_lu_panel: the panel's getrf alone, beside gemm streams, and beside one on a side
-#    queue with 32 SMs kept (--side 32).
-# 2. Resident getrf f64 at N (default 65536), tile 2048, with each GPU worker's tasks in flight
-#    (TESSERA_GPU_FLIGHTS) at each of FLIGHTS (default "8 4") and the SMs kept for the urgent
-#    lane (TESSERA_URGENT_SMS) at each of SMS (default "0 32 48"), traced; per run the rate, the
-#    lanes' counts and each lane's getrf and lu_step spans from enqueue to completion
-#    (bench/trace_summary.py); the first run against cusolverMgGetrf and cusolverDnXgetrf.
+# 1. bench_lu_panel: the panel's getrf alone, beside gemm streams of the update's shape and of
+#    inner dimensions 1024 and 512 (--k), and beside one on a side queue with 32 SMs kept.
+# 2. Resident getrf f64 at N (default 65536), tile 2048, traced, for each of KS (default
+#    "0 1024 512": the update gemms' inner dimension, TESSERA_LU_UPDATE_K), FLIGHTS (default
+#    "8": each GPU worker's tasks in flight, TESSERA_GPU_FLIGHTS) and SMS (default "0": the SMs
+#    kept for the urgent lane, TESSERA_URGENT_SMS); per run the rate, the lanes' counts and each
+#    lane's getrf and lu_step spans from enqueue to completion (bench/trace_summary.py); the
+#    first run against cusolverMgGetrf and cusolverDnXgetrf. One run of N = 65536 takes about
+#    150 s on one H200 (the generation, copies and residual of a 32 GiB matrix on the host).
 # Traces go to OUT (default ./lu-lanes-out).
 set -euo pipefail
 build=${1:-./build}
@@ -26,17 +28,20 @@ fi
 gpus=$((gpus < ${GPUS:-2} ? gpus : ${GPUS:-2}))
 mkdir -p "$out"
 echo "# getrf lanes on $gpus GPUs, $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?')"
-"$build/bench/bench_lu_panel" --m 32768 --tile 2048 --side 32 | grep "panel getrf" || true
+"$build/bench/bench_lu_panel" --m 32768 --tile 2048 --side 32 --k 1024,512 |
+  grep -E "panel getrf|inner" || true
 baseline=""
-for f in ${FLIGHTS:-8 4}; do
-  for s in ${SMS:-0 32 48}; do
-    echo "== TESSERA_GPU_FLIGHTS=$f TESSERA_URGENT_SMS=$s"
-    trace="$out/getrf-flights$f-sms$s.json"
-    TESSERA_GPU_FLIGHTS=$f TESSERA_URGENT_SMS=$s "$build/tessera" bench getrf --n "$n" \
-      --tile 2048 --gpus "$gpus" --workers 0 --resident-only --reps 2 $baseline \
-      --trace "$trace" | grep -E "^getrf|^# worker"
-    python3 "$here/trace_summary.py" "$trace" --window 0 |
-      sed -n '/enqueue to completion/,$p' | grep -E "kernel|^getrf|^lu_step"
-    baseline=--no-baseline
+for k in ${KS:-0 1024 512}; do
+  for f in ${FLIGHTS:-8}; do
+    for s in ${SMS:-0}; do
+      echo "== TESSERA_LU_UPDATE_K=$k TESSERA_GPU_FLIGHTS=$f TESSERA_URGENT_SMS=$s ($(date +%T))"
+      trace="$out/getrf-k$k-flights$f-sms$s.json"
+      TESSERA_LU_UPDATE_K=$k TESSERA_GPU_FLIGHTS=$f TESSERA_URGENT_SMS=$s "$build/tessera" bench \
+        getrf --n "$n" --tile 2048 --gpus "$gpus" --workers 0 --resident-only --reps 1 \
+        $baseline --trace "$trace" | grep -E "^getrf|^# worker"
+      python3 "$here/trace_summary.py" "$trace" --window 0 |
+        sed -n '/enqueue to completion/,$p' | grep -E "kernel|^getrf|^lu_step"
+      baseline=--no-baseline
+    done
   done
 done

@@ -6,9 +6,13 @@
  * the device less --side SMs, kept for the urgent lane); and one update of a later panel (tessera's
  * lu_step: the interchanges, the top block's product with L_kk⁻¹ or its blocked triangular solve,
  * the gemm below), with the top block's step alone in each form and cuBLAS's trmm for comparison.
+ * The background gemms are the update's (M x T += M x K times K x T with K = T), and for each
+ * of --k's other inner dimensions the panel's getrf runs beside those too: their thread blocks
+ * hold the SMs for a time in proportion to K, which the panel's kernels wait through.
  * CUDA events, best of --reps, host enqueue time beside each.
  *
  *   ./build/bench/bench_lu_panel [--m 32768] [--tile 2048] [--dtype d|s] [--reps 3] [--side 32]
+ *                                [--k 512,1024]
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdbool.h>
@@ -28,9 +32,12 @@
 
 enum { BACKGROUND = 3 };
 
+enum { MAX_KS = 8 };
+
 typedef struct {
   int m, t, reps, side_sms;
-  cudaStream_t side; /* a side queue of the CUDA backend: the SMs less side_sms, or NULL */
+  int k, nks, ks[MAX_KS]; /* the background gemms' inner dimension: now, and those to try */
+  cudaStream_t side;      /* a side queue of the CUDA backend: the SMs less side_sms, or NULL */
   tessera_dtype_t dt;
   size_t es;
   cudaStream_t urgent, bg[BACKGROUND];
@@ -95,7 +102,7 @@ static int enqueue(probe_t *p, int op) {
     return tsr_cuda_getrf(&ex, &a) ? -1 : 0;
   }
   if (op == LU_STEP_INV || op == LU_STEP_TRSM) {
-    tsr_lu_step_args_t a = {p->dt, 'L', 'N', p->m, p->t, 0, p->t};
+    tsr_lu_step_args_t a = {p->dt, 'L', 'N', p->m, p->t, 0, p->t, p->k < p->t ? p->k : 0};
     ex.ndata = op == LU_STEP_INV ? 4 : 3;
     ex.ptr[0] = p->panel, ex.ld[0] = m;
     ex.ptr[1] = p->b, ex.ld[1] = m;
@@ -137,13 +144,13 @@ static double time_op(probe_t *p, int op, int busy, bool side, double *host, dou
     cudaEvent_t g0, g1;
     cudaEventCreate(&g0);
     cudaEventCreate(&g1);
-    int reps = 40;
+    const int k = p->k, reps = (int)(40 * t / (size_t)k); /* as long as 40 of inner t */
     for (int s = 0; s < busy; s++) {
       if (s == 0) cudaEventRecord(g0, bg0);
       for (int r = 0; r < reps; r++)
-        cublasGemmEx(p->bg_blas[s], CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)t, (int)t, m1,
-                     p->bg_a[s], type, (int)m, p->bg_a[s], type, (int)m, one, p->bg_c[s], type,
-                     (int)m, single ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_64F, CUBLAS_GEMM_DEFAULT);
+        cublasGemmEx(p->bg_blas[s], CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)t, k, m1, p->bg_a[s],
+                     type, (int)m, p->bg_a[s], type, (int)m, one, p->bg_c[s], type, (int)m,
+                     single ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_64F, CUBLAS_GEMM_DEFAULT);
       if (s == 0) cudaEventRecord(g1, bg0);
     }
     cudaEventRecord(p->e0, p->urgent);
@@ -155,7 +162,7 @@ static double time_op(probe_t *p, int op, int busy, bool side, double *host, dou
     float ms = 0, gms = 0;
     cudaEventElapsedTime(&ms, p->e0, p->e1);
     if (busy) cudaEventElapsedTime(&gms, g0, g1);
-    if (busy) *rate = busy * 2.0 * (double)m * (double)t * (double)t * reps / (gms * 1e-3) * 1e-12;
+    if (busy) *rate = busy * 2.0 * (double)m * (double)t * k * reps / (gms * 1e-3) * 1e-12;
     cudaEventDestroy(g0);
     cudaEventDestroy(g1);
     if (rep >= 0 && ms < best) best = ms;
@@ -227,11 +234,31 @@ static int run(probe_t *p) {
       printf("\n");
     }
   }
+  /* the panel's getrf beside gemms of other inner dimensions */
+  for (int i = 0; i < p->nks; i++) {
+    p->k = p->ks[i];
+    if (p->k == p->t) continue;
+    for (int busy = 1; busy <= BACKGROUND; busy += 2) {
+      double host = 0, rate = 0, ms = time_op(p, GETRF, busy, false, &host, &rate);
+      if (ms < 0) return fail(op_names[GETRF]);
+      printf("%s %6d x %-5d %-26s %9.3f ms %6.1f TFLOP/s  host %7.3f ms  beside %d gemm stream%s "
+             "of inner %d (%.1f TFLOP/s)\n",
+             dn, p->m, p->t, op_names[GETRF], ms, getrf_flops / (ms * 1e-3) * 1e-12, host, busy,
+             busy > 1 ? "s" : "", p->k, rate);
+    }
+    double host = 0, rate = 0, ms = time_op(p, LU_STEP_INV, 0, false, &host, &rate);
+    if (ms < 0) return fail(op_names[LU_STEP_INV]);
+    const double f = 2.0 * (double)(m - t) * (double)(t * t) + (double)(t * t * t);
+    printf("%s %6d x %-5d %-26s %9.3f ms %6.1f TFLOP/s  host %7.3f ms  in gemms of inner %d\n", dn,
+           p->m, p->t, op_names[LU_STEP_INV], ms, f / (ms * 1e-3) * 1e-12, host, p->k);
+  }
+  p->k = p->t;
   return 0;
 }
 
 int main(int argc, char **argv) {
   probe_t p = {.m = 32768, .t = 2048, .reps = 3, .side_sms = 32, .dt = TESSERA_F64};
+  bool ks_ok = true;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--m") && i + 1 < argc)
       p.m = atoi(argv[++i]);
@@ -243,17 +270,25 @@ int main(int argc, char **argv) {
       p.reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--side") && i + 1 < argc)
       p.side_sms = atoi(argv[++i]);
-    else {
-      fprintf(stderr, "usage: %s [--m M] [--tile T] [--dtype d|s] [--reps R] [--side S]\n",
+    else if (!strcmp(argv[i], "--k") && i + 1 < argc) {
+      for (char *w = strtok(argv[++i], ","); w; w = strtok(NULL, ",")) {
+        ks_ok = ks_ok && p.nks < MAX_KS;
+        if (ks_ok) p.ks[p.nks++] = atoi(w);
+      }
+    } else {
+      fprintf(stderr,
+              "usage: %s [--m M] [--tile T] [--dtype d|s] [--reps R] [--side S] [--k K,...]\n",
               argv[0]);
       return 2;
     }
   }
-  if (p.t < 1 || p.m < p.t || p.reps < 1 || p.side_sms < 0) {
-    fprintf(stderr, "bench_lu_panel: the tile must be in 1 .. m, reps at least 1 and the SMs "
-                    "kept at least 0\n");
+  for (int i = 0; i < p.nks; i++) ks_ok = ks_ok && p.ks[i] >= 1 && p.ks[i] <= p.t;
+  if (p.t < 1 || p.m < p.t || p.reps < 1 || p.side_sms < 0 || !ks_ok) {
+    fprintf(stderr, "bench_lu_panel: the tile must be in 1 .. m, reps at least 1, the SMs kept "
+                    "at least 0 and --k up to 8 inner dimensions in 1 .. the tile\n");
     return 2;
   }
+  p.k = p.t;
   p.es = tessera_dtype_size(p.dt);
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {

@@ -29,6 +29,9 @@
  *   TESSERA_TRSM_INVERSE  1: Cholesky panels multiply by inverted diagonal tiles; 0: they solve
  *                         (default: 1 when the scope holds GPUs, else 0); read by each
  *                         factorization call, see tessera_potrf_options_t (tessera/linalg.h)
+ *   TESSERA_LU_UPDATE_K   LU's panel updates run as gemms of at most this inner dimension, so
+ *                         that a panel factored beside them waits less for SMs (default 0:
+ *                         one gemm as wide as the panel); read by each factorization call
  *   TESSERA_GPU_MEM_LIMIT cap on each GPU's memory pool ("8G", "512M"; default: the free memory
  *                         less a reserve)
  *   TESSERA_MAX_SUBMITTED most tasks inserted and not yet finished (default 50000): an insertion

@@ -159,7 +159,8 @@ int tsr_pivots_export(tsr_pivots_t *P, int *ipiv) {
 
 int tsr_pxgetrf(tessera_matrix_t *A, tsr_pivots_t *P) {
   const int64_t nt = A->nt;
-  int rc = 0;
+  const int kchunk = tsr_lu_update_k(A->ctx);
+  int rc = kchunk < 0 ? kchunk : 0;
   for (int64_t k = 0; k < P->steps && !rc; k++) {
     const int r0 = (int)(k * A->nb), kb = (int)tsr_pivots_count(P, k);
     tessera_data_t *inv = P->inv ? P->inv[k] : NULL;
@@ -167,7 +168,7 @@ int tsr_pxgetrf(tessera_matrix_t *A, tsr_pivots_t *P) {
     for (int64_t j = k + 1; j < nt && !rc; j++) {
       int tag[3] = {0, (int)j, (int)k};
       rc = tsr_task_lu_step(A, 'L', 'N', tsr_tile(A, 0, k), tsr_tile(A, 0, j), P->h[k], inv,
-                            tsr_tile_n(A, j), r0, kb, tag, prio(nt, j, k));
+                            tsr_tile_n(A, j), r0, kb, kchunk, tag, prio(nt, j, k));
     }
     for (int64_t j = 0; j < k && !rc; j++) {
       int tag[3] = {0, (int)j, (int)k};
@@ -208,9 +209,9 @@ static int substitute(const tessera_matrix_t *A, const tsr_pivots_t *P, char upl
     const int64_t k = forward ? s : P->steps - 1 - s;
     for (int64_t c = 0; c < B->nt && !rc; c++) {
       int tag[3] = {0, (int)c, (int)k};
-      rc =
-          tsr_task_lu_step(B, uplo, trans, tsr_tile(A, 0, k), tsr_tile(B, 0, c), NULL, NULL,
-                           tsr_tile_n(B, c), (int)(k * A->nb), (int)tsr_pivots_count(P, k), tag, 0);
+      rc = tsr_task_lu_step(B, uplo, trans, tsr_tile(A, 0, k), tsr_tile(B, 0, c), NULL, NULL,
+                            tsr_tile_n(B, c), (int)(k * A->nb), (int)tsr_pivots_count(P, k), 0, tag,
+                            0);
     }
     if (!rc) rc = tsr_dist_flush(B->ctx, tsr_tile(A, 0, k)); /* distributed: received copies go */
   }

@@ -130,16 +130,28 @@ int tsr_task_getrf(const tessera_matrix_t *A, int64_t k, tessera_data_t *piv, te
 int tsr_task_laswp(const tessera_matrix_t *A, tessera_data_t *tile, tessera_data_t *piv, int n,
                    int r0, int k, int incx, const int tag[3], int prio);
 /** An lu_step (kernels.h) with the column panel `panel` of B->m rows on the column panel `b`
- *  (n columns), with the interchanges `piv` first when it is not NULL, and the product with
- *  getrf's `inv` (when it and piv are not NULL) for its solve. */
+ *  (n columns), with the interchanges `piv` first when it is not NULL, the product with
+ *  getrf's `inv` (when it and piv are not NULL) for its solve, and the product below as gemms
+ *  of inner dimension at most kchunk (0: one). */
 int tsr_task_lu_step(const tessera_matrix_t *B, char uplo, char trans, tessera_data_t *panel,
                      tessera_data_t *b, tessera_data_t *piv, tessera_data_t *inv, int n, int r0,
-                     int kb, const int tag[3], int prio);
+                     int kb, int kchunk, const int tag[3], int prio);
 
 /** The Cholesky panel method of a call (policy.c): 1 for products with inverted diagonal tiles,
  *  0 for triangular solves, or TESSERA_ERR_ENV for a malformed TESSERA_TRSM_INVERSE. `opts` may
  *  be NULL (automatic). */
 int tsr_panel_inverse(tessera_context_t *ctx, const tessera_potrf_options_t *opts);
+
+/** Default inner dimension of LU's update gemms (tsr_lu_step_args_t.kchunk), 0: the panel's
+ *  width. Beside gemms of inner 1024 a panel's getrf on the same GPU takes 55 ms against 85 at
+ *  2048 for the same gemm rate (one H200, a 32768 x 2048 panel, three gemm streams), but an
+ *  update alone runs 6 % slower; the whole factorization with it is still to be measured
+ *  (docs/benchmarks.md), so it stays off. */
+#define TSR_LU_UPDATE_K 0
+/** The inner dimension of a getrf call's update gemms (policy.c): TESSERA_LU_UPDATE_K, else
+ *  TSR_LU_UPDATE_K; 0 for one gemm of the panel's width. TESSERA_ERR_ENV for a malformed
+ *  value. */
+int tsr_lu_update_k(tessera_context_t *ctx);
 
 /** The pivots of an LU factorization (getrf.c): one handle per step of nb columns, each holding
  *  the step's info (int) and its kb pivots relative to its first row r0 = k nb. For a

@@ -1,6 +1,7 @@
 /* The algorithms layer's choices that depend on the context: the tile size of LAPACK-style calls
- * (from the order, the workers and the GPUs) and the Cholesky panel method (per call, else
- * TESSERA_TRSM_INVERSE, else from the scope's devices). */
+ * (from the order, the workers and the GPUs), the Cholesky panel method (per call, else
+ * TESSERA_TRSM_INVERSE, else from the scope's devices) and the inner dimension of LU's update
+ * gemms (TESSERA_LU_UPDATE_K, else TSR_LU_UPDATE_K). */
 #include <stdlib.h>
 
 #include "linalg/linalg.h"
@@ -56,4 +57,15 @@ int tsr_panel_inverse(tessera_context_t *ctx, const tessera_potrf_options_t *opt
     return tsr_error(ctx, TESSERA_ERR_ENV, "TESSERA_TRSM_INVERSE=\"%s\" is not 0 or 1", v);
   }
   return tessera_scope_nodes(ctx, tessera_get_scope(ctx), NULL, 0) > 0;
+}
+
+int tsr_lu_update_k(tessera_context_t *ctx) {
+  const char *v = getenv("TESSERA_LU_UPDATE_K");
+  if (!v || !*v) return TSR_LU_UPDATE_K;
+  char *end = NULL;
+  const long k = strtol(v, &end, 10);
+  if (*end || k < 0 || k > 1 << 20)
+    return tsr_error(ctx, TESSERA_ERR_ENV,
+                     "TESSERA_LU_UPDATE_K=\"%s\" is not a column count from 0 to 1048576", v);
+  return (int)k;
 }
