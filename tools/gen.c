@@ -46,20 +46,15 @@ static uint64_t mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-/** Hashed value in [-0.5, 0.5] for position (i, j), part 0 (real) or 1 (imaginary). */
-static double hval(uint64_t seed, uint64_t i, uint64_t j, uint64_t part) {
-  uint64_t h = mix(mix(mix(seed * 4 + part) ^ i) ^ (j * 0x9e3779b97f4a7c15ULL));
-  return (double)(h >> 11) * 0x1.0p-53 - 0.5;
-}
-
-/** Hashed value in [-0.5, 0.5] from a row mix (mix(mix(seed * 4 + part) ^ r)) and column c:
- *  hval(seed, r, c, part) with the row's part of the work done once. */
+/** The hashed value in [-0.5, 0.5] of position (r, c), part 0 (real) or 1 (imaginary), from its
+ *  row's mix mix(mix(seed * 4 + part) ^ r), made once per row, and the column c:
+ *  mix(rowmix ^ c · 0x9e3779b97f4a7c15) scaled. */
 static double hval_row(uint64_t rowmix, uint64_t c) {
   uint64_t h = mix(rowmix ^ (c * 0x9e3779b97f4a7c15ULL));
   return (double)(h >> 11) * 0x1.0p-53 - 0.5;
 }
 
-/** Rows handled together by gen_spd_block: their mixes and values are kept on the stack. */
+/** Rows handled together by the block generators: their mixes and values are kept on the stack. */
 #define GEN_ROWS 128
 
 /** Stores re[0..n) (and im[0..n) for complex dtypes) as consecutive elements of `a`, rounded to
@@ -123,34 +118,64 @@ void gen_spd_block(tessera_dtype_t dtype, int64_t n, int64_t i0, int64_t j0, int
   }
 }
 
-/** A slice of columns of gen_spd's matrix, made by one thread. */
+void gen_dense_block(tessera_dtype_t dtype, int64_t i0, int64_t j0, int64_t rows, int64_t cols,
+                     void *a, int64_t lda, uint64_t seed) {
+  const int cplx = tessera_dtype_is_complex(dtype);
+  const size_t es = tessera_dtype_size(dtype);
+  const uint64_t key[2] = {mix(seed * 4), mix(seed * 4 + 1)};
+  uint64_t rowmix[2][GEN_ROWS];
+  double re[GEN_ROWS], im[GEN_ROWS];
+  for (int64_t r0 = 0; r0 < rows; r0 += GEN_ROWS) {
+    const int64_t rn = rows - r0 < GEN_ROWS ? rows - r0 : GEN_ROWS;
+    for (int part = 0; part < 1 + cplx; part++)
+      for (int64_t ii = 0; ii < rn; ii++)
+        rowmix[part][ii] = mix(key[part] ^ (uint64_t)(i0 + r0 + ii));
+    for (int64_t jj = 0; jj < cols; jj++) {
+      for (int part = 0; part < 1 + cplx; part++) {
+        double *v = part ? im : re;
+        for (int64_t ii = 0; ii < rn; ii++) v[ii] = hval_row(rowmix[part][ii], (uint64_t)(j0 + jj));
+      }
+      store_column(dtype, (char *)a + (size_t)(r0 + jj * lda) * es, rn, re, im);
+    }
+  }
+}
+
+/** A slice of columns of gen_spd's or gen_dense's matrix, made by one thread. */
 typedef struct {
   tessera_dtype_t dtype;
-  int64_t n, j0, cols, lda;
+  int spd;
+  int64_t rows, j0, cols, lda;
   void *a;
   uint64_t seed;
 } gen_slice_t;
 
 static void *gen_slice(void *arg) {
   const gen_slice_t *s = arg;
-  size_t off = (size_t)(s->j0 * s->lda) * tessera_dtype_size(s->dtype);
-  gen_spd_block(s->dtype, s->n, 0, s->j0, s->n, s->cols, (char *)s->a + off, s->lda, s->seed);
+  void *a = (char *)s->a + (size_t)(s->j0 * s->lda) * tessera_dtype_size(s->dtype);
+  if (s->spd)
+    gen_spd_block(s->dtype, s->rows, 0, s->j0, s->rows, s->cols, a, s->lda, s->seed);
+  else
+    gen_dense_block(s->dtype, 0, s->j0, s->rows, s->cols, a, s->lda, s->seed);
   return NULL;
 }
 
-/** Threads gen_spd uses at most; matrices below GEN_THREAD_MIN_N are made on the caller's. */
+/** Threads the generators use at most; below GEN_THREAD_MIN elements the caller's alone. */
 #define GEN_THREADS 64
-#define GEN_THREAD_MIN_N 2048
+#define GEN_THREAD_MIN ((int64_t)2048 * 2048)
 
-void gen_spd(tessera_dtype_t dtype, int64_t n, void *a, int64_t lda, uint64_t seed) {
-  long cores = n >= GEN_THREAD_MIN_N ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
+/** The rows x cols matrix of gen_spd (spd, rows = cols = n) or gen_dense, in column slices over
+ *  the cores. */
+static void gen_columns(tessera_dtype_t dtype, int spd, int64_t rows, int64_t cols, void *a,
+                        int64_t lda, uint64_t seed) {
+  long cores = rows * cols >= GEN_THREAD_MIN ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
   int nt = cores < 1 ? 1 : cores > GEN_THREADS ? GEN_THREADS : (int)cores;
+  if (nt > cols) nt = cols > 0 ? (int)cols : 1;
   gen_slice_t slice[GEN_THREADS];
   pthread_t tid[GEN_THREADS];
   int started[GEN_THREADS] = {0};
   for (int t = 0; t < nt; t++) {
-    int64_t j0 = n * t / nt, j1 = n * (t + 1) / nt;
-    slice[t] = (gen_slice_t){dtype, n, j0, j1 - j0, lda, a, seed};
+    int64_t j0 = cols * t / nt, j1 = cols * (t + 1) / nt;
+    slice[t] = (gen_slice_t){dtype, spd, rows, j0, j1 - j0, lda, a, seed};
     /* A thread that cannot start leaves its slice to the caller. */
     started[t] = t > 0 && pthread_create(&tid[t], NULL, gen_slice, &slice[t]) == 0;
   }
@@ -160,18 +185,13 @@ void gen_spd(tessera_dtype_t dtype, int64_t n, void *a, int64_t lda, uint64_t se
     if (started[t]) pthread_join(tid[t], NULL);
 }
 
-void gen_dense_block(tessera_dtype_t dtype, int64_t i0, int64_t j0, int64_t rows, int64_t cols,
-                     void *a, int64_t lda, uint64_t seed) {
-  for (int64_t j = 0; j < cols; j++)
-    for (int64_t i = 0; i < rows; i++) {
-      const uint64_t gi = (uint64_t)(i0 + i), gj = (uint64_t)(j0 + j);
-      elem_set(dtype, a, (size_t)(i + j * lda), hval(seed, gi, gj, 0), hval(seed, gi, gj, 1));
-    }
+void gen_spd(tessera_dtype_t dtype, int64_t n, void *a, int64_t lda, uint64_t seed) {
+  gen_columns(dtype, 1, n, n, a, lda, seed);
 }
 
 void gen_dense(tessera_dtype_t dtype, int64_t rows, int64_t cols, void *a, int64_t lda,
                uint64_t seed) {
-  gen_dense_block(dtype, 0, 0, rows, cols, a, lda, seed);
+  gen_columns(dtype, 0, rows, cols, a, lda, seed);
 }
 
 void gen_mirror(tessera_dtype_t dtype, tessera_uplo_t uplo, int64_t n, void *a, int64_t lda) {

@@ -22,7 +22,8 @@ void elem_get(tessera_dtype_t dtype, const void *a, size_t idx, double *re, doub
 void elem_set(tessera_dtype_t dtype, void *a, size_t idx, double re, double im);
 
 /** Fills the full n x n column-major `a` with a Hermitian (symmetric when real) positive
- *  definite matrix: hashed values in [-0.5, 0.5], n added on the (real) diagonal. */
+ *  definite matrix: hashed values in [-0.5, 0.5], n added on the (real) diagonal. Large
+ *  matrices are made in column slices on every core. */
 void gen_spd(tessera_dtype_t dtype, int64_t n, void *a, int64_t lda, uint64_t seed);
 
 /** Writes the rows x cols block of gen_spd's n x n matrix whose first element is (i0, j0) into
@@ -31,7 +32,8 @@ void gen_spd(tessera_dtype_t dtype, int64_t n, void *a, int64_t lda, uint64_t se
 void gen_spd_block(tessera_dtype_t dtype, int64_t n, int64_t i0, int64_t j0, int64_t rows,
                    int64_t cols, void *a, int64_t lda, uint64_t seed);
 
-/** Fills the rows x cols column-major `a` with hashed values in [-0.5, 0.5]. */
+/** Fills the rows x cols column-major `a` with hashed values in [-0.5, 0.5]; large matrices in
+ *  column slices on every core. */
 void gen_dense(tessera_dtype_t dtype, int64_t rows, int64_t cols, void *a, int64_t lda,
                uint64_t seed);
 /** The rows x cols block of gen_dense's matrix whose first element is (i0, j0), into `a`. */
