@@ -11,8 +11,7 @@
 #    "8": each GPU worker's tasks in flight, TESSERA_GPU_FLIGHTS) and SMS (default "0": the SMs
 #    kept for the urgent lane, TESSERA_URGENT_SMS); per run the rate, the lanes' counts and each
 #    lane's getrf and lu_step spans from enqueue to completion (bench/trace_summary.py); the
-#    first run against cusolverMgGetrf and cusolverDnXgetrf. One run of N = 65536 takes about
-#    150 s on one H200 (the generation, copies and residual of a 32 GiB matrix on the host).
+#    first run against cusolverMgGetrf and cusolverDnXgetrf.
 # Traces go to OUT (default ./lu-lanes-out).
 set -euo pipefail
 build=${1:-./build}
