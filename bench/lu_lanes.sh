@@ -10,7 +10,8 @@
 #    "0 1024 512": the update gemms' inner dimension, TESSERA_LU_UPDATE_K), FLIGHTS (default
 #    "8": each GPU worker's tasks in flight, TESSERA_GPU_FLIGHTS) and SMS (default "0": the SMs
 #    kept for the urgent lane, TESSERA_URGENT_SMS); per run the rate, the lanes' counts and each
-#    lane's getrf and lu_step spans from enqueue to completion (bench/trace_summary.py); the
+#    lane's getrf and lu_step spans from enqueue to completion, and the panels' chain: their
+#    spans and the waits between them, summed (bench/trace_summary.py --chain getrf); the
 #    first run against cusolverMgGetrf and cusolverDnXgetrf.
 # Traces go to OUT (default ./lu-lanes-out).
 set -euo pipefail
@@ -38,8 +39,8 @@ for k in ${KS:-0 1024 512}; do
       TESSERA_LU_UPDATE_K=$k TESSERA_GPU_FLIGHTS=$f TESSERA_URGENT_SMS=$s "$build/tessera" bench \
         getrf --n "$n" --tile 2048 --gpus "$gpus" --workers 0 --resident-only --reps 1 \
         $baseline --trace "$trace" | grep -E "^getrf|^# worker"
-      python3 "$here/trace_summary.py" "$trace" --window 0 |
-        sed -n '/enqueue to completion/,$p' | grep -E "kernel|^getrf|^lu_step"
+      python3 "$here/trace_summary.py" "$trace" --window 0 --chain getrf |
+        sed -n '/enqueue to completion/,$p' | grep -E "^kernel|^getrf +|^lu_step +|tasks over"
       baseline=--no-baseline
     done
   done

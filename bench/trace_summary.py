@@ -1,8 +1,10 @@
 """Summary of a tessera Chrome trace (TESSERA_TRACE=f.json): time per kernel, the GPU tasks' own
-spans by lane, and the events of the last --window milliseconds in start order (one call of a
-repeated benchmark).
+spans by lane, the events of the last --window milliseconds in start order (one call of a
+repeated benchmark), and with --chain KERNEL that kernel's tasks of the last call one after the
+other (a factorization's panels: each one's span from its enqueue, and the wait before it since
+the previous one completed).
 
-  python3 bench/trace_summary.py f.json --window 10
+  python3 bench/trace_summary.py f.json --window 10 [--chain getrf]
 """
 import argparse
 import collections
@@ -11,6 +13,7 @@ import json
 ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
 ap.add_argument("trace")
 ap.add_argument("--window", type=float, default=10.0, help="milliseconds before the last event")
+ap.add_argument("--chain", help="kernel whose tasks of the last call form the critical chain")
 args = ap.parse_args()
 ev = [e for e in json.load(open(args.trace))["traceEvents"] if e.get("ph") == "X"]
 names = {e["tid"]: e["args"]["name"] for e in json.load(open(args.trace))["traceEvents"]
@@ -42,3 +45,26 @@ if last:
     for e in last:
         print(f"{e['ts'] - t0:9.1f} {e['dur']:8.1f} {names.get(e['tid'], e['tid'])[:14]:14s} "
               f"{e['name']}")
+if args.chain:
+    # the last call: from the kernel's last task tagged (0, 0, 0)
+    chain = sorted((e for e in ev if e["args"]["kernel"] == args.chain),
+                   key=lambda e: e["ts"] + e["dur"])
+    first = [i for i, e in enumerate(chain) if e["name"].endswith("(0,0,0)")]
+    chain = chain[first[-1]:] if first else chain
+    if chain:
+        t0 = chain[0]["args"].get("launched", chain[0]["ts"])
+        print(f"\n{args.chain} chain of the last call (ms from its first enqueue):\n"
+              f"{'task':16s} {'lane':7s} {'enqueued':>9s} {'span':>7s} {'wait':>7s}")
+        prev, spans, waits = None, 0.0, 0.0
+        for e in chain:
+            launched = e["args"].get("launched", e["ts"])
+            end = e["ts"] + e["dur"]
+            wait = (launched - prev) / 1e3 if prev is not None else 0.0
+            spans += (end - launched) / 1e3
+            waits += max(wait, 0.0)
+            print(f"{e['name'][:16]:16s} {e['args'].get('lane', '-'):7s} "
+                  f"{(launched - t0) / 1e3:9.1f} {(end - launched) / 1e3:7.1f} {wait:7.1f}")
+            prev = end
+        total = (prev - t0) / 1e3
+        print(f"{len(chain)} tasks over {total:.1f} ms: {spans:.1f} ms in their spans, "
+              f"{waits:.1f} ms waiting between them")
