@@ -5,7 +5,7 @@
 #   bench/lu_lanes.sh [BUILD]      BUILD defaults to ./build (a CUDA build)
 #
 # 1. bench_lu_panel: the panel's getrf alone, beside gemm streams of the update's shape and of
-#    inner dimensions 1024 and 512 (--k), and beside one on a side queue with 32 SMs kept.
+#    inner dimensions 1024 and 512 (--k), each also beside one on a side queue with 32 SMs kept.
 # 2. Resident getrf f64 at N (default 65536), tile 2048, traced, for each of KS (default
 #    "0 1024 512": the update gemms' inner dimension, TESSERA_LU_UPDATE_K), FLIGHTS (default
 #    "8": each GPU worker's tasks in flight, TESSERA_GPU_FLIGHTS) and SMS (default "0": the SMs

@@ -238,13 +238,17 @@ static int run(probe_t *p) {
   for (int i = 0; i < p->nks; i++) {
     p->k = p->ks[i];
     if (p->k == p->t) continue;
-    for (int busy = 1; busy <= BACKGROUND; busy += 2) {
-      double host = 0, rate = 0, ms = time_op(p, GETRF, busy, false, &host, &rate);
+    /* busy streams 1, 3, and 1 on the side queue (busy = -1) */
+    for (int busy = p->side ? -1 : 1; busy <= BACKGROUND; busy += 2) {
+      const int n = busy < 0 ? 1 : busy;
+      double host = 0, rate = 0, ms = time_op(p, GETRF, n, busy < 0, &host, &rate);
       if (ms < 0) return fail(op_names[GETRF]);
       printf("%s %6d x %-5d %-26s %9.3f ms %6.1f TFLOP/s  host %7.3f ms  beside %d gemm stream%s "
-             "of inner %d (%.1f TFLOP/s)\n",
-             dn, p->m, p->t, op_names[GETRF], ms, getrf_flops / (ms * 1e-3) * 1e-12, host, busy,
-             busy > 1 ? "s" : "", p->k, rate);
+             "of inner %d (%.1f TFLOP/s)",
+             dn, p->m, p->t, op_names[GETRF], ms, getrf_flops / (ms * 1e-3) * 1e-12, host, n,
+             n > 1 ? "s" : "", p->k, rate);
+      if (busy < 0) printf(" on the SMs less %d", p->side_sms);
+      printf("\n");
     }
     double host = 0, rate = 0, ms = time_op(p, LU_STEP_INV, 0, false, &host, &rate);
     if (ms < 0) return fail(op_names[LU_STEP_INV]);
