@@ -1,10 +1,38 @@
 /* tessera CLI — `tessera info`: workers, devices, memory nodes, bandwidths, configuration, the
- * tile chosen per matrix order, and a measured f64 gemm rate beside the nominal ones. */
+ * tile chosen per matrix order, the BLAS and its kernels, and a measured f64 gemm rate beside
+ * the nominal ones. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
+
+#ifdef TESSERA_HAVE_OPENBLAS_THREADS
+char *openblas_get_config(void);
+char *openblas_get_corename(void);
+
+/** OpenBLAS's build and the kernels it chose for this CPU; a hint when it fell back to its
+ *  generic ones (Prescott) on a CPU with AVX2 or AVX-512, as it does where a virtual machine
+ *  hides the CPU's model: about 4x on dgemm. */
+static void print_blas(void) {
+  const char *core = openblas_get_corename();
+  printf("blas: %s, kernels for %s\n", openblas_get_config(), core);
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  const char *better = __builtin_cpu_supports("avx512f") ? "SkylakeX"
+                       : __builtin_cpu_supports("avx2")  ? "Haswell"
+                                                         : NULL;
+  if (better && core && !strcmp(core, "Prescott"))
+    printf("  OpenBLAS did not recognise this CPU and runs its generic kernels; the CPU has %s:\n"
+           "  OPENBLAS_CORETYPE=%s in the environment of the program selects faster ones\n",
+           strcmp(better, "SkylakeX") ? "AVX2" : "AVX-512", better);
+#endif
+}
+#else
+static void print_blas(void) {
+  printf("blas: not OpenBLAS\n");
+}
+#endif
 
 /** Label of memory node `node`: "host" or "gpuG". */
 static const char *node_label(int node, char buf[16]) {
@@ -102,6 +130,7 @@ int cli_info(const cli_opts_t *o) {
   char comm[256];
   const int distributed = tessera_comm_describe(comm, sizeof comm);
   printf("communication: %s%s\n", comm, distributed ? "" : " (this build runs in one process)");
+  print_blas();
   int gpus = tessera_accelerator_count(ctx);
   int64_t n = o->sizes[0] >= 0 ? o->sizes[0] : gpus ? 16384 : 2048;
   printf("rates (f64 GFLOP/s): the per-worker figures above are nominal (CPU: 40 per core, AVX2\n"
