@@ -171,6 +171,27 @@ static double time_op(probe_t *p, int op, int busy, bool side, double *host, dou
   return best;
 }
 
+/* Times op beside `busy` gemm streams (-1: one on the side queue) and prints its line; 0, or 1
+ * (message printed). */
+static int report(probe_t *p, int op, int busy) {
+  const double m = p->m, t = p->t;
+  const double f = op == GETRF                               ? m * t * t - t * t * t / 3
+                   : op == LU_STEP_INV || op == LU_STEP_TRSM ? 2.0 * (m - t) * t * t + t * t * t
+                                                             : t * t * t;
+  const int n = busy < 0 ? 1 : busy;
+  double host = 0, rate = 0, ms = time_op(p, op, n, busy < 0, &host, &rate);
+  if (ms < 0) return fail(op_names[op]);
+  printf("%s %6d x %-5d %-26s %9.3f ms %6.1f TFLOP/s  host %7.3f ms",
+         p->dt == TESSERA_F32 ? "f32" : "f64", p->m, p->t, op_names[op], ms,
+         f / (ms * 1e-3) * 1e-12, host);
+  if (n) printf("  beside %d gemm stream%s", n, n > 1 ? "s" : "");
+  if (p->k != p->t) printf("%s of inner %d", n ? "" : "  in gemms", p->k);
+  if (n) printf(" (%.1f TFLOP/s)", rate);
+  if (busy < 0) printf(" on the SMs less %d", p->side_sms);
+  printf("\n");
+  return 0;
+}
+
 static int run(probe_t *p) {
   const size_t m = (size_t)p->m, t = (size_t)p->t, panel = m * t * p->es;
   int lo = 0, hi = 0;
@@ -215,46 +236,21 @@ static int run(probe_t *p) {
   cudaEventCreate(&p->e0);
   cudaEventCreate(&p->e1);
   if (fill(p, p->panel0, m, t, 1) || fill(p, p->b0, m, t, 2)) return fail("fill");
-  const char *dn = p->dt == TESSERA_F32 ? "f32" : "f64";
-  const double getrf_flops = (double)m * t * t - (double)t * t * t / 3;
-  for (int op = 0; op < NOPS; op++) {
-    const double f = op == GETRF                               ? getrf_flops
-                     : op == LU_STEP_INV || op == LU_STEP_TRSM ? 2.0 * (m - t) * t * t + t * t * t
-                                                               : (double)t * t * t;
-    /* busy streams 0, 1, 3; for the getrf also 1 on the side queue (busy = -1) */
-    for (int busy = op == GETRF && p->side ? -1 : 0; busy <= (op == GETRF ? BACKGROUND : 0);
-         busy += busy < 1 ? 1 : 2) {
-      const int n = busy < 0 ? 1 : busy;
-      double host = 0, rate = 0, ms = time_op(p, op, n, busy < 0, &host, &rate);
-      if (ms < 0) return fail(op_names[op]);
-      printf("%s %6d x %-5d %-26s %9.3f ms %6.1f TFLOP/s  host %7.3f ms", dn, p->m, p->t,
-             op_names[op], ms, f / (ms * 1e-3) * 1e-12, host);
-      if (n) printf("  beside %d gemm stream%s (%.1f TFLOP/s)", n, n > 1 ? "s" : "", rate);
-      if (busy < 0) printf(" on the SMs less %d", p->side_sms);
-      printf("\n");
+  /* the update's gemms (inner dimension the tile) for every op, then for --k's others the
+   * panel's getrf beside them and the update in such gemms */
+  for (int i = -1; i < p->nks; i++) {
+    p->k = i < 0 ? p->t : p->ks[i];
+    if (i >= 0 && p->k == p->t) continue;
+    for (int op = 0; op < NOPS; op++) {
+      if (i >= 0 && op != GETRF && op != LU_STEP_INV) continue;
+      /* busy streams 0 (the update's gemms only), 1, 3; for the getrf also 1 on the side
+       * queue (busy = -1) */
+      for (int busy = op == GETRF && p->side  ? -1
+                      : op == GETRF && i >= 0 ? 1
+                                              : 0;
+           busy <= (op == GETRF ? BACKGROUND : 0); busy += busy < 1 && i < 0 ? 1 : 2)
+        if (report(p, op, busy)) return 1;
     }
-  }
-  /* the panel's getrf beside gemms of other inner dimensions */
-  for (int i = 0; i < p->nks; i++) {
-    p->k = p->ks[i];
-    if (p->k == p->t) continue;
-    /* busy streams 1, 3, and 1 on the side queue (busy = -1) */
-    for (int busy = p->side ? -1 : 1; busy <= BACKGROUND; busy += 2) {
-      const int n = busy < 0 ? 1 : busy;
-      double host = 0, rate = 0, ms = time_op(p, GETRF, n, busy < 0, &host, &rate);
-      if (ms < 0) return fail(op_names[GETRF]);
-      printf("%s %6d x %-5d %-26s %9.3f ms %6.1f TFLOP/s  host %7.3f ms  beside %d gemm stream%s "
-             "of inner %d (%.1f TFLOP/s)",
-             dn, p->m, p->t, op_names[GETRF], ms, getrf_flops / (ms * 1e-3) * 1e-12, host, n,
-             n > 1 ? "s" : "", p->k, rate);
-      if (busy < 0) printf(" on the SMs less %d", p->side_sms);
-      printf("\n");
-    }
-    double host = 0, rate = 0, ms = time_op(p, LU_STEP_INV, 0, false, &host, &rate);
-    if (ms < 0) return fail(op_names[LU_STEP_INV]);
-    const double f = 2.0 * (double)(m - t) * (double)(t * t) + (double)(t * t * t);
-    printf("%s %6d x %-5d %-26s %9.3f ms %6.1f TFLOP/s  host %7.3f ms  in gemms of inner %d\n", dn,
-           p->m, p->t, op_names[LU_STEP_INV], ms, f / (ms * 1e-3) * 1e-12, host, p->k);
   }
   p->k = p->t;
   return 0;
