@@ -32,6 +32,9 @@
  *   TESSERA_LU_UPDATE_K   LU's panel updates run as gemms of at most this inner dimension, so
  *                         that a panel factored beside them waits less for SMs (default 0:
  *                         one gemm as wide as the panel); read by each factorization call
+ *   TESSERA_LU_UPDATE_TAIL the steps TESSERA_LU_UPDATE_K applies to: those with at most this
+ *                         many column panels right of the panel per device (default 8), where
+ *                         the panels' chain, not the updates, bounds the run; read likewise
  *   TESSERA_GPU_MEM_LIMIT cap on each GPU's memory pool ("8G", "512M"; default: the free memory
  *                         less a reserve)
  *   TESSERA_MAX_SUBMITTED most tasks inserted and not yet finished (default 50000): an insertion

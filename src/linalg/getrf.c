@@ -159,10 +159,13 @@ int tsr_pivots_export(tsr_pivots_t *P, int *ipiv) {
 
 int tsr_pxgetrf(tessera_matrix_t *A, tsr_pivots_t *P) {
   const int64_t nt = A->nt;
-  const int kchunk = tsr_lu_update_k(A->ctx);
-  int rc = kchunk < 0 ? kchunk : 0;
+  int64_t tail = 0;
+  const int kchunk_tail = tsr_lu_update_k(A, &tail);
+  int rc = kchunk_tail < 0 ? kchunk_tail : 0;
   for (int64_t k = 0; k < P->steps && !rc; k++) {
     const int r0 = (int)(k * A->nb), kb = (int)tsr_pivots_count(P, k);
+    /* the updates of the steps bound by their panel's chain only (see tsr_lu_update_k) */
+    const int kchunk = nt - k - 1 <= tail ? kchunk_tail : 0;
     tessera_data_t *inv = P->inv ? P->inv[k] : NULL;
     rc = tsr_task_getrf(A, k, P->h[k], inv, prio(nt, k, k));
     for (int64_t j = k + 1; j < nt && !rc; j++) {

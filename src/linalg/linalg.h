@@ -145,13 +145,21 @@ int tsr_panel_inverse(tessera_context_t *ctx, const tessera_potrf_options_t *opt
 /** Default inner dimension of LU's update gemms (tsr_lu_step_args_t.kchunk), 0: the panel's
  *  width. Beside gemms of inner 1024 a panel's getrf on the same GPU takes 55 ms against 85 at
  *  2048 for the same gemm rate (one H200, a 32768 x 2048 panel, three gemm streams), but an
- *  update alone runs 6 % slower; the whole factorization with it is still to be measured
- *  (docs/benchmarks.md), so it stays off. */
+ *  update alone runs 6 % slower. Off until measured where it should pay (docs/benchmarks.md). */
 #define TSR_LU_UPDATE_K 0
-/** The inner dimension of a getrf call's update gemms (policy.c): TESSERA_LU_UPDATE_K, else
- *  TSR_LU_UPDATE_K; 0 for one gemm of the panel's width. TESSERA_ERR_ENV for a malformed
- *  value. */
-int tsr_lu_update_k(tessera_context_t *ctx);
+/** The steps whose updates run in those gemms: the steps with at most this many column panels
+ *  right of the panel per device. A step's update per device and its panel's getrf do flops in
+ *  the ratio 2 T / D (T trailing panels, D devices) whatever the rows, and beside gemms of inner
+ *  512 the getrf runs some 15 times below their rate: from about 8 panels per device down, the
+ *  panels' chain bounds the run, not the updates, so a slower update there costs nothing and a
+ *  faster panel shortens the run. */
+#define TSR_LU_UPDATE_TAIL 8
+/** The inner dimension of A's getrf update gemms (policy.c): TESSERA_LU_UPDATE_K, else
+ *  TSR_LU_UPDATE_K; 0 for one gemm of the panel's width. It applies to the steps with at most
+ *  `tail` trailing column panels: TESSERA_LU_UPDATE_TAIL, else TSR_LU_UPDATE_TAIL, per device of
+ *  the scope (one without any), times the processes of a distributed A. TESSERA_ERR_ENV for a
+ *  malformed value. */
+int tsr_lu_update_k(const tessera_matrix_t *A, int64_t *tail);
 
 /** The pivots of an LU factorization (getrf.c): one handle per step of nb columns, each holding
  *  the step's info (int) and its kb pivots relative to its first row r0 = k nb. For a

@@ -1,7 +1,8 @@
 /* The algorithms layer's choices that depend on the context: the tile size of LAPACK-style calls
  * (from the order, the workers and the GPUs), the Cholesky panel method (per call, else
  * TESSERA_TRSM_INVERSE, else from the scope's devices) and the inner dimension of LU's update
- * gemms (TESSERA_LU_UPDATE_K, else TSR_LU_UPDATE_K). */
+ * gemms with the steps it applies to (TESSERA_LU_UPDATE_K and TESSERA_LU_UPDATE_TAIL, else
+ * TSR_LU_UPDATE_K and TSR_LU_UPDATE_TAIL). */
 #include <stdlib.h>
 
 #include "linalg/linalg.h"
@@ -59,13 +60,28 @@ int tsr_panel_inverse(tessera_context_t *ctx, const tessera_potrf_options_t *opt
   return tessera_scope_nodes(ctx, tessera_get_scope(ctx), NULL, 0) > 0;
 }
 
-int tsr_lu_update_k(tessera_context_t *ctx) {
-  const char *v = getenv("TESSERA_LU_UPDATE_K");
-  if (!v || !*v) return TSR_LU_UPDATE_K;
+/* The value of the environment variable `var`, a count from 0 to `hi`, in *value (left as it is
+ * where the variable is unset or empty); TESSERA_ERR_ENV with a message for another value. */
+static int env_count(tessera_context_t *ctx, const char *var, long hi, const char *what,
+                     long *value) {
+  const char *v = getenv(var);
+  if (!v || !*v) return 0;
   char *end = NULL;
-  const long k = strtol(v, &end, 10);
-  if (*end || k < 0 || k > 1 << 20)
-    return tsr_error(ctx, TESSERA_ERR_ENV,
-                     "TESSERA_LU_UPDATE_K=\"%s\" is not a column count from 0 to 1048576", v);
+  const long x = strtol(v, &end, 10);
+  if (*end || x < 0 || x > hi)
+    return tsr_error(ctx, TESSERA_ERR_ENV, "%s=\"%s\" is not %s from 0 to %ld", var, v, what, hi);
+  *value = x;
+  return 0;
+}
+
+int tsr_lu_update_k(const tessera_matrix_t *A, int64_t *tail) {
+  tessera_context_t *ctx = A->ctx;
+  long k = TSR_LU_UPDATE_K, per_device = TSR_LU_UPDATE_TAIL;
+  int rc = env_count(ctx, "TESSERA_LU_UPDATE_K", 1 << 20, "a column count", &k);
+  if (!rc) rc = env_count(ctx, "TESSERA_LU_UPDATE_TAIL", 1 << 20, "a panel count", &per_device);
+  if (rc) return rc;
+  const int nodes = tessera_scope_nodes(ctx, tessera_get_scope(ctx), NULL, 0);
+  const int64_t devices = (int64_t)(nodes > 0 ? nodes : 1) * (A->comm ? A->grid.p * A->grid.q : 1);
+  *tail = per_device * devices;
   return (int)k;
 }

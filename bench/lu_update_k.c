@@ -1,0 +1,256 @@
+/* tessera's getrf under each inner dimension of its update gemms (TESSERA_LU_UPDATE_K, with
+ * TESSERA_LU_UPDATE_TAIL where a setting K:T gives T; both read at every call): one generated
+ * matrix on one resident descriptor, imported before each run (untimed), the settings of --k
+ * taken in turn, --reps rounds after an untimed warm-up, so that every setting sees the same
+ * machine state; the best time of each, its rate, its ratio to the first setting, and the
+ * backward error of a solve with its factors ‖A x − b‖₁ / (‖A‖₁ ‖x‖₁ n ε).
+ *
+ *   ./build/bench/bench_lu_update_k [--n 65536] [--tile 2048] [--gpus G] [--workers W]
+ *                                   [--k 0,512,1024,512:4] [--reps 2] [--dtype d|s]
+ *
+ * Without --gpus the context's defaults hold (every GPU), without --workers none beside GPUs
+ * (the CPU workers' default without any).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <cblas.h>
+#include <float.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tessera/tessera.h"
+
+enum { MAX_KS = 8, MAX_THREADS = 64 };
+
+typedef struct {
+  int64_t n;
+  tessera_dtype_t dt;
+  void *a;
+  int part, parts;
+} gen_job_t;
+
+/* Uniform values in [-0.5, 0.5) hashed from each element's index (splitmix64): the same matrix
+ * whatever the number of threads. */
+static void *gen_part(void *arg) {
+  const gen_job_t *g = arg;
+  for (int64_t j = g->part; j < g->n; j += g->parts)
+    for (int64_t i = 0; i < g->n; i++) {
+      uint64_t z = (uint64_t)(j * g->n + i) + 0x9E3779B97F4A7C15ull;
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+      const double v = (double)((z ^ (z >> 31)) >> 11) * 0x1p-53 - 0.5;
+      if (g->dt == TESSERA_F64)
+        ((double *)g->a)[j * g->n + i] = v;
+      else
+        ((float *)g->a)[j * g->n + i] = (float)v;
+    }
+  return NULL;
+}
+
+static void generate(tessera_dtype_t dt, int64_t n, void *a) {
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  const int parts = cores < 1 ? 1 : cores > MAX_THREADS ? MAX_THREADS : (int)cores;
+  pthread_t th[MAX_THREADS];
+  gen_job_t jobs[MAX_THREADS];
+  int started = 0;
+  for (int p = 0; p < parts; p++) {
+    jobs[p] = (gen_job_t){n, dt, a, p, parts};
+    if (parts > 1 && pthread_create(&th[p], NULL, gen_part, &jobs[p]) == 0)
+      started++;
+    else
+      break;
+  }
+  for (int p = 0; p < started; p++) pthread_join(th[p], NULL);
+  if (started < parts) /* no threads: the rest here */
+    for (int p = started; p < parts; p++) gen_part(&jobs[p]);
+}
+
+static double seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* r = b − A x in r (b on entry) and the backward error of x. */
+static double backward_error(tessera_dtype_t dt, int64_t n, const void *a, const void *x, void *r) {
+  const int f64 = dt == TESSERA_F64;
+  if (f64)
+    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)n, (int)n, -1.0, a, (int)n, x, 1, 1.0, r, 1);
+  else
+    cblas_sgemv(CblasColMajor, CblasNoTrans, (int)n, (int)n, -1.0f, a, (int)n, x, 1, 1.0f, r, 1);
+  double anorm = 0;
+  for (int64_t j = 0; j < n; j++) {
+    const double s = f64 ? cblas_dasum((int)n, (const double *)a + j * n, 1)
+                         : cblas_sasum((int)n, (const float *)a + j * n, 1);
+    anorm = isnan(s) || s > anorm ? s : anorm;
+  }
+  const double rn = f64 ? cblas_dasum((int)n, r, 1) : cblas_sasum((int)n, r, 1);
+  const double xn = f64 ? cblas_dasum((int)n, x, 1) : cblas_sasum((int)n, x, 1);
+  return rn / (anorm * xn * (double)n * (f64 ? DBL_EPSILON : FLT_EPSILON));
+}
+
+typedef struct {
+  tessera_context_t *ctx;
+  tessera_dtype_t dt;
+  int64_t n;
+  int tile, reps, nks, ks[MAX_KS], tails[MAX_KS]; /* tails[i] < 0: unset */
+  void *a, *v, *b; /* the matrix, b = A v, and its solution or residual */
+  int *ipiv;
+  tessera_matrix_t *A, *B;
+  double best[MAX_KS];
+} bench_t;
+
+static int fail(const bench_t *p, const char *what, int status) {
+  fprintf(stderr, "bench_lu_update_k: %s failed (%d): %s\n", what, status,
+          p->ctx ? tessera_last_error(p->ctx) : "no context");
+  return 1;
+}
+
+/* Factors the imported matrix with the k-th setting; its time in *t. */
+static int factor(bench_t *p, int k, double *t) {
+  char value[16];
+  snprintf(value, sizeof value, "%d", p->ks[k]);
+  setenv("TESSERA_LU_UPDATE_K", value, 1);
+  snprintf(value, sizeof value, "%d", p->tails[k]);
+  if (p->tails[k] >= 0)
+    setenv("TESSERA_LU_UPDATE_TAIL", value, 1);
+  else
+    unsetenv("TESSERA_LU_UPDATE_TAIL");
+  int rc = tessera_matrix_import(p->A, p->a, p->n);
+  if (rc) return fail(p, "import", rc);
+  const double t0 = seconds();
+  rc = tessera_tile_getrf(p->A, p->ipiv);
+  *t = seconds() - t0;
+  return rc ? fail(p, "getrf", rc) : 0;
+}
+
+/* A solve with the factors of the k-th setting (factored last): the backward error. */
+static int check(bench_t *p, double *err) {
+  const size_t bytes = (size_t)p->n * tessera_dtype_size(p->dt);
+  const int f64 = p->dt == TESSERA_F64;
+  if (f64)
+    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)p->n, (int)p->n, 1.0, p->a, (int)p->n, p->v, 1,
+                0.0, p->b, 1);
+  else
+    cblas_sgemv(CblasColMajor, CblasNoTrans, (int)p->n, (int)p->n, 1.0f, p->a, (int)p->n, p->v, 1,
+                0.0f, p->b, 1);
+  char *x = malloc(bytes);
+  if (!x) return fail(p, "allocation of the solution", TESSERA_ERR_NOMEM);
+  int rc = tessera_matrix_import(p->B, p->b, p->n);
+  if (!rc) rc = tessera_tile_getrs(TESSERA_NOTRANS, p->A, p->ipiv, p->B);
+  if (!rc) rc = tessera_matrix_export(p->B, x, p->n);
+  if (!rc) *err = backward_error(p->dt, p->n, p->a, x, p->b);
+  free(x);
+  return rc ? fail(p, "solve", rc) : 0;
+}
+
+static int run(bench_t *p) {
+  const double flops = 2.0 / 3.0 * (double)p->n * (double)p->n * (double)p->n;
+  printf("# getrf %s n=%lld tile %d, %d GPUs, %d workers: best of %d after a warm-up\n",
+         p->dt == TESSERA_F64 ? "f64" : "f32", (long long)p->n, p->tile,
+         tessera_accelerator_count(p->ctx), tessera_worker_count(p->ctx), p->reps);
+  printf("%-8s %-8s %10s %12s %8s %12s\n", "UPDATE_K", "TAIL", "seconds", "GFLOP/s", "ratio",
+         "backward");
+  double t;
+  for (int rep = -1; rep < p->reps; rep++)
+    for (int k = 0; k < p->nks; k++) {
+      if (factor(p, k, &t)) return 1;
+      if (rep >= 0 && t < p->best[k]) p->best[k] = t;
+      double err = NAN;
+      if (rep == p->reps - 1) {
+        if (check(p, &err)) return 1;
+        char tail[16] = "default";
+        if (p->tails[k] >= 0) snprintf(tail, sizeof tail, "%d", p->tails[k]);
+        printf("%-8d %-8s %10.4f %12.1f %8.3f %12.2e\n", p->ks[k], tail, p->best[k],
+               flops * 1e-9 / p->best[k], p->best[0] / p->best[k], err);
+        fflush(stdout);
+      }
+    }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  bench_t p = {.dt = TESSERA_F64, .n = 65536, .tile = 2048, .reps = 2};
+  int gpus = -1, workers = -1, ks_ok = 1;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--n") && i + 1 < argc)
+      p.n = atoll(argv[++i]);
+    else if (!strcmp(argv[i], "--tile") && i + 1 < argc)
+      p.tile = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--gpus") && i + 1 < argc)
+      gpus = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--workers") && i + 1 < argc)
+      workers = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+      p.reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--dtype") && i + 1 < argc)
+      p.dt = argv[++i][0] == 's' ? TESSERA_F32 : TESSERA_F64;
+    else if (!strcmp(argv[i], "--k") && i + 1 < argc) {
+      p.nks = 0;
+      for (char *w = strtok(argv[++i], ","); w; w = strtok(NULL, ",")) {
+        const char *colon = strchr(w, ':');
+        ks_ok = ks_ok && p.nks < MAX_KS && atoi(w) >= 0 && (!colon || atoi(colon + 1) >= 0);
+        if (ks_ok) p.ks[p.nks] = atoi(w), p.tails[p.nks++] = colon ? atoi(colon + 1) : -1;
+      }
+    } else {
+      fprintf(stderr,
+              "usage: %s [--n N] [--tile T] [--gpus G] [--workers W] [--k K,...] [--reps R] "
+              "[--dtype d|s]\n",
+              argv[0]);
+      return 2;
+    }
+  }
+  if (!p.nks)
+    for (p.nks = 0; p.nks < 3; p.nks++) p.ks[p.nks] = 512 * p.nks, p.tails[p.nks] = -1;
+  if (p.n < 1 || p.n > INT32_MAX || p.tile < 1 || p.reps < 1 || !ks_ok || p.nks < 1) {
+    fprintf(stderr, "bench_lu_update_k: n must be in 1 .. 2^31 - 1, the tile and reps at least "
+                    "1, and --k up to 8 settings K or K:T, counts of at least 0\n");
+    return 2;
+  }
+  for (int k = 0; k < p.nks; k++) p.best[k] = INFINITY;
+  tessera_config_t cfg;
+  tessera_config_init(&cfg);
+  cfg.gpus = gpus;
+  cfg.cpu_workers = workers;
+  cfg.tile_size = p.tile;
+  int rc = tessera_init(&p.ctx, &cfg);
+  if (rc) return fail(&p, "tessera_init", rc);
+  if (workers < 0 && tessera_accelerator_count(p.ctx) > 0) { /* GPUs alone */
+    tessera_finalize(p.ctx);
+    cfg.cpu_workers = 0;
+    if ((rc = tessera_init(&p.ctx, &cfg))) return fail(&p, "tessera_init", rc);
+  }
+  const size_t es = tessera_dtype_size(p.dt), cells = (size_t)p.n * (size_t)p.n;
+  p.a = malloc(cells * es);
+  p.v = malloc((size_t)p.n * es);
+  p.b = malloc((size_t)p.n * es);
+  p.ipiv = malloc((size_t)p.n * sizeof *p.ipiv);
+  rc = !p.a || !p.v || !p.b || !p.ipiv;
+  if (rc) fprintf(stderr, "bench_lu_update_k: out of memory for n = %lld\n", (long long)p.n);
+  if (!rc && (rc = tessera_matrix_create(p.ctx, p.dt, p.n, p.n, p.n, p.tile, &p.A)))
+    rc = fail(&p, "matrix create", rc);
+  if (!rc && (rc = tessera_matrix_create(p.ctx, p.dt, p.n, 1, p.n, 1, &p.B)))
+    rc = fail(&p, "matrix create", rc);
+  if (!rc) {
+    generate(p.dt, p.n, p.a);
+    for (int64_t i = 0; i < p.n; i++)
+      if (p.dt == TESSERA_F64)
+        ((double *)p.v)[i] = 1.0 / (double)(1 + i % 7);
+      else
+        ((float *)p.v)[i] = 1.0f / (float)(1 + i % 7);
+    rc = run(&p);
+  }
+  if (p.B) tessera_matrix_destroy(p.B);
+  if (p.A) tessera_matrix_destroy(p.A);
+  tessera_finalize(p.ctx);
+  free(p.a);
+  free(p.v);
+  free(p.b);
+  free(p.ipiv);
+  return rc;
+}
