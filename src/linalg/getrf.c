@@ -159,15 +159,15 @@ int tsr_pivots_export(tsr_pivots_t *P, int *ipiv) {
 
 int tsr_pxgetrf(tessera_matrix_t *A, tsr_pivots_t *P) {
   const int64_t nt = A->nt;
-  int64_t tail = 0;
-  const int kchunk_tail = tsr_lu_update_k(A, &tail);
-  int rc = kchunk_tail < 0 ? kchunk_tail : 0;
+  tsr_lu_tail_t tail;
+  int rc = tsr_lu_tail(A, &tail);
   for (int64_t k = 0; k < P->steps && !rc; k++) {
     const int r0 = (int)(k * A->nb), kb = (int)tsr_pivots_count(P, k);
-    /* the updates of the steps bound by their panel's chain only (see tsr_lu_update_k) */
-    const int kchunk = nt - k - 1 <= tail ? kchunk_tail : 0;
+    /* the steps the panels' chain bounds (see tsr_lu_tail_t) */
+    const bool chain = nt - k - 1 <= tail.tail;
+    const int kchunk = chain ? tail.kchunk : 0;
     tessera_data_t *inv = P->inv ? P->inv[k] : NULL;
-    rc = tsr_task_getrf(A, k, P->h[k], inv, prio(nt, k, k));
+    rc = tsr_task_getrf(A, k, P->h[k], inv, chain && tail.solo, prio(nt, k, k));
     for (int64_t j = k + 1; j < nt && !rc; j++) {
       int tag[3] = {0, (int)j, (int)k};
       rc = tsr_task_lu_step(A, 'L', 'N', tsr_tile(A, 0, k), tsr_tile(A, 0, j), P->h[k], inv,

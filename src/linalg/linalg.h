@@ -122,9 +122,10 @@ int tsr_task_lacpy_rows(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_d
                         int m, int n, const int tag[3], int prio);
 
 /** getrf of column panel k of A (one tile row) from row k nb, its pivots and info into `piv`,
- *  the inverse of its unit lower diagonal block into `inv` when not NULL. */
+ *  the inverse of its unit lower diagonal block into `inv` when not NULL; alone on its device
+ *  (TESSERA_TASK_SOLO) when `solo`. */
 int tsr_task_getrf(const tessera_matrix_t *A, int64_t k, tessera_data_t *piv, tessera_data_t *inv,
-                   int prio);
+                   bool solo, int prio);
 /** The interchanges of `piv` (k of them, relative to row r0) on the n columns of the column
  *  panel `tile` of A (A->m rows), in order (incx 1) or reversed (-1). */
 int tsr_task_laswp(const tessera_matrix_t *A, tessera_data_t *tile, tessera_data_t *piv, int n,
@@ -142,24 +143,33 @@ int tsr_task_lu_step(const tessera_matrix_t *B, char uplo, char trans, tessera_d
  *  be NULL (automatic). */
 int tsr_panel_inverse(tessera_context_t *ctx, const tessera_potrf_options_t *opts);
 
-/** Default inner dimension of LU's update gemms (tsr_lu_step_args_t.kchunk), 0: the panel's
- *  width. Beside gemms of inner 1024 a panel's getrf on the same GPU takes 55 ms against 85 at
- *  2048 for the same gemm rate (one H200, a 32768 x 2048 panel, three gemm streams), but an
- *  update alone runs 6 % slower. Off until measured where it should pay (docs/benchmarks.md). */
+/** LU's steps bound by the panels' chain: those with at most this many column panels right of
+ *  the panel per device. A step's update per device and its panel's getrf do flops in the ratio
+ *  2 T / D (T trailing panels, D devices) whatever the rows, and beside gemms of inner 512 the
+ *  getrf runs some 15 times below their rate: from about 8 panels per device down, the panels'
+ *  chain bounds the run, not the updates, so a faster panel shortens the run and a slower
+ *  update there costs nothing. */
+#define TSR_LU_TAIL 8
+/** Default inner dimension of the update gemms in those steps (tsr_lu_step_args_t.kchunk), 0:
+ *  the panel's width. Beside gemms of inner 1024 a panel's getrf on the same GPU takes 55 ms
+ *  against 85 at 2048 (one H200, a 32768 x 2048 panel, three gemm streams), but an update alone
+ *  runs 6 % slower. Off until measured where it should pay (docs/benchmarks.md). */
 #define TSR_LU_UPDATE_K 0
-/** The steps whose updates run in those gemms: the steps with at most this many column panels
- *  right of the panel per device. A step's update per device and its panel's getrf do flops in
- *  the ratio 2 T / D (T trailing panels, D devices) whatever the rows, and beside gemms of inner
- *  512 the getrf runs some 15 times below their rate: from about 8 panels per device down, the
- *  panels' chain bounds the run, not the updates, so a slower update there costs nothing and a
- *  faster panel shortens the run. */
-#define TSR_LU_UPDATE_TAIL 8
-/** The inner dimension of A's getrf update gemms (policy.c): TESSERA_LU_UPDATE_K, else
- *  TSR_LU_UPDATE_K; 0 for one gemm of the panel's width. It applies to the steps with at most
- *  `tail` trailing column panels: TESSERA_LU_UPDATE_TAIL, else TSR_LU_UPDATE_TAIL, per device of
- *  the scope (one without any), times the processes of a distributed A. TESSERA_ERR_ENV for a
- *  malformed value. */
-int tsr_lu_update_k(const tessera_matrix_t *A, int64_t *tail);
+/** Default for the panels of those steps running alone on their device (TESSERA_TASK_SOLO):
+ *  1 yes, 0 no. */
+#define TSR_LU_PANEL_SOLO 0
+
+/** What a getrf call does in the steps its panels' chain bounds (policy.c). */
+typedef struct {
+  int64_t tail; /**< the steps with at most this many trailing column panels: TESSERA_LU_TAIL,
+                     else TSR_LU_TAIL, per device of the scope (one without any), times the
+                     processes of a distributed A */
+  int kchunk;   /**< their updates' gemms' inner dimension: TESSERA_LU_UPDATE_K, else
+                     TSR_LU_UPDATE_K; 0 for one gemm of the panel's width */
+  bool solo;    /**< their panels run alone: TESSERA_LU_PANEL_SOLO, else TSR_LU_PANEL_SOLO */
+} tsr_lu_tail_t;
+/** Fills *t for a getrf of A: 0, or TESSERA_ERR_ENV for a malformed variable. */
+int tsr_lu_tail(const tessera_matrix_t *A, tsr_lu_tail_t *t);
 
 /** The pivots of an LU factorization (getrf.c): one handle per step of nb columns, each holding
  *  the step's info (int) and its kb pivots relative to its first row r0 = k nb. For a

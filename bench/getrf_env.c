@@ -1,12 +1,14 @@
-/* tessera's getrf under each inner dimension of its update gemms (TESSERA_LU_UPDATE_K, with
- * TESSERA_LU_UPDATE_TAIL where a setting K:T gives T; both read at every call): one generated
- * matrix on one resident descriptor, imported before each run (untimed), the settings of --k
- * taken in turn, --reps rounds after an untimed warm-up, so that every setting sees the same
- * machine state; the best time of each, its rate, its ratio to the first setting, and the
- * backward error of a solve with its factors ‖A x − b‖₁ / (‖A‖₁ ‖x‖₁ n ε).
+/* tessera's getrf under several settings of the environment variables it reads at each call
+ * (TESSERA_LU_TAIL, TESSERA_LU_UPDATE_K, TESSERA_LU_PANEL_SOLO, ...): one generated matrix on
+ * one resident descriptor, imported before each run (untimed), the settings taken in turn,
+ * --reps rounds after an untimed warm-up, so that every setting sees the same machine state;
+ * the best time of each, its rate, its ratio to the first setting, and the backward error of a
+ * solve with its factors ‖A x − b‖₁ / (‖A‖₁ ‖x‖₁ n ε). Each --env is one setting: assignments
+ * VAR=VALUE separated by spaces ("" for none); a variable one setting assigns is unset for the
+ * others.
  *
- *   ./build/bench/bench_lu_update_k [--n 65536] [--tile 2048] [--gpus G] [--workers W]
- *                                   [--k 0,512,1024,512:4] [--reps 2] [--dtype d|s]
+ *   ./build/bench/bench_getrf_env [--n 65536] [--tile 2048] [--gpus G] [--workers W]
+ *                                 [--reps 2] [--dtype d|s] --env "" --env "TESSERA_LU_UPDATE_K=512"
  *
  * Without --gpus the context's defaults hold (every GPU), without --workers none beside GPUs
  * (the CPU workers' default without any).
@@ -25,7 +27,7 @@
 
 #include "tessera/tessera.h"
 
-enum { MAX_KS = 8, MAX_THREADS = 64 };
+enum { MAX_SETTINGS = 8, MAX_VARS = 8, MAX_THREADS = 64 };
 
 typedef struct {
   int64_t n;
@@ -98,29 +100,44 @@ typedef struct {
   tessera_context_t *ctx;
   tessera_dtype_t dt;
   int64_t n;
-  int tile, reps, nks, ks[MAX_KS], tails[MAX_KS]; /* tails[i] < 0: unset */
-  void *a, *v, *b; /* the matrix, b = A v, and its solution or residual */
+  int tile, reps, nsettings;
+  char *settings[MAX_SETTINGS]; /* --env's, as given */
+  void *a, *v, *b;              /* the matrix, b = A v, and its solution or residual */
   int *ipiv;
   tessera_matrix_t *A, *B;
-  double best[MAX_KS];
+  double best[MAX_SETTINGS];
 } bench_t;
 
 static int fail(const bench_t *p, const char *what, int status) {
-  fprintf(stderr, "bench_lu_update_k: %s failed (%d): %s\n", what, status,
+  fprintf(stderr, "bench_getrf_env: %s failed (%d): %s\n", what, status,
           p->ctx ? tessera_last_error(p->ctx) : "no context");
   return 1;
 }
 
+/* Applies setting k: unsets every variable any setting assigns, then sets k's. 0, or -1 for a
+ * malformed assignment. */
+static int apply(const bench_t *p, int k) {
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = pass ? k : 0; i < (pass ? k + 1 : p->nsettings); i++) {
+      char copy[512];
+      snprintf(copy, sizeof copy, "%s", p->settings[i]);
+      char *save = NULL;
+      for (char *w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        char *eq = strchr(w, '=');
+        if (!eq || eq == w) return -1;
+        *eq = 0;
+        if (pass ? setenv(w, eq + 1, 1) : unsetenv(w)) return -1;
+      }
+    }
+  return 0;
+}
+
 /* Factors the imported matrix with the k-th setting; its time in *t. */
 static int factor(bench_t *p, int k, double *t) {
-  char value[16];
-  snprintf(value, sizeof value, "%d", p->ks[k]);
-  setenv("TESSERA_LU_UPDATE_K", value, 1);
-  snprintf(value, sizeof value, "%d", p->tails[k]);
-  if (p->tails[k] >= 0)
-    setenv("TESSERA_LU_UPDATE_TAIL", value, 1);
-  else
-    unsetenv("TESSERA_LU_UPDATE_TAIL");
+  if (apply(p, k)) {
+    fprintf(stderr, "bench_getrf_env: \"%s\" is not a list of VAR=VALUE\n", p->settings[k]);
+    return 1;
+  }
   int rc = tessera_matrix_import(p->A, p->a, p->n);
   if (rc) return fail(p, "import", rc);
   const double t0 = seconds();
@@ -154,20 +171,17 @@ static int run(bench_t *p) {
   printf("# getrf %s n=%lld tile %d, %d GPUs, %d workers: best of %d after a warm-up\n",
          p->dt == TESSERA_F64 ? "f64" : "f32", (long long)p->n, p->tile,
          tessera_accelerator_count(p->ctx), tessera_worker_count(p->ctx), p->reps);
-  printf("%-8s %-8s %10s %12s %8s %12s\n", "UPDATE_K", "TAIL", "seconds", "GFLOP/s", "ratio",
-         "backward");
+  printf("%10s %12s %8s %12s  %s\n", "seconds", "GFLOP/s", "ratio", "backward", "setting");
   double t;
   for (int rep = -1; rep < p->reps; rep++)
-    for (int k = 0; k < p->nks; k++) {
+    for (int k = 0; k < p->nsettings; k++) {
       if (factor(p, k, &t)) return 1;
       if (rep >= 0 && t < p->best[k]) p->best[k] = t;
       double err = NAN;
       if (rep == p->reps - 1) {
         if (check(p, &err)) return 1;
-        char tail[16] = "default";
-        if (p->tails[k] >= 0) snprintf(tail, sizeof tail, "%d", p->tails[k]);
-        printf("%-8d %-8s %10.4f %12.1f %8.3f %12.2e\n", p->ks[k], tail, p->best[k],
-               flops * 1e-9 / p->best[k], p->best[0] / p->best[k], err);
+        printf("%10.4f %12.1f %8.3f %12.2e  %s\n", p->best[k], flops * 1e-9 / p->best[k],
+               p->best[0] / p->best[k], err, *p->settings[k] ? p->settings[k] : "(none)");
         fflush(stdout);
       }
     }
@@ -176,7 +190,7 @@ static int run(bench_t *p) {
 
 int main(int argc, char **argv) {
   bench_t p = {.dt = TESSERA_F64, .n = 65536, .tile = 2048, .reps = 2};
-  int gpus = -1, workers = -1, ks_ok = 1;
+  int gpus = -1, workers = -1, settings_ok = 1;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--n") && i + 1 < argc)
       p.n = atoll(argv[++i]);
@@ -190,29 +204,26 @@ int main(int argc, char **argv) {
       p.reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--dtype") && i + 1 < argc)
       p.dt = argv[++i][0] == 's' ? TESSERA_F32 : TESSERA_F64;
-    else if (!strcmp(argv[i], "--k") && i + 1 < argc) {
-      p.nks = 0;
-      for (char *w = strtok(argv[++i], ","); w; w = strtok(NULL, ",")) {
-        const char *colon = strchr(w, ':');
-        ks_ok = ks_ok && p.nks < MAX_KS && atoi(w) >= 0 && (!colon || atoi(colon + 1) >= 0);
-        if (ks_ok) p.ks[p.nks] = atoi(w), p.tails[p.nks++] = colon ? atoi(colon + 1) : -1;
-      }
+    else if (!strcmp(argv[i], "--env") && i + 1 < argc) {
+      settings_ok = settings_ok && p.nsettings < MAX_SETTINGS && strlen(argv[i + 1]) < 512;
+      if (settings_ok) p.settings[p.nsettings++] = argv[i + 1];
+      i++;
     } else {
       fprintf(stderr,
-              "usage: %s [--n N] [--tile T] [--gpus G] [--workers W] [--k K,...] [--reps R] "
-              "[--dtype d|s]\n",
+              "usage: %s [--n N] [--tile T] [--gpus G] [--workers W] [--reps R] [--dtype d|s] "
+              "--env \"VAR=VALUE ...\" ...\n",
               argv[0]);
       return 2;
     }
   }
-  if (!p.nks)
-    for (p.nks = 0; p.nks < 3; p.nks++) p.ks[p.nks] = 512 * p.nks, p.tails[p.nks] = -1;
-  if (p.n < 1 || p.n > INT32_MAX || p.tile < 1 || p.reps < 1 || !ks_ok || p.nks < 1) {
-    fprintf(stderr, "bench_lu_update_k: n must be in 1 .. 2^31 - 1, the tile and reps at least "
-                    "1, and --k up to 8 settings K or K:T, counts of at least 0\n");
+  static char none[] = "";
+  if (!p.nsettings) p.settings[p.nsettings++] = none;
+  if (p.n < 1 || p.n > INT32_MAX || p.tile < 1 || p.reps < 1 || !settings_ok) {
+    fprintf(stderr, "bench_getrf_env: n must be in 1 .. 2^31 - 1, the tile and reps at least 1, "
+                    "and at most 8 settings (--env) of under 512 characters each\n");
     return 2;
   }
-  for (int k = 0; k < p.nks; k++) p.best[k] = INFINITY;
+  for (int k = 0; k < p.nsettings; k++) p.best[k] = INFINITY;
   tessera_config_t cfg;
   tessera_config_init(&cfg);
   cfg.gpus = gpus;
@@ -231,7 +242,7 @@ int main(int argc, char **argv) {
   p.b = malloc((size_t)p.n * es);
   p.ipiv = malloc((size_t)p.n * sizeof *p.ipiv);
   rc = !p.a || !p.v || !p.b || !p.ipiv;
-  if (rc) fprintf(stderr, "bench_lu_update_k: out of memory for n = %lld\n", (long long)p.n);
+  if (rc) fprintf(stderr, "bench_getrf_env: out of memory for n = %lld\n", (long long)p.n);
   if (!rc && (rc = tessera_matrix_create(p.ctx, p.dt, p.n, p.n, p.n, p.tile, &p.A)))
     rc = fail(&p, "matrix create", rc);
   if (!rc && (rc = tessera_matrix_create(p.ctx, p.dt, p.n, 1, p.n, 1, &p.B)))
