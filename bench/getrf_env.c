@@ -1,7 +1,8 @@
 /* tessera's getrf under several settings of the environment variables it reads at each call
- * (TESSERA_LU_TAIL, TESSERA_LU_UPDATE_K, TESSERA_LU_PANEL_SOLO, ...): one generated matrix on
- * one resident descriptor, imported before each run (untimed), the settings taken in turn,
- * --reps rounds after an untimed warm-up, so that every setting sees the same machine state;
+ * (TESSERA_LU_TAIL, TESSERA_LU_UPDATE_K; not those tessera_init reads once, such as
+ * TESSERA_GPU_FLIGHTS): one generated matrix on one resident descriptor, imported before each
+ * run (untimed), the settings taken in turn, --reps rounds after an untimed warm-up, so that
+ * every setting sees the same machine state;
  * the best time of each, its rate, its ratio to the first setting, and the backward error of a
  * solve with its factors ‖A x − b‖₁ / (‖A‖₁ ‖x‖₁ n ε). Each --env is one setting: assignments
  * VAR=VALUE separated by spaces ("" for none); a variable one setting assigns is unset for the

@@ -8,8 +8,8 @@
 #    inner dimensions 1024 and 512 (--k), each also beside one on a side queue with 32 SMs kept.
 # 2. bench_getrf_env: resident getrf f64 at N (default 65536), tile TILE (default 2048), under
 #    each setting of SETTINGS (";" between settings, each "VAR=VALUE ..."; default: none, the
-#    updates in gemms of 512 or 256, the panels alone, alone from 16 trailing panels per device,
-#    alone with gemms of 512, all in the chain-bound steps), one matrix, interleaved, best of 2.
+#    updates of the chain-bound steps in gemms of 512 or 256, of 512 from 4 or 16 trailing
+#    panels per device), one matrix, interleaved, best of 2.
 # 3. The same getrf by `tessera bench`, traced, for each of KS (default "0 512":
 #    TESSERA_LU_UPDATE_K), FLIGHTS (default "8": each GPU worker's tasks in flight,
 #    TESSERA_GPU_FLIGHTS) and SMS (default "0": the SMs kept for the urgent lane,
@@ -35,9 +35,8 @@ mkdir -p "$out"
 echo "# getrf lanes on $gpus GPUs, $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?')"
 "$build/bench/bench_lu_panel" --m 32768 --tile "$tile" --side 32 --k 1024,512 |
   grep -E "panel getrf|inner" || true
-default_settings=";TESSERA_LU_UPDATE_K=512;TESSERA_LU_UPDATE_K=256;TESSERA_LU_PANEL_SOLO=1"
-default_settings+=";TESSERA_LU_PANEL_SOLO=1 TESSERA_LU_TAIL=16"
-default_settings+=";TESSERA_LU_PANEL_SOLO=1 TESSERA_LU_UPDATE_K=512"
+default_settings=";TESSERA_LU_UPDATE_K=512;TESSERA_LU_UPDATE_K=256"
+default_settings+=";TESSERA_LU_UPDATE_K=512 TESSERA_LU_TAIL=4;TESSERA_LU_UPDATE_K=512 TESSERA_LU_TAIL=16"
 IFS=';' read -ra settings <<<"${SETTINGS-$default_settings}"
 env_args=()
 for s in "${settings[@]}"; do env_args+=(--env "$s"); done

@@ -31,12 +31,10 @@
  *                         factorization call, see tessera_potrf_options_t (tessera/linalg.h)
  *   TESSERA_LU_TAIL       LU's steps bound by the panels' chain, not by the updates: those
  *                         with at most this many column panels right of the panel per device
- *                         (default 8); read by each factorization call, as the next two
+ *                         (default 8); read by each factorization call, as the next one
  *   TESSERA_LU_UPDATE_K   in those steps the updates run as gemms of at most this inner
  *                         dimension, so that a panel factored beside them waits less for SMs
  *                         (default 0: one gemm as wide as the panel)
- *   TESSERA_LU_PANEL_SOLO 1: in those steps a GPU starts nothing else while it factors the
- *                         panel (TESSERA_TASK_SOLO); 0: the panel shares it (default 0)
  *   TESSERA_GPU_MEM_LIMIT cap on each GPU's memory pool ("8G", "512M"; default: the free memory
  *                         less a reserve)
  *   TESSERA_MAX_SUBMITTED most tasks inserted and not yet finished (default 50000): an insertion

@@ -96,12 +96,6 @@ typedef struct {
  *  otherwise skipped). For work other processes wait on, such as sending a tile. */
 #define TESSERA_KERNEL_RUNS_AFTER_FAILURE 1u
 
-/** Task flag: while the task runs, its worker starts no other task (those already running go
- *  on), so that a short task on the critical path has its GPU to itself instead of waiting for
- *  SMs behind long kernels: LU's panel in the steps its chain bounds. A worker that runs one task
- *  at a time (a CPU worker) runs it as any other. */
-#define TESSERA_TASK_SOLO 1u
-
 /** A task to insert. Zero-initialise, then fill in. */
 typedef struct {
   const tessera_kernel_t *kernel;
@@ -114,14 +108,13 @@ typedef struct {
   tessera_scope_t scope; /**< zero value: the context's scope */
   int tag[3];            /**< coordinates shown in traces (e.g. tile i, j, k) */
   int ntag;
-  unsigned flags; /**< TESSERA_TASK_* (0: none) */
 } tessera_task_t;
 
 /** Inserts a task. It runs once every earlier task it conflicts with has finished.
  *  When tessera_config_t.max_submitted tasks are inserted and not finished, the call first
  *  blocks until nine tenths of that bound remain (never on a worker thread of the context).
  *  Returns 0, or a negative status for an invalid description (NULL kernel, too many handles,
- *  arguments too large, unknown flags), TESSERA_ERR_NODEVICE when no worker of the scope has an
+ *  arguments too large), TESSERA_ERR_NODEVICE when no worker of the scope has an
  *  implementation, TESSERA_ERR_NOMEM.
  *  Not thread safe: one thread inserts into a context at a time. */
 TESSERA_API int tessera_task_insert(tessera_context_t *ctx, const tessera_task_t *task);

@@ -167,7 +167,7 @@ int tsr_pxgetrf(tessera_matrix_t *A, tsr_pivots_t *P) {
     const bool chain = nt - k - 1 <= tail.tail;
     const int kchunk = chain ? tail.kchunk : 0;
     tessera_data_t *inv = P->inv ? P->inv[k] : NULL;
-    rc = tsr_task_getrf(A, k, P->h[k], inv, chain && tail.solo, prio(nt, k, k));
+    rc = tsr_task_getrf(A, k, P->h[k], inv, prio(nt, k, k));
     for (int64_t j = k + 1; j < nt && !rc; j++) {
       int tag[3] = {0, (int)j, (int)k};
       rc = tsr_task_lu_step(A, 'L', 'N', tsr_tile(A, 0, k), tsr_tile(A, 0, j), P->h[k], inv,

@@ -122,10 +122,9 @@ int tsr_task_lacpy_rows(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_d
                         int m, int n, const int tag[3], int prio);
 
 /** getrf of column panel k of A (one tile row) from row k nb, its pivots and info into `piv`,
- *  the inverse of its unit lower diagonal block into `inv` when not NULL; alone on its device
- *  (TESSERA_TASK_SOLO) when `solo`. */
+ *  the inverse of its unit lower diagonal block into `inv` when not NULL. */
 int tsr_task_getrf(const tessera_matrix_t *A, int64_t k, tessera_data_t *piv, tessera_data_t *inv,
-                   bool solo, int prio);
+                   int prio);
 /** The interchanges of `piv` (k of them, relative to row r0) on the n columns of the column
  *  panel `tile` of A (A->m rows), in order (incx 1) or reversed (-1). */
 int tsr_task_laswp(const tessera_matrix_t *A, tessera_data_t *tile, tessera_data_t *piv, int n,
@@ -155,10 +154,6 @@ int tsr_panel_inverse(tessera_context_t *ctx, const tessera_potrf_options_t *opt
  *  against 85 at 2048 (one H200, a 32768 x 2048 panel, three gemm streams), but an update alone
  *  runs 6 % slower. Off until measured where it should pay (docs/benchmarks.md). */
 #define TSR_LU_UPDATE_K 0
-/** Default for the panels of those steps running alone on their device (TESSERA_TASK_SOLO):
- *  1 yes, 0 no. */
-#define TSR_LU_PANEL_SOLO 0
-
 /** What a getrf call does in the steps its panels' chain bounds (policy.c). */
 typedef struct {
   int64_t tail; /**< the steps with at most this many trailing column panels: TESSERA_LU_TAIL,
@@ -166,7 +161,6 @@ typedef struct {
                      processes of a distributed A */
   int kchunk;   /**< their updates' gemms' inner dimension: TESSERA_LU_UPDATE_K, else
                      TSR_LU_UPDATE_K; 0 for one gemm of the panel's width */
-  bool solo;    /**< their panels run alone: TESSERA_LU_PANEL_SOLO, else TSR_LU_PANEL_SOLO */
 } tsr_lu_tail_t;
 /** Fills *t for a getrf of A: 0, or TESSERA_ERR_ENV for a malformed variable. */
 int tsr_lu_tail(const tessera_matrix_t *A, tsr_lu_tail_t *t);

@@ -1,8 +1,8 @@
 /* The algorithms layer's choices that depend on the context: the tile size of LAPACK-style calls
  * (from the order, the workers and the GPUs), the Cholesky panel method (per call, else
  * TESSERA_TRSM_INVERSE, else from the scope's devices) and what LU does in the steps its panels'
- * chain bounds (TESSERA_LU_TAIL, TESSERA_LU_UPDATE_K, TESSERA_LU_PANEL_SOLO, else the TSR_
- * defaults in linalg.h). */
+ * chain bounds (TESSERA_LU_TAIL and TESSERA_LU_UPDATE_K, else the TSR_ defaults in
+ * linalg.h). */
 #include <stdlib.h>
 
 #include "linalg/linalg.h"
@@ -76,13 +76,12 @@ static int env_count(tessera_context_t *ctx, const char *var, long hi, const cha
 
 int tsr_lu_tail(const tessera_matrix_t *A, tsr_lu_tail_t *t) {
   tessera_context_t *ctx = A->ctx;
-  long tail = TSR_LU_TAIL, k = TSR_LU_UPDATE_K, solo = TSR_LU_PANEL_SOLO;
+  long tail = TSR_LU_TAIL, k = TSR_LU_UPDATE_K;
   int rc = env_count(ctx, "TESSERA_LU_TAIL", 1 << 20, "a panel count", &tail);
   if (!rc) rc = env_count(ctx, "TESSERA_LU_UPDATE_K", 1 << 20, "a column count", &k);
-  if (!rc) rc = env_count(ctx, "TESSERA_LU_PANEL_SOLO", 1, "a flag", &solo);
   if (rc) return rc;
   const int nodes = tessera_scope_nodes(ctx, tessera_get_scope(ctx), NULL, 0);
   const int64_t devices = (int64_t)(nodes > 0 ? nodes : 1) * (A->comm ? A->grid.p * A->grid.q : 1);
-  *t = (tsr_lu_tail_t){.tail = tail * devices, .kchunk = (int)k, .solo = solo != 0};
+  *t = (tsr_lu_tail_t){.tail = tail * devices, .kchunk = (int)k};
   return 0;
 }

@@ -2,29 +2,17 @@
 #include "comm/dist.h"
 #include "linalg/linalg.h"
 
-static int insert_flagged(tessera_context_t *ctx, const tessera_kernel_t *k, const void *args,
-                          size_t size, int ndata, tessera_data_t *const *data,
-                          const tessera_access_t *mode, const int tag[3], int prio,
-                          unsigned flags) {
-  tessera_task_t t = {.kernel = k,
-                      .args = args,
-                      .args_size = size,
-                      .ndata = ndata,
-                      .priority = prio,
-                      .ntag = 3,
-                      .flags = flags};
+static int insert(tessera_context_t *ctx, const tessera_kernel_t *k, const void *args, size_t size,
+                  int ndata, tessera_data_t *const *data, const tessera_access_t *mode,
+                  const int tag[3], int prio) {
+  tessera_task_t t = {
+      .kernel = k, .args = args, .args_size = size, .ndata = ndata, .priority = prio, .ntag = 3};
   for (int i = 0; i < ndata; i++) {
     t.data[i] = data[i];
     t.mode[i] = mode[i];
   }
   for (int i = 0; i < 3; i++) t.tag[i] = tag[i];
   return tsr_dist_insert(ctx, &t); /* tessera_task_insert unless a tile is distributed */
-}
-
-static int insert(tessera_context_t *ctx, const tessera_kernel_t *k, const void *args, size_t size,
-                  int ndata, tessera_data_t *const *data, const tessera_access_t *mode,
-                  const int tag[3], int prio) {
-  return insert_flagged(ctx, k, args, size, ndata, data, mode, tag, prio, 0);
 }
 
 static char flip_uplo(char uplo) {
@@ -193,14 +181,13 @@ int tsr_task_trmm(const tessera_matrix_t *A, char side, char uplo, char trans, c
 }
 
 int tsr_task_getrf(const tessera_matrix_t *A, int64_t k, tessera_data_t *piv, tessera_data_t *inv,
-                   bool solo, int prio) {
+                   int prio) {
   tsr_getrf_args_t a = {
       .dtype = A->dtype, .m = (int)A->m, .n = tsr_tile_n(A, k), .r0 = (int)(k * A->nb)};
   tessera_data_t *d[3] = {tsr_tile(A, 0, k), piv, inv};
   tessera_access_t m[3] = {TESSERA_RW, TESSERA_W, TESSERA_W};
   int tag[3] = {0, (int)k, (int)k};
-  return insert_flagged(A->ctx, &tsr_kernel_getrf, &a, sizeof a, inv ? 3 : 2, d, m, tag, prio,
-                        solo ? TESSERA_TASK_SOLO : 0);
+  return insert(A->ctx, &tsr_kernel_getrf, &a, sizeof a, inv ? 3 : 2, d, m, tag, prio);
 }
 
 int tsr_task_laswp(const tessera_matrix_t *A, tessera_data_t *tile, tessera_data_t *piv, int n,

@@ -228,9 +228,6 @@ static int validate(tessera_context_t *ctx, const tessera_task_t *d) {
     return tsr_error(ctx, -2, "task_insert(%s): NULL args with args_size %zu", name, d->args_size);
   if (d->ntag < 0 || d->ntag > 3)
     return tsr_error(ctx, -2, "task_insert(%s): ntag %d", name, d->ntag);
-  if (d->flags & ~TESSERA_TASK_SOLO)
-    return tsr_error(ctx, -2, "task_insert(%s): unknown task flags 0x%x", name,
-                     d->flags & ~TESSERA_TASK_SOLO);
   for (int i = 0; i < d->ndata; i++) {
     if (!d->data[i]) return tsr_error(ctx, -2, "task_insert(%s): handle %d is NULL", name, i);
     if (d->data[i]->ctx != ctx)
@@ -253,7 +250,6 @@ static int insert(tessera_context_t *ctx, const tessera_task_t *d, tsr_task_link
   t->ctx = ctx;
   t->ndata = d->ndata;
   t->priority = d->priority;
-  t->flags = d->flags;
   t->scope = (d->scope.kinds || d->scope.gpu_mask) ? d->scope : ctx->scope;
   t->ntag = d->ntag;
   memcpy(t->tag, d->tag, sizeof t->tag);

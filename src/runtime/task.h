@@ -18,7 +18,6 @@ struct tsr_task {
   tessera_data_t *data[TESSERA_MAX_TASK_DATA];
   uint8_t mode[TESSERA_MAX_TASK_DATA];
   int priority;
-  unsigned flags; /* TESSERA_TASK_* */
   tessera_scope_t scope;
   int tag[3];
   int ntag;

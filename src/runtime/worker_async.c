@@ -200,13 +200,6 @@ static bool urgent_in_flight(const tsr_worker_t *w) {
   return false;
 }
 
-/* Whether a task that runs alone (TESSERA_TASK_SOLO) is in flight: nothing else starts. */
-static bool solo_in_flight(const tsr_worker_t *w) {
-  for (int f = 0; f < w->nflights; f++)
-    if (w->flights[f].task->flags & TESSERA_TASK_SOLO) return true;
-  return false;
-}
-
 static void start(tsr_worker_t *w, tsr_task_t *t) {
   const bool urgent = is_urgent(w, t);
   /* Beside an urgent task, on the SMs it leaves (where the device is partitioned). */
@@ -328,8 +321,7 @@ void tsr_async_worker_loop(tsr_worker_t *w) {
         pending->alone_since = tsr_now();
       bool give_up = alone && tsr_now() - pending->alone_since > TSR_NOMEM_WAIT_S;
       if (launch(w, pending, give_up) == 0 || progress) continue;
-    } else if (!solo_in_flight(w) &&
-               (w->nflights < flights || (w->nflights == flights && urgent_waiting(w)))) {
+    } else if (w->nflights < flights || (w->nflights == flights && urgent_waiting(w))) {
       tsr_task_t *t = w->nflights ? ctx->sched->pop(ctx, w) : tsr_worker_next_task(w);
       if (t) {
         if (!w->nflights) w->stats.idle_s += tsr_now() - idle_from;

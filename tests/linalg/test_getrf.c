@@ -241,8 +241,7 @@ static void test_on_accelerators(void **state) {
 /* LU's update gemms split along their inner dimension (TESSERA_LU_UPDATE_K = 3 on panels of 8
  * columns: gemms of 3, 3 and 2), in every step (up to 8 trailing panels per device), with the
  * context's workers, then on its accelerators alone where it has some; in the last steps only
- * (TESSERA_LU_TAIL = 1), with those steps' panels alone on their devices or not
- * (TESSERA_LU_PANEL_SOLO); malformed values are refused with a message. */
+ * (TESSERA_LU_TAIL = 1); malformed values are refused with a message. */
 static void test_update_chunks(void **state) {
   (void)state;
   setenv("TESSERA_LU_UPDATE_K", "3", 1);
@@ -259,19 +258,13 @@ static void test_update_chunks(void **state) {
     }
     lc_finalize(ctx);
   }
-  /* only the steps with at most one panel right of theirs per device: both kinds in one call;
-   * then with those steps' panels alone on their devices too */
+  /* only the steps with at most one panel right of theirs per device: both kinds in one call */
   setenv("TESSERA_LU_TAIL", "1", 1);
-  for (int solo = 0; solo < 2; solo++) {
-    setenv("TESSERA_LU_PANEL_SOLO", solo ? "1" : "0", 1);
-    tessera_context_t *ctx = lc_context(8);
-    for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
-      check_case(ctx, lc_dtypes[d], 6 * 8 + 3, 6 * 8 + 3, 8,
-                 190u + 4u * (unsigned)solo + (unsigned)d);
-    lc_finalize(ctx);
-  }
-  unsetenv("TESSERA_LU_PANEL_SOLO");
-  tessera_context_t *ctx = lc_context(4);
+  tessera_context_t *ctx = lc_context(8);
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
+    check_case(ctx, lc_dtypes[d], 6 * 8 + 3, 6 * 8 + 3, 8, 190u + (unsigned)d);
+  lc_finalize(ctx);
+  ctx = lc_context(4);
   double a[25];
   int ipiv[5];
   for (int i = 0; i < 25; i++) a[i] = i % 6 == 0 ? 4.0 : 0.5;
@@ -279,10 +272,6 @@ static void test_update_chunks(void **state) {
   assert_int_equal(tessera_getrf(ctx, TESSERA_F64, 5, 5, a, 5, ipiv), TESSERA_ERR_ENV);
   lc_assert_error(ctx);
   unsetenv("TESSERA_LU_TAIL");
-  setenv("TESSERA_LU_PANEL_SOLO", "2", 1);
-  assert_int_equal(tessera_getrf(ctx, TESSERA_F64, 5, 5, a, 5, ipiv), TESSERA_ERR_ENV);
-  lc_assert_error(ctx);
-  unsetenv("TESSERA_LU_PANEL_SOLO");
   setenv("TESSERA_LU_UPDATE_K", "wide", 1);
   assert_int_equal(tessera_getrf(ctx, TESSERA_F64, 5, 5, a, 5, ipiv), TESSERA_ERR_ENV);
   lc_assert_error(ctx);

@@ -142,47 +142,26 @@ static void test_failed_resume(void **state) {
   assert_int_equal(run(3, TESSERA_ERR_KERNEL, out), TESSERA_ERR_KERNEL);
 }
 
-/* A context of `cpu_workers` CPU workers and the simulated devices (64 MiB pools, `urgent_sms`
- * SMs kept for the urgent lane), or NULL in a build without simulated devices. */
-static tessera_context_t *sim_context(int cpu_workers, int urgent_sms) {
-  tessera_config_t cfg;
-  tessera_config_init(&cfg);
-  cfg.cpu_workers = cpu_workers;
-  cfg.gpu_mem_limit = 64 << 20;
-  cfg.urgent_sms = urgent_sms;
-  tessera_context_t *ctx = NULL;
-  assert_int_equal(tessera_init(&ctx, &cfg), 0);
-  if (tessera_device_count(ctx, TESSERA_DEVICE_SIM) > 0) return ctx;
-  tessera_finalize(ctx);
-  return NULL;
-}
-
-/* Checks that each of the n handles holds the resumer's 41 and releases it, then finalizes ctx
- * and p's lock. */
-static void finish_sim(tessera_context_t *ctx, pending_t *p, tessera_data_t **h, int n) {
-  for (int i = 0; i < n; i++) {
-    tessera_data_sync(ctx, h[i]);
-    assert_true(*(double *)tessera_data_ptr(h[i]) == 41);
-    tessera_data_release(ctx, h[i]);
-  }
-  tessera_finalize(ctx);
-  pthread_cond_destroy(&p->cond);
-  pthread_mutex_destroy(&p->lock);
-}
-
 /* On the asynchronous workers of simulated devices: each deferred task keeps its flight until
  * resumed (6 at once, fewer than the flights of one worker), its successor then reads what
  * the resumer wrote into the device's replica; a failed resume fails the flow. */
 static void test_resume_on_devices(void **state) {
   (void)state;
-  tessera_context_t *ctx = sim_context(2, -1);
-  if (!ctx) skip(); /* a build without simulated devices */
+  tessera_config_t cfg;
+  tessera_config_init(&cfg);
+  cfg.cpu_workers = 2;
+  cfg.gpu_mem_limit = 64 << 20;
+  tessera_context_t *ctx = NULL;
+  assert_int_equal(tessera_init(&ctx, &cfg), 0);
+  if (tessera_device_count(ctx, TESSERA_DEVICE_SIM) == 0) {
+    tessera_finalize(ctx);
+    skip(); /* a build without simulated devices */
+  }
   const tessera_scope_t sim = {1u << TESSERA_DEVICE_SIM, 0};
   double out[6];
   assert_int_equal(run_in(ctx, sim, 6, 0, out), 0);
   for (int i = 0; i < 6; i++) assert_true(out[i] == 42);
-  ctx = sim_context(2, -1);
-  assert_non_null(ctx);
+  assert_int_equal(tessera_init(&ctx, &cfg), 0);
   assert_int_equal(run_in(ctx, sim, 3, TESSERA_ERR_KERNEL, out), TESSERA_ERR_KERNEL);
 }
 
@@ -191,9 +170,18 @@ static void test_resume_on_devices(void **state) {
  * flight takes the urgent lane, and one of 0 inserted while that is in flight goes beside it.
  * Returns the workers' counters, summed. */
 static tessera_worker_stats_t lanes(int urgent_sms) {
-  tessera_context_t *ctx = sim_context(1, urgent_sms);
+  tessera_config_t cfg;
+  tessera_config_init(&cfg);
+  cfg.cpu_workers = 1;
+  cfg.gpu_mem_limit = 64 << 20;
+  cfg.urgent_sms = urgent_sms;
+  tessera_context_t *ctx = NULL;
+  assert_int_equal(tessera_init(&ctx, &cfg), 0);
   tessera_worker_stats_t none = {0};
-  if (!ctx) return none;
+  if (tessera_device_count(ctx, TESSERA_DEVICE_SIM) == 0) {
+    tessera_finalize(ctx);
+    return none;
+  }
   pending_t p = {.expect = 3, .value = 41};
   pthread_mutex_init(&p.lock, NULL);
   pthread_cond_init(&p.cond, NULL);
@@ -219,7 +207,14 @@ static tessera_worker_stats_t lanes(int urgent_sms) {
     dev.urgent += st[i].urgent;
     dev.beside_urgent += st[i].beside_urgent;
   }
-  finish_sim(ctx, &p, h, 3);
+  for (int i = 0; i < 3; i++) {
+    tessera_data_sync(ctx, h[i]);
+    assert_true(*(double *)tessera_data_ptr(h[i]) == 41);
+    tessera_data_release(ctx, h[i]);
+  }
+  tessera_finalize(ctx);
+  pthread_cond_destroy(&p.cond);
+  pthread_mutex_destroy(&p.lock);
   return dev;
 }
 
@@ -237,46 +232,6 @@ static void test_side_queues(void **state) {
   assert_int_equal(without.beside_urgent, 0);
 }
 
-/* A task that runs alone (TESSERA_TASK_SOLO) on a simulated device: an independent one inserted
- * after it on the same device does not start while it is in flight (deferred, so it keeps its
- * flight), and starts once it is resumed. */
-static void test_solo(void **state) {
-  (void)state;
-  tessera_context_t *ctx = sim_context(1, -1);
-  if (!ctx) skip(); /* a build without simulated devices */
-  pending_t p = {.value = 41};
-  pthread_mutex_init(&p.lock, NULL);
-  pthread_cond_init(&p.cond, NULL);
-  pending_t *pp = &p;
-  const tessera_scope_t one = {1u << TESSERA_DEVICE_SIM, 1};
-  tessera_data_t *h[2];
-  for (int i = 0; i < 2; i++)
-    assert_int_equal(tessera_data_create(ctx, 1, 1, sizeof(double), &h[i]), 0);
-  tessera_task_t solo = {.kernel = &deferring,
-                         .args = &pp,
-                         .args_size = sizeof pp,
-                         .ndata = 1,
-                         .data = {h[0]},
-                         .mode = {TESSERA_W},
-                         .scope = one,
-                         .flags = TESSERA_TASK_SOLO};
-  assert_int_equal(tessera_task_insert(ctx, &solo), 0);
-  wait_pending(&p, 1);
-  insert_deferring(ctx, &pp, h[1], 0, one);
-  tt_sleep_us(50000); /* time enough for the worker to start it, were it allowed to */
-  pthread_mutex_lock(&p.lock);
-  const int started = p.n;
-  pthread_mutex_unlock(&p.lock);
-  assert_int_equal(started, 1);
-  *p.buf[0] = p.value;
-  tessera_task_resume(p.token[0], 0);
-  wait_pending(&p, 2);
-  *p.buf[1] = p.value;
-  tessera_task_resume(p.token[1], 0);
-  assert_int_equal(tessera_wait_all(ctx), 0);
-  finish_sim(ctx, &p, h, 2);
-}
-
 /* Where deferring is not offered the call says so. */
 static void test_defer_without_task(void **state) {
   (void)state;
@@ -287,11 +242,9 @@ static void test_defer_without_task(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_resume_orders_successors),
-                                     cmocka_unit_test(test_failed_resume),
-                                     cmocka_unit_test(test_resume_on_devices),
-                                     cmocka_unit_test(test_side_queues),
-                                     cmocka_unit_test(test_solo),
-                                     cmocka_unit_test(test_defer_without_task)};
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_resume_orders_successors), cmocka_unit_test(test_failed_resume),
+      cmocka_unit_test(test_resume_on_devices), cmocka_unit_test(test_side_queues),
+      cmocka_unit_test(test_defer_without_task)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
