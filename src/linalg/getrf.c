@@ -163,13 +163,14 @@ int tsr_pxgetrf(tessera_matrix_t *A, tsr_pivots_t *P) {
   int rc = tsr_lu_tail(A, &tail);
   for (int64_t k = 0; k < P->steps && !rc; k++) {
     const int r0 = (int)(k * A->nb), kb = (int)tsr_pivots_count(P, k);
-    /* the steps the panels' chain bounds (see tsr_lu_tail_t) */
+    /* the steps the panels' chain bounds (see tsr_lu_tail_t), but not the update of the next
+     * panel: on the chain itself, it runs while no panel does */
     const bool chain = nt - k - 1 <= tail.tail;
-    const int kchunk = chain ? tail.kchunk : 0;
     tessera_data_t *inv = P->inv ? P->inv[k] : NULL;
     rc = tsr_task_getrf(A, k, P->h[k], inv, prio(nt, k, k));
     for (int64_t j = k + 1; j < nt && !rc; j++) {
       int tag[3] = {0, (int)j, (int)k};
+      const int kchunk = chain && j > k + 1 ? tail.kchunk : 0;
       rc = tsr_task_lu_step(A, 'L', 'N', tsr_tile(A, 0, k), tsr_tile(A, 0, j), P->h[k], inv,
                             tsr_tile_n(A, j), r0, kb, kchunk, tag, prio(nt, j, k));
     }

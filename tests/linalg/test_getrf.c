@@ -239,9 +239,10 @@ static void test_on_accelerators(void **state) {
 }
 
 /* LU's update gemms split along their inner dimension (TESSERA_LU_UPDATE_K = 3 on panels of 8
- * columns: gemms of 3, 3 and 2), in every step (up to 8 trailing panels per device), with the
- * context's workers, then on its accelerators alone where it has some; in the last steps only
- * (TESSERA_LU_TAIL = 1); malformed values are refused with a message. */
+ * columns: gemms of 3, 3 and 2), on all but the next panel in every step (up to 8 trailing
+ * panels per device), with the context's workers, then on its accelerators alone where it has
+ * some; in the last steps only (TESSERA_LU_TAIL = 2); malformed values are refused with a
+ * message. */
 static void test_update_chunks(void **state) {
   (void)state;
   setenv("TESSERA_LU_UPDATE_K", "3", 1);
@@ -258,8 +259,9 @@ static void test_update_chunks(void **state) {
     }
     lc_finalize(ctx);
   }
-  /* only the steps with at most one panel right of theirs per device: both kinds in one call */
-  setenv("TESSERA_LU_TAIL", "1", 1);
+  /* only the steps with at most two panels right of theirs per device, and there the panel
+   * after the next one only: both kinds in one call */
+  setenv("TESSERA_LU_TAIL", "2", 1);
   tessera_context_t *ctx = lc_context(8);
   for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
     check_case(ctx, lc_dtypes[d], 6 * 8 + 3, 6 * 8 + 3, 8, 190u + (unsigned)d);
