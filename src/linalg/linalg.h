@@ -146,8 +146,9 @@ int tsr_panel_inverse(tessera_context_t *ctx, const tessera_potrf_options_t *opt
  *  the panel per device. A step's update per device and its panel's getrf do flops in the ratio
  *  2 T / D (T trailing panels, D devices) whatever the rows, and beside gemms of inner 512 the
  *  getrf runs some 15 times below their rate: from about 8 panels per device down, the panels'
- *  chain bounds the run, not the updates, so a faster panel shortens the run and a slower
- *  update there costs nothing. */
+ *  chain bounds the run, not the updates. A faster panel pays there where the devices wait on
+ *  it; where they stay busy beside it, slower updates give the gain back (docs/benchmarks.md,
+ *  one GPU at N = 32768). */
 #define TSR_LU_TAIL 8
 /** Default inner dimension of the update gemms in those steps (tsr_lu_step_args_t.kchunk), 0:
  *  the panel's width. Beside gemms of inner 1024 a panel's getrf on the same GPU takes 55 ms
