@@ -1,12 +1,12 @@
 /* tessera's getrf under several settings of the environment variables it reads at each call
  * (TESSERA_LU_TAIL, TESSERA_LU_UPDATE_K; not those tessera_init reads once, such as
- * TESSERA_GPU_FLIGHTS): one generated matrix on one resident descriptor, imported before each
- * run (untimed), the settings taken in turn, --reps rounds after an untimed warm-up, so that
- * every setting sees the same machine state;
- * the best time of each, its rate, its ratio to the first setting, and the backward error of a
- * solve with its factors ‖A x − b‖₁ / (‖A‖₁ ‖x‖₁ n ε). Each --env is one setting: assignments
- * VAR=VALUE separated by spaces ("" for none); a variable one setting assigns is unset for the
- * others.
+ * TESSERA_GPU_FLIGHTS): `tessera bench getrf`'s generated matrix on one resident descriptor,
+ * imported before each run (untimed), the settings taken in turn, --reps rounds after an
+ * untimed warm-up, so that every setting sees the same machine state; the best time of each,
+ * its rate, its ratio to the first setting, and the backward error of a solve with its factors
+ * (the CLI's residual_solve: ‖A x − b‖₁ / (‖A‖₁ ‖x‖₁ n ε)). Each --env is one setting:
+ * assignments VAR=VALUE separated by spaces ("" for none); a variable one setting assigns is
+ * unset for the others.
  *
  *   ./build/bench/bench_getrf_env [--n 65536] [--tile 2048] [--gpus G] [--workers W]
  *                                 [--reps 2] [--dtype d|s] --env "" --env "TESSERA_LU_UPDATE_K=512"
@@ -16,85 +16,23 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <cblas.h>
-#include <float.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
+#include "gen.h" /* the CLI's matrices, residuals: those of `tessera bench getrf` */
+#include "residual.h"
 #include "tessera/tessera.h"
 
-enum { MAX_SETTINGS = 8, MAX_VARS = 8, MAX_THREADS = 64 };
-
-typedef struct {
-  int64_t n;
-  tessera_dtype_t dt;
-  void *a;
-  int part, parts;
-} gen_job_t;
-
-/* Uniform values in [-0.5, 0.5) hashed from each element's index (splitmix64): the same matrix
- * whatever the number of threads. */
-static void *gen_part(void *arg) {
-  const gen_job_t *g = arg;
-  for (int64_t j = g->part; j < g->n; j += g->parts)
-    for (int64_t i = 0; i < g->n; i++) {
-      uint64_t z = (uint64_t)(j * g->n + i) + 0x9E3779B97F4A7C15ull;
-      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-      const double v = (double)((z ^ (z >> 31)) >> 11) * 0x1p-53 - 0.5;
-      if (g->dt == TESSERA_F64)
-        ((double *)g->a)[j * g->n + i] = v;
-      else
-        ((float *)g->a)[j * g->n + i] = (float)v;
-    }
-  return NULL;
-}
-
-static void generate(tessera_dtype_t dt, int64_t n, void *a) {
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  const int parts = cores < 1 ? 1 : cores > MAX_THREADS ? MAX_THREADS : (int)cores;
-  pthread_t th[MAX_THREADS];
-  gen_job_t jobs[MAX_THREADS];
-  int started = 0;
-  for (int p = 0; p < parts; p++) {
-    jobs[p] = (gen_job_t){n, dt, a, p, parts};
-    if (parts > 1 && pthread_create(&th[p], NULL, gen_part, &jobs[p]) == 0)
-      started++;
-    else
-      break;
-  }
-  for (int p = 0; p < started; p++) pthread_join(th[p], NULL);
-  if (started < parts) /* no threads: the rest here */
-    for (int p = started; p < parts; p++) gen_part(&jobs[p]);
-}
+enum { MAX_SETTINGS = 8 };
 
 static double seconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* r = b − A x in r (b on entry) and the backward error of x. */
-static double backward_error(tessera_dtype_t dt, int64_t n, const void *a, const void *x, void *r) {
-  const int f64 = dt == TESSERA_F64;
-  if (f64)
-    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)n, (int)n, -1.0, a, (int)n, x, 1, 1.0, r, 1);
-  else
-    cblas_sgemv(CblasColMajor, CblasNoTrans, (int)n, (int)n, -1.0f, a, (int)n, x, 1, 1.0f, r, 1);
-  double anorm = 0;
-  for (int64_t j = 0; j < n; j++) {
-    const double s = f64 ? cblas_dasum((int)n, (const double *)a + j * n, 1)
-                         : cblas_sasum((int)n, (const float *)a + j * n, 1);
-    anorm = isnan(s) || s > anorm ? s : anorm;
-  }
-  const double rn = f64 ? cblas_dasum((int)n, r, 1) : cblas_sasum((int)n, r, 1);
-  const double xn = f64 ? cblas_dasum((int)n, x, 1) : cblas_sasum((int)n, x, 1);
-  return rn / (anorm * xn * (double)n * (f64 ? DBL_EPSILON : FLT_EPSILON));
 }
 
 typedef struct {
@@ -103,7 +41,7 @@ typedef struct {
   int64_t n;
   int tile, reps, nsettings;
   char *settings[MAX_SETTINGS]; /* --env's, as given */
-  void *a, *v, *b;              /* the matrix, b = A v, and its solution or residual */
+  void *a, *v, *b;              /* the matrix, a vector, and b = A v */
   int *ipiv;
   tessera_matrix_t *A, *B;
   double best[MAX_SETTINGS];
@@ -135,6 +73,7 @@ static int apply(const bench_t *p, int k) {
 
 /* Factors the imported matrix with the k-th setting; its time in *t. */
 static int factor(bench_t *p, int k, double *t) {
+  *t = INFINITY;
   if (apply(p, k)) {
     fprintf(stderr, "bench_getrf_env: \"%s\" is not a list of VAR=VALUE\n", p->settings[k]);
     return 1;
@@ -147,23 +86,16 @@ static int factor(bench_t *p, int k, double *t) {
   return rc ? fail(p, "getrf", rc) : 0;
 }
 
-/* A solve with the factors of the k-th setting (factored last): the backward error. */
+/* A solve of A x = b with the factors of the setting factored last: its backward error. */
 static int check(bench_t *p, double *err) {
-  const size_t bytes = (size_t)p->n * tessera_dtype_size(p->dt);
-  const int f64 = p->dt == TESSERA_F64;
-  if (f64)
-    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)p->n, (int)p->n, 1.0, p->a, (int)p->n, p->v, 1,
-                0.0, p->b, 1);
-  else
-    cblas_sgemv(CblasColMajor, CblasNoTrans, (int)p->n, (int)p->n, 1.0f, p->a, (int)p->n, p->v, 1,
-                0.0f, p->b, 1);
-  char *x = malloc(bytes);
+  char *x = malloc((size_t)p->n * tessera_dtype_size(p->dt));
   if (!x) return fail(p, "allocation of the solution", TESSERA_ERR_NOMEM);
   int rc = tessera_matrix_import(p->B, p->b, p->n);
   if (!rc) rc = tessera_tile_getrs(TESSERA_NOTRANS, p->A, p->ipiv, p->B);
   if (!rc) rc = tessera_matrix_export(p->B, x, p->n);
-  if (!rc) *err = backward_error(p->dt, p->n, p->a, x, p->b);
+  if (!rc) *err = residual_solve(p->dt, p->n, 1, p->a, p->n, x, p->n, p->b, p->n);
   free(x);
+  if (!rc && *err < 0) rc = TESSERA_ERR_NOMEM;
   return rc ? fail(p, "solve", rc) : 0;
 }
 
@@ -249,12 +181,14 @@ int main(int argc, char **argv) {
   if (!rc && (rc = tessera_matrix_create(p.ctx, p.dt, p.n, 1, p.n, 1, &p.B)))
     rc = fail(&p, "matrix create", rc);
   if (!rc) {
-    generate(p.dt, p.n, p.a);
-    for (int64_t i = 0; i < p.n; i++)
-      if (p.dt == TESSERA_F64)
-        ((double *)p.v)[i] = 1.0 / (double)(1 + i % 7);
-      else
-        ((float *)p.v)[i] = 1.0f / (float)(1 + i % 7);
+    gen_dense(p.dt, p.n, p.n, p.a, p.n, GEN_SEED_A);
+    gen_dense(p.dt, p.n, 1, p.v, p.n, GEN_SEED_V);
+    if (p.dt == TESSERA_F64)
+      cblas_dgemv(CblasColMajor, CblasNoTrans, (int)p.n, (int)p.n, 1.0, p.a, (int)p.n, p.v, 1, 0.0,
+                  p.b, 1);
+    else
+      cblas_sgemv(CblasColMajor, CblasNoTrans, (int)p.n, (int)p.n, 1.0f, p.a, (int)p.n, p.v, 1,
+                  0.0f, p.b, 1);
     rc = run(&p);
   }
   if (p.B) tessera_matrix_destroy(p.B);
