@@ -91,9 +91,10 @@ typedef struct {
  *  @param cfg  NULL for the defaults
  *  @param comm receives the communicator
  *  @return 0; -1 for an invalid configuration (negative ndevices or timeout, a device that does
- *          not exist, ndevices differing across processes); TESSERA_ERR_UNSUPPORTED without MPI
- *          (or without NCCL when ndevices > 0); TESSERA_ERR_BACKEND when MPI or NCCL fails;
- *          TESSERA_ERR_ENV for a malformed TESSERA_COMM_TIMEOUT; TESSERA_ERR_NOMEM.
+ *          not exist, a GPU two endpoints would drive, ndevices differing across processes);
+ *          TESSERA_ERR_UNSUPPORTED without MPI (or without NCCL when ndevices > 0);
+ *          TESSERA_ERR_BACKEND when MPI or NCCL fails; TESSERA_ERR_ENV for a malformed
+ *          TESSERA_COMM_TIMEOUT; TESSERA_ERR_NOMEM.
  *  cfg->error (when given) says what failed. Not thread safe with other calls on the same MPI
  *  communicator. */
 TESSERA_API int tessera_comm_create(const tessera_comm_config_t *cfg, tessera_comm_t **comm);

@@ -1,6 +1,7 @@
 /* Device collectives (NCCL) through tessera's communicator: every collective on GPU buffers,
  * with and without queues. One process drives every GPU it sees (the group forms); several
- * processes drive one GPU each (rank modulo the GPU count; the plain forms and send / recv).
+ * processes drive one GPU each (the plain forms and send / recv); with more processes than
+ * GPUs, the refusal of a GPU driven by two of them.
  * Values are small integers, exact in every type. */
 /* ctest-label: mpi */
 /* ctest-label: gpu */
@@ -187,6 +188,23 @@ static void test_refusals(void **state) {
   assert_int_equal(tessera_comm_barrier(g_comm, NULL), 0);
 }
 
+/* More processes than GPUs: two of them on one GPU, which NCCL cannot serve; the communicator
+ * is refused on every process alike, with a message saying what to change. */
+static void test_shared_gpu(void **state) {
+  (void)state;
+  int count = 0;
+  assert_int_equal(cudaGetDeviceCount(&count), cudaSuccess);
+  int dev = g_rank % count;
+  char why[256] = "";
+  tessera_comm_config_t cfg = {
+      .ndevices = 1, .devices = &dev, .timeout_s = 60, .error = why, .error_len = sizeof why};
+  tessera_comm_t *c = NULL;
+  assert_int_equal(tessera_comm_create(&cfg, &c), -1);
+  assert_null(c);
+  if (!strstr(why, "drive the same GPU") || !strstr(why, "CUDA_VISIBLE_DEVICES"))
+    fail_msg("process %d: message \"%s\"", g_rank, why);
+}
+
 static int setup(void **state) {
   (void)state;
   int count = 0;
@@ -231,6 +249,15 @@ int main(int argc, char **argv) {
     return 0;
   }
   tt_watchdog(280);
+  if (g_size > count) { /* two processes on one GPU: only the refusal is tested here */
+    if (g_rank == 0)
+      printf("%d processes and %d GPU%s: the collectives over processes need a GPU each\n", g_size,
+             count, count > 1 ? "s" : "");
+    const struct CMUnitTest shared[] = {cmocka_unit_test(test_shared_gpu)};
+    int failed = cmocka_run_group_tests(shared, NULL, NULL);
+    MPI_Finalize();
+    return failed != 0;
+  }
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_collectives),
                                      cmocka_unit_test(test_send_recv),
                                      cmocka_unit_test(test_refusals)};
