@@ -15,11 +15,12 @@ Environment: TESSERA_BUILD_DIR (the build holding python/libtessera_jax.so).
 """
 import argparse
 import json
-import os
 import statistics
 import sys
-import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import jax_common as jc  # noqa: E402
 
 ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
 ap.add_argument("--n", type=int, default=32768)
@@ -27,18 +28,9 @@ ap.add_argument("--jax-n", type=int, default=0, help="order of jax's one-device 
 ap.add_argument("--small", type=int, default=4096)
 ap.add_argument("--calls", type=int, default=30)
 ap.add_argument("--reps", type=int, default=3)
-ap.add_argument("--dtype", default="float64", choices=["float32", "float64"])
-ap.add_argument("--devices", type=int, default=0, help="devices to use (default: all)")
-ap.add_argument("--cpu", type=int, default=0, help="run on N CPU devices instead of GPUs")
-ap.add_argument("--json", default="")
+jc.add_options(ap)
 args = ap.parse_args()
-if args.cpu:
-    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
-                               f" --xla_force_host_platform_device_count={args.cpu}")
-    os.environ["JAX_PLATFORMS"] = "cpu"
-ROOT = Path(__file__).resolve().parents[1]
-os.environ.setdefault("TESSERA_BUILD_DIR", str(ROOT / "build"))
-sys.path.insert(0, str(ROOT / "python"))
+jc.start(args)
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
@@ -46,17 +38,12 @@ import numpy as np  # noqa: E402
 from jax.sharding import NamedSharding  # noqa: E402
 from jax.sharding import PartitionSpec as P  # noqa: E402
 
-jax.config.update("jax_enable_x64", True)
+devs, mesh, results = jc.session(args)
 import tessera.jax as tj  # noqa: E402
 
-devs = jax.devices()
-devs = devs[:args.devices] if args.devices else devs
-mesh = jax.sharding.Mesh(np.array(devs), ("x",))
 dtype = np.dtype(args.dtype)
-results = {"devices": [str(d) for d in devs], "device_kind": devs[0].device_kind,
-           "dtype": dtype.name, "jax": jax.__version__}
+timed = jc.timed
 rows = []
-
 
 def flops(n, k=1):
     """getrf's 2n³/3 and the two triangular solves."""
@@ -79,15 +66,6 @@ def general(n, mesh_=None):
     return jax.jit(jax.shard_map(local, mesh=mesh_, in_specs=(), out_specs=P("x", None)))()
 
 
-def timed(fn, reps):
-    best = float("inf")
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        jax.block_until_ready(fn())
-        best = min(best, time.perf_counter() - t0)
-    return best
-
-
 def backward(a, x, b):
     """‖A x − b‖∞ / (‖A‖∞ ‖x‖∞ N ε), computed on A's devices."""
     r = jnp.abs(a @ x - b).max()
@@ -96,12 +74,8 @@ def backward(a, x, b):
 
 
 def per_call(f, calls):
-    jax.block_until_ready(f())
-    per = []
-    for _ in range(calls):
-        t0 = time.perf_counter()
-        jax.block_until_ready(f())
-        per.append(time.perf_counter() - t0)
+    """The median and best of jc.per_call's times."""
+    per = jc.per_call(f, calls)
     return statistics.median(per), min(per)
 
 
@@ -154,9 +128,7 @@ rows.append((f"jax lu_factor+lu_solve per call N={s}, 1 dev (median)", med1,
 
 if args.json:
     Path(args.json).write_text(json.dumps(results, indent=1))
-print(f"\n{'run':62s} {'seconds':>10s} {'TFLOP/s':>9s}")
-for name, t, r in rows:
-    print(f"{name:62s} {t:10.4f} {r:9.2f}")
+jc.print_table(rows)
 print(f"backward errors: tessera {results['tessera_jax']['backward']:.2e}, "
       f"jax {results['jax_one_device']['backward']:.2e}")
 print(f"tessera.jax vs jax one device at N={jn}: {mid['speedup_vs_jax']:.2f}x; "

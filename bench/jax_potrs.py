@@ -26,26 +26,19 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import jax_common as jc  # noqa: E402
+
 ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
 ap.add_argument("--n", type=int, default=65536)
 ap.add_argument("--jax-n", type=int, default=32768)
 ap.add_argument("--small", type=int, default=4096)
 ap.add_argument("--calls", type=int, default=50)
 ap.add_argument("--reps", type=int, default=3)
-ap.add_argument("--dtype", default="float64", choices=["float32", "float64"])
-ap.add_argument("--devices", type=int, default=0, help="devices to use (default: all)")
-ap.add_argument("--cpu", type=int, default=0, help="run on N CPU devices instead of GPUs")
 ap.add_argument("--skip", default="", help="comma list of parts to skip: tessera,c,jax,small")
-ap.add_argument("--json", default="")
+jc.add_options(ap)
 args = ap.parse_args()
-if args.cpu:
-    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
-                               f" --xla_force_host_platform_device_count={args.cpu}")
-    os.environ["JAX_PLATFORMS"] = "cpu"
-ROOT = Path(__file__).resolve().parents[1]
-BUILD = Path(os.environ.get("TESSERA_BUILD_DIR", ROOT / "build"))
-os.environ.setdefault("TESSERA_BUILD_DIR", str(BUILD))
-sys.path.insert(0, str(ROOT / "python"))
+BUILD = jc.start(args)
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
@@ -53,19 +46,14 @@ import numpy as np  # noqa: E402
 from jax.sharding import NamedSharding  # noqa: E402
 from jax.sharding import PartitionSpec as P  # noqa: E402
 
-jax.config.update("jax_enable_x64", True)
+devs, mesh, results = jc.session(args)
 import tessera.jax as tj  # noqa: E402
 from tessera import _native  # noqa: E402
 
 skip = set(filter(None, args.skip.split(",")))
-devs = jax.devices()
-devs = devs[:args.devices] if args.devices else devs
-mesh = jax.sharding.Mesh(np.array(devs), ("x",))
 dtype = np.dtype(args.dtype)
-results = {"devices": [str(d) for d in devs], "device_kind": devs[0].device_kind,
-           "dtype": dtype.name, "jax": jax.__version__}
+timed = jc.timed
 rows = []
-
 
 def flops(n, k=1):
     return n ** 3 / 3 + 2 * n * n * k
@@ -84,15 +72,6 @@ def spd(n, mesh_, spec=P("x", None)):
 
     f = jax.jit(jax.shard_map(local, mesh=mesh_, in_specs=(), out_specs=spec))
     return f()
-
-
-def timed(fn, reps):
-    best = float("inf")
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        jax.block_until_ready(fn())
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def residual(a, x, b):
@@ -195,12 +174,7 @@ if "small" not in skip:
     a_s = spd(s, mesh)
     b_s = jax.device_put(jnp.ones((s, 1), dtype), NamedSharding(mesh, P()))
     f = lambda: tj.potrs(a_s, b_s, 256, mesh, P("x", None))  # noqa: E731
-    jax.block_until_ready(f())
-    per = []
-    for _ in range(args.calls):
-        t0 = time.perf_counter()
-        jax.block_until_ready(f())
-        per.append(time.perf_counter() - t0)
+    per = jc.per_call(f, args.calls)
     results["tessera_jax_small"] = dict(n=s, median=statistics.median(per), mean=statistics.mean(per),
                                         best=min(per), residual=residual(a_s, f(), b_s))
     rows.append((f"tessera.jax.potrs per call N={s}, {len(devs)} dev (median)",
@@ -208,21 +182,14 @@ if "small" not in skip:
     a_1 = spd(s, jax.sharding.Mesh(np.array(devs[:1]), ("x",)), P())
     b_1 = jnp.ones((s, 1), dtype, device=devs[0])
     cho = jax.jit(lambda a_, b_: jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(a_), b_))
-    jax.block_until_ready(cho(a_1, b_1))
-    per = []
-    for _ in range(args.calls):
-        t0 = time.perf_counter()
-        jax.block_until_ready(cho(a_1, b_1))
-        per.append(time.perf_counter() - t0)
+    per = jc.per_call(lambda: cho(a_1, b_1), args.calls)
     results["jax_small"] = dict(n=s, median=statistics.median(per), best=min(per))
     rows.append((f"jax cho_factor+cho_solve per call N={s}, 1 dev (median)",
                  statistics.median(per), flops(s) / statistics.median(per) * 1e-12))
 
 if args.json:
     Path(args.json).write_text(json.dumps(results, indent=1))
-print(f"\n{'run':60s} {'seconds':>10s} {'TFLOP/s':>9s}")
-for name, t, r in rows:
-    print(f"{name:60s} {t:10.4f} {r:9.2f}")
+jc.print_table(rows)
 if "tessera_jax" in results and "tessera_tile" in results:
     print(f"tessera.jax / tile-level time: "
           f"{results['tessera_jax']['seconds'] / results['tessera_tile']['seconds']:.3f}")
