@@ -166,7 +166,8 @@ int tsr_pxgetrf(tessera_matrix_t *A, tsr_pivots_t *P) {
     /* the steps the panels' chain bounds (see tsr_lu_tail_t), but not the update of the next
      * panel: on the chain itself, it runs while no panel does */
     const bool chain = nt - k - 1 <= tail.tail;
-    tessera_data_t *inv = P->inv ? P->inv[k] : NULL;
+    /* L_kk⁻¹ serves the later panels' updates only: the last panel's step makes none */
+    tessera_data_t *inv = P->inv && k + 1 < nt ? P->inv[k] : NULL;
     rc = tsr_task_getrf(A, k, P->h[k], inv, prio(nt, k, k));
     for (int64_t j = k + 1; j < nt && !rc; j++) {
       int tag[3] = {0, (int)j, (int)k};
