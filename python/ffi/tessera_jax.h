@@ -55,9 +55,10 @@ TSR_JAX_EXPORT tsr_jax_state_t *tessera_jax_state_create(double timeout, int64_t
 TSR_JAX_EXPORT void tessera_jax_state_destroy(tsr_jax_state_t *s);
 
 /** Tile size tessera prefers for a matrix of order n over `ndev` devices of `platform` (the
- *  binding then takes a divisor of the shard near it): > 0, or a negative status when the
- *  platform's context cannot be made (tessera_jax_error says why). */
-TSR_JAX_EXPORT int tessera_jax_tile(tsr_jax_state_t *s, int platform, int64_t n, int ndev);
+ *  binding then takes a divisor of the shard near it), for LU's column panels when `lu` is
+ *  nonzero, else for Cholesky's square tiles: > 0, or a negative status when the platform's
+ *  context cannot be made (tessera_jax_error says why). */
+TSR_JAX_EXPORT int tessera_jax_tile(tsr_jax_state_t *s, int platform, int64_t n, int ndev, int lu);
 
 /** The message of the last failure of `platform`'s context ("" when none). */
 TSR_JAX_EXPORT const char *tessera_jax_error(tsr_jax_state_t *s, int platform);

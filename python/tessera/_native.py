@@ -69,7 +69,7 @@ class Native:
         lib.tessera_jax_state_create.argtypes = [ctypes.c_double, ctypes.c_int64]
         lib.tessera_jax_state_destroy.argtypes = [ctypes.c_void_p]
         lib.tessera_jax_tile.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int64,
-                                         ctypes.c_int]
+                                         ctypes.c_int, ctypes.c_int]
         lib.tessera_jax_error.restype = ctypes.c_char_p
         lib.tessera_jax_error.argtypes = [ctypes.c_void_p, ctypes.c_int]
         lib.tessera_strerror.restype = ctypes.c_char_p
@@ -104,9 +104,10 @@ class Native:
         """libtessera's description of a negative status."""
         return self.lib.tessera_strerror(status).decode()
 
-    def tile(self, platform, n, ndev):
-        """tessera's preferred tile for order n over ndev devices of `platform`."""
-        t = self.lib.tessera_jax_tile(self.state, platform, n, ndev)
+    def tile(self, platform, n, ndev, lu=False):
+        """tessera's preferred tile for order n over ndev devices of `platform` (LU's panel
+        width with lu)."""
+        t = self.lib.tessera_jax_tile(self.state, platform, n, ndev, int(lu))
         if t <= 0:
             msg = self.lib.tessera_jax_error(self.state, platform).decode(errors="replace")
             raise RuntimeError(f"tessera.jax: {msg or 'cannot start a tessera context'}")

@@ -67,12 +67,12 @@ def status_message(status, op=None):
     return native().strerror(s)
 
 
-def _tile_target(platform, n, ndev):
+def _tile_target(platform, n, ndev, lu=False):
     nat = native()
     if platform not in nat.platforms:
         raise RuntimeError("tessera.jax: this tessera was built without CUDA, or jax has no "
                            "CUDA backend: GPU arrays cannot be served")
-    return nat.tile(nat.platforms[platform], n, ndev)
+    return nat.tile(nat.platforms[platform], n, ndev, lu)
 
 
 def _ffi(op, a, b, rank, *, n, ndev, tile, lower=False, logdet=False):
@@ -132,14 +132,14 @@ def _rows_sharded(x, axis):
 # ---------------------------------------------------------------------------- global forms
 
 
-def _prepare(a, T_A, mesh, in_specs, matrix_specs, pad, name):
+def _prepare(a, T_A, mesh, in_specs, matrix_specs, pad, name, lu=False):
     _layout.check_tile(T_A, name)
     n = _layout.check_matrix(a, name)
     spec = matrix_specs if matrix_specs is not None else in_specs
     lay = _layout.resolve(a, mesh, spec, name)
     if n == 0:
         return lay, n, 0, 1
-    w, nb = _layout.plan(n, lay.ndev, _tile_target(lay.platform, n, lay.ndev), pad, name)
+    w, nb = _layout.plan(n, lay.ndev, _tile_target(lay.platform, n, lay.ndev, lu), pad, name)
     return lay, n, w, nb
 
 
@@ -298,7 +298,7 @@ def lu_solve(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_s
     NaN, or a negative tessera status; when it is not 0, x is all NaN. Unlike jaxmg, whose
     status is a vector per rank, status is one int32 scalar, as ``potrs``'s."""
     name = "tessera.jax.lu_solve"
-    lay, n, w, nb = _prepare(a, T_A, mesh, in_specs, matrix_specs, pad, name)
+    lay, n, w, nb = _prepare(a, T_A, mesh, in_specs, matrix_specs, pad, name, lu=True)
     dtype = np.dtype(a.dtype)
     _layout.check_rhs(b, n, dtype, name)
     if n == 0:
@@ -328,7 +328,7 @@ def _laid_out_like(x, ref):
 # ------------------------------------------------------------------ inside the user's shard_map
 
 
-def _local_plan(a, T_A, axis_name, name):
+def _local_plan(a, T_A, axis_name, name, lu=False):
     _layout.check_tile(T_A, name)
     n = _layout.check_matrix(a, name, rows=True)
     axis, ndev = _layout.local_layout(axis_name, name)
@@ -337,7 +337,8 @@ def _local_plan(a, T_A, axis_name, name):
         raise ValueError(f"{name}: A's shard is {rows} x {n}, but {ndev} shards of {rows} rows "
                          f"make {rows * ndev} rows, not {n}")
     platform = _layout.local_platform()
-    nb = rows if ndev == 1 else _layout.best_divisor(rows, _tile_target(platform, n, ndev))
+    target = _tile_target(platform, n, ndev, lu)
+    nb = min(target, rows) if ndev == 1 else _layout.best_divisor(rows, target)  # as plan's
     return axis, ndev, n, rows, nb
 
 
@@ -400,7 +401,7 @@ def lu_solve_shardmap_ctx(a, b, T_A, *, axis_name=None, pad=True):
     arrays, it returns (a_work, x, status); there, call ``lu_solve`` (inside your ``jax.jit``
     with ``donate=True`` where A's buffer may go)."""
     name = "tessera.jax.lu_solve_shardmap_ctx"
-    axis, ndev, n, rows, nb = _local_plan(a, T_A, axis_name, name)
+    axis, ndev, n, rows, nb = _local_plan(a, T_A, axis_name, name, lu=True)
     dtype = np.dtype(a.dtype)
     _layout.check_rhs(b, n, dtype, name, rows=rows)
     rank = _rank(axis)
