@@ -216,7 +216,7 @@ static void square_case(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, i
 
 /* The same on the context's accelerators alone (GPUs, or simulated devices), every task there:
  * the devices' getrf with its NaN scan and permutation, their swaps and updates. Skipped
- * without accelerators. */
+ * without accelerators; the wide panel only on CUDA GPUs. */
 static void test_on_accelerators(void **state) {
   (void)state;
   const int tiles[2] = {2, 8};
@@ -236,6 +236,16 @@ static void test_on_accelerators(void **state) {
     }
     lc_finalize(ctx);
   }
+  /* CUDA GPUs: a panel wider than the permutation kernel's 2048 rows (TSR_CUDA_SWAPS_MAX),
+   * whose interchanges cuSOLVER's laswp applies instead, in the update and in the solves. */
+  enum { WIDE = 2100 };
+  tessera_context_t *ctx = lc_context(WIDE);
+  if (tessera_device_count(ctx, TESSERA_DEVICE_CUDA) > 0 &&
+      tessera_set_scope(ctx, tessera_scope_gpus()) == 0) {
+    check_case(ctx, TESSERA_F64, WIDE + 37, WIDE + 37, WIDE, 95u);
+    check_case(ctx, TESSERA_C64, WIDE + 37, WIDE + 37, WIDE, 96u);
+  }
+  lc_finalize(ctx);
 }
 
 /* LU's update gemms split along their inner dimension (TESSERA_LU_UPDATE_K = 3 on panels of 8
