@@ -2,17 +2,13 @@
  * the panel's getrf (tessera's CUDA kernel: cuSOLVER's getrf, the NaN scans, the permutation and
  * L_kk⁻¹), alone and on a stream of the highest priority while dgemms of an update's shape run
  * back to back on 1 or 3 streams of the lowest (as the urgent lane runs it beside a GPU worker's
- * other streams), and beside 1 such stream on a side queue (the CUDA backend's SM partition:
- * the device less --side SMs, kept for the urgent lane); and one update of a later panel (tessera's
- * lu_step: the interchanges, the top block's product with L_kk⁻¹ or its blocked triangular solve,
- * the gemm below), with the top block's step alone in each form and cuBLAS's trmm for comparison.
- * The background gemms are the update's (M x T += M x K times K x T with K = T), and for each
- * of --k's other inner dimensions the panel's getrf runs beside those too: their thread blocks
- * hold the SMs for a time in proportion to K, which the panel's kernels wait through.
- * CUDA events, best of --reps, host enqueue time beside each.
+ * other streams); and one update of a later panel (tessera's lu_step: the interchanges, the top
+ * block's product with L_kk⁻¹ or its blocked triangular solve, the gemm below), with the top
+ * block's step alone in each form and cuBLAS's trmm for comparison. The background gemms are
+ * the update's (M x T += M x T times T x T). CUDA events, best of --reps, host enqueue time
+ * beside each.
  *
- *   ./build/bench/bench_lu_panel [--m 32768] [--tile 2048] [--dtype d|s] [--reps 3] [--side 32]
- *                                [--k 512,1024]
+ *   ./build/bench/bench_lu_panel [--m 32768] [--tile 2048] [--dtype d|s] [--reps 3]
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdbool.h>
@@ -26,18 +22,13 @@
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
 
-#include "device/cuda/cuda_internal.h"
 #include "kernels/kernels.h"
 #include "tessera/device.h"
 
 enum { BACKGROUND = 3 };
 
-enum { MAX_KS = 8 };
-
 typedef struct {
-  int m, t, reps, side_sms;
-  int k, nks, ks[MAX_KS]; /* the background gemms' inner dimension: now, and those to try */
-  cudaStream_t side;      /* a side queue of the CUDA backend: the SMs less side_sms, or NULL */
+  int m, t, reps;
   tessera_dtype_t dt;
   size_t es;
   cudaStream_t urgent, bg[BACKGROUND];
@@ -102,7 +93,7 @@ static int enqueue(probe_t *p, int op) {
     return tsr_cuda_getrf(&ex, &a) ? -1 : 0;
   }
   if (op == LU_STEP_INV || op == LU_STEP_TRSM) {
-    tsr_lu_step_args_t a = {p->dt, 'L', 'N', p->m, p->t, 0, p->t, p->k < p->t ? p->k : 0};
+    tsr_lu_step_args_t a = {p->dt, 'L', 'N', p->m, p->t, 0, p->t};
     ex.ndata = op == LU_STEP_INV ? 4 : 3;
     ex.ptr[0] = p->panel, ex.ld[0] = m;
     ex.ptr[1] = p->b, ex.ld[1] = m;
@@ -119,10 +110,10 @@ static int enqueue(probe_t *p, int op) {
   return tsr_cuda_trmm(&ex, &a) ? -1 : 0;
 }
 
-/* Best time of op in ms with `busy` background streams running update gemms meanwhile (the
- * first on the side queue when `side`); the inputs restored before each run. *host: the best
- * host enqueue time; *rate: the background's TFLOP/s over the last run. */
-static double time_op(probe_t *p, int op, int busy, bool side, double *host, double *rate) {
+/* Best time of op in ms with `busy` background streams running update gemms meanwhile; the
+ * inputs restored before each run. *host: the best host enqueue time; *rate: the background's
+ * TFLOP/s over the last run. */
+static double time_op(probe_t *p, int op, int busy, double *host, double *rate) {
   const size_t m = (size_t)p->m, t = (size_t)p->t;
   const double d1 = 1, dm1 = -1;
   const float s1 = 1, sm1 = -1;
@@ -132,8 +123,7 @@ static double time_op(probe_t *p, int op, int busy, bool side, double *host, dou
   const cudaDataType type = single ? CUDA_R_32F : CUDA_R_64F;
   double best = 1e30;
   *host = 1e30, *rate = 0;
-  cudaStream_t bg0 = side ? p->side : p->bg[0];
-  cublasSetStream(p->bg_blas[0], bg0);
+  cudaStream_t bg0 = p->bg[0];
   for (int rep = -1; rep < p->reps; rep++) {
     /* the panel is factored for every op but the getrf itself (restored from the first run) */
     if (op == GETRF)
@@ -144,7 +134,7 @@ static double time_op(probe_t *p, int op, int busy, bool side, double *host, dou
     cudaEvent_t g0, g1;
     cudaEventCreate(&g0);
     cudaEventCreate(&g1);
-    const int k = p->k, reps = (int)(40 * t / (size_t)k); /* as long as 40 of inner t */
+    const int k = p->t, reps = 40;
     for (int s = 0; s < busy; s++) {
       if (s == 0) cudaEventRecord(g0, bg0);
       for (int r = 0; r < reps; r++)
@@ -171,23 +161,20 @@ static double time_op(probe_t *p, int op, int busy, bool side, double *host, dou
   return best;
 }
 
-/* Times op beside `busy` gemm streams (-1: one on the side queue) and prints its line; 0, or 1
- * (message printed). */
+/* Times op beside `busy` gemm streams and prints its line; 0, or 1 (message printed). */
 static int report(probe_t *p, int op, int busy) {
   const double m = p->m, t = p->t;
   const double f = op == GETRF                               ? m * t * t - t * t * t / 3
                    : op == LU_STEP_INV || op == LU_STEP_TRSM ? 2.0 * (m - t) * t * t + t * t * t
                                                              : t * t * t;
-  const int n = busy < 0 ? 1 : busy;
-  double host = 0, rate = 0, ms = time_op(p, op, n, busy < 0, &host, &rate);
+  const int n = busy;
+  double host = 0, rate = 0, ms = time_op(p, op, n, &host, &rate);
   if (ms < 0) return fail(op_names[op]);
   printf("%s %6d x %-5d %-26s %9.3f ms %6.1f TFLOP/s  host %7.3f ms",
          p->dt == TESSERA_F32 ? "f32" : "f64", p->m, p->t, op_names[op], ms,
          f / (ms * 1e-3) * 1e-12, host);
   if (n) printf("  beside %d gemm stream%s", n, n > 1 ? "s" : "");
-  if (p->k != p->t) printf("%s of inner %d", n ? "" : "  in gemms", p->k);
   if (n) printf(" (%.1f TFLOP/s)", rate);
-  if (busy < 0) printf(" on the SMs less %d", p->side_sms);
   printf("\n");
   return 0;
 }
@@ -209,14 +196,6 @@ static int run(probe_t *p) {
       return fail("background streams");
     cublasSetStream(p->bg_blas[s], p->bg[s]);
   }
-  int count = 1;
-  cudaGetDeviceCount(&count);
-  tsr_cuda_state_t backend = {.ndev = count};
-  int side = p->side_sms > 0
-                 ? tsr_cuda_queue_create_side(&backend, 0, p->side_sms, (void **)&p->side)
-                 : TESSERA_ERR_UNSUPPORTED;
-  if (p->side_sms > 0 && side)
-    printf("bench_lu_panel: no side queue with %d SMs kept (status %d)\n", p->side_sms, side);
   const size_t work = (size_t)256 << 20;
   if (cudaMalloc(&p->panel, panel) || cudaMalloc(&p->panel0, panel) || cudaMalloc(&p->b, panel) ||
       cudaMalloc(&p->b0, panel) || cudaMalloc(&p->inv, t * t * p->es) ||
@@ -236,29 +215,15 @@ static int run(probe_t *p) {
   cudaEventCreate(&p->e0);
   cudaEventCreate(&p->e1);
   if (fill(p, p->panel0, m, t, 1) || fill(p, p->b0, m, t, 2)) return fail("fill");
-  /* the update's gemms (inner dimension the tile) for every op, then for --k's others the
-   * panel's getrf beside them and the update in such gemms */
-  for (int i = -1; i < p->nks; i++) {
-    p->k = i < 0 ? p->t : p->ks[i];
-    if (i >= 0 && p->k == p->t) continue;
-    for (int op = 0; op < NOPS; op++) {
-      if (i >= 0 && op != GETRF && op != LU_STEP_INV) continue;
-      /* busy streams 0 (the update's gemms only), 1, 3; for the getrf also 1 on the side
-       * queue (busy = -1) */
-      for (int busy = op == GETRF && p->side  ? -1
-                      : op == GETRF && i >= 0 ? 1
-                                              : 0;
-           busy <= (op == GETRF ? BACKGROUND : 0); busy += busy < 1 && i < 0 ? 1 : 2)
-        if (report(p, op, busy)) return 1;
-    }
-  }
-  p->k = p->t;
+  /* every op alone; the panel's getrf also beside 1 and 3 streams of update gemms */
+  for (int op = 0; op < NOPS; op++)
+    for (int busy = 0; busy <= (op == GETRF ? BACKGROUND : 0); busy += busy < 1 ? 1 : 2)
+      if (report(p, op, busy)) return 1;
   return 0;
 }
 
 int main(int argc, char **argv) {
-  probe_t p = {.m = 32768, .t = 2048, .reps = 3, .side_sms = 32, .dt = TESSERA_F64};
-  bool ks_ok = true;
+  probe_t p = {.m = 32768, .t = 2048, .reps = 3, .dt = TESSERA_F64};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--m") && i + 1 < argc)
       p.m = atoi(argv[++i]);
@@ -268,27 +233,15 @@ int main(int argc, char **argv) {
       p.dt = argv[++i][0] == 's' ? TESSERA_F32 : TESSERA_F64;
     else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
       p.reps = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--side") && i + 1 < argc)
-      p.side_sms = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--k") && i + 1 < argc) {
-      for (char *w = strtok(argv[++i], ","); w; w = strtok(NULL, ",")) {
-        ks_ok = ks_ok && p.nks < MAX_KS;
-        if (ks_ok) p.ks[p.nks++] = atoi(w);
-      }
-    } else {
-      fprintf(stderr,
-              "usage: %s [--m M] [--tile T] [--dtype d|s] [--reps R] [--side S] [--k K,...]\n",
-              argv[0]);
+    else {
+      fprintf(stderr, "usage: %s [--m M] [--tile T] [--dtype d|s] [--reps R]\n", argv[0]);
       return 2;
     }
   }
-  for (int i = 0; i < p.nks; i++) ks_ok = ks_ok && p.ks[i] >= 1 && p.ks[i] <= p.t;
-  if (p.t < 1 || p.m < p.t || p.reps < 1 || p.side_sms < 0 || !ks_ok) {
-    fprintf(stderr, "bench_lu_panel: the tile must be in 1 .. m, reps at least 1, the SMs kept "
-                    "at least 0 and --k up to 8 inner dimensions in 1 .. the tile\n");
+  if (p.t < 1 || p.m < p.t || p.reps < 1) {
+    fprintf(stderr, "bench_lu_panel: the tile must be in 1 .. m and reps at least 1.\n");
     return 2;
   }
-  p.k = p.t;
   p.es = tessera_dtype_size(p.dt);
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {

@@ -253,16 +253,15 @@ static int bench_size(tessera_context_t **ctx, const cli_opts_t *o, int64_t n, i
   return rc;
 }
 
-/** Prints, for each worker that used an urgent lane, how many tasks ran there and how many
- *  beside them on the side queues, over the whole run (warm-ups included). */
+/** Prints, for each worker that used an urgent lane, how many tasks ran there over the whole
+ *  run (warm-ups included). */
 static void print_lanes(const tessera_context_t *ctx) {
   const int n = ctx ? tessera_worker_count(ctx) : 0;
   tessera_worker_stats_t *st = n > 0 ? calloc((size_t)n, sizeof *st) : NULL;
   const int got = st ? tessera_stats(ctx, st, n) : 0;
   for (int i = 0; i < got && i < n; i++)
     if (st[i].urgent)
-      printf("# worker %d: %llu tasks on the urgent lane, %llu beside them on the side queues\n", i,
-             (unsigned long long)st[i].urgent, (unsigned long long)st[i].beside_urgent);
+      printf("# worker %d: %llu tasks on the urgent lane\n", i, (unsigned long long)st[i].urgent);
   free(st);
 }
 

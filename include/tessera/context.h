@@ -22,19 +22,9 @@
  *                         (default TESSERA_MAX_GPU_FLIGHTS), besides the one of its urgent lane:
  *                         fewer leave less queued work ahead of an urgent task (at least 2: a
  *                         distributed flow's transfer waiting for its peer holds one)
- *   TESSERA_URGENT_SMS    SMs of each GPU kept free for its urgent lane while an urgent task
- *                         (a factorization's next panel) runs: the worker's other tasks then
- *                         run on the rest of the GPU (default TESSERA_DEFAULT_URGENT_SMS; 0:
- *                         they share every SM), see tessera_config_t.urgent_sms
  *   TESSERA_TRSM_INVERSE  1: Cholesky panels multiply by inverted diagonal tiles; 0: they solve
  *                         (default: 1 when the scope holds GPUs, else 0); read by each
  *                         factorization call, see tessera_potrf_options_t (tessera/linalg.h)
- *   TESSERA_LU_TAIL       LU's steps bound by the panels' chain, not by the updates: those
- *                         with at most this many column panels right of the panel per device
- *                         (default 8); read by each factorization call, as the next one
- *   TESSERA_LU_UPDATE_K   in those steps the updates run as gemms of at most this inner
- *                         dimension, so that a panel factored beside them waits less for SMs
- *                         (default 0: one gemm as wide as the panel)
  *   TESSERA_GPU_MEM_LIMIT cap on each GPU's memory pool ("8G", "512M"; default: the free memory
  *                         less a reserve)
  *   TESSERA_MAX_SUBMITTED most tasks inserted and not yet finished (default 50000): an insertion
@@ -93,15 +83,6 @@ typedef struct {
   int gpu_flights;              /**< tasks each GPU worker keeps in flight besides the urgent
                                      lane's, 2..TESSERA_MAX_GPU_FLIGHTS; -1 = auto
                                      (TESSERA_GPU_FLIGHTS, else TESSERA_MAX_GPU_FLIGHTS) */
-  int urgent_sms;               /**< SMs of each GPU kept free for its urgent lane while an
-                                     urgent task runs (the worker's other tasks launched
-                                     meanwhile run on the rest, a CUDA green context; the
-                                     device rounds the count up to its granularity, 8 on
-                                     Hopper); 0: none; -1 = auto (TESSERA_URGENT_SMS, else
-                                     TESSERA_DEFAULT_URGENT_SMS). Where the device or driver
-                                     cannot partition (before CUDA 12.4), every SM is shared.
-                                     Costs each GPU worker one more set of library handles and
-                                     workspace per compute queue (256 MiB each with CUDA). */
   int64_t gpu_mem_limit;        /**< bytes of each GPU's memory pool, at most; -1 = auto
                                      (TESSERA_GPU_MEM_LIMIT, else the free memory less a
                                      reserve for library workspaces) */
@@ -128,9 +109,6 @@ typedef struct {
                              else the squarest (P <= Q, P the largest divisor up to the square
                              root). Both set or both auto. */
 } tessera_config_t;
-
-/** Default of tessera_config_t.urgent_sms. */
-#define TESSERA_DEFAULT_URGENT_SMS 0
 
 /** Default bound on tasks inserted and not finished (tessera_config_t.max_submitted): a task
  *  takes a few hundred bytes, so the bound keeps a flow of any length within ~20 MB while

@@ -15,14 +15,12 @@ extern "C" {
 
 /** Counters of one worker since the context started (or since tessera_stats_reset). */
 typedef struct {
-  uint64_t tasks;         /**< tasks run */
-  double busy_s;          /**< seconds spent in kernels and transfers */
-  double idle_s;          /**< seconds spent waiting for work */
-  double flops;           /**< floating-point operations of the tasks run */
-  uint64_t bytes_in;      /**< bytes copied to this worker's memory node for its tasks */
-  uint64_t urgent;        /**< tasks run on the worker's urgent lane (GPU workers) */
-  uint64_t beside_urgent; /**< tasks launched on the side queues, beside an urgent task, on the
-                               SMs it left (tessera_config_t.urgent_sms) */
+  uint64_t tasks;    /**< tasks run */
+  double busy_s;     /**< seconds spent in kernels and transfers */
+  double idle_s;     /**< seconds spent waiting for work */
+  double flops;      /**< floating-point operations of the tasks run */
+  uint64_t bytes_in; /**< bytes copied to this worker's memory node for its tasks */
+  uint64_t urgent;   /**< tasks run on the worker's urgent lane (GPU workers) */
 } tessera_worker_stats_t;
 
 /** Fills `out[0 .. min(n, workers) - 1]` with per-worker counters; returns the number of

@@ -61,11 +61,6 @@ struct tsr_backend {
   /** Optional (NULL: none). A queue whose work the device runs ahead of the other queues'
    *  pending work (a stream of the highest priority): the worker's urgent lane. */
   int (*queue_create_urgent)(void *state, int dev, void **queue);
-  /** Optional (NULL: none). A queue whose work runs on the device's compute units less
-   *  `reserved` of them (an SM partition), which the urgent lane's work then finds free: the
-   *  worker's side queues, used while an urgent task runs. TESSERA_ERR_UNSUPPORTED where the
-   *  device or its driver cannot partition. Destroyed by queue_destroy. */
-  int (*queue_create_side)(void *state, int dev, int reserved, void **queue);
   void (*queue_destroy)(void *state, int dev, void *queue);
   int (*event_create)(void *state, int dev, void **event);
   void (*event_destroy)(void *state, int dev, void *event);

@@ -170,8 +170,6 @@ static double lu_step_flops(const void *args) {
   return triangular_flops(a->dtype, 'L', a->kb, a->n) + op_count(a->dtype, prod, prod);
 }
 
-/* kchunk stays out of the key: a getrf chunks the updates of whole steps (policy.c), and a
- * step's rows tell it apart, so one setting never gives one key two timings. */
 static uint64_t lu_step_key(const void *args) {
   const tsr_lu_step_args_t *a = args;
   const int64_t rows = a->uplo == 'L' ? a->m - a->r0 - a->kb : a->r0;

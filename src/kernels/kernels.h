@@ -139,9 +139,6 @@ typedef struct {
  *   - uplo 'U', trans 'N': B1 = U11⁻¹ B1, then B0 -= U01 B1 (rows 0 .. r0).
  *   - uplo 'U', trans 'T' / 'C': B1 -= op(U01) B0, then B1 = op(U11)⁻¹ B1.
  *   - uplo 'L', trans 'T' / 'C': B1 -= op(L21) B2, then B1 = op(L11)⁻¹ B1 (unit).
- *  With trans 'N' and `kchunk` > 0, the product runs as gemms of inner dimension at most
- *  kchunk: a GPU's gemm holds each SM for a time in proportion to its inner dimension, which
- *  the short kernels of a panel factored beside it each wait through.
  *  Device-independent (lu_step.c): runs the device kind's laswp, trsm, trmm and gemm on
  *  sub-blocks. */
 typedef struct {
@@ -149,7 +146,6 @@ typedef struct {
   char uplo, trans;
   int m, n;
   int r0, kb;
-  int kchunk;
 } tsr_lu_step_args_t;
 
 /** The kernels. */

@@ -41,8 +41,7 @@ static int solve(const tessera_exec_t *ex, const tsr_lu_step_args_t *a, tessera_
 }
 
 /* The product with the off-diagonal part S of the panel (rows r0 + kb .. m for L, 0 .. r0 for
- * U), `rows` rows: trans 'N' takes B_S -= S B1 (over column blocks of S, kchunk wide when
- * given), 'T' / 'C' takes B1 -= op(S) B_S. */
+ * U), `rows` rows: trans 'N' takes B_S -= S B1, 'T' / 'C' takes B1 -= op(S) B_S. */
 static int product(const tessera_exec_t *ex, const tsr_lu_step_args_t *a, tessera_kernel_fn gemm,
                    size_t es) {
   const bool lower = a->uplo == 'L', notrans = a->trans == 'N';
@@ -53,17 +52,9 @@ static int product(const tessera_exec_t *ex, const tsr_lu_step_args_t *a, tesser
   block(&e, 0, ex, 0, s0, es);
   tsr_gemm_args_t g = {.dtype = a->dtype, .alpha = {-1, 0}, .beta = {1, 0}, .n = a->n};
   if (notrans) { /* B_S (rows x n) -= S (rows x kb) B1 (kb x n) */
-    const int chunk = a->kchunk > 0 && a->kchunk < a->kb ? a->kchunk : a->kb;
-    g.transa = 'N', g.transb = 'N', g.m = rows;
+    g.transa = 'N', g.transb = 'N', g.m = rows, g.k = a->kb;
+    block(&e, 1, ex, 1, a->r0, es);
     block(&e, 2, ex, 1, s0, es);
-    int rc = 0;
-    for (int c = 0; c < a->kb && !rc; c += chunk) {
-      g.k = a->kb - c < chunk ? a->kb - c : chunk;
-      e.ptr[0] = (char *)ex->ptr[0] + ((size_t)s0 + (size_t)c * ex->ld[0]) * es;
-      block(&e, 1, ex, 1, a->r0 + c, es);
-      rc = gemm(&e, &g);
-    }
-    return rc;
   } else { /* B1 (kb x n) -= op(S) (kb x rows) B_S (rows x n) */
     g.transa = a->trans, g.transb = 'N', g.m = a->kb, g.k = rows;
     block(&e, 1, ex, 1, s0, es);

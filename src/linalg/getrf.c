@@ -159,21 +159,16 @@ int tsr_pivots_export(tsr_pivots_t *P, int *ipiv) {
 
 int tsr_pxgetrf(tessera_matrix_t *A, tsr_pivots_t *P) {
   const int64_t nt = A->nt;
-  tsr_lu_tail_t tail;
-  int rc = tsr_lu_tail(A, &tail);
+  int rc = 0;
   for (int64_t k = 0; k < P->steps && !rc; k++) {
     const int r0 = (int)(k * A->nb), kb = (int)tsr_pivots_count(P, k);
-    /* the steps the panels' chain bounds (see tsr_lu_tail_t), but not the update of the next
-     * panel: on the chain itself, it runs while no panel does */
-    const bool chain = nt - k - 1 <= tail.tail;
     /* L_kk⁻¹ serves the later panels' updates only: the last panel's step makes none */
     tessera_data_t *inv = P->inv && k + 1 < nt ? P->inv[k] : NULL;
     rc = tsr_task_getrf(A, k, P->h[k], inv, prio(nt, k, k));
     for (int64_t j = k + 1; j < nt && !rc; j++) {
       int tag[3] = {0, (int)j, (int)k};
-      const int kchunk = chain && j > k + 1 ? tail.kchunk : 0;
       rc = tsr_task_lu_step(A, 'L', 'N', tsr_tile(A, 0, k), tsr_tile(A, 0, j), P->h[k], inv,
-                            tsr_tile_n(A, j), r0, kb, kchunk, tag, prio(nt, j, k));
+                            tsr_tile_n(A, j), r0, kb, tag, prio(nt, j, k));
     }
     for (int64_t j = 0; j < k && !rc; j++) {
       int tag[3] = {0, (int)j, (int)k};
@@ -214,9 +209,9 @@ static int substitute(const tessera_matrix_t *A, const tsr_pivots_t *P, char upl
     const int64_t k = forward ? s : P->steps - 1 - s;
     for (int64_t c = 0; c < B->nt && !rc; c++) {
       int tag[3] = {0, (int)c, (int)k};
-      rc = tsr_task_lu_step(B, uplo, trans, tsr_tile(A, 0, k), tsr_tile(B, 0, c), NULL, NULL,
-                            tsr_tile_n(B, c), (int)(k * A->nb), (int)tsr_pivots_count(P, k), 0, tag,
-                            0);
+      rc =
+          tsr_task_lu_step(B, uplo, trans, tsr_tile(A, 0, k), tsr_tile(B, 0, c), NULL, NULL,
+                           tsr_tile_n(B, c), (int)(k * A->nb), (int)tsr_pivots_count(P, k), tag, 0);
     }
     if (!rc) rc = tsr_dist_flush(B->ctx, tsr_tile(A, 0, k)); /* distributed: received copies go */
   }

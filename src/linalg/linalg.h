@@ -131,40 +131,15 @@ int tsr_task_laswp(const tessera_matrix_t *A, tessera_data_t *tile, tessera_data
                    int r0, int k, int incx, const int tag[3], int prio);
 /** An lu_step (kernels.h) with the column panel `panel` of B->m rows on the column panel `b`
  *  (n columns), with the interchanges `piv` first when it is not NULL, the product with
- *  getrf's `inv` (when it and piv are not NULL) for its solve, and the product below as gemms
- *  of inner dimension at most kchunk (0: one). */
+ *  getrf's `inv` (when it and piv are not NULL) for its solve. */
 int tsr_task_lu_step(const tessera_matrix_t *B, char uplo, char trans, tessera_data_t *panel,
                      tessera_data_t *b, tessera_data_t *piv, tessera_data_t *inv, int n, int r0,
-                     int kb, int kchunk, const int tag[3], int prio);
+                     int kb, const int tag[3], int prio);
 
 /** The Cholesky panel method of a call (policy.c): 1 for products with inverted diagonal tiles,
  *  0 for triangular solves, or TESSERA_ERR_ENV for a malformed TESSERA_TRSM_INVERSE. `opts` may
  *  be NULL (automatic). */
 int tsr_panel_inverse(tessera_context_t *ctx, const tessera_potrf_options_t *opts);
-
-/** LU's steps bound by the panels' chain: those with at most this many column panels right of
- *  the panel per device. A step's update per device and its panel's getrf do flops in the ratio
- *  2 T / D (T trailing panels, D devices) whatever the rows, and beside gemms of inner 512 the
- *  getrf runs some 15 times below their rate: from about 8 panels per device down, the panels'
- *  chain bounds the run, not the updates. A faster panel pays there where the devices wait on
- *  it; where they stay busy beside it, slower updates give the gain back (docs/benchmarks.md,
- *  one GPU at N = 32768). */
-#define TSR_LU_TAIL 8
-/** Default inner dimension of the update gemms in those steps (tsr_lu_step_args_t.kchunk), 0:
- *  the panel's width. Beside gemms of inner 1024 a panel's getrf on the same GPU takes 55 ms
- *  against 85 at 2048 (one H200, a 32768 x 2048 panel, three gemm streams), but an update alone
- *  runs 6 % slower. Off until measured where it should pay (docs/benchmarks.md). */
-#define TSR_LU_UPDATE_K 0
-/** What a getrf call does in the steps its panels' chain bounds (policy.c). */
-typedef struct {
-  int64_t tail; /**< the steps with at most this many trailing column panels: TESSERA_LU_TAIL,
-                     else TSR_LU_TAIL, per device of the scope (one without any), times the
-                     processes of a distributed A */
-  int kchunk;   /**< their updates' gemms' inner dimension: TESSERA_LU_UPDATE_K, else
-                     TSR_LU_UPDATE_K; 0 for one gemm of the panel's width */
-} tsr_lu_tail_t;
-/** Fills *t for a getrf of A: 0, or TESSERA_ERR_ENV for a malformed variable. */
-int tsr_lu_tail(const tessera_matrix_t *A, tsr_lu_tail_t *t);
 
 /** The pivots of an LU factorization (getrf.c): one handle per step of nb columns, each holding
  *  the step's info (int) and its kb pivots relative to its first row r0 = k nb. For a

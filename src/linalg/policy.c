@@ -1,8 +1,6 @@
 /* The algorithms layer's choices that depend on the context: the tile size of LAPACK-style calls
- * (from the order, the workers and the GPUs), the Cholesky panel method (per call, else
- * TESSERA_TRSM_INVERSE, else from the scope's devices) and what LU does in the steps its panels'
- * chain bounds (TESSERA_LU_TAIL and TESSERA_LU_UPDATE_K, else the TSR_ defaults in
- * linalg.h). */
+ * (from the order, the workers and the GPUs) and the Cholesky panel method (per call, else
+ * TESSERA_TRSM_INVERSE, else from the scope's devices). */
 #include <stdlib.h>
 
 #include "linalg/linalg.h"
@@ -58,30 +56,4 @@ int tsr_panel_inverse(tessera_context_t *ctx, const tessera_potrf_options_t *opt
     return tsr_error(ctx, TESSERA_ERR_ENV, "TESSERA_TRSM_INVERSE=\"%s\" is not 0 or 1", v);
   }
   return tessera_scope_nodes(ctx, tessera_get_scope(ctx), NULL, 0) > 0;
-}
-
-/* The value of the environment variable `var`, a count from 0 to `hi`, in *value (left as it is
- * where the variable is unset or empty); TESSERA_ERR_ENV with a message for another value. */
-static int env_count(tessera_context_t *ctx, const char *var, long hi, const char *what,
-                     long *value) {
-  const char *v = getenv(var);
-  if (!v || !*v) return 0;
-  char *end = NULL;
-  const long x = strtol(v, &end, 10);
-  if (*end || x < 0 || x > hi)
-    return tsr_error(ctx, TESSERA_ERR_ENV, "%s=\"%s\" is not %s from 0 to %ld", var, v, what, hi);
-  *value = x;
-  return 0;
-}
-
-int tsr_lu_tail(const tessera_matrix_t *A, tsr_lu_tail_t *t) {
-  tessera_context_t *ctx = A->ctx;
-  long tail = TSR_LU_TAIL, k = TSR_LU_UPDATE_K;
-  int rc = env_count(ctx, "TESSERA_LU_TAIL", 1 << 20, "a panel count", &tail);
-  if (!rc) rc = env_count(ctx, "TESSERA_LU_UPDATE_K", 1 << 20, "a column count", &k);
-  if (rc) return rc;
-  const int nodes = tessera_scope_nodes(ctx, tessera_get_scope(ctx), NULL, 0);
-  const int64_t devices = (int64_t)(nodes > 0 ? nodes : 1) * (A->comm ? A->grid.p * A->grid.q : 1);
-  *t = (tsr_lu_tail_t){.tail = tail * devices, .kchunk = (int)k};
-  return 0;
 }

@@ -25,7 +25,6 @@ void tessera_config_init(tessera_config_t *cfg) {
   cfg->copy_queue = -1;
   cfg->gpu_queues = -1;
   cfg->gpu_flights = -1;
-  cfg->urgent_sms = -1;
   cfg->gpu_mem_limit = -1;
   cfg->max_submitted = -1;
   cfg->distributed = -1;
@@ -80,7 +79,6 @@ static int resolve_config(tessera_context_t *ctx, const tessera_config_t *in) {
   if (!rc) rc = env_int("TESSERA_COPY_QUEUE", &c.copy_queue, 0, 1);
   if (!rc) rc = env_int("TESSERA_GPU_QUEUES", &c.gpu_queues, 1, TESSERA_MAX_GPU_QUEUES);
   if (!rc) rc = env_int("TESSERA_GPU_FLIGHTS", &c.gpu_flights, 2, TSR_FLIGHTS);
-  if (!rc) rc = env_int("TESSERA_URGENT_SMS", &c.urgent_sms, 0, 1 << 16);
   if (!rc) rc = env_int("TESSERA_MAX_SUBMITTED", &c.max_submitted, 1, 1 << 30);
   if (!rc && c.gpu_mem_limit < 0) rc = env_size("TESSERA_GPU_MEM_LIMIT", &ctx->gpu_mem_limit);
   if (rc) return rc;
@@ -108,7 +106,6 @@ static int resolve_config(tessera_context_t *ctx, const tessera_config_t *in) {
   if (c.bind_workers < 0) c.bind_workers = 0;
   if (c.copy_queue < 0) c.copy_queue = 1;
   if (c.gpu_queues < 0) c.gpu_queues = TESSERA_MAX_GPU_QUEUES;
-  if (c.urgent_sms < 0) c.urgent_sms = TESSERA_DEFAULT_URGENT_SMS;
   if (c.gpu_flights < 0) c.gpu_flights = TSR_FLIGHTS;
   if (c.gpu_flights < 2 || c.gpu_flights > TSR_FLIGHTS) {
     fprintf(stderr, "tessera: gpu_flights = %d is not in [2, %d]\n", c.gpu_flights, TSR_FLIGHTS);

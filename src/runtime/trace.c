@@ -53,7 +53,7 @@ int tessera_trace_write(const tessera_context_t *ctx, const char *path) {
       if (e->ntag == 1) snprintf(tag, sizeof tag, "(%d)", e->tag[0]);
       if (e->ntag == 2) snprintf(tag, sizeof tag, "(%d,%d)", e->tag[0], e->tag[1]);
       if (e->ntag == 3) snprintf(tag, sizeof tag, "(%d,%d,%d)", e->tag[0], e->tag[1], e->tag[2]);
-      static const char *const lanes[] = {"queue", "urgent", "side"};
+      static const char *const lanes[] = {"queue", "urgent"};
       char launch[80] = "";
       if (e->launched > 0)
         snprintf(launch, sizeof launch, ",\"launched\":%.3f,\"lane\":\"%s\"",

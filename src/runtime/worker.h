@@ -25,7 +25,7 @@ typedef struct {
   int transfer; /* 1 for a data transfer */
   /* a GPU task: when its kernel was enqueued (its span on the device runs from there to `end`;
    * `start` is clipped to the worker's previous completion, so that a worker's events do not
-   * overlap), and its lane: 0 a compute queue, 1 the urgent lane, 2 a side queue */
+   * overlap), and its lane: 0 a compute queue, 1 the urgent lane */
   double launched;
   int lane;
 } tsr_event_t;
@@ -45,7 +45,6 @@ typedef struct {
   bool deferred;      /* the kernel deferred the task: done once resumed and its event passed */
   bool urgent;        /* on the worker's urgent lane */
   bool counted;       /* a kernel running on the device, counted in the worker's `running` */
-  bool side;          /* on a side queue */
   tsr_run_t run;      /* the kernel's run record (tessera_exec_t.task), during launch */
   tessera_exec_t ex;
   tessera_async_status_t *status; /* pinned host memory */
@@ -98,10 +97,6 @@ struct tsr_worker {
    * its scratch, and one more flight, for one task at a time that outranks every task in
    * flight (the next panel of a factorization while trailing updates fill the queues). */
   void *urgent_queue, *urgent_scratch;
-  /* Side queues (where the backend can partition the device, cfg.urgent_sms > 0): one per
-   * compute queue, on the device less the SMs kept for the urgent lane, with their own scratch;
-   * a task started while an urgent task is in flight goes there. NULL when there are none. */
-  void *side_queues[TSR_QUEUES], *side_scratch[TSR_QUEUES];
   void *time_ref; /* tracing: a timed event passed at time_ref_s (tsr_now) */
   double time_ref_s;
   tsr_flight_t flights[TSR_FLIGHTS + 1];

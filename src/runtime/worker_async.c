@@ -35,29 +35,6 @@ static int time_reference(tsr_worker_t *w) {
   return rc;
 }
 
-/* Creates the side queues and their scratch, where the backend can partition the device and
- * cfg.urgent_sms asks for it. A device that cannot is no error: it has no side queues. */
-static int side_setup(tsr_worker_t *w) {
-  const tsr_backend_t *be = w->be;
-  const int nq = w->ctx->cfg.gpu_queues, sms = w->ctx->cfg.urgent_sms;
-  if (!w->urgent_queue || sms <= 0 || !be->queue_create_side) return 0;
-  int rc = 0;
-  for (int q = 0; q < nq && !rc; q++) {
-    rc = be->queue_create_side(w->be_state, w->device, sms, &w->side_queues[q]);
-    if (!rc) rc = tsr_worker_scratch_create(w, &w->side_scratch[q]);
-  }
-  if (rc == TESSERA_ERR_UNSUPPORTED && !w->side_queues[0]) rc = 0;
-  return rc;
-}
-
-static void side_teardown(tsr_worker_t *w) {
-  for (int q = 0; q < TSR_QUEUES; q++) {
-    if (w->side_queues[q]) w->be->queue_destroy(w->be_state, w->device, w->side_queues[q]);
-    if (w->side_scratch[q]) tsr_worker_scratch_destroy(w, w->side_scratch[q]);
-    w->side_queues[q] = w->side_scratch[q] = NULL;
-  }
-}
-
 /* Creates the queues, events and status slots of the worker (on its own thread). With copies
  * timed, the fill events are timed too and each has a start event. */
 static int async_setup(tsr_worker_t *w) {
@@ -75,7 +52,6 @@ static int async_setup(tsr_worker_t *w) {
     rc = be->queue_create_urgent(w->be_state, w->device, &w->urgent_queue);
     if (!rc) rc = tsr_worker_scratch_create(w, &w->urgent_scratch);
   }
-  if (!rc) rc = side_setup(w);
   if (!rc && timed) rc = time_reference(w);
   tessera_async_status_t *slots =
       be->host_alloc ? be->host_alloc(w->be_state, sizeof *slots * (TSR_FLIGHTS + 1)) : NULL;
@@ -110,7 +86,6 @@ static void async_teardown(tsr_worker_t *w) {
   if (w->urgent_queue) be->queue_destroy(w->be_state, w->device, w->urgent_queue);
   if (w->urgent_scratch) tsr_worker_scratch_destroy(w, w->urgent_scratch);
   w->urgent_queue = w->urgent_scratch = NULL;
-  side_teardown(w);
   for (int q = 0; q < TSR_QUEUES; q++) {
     if (w->queues[q]) be->queue_destroy(w->be_state, w->device, w->queues[q]);
     if (q > 0 && w->qscratch[q]) tsr_worker_scratch_destroy(w, w->qscratch[q]);
@@ -193,32 +168,19 @@ static bool urgent_waiting(tsr_worker_t *w) {
   return u;
 }
 
-/* Whether an urgent task is in flight. */
-static bool urgent_in_flight(const tsr_worker_t *w) {
-  for (int f = 0; f < w->nflights; f++)
-    if (w->flights[f].urgent) return true;
-  return false;
-}
-
 static void start(tsr_worker_t *w, tsr_task_t *t) {
   const bool urgent = is_urgent(w, t);
-  /* Beside an urgent task, on the SMs it leaves (where the device is partitioned). */
-  const bool side = !urgent && w->side_queues[0] && urgent_in_flight(w);
   tsr_flight_t *fl = &w->flights[w->nflights++];
   fl->task = t;
   fl->urgent = urgent;
   w->stats.urgent += urgent;
-  w->stats.beside_urgent += side;
   unsigned q = urgent ? 0 : w->next_queue++ % (unsigned)w->ctx->cfg.gpu_queues;
-  void *const *queues = side ? w->side_queues : w->queues;
-  void *const *scratch = side ? w->side_scratch : w->qscratch;
-  fl->queue = urgent ? w->urgent_queue : queues[q];
+  fl->queue = urgent ? w->urgent_queue : w->queues[q];
   fl->acquired = 0;
   fl->alone_since = 0;
   fl->running = false;
   fl->deferred = false;
   fl->counted = false;
-  fl->side = side;
   fl->skipped = atomic_load_explicit(&w->ctx->flow_failed, memory_order_relaxed) &&
                 !(t->kernel->flags & TESSERA_KERNEL_RUNS_AFTER_FAILURE);
   fl->status->info = 0; /* read at completion, whether the kernel ran or not */
@@ -229,7 +191,7 @@ static void start(tsr_worker_t *w, tsr_task_t *t) {
                             .device = w->device,
                             .worker = w->id,
                             .stream = fl->queue,
-                            .scratch = urgent ? w->urgent_scratch : scratch[q],
+                            .scratch = urgent ? w->urgent_scratch : w->qscratch[q],
                             .async = fl->status};
 }
 
@@ -281,7 +243,7 @@ static int poll(tsr_worker_t *w) {
     tsr_worker_finish(w, t, t0, now, measured);
     if (w->nevents > events) { /* traced: the kernel's own span and lane */
       w->events[events].launched = tmp.launched;
-      w->events[events].lane = tmp.urgent ? 1 : tmp.side ? 2 : 0;
+      w->events[events].lane = tmp.urgent ? 1 : 0;
     }
     done++;
   }

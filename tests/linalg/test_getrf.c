@@ -248,50 +248,6 @@ static void test_on_accelerators(void **state) {
   lc_finalize(ctx);
 }
 
-/* LU's update gemms split along their inner dimension (TESSERA_LU_UPDATE_K = 3 on panels of 8
- * columns: gemms of 3, 3 and 2), on all but the next panel in every step (up to 8 trailing
- * panels per device), with the context's workers, then on its accelerators alone where it has
- * some; in the last steps only (TESSERA_LU_TAIL = 2); malformed values are refused with a
- * message. */
-static void test_update_chunks(void **state) {
-  (void)state;
-  setenv("TESSERA_LU_UPDATE_K", "3", 1);
-  for (int alone = 0; alone < 2; alone++) {
-    tessera_context_t *ctx = lc_context(8);
-    if (alone && tessera_set_scope(ctx, tessera_scope_gpus()) != 0) {
-      lc_finalize(ctx);
-      break;
-    }
-    singular_cases(ctx, 8);
-    for (int d = 0; d < TESSERA_NUM_DTYPES; d++) {
-      check_case(ctx, lc_dtypes[d], 4 * 8 + 1, 4 * 8 + 1, 8, 170u + (unsigned)d);
-      check_case(ctx, lc_dtypes[d], 3 * 8 + 2, 8 + 1, 8, 180u + (unsigned)d);
-    }
-    lc_finalize(ctx);
-  }
-  /* only the steps with at most two panels right of theirs per device, and there the panel
-   * after the next one only: both kinds in one call */
-  setenv("TESSERA_LU_TAIL", "2", 1);
-  tessera_context_t *ctx = lc_context(8);
-  for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
-    check_case(ctx, lc_dtypes[d], 6 * 8 + 3, 6 * 8 + 3, 8, 190u + (unsigned)d);
-  lc_finalize(ctx);
-  ctx = lc_context(4);
-  double a[25];
-  int ipiv[5];
-  for (int i = 0; i < 25; i++) a[i] = i % 6 == 0 ? 4.0 : 0.5;
-  setenv("TESSERA_LU_TAIL", "-2", 1);
-  assert_int_equal(tessera_getrf(ctx, TESSERA_F64, 5, 5, a, 5, ipiv), TESSERA_ERR_ENV);
-  lc_assert_error(ctx);
-  unsetenv("TESSERA_LU_TAIL");
-  setenv("TESSERA_LU_UPDATE_K", "wide", 1);
-  assert_int_equal(tessera_getrf(ctx, TESSERA_F64, 5, 5, a, 5, ipiv), TESSERA_ERR_ENV);
-  lc_assert_error(ctx);
-  unsetenv("TESSERA_LU_UPDATE_K");
-  assert_int_equal(tessera_getrf(ctx, TESSERA_F64, 5, 5, a, 5, ipiv), 0);
-  lc_finalize(ctx);
-}
-
 static void test_lu_args(void **state) {
   (void)state;
   tessera_context_t *ctx = lc_context(4);
@@ -455,7 +411,6 @@ int main(void) {
       cmocka_unit_test(test_singular),
       cmocka_unit_test(test_nan),
       cmocka_unit_test(test_on_accelerators),
-      cmocka_unit_test(test_update_chunks),
       cmocka_unit_test(test_lu_args),
       cmocka_unit_test(test_tile_lu),
   };

@@ -244,9 +244,6 @@ static void test_init_env(void **state) {
   assert_int_equal(init_with_env("TESSERA_GPU_FLIGHTS", "3", &cfg, NULL, NULL, NULL), 0);
   assert_int_equal(init_with_env("TESSERA_GPU_FLIGHTS", "1", &cfg, NULL, NULL, NULL),
                    TESSERA_ERR_ENV);
-  assert_int_equal(init_with_env("TESSERA_URGENT_SMS", "16", &cfg, NULL, NULL, NULL), 0);
-  assert_int_equal(init_with_env("TESSERA_URGENT_SMS", "-8", &cfg, NULL, NULL, NULL),
-                   TESSERA_ERR_ENV);
   char over[16];
   snprintf(over, sizeof over, "%d", TESSERA_MAX_GPU_QUEUES + 1);
   assert_int_equal(init_with_env("TESSERA_GPU_QUEUES", over, &cfg, NULL, NULL, NULL),

@@ -238,7 +238,6 @@ static const tsr_backend_t cuda_backend = {
     .worker_start = tsr_cuda_worker_start,
     .queue_create = tsr_cuda_queue_create,
     .queue_create_urgent = tsr_cuda_queue_create_urgent,
-    .queue_create_side = tsr_cuda_queue_create_side,
     .queue_destroy = tsr_cuda_queue_destroy,
     .event_create = tsr_cuda_event_create,
     .event_destroy = tsr_cuda_event_destroy,

@@ -1,7 +1,6 @@
 /* The CUDA backend's state and the helpers its files share (cuda.c: open, close, device
  * descriptions, measured bandwidths and the table; cuda_ops.c, below it: status and current
- * device helpers, memory, copies, workers, queues and events; cuda_partition.c: SM
- * partitions and the destruction of queues).
+ * device helpers, memory, copies, workers, queues and events).
  * Everything mutable lives in the state a context owns: no globals. */
 #ifndef TSR_CUDA_INTERNAL_H
 #define TSR_CUDA_INTERNAL_H
@@ -54,9 +53,6 @@ int tsr_cuda_copy2d(void *state, int dst_dev, void *dst, size_t ldd, int src_dev
 int tsr_cuda_worker_start(void *state, int dev);
 int tsr_cuda_queue_create(void *state, int dev, void **queue);
 int tsr_cuda_queue_create_urgent(void *state, int dev, void **queue);
-/* SM partitions (cuda_partition.c): a side queue, and the destruction of any queue with the
- * green context it may belong to. */
-int tsr_cuda_queue_create_side(void *state, int dev, int reserved, void **queue);
 void tsr_cuda_queue_destroy(void *state, int dev, void *queue);
 int tsr_cuda_event_create(void *state, int dev, void **event);
 void tsr_cuda_event_destroy(void *state, int dev, void *event);

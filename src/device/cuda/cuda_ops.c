@@ -160,6 +160,13 @@ int tsr_cuda_queue_create_urgent(void *state, int dev, void **queue) {
   return queue_create(state, dev, true, queue);
 }
 
+void tsr_cuda_queue_destroy(void *state, int dev, void *queue) {
+  int prev;
+  if (!queue || tsr_cuda_enter(state, dev, &prev)) return;
+  (void)tsr_cuda_status(cudaStreamDestroy((cudaStream_t)queue));
+  tsr_cuda_leave(dev, prev);
+}
+
 static int event_create(void *state, int dev, void **event, unsigned flags) {
   int prev;
   *event = NULL;

@@ -89,13 +89,6 @@ static int sim_token(void *state, int dev, void **out) {
   return *out ? 0 : TESSERA_ERR_NOMEM;
 }
 
-/* A side queue: the simulated device has no SMs to partition, so a queue like the others (the
- * worker's choice between its queues still runs, as on a GPU). */
-static int sim_side(void *state, int dev, int reserved, void **out) {
-  (void)reserved;
-  return sim_token(state, dev, out);
-}
-
 static void sim_untoken(void *state, int dev, void *token) {
   (void)state, (void)dev;
   free(token);
@@ -155,7 +148,6 @@ static const tsr_backend_t sim_backend = {
     .copy2d = sim_copy2d,
     .queue_create = sim_token,
     .queue_create_urgent = sim_token,
-    .queue_create_side = sim_side,
     .queue_destroy = sim_untoken,
     .event_create = sim_token,
     .event_destroy = sim_untoken,
