@@ -209,7 +209,14 @@ int main(int argc, char **argv) {
   if (rc >= 0) return rc;
   tessera_config_t cfg;
   tessera_config_init(&cfg);
-  cfg.cpu_workers = o.workers > 0 ? (int)o.workers : getenv("TESSERA_CPU_WORKERS") ? -1 : 2;
+  char why[256] = "";
+  if (tessera_config_from_env(&cfg, why, sizeof why)) {
+    fprintf(stderr, "bench_tasks: %s\n", why);
+    return 1;
+  }
+  /* --workers, else TESSERA_CPU_WORKERS, else 2 */
+  if (o.workers > 0) cfg.cpu_workers = (int)o.workers;
+  if (cfg.cpu_workers < 0) cfg.cpu_workers = 2;
   cfg.gpus = 0;
   cfg.perfmodel_file = "none";
   tessera_context_t *ctx;

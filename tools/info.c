@@ -54,27 +54,17 @@ static void print_bandwidths(const tessera_context_t *ctx, int nodes) {
   }
 }
 
-/** Prints an integer setting, "auto" for a negative value. */
-static void print_setting(const char *name, int v) {
-  if (v < 0)
-    printf("  %-15s auto\n", name);
-  else
-    printf("  %-15s %d\n", name, v);
-}
-
+/** Prints every row of the configuration table with its value in force: the context's for the
+ *  variables tessera_init reads, the environment's (else the default, in parentheses) for the
+ *  others. */
 static void print_config(const tessera_context_t *ctx) {
-  const tessera_config_t *c = tessera_config(ctx);
-  printf("configuration in force:\n");
-  print_setting("cpu_workers", c->cpu_workers);
-  print_setting("gpus", c->gpus);
-  printf("  %-15s %s\n", "sched",
-         c->sched == TESSERA_SCHED_LOCALITY ? "locality"
-         : c->sched == TESSERA_SCHED_COST   ? "cost"
-                                            : "auto");
-  print_setting("tile_size", c->tile_size);
-  print_setting("bind_workers", c->bind_workers);
-  printf("  %-15s %s\n", "trace_file", c->trace_file ? c->trace_file : "(none)");
-  printf("  %-15s %s\n", "perfmodel_file", c->perfmodel_file ? c->perfmodel_file : "(none)");
+  printf("configuration in force (TESSERA_* variables; see the README's Environment table):\n");
+  for (int i = 0; i < tessera_setting_count(); i++) {
+    const tessera_setting_t *s = tessera_setting(i);
+    char value[256];
+    tessera_setting_show(tessera_config(ctx), i, value, sizeof value);
+    printf("  %-22s %s\n", s->name, value);
+  }
 }
 
 /** The tile LAPACK-style calls pick (tessera_tile_for) for a few orders, and the one used when

@@ -211,8 +211,14 @@ static int run_command(const cli_opts_t *o, int demo) {
 }
 
 int cli_solve(const cli_opts_t *o) {
-  const char *grid = getenv("TESSERA_GRID");
-  if (!o->grid_p && grid && *grid) { /* the variable's grid, resolved by tessera_init */
+  tessera_config_t cfg;
+  tessera_config_init(&cfg);
+  char why[256] = "";
+  if (!o->grid_p && tessera_config_from_env(&cfg, why, sizeof why) != 0) {
+    fprintf(stderr, "tessera: %s\n", why);
+    return CLI_FAILED;
+  }
+  if (!o->grid_p && cfg.distributed == 1) { /* TESSERA_GRID's grid, resolved by tessera_init */
     cli_opts_t env = *o;
     env.grid_p = env.grid_q = -1;
     return cli_solve_distributed(&env);

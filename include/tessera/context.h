@@ -2,40 +2,11 @@
  *
  * A context is created from a configuration. tessera_config_init() fills in the defaults;
  * fields left at their "auto" value (negative numbers, NULL strings) are then taken from the
- * environment when tessera_init() runs, else from the built-in default:
- *
- *   TESSERA_CPU_WORKERS   number of CPU worker threads (default: all cores, less one per GPU)
- *   TESSERA_GPUS          number of GPUs to use (default: all; 0 disables GPUs)
- *   TESSERA_SCHED         scheduler policy: "cost" (default) or "locality"
- *   TESSERA_TILE          tile size of LAPACK-style calls (default: chosen per device kind)
- *   TESSERA_TRACE         write a Chrome/Perfetto trace of every task to this file at finalize
- *   TESSERA_PERFMODEL     file holding measured kernel times between runs
- *                         (default $XDG_CACHE_HOME/tessera/perfmodel.txt or
- *                         ~/.cache/tessera/perfmodel.txt, whose folder tessera creates; a
- *                         path elsewhere must be in an existing folder; "none" disables it)
- *   TESSERA_BIND          1 to pin each worker to a core (default 0)
- *   TESSERA_COPY_QUEUE    0: GPU workers copy inputs on the kernel's queue (default 1: on a
- *                         queue of their own, ahead of the kernels)
- *   TESSERA_GPU_QUEUES    compute queues per GPU worker, 1 to TESSERA_MAX_GPU_QUEUES: tasks
- *                         in flight on one GPU run on them round robin (default 4)
- *   TESSERA_GPU_FLIGHTS   tasks each GPU worker keeps in flight, 2 to TESSERA_MAX_GPU_FLIGHTS
- *                         (default TESSERA_MAX_GPU_FLIGHTS), besides the one of its urgent lane:
- *                         fewer leave less queued work ahead of an urgent task (at least 2: a
- *                         distributed flow's transfer waiting for its peer holds one)
- *   TESSERA_TRSM_INVERSE  1: Cholesky panels multiply by inverted diagonal tiles; 0: they solve
- *                         (default: 1 when the scope holds GPUs, else 0); read by each
- *                         factorization call, see tessera_potrf_options_t (tessera/linalg.h)
- *   TESSERA_GPU_MEM_LIMIT cap on each GPU's memory pool ("8G", "512M"; default: the free memory
- *                         less a reserve)
- *   TESSERA_MAX_SUBMITTED most tasks inserted and not yet finished (default 50000): an insertion
- *                         beyond it blocks until nine tenths of that bound remain
- *   TESSERA_GRID          "PxQ" or "auto": the context spans the processes of MPI_COMM_WORLD
- *                         (under mpirun) on a P x Q grid ("auto": the squarest), see
- *                         tessera_config_t.distributed
- *   TESSERA_SIM_DEVICES   builds with simulated devices (-DTESSERA_SIM_DEVICES=ON) only: how
- *                         many (TESSERA_DEVICE_SIM) stand in for GPUs (default 2, at most 16)
- *
- * Explicit values in the configuration win over the environment.
+ * environment when tessera_init() runs, else from the built-in default. Every TESSERA_* variable
+ * is a row of one table (tessera_setting(): name, what it accepts, default, meaning), parsed
+ * strictly once when a context is made: a value the row does not accept fails tessera_init with
+ * TESSERA_ERR_ENV and a sentence naming the variable. `tessera info` prints the table with the
+ * values in force. Explicit values in the configuration win over the environment.
  *
  * Thread safety: contexts are independent of each other; several may live at once and be
  * used from different threads (the process-wide settings they touch, OpenBLAS's thread count,
@@ -67,6 +38,16 @@ typedef enum {
   TESSERA_SCHED_LOCALITY = 1, /**< place on the worker holding the most data; idle workers steal */
 } tessera_sched_policy_t;
 
+/** How the tiles of distributed matrices travel between processes. */
+typedef enum {
+  TESSERA_TRANSFERS_AUTO = -1,  /**< take TESSERA_DIST_TRANSFERS, else BEST */
+  TESSERA_TRANSFERS_BEST = 0,   /**< GPU to GPU (NCCL) where every process's communicator spans
+                                     GPUs of its context, else through host memory (MPI) */
+  TESSERA_TRANSFERS_DEVICE = 1, /**< GPU to GPU only: the first distributed matrix fails where
+                                     a process cannot */
+  TESSERA_TRANSFERS_HOST = 2,   /**< through host memory over MPI */
+} tessera_transfers_t;
+
 /** Configuration of a context. Initialise with tessera_config_init(). */
 typedef struct {
   int cpu_workers;              /**< CPU worker threads; -1 = auto */
@@ -90,6 +71,14 @@ typedef struct {
                                      blocks at this bound until the count falls to nine tenths
                                      of it (a worker inserting never blocks); -1 = auto
                                      (TESSERA_MAX_SUBMITTED, else TESSERA_DEFAULT_MAX_SUBMITTED) */
+  int trsm_inverse;             /**< Cholesky panel method of calls that do not choose
+                                     (tessera_potrf_options_t): 1 multiply by inverted diagonal
+                                     tiles, 0 solve with them; -1 = auto (TESSERA_TRSM_INVERSE,
+                                     else 1 when the call's scope holds GPUs) */
+  double comm_timeout_s;        /**< seconds a distributed context's communicator waits for the
+                                     other processes (tessera_comm_config_t.timeout_s); -1 =
+                                     auto (TESSERA_COMM_TIMEOUT, else 30) */
+  tessera_transfers_t dist_transfers; /**< how tiles of distributed matrices travel */
   /* A context over processes. Its tessera_init and tessera_finalize are collective calls over
    * the processes of `mpi_comm`: tessera_init makes a communicator (tessera/comm.h) over them
    * whose GPUs are the context's (tiles then travel between processes over NCCL), starting MPI
@@ -117,6 +106,44 @@ typedef struct {
 
 /** Fills `cfg` with "auto" values. Thread safe. */
 TESSERA_API void tessera_config_init(tessera_config_t *cfg);
+
+/** One TESSERA_* variable of the configuration table. */
+typedef struct {
+  const char *name;     /**< "TESSERA_GPUS" */
+  const char *accepts;  /**< the values it takes, in words ("an integer from 0 to 16") */
+  const char *fallback; /**< what holds while it is unset, in words */
+  const char *doc;      /**< what it sets, one line */
+  const char *reader;   /**< who reads it: "tessera_init", "tessera_comm_create" or
+                             "tessera.jax" (the JAX binding) */
+} tessera_setting_t;
+
+/** Number of rows of the configuration table. Thread safe. */
+TESSERA_API int tessera_setting_count(void);
+
+/** Row i of the configuration table, 0 <= i < tessera_setting_count(); NULL otherwise. The
+ *  rows are static. Thread safe. */
+TESSERA_API const tessera_setting_t *tessera_setting(int i);
+
+/** Fills the fields of `cfg` still at their "auto" value from the TESSERA_* variables that set
+ *  them, as tessera_init does (fields no variable sets stay "auto"; path fields point into the
+ *  environment). For a program that wants to know what tessera_init will be given (the CLI, the
+ *  JAX binding).
+ *  @return 0; -1 for a NULL cfg; TESSERA_ERR_ENV for a value its row does not accept, with a
+ *          sentence naming the variable in `msg` (at most `len` bytes; may be NULL). */
+TESSERA_API int tessera_config_from_env(tessera_config_t *cfg, char *msg, size_t len);
+
+/** The value of the numeric variable `name` (a row that takes an integer, 0 or 1, a size in
+ *  bytes or seconds): the environment's when set, else the row's default (NAN where the default
+ *  depends on the context). For the readers outside tessera_init (the JAX binding's timeout).
+ *  @return 0; -1 for a name not in the table or not numeric, or a NULL value; TESSERA_ERR_ENV
+ *          for a malformed value, with a sentence in `msg`. */
+TESSERA_API int tessera_setting_number(const char *name, double *value, char *msg, size_t len);
+
+/** Writes the text of row i's value in force into buf (at most len bytes): for a row that
+ *  fills a field of `cfg` (tessera_config(ctx) of a context: the values it runs with), that
+ *  field; for the others, or with a NULL cfg, the environment's text, else the default in
+ *  parentheses. 0, or -1 for a bad row or buffer. */
+TESSERA_API int tessera_setting_show(const tessera_config_t *cfg, int i, char *buf, size_t len);
 
 /** Creates a context: resolves the configuration against the environment, discovers
  *  devices, starts workers; for a distributed context (tessera_config_t.distributed), a

@@ -127,8 +127,8 @@ TESSERA_API int tessera_tile_potrf(tessera_uplo_t uplo, tessera_matrix_t *A);
 typedef struct {
   /** Panel tiles below the first: 1 multiplied by the inverted diagonal tile (trtri once per
    *  step, then trmm: the product runs near gemm speed on GPUs, a triangular solve does not),
-   *  0 solved with the diagonal tile; -1 = auto: TESSERA_TRSM_INVERSE (0 or 1) when set, else 1
-   *  when the context's scope holds GPUs. */
+   *  0 solved with the diagonal tile; -1 = auto: the context's tessera_config_t.trsm_inverse
+   *  (TESSERA_TRSM_INVERSE) when set, else 1 when the context's scope holds GPUs. */
   int trsm_inverse;
 } tessera_potrf_options_t;
 
@@ -136,8 +136,7 @@ typedef struct {
 TESSERA_API void tessera_potrf_options_init(tessera_potrf_options_t *opts);
 
 /** tessera_tile_potrf with options (NULL: automatic, as tessera_tile_potrf and every other call
- *  that factors). Returns as tessera_tile_potrf, or TESSERA_ERR_ENV when TESSERA_TRSM_INVERSE
- *  is consulted and is neither 0 nor 1. */
+ *  that factors). Returns as tessera_tile_potrf. */
 TESSERA_API int tessera_tile_potrf_opts(tessera_uplo_t uplo, tessera_matrix_t *A,
                                         const tessera_potrf_options_t *opts);
 

@@ -4,10 +4,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-tsr_jax_state_t *tessera_jax_state_create(double timeout, int64_t gpu_mem_limit) {
-  if (!(timeout > 0)) return NULL;
+tsr_jax_state_t *tessera_jax_state_create(int64_t xla_left, char *err, size_t len) {
+  /* the binding's variables, through the library's configuration table */
+  double timeout = 0;
+  tessera_config_t cfg;
+  tessera_config_init(&cfg);
+  if (tessera_setting_number("TESSERA_JAX_TIMEOUT", &timeout, err, len) ||
+      tessera_config_from_env(&cfg, err, len))
+    return NULL;
   tsr_jax_state_t *s = calloc(1, sizeof *s);
-  if (!s) return NULL;
+  if (!s) {
+    if (err && len) snprintf(err, len, "out of memory for the binding's state");
+    return NULL;
+  }
   if (tsr_rdv_table_init(&s->rdv, timeout)) {
     free(s);
     return NULL;
@@ -15,7 +24,9 @@ tsr_jax_state_t *tessera_jax_state_create(double timeout, int64_t gpu_mem_limit)
   pthread_mutex_init(&s->lock, NULL);
   pthread_cond_init(&s->idle, NULL);
   for (int p = 0; p < TESSERA_JAX_PLATFORMS; p++) pthread_mutex_init(&s->run[p], NULL);
-  s->gpu_mem_limit = gpu_mem_limit > 0 ? gpu_mem_limit : -1;
+  /* TESSERA_GPU_MEM_LIMIT where set (tessera_init takes it), else what XLA leaves */
+  s->gpu_mem_limit = cfg.gpu_mem_limit < 0 && xla_left > 0 ? xla_left : -1;
+  s->gpu_with_cpus = cfg.cpu_workers >= 0;
   return s;
 }
 
@@ -63,8 +74,6 @@ int tsr_jax_context(tsr_jax_state_t *s, int platform, tessera_context_t **ctx) {
       cfg.gpus = 0;
     } else {
       /* The matrix lives on the GPUs, which run every kernel: no CPU worker unless asked for. */
-      const char *w = getenv("TESSERA_CPU_WORKERS");
-      s->gpu_with_cpus = w && *w;
       if (!s->gpu_with_cpus) cfg.cpu_workers = 0;
       cfg.gpu_mem_limit = s->gpu_mem_limit;
     }

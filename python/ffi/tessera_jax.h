@@ -44,10 +44,11 @@ enum { TESSERA_JAX_CPU = 0, TESSERA_JAX_CUDA = 1, TESSERA_JAX_PLATFORMS = 2 };
 
 typedef struct tsr_jax_state tsr_jax_state_t;
 
-/** A state: contexts made lazily, rendezvous waiting at most `timeout` seconds for every device
- *  of a call to arrive; `gpu_mem_limit` bytes for each GPU's pool (-1: tessera's default).
- *  NULL when out of memory or `timeout` <= 0. */
-TSR_JAX_EXPORT tsr_jax_state_t *tessera_jax_state_create(double timeout, int64_t gpu_mem_limit);
+/** A state: contexts made lazily, rendezvous waiting at most TESSERA_JAX_TIMEOUT seconds for
+ *  every device of a call to arrive; each GPU's pool takes TESSERA_GPU_MEM_LIMIT bytes where set,
+ *  else `xla_left` (what XLA leaves of a GPU; <= 0: tessera's default). NULL, with a sentence in
+ *  err (at most len bytes), for a malformed TESSERA_* variable or when out of memory. */
+TSR_JAX_EXPORT tsr_jax_state_t *tessera_jax_state_create(int64_t xla_left, char *err, size_t len);
 
 /** Closes the state: waits for the calls in progress, finalizes the contexts (writing a trace
  *  when TESSERA_TRACE is set). Calls made afterwards fail with an XLA error. The state's few

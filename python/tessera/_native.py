@@ -32,23 +32,11 @@ def _candidates():
     yield here.parents[1] / "build" / "python" / _NAME
 
 
-def _timeout():
-    v = os.environ.get("TESSERA_JAX_TIMEOUT", "60")
-    try:
-        t = float(v)
-    except ValueError:
-        t = -1.0
-    if not t > 0:
-        raise ValueError(f"TESSERA_JAX_TIMEOUT={v!r} is not a positive number of seconds")
-    return t
-
-
-def _gpu_mem_limit():
-    """Bytes tessera's pool may take on each GPU: what XLA leaves (1 - its memory fraction of
-    the GPU, XLA_PYTHON_CLIENT_MEM_FRACTION, default 0.75) less 2 GiB for cuBLAS / cuSOLVER
-    workspaces; -1 (tessera's own rule, or TESSERA_GPU_MEM_LIMIT) when that is not known."""
-    if os.environ.get("TESSERA_GPU_MEM_LIMIT"):
-        return -1
+def _xla_left():
+    """Bytes tessera's pool may take on each GPU unless TESSERA_GPU_MEM_LIMIT says otherwise:
+    what XLA leaves (1 - its memory fraction of the GPU, XLA_PYTHON_CLIENT_MEM_FRACTION,
+    default 0.75) less 2 GiB for cuBLAS / cuSOLVER workspaces; -1 (tessera's own rule) when that
+    is not known."""
     try:
         gpus = jax.devices("gpu")
         stats = gpus[0].memory_stats() or {}
@@ -66,7 +54,7 @@ class Native:
     def __init__(self, path):
         lib = ctypes.CDLL(str(path))
         lib.tessera_jax_state_create.restype = ctypes.c_void_p
-        lib.tessera_jax_state_create.argtypes = [ctypes.c_double, ctypes.c_int64]
+        lib.tessera_jax_state_create.argtypes = [ctypes.c_int64, ctypes.c_char_p, ctypes.c_size_t]
         lib.tessera_jax_state_destroy.argtypes = [ctypes.c_void_p]
         lib.tessera_jax_tile.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int64,
                                          ctypes.c_int, ctypes.c_int]
@@ -76,9 +64,10 @@ class Native:
         lib.tessera_strerror.argtypes = [ctypes.c_int]
         self.lib = lib
         self.path = Path(path)
-        self.state = lib.tessera_jax_state_create(_timeout(), _gpu_mem_limit())
+        err = ctypes.create_string_buffer(256)
+        self.state = lib.tessera_jax_state_create(_xla_left(), err, len(err))
         if not self.state:
-            raise RuntimeError("tessera.jax: cannot create the binding state (out of memory)")
+            raise ValueError(f"tessera.jax: {err.value.decode()}")
         self.platforms = {"cpu": CPU}
         for op in OPS:
             jax.ffi.register_ffi_target(f"tessera_{op}",

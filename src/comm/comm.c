@@ -2,9 +2,7 @@
 /* The collectives API (tessera/comm.h): communicators, queues, and the checks every operation
  * passes before a transport sees it. Host buffers go to MPI (mpi/host.c), device buffers to NCCL
  * (nccl/device.c); a host queue's operations go through its thread (queue.c). */
-#include <errno.h>
 #include <limits.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,8 +10,7 @@
 #include <time.h>
 
 #include "comm/comm.h"
-
-enum { DEFAULT_TIMEOUT_S = 30 };
+#include "runtime/settings.h"
 
 const char *tessera_comm_last_error(const tessera_comm_t *comm) {
   return comm ? comm->errmsg : "There is no communicator (NULL).";
@@ -31,16 +28,12 @@ int tessera_comm_describe(char *buf, size_t len) {
   return tsr_mpi_built() ? 1 : 0;
 }
 
-/* The timeout from the configuration, else TESSERA_COMM_TIMEOUT, else the default; -1 when the
- * variable is malformed. */
-static double timeout_of(const tessera_comm_config_t *cfg) {
+/* The timeout from the configuration, else TESSERA_COMM_TIMEOUT (its default when unset); -1
+ * with the sentence in why when the variable is malformed. */
+static double timeout_of(const tessera_comm_config_t *cfg, char *why, size_t len) {
   if (cfg->timeout_s > 0) return cfg->timeout_s;
-  const char *v = getenv("TESSERA_COMM_TIMEOUT");
-  if (!v || !*v) return DEFAULT_TIMEOUT_S;
-  char *end = NULL;
-  errno = 0;
-  double s = strtod(v, &end);
-  return errno || *end || !(s > 0) || !isfinite(s) ? -1 : s;
+  double s = -1;
+  return tsr_setting_number("TESSERA_COMM_TIMEOUT", &s, why, len) ? -1 : s;
 }
 
 static void say(const tessera_comm_config_t *cfg, const char *text) {
@@ -62,9 +55,10 @@ int tessera_comm_create(const tessera_comm_config_t *cfg_in, tessera_comm_t **co
                ? TESSERA_ERR_UNSUPPORTED
                : -1;
   }
-  const double timeout = timeout_of(cfg);
+  char why[200] = "";
+  const double timeout = timeout_of(cfg, why, sizeof why);
   if (timeout < 0) {
-    say(cfg, "TESSERA_COMM_TIMEOUT must be a positive number of seconds.");
+    say(cfg, why);
     return TESSERA_ERR_ENV;
   }
   tessera_comm_t *c = calloc(1, sizeof *c);

@@ -195,11 +195,11 @@ void tsr_dist_close(tessera_comm_t *c) {
 
 /* How this process could move tiles for ctx: over NCCL when the communicator's GPUs are all
  * GPUs of the context, over MPI from simulated devices when it has them, else through the host.
- * TESSERA_DIST_TRANSFERS=host asks for the host; =device for the devices or a failure (-1). */
+ * The context's dist_transfers may ask for the host, or for the devices or a failure (-1). */
 static int local_mode(tessera_comm_t *c, tessera_context_t *ctx, int *gpus) {
-  const char *v = getenv("TESSERA_DIST_TRANSFERS");
-  if (v && strcmp(v, "host") == 0) return XFER_HOST;
-  const int host = v && strcmp(v, "device") == 0 ? -1 : XFER_HOST;
+  const tessera_transfers_t want = tessera_config(ctx)->dist_transfers;
+  if (want == TESSERA_TRANSFERS_HOST) return XFER_HOST;
+  const int host = want == TESSERA_TRANSFERS_DEVICE ? -1 : XFER_HOST;
   if ((*gpus = tessera_device_count(ctx, TESSERA_DEVICE_SIM)) > 0) return XFER_SIM;
   const int cuda = tessera_device_count(ctx, TESSERA_DEVICE_CUDA);
   if (!c->nccl || c->ndevices < 1) return host;

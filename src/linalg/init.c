@@ -16,27 +16,6 @@ typedef struct {
   tessera_grid_t grid;
 } ctx_dist_t;
 
-/* TESSERA_GRID: "PxQ" into *p, *q; "auto" leaves them at -1; unset or empty: *set = 0. */
-static int env_grid(int *set, int *p, int *q) {
-  const char *v = getenv("TESSERA_GRID");
-  *set = v && *v;
-  if (!*set || strcmp(v, "auto") == 0) return 0;
-  char *end;
-  long a = strtol(v, &end, 10), b = 0;
-  if (end != v && (*end == 'x' || *end == 'X')) {
-    const char *s = end + 1;
-    b = strtol(s, &end, 10);
-    if (end == s) b = 0;
-  }
-  if (*end || a < 1 || b < 1 || a > 1 << 20 || b > 1 << 20) {
-    fprintf(stderr, "tessera: TESSERA_GRID=\"%s\" is not a grid such as 2x2 or \"auto\"\n", v);
-    return TESSERA_ERR_ENV;
-  }
-  *p = (int)a;
-  *q = (int)b;
-  return 0;
-}
-
 /* The squarest grid of `size` processes: P <= Q, P the largest divisor up to the square root. */
 static tessera_grid_t squarest(int size) {
   int p = (int)sqrt((double)size);
@@ -48,8 +27,9 @@ static tessera_grid_t squarest(int size) {
  * on stderr. */
 static int distribute(tessera_context_t *ctx, const tessera_config_t *given, int p, int q) {
   char why[256] = "";
-  tessera_comm_config_t cc = {.mpi_comm = given ? given->mpi_comm : NULL,
+  tessera_comm_config_t cc = {.mpi_comm = given->mpi_comm,
                               .ndevices = tessera_device_count(ctx, TESSERA_DEVICE_CUDA),
+                              .timeout_s = given->comm_timeout_s > 0 ? given->comm_timeout_s : 0,
                               .error = why,
                               .error_len = sizeof why};
   ctx_dist_t *d = calloc(1, sizeof *d);
@@ -89,23 +69,29 @@ static int distribute(tessera_context_t *ctx, const tessera_config_t *given, int
 int tessera_init(tessera_context_t **out, const tessera_config_t *cfg) {
   if (!out) return -1;
   *out = NULL;
-  int set = 0, p = cfg ? cfg->grid_p : -1, q = cfg ? cfg->grid_q : -1;
-  int want = cfg ? cfg->distributed : -1;
+  /* the environment, read once: every TESSERA_* variable through the configuration table */
+  tessera_config_t given;
+  tsr_settings_extra_t extra;
+  char why[256] = "";
+  int rc = tsr_settings_resolve(cfg, &given, &extra, why, sizeof why);
+  if (rc) {
+    fprintf(stderr, "tessera: %s\n", why);
+    return rc;
+  }
+  const int p = given.grid_p, q = given.grid_q;
   if ((p < 0) != (q < 0) || (p == 0 || q == 0)) {
-    fprintf(stderr, "tessera: grid_p = %d and grid_q = %d: give both (positive) or neither (-1)\n",
+    fprintf(stderr, "tessera: grid_p = %d and grid_q = %d: give both (positive) or neither (-1).\n",
             p, q);
     return -2;
   }
-  int rc = p < 0 && want != 0 ? env_grid(&set, &p, &q) : 0;
-  if (rc) return rc;
-  if (want < 0) want = (cfg && cfg->mpi_comm) || set || p > 0;
+  const int want = given.distributed < 0 ? given.mpi_comm || p > 0 : given.distributed;
   tessera_context_t *ctx = NULL;
-  rc = tsr_context_create(&ctx, cfg);
+  rc = tsr_context_create(&ctx, &given, &extra);
   if (rc) return rc;
   tessera_config_t *c = tsr_context_cfg(ctx);
   c->distributed = want ? 1 : 0;
   c->grid_p = c->grid_q = want ? p : 0;
-  if (want && (rc = distribute(ctx, cfg, p, q)) != 0) {
+  if (want && (rc = distribute(ctx, &given, p, q)) != 0) {
     (void)tsr_context_destroy(ctx);
     return rc;
   }

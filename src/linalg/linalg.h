@@ -137,8 +137,7 @@ int tsr_task_lu_step(const tessera_matrix_t *B, char uplo, char trans, tessera_d
                      int kb, const int tag[3], int prio);
 
 /** The Cholesky panel method of a call (policy.c): 1 for products with inverted diagonal tiles,
- *  0 for triangular solves, or TESSERA_ERR_ENV for a malformed TESSERA_TRSM_INVERSE. `opts` may
- *  be NULL (automatic). */
+ *  0 for triangular solves. `opts` may be NULL (automatic). */
 int tsr_panel_inverse(tessera_context_t *ctx, const tessera_potrf_options_t *opts);
 
 /** The pivots of an LU factorization (getrf.c): one handle per step of nb columns, each holding

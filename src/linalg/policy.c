@@ -1,6 +1,6 @@
 /* The algorithms layer's choices that depend on the context: the tile size of LAPACK-style calls
- * (from the order, the workers and the GPUs) and the Cholesky panel method (per call, else
- * TESSERA_TRSM_INVERSE, else from the scope's devices). */
+ * (from the order, the workers and the GPUs) and the Cholesky panel method (per call, else the
+ * context's configuration, else from the scope's devices). */
 #include <stdlib.h>
 
 #include "linalg/linalg.h"
@@ -50,10 +50,7 @@ void tessera_potrf_options_init(tessera_potrf_options_t *opts) {
 
 int tsr_panel_inverse(tessera_context_t *ctx, const tessera_potrf_options_t *opts) {
   if (opts && opts->trsm_inverse >= 0) return opts->trsm_inverse > 0;
-  const char *v = getenv("TESSERA_TRSM_INVERSE");
-  if (v && *v) {
-    if ((v[0] == '0' || v[0] == '1') && !v[1]) return v[0] == '1';
-    return tsr_error(ctx, TESSERA_ERR_ENV, "TESSERA_TRSM_INVERSE=\"%s\" is not 0 or 1", v);
-  }
+  const int given = tessera_config(ctx)->trsm_inverse;
+  if (given >= 0) return given > 0;
   return tessera_scope_nodes(ctx, tessera_get_scope(ctx), NULL, 0) > 0;
 }

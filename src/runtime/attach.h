@@ -4,11 +4,14 @@
 #ifndef TSR_ATTACH_H
 #define TSR_ATTACH_H
 
+#include "runtime/settings.h"
 #include "tessera/context.h"
 
-/** Makes the runtime's context: resolves the configuration (the fields the runtime reads) against
- *  the environment, opens the devices, starts the workers. Statuses of tessera_init. */
-int tsr_context_create(tessera_context_t **ctx, const tessera_config_t *cfg);
+/** Makes the runtime's context from a configuration resolved against the environment
+ *  (tsr_settings_resolve): checks it, fills its remaining "auto" fields with the defaults, opens
+ *  the devices, starts the workers. Statuses of tessera_init. */
+int tsr_context_create(tessera_context_t **ctx, const tessera_config_t *cfg,
+                       const tsr_settings_extra_t *extra);
 
 /** Waits for every task, stops the workers, writes the trace and the kernel-time history, frees
  *  the context. Statuses of tessera_finalize. */

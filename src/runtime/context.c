@@ -1,4 +1,5 @@
-/* The context: configuration and environment, backends, memory nodes, workers, scheduler. */
+/* The context: its configuration checked and completed, backends, memory nodes, workers,
+ * scheduler. */
 #define _POSIX_C_SOURCE 200809L
 #include <sched.h>
 #include <stdio.h>
@@ -27,80 +28,41 @@ void tessera_config_init(tessera_config_t *cfg) {
   cfg->gpu_flights = -1;
   cfg->gpu_mem_limit = -1;
   cfg->max_submitted = -1;
+  cfg->trsm_inverse = -1;
+  cfg->comm_timeout_s = -1;
+  cfg->dist_transfers = TESSERA_TRANSFERS_AUTO;
   cfg->distributed = -1;
   cfg->mpi_comm = NULL;
   cfg->grid_p = -1;
   cfg->grid_q = -1;
 }
 
-/* Reads an integer variable into *out when the field is still "auto" (negative). */
-static int env_int(const char *var, int *field, int lo, int hi) {
-  if (*field >= 0) return 0;
-  const char *v = getenv(var);
-  if (!v || !*v) return 0;
-  char *end;
-  long x = strtol(v, &end, 10);
-  if (*end || x < lo || x > hi) {
-    fprintf(stderr, "tessera: %s=\"%s\" is not an integer in [%d, %d]\n", var, v, lo, hi);
-    return TESSERA_ERR_ENV;
-  }
-  *field = (int)x;
-  return 0;
-}
-
-/* TESSERA_GPU_MEM_LIMIT: bytes, with an optional K, M, G or T suffix (powers of 1024). */
-static int env_size(const char *var, size_t *out) {
-  const char *v = getenv(var);
-  if (!v || !*v) return 0;
-  char *end;
-  double x = strtod(v, &end);
-  const char *units = "KMGT";
-  const char *u = *end ? strchr(units, *end & ~32) : NULL;
-  if (u && *end) end++;
-  if (*end || !(x > 0) || x > 1e18) {
-    fprintf(stderr, "tessera: %s=\"%s\" is not a size such as 8G or 512M\n", var, v);
-    return TESSERA_ERR_ENV;
-  }
-  for (const char *p = units; u && p <= u; p++) x *= 1024;
-  *out = (size_t)x;
-  return 0;
-}
-
-static int resolve_config(tessera_context_t *ctx, const tessera_config_t *in) {
-  tessera_config_t c;
-  if (in)
-    c = *in;
-  else
-    tessera_config_init(&c);
-  int rc = env_int("TESSERA_CPU_WORKERS", &c.cpu_workers, 0, TSR_MAX_WORKERS);
-  if (!rc) rc = env_int("TESSERA_GPUS", &c.gpus, 0, TSR_MAX_NODES - 1);
-  if (!rc) rc = env_int("TESSERA_TILE", &c.tile_size, 1, 1 << 20);
-  if (!rc) rc = env_int("TESSERA_BIND", &c.bind_workers, 0, 1);
-  if (!rc) rc = env_int("TESSERA_COPY_QUEUE", &c.copy_queue, 0, 1);
-  if (!rc) rc = env_int("TESSERA_GPU_QUEUES", &c.gpu_queues, 1, TESSERA_MAX_GPU_QUEUES);
-  if (!rc) rc = env_int("TESSERA_GPU_FLIGHTS", &c.gpu_flights, 2, TSR_FLIGHTS);
-  if (!rc) rc = env_int("TESSERA_MAX_SUBMITTED", &c.max_submitted, 1, 1 << 30);
-  if (!rc && c.gpu_mem_limit < 0) rc = env_size("TESSERA_GPU_MEM_LIMIT", &ctx->gpu_mem_limit);
-  if (rc) return rc;
+/* Checks the configuration tessera_init resolved (tsr_settings_resolve: the environment read
+ * there) and fills what is still "auto" with the built-in defaults. */
+static int resolve_config(tessera_context_t *ctx, const tessera_config_t *in,
+                          const tsr_settings_extra_t *extra) {
+  tessera_config_t c = *in;
   if (c.gpu_mem_limit == 0) {
-    fprintf(stderr, "tessera: gpu_mem_limit = 0: a GPU pool needs bytes (-1 for auto)\n");
+    fprintf(stderr, "tessera: gpu_mem_limit = 0: a GPU pool needs bytes (-1 for auto).\n");
     return -2;
   }
   if (c.gpu_mem_limit > 0) ctx->gpu_mem_limit = (size_t)c.gpu_mem_limit;
-  if (c.sched == TESSERA_SCHED_AUTO) {
-    const char *v = getenv("TESSERA_SCHED");
-    c.sched = TESSERA_SCHED_COST;
-    if (v && *v) {
-      if (strcmp(v, "locality") == 0 || strcmp(v, "eager") == 0)
-        c.sched = TESSERA_SCHED_LOCALITY;
-      else if (strcmp(v, "cost") != 0) {
-        fprintf(stderr, "tessera: TESSERA_SCHED=\"%s\" is not \"cost\" or \"locality\"\n", v);
-        return TESSERA_ERR_ENV;
-      }
-    }
-  }
+  if (c.sched == TESSERA_SCHED_AUTO) c.sched = TESSERA_SCHED_COST;
   if (c.sched != TESSERA_SCHED_COST && c.sched != TESSERA_SCHED_LOCALITY) {
-    fprintf(stderr, "tessera: unknown scheduler policy %d\n", (int)c.sched);
+    fprintf(stderr, "tessera: unknown scheduler policy %d.\n", (int)c.sched);
+    return -2;
+  }
+  if (c.dist_transfers == TESSERA_TRANSFERS_AUTO) c.dist_transfers = TESSERA_TRANSFERS_BEST;
+  if (c.dist_transfers < TESSERA_TRANSFERS_BEST || c.dist_transfers > TESSERA_TRANSFERS_HOST) {
+    fprintf(stderr, "tessera: dist_transfers = %d is not a tessera_transfers_t.\n",
+            (int)c.dist_transfers);
+    return -2;
+  }
+  if (c.comm_timeout_s == 0 || !(c.comm_timeout_s < 1e9)) {
+    fprintf(stderr,
+            "tessera: comm_timeout_s = %g: a timeout is more than 0 seconds (-1 for "
+            "auto).\n",
+            c.comm_timeout_s);
     return -2;
   }
   if (c.bind_workers < 0) c.bind_workers = 0;
@@ -108,32 +70,32 @@ static int resolve_config(tessera_context_t *ctx, const tessera_config_t *in) {
   if (c.gpu_queues < 0) c.gpu_queues = TESSERA_MAX_GPU_QUEUES;
   if (c.gpu_flights < 0) c.gpu_flights = TSR_FLIGHTS;
   if (c.gpu_flights < 2 || c.gpu_flights > TSR_FLIGHTS) {
-    fprintf(stderr, "tessera: gpu_flights = %d is not in [2, %d]\n", c.gpu_flights, TSR_FLIGHTS);
+    fprintf(stderr, "tessera: gpu_flights = %d is not in [2, %d].\n", c.gpu_flights, TSR_FLIGHTS);
     return -2;
   }
   if (c.max_submitted < 0) c.max_submitted = TESSERA_DEFAULT_MAX_SUBMITTED;
   if (c.max_submitted == 0) {
-    fprintf(stderr, "tessera: max_submitted = 0: no task could be inserted (-1 for auto)\n");
+    fprintf(stderr, "tessera: max_submitted = 0: no task could be inserted (-1 for auto).\n");
     return -2;
   }
   ctx->window_low = c.max_submitted - c.max_submitted / 10;
   if (ctx->window_low >= c.max_submitted) ctx->window_low = c.max_submitted - 1;
   if (c.gpu_queues == 0 || c.gpu_queues > TESSERA_MAX_GPU_QUEUES) {
-    fprintf(stderr, "tessera: gpu_queues = %d is not in [1, %d]\n", c.gpu_queues,
+    fprintf(stderr, "tessera: gpu_queues = %d is not in [1, %d].\n", c.gpu_queues,
             TESSERA_MAX_GPU_QUEUES);
     return -2;
   }
-  const char *trace = c.trace_file ? c.trace_file : getenv("TESSERA_TRACE");
-  if (trace && *trace) snprintf(ctx->trace_path, sizeof ctx->trace_path, "%s", trace);
-  const char *pm = c.perfmodel_file ? c.perfmodel_file : getenv("TESSERA_PERFMODEL");
-  if (pm && *pm) {
-    if (strcmp(pm, "none") != 0)
-      snprintf(ctx->perfmodel_path, sizeof ctx->perfmodel_path, "%s", pm);
+  if (c.trace_file && *c.trace_file)
+    snprintf(ctx->trace_path, sizeof ctx->trace_path, "%s", c.trace_file);
+  if (c.perfmodel_file && *c.perfmodel_file) {
+    if (strcmp(c.perfmodel_file, "none") != 0)
+      snprintf(ctx->perfmodel_path, sizeof ctx->perfmodel_path, "%s", c.perfmodel_file);
   } else {
     tsr_perfmodel_default_path(ctx->perfmodel_path, sizeof ctx->perfmodel_path);
   }
   c.trace_file = ctx->trace_path[0] ? ctx->trace_path : NULL;
   c.perfmodel_file = ctx->perfmodel_path[0] ? ctx->perfmodel_path : "none";
+  ctx->sim_devices = extra->sim_devices;
   ctx->cfg = c;
   return 0;
 }
@@ -188,7 +150,8 @@ static void context_free(tessera_context_t *ctx) {
   free(ctx);
 }
 
-int tsr_context_create(tessera_context_t **out, const tessera_config_t *cfg) {
+int tsr_context_create(tessera_context_t **out, const tessera_config_t *cfg,
+                       const tsr_settings_extra_t *extra) {
   if (!out) return -1;
   *out = NULL;
   tessera_context_t *ctx = tsr_zalloc_aligned(sizeof *ctx);
@@ -197,7 +160,7 @@ int tsr_context_create(tessera_context_t **out, const tessera_config_t *cfg) {
   pthread_cond_init(&ctx->wait_cond, NULL);
   pthread_mutex_init(&ctx->alloc_lock, NULL);
   ctx->t0 = tsr_now();
-  int rc = resolve_config(ctx, cfg);
+  int rc = resolve_config(ctx, cfg, extra);
   if (!rc) rc = tsr_nodes_open(ctx);
   if (!rc) rc = make_workers(ctx);
   if (!rc) {

@@ -79,6 +79,7 @@ struct tessera_context {
 
   pthread_mutex_t alloc_lock; /* serialises allocations that reach a backend */
   size_t gpu_mem_limit;       /* bytes of each GPU's pool; 0 = most of the free memory */
+  int sim_devices;            /* simulated devices standing in for GPUs (builds with them) */
   double t0;
   bool tracing;
   char errmsg[TSR_ERRMSG];

@@ -79,9 +79,12 @@ int tsr_nodes_open(tessera_context_t *ctx) {
   ctx->nodes[0] = (tsr_node_t){.be = cpu, .be_state = host->state, .device = -1};
   pthread_mutex_init(&ctx->nodes[0].lru_lock, NULL);
   ctx->nnodes = 1;
-  /* Every other kind brings device nodes, up to cfg.gpus of them in all (-1: every device). */
+  /* Every other kind brings device nodes, up to cfg.gpus of them in all (-1: every device);
+   * simulated devices, as many as the configuration asks to stand in for GPUs. */
   for (int k = 1; k < nentries && !rc; k++) {
     int left = ctx->cfg.gpus < 0 ? -1 : ctx->cfg.gpus - (ctx->nnodes - 1);
+    if (reg[k].backend()->kind == TESSERA_DEVICE_SIM && (left < 0 || left > ctx->sim_devices))
+      left = ctx->sim_devices;
     rc = open_devices(ctx, &reg[k], left);
   }
   fill_bandwidth(ctx);

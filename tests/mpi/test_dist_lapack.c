@@ -281,7 +281,9 @@ static void test_grid_config(void **state) {
   setenv("TESSERA_GRID", "2y2", 1);
   assert_int_equal(tessera_init(&ctx, &cfg), TESSERA_ERR_ENV);
   assert_null(ctx);
-  cfg.distributed = 0; /* a context of this process alone, whatever the environment says */
+  cfg.distributed = 0; /* malformed, refused even where it would not apply */
+  assert_int_equal(tessera_init(&ctx, &cfg), TESSERA_ERR_ENV);
+  setenv("TESSERA_GRID", grid, 1); /* a context of this process alone, whatever the grid */
   assert_int_equal(tessera_init(&ctx, &cfg), 0);
   assert_null(tessera_context_comm(ctx));
   close_ctx(ctx);
