@@ -8,6 +8,7 @@
 
 #include "bench_gpu.h"
 #include "cli.h"
+#include "footprint.h"
 #include "gen.h"
 #include "residual.h"
 
@@ -253,6 +254,33 @@ static int bench_size(tessera_context_t **ctx, const cli_opts_t *o, int64_t n, i
   return rc;
 }
 
+int cli_bench_check_footprint(const cli_opts_t *o, cli_footprint_fn fn, const void *arg,
+                              int64_t n) {
+  char subject[128];
+  snprintf(subject, sizeof subject, "bench %s%s with n = %lld (%s)", cli_cmd_name(o->routine),
+           o->out_of_core ? " --out-of-core" : "", (long long)n, tessera_dtype_name(o->dtype));
+  return cli_check_footprint(fn, arg, n, "--n", subject, NULL, NULL, cli_memory_here(), 0);
+}
+
+/** What bench_size holds at once (`arg`: the bench_footprint_t). */
+typedef struct {
+  const cli_opts_t *o;
+  tessera_context_t *ctx;
+  int lapacke; /**< the LAPACKE baseline runs: a third copy of A */
+} bench_footprint_t;
+
+static void bench_footprint(const void *arg, int64_t n, cli_footprint_t *f) {
+  const bench_footprint_t *b = arg;
+  const double a = cli_array_bytes(b->o->dtype, n, n);
+  cli_footprint_add(f, "A twice, the original kept for the residual and tessera's copy:", 2 * a);
+  if (b->lapacke) cli_footprint_add(f, "LAPACKE's copy of A:", a);
+  if (b->o->resident)
+    cli_footprint_add(f, "the resident descriptor:", cli_descriptor_host_bytes(b->ctx, a));
+  if (b->o->routine == CMD_GETRF)
+    cli_footprint_add(f, "the pivots:", 2.0 * (double)n * sizeof(int));
+  cli_footprint_add(f, "the residual's vectors:", 2 * cli_array_bytes(b->o->dtype, n, 1));
+}
+
 /** Prints, for each worker that used an urgent lane, how many tasks ran there over the whole
  *  run (warm-ups included). */
 static void print_lanes(const tessera_context_t *ctx) {
@@ -277,6 +305,10 @@ int cli_bench(const cli_opts_t *o) {
     threads = cpu.workers;
   if (threads < 1) threads = 1;
   if (o->no_baseline) threads = gpus = 0;
+  const bench_footprint_t fp = {o, ctx, threads > 0 && gpus == 0};
+  for (int i = 0; i < o->nsizes; i++)
+    if (cli_bench_check_footprint(o, bench_footprint, &fp, o->sizes[i]))
+      return cli_finish(ctx, CLI_FAILED);
   blas_threads(1);
   if (!o->json) {
     const int lu = o->routine == CMD_GETRF;

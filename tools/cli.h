@@ -40,6 +40,7 @@ typedef struct {
   int dtype_set; /**< --dtype was given */
   int tile;      /**< -1: auto */
   tessera_uplo_t uplo;
+  int uplo_set;                     /**< --uplo was given */
   const char *input, *rhs, *output; /**< trace: input is the trace file, output the SVG */
   int reps;
   int workers, gpus; /**< -1: auto */
@@ -60,6 +61,7 @@ typedef struct {
   const char *routine;
   tessera_dtype_t dtype;
   tessera_uplo_t uplo;
+  int uplo_set; /**< --uplo was given */
   int64_t n, nrhs;
   int tile, devices, workers;
   double seconds, gflops, residual;
@@ -91,6 +93,14 @@ int cli_report(const tessera_context_t *ctx, cli_progress_t *prog, const char *w
 
 /** Allocates a rows x cols array of `dtype`; prints an error and returns NULL on failure. */
 void *cli_alloc(tessera_dtype_t dtype, int64_t rows, int64_t cols);
+
+/** Checks, before anything is computed, that `path` (given with option `flag`) can be written:
+ *  creates it (and removes it again) or opens the existing file without truncating it. Prints a
+ *  sentence naming the path and the reason and returns CLI_FAILED when it cannot. */
+int cli_check_writable(const char *flag, const char *path);
+
+/** Where `getrf --output FILE` writes the pivots: FILE without its .npy suffix, then .piv.npy. */
+const char *cli_pivots_path(const char *output, char *buf, size_t len);
 
 /** Bytes of physical memory of this machine (0 when unknown). */
 double cli_host_memory(void);

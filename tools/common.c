@@ -1,4 +1,7 @@
-/* tessera CLI — context set-up, error reports, flop counts and result printing. */
+/* tessera CLI — context set-up, error reports, output paths, flop counts and result printing. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +21,30 @@ static const char *const kind_names[TESSERA_DEVICE_KINDS] = {"cpu", "cuda", "sim
 double cli_host_memory(void) {
   long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
   return pages > 0 && size > 0 ? (double)pages * (double)size : 0;
+}
+
+int cli_check_writable(const char *flag, const char *path) {
+  /* a new file is created and removed again; an existing one is opened without truncating it */
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0666);
+  if (fd >= 0) {
+    close(fd);
+    unlink(path);
+    return CLI_OK;
+  }
+  if (errno == EEXIST && (fd = open(path, O_WRONLY)) >= 0) {
+    close(fd);
+    return CLI_OK;
+  }
+  fprintf(stderr, "tessera: %s %s cannot be written: %s; nothing was computed.\n", flag, path,
+          strerror(errno));
+  return CLI_FAILED;
+}
+
+const char *cli_pivots_path(const char *output, char *buf, size_t len) {
+  size_t n = strlen(output);
+  if (n >= 4 && strcmp(output + n - 4, ".npy") == 0) n -= 4;
+  snprintf(buf, len, "%.*s.piv.npy", (int)n, output);
+  return buf;
 }
 
 const char *cli_cmd_name(cli_cmd_t cmd) {

@@ -4,13 +4,16 @@
  * positions) and the whole right-hand side; the routine runs distributed, timed between two
  * barriers; each process's tiles of the result are summed onto process 0, which computes the
  * residual against the whole generated matrix and prints the one result. */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "footprint.h"
 #include "gen.h"
 #include "progress.h"
 #include "residual.h"
@@ -124,6 +127,117 @@ static int check(const cli_opts_t *o, const dist_run_t *d, tessera_dtype_t dtype
   return rc;
 }
 
+/* The tiles of order n: nb x nb on the grid, or for LU column panels of nb columns dealt over
+ * every process (a 1 x P Q grid) in tiles of mb = n rows. */
+static void shape(const cli_opts_t *o, tessera_context_t *ctx, int64_t n, tessera_grid_t *grid,
+                  int *nb, int64_t *mb) {
+  const bool lu = cli_is_lu(o->routine);
+  *nb = o->tile > 0 ? o->tile : lu ? (int)tessera_tile_for_lu(ctx, n, n) : tessera_tile_for(ctx, n);
+  *mb = lu ? (n > 1 ? n : 1) : *nb;
+  if (lu) *grid = (tessera_grid_t){1, grid->p * grid->q};
+}
+
+/* The processes of one host, for the footprint they hold together. */
+typedef struct {
+  const cli_opts_t *o;
+  tessera_context_t *ctx;
+  tessera_grid_t grid; /* the context's grid (LU deals panels over all its processes) */
+  const int *ranks;
+  int nranks;
+} host_footprint_t;
+
+/* What the processes of a host hold at once at order n: each its tiles of A (and B), the whole
+ * right-hand side, the pivots, and for the residual the result put together on every process;
+ * process 0 also the whole generated A, the result and the residual's work arrays. */
+static void host_footprint(const void *arg, int64_t n, cli_footprint_t *f) {
+  const host_footprint_t *h = arg;
+  const cli_opts_t *o = h->o;
+  tessera_grid_t grid = h->grid;
+  int nb;
+  int64_t mb;
+  shape(o, h->ctx, n, &grid, &nb, &mb);
+  const int factor = cli_is_factor(o->routine);
+  const int64_t k = factor ? 0 : o->nrhs, cols = factor ? n : k;
+  const bool checked = !(factor && n > CHECK_MAX_FACTOR);
+  for (int i = 0; i < h->nranks; i++) {
+    int row, col;
+    tessera_grid_coords(grid, h->ranks[i], &row, &col);
+    const int64_t rows = tessera_numroc(n, mb, row, grid.p);
+    cli_footprint_add(f, "their tiles of A:",
+                      cli_array_bytes(o->dtype, rows, tessera_numroc(n, nb, col, grid.q)));
+    cli_footprint_add(f, "their tiles of B and the whole B on each:",
+                      cli_array_bytes(o->dtype, rows, tessera_numroc(k, nb, col, grid.q)) +
+                          cli_array_bytes(o->dtype, n, k));
+    if (cli_is_lu(o->routine)) cli_footprint_add(f, "the pivots:", (double)n * sizeof(int));
+    if (checked)
+      cli_footprint_add(f, "the result put together for the residual on each:",
+                        cli_array_bytes(o->dtype, n, cols));
+    if (checked && h->ranks[i] == 0)
+      cli_footprint_add(f, "the whole A, the result and the residual's work on process 0:",
+                        cli_array_bytes(o->dtype, n, n + cols + (factor ? 2 : k)));
+  }
+}
+
+/* A hash of this host's name, the same in every process on it. */
+static int64_t host_id(void) {
+  char name[256] = "";
+  gethostname(name, sizeof name - 1);
+  uint64_t h = 1469598103934665603ull; /* FNV-1a */
+  for (const char *c = name; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ull;
+  return (int64_t)(h >> 1);
+}
+
+/* "processes 0, 1 and 2" (the first few) into buf. */
+static void name_ranks(const int *ranks, int n, char *buf, size_t len) {
+  size_t used = (size_t)snprintf(buf, len, "process%s", n > 1 ? "es" : "");
+  for (int i = 0; i < n && i < 4 && used < len; i++)
+    used += (size_t)snprintf(buf + used, len - used, "%s%d",
+                             i == 0       ? " "
+                             : i == n - 1 ? " and "
+                                          : ", ",
+                             ranks[i]);
+  if (n > 4 && used < len) snprintf(buf + used, len - used, " and %d more", n - 4);
+}
+
+/* Refuses, on every process and before any array is made, a run whose processes on one host hold
+ * more than that host's memory: each learns every process's host and memory, checks its own
+ * host, and all agree on the verdict (the lowest process of a host that lacks memory says why).
+ * Returns CLI_OK, or CLI_FAILED on every process. */
+static int check_memory(const cli_opts_t *o, const dist_run_t *d) {
+  const int size = tessera_comm_size(d->comm);
+  const cli_memory_t here = cli_memory_here();
+  const int64_t mine[3] = {host_id(), (int64_t)here.available, (int64_t)here.total};
+  int64_t *all = malloc(3 * sizeof *all * (size_t)size);
+  int *ranks = malloc(sizeof *ranks * (size_t)size);
+  int st = all && ranks ? tessera_comm_allgather(d->comm, mine, all, 3, TESSERA_COMM_I64, NULL)
+                        : TESSERA_ERR_NOMEM;
+  int refuse = 0, nranks = 0;
+  if (!st) {
+    cli_memory_t mem = here;
+    for (int r = 0; r < size; r++) /* this host's processes, and the least memory they see */
+      if (all[3 * r] == mine[0]) {
+        ranks[nranks++] = r;
+        if (all[3 * r + 1] < mem.available) mem.available = (double)all[3 * r + 1];
+      }
+    char subject[128], where[96];
+    snprintf(subject, sizeof subject, "%s with n = %lld (%s) on a %dx%d grid",
+             cli_cmd_name(o->routine), (long long)d->n, tessera_dtype_name(o->dtype),
+             tessera_context_grid(d->ctx).p, tessera_context_grid(d->ctx).q);
+    strcpy(where, " on the host of ");
+    name_ranks(ranks, nranks, where + strlen(where), sizeof where - strlen(where));
+    const host_footprint_t h = {o, d->ctx, tessera_context_grid(d->ctx), ranks, nranks};
+    refuse = cli_check_footprint(host_footprint, &h, d->n, "--n", subject, where, "that host", mem,
+                                 ranks[0] != d->rank) != CLI_OK;
+    st = tessera_comm_allreduce(d->comm, &refuse, &refuse, 1, TESSERA_COMM_I32, TESSERA_MAX, NULL);
+  }
+  free(all);
+  free(ranks);
+  if (st)
+    fprintf(stderr, "tessera: process %d: the processes could not compare their memory: %s\n",
+            d->rank, tessera_strerror(st));
+  return st || refuse ? CLI_FAILED : CLI_OK;
+}
+
 int cli_solve_distributed(const cli_opts_t *o) {
   if (o->input || o->rhs || o->output) {
     fprintf(stderr, "tessera: --grid runs on generated matrices (no --input, --rhs, --output)\n");
@@ -139,12 +253,8 @@ int cli_solve_distributed(const cli_opts_t *o) {
   d.n = o->sizes[0];
   d.nrhs = o->nrhs;
   d.lu = cli_is_lu(o->routine);
-  d.nb = o->tile > 0 ? o->tile
-         : d.lu      ? (int)tessera_tile_for_lu(d.ctx, d.n, d.n)
-                     : tessera_tile_for(d.ctx, d.n);
-  d.mb = d.lu ? (d.n > 1 ? d.n : 1) : d.nb;
-  if (d.lu) /* column panels, dealt over every process */
-    d.grid = (tessera_grid_t){1, d.grid.p * d.grid.q};
+  shape(o, d.ctx, d.n, &d.grid, &d.nb, &d.mb);
+  if (check_memory(o, &d)) return cli_finish(d.ctx, CLI_FAILED);
   void *b0 = NULL;
   int st = d.lu && !(d.ipiv = calloc((size_t)(d.n > 0 ? d.n : 1), sizeof *d.ipiv))
                ? TESSERA_ERR_NOMEM

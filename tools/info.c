@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "footprint.h"
 
 #ifdef TESSERA_HAVE_OPENBLAS_THREADS
 char *openblas_get_config(void);
@@ -105,9 +106,23 @@ static double measure_gemm(tessera_context_t *ctx, int64_t n) {
   return 2.0 * (double)n * (double)n * (double)n / best * 1e-9;
 }
 
+/** What measure_gemm holds at once: the zeros imported, and the three descriptors where they are
+ *  placed in host memory (`arg`: the context). */
+static void gemm_footprint(const void *arg, int64_t n, cli_footprint_t *f) {
+  const tessera_context_t *ctx = arg;
+  const double a = cli_array_bytes(TESSERA_F64, n, n);
+  cli_footprint_add(f, "the array of zeros imported:", a);
+  cli_footprint_add(f, "A, B and C:", cli_descriptor_host_bytes(ctx, 3 * a));
+}
+
 int cli_info(const cli_opts_t *o) {
   tessera_context_t *ctx;
   if (cli_context(o, &ctx)) return CLI_FAILED;
+  const int64_t n = o->sizes[0] >= 0 ? o->sizes[0] : tessera_accelerator_count(ctx) ? 16384 : 2048;
+  char subject[96];
+  snprintf(subject, sizeof subject, "info's gemm with n = %lld (f64)", (long long)n);
+  if (cli_check_footprint(gemm_footprint, ctx, n, "--n", subject, NULL, NULL, cli_memory_here(), 0))
+    return cli_finish(ctx, CLI_FAILED);
   int nodes = tessera_memory_node_count(ctx);
   printf("tessera %d.%d.%d\n", TESSERA_VERSION_MAJOR, TESSERA_VERSION_MINOR, TESSERA_VERSION_PATCH);
   printf("workers: %d\n", tessera_worker_count(ctx));
@@ -121,8 +136,6 @@ int cli_info(const cli_opts_t *o) {
   const int distributed = tessera_comm_describe(comm, sizeof comm);
   printf("communication: %s%s\n", comm, distributed ? "" : " (this build runs in one process)");
   print_blas();
-  int gpus = tessera_accelerator_count(ctx);
-  int64_t n = o->sizes[0] >= 0 ? o->sizes[0] : gpus ? 16384 : 2048;
   printf("rates (f64 GFLOP/s): the per-worker figures above are nominal (CPU: 40 per core, AVX2\n"
          "  FMA at ~3 GHz; GPU: its f64 units x clock, 60000 for Hopper), used by the cost model\n"
          "  until measured kernel times replace them\n");

@@ -13,32 +13,70 @@
 #define RUNS (BIT(CMD_POTRF) | BIT(CMD_POTRS) | BIT(CMD_POSV) | BIT(CMD_GETRF) | BIT(CMD_GESV))
 #define CTX (RUNS | BIT(CMD_INFO) | BIT(CMD_BENCH) | BIT(CMD_DEMO))
 
-/** The subcommands: name, what follows it on the usage line, and what it does. */
+/* What the residual column is (tools/residual.c, tools/bench_ooc.c), and what value passes. */
+#define RESIDUAL_EPS                                                                               \
+  "  n the order and eps the machine epsilon of the dtype's real type (f32, c64:\n"                \
+  "  2^-23 = 1.19e-7; f64, c128: 2^-52 = 2.22e-16). A correct result gives about 1 or less;\n"     \
+  "  below 10 passes (the threshold of demo and of the tests); far above it, the result is\n"      \
+  "  wrong."
+#define RESIDUAL_V                                                                                 \
+  "  v a fixed generated vector (values in [-0.5, 0.5]), ||v||_1 the sum of its moduli,\n"
+#define RESIDUAL_POTRF                                                                             \
+  "residual = ||A v - L (L^H v)||_1 / (||A||_1 ||v||_1 n eps) (--uplo U: U^H (U v)), with\n"       \
+  "  L or U the computed factor of A,\n" RESIDUAL_V                                                \
+  "  ||A||_1 the largest column sum of moduli of A,\n" RESIDUAL_EPS
+#define RESIDUAL_GETRF                                                                             \
+  "residual = ||A v - P^T (L (U v))||_1 / (||A||_1 ||v||_1 n eps), with P L U the computed\n"      \
+  "  factors of A (P the row interchanges of the pivots),\n" RESIDUAL_V                            \
+  "  ||A||_1 the largest column sum of moduli of A,\n" RESIDUAL_EPS
+#define RESIDUAL_SOLVE                                                                             \
+  "residual = the largest over the columns j of ||A x_j - b_j||_1 / (||A||_1 ||x_j||_1 n eps),\n"  \
+  "  with x_j the computed solution of the right-hand side b_j, ||x_j||_1 the sum of its\n"        \
+  "  moduli, ||A||_1 the largest column sum of moduli of A,\n" RESIDUAL_EPS
+#define RESIDUAL_BENCH                                                                             \
+  "residual of potrf = ||A v - L (L^H v)||_1 / (||A||_1 ||v||_1 n eps) (--uplo U: U^H (U v)),\n"   \
+  "  of getrf = ||A v - P^T (L (U v))||_1 / (||A||_1 ||v||_1 n eps),\n"                            \
+  "  of --out-of-core = ||b - A x||_inf / ((||A||_inf ||x||_inf + ||b||_inf) n eps),\n"            \
+  "  with L, U and P the computed factors of A,\n" RESIDUAL_V                                      \
+  "  x what tile potrs computes for b = A x0 (x0 generated), ||x||_inf its largest modulus,\n"     \
+  "  ||A||_1 (||A||_inf) the largest column (row) sum of moduli of A,\n" RESIDUAL_EPS
+#define RESIDUAL_GRID                                                                              \
+  "\n  With --grid, a factorization's residual above n = 16384 is not computed (nan)."
+
+/** The subcommands: name, what follows it on the usage line, what it does, and what its
+ *  residual column is (NULL: none). */
 static const struct {
   const char *name;
   cli_cmd_t cmd;
   int (*run)(const cli_opts_t *);
-  const char *args, *about;
+  const char *args, *about, *residual;
 } commands[] = {
     {"info", CMD_INFO, cli_info, "[options]",
      "workers, devices, memory nodes, bandwidths, configuration, the tile chosen for each\n"
-     "matrix order, and the f64 gemm rate measured on this machine beside the nominal rates"},
+     "matrix order, and the f64 gemm rate measured on this machine beside the nominal rates",
+     NULL},
     {"potrf", CMD_POTRF, cli_solve, "[options]",
-     "Cholesky factor of a generated or .npy matrix: time, GFLOP/s, residual"},
+     "Cholesky factor of a generated or .npy matrix: time, GFLOP/s, residual",
+     RESIDUAL_POTRF RESIDUAL_GRID},
     {"potrs", CMD_POTRS, cli_solve, "[options]",
-     "solves A X = B with the Cholesky factor of A (factored first, not timed)"},
-    {"posv", CMD_POSV, cli_solve, "[options]", "factors A and solves A X = B in one call"},
+     "solves A X = B with the Cholesky factor of A (factored first, not timed)", RESIDUAL_SOLVE},
+    {"posv", CMD_POSV, cli_solve, "[options]", "factors A and solves A X = B in one call",
+     RESIDUAL_SOLVE},
     {"getrf", CMD_GETRF, cli_solve, "[options]",
-     "LU factorization with partial pivoting of a generated or .npy general matrix"},
-    {"gesv", CMD_GESV, cli_solve, "[options]", "LU-factors a general A and solves A X = B"},
+     "LU factorization with partial pivoting of a generated or .npy general matrix",
+     RESIDUAL_GETRF RESIDUAL_GRID},
+    {"gesv", CMD_GESV, cli_solve, "[options]", "LU-factors a general A and solves A X = B",
+     RESIDUAL_SOLVE},
     {"bench", CMD_BENCH, cli_bench, "potrf|getrf [options]",
      "tessera against cuSolverMg (same GPUs) and cusolverDnX (GPU 0), their matrix\n"
-     "already on the GPUs; without GPUs, against LAPACKE with the same thread count"},
-    {"demo", CMD_DEMO, cli_demo, "[options]", "f64 posv on every device, checks the residual"},
+     "already on the GPUs; without GPUs, against LAPACKE with the same thread count",
+     RESIDUAL_BENCH},
+    {"demo", CMD_DEMO, cli_demo, "[options]", "f64 posv on every device, checks the residual",
+     RESIDUAL_SOLVE},
     {"gen", CMD_GEN, cli_gen, "--output FILE [options]",
-     "writes the generated SPD matrix (or, with --nrhs, the right-hand sides) to --output"},
+     "writes the generated SPD matrix (or, with --nrhs, the right-hand sides) to --output", NULL},
     {"trace", CMD_TRACE, cli_trace_svg, "FILE.json -o g.svg [options]",
-     "draws a trace written by --trace as a Gantt chart (SVG)"},
+     "draws a trace written by --trace as a Gantt chart (SVG)", NULL},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -69,78 +107,146 @@ typedef enum {
   F_COUNT,
 } flag_id_t;
 
-/** The options, the subcommands that take them, the least value of integer options, and their
- *  line in the usage. */
+#define CHOL (BIT(CMD_POTRF) | BIT(CMD_POTRS) | BIT(CMD_POSV))
+#define LU (BIT(CMD_GETRF) | BIT(CMD_GESV))
+#define SOLVES (BIT(CMD_POTRS) | BIT(CMD_POSV) | BIT(CMD_GESV))
+
+/** The options, the subcommands that take them, and the least value of integer options. An
+ *  option of several names has a row per name; its help is under its first. */
 static const struct {
   const char *name;
   flag_id_t id;
   int has_value;
   unsigned cmds;
   int min;
-  const char *help;
 } flags[] = {
-    {"--n", F_N, 1, RUNS | BIT(CMD_BENCH) | BIT(CMD_DEMO) | BIT(CMD_GEN) | BIT(CMD_INFO), 0,
-     "--n N            matrix order (bench: N1,N2,...; default 1000, bench and demo 4096;\n"
-     "                   info: order of the gemm measured, 0 skips it, default 2048, 16384\n"
-     "                   with GPUs)"},
-    {"--nrhs", F_NRHS, 1,
-     BIT(CMD_POTRS) | BIT(CMD_POSV) | BIT(CMD_GESV) | BIT(CMD_DEMO) | BIT(CMD_GEN), 0,
-     "--nrhs K         right-hand sides (default 1)"},
-    {"--dtype", F_DTYPE, 1, RUNS | BIT(CMD_BENCH) | BIT(CMD_DEMO) | BIT(CMD_GEN), 0,
-     "--dtype s|d|c|z  element type f32, f64, c64, c128 (default d)"},
-    {"--tile", F_TILE, 1, CTX, 1, "--tile T         tile size (default: the library's choice)"},
-    {"--uplo", F_UPLO, 1, RUNS | BIT(CMD_BENCH) | BIT(CMD_DEMO), 0,
-     "--uplo L|U       triangle factored (default L)"},
-    {"--input", F_INPUT, 1, RUNS, 0,
-     "--input a.npy    square matrix to use instead of a generated one (potrf, potrs, posv:\n"
-     "                   its --uplo triangle, made Hermitian; getrf, gesv: as it is)"},
-    {"--rhs", F_RHS, 1, BIT(CMD_POTRS) | BIT(CMD_POSV) | BIT(CMD_GESV), 0,
-     "--rhs b.npy      right-hand sides (n or n x K) instead of generated ones"},
-    {"--output", F_OUTPUT, 1, RUNS | BIT(CMD_GEN) | BIT(CMD_TRACE), 0,
-     "--output x.npy   writes the factor (potrf; getrf: L and U in one matrix), the\n"
-     "                   solution (potrs, posv, gesv) or the matrix"},
-    {"-o", F_OUTPUT, 1, RUNS | BIT(CMD_GEN) | BIT(CMD_TRACE), 0,
-     "-o FILE          the same as --output (trace: the SVG)"},
-    {"--reps", F_REPS, 1, RUNS | BIT(CMD_BENCH), 1,
-     "--reps R         repetitions, best time reported (default 1, bench 3)"},
-    {"--workers", F_WORKERS, 1, CTX, 0,
-     "--workers W      CPU worker threads (bench: also the LAPACKE thread count)"},
-    {"--gpus", F_GPUS, 1, CTX, 0,
-     "--gpus G         GPUs to use (0 disables them); fewer found: a warning, and the run\n"
-     "                   goes on with what exists"},
-    {"--require-gpus", F_REQUIRE_GPUS, 0, CTX, 0,
-     "--require-gpus   fail (exit 1) when fewer GPUs than --gpus are found"},
-    {"--sched", F_SCHED, 1, CTX, 0, "--sched cost|locality  scheduling policy"},
-    {"--grid", F_GRID, 1, RUNS, 0,
-     "--grid PxQ       distributed over the P x Q processes of an mpirun (process 0 prints);\n"
-     "                   every process makes the same matrix (TESSERA_GRID=PxQ|auto does\n"
-     "                   the same without the option)"},
-    {"--trace", F_TRACE, 1, CTX, 0,
-     "--trace f.json   writes a Chrome trace of every task at the end"},
-    {"--json", F_JSON, 0, RUNS | BIT(CMD_BENCH) | BIT(CMD_DEMO), 0,
-     "--json           one JSON object per result line"},
-    {"--width", F_WIDTH, 1, BIT(CMD_TRACE), 400,
-     "--width W        width of the chart in pixels (default 1600)"},
-    {"--resident", F_RESIDENT, 0, BIT(CMD_BENCH), 0,
-     "--resident       also times tessera_tile_potrf on a descriptor made once"},
-    {"--resident-only", F_RESIDENT_ONLY, 0, BIT(CMD_BENCH), 0,
-     "--resident-only  times only that (no LAPACK-style call on a host array)"},
-    {"--no-baseline", F_NO_BASELINE, 0, BIT(CMD_BENCH), 0, "--no-baseline    tessera only"},
-    {"--out-of-core", F_OUT_OF_CORE, 0, BIT(CMD_BENCH), 0,
-     "--out-of-core    the matrix held once, as the tiles of one triangle (--uplo),\n"
-     "                   generated by tasks; times tessera_tile_potrf, checks with potrs\n"
-     "                   (backward error); no baseline (for matrices larger than the GPUs)"},
-    {"--version", F_VERSION, 0, ~0u, 0, "--version        prints the version of tessera"},
-    {"--help", F_HELP, 0, ~0u, 0, "--help, -h       this text"},
-    {"-h", F_HELP, 0, ~0u, 0, NULL},
+    {"--n", F_N, 1, RUNS | BIT(CMD_BENCH) | BIT(CMD_DEMO) | BIT(CMD_GEN) | BIT(CMD_INFO), 0},
+    {"--nrhs", F_NRHS, 1, SOLVES | BIT(CMD_DEMO) | BIT(CMD_GEN), 0},
+    {"--dtype", F_DTYPE, 1, RUNS | BIT(CMD_BENCH) | BIT(CMD_DEMO) | BIT(CMD_GEN), 0},
+    {"--tile", F_TILE, 1, CTX, 1},
+    {"--uplo", F_UPLO, 1, CHOL | BIT(CMD_BENCH) | BIT(CMD_DEMO), 0},
+    {"--input", F_INPUT, 1, RUNS, 0},
+    {"--rhs", F_RHS, 1, SOLVES, 0},
+    {"--output", F_OUTPUT, 1, RUNS | BIT(CMD_GEN) | BIT(CMD_TRACE), 0},
+    {"-o", F_OUTPUT, 1, RUNS | BIT(CMD_GEN) | BIT(CMD_TRACE), 0},
+    {"--reps", F_REPS, 1, RUNS | BIT(CMD_BENCH), 1},
+    {"--workers", F_WORKERS, 1, CTX, 0},
+    {"--gpus", F_GPUS, 1, CTX, 0},
+    {"--require-gpus", F_REQUIRE_GPUS, 0, CTX, 0},
+    {"--sched", F_SCHED, 1, CTX, 0},
+    {"--grid", F_GRID, 1, RUNS, 0},
+    {"--trace", F_TRACE, 1, CTX, 0},
+    {"--json", F_JSON, 0, RUNS | BIT(CMD_BENCH) | BIT(CMD_DEMO), 0},
+    {"--width", F_WIDTH, 1, BIT(CMD_TRACE), 400},
+    {"--resident", F_RESIDENT, 0, BIT(CMD_BENCH), 0},
+    {"--resident-only", F_RESIDENT_ONLY, 0, BIT(CMD_BENCH), 0},
+    {"--no-baseline", F_NO_BASELINE, 0, BIT(CMD_BENCH), 0},
+    {"--out-of-core", F_OUT_OF_CORE, 0, BIT(CMD_BENCH), 0},
+    {"--version", F_VERSION, 0, ~0u, 0},
+    {"--help", F_HELP, 0, ~0u, 0},
+    {"-h", F_HELP, 0, ~0u, 0},
 };
 #define NFLAGS (sizeof flags / sizeof flags[0])
 
-/** Prints the options of the commands in mask `cmds`, each once. */
+/** The usage line of each option: for an option, the first row whose commands include the one
+ *  asked about; the row of all commands (~0u, last) is what `tessera --help` shows. */
+static const struct {
+  flag_id_t id;
+  unsigned cmds;
+  const char *text;
+} helps[] = {
+    {F_N, RUNS | BIT(CMD_GEN), "--n N            matrix order (default 1000)"},
+    {F_N, BIT(CMD_DEMO), "--n N            matrix order (default 4096)"},
+    {F_N, BIT(CMD_BENCH), "--n N1,N2,...    matrix orders, one result line each (default 4096)"},
+    {F_N, BIT(CMD_INFO),
+     "--n N            order of the f64 gemm measured, 0 skips it (default 2048, 16384 with\n"
+     "                   GPUs)"},
+    {F_N, ~0u,
+     "--n N            matrix order (bench: N1,N2,...; info: order of the gemm measured)"},
+    {F_NRHS, BIT(CMD_GEN),
+     "--nrhs K         writes K generated right-hand sides (n x K) instead of the matrix"},
+    {F_NRHS, ~0u, "--nrhs K         right-hand sides (default 1)"},
+    {F_DTYPE, ~0u, "--dtype s|d|c|z  element type f32, f64, c64, c128 (default d)"},
+    {F_TILE, ~0u, "--tile T         tile size (default: the library's choice for the order)"},
+    {F_UPLO, BIT(CMD_POTRF), "--uplo L|U       triangle factored and written (default L)"},
+    {F_UPLO, BIT(CMD_BENCH), "--uplo L|U       triangle factored by bench potrf (default L)"},
+    {F_UPLO, ~0u, "--uplo L|U       triangle of A read and factored (default L)"},
+    {F_INPUT, CHOL,
+     "--input a.npy    square matrix used instead of a generated one: its --uplo triangle,\n"
+     "                   made Hermitian"},
+    {F_INPUT, LU, "--input a.npy    square matrix used as it is instead of a generated one"},
+    {F_INPUT, ~0u,
+     "--input a.npy    square matrix instead of a generated one (potrf, potrs, posv: its\n"
+     "                   --uplo triangle, made Hermitian; getrf, gesv: as it is)"},
+    {F_RHS, ~0u, "--rhs b.npy      right-hand sides (n or n x K) instead of generated ones"},
+    {F_OUTPUT, BIT(CMD_POTRF),
+     "--output l.npy, -o l.npy\n"
+     "                   writes the factor (its other triangle zeroed)"},
+    {F_OUTPUT, BIT(CMD_GETRF),
+     "--output lu.npy, -o lu.npy\n"
+     "                   writes L and U in one matrix (L's unit diagonal not stored), and\n"
+     "                   the pivots to lu.piv.npy: int32, 0-based, row i was interchanged\n"
+     "                   with row piv[i] (scipy.linalg.lu_solve((lu, piv), b) solves)"},
+    {F_OUTPUT, SOLVES, "--output x.npy, -o x.npy\n                   writes the solution X"},
+    {F_OUTPUT, BIT(CMD_GEN), "--output a.npy, -o a.npy\n                   the file written"},
+    {F_OUTPUT, BIT(CMD_TRACE), "--output g.svg, -o g.svg\n                   the chart written"},
+    {F_OUTPUT, ~0u,
+     "--output FILE, -o FILE\n"
+     "                   writes the factor (potrf; getrf: L and U, and the pivots beside), the\n"
+     "                   solution (potrs, posv, gesv), the matrix (gen) or the chart (trace)"},
+    {F_REPS, BIT(CMD_BENCH), "--reps R         repetitions, best time reported (default 3)"},
+    {F_REPS, RUNS, "--reps R         repetitions, best time reported (default 1)"},
+    {F_REPS, ~0u, "--reps R         repetitions, best time reported (default 1, bench 3)"},
+    {F_WORKERS, BIT(CMD_BENCH),
+     "--workers W      CPU worker threads, and the thread count of the LAPACKE baseline"},
+    {F_WORKERS, ~0u, "--workers W      CPU worker threads"},
+    {F_GPUS, ~0u,
+     "--gpus G         GPUs to use (0 disables them); fewer found: a warning, and the run\n"
+     "                   goes on with what exists"},
+    {F_REQUIRE_GPUS, ~0u, "--require-gpus   fail (exit 1) when fewer GPUs than --gpus are found"},
+    {F_SCHED, ~0u, "--sched cost|locality  scheduling policy"},
+    {F_GRID, ~0u,
+     "--grid PxQ       distributed over the P x Q processes of an mpirun (process 0 prints);\n"
+     "                   every process makes the same matrix (TESSERA_GRID=PxQ|auto does\n"
+     "                   the same without the option)"},
+    {F_TRACE, BIT(CMD_BENCH),
+     "--trace f.json   writes a Chrome trace of every task at the end (with GPU baselines,\n"
+     "                   of the last size only)"},
+    {F_TRACE, ~0u, "--trace f.json   writes a Chrome trace of every task at the end"},
+    {F_JSON, ~0u, "--json           one JSON object per result line"},
+    {F_WIDTH, ~0u, "--width W        width of the chart in pixels (default 1600)"},
+    {F_RESIDENT, ~0u,
+     "--resident       also times tessera_tile_potrf (getrf) on a descriptor made once"},
+    {F_RESIDENT_ONLY, ~0u,
+     "--resident-only  times only that (no LAPACK-style call on a host array)"},
+    {F_NO_BASELINE, ~0u, "--no-baseline    tessera only"},
+    {F_OUT_OF_CORE, ~0u,
+     "--out-of-core    potrf only: the matrix held once, as the tiles of one triangle (--uplo),\n"
+     "                   generated by tasks; times tessera_tile_potrf, checks with potrs\n"
+     "                   (backward error); no baseline (for matrices larger than the GPUs)"},
+    {F_VERSION, ~0u, "--version        prints the version of tessera"},
+    {F_HELP, ~0u, "--help, -h       this text"},
+};
+#define NHELPS (sizeof helps / sizeof helps[0])
+
+/** Prints the options taken by the commands of mask `cmds` (a command's bit, or ~0u for all),
+ *  each once, in the words for those commands. */
 static void print_options(FILE *f, unsigned cmds) {
   fputs("options:\n", f);
-  for (size_t i = 0; i < NFLAGS; i++)
-    if ((flags[i].cmds & cmds) && flags[i].help) fprintf(f, "  %s\n", flags[i].help);
+  for (size_t i = 0; i < NFLAGS; i++) {
+    if (!(flags[i].cmds & cmds) || (i > 0 && flags[i - 1].id == flags[i].id)) continue;
+    size_t h = 0;
+    while (h < NHELPS && !(helps[h].id == flags[i].id && (helps[h].cmds & cmds) == cmds)) h++;
+    if (h < NHELPS) fprintf(f, "  %s\n", helps[h].text);
+  }
+}
+
+/** Prints `text` with its continuation lines indented by `indent` spaces. */
+static void print_indented(FILE *f, const char *text, int indent) {
+  for (const char *p = text; *p; p++) {
+    fputc(*p, f);
+    if (*p == '\n') fprintf(f, "%*s", indent, "");
+  }
 }
 
 /** The global usage: every command and every option. */
@@ -150,10 +256,7 @@ static void usage(FILE *f) {
         f);
   for (size_t c = 0; c < NCOMMANDS; c++) {
     fprintf(f, "  %-6s ", commands[c].name);
-    for (const char *p = commands[c].about; *p; p++) {
-      fputc(*p, f);
-      if (*p == '\n') fputs("         ", f);
-    }
+    print_indented(f, commands[c].about, 9);
     fputc('\n', f);
   }
   fputc('\n', f);
@@ -161,11 +264,12 @@ static void usage(FILE *f) {
   fputs("\nexit status: 0 success, 1 failure, 2 usage error\n", f);
 }
 
-/** The usage of command c: what it does and the options it takes. */
+/** The usage of command c: what it does, the options it takes and what its residual is. */
 static void command_usage(FILE *f, size_t c) {
   fprintf(f, "usage: tessera %s %s\n\n%s\n\n", commands[c].name, commands[c].args,
           commands[c].about);
   print_options(f, BIT(commands[c].cmd));
+  if (commands[c].residual) fprintf(f, "\n%s\n", commands[c].residual);
   fputs("\nexit status: 0 success, 1 failure, 2 usage error\n", f);
 }
 
@@ -254,6 +358,7 @@ static int apply(size_t f, const char *val, cli_opts_t *o) {
     if (strcmp(val, "L") && strcmp(val, "l") && strcmp(val, "U") && strcmp(val, "u"))
       return usage_error("--uplo: '%s' is not L or U", val);
     o->uplo = (val[0] == 'L' || val[0] == 'l') ? TESSERA_LOWER : TESSERA_UPPER;
+    o->uplo_set = 1;
   } else if (id == F_SCHED) {
     if (strcmp(val, "cost") && strcmp(val, "locality"))
       return usage_error("--sched: '%s' is not cost or locality", val);
@@ -308,7 +413,23 @@ static int finish_options(cli_opts_t *o) {
   if (o->cmd == CMD_DEMO) o->routine = CMD_POSV;
   if (o->nrhs < 0) o->nrhs = cli_is_factor(o->routine) ? 0 : 1;
   if (o->out_of_core && o->routine != CMD_POTRF) return usage_error("--out-of-core is potrf's");
+  if (o->uplo_set && cli_is_lu(o->routine))
+    return usage_error("--uplo does not apply to 'bench getrf' (LU factors the whole matrix)");
   return 0;
+}
+
+/** Checks that the files the command will write can be written, before it computes anything:
+ *  --output (and getrf's pivots beside it) and the trace (--trace, else TESSERA_TRACE, which
+ *  the library writes at the end). Returns CLI_OK or CLI_FAILED (message printed). */
+static int check_outputs(const cli_opts_t *o) {
+  char pivots[4096];
+  const char *env = (CTX & BIT(o->cmd)) ? getenv("TESSERA_TRACE") : NULL;
+  if (o->output && cli_check_writable("--output", o->output)) return CLI_FAILED;
+  if (o->output && o->cmd == CMD_GETRF &&
+      cli_check_writable("--output's pivots", cli_pivots_path(o->output, pivots, sizeof pivots)))
+    return CLI_FAILED;
+  if (o->trace) return cli_check_writable("--trace", o->trace);
+  return env && *env ? cli_check_writable("TESSERA_TRACE", env) : CLI_OK;
 }
 
 int main(int argc, char **argv) {
@@ -354,6 +475,6 @@ int main(int argc, char **argv) {
     i++;
   }
   int rc = parse_options(argc, argv, i, &o);
-  if (rc || (rc = finish_options(&o))) return rc;
+  if (rc || (rc = finish_options(&o)) || (rc = check_outputs(&o))) return rc;
   return commands[c].run(&o);
 }

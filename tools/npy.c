@@ -212,16 +212,45 @@ static int read_data(FILE *f, const npy_header_t *h, npy_array_t *out, char *err
   return 0;
 }
 
+/** Opens `path` and reads its header into `h`; returns the file, positioned at the data, or NULL
+ *  with a message in `err`. */
+static FILE *open_array(const char *path, npy_header_t *h, char *err, size_t errlen) {
+  if (!host_little_endian()) {
+    fail(err, errlen, "big-endian hosts are not supported");
+    return NULL;
+  }
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    fail(err, errlen, "%s", strerror(errno));
+    return NULL;
+  }
+  *h = (npy_header_t){TESSERA_F64, 0, 0, {0, 0}};
+  if (read_header(f, h, err, errlen) == 0) return f;
+  fclose(f);
+  return NULL;
+}
+
 int npy_read(const char *path, npy_array_t *out, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
-  if (!host_little_endian()) return fail(err, errlen, "big-endian hosts are not supported");
-  FILE *f = fopen(path, "rb");
-  if (!f) return fail(err, errlen, "%s", strerror(errno));
-  npy_header_t h = {TESSERA_F64, 0, 0, {0, 0}};
-  int rc = read_header(f, &h, err, errlen);
-  if (rc == 0) rc = read_data(f, &h, out, err, errlen);
+  npy_header_t h;
+  FILE *f = open_array(path, &h, err, errlen);
+  if (!f) return -1;
+  int rc = read_data(f, &h, out, err, errlen);
   fclose(f);
   return rc;
+}
+
+int npy_read_shape(const char *path, npy_array_t *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  npy_header_t h;
+  FILE *f = open_array(path, &h, err, errlen);
+  if (!f) return -1;
+  fclose(f);
+  out->dtype = h.dtype;
+  out->ndim = h.ndim;
+  out->shape[0] = h.shape[0];
+  out->shape[1] = h.shape[1];
+  return 0;
 }
 
 static const char *npy_descr(tessera_dtype_t dtype) {
@@ -230,10 +259,10 @@ static const char *npy_descr(tessera_dtype_t dtype) {
   return NULL;
 }
 
-int npy_write(const char *path, tessera_dtype_t dtype, int ndim, int64_t rows, int64_t cols,
-              const void *a, int64_t lda, char *err, size_t errlen) {
-  const char *descr = npy_descr(dtype);
-  if (!descr) return fail(err, errlen, "unknown dtype %d", (int)dtype);
+/** Writes the rows x cols column-major array `a` (leading dimension lda) of elements of `es`
+ *  bytes, NumPy type `descr`, in Fortran order; `ndim` 1 writes shape (rows,). */
+static int write_array(const char *path, const char *descr, size_t es, int ndim, int64_t rows,
+                       int64_t cols, const void *a, int64_t lda, char *err, size_t errlen) {
   if ((ndim != 1 && ndim != 2) || (ndim == 1 && cols != 1) || rows < 0 || cols < 0 || lda < rows)
     return fail(err, errlen, "invalid array shape for writing");
   if (!host_little_endian()) return fail(err, errlen, "big-endian hosts are not supported");
@@ -254,11 +283,21 @@ int npy_write(const char *path, tessera_dtype_t dtype, int ndim, int64_t rows, i
   header[10 + hlen - 1] = '\n';
   FILE *f = fopen(path, "wb");
   if (!f) return fail(err, errlen, "%s", strerror(errno));
-  size_t es = tessera_dtype_size(dtype);
   int ok = fwrite(header, 1, 10 + hlen, f) == 10 + hlen;
   for (int64_t j = 0; ok && j < cols; j++)
     ok =
         fwrite((const char *)a + (size_t)j * (size_t)lda * es, es, (size_t)rows, f) == (size_t)rows;
   if (fclose(f) != 0) ok = 0;
   return ok ? 0 : fail(err, errlen, "write failed: %s", strerror(errno));
+}
+
+int npy_write(const char *path, tessera_dtype_t dtype, int ndim, int64_t rows, int64_t cols,
+              const void *a, int64_t lda, char *err, size_t errlen) {
+  const char *descr = npy_descr(dtype);
+  if (!descr) return fail(err, errlen, "unknown dtype %d", (int)dtype);
+  return write_array(path, descr, tessera_dtype_size(dtype), ndim, rows, cols, a, lda, err, errlen);
+}
+
+int npy_write_int32(const char *path, int64_t n, const int32_t *v, char *err, size_t errlen) {
+  return write_array(path, "<i4", sizeof *v, 1, n, 1, v, n > 0 ? n : 1, err, errlen);
 }

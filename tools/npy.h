@@ -23,10 +23,18 @@ typedef struct {
 /** Reads `path` into `out`. Returns 0, or -1 with a message (without the path) in `err`. */
 int npy_read(const char *path, npy_array_t *out, char *err, size_t errlen);
 
+/** Reads only the header of `path`: `out` gets its dtype, ndim and shape, and no data (NULL).
+ *  Returns 0, or -1 with a message (without the path) in `err`. */
+int npy_read_shape(const char *path, npy_array_t *out, char *err, size_t errlen);
+
 /** Writes the rows x cols column-major array `a` (leading dimension `lda`) of `dtype` to
  *  `path` in Fortran order; `ndim` 1 writes shape (rows,) and requires cols == 1.
  *  Returns 0, or -1 with a message (without the path) in `err`. */
 int npy_write(const char *path, tessera_dtype_t dtype, int ndim, int64_t rows, int64_t cols,
               const void *a, int64_t lda, char *err, size_t errlen);
+
+/** Writes the n integers `v` to `path` as a 1-D .npy array of '<i4' (int32).
+ *  Returns 0, or -1 with a message (without the path) in `err`. */
+int npy_write_int32(const char *path, int64_t n, const int32_t *v, char *err, size_t errlen);
 
 #endif

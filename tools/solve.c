@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "footprint.h"
 #include "gen.h"
 #include "npy.h"
 #include "residual.h"
@@ -163,11 +164,32 @@ static int write_npy(const char *path, tessera_dtype_t dtype, int64_t rows, int6
   return CLI_FAILED;
 }
 
-/** Writes the factor (its other triangle zeroed; LU: L and U in one matrix) or the solution to
- *  --output. */
+/** Writes getrf's pivots next to its factors, 0-based (row i was interchanged with row piv[i],
+ *  as scipy.linalg.lu_factor gives them), so that the two files solve A X = B. */
+static int write_pivots(const char *output, const problem_t *p) {
+  char path[4096], err[256];
+  cli_pivots_path(output, path, sizeof path);
+  int32_t *piv = malloc((size_t)(p->n > 0 ? p->n : 1) * sizeof *piv);
+  if (!piv) {
+    fprintf(stderr, "tessera: out of memory writing the pivots to %s\n", path);
+    return CLI_FAILED;
+  }
+  for (int64_t i = 0; i < p->n; i++) piv[i] = p->ipiv[i] - 1;
+  int rc = npy_write_int32(path, p->n, piv, err, sizeof err);
+  free(piv);
+  if (rc == 0) return CLI_OK;
+  fprintf(stderr, "tessera: %s: %s\n", path, err);
+  return CLI_FAILED;
+}
+
+/** Writes the factor (its other triangle zeroed; LU: L and U in one matrix, and the pivots
+ *  beside it) or the solution to --output. */
 static int write_result(const cli_opts_t *o, const problem_t *p) {
   if (!o->output) return CLI_OK;
-  if (o->routine == CMD_GETRF) return write_npy(o->output, p->dtype, p->n, p->n, p->a, p->ld);
+  if (o->routine == CMD_GETRF) {
+    int rc = write_npy(o->output, p->dtype, p->n, p->n, p->a, p->ld);
+    return rc == CLI_OK ? write_pivots(o->output, p) : rc;
+  }
   if (o->routine != CMD_POTRF) return write_npy(o->output, p->dtype, p->n, p->nrhs, p->b, p->ld);
   for (int64_t j = 0; j < p->n; j++)
     for (int64_t i = 0; i < p->n; i++)
@@ -176,13 +198,39 @@ static int write_result(const cli_opts_t *o, const problem_t *p) {
   return write_npy(o->output, p->dtype, p->n, p->n, p->a, p->ld);
 }
 
+/** Refuses, before anything is allocated, a run whose arrays do not fit in memory together: the
+ *  order and dtype come from --n and --dtype or the header of --input, the right-hand sides
+ *  from --nrhs or the header of --rhs (a file that cannot be read is reported later, by
+ *  prepare). */
+static int check_memory(const cli_opts_t *o) {
+  cli_solve_footprint_t s = {o->routine, o->dtype, cli_is_factor(o->routine) ? 0 : o->nrhs};
+  int64_t n = o->sizes[0];
+  npy_array_t h;
+  char err[256], subject[160];
+  if (o->input && npy_read_shape(o->input, &h, err, sizeof err)) return CLI_OK;
+  if (o->input) {
+    n = h.shape[0];
+    if (!o->dtype_set) s.dtype = h.dtype;
+  }
+  if (o->rhs && s.nrhs > 0 && npy_read_shape(o->rhs, &h, err, sizeof err) == 0) s.nrhs = h.shape[1];
+  if (o->input)
+    snprintf(subject, sizeof subject, "%s of %s (n = %lld, %s)", cli_cmd_name(o->cmd), o->input,
+             (long long)n, tessera_dtype_name(s.dtype));
+  else
+    snprintf(subject, sizeof subject, "%s with n = %lld (%s)", cli_cmd_name(o->cmd), (long long)n,
+             tessera_dtype_name(s.dtype));
+  return cli_check_footprint(cli_footprint_solve, &s, n, o->input ? NULL : "--n", subject, NULL,
+                             NULL, cli_memory_here(), 0);
+}
+
 /** potrf / potrs / posv, and with `demo` the device listing and the residual check. */
 static int run_command(const cli_opts_t *o, int demo) {
   problem_t p = {0};
   cli_progress_t prog;
   progress_init(&prog);
   tessera_context_t *ctx = NULL;
-  int rc = prepare(o, &p, &prog);
+  int rc = check_memory(o);
+  if (rc == CLI_OK) rc = prepare(o, &p, &prog);
   progress_phase(&prog, NULL);
   if (rc == CLI_OK) rc = cli_context(o, &ctx);
   if (rc == CLI_OK) {
@@ -230,8 +278,20 @@ int cli_demo(const cli_opts_t *o) {
   return run_command(o, 1);
 }
 
+/** gen's footprint: the one array it writes (`arg`: the options). */
+static void gen_footprint(const void *arg, int64_t n, cli_footprint_t *f) {
+  const cli_opts_t *o = arg;
+  cli_footprint_add(f, o->nrhs > 0 ? "the right-hand sides:" : "the matrix:",
+                    cli_array_bytes(o->dtype, n, o->nrhs > 0 ? o->nrhs : n));
+}
+
 int cli_gen(const cli_opts_t *o) {
   int64_t n = o->sizes[0], ld = n > 0 ? n : 1, cols = o->nrhs > 0 ? o->nrhs : n;
+  char subject[96];
+  snprintf(subject, sizeof subject, "gen with n = %lld (%s)", (long long)n,
+           tessera_dtype_name(o->dtype));
+  if (cli_check_footprint(gen_footprint, o, n, "--n", subject, NULL, NULL, cli_memory_here(), 0))
+    return CLI_FAILED;
   void *a = cli_alloc(o->dtype, ld, cols);
   if (!a) return CLI_FAILED;
   if (o->nrhs > 0)

@@ -3,8 +3,12 @@ traces and their Gantt chart, and clear errors with the documented exit codes (0
 1 failure, 2 usage error). Runs the CLI of the build in TESSERA_BUILD_DIR (default ./build)."""
 import json
 import os
+import re
+import shutil
 import struct
 import subprocess
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -187,8 +191,8 @@ def test_messages_are_sentences_not_placeholders():
     assert "inf" not in p.stderr and "GiB" in p.stderr and "2147483647" in p.stderr, p.stderr
 
 
-@pytest.mark.parametrize("command", ["info", "potrf", "potrs", "posv", "bench", "demo", "gen",
-                                     "trace"])
+@pytest.mark.parametrize("command", ["info", "potrf", "potrs", "posv", "getrf", "gesv", "bench",
+                                     "demo", "gen", "trace"])
 @pytest.mark.parametrize("flag", ["--help", "-h"])
 def test_each_command_has_its_own_usage(command, flag):
     p = run(command, flag, check=0)
@@ -197,7 +201,7 @@ def test_each_command_has_its_own_usage(command, flag):
     assert p.stdout != glob
     # only the options the command takes
     assert ("--out-of-core" in p.stdout) == (command == "bench")
-    assert ("--rhs" in p.stdout) == (command in ("potrs", "posv"))
+    assert ("--rhs" in p.stdout) == (command in ("potrs", "posv", "gesv"))
     # after other options too
     assert run(command, "--json", flag, check=0).stdout == p.stdout
 
@@ -236,3 +240,236 @@ def test_info_shows_the_tile_per_order_and_a_measured_rate():
     assert r["tile"] == int(tiles[str(r["n"])])
     assert "nominal" in out and "measured: gemm of order 256" in out
     assert float(out.split("workers: ")[-1].split()[0]) > 0
+
+
+# -------------------------------------------------------------- memory footprint, refused early
+
+def meminfo(key):
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1]) * 1024
+    pytest.skip("no %s in /proc/meminfo" % key)
+
+
+def run_limited(args, limit):
+    """The CLI with its address space capped at `limit` bytes: a command that allocated its
+    arrays without checking their sum first fails at once instead of filling the machine."""
+    import resource
+
+    def cap():
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    return subprocess.run([str(CLI), *map(str, args)], capture_output=True, text=True, env=ENV,
+                          timeout=60, preexec_fn=cap)
+
+
+def assert_refused(p, n, elapsed):
+    assert p.returncode == 1, (p.returncode, p.stdout, p.stderr)
+    assert not p.stdout, p.stdout
+    err = " ".join(p.stderr.split())
+    assert "n = %d" % n in err and "of memory at once" in err and "available" in err, err
+    assert "GiB" in err or "TiB" in err, err
+    advice = err.split("choose --n ")[1].split()[0]
+    assert 0 < int(advice) < n, err
+    assert elapsed < 10, elapsed
+
+
+@pytest.mark.parametrize("args", [["potrf"], ["potrs"], ["posv", "--nrhs", 2], ["getrf"],
+                                  ["gesv"], ["demo"]])
+def test_two_copies_that_do_not_fit_together_are_refused_before_allocating(args):
+    # one n x n f64 array takes 3/4 of the available memory: each array alone fits, the
+    # original A kept for the residual and the copy the routine overwrites do not
+    avail = meminfo("MemAvailable")
+    n = int((0.75 * avail / 8) ** 0.5)
+    t0 = time.monotonic()
+    p = run_limited([*args, "--n", n], limit=int(0.5 * n * n * 8))
+    assert_refused(p, n, time.monotonic() - t0)
+    assert "A twice" in p.stderr
+
+
+def test_gen_refuses_a_matrix_larger_than_the_memory(tmp_path):
+    n = int((1.5 * meminfo("MemAvailable") / 8) ** 0.5)
+    t0 = time.monotonic()
+    p = run_limited(["gen", "--n", n, "--output", tmp_path / "a.npy"], limit=2 << 30)
+    assert_refused(p, n, time.monotonic() - t0)
+    assert not (tmp_path / "a.npy").exists()
+
+
+@pytest.mark.parametrize("args", [["bench", "potrf"], ["bench", "getrf", "--resident"],
+                                  ["bench", "potrf", "--out-of-core"], ["info"]])
+def test_bench_and_info_refuse_sizes_larger_than_the_memory(args):
+    # far beyond any machine: nothing of it can be allocated, checked or not
+    n = 2000000
+    t0 = time.monotonic()
+    sizes = "100,%d" % n if args[0] == "bench" else n  # bench: every size checked first
+    p = run(*args, "--n", sizes, "--gpus", 0)
+    assert_refused(p, n, time.monotonic() - t0)
+
+
+def test_an_input_matrix_too_large_is_refused_from_its_header(tmp_path):
+    n = int((0.75 * meminfo("MemAvailable") / 8) ** 0.5)
+    header = "{'descr': '<f8', 'fortran_order': True, 'shape': (%d, %d), }" % (n, n)
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    (tmp_path / "a.npy").write_bytes(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) +
+                                     header.encode())  # the header alone: no data follows
+    p = run_limited(["potrf", "--input", tmp_path / "a.npy"], limit=int(0.5 * n * n * 8))
+    assert p.returncode == 1 and "a.npy (n = %d, f64)" % n in p.stderr, p.stderr
+    assert "of memory at once" in p.stderr and "smaller matrix" in p.stderr, p.stderr
+
+
+def mpi_available():
+    return shutil.which("mpirun") and "communication: MPI" in run("info", "--n", 0).stdout
+
+
+def mpirun(np, *args, timeout=120):
+    root = ["--allow-run-as-root"] if os.geteuid() == 0 else []
+    cmd = ["mpirun", "--oversubscribe", *root, "-np", str(np), str(CLI), *map(str, args)]
+    env = dict(ENV, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+
+
+@pytest.mark.skipif(not mpi_available(), reason="no mpirun, or a CLI built without MPI")
+def test_grid_run_too_large_is_refused_on_every_process():
+    n = 10000000
+    t0 = time.monotonic()
+    p = mpirun(2, "posv", "--n", n, "--grid", "2x1", "--workers", 1, "--gpus", 0)
+    elapsed = time.monotonic() - t0
+    out = p.stdout + p.stderr
+    assert p.returncode != 0, out
+    assert "result" not in p.stdout and "residual" not in p.stdout, out
+    assert out.count("of memory at once") == 1, out  # said once, by the first process of the host
+    assert "on a 2x1 grid" in out and "n = %d" % n in out and "processes 0 and 1" in out, out
+    assert elapsed < 60, elapsed
+
+
+@pytest.mark.skipif(not mpi_available(), reason="no mpirun, or a CLI built without MPI")
+def test_grid_run_that_fits_still_runs():
+    p = mpirun(2, "getrf", "--n", 200, "--grid", "2x1", "--workers", 1, "--gpus", 0, "--json")
+    assert p.returncode == 0, p.stdout + p.stderr
+    (r,) = json_lines(p.stdout)
+    assert r["routine"] == "getrf" and r["residual"] < 10
+
+
+# -------------------------------------------------------------- output paths, checked first
+
+@pytest.mark.parametrize("args,flag", [
+    (["potrf", "--n", 3000, "--output", "{missing}/l.npy"], "--output"),
+    (["posv", "--n", 3000, "-o", "{dir}"], "--output"),
+    (["getrf", "--n", 3000, "--output", "{dir}/lu.npy"], "pivots"),  # lu.piv.npy is a folder
+    (["potrf", "--n", 3000, "--trace", "{missing}/t.json"], "--trace"),
+    (["gen", "--n", 3000, "--output", "{missing}/a.npy"], "--output"),
+    (["trace", "{dir}/t.json", "-o", "{missing}/g.svg"], "--output"),
+])
+def test_unwritable_outputs_fail_before_computing(tmp_path, args, flag):
+    (tmp_path / "lu.piv.npy").mkdir()
+    (tmp_path / "t.json").write_text('{"traceEvents": []}')
+    args = [str(a).format(missing=tmp_path / "missing", dir=tmp_path) for a in args]
+    t0 = time.monotonic()
+    p = run(*args)
+    elapsed = time.monotonic() - t0
+    assert p.returncode == 1 and not p.stdout, (p.stdout, p.stderr)
+    path = next(a for a in args if "missing" in a or a == str(tmp_path) or a.endswith("lu.npy"))
+    named = path if flag != "pivots" else str(tmp_path / "lu.piv.npy")
+    assert named in p.stderr and flag in p.stderr, p.stderr
+    assert "No such file or directory" in p.stderr or "Is a directory" in p.stderr, p.stderr
+    assert elapsed < 1.0, elapsed
+
+
+def test_output_check_leaves_no_file_and_keeps_an_existing_one(tmp_path):
+    n = 10
+    a = [0.0] * (n * n)
+    for i in range(n):
+        a[i + i * n] = 1.0
+    a[4 + 4 * n] = -1.0  # not positive definite: potrf fails after the check
+    write_npy(tmp_path / "a.npy", n, n, a)
+    p = run("potrf", "--input", tmp_path / "a.npy", "--output", tmp_path / "new.npy")
+    assert p.returncode == 1
+    assert not (tmp_path / "new.npy").exists()
+    (tmp_path / "old.npy").write_bytes(b"kept")
+    p = run("potrf", "--input", tmp_path / "a.npy", "--output", tmp_path / "old.npy")
+    assert p.returncode == 1
+    assert (tmp_path / "old.npy").read_bytes() == b"kept"
+
+
+# -------------------------------------------------------------- getrf --output: factors and pivots
+
+@pytest.mark.parametrize("dtype", ["d", "z"])
+def test_getrf_output_writes_factors_and_pivots_that_solve(tmp_path, dtype):
+    np = pytest.importorskip("numpy")
+    n = 60
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((n, n))
+    if dtype == "z":
+        a = a + 1j * rng.standard_normal((n, n))
+    np.save(tmp_path / "a.npy", a)
+    p = run("getrf", "--input", tmp_path / "a.npy", "--dtype", dtype, "--tile", 16, "--output",
+            tmp_path / "lu.npy", "--json", check=0)
+    assert json_lines(p.stdout)[0]["residual"] < 10
+    lu = np.load(tmp_path / "lu.npy")
+    piv = np.load(tmp_path / "lu.piv.npy")
+    assert piv.dtype == np.int32 and piv.shape == (n,)
+    assert piv.min() >= 0 and piv.max() < n and (piv >= np.arange(n)).all()
+    low = np.tril(lu, -1) + np.eye(n)
+    up = np.triu(lu)
+    pa = a.copy()
+    for i, j in enumerate(piv):  # P A: the interchanges in order
+        pa[[i, j]] = pa[[j, i]]
+    assert np.abs(pa - low @ up).max() < 1e-10 * np.abs(a).max() * n
+    b = rng.standard_normal(n)
+    pb = b.astype(a.dtype)
+    for i, j in enumerate(piv):
+        pb[[i, j]] = pb[[j, i]]
+    x = np.linalg.solve(up, np.linalg.solve(low, pb))
+    assert np.abs(a @ x - b).max() < 1e-9 * np.abs(b).max() * n
+    try:
+        from scipy.linalg import lu_solve
+    except ImportError:
+        return
+    assert np.allclose(lu_solve((lu, piv), b), x)
+
+
+# -------------------------------------------------------------- per-command help
+
+COMMANDS = ["info", "potrf", "potrs", "posv", "getrf", "gesv", "bench", "demo", "gen", "trace"]
+
+
+def listed_options(text):
+    opts = text.split("\noptions:\n", 1)[1].split("\n\n", 1)[0]
+    return set(re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", opts))
+
+
+def accepts(command, option):
+    # a value after '=', then an unknown option: a usage error whatever happens, without running;
+    # only an option the command does not take is answered with "does not apply"
+    p = run(command, option + "=1", "--no-such-option")
+    assert p.returncode == 2, (command, option, p.stderr)
+    return "does not apply" not in p.stderr and "'%s=1'" % option not in p.stderr
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_lists_exactly_the_options_the_command_takes(command):
+    everything = listed_options(run("--help", check=0).stdout)
+    listed = listed_options(run(command, "--help", check=0).stdout)
+    assert listed <= everything and {"--help", "-h", "--version"} <= listed
+    options = sorted(everything - {"--help", "-h", "--version"})
+    with ThreadPoolExecutor(4) as pool:
+        taken = dict(zip(options, pool.map(lambda opt: accepts(command, opt), options)))
+    assert {opt for opt in options if taken[opt]} == listed - {"--help", "-h", "--version"}
+
+
+def test_help_texts_are_the_commands_own():
+    potrf = run("potrf", "--help", check=0).stdout
+    assert "N1,N2" not in potrf and "default 1000" in potrf
+    assert "N1,N2" in run("bench", "--help", check=0).stdout
+    assert "--uplo" not in run("getrf", "--help", check=0).stdout
+    assert run("bench", "getrf", "--uplo", "U").returncode == 2
+    trace = run("trace", "--help", check=0).stdout
+    assert "chart written" in trace and "factor" not in trace and "solution" not in trace
+    assert "lu.piv.npy" in run("getrf", "--help", check=0).stdout
+
+
+@pytest.mark.parametrize("command", ["potrf", "potrs", "posv", "getrf", "gesv", "bench", "demo"])
+def test_help_says_what_the_residual_is_and_what_passes(command):
+    text = " ".join(run(command, "--help", check=0).stdout.split())
+    assert "residual =" in text or "residual of" in text
+    assert "n eps" in text and "machine epsilon" in text and "below 10 passes" in text
