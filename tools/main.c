@@ -420,10 +420,14 @@ static int finish_options(cli_opts_t *o) {
 
 /** Checks that the files the command will write can be written, before it computes anything:
  *  --output (and getrf's pivots beside it) and the trace (--trace, else TESSERA_TRACE, which
- *  the library writes at the end). Returns CLI_OK or CLI_FAILED (message printed). */
+ *  the library writes at the end; asked of the library's configuration table). Returns CLI_OK
+ *  or CLI_FAILED (message printed). */
 static int check_outputs(const cli_opts_t *o) {
   char pivots[4096];
-  const char *env = (CTX & BIT(o->cmd)) ? getenv("TESSERA_TRACE") : NULL;
+  tessera_config_t cfg;
+  tessera_config_init(&cfg);
+  const char *env = NULL;
+  if ((CTX & BIT(o->cmd)) && tessera_config_from_env(&cfg, NULL, 0) == 0) env = cfg.trace_file;
   if (o->output && cli_check_writable("--output", o->output)) return CLI_FAILED;
   if (o->output && o->cmd == CMD_GETRF &&
       cli_check_writable("--output's pivots", cli_pivots_path(o->output, pivots, sizeof pivots)))
