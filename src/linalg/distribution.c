@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "comm/comm.h"
-#include "comm/dist.h"
+#include "dist/dist.h"
 #include "linalg/linalg.h"
 #include "tessera/distribution.h"
 
@@ -65,35 +65,6 @@ static int local_check(const layout_t *L, int rank, int size) {
   if (!L->local && lr > 0 && lc > 0) return AT_LOCAL;
   if (L->lld < (lr > 1 ? lr : 1)) return AT_LLD;
   return 0;
-}
-
-int tsr_dist_same(tessera_comm_t *c, const char *call, int k, const int64_t *values, const int *pos,
-                  const char *const *names, int bad) {
-  enum { MAXV = 12 };
-  int64_t v[MAXV + 1], lo[MAXV + 1], hi[MAXV + 1];
-  memcpy(v, values, (size_t)k * sizeof *v);
-  v[k] = bad ? bad : 99;
-  int rc = tessera_comm_allreduce(c, v, lo, (size_t)k + 1, TESSERA_COMM_I64, TESSERA_MIN, NULL);
-  if (rc == 0)
-    rc = tessera_comm_allreduce(c, v, hi, (size_t)k + 1, TESSERA_COMM_I64, TESSERA_MAX, NULL);
-  if (rc) return rc;
-  for (int i = 0; i < k; i++)
-    if (lo[i] != hi[i])
-      return tsr_comm_error(c, -pos[i],
-                            "%s: %s differs across the processes (from %lld to %lld); every "
-                            "process must pass the same.",
-                            call, names[i], (long long)lo[i], (long long)hi[i]);
-  if (lo[k] != 99)
-    return tsr_comm_error(c, -(int)lo[k], "%s: argument %d is invalid on %s.", call, (int)lo[k],
-                          bad == lo[k] ? "this process" : "another process");
-  return 0;
-}
-
-int tsr_dist_same_on(tessera_context_t *ctx, tessera_comm_t *c, const char *call, int k,
-                     const int64_t *values, const int *pos, const char *const *names, int rc) {
-  const int s = tsr_dist_same(c, call, k, values, pos, names, rc < 0 ? -rc : 0);
-  if (!s) return 0;
-  return s == rc ? rc : tsr_error(ctx, s, "%s", tessera_comm_last_error(c));
 }
 
 static const char *const arg_names[] = {
@@ -234,26 +205,35 @@ int tsr_matrix_create_distributed(tessera_context_t *ctx, tessera_comm_t *comm, 
                                arg_names[4], arg_names[5], arg_names[6], "the part"};
   int rc = tsr_dist_same_on(ctx, comm, f, 8, v, pos, names, 0);
   if (rc) return rc;
-  tessera_matrix_t *A = calloc(1, sizeof *A);
-  if (!A) return tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory", f);
-  *A = (tessera_matrix_t){.ctx = ctx,
-                          .dtype = dtype,
-                          .m = m,
-                          .n = n,
-                          .mb = mb,
-                          .nb = nb,
-                          .mt = (m + mb - 1) / mb,
-                          .nt = (n + nb - 1) / nb,
-                          .stored = part,
-                          .comm = comm,
-                          .grid = grid};
-  const size_t count = (size_t)(A->mt * A->nt), es = tessera_dtype_size(dtype);
+  tessera_matrix_t *A = tsr_matrix_describe(ctx, dtype, m, n, mb, nb, part);
+  if (A) A->comm = comm, A->grid = grid;
+  const size_t es = tessera_dtype_size(dtype);
+  /* the host holds the tile list and the tiles this process makes on it (a workspace lives where
+   * its first writer runs, a registered tile is the caller's; a part's tiles are bounded by the
+   * whole matrix's); every process learns whether one cannot, so none goes on alone */
+  int row, col;
+  tessera_grid_coords(grid, rank, &row, &col);
+  const double own = on == -2 || mine ? 0
+                     : on >= 0        ? (on == rank ? (double)m * (double)n * (double)es : 0)
+                                      : (double)tessera_numroc(m, mb, row, grid.p) *
+                                     (double)tessera_numroc(n, nb, col, grid.q) * (double)es;
+  rc = A ? tsr_matrix_check_host(A, own) : TESSERA_ERR_NOMEM;
+  if (!rc) rc = tsr_matrix_tile_list(A);
+  rc = tsr_dist_agree_on(ctx, comm, rc,
+                         "matrix_create_distributed: another process cannot hold its part of "
+                         "the matrix in host memory.");
+  const size_t count = A ? (size_t)(A->mt * A->nt) : 0;
   tsr_dist_tile_t *rec = NULL;
-  A->tiles = calloc(count ? count : 1, sizeof *A->tiles);
-  rc = A->tiles ? tsr_dist_tiles(comm, ctx, count, &rec) : TESSERA_ERR_NOMEM;
-  if (rc)
-    rc = tsr_error(ctx, rc, "%s: %s", f,
-                   rc == TESSERA_ERR_NOMEM ? "out of memory" : tessera_comm_last_error(comm));
+  if (!rc) {
+    rc = tsr_dist_tiles(comm, ctx, count, &rec);
+    if (rc)
+      rc = tsr_error(ctx, rc, "%s: %s", f,
+                     rc == TESSERA_ERR_NOMEM ? "out of memory" : tessera_comm_last_error(comm));
+  }
+  if (rc && (!A || !A->tiles)) {
+    free(A);
+    return rc;
+  }
   A->dist = rec;
   for (int64_t j = 0; j < A->nt && !rc; j++)
     for (int64_t i = 0; i < A->mt && !rc; i++) {

@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm/dist.h"
+#include "dist/dist.h"
 #include "linalg/linalg.h"
 
 /* The priority of step k's task on panel j (j = k: the getrf; j < k: the interchanges on an

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist/agree.h"
 #include "linalg/linalg.h"
 #include "runtime/attach.h"
 

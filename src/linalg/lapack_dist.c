@@ -12,7 +12,7 @@
  * copy is made (a GPU of their owner, typically) and go when the call ends. */
 #include <stdio.h>
 
-#include "comm/dist.h"
+#include "dist/dist.h"
 #include "linalg/linalg.h"
 
 enum { ROOT = 0 };
@@ -35,12 +35,8 @@ int tsr_lapack_agree(tessera_context_t *ctx, const char *f, int k, const int64_t
     np[i] = names[i];
   }
   const int s = tsr_dist_same_on(ctx, c, f, k, values, argno, np, rc);
-  if (s) return s;
-  int64_t lo = *tile;
-  const int a = tessera_comm_allreduce(c, tile, &lo, 1, TESSERA_COMM_I64, TESSERA_MIN, NULL);
-  if (a) return tsr_error(ctx, a, "%s: %s", f, tessera_comm_last_error(c));
-  *tile = lo; /* one tile size on every process: the smallest any would choose */
-  return 0;
+  /* one tile size on every process: the smallest any would choose */
+  return s ? s : tsr_dist_min(ctx, c, f, tile);
 }
 
 int tsr_lapack_root_flag(tessera_context_t *ctx, int flag) {

@@ -208,21 +208,8 @@ int tsr_matrix_flush(tessera_matrix_t *A);
  *  is not distributed (nothing done), else 0 or a failure. */
 int tsr_dist_flush_matrix(const tessera_matrix_t *X, int rc);
 
-/** Compares k values of a collective call's arguments across the processes of c (the lowest and
- *  highest of each in one pair of all-reduces), folding in `bad`, this process's first invalid
- *  argument (0: none): the same status everywhere, -pos[i] for the first value that differs
- *  (named names[i] in the message on c), else minus the first invalid argument any process
- *  has. At most 12 values. */
-int tsr_dist_same(tessera_comm_t *c, const char *call, int k, const int64_t *values, const int *pos,
-                  const char *const *names, int bad);
-/** tsr_dist_same with this process's own checks as a status `rc` (0 or -argno, its message on
- *  ctx) and the outcome on ctx: 0, or the same status on every process, the process at fault
- *  keeping its own message and the others taking the communicator's. */
-int tsr_dist_same_on(tessera_context_t *ctx, tessera_comm_t *c, const char *call, int k,
-                     const int64_t *values, const int *pos, const char *const *names, int rc);
-
-/* LAPACK-style calls on a context over processes (lapack_dist.c); on a context of one process
- * they do nothing (the agreement returns `rc` and the tile size). */
+/* LAPACK-style calls on a context over processes (lapack_dist.c); a call on a context of one
+ * process never makes them. */
 
 /** Whether this process holds the arrays of LAPACK-style calls: every process of a context of
  *  its own, process 0 of a distributed context. */
@@ -252,6 +239,18 @@ int tsr_lapack_gather(tessera_matrix_t *A, tessera_matrix_t *root);
 static inline bool tsr_in_part(char part, int64_t i, int64_t j) {
   return part == 'L' ? i >= j : part == 'U' ? i <= j : true;
 }
+
+/** A new descriptor of an m x n matrix in mb x nb tiles (arguments checked by the caller), its
+ *  tile count computed without overflow, no tile list yet; `stored` as tsr_in_part's part.
+ *  NULL, with a message on ctx, when out of memory. Shared by every constructor. */
+tessera_matrix_t *tsr_matrix_describe(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m,
+                                      int64_t n, int64_t mb, int64_t nb, char stored);
+/** 0 when the host's memory holds A's tile list and `tile_bytes` of its tiles besides, else
+ *  TESSERA_ERR_NOMEM with a message on A's context: beyond it the kernel overcommits and the
+ *  first use of the memory fails. */
+int tsr_matrix_check_host(const tessera_matrix_t *A, double tile_bytes);
+/** Allocates A's (empty) tile list: 0 or TESSERA_ERR_NOMEM with a message. */
+int tsr_matrix_tile_list(tessera_matrix_t *A);
 
 /** tessera_matrix_create_distributed with more choices: only the tiles of `part` exist ('L':
  *  i >= j, 'U': i <= j, stored as tessera_matrix_create_triangle's; 0: all); `on` >= 0 makes

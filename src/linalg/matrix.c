@@ -1,7 +1,7 @@
 /* Tiled matrix descriptors: tessera-owned tiles or views of a LAPACK array. */
 #include <stdlib.h>
 
-#include "comm/dist.h"
+#include "dist/dist.h"
 #include "linalg/linalg.h"
 
 /* Home of tessera-owned tiles: 2D block-cyclic over the device nodes of the context's scope
@@ -64,11 +64,6 @@ static int check_array(tessera_context_t *ctx, const char *f, int argno, const v
   return 0;
 }
 
-/* Whether tile (i, j) exists in a descriptor storing `stored` (0: every tile). */
-static bool tile_stored(char stored, int64_t i, int64_t j) {
-  return stored == 'L' ? i >= j : stored == 'U' ? i <= j : true;
-}
-
 /* Bytes of the tiles A stores, as a double (the count may exceed SIZE_MAX); one term per tile
  * column: its stored tiles span rows [j mb, m) of a lower, [0, (j + 1) mb) of an upper triangle. */
 static double stored_bytes(const tessera_matrix_t *A) {
@@ -82,21 +77,43 @@ static double stored_bytes(const tessera_matrix_t *A) {
   return bytes;
 }
 
-/* Whether the host can hold what a new descriptor needs: its tile list, and its tiles when they
- * live on the host (`host_tiles`). The host's physical memory bounds it, as a device's pool
- * bounds what lives there: beyond it the kernel overcommits and the first use of the memory
- * fails. Returns 0 or TESSERA_ERR_NOMEM with a message. */
-static int check_host(tessera_context_t *ctx, const tessera_matrix_t *A, bool host_tiles) {
+int tsr_matrix_check_host(const tessera_matrix_t *A, double tile_bytes) {
   double list = ((double)A->mt * (double)A->nt + 1) * (double)sizeof *A->tiles;
-  double need = list + (host_tiles ? stored_bytes(A) : 0);
-  double cap = (double)tessera_memory_node_capacity(ctx, TESSERA_HOST_NODE);
+  double need = list + tile_bytes;
+  double cap = (double)tessera_memory_node_capacity(A->ctx, TESSERA_HOST_NODE);
   if (need <= cap && list < (double)SIZE_MAX) return 0;
-  return tsr_error(ctx, TESSERA_ERR_NOMEM,
+  return tsr_error(A->ctx, TESSERA_ERR_NOMEM,
                    "matrix: a %lld x %lld %s matrix in %lld x %lld tiles needs %.2f GiB of host "
-                   "memory%s; this host has %.2f GiB",
+                   "memory%s%s; this host has %.2f GiB.",
                    (long long)A->m, (long long)A->n, tessera_dtype_name(A->dtype), (long long)A->mb,
-                   (long long)A->nb, need / 1073741824.0, host_tiles ? "" : " for its tile list",
+                   (long long)A->nb, need / 1073741824.0,
+                   tile_bytes > 0 ? "" : " for its tile list", A->comm ? " on this process" : "",
                    cap / 1073741824.0);
+}
+
+tessera_matrix_t *tsr_matrix_describe(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m,
+                                      int64_t n, int64_t mb, int64_t nb, char stored) {
+  tessera_matrix_t *A = calloc(1, sizeof *A);
+  if (!A) {
+    tsr_error(ctx, TESSERA_ERR_NOMEM, "matrix: out of memory for a descriptor");
+    return NULL;
+  }
+  *A = (tessera_matrix_t){.ctx = ctx,
+                          .dtype = dtype,
+                          .m = m,
+                          .n = n,
+                          .mb = mb,
+                          .nb = nb,
+                          .mt = m / mb + (m % mb != 0), /* no overflow near INT64_MAX */
+                          .nt = n / nb + (n % nb != 0),
+                          .stored = stored};
+  return A;
+}
+
+int tsr_matrix_tile_list(tessera_matrix_t *A) {
+  if ((A->tiles = calloc((size_t)(A->mt * A->nt) + 1, sizeof *A->tiles))) return 0;
+  return tsr_error(A->ctx, TESSERA_ERR_NOMEM, "matrix: out of memory for a list of %lld tiles",
+                   (long long)(A->mt * A->nt));
 }
 
 /* Where the tiles of a view live: `count` column panels of `width` columns each (the last may
@@ -116,34 +133,23 @@ static int matrix_new(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, 
                       int64_t mb, int64_t nb, const panels_t *pan, char stored,
                       tessera_matrix_t **out) {
   size_t es = tessera_dtype_size(dtype);
-  tessera_matrix_t *A = calloc(1, sizeof *A);
-  if (!A) return tsr_error(ctx, TESSERA_ERR_NOMEM, "matrix: out of memory for a descriptor");
-  *A = (tessera_matrix_t){.ctx = ctx,
-                          .dtype = dtype,
-                          .m = m,
-                          .n = n,
-                          .mb = mb,
-                          .nb = nb,
-                          .mt = m / mb + (m % mb != 0), /* no overflow near INT64_MAX */
-                          .nt = n / nb + (n % nb != 0),
-                          .is_view = pan->count > 0,
-                          .stored = stored};
-  int rc = check_host(ctx, A, false); /* the tile list first: it also bounds stored_bytes */
+  tessera_matrix_t *A = tsr_matrix_describe(ctx, dtype, m, n, mb, nb, stored);
+  if (!A) return TESSERA_ERR_NOMEM;
+  A->is_view = pan->count > 0;
+  int rc = tsr_matrix_check_host(A, 0); /* the tile list first: it also bounds stored_bytes */
   placement_t pl = {.p = 0};
   if (!rc && !pan->count) {
     pl = placement(ctx, stored_bytes(A), (double)mb * (double)nb * (double)es);
-    if (!pl.p) rc = check_host(ctx, A, true);
+    if (!pl.p) rc = tsr_matrix_check_host(A, stored_bytes(A));
   }
-  if (!rc && !(A->tiles = calloc((size_t)(A->mt * A->nt) + 1, sizeof *A->tiles)))
-    rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "matrix: out of memory for a list of %lld tiles",
-                   (long long)(A->mt * A->nt));
+  if (!rc) rc = tsr_matrix_tile_list(A);
   if (rc) {
     free(A);
     return rc;
   }
   for (int64_t j = 0; j < A->nt && !rc; j++)
     for (int64_t i = 0; i < A->mt && !rc; i++) {
-      if (!tile_stored(stored, i, j)) continue;
+      if (!tsr_in_part(stored, i, j)) continue;
       size_t tm = (size_t)tsr_tile_m(A, i), tn = (size_t)tsr_tile_n(A, j);
       tessera_data_t **t = &A->tiles[i + j * A->mt];
       if (pan->count) {

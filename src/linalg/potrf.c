@@ -12,7 +12,7 @@
  * L_kk⁻¹, inverted once per step into a ring of workspace tiles held by the descriptor. On GPUs a
  * triangular solve of a tile runs at a fraction of the triangular product's speed, and W_k is off
  * the critical path. */
-#include "comm/dist.h"
+#include "dist/dist.h"
 #include "linalg/linalg.h"
 
 static int prio(int64_t nt, int64_t i, int64_t j, int64_t k) {

@@ -6,7 +6,7 @@
  *                         A_kn = A_kkᴴ A_kn (n < k);  A_kk = A_kkᴴ A_kk.
  * Upper runs the same loops on the conjugate-transpose view (the factor U is Uᴴ's lower
  * triangle; PLASMA's pztrtri / pzlauum order). */
-#include "comm/dist.h"
+#include "dist/dist.h"
 #include "linalg/linalg.h"
 
 int tsr_pxtrtri(char uplo, char diag, tessera_matrix_t *A) {

@@ -1,5 +1,5 @@
 /* One inserter per tile kernel: fills the kernel's arguments and access modes. */
-#include "comm/dist.h"
+#include "dist/dist.h"
 #include "linalg/linalg.h"
 
 static int insert(tessera_context_t *ctx, const tessera_kernel_t *k, const void *args, size_t size,

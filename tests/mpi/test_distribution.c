@@ -184,6 +184,20 @@ static void test_local_entry(void **state) {
   assert_int_equal(tessera_matrix_import_local(A, x, g_rank == 0 ? 0 : 8), -3);
   assert_int_equal(tessera_matrix_import_local(A, g_rank == 0 ? NULL : x, 8), -2);
   tessera_matrix_destroy(A);
+  /* a matrix no host holds its part of (each process's some 180 TiB): refused at once on every
+   * process, with a message, before any tile is made; and tiles of one element whose list
+   * alone the host cannot hold */
+  A = NULL;
+  assert_int_equal(tessera_matrix_create_distributed(ctx, g_comm, (tessera_grid_t){1, g_size},
+                                                     TESSERA_F64, 5000000, 5000000, 4096, 4096,
+                                                     &A),
+                   TESSERA_ERR_NOMEM);
+  assert_null(A);
+  assert_non_null(strstr(tessera_last_error(ctx), "host memory"));
+  assert_int_equal(tessera_matrix_create_distributed(ctx, g_comm, (tessera_grid_t){1, g_size},
+                                                     TESSERA_F64, INT64_MAX / 2, 3, 1, 1, &A),
+                   TESSERA_ERR_NOMEM);
+  assert_null(A);
   tessera_matrix_destroy(L);
   assert_int_equal(tessera_finalize(ctx), 0);
 }

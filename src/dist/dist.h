@@ -3,13 +3,14 @@
  * reads need are inserted as tasks of their own (StarPU-MPI's model). For the algorithms layer:
  * it attaches a record to each tile of a distributed matrix and inserts through
  * tsr_dist_insert. */
-#ifndef TSR_COMM_DIST_H
-#define TSR_COMM_DIST_H
+#ifndef TSR_DIST_DIST_H
+#define TSR_DIST_DIST_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "comm/comm.h"
+#include "dist/agree.h"
 #include "tessera/task.h"
 
 /** The distribution's record of one tile, the same on every process. */
@@ -54,10 +55,6 @@ int tsr_dist_insert(tessera_context_t *ctx, const tessera_task_t *t);
  *  receives it again. No-op for a handle of this process alone. Returns 0 or a negative
  *  status. */
 int tsr_dist_flush(tessera_context_t *ctx, tessera_data_t *h);
-
-/** The same status on every process of c: the lowest negative status any has, else the lowest
- *  positive one (LAPACK's first failing minor), else 0. A collective call. */
-int tsr_dist_agree(tessera_comm_t *c, int status);
 
 /** Stops the transfer engine (tessera_comm_destroy calls it through the communicator's
  *  dist_close, which the engine's start sets: the API stays below the distributed flows). */

@@ -30,8 +30,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "comm/beats.h"
-#include "comm/dist.h"
+#include "dist/beats.h"
+#include "dist/dist.h"
 #include "runtime/context.h"
 #include "runtime/replica.h"
 #include "runtime/task.h"
@@ -427,13 +427,4 @@ int tsr_dist_flush(tessera_context_t *ctx, tessera_data_t *h) {
   if (!r->cached) return 0;
   r->cached = false;
   return tessera_data_discard(ctx, h);
-}
-
-int tsr_dist_agree(tessera_comm_t *c, int status) {
-  /* the lowest negative status, else the lowest positive one: one minimum over an encoding */
-  const long big = 1L << 40;
-  long lo = 0, hi = 0;
-  int rc = tsr_mpi_minmax(c, status ? status : big, &lo, &hi);
-  if (rc) return rc;
-  return lo == big ? 0 : (int)lo;
 }

@@ -1,0 +1,58 @@
+/* Agreement across the processes of a collective call (see agree.h). */
+#include <string.h>
+
+#include "dist/agree.h"
+#include "runtime/error.h"
+
+int tsr_dist_same(tessera_comm_t *c, const char *call, int k, const int64_t *values, const int *pos,
+                  const char *const *names, int bad) {
+  enum { MAXV = 12 };
+  int64_t v[MAXV + 1], lo[MAXV + 1], hi[MAXV + 1];
+  if (k > MAXV)
+    return tsr_comm_error(c, TESSERA_ERR_STATE, "%s: too many arguments to compare", call);
+  memcpy(v, values, (size_t)k * sizeof *v);
+  v[k] = bad ? bad : 99;
+  int rc = tessera_comm_allreduce(c, v, lo, (size_t)k + 1, TESSERA_COMM_I64, TESSERA_MIN, NULL);
+  if (rc == 0)
+    rc = tessera_comm_allreduce(c, v, hi, (size_t)k + 1, TESSERA_COMM_I64, TESSERA_MAX, NULL);
+  if (rc) return rc;
+  for (int i = 0; i < k; i++)
+    if (lo[i] != hi[i])
+      return tsr_comm_error(c, -pos[i],
+                            "%s: %s differs across the processes (from %lld to %lld); every "
+                            "process must pass the same.",
+                            call, names[i], (long long)lo[i], (long long)hi[i]);
+  if (lo[k] != 99)
+    return tsr_comm_error(c, -(int)lo[k], "%s: argument %d is invalid on %s.", call, (int)lo[k],
+                          bad == lo[k] ? "this process" : "another process");
+  return 0;
+}
+
+int tsr_dist_same_on(tessera_context_t *ctx, tessera_comm_t *c, const char *call, int k,
+                     const int64_t *values, const int *pos, const char *const *names, int rc) {
+  const int s = tsr_dist_same(c, call, k, values, pos, names, rc < 0 ? -rc : 0);
+  if (!s) return 0;
+  return s == rc ? rc : tsr_error(ctx, s, "%s", tessera_comm_last_error(c));
+}
+
+int tsr_dist_agree(tessera_comm_t *c, int status) {
+  /* the lowest negative status, else the lowest positive one: one minimum over an encoding */
+  const long big = 1L << 40;
+  long lo = 0, hi = 0;
+  int rc = tsr_mpi_minmax(c, status ? status : big, &lo, &hi);
+  if (rc) return rc;
+  return lo == big ? 0 : (int)lo;
+}
+
+int tsr_dist_agree_on(tessera_context_t *ctx, tessera_comm_t *c, int status, const char *why) {
+  const int s = tsr_dist_agree(c, status);
+  return s && !status ? tsr_error(ctx, s, "%s", why) : s;
+}
+
+int tsr_dist_min(tessera_context_t *ctx, tessera_comm_t *c, const char *call, int64_t *value) {
+  int64_t lo = *value;
+  const int a = tessera_comm_allreduce(c, value, &lo, 1, TESSERA_COMM_I64, TESSERA_MIN, NULL);
+  if (a) return tsr_error(ctx, a, "%s: %s", call, tessera_comm_last_error(c));
+  *value = lo;
+  return 0;
+}
