@@ -3,7 +3,9 @@
  * Python loads this library with ctypes, creates one state (tessera_jax_state_create) for the
  * process and passes its address to every call as the attribute `state`; the state owns one
  * tessera context per platform (made at the first call that needs it) and the rendezvous table.
- * Nothing here is process-global.
+ * Nothing here is process-global. The operations are one table, python/tessera/_protocol.py's,
+ * which the handler table here is indexed as (tessera_jax_op); the Python side checks at load
+ * that both name the same operations with the same flags.
  *
  * Every handler is called by XLA once per device of a 1D mesh, from one thread per device, with
  * that device's row shard of A (nl x Np, row-major), for potrs its rows of B (nl x k), and for
@@ -66,14 +68,20 @@ TSR_JAX_EXPORT const char *tessera_jax_error(tsr_jax_state_t *s, int platform);
 /** 1 when tessera was built with its CUDA backend, else 0. */
 TSR_JAX_EXPORT int tessera_jax_cuda_built(void);
 
-/** The handlers, per operation and platform. */
-TSR_JAX_EXPORT XLA_FFI_Error *tessera_jax_potrs_cpu(XLA_FFI_CallFrame *cf);
-TSR_JAX_EXPORT XLA_FFI_Error *tessera_jax_potrs_cuda(XLA_FFI_CallFrame *cf);
-TSR_JAX_EXPORT XLA_FFI_Error *tessera_jax_potri_cpu(XLA_FFI_CallFrame *cf);
-TSR_JAX_EXPORT XLA_FFI_Error *tessera_jax_potri_cuda(XLA_FFI_CallFrame *cf);
-TSR_JAX_EXPORT XLA_FFI_Error *tessera_jax_cholesky_cpu(XLA_FFI_CallFrame *cf);
-TSR_JAX_EXPORT XLA_FFI_Error *tessera_jax_cholesky_cuda(XLA_FFI_CallFrame *cf);
-TSR_JAX_EXPORT XLA_FFI_Error *tessera_jax_lu_solve_cpu(XLA_FFI_CallFrame *cf);
-TSR_JAX_EXPORT XLA_FFI_Error *tessera_jax_lu_solve_cuda(XLA_FFI_CallFrame *cf);
+/** Flags of an operation (tessera_jax_op): its right-hand side operand and the attributes and
+ *  results it has besides those of every operation (python/tessera/_protocol.py's flags). */
+enum {
+  TESSERA_JAX_RHS_ROWS = 1,    /**< operand 1: this device's rows of B (nl x k); result 1: X */
+  TESSERA_JAX_RHS_WHOLE_T = 2, /**< operand 1: the whole Bᵀ (k x Np); result 1: Xᵀ */
+  TESSERA_JAX_LOWER = 4,       /**< attribute `lower` */
+  TESSERA_JAX_LOGDET = 8       /**< attribute `logdet`; the result before the status: log det */
+};
+
+/** Entry `op` of the handler table (0 potrs, 1 potri, 2 cholesky, 3 lu_solve, indexed as
+ *  python/tessera/_protocol.py's OPS): its name (the FFI target is tessera_<name>), its flags
+ *  and its handler for `platform`. Returns 0, or -1 when `op` or `platform` is out of range
+ *  (the table has no entry `op`). */
+TSR_JAX_EXPORT int tessera_jax_op(int op, int platform, const char **name, int *flags,
+                                  XLA_FFI_Handler **handler);
 
 #endif

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import jax
 
+from ._protocol import OPS
+
 CPU, CUDA = 0, 1
-OPS = ("potrs", "potri", "cholesky", "lu_solve")
 _NAME = "libtessera_jax.so"
 _lock = threading.Lock()
 _native = None
@@ -74,26 +75,53 @@ class Native:
         lib.tessera_jax_error.argtypes = [ctypes.c_void_p, ctypes.c_int]
         lib.tessera_strerror.restype = ctypes.c_char_p
         lib.tessera_strerror.argtypes = [ctypes.c_int]
+        lib.tessera_jax_op.argtypes = [ctypes.c_int, ctypes.c_int,
+                                       ctypes.POINTER(ctypes.c_char_p),
+                                       ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_void_p)]
         self.lib = lib
         self.path = Path(path)
         self.state = lib.tessera_jax_state_create(_timeout(), _gpu_mem_limit())
         if not self.state:
             raise RuntimeError("tessera.jax: cannot create the binding state (out of memory)")
         self.platforms = {"cpu": CPU}
-        for op in OPS:
-            jax.ffi.register_ffi_target(f"tessera_{op}",
-                                        jax.ffi.pycapsule(getattr(lib, f"tessera_jax_{op}_cpu")),
-                                        platform="cpu")
+        self._register("cpu", CPU)
         if lib.tessera_jax_cuda_built():
             try:
-                for op in OPS:
-                    jax.ffi.register_ffi_target(
-                        f"tessera_{op}", jax.ffi.pycapsule(getattr(lib, f"tessera_jax_{op}_cuda")),
-                        platform="CUDA")
+                self._register("CUDA", CUDA)
                 self.platforms["gpu"] = CUDA
-            except Exception:  # jax without its CUDA plugin: the CPU targets serve
+            except RuntimeError:  # jax without its CUDA plugin: the CPU targets serve
                 pass
         atexit.register(self.close)
+
+    def _handlers(self, platform):
+        """(operation, handler address) of the library's handler table for `platform`, checked
+        entry by entry against _protocol.OPS: the same names and flags at the same indices, and
+        no entry past them."""
+        lib, out = self.lib, []
+        name, flags, handler = ctypes.c_char_p(), ctypes.c_int(), ctypes.c_void_p()
+        for i in range(len(OPS) + 1):
+            rc = lib.tessera_jax_op(i, platform, ctypes.byref(name), ctypes.byref(flags),
+                                    ctypes.byref(handler))
+            got = (name.value.decode(), flags.value) if rc == 0 else None
+            want = (OPS[i].name, OPS[i].flags) if i < len(OPS) else None
+            if got != want or (got and not handler.value):
+                raise ImportError(f"tessera.jax: {self.path} does not match this package: its "
+                                  f"operation {i} is {got}, the package's {want}; rebuild it "
+                                  "from the same sources (make build, or pip install ./python)")
+            if got:
+                out.append((OPS[i], handler.value))
+        return out
+
+    def _register(self, xla_platform, platform):
+        """Registers every operation's handler for `platform` with jax (XLA's platform name
+        xla_platform); jax raises when it has no such platform."""
+        for op, handler in self._handlers(platform):
+            try:
+                jax.ffi.register_ffi_target(op.target, jax.ffi.pycapsule(handler),
+                                            platform=xla_platform)
+            except Exception as e:
+                raise RuntimeError(f"tessera.jax: jax cannot register {op.target} for "
+                                   f"{xla_platform}: {e}") from e
 
     def close(self):
         if self.state:
