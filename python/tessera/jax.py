@@ -26,6 +26,10 @@ Conventions shared by every function:
   NaN.
 - Inputs are never modified unless ``donate=True``.
 - Errors in the arguments (shapes, dtypes, mesh, sharding) raise before anything runs.
+- The ``*_shardmap_ctx`` forms work inside ``jax.shard_map`` with its check of varying manual
+  axes on (``check_vma=True``, jax's default) or off. The rows a device gets back are typed as
+  varying over the row axis; the status, the log det, and x solved for a whole (replicated) b
+  are the same on every device and typed so: ``out_specs=P()`` takes them as they are.
 
 Environment: ``TESSERA_JAX_TIMEOUT`` (seconds a device's call waits for the others, default
 60), ``TESSERA_GPU_MEM_LIMIT`` (each GPU's pool; by default what XLA's memory fraction leaves,
@@ -91,8 +95,29 @@ def _ffi(op, a, b, rank, *, n, ndev, tile, lower=False, logdet=False):
                             [jax.ShapeDtypeStruct(shape, dtype) for _, shape, dtype, _ in results],
                             input_output_aliases=spec.aliases())(*spec.operands(a, b, rank),
                                                                   **attrs)
-    got = dict(zip((role for role, *_ in results), outs))
+    # Inside shard_map, jax types every result as the same on every device (XLA's FFI cannot
+    # say otherwise); the per-device ones are declared varying over the operands' axes, so
+    # that the check of varying axes (check_vma) holds and collectives see their true type.
+    axes = frozenset().union(*(_varying(x) for x in spec.operands(a, b, rank)))
+    got = {role: _vary(x, axes) if per_device else x
+           for (role, _, _, per_device), x in zip(results, outs)}
     return _Results(*(got.get(role) for role in _Results._fields))
+
+
+def _varying(x):
+    """The manual mesh axes x varies over inside shard_map (none when check_vma is off)."""
+    t = jax.typeof(x)
+    mat = getattr(t, "mat", None)  # jax >= 0.10; earlier versions name the set `vma`
+    return frozenset(mat.varying if mat is not None else getattr(t, "vma", ()))
+
+
+def _vary(x, axes):
+    """x typed as varying over `axes` too: a cast of its type, no data moves."""
+    missing = tuple(ax for ax in axes if ax not in _varying(x))
+    if not missing:
+        return x
+    cast = getattr(jax.lax, "pcast", None)  # jax >= 0.8.2; pvary before
+    return cast(x, missing, to="varying") if cast else jax.lax.pvary(x, missing)
 
 
 _Results = collections.namedtuple("_Results", "a x logdet status")
@@ -165,10 +190,9 @@ def _potrs_fn(lay, n, w, nb, dtype, b_shape, b_rows, lower, logdet, donate):
     def run(a, b):
         b2 = (b.reshape(n, 1) if len(b_shape) == 1 else b).astype(dtype)
         a_p, b_p = _padded(a.astype(dtype), lay, np_, np_), _padded(b2, lay, np_)
-        af, x, ld, st = jax.shard_map(local, mesh=lay.mesh,
-                                      in_specs=(lay.spec(None), lay.spec(None)),
-                                      out_specs=(lay.spec(None), lay.spec(None), P(), P()),
-                                      check_vma=False)(a_p, b_p)
+        smap = jax.shard_map(local, mesh=lay.mesh, in_specs=(lay.spec(None), lay.spec(None)),
+                             out_specs=(lay.spec(None), lay.spec(None), P(), P()))
+        af, x, ld, st = smap(a_p, b_p)
         status = st[0]
         ok = status == 0
         x = _cut(x, n, lay).reshape(b_shape)
@@ -217,7 +241,7 @@ def _factor_fn(op, lay, n, w, nb, dtype, lower, donate):
     def run(a):
         a_p = _padded(a.astype(dtype), lay, np_, np_)
         x, st = jax.shard_map(local, mesh=lay.mesh, in_specs=lay.spec(None),
-                              out_specs=(lay.spec(None), P()), check_vma=False)(a_p)
+                              out_specs=(lay.spec(None), P()))(a_p)
         x = _cut(x, n, lay, cols=True)
         x = potri_symmetrize(x, lower) if op == "potri" else \
             jnp.where(_triangle_mask(n, n, 0, lower), x, jnp.zeros((), dtype))
@@ -272,7 +296,7 @@ def _lu_solve_fn(lay, n, w, nb, dtype, b_shape, b_rows, donate):
         if np_ != n:
             bt = jnp.pad(bt, ((0, 0), (0, np_ - n)))
         af, xt, st = jax.shard_map(local, mesh=lay.mesh, in_specs=(lay.spec(None), P()),
-                                   out_specs=(lay.spec(None), P(), P()), check_vma=False)(a_p, bt)
+                                   out_specs=(lay.spec(None), P(), P()))(a_p, bt)
         status = st[0]
         x = xt[:, :n].T.reshape(b_shape)
         x = lay.constrain(x, P(lay.axis, *([None] * (len(b_shape) - 1))) if b_rows else P())
@@ -366,11 +390,21 @@ def potrs_shardmap_ctx(a, b, T_A, *, axis_name=None, return_logdet=False, pad=Tr
     r = _ffi("potrs", a, b2, rank, n=n, ndev=ndev, tile=nb, lower=lower, logdet=return_logdet)
     x, ld, st = r.x, r.logdet, r.status
     if full and ndev > 1:
-        x = jax.lax.all_gather(x, axis, tiled=True)
+        x = _gather_rows(x, axis, rank, n)
     ok = st[0] == 0
     x = _nan_unless(ok, x.reshape(b.shape))
     logdet = _nan_unless(ok, ld).astype(_layout.real_dtype(dtype))
     return (x, logdet, st) if return_logdet else (x, st)
+
+
+def _gather_rows(x, axis, rank, n):
+    """The whole (n, k) matrix of which x is this device's rows, on every device and typed as
+    the same on every device (check_vma): each device's rows placed in zeros, summed over the
+    devices (psum's result is typed so, all_gather's is not; adding zeros is exact)."""
+    rows = x.shape[0]
+    placed = jax.lax.dynamic_update_slice_in_dim(jnp.zeros((n,) + x.shape[1:], x.dtype), x,
+                                                 rank * rows, axis=0)
+    return jax.lax.psum(placed, axis)
 
 
 def _local_factor(op, a, T_A, axis_name, lower):
