@@ -158,9 +158,10 @@ def _rows_sharded(x, axis):
 
 def _prepare(op, a, T_A, mesh, in_specs, matrix_specs, pad):
     """The layout and plan of a global form's call of `op`: (layout, n, shard width, tile)."""
-    name = f"tessera.jax.{op}"
+    name, local = f"tessera.jax.{op}", f"tessera.jax.{op}_shardmap_ctx"
     _layout.check_tile(T_A, name)
-    n = _layout.check_matrix(a, name)
+    _layout.refuse_shard_map(a, name, local)
+    n = _layout.check_matrix(a, name, local=local)
     spec = matrix_specs if matrix_specs is not None else in_specs
     lay = _layout.resolve(a, mesh, spec, name)
     if n == 0:

@@ -29,7 +29,7 @@ GLOBAL_ERRORS = {
                          ValueError, "in_specs"),
     "str in_specs": (lambda c: (c.a, 2, c.mesh, "x"), ValueError, "in_specs"),
     "unsharded jax array": (lambda c: (jnp.asarray(c.a), 2, None, None), ValueError,
-                            "pass mesh and in_specs"),
+                            "pass mesh= and in_specs="),
     "mesh, no in_specs": (lambda c: (jnp.asarray(c.a), 2, c.mesh, None), ValueError, "in_specs"),
     "unsharded numpy array": (lambda c: (c.a, 2, None, None), ValueError, "mesh"),
     "inferred P(None,x)": (lambda c: (put(c.a, c.mesh, P(None, "x")), 2, None, None),
@@ -63,6 +63,42 @@ def test_global_argument_errors(fn, case, devices):
     args = (a, np.ones(a.shape[0])) if fn == "potrs" else (a,)
     with pytest.raises(exc, match=rf"tessera\.jax\.{fn}: .*{match}"):
         getattr(tj, fn)(*args, T_A, mesh, spec, **(kw[0] if kw else {}))
+
+
+def test_numpy_matrix_without_mesh_says_what_to_pass():
+    """A user's first call, NumPy arrays and no mesh: the error says why tessera cannot tell
+    the devices and what to pass, in a sentence, and does not talk of jax.jit."""
+    with pytest.raises(ValueError) as e:
+        tj.potrs(np.eye(8) * 2, np.ones(8), T_A=4)
+    msg = str(e.value)
+    assert msg.startswith("tessera.jax.potrs: A is a numpy.ndarray") and msg.endswith("."), msg
+    assert "pass mesh= and in_specs=" in msg and "NamedSharding" in msg, msg
+    assert "jit" not in msg, msg
+
+
+@pytest.mark.parametrize("fn", FNS + ["lu_solve"])
+def test_global_form_inside_shard_map_names_the_shardmap_form(fn, devices):
+    """Called inside jax.shard_map, where A is one device's rows, a global form says to call
+    its *_shardmap_ctx form there (rather than that A is not square)."""
+    c = _Ctx(devices)
+    call = (lambda a, b: getattr(tj, fn)(a, b, 2)) if fn in ("potrs", "lu_solve") else \
+        (lambda a, b: getattr(tj, fn)(a, 2))
+    f = jax.shard_map(call, mesh=c.mesh, in_specs=(ROW, P()), out_specs=ROW)
+    with pytest.raises(ValueError, match=rf"tessera\.jax\.{fn}: called inside jax\.shard_map.* "
+                       rf"call tessera\.jax\.{fn}_shardmap_ctx there"):
+        f(put(c.a, c.mesh, ROW), put(np.ones(c.n), c.mesh, P()))
+
+
+@pytest.mark.parametrize("fn", FNS + ["lu_solve"])
+def test_row_block_shaped_matrix_names_the_shardmap_form(fn, devices):
+    """Outside shard_map, an A shaped as one device's rows of a square matrix (r x N, r
+    dividing N) is refused as not square, naming the *_shardmap_ctx form."""
+    c = _Ctx(devices)
+    a = c.a[: c.n // 4]
+    args = (a, np.ones(c.n)) if fn in ("potrs", "lu_solve") else (a,)
+    with pytest.raises(ValueError, match=rf"square; got {c.n // 4} x {c.n}: .*"
+                       rf"tessera\.jax\.{fn}_shardmap_ctx inside jax\.shard_map"):
+        getattr(tj, fn)(*args, 2, c.mesh, ROW)
 
 
 RHS_ERRORS = {
