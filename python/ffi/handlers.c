@@ -147,20 +147,14 @@ static int solve(tsr_jax_state_t *s, tessera_context_t *ctx, int platform, op_t 
     nodes[i] = p[i].node;
     if (p[i].node != TESSERA_HOST_NODE) gpus |= 1ull << (p[i].node - 1); /* node 1 + g: GPU g */
   }
-  pthread_mutex_lock(&s->run[platform]);
-  /* GPUs: every task on the participants' GPUs (and CPU workers when asked for). */
-  const tessera_scope_t compute =
-      platform == TESSERA_JAX_CPU
-          ? tessera_scope_cpus()
-          : (tessera_scope_t){s->gpu_with_cpus ? 0u : 1u << TESSERA_DEVICE_CUDA, gpus};
-  rc = tessera_set_scope(ctx, compute);
-  if (rc < 0)
+  rc = tsr_jax_hold(s, ctx, platform, gpus);
+  if (rc < 0) {
     fprintf(stderr, "tessera.jax: %s\n", tessera_last_error(ctx));
-  else
-    rc = op == OP_LU_SOLVE ? lu_solve(ctx, p, count, a, nodes)
-                           : cholesky_ops(ctx, op, p, count, a, b, nodes, logdet);
-  (void)tessera_set_scope(ctx, tessera_scope_all());
-  pthread_mutex_unlock(&s->run[platform]);
+    return rc;
+  }
+  rc = op == OP_LU_SOLVE ? lu_solve(ctx, p, count, a, nodes)
+                         : cholesky_ops(ctx, op, p, count, a, b, nodes, logdet);
+  tsr_jax_unhold(s, ctx, platform);
   return rc;
 }
 

@@ -65,6 +65,20 @@ TSR_JAX_EXPORT int tessera_jax_tile(tsr_jax_state_t *s, int platform, int64_t n,
 /** The message of the last failure of `platform`'s context ("" when none). */
 TSR_JAX_EXPORT const char *tessera_jax_error(tsr_jax_state_t *s, int platform);
 
+/** `platform`'s context (made at its first use), held for the caller as one multi-device call
+ *  of the handlers holds it, until tessera_jax_context_release: no handler runs on it
+ *  meanwhile, and its tasks run on the GPUs of `gpus` (bit g: CUDA GPU g) or, on the CPU
+ *  platform, on its CPU workers. For tessera's own routines on the shards of jax arrays in the
+ *  same process as the binding, on its pools: a second context there would find the GPUs'
+ *  memory taken by XLA and by this one (bench/jax_potrs.py). Returns 0 and `*ctx`, or a
+ *  negative status (tessera_jax_error says why) and NULL. */
+TSR_JAX_EXPORT int tessera_jax_context_acquire(tsr_jax_state_t *s, int platform, uint64_t gpus,
+                                               struct tessera_context **ctx);
+
+/** Releases what tessera_jax_context_acquire held (`ctx`, the context it gave). */
+TSR_JAX_EXPORT void tessera_jax_context_release(tsr_jax_state_t *s, int platform,
+                                                struct tessera_context *ctx);
+
 /** 1 when tessera was built with its CUDA backend, else 0. */
 TSR_JAX_EXPORT int tessera_jax_cuda_built(void);
 

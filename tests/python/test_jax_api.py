@@ -1,9 +1,16 @@
 """tessera.jax's surface beyond the numbers: every argument error raised before anything runs,
-status messages, potri_symmetrize, and a leak test of many calls (RSS and open descriptors
-flat). Same devices as test_jax.py (jax_support.py).
+status messages, potri_symmetrize, a leak test of many calls (RSS and open descriptors flat),
+the protocol's two tables, and the JAX benchmarks on CPU devices. Same devices as test_jax.py
+(jax_support.py).
 
 TESSERA_JAX_LEAK_CALLS: calls of the leak test (default 10000, ~1.2 ms each on 2 CPU cores)."""
+import ctypes
+import json
+import os
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 from jax_support import *  # noqa: F401,F403  (fixtures, helpers, jax, tj)
 from jax_support import _native  # noqa: F401
@@ -260,3 +267,38 @@ def test_handler_table_matches_the_protocol(monkeypatch):
         monkeypatch.setattr(_native, "OPS", changed)
         with pytest.raises(ImportError, match="does not match this package"):
             nat._handlers(_native.CPU)
+
+
+# ------------------------------------------------------------------------------- benchmarks
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+@pytest.mark.parametrize("script,args", [
+    ("jax_potrs.py", ["--n", "256", "--jax-n", "128", "--small", "64"]),
+    ("jax_lu.py", ["--n", "256", "--small", "64"]),
+], ids=["jax_potrs", "jax_lu"])
+def test_benchmark_runs_on_cpu_devices(script, args, tmp_path):
+    """The JAX benchmarks run as their headers say, here on 4 CPU devices at small orders
+    (jax_potrs.py's tile-level part on the binding's own context), and write their results."""
+    out = tmp_path / "results.json"
+    env = dict(os.environ, TESSERA_JAX_LIBRARY=str(_native.native().path))
+    env.pop("XLA_FLAGS", None)
+    run = subprocess.run([sys.executable, str(BENCH / script), "--cpu", "4", "--calls", "2",
+                          "--reps", "1", "--json", str(out)] + args,
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-4000:]
+    results = json.loads(out.read_text())
+    assert results["tessera_jax"]["status"] == 0
+    if script == "jax_potrs.py":
+        assert results["tessera_tile"]["seconds"] > 0
+
+
+def test_context_acquire_refuses_an_unknown_platform():
+    """tessera_jax_context_acquire (the benchmark's way to the binding's context) fails cleanly
+    for a platform the binding does not have, handing out no context."""
+    nat = _native.native()
+    ctx = ctypes.c_void_p(1)
+    assert nat.lib.tessera_jax_context_acquire(ctypes.c_void_p(nat.state), 7, ctypes.c_uint64(0),
+                                               ctypes.byref(ctx)) < 0
+    assert not ctx.value
