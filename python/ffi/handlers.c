@@ -13,7 +13,7 @@ typedef enum { OP_POTRS, OP_POTRI, OP_CHOLESKY, OP_LU_SOLVE, OP_COUNT } op_t;
 
 enum { RHS = TESSERA_JAX_RHS_ROWS | TESSERA_JAX_RHS_WHOLE_T };
 
-/* The handler table, indexed as python/tessera/_protocol.py's OPS (defined at the end, after
+/* The handler table, indexed as python/tessera/_native.py's OPS (defined at the end, after
  * the handlers): each operation's name, flags (its operands, attributes and results) and
  * handlers per platform. */
 typedef struct {
@@ -190,7 +190,7 @@ static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax
     return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT,
                          "tessera %s: missing or malformed attributes", name);
   /* Operands (A, [B], rank); results (A, [X], [log det], status), A and X aliased to A and B
-   * (_protocol.py). */
+   * (_native.py's OPS). */
   XLA_FFI_Buffer *rk = tsr_xla_arg(cf, 1 + has_b);
   XLA_FFI_Buffer *a = tsr_xla_ret(cf, 0), *b = has_b ? tsr_xla_ret(cf, 1) : NULL;
   XLA_FFI_Buffer *ld = has_ld ? tsr_xla_ret(cf, 1 + has_b) : NULL;

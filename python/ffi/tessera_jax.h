@@ -3,7 +3,7 @@
  * Python loads this library with ctypes, creates one state (tessera_jax_state_create) for the
  * process and passes its address to every call as the attribute `state`; the state owns one
  * tessera context per platform (made at the first call that needs it) and the rendezvous table.
- * Nothing here is process-global. The operations are one table, python/tessera/_protocol.py's,
+ * Nothing here is process-global. The operations are one table, python/tessera/_native.py's,
  * which the handler table here is indexed as (tessera_jax_op); the Python side checks at load
  * that both name the same operations with the same flags.
  *
@@ -83,7 +83,7 @@ TSR_JAX_EXPORT void tessera_jax_context_release(tsr_jax_state_t *s, int platform
 TSR_JAX_EXPORT int tessera_jax_cuda_built(void);
 
 /** Flags of an operation (tessera_jax_op): its right-hand side operand and the attributes and
- *  results it has besides those of every operation (python/tessera/_protocol.py's flags). */
+ *  results it has besides those of every operation (python/tessera/_native.py's flags). */
 enum {
   TESSERA_JAX_RHS_ROWS = 1,    /**< operand 1: this device's rows of B (nl x k); result 1: X */
   TESSERA_JAX_RHS_WHOLE_T = 2, /**< operand 1: the whole Bᵀ (k x Np); result 1: Xᵀ */
@@ -92,7 +92,7 @@ enum {
 };
 
 /** Entry `op` of the handler table (0 potrs, 1 potri, 2 cholesky, 3 lu_solve, indexed as
- *  python/tessera/_protocol.py's OPS): its name (the FFI target is tessera_<name>), its flags
+ *  python/tessera/_native.py's OPS): its name (the FFI target is tessera_<name>), its flags
  *  and its handler for `platform`. Returns 0, or -1 when `op` or `platform` is out of range
  *  (the table has no entry `op`). */
 TSR_JAX_EXPORT int tessera_jax_op(int op, int platform, const char **name, int *flags,

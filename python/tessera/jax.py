@@ -44,8 +44,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import PartitionSpec as P
 
-from . import _layout, _protocol
-from ._native import native
+from . import _layout
+from ._native import BY_NAME, native
 
 __all__ = ["potrs", "potri", "potri_symmetrize", "cholesky", "lu_solve", "potrs_shardmap_ctx",
            "potri_shardmap_ctx", "cholesky_shardmap_ctx", "lu_solve_shardmap_ctx",
@@ -58,9 +58,10 @@ def status_message(status, op=None):
     """A sentence explaining a status returned by the functions of this module; `op` names the
     function ("lu_solve" for LU's meaning of a positive status, else Cholesky's)."""
     s = int(status)
+    spec = BY_NAME.get((op or "").removesuffix("_shardmap_ctx"))
     if s == 0:
         return "success"
-    if s > 0 and op and _protocol.BY_NAME[op.removesuffix("_shardmap_ctx")].lu:
+    if s > 0 and spec is not None and spec.lu:
         return (f"U({s}, {s}) of the LU factorization is exactly zero, or column {s} is the "
                 "first to hold NaN: the matrix is singular to working precision")
     if s > 0:
@@ -77,28 +78,30 @@ def _tile_target(platform, n, ndev, op):
     if platform not in nat.platforms:
         raise RuntimeError("tessera.jax: this tessera was built without CUDA, or jax has no "
                            "CUDA backend: GPU arrays cannot be served")
-    return nat.tile(nat.platforms[platform], n, ndev, _protocol.BY_NAME[op].lu)
+    return nat.tile(nat.platforms[platform], n, ndev, BY_NAME[op].lu)
+
+
+_Results = collections.namedtuple("_Results", "a x logdet status")
 
 
 def _ffi(op, a, b, rank, *, n, ndev, tile, lower=False, logdet=False):
     """tessera's call on this device's shard (inside shard_map): the handler's results by role
-    (_protocol.py: a, x, logdet, status; None where the operation has no such result). The
+    (_native.OPS: a, x, logdet, status; None where the operation has no such result). The
     status and log det are the same on every device (the leader's), so the global forms take
     them from one device (out_specs P(), no reduction across devices). potrs' b is this
     device's rows of B; lu_solve's b is the whole Bᵀ, (k, Np), the same on every device, and so
     is the Xᵀ it returns."""
-    spec = _protocol.BY_NAME[op]
-    results = spec.results(a, b)
+    spec = BY_NAME[op]
+    operands, results = spec.operands(a, b, rank), spec.results(a, b)
     attrs = spec.attributes(state=native().state, site=next(_sites), ndev=ndev, n=n, tile=tile,
                             lower=lower, logdet=logdet)
     outs = jax.ffi.ffi_call(spec.target,
                             [jax.ShapeDtypeStruct(shape, dtype) for _, shape, dtype, _ in results],
-                            input_output_aliases=spec.aliases())(*spec.operands(a, b, rank),
-                                                                  **attrs)
+                            input_output_aliases=spec.aliases())(*operands, **attrs)
     # Inside shard_map, jax types every result as the same on every device (XLA's FFI cannot
     # say otherwise); the per-device ones are declared varying over the operands' axes, so
     # that the check of varying axes (check_vma) holds and collectives see their true type.
-    axes = frozenset().union(*(_varying(x) for x in spec.operands(a, b, rank)))
+    axes = frozenset().union(*(_varying(x) for x in operands))
     got = {role: _vary(x, axes) if per_device else x
            for (role, _, _, per_device), x in zip(results, outs)}
     return _Results(*(got.get(role) for role in _Results._fields))
@@ -118,9 +121,6 @@ def _vary(x, axes):
         return x
     cast = getattr(jax.lax, "pcast", None)  # jax >= 0.8.2; pvary before
     return cast(x, missing, to="varying") if cast else jax.lax.pvary(x, missing)
-
-
-_Results = collections.namedtuple("_Results", "a x logdet status")
 
 
 def _rank(axis):
@@ -390,7 +390,7 @@ def potrs_shardmap_ctx(a, b, T_A, *, axis_name=None, return_logdet=False, pad=Tr
         b2 = jax.lax.dynamic_slice_in_dim(b2, rank * rows, rows, axis=0)
     r = _ffi("potrs", a, b2, rank, n=n, ndev=ndev, tile=nb, lower=lower, logdet=return_logdet)
     x, ld, st = r.x, r.logdet, r.status
-    if full and ndev > 1:
+    if full:  # on one device too: psum types x as the same on every device
         x = _gather_rows(x, axis, rank, n)
     ok = st[0] == 0
     x = _nan_unless(ok, x.reshape(b.shape))

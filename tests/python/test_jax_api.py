@@ -255,14 +255,13 @@ def test_calls_from_several_threads(devices):
 
 
 def test_handler_table_matches_the_protocol(monkeypatch):
-    """libtessera_jax's handler table has _protocol.OPS's names and flags at the same indices,
+    """libtessera_jax's handler table has _native.OPS's names and flags at the same indices,
     and loading refuses a library whose table differs (an entry moved, or one more in C)."""
-    from tessera import _protocol
     nat = _native.native()
-    assert [op for op, _ in nat._handlers(_native.CPU)] == list(_protocol.OPS)
-    ops = _protocol.OPS
+    assert [op for op, _ in nat._handlers(_native.CPU)] == list(_native.OPS)
+    ops = _native.OPS
     for changed in ((ops[1], ops[0]) + ops[2:], ops[:-1],
-                    ops[:1] + (_protocol.Op(ops[1].name, ops[1].flags | _protocol.LOGDET),)
+                    ops[:1] + (_native.Op(ops[1].name, ops[1].flags | _native.LOGDET),)
                     + ops[2:]):
         monkeypatch.setattr(_native, "OPS", changed)
         with pytest.raises(ImportError, match="does not match this package"):
