@@ -84,6 +84,17 @@ def test_shardmap_forms_with_and_without_vma_check(fn, check_vma, b_rows, mesh, 
         check(fn, x, a, b, triangle_only=True)
 
 
+@pytest.mark.parametrize("fn", ["potrs", "lu_solve"])
+def test_shardmap_forms_on_one_device_with_vma_check(fn, devices):
+    """On a mesh of one device, x for a replicated b is typed the same on every device as well:
+    out_specs P() takes it with jax.shard_map's check on."""
+    mesh, n = make_mesh(devices[:1], "explicit"), 8
+    a, b = hpd(n, np.float64), rhs(n, np.float64, 2)
+    x, status = run_local(fn, mesh, a, b, T_A=4, status_spec=P())
+    assert np.asarray(status).tolist() == [0]
+    assert backward_error(a, x, b) < tol(np.float64, n)
+
+
 @pytest.mark.parametrize("fn", FNS)
 def test_shardmap_results_are_typed_per_device(fn, devices):
     """The rows each device gets back (the factor's, the inverse's, potrs' x from b's rows) are
