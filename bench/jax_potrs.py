@@ -3,9 +3,11 @@
 Runs, in one process, on every GPU jax sees (or CPU devices with --cpu N):
   1. tessera.jax.potrs on A already sharded by rows over the devices (f64 by default, N=65536),
      best of --reps, after a warm-up call;
-  2. tessera's own tile-level calls on the same shards, through the C API (ctypes on
-     libtessera): tessera_matrix_view_panels + tessera_tile_potrf + two tessera_tile_trsm, what
-     the binding runs, without XLA, the FFI and the rendezvous;
+  2. tessera's own tile-level calls on the same shards, through the C API (ctypes):
+     tessera_matrix_view_panels + tessera_tile_potrf + two tessera_tile_trsm, what the binding
+     runs, without XLA, the FFI and the rendezvous, on the binding's own tessera context held
+     as one of its calls holds it (tessera_jax_context_acquire: its memory pools, its workers,
+     the mesh's GPUs as scope), so that no second context needs GPU memory beside XLA's;
   3. jax.scipy.linalg.cho_factor + cho_solve (jit) on one device at --jax-n, and
      tessera.jax.potrs at the same order on all devices;
   4. the time per call of tessera.jax.potrs and of jax's one-device solve at --small (one
@@ -15,12 +17,13 @@ A[i, j] = ((i + j) % 7 + (i * j) % 5) / 12 off the diagonal, N + 1 on it (symmet
 diagonally dominant, so positive definite).
 
   python3 bench/jax_potrs.py --n 65536 --jax-n 32768 --small 4096
-Environment: TESSERA_BUILD_DIR (the build holding libtessera and python/libtessera_jax.so).
+Runs with jax's defaults (XLA preallocates its memory fraction of each GPU; tessera's pools
+take part of the rest). Environment: TESSERA_BUILD_DIR (the build holding libtessera and
+python/libtessera_jax.so).
 """
 import argparse
 import ctypes
 import json
-import os
 import statistics
 import sys
 import time
@@ -38,7 +41,7 @@ ap.add_argument("--reps", type=int, default=3)
 ap.add_argument("--skip", default="", help="comma list of parts to skip: tessera,c,jax,small")
 jc.add_options(ap)
 args = ap.parse_args()
-BUILD = jc.start(args)
+jc.start(args)
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
@@ -93,15 +96,19 @@ if "tessera" not in skip:
                                   residual=res)
     rows.append((f"tessera.jax.potrs N={n}, {len(devs)} dev", t, flops(n) / t * 1e-12))
 
-# ------------------------------------------------------- 2. tessera's tile calls, same shards
+# ------------------------------------- 2. tessera's tile calls, same shards, the binding's context
 if "c" not in skip and "tessera" not in skip:
-    lib = ctypes.CDLL(str(BUILD / "libtessera.so"))
-    ctx = _native.native()  # the binding's state holds the contexts; this one is separate
-    os.environ.setdefault("TESSERA_CPU_WORKERS", "0" if not args.cpu else "2")
-    c = ctypes.c_void_p()
-    assert lib.tessera_init(ctypes.byref(c), None) == 0, "tessera_init failed"
+    # libtessera's functions through libtessera_jax's handle (it links libtessera): the same
+    # library as the binding's context.
+    nat = _native.native()
+    lib = nat.lib
+    lib.tessera_jax_context_acquire.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint64,
+                                                ctypes.POINTER(ctypes.c_void_p)]
+    lib.tessera_jax_context_release.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p]
+    platform = _native.CPU if args.cpu else _native.CUDA
+    gpus = 0 if args.cpu else sum(1 << d.local_hardware_id for d in devs)
     cnt = len(devs)
-    nb = _native.native().tile(_native.CPU if args.cpu else _native.CUDA, n, cnt)
+    nb = nat.tile(platform, n, cnt)
     from tessera import _layout  # noqa: E402
     w, nb = _layout.plan(n, cnt, nb, False, "bench")
     code = {np.dtype("float32"): 0, np.dtype("float64"): 1}[dtype]
@@ -116,8 +123,21 @@ if "c" not in skip and "tessera" not in skip:
                            for s in sorted(arr.addressable_shards, key=lambda s: s.index[0].start or 0)]
         pa, px = (ctypes.c_void_p * cnt)(*ptr(aw)), (ctypes.c_void_p * cnt)(*ptr(xw))
         nodes = (ctypes.c_int * cnt)(*[0 if args.cpu else 1 + d.local_hardware_id for d in devs])
-        A, X = ctypes.c_void_p(), ctypes.c_void_p()
-        i64 = ctypes.c_int64
+        c = ctypes.c_void_p()
+        if lib.tessera_jax_context_acquire(nat.state, platform, gpus, ctypes.byref(c)):
+            raise RuntimeError("tessera.jax's context: " +
+                               lib.tessera_jax_error(nat.state, platform).decode())
+        try:
+            marks = views_and_solve(c, pa, px, nodes)
+        finally:
+            lib.tessera_jax_context_release(nat.state, platform, c)
+        phases = dict(zip(("views", "potrf", "trsm1", "trsm2", "destroy"),
+                          np.diff(marks).tolist()))
+        return marks[-1] - marks[0], phases
+
+    def views_and_solve(c, pa, px, nodes):
+        """The timed calls on the held context c: the times before, between and after them."""
+        A, X, i64 = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_int64
         marks = [time.perf_counter()]
         assert lib.tessera_matrix_view_panels(c, code, i64(n), i64(n), i64(nb), i64(nb), i64(w),
                                               cnt, pa, nodes, i64(n), ctypes.byref(A)) == 0
@@ -134,9 +154,7 @@ if "c" not in skip and "tessera" not in skip:
         lib.tessera_matrix_destroy(A)
         marks.append(time.perf_counter())
         assert rc == 0, rc
-        phases = dict(zip(("views", "potrf", "trsm1", "trsm2", "destroy"),
-                          np.diff(marks).tolist()))
-        return marks[-1] - marks[0], phases
+        return marks
 
     tile_solve()
     t, phases = min((tile_solve() for _ in range(args.reps)), key=lambda r: r[0])
@@ -144,7 +162,6 @@ if "c" not in skip and "tessera" not in skip:
                                    phases=phases)
     print("tile-level phases (s):", " ".join(f"{k} {v:.5f}" for k, v in phases.items()))
     rows.append((f"tessera tile potrf+trsm N={n} (C, same shards)", t, flops(n) / t * 1e-12))
-    lib.tessera_finalize(c)
     del a
 
 # ------------------------------------------------------------- 3. jax's Cholesky on one device

@@ -9,7 +9,19 @@
 
 enum { MAX_DEVICES = 64 };
 
-typedef enum { OP_POTRS, OP_POTRI, OP_CHOLESKY, OP_LU_SOLVE } op_t;
+typedef enum { OP_POTRS, OP_POTRI, OP_CHOLESKY, OP_LU_SOLVE, OP_COUNT } op_t;
+
+enum { RHS = TESSERA_JAX_RHS_ROWS | TESSERA_JAX_RHS_WHOLE_T };
+
+/* The handler table, indexed as python/tessera/_native.py's OPS (defined at the end, after
+ * the handlers): each operation's name, flags (its operands, attributes and results) and
+ * handlers per platform. */
+typedef struct {
+  const char *name;
+  int flags;
+  XLA_FFI_Handler *handler[TESSERA_JAX_PLATFORMS];
+} op_spec_t;
+static const op_spec_t OPS[OP_COUNT];
 
 /* What one device's call deposits at the rendezvous. */
 typedef struct {
@@ -135,20 +147,14 @@ static int solve(tsr_jax_state_t *s, tessera_context_t *ctx, int platform, op_t 
     nodes[i] = p[i].node;
     if (p[i].node != TESSERA_HOST_NODE) gpus |= 1ull << (p[i].node - 1); /* node 1 + g: GPU g */
   }
-  pthread_mutex_lock(&s->run[platform]);
-  /* GPUs: every task on the participants' GPUs (and CPU workers when asked for). */
-  const tessera_scope_t compute =
-      platform == TESSERA_JAX_CPU
-          ? tessera_scope_cpus()
-          : (tessera_scope_t){s->gpu_with_cpus ? 0u : 1u << TESSERA_DEVICE_CUDA, gpus};
-  rc = tessera_set_scope(ctx, compute);
-  if (rc < 0)
+  rc = tsr_jax_hold(s, ctx, platform, gpus);
+  if (rc < 0) {
     fprintf(stderr, "tessera.jax: %s\n", tessera_last_error(ctx));
-  else
-    rc = op == OP_LU_SOLVE ? lu_solve(ctx, p, count, a, nodes)
-                           : cholesky_ops(ctx, op, p, count, a, b, nodes, logdet);
-  (void)tessera_set_scope(ctx, tessera_scope_all());
-  pthread_mutex_unlock(&s->run[platform]);
+    return rc;
+  }
+  rc = op == OP_LU_SOLVE ? lu_solve(ctx, p, count, a, nodes)
+                         : cholesky_ops(ctx, op, p, count, a, b, nodes, logdet);
+  tsr_jax_unhold(s, ctx, platform);
   return rc;
 }
 
@@ -171,27 +177,27 @@ static XLA_FFI_Error *handle(XLA_FFI_CallFrame *cf, op_t op, int platform) {
 }
 
 static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax_state_t *s) {
-  static const char *const names[] = {"potrs", "potri", "cholesky", "lu_solve"};
-  const char *name = names[op];
-  const int has_b = op == OP_POTRS || op == OP_LU_SOLVE;
+  const char *name = OPS[op].name;
+  const int flags = OPS[op].flags, has_b = (flags & RHS) != 0,
+            has_ld = (flags & TESSERA_JAX_LOGDET) != 0;
   int64_t site = 0, ndev = 0;
   part_t me = {.dtype = -1};
   if (tsr_xla_attr_int(cf, "site", &site) || tsr_xla_attr_int(cf, "ndev", &ndev) || ndev < 1 ||
       ndev > MAX_DEVICES || tsr_xla_attr_int(cf, "n", &me.n) ||
       tsr_xla_attr_int(cf, "tile", &me.tile) ||
-      (op != OP_LU_SOLVE && tsr_xla_attr_int(cf, "lower", &me.lower)) ||
-      (op == OP_POTRS && tsr_xla_attr_int(cf, "logdet", &me.logdet)))
+      ((flags & TESSERA_JAX_LOWER) && tsr_xla_attr_int(cf, "lower", &me.lower)) ||
+      (has_ld && tsr_xla_attr_int(cf, "logdet", &me.logdet)))
     return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT,
                          "tessera %s: missing or malformed attributes", name);
-  /* Operands: potrs and lu_solve (A, B, rank), the others (A, rank); results: potrs (A, X,
-   * log det, status), lu_solve (A, X, status), the others (A, status). A and X are aliased to
-   * A and B. */
-  XLA_FFI_Buffer *rk = tsr_xla_arg(cf, has_b ? 2 : 1);
+  /* Operands (A, [B], rank); results (A, [X], [log det], status), A and X aliased to A and B
+   * (_native.py's OPS). */
+  XLA_FFI_Buffer *rk = tsr_xla_arg(cf, 1 + has_b);
   XLA_FFI_Buffer *a = tsr_xla_ret(cf, 0), *b = has_b ? tsr_xla_ret(cf, 1) : NULL;
-  XLA_FFI_Buffer *ld = op == OP_POTRS ? tsr_xla_ret(cf, 2) : NULL;
-  XLA_FFI_Buffer *st = tsr_xla_ret(cf, op == OP_POTRS ? 3 : has_b ? 2 : 1);
-  if (!a || a->rank != 2 || (has_b && (!b || b->rank != 2)) || (op == OP_POTRS && !ld) || !st ||
-      !rk || rk->dtype != XLA_FFI_DataType_S32 || st->dtype != XLA_FFI_DataType_S32 ||
+  XLA_FFI_Buffer *ld = has_ld ? tsr_xla_ret(cf, 1 + has_b) : NULL;
+  XLA_FFI_Buffer *st = tsr_xla_ret(cf, 1 + has_b + has_ld);
+  if (cf->args.size != 2 + has_b || cf->rets.size != 2 + has_b + has_ld || !a || a->rank != 2 ||
+      (has_b && (!b || b->rank != 2)) || (has_ld && !ld) || !st || !rk ||
+      rk->dtype != XLA_FFI_DataType_S32 || st->dtype != XLA_FFI_DataType_S32 ||
       (ld && ld->dtype != XLA_FFI_DataType_F64))
     return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT,
                          "tessera %s: unexpected operands or results", name);
@@ -202,14 +208,14 @@ static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax
   me.a = a->data;
   me.rows = a->dims[0];
   me.cols = a->dims[1];
-  if (op == OP_POTRS) { /* this device's rows of B: rows x nrhs */
+  if (flags & TESSERA_JAX_RHS_ROWS) { /* this device's rows of B: rows x nrhs */
     me.b = b->data;
     me.nrhs = b->dims[1];
     if (b->dims[0] != me.rows)
       return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT,
                            "tessera %s: B has %lld rows per device, A %lld", name,
                            (long long)b->dims[0], (long long)me.rows);
-  } else if (op == OP_LU_SOLVE) { /* the whole Bᵀ, padded as A's columns: nrhs x cols */
+  } else if (flags & TESSERA_JAX_RHS_WHOLE_T) { /* the whole Bᵀ, padded as A's columns */
     me.b = b->data;
     me.nrhs = b->dims[0];
     if (b->dims[1] != me.cols)
@@ -275,11 +281,12 @@ static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax
   return NULL;
 }
 
+/* The handlers of each operation and platform, and the table that names them. */
 #define HANDLERS(op, OP)                                                                           \
-  XLA_FFI_Error *tessera_jax_##op##_cpu(XLA_FFI_CallFrame *cf) {                                   \
+  static XLA_FFI_Error *op##_cpu(XLA_FFI_CallFrame *cf) {                                          \
     return handle(cf, OP, TESSERA_JAX_CPU);                                                        \
   }                                                                                                \
-  XLA_FFI_Error *tessera_jax_##op##_cuda(XLA_FFI_CallFrame *cf) {                                  \
+  static XLA_FFI_Error *op##_cuda(XLA_FFI_CallFrame *cf) {                                         \
     return handle(cf, OP, TESSERA_JAX_CUDA);                                                       \
   }
 
@@ -287,3 +294,20 @@ HANDLERS(potrs, OP_POTRS)
 HANDLERS(potri, OP_POTRI)
 HANDLERS(cholesky, OP_CHOLESKY)
 HANDLERS(lu_solve, OP_LU_SOLVE)
+
+static const op_spec_t OPS[OP_COUNT] = {
+    [OP_POTRS] = {"potrs",
+                  TESSERA_JAX_RHS_ROWS | TESSERA_JAX_LOWER | TESSERA_JAX_LOGDET,
+                  {potrs_cpu, potrs_cuda}},
+    [OP_POTRI] = {"potri", TESSERA_JAX_LOWER, {potri_cpu, potri_cuda}},
+    [OP_CHOLESKY] = {"cholesky", TESSERA_JAX_LOWER, {cholesky_cpu, cholesky_cuda}},
+    [OP_LU_SOLVE] = {"lu_solve", TESSERA_JAX_RHS_WHOLE_T, {lu_solve_cpu, lu_solve_cuda}},
+};
+
+int tessera_jax_op(int op, int platform, const char **name, int *flags, XLA_FFI_Handler **handler) {
+  if (op < 0 || op >= OP_COUNT || platform < 0 || platform >= TESSERA_JAX_PLATFORMS) return -1;
+  *name = OPS[op].name;
+  *flags = OPS[op].flags;
+  *handler = OPS[op].handler[platform];
+  return 0;
+}

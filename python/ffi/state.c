@@ -97,6 +97,44 @@ int tsr_jax_context(tsr_jax_state_t *s, int platform, tessera_context_t **ctx) {
   return rc;
 }
 
+int tsr_jax_hold(tsr_jax_state_t *s, tessera_context_t *ctx, int platform, uint64_t gpus) {
+  pthread_mutex_lock(&s->run[platform]);
+  const tessera_scope_t run =
+      platform == TESSERA_JAX_CPU
+          ? tessera_scope_cpus()
+          : (tessera_scope_t){s->gpu_with_cpus ? 0u : 1u << TESSERA_DEVICE_CUDA, gpus};
+  int rc = tessera_set_scope(ctx, run);
+  if (rc < 0) tsr_jax_unhold(s, ctx, platform);
+  return rc < 0 ? rc : 0;
+}
+
+void tsr_jax_unhold(tsr_jax_state_t *s, tessera_context_t *ctx, int platform) {
+  (void)tessera_set_scope(ctx, tessera_scope_all());
+  pthread_mutex_unlock(&s->run[platform]);
+}
+
+int tessera_jax_context_acquire(tsr_jax_state_t *s, int platform, uint64_t gpus,
+                                tessera_context_t **ctx) {
+  *ctx = NULL;
+  if (!s || platform < 0 || platform >= TESSERA_JAX_PLATFORMS) return TESSERA_ERR_STATE;
+  if (tsr_jax_enter(s)) return TESSERA_ERR_STATE;
+  tessera_context_t *c;
+  int rc = tsr_jax_context(s, platform, &c);
+  if (!rc) rc = tsr_jax_hold(s, c, platform, gpus);
+  if (rc) {
+    tsr_jax_leave(s);
+    return rc;
+  }
+  *ctx = c;
+  return 0;
+}
+
+void tessera_jax_context_release(tsr_jax_state_t *s, int platform, tessera_context_t *ctx) {
+  if (!s || !ctx || platform < 0 || platform >= TESSERA_JAX_PLATFORMS) return;
+  tsr_jax_unhold(s, ctx, platform);
+  tsr_jax_leave(s);
+}
+
 const char *tessera_jax_error(tsr_jax_state_t *s, int platform) {
   if (!s || platform < 0 || platform >= TESSERA_JAX_PLATFORMS) return "";
   pthread_mutex_lock(&s->lock);

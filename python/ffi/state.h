@@ -32,4 +32,12 @@ void tsr_jax_leave(tsr_jax_state_t *s);
  *  s->errmsg[platform]). Thread safe. */
 int tsr_jax_context(tsr_jax_state_t *s, int platform, tessera_context_t **ctx);
 
+/** Holds `platform`'s context `ctx` for one run of tessera's routines, as each multi-device
+ *  call of the handlers does: one run at a time on a context, its tasks on the run's devices
+ *  (the GPUs of `gpus`, bit g: GPU g, and the CPU workers only when TESSERA_CPU_WORKERS asked
+ *  for them; on the CPU platform, the CPU workers). Returns 0, or a negative status with
+ *  nothing held (tessera_last_error says why). Every 0 is paired with tsr_jax_unhold. */
+int tsr_jax_hold(tsr_jax_state_t *s, tessera_context_t *ctx, int platform, uint64_t gpus);
+void tsr_jax_unhold(tsr_jax_state_t *s, tessera_context_t *ctx, int platform);
+
 #endif

@@ -3,7 +3,9 @@
  * Python loads this library with ctypes, creates one state (tessera_jax_state_create) for the
  * process and passes its address to every call as the attribute `state`; the state owns one
  * tessera context per platform (made at the first call that needs it) and the rendezvous table.
- * Nothing here is process-global.
+ * Nothing here is process-global. The operations are one table, python/tessera/_native.py's,
+ * which the handler table here is indexed as (tessera_jax_op); the Python side checks at load
+ * that both name the same operations with the same flags.
  *
  * Every handler is called by XLA once per device of a 1D mesh, from one thread per device, with
  * that device's row shard of A (nl x Np, row-major), for potrs its rows of B (nl x k), and for
@@ -64,17 +66,37 @@ TSR_JAX_EXPORT int tessera_jax_tile(tsr_jax_state_t *s, int platform, int64_t n,
 /** The message of the last failure of `platform`'s context ("" when none). */
 TSR_JAX_EXPORT const char *tessera_jax_error(tsr_jax_state_t *s, int platform);
 
+/** `platform`'s context (made at its first use), held for the caller as one multi-device call
+ *  of the handlers holds it, until tessera_jax_context_release: no handler runs on it
+ *  meanwhile, and its tasks run on the GPUs of `gpus` (bit g: CUDA GPU g) or, on the CPU
+ *  platform, on its CPU workers. For tessera's own routines on the shards of jax arrays in the
+ *  same process as the binding, on its pools: a second context there would find the GPUs'
+ *  memory taken by XLA and by this one (bench/jax_potrs.py). Returns 0 and `*ctx`, or a
+ *  negative status (tessera_jax_error says why) and NULL. */
+TSR_JAX_EXPORT int tessera_jax_context_acquire(tsr_jax_state_t *s, int platform, uint64_t gpus,
+                                               struct tessera_context **ctx);
+
+/** Releases what tessera_jax_context_acquire held (`ctx`, the context it gave). */
+TSR_JAX_EXPORT void tessera_jax_context_release(tsr_jax_state_t *s, int platform,
+                                                struct tessera_context *ctx);
+
 /** 1 when tessera was built with its CUDA backend, else 0. */
 TSR_JAX_EXPORT int tessera_jax_cuda_built(void);
 
-/** The handlers, per operation and platform. */
-TSR_JAX_EXPORT XLA_FFI_Error *tessera_jax_potrs_cpu(XLA_FFI_CallFrame *cf);
-TSR_JAX_EXPORT XLA_FFI_Error *tessera_jax_potrs_cuda(XLA_FFI_CallFrame *cf);
-TSR_JAX_EXPORT XLA_FFI_Error *tessera_jax_potri_cpu(XLA_FFI_CallFrame *cf);
-TSR_JAX_EXPORT XLA_FFI_Error *tessera_jax_potri_cuda(XLA_FFI_CallFrame *cf);
-TSR_JAX_EXPORT XLA_FFI_Error *tessera_jax_cholesky_cpu(XLA_FFI_CallFrame *cf);
-TSR_JAX_EXPORT XLA_FFI_Error *tessera_jax_cholesky_cuda(XLA_FFI_CallFrame *cf);
-TSR_JAX_EXPORT XLA_FFI_Error *tessera_jax_lu_solve_cpu(XLA_FFI_CallFrame *cf);
-TSR_JAX_EXPORT XLA_FFI_Error *tessera_jax_lu_solve_cuda(XLA_FFI_CallFrame *cf);
+/** Flags of an operation (tessera_jax_op): its right-hand side operand and the attributes and
+ *  results it has besides those of every operation (python/tessera/_native.py's flags). */
+enum {
+  TESSERA_JAX_RHS_ROWS = 1,    /**< operand 1: this device's rows of B (nl x k); result 1: X */
+  TESSERA_JAX_RHS_WHOLE_T = 2, /**< operand 1: the whole Bᵀ (k x Np); result 1: Xᵀ */
+  TESSERA_JAX_LOWER = 4,       /**< attribute `lower` */
+  TESSERA_JAX_LOGDET = 8       /**< attribute `logdet`; the result before the status: log det */
+};
+
+/** Entry `op` of the handler table (0 potrs, 1 potri, 2 cholesky, 3 lu_solve, indexed as
+ *  python/tessera/_native.py's OPS): its name (the FFI target is tessera_<name>), its flags
+ *  and its handler for `platform`. Returns 0, or -1 when `op` or `platform` is out of range
+ *  (the table has no entry `op`). */
+TSR_JAX_EXPORT int tessera_jax_op(int op, int platform, const char **name, int *flags,
+                                  XLA_FFI_Handler **handler);
 
 #endif

@@ -55,13 +55,36 @@ def _normalize_spec(spec, name):
 
 
 def _array_sharding(a):
+    """a's sharding: a jax.Array's, a traced array's type's (inside jax.jit), else None."""
     s = getattr(a, "sharding", None)
-    if s is None:
+    if s is None and isinstance(a, jax.core.Tracer):
         try:
             s = jax.typeof(a).sharding
         except Exception:
             s = None
     return s
+
+
+def _missing_layout(a, mesh, spec, name):
+    """The error's sentence when a call's mesh or row spec is neither given nor read from A:
+    why it cannot be read in A's situation, and what to pass."""
+    axis = mesh.axis_names[0] if getattr(mesh, "axis_names", None) else "x"
+    need = [(arg, ex) for arg, ex, have in
+            (("mesh=", "mesh=jax.make_mesh((jax.device_count(),), ('x',))", mesh),
+             ("in_specs=", f"in_specs=P({axis!r}, None)", spec)) if have is None]
+    todo = (f"pass {' and '.join(arg for arg, _ in need)} (for example "
+            f"{' and '.join(ex for _, ex in need)})")
+    if isinstance(a, jax.core.Tracer):
+        what = "no devices" if mesh is None else "no row sharding to read in_specs from"
+        return (f"{name}: inside jax.jit (or another transformation) A is a traced array, "
+                f"which carries {what}: {todo}.")
+    s = getattr(a, "sharding", None)
+    kind = (f"a jax.Array placed with {type(s).__name__}, not split by rows over a mesh"
+            if isinstance(a, jax.Array) else
+            f"a {type(a).__module__}.{type(a).__name__}, which carries no sharding")
+    return (f"{name}: A is {kind}, so the mesh and row axis cannot be read from it (they are "
+            f"read from a jax.Array placed with a NamedSharding when not given): {todo}, or "
+            f"place A first with jax.device_put(a, NamedSharding(mesh, P({axis!r}, None))).")
 
 
 def resolve(a, mesh, spec, name):
@@ -70,17 +93,14 @@ def resolve(a, mesh, spec, name):
         s = _array_sharding(a)
         if isinstance(s, NamedSharding):
             if isinstance(s.mesh, jax.sharding.AbstractMesh):
-                if mesh is None:  # a traced array: its type knows the axes, not the devices
-                    raise ValueError(f"{name}: inside jax.jit pass mesh= (and in_specs=): a "
-                                     "traced array carries no devices")
+                # A traced array: its type may name the row axis, never the devices.
                 if spec is None and any(ax is not None for ax in s.spec):
                     spec = s.spec
             else:
                 spec = s.spec if spec is None else spec
                 mesh = s.mesh if mesh is None else mesh
     if mesh is None or spec is None:
-        raise ValueError(f"{name}: pass mesh and in_specs (A carries no NamedSharding to read "
-                         "them from)")
+        raise ValueError(_missing_layout(a, mesh, spec, name))
     spec = _normalize_spec(spec, name)
     axis = spec[0] if len(spec) else None
     if isinstance(axis, (tuple, list)) and len(axis) == 1:
@@ -111,14 +131,32 @@ def resolve(a, mesh, spec, name):
     return Layout(mesh, axis, mesh.shape[axis], platform)
 
 
+def _manual_axes():
+    """The manual mesh axes here, with their sizes: those of the jax.shard_map being traced
+    (none outside one)."""
+    am = jax.sharding.get_abstract_mesh()
+    return {ax: size for ax, size, t in zip(am.axis_names, am.axis_sizes, am.axis_types)
+            if str(t).endswith("Manual")}
+
+
+def refuse_shard_map(a, name, local):
+    """The global forms take the whole matrix and run their own shard_map: inside the user's,
+    where A is one device's block, they raise and name the shardmap form `local`."""
+    if _manual_axes():
+        shape = " x ".join(map(str, getattr(a, "shape", ())))
+        raise ValueError(f"{name}: called inside jax.shard_map, where A ({shape}) is this "
+                         f"device's block of the matrix, not the whole of it: call {local} "
+                         f"there, which takes this device's rows of A, or call {name} outside "
+                         "shard_map on the whole matrix.")
+
+
 def local_layout(axis_name, name):
     """Inside the user's shard_map: the row axis (given, or the only manual axis of more than
     one device) and its size."""
-    am = jax.sharding.get_abstract_mesh()
-    manual = [ax for ax, t in zip(am.axis_names, am.axis_types) if str(t).endswith("Manual")]
+    sizes = _manual_axes()
+    manual = list(sizes)
     if not manual:
         raise ValueError(f"{name}: call it inside jax.shard_map (no manual mesh axis here)")
-    sizes = dict(zip(am.axis_names, am.axis_sizes))
     if axis_name is None:
         big = [ax for ax in manual if sizes[ax] > 1] or manual
         if len(big) != 1:
@@ -138,13 +176,18 @@ def check_tile(T_A, name):
         raise ValueError(f"{name}: T_A must be an integer >= 1; got {T_A!r}")
 
 
-def check_matrix(a, name, rows=None):
-    """A is 2-D, square (or `rows` x N for a shard), of a supported dtype; returns N."""
+def check_matrix(a, name, rows=None, local=None):
+    """A is 2-D, square (or `rows` x N for a shard), of a supported dtype; returns N. A non-square
+    A shaped as one device's rows of a square matrix gets the shardmap form `local` named."""
     shape = tuple(getattr(a, "shape", ()))
     if len(shape) != 2:
         raise ValueError(f"{name}: A must be a 2-D matrix; got shape {shape}")
     if rows is None and shape[0] != shape[1]:
-        raise ValueError(f"{name}: A must be square; got {shape[0]} x {shape[1]}")
+        r, c = shape
+        hint = (f": if it is one device's {r} rows of the {c} x {c} matrix, call {local} inside "
+                "jax.shard_map, or pass the whole matrix" if local and 0 < r < c and c % r == 0
+                else "")
+        raise ValueError(f"{name}: A must be square; got {r} x {c}{hint}.")
     dt = np.dtype(a.dtype)
     if dt not in DTYPES:
         raise TypeError(f"{name}: A's dtype {dt} is not supported (float32, float64, complex64 "

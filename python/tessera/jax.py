@@ -26,11 +26,16 @@ Conventions shared by every function:
   NaN.
 - Inputs are never modified unless ``donate=True``.
 - Errors in the arguments (shapes, dtypes, mesh, sharding) raise before anything runs.
+- The ``*_shardmap_ctx`` forms work inside ``jax.shard_map`` with its check of varying manual
+  axes on (``check_vma=True``, jax's default) or off. The rows a device gets back are typed as
+  varying over the row axis; the status, the log det, and x solved for a whole (replicated) b
+  are the same on every device and typed so: ``out_specs=P()`` takes them as they are.
 
 Environment: ``TESSERA_JAX_TIMEOUT`` (seconds a device's call waits for the others, default
 60), ``TESSERA_GPU_MEM_LIMIT`` (each GPU's pool; by default what XLA's memory fraction leaves,
 less 2 GiB), and the ``TESSERA_*`` variables of the C library.
 """
+import collections
 import functools
 import itertools
 
@@ -40,7 +45,7 @@ import numpy as np
 from jax.sharding import PartitionSpec as P
 
 from . import _layout
-from ._native import native
+from ._native import BY_NAME, native
 
 __all__ = ["potrs", "potri", "potri_symmetrize", "cholesky", "lu_solve", "potrs_shardmap_ctx",
            "potri_shardmap_ctx", "cholesky_shardmap_ctx", "lu_solve_shardmap_ctx",
@@ -53,9 +58,10 @@ def status_message(status, op=None):
     """A sentence explaining a status returned by the functions of this module; `op` names the
     function ("lu_solve" for LU's meaning of a positive status, else Cholesky's)."""
     s = int(status)
+    spec = BY_NAME.get((op or "").removesuffix("_shardmap_ctx"))
     if s == 0:
         return "success"
-    if s > 0 and op in ("lu_solve", "lu_solve_shardmap_ctx"):
+    if s > 0 and spec is not None and spec.lu:
         return (f"U({s}, {s}) of the LU factorization is exactly zero, or column {s} is the "
                 "first to hold NaN: the matrix is singular to working precision")
     if s > 0:
@@ -67,36 +73,54 @@ def status_message(status, op=None):
     return native().strerror(s)
 
 
-def _tile_target(platform, n, ndev, lu=False):
+def _tile_target(platform, n, ndev, op):
     nat = native()
     if platform not in nat.platforms:
         raise RuntimeError("tessera.jax: this tessera was built without CUDA, or jax has no "
                            "CUDA backend: GPU arrays cannot be served")
-    return nat.tile(nat.platforms[platform], n, ndev, lu)
+    return nat.tile(nat.platforms[platform], n, ndev, BY_NAME[op].lu)
+
+
+_Results = collections.namedtuple("_Results", "a x logdet status")
 
 
 def _ffi(op, a, b, rank, *, n, ndev, tile, lower=False, logdet=False):
-    """tessera's call on this device's shard (inside shard_map): the outputs of the handler. The
+    """tessera's call on this device's shard (inside shard_map): the handler's results by role
+    (_native.OPS: a, x, logdet, status; None where the operation has no such result). The
     status and log det are the same on every device (the leader's), so the global forms take
     them from one device (out_specs P(), no reduction across devices). potrs' b is this
     device's rows of B; lu_solve's b is the whole Bᵀ, (k, Np), the same on every device, and so
     is the Xᵀ it returns."""
-    nat = native()
-    outs = [jax.ShapeDtypeStruct(a.shape, a.dtype)]
-    args, aliases = (a, rank), {0: 0}
-    if op in ("potrs", "lu_solve"):
-        outs.append(jax.ShapeDtypeStruct(b.shape, b.dtype))
-        args, aliases = (a, b, rank), {0: 0, 1: 1}
-    if op == "potrs":
-        outs.append(jax.ShapeDtypeStruct((1,), jnp.float64))
-    outs.append(jax.ShapeDtypeStruct((1,), jnp.int32))
-    attrs = dict(state=np.uint64(nat.state), site=np.int64(next(_sites)), ndev=np.int64(ndev),
-                 n=np.int64(n), tile=np.int64(tile))
-    if op != "lu_solve":
-        attrs["lower"] = np.int64(bool(lower))
-    if op == "potrs":
-        attrs["logdet"] = np.int64(bool(logdet))
-    return jax.ffi.ffi_call(f"tessera_{op}", outs, input_output_aliases=aliases)(*args, **attrs)
+    spec = BY_NAME[op]
+    operands, results = spec.operands(a, b, rank), spec.results(a, b)
+    attrs = spec.attributes(state=native().state, site=next(_sites), ndev=ndev, n=n, tile=tile,
+                            lower=lower, logdet=logdet)
+    outs = jax.ffi.ffi_call(spec.target,
+                            [jax.ShapeDtypeStruct(shape, dtype) for _, shape, dtype, _ in results],
+                            input_output_aliases=spec.aliases())(*operands, **attrs)
+    # Inside shard_map, jax types every result as the same on every device (XLA's FFI cannot
+    # say otherwise); the per-device ones are declared varying over the operands' axes, so
+    # that the check of varying axes (check_vma) holds and collectives see their true type.
+    axes = frozenset().union(*(_varying(x) for x in operands))
+    got = {role: _vary(x, axes) if per_device else x
+           for (role, _, _, per_device), x in zip(results, outs)}
+    return _Results(*(got.get(role) for role in _Results._fields))
+
+
+def _varying(x):
+    """The manual mesh axes x varies over inside shard_map (none when check_vma is off)."""
+    t = jax.typeof(x)
+    mat = getattr(t, "mat", None)  # jax >= 0.10; earlier versions name the set `vma`
+    return frozenset(mat.varying if mat is not None else getattr(t, "vma", ()))
+
+
+def _vary(x, axes):
+    """x typed as varying over `axes` too: a cast of its type, no data moves."""
+    missing = tuple(ax for ax in axes if ax not in _varying(x))
+    if not missing:
+        return x
+    cast = getattr(jax.lax, "pcast", None)  # jax >= 0.8.2; pvary before
+    return cast(x, missing, to="varying") if cast else jax.lax.pvary(x, missing)
 
 
 def _rank(axis):
@@ -132,14 +156,17 @@ def _rows_sharded(x, axis):
 # ---------------------------------------------------------------------------- global forms
 
 
-def _prepare(a, T_A, mesh, in_specs, matrix_specs, pad, name, lu=False):
+def _prepare(op, a, T_A, mesh, in_specs, matrix_specs, pad):
+    """The layout and plan of a global form's call of `op`: (layout, n, shard width, tile)."""
+    name, local = f"tessera.jax.{op}", f"tessera.jax.{op}_shardmap_ctx"
     _layout.check_tile(T_A, name)
-    n = _layout.check_matrix(a, name)
+    _layout.refuse_shard_map(a, name, local)
+    n = _layout.check_matrix(a, name, local=local)
     spec = matrix_specs if matrix_specs is not None else in_specs
     lay = _layout.resolve(a, mesh, spec, name)
     if n == 0:
         return lay, n, 0, 1
-    w, nb = _layout.plan(n, lay.ndev, _tile_target(lay.platform, n, lay.ndev, lu), pad, name)
+    w, nb = _layout.plan(n, lay.ndev, _tile_target(lay.platform, n, lay.ndev, op), pad, name)
     return lay, n, w, nb
 
 
@@ -157,17 +184,16 @@ def _potrs_fn(lay, n, w, nb, dtype, b_shape, b_rows, lower, logdet, donate):
     np_ = lay.ndev * w
 
     def local(a, b):
-        af, x, ld, st = _ffi("potrs", a, b, _rank(lay.axis), n=n, ndev=lay.ndev, tile=nb,
-                             lower=lower, logdet=logdet)
-        return af, x, ld, st
+        r = _ffi("potrs", a, b, _rank(lay.axis), n=n, ndev=lay.ndev, tile=nb, lower=lower,
+                 logdet=logdet)
+        return r.a, r.x, r.logdet, r.status
 
     def run(a, b):
         b2 = (b.reshape(n, 1) if len(b_shape) == 1 else b).astype(dtype)
         a_p, b_p = _padded(a.astype(dtype), lay, np_, np_), _padded(b2, lay, np_)
-        af, x, ld, st = jax.shard_map(local, mesh=lay.mesh,
-                                      in_specs=(lay.spec(None), lay.spec(None)),
-                                      out_specs=(lay.spec(None), lay.spec(None), P(), P()),
-                                      check_vma=False)(a_p, b_p)
+        smap = jax.shard_map(local, mesh=lay.mesh, in_specs=(lay.spec(None), lay.spec(None)),
+                             out_specs=(lay.spec(None), lay.spec(None), P(), P()))
+        af, x, ld, st = smap(a_p, b_p)
         status = st[0]
         ok = status == 0
         x = _cut(x, n, lay).reshape(b_shape)
@@ -190,7 +216,7 @@ def potrs(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_stat
     of it, or jaxmg 0.x's pair ``(P("x", None), P(None, None))``; read from ``a.sharding`` when
     omitted. Returns x, (x, status), (x, logdet) or (x, logdet, status)."""
     name = "tessera.jax.potrs"
-    lay, n, w, nb = _prepare(a, T_A, mesh, in_specs, matrix_specs, pad, name)
+    lay, n, w, nb = _prepare("potrs", a, T_A, mesh, in_specs, matrix_specs, pad)
     dtype = np.dtype(a.dtype)
     _layout.check_rhs(b, n, dtype, name)
     if n == 0:
@@ -210,12 +236,13 @@ def _factor_fn(op, lay, n, w, nb, dtype, lower, donate):
     np_ = lay.ndev * w
 
     def local(a):
-        return tuple(_ffi(op, a, None, _rank(lay.axis), n=n, ndev=lay.ndev, tile=nb, lower=lower))
+        r = _ffi(op, a, None, _rank(lay.axis), n=n, ndev=lay.ndev, tile=nb, lower=lower)
+        return r.a, r.status
 
     def run(a):
         a_p = _padded(a.astype(dtype), lay, np_, np_)
         x, st = jax.shard_map(local, mesh=lay.mesh, in_specs=lay.spec(None),
-                              out_specs=(lay.spec(None), P()), check_vma=False)(a_p)
+                              out_specs=(lay.spec(None), P()))(a_p)
         x = _cut(x, n, lay, cols=True)
         x = potri_symmetrize(x, lower) if op == "potri" else \
             jnp.where(_triangle_mask(n, n, 0, lower), x, jnp.zeros((), dtype))
@@ -225,8 +252,8 @@ def _factor_fn(op, lay, n, w, nb, dtype, lower, donate):
     return jax.jit(run, donate_argnums=(0,) if donate else ())
 
 
-def _factor(op, name, a, T_A, mesh, in_specs, matrix_specs, return_status, pad, donate, lower):
-    lay, n, w, nb = _prepare(a, T_A, mesh, in_specs, matrix_specs, pad, name)
+def _factor(op, a, T_A, mesh, in_specs, matrix_specs, return_status, pad, donate, lower):
+    lay, n, w, nb = _prepare(op, a, T_A, mesh, in_specs, matrix_specs, pad)
     dtype = np.dtype(a.dtype)
     if n == 0:
         x, status = jnp.zeros((0, 0), dtype), jnp.int32(0)
@@ -239,8 +266,8 @@ def potri(a, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_status=
           donate=False, lower=False):
     """The inverse of Hermitian positive definite A (both triangles filled), sharded by rows
     like A. Returns A⁻¹ or (A⁻¹, status)."""
-    return _factor("potri", "tessera.jax.potri", a, T_A, mesh, in_specs, matrix_specs,
-                   return_status, pad, donate, lower)
+    return _factor("potri", a, T_A, mesh, in_specs, matrix_specs, return_status, pad, donate,
+                   lower)
 
 
 def cholesky(a, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_status=False,
@@ -248,8 +275,8 @@ def cholesky(a, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_stat
     """The Cholesky factor of Hermitian positive definite A, sharded by rows like A: U with
     A = Uᴴ U (lower=False), or L with A = L Lᴴ (lower=True); the other triangle is zero.
     Returns the factor or (factor, status)."""
-    return _factor("cholesky", "tessera.jax.cholesky", a, T_A, mesh, in_specs, matrix_specs,
-                   return_status, pad, donate, lower)
+    return _factor("cholesky", a, T_A, mesh, in_specs, matrix_specs, return_status, pad, donate,
+                   lower)
 
 
 @functools.lru_cache(maxsize=64)
@@ -260,8 +287,8 @@ def _lu_solve_fn(lay, n, w, nb, dtype, b_shape, b_rows, donate):
     np_ = lay.ndev * w
 
     def local(a, bt):
-        af, xt, st = _ffi("lu_solve", a, bt, _rank(lay.axis), n=n, ndev=lay.ndev, tile=nb)
-        return af, xt, st
+        r = _ffi("lu_solve", a, bt, _rank(lay.axis), n=n, ndev=lay.ndev, tile=nb)
+        return r.a, r.x, r.status
 
     def run(a, b):
         b2 = (b.reshape(n, 1) if len(b_shape) == 1 else b).astype(dtype)
@@ -270,7 +297,7 @@ def _lu_solve_fn(lay, n, w, nb, dtype, b_shape, b_rows, donate):
         if np_ != n:
             bt = jnp.pad(bt, ((0, 0), (0, np_ - n)))
         af, xt, st = jax.shard_map(local, mesh=lay.mesh, in_specs=(lay.spec(None), P()),
-                                   out_specs=(lay.spec(None), P(), P()), check_vma=False)(a_p, bt)
+                                   out_specs=(lay.spec(None), P(), P()))(a_p, bt)
         status = st[0]
         x = xt[:, :n].T.reshape(b_shape)
         x = lay.constrain(x, P(lay.axis, *([None] * (len(b_shape) - 1))) if b_rows else P())
@@ -298,7 +325,7 @@ def lu_solve(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_s
     NaN, or a negative tessera status; when it is not 0, x is all NaN. Unlike jaxmg, whose
     status is a vector per rank, status is one int32 scalar, as ``potrs``'s."""
     name = "tessera.jax.lu_solve"
-    lay, n, w, nb = _prepare(a, T_A, mesh, in_specs, matrix_specs, pad, name, lu=True)
+    lay, n, w, nb = _prepare("lu_solve", a, T_A, mesh, in_specs, matrix_specs, pad)
     dtype = np.dtype(a.dtype)
     _layout.check_rhs(b, n, dtype, name)
     if n == 0:
@@ -328,7 +355,10 @@ def _laid_out_like(x, ref):
 # ------------------------------------------------------------------ inside the user's shard_map
 
 
-def _local_plan(a, T_A, axis_name, name, lu=False):
+def _local_plan(op, a, T_A, axis_name):
+    """Inside shard_map, the plan of a call of `op`'s shardmap form: (axis, ndev, n, rows,
+    tile)."""
+    name = f"tessera.jax.{op}_shardmap_ctx"
     _layout.check_tile(T_A, name)
     n = _layout.check_matrix(a, name, rows=True)
     axis, ndev = _layout.local_layout(axis_name, name)
@@ -337,7 +367,7 @@ def _local_plan(a, T_A, axis_name, name, lu=False):
         raise ValueError(f"{name}: A's shard is {rows} x {n}, but {ndev} shards of {rows} rows "
                          f"make {rows * ndev} rows, not {n}")
     platform = _layout.local_platform()
-    target = _tile_target(platform, n, ndev, lu)
+    target = _tile_target(platform, n, ndev, op)
     nb = min(target, rows) if ndev == 1 else _layout.best_divisor(rows, target)  # as plan's
     return axis, ndev, n, rows, nb
 
@@ -350,7 +380,7 @@ def potrs_shardmap_ctx(a, b, T_A, *, axis_name=None, return_logdet=False, pad=Tr
     on each device. `axis_name` names the row axis (default: the only manual axis of more than
     one device). No padding is ever needed here (`pad` is accepted for jaxmg's signature)."""
     name = "tessera.jax.potrs_shardmap_ctx"
-    axis, ndev, n, rows, nb = _local_plan(a, T_A, axis_name, name)
+    axis, ndev, n, rows, nb = _local_plan("potrs", a, T_A, axis_name)
     dtype = np.dtype(a.dtype)
     _layout.check_rhs(b, n, dtype, name, rows=rows)
     rank = _rank(axis)
@@ -358,20 +388,31 @@ def potrs_shardmap_ctx(a, b, T_A, *, axis_name=None, return_logdet=False, pad=Tr
     b2 = (b.reshape(-1, 1) if b.ndim == 1 else b).astype(dtype)
     if full and ndev > 1:
         b2 = jax.lax.dynamic_slice_in_dim(b2, rank * rows, rows, axis=0)
-    _, x, ld, st = _ffi("potrs", a, b2, rank, n=n, ndev=ndev, tile=nb, lower=lower,
-                        logdet=return_logdet)
-    if full and ndev > 1:
-        x = jax.lax.all_gather(x, axis, tiled=True)
+    r = _ffi("potrs", a, b2, rank, n=n, ndev=ndev, tile=nb, lower=lower, logdet=return_logdet)
+    x, ld, st = r.x, r.logdet, r.status
+    if full:  # on one device too: psum types x as the same on every device
+        x = _gather_rows(x, axis, rank, n)
     ok = st[0] == 0
     x = _nan_unless(ok, x.reshape(b.shape))
     logdet = _nan_unless(ok, ld).astype(_layout.real_dtype(dtype))
     return (x, logdet, st) if return_logdet else (x, st)
 
 
-def _local_factor(op, name, a, T_A, axis_name, lower):
-    axis, ndev, n, rows, nb = _local_plan(a, T_A, axis_name, name)
+def _gather_rows(x, axis, rank, n):
+    """The whole (n, k) matrix of which x is this device's rows, on every device and typed as
+    the same on every device (check_vma): each device's rows placed in zeros, summed over the
+    devices (psum's result is typed so, all_gather's is not; adding zeros is exact)."""
+    rows = x.shape[0]
+    placed = jax.lax.dynamic_update_slice_in_dim(jnp.zeros((n,) + x.shape[1:], x.dtype), x,
+                                                 rank * rows, axis=0)
+    return jax.lax.psum(placed, axis)
+
+
+def _local_factor(op, a, T_A, axis_name, lower):
+    axis, ndev, n, rows, nb = _local_plan(op, a, T_A, axis_name)
     rank = _rank(axis)
-    x, st = _ffi(op, a, None, rank, n=n, ndev=ndev, tile=nb, lower=lower)
+    r = _ffi(op, a, None, rank, n=n, ndev=ndev, tile=nb, lower=lower)
+    x, st = r.a, r.status
     x = jnp.where(_triangle_mask(rows, n, rank * rows, lower), x, jnp.zeros((), a.dtype))
     return _nan_unless(st[0] == 0, x), st
 
@@ -380,14 +421,13 @@ def potri_shardmap_ctx(a, T_A, *, axis_name=None, pad=True, lower=False):
     """potri inside the caller's jax.shard_map: returns (this device's rows of the upper
     (lower=False) or lower triangle of A⁻¹, the other triangle zero; status (1,)). Make it
     whole with potri_symmetrize on the gathered result, as with jaxmg."""
-    return _local_factor("potri", "tessera.jax.potri_shardmap_ctx", a, T_A, axis_name, lower)
+    return _local_factor("potri", a, T_A, axis_name, lower)
 
 
 def cholesky_shardmap_ctx(a, T_A, *, axis_name=None, pad=True, lower=False):
     """cholesky inside the caller's jax.shard_map: returns (this device's rows of the factor,
     status (1,))."""
-    return _local_factor("cholesky", "tessera.jax.cholesky_shardmap_ctx", a, T_A, axis_name,
-                         lower)
+    return _local_factor("cholesky", a, T_A, axis_name, lower)
 
 
 def lu_solve_shardmap_ctx(a, b, T_A, *, axis_name=None, pad=True):
@@ -401,7 +441,7 @@ def lu_solve_shardmap_ctx(a, b, T_A, *, axis_name=None, pad=True):
     arrays, it returns (a_work, x, status); there, call ``lu_solve`` (inside your ``jax.jit``
     with ``donate=True`` where A's buffer may go)."""
     name = "tessera.jax.lu_solve_shardmap_ctx"
-    axis, ndev, n, rows, nb = _local_plan(a, T_A, axis_name, name, lu=True)
+    axis, ndev, n, rows, nb = _local_plan("lu_solve", a, T_A, axis_name)
     dtype = np.dtype(a.dtype)
     _layout.check_rhs(b, n, dtype, name, rows=rows)
     rank = _rank(axis)
@@ -409,8 +449,8 @@ def lu_solve_shardmap_ctx(a, b, T_A, *, axis_name=None, pad=True):
     b2 = (b.reshape(-1, 1) if b.ndim == 1 else b).astype(dtype)
     if part:
         b2 = jax.lax.all_gather(b2, axis, tiled=True)
-    _, xt, st = _ffi("lu_solve", a, b2.T, rank, n=n, ndev=ndev, tile=nb)
-    x = xt.T
+    r = _ffi("lu_solve", a, b2.T, rank, n=n, ndev=ndev, tile=nb)
+    x, st = r.x.T, r.status
     if part:
         x = jax.lax.dynamic_slice_in_dim(x, rank * rows, rows, axis=0)
     return _nan_unless(st[0] == 0, x.reshape(b.shape)), st

@@ -151,27 +151,31 @@ def run_global(fn, a, b, T_A, mesh, **kw):
     return getattr(tj, fn)(*args, T_A, mesh, ROW, return_status=True, **kw)
 
 
-def run_local(fn, mesh, a, b=None, T_A=4, b_rows=False, jit=True, return_logdet=False, **kw):
-    """The *_shardmap_ctx form inside our own shard_map over `mesh` (jitted unless jit=False):
-    A P('x', None), b (potrs, lu_solve) replicated (row-sharded with b_rows); out_specs b's spec
-    for x, P('x') for status and logdet. Arrays not yet placed are placed."""
+def run_local(fn, mesh, a, b=None, T_A=4, b_rows=False, jit=True, return_logdet=False,
+              check_vma=True, status_spec=P("x"), **kw):
+    """The *_shardmap_ctx form inside our own shard_map over `mesh` (jitted unless jit=False;
+    check_vma as jax.shard_map's, on by default): A P('x', None), b (potrs, lu_solve)
+    replicated (row-sharded with b_rows); out_specs b's spec for x, status_spec for status and
+    logdet (P('x'): one per device; P(): the same on every device). Arrays not yet placed are
+    placed."""
     ctx = getattr(tj, fn + "_shardmap_ctx")
     bspec = P("x" if b_rows else None, *[None] * (np.ndim(b) - 1))
     a, b = (x if isinstance(x, jax.Array) else put(x, mesh, s) for x, s in ((a, ROW), (b, bspec)))
     if fn in ("potrs", "lu_solve"):
         in_specs, args = (ROW, bspec), (a, b)
-        out_specs = (bspec,) + (P("x"),) * (2 if return_logdet else 1)
+        out_specs = (bspec,) + (status_spec,) * (2 if return_logdet else 1)
         if fn == "potrs":
             kw = dict(kw, return_logdet=return_logdet)
 
         def body(a_, b_):
             return ctx(a_, b_, T_A, **kw)
     else:
-        in_specs, args, out_specs = (ROW,), (a,), (ROW, P("x"))
+        in_specs, args, out_specs = (ROW,), (a,), (ROW, status_spec)
 
         def body(a_):
             return ctx(a_, T_A, **kw)
-    g = jax.shard_map(body, mesh=mesh, in_specs=in_specs, out_specs=out_specs, check_vma=False)
+    g = jax.shard_map(body, mesh=mesh, in_specs=in_specs, out_specs=out_specs,
+                      check_vma=check_vma)
     return (jax.jit(g) if jit else g)(*args)
 
 

@@ -66,6 +66,55 @@ def test_shardmap_form_without_jit(mesh, devices):
     check("potrs", x, a, b)
 
 
+@pytest.mark.parametrize("b_rows", [False, True], ids=["b-replicated", "b-rows"])
+@pytest.mark.parametrize("check_vma", [True, False], ids=["check_vma", "no-check_vma"])
+@pytest.mark.parametrize("fn", FNS + ["lu_solve"])
+def test_shardmap_forms_with_and_without_vma_check(fn, check_vma, b_rows, mesh, devices):
+    """Every *_shardmap_ctx form under jax.shard_map's check of varying manual axes (its
+    default) and without it. The status (and x from a replicated b) are the same on every
+    device and typed so: out_specs P() takes them as they are, with the check on."""
+    n = 8 * len(devices)
+    a, b = hpd(n, np.float64), rhs(n, np.float64, 2)
+    x, status = run_local(fn, mesh, a, b, T_A=4, b_rows=b_rows, check_vma=check_vma,
+                          status_spec=P())
+    assert np.asarray(status).tolist() == [0]
+    if fn == "lu_solve":
+        assert backward_error(a, x, b) < tol(np.float64, n)
+    else:
+        check(fn, x, a, b, triangle_only=True)
+
+
+@pytest.mark.parametrize("fn", ["potrs", "lu_solve"])
+def test_shardmap_forms_on_one_device_with_vma_check(fn, devices):
+    """On a mesh of one device, x for a replicated b is typed the same on every device as well:
+    out_specs P() takes it with jax.shard_map's check on."""
+    mesh, n = make_mesh(devices[:1], "explicit"), 8
+    a, b = hpd(n, np.float64), rhs(n, np.float64, 2)
+    x, status = run_local(fn, mesh, a, b, T_A=4, status_spec=P())
+    assert np.asarray(status).tolist() == [0]
+    assert backward_error(a, x, b) < tol(np.float64, n)
+
+
+@pytest.mark.parametrize("fn", FNS)
+def test_shardmap_results_are_typed_per_device(fn, devices):
+    """The rows each device gets back (the factor's, the inverse's, potrs' x from b's rows) are
+    typed as varying over the row axis: with jax.shard_map's check on, out_specs P() (the same
+    on every device) is refused for them, instead of one device's rows coming back as the
+    whole result."""
+    mesh, n = make_mesh(devices, "explicit"), 4 * len(devices)
+    a, b = hpd(n, np.float64), rhs(n, np.float64, 1)
+
+    def body(a_, b_):
+        return tj.potrs_shardmap_ctx(a_, b_, 2)[0] if fn == "potrs" else \
+            getattr(tj, fn + "_shardmap_ctx")(a_, 2)[0]
+
+    args = put(a, mesh, ROW), put(b, mesh, ROW)
+    x = jax.jit(jax.shard_map(body, mesh=mesh, in_specs=(ROW, ROW), out_specs=ROW))(*args)
+    check(fn, x, a, b, triangle_only=True)
+    with pytest.raises(ValueError, match="replicat"):
+        jax.jit(jax.shard_map(body, mesh=mesh, in_specs=(ROW, ROW), out_specs=P()))(*args)
+
+
 # ------------------------------------------------------------- failures: status and NaN
 
 
@@ -193,7 +242,7 @@ def test_jit_without_mesh_reads_it_or_asks_for_it(mesh, devices):
     try:
         x = jax.jit(lambda a_, b_: tj.potrs(a_, b_, 4))(put(a, mesh, ROW), put(b, mesh, P()))
     except ValueError as e:
-        assert "tessera.jax.potrs" in str(e) and "pass mesh" in str(e), str(e)
+        assert "tessera.jax.potrs: inside jax.jit" in str(e) and "pass mesh=" in str(e), str(e)
         return
     check("potrs", x, a, b)
 

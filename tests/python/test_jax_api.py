@@ -1,9 +1,16 @@
 """tessera.jax's surface beyond the numbers: every argument error raised before anything runs,
-status messages, potri_symmetrize, and a leak test of many calls (RSS and open descriptors
-flat). Same devices as test_jax.py (jax_support.py).
+status messages, potri_symmetrize, a leak test of many calls (RSS and open descriptors flat),
+the protocol's two tables, and the JAX benchmarks on CPU devices. Same devices as test_jax.py
+(jax_support.py).
 
 TESSERA_JAX_LEAK_CALLS: calls of the leak test (default 10000, ~1.2 ms each on 2 CPU cores)."""
+import ctypes
+import json
+import os
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 from jax_support import *  # noqa: F401,F403  (fixtures, helpers, jax, tj)
 from jax_support import _native  # noqa: F401
@@ -29,7 +36,7 @@ GLOBAL_ERRORS = {
                          ValueError, "in_specs"),
     "str in_specs": (lambda c: (c.a, 2, c.mesh, "x"), ValueError, "in_specs"),
     "unsharded jax array": (lambda c: (jnp.asarray(c.a), 2, None, None), ValueError,
-                            "pass mesh and in_specs"),
+                            "pass mesh= and in_specs="),
     "mesh, no in_specs": (lambda c: (jnp.asarray(c.a), 2, c.mesh, None), ValueError, "in_specs"),
     "unsharded numpy array": (lambda c: (c.a, 2, None, None), ValueError, "mesh"),
     "inferred P(None,x)": (lambda c: (put(c.a, c.mesh, P(None, "x")), 2, None, None),
@@ -63,6 +70,42 @@ def test_global_argument_errors(fn, case, devices):
     args = (a, np.ones(a.shape[0])) if fn == "potrs" else (a,)
     with pytest.raises(exc, match=rf"tessera\.jax\.{fn}: .*{match}"):
         getattr(tj, fn)(*args, T_A, mesh, spec, **(kw[0] if kw else {}))
+
+
+def test_numpy_matrix_without_mesh_says_what_to_pass():
+    """A user's first call, NumPy arrays and no mesh: the error says why tessera cannot tell
+    the devices and what to pass, in a sentence, and does not talk of jax.jit."""
+    with pytest.raises(ValueError) as e:
+        tj.potrs(np.eye(8) * 2, np.ones(8), T_A=4)
+    msg = str(e.value)
+    assert msg.startswith("tessera.jax.potrs: A is a numpy.ndarray") and msg.endswith("."), msg
+    assert "pass mesh= and in_specs=" in msg and "NamedSharding" in msg, msg
+    assert "jit" not in msg, msg
+
+
+@pytest.mark.parametrize("fn", FNS + ["lu_solve"])
+def test_global_form_inside_shard_map_names_the_shardmap_form(fn, devices):
+    """Called inside jax.shard_map, where A is one device's rows, a global form says to call
+    its *_shardmap_ctx form there (rather than that A is not square)."""
+    c = _Ctx(devices)
+    call = (lambda a, b: getattr(tj, fn)(a, b, 2)) if fn in ("potrs", "lu_solve") else \
+        (lambda a, b: getattr(tj, fn)(a, 2))
+    f = jax.shard_map(call, mesh=c.mesh, in_specs=(ROW, P()), out_specs=ROW)
+    with pytest.raises(ValueError, match=rf"tessera\.jax\.{fn}: called inside jax\.shard_map.* "
+                       rf"call tessera\.jax\.{fn}_shardmap_ctx there"):
+        f(put(c.a, c.mesh, ROW), put(np.ones(c.n), c.mesh, P()))
+
+
+@pytest.mark.parametrize("fn", FNS + ["lu_solve"])
+def test_row_block_shaped_matrix_names_the_shardmap_form(fn, devices):
+    """Outside shard_map, an A shaped as one device's rows of a square matrix (r x N, r
+    dividing N) is refused as not square, naming the *_shardmap_ctx form."""
+    c = _Ctx(devices)
+    a = c.a[: c.n // 4]
+    args = (a, np.ones(c.n)) if fn in ("potrs", "lu_solve") else (a,)
+    with pytest.raises(ValueError, match=rf"square; got {c.n // 4} x {c.n}: .*"
+                       rf"tessera\.jax\.{fn}_shardmap_ctx inside jax\.shard_map"):
+        getattr(tj, fn)(*args, 2, c.mesh, ROW)
 
 
 RHS_ERRORS = {
@@ -206,3 +249,55 @@ def test_calls_from_several_threads(devices):
     for x, st in results:
         assert st == 0
         check("potrs", x, a, b)
+
+
+# ------------------------------------------------------------------- the protocol's two tables
+
+
+def test_handler_table_matches_the_protocol(monkeypatch):
+    """libtessera_jax's handler table has _native.OPS's names and flags at the same indices,
+    and loading refuses a library whose table differs (an entry moved, or one more in C)."""
+    nat = _native.native()
+    assert [op for op, _ in nat._handlers(_native.CPU)] == list(_native.OPS)
+    ops = _native.OPS
+    for changed in ((ops[1], ops[0]) + ops[2:], ops[:-1],
+                    ops[:1] + (_native.Op(ops[1].name, ops[1].flags | _native.LOGDET),)
+                    + ops[2:]):
+        monkeypatch.setattr(_native, "OPS", changed)
+        with pytest.raises(ImportError, match="does not match this package"):
+            nat._handlers(_native.CPU)
+
+
+# ------------------------------------------------------------------------------- benchmarks
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+@pytest.mark.parametrize("script,args", [
+    ("jax_potrs.py", ["--n", "256", "--jax-n", "128", "--small", "64"]),
+    ("jax_lu.py", ["--n", "256", "--small", "64"]),
+], ids=["jax_potrs", "jax_lu"])
+def test_benchmark_runs_on_cpu_devices(script, args, tmp_path):
+    """The JAX benchmarks run as their headers say, here on 4 CPU devices at small orders
+    (jax_potrs.py's tile-level part on the binding's own context), and write their results."""
+    out = tmp_path / "results.json"
+    env = dict(os.environ, TESSERA_JAX_LIBRARY=str(_native.native().path))
+    env.pop("XLA_FLAGS", None)
+    run = subprocess.run([sys.executable, str(BENCH / script), "--cpu", "4", "--calls", "2",
+                          "--reps", "1", "--json", str(out)] + args,
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-4000:]
+    results = json.loads(out.read_text())
+    assert results["tessera_jax"]["status"] == 0
+    if script == "jax_potrs.py":
+        assert results["tessera_tile"]["seconds"] > 0
+
+
+def test_context_acquire_refuses_an_unknown_platform():
+    """tessera_jax_context_acquire (the benchmark's way to the binding's context) fails cleanly
+    for a platform the binding does not have, handing out no context."""
+    nat = _native.native()
+    ctx = ctypes.c_void_p(1)
+    assert nat.lib.tessera_jax_context_acquire(ctypes.c_void_p(nat.state), 7, ctypes.c_uint64(0),
+                                               ctypes.byref(ctx)) < 0
+    assert not ctx.value
