@@ -111,6 +111,8 @@ def test_shardmap_results_are_typed_per_device(fn, devices):
     args = put(a, mesh, ROW), put(b, mesh, ROW)
     x = jax.jit(jax.shard_map(body, mesh=mesh, in_specs=(ROW, ROW), out_specs=ROW))(*args)
     check(fn, x, a, b, triangle_only=True)
+    if len(devices) == 1:
+        return  # an axis of one device: its rows are the whole result, which P() may take
     with pytest.raises(ValueError, match="replicat"):
         jax.jit(jax.shard_map(body, mesh=mesh, in_specs=(ROW, ROW), out_specs=P()))(*args)
 
