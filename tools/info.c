@@ -15,7 +15,7 @@ char *openblas_get_corename(void);
 
 /** OpenBLAS's build and the kernels it chose for this CPU; a hint when it fell back to its
  *  generic ones (Prescott) on a CPU with AVX2 or AVX-512, as it does where a virtual machine
- *  hides the CPU's model: 5x on LU on a 2-core virtual machine (docs/benchmarks.md). */
+ *  hides the CPU's model, which makes every kernel several times slower (docs/benchmarks.md). */
 static void print_blas(void) {
   const char *core = openblas_get_corename();
   printf("blas: %s, kernels for %s\n", openblas_get_config(), core);

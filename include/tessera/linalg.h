@@ -42,6 +42,19 @@ TESSERA_API int tessera_tile_for(const tessera_context_t *ctx, int64_t n);
  *  worker while one factors the next panel). Thread safe. */
 TESSERA_API int tessera_tile_for_lu(const tessera_context_t *ctx, int64_t m, int64_t n);
 
+/** Tile size (LU: panel width when `lu` is nonzero) for a matrix of order n that already lives on
+ *  `ndev` of the context's devices, dealt by rows or columns (resident descriptors, the JAX
+ *  binding's shards): the configured tile size, else on a context without accelerators
+ *  tessera_tile_for's choice; on GPUs the whole matrix as one tile on one device up to
+ *  TESSERA_ONE_TILE_MAX (LU: TESSERA_ONE_PANEL_MAX), where the chain of a factorization's steps
+ *  outweighs what tiles overlap, else one tile per device's share within [256, 2048] (a GPU's
+ *  gemm runs near its peak from 2048 on). 1 for n < 1 or ndev < 1. Thread safe. */
+TESSERA_API int tessera_tile_for_devices(const tessera_context_t *ctx, int64_t n, int ndev, int lu);
+/** Largest order factored as one tile on one GPU (tessera_tile_for_devices). */
+#define TESSERA_ONE_TILE_MAX 16384
+/** Largest order LU factors as one panel on one GPU (tessera_tile_for_devices). */
+#define TESSERA_ONE_PANEL_MAX 4096
+
 /* ---------------------------------------------------------------- LAPACK-style calls */
 
 /** Cholesky factorization A = L Lᴴ (uplo LOWER) or A = Uᴴ U (UPPER) of the Hermitian positive

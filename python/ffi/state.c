@@ -1,4 +1,4 @@
-/* The binding's state and its contexts; the tile policy of the binding. */
+/* The binding's state and its contexts; the tile of a call, asked of the library. */
 #include "state.h"
 
 #include <stdio.h>
@@ -153,28 +153,11 @@ int tessera_jax_cuda_built(void) {
 #endif
 }
 
-/* One GPU up to these orders: one tile (LU: one panel), cuSOLVER's potrf or getrf of the whole
- * matrix. Per call on one H200 (tiles or panels of 2048 against one): potrs 4.59 against 3.24
- * ms at N = 4096, 12.8 against 9.8 at 8192, 45.4 against 42.8 at 16384, but 272 against 290 at
- * 32768, where the tiles' updates beside the next panel pay; lu_solve 17.1 against 16.1 ms at
- * 4096 (two panels' pivot searches cost more than one: 7.1 + 5.5 ms against 13.5), equal at
- * 8192, panels faster from 16384 (134 against 146 ms). */
-enum { POTRF_ONE_TILE_MAX = 16384, LU_ONE_PANEL_MAX = 4096 };
-
 int tessera_jax_tile(tsr_jax_state_t *s, int platform, int64_t n, int ndev, int lu) {
   if (!s) return -1;
   tessera_context_t *ctx;
   int rc = tsr_jax_context(s, platform, &ctx);
   if (rc) return rc;
-  if (n < 1 || ndev < 1) return 1;
-  const tessera_config_t *cfg = tessera_config(ctx);
-  if (cfg->tile_size > 0) return cfg->tile_size;
-  if (platform == TESSERA_JAX_CPU) return tessera_tile_for(ctx, n);
-  /* GPUs: tiles of 256 to 2048 (the gemm rate of a GPU is near its peak from 2048 on), as
-   * large as one per device's shard: on small matrices the critical path of tile potrf calls
-   * (cuSOLVER's: 0.42 ms at 1024, 0.86 ms at 2048 on an H200) is the time, fewer steps win;
-   * on one GPU, up to the orders above, one tile. */
-  if (ndev == 1 && n <= (lu ? LU_ONE_PANEL_MAX : POTRF_ONE_TILE_MAX)) return (int)n;
-  int64_t nb = n / (int64_t)ndev / 256 * 256;
-  return (int)(nb < 256 ? 256 : nb > 2048 ? 2048 : nb);
+  /* the library's policy for a matrix resident on the devices */
+  return tessera_tile_for_devices(ctx, n, ndev, lu);
 }

@@ -1,7 +1,7 @@
 /* Triangular solve by recursive halving: op(A) is cut into two diagonal blocks and one
  * off-diagonal block; two half-size solves and one product replace the whole solve, down to
  * `leaf` where the library's trsm runs. Most flops then run in gemm, which BLAS libraries make
- * far faster than trsm (OpenBLAS's single-threaded dtrsm runs at about half its dgemm rate).
+ * far faster than trsm.
  *
  * Device-independent: the recursion calls a device kind's own trsm and gemm kernels, given as
  * function pointers, on sub-blocks through a copy of the task's tessera_exec_t, so the same code

@@ -34,13 +34,11 @@
 /* The priority of step k's task on panel j (j = k: the getrf; j < k: the interchanges on an
  * earlier panel). The critical path first: panel k's getrf, then the update of panel k + 1 the
  * next getrf waits for. The other updates then go step by step: an earlier step's first, and
- * in a step the nearer panel first, so no panel's updates lag behind the steps before it.
- * Ranking by panel first let the far panels fall steps behind, and their turn then began with
- * a chain of catch-up updates on the critical path (in a trace on 2 x H200, N = 65536, tile
- * 2048: panel 20 of 32 was updated through step 14 only when panel 19 was factored, five
- * sequential updates then before its getrf). A step's interchanges on earlier panels come after
- * its updates: left to the end (priority 0), each panel's chain of them ran one after the other
- * there (in that trace, 342 of 496 ran in the run's last 220 ms). */
+ * in a step the nearer panel first, so no panel's updates lag behind the steps before it:
+ * ranked by panel first, the far panels fall steps behind, and their turn then begins with a
+ * chain of catch-up updates on the critical path. A step's interchanges on earlier panels come
+ * after its updates but in its step, not at the end, where each panel's chain of them would run
+ * one after the other (docs/decisions.md). */
 static int prio(int64_t nt, int64_t j, int64_t k) {
   const int64_t top = (nt + 1) * (nt + 2), step = (nt - k) * (nt + 2);
   const int64_t p = j == k ? top + 2 : j == k + 1 ? top + 1 : j > k ? step - j : step - nt - 1;

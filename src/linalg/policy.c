@@ -33,6 +33,17 @@ int tessera_tile_for(const tessera_context_t *ctx, int64_t n) {
   return (int)(nb < 128 ? 128 : nb > 1024 ? 1024 : nb);
 }
 
+int tessera_tile_for_devices(const tessera_context_t *ctx, int64_t n, int ndev, int lu) {
+  if (!ctx) return 0;
+  if (n < 1 || ndev < 1) return 1;
+  const tessera_config_t *cfg = tessera_config(ctx);
+  if (cfg->tile_size > 0) return cfg->tile_size;
+  if (tessera_accelerator_count(ctx) == 0) return tessera_tile_for(ctx, n);
+  if (ndev == 1 && n <= (lu ? TESSERA_ONE_PANEL_MAX : TESSERA_ONE_TILE_MAX)) return (int)n;
+  int64_t nb = n / (int64_t)ndev / 256 * 256;
+  return (int)(nb < 256 ? 256 : nb > 2048 ? 2048 : nb);
+}
+
 int tessera_tile_for_lu(const tessera_context_t *ctx, int64_t m, int64_t n) {
   if (!ctx) return 0;
   const int64_t k = m < n ? m : n;

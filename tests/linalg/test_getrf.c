@@ -295,6 +295,24 @@ static void test_lu_args(void **state) {
   assert_int_equal(tessera_tile_for_lu(ctx, 8192, 8192), 512);
   assert_int_equal(tessera_tile_for_lu(ctx, 100000, 5000), 256);
   assert_int_equal(tessera_tile_for_lu(ctx, 1000, 1000), 128);
+  /* a matrix already on the devices: without accelerators, the LAPACK-style choice */
+  assert_int_equal(tessera_tile_for_devices(ctx, 8192, 1, 0), tessera_tile_for(ctx, 8192));
+  assert_int_equal(tessera_tile_for_devices(ctx, 0, 1, 0), 1);
+  assert_int_equal(tessera_tile_for_devices(NULL, 5, 1, 0), 0);
+  lc_finalize(ctx);
+  /* with accelerators (GPUs, or simulated devices): one tile on one device up to the bound, else
+   * one per device's share within [256, 2048] */
+  cfg.gpus = -1;
+  assert_int_equal(tessera_init(&ctx, &cfg), 0);
+  if (tessera_accelerator_count(ctx) > 0) {
+    assert_int_equal(tessera_tile_for_devices(ctx, 4096, 1, 1), 4096);
+    assert_int_equal(tessera_tile_for_devices(ctx, TESSERA_ONE_TILE_MAX, 1, 0),
+                     TESSERA_ONE_TILE_MAX);
+    assert_int_equal(tessera_tile_for_devices(ctx, 8192, 1, 1), 2048);
+    assert_int_equal(tessera_tile_for_devices(ctx, 65536, 4, 0), 2048);
+    assert_int_equal(tessera_tile_for_devices(ctx, 4096, 8, 0), 512);
+    assert_int_equal(tessera_tile_for_devices(ctx, 1000, 8, 0), 256);
+  }
   lc_finalize(ctx);
 }
 
