@@ -9,7 +9,7 @@
 #include <cmocka.h>
 #include "linalg_common.h"
 
-#include "linalg/linalg.h"
+#include "linalg/loops/tasks.h"
 
 static const tessera_dtype_t Z = TESSERA_C128;
 

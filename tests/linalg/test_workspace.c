@@ -10,7 +10,7 @@
 #include <cmocka.h>
 #include "linalg_common.h"
 
-#include "linalg/linalg.h"
+#include "linalg/loops/tasks.h"
 
 enum { N = 128, COUNT = 16 }; /* 16 handles of 128 KiB: more than the simulated pools hold */
 

@@ -7,7 +7,8 @@
  * Upper runs the same loops on the conjugate-transpose view (the factor U is Uᴴ's lower
  * triangle; PLASMA's pztrtri / pzlauum order). */
 #include "dist/dist.h"
-#include "linalg/linalg.h"
+#include "linalg/loops/loops.h"
+#include "linalg/loops/tasks.h"
 
 int tsr_pxtrtri(char uplo, char diag, tessera_matrix_t *A) {
   const tsr_scalar_t one = {1, 0}, mone = {-1, 0};

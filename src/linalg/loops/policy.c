@@ -3,7 +3,8 @@
  * context's configuration, else from the scope's devices). */
 #include <stdlib.h>
 
-#include "linalg/linalg.h"
+#include "linalg/desc/desc.h"
+#include "linalg/loops/policy.h"
 
 /* Order from which LAPACK-style calls use GPU-sized tiles (see tessera_tile_for). */
 enum { GPU_TILE_MIN_N = 8192 };

@@ -2,7 +2,8 @@
 #include <stdlib.h>
 
 #include "dist/dist.h"
-#include "linalg/linalg.h"
+#include "linalg/loops/loops.h"
+#include "linalg/loops/tasks.h"
 
 /* Home of tessera-owned tiles: 2D block-cyclic over the device nodes of the context's scope
  * (a P x Q grid, P <= Q) when the matrix fits in 70 % of their free memory and leaves room for

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "dist/agree.h"
-#include "linalg/linalg.h"
+#include "linalg/desc/desc.h"
 #include "runtime/attach.h"
 
 /* What a distributed context holds (its slot). */

@@ -14,7 +14,7 @@
 
 #include "comm/comm.h"
 #include "dist/dist.h"
-#include "linalg/linalg.h"
+#include "linalg/loops/tasks.h"
 #include "tessera/distribution.h"
 
 enum { CHUNK = 1 << 24 }; /* elements a message carries at most */

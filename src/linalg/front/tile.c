@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "dist/dist.h"
-#include "linalg/linalg.h"
+#include "linalg/loops/loops.h"
 
 static bool is_op(int c) {
   return c == 'N' || c == 'T' || c == 'C';

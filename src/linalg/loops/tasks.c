@@ -1,6 +1,6 @@
 /* One inserter per tile kernel: fills the kernel's arguments and access modes. */
 #include "dist/dist.h"
-#include "linalg/linalg.h"
+#include "linalg/loops/tasks.h"
 
 static int insert(tessera_context_t *ctx, const tessera_kernel_t *k, const void *args, size_t size,
                   int ndata, tessera_data_t *const *data, const tessera_access_t *mode,

@@ -13,7 +13,9 @@
  * triangular solve of a tile runs at a fraction of the triangular product's speed, and W_k is off
  * the critical path. */
 #include "dist/dist.h"
-#include "linalg/linalg.h"
+#include "linalg/loops/loops.h"
+#include "linalg/loops/policy.h"
+#include "linalg/loops/tasks.h"
 
 static int prio(int64_t nt, int64_t i, int64_t j, int64_t k) {
   return (int)(2 * nt - i - j + k);

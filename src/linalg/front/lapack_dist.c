@@ -13,7 +13,8 @@
 #include <stdio.h>
 
 #include "dist/dist.h"
-#include "linalg/linalg.h"
+#include "linalg/front/front.h"
+#include "linalg/loops/loops.h"
 
 enum { ROOT = 0 };
 

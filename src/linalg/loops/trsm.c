@@ -5,7 +5,8 @@
  * op(A) at (i, k) is A(i, k) untransposed, or A(k, i) with the operation applied. The first
  * step scales by alpha; later steps see B already scaled (PLASMA's lalpha). A may be a
  * conjugate-transpose view (tsr_matrix_ct): its tiles carry the operation into the tasks. */
-#include "linalg/linalg.h"
+#include "linalg/loops/loops.h"
+#include "linalg/loops/tasks.h"
 
 int tsr_pxtrsm(char side, char uplo, char trans, char diag, tsr_scalar_t alpha,
                const tessera_matrix_t *A, tessera_matrix_t *B) {

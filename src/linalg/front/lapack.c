@@ -8,7 +8,8 @@
 #include <string.h>
 
 #include "dist/dist.h"
-#include "linalg/linalg.h"
+#include "linalg/front/front.h"
+#include "linalg/loops/pivots.h"
 
 #define MAXV 3
 

@@ -3,7 +3,8 @@
  * gemm:  C_ij = alpha Σ_l op(A)_il op(B)_lj + beta C_ij, beta applied by the first product.
  * syrk:  the uplo triangle of C: diagonal tiles by syrk / herk, the others by gemm with
  *        op(A)_il op(A)_jlᵀ (ᴴ for herk). With k = 0 the products only scale C by beta. */
-#include "linalg/linalg.h"
+#include "linalg/loops/loops.h"
+#include "linalg/loops/tasks.h"
 
 /* Inner dimension of tile l of op(X). */
 static int inner(const tessera_matrix_t *X, char op, int64_t l) {

@@ -29,7 +29,9 @@
 #include <string.h>
 
 #include "dist/dist.h"
-#include "linalg/linalg.h"
+#include "linalg/loops/loops.h"
+#include "linalg/loops/pivots.h"
+#include "linalg/loops/tasks.h"
 
 /* The priority of step k's task on panel j (j = k: the getrf; j < k: the interchanges on an
  * earlier panel). The critical path first: panel k's getrf, then the update of panel k + 1 the

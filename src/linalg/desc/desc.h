@@ -1,0 +1,140 @@
+/* Matrix descriptors (matrix.c; distributed ones: distribution.c): the tiles of a matrix, views
+ * of their conjugate transpose, tile operands, the constructors' shared steps and the checks of
+ * operands. The ground of the algorithms layer. */
+#ifndef TSR_LINALG_DESC_H
+#define TSR_LINALG_DESC_H
+
+#include <stdbool.h>
+#include "kernels/kernels.h"
+#include "runtime/error.h"
+#include "tessera/tessera.h"
+
+/** Workspace tiles a descriptor may hold (see struct tessera_matrix). */
+#define TSR_MATRIX_WORK 4
+
+struct tessera_matrix {
+  tessera_context_t *ctx;
+  tessera_dtype_t dtype;
+  int64_t m, n, mb, nb, mt, nt;
+  tessera_data_t **tiles; /* tile (i, j) at i + j * mt; NULL where absent (see stored) */
+  int is_view;
+  /* 0: every tile exists; 'L' / 'U': only those of that triangle (i >= j / i <= j), the others
+   * are NULL (tessera_matrix_create_triangle). */
+  char stored;
+  /* Workspace tiles of the factorizations (potrf.c), made on first use, freed with the
+   * descriptor: a ring of inverted diagonal tiles. */
+  tessera_data_t *work[TSR_MATRIX_WORK];
+  int nwork;
+  /* 'C': a view (tsr_matrix_ct) of the conjugate transpose of the descriptor whose tiles it
+   * shares (dimensions, tiling and `stored` swapped, tile (i, j) is that one's (j, i) with Aᴴ
+   * applied in the kernel calls); 0 or 'N': the matrix itself. */
+  char op;
+  /* A distributed matrix (tessera_matrix_create_distributed): the communicator, the grid, and
+   * the tiles' records (comm/dist.h); NULL comm for a matrix of this process alone. */
+  tessera_comm_t *comm;
+  tessera_grid_t grid;
+  void *dist;
+};
+
+/** The conjugate-transpose view of A (a value sharing A's tiles; a view of a view is the
+ *  matrix itself). The tile loops take it to run the lower-triangle form of an algorithm on an
+ *  upper triangle (Uᴴ is lower), as SLATE's potrf does; inserters apply Aᴴ in the kernel calls.
+ *  The workspace tiles stay with A. */
+static inline tessera_matrix_t tsr_matrix_ct(const tessera_matrix_t *A) {
+  tessera_matrix_t v = *A;
+  v.m = A->n, v.n = A->m, v.mb = A->nb, v.nb = A->mb, v.mt = A->nt, v.nt = A->mt;
+  v.stored = A->stored == 'L' ? 'U' : A->stored == 'U' ? 'L' : A->stored;
+  v.op = A->op == 'C' ? 'N' : 'C';
+  v.nwork = 0;
+  return v;
+}
+
+/** Handle of tile (i, j) (in range); on a view, the handle of the shared tile (j, i). */
+static inline tessera_data_t *tsr_tile(const tessera_matrix_t *A, int64_t i, int64_t j) {
+  return A->op == 'C' ? A->tiles[j + i * A->nt] : A->tiles[i + j * A->mt];
+}
+/** Rows of tile row i, columns of tile column j. */
+static inline int tsr_tile_m(const tessera_matrix_t *A, int64_t i) {
+  return (int)(i == A->mt - 1 ? A->m - i * A->mb : A->mb);
+}
+static inline int tsr_tile_n(const tessera_matrix_t *A, int64_t j) {
+  return (int)(j == A->nt - 1 ? A->n - j * A->nb : A->nb);
+}
+
+/** A tile operand: a handle and the operation applied to it ('N', 'T', 'C'). */
+typedef struct {
+  tessera_data_t *h;
+  char op;
+} tsr_operand_t;
+
+/** The operation op(inner(X)) as one operation on X ('N', 'T' or 'C'; on real dtypes 'C' is
+ *  'T'), or 0 where it is a conjugation without transposition (complex dtypes). */
+static inline char tsr_op_compose(tessera_dtype_t dt, char outer, char inner) {
+  if (!tsr_dtype_complex(dt)) {
+    outer = outer == 'C' ? 'T' : outer;
+    inner = inner == 'C' ? 'T' : inner;
+  }
+  if (outer == 'N') return inner;
+  if (inner == 'N') return outer;
+  return outer == inner ? 'N' : 0;
+}
+
+/** Tile (i, l) of op(A) as an operand ('N', 'T', 'C'): A(i, l), or A(l, i) with the operation;
+ *  on a view, with the view's Aᴴ composed in. */
+static inline tsr_operand_t tsr_op_tile(const tessera_matrix_t *A, char op, int64_t i, int64_t l) {
+  const char own = A->op == 'C' ? 'C' : 'N';
+  if (op == 'N') return (tsr_operand_t){tsr_tile(A, i, l), own};
+  return (tsr_operand_t){tsr_tile(A, l, i), tsr_op_compose(A->dtype, op, own)};
+}
+
+/** Tile (i, j) of A as an operand. */
+static inline tsr_operand_t tsr_tile_op(const tessera_matrix_t *A, int64_t i, int64_t j) {
+  return tsr_op_tile(A, 'N', i, j);
+}
+
+/** Whether tile (i, j) is in `part` ('L': i >= j, 'U': i <= j, 0: every tile). */
+static inline bool tsr_in_part(char part, int64_t i, int64_t j) {
+  return part == 'L' ? i >= j : part == 'U' ? i <= j : true;
+}
+
+/** A new descriptor of an m x n matrix in mb x nb tiles (arguments checked by the caller), its
+ *  tile count computed without overflow, no tile list yet; `stored` as tsr_in_part's part.
+ *  NULL, with a message on ctx, when out of memory. Shared by every constructor. */
+tessera_matrix_t *tsr_matrix_describe(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m,
+                                      int64_t n, int64_t mb, int64_t nb, char stored);
+/** 0 when the host's memory holds A's tile list and `tile_bytes` of its tiles besides, else
+ *  TESSERA_ERR_NOMEM with a message on A's context: beyond it the kernel overcommits and the
+ *  first use of the memory fails. */
+int tsr_matrix_check_host(const tessera_matrix_t *A, double tile_bytes);
+/** Allocates A's (empty) tile list: 0 or TESSERA_ERR_NOMEM with a message. */
+int tsr_matrix_tile_list(tessera_matrix_t *A);
+
+/** tessera_matrix_create_distributed with more choices: only the tiles of `part` exist ('L':
+ *  i >= j, 'U': i <= j, stored as tessera_matrix_create_triangle's; 0: all); `on` >= 0 makes
+ *  process `on` own every tile (-1: the grid's owners; -2: the grid's owners, their tiles
+ *  workspaces living where their first writer runs, with no home memory); where `mine` is given
+ *  (the whole m x n array, leading dimension ld) the tiles this process owns are that array's
+ *  blocks in place. `part` and `on` must be the same on every process. */
+int tsr_matrix_create_distributed(tessera_context_t *ctx, tessera_comm_t *comm, tessera_grid_t grid,
+                                  tessera_dtype_t dtype, int64_t m, int64_t n, int64_t mb,
+                                  int64_t nb, char part, int on, void *mine, int64_t ld,
+                                  tessera_matrix_t **out);
+
+/** Checks that descriptors can be combined: same context and dtype, square tiles of one size.
+ *  `argno[i]` is the argument number of mats[i] for the error status. */
+int tsr_check_tiling(const tessera_matrix_t *const *mats, const int *argno, int count,
+                     const char *routine);
+/** The same checks but the tiles': operands not NULL, of one context, dtype and communicator
+ *  (or none). */
+int tsr_check_operands(const tessera_matrix_t *const *mats, const int *argno, int count,
+                       const char *routine);
+
+/** Makes the home memory of every tile current (a view's array then holds the result). */
+int tsr_matrix_flush(tessera_matrix_t *A);
+/** After the last task of a flow on X (every process alike): each process drops the copies of
+ *  X's tiles it received once their readers finish (tsr_dist_flush on every tile), so that
+ *  what a routine received is not kept past it. Returns `rc` unchanged when it is nonzero or X
+ *  is not distributed (nothing done), else 0 or a failure. */
+int tsr_dist_flush_matrix(const tessera_matrix_t *X, int rc);
+
+#endif

@@ -1,0 +1,37 @@
+/* What the LAPACK-style front door (lapack.c) needs on a context over processes
+ * (lapack_dist.c): which process holds the arrays, the agreement of a call's arguments and tile,
+ * the root's flags and bytes, and the arrays dealt to and gathered from the grid. */
+#ifndef TSR_LINALG_FRONT_H
+#define TSR_LINALG_FRONT_H
+
+#include <stdbool.h>
+#include "linalg/desc/desc.h"
+
+/* LAPACK-style calls on a context over processes (lapack_dist.c); a call on a context of one
+ * process never makes them. */
+
+/** Whether this process holds the arrays of LAPACK-style calls: every process of a context of
+ *  its own, process 0 of a distributed context. */
+bool tsr_lapack_holds_arrays(const tessera_context_t *ctx);
+/** Compares the k scalar arguments `values` (argument numbers `argno`) across the processes
+ *  together with each one's own checks (`rc`: 0 or -argno), and agrees on the tile size: *tile,
+ *  this process's choice on entry, becomes the smallest any process chose. The same status on
+ *  every process; the one at fault keeps its own message. At most 8 values. */
+int tsr_lapack_agree(tessera_context_t *ctx, const char *f, int k, const int64_t *values,
+                     const int *argno, int rc, int64_t *tile);
+/** The root's `flag` on every process (its own where the exchange fails). */
+int tsr_lapack_root_flag(tessera_context_t *ctx, int flag);
+/** The root's `bytes` (a multiple of 4) of buf on every process. */
+int tsr_lapack_broadcast(tessera_context_t *ctx, void *buf, size_t bytes);
+/** A matrix of the context's grid in nb x nb tiles (only the tiles of `part`: 'L', 'U' triangle
+ *  of tiles, 0 all), or with `panels` in column panels of nb columns dealt over a 1 x P grid of
+ *  every process (LU), and `root`, the root's m x n array a (lda) as a matrix the root owns;
+ *  when `in`, the copies of root's tiles into out's are inserted (not waited for). */
+int tsr_lapack_scatter(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
+                       int64_t nb, bool panels, const void *a, int64_t lda, char part, bool in,
+                       tessera_matrix_t **out, tessera_matrix_t **root);
+/** Copies A's tiles back into `root`'s (the root's array) and waits: the same status on every
+ *  process. */
+int tsr_lapack_gather(tessera_matrix_t *A, tessera_matrix_t *root);
+
+#endif

@@ -1,0 +1,33 @@
+/* The tile loops (potrf.c, trsm.c, blas3.c, potri.c, getrf.c, matrix.c): each inserts the tasks
+ * of one whole operation on descriptors without waiting; the front doors (tile.c, lapack.c) call
+ * them. */
+#ifndef TSR_LINALG_LOOPS_H
+#define TSR_LINALG_LOOPS_H
+
+#include "linalg/loops/pivots.h"
+
+/* Tile loops: insert the tasks of a whole operation without waiting. */
+int tsr_pxpotrf(char uplo, tessera_matrix_t *A, const tessera_potrf_options_t *opts);
+int tsr_pxtrsm(char side, char uplo, char trans, char diag, tsr_scalar_t alpha,
+               const tessera_matrix_t *A, tessera_matrix_t *B);
+int tsr_pxsyrk(int herk, char uplo, char trans, tsr_scalar_t alpha, const tessera_matrix_t *A,
+               tsr_scalar_t beta, tessera_matrix_t *C);
+int tsr_pxgemm(char transa, char transb, tsr_scalar_t alpha, const tessera_matrix_t *A,
+               const tessera_matrix_t *B, tsr_scalar_t beta, tessera_matrix_t *C);
+int tsr_pxpotrs(char uplo, const tessera_matrix_t *A, tessera_matrix_t *B);
+int tsr_pxtrtri(char uplo, char diag, tessera_matrix_t *A);
+int tsr_pxlauum(char uplo, tessera_matrix_t *A);
+/** Inserts one task per diagonal tile adding log|A_kk(i,i)| into logs[k] (nt doubles, zeroed). */
+int tsr_pxlogdiag(const tessera_matrix_t *A, double *logs);
+/** B = A, of the same size and tile columns: the same tiles, or one of the two in column panels
+ *  (tiles spanning its rows) and the other not. */
+int tsr_pxlacpy(const tessera_matrix_t *A, tessera_matrix_t *B);
+/** LU with partial pivoting of A (one tile row: column panels), pivots and info into P (made
+ *  for min(m, n) in steps of A's nb). */
+int tsr_pxgetrf(tessera_matrix_t *A, tsr_pivots_t *P);
+/** op(A) X = B with getrf's factors (B in column panels of A->m rows). */
+int tsr_pxgetrs(char trans, const tessera_matrix_t *A, const tsr_pivots_t *P, tessera_matrix_t *B);
+/** The interchanges of P on every column panel of B, in order (incx 1) or reversed (-1). */
+int tsr_pxlaswp(tessera_matrix_t *B, const tsr_pivots_t *P, int incx);
+
+#endif

@@ -1,0 +1,52 @@
+/* The tile-task inserters (tasks.c): one per kernel, the tile loops' only way to insert. */
+#ifndef TSR_LINALG_TASKS_H
+#define TSR_LINALG_TASKS_H
+
+#include "linalg/desc/desc.h"
+
+/* Inserters: one task each, tagged (i, j, k) for traces. Flags and dimensions are those of the
+ * operation as the operands present it (tiles of a view included); an operation whose written
+ * operand carries Aᴴ is inserted as its conjugate transpose on the tiles themselves. Return 0 or
+ * a negative status. */
+int tsr_task_potrf(const tessera_matrix_t *A, char uplo, int64_t k, int prio);
+int tsr_task_trsm(const tessera_matrix_t *A, char side, char uplo, char trans, char diag,
+                  tsr_scalar_t alpha, tsr_operand_t a, tsr_operand_t b, int m, int n,
+                  const int tag[3], int prio);
+int tsr_task_syrk(const tessera_matrix_t *C, int herk, char uplo, char trans, int n, int k,
+                  tsr_scalar_t alpha, tsr_operand_t a, tsr_scalar_t beta, tsr_operand_t c,
+                  const int tag[3], int prio);
+int tsr_task_gemm(const tessera_matrix_t *C, tsr_operand_t a, tsr_operand_t b, int m, int n, int k,
+                  tsr_scalar_t alpha, tsr_scalar_t beta, tsr_operand_t c, const int tag[3],
+                  int prio);
+int tsr_task_trtri(const tessera_matrix_t *A, char uplo, char diag, int64_t k, int prio);
+/** trtri on operand `a` holding an n x n triangle whose first row is global row `offset`. */
+int tsr_task_trtri_on(const tessera_matrix_t *A, tsr_operand_t a, char uplo, char diag, int n,
+                      int64_t offset, const int tag[3], int prio);
+int tsr_task_lauum(const tessera_matrix_t *A, char uplo, int64_t k, int prio);
+int tsr_task_trmm(const tessera_matrix_t *A, char side, char uplo, char trans, char diag,
+                  tsr_scalar_t alpha, tsr_operand_t a, tsr_operand_t b, int m, int n,
+                  const int tag[3], int prio);
+int tsr_task_lacpy(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
+                   tessera_data_t *dst, int m, int n, const int tag[3], int prio);
+/** A lacpy of the m x n block at row src_row of src into dst at row dst_row, dst accessed
+ *  with dst_mode (TESSERA_RW where the copy fills part of it). */
+int tsr_task_lacpy_rows(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
+                        int src_row, tessera_data_t *dst, int dst_row, tessera_access_t dst_mode,
+                        int m, int n, const int tag[3], int prio);
+
+/** getrf of column panel k of A (one tile row) from row k nb, its pivots and info into `piv`,
+ *  the inverse of its unit lower diagonal block into `inv` when not NULL. */
+int tsr_task_getrf(const tessera_matrix_t *A, int64_t k, tessera_data_t *piv, tessera_data_t *inv,
+                   int prio);
+/** The interchanges of `piv` (k of them, relative to row r0) on the n columns of the column
+ *  panel `tile` of A (A->m rows), in order (incx 1) or reversed (-1). */
+int tsr_task_laswp(const tessera_matrix_t *A, tessera_data_t *tile, tessera_data_t *piv, int n,
+                   int r0, int k, int incx, const int tag[3], int prio);
+/** An lu_step (kernels.h) with the column panel `panel` of B->m rows on the column panel `b`
+ *  (n columns), with the interchanges `piv` first when it is not NULL, the product with
+ *  getrf's `inv` (when it and piv are not NULL) for its solve. */
+int tsr_task_lu_step(const tessera_matrix_t *B, char uplo, char trans, tessera_data_t *panel,
+                     tessera_data_t *b, tessera_data_t *piv, tessera_data_t *inv, int n, int r0,
+                     int kb, const int tag[3], int prio);
+
+#endif
