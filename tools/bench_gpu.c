@@ -1,8 +1,8 @@
 /* tessera CLI — the GPU baselines of `tessera bench potrf|getrf`: cuSolverMg and cusolverDnX.
  *
- * Timed as in shared/reference/cusolver_baseline.cu: the matrix is already on the GPUs (copied
- * before each run, untimed), every GPU used is synchronized before and after the call, one
- * warm-up run precedes the timed ones and the best time is kept.
+ * Timed as docs/benchmarks.md's "resident" runs are: the matrix is already on the GPUs
+ * (copied before each run, untimed), every GPU used is synchronized before and after the call,
+ * one warm-up run precedes the timed ones and the best time is kept.
  */
 #include "bench_gpu.h"
 
