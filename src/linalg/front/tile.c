@@ -272,10 +272,32 @@ static int check_ipiv(const tessera_matrix_t *A, const int *ipiv, const char *na
   return !ipiv && A->m > 0 && A->n > 0 ? tsr_error(A->ctx, -2, "%s: ipiv is NULL", name) : 0;
 }
 
-/* Inserts the factorization of panels Ap into P (made here). */
-static int getrf_insert(tessera_matrix_t *Ap, tsr_pivots_t *P) {
-  int rc = tsr_pivots_create(Ap, min64(Ap->m, Ap->n), Ap->nb, true, P);
-  return rc ? rc : tsr_pxgetrf(Ap, P);
+/* An LU call's operands as column panels, and its pivots. */
+typedef struct {
+  tessera_matrix_t *A, *Ap; /* A and its panels (A itself, or a copy) */
+  tessera_matrix_t *B, *Bp; /* B and its panels, or NULL */
+  tsr_pivots_t P;
+} lu_call_t;
+
+/* Opens call c on A (and B when not NULL): their panels (panels_of), then pivots of `kmin`
+ * interchanges in steps of `nb` columns (0: A's tile width) for A's rows: a factorization's
+ * (`factor`: with their L_kk⁻¹ workspaces) or those of `ipiv`, imported. Whatever it made is
+ * in c for lu_close, whatever the status. */
+static int lu_open(lu_call_t *c, tessera_matrix_t *A, tessera_matrix_t *B, int64_t kmin, int64_t nb,
+                   bool factor, const int *ipiv) {
+  *c = (lu_call_t){.A = A, .B = B};
+  int rc = panels_of(A, &c->Ap);
+  if (!rc && B) rc = panels_of(B, &c->Bp);
+  if (!rc) rc = tsr_pivots_create(c->Ap, kmin, nb ? nb : c->Ap->nb, factor, &c->P);
+  if (!rc && ipiv) rc = tsr_pivots_import(&c->P, ipiv);
+  return rc;
+}
+
+/* Frees what lu_open made once the flow is over: `rc`, else the first failure of the frees. */
+static int lu_close(lu_call_t *c, int rc) {
+  tsr_pivots_destroy(&c->P);
+  if (c->B) rc = panels_free(c->B, c->Bp, rc);
+  return panels_free(c->A, c->Ap, rc);
 }
 
 /* The end of a factorization into P: the flow (and the copy of panels Ap into A) waited for,
@@ -292,13 +314,12 @@ int tessera_tile_getrf(tessera_matrix_t *A, int *ipiv) {
   int rc = check_lu(A, 1, "tile_getrf");
   if (!rc) rc = check_ipiv(A, ipiv, "tile_getrf");
   rc = agree_lu(A, "tile_getrf", rc, NULL, 0, 0, 2);
-  tessera_matrix_t *Ap = NULL;
-  if (!rc) rc = panels_of(A, &Ap);
   if (rc) return rc;
-  tsr_pivots_t P = {0};
-  rc = getrf_finish(A, Ap, ipiv, &P, getrf_insert(Ap, &P));
-  tsr_pivots_destroy(&P);
-  return panels_free(A, Ap, rc);
+  lu_call_t c;
+  rc = lu_open(&c, A, NULL, min64(A->m, A->n), 0, true, NULL);
+  if (!c.Ap) return lu_close(&c, rc);
+  rc = getrf_finish(A, c.Ap, ipiv, &c.P, rc ? rc : tsr_pxgetrf(c.Ap, &c.P));
+  return lu_close(&c, rc);
 }
 
 /* The operands of a solve: A square, B of its rows, of one context, dtype and communicator
@@ -324,17 +345,11 @@ int tessera_tile_getrs(tessera_op_t trans, const tessera_matrix_t *A, const int 
   if (!rc && A->n > 0) rc = tsr_pivots_check(A->ctx, "tile_getrs", 3, ipiv, A->n, A->n);
   rc = agree_lu(A, "tile_getrs", rc, ipiv, 0, A->n, 3);
   if (rc || A->n == 0 || B->n == 0) return rc;
-  tessera_matrix_t *Ap = NULL, *Bp = NULL; /* A is read only: its panels are a copy or A */
-  rc = panels_of((tessera_matrix_t *)(uintptr_t)A, &Ap);
-  if (!rc) rc = panels_of(B, &Bp);
-  tsr_pivots_t P = {0};
-  if (!rc) rc = tsr_pivots_create(Ap, Ap->n, Ap->nb, false, &P);
-  if (!rc) rc = tsr_pivots_import(&P, ipiv);
-  if (!rc) rc = tsr_pxgetrs((char)trans, Ap, &P, Bp);
-  if (Bp) rc = finish(B, panels_back(B, Bp, tsr_dist_flush_matrix(Ap, rc)));
-  tsr_pivots_destroy(&P);
-  rc = panels_free(B, Bp, rc);
-  return panels_free((tessera_matrix_t *)(uintptr_t)A, Ap, rc);
+  lu_call_t c; /* A is read only: its panels are a copy or A */
+  rc = lu_open(&c, (tessera_matrix_t *)(uintptr_t)A, B, A->n, 0, false, ipiv);
+  if (!rc) rc = tsr_pxgetrs((char)trans, c.Ap, &c.P, c.Bp);
+  if (c.Bp) rc = finish(B, panels_back(B, c.Bp, tsr_dist_flush_matrix(c.Ap, rc)));
+  return lu_close(&c, rc);
 }
 
 int tessera_tile_gesv(tessera_matrix_t *A, int *ipiv, tessera_matrix_t *B) {
@@ -343,21 +358,16 @@ int tessera_tile_gesv(tessera_matrix_t *A, int *ipiv, tessera_matrix_t *B) {
   if (!rc) rc = check_ipiv(A, ipiv, "tile_gesv");
   rc = agree_lu(A, "tile_gesv", rc, NULL, 0, 0, 2);
   if (rc) return rc;
-  tessera_matrix_t *Ap = NULL, *Bp = NULL;
-  rc = panels_of(A, &Ap);
-  if (!rc) rc = panels_of(B, &Bp);
-  tsr_pivots_t P = {0};
-  if (!rc) {
-    rc = getrf_insert(Ap, &P);
+  lu_call_t c;
+  rc = lu_open(&c, A, B, min64(A->m, A->n), 0, true, NULL);
+  if (c.Bp) {
     /* the solve waits on the factorization's info: none if a pivot is zero, as LAPACK's */
-    const int info = getrf_finish(A, Ap, ipiv, &P, rc);
+    const int info = getrf_finish(A, c.Ap, ipiv, &c.P, rc ? rc : tsr_pxgetrf(c.Ap, &c.P));
     rc = info;
     if (!info && A->n > 0 && B->n > 0)
-      rc = finish(B, panels_back(B, Bp, tsr_pxgetrs('N', Ap, &P, Bp)));
+      rc = finish(B, panels_back(B, c.Bp, tsr_pxgetrs('N', c.Ap, &c.P, c.Bp)));
   }
-  tsr_pivots_destroy(&P);
-  rc = panels_free(B, Bp, rc);
-  return panels_free(A, Ap, rc);
+  return lu_close(&c, rc);
 }
 
 int tessera_tile_laswp(tessera_matrix_t *A, int64_t k1, int64_t k2, const int *ipiv, int incx) {
@@ -382,14 +392,10 @@ int tessera_tile_laswp(tessera_matrix_t *A, int64_t k1, int64_t k2, const int *i
   int *piv = malloc((size_t)k2 * sizeof *piv);
   if (!piv) return tsr_error(A->ctx, TESSERA_ERR_NOMEM, "tile_laswp: out of memory");
   for (int64_t i = 0; i < k2; i++) piv[i] = i < k1 - 1 ? (int)(i + 1) : ipiv[i];
-  tessera_matrix_t *Ap = NULL;
-  rc = panels_of(A, &Ap);
-  tsr_pivots_t P = {0};
-  if (!rc) rc = tsr_pivots_create(Ap, k2, k2, false, &P);
-  if (!rc) rc = tsr_pivots_import(&P, piv);
+  lu_call_t c;
+  rc = lu_open(&c, A, NULL, k2, k2, false, piv);
   free(piv);
-  if (!rc) rc = tsr_pxlaswp(Ap, &P, incx);
-  if (Ap) rc = finish(A, panels_back(A, Ap, rc));
-  tsr_pivots_destroy(&P);
-  return panels_free(A, Ap, rc);
+  if (!rc) rc = tsr_pxlaswp(c.Ap, &c.P, incx);
+  if (c.Ap) rc = finish(A, panels_back(A, c.Ap, rc));
+  return lu_close(&c, rc);
 }
