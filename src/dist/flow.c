@@ -32,10 +32,9 @@
 
 #include "dist/beats.h"
 #include "dist/dist.h"
-#include "runtime/context.h"
-#include "runtime/replica.h"
-#include "runtime/task.h"
-#include "runtime/worker.h"
+#include "runtime/base.h"
+#include "runtime/error.h"
+#include "runtime/flows.h"
 
 typedef struct {
   tsr_mpi_req_t *req;   /* an MPI transfer, or */
@@ -73,10 +72,11 @@ struct tsr_dist {
 static bool progressed(void *arg) {
   tsr_dist_t *d = arg;
   if (d->live == 0 || !d->ctx) return false;
-  const long inflight = atomic_load_explicit(&d->ctx->inflight, memory_order_relaxed);
+  bool running = false;
+  const long inflight = tsr_context_progress(d->ctx, &running);
   const bool moved = inflight != d->seen_inflight;
   d->seen_inflight = inflight;
-  return moved || tsr_workers_running(d->ctx);
+  return moved || running;
 }
 
 /* Waits on `cond` for at most `s` seconds. */
@@ -277,11 +277,11 @@ void tsr_dist_tiles_free(tsr_dist_tile_t *tiles) {
 }
 
 void tsr_dist_attach(tessera_data_t *h, tsr_dist_tile_t *t) {
-  h->dist = t;
+  tsr_data_set_record(h, t);
 }
 
 tsr_dist_tile_t *tsr_dist_of(const tessera_data_t *h) {
-  return h ? h->dist : NULL;
+  return tsr_data_record(h);
 }
 
 /* ------------------------------------------------------------------------------ transfers */
@@ -355,7 +355,9 @@ static int insert_transfer(tessera_context_t *ctx, tessera_data_t *h, const tsr_
   tsr_dist_t *d = t->d;
   const bool device = d->mode != XFER_HOST;
   const int slot = device ? t->tag % d->gpus : 0;
-  const transfer_args_t a = {d, peer, t->tag, slot, receive, h->rows, h->cols, h->elsize};
+  size_t rows, cols, elsize;
+  tsr_data_shape(h, &rows, &cols, &elsize);
+  const transfer_args_t a = {d, peer, t->tag, slot, receive, rows, cols, elsize};
   tessera_scope_t scope = tessera_scope_cpus();
   if (d->mode == XFER_SIM) scope = (tessera_scope_t){1u << TESSERA_DEVICE_SIM, 1ull << slot};
   if (d->mode == XFER_NCCL)
@@ -370,7 +372,7 @@ static int insert_transfer(tessera_context_t *ctx, tessera_data_t *h, const tsr_
                          .scope = scope,
                          .tag = {t->tag, peer},
                          .ntag = 2};
-  return device ? tsr_task_insert_chained(ctx, &task, &d->chain) : tessera_task_insert(ctx, &task);
+  return device ? tsr_flow_insert_chained(ctx, &task, &d->chain) : tessera_task_insert(ctx, &task);
 }
 
 static bool has_bit(const uint8_t *b, int i) {

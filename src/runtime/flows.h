@@ -1,0 +1,31 @@
+/* What the distributed flows (src/dist/) need of the runtime, and nothing more: a record on a
+ * data handle the runtime carries without reading, a handle's shape, whether a context makes
+ * progress, and tasks chained in insertion order (flows.c). */
+#ifndef TSR_RUNTIME_FLOWS_H
+#define TSR_RUNTIME_FLOWS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "runtime/task.h"
+#include "tessera/context.h"
+#include "tessera/data.h"
+
+/** Sets / gets the record the layers above attach to handle h (NULL: none). */
+void tsr_data_set_record(tessera_data_t *h, void *record);
+void *tsr_data_record(const tessera_data_t *h);
+
+/** The rows, columns and element size h was made with. */
+void tsr_data_shape(const tessera_data_t *h, size_t *rows, size_t *cols, size_t *elsize);
+
+/** A count that moves whenever ctx's tasks are inserted or finish; *running: whether one of its
+ *  workers is running a kernel now. Any thread. */
+long tsr_context_progress(const tessera_context_t *ctx, bool *running);
+
+/** tessera_task_insert, the task also running after the live task `*chain` refers to (a zeroed
+ *  link: none), which then refers to the new task (tsr_task_insert_chained). Inserting thread
+ *  only. */
+int tsr_flow_insert_chained(tessera_context_t *ctx, const tessera_task_t *task,
+                            tsr_task_link_t *chain);
+
+#endif
