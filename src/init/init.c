@@ -9,13 +9,8 @@
 
 #include "dist/agree.h"
 #include "linalg/desc/desc.h"
+#include "dist/span.h"
 #include "runtime/attach.h"
-
-/* What a distributed context holds (its slot). */
-typedef struct {
-  tessera_comm_t *comm;
-  tessera_grid_t grid;
-} ctx_dist_t;
 
 /* The squarest grid of `size` processes: P <= Q, P the largest divisor up to the square root. */
 static tessera_grid_t squarest(int size) {
@@ -33,37 +28,37 @@ static int distribute(tessera_context_t *ctx, const tessera_config_t *given, int
                               .timeout_s = given->comm_timeout_s > 0 ? given->comm_timeout_s : 0,
                               .error = why,
                               .error_len = sizeof why};
-  ctx_dist_t *d = calloc(1, sizeof *d);
-  if (!d) return TESSERA_ERR_NOMEM;
-  int rc = tessera_comm_create(&cc, &d->comm);
+  tessera_comm_t *comm = NULL;
+  int rc = tessera_comm_create(&cc, &comm);
   if (rc) {
     fprintf(stderr, "tessera: the context's communicator: %s\n", why);
-    free(d);
     return rc;
   }
-  const int size = tessera_comm_size(d->comm);
-  d->grid = p > 0 ? (tessera_grid_t){p, q} : squarest(size);
-  const int bad = (int64_t)d->grid.p * d->grid.q != size ? 2 : 0;
-  const int64_t v[] = {d->grid.p, d->grid.q};
-  rc = tsr_dist_same(d->comm, "tessera_init", 2, v, (const int[]){2, 2},
+  const int size = tessera_comm_size(comm);
+  const tessera_grid_t grid = p > 0 ? (tessera_grid_t){p, q} : squarest(size);
+  const int bad = (int64_t)grid.p * grid.q != size ? 2 : 0;
+  const int64_t v[] = {grid.p, grid.q};
+  rc = tsr_dist_same(comm, "tessera_init", 2, v, (const int[]){2, 2},
                      (const char *const[]){"the grid's rows", "the grid's columns"}, bad);
   if (rc) {
-    if (bad && tessera_comm_rank(d->comm) == 0) /* the same on every process: said once */
+    if (bad && tessera_comm_rank(comm) == 0) /* the same on every process: said once */
       fprintf(stderr,
               "tessera: a %d x %d process grid for %d processes: P x Q must be the number "
-              "of processes\n",
-              d->grid.p, d->grid.q, size);
+              "of processes.\n",
+              grid.p, grid.q, size);
     else if (!bad)
-      fprintf(stderr, "tessera: %s\n", tessera_comm_last_error(d->comm));
-    tessera_comm_destroy(d->comm);
-    free(d);
+      fprintf(stderr, "tessera: %s\n", tessera_comm_last_error(comm));
+    tessera_comm_destroy(comm);
     return rc < 0 && rc > TESSERA_ERR_NOMEM ? -2 : rc;
   }
-  *tsr_context_slot(ctx) = d;
+  if ((rc = tsr_context_span(ctx, comm, grid)) != 0) {
+    tessera_comm_destroy(comm);
+    return rc;
+  }
   tessera_config_t *cfg = tsr_context_cfg(ctx);
   cfg->distributed = 1;
-  cfg->grid_p = d->grid.p;
-  cfg->grid_q = d->grid.q;
+  cfg->grid_p = grid.p;
+  cfg->grid_q = grid.q;
   return 0;
 }
 
@@ -102,24 +97,13 @@ int tessera_init(tessera_context_t **out, const tessera_config_t *cfg) {
 
 int tessera_finalize(tessera_context_t *ctx) {
   if (!ctx) return 0;
-  ctx_dist_t *d = *tsr_context_slot(ctx);
   int status = tessera_wait_all(ctx);
-  if (d) { /* its flows are done: the tile channel on the context's GPUs can close */
-    const int c = tessera_comm_destroy(d->comm);
+  /* its flows are done: the tile channel on the context's GPUs can close */
+  tessera_comm_t *comm = tsr_context_unspan(ctx);
+  if (comm) {
+    const int c = tessera_comm_destroy(comm);
     if (!status) status = c;
-    free(d);
-    *tsr_context_slot(ctx) = NULL;
   }
   const int s = tsr_context_destroy(ctx);
   return status ? status : s;
-}
-
-tessera_comm_t *tessera_context_comm(const tessera_context_t *ctx) {
-  const ctx_dist_t *d = ctx ? *tsr_context_slot((tessera_context_t *)ctx) : NULL;
-  return d ? d->comm : NULL;
-}
-
-tessera_grid_t tessera_context_grid(const tessera_context_t *ctx) {
-  const ctx_dist_t *d = ctx ? *tsr_context_slot((tessera_context_t *)ctx) : NULL;
-  return d ? d->grid : (tessera_grid_t){0, 0};
 }

@@ -1,0 +1,36 @@
+/* The processes a context spans (see span.h). */
+#include <stdlib.h>
+
+#include "dist/span.h"
+#include "runtime/attach.h"
+
+typedef struct {
+  tessera_comm_t *comm;
+  tessera_grid_t grid;
+} span_t;
+
+int tsr_context_span(tessera_context_t *ctx, tessera_comm_t *comm, tessera_grid_t grid) {
+  span_t *s = malloc(sizeof *s);
+  if (!s) return TESSERA_ERR_NOMEM;
+  *s = (span_t){comm, grid};
+  *tsr_context_slot(ctx) = s;
+  return 0;
+}
+
+tessera_comm_t *tsr_context_unspan(tessera_context_t *ctx) {
+  span_t *s = *tsr_context_slot(ctx);
+  tessera_comm_t *comm = s ? s->comm : NULL;
+  free(s);
+  *tsr_context_slot(ctx) = NULL;
+  return comm;
+}
+
+tessera_comm_t *tessera_context_comm(const tessera_context_t *ctx) {
+  const span_t *s = ctx ? *tsr_context_slot((tessera_context_t *)ctx) : NULL;
+  return s ? s->comm : NULL;
+}
+
+tessera_grid_t tessera_context_grid(const tessera_context_t *ctx) {
+  const span_t *s = ctx ? *tsr_context_slot((tessera_context_t *)ctx) : NULL;
+  return s ? s->grid : (tessera_grid_t){0, 0};
+}
