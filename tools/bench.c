@@ -254,14 +254,6 @@ static int bench_size(tessera_context_t **ctx, const cli_opts_t *o, int64_t n, i
   return rc;
 }
 
-int cli_bench_check_footprint(const cli_opts_t *o, cli_footprint_fn fn, const void *arg,
-                              int64_t n) {
-  char subject[128];
-  snprintf(subject, sizeof subject, "bench %s%s with n = %lld (%s)", cli_cmd_name(o->routine),
-           o->out_of_core ? " --out-of-core" : "", (long long)n, tessera_dtype_name(o->dtype));
-  return cli_check_footprint(fn, arg, n, "--n", subject, NULL, NULL, cli_memory_here(), 0);
-}
-
 /** What bench_size holds at once (`arg`: the bench_footprint_t). */
 typedef struct {
   const cli_opts_t *o;

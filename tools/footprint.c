@@ -121,3 +121,11 @@ void cli_footprint_solve(const void *arg, int64_t n, cli_footprint_t *f) {
   else /* the residual's two vectors */
     cli_footprint_add(f, "the residual's vectors:", 2 * cli_array_bytes(s->dtype, n, 1));
 }
+
+int cli_bench_check_footprint(const cli_opts_t *o, cli_footprint_fn fn, const void *arg,
+                              int64_t n) {
+  char subject[128];
+  snprintf(subject, sizeof subject, "bench %s%s with n = %lld (%s)", cli_cmd_name(o->routine),
+           o->out_of_core ? " --out-of-core" : "", (long long)n, tessera_dtype_name(o->dtype));
+  return cli_check_footprint(fn, arg, n, "--n", subject, NULL, NULL, cli_memory_here(), 0);
+}
