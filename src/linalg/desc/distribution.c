@@ -55,10 +55,9 @@ int tsr_matrix_create_distributed(tessera_context_t *ctx, tessera_comm_t *comm, 
   rc = tsr_dist_agree_on(ctx, comm, rc,
                          "matrix_create_distributed: another process cannot hold its part of "
                          "the matrix in host memory.");
-  const size_t count = A ? (size_t)(A->mt * A->nt) : 0;
   tsr_dist_tile_t *rec = NULL;
-  if (!rc) {
-    rc = tsr_dist_tiles(comm, ctx, count, &rec);
+  if (!rc) { /* the tile list fits: its count does not overflow */
+    rc = tsr_dist_tiles(comm, ctx, (size_t)(A->mt * A->nt), &rec);
     if (rc)
       rc = tsr_error(ctx, rc, "%s: %s", f,
                      rc == TESSERA_ERR_NOMEM ? "out of memory" : tessera_comm_last_error(comm));
