@@ -9,7 +9,8 @@
 #   make test-sanitize   build-asan/ (ASan + UBSan, Debug: every test), build-tsan/ (TSan: unit tests),
 #                        build-sim/ (TSan, simulated devices: every test)
 #   make install PREFIX=/usr/local
-#   make clean           removes every build folder these targets make (BUILD_DIRS)
+#   make clean           removes every build folder these targets make (BUILD_DIRS) and what the
+#                        tests leave in the tree (TEST_LEFTOVERS)
 #   make format | format-check
 #
 # Variables: PREFIX, JOBS (default: all cores), V=1 (show every compile line),
@@ -41,8 +42,10 @@ endif
 FORMAT_DIRS := include src tools tests bench examples python
 FORMAT_FILES = $(shell find $(FORMAT_DIRS) -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) 2>/dev/null)
 
-# Every folder a target below configures; make clean removes them all.
+# Every folder a target below configures; make clean removes them all, and what the tests
+# leave in the tree (pytest's cache, the bytecode Python writes next to the modules they import).
 BUILD_DIRS := build build-asan build-tsan build-sim
+TEST_LEFTOVERS := .pytest_cache tests/python/__pycache__ python/tessera/__pycache__
 
 .PHONY: all setup setup-build configure build demo test test-main test-sanitize test-asan test-tsan test-sim \
         test-python install clean format format-check
@@ -75,7 +78,7 @@ test-sanitize: test-asan test-tsan test-sim
 test-asan: setup
 	@$(call CMAKE_CONFIGURE,build-asan,-DCMAKE_BUILD_TYPE=Debug -DTESSERA_SANITIZE=address -DTESSERA_CUDA=$(SANITIZE_CUDA))
 	@$(call CMAKE_BUILD,build-asan)
-	@echo "== ctest: build-asan (AddressSanitizer + UndefinedBehaviorSanitizer, unit and linalg tests) =="
+	@echo "== ctest: build-asan (AddressSanitizer + UndefinedBehaviorSanitizer, every test) =="
 	@ASAN_OPTIONS=detect_leaks=1:protect_shadow_gap=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  $(CTEST) --test-dir build-asan
@@ -114,7 +117,7 @@ install: build
 	cmake --install build --prefix "$(PREFIX)"
 
 clean:
-	rm -rf $(BUILD_DIRS)
+	rm -rf $(BUILD_DIRS) $(TEST_LEFTOVERS)
 
 format:
 	@clang-format -i $(FORMAT_FILES)
