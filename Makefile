@@ -6,8 +6,10 @@
 #   make build           configure build/ (Release) and compile
 #   make demo            factor and solve a generated SPD system on every device found
 #   make test            ctest in build/, then the sanitizer builds, then pytest (tests/python)
-#   make test-sanitize   build-asan/ (ASan + UBSan, Debug: every test), build-tsan/ (TSan: unit tests),
-#                        build-sim/ (TSan, simulated devices: every test)
+#   make test-sanitize   build-asan/ (ASan + UBSan, Debug: every test), TSan: unit tests without
+#                        devices, build-sim/ (TSan, simulated devices: every test); the TSan stage
+#                        runs in build-sim/ with its devices turned off (in build-tsan/, a build
+#                        of its own, when SANITIZE_CUDA is not OFF)
 #   make install PREFIX=/usr/local
 #   make clean           removes every build folder these targets make (BUILD_DIRS) and what the
 #                        tests leave in the tree (TEST_LEFTOVERS)
@@ -83,18 +85,32 @@ test-asan: setup
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  $(CTEST) --test-dir build-asan
 
+# The unit tests under TSan on CPU cores only. build-sim (below) serves: TESSERA_SIM_DEVICES=0
+# gives its simulated backend no device, so the runtime runs as in a build without one. With the
+# CUDA backend in the sanitizer builds (SANITIZE_CUDA not OFF) they run in build-tsan, which has
+# it, and on the GPUs found.
+ifeq ($(SANITIZE_CUDA),OFF)
+test-tsan: setup
+	@$(call CMAKE_CONFIGURE,build-sim,$(SIM_CONFIG))
+	@$(call CMAKE_BUILD,build-sim)
+	@echo "== ctest: build-sim with no simulated device (ThreadSanitizer, unit tests) =="
+	@TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 TESSERA_SIM_DEVICES=0 \
+	  $(CTEST) --test-dir build-sim -L unit
+else
 test-tsan: setup
 	@$(call CMAKE_CONFIGURE,build-tsan,-DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSERA_SANITIZE=thread -DTESSERA_CUDA=$(SANITIZE_CUDA))
 	@$(call CMAKE_BUILD,build-tsan)
 	@echo "== ctest: build-tsan (ThreadSanitizer, unit tests) =="
 	@TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 	  $(CTEST) --test-dir build-tsan -L unit
+endif
 
 # Simulated devices (host memory standing in for GPUs) under TSan: the runtime's device paths
 # (pools, eviction, transfers, tasks in flight) on a machine without GPUs. 3 devices with 1 MiB
 # pools, so every linalg test moves and evicts tiles.
+SIM_CONFIG := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSERA_SANITIZE=thread -DTESSERA_SIM_DEVICES=ON
 test-sim: setup
-	@$(call CMAKE_CONFIGURE,build-sim,-DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSERA_SANITIZE=thread -DTESSERA_SIM_DEVICES=ON)
+	@$(call CMAKE_CONFIGURE,build-sim,$(SIM_CONFIG))
 	@$(call CMAKE_BUILD,build-sim)
 	@echo "== ctest: build-sim (ThreadSanitizer, 3 simulated devices with 1 MiB pools, every test) =="
 	@TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 TESSERA_SIM_DEVICES=3 TESSERA_GPU_MEM_LIMIT=1M \
