@@ -5,7 +5,8 @@
 #                        what the build needs (setup-build)
 #   make build           configure build/ (Release) and compile
 #   make demo            factor and solve a generated SPD system on every device found
-#   make test            ctest in build/, then the sanitizer builds, then pytest (tests/python)
+#   make test            the format check, ctest in build/, the sanitizer stages, then pytest
+#                        (tests/python), one after another; ends with each stage's wall time
 #   make test-sanitize   build-asan/ (ASan + UBSan, Debug: every test), TSan: unit tests without
 #                        devices, build-sim/ (TSan, simulated devices: every test); the TSan stage
 #                        runs in build-sim/ with its devices turned off (in build-tsan/, a build
@@ -15,7 +16,8 @@
 #                        tests leave in the tree (TEST_LEFTOVERS)
 #   make format | format-check
 #
-# Variables: PREFIX, JOBS (default: all cores), V=1 (show every compile line),
+# Variables: PREFIX, JOBS (default: all cores), CTEST_JOBS (tests ctest runs at once, default
+# twice JOBS), V=1 (show every compile line),
 # SANITIZE_CUDA=OFF|AUTO (the CUDA backend in the sanitizer builds; OFF keeps them quick),
 # TESSERA_SKIP_SETUP=1 (environment: skip the package check). Warnings are errors when CI is set.
 SHELL := /bin/bash
@@ -24,6 +26,9 @@ MAKEFLAGS += --no-print-directory
 
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# Most tests wait more than they compute (MPI start-up, timeouts, late processes), so ctest runs
+# twice as many as there are cores; an MPI test counts as many as its processes (PROCESSORS).
+CTEST_JOBS ?= $(shell echo $$((2 * $(JOBS))))
 SANITIZE_CUDA ?= OFF
 V ?= 0
 
@@ -31,7 +36,7 @@ WERROR := $(if $(filter-out 0 false False FALSE no off OFF,$(CI)),ON,OFF)
 HAVE_GPU := $(shell nvidia-smi -L 2>/dev/null | grep -q '^GPU' && echo 1)
 # GPU-labelled tests run only where a GPU is found.
 CTEST_GPU := $(if $(HAVE_GPU),,-LE gpu)
-CTEST := ctest --output-on-failure $(CTEST_GPU)
+CTEST := ctest --output-on-failure -j$(CTEST_JOBS) $(CTEST_GPU)
 
 CMAKE_CONFIGURE = cmake -S . -B $(1) --log-level=NOTICE -DTESSERA_WERROR=$(WERROR) $(2)
 # Progress lines hidden unless V=1; warnings and errors always show.
@@ -48,6 +53,9 @@ FORMAT_FILES = $(shell find $(FORMAT_DIRS) -type f \( -name '*.c' -o -name '*.h'
 # leave in the tree (pytest's cache, the bytecode Python writes next to the modules they import).
 BUILD_DIRS := build build-asan build-tsan build-sim
 TEST_LEFTOVERS := .pytest_cache tests/python/__pycache__ python/tessera/__pycache__
+
+# make test's stages, in order; each one's wall time is printed at the end.
+TEST_STAGES := format-check build test-main test-asan test-tsan test-sim test-python
 
 .PHONY: all setup setup-build configure build demo test test-main test-sanitize test-asan test-tsan test-sim \
         test-python install clean format format-check
@@ -69,7 +77,18 @@ build: configure
 demo: build
 	./build/tessera demo
 
-test: format-check test-main test-sanitize test-python
+# Runs the stages in order and stops at the first that fails; the table of wall times covers
+# the stages that ran.
+test:
+	@rc=0; table=""; \
+	for stage in $(TEST_STAGES); do \
+	  t0=$$SECONDS; $(MAKE) $$stage || rc=$$?; \
+	  table+=$$(printf '  %-13s %4d s%s' $$stage $$((SECONDS - t0)) "$$([ $$rc -eq 0 ] || echo '  FAILED')")$$'\n'; \
+	  [ $$rc -eq 0 ] || break; \
+	done; \
+	echo "== make test: wall time per stage =="; printf '%s' "$$table"; \
+	printf '  %-13s %4d s\n' total $$SECONDS; \
+	exit $$rc
 
 test-main: setup build
 	@echo "== ctest: build (Release)$(if $(HAVE_GPU),, without GPU tests) =="
