@@ -17,7 +17,7 @@
 #   make format | format-check
 #
 # Variables: PREFIX, JOBS (default: all cores), CTEST_JOBS (tests ctest runs at once, default
-# twice JOBS), V=1 (show every compile line),
+# twice JOBS), PYTEST_JOBS (pytest-xdist workers, default JOBS), V=1 (show every compile line),
 # SANITIZE_CUDA=OFF|AUTO (the CUDA backend in the sanitizer builds; OFF keeps them quick),
 # TESSERA_SKIP_SETUP=1 (environment: skip the package check). Warnings are errors when CI is set.
 SHELL := /bin/bash
@@ -29,6 +29,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # Most tests wait more than they compute (MPI start-up, timeouts, late processes), so ctest runs
 # twice as many as there are cores; an MPI test counts as many as its processes (PROCESSORS).
 CTEST_JOBS ?= $(shell echo $$((2 * $(JOBS))))
+PYTEST_JOBS ?= $(JOBS)
 SANITIZE_CUDA ?= OFF
 V ?= 0
 
@@ -135,16 +136,21 @@ test-sim: setup
 	@TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 TESSERA_SIM_DEVICES=3 TESSERA_GPU_MEM_LIMIT=1M \
 	  $(CTEST) --test-dir build-sim
 
-# pytest's exit status 5 means it collected no test: not a failure.
+# pytest's exit status 5 means it collected no test: not a failure. The tests run in
+# PYTEST_JOBS processes (pytest-xdist) where it is installed, else in one.
 test-python: setup build
 	@if ! compgen -G "tests/python/test_*.py" >/dev/null; then \
 	  echo "== pytest: no tests under tests/python; skipped =="; \
 	elif ! python3 -c "import pytest" 2>/dev/null; then \
 	  echo "== pytest: python3 has no pytest; tests/python skipped =="; \
 	else \
-	  echo "== pytest: tests/python =="; \
+	  if [ "$(PYTEST_JOBS)" -gt 1 ] && python3 -c "import xdist" 2>/dev/null; then \
+	    workers="-n $(PYTEST_JOBS)"; echo "== pytest: tests/python ($(PYTEST_JOBS) workers) =="; \
+	  else \
+	    workers=""; echo "== pytest: tests/python (one process) =="; \
+	  fi; \
 	  rc=0; TESSERA_BUILD_DIR="$(CURDIR)/build" PYTHONPATH="$(CURDIR)/python$${PYTHONPATH:+:$$PYTHONPATH}" \
-	    python3 -m pytest -q tests/python || rc=$$?; \
+	    python3 -m pytest -q $$workers tests/python || rc=$$?; \
 	  if [ $$rc -ne 0 ] && [ $$rc -ne 5 ]; then exit $$rc; fi; \
 	fi
 
