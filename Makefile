@@ -5,14 +5,19 @@
 #                        what the build needs (setup-build)
 #   make build           configure build/ (Release) and compile
 #   make demo            factor and solve a generated SPD system on every device found
-#   make test            ctest in build/, then the sanitizer builds, then pytest (tests/python)
-#   make test-sanitize   build-asan/ (ASan + UBSan, Debug: every test), build-tsan/ (TSan: unit tests),
-#                        build-sim/ (TSan, simulated devices: every test)
+#   make test            the format check, ctest in build/, the sanitizer stages, then pytest
+#                        (tests/python), one after another; ends with each stage's wall time
+#   make test-sanitize   build-asan/ (ASan + UBSan, Debug: every test), TSan: unit tests without
+#                        devices, build-sim/ (TSan, simulated devices: every test); the TSan stage
+#                        runs in build-sim/ with its devices turned off (in build-tsan/, a build
+#                        of its own, when SANITIZE_CUDA is not OFF)
 #   make install PREFIX=/usr/local
-#   make clean           removes every build folder these targets make (BUILD_DIRS)
+#   make clean           removes every build folder these targets make (BUILD_DIRS) and what the
+#                        tests leave in the tree (TEST_LEFTOVERS)
 #   make format | format-check
 #
-# Variables: PREFIX, JOBS (default: all cores), V=1 (show every compile line),
+# Variables: PREFIX, JOBS (default: all cores), CTEST_JOBS (tests ctest runs at once, default
+# twice JOBS), PYTEST_JOBS (pytest-xdist workers, default JOBS), V=1 (show every compile line),
 # SANITIZE_CUDA=OFF|AUTO (the CUDA backend in the sanitizer builds; OFF keeps them quick),
 # TESSERA_SKIP_SETUP=1 (environment: skip the package check). Warnings are errors when CI is set.
 SHELL := /bin/bash
@@ -21,6 +26,10 @@ MAKEFLAGS += --no-print-directory
 
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# Most tests wait more than they compute (MPI start-up, timeouts, late processes), so ctest runs
+# twice as many as there are cores; an MPI test counts as many as its processes (PROCESSORS).
+CTEST_JOBS ?= $(shell echo $$((2 * $(JOBS))))
+PYTEST_JOBS ?= $(JOBS)
 SANITIZE_CUDA ?= OFF
 V ?= 0
 
@@ -28,7 +37,7 @@ WERROR := $(if $(filter-out 0 false False FALSE no off OFF,$(CI)),ON,OFF)
 HAVE_GPU := $(shell nvidia-smi -L 2>/dev/null | grep -q '^GPU' && echo 1)
 # GPU-labelled tests run only where a GPU is found.
 CTEST_GPU := $(if $(HAVE_GPU),,-LE gpu)
-CTEST := ctest --output-on-failure $(CTEST_GPU)
+CTEST := ctest --output-on-failure -j$(CTEST_JOBS) $(CTEST_GPU)
 
 CMAKE_CONFIGURE = cmake -S . -B $(1) --log-level=NOTICE -DTESSERA_WERROR=$(WERROR) $(2)
 # Progress lines hidden unless V=1; warnings and errors always show.
@@ -41,8 +50,13 @@ endif
 FORMAT_DIRS := include src tools tests bench examples python
 FORMAT_FILES = $(shell find $(FORMAT_DIRS) -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) 2>/dev/null)
 
-# Every folder a target below configures; make clean removes them all.
+# Every folder a target below configures; make clean removes them all, and what the tests
+# leave in the tree (pytest's cache, the bytecode Python writes next to the modules they import).
 BUILD_DIRS := build build-asan build-tsan build-sim
+TEST_LEFTOVERS := .pytest_cache tests/python/__pycache__ python/tessera/__pycache__
+
+# make test's stages, in order; each one's wall time is printed at the end.
+TEST_STAGES := format-check build test-main test-asan test-tsan test-sim test-python
 
 .PHONY: all setup setup-build configure build demo test test-main test-sanitize test-asan test-tsan test-sim \
         test-python install clean format format-check
@@ -64,7 +78,18 @@ build: configure
 demo: build
 	./build/tessera demo
 
-test: format-check test-main test-sanitize test-python
+# Runs the stages in order and stops at the first that fails; the table of wall times covers
+# the stages that ran.
+test:
+	@rc=0; table=""; \
+	for stage in $(TEST_STAGES); do \
+	  t0=$$SECONDS; $(MAKE) $$stage || rc=$$?; \
+	  table+=$$(printf '  %-13s %4d s%s' $$stage $$((SECONDS - t0)) "$$([ $$rc -eq 0 ] || echo '  FAILED')")$$'\n'; \
+	  [ $$rc -eq 0 ] || break; \
+	done; \
+	echo "== make test: wall time per stage =="; printf '%s' "$$table"; \
+	printf '  %-13s %4d s\n' total $$SECONDS; \
+	exit $$rc
 
 test-main: setup build
 	@echo "== ctest: build (Release)$(if $(HAVE_GPU),, without GPU tests) =="
@@ -75,38 +100,57 @@ test-sanitize: test-asan test-tsan test-sim
 test-asan: setup
 	@$(call CMAKE_CONFIGURE,build-asan,-DCMAKE_BUILD_TYPE=Debug -DTESSERA_SANITIZE=address -DTESSERA_CUDA=$(SANITIZE_CUDA))
 	@$(call CMAKE_BUILD,build-asan)
-	@echo "== ctest: build-asan (AddressSanitizer + UndefinedBehaviorSanitizer, unit and linalg tests) =="
+	@echo "== ctest: build-asan (AddressSanitizer + UndefinedBehaviorSanitizer, every test) =="
 	@ASAN_OPTIONS=detect_leaks=1:protect_shadow_gap=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  $(CTEST) --test-dir build-asan
 
+# The unit tests under TSan on CPU cores only. build-sim (below) serves: TESSERA_SIM_DEVICES=0
+# gives its simulated backend no device, so the runtime runs as in a build without one. With the
+# CUDA backend in the sanitizer builds (SANITIZE_CUDA not OFF) they run in build-tsan, which has
+# it, and on the GPUs found.
+ifeq ($(SANITIZE_CUDA),OFF)
+test-tsan: setup
+	@$(call CMAKE_CONFIGURE,build-sim,$(SIM_CONFIG))
+	@$(call CMAKE_BUILD,build-sim)
+	@echo "== ctest: build-sim with no simulated device (ThreadSanitizer, unit tests) =="
+	@TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 TESSERA_SIM_DEVICES=0 \
+	  $(CTEST) --test-dir build-sim -L unit
+else
 test-tsan: setup
 	@$(call CMAKE_CONFIGURE,build-tsan,-DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSERA_SANITIZE=thread -DTESSERA_CUDA=$(SANITIZE_CUDA))
 	@$(call CMAKE_BUILD,build-tsan)
 	@echo "== ctest: build-tsan (ThreadSanitizer, unit tests) =="
 	@TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 	  $(CTEST) --test-dir build-tsan -L unit
+endif
 
 # Simulated devices (host memory standing in for GPUs) under TSan: the runtime's device paths
 # (pools, eviction, transfers, tasks in flight) on a machine without GPUs. 3 devices with 1 MiB
 # pools, so every linalg test moves and evicts tiles.
+SIM_CONFIG := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSERA_SANITIZE=thread -DTESSERA_SIM_DEVICES=ON
 test-sim: setup
-	@$(call CMAKE_CONFIGURE,build-sim,-DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSERA_SANITIZE=thread -DTESSERA_SIM_DEVICES=ON)
+	@$(call CMAKE_CONFIGURE,build-sim,$(SIM_CONFIG))
 	@$(call CMAKE_BUILD,build-sim)
 	@echo "== ctest: build-sim (ThreadSanitizer, 3 simulated devices with 1 MiB pools, every test) =="
 	@TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 TESSERA_SIM_DEVICES=3 TESSERA_GPU_MEM_LIMIT=1M \
 	  $(CTEST) --test-dir build-sim
 
-# pytest's exit status 5 means it collected no test: not a failure.
+# pytest's exit status 5 means it collected no test: not a failure. The tests run in
+# PYTEST_JOBS processes (pytest-xdist) where it is installed, else in one.
 test-python: setup build
 	@if ! compgen -G "tests/python/test_*.py" >/dev/null; then \
 	  echo "== pytest: no tests under tests/python; skipped =="; \
 	elif ! python3 -c "import pytest" 2>/dev/null; then \
 	  echo "== pytest: python3 has no pytest; tests/python skipped =="; \
 	else \
-	  echo "== pytest: tests/python =="; \
+	  if [ "$(PYTEST_JOBS)" -gt 1 ] && python3 -c "import xdist" 2>/dev/null; then \
+	    workers="-n $(PYTEST_JOBS)"; echo "== pytest: tests/python ($(PYTEST_JOBS) workers) =="; \
+	  else \
+	    workers=""; echo "== pytest: tests/python (one process) =="; \
+	  fi; \
 	  rc=0; TESSERA_BUILD_DIR="$(CURDIR)/build" PYTHONPATH="$(CURDIR)/python$${PYTHONPATH:+:$$PYTHONPATH}" \
-	    python3 -m pytest -q tests/python || rc=$$?; \
+	    python3 -m pytest -q $$workers tests/python || rc=$$?; \
 	  if [ $$rc -ne 0 ] && [ $$rc -ne 5 ]; then exit $$rc; fi; \
 	fi
 
@@ -114,7 +158,7 @@ install: build
 	cmake --install build --prefix "$(PREFIX)"
 
 clean:
-	rm -rf $(BUILD_DIRS)
+	rm -rf $(BUILD_DIRS) $(TEST_LEFTOVERS)
 
 format:
 	@clang-format -i $(FORMAT_FILES)

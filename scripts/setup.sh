@@ -3,17 +3,18 @@
 # missing, so it takes well under a second when everything is there. Installing needs root.
 #
 #   scripts/setup.sh [build|test]   what the build needs (make build, make demo), or that and
-#                                   what the tests need (cmocka, OpenMPI, pytest, jax; the
-#                                   default); installs what is missing as root, or names it and
-#                                   fails
+#                                   what the tests need (cmocka, OpenMPI, pytest, pytest-xdist,
+#                                   jax; the default); installs what is missing as root, or
+#                                   names it and fails
 #   TESSERA_SKIP_SETUP=1            do nothing (a machine set up by other means)
 #   TESSERA_APT_WAIT=SECONDS        how long to wait for another apt or dpkg holding its lock
 #                                   (default 300)
 #
 # A build tool already on PATH (cmake from pip, say) counts as present. cmocka unpacked into
 # .deps/ by scripts/fetch-deps.sh also counts, for machines that cannot reach a package mirror.
-# When tests/python holds tests and python3 lacks pytest, pytest is installed with pip; jax (CPU)
-# likewise when the JAX binding's tests are there (the binding is built against its FFI header).
+# When tests/python holds tests and python3 lacks pytest, pytest is installed with pip, and
+# pytest-xdist (make test runs the Python tests in parallel with it); jax (CPU) likewise when the
+# JAX binding's tests are there (the binding is built against its FFI header).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -92,6 +93,12 @@ if compgen -G "tests/python/test_*.py" >/dev/null && command -v python3 >/dev/nu
   echo "setup: installing pytest"
   python3 -m pip install -q --disable-pip-version-check pytest >/dev/null 2>&1 ||
     echo "setup: could not install pytest; the Python tests will be skipped" >&2
+fi
+if compgen -G "tests/python/test_*.py" >/dev/null && command -v python3 >/dev/null &&
+  ! python3 -c "import xdist" 2>/dev/null; then
+  echo "setup: installing pytest-xdist"
+  python3 -m pip install -q --disable-pip-version-check pytest-xdist >/dev/null 2>&1 ||
+    echo "setup: could not install pytest-xdist; the Python tests will run in one process" >&2
 fi
 if compgen -G "tests/python/test_jax*.py" >/dev/null && command -v python3 >/dev/null &&
   ! python3 -c "import jax" 2>/dev/null; then
