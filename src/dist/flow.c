@@ -62,9 +62,23 @@ struct tsr_dist {
   bool stop;
   transfer_t *xfer; /* transfers in flight */
   size_t n, cap;
-  tsr_beats_t *beats; /* the engine's thread only */
-  long seen_inflight; /* the bound context's count of tasks in flight at the last look */
+  tsr_beats_t *beats;  /* the engine's thread only */
+  long seen_inflight;  /* the bound context's count of tasks in flight at the last look */
+  double cancel_until; /* the engine's thread only: when the cancels of failed transfers stop
+                          waiting for MPI (0 until the first failure) */
 };
+
+/* Fails transfer x, on a communicator that is broken (or `why`, a status on it, breaks it):
+ * MPI is given until one shared deadline, a second after the first failure, to let go of the
+ * buffer, so the transfers of a communicator that broke fail together, not one a second. */
+static int fail_transfer(tsr_dist_t *d, const transfer_t *x, int why) {
+  const int rc = why ? tsr_comm_break(d->comm, why) : TESSERA_ERR_STATE;
+  const double now = tsr_now();
+  if (d->cancel_until == 0) d->cancel_until = now + 1.0;
+  /* the buffer goes with the failed flow: MPI must be done with it first */
+  if (x->req) (void)tsr_mpi_cancel(x->req, d->cancel_until > now ? d->cancel_until - now : 0);
+  return rc;
+}
 
 /* Whether the bound context progressed since the last look: a kernel runs, or its count of
  * tasks in flight moved (tasks finished or were inserted). Under d->lock; asked by the beats
@@ -113,18 +127,17 @@ static void *engine(void *arg) {
       transfer_t x = d->xfer[i];
       int rc = x.req ? tsr_mpi_test(d->comm, x.req) : tsr_nccl_p2p_test(d->comm, x.nreq);
       const double now = tsr_now(), heard = tsr_beats_heard(d->beats, x.peer);
-      if (rc == 0 && now - x.start > d->comm->timeout_s && now - heard > d->comm->timeout_s) {
-        rc = tsr_comm_break(d->comm,
-                            tsr_comm_error(d->comm, TESSERA_ERR_TIMEOUT,
-                                           "A tile's transfer did not complete within %g s, "
-                                           "and process %d showed no progress for as long (no "
-                                           "task of its ran or finished): it has not taken "
-                                           "part, or waits itself (raise TESSERA_COMM_TIMEOUT "
-                                           "when its work outside tessera takes longer).",
-                                           d->comm->timeout_s, x.peer));
-        /* the buffer goes with the failed flow: MPI must be done with it first */
-        if (x.req) (void)tsr_mpi_cancel(x.req, 1.0);
-      }
+      if (rc == 0 && atomic_load(&d->comm->broken)) /* another transfer's failure broke it */
+        rc = fail_transfer(d, &x, 0);
+      else if (rc == 0 && now - x.start > d->comm->timeout_s && now - heard > d->comm->timeout_s)
+        rc = fail_transfer(d, &x,
+                           tsr_comm_error(d->comm, TESSERA_ERR_TIMEOUT,
+                                          "A tile's transfer did not complete within %g s, and "
+                                          "process %d showed no progress for as long (no task "
+                                          "of its ran or finished): it has not taken part, or "
+                                          "waits itself (raise TESSERA_COMM_TIMEOUT when its "
+                                          "work outside tessera takes longer).",
+                                          d->comm->timeout_s, x.peer));
       if (rc == 0) {
         i++;
         continue;
