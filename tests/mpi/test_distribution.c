@@ -189,8 +189,7 @@ static void test_local_entry(void **state) {
    * alone the host cannot hold */
   A = NULL;
   assert_int_equal(tessera_matrix_create_distributed(ctx, g_comm, (tessera_grid_t){1, g_size},
-                                                     TESSERA_F64, 5000000, 5000000, 4096, 4096,
-                                                     &A),
+                                                     TESSERA_F64, 5000000, 5000000, 4096, 4096, &A),
                    TESSERA_ERR_NOMEM);
   assert_null(A);
   assert_non_null(strstr(tessera_last_error(ctx), "host memory"));
