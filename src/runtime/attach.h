@@ -1,5 +1,5 @@
 /* The runtime's context as the layers above build on it: the public tessera_init and
- * tessera_finalize (src/linalg/init.c) make and free the runtime's part through these, and keep
+ * tessera_finalize (src/init/init.c) make and free the runtime's part through these, and keep
  * what they add to a context (its communicator) in one slot the runtime never reads. */
 #ifndef TSR_ATTACH_H
 #define TSR_ATTACH_H

@@ -30,7 +30,7 @@ struct tessera_matrix {
    * applied in the kernel calls); 0 or 'N': the matrix itself. */
   char op;
   /* A distributed matrix (tessera_matrix_create_distributed): the communicator, the grid, and
-   * the tiles' records (comm/dist.h); NULL comm for a matrix of this process alone. */
+   * the tiles' records (dist/dist.h); NULL comm for a matrix of this process alone. */
   tessera_comm_t *comm;
   tessera_grid_t grid;
   void *dist;

@@ -15,7 +15,7 @@ typedef struct {
   int64_t m, kmin, nb, steps; /* m: the rows the pivots may name */
   tessera_data_t **h;
   tessera_data_t **inv; /* a factorization's: step k's L_kk⁻¹ (workspace), or NULL */
-  void *dist;           /* the handles' distributed records (comm/dist.h), or NULL */
+  void *dist;           /* the handles' distributed records (dist/dist.h), or NULL */
 } tsr_pivots_t;
 
 /** Pivots of step k: min(nb, kmin - k nb). */
