@@ -127,6 +127,12 @@ def _rank(axis):
     return jax.lax.axis_index(axis).astype(jnp.int32)
 
 
+def _real(logdet, dtype):
+    """The handler's float64 log det in A's real dtype, cast before anything else touches it:
+    with jax's 64-bit types off (its default), a float64 constant beside it would warn."""
+    return logdet.astype(_layout.real_dtype(dtype))
+
+
 def _nan_unless(ok, x):
     return jnp.where(ok, x, jnp.array(jnp.nan, x.dtype))
 
@@ -199,7 +205,7 @@ def _potrs_fn(lay, n, w, nb, dtype, b_shape, b_rows, lower, logdet, donate):
         x = _cut(x, n, lay).reshape(b_shape)
         x = lay.constrain(x, P(lay.axis, *([None] * (len(b_shape) - 1))) if b_rows else P())
         x = _nan_unless(ok, x)
-        logdet = _nan_unless(ok, ld[0]).astype(_layout.real_dtype(dtype))
+        logdet = _nan_unless(ok, _real(ld[0], dtype))
         # Donated, A's buffer is the factor's (an output of the same shape lets XLA alias it
         # instead of copying A for the call); the caller drops it.
         return x, logdet, status, af if donate else None
@@ -394,7 +400,7 @@ def potrs_shardmap_ctx(a, b, T_A, *, axis_name=None, return_logdet=False, pad=Tr
         x = _gather_rows(x, axis, rank, n)
     ok = st[0] == 0
     x = _nan_unless(ok, x.reshape(b.shape))
-    logdet = _nan_unless(ok, ld).astype(_layout.real_dtype(dtype))
+    logdet = _nan_unless(ok, _real(ld, dtype))
     return (x, logdet, st) if return_logdet else (x, st)
 
 
