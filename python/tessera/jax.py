@@ -250,10 +250,11 @@ def potrs(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_stat
           return_logdet=False, pad=True, donate=False, lower=False):
     """Solves A x = b for Hermitian positive definite A sharded by rows over a 1D mesh.
 
-    a: (N, N); b: (N,) or (N, k), replicated or sharded by rows like A; the solution comes back
-    in b's layout. mesh / in_specs (or matrix_specs): the mesh and ``P("x", None)``, a 1-tuple
-    of it, or jaxmg 0.x's pair ``(P("x", None), P(None, None))``; read from ``a.sharding`` when
-    omitted. Returns x, (x, status), (x, logdet) or (x, logdet, status)."""
+    a: (N, N); b: (N,) or (N, k), replicated or sharded by rows like A, castable to A's dtype; x
+    comes back in b's shape and layout and in A's dtype (as ``jnp.linalg.solve``), the log det
+    in A's real dtype. mesh / in_specs (or matrix_specs): the mesh and ``P("x", None)``, a
+    1-tuple of it, or jaxmg 0.x's pair ``(P("x", None), P(None, None))``; read from
+    ``a.sharding`` when omitted. Returns x, (x, status), (x, logdet) or (x, logdet, status)."""
     name = "tessera.jax.potrs"
     lay, n, w, nb = _prepare("potrs", a, T_A, mesh, in_specs, matrix_specs, pad)
     dtype = np.dtype(a.dtype)
@@ -355,11 +356,12 @@ def lu_solve(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_s
     pivoting (jaxmg's ``lu_solve``; jax.scipy.linalg's ``lu_solve(lu_factor(a), b)``).
 
     a: (N, N), any nonsingular matrix of f32, f64, c64 or c128; b: (N,) or (N, k), replicated or
-    sharded by rows like A, castable to A's dtype; the solution comes back in b's shape, dtype
-    and layout. mesh / in_specs (or matrix_specs): as for ``potrs``, read from ``a.sharding``
-    when omitted. T_A: jaxmg's tile size, checked, tessera picks its own. pad: let tessera pad
-    A when N does not split evenly (else such an N raises). donate: A's and b's buffers may be
-    reused by the call (they are deleted).
+    sharded by rows like A, castable to A's dtype; the solution comes back in b's shape and
+    layout and in A's dtype (b is cast to it, as ``jnp.linalg.solve`` does). mesh / in_specs
+    (or matrix_specs): as for ``potrs``, read from ``a.sharding`` when omitted. T_A: jaxmg's
+    tile size, checked, tessera picks its own. pad: let tessera pad A when N does not split
+    evenly (else such an N raises). donate: A's and b's buffers may be reused by the call (those
+    it takes are deleted; the module's notes say which it can take).
 
     tessera factors Aᵀ, whose column panels the row shards are, in place on the devices
     (P Aᵀ = L U) and solves (Aᵀ)ᵀ x = b. Returns x, or (x, status) with ``return_status``:
@@ -420,9 +422,10 @@ def potrs_shardmap_ctx(a, b, T_A, *, axis_name=None, return_logdet=False, pad=Tr
                        lower=False):
     """potrs inside the caller's jax.shard_map: `a` is this device's (N / ndev) x N row shard;
     `b` the whole replicated (N,) or (N, k) right-hand side, or this device's rows of it.
-    Returns (x, status) or (x, logdet, status), x in b's form; status and logdet have shape (1,)
-    on each device. `axis_name` names the row axis (default: the only manual axis of more than
-    one device). No padding is ever needed here (`pad` is accepted for jaxmg's signature)."""
+    Returns (x, status) or (x, logdet, status): x in b's form (whole or rows) and shape, in A's
+    dtype; status (int32) and logdet (A's real dtype) have shape (1,) on each device.
+    `axis_name` names the row axis (default: the only manual axis of more than one device). No
+    padding is ever needed here (`pad` is accepted for jaxmg's signature)."""
     name = "tessera.jax.potrs_shardmap_ctx"
     axis, ndev, n, rows, nb = _local_plan("potrs", a, T_A, axis_name)
     dtype = np.dtype(a.dtype)
@@ -477,9 +480,10 @@ def cholesky_shardmap_ctx(a, T_A, *, axis_name=None, pad=True, lower=False):
 def lu_solve_shardmap_ctx(a, b, T_A, *, axis_name=None, pad=True):
     """lu_solve inside the caller's jax.shard_map, as ``potrs_shardmap_ctx``: `a` is this
     device's (N / ndev) x N row shard; `b` the whole replicated (N,) or (N, k) right-hand side,
-    or this device's rows of it. Returns (x, status): x in b's form, status of shape (1,) on
-    each device. `axis_name` names the row axis (default: the only manual axis of more than one
-    device); `pad` is accepted for jaxmg's signature (no padding is needed here).
+    or this device's rows of it. Returns (x, status): x in b's form (whole or rows) and shape,
+    in A's dtype; status (int32) of shape (1,) on each device. `axis_name` names the row axis
+    (default: the only manual axis of more than one device); `pad` is accepted for jaxmg's
+    signature (no padding is needed here).
 
     jaxmg 1.x's ``lu_solve_shardmap_ctx`` is another thing: called outside shard_map on global
     arrays, it returns (a_work, x, status); there, call ``lu_solve`` (inside your ``jax.jit``

@@ -269,6 +269,28 @@ def test_handler_table_matches_the_protocol(monkeypatch):
             nat._handlers(_native.CPU)
 
 
+# ----------------------------------------------------------- the dtypes the documents state
+
+
+@pytest.mark.parametrize("fn", ["potrs", "lu_solve"])
+def test_solution_dtype_is_as_documented(fn, devices):
+    """x comes back in A's dtype whatever b's (b is cast, as jnp.linalg.solve), the log det in
+    A's real dtype; each solving function's docstring says so, and no docstring says b's."""
+    mesh, n = make_mesh(devices, "auto"), 4 * len(devices)
+    a, b = hpd(n, np.complex128), rhs(n, np.float32)
+    x = getattr(tj, fn)(a, b, 2, mesh, ROW)
+    assert x.dtype == np.complex128 and x.shape == b.shape
+    local = run_local(fn, mesh, a, b, T_A=2, return_logdet=fn == "potrs")
+    assert local[0].dtype == np.complex128 and local[0].shape == b.shape
+    if fn == "potrs":
+        _, logdet = tj.potrs(a, b, 2, mesh, ROW, return_logdet=True)
+        assert logdet.dtype == np.float64 and local[1].dtype == np.float64
+    for f in (getattr(tj, fn), getattr(tj, fn + "_shardmap_ctx")):
+        doc = " ".join(f.__doc__.split())
+        assert "in A's dtype" in doc, f.__name__
+        assert "b's shape, dtype" not in doc and "in b's dtype" not in doc, f.__name__
+
+
 # ------------------------------------------------------------- jax's default configuration
 
 DEFAULT_CONFIG = textwrap.dedent("""
