@@ -24,7 +24,10 @@ Conventions shared by every function:
   first to hold NaN, so A is singular to working precision); a negative tessera status
   otherwise (``status_message``). When it is not 0, every element of every returned array is
   NaN.
-- Inputs are never modified unless ``donate=True``.
+- Inputs are never modified unless ``donate=True``, which gives A's (and b's) buffer to the
+  result of the same shape, dtype and layout where it can hold it (an input elsewhere is
+  first placed there), and leaves an input that cannot (A padded, b of another dtype) as it
+  is.
 - Errors in the arguments (shapes, dtypes, mesh, sharding) raise before anything runs.
 - The ``*_shardmap_ctx`` forms work inside ``jax.shard_map`` with its check of varying manual
   axes on (``check_vma=True``, jax's default) or off. The rows a device gets back are typed as
@@ -42,6 +45,7 @@ import itertools
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.experimental.shard_alike import shard_alike
 from jax.sharding import PartitionSpec as P
 
 from . import _layout
@@ -127,6 +131,12 @@ def _rank(axis):
     return jax.lax.axis_index(axis).astype(jnp.int32)
 
 
+def _real(logdet, dtype):
+    """The handler's float64 log det in A's real dtype, cast before anything else touches it:
+    with jax's 64-bit types off (its default), a float64 constant beside it would warn."""
+    return logdet.astype(_layout.real_dtype(dtype))
+
+
 def _nan_unless(ok, x):
     return jnp.where(ok, x, jnp.array(jnp.nan, x.dtype))
 
@@ -147,10 +157,41 @@ def _cut(x, n, lay, cols=False):
     return lay.constrain(x, lay.spec(None) if n % lay.ndev == 0 else P())
 
 
-def _rows_sharded(x, axis):
-    s = _layout._array_sharding(x)
-    spec = getattr(s, "spec", None)
-    return bool(spec) and spec[0] in (axis, (axis,))
+def _rhs_spec(b, lay):
+    """The layout x comes back in, b's: P(axis, None...) when b's rows are split over the row
+    axis, P() otherwise (whole on every device, on one device, or a host array). None when b is
+    a traced array of a mesh whose axes are Auto (inside the caller's jax.jit): its layout is
+    XLA's choice when the caller's function compiles, and x is tied to it then (_like_rhs)."""
+    s = _layout._array_sharding(b)
+    if isinstance(b, jax.core.Tracer) and not (isinstance(s, jax.sharding.NamedSharding)
+                                               and _layout.explicit(s.mesh)):
+        return None
+    spec = getattr(s, "spec", None) if isinstance(s, jax.sharding.NamedSharding) else None
+    rows = bool(spec) and spec[0] in (lay.axis, (lay.axis,))
+    return P(lay.axis, *([None] * (b.ndim - 1))) if rows else P()
+
+
+def _like_rhs(x, b, spec, lay):
+    """x (b's shape) laid out as b: as `spec`, or, where b's layout is not known while tracing
+    (spec None), in the same layout as b wherever XLA places b (jax's shard_alike)."""
+    if spec is not None:
+        return lay.constrain(x, spec)
+    return shard_alike(x, b)[0]
+
+
+def _donated(x, lay, spec, ok):
+    """(x, whether its buffer goes to the call) for a global form called with donate=True: only
+    a concrete array whose buffer can become the result's (`ok`: same shape and dtype), placed
+    first in the result's layout `spec` where it is elsewhere (that copy is what the call takes,
+    and x's own buffer is given to it), so that the input and the result it is aliased to have
+    the same shards. Traced arrays are left to the caller's jax.jit, which decides its own
+    donation."""
+    if not ok or isinstance(x, jax.core.Tracer):
+        return x, False
+    s = jax.sharding.NamedSharding(lay.mesh, spec)
+    if isinstance(x, jax.Array) and x.sharding.is_equivalent_to(s, x.ndim):
+        return x, True
+    return jax.device_put(x, s, donate=isinstance(x, jax.Array)), True
 
 
 # ---------------------------------------------------------------------------- global forms
@@ -179,7 +220,7 @@ def _padded(x, lay, rows, cols=None):
 
 
 @functools.lru_cache(maxsize=64)
-def _potrs_fn(lay, n, w, nb, dtype, b_shape, b_rows, lower, logdet, donate):
+def _potrs_fn(lay, n, w, nb, dtype, b_shape, b_spec, lower, logdet, donate_a, donate_b):
     """The jitted solve for one plan (cached: tracing and compiling happen once per shape)."""
     np_ = lay.ndev * w
 
@@ -196,25 +237,24 @@ def _potrs_fn(lay, n, w, nb, dtype, b_shape, b_rows, lower, logdet, donate):
         af, x, ld, st = smap(a_p, b_p)
         status = st[0]
         ok = status == 0
-        x = _cut(x, n, lay).reshape(b_shape)
-        x = lay.constrain(x, P(lay.axis, *([None] * (len(b_shape) - 1))) if b_rows else P())
-        x = _nan_unless(ok, x)
-        logdet = _nan_unless(ok, ld[0]).astype(_layout.real_dtype(dtype))
-        # Donated, A's buffer is the factor's (an output of the same shape lets XLA alias it
-        # instead of copying A for the call); the caller drops it.
-        return x, logdet, status, af if donate else None
+        x = _like_rhs(_nan_unless(ok, _cut(x, n, lay).reshape(b_shape)), b, b_spec, lay)
+        logdet = _nan_unless(ok, _real(ld[0], dtype))
+        # Donated, A's buffer is the factor's (an output of the same shape and layout lets XLA
+        # alias it instead of copying A for the call); the caller drops it.
+        return x, logdet, status, af if donate_a else None
 
-    return jax.jit(run, donate_argnums=(0, 1) if donate else ())
+    return jax.jit(run, donate_argnums=(0,) * donate_a + (1,) * donate_b)
 
 
 def potrs(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_status=False,
           return_logdet=False, pad=True, donate=False, lower=False):
     """Solves A x = b for Hermitian positive definite A sharded by rows over a 1D mesh.
 
-    a: (N, N); b: (N,) or (N, k), replicated or sharded by rows like A; the solution comes back
-    in b's layout. mesh / in_specs (or matrix_specs): the mesh and ``P("x", None)``, a 1-tuple
-    of it, or jaxmg 0.x's pair ``(P("x", None), P(None, None))``; read from ``a.sharding`` when
-    omitted. Returns x, (x, status), (x, logdet) or (x, logdet, status)."""
+    a: (N, N); b: (N,) or (N, k), replicated or sharded by rows like A, castable to A's dtype; x
+    comes back in b's shape and layout and in A's dtype (as ``jnp.linalg.solve``), the log det
+    in A's real dtype. mesh / in_specs (or matrix_specs): the mesh and ``P("x", None)``, a
+    1-tuple of it, or jaxmg 0.x's pair ``(P("x", None), P(None, None))``; read from
+    ``a.sharding`` when omitted. Returns x, (x, status), (x, logdet) or (x, logdet, status)."""
     name = "tessera.jax.potrs"
     lay, n, w, nb = _prepare("potrs", a, T_A, mesh, in_specs, matrix_specs, pad)
     dtype = np.dtype(a.dtype)
@@ -223,8 +263,11 @@ def potrs(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_stat
         x, logdet, status = jnp.zeros(b.shape, dtype), jnp.zeros((), _layout.real_dtype(dtype)), \
             jnp.int32(0)
     else:
-        fn = _potrs_fn(lay, n, w, nb, dtype, tuple(b.shape), _rows_sharded(b, lay.axis),
-                       bool(lower), bool(return_logdet), bool(donate))
+        b_spec = _rhs_spec(b, lay)
+        a, donate_a = _donated(a, lay, lay.spec(None), donate and lay.ndev * w == n)
+        b, donate_b = _donated(b, lay, b_spec, donate and np.dtype(b.dtype) == dtype)
+        fn = _potrs_fn(lay, n, w, nb, dtype, tuple(b.shape), b_spec, bool(lower),
+                       bool(return_logdet), donate_a, donate_b)
         x, logdet, status, _ = fn(a, b)
     out = (x,) + ((logdet,) if return_logdet else ()) + ((status,) if return_status else ())
     return out[0] if len(out) == 1 else out
@@ -258,7 +301,8 @@ def _factor(op, a, T_A, mesh, in_specs, matrix_specs, return_status, pad, donate
     if n == 0:
         x, status = jnp.zeros((0, 0), dtype), jnp.int32(0)
     else:
-        x, status = _factor_fn(op, lay, n, w, nb, dtype, bool(lower), bool(donate))(a)
+        a, donate_a = _donated(a, lay, lay.spec(None), donate and lay.ndev * w == n)
+        x, status = _factor_fn(op, lay, n, w, nb, dtype, bool(lower), donate_a)(a)
     return (x, status) if return_status else x
 
 
@@ -280,7 +324,7 @@ def cholesky(a, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_stat
 
 
 @functools.lru_cache(maxsize=64)
-def _lu_solve_fn(lay, n, w, nb, dtype, b_shape, b_rows, donate):
+def _lu_solve_fn(lay, n, w, nb, dtype, b_shape, b_spec, donate_a, donate_b):
     """The jitted LU solve for one plan. b goes to the handler as Bᵀ (k, Np) on every device:
     read column-major it is B with the leading dimension of A's padded columns, what getrs
     solves in place (the transposes are XLA's, on the n x k right-hand side only)."""
@@ -299,12 +343,11 @@ def _lu_solve_fn(lay, n, w, nb, dtype, b_shape, b_rows, donate):
         af, xt, st = jax.shard_map(local, mesh=lay.mesh, in_specs=(lay.spec(None), P()),
                                    out_specs=(lay.spec(None), P(), P()))(a_p, bt)
         status = st[0]
-        x = xt[:, :n].T.reshape(b_shape)
-        x = lay.constrain(x, P(lay.axis, *([None] * (len(b_shape) - 1))) if b_rows else P())
+        x = _like_rhs(_nan_unless(status == 0, xt[:, :n].T.reshape(b_shape)), b, b_spec, lay)
         # Donated, A's buffer is the factors' (see _potrs_fn); the caller drops them.
-        return _nan_unless(status == 0, x), status, af if donate else None
+        return x, status, af if donate_a else None
 
-    return jax.jit(run, donate_argnums=(0, 1) if donate else ())
+    return jax.jit(run, donate_argnums=(0,) * donate_a + (1,) * donate_b)
 
 
 def lu_solve(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_status=False,
@@ -313,11 +356,12 @@ def lu_solve(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_s
     pivoting (jaxmg's ``lu_solve``; jax.scipy.linalg's ``lu_solve(lu_factor(a), b)``).
 
     a: (N, N), any nonsingular matrix of f32, f64, c64 or c128; b: (N,) or (N, k), replicated or
-    sharded by rows like A, castable to A's dtype; the solution comes back in b's shape, dtype
-    and layout. mesh / in_specs (or matrix_specs): as for ``potrs``, read from ``a.sharding``
-    when omitted. T_A: jaxmg's tile size, checked, tessera picks its own. pad: let tessera pad
-    A when N does not split evenly (else such an N raises). donate: A's and b's buffers may be
-    reused by the call (they are deleted).
+    sharded by rows like A, castable to A's dtype; the solution comes back in b's shape and
+    layout and in A's dtype (b is cast to it, as ``jnp.linalg.solve`` does). mesh / in_specs
+    (or matrix_specs): as for ``potrs``, read from ``a.sharding`` when omitted. T_A: jaxmg's
+    tile size, checked, tessera picks its own. pad: let tessera pad A when N does not split
+    evenly (else such an N raises). donate: A's and b's buffers may be reused by the call (those
+    it takes are deleted; the module's notes say which it can take).
 
     tessera factors Aᵀ, whose column panels the row shards are, in place on the devices
     (P Aᵀ = L U) and solves (Aᵀ)ᵀ x = b. Returns x, or (x, status) with ``return_status``:
@@ -331,8 +375,10 @@ def lu_solve(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_s
     if n == 0:
         x, status = jnp.zeros(b.shape, dtype), jnp.int32(0)
     else:
-        fn = _lu_solve_fn(lay, n, w, nb, dtype, tuple(b.shape), _rows_sharded(b, lay.axis),
-                          bool(donate))
+        b_spec = _rhs_spec(b, lay)
+        a, donate_a = _donated(a, lay, lay.spec(None), donate and lay.ndev * w == n)
+        b, donate_b = _donated(b, lay, b_spec, donate and np.dtype(b.dtype) == dtype)
+        fn = _lu_solve_fn(lay, n, w, nb, dtype, tuple(b.shape), b_spec, donate_a, donate_b)
         x, status, _ = fn(a, b)
     return (x, status) if return_status else x
 
@@ -376,9 +422,10 @@ def potrs_shardmap_ctx(a, b, T_A, *, axis_name=None, return_logdet=False, pad=Tr
                        lower=False):
     """potrs inside the caller's jax.shard_map: `a` is this device's (N / ndev) x N row shard;
     `b` the whole replicated (N,) or (N, k) right-hand side, or this device's rows of it.
-    Returns (x, status) or (x, logdet, status), x in b's form; status and logdet have shape (1,)
-    on each device. `axis_name` names the row axis (default: the only manual axis of more than
-    one device). No padding is ever needed here (`pad` is accepted for jaxmg's signature)."""
+    Returns (x, status) or (x, logdet, status): x in b's form (whole or rows) and shape, in A's
+    dtype; status (int32) and logdet (A's real dtype) have shape (1,) on each device.
+    `axis_name` names the row axis (default: the only manual axis of more than one device). No
+    padding is ever needed here (`pad` is accepted for jaxmg's signature)."""
     name = "tessera.jax.potrs_shardmap_ctx"
     axis, ndev, n, rows, nb = _local_plan("potrs", a, T_A, axis_name)
     dtype = np.dtype(a.dtype)
@@ -394,7 +441,7 @@ def potrs_shardmap_ctx(a, b, T_A, *, axis_name=None, return_logdet=False, pad=Tr
         x = _gather_rows(x, axis, rank, n)
     ok = st[0] == 0
     x = _nan_unless(ok, x.reshape(b.shape))
-    logdet = _nan_unless(ok, ld).astype(_layout.real_dtype(dtype))
+    logdet = _nan_unless(ok, _real(ld, dtype))
     return (x, logdet, st) if return_logdet else (x, st)
 
 
@@ -433,9 +480,10 @@ def cholesky_shardmap_ctx(a, T_A, *, axis_name=None, pad=True, lower=False):
 def lu_solve_shardmap_ctx(a, b, T_A, *, axis_name=None, pad=True):
     """lu_solve inside the caller's jax.shard_map, as ``potrs_shardmap_ctx``: `a` is this
     device's (N / ndev) x N row shard; `b` the whole replicated (N,) or (N, k) right-hand side,
-    or this device's rows of it. Returns (x, status): x in b's form, status of shape (1,) on
-    each device. `axis_name` names the row axis (default: the only manual axis of more than one
-    device); `pad` is accepted for jaxmg's signature (no padding is needed here).
+    or this device's rows of it. Returns (x, status): x in b's form (whole or rows) and shape,
+    in A's dtype; status (int32) of shape (1,) on each device. `axis_name` names the row axis
+    (default: the only manual axis of more than one device); `pad` is accepted for jaxmg's
+    signature (no padding is needed here).
 
     jaxmg 1.x's ``lu_solve_shardmap_ctx`` is another thing: called outside shard_map on global
     arrays, it returns (a_work, x, status); there, call ``lu_solve`` (inside your ``jax.jit``

@@ -9,6 +9,8 @@ errors ||x - x_ref|| / ||x_ref|| must stay below tol = 100 * eps * N (eps of A's
 factor 100 covers the condition number <= 5 and the constant of Cholesky's error bound).
 Argument errors, status messages and the leak test are in test_jax_api.py; the device setup,
 fixtures and helpers in jax_support.py."""
+import warnings
+
 from jax_support import *  # noqa: F401,F403  (fixtures, helpers, jax, tj)
 from jax_support import _native  # noqa: F401
 
@@ -291,6 +293,28 @@ def test_solution_comes_back_in_b_layout(b_rows, even, b_shape, mesh, devices):
     check("potrs", x, a, b)
 
 
+@pytest.mark.parametrize("b_spec", [P(None, None), ROW], ids=["b-replicated", "b-rows"])
+@pytest.mark.parametrize("fn", ["potrs", "lu_solve"])
+def test_solution_comes_back_in_b_layout_inside_jit(fn, b_spec, mesh, devices):
+    """Inside the caller's jax.jit, x is laid out as b there too: on an Auto mesh, where b's
+    layout is XLA's choice when the caller's function compiles, as on an Explicit one."""
+    n = 4 * len(devices)
+    a, b = hpd(n, np.float64), rhs(n, np.float64)
+    f = getattr(tj, fn)
+    x = jax.jit(lambda a_, b_: f(a_, b_, 2, mesh, ROW))(put(a, mesh, ROW), put(b, mesh, b_spec))
+    assert sharded_like(x, mesh, b_spec), x.sharding
+    assert backward_error(a, x, b) < tol(np.float64, n)
+
+
+@pytest.mark.parametrize("fn", ["potri", "cholesky"])
+def test_factor_and_inverse_come_back_in_rows_inside_jit(fn, mesh, devices):
+    n = 4 * len(devices)
+    a = hpd(n, np.float64)
+    out = jax.jit(lambda a_: getattr(tj, fn)(a_, 2, mesh, ROW))(put(a, mesh, ROW))
+    assert sharded_like(out, mesh, ROW), out.sharding
+    check(fn, out, a)
+
+
 # ---------------------------------------------------------------- reuse, donation, logdet
 
 
@@ -321,6 +345,46 @@ def test_donate(fn, mesh, devices):
     assert int(status) == 0
     check(fn, out, a, b)
     assert a_in.is_deleted()  # A's buffer went to the call
+
+
+DONATED = {  # id: (A, b) of order n as the call gets them, given the mesh
+    "placed-b-replicated": lambda a, b, mesh: (put(a, mesh, ROW), put(b, mesh, P())),
+    "placed-b-rows": lambda a, b, mesh: (put(a, mesh, ROW), put(b, mesh, ROW)),
+    "unplaced": lambda a, b, mesh: (jnp.asarray(a), jnp.asarray(b)),
+    "numpy": lambda a, b, mesh: (a, b),
+    "a-replicated": lambda a, b, mesh: (put(a, mesh, P()), put(b, mesh, ROW)),
+    "b-other-dtype": lambda a, b, mesh: (put(a, mesh, ROW), put(b.astype(np.float32), mesh, ROW)),
+}
+
+
+@pytest.mark.parametrize("callers_jit", [False, True], ids=["call", "in-callers-jit"])
+@pytest.mark.parametrize("case", list(DONATED))
+@pytest.mark.parametrize("fn", FNS + ["lu_solve"])
+def test_donate_any_placement(fn, case, callers_jit, mesh, devices):
+    """donate=True works whatever A's and b's placement (jaxmg 1.x's tj.potrs(jnp.eye(8) * 2,
+    jnp.ones((8, 1)), 2, jax.make_mesh(...), P("x", None), donate=True)), called directly or
+    inside the caller's jax.jit that donates them too: aliased where the input's buffer can
+    hold the result, left alone where it cannot."""
+    n = 4 * len(devices)
+    a, b = hpd(n, np.float64), rhs(n, np.float64, 1)
+    a_in, b_in = DONATED[case](a, b, mesh)
+    b_host = np.asarray(b_in)  # before b's buffer goes to the call
+    solve = fn in ("potrs", "lu_solve")
+    args = (a_in, b_in) if solve else (a_in,)
+
+    def call(*xs):
+        return getattr(tj, fn)(*xs, 2, mesh, ROW, donate=True)
+
+    with warnings.catch_warnings():
+        # The caller's jit warns where it donates A and returns nothing of A's shape: that
+        # donation is the caller's, not the call's.
+        warnings.filterwarnings("ignore", "Some donated buffers were not usable")
+        out = (jax.jit(call, donate_argnums=tuple(range(len(args)))) if callers_jit else
+               call)(*args)
+    if solve:
+        assert backward_error(a, out, b_host) < tol(np.float32, n)
+    else:
+        check(fn, out, a)
 
 
 @DTYPE

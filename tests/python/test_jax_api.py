@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import textwrap
 import threading
 from pathlib import Path
 
@@ -266,6 +267,85 @@ def test_handler_table_matches_the_protocol(monkeypatch):
         monkeypatch.setattr(_native, "OPS", changed)
         with pytest.raises(ImportError, match="does not match this package"):
             nat._handlers(_native.CPU)
+
+
+# ----------------------------------------------------------- the dtypes the documents state
+
+
+@pytest.mark.parametrize("fn", ["potrs", "lu_solve"])
+def test_solution_dtype_is_as_documented(fn, devices):
+    """x comes back in A's dtype whatever b's (b is cast, as jnp.linalg.solve), the log det in
+    A's real dtype; each solving function's docstring says so, and no docstring says b's."""
+    mesh, n = make_mesh(devices, "auto"), 4 * len(devices)
+    a, b = hpd(n, np.complex128), rhs(n, np.float32)
+    x = getattr(tj, fn)(a, b, 2, mesh, ROW)
+    assert x.dtype == np.complex128 and x.shape == b.shape
+    local = run_local(fn, mesh, a, b, T_A=2, return_logdet=fn == "potrs")
+    assert local[0].dtype == np.complex128 and local[0].shape == b.shape
+    if fn == "potrs":
+        _, logdet = tj.potrs(a, b, 2, mesh, ROW, return_logdet=True)
+        assert logdet.dtype == np.float64 and local[1].dtype == np.float64
+    for f in (getattr(tj, fn), getattr(tj, fn + "_shardmap_ctx")):
+        doc = " ".join(f.__doc__.split())
+        assert "in A's dtype" in doc, f.__name__
+        assert "b's shape, dtype" not in doc and "in b's dtype" not in doc, f.__name__
+
+
+# ------------------------------------------------------------- jax's default configuration
+
+DEFAULT_CONFIG = textwrap.dedent("""
+    import warnings
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+    import tessera.jax as tj
+    assert not jax.config.jax_enable_x64
+    warnings.simplefilter("error")  # JAX's own test policy
+    devs = jax.devices()[:4]
+    row = P("x", None)
+    for mesh in (jax.make_mesh((4,), ("x",), devices=devs), Mesh(np.array(devs), ("x",))):
+        for dtype in (jnp.float32, jnp.complex64):
+            a, b = jnp.eye(8, dtype=dtype) * 2, jnp.ones((8, 2), dtype)
+            x, logdet, status = tj.potrs(a, b, 2, mesh, row, return_logdet=True,
+                                         return_status=True)
+            assert int(status) == 0 and logdet.dtype == jnp.float32
+            assert abs(float(logdet) - 8 * np.log(2)) < 1e-5, float(logdet)
+            np.testing.assert_allclose(np.asarray(x), 0.5)
+            np.testing.assert_allclose(np.asarray(tj.lu_solve(a, b, 2, mesh, row)), 0.5)
+            for fn in (tj.potri, tj.cholesky):
+                assert fn(a, 2, mesh, row).dtype == dtype
+            def body(a_, b_):
+                x_, ld_, st_ = tj.potrs_shardmap_ctx(a_, b_, 2, return_logdet=True)
+                y_, sy_ = tj.lu_solve_shardmap_ctx(a_, b_, 2)
+                inv_, si_ = tj.potri_shardmap_ctx(a_, 2)
+                u_, su_ = tj.cholesky_shardmap_ctx(a_, 2)
+                return x_, ld_, y_, inv_, u_, st_ + sy_ + si_ + su_
+            g = jax.jit(jax.shard_map(body, mesh=mesh, in_specs=(row, P()),
+                                      out_specs=(P(), P(), P(), row, row, P())))
+            x, logdet, y, inv, u, status = g(jax.device_put(a, NamedSharding(mesh, row)),
+                                             jax.device_put(b, NamedSharding(mesh, P())))
+            assert int(status[0]) == 0 and logdet.dtype == jnp.float32
+            np.testing.assert_allclose(np.asarray(x), 0.5)
+            np.testing.assert_allclose(np.asarray(y), 0.5)
+    print("ok")
+""")
+
+
+def test_no_warnings_with_jax_defaults(devices):
+    """With jax's default configuration (64-bit types off), no call warns: JAX's own test policy
+    makes warnings errors. In a process of its own, as this suite turns 64-bit types on."""
+    if devices[0].platform != "cpu":
+        pytest.skip("the fresh process runs on 4 CPU devices")
+    env = dict(os.environ, JAX_PLATFORMS="cpu", TESSERA_JAX_LIBRARY=str(_native.native().path),
+               XLA_FLAGS="--xla_force_host_platform_device_count=4",
+               PYTHONPATH=os.pathsep.join([str(Path(__file__).resolve().parents[2] / "python"),
+                                           os.environ.get("PYTHONPATH", "")]))
+    env.pop("JAX_ENABLE_X64", None)
+    run = subprocess.run([sys.executable, "-c", DEFAULT_CONFIG], capture_output=True, text=True,
+                         env=env, timeout=300)
+    assert run.returncode == 0 and run.stdout.strip().endswith("ok"), \
+        run.stdout[-2000:] + run.stderr[-4000:]
 
 
 # ------------------------------------------------------------------------------- benchmarks
