@@ -45,7 +45,10 @@ import itertools
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.experimental.shard_alike import shard_alike
+try:
+    from jax.experimental.shard_alike import shard_alike
+except ImportError:  # jax without it (0.11): such an x is left to XLA's sharding propagation
+    shard_alike = None
 from jax.sharding import PartitionSpec as P
 
 from . import _layout
@@ -176,7 +179,7 @@ def _like_rhs(x, b, spec, lay):
     (spec None), in the same layout as b wherever XLA places b (jax's shard_alike)."""
     if spec is not None:
         return lay.constrain(x, spec)
-    return shard_alike(x, b)[0]
+    return x if shard_alike is None else shard_alike(x, b)[0]
 
 
 def _donated(x, lay, spec, ok):
