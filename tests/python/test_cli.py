@@ -7,6 +7,7 @@ import re
 import shutil
 import struct
 import subprocess
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -324,8 +325,11 @@ def mpi_available():
 def mpirun(np, *args, timeout=120):
     root = ["--allow-run-as-root"] if os.geteuid() == 0 else []
     cmd = ["mpirun", "--oversubscribe", *root, "-np", str(np), str(CLI), *map(str, args)]
-    env = dict(ENV, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+    # a session folder of its own: mpiruns of parallel pytest workers race to make a shared one
+    with tempfile.TemporaryDirectory() as sessions:
+        env = dict(ENV, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+                   OMPI_MCA_orte_tmpdir_base=sessions)
+        return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
 
 
 @pytest.mark.skipif(not mpi_available(), reason="no mpirun, or a CLI built without MPI")
