@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "comm/comm.h"
-#include "runtime/settings.h"
+#include "tessera/context.h"
 
 const char *tessera_comm_last_error(const tessera_comm_t *comm) {
   return comm ? comm->errmsg : "There is no communicator (NULL).";
@@ -33,7 +33,7 @@ int tessera_comm_describe(char *buf, size_t len) {
 static double timeout_of(const tessera_comm_config_t *cfg, char *why, size_t len) {
   if (cfg->timeout_s > 0) return cfg->timeout_s;
   double s = -1;
-  return tsr_setting_number("TESSERA_COMM_TIMEOUT", &s, why, len) ? -1 : s;
+  return tessera_setting_number("TESSERA_COMM_TIMEOUT", &s, why, len) ? -1 : s;
 }
 
 static void say(const tessera_comm_config_t *cfg, const char *text) {

@@ -385,7 +385,7 @@ static int insert_transfer(tessera_context_t *ctx, tessera_data_t *h, const tsr_
                          .scope = scope,
                          .tag = {t->tag, peer},
                          .ntag = 2};
-  return device ? tsr_flow_insert_chained(ctx, &task, &d->chain) : tessera_task_insert(ctx, &task);
+  return device ? tsr_task_insert_chained(ctx, &task, &d->chain) : tessera_task_insert(ctx, &task);
 }
 
 static bool has_bit(const uint8_t *b, int i) {

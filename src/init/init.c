@@ -4,13 +4,11 @@
  * the context move tiles between processes over NCCL where they can. */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "dist/agree.h"
-#include "linalg/desc/desc.h"
 #include "dist/span.h"
 #include "runtime/attach.h"
+#include "tessera/tessera.h"
 
 /* The squarest grid of `size` processes: P <= Q, P the largest divisor up to the square root. */
 static tessera_grid_t squarest(int size) {

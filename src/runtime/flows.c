@@ -21,8 +21,3 @@ long tsr_context_progress(const tessera_context_t *ctx, bool *running) {
   *running = tsr_workers_running(ctx);
   return atomic_load_explicit(&ctx->inflight, memory_order_relaxed);
 }
-
-int tsr_flow_insert_chained(tessera_context_t *ctx, const tessera_task_t *task,
-                            tsr_task_link_t *chain) {
-  return tsr_task_insert_chained(ctx, task, chain);
-}

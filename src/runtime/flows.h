@@ -1,6 +1,6 @@
 /* What the distributed flows (src/dist/) need of the runtime, and nothing more: a record on a
  * data handle the runtime carries without reading, a handle's shape, whether a context makes
- * progress, and tasks chained in insertion order (flows.c). */
+ * progress (flows.c), and tasks chained in insertion order (task.h's tsr_task_insert_chained). */
 #ifndef TSR_RUNTIME_FLOWS_H
 #define TSR_RUNTIME_FLOWS_H
 
@@ -21,11 +21,5 @@ void tsr_data_shape(const tessera_data_t *h, size_t *rows, size_t *cols, size_t 
 /** A count that moves whenever ctx's tasks are inserted or finish; *running: whether one of its
  *  workers is running a kernel now. Any thread. */
 long tsr_context_progress(const tessera_context_t *ctx, bool *running);
-
-/** tessera_task_insert, the task also running after the live task `*chain` refers to (a zeroed
- *  link: none), which then refers to the new task (tsr_task_insert_chained). Inserting thread
- *  only. */
-int tsr_flow_insert_chained(tessera_context_t *ctx, const tessera_task_t *task,
-                            tsr_task_link_t *chain);
 
 #endif

@@ -167,17 +167,20 @@ static bool parse_grid(const char *v, value_t *out) {
   return true;
 }
 
-/* The index of `v` among the '|'-separated words of `choices`, or -1. */
+/* Word k of the '|'-separated `choices` (its length in *n), or NULL past the last. */
+static const char *choice_word(const char *choices, int k, size_t *n) {
+  const char *w = choices;
+  for (int i = 0; i < k && w; i++) w = strchr(w, '|') ? strchr(w, '|') + 1 : NULL;
+  if (w) *n = strchr(w, '|') ? (size_t)(strchr(w, '|') - w) : strlen(w);
+  return w;
+}
+
+/* The index of `v` among the words of `choices`, or -1. */
 static int choice_index(const char *choices, const char *v) {
-  const size_t n = strlen(v);
-  int i = 0;
-  for (const char *w = choices; *w; i++) {
-    const char *bar = strchr(w, '|');
-    const size_t len = bar ? (size_t)(bar - w) : strlen(w);
-    if (len == n && strncmp(w, v, n) == 0) return i;
-    if (!bar) break;
-    w = bar + 1;
-  }
+  size_t n = 0;
+  const char *w;
+  for (int k = 0; (w = choice_word(choices, k, &n)) != NULL; k++)
+    if (n == strlen(v) && strncmp(w, v, n) == 0) return k;
   return -1;
 }
 
@@ -277,7 +280,7 @@ int tessera_config_from_env(tessera_config_t *cfg, char *msg, size_t len) {
   return rc;
 }
 
-int tsr_setting_number(const char *name, double *value, char *msg, size_t len) {
+int tessera_setting_number(const char *name, double *value, char *msg, size_t len) {
   const row_t *r = find(name);
   if (!r || !value || r->type == T_PATH || r->type == T_GRID || r->type == T_CHOICE) return -1;
   const char *v = env_of(r);
@@ -285,10 +288,6 @@ int tsr_setting_number(const char *name, double *value, char *msg, size_t len) {
   const int rc = v ? parse(r, v, &x, msg, len) : 0;
   if (!rc) *value = x.x;
   return rc;
-}
-
-int tessera_setting_number(const char *name, double *value, char *msg, size_t len) {
-  return tsr_setting_number(name, value, msg, len);
 }
 
 /* The text of the value in force of row r in configuration c. */
@@ -315,10 +314,8 @@ static void show_field(const row_t *r, const tessera_config_t *c, char *buf, siz
     break;
   }
   case T_CHOICE: {
-    const int k = *(const int *)field;
-    const char *w = r->choices;
-    for (int i = 0; i < k && w; i++) w = strchr(w, '|') ? strchr(w, '|') + 1 : NULL;
-    const size_t n = w ? (strchr(w, '|') ? (size_t)(strchr(w, '|') - w) : strlen(w)) : 0;
+    size_t n = 0;
+    const char *w = choice_word(r->choices, *(const int *)field, &n);
     snprintf(buf, len, "%.*s", (int)n, w ? w : "");
     break;
   }

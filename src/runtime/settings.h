@@ -1,6 +1,7 @@
 /* The configuration table: every TESSERA_* variable with its type, range, default and meaning,
  * one strict parser, and the resolution of a configuration's "auto" fields against the
- * environment (settings.c). Nothing else in the library reads TESSERA_* variables. */
+ * environment (settings.c; the public calls are in tessera/context.h). Nothing else in the
+ * library reads TESSERA_* variables. */
 #ifndef TSR_RUNTIME_SETTINGS_H
 #define TSR_RUNTIME_SETTINGS_H
 
@@ -19,11 +20,5 @@ typedef struct {
  *  or TESSERA_ERR_ENV with a sentence in msg naming the variable and what it accepts. */
 int tsr_settings_resolve(const tessera_config_t *in, tessera_config_t *out,
                          tsr_settings_extra_t *extra, char *msg, size_t len);
-
-/** The numeric value of variable `name` (a row of the table: integer, 0/1, size in bytes or
- *  seconds) in *value: the environment's, else the row's default (NAN where it has none).
- *  0, -1 for a name not in the table or not numeric, TESSERA_ERR_ENV with a sentence in msg for
- *  a malformed value. */
-int tsr_setting_number(const char *name, double *value, char *msg, size_t len);
 
 #endif

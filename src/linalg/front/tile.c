@@ -282,7 +282,8 @@ typedef struct {
 /* Opens call c on A (and B when not NULL): their panels (panels_of), then pivots of `kmin`
  * interchanges in steps of `nb` columns (0: A's tile width) for A's rows: a factorization's
  * (`factor`: with their L_kk⁻¹ workspaces) or those of `ipiv`, imported. Whatever it made is
- * in c for lu_close, whatever the status. */
+ * in c for lu_close, whatever the status; c->Ap is A's panels or A itself, never NULL, and
+ * c->Bp NULL only when B's panels were not reached. */
 static int lu_open(lu_call_t *c, tessera_matrix_t *A, tessera_matrix_t *B, int64_t kmin, int64_t nb,
                    bool factor, const int *ipiv) {
   *c = (lu_call_t){.A = A, .B = B};
@@ -317,7 +318,6 @@ int tessera_tile_getrf(tessera_matrix_t *A, int *ipiv) {
   if (rc) return rc;
   lu_call_t c;
   rc = lu_open(&c, A, NULL, min64(A->m, A->n), 0, true, NULL);
-  if (!c.Ap) return lu_close(&c, rc);
   rc = getrf_finish(A, c.Ap, ipiv, &c.P, rc ? rc : tsr_pxgetrf(c.Ap, &c.P));
   return lu_close(&c, rc);
 }
@@ -396,6 +396,6 @@ int tessera_tile_laswp(tessera_matrix_t *A, int64_t k1, int64_t k2, const int *i
   rc = lu_open(&c, A, NULL, k2, k2, false, piv);
   free(piv);
   if (!rc) rc = tsr_pxlaswp(c.Ap, &c.P, incx);
-  if (c.Ap) rc = finish(A, panels_back(A, c.Ap, rc));
+  rc = finish(A, panels_back(A, c.Ap, rc));
   return lu_close(&c, rc);
 }
