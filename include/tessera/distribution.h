@@ -92,6 +92,40 @@ TESSERA_API int tessera_matrix_create_distributed(tessera_context_t *ctx, tesser
                                                   int64_t m, int64_t n, int64_t mb, int64_t nb,
                                                   tessera_matrix_t **out);
 
+/** Creates an m x n matrix whose tiles are views into blocks of arrays held in place, on several
+ *  memory nodes and, over a communicator, on several processes: the shards of a framework's
+ *  array over a mesh of devices, for example. The matrix is cut into blocks of brows x bcols
+ *  elements, bm = ceil(m / brows) by bn = ceil(n / bcols) of them (the last row and column of
+ *  blocks may be smaller); block (I, J), at index k = I + J * bm of the lists, is the
+ *  column-major array a[k] with leading dimension lda in the memory of node nodes[k] of
+ *  process owners[k]. No copy is made; the arrays hold the results once the routines' flows are
+ *  waited for, as a view's do.
+ *
+ *  comm NULL: every block is this process's (owners is not read). Otherwise a collective call
+ *  on comm, made like tessera_matrix_create_distributed (every process making its distributed
+ *  matrices in the same order, with the same sizes and the same owners); each process reads
+ *  only its own blocks' entries of a and nodes. Tile-level routines on it run distributed: each
+ *  tile's tasks on the process owning its block, the tiles other processes need sent to them.
+ *  tessera_matrix_tile_owner gives a tile's process; the ScaLAPACK import and export do not
+ *  apply (no grid deals it).
+ *  @param brows, bcols  block sizes: multiples of mb and nb (no tile straddles two blocks),
+ *                       unless one block spans the dimension
+ *  @param a       bm * bn arrays (NULL only for a block holding no element or another
+ *                 process's)
+ *  @param nodes   bm * bn memory nodes
+ *  @param owners  bm * bn ranks of comm (NULL when comm is NULL)
+ *  @param lda     leading dimension of every block (>= max(1, min(m, brows)))
+ *  @return 0; -k for an invalid argument k (1-based: ctx, comm, dtype, m, n, mb, nb, brows,
+ *          bcols, a, nodes, owners, lda, out), with a message in tessera_last_error, the same
+ *          status on every process of comm; TESSERA_ERR_NOMEM; what the communicator's
+ *          operations return (TESSERA_ERR_TIMEOUT when a process does not take part). Not
+ *          thread safe against concurrent insertion on the context. */
+TESSERA_API int tessera_matrix_view_blocks(tessera_context_t *ctx, tessera_comm_t *comm,
+                                           tessera_dtype_t dtype, int64_t m, int64_t n, int64_t mb,
+                                           int64_t nb, int64_t brows, int64_t bcols, void *const *a,
+                                           const int *nodes, const int *owners, int64_t lda,
+                                           tessera_matrix_t **out);
+
 /** ScaLAPACK's entry for a matrix already distributed in the program's memory: copies this
  *  process's blocks of the distributed matrix A from `local`, its local array (leading dimension
  *  lld) of a ScaLAPACK descriptor with A's m, n, mb, nb and grid (block (I, J) at local block

@@ -109,16 +109,59 @@ int tsr_matrix_check_host(const tessera_matrix_t *A, double tile_bytes);
 /** Allocates A's (empty) tile list: 0 or TESSERA_ERR_NOMEM with a message. */
 int tsr_matrix_tile_list(tessera_matrix_t *A);
 
-/** tessera_matrix_create_distributed with more choices: only the tiles of `part` exist ('L':
- *  i >= j, 'U': i <= j, stored as tessera_matrix_create_triangle's; 0: all); `on` >= 0 makes
- *  process `on` own every tile (-1: the grid's owners; -2: the grid's owners, their tiles
- *  workspaces living where their first writer runs, with no home memory); where `mine` is given
- *  (the whole m x n array, leading dimension ld) the tiles this process owns are that array's
- *  blocks in place. `part` and `on` must be the same on every process. */
+/** Where the tiles of a view live: a grid of bm x bn blocks of brows x bcols elements (the last
+ *  row and column of blocks may be smaller), block (I, J) (index I + J * bm) the column-major
+ *  array ptr[..] with leading dimension ld in the memory of node node[..]; in a distributed
+ *  view it belongs to process owner[..] (its array and node are read on that process only).
+ *  No tile straddles two blocks. bm 0: tessera allocates the tiles. */
+typedef struct {
+  int64_t bm, bn, brows, bcols, ld;
+  void *const *ptr;
+  const int *node;
+  const int *owner;
+} tsr_blocks_t;
+
+/** The block of blocks `b` holding tile (i, j) of a matrix in mb x nb tiles, and the address of
+ *  the tile's first element in it (elements of es bytes). */
+static inline int64_t tsr_block_of(const tsr_blocks_t *b, int64_t mb, int64_t nb, int64_t i,
+                                   int64_t j, size_t es, char **at) {
+  const int64_t bi = i * mb / b->brows, bj = j * nb / b->bcols, k = bi + bj * b->bm;
+  const int64_t r = i * mb - bi * b->brows, c = j * nb - bj * b->bcols;
+  *at = b->ptr[k] ? (char *)b->ptr[k] + ((size_t)r + (size_t)c * (size_t)b->ld) * es : NULL;
+  return k;
+}
+
+/** Where the tiles of a distributed matrix are: only those of `part` exist ('L': i >= j, 'U':
+ *  i <= j, stored as tessera_matrix_create_triangle's; 0: all); `on` >= 0 makes process `on`
+ *  own every tile (-1: the grid's owners; -2: the grid's owners, their tiles workspaces living
+ *  where their first writer runs, with no home memory); where `mine` is given (the whole m x n
+ *  array, leading dimension ld) the tiles this process owns are that array's blocks in place;
+ *  where `blocks` is given, the tiles are those blocks' in place, owned by their blocks'
+ *  processes (no grid; `on` and `mine` unused). All but the arrays and nodes must be the same
+ *  on every process. */
+typedef struct {
+  char part;
+  int on;
+  void *mine;
+  int64_t ld;
+  const tsr_blocks_t *blocks;
+} tsr_dist_place_t;
+
+/** tessera_matrix_create_distributed with the tiles placed as `at` says. */
 int tsr_matrix_create_distributed(tessera_context_t *ctx, tessera_comm_t *comm, tessera_grid_t grid,
                                   tessera_dtype_t dtype, int64_t m, int64_t n, int64_t mb,
-                                  int64_t nb, char part, int on, void *mine, int64_t ld,
-                                  tessera_matrix_t **out);
+                                  int64_t nb, const tsr_dist_place_t *at, tessera_matrix_t **out);
+
+/** tessera_matrix_view_blocks on this process alone (given's grid size is computed here). */
+int tsr_matrix_view_blocks(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
+                           int64_t mb, int64_t nb, const tsr_blocks_t *given,
+                           tessera_matrix_t **out);
+
+/** Checks a view's blocks for routine `f` (arguments numbered from `argno`: brows, bcols, the
+ *  arrays, the nodes, the owners, the leading dimension) where this process reads them: those
+ *  of rank `rank` (-1: all). Returns 0 or -(argument number), with a message on ctx. */
+int tsr_blocks_check(tessera_context_t *ctx, const char *f, int argno, const tsr_blocks_t *b,
+                     int64_t m, int64_t n, int64_t mb, int64_t nb, int rank);
 
 /** Checks that descriptors can be combined: same context and dtype, square tiles of one size.
  *  `argno[i]` is the argument number of mats[i] for the error status. */

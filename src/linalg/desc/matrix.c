@@ -117,29 +117,19 @@ int tsr_matrix_tile_list(tessera_matrix_t *A) {
                    (long long)(A->mt * A->nt));
 }
 
-/* Where the tiles of a view live: `count` column panels of `width` columns each (the last may
- * be narrower), panel p at ptr[p] with leading dimension `ld` in the memory of node node[p].
- * count 0: tessera allocates the tiles. */
-typedef struct {
-  int count;
-  int64_t width, ld;
-  void *const *ptr;
-  const int *node;
-} panels_t;
-
-/* Creates the descriptor (arguments checked); views place each tile in its panel (registered in
- * place); `stored` 'L' or 'U' creates only the tiles of that triangle (tessera-owned tiles
+/* Creates the descriptor (arguments checked); views place each tile in its block (registered
+ * in place); `stored` 'L' or 'U' creates only the tiles of that triangle (tessera-owned tiles
  * only). */
 static int matrix_new(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
-                      int64_t mb, int64_t nb, const panels_t *pan, char stored,
+                      int64_t mb, int64_t nb, const tsr_blocks_t *pan, char stored,
                       tessera_matrix_t **out) {
   size_t es = tessera_dtype_size(dtype);
   tessera_matrix_t *A = tsr_matrix_describe(ctx, dtype, m, n, mb, nb, stored);
   if (!A) return TESSERA_ERR_NOMEM;
-  A->is_view = pan->count > 0;
+  A->is_view = pan->bm > 0;
   int rc = tsr_matrix_check_host(A, 0); /* the tile list first: it also bounds stored_bytes */
   placement_t pl = {.p = 0};
-  if (!rc && !pan->count) {
+  if (!rc && !pan->bm) {
     pl = placement(ctx, stored_bytes(A), (double)mb * (double)nb * (double)es);
     if (!pl.p) rc = tsr_matrix_check_host(A, stored_bytes(A));
   }
@@ -153,17 +143,17 @@ static int matrix_new(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, 
       if (!tsr_in_part(stored, i, j)) continue;
       size_t tm = (size_t)tsr_tile_m(A, i), tn = (size_t)tsr_tile_n(A, j);
       tessera_data_t **t = &A->tiles[i + j * A->mt];
-      if (pan->count) {
-        int64_t p = j * nb / pan->width, col = j * nb - p * pan->width;
-        char *a = (char *)pan->ptr[p] + ((size_t)(i * mb) + (size_t)col * (size_t)pan->ld) * es;
-        rc = tessera_data_register(ctx, pan->node[p], a, tm, tn, (size_t)pan->ld, es, t);
+      if (pan->bm) {
+        char *a;
+        const int64_t k = tsr_block_of(pan, mb, nb, i, j, es, &a);
+        rc = tessera_data_register(ctx, pan->node[k], a, tm, tn, (size_t)pan->ld, es, t);
       } else if (pl.p && tessera_data_create_on(ctx, pl.nodes[(i % pl.p) * pl.q + j % pl.q], tm, tn,
                                                 es, t) == 0)
         rc = 0;
       else /* no GPU placement, or that GPU's pool is full: the tile lives on the host */
         rc = tessera_data_create(ctx, tm, tn, es, t);
     }
-  if (rc == TESSERA_ERR_NOMEM && !pan->count)
+  if (rc == TESSERA_ERR_NOMEM && !pan->bm)
     rc = tsr_error(
         ctx, rc, "matrix: out of memory for the tiles of a %lld x %lld %s matrix (%.2f GiB)",
         (long long)m, (long long)n, tessera_dtype_name(dtype), stored_bytes(A) / 1073741824.0);
@@ -178,7 +168,7 @@ static int matrix_new(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, 
 int tessera_matrix_create(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
                           int64_t mb, int64_t nb, tessera_matrix_t **out) {
   int rc = check_new(ctx, "matrix_create", 2, dtype, m, n, mb, nb, out, 7);
-  return rc ? rc : matrix_new(ctx, dtype, m, n, mb, nb, &(panels_t){0}, 0, out);
+  return rc ? rc : matrix_new(ctx, dtype, m, n, mb, nb, &(tsr_blocks_t){0}, 0, out);
 }
 
 int tessera_matrix_create_triangle(tessera_context_t *ctx, tessera_dtype_t dtype,
@@ -194,13 +184,19 @@ int tessera_matrix_create_triangle(tessera_context_t *ctx, tessera_dtype_t dtype
     return tsr_error(ctx, -5, "matrix_create_triangle: tile size %lld is out of range",
                      (long long)nb);
   if (!out) return tsr_error(ctx, -6, "matrix_create_triangle: NULL output");
-  return matrix_new(ctx, dtype, n, n, nb, nb, &(panels_t){0}, (char)uplo, out);
+  return matrix_new(ctx, dtype, n, n, nb, nb, &(tsr_blocks_t){0}, (char)uplo, out);
 }
 
 /* A view of one array on one node: a single panel. */
 static int view_one(tessera_context_t *ctx, int node, tessera_dtype_t dtype, int64_t m, int64_t n,
                     int64_t mb, int64_t nb, void *a, int64_t lda, tessera_matrix_t **out) {
-  panels_t pan = {.count = 1, .width = n > 0 ? n : 1, .ld = lda, .ptr = &a, .node = &node};
+  tsr_blocks_t pan = {.bm = 1,
+                      .bn = 1,
+                      .brows = m > 0 ? m : 1,
+                      .bcols = n > 0 ? n : 1,
+                      .ld = lda,
+                      .ptr = &a,
+                      .node = &node};
   return matrix_new(ctx, dtype, m, n, mb, nb, &pan, 0, out);
 }
 
@@ -250,8 +246,68 @@ int tessera_matrix_view_panels(tessera_context_t *ctx, tessera_dtype_t dtype, in
   if (lda < (m > 1 ? m : 1))
     return tsr_error(ctx, -11, "%s: leading dimension %lld < max(1, %lld rows)", f, (long long)lda,
                      (long long)m);
-  panels_t pan = {.count = count, .width = width, .ld = lda, .ptr = a, .node = nodes};
+  tsr_blocks_t pan = {.bm = 1,
+                      .bn = count,
+                      .brows = m > 0 ? m : 1,
+                      .bcols = width,
+                      .ld = lda,
+                      .ptr = a,
+                      .node = nodes};
   return matrix_new(ctx, dtype, m, n, mb, nb, &pan, 0, out);
+}
+
+int tsr_blocks_check(tessera_context_t *ctx, const char *f, int argno, const tsr_blocks_t *b,
+                     int64_t m, int64_t n, int64_t mb, int64_t nb, int rank) {
+  const int64_t size[2] = {b->brows, b->bcols}, dim[2] = {m, n}, tile[2] = {mb, nb};
+  const char *what[2] = {"rows", "columns"};
+  for (int k = 0; k < 2; k++)
+    if (size[k] <= 0 || (size[k] < dim[k] && size[k] % tile[k]))
+      return tsr_error(ctx, -(argno + k),
+                       "%s: blocks of %lld %s are not a positive multiple of the tile's %lld (a "
+                       "tile would straddle two blocks)",
+                       f, (long long)size[k], what[k], (long long)tile[k]);
+  if (!b->ptr || !b->node || (rank >= 0 && !b->owner))
+    return tsr_error(ctx,
+                     !b->ptr    ? -(argno + 2)
+                     : !b->node ? -(argno + 3)
+                                : -(argno + 4),
+                     "%s: NULL list of block %s", f,
+                     !b->ptr    ? "arrays"
+                     : !b->node ? "nodes"
+                                : "owners");
+  for (int64_t J = 0; J < b->bn; J++)
+    for (int64_t I = 0; I < b->bm; I++) {
+      const int64_t k = I + J * b->bm;
+      const int64_t rows = m - I * b->brows < b->brows ? m - I * b->brows : b->brows;
+      const int64_t cols = n - J * b->bcols < b->bcols ? n - J * b->bcols : b->bcols;
+      if (rank >= 0 && b->owner[k] != rank) continue;
+      if (!b->ptr[k] && rows > 0 && cols > 0)
+        return tsr_error(ctx, -(argno + 2), "%s: block (%lld, %lld) is NULL but holds %lld x %lld",
+                         f, (long long)I, (long long)J, (long long)rows, (long long)cols);
+      if (b->node[k] < 0 || b->node[k] >= tessera_memory_node_count(ctx))
+        return tsr_error(ctx, -(argno + 3),
+                         "%s: block (%lld, %lld) is on memory node %d, which does not exist", f,
+                         (long long)I, (long long)J, b->node[k]);
+    }
+  const int64_t rows = m < b->brows ? m : b->brows;
+  if (b->ld < (rows > 1 ? rows : 1))
+    return tsr_error(ctx, -(argno + 5), "%s: leading dimension %lld < max(1, %lld rows)", f,
+                     (long long)b->ld, (long long)rows);
+  return 0;
+}
+
+int tsr_matrix_view_blocks(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
+                           int64_t mb, int64_t nb, const tsr_blocks_t *given,
+                           tessera_matrix_t **out) {
+  const char *f = "matrix_view_blocks";
+  int rc = check_new(ctx, f, 3, dtype, m, n, mb, nb, out, 14);
+  if (rc) return rc;
+  tsr_blocks_t blk = *given;
+  blk.bm = blk.brows > 0 ? m / blk.brows + (m % blk.brows != 0) : 0;
+  blk.bn = blk.bcols > 0 ? n / blk.bcols + (n % blk.bcols != 0) : 0;
+  if ((rc = tsr_blocks_check(ctx, f, 8, &blk, m, n, mb, nb, -1))) return rc;
+  if (!blk.bm || !blk.bn) blk.bm = blk.bn = 1; /* an empty matrix: still a view */
+  return matrix_new(ctx, dtype, m, n, mb, nb, &blk, 0, out);
 }
 
 int tessera_matrix_destroy(tessera_matrix_t *A) {

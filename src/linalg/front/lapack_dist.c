@@ -66,9 +66,9 @@ int tsr_lapack_scatter(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m,
   const int64_t mb = panels ? (m > 1 ? m : 1) : nb;
   void *mine = tessera_comm_rank(c) == ROOT ? (void *)(uintptr_t)a : NULL;
   *out = *root = NULL;
-  int rc = tsr_matrix_create_distributed(ctx, c, g, dtype, m, n, mb, nb, part, -2, NULL, 0, out);
-  if (!rc)
-    rc = tsr_matrix_create_distributed(ctx, c, g, dtype, m, n, mb, nb, part, ROOT, mine, lda, root);
+  const tsr_dist_place_t work = {.part = part, .on = -2}, home = {part, ROOT, mine, lda, NULL};
+  int rc = tsr_matrix_create_distributed(ctx, c, g, dtype, m, n, mb, nb, &work, out);
+  if (!rc) rc = tsr_matrix_create_distributed(ctx, c, g, dtype, m, n, mb, nb, &home, root);
   if (!rc && in) /* the copies of the root's tiles go once their copy is made */
     rc = tsr_dist_flush_matrix(*root, tsr_pxlacpy(*root, *out));
   if (rc) {

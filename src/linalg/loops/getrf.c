@@ -19,8 +19,9 @@
  * The pivots of step k live in a handle of their own (int: the info, then the kb pivots relative
  * to row r0), written by the panel's task and read by that step's swaps wherever they run.
  *
- * Distributed over processes, the panels are dealt by the matrix's grid (its first row: a grid
- * of one row deals them over every process) and each process runs the tasks writing its
+ * Distributed over processes, the panels belong to the processes owning their tiles (a grid of
+ * one row deals them over every process; a view of blocks gives them its blocks' owners) and
+ * each process runs the tasks writing its
  * panels; panel k and its pivots travel to the processes updating later panels (a whole panel:
  * its rows above r0 are not read, but a tile moves whole) and their copies there go once step
  * k's tasks are inserted. */
@@ -49,7 +50,7 @@ static int prio(int64_t nt, int64_t j, int64_t k) {
 
 /* The process owning step k's pivots: that of the panel holding column k nb. */
 static int step_owner(const tessera_matrix_t *A, const tsr_pivots_t *P, int64_t k) {
-  return tessera_grid_owner(A->grid, 0, k * P->nb / A->nb);
+  return tessera_matrix_tile_owner(A, 0, k * P->nb / A->nb);
 }
 
 static bool owns(const tsr_pivots_t *P, int64_t k) {
