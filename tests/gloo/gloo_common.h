@@ -85,8 +85,8 @@ static inline tessera_comm_t *gloo_comm(double timeout_s) {
   static tessera_comm_store_t kv; /* outlives the communicator: one at a time per process */
   kv = gloo_store();
   char why[256] = "";
-  tessera_comm_config_t cfg = {.store = &kv, .timeout_s = timeout_s, .error = why,
-                               .error_len = sizeof why};
+  tessera_comm_config_t cfg = {
+      .store = &kv, .timeout_s = timeout_s, .error = why, .error_len = sizeof why};
   tessera_comm_t *c = NULL;
   const int rc = tessera_comm_create(&cfg, &c);
   if (rc) fail_msg("process %d: tessera_comm_create = %d (%s)", g_rank, rc, why);

@@ -19,7 +19,7 @@ enum { N = 37 };
 
 static tessera_comm_t *g_comm;
 
-static const tessera_comm_type_t types[] = {TESSERA_COMM_F32, TESSERA_COMM_F64, TESSERA_COMM_C64,
+static const tessera_comm_type_t types[] = {TESSERA_COMM_F32,  TESSERA_COMM_F64, TESSERA_COMM_C64,
                                             TESSERA_COMM_C128, TESSERA_COMM_I32, TESSERA_COMM_I64};
 
 static size_t esize(tessera_comm_type_t t) {
@@ -146,8 +146,7 @@ static void all_collectives(tessera_comm_queue_t *q) {
     if (q) ok(tessera_comm_queue_sync(q), "sync");
     for (size_t i = 0; i < N; i++) {
       expect(t, b, i, gen(t, g_size / 2, i), "broadcast");
-      for (int p = 0; p < g_size; p++)
-        expect(t, all, (size_t)p * N + i, gen(t, p, i), "allgather");
+      for (int p = 0; p < g_size; p++) expect(t, all, (size_t)p * N + i, gen(t, p, i), "allgather");
       if (g_size > 1) expect(t, got, i, gen(t, prev, i), "recv");
     }
     free(b), free(all), free(mine), free(got);
