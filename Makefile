@@ -48,7 +48,7 @@ CMAKE_BUILD = cmake --build $(1) -j$(JOBS)
 endif
 
 FORMAT_DIRS := include src tools tests bench examples python
-FORMAT_FILES = $(shell find $(FORMAT_DIRS) -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) 2>/dev/null)
+FORMAT_FILES = $(shell find $(FORMAT_DIRS) -path '*/vendor' -prune -o -type f \( -name '*.c' -o -name '*.h' -o -name '*.cc' -o -name '*.cu' -o -name '*.cuh' \) -print 2>/dev/null)
 
 # Every folder a target below configures; make clean removes them all, and what the tests
 # leave in the tree (pytest's cache, the bytecode Python writes next to the modules they import).

@@ -104,6 +104,28 @@ if(NOT TESSERA_MPI STREQUAL "OFF")
     message(FATAL_ERROR "tessera: TESSERA_MPI=ON but no MPI was found (install libopenmpi-dev)")
   endif()
 endif()
+# Gloo: a second host transport, for processes no MPI launcher started, bootstrapped through a
+# key-value store the caller provides (src/comm/gloo/, C++ behind a C shim). The C++ compiler is
+# enabled only when it is built. TESSERA_GLOO=OFF leaves it out; ON makes a missing Gloo an error.
+set(TESSERA_HAVE_GLOO OFF)
+if(NOT TESSERA_GLOO STREQUAL "OFF")
+  find_path(TESSERA_GLOO_INCLUDE_DIR gloo/config.h)
+  find_library(TESSERA_GLOO_LIBRARY gloo)
+  if(TESSERA_GLOO_INCLUDE_DIR AND TESSERA_GLOO_LIBRARY)
+    set(TESSERA_HAVE_GLOO ON)
+    enable_language(CXX)
+    set(CMAKE_CXX_STANDARD 17)
+    set(CMAKE_CXX_STANDARD_REQUIRED ON)
+    set(CMAKE_CXX_EXTENSIONS OFF)
+    # the shim's C++ runtime: the C programs that link tessera's objects need it too
+    target_link_libraries(tessera_deps INTERFACE "${TESSERA_GLOO_LIBRARY}" stdc++)
+    target_include_directories(tessera_deps SYSTEM INTERFACE "${TESSERA_GLOO_INCLUDE_DIR}")
+    target_compile_definitions(tessera_deps INTERFACE TESSERA_HAVE_GLOO)
+  elseif(TESSERA_GLOO STREQUAL "ON")
+    message(FATAL_ERROR "tessera: TESSERA_GLOO=ON but Gloo was not found (install libgloo-dev)")
+  endif()
+endif()
+
 if(TESSERA_HAVE_MPI AND TESSERA_HAVE_CUDA)
   find_library(TESSERA_NCCL_LIBRARY nccl HINTS "${CUDAToolkit_LIBRARY_DIR}")
   find_path(TESSERA_NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS})

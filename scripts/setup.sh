@@ -31,7 +31,7 @@ esac
 
 tools=(cmake gcc make pkg-config)
 libs=(libc6-dev libopenblas-dev liblapacke-dev)
-[ "$target" = test ] && libs+=(libcmocka-dev libopenmpi-dev openmpi-bin)
+[ "$target" = test ] && libs+=(libcmocka-dev libopenmpi-dev openmpi-bin libgloo-dev g++)
 
 installed() {
   [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]

@@ -1,6 +1,9 @@
 /* tessera — communicators and collectives across processes and GPUs.
  *
- * A communicator spans the processes of an MPI communicator. Host buffers travel over MPI;
+ * A communicator spans the processes of an MPI communicator, or, for programs no MPI launcher
+ * started, the processes that meet through a key-value store the caller provides
+ * (tessera_comm_store_t: jax.distributed's store, say). Host buffers travel over MPI, or over
+ * Gloo's TCP transport for a communicator made over a store;
  * device buffers (CUDA memory) over NCCL, through one NCCL communicator over every GPU the
  * processes drive. A process may drive several GPUs (`ndevices` > 1): its device collectives
  * then take one buffer per GPU (the `_group` forms) and one call reduces, gathers or broadcasts
@@ -22,8 +25,9 @@
  * timeout makes the waiting calls fail with TESSERA_ERR_TIMEOUT; the communicator is then
  * broken (every later call fails with TESSERA_ERR_STATE) and can only be destroyed.
  *
- * Built when MPI is found (`tessera info` says so); the device paths when NCCL is found too.
- * Without them every call here returns TESSERA_ERR_UNSUPPORTED.
+ * Built when MPI or Gloo is found (`tessera info` says which); the device paths when NCCL is
+ * found too (with MPI or Gloo carrying NCCL's unique id). Without them every call here returns
+ * TESSERA_ERR_UNSUPPORTED.
  *
  * Environment:
  *   TESSERA_COMM_TIMEOUT   seconds a call waits for the other participants (default 30); a tile
@@ -67,6 +71,30 @@ typedef enum {
   TESSERA_MAX = 3,
 } tessera_reduce_t;
 
+/** A key-value store through which the processes of a communicator find each other when no MPI
+ *  launcher started them (the communicator's host transport is then Gloo, over TCP). Every
+ *  process gives one over the same store, with its own rank, the same size and the same prefix.
+ *  tessera calls `set` and `get` from the thread making the communicator, a host queue
+ *  (tessera_comm_queue_create) or a context's first distributed matrix, never from two threads
+ *  at once for one communicator: the store, `arg` and `prefix` must stay valid until
+ *  tessera_comm_destroy returns. */
+typedef struct {
+  void *arg; /**< passed to set and get as their first argument */
+  /** Stores `len` bytes of `value` under `key` (a NUL-terminated string of printable
+   *  characters, `prefix` first, '/' between parts; a key is set once). Returns 0, or nonzero
+   *  when it could not (tessera_comm_create then fails with TESSERA_ERR_BACKEND). */
+  int (*set)(void *arg, const char *key, const void *value, size_t len);
+  /** Waits up to `timeout_s` seconds for `key` to be set (by any process), then copies up to
+   *  `cap` bytes of its value into `value` and its whole length into *len (more than cap: tessera
+   *  asks again with room for it). Returns 0, or nonzero when the key did not come in time or the
+   *  store failed (tessera_comm_create then fails with TESSERA_ERR_TIMEOUT). */
+  int (*get)(void *arg, const char *key, void *value, size_t cap, size_t *len, double timeout_s);
+  int rank;           /**< this process's rank, 0 .. size - 1, each once */
+  int size;           /**< the number of processes */
+  const char *prefix; /**< namespace of this communicator's keys: distinct for every
+                           communicator made over one store (keys are never deleted) */
+} tessera_comm_store_t;
+
 /** How to make a communicator. The zero value: every process of MPI_COMM_WORLD, host buffers
  *  only, the default timeout. */
 typedef struct {
@@ -80,23 +108,27 @@ typedef struct {
   char *error;        /**< optional: where tessera_comm_create writes, as a sentence, why it
                            failed (at most error_len bytes, NUL-terminated) */
   size_t error_len;
+  const tessera_comm_store_t *store; /**< NULL: MPI (above); given: the processes of the store,
+                                          over Gloo, MPI not touched at all (mpi_comm unused) */
 } tessera_comm_config_t;
 
-/** Makes a communicator: a collective call over the processes of cfg->mpi_comm. Initialises MPI
+/** Makes a communicator: a collective call over the processes of cfg->mpi_comm, or of cfg->store
+ *  when given (then Gloo: the processes rendezvous through the store within the timeout, each
+ *  listening on an address of this host's name, as torch's Gloo does). Initialises MPI
  *  (MPI_THREAD_MULTIPLE) when the program has not; tessera_comm_destroy then finalises it, so a
  *  program that lets tessera start MPI uses one communicator at a time and cannot start MPI
  *  again after destroying the last. A program that initialised MPI itself keeps that to itself:
  *  host queues need MPI_THREAD_MULTIPLE there. With ndevices > 0, makes the NCCL communicator
- *  (its unique id broadcast over MPI).
+ *  (its unique id broadcast over MPI or Gloo).
  *  @param cfg  NULL for the defaults
  *  @param comm receives the communicator
  *  @return 0; -1 for an invalid configuration (negative ndevices or timeout, a device that does
  *          not exist, a GPU two endpoints would drive, ndevices differing across processes);
- *          TESSERA_ERR_UNSUPPORTED without MPI (or without NCCL when ndevices > 0);
- *          TESSERA_ERR_BACKEND when MPI or NCCL fails; TESSERA_ERR_ENV for a malformed
- *          TESSERA_COMM_TIMEOUT; TESSERA_ERR_NOMEM.
- *  cfg->error (when given) says what failed. Not thread safe with other calls on the same MPI
- *  communicator. */
+ *          TESSERA_ERR_UNSUPPORTED without MPI (with a store: without Gloo; or without
+ *          NCCL when ndevices > 0); TESSERA_ERR_BACKEND when MPI, Gloo, NCCL or the store's set
+ *          fails; TESSERA_ERR_TIMEOUT when, over a store, a process did not arrive in time;
+ * TESSERA_ERR_ENV for a malformed TESSERA_COMM_TIMEOUT; TESSERA_ERR_NOMEM. cfg->error (when given)
+ * says what failed. Not thread safe with other calls on the same MPI communicator. */
 TESSERA_API int tessera_comm_create(const tessera_comm_config_t *cfg, tessera_comm_t **comm);
 
 /** Destroys a communicator (every queue made on it must be destroyed first); a collective call.
@@ -114,15 +146,16 @@ TESSERA_API int tessera_comm_devices(const tessera_comm_t *comm);
  *  by the communicator, valid until its next failing call. */
 TESSERA_API const char *tessera_comm_last_error(const tessera_comm_t *comm);
 
-/** Writes a line naming the transports this build has ("MPI: Open MPI v4.1.4 ..., NCCL 2.28.3",
- *  or why there is none) into buf (at most len bytes, NUL-terminated). Returns 1 when
- *  communicators can be made (MPI is built in), else 0. Thread safe. */
+/** Writes a line naming the transports this build has ("MPI 3.1 (Open MPI v4.1.4); Gloo 0.5.0
+ *  (TCP, over a key-value store); NCCL 2.28.3", or why each is not there) into buf (at most len
+ *  bytes, NUL-terminated). Returns 1 when communicators can be made (MPI or Gloo is built in),
+ *  else 0. Thread safe. */
 TESSERA_API int tessera_comm_describe(char *buf, size_t len);
 
 /** Makes a queue on `comm`: for host buffers when cuda_stream is NULL (a thread of the queue
- *  runs its operations in order, on an MPI communicator of its own), else for device buffers of
- *  local GPU `device` (0 .. ndevices-1), enqueued on cuda_stream (a cudaStream_t of that GPU).
- *  A collective call: every process makes its queues in the same order.
+ *  runs its operations in order, on an MPI communicator, or Gloo context, of its own), else for
+ * device buffers of local GPU `device` (0 .. ndevices-1), enqueued on cuda_stream (a cudaStream_t
+ * of that GPU). A collective call: every process makes its queues in the same order.
  *  @return 0; -1 for a NULL comm or out-of-range device; TESSERA_ERR_UNSUPPORTED for a host
  *          queue when MPI runs below MPI_THREAD_MULTIPLE, or a device queue without NCCL;
  *          TESSERA_ERR_STATE on a broken communicator; TESSERA_ERR_NOMEM, TESSERA_ERR_BACKEND. */

@@ -17,6 +17,7 @@
 #ifndef TESSERA_CONTEXT_H
 #define TESSERA_CONTEXT_H
 
+#include "tessera/comm.h"
 #include "tessera/types.h"
 
 #ifdef __cplusplus
@@ -90,13 +91,18 @@ typedef struct {
    * the communicator and grid for distributed matrices of one's own. Each process should see
    * GPUs of its own (CUDA_VISIBLE_DEVICES, or TESSERA_GPUS with one process per node). */
   int distributed;      /**< 1: the context spans the processes of `mpi_comm`; 0: this process
-                             alone; -1 = auto: 1 when mpi_comm is given or TESSERA_GRID is set */
+                             alone; -1 = auto: 1 when mpi_comm or comm_store is given or
+                             TESSERA_GRID is set */
   const void *mpi_comm; /**< address of the MPI_Comm a distributed context spans (tessera works
                              on a duplicate); NULL: MPI_COMM_WORLD */
-  int grid_p, grid_q;   /**< its P x Q process grid, P * Q = the number of processes (process r
-                             at row r / Q, column r mod Q); -1 = auto: TESSERA_GRID's "PxQ",
-                             else the squarest (P <= Q, P the largest divisor up to the square
-                             root). Both set or both auto. */
+  const tessera_comm_store_t *comm_store; /**< the processes of a distributed context met
+                                              through this key-value store (over Gloo, no MPI:
+                                              tessera/comm.h), which must outlive the context;
+                                              implies distributed (unless 0); NULL: MPI */
+  int grid_p, grid_q; /**< its P x Q process grid, P * Q = the number of processes (process r
+                           at row r / Q, column r mod Q); -1 = auto: TESSERA_GRID's "PxQ",
+                           else the squarest (P <= Q, P the largest divisor up to the square
+                           root). Both set or both auto. */
 } tessera_config_t;
 
 /** Default bound on tasks inserted and not finished (tessera_config_t.max_submitted): a task

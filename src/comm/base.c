@@ -1,6 +1,6 @@
-/* The communication layer's ground: error messages, breaking a communicator, waiting against its
- * deadline. The transports (mpi/, nccl/), the queues and the API (comm.c) all call
- * these; this file calls none of them. */
+/* The communication layer's ground: operations' names, error messages, breaking a communicator,
+ * waiting against its deadline. The transports (mpi/, gloo/, nccl/), the queues and the API
+ * (comm.c) all call these; this file calls none of them. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,6 +8,13 @@
 
 #include "comm/comm.h"
 #include "runtime/base.h"
+
+const char *tsr_coll_name(tsr_coll_kind_t k) {
+  static const char *const names[] = {"A broadcast",   "An all-reduce",    "A reduce",
+                                      "An all-gather", "A reduce-scatter", "A send",
+                                      "A receive",     "A barrier"};
+  return names[k];
+}
 
 int tsr_comm_error(tessera_comm_t *c, int status, const char *fmt, ...) {
   if (!c) return status;

@@ -1,7 +1,9 @@
 #define _POSIX_C_SOURCE 200809L
 /* The collectives API (tessera/comm.h): communicators, queues, and the checks every operation
  * passes before a transport sees it. Host buffers go to MPI (mpi/host.c), device buffers to NCCL
- * (nccl/device.c); a host queue's operations go through its thread (queue.c). */
+ * (nccl/device.c); a host queue's operations go through its thread (queue.c). Host buffers go to
+ * MPI, or to Gloo when the communicator is made over a key-value store: one table of functions
+ * each (tsr_host_ops_t), chosen here. */
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,15 +19,30 @@ const char *tessera_comm_last_error(const tessera_comm_t *comm) {
 }
 
 int tessera_comm_describe(char *buf, size_t len) {
-  if (!buf || len == 0) return tsr_mpi_built() ? 1 : 0;
-  char mpi[160], nccl[96] = "";
-  tsr_mpi_describe(mpi, sizeof mpi);
-  if (tsr_nccl_built())
-    tsr_nccl_describe(nccl, sizeof nccl);
-  else
-    snprintf(nccl, sizeof nccl, "no NCCL (device buffers not served)");
-  snprintf(buf, len, "%s; %s", mpi, nccl);
-  return tsr_mpi_built() ? 1 : 0;
+  const tsr_host_ops_t *mpi = tsr_mpi_host(), *gloo = tsr_gloo_host();
+  if (!buf || len == 0) return mpi || gloo ? 1 : 0;
+  char m[160] = "no MPI (no communicator from mpirun)", g[96] = "no Gloo (no communicator "
+                                                                "over a key-value store)";
+  char nccl[96] = "no NCCL (device buffers not served)";
+  if (mpi) mpi->describe(m, sizeof m);
+  if (gloo) gloo->describe(g, sizeof g);
+  if (tsr_nccl_built()) tsr_nccl_describe(nccl, sizeof nccl);
+  snprintf(buf, len, "%s; %s; %s", m, g, nccl);
+  return mpi || gloo ? 1 : 0;
+}
+
+/* The host transport of a configuration: Gloo over cfg->store, else MPI; NULL (with the sentence
+ * in c) when this build lacks it. */
+static const tsr_host_ops_t *pick_host(tessera_comm_t *c, const tessera_comm_config_t *cfg) {
+  const tsr_host_ops_t *t = cfg->store ? tsr_gloo_host() : tsr_mpi_host();
+  if (!t)
+    tsr_comm_error(c, TESSERA_ERR_UNSUPPORTED,
+                   cfg->store ? "A communicator over a key-value store needs Gloo, and tessera "
+                                "was built without Gloo (install libgloo-dev and rebuild)."
+                              : "Communicators need MPI (or a key-value store with Gloo), and "
+                                "tessera was built without MPI (install OpenMPI's development "
+                                "files and rebuild).");
+  return t;
 }
 
 /* The timeout from the configuration, else TESSERA_COMM_TIMEOUT (its default when unset); -1
@@ -55,6 +72,13 @@ int tessera_comm_create(const tessera_comm_config_t *cfg_in, tessera_comm_t **co
                ? TESSERA_ERR_UNSUPPORTED
                : -1;
   }
+  const tessera_comm_store_t *kv = cfg->store;
+  if (kv && (!kv->set || !kv->get || !kv->prefix || kv->size < 1 || kv->rank < 0 ||
+             kv->rank >= kv->size)) {
+    say(cfg, "The key-value store is invalid: set, get and prefix must be given, size positive "
+             "and rank from 0 to size - 1.");
+    return -1;
+  }
   char why[200] = "";
   const double timeout = timeout_of(cfg, why, sizeof why);
   if (timeout < 0) {
@@ -67,18 +91,19 @@ int tessera_comm_create(const tessera_comm_config_t *cfg_in, tessera_comm_t **co
   c->timeout_s = timeout;
   c->ndevices = cfg->ndevices;
   for (int i = 0; i < cfg->ndevices; i++) c->devices[i] = cfg->devices ? cfg->devices[i] : i;
-  int rc = tsr_mpi_open(c, cfg->mpi_comm);
+  c->host = pick_host(c, cfg);
+  int rc = c->host ? c->host->open(c, cfg) : TESSERA_ERR_UNSUPPORTED;
   if (rc == 0) {
     /* every process must drive as many GPUs: the endpoints' numbering depends on it */
     long lo = 0, hi = 0;
-    rc = tsr_mpi_minmax(c, c->ndevices, &lo, &hi);
+    rc = tsr_host_minmax(c, c->ndevices, &lo, &hi);
     if (rc == 0 && lo != hi)
       rc = tsr_comm_error(c, -1,
                           "The processes ask for different numbers of GPUs (from %ld to %ld): "
                           "ndevices must be the same on every process.",
                           lo, hi);
     if (rc == 0 && c->ndevices > 0) rc = tsr_nccl_open(c);
-    if (rc) tsr_mpi_close(c);
+    if (rc) c->host->close(c);
   }
   if (rc) {
     say(cfg, c->errmsg);
@@ -98,7 +123,7 @@ int tessera_comm_destroy(tessera_comm_t *comm) {
                           atomic_load(&comm->queues));
   if (comm->dist_close) comm->dist_close(comm);
   if (comm->nccl) tsr_nccl_close(comm);
-  tsr_mpi_close(comm);
+  comm->host->close(comm);
   pthread_mutex_destroy(&comm->err_lock);
   free(comm);
   return 0;
@@ -130,20 +155,21 @@ int tessera_comm_queue_create(tessera_comm_t *comm, int device, void *cuda_strea
     return tsr_comm_error(comm, -2,
                           "Device %d is not one of the %d GPU(s) the communicator drives.", device,
                           comm->ndevices);
-  if (!cuda_stream && !tsr_mpi_multithreaded(comm))
+  if (!cuda_stream && !tsr_host_multithreaded(comm))
     return tsr_comm_error(comm, TESSERA_ERR_UNSUPPORTED,
-                          "A host queue calls MPI from a thread of its own, which needs MPI "
-                          "initialised with MPI_THREAD_MULTIPLE.");
+                          "A host queue calls %s from a thread of its own, which needs MPI "
+                          "initialised with MPI_THREAD_MULTIPLE.",
+                          comm->host->name);
   tessera_comm_queue_t *q = calloc(1, sizeof *q);
   if (!q) return tsr_comm_error(comm, TESSERA_ERR_NOMEM, "Out of memory for a queue.");
   q->comm = comm;
   q->device = cuda_stream ? device : -1;
   q->stream = cuda_stream;
   if (!cuda_stream) {
-    int rc = tsr_mpi_chan_open(comm, &q->chan);
+    int rc = tsr_host_chan_open(comm, &q->chan);
     if (rc == 0) rc = tsr_queue_start(q);
     if (rc) {
-      tsr_mpi_chan_close(q->chan);
+      tsr_host_chan_close(comm, q->chan);
       free(q);
       return rc;
     }
@@ -165,7 +191,7 @@ int tessera_comm_queue_destroy(tessera_comm_queue_t *queue) {
   if (queue->device < 0) {
     int stop = tsr_queue_stop(queue);
     rc = rc ? rc : stop;
-    tsr_mpi_chan_close(queue->chan);
+    tsr_host_chan_close(queue->comm, queue->chan);
   }
   atomic_fetch_sub(&queue->comm->queues, 1);
   free(queue);
@@ -258,7 +284,7 @@ static int submit(tessera_comm_t *c, const tsr_coll_t *op, tessera_comm_queue_t 
     return tsr_comm_error(c, -at.queue,
                           dev < 0 ? "Host buffers need a host queue (made with no CUDA stream)."
                                   : "Device buffers need a queue on their GPU's stream.");
-  if (dev < 0) return q ? tsr_queue_put(q, op) : tsr_mpi_run(c, NULL, op);
+  if (dev < 0) return q ? tsr_queue_put(q, op) : tsr_host_run(c, NULL, op);
   const bool p2p = op->kind == TSR_COLL_SEND || op->kind == TSR_COLL_RECV;
   if (c->ndevices > 1 && !p2p)
     return tsr_comm_error(c, TESSERA_ERR_STATE,

@@ -1,5 +1,6 @@
 /* The communication layer's insides: the communicator, its queues, one operation as a value, and
- * the two transports under them (mpi/host.c for host buffers, nccl/device.c for device buffers).
+ * the transports under them (for host buffers mpi/host.c or gloo/host.c, one table each; for
+ * device buffers nccl/device.c).
  *
  * comm.c checks every call's arguments and hands a checked operation to a transport; queue.c
  * runs host operations in order on a thread of the queue; base.c is the ground all of them
@@ -42,17 +43,17 @@ typedef struct {
   int rank;
 } tsr_coll_t;
 
-typedef struct tsr_mpi tsr_mpi_t;   /* mpi/host.c */
-typedef struct tsr_nccl tsr_nccl_t; /* nccl/device.c */
-typedef struct tsr_mpi_chan
-    tsr_mpi_chan_t;                 /* an MPI communicator of its own (one per host queue) */
-typedef struct tsr_dist tsr_dist_t; /* dist.c: transfers of distributed tiles */
+typedef struct tsr_host_chan tsr_host_chan_t; /* a channel: one per host queue, one for tiles */
+typedef struct tsr_host_req tsr_host_req_t;   /* a point-to-point transfer in flight */
+typedef struct tsr_nccl tsr_nccl_t;           /* nccl/device.c */
+typedef struct tsr_dist tsr_dist_t;           /* dist.c: transfers of distributed tiles */
 
 struct tessera_comm {
   int rank, size, ndevices;
   int devices[TSR_COMM_MAX_DEVICES];
   double timeout_s;
-  tsr_mpi_t *mpi;
+  const struct tsr_host_ops *host;       /* the host transport's table (MPI or Gloo) */
+  void *host_state;                      /* its state, the transport's own */
   tsr_nccl_t *nccl;                      /* NULL without device endpoints */
   tsr_dist_t *dist;                      /* made with the first distributed matrix (dist.c) */
   void (*dist_close)(tessera_comm_t *c); /* set with `dist`: stops it (destroy calls it) */
@@ -67,7 +68,7 @@ struct tessera_comm_queue {
   int device; /* -1: a host queue */
   void *stream;
   /* host queues: a thread runs the operations in order on a channel of their own */
-  tsr_mpi_chan_t *chan;
+  tsr_host_chan_t *chan;
   pthread_t thread;
   pthread_mutex_t lock;
   pthread_cond_t cond;
@@ -90,48 +91,94 @@ int tsr_comm_break(tessera_comm_t *c, int status);
  *  communicator; `what` names the operation in the timeout's message. */
 int tsr_comm_wait(tessera_comm_t *c, int (*poll)(void *arg), void *arg, const char *what);
 
-/* Host transport (mpi/host.c). Every function records its failures on `c`. */
+/* Host transports: MPI (mpi/host.c) and Gloo over a caller's key-value store (gloo/host.c),
+ * each one table of the functions below, chosen when the communicator is made (tsr_host_pick).
+ * Every function records its failures on `c`; none checks arguments or reads the environment. */
 
-/** Whether this build has MPI (mpi/host.c) rather than mpi/absent.c. */
-bool tsr_mpi_built(void);
-/** Starts: MPI (initialised when the program has not), a duplicate of `mpi_comm` (NULL: world),
- *  the rank and size into c. */
-int tsr_mpi_open(tessera_comm_t *c, const void *mpi_comm);
-/** Frees the duplicate; finalises MPI when tsr_mpi_open initialised it and c is not broken. */
-void tsr_mpi_close(tessera_comm_t *c);
-/** Whether threads other than the caller may call MPI (MPI_THREAD_MULTIPLE). */
-bool tsr_mpi_multithreaded(const tessera_comm_t *c);
-/** The lowest and highest of `value` over the processes (a collective call). */
-int tsr_mpi_minmax(tessera_comm_t *c, long value, long *lo, long *hi);
-/** Broadcasts `bytes` bytes of `data` from rank 0 (a collective call). */
-int tsr_mpi_share(tessera_comm_t *c, void *data, size_t bytes);
-/** Gathers `bytes` bytes of `mine` from every process into `all` (size * bytes, in rank order)
- *  on every process (a collective call). */
-int tsr_mpi_gather_all(tessera_comm_t *c, const void *mine, void *all, size_t bytes);
-/** Runs one operation on host buffers to completion, on the communicator's own MPI
- *  communicator (chan NULL) or on a queue's channel, within c->timeout_s. */
-int tsr_mpi_run(tessera_comm_t *c, tsr_mpi_chan_t *chan, const tsr_coll_t *op);
-/** A channel (an MPI communicator of its own, duplicated collectively) and its end. */
-int tsr_mpi_chan_open(tessera_comm_t *c, tsr_mpi_chan_t **chan);
-void tsr_mpi_chan_close(tsr_mpi_chan_t *chan);
-/** The MPI library's version line into buf. */
-void tsr_mpi_describe(char *buf, size_t len);
+typedef struct tsr_host_ops {
+  const char *name; /* "MPI", "Gloo" */
+  /** Starts: for MPI (initialised when the program has not) a duplicate of cfg->mpi_comm (NULL:
+   *  world), for Gloo a context rendezvoused through cfg->store; the rank and size into c. */
+  int (*open)(tessera_comm_t *c, const tessera_comm_config_t *cfg);
+  /** Frees what open made (MPI: finalises it when open initialised it and c is not broken). */
+  void (*close)(tessera_comm_t *c);
+  /** Whether threads other than the caller may call the transport at once. */
+  bool (*multithreaded)(const tessera_comm_t *c);
+  /** The lowest and highest of `value` over the processes (a collective call). */
+  int (*minmax)(tessera_comm_t *c, long value, long *lo, long *hi);
+  /** Broadcasts `bytes` bytes of `data` from rank 0 (a collective call). */
+  int (*share)(tessera_comm_t *c, void *data, size_t bytes);
+  /** Gathers `bytes` bytes of `mine` from every process into `all` (size * bytes, in rank
+   *  order) on every process (a collective call). */
+  int (*gather_all)(tessera_comm_t *c, const void *mine, void *all, size_t bytes);
+  /** Runs one operation on host buffers to completion, on the communicator's own channel (chan
+   *  NULL) or on a queue's, within c->timeout_s. */
+  int (*run)(tessera_comm_t *c, tsr_host_chan_t *chan, const tsr_coll_t *op);
+  /** A channel of its own (made collectively, like MPI_Comm_dup) and its end. */
+  int (*chan_open)(tessera_comm_t *c, tsr_host_chan_t **chan);
+  void (*chan_close)(tessera_comm_t *c, tsr_host_chan_t *chan);
+  /** Posts, on `chan`, a nonblocking send (or receive when `receive`) of the rows x cols block
+   *  at ptr (leading dimension ld, elements of elsize bytes) to (from) `peer` with `tag`. */
+  int (*post)(tessera_comm_t *c, tsr_host_chan_t *chan, bool receive, void *ptr, size_t rows,
+              size_t cols, size_t ld, size_t elsize, int peer, int tag, tsr_host_req_t **req);
+  /** 1 when the transfer is done (the request is then freed), 0 while it is not, or a failure
+   *  (freed as well). Never blocks. */
+  int (*test)(tessera_comm_t *c, tsr_host_req_t *req);
+  /** Withdraws a posted transfer (waiting up to `wait_s` seconds for it to end, cancelled or
+   *  done) and frees it: its buffer is then the transport's no more. Returns 0, or -1 when it
+   *  did not end (left to the transport: a peer still sending into it). */
+  int (*cancel)(tessera_comm_t *c, tsr_host_req_t *req, double wait_s);
+  /** The largest tag the transport accepts. */
+  int (*tag_limit)(const tessera_comm_t *c);
+  /** The library's version line into buf. */
+  void (*describe)(char *buf, size_t len);
+} tsr_host_ops_t;
 
-/** A point-to-point transfer in flight (mpi/host.c). */
-typedef struct tsr_mpi_req tsr_mpi_req_t;
-/** Posts, on `chan`, a nonblocking send (or receive when `receive`) of the rows x cols block at
- *  ptr (leading dimension ld, elements of elsize bytes) to (from) `peer` with `tag`. */
-int tsr_mpi_post(tessera_comm_t *c, tsr_mpi_chan_t *chan, bool receive, void *ptr, size_t rows,
-                 size_t cols, size_t ld, size_t elsize, int peer, int tag, tsr_mpi_req_t **req);
-/** 1 when the transfer is done (the request is then freed), 0 while it is not, or a failure
- *  (freed as well). */
-int tsr_mpi_test(tessera_comm_t *c, tsr_mpi_req_t *req);
-/** Withdraws a posted transfer that timed out (MPI_Cancel, then up to `wait_s` seconds for it to
- *  end, cancelled or done) and frees it: its buffer is then MPI's no more. Returns 0, or -1 when
- *  it did not end (left to MPI: a peer still sending into it). */
-int tsr_mpi_cancel(tsr_mpi_req_t *req, double wait_s);
-/** The largest tag MPI accepts. */
-int tsr_mpi_tag_limit(const tessera_comm_t *c);
+/** The transports' tables: NULL for one this build does not have (mpi/absent.c,
+ *  gloo/absent.c). */
+const tsr_host_ops_t *tsr_mpi_host(void);
+const tsr_host_ops_t *tsr_gloo_host(void);
+
+/* The calls of the layers above, through the communicator's table. */
+static inline bool tsr_host_multithreaded(const tessera_comm_t *c) {
+  return c->host->multithreaded(c);
+}
+static inline int tsr_host_minmax(tessera_comm_t *c, long value, long *lo, long *hi) {
+  return c->host->minmax(c, value, lo, hi);
+}
+static inline int tsr_host_share(tessera_comm_t *c, void *data, size_t bytes) {
+  return c->host->share(c, data, bytes);
+}
+static inline int tsr_host_gather_all(tessera_comm_t *c, const void *mine, void *all,
+                                      size_t bytes) {
+  return c->host->gather_all(c, mine, all, bytes);
+}
+static inline int tsr_host_run(tessera_comm_t *c, tsr_host_chan_t *chan, const tsr_coll_t *op) {
+  return c->host->run(c, chan, op);
+}
+static inline int tsr_host_chan_open(tessera_comm_t *c, tsr_host_chan_t **chan) {
+  return c->host->chan_open(c, chan);
+}
+static inline void tsr_host_chan_close(tessera_comm_t *c, tsr_host_chan_t *chan) {
+  if (chan) c->host->chan_close(c, chan);
+}
+static inline int tsr_host_post(tessera_comm_t *c, tsr_host_chan_t *chan, bool receive, void *ptr,
+                                size_t rows, size_t cols, size_t ld, size_t elsize, int peer,
+                                int tag, tsr_host_req_t **req) {
+  return c->host->post(c, chan, receive, ptr, rows, cols, ld, elsize, peer, tag, req);
+}
+static inline int tsr_host_test(tessera_comm_t *c, tsr_host_req_t *req) {
+  return c->host->test(c, req);
+}
+static inline int tsr_host_cancel(tessera_comm_t *c, tsr_host_req_t *req, double wait_s) {
+  return c->host->cancel(c, req, wait_s);
+}
+static inline int tsr_host_tag_limit(const tessera_comm_t *c) {
+  return c->host->tag_limit(c);
+}
+
+/** The name of a host operation for messages ("A broadcast", ...). */
+const char *tsr_coll_name(tsr_coll_kind_t k);
 
 /* Device transport (nccl/device.c; absent without NCCL: tsr_nccl_built() is false). */
 

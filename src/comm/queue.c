@@ -1,5 +1,5 @@
 /* Host queues: a thread per queue runs the queue's operations one after another, in the order
- * they were put, on the queue's own MPI communicator (so operations of different queues, and of
+ * they were put, on the queue's own channel (so operations of different queues, and of
  * calls with no queue, never match each other). The ring of waiting operations grows as needed.
  * After a failure the queue still drains: later operations fail at once on the broken
  * communicator, and the first failure is what the next sync returns. */
@@ -22,7 +22,7 @@ static void *queue_thread(void *arg) {
                  ? tsr_comm_error(q->comm, TESSERA_ERR_STATE,
                                   "An operation of a queue was not run: the communicator is "
                                   "broken by an earlier failure or timeout.")
-                 : tsr_mpi_run(q->comm, q->chan, &op);
+                 : tsr_host_run(q->comm, q->chan, &op);
     pthread_mutex_lock(&q->lock);
     q->running = false;
     if (rc && !q->status) q->status = rc;

@@ -39,7 +39,7 @@ int tsr_dist_agree(tessera_comm_t *c, int status) {
   /* the lowest negative status, else the lowest positive one: one minimum over an encoding */
   const long big = 1L << 40;
   long lo = 0, hi = 0;
-  int rc = tsr_mpi_minmax(c, status ? status : big, &lo, &hi);
+  int rc = tsr_host_minmax(c, status ? status : big, &lo, &hi);
   if (rc) return rc;
   return lo == big ? 0 : (int)lo;
 }

@@ -8,20 +8,20 @@
 
 struct tsr_beats {
   tessera_comm_t *comm;
-  tsr_mpi_chan_t *chan;
+  tsr_host_chan_t *chan;
   int tag;
   double period, last_sent, last_polled;
-  double *heard;             /* per peer: when its last beat came (the start at first) */
-  tsr_mpi_req_t **in, **out; /* per peer: the posted receive, the send not yet complete */
+  double *heard;              /* per peer: when its last beat came (the start at first) */
+  tsr_host_req_t **in, **out; /* per peer: the posted receive, the send not yet complete */
   unsigned char *in_byte, out_byte;
 };
 
 /* Posts the receive of peer p's next beat. */
 static int post_in(tsr_beats_t *b, int p) {
-  return tsr_mpi_post(b->comm, b->chan, true, &b->in_byte[p], 1, 1, 1, 1, p, b->tag, &b->in[p]);
+  return tsr_host_post(b->comm, b->chan, true, &b->in_byte[p], 1, 1, 1, 1, p, b->tag, &b->in[p]);
 }
 
-int tsr_beats_open(tessera_comm_t *c, tsr_mpi_chan_t *chan, int tag, double period,
+int tsr_beats_open(tessera_comm_t *c, tsr_host_chan_t *chan, int tag, double period,
                    tsr_beats_t **out) {
   *out = NULL;
   tsr_beats_t *b = calloc(1, sizeof *b);
@@ -59,19 +59,19 @@ void tsr_beats_poll(tsr_beats_t *b, bool (*progressed)(void *arg), void *arg) {
     if (p == b->comm->rank) continue;
     /* a beat arrived: heard now; the receive goes again (a failure breaks the communicator,
      * and the transfers then fail on their own) */
-    const int got = b->in[p] ? tsr_mpi_test(b->comm, b->in[p]) : 0;
+    const int got = b->in[p] ? tsr_host_test(b->comm, b->in[p]) : 0;
     if (got != 0) b->in[p] = NULL;
     if (got > 0) {
       b->heard[p] = now;
       (void)post_in(b, p);
     }
-    if (b->out[p] && tsr_mpi_test(b->comm, b->out[p]) != 0) b->out[p] = NULL;
+    if (b->out[p] && tsr_host_test(b->comm, b->out[p]) != 0) b->out[p] = NULL;
   }
   if (now - b->last_sent < b->period || !progressed(arg)) return;
   b->last_sent = now;
   for (int p = 0; p < b->comm->size; p++)
     if (p != b->comm->rank && !b->out[p])
-      (void)tsr_mpi_post(b->comm, b->chan, false, &b->out_byte, 1, 1, 1, 1, p, b->tag, &b->out[p]);
+      (void)tsr_host_post(b->comm, b->chan, false, &b->out_byte, 1, 1, 1, 1, p, b->tag, &b->out[p]);
 }
 
 double tsr_beats_heard(const tsr_beats_t *b, int peer) {
@@ -83,13 +83,13 @@ void tsr_beats_close(tsr_beats_t *b) {
   for (int p = 0; b->in && b->out && p < b->comm->size; p++) {
     /* a receive never matched is cancelled; a beat's send completes at once (one byte, sent
      * eagerly) unless the transport is broken, where it is left to MPI */
-    if (b->in[p]) (void)tsr_mpi_cancel(b->in[p], 1.0);
+    if (b->in[p]) (void)tsr_host_cancel(b->comm, b->in[p], 1.0);
     if (b->out[p]) {
       const double until = tsr_now() + 1.0;
       int done = 0;
-      while ((done = tsr_mpi_test(b->comm, b->out[p])) == 0 && tsr_now() < until) {
+      while ((done = tsr_host_test(b->comm, b->out[p])) == 0 && tsr_now() < until) {
       }
-      if (done == 0) (void)tsr_mpi_cancel(b->out[p], 1.0);
+      if (done == 0) (void)tsr_host_cancel(b->comm, b->out[p], 1.0);
     }
   }
   free(b->heard);

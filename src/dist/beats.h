@@ -14,7 +14,7 @@ typedef struct tsr_beats tsr_beats_t;
 
 /** Starts the heartbeats of this process on `chan` under `tag` (a tag no other message of the
  *  channel uses), sent at most every `period` seconds; posts a receive for every peer. */
-int tsr_beats_open(tessera_comm_t *c, tsr_mpi_chan_t *chan, int tag, double period,
+int tsr_beats_open(tessera_comm_t *c, tsr_host_chan_t *chan, int tag, double period,
                    tsr_beats_t **out);
 /** Takes the beats that arrived (at most four times a period) and, when a period has passed
  *  since the last beat sent and `progressed(arg)` says this process progressed since it was

@@ -37,7 +37,7 @@
 #include "runtime/flows.h"
 
 typedef struct {
-  tsr_mpi_req_t *req;   /* an MPI transfer, or */
+  tsr_host_req_t *req;  /* a host transfer (MPI or Gloo), or */
   tsr_nccl_req_t *nreq; /* an NCCL one */
   tessera_deferred_t *token;
   double start;
@@ -49,7 +49,7 @@ enum { XFER_HOST, XFER_SIM, XFER_NCCL };
 
 struct tsr_dist {
   tessera_comm_t *comm;
-  tsr_mpi_chan_t *chan;
+  tsr_host_chan_t *chan;
   int next_tag, tag_limit;
   /* the context whose distributed matrices live (`live` of them), how its tiles travel, and
    * the chain of its device transfers (inserting thread only) */
@@ -76,7 +76,8 @@ static int fail_transfer(tsr_dist_t *d, const transfer_t *x, int why) {
   const double now = tsr_now();
   if (d->cancel_until == 0) d->cancel_until = now + 1.0;
   /* the buffer goes with the failed flow: MPI must be done with it first */
-  if (x->req) (void)tsr_mpi_cancel(x->req, d->cancel_until > now ? d->cancel_until - now : 0);
+  if (x->req)
+    (void)tsr_host_cancel(d->comm, x->req, d->cancel_until > now ? d->cancel_until - now : 0);
   return rc;
 }
 
@@ -125,7 +126,7 @@ static void *engine(void *arg) {
     bool progress = false;
     for (size_t i = 0; i < d->n;) {
       transfer_t x = d->xfer[i];
-      int rc = x.req ? tsr_mpi_test(d->comm, x.req) : tsr_nccl_p2p_test(d->comm, x.nreq);
+      int rc = x.req ? tsr_host_test(d->comm, x.req) : tsr_nccl_p2p_test(d->comm, x.nreq);
       const double now = tsr_now(), heard = tsr_beats_heard(d->beats, x.peer);
       if (rc == 0 && atomic_load(&d->comm->broken)) /* another transfer's failure broke it */
         rc = fail_transfer(d, &x, 0);
@@ -160,18 +161,18 @@ static void *engine(void *arg) {
 
 static int engine_start(tessera_comm_t *c) {
   if (c->dist) return 0;
-  if (!tsr_mpi_multithreaded(c))
+  if (!tsr_host_multithreaded(c))
     return tsr_comm_error(c, TESSERA_ERR_UNSUPPORTED,
                           "Distributed matrices move tiles from threads of tessera's own, which "
                           "needs MPI initialised with MPI_THREAD_MULTIPLE.");
   tsr_dist_t *d = calloc(1, sizeof *d);
   if (!d) return tsr_comm_error(c, TESSERA_ERR_NOMEM, "Out of memory for the transfer engine.");
   d->comm = c;
-  d->tag_limit = tsr_mpi_tag_limit(c); /* the tiles' tags are below it, the beats' is it */
-  int rc = tsr_mpi_chan_open(c, &d->chan);
+  d->tag_limit = tsr_host_tag_limit(c); /* the tiles' tags are below it, the beats' is it */
+  int rc = tsr_host_chan_open(c, &d->chan);
   if (!rc) rc = tsr_beats_open(c, d->chan, d->tag_limit, beat_period(c), &d->beats);
   if (rc) {
-    if (d->chan) tsr_mpi_chan_close(d->chan);
+    if (d->chan) tsr_host_chan_close(c, d->chan);
     free(d);
     return rc;
   }
@@ -179,7 +180,7 @@ static int engine_start(tessera_comm_t *c) {
   pthread_cond_init(&d->cond, NULL);
   if (pthread_create(&d->thread, NULL, engine, d) != 0) {
     tsr_beats_close(d->beats);
-    tsr_mpi_chan_close(d->chan);
+    tsr_host_chan_close(c, d->chan);
     free(d);
     return tsr_comm_error(c, TESSERA_ERR_NOMEM, "The transfer engine's thread did not start.");
   }
@@ -199,7 +200,7 @@ void tsr_dist_close(tessera_comm_t *c) {
   pthread_cond_destroy(&d->cond);
   pthread_mutex_destroy(&d->lock);
   tsr_beats_close(d->beats);
-  tsr_mpi_chan_close(d->chan);
+  tsr_host_chan_close(c, d->chan);
   free(d->xfer);
   free(d);
   c->dist = NULL;
@@ -233,7 +234,7 @@ static int bind_context(tsr_dist_t *d, tessera_context_t *ctx) {
   if (d->live > 0) return 0;
   int gpus = 0;
   long lo = 0, hi = 0;
-  int rc = tsr_mpi_minmax(c, local_mode(c, ctx, &gpus), &lo, &hi);
+  int rc = tsr_host_minmax(c, local_mode(c, ctx, &gpus), &lo, &hi);
   if (rc) return rc;
   if (lo < 0)
     return tsr_comm_error(c, TESSERA_ERR_UNSUPPORTED,
@@ -332,9 +333,9 @@ static int mpi_transfer_kernel(const tessera_exec_t *ex, void *args) {
   const transfer_args_t *a = args;
   tessera_deferred_t *token = tessera_task_defer(ex);
   if (!token) return TESSERA_ERR_KERNEL;
-  tsr_mpi_req_t *req = NULL;
-  int rc = tsr_mpi_post(a->d->comm, a->d->chan, a->receive, ex->ptr[0], a->rows, a->cols, ex->ld[0],
-                        a->elsize, a->peer, a->tag, &req);
+  tsr_host_req_t *req = NULL;
+  int rc = tsr_host_post(a->d->comm, a->d->chan, a->receive, ex->ptr[0], a->rows, a->cols,
+                         ex->ld[0], a->elsize, a->peer, a->tag, &req);
   track(a->d, (transfer_t){.req = req, .token = token, .start = tsr_now(), .peer = a->peer}, rc);
   return 0;
 }

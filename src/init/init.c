@@ -22,6 +22,7 @@ static tessera_grid_t squarest(int size) {
 static int distribute(tessera_context_t *ctx, const tessera_config_t *given, int p, int q) {
   char why[256] = "";
   tessera_comm_config_t cc = {.mpi_comm = given->mpi_comm,
+                              .store = given->comm_store,
                               .ndevices = tessera_device_count(ctx, TESSERA_DEVICE_CUDA),
                               .timeout_s = given->comm_timeout_s > 0 ? given->comm_timeout_s : 0,
                               .error = why,
@@ -78,7 +79,8 @@ int tessera_init(tessera_context_t **out, const tessera_config_t *cfg) {
             p, q);
     return -2;
   }
-  const int want = given.distributed < 0 ? given.mpi_comm || p > 0 : given.distributed;
+  const int want =
+      given.distributed < 0 ? given.mpi_comm || given.comm_store || p > 0 : given.distributed;
   tessera_context_t *ctx = NULL;
   rc = tsr_context_create(&ctx, &given, &extra);
   if (rc) return rc;

@@ -33,6 +33,7 @@ void tessera_config_init(tessera_config_t *cfg) {
   cfg->dist_transfers = TESSERA_TRANSFERS_AUTO;
   cfg->distributed = -1;
   cfg->mpi_comm = NULL;
+  cfg->comm_store = NULL;
   cfg->grid_p = -1;
   cfg->grid_q = -1;
 }

@@ -10,15 +10,15 @@
 
 #include "comm/comm.h"
 
-struct tsr_mpi_chan {
+struct tsr_host_chan {
   MPI_Comm comm;
 };
 
-struct tsr_mpi {
-  tsr_mpi_chan_t own;
+typedef struct {
+  tsr_host_chan_t own;
   bool initialised_here; /* tsr_mpi_open started MPI: tsr_mpi_close finalises it */
   int thread_level;
-};
+} tsr_mpi_t;
 
 /* The MPI datatype of a valid type. */
 static MPI_Datatype mpi_type(tessera_comm_type_t t) {
@@ -47,6 +47,11 @@ static MPI_Op mpi_op(tessera_reduce_t op) {
   return ops[op];
 }
 
+/* The communicator's own MPI communicator. */
+static MPI_Comm own(const tessera_comm_t *c) {
+  return ((const tsr_mpi_t *)c->host_state)->own.comm;
+}
+
 /* A failed MPI call, with MPI's own words. */
 static int mpi_failed(tessera_comm_t *c, int err, const char *what) {
   char text[MPI_MAX_ERROR_STRING] = "";
@@ -55,11 +60,8 @@ static int mpi_failed(tessera_comm_t *c, int err, const char *what) {
   return tsr_comm_error(c, TESSERA_ERR_BACKEND, "%s failed: %s.", what, text);
 }
 
-bool tsr_mpi_built(void) {
-  return true;
-}
-
-int tsr_mpi_open(tessera_comm_t *c, const void *mpi_comm) {
+static int mpi_open(tessera_comm_t *c, const tessera_comm_config_t *cfg) {
+  const void *mpi_comm = cfg->mpi_comm;
   tsr_mpi_t *m = calloc(1, sizeof *m);
   if (!m) return tsr_comm_error(c, TESSERA_ERR_NOMEM, "Out of memory for the communicator.");
   int inited = 0, finalized = 0;
@@ -90,12 +92,12 @@ int tsr_mpi_open(tessera_comm_t *c, const void *mpi_comm) {
     free(m);
     return mpi_failed(c, err, "Duplicating the MPI communicator");
   }
-  c->mpi = m;
+  c->host_state = m;
   return 0;
 }
 
-void tsr_mpi_close(tessera_comm_t *c) {
-  tsr_mpi_t *m = c->mpi;
+static void mpi_close(tessera_comm_t *c) {
+  tsr_mpi_t *m = c->host_state;
   if (!m) return;
   const bool broken = atomic_load(&c->broken);
   /* A broken communicator may have operations that never completed: freeing it (or finalising
@@ -105,11 +107,12 @@ void tsr_mpi_close(tessera_comm_t *c) {
     if (m->initialised_here) MPI_Finalize();
   }
   free(m);
-  c->mpi = NULL;
+  c->host_state = NULL;
 }
 
-bool tsr_mpi_multithreaded(const tessera_comm_t *c) {
-  return c->mpi && c->mpi->thread_level >= MPI_THREAD_MULTIPLE;
+static bool mpi_multithreaded(const tessera_comm_t *c) {
+  const tsr_mpi_t *m = c->host_state;
+  return m && m->thread_level >= MPI_THREAD_MULTIPLE;
 }
 
 /* One MPI request and its communicator, polled by tsr_comm_wait. */
@@ -131,40 +134,32 @@ static int wait_for(tessera_comm_t *c, MPI_Request *req, const char *what) {
   return tsr_comm_wait(c, test_request, &p, what);
 }
 
-int tsr_mpi_minmax(tessera_comm_t *c, long value, long *lo, long *hi) {
+static int mpi_minmax(tessera_comm_t *c, long value, long *lo, long *hi) {
   long v[2] = {value, -value}, r[2];
   MPI_Request req;
-  int err = MPI_Iallreduce(v, r, 2, MPI_LONG, MPI_MIN, c->mpi->own.comm, &req);
+  int err = MPI_Iallreduce(v, r, 2, MPI_LONG, MPI_MIN, own(c), &req);
   if (err != MPI_SUCCESS) return mpi_failed(c, err, "Comparing arguments across processes");
   err = wait_for(c, &req, "Comparing arguments across processes");
   *lo = r[0], *hi = -r[1];
   return err;
 }
 
-int tsr_mpi_share(tessera_comm_t *c, void *data, size_t bytes) {
+static int mpi_share(tessera_comm_t *c, void *data, size_t bytes) {
   MPI_Request req;
-  int err = MPI_Ibcast(data, (int)bytes, MPI_BYTE, 0, c->mpi->own.comm, &req);
-  if (err != MPI_SUCCESS) return mpi_failed(c, err, "Broadcasting the NCCL id");
-  return wait_for(c, &req, "Broadcasting the NCCL id");
+  int err = MPI_Ibcast(data, (int)bytes, MPI_BYTE, 0, own(c), &req);
+  if (err != MPI_SUCCESS) return mpi_failed(c, err, "Broadcasting from process 0");
+  return wait_for(c, &req, "Broadcasting from process 0");
 }
 
-int tsr_mpi_gather_all(tessera_comm_t *c, const void *mine, void *all, size_t bytes) {
+static int mpi_gather_all(tessera_comm_t *c, const void *mine, void *all, size_t bytes) {
   MPI_Request req;
-  int err =
-      MPI_Iallgather(mine, (int)bytes, MPI_BYTE, all, (int)bytes, MPI_BYTE, c->mpi->own.comm, &req);
-  if (err != MPI_SUCCESS) return mpi_failed(c, err, "Gathering the processes' GPUs");
-  return wait_for(c, &req, "Gathering the processes' GPUs");
+  int err = MPI_Iallgather(mine, (int)bytes, MPI_BYTE, all, (int)bytes, MPI_BYTE, own(c), &req);
+  if (err != MPI_SUCCESS) return mpi_failed(c, err, "Gathering from every process");
+  return wait_for(c, &req, "Gathering from every process");
 }
 
-static const char *op_name(tsr_coll_kind_t k) {
-  static const char *const names[] = {"A broadcast",   "An all-reduce",    "A reduce",
-                                      "An all-gather", "A reduce-scatter", "A send",
-                                      "A receive",     "A barrier"};
-  return names[k];
-}
-
-int tsr_mpi_run(tessera_comm_t *c, tsr_mpi_chan_t *chan, const tsr_coll_t *op) {
-  MPI_Comm comm = chan ? chan->comm : c->mpi->own.comm;
+static int mpi_run(tessera_comm_t *c, tsr_host_chan_t *chan, const tsr_coll_t *op) {
+  MPI_Comm comm = chan ? chan->comm : own(c);
   const MPI_Datatype t = mpi_type(op->type);
   const int n = (int)op->count;
   const void *in = op->send == op->buf ? MPI_IN_PLACE : op->send;
@@ -198,14 +193,14 @@ int tsr_mpi_run(tessera_comm_t *c, tsr_mpi_chan_t *chan, const tsr_coll_t *op) {
     err = MPI_Ibarrier(comm, &req);
     break;
   }
-  if (err != MPI_SUCCESS) return tsr_comm_break(c, mpi_failed(c, err, op_name(op->kind)));
-  return wait_for(c, &req, op_name(op->kind));
+  if (err != MPI_SUCCESS) return tsr_comm_break(c, mpi_failed(c, err, tsr_coll_name(op->kind)));
+  return wait_for(c, &req, tsr_coll_name(op->kind));
 }
 
-int tsr_mpi_chan_open(tessera_comm_t *c, tsr_mpi_chan_t **chan) {
-  tsr_mpi_chan_t *ch = calloc(1, sizeof *ch);
+static int mpi_chan_open(tessera_comm_t *c, tsr_host_chan_t **chan) {
+  tsr_host_chan_t *ch = calloc(1, sizeof *ch);
   if (!ch) return tsr_comm_error(c, TESSERA_ERR_NOMEM, "Out of memory for a queue.");
-  int err = MPI_Comm_dup(c->mpi->own.comm, &ch->comm);
+  int err = MPI_Comm_dup(own(c), &ch->comm);
   if (err == MPI_SUCCESS) err = MPI_Comm_set_errhandler(ch->comm, MPI_ERRORS_RETURN);
   if (err != MPI_SUCCESS) {
     free(ch);
@@ -215,13 +210,13 @@ int tsr_mpi_chan_open(tessera_comm_t *c, tsr_mpi_chan_t **chan) {
   return 0;
 }
 
-void tsr_mpi_chan_close(tsr_mpi_chan_t *chan) {
-  if (!chan) return;
+static void mpi_chan_close(tessera_comm_t *c, tsr_host_chan_t *chan) {
+  (void)c;
   MPI_Comm_free(&chan->comm);
   free(chan);
 }
 
-void tsr_mpi_describe(char *buf, size_t len) {
+static void mpi_describe(char *buf, size_t len) {
   char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
   int n = 0, major = 0, minor = 0;
   MPI_Get_library_version(version, &n);
@@ -235,14 +230,15 @@ void tsr_mpi_describe(char *buf, size_t len) {
   snprintf(buf, len, "MPI %d.%d (%s)", major, minor, version);
 }
 
-struct tsr_mpi_req {
+struct tsr_host_req {
   MPI_Request req;
   MPI_Datatype type; /* a strided block's type, or MPI_DATATYPE_NULL */
 };
 
-int tsr_mpi_post(tessera_comm_t *c, tsr_mpi_chan_t *chan, bool receive, void *ptr, size_t rows,
-                 size_t cols, size_t ld, size_t elsize, int peer, int tag, tsr_mpi_req_t **out) {
-  tsr_mpi_req_t *r = malloc(sizeof *r);
+static int mpi_post(tessera_comm_t *c, tsr_host_chan_t *chan, bool receive, void *ptr, size_t rows,
+                    size_t cols, size_t ld, size_t elsize, int peer, int tag,
+                    tsr_host_req_t **out) {
+  tsr_host_req_t *r = malloc(sizeof *r);
   if (!r) return tsr_comm_error(c, TESSERA_ERR_NOMEM, "Out of memory for a transfer.");
   r->type = MPI_DATATYPE_NULL;
   const size_t bytes = rows * cols * elsize;
@@ -270,7 +266,7 @@ int tsr_mpi_post(tessera_comm_t *c, tsr_mpi_chan_t *chan, bool receive, void *pt
   return 0;
 }
 
-int tsr_mpi_test(tessera_comm_t *c, tsr_mpi_req_t *r) {
+static int mpi_test(tessera_comm_t *c, tsr_host_req_t *r) {
   int done = 0;
   int err = MPI_Test(&r->req, &done, MPI_STATUS_IGNORE);
   if (err == MPI_SUCCESS && !done) return 0;
@@ -279,7 +275,8 @@ int tsr_mpi_test(tessera_comm_t *c, tsr_mpi_req_t *r) {
   return err == MPI_SUCCESS ? 1 : tsr_comm_break(c, mpi_failed(c, err, "A tile's transfer"));
 }
 
-int tsr_mpi_cancel(tsr_mpi_req_t *r, double wait_s) {
+static int mpi_cancel(tessera_comm_t *c, tsr_host_req_t *r, double wait_s) {
+  (void)c;
   if (MPI_Cancel(&r->req) != MPI_SUCCESS) return -1;
   const double until = MPI_Wtime() + wait_s; /* an error path: polled without sleeping */
   int done = 0;
@@ -292,8 +289,29 @@ int tsr_mpi_cancel(tsr_mpi_req_t *r, double wait_s) {
   return 0;
 }
 
-int tsr_mpi_tag_limit(const tessera_comm_t *c) {
+static int mpi_tag_limit(const tessera_comm_t *c) {
   int *ub = NULL, flag = 0;
-  MPI_Comm_get_attr(c->mpi->own.comm, MPI_TAG_UB, &ub, &flag);
+  MPI_Comm_get_attr(own(c), MPI_TAG_UB, &ub, &flag);
   return flag && ub ? *ub : 32767;
+}
+
+const tsr_host_ops_t *tsr_mpi_host(void) {
+  static const tsr_host_ops_t ops = {
+      .name = "MPI",
+      .open = mpi_open,
+      .close = mpi_close,
+      .multithreaded = mpi_multithreaded,
+      .minmax = mpi_minmax,
+      .share = mpi_share,
+      .gather_all = mpi_gather_all,
+      .run = mpi_run,
+      .chan_open = mpi_chan_open,
+      .chan_close = mpi_chan_close,
+      .post = mpi_post,
+      .test = mpi_test,
+      .cancel = mpi_cancel,
+      .tag_limit = mpi_tag_limit,
+      .describe = mpi_describe,
+  };
+  return &ops;
 }

@@ -88,7 +88,7 @@ static int distinct_gpus(tessera_comm_t *c) {
     struct cudaDeviceProp p;
     if (cudaGetDeviceProperties(&p, c->devices[i]) == cudaSuccess) memcpy(mine + i * U, &p.uuid, U);
   }
-  int rc = tsr_mpi_gather_all(c, mine, all, (size_t)n * U);
+  int rc = tsr_host_gather_all(c, mine, all, (size_t)n * U);
   for (int a = 0; a < total && !rc; a++)
     for (int b = a + 1; b < total && !rc; b++)
       if (memcmp(all + (size_t)a * U, all + (size_t)b * U, U) == 0)
@@ -122,7 +122,7 @@ int tsr_nccl_open(tessera_comm_t *c) {
     tsr_nccl_close(c);
     return nccl_failed(c, r, "ncclGetUniqueId");
   }
-  rc = tsr_mpi_share(c, &id, sizeof id);
+  rc = tsr_host_share(c, &id, sizeof id);
   for (int i = 0; rc == 0 && i < c->ndevices; i++) {
     cudaError_t e = cudaSetDevice(c->devices[i]);
     if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&n->stream[i], cudaStreamNonBlocking);
