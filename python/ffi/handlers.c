@@ -1,5 +1,6 @@
 /* The XLA FFI handlers: each device's call decodes its shard, joins the rendezvous of its
  * execution, and the last to arrive runs the multi-device routine on every shard in place. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,7 +8,7 @@
 #include "state.h"
 #include "xla.h"
 
-enum { MAX_DEVICES = 64 };
+enum { MAX_DEVICES = 256 };
 
 typedef enum { OP_POTRS, OP_POTRI, OP_CHOLESKY, OP_LU_SOLVE, OP_COUNT } op_t;
 
@@ -26,12 +27,25 @@ static const op_spec_t OPS[OP_COUNT];
 /* What one device's call deposits at the rendezvous. */
 typedef struct {
   int node;                 /* tessera memory node of its device */
-  void *a, *b;              /* its rows of A (in place); potrs: its rows of B; lu_solve: Bᵀ */
+  int rank;                 /* its place in the mesh: row * gcols + column */
+  void *a, *b;              /* its shard of A (in place); potrs: its rows of B; lu_solve: Bᵀ */
   int64_t rows, cols, nrhs; /* its shard of A: rows x cols; B: rows x nrhs (lu_solve: Bᵀ, the
-                               whole nrhs x cols, on every device) */
+                               whole nrhs x (gcols * cols), on every device) */
   int64_t n, tile, lower, logdet;
   int dtype;
 } part_t;
+
+/* One call: the devices of the mesh (ndev = grows x gcols, device r at row r / gcols, column
+ * r % gcols), the process of each (owners, jax's process indices) and this process's. */
+typedef struct {
+  op_t op;
+  int platform;
+  int ndev, gcols, mine; /* mine: the devices of this process */
+  int64_t owners[MAX_DEVICES];
+  int process;          /* this process's index (jax's) */
+  tessera_comm_t *comm; /* NULL when every device is this process's */
+  const int *rank_of;   /* the communicator's rank of each process index */
+} call_t;
 
 static int dtype_of(XLA_FFI_DataType t) {
   switch (t) {
@@ -48,39 +62,109 @@ static int dtype_of(XLA_FFI_DataType t) {
   }
 }
 
-/* Checks that every participant describes the same call (the leader prints why not). */
-static int same_call(const part_t *p, int count) {
+/* Checks that this process's participants describe the same call (the leader prints why not). */
+static int same_call(const call_t *c, const part_t *p, int count) {
   for (int i = 1; i < count; i++)
     if (p[i].rows != p[0].rows || p[i].cols != p[0].cols || p[i].nrhs != p[0].nrhs ||
         p[i].n != p[0].n || p[i].tile != p[0].tile || p[i].lower != p[0].lower ||
         p[i].dtype != p[0].dtype || p[i].logdet != p[0].logdet)
-      return fprintf(stderr, "tessera.jax: the devices' calls disagree (device %d)\n", i),
+      return fprintf(stderr, "tessera.jax: the devices' calls disagree (device %d)\n", p[i].rank),
              TESSERA_ERR_STATE;
-  if (p[0].n > p[0].cols || (double)p[0].rows * count < (double)p[0].n) {
-    fprintf(stderr, "tessera.jax: %d shards of %lld x %lld do not hold a matrix of order %lld\n",
-            count, (long long)p[0].rows, (long long)p[0].cols, (long long)p[0].n);
+  const int64_t grows = c->ndev / c->gcols;
+  if (p[0].n > p[0].cols * c->gcols || p[0].rows * grows != p[0].cols * c->gcols ||
+      (double)p[0].rows * grows < (double)p[0].n) {
+    fprintf(stderr,
+            "tessera.jax: %d x %d shards of %lld x %lld do not hold a matrix of order %lld\n",
+            (int)grows, c->gcols, (long long)p[0].rows, (long long)p[0].cols, (long long)p[0].n);
     return TESSERA_ERR_STATE;
   }
   return 0;
 }
 
+/* The same status on every process of the call's communicator: the lowest negative any has,
+ * else the lowest positive (LAPACK's info), else 0; TESSERA_ERR_TIMEOUT when they cannot be
+ * reached. */
+static int agree(const call_t *c, int rc) {
+  if (!c->comm) return rc;
+  int64_t v[2] = {rc < 0 ? rc : 0, rc > 0 ? rc : INT64_MAX};
+  if (tessera_comm_allreduce(c->comm, v, v, 2, TESSERA_COMM_I64, TESSERA_MIN, NULL)) {
+    fprintf(stderr, "tessera.jax: %s\n", tessera_comm_last_error(c->comm));
+    return TESSERA_ERR_TIMEOUT;
+  }
+  return (int)(v[0] < 0 ? v[0] : v[1] != INT64_MAX ? v[1] : 0);
+}
+
+/* Every process describes the same operation (the matrices' views compare the rest): 0, or
+ * TESSERA_ERR_STATE on every process. */
+static int same_op(const call_t *c, const part_t *p) {
+  if (!c->comm) return 0;
+  int64_t v[8] = {c->op, p->lower, p->logdet, p->nrhs};
+  for (int i = 0; i < 4; i++) v[4 + i] = -v[i];
+  if (tessera_comm_allreduce(c->comm, v, v, 8, TESSERA_COMM_I64, TESSERA_MAX, NULL)) {
+    fprintf(stderr, "tessera.jax: %s\n", tessera_comm_last_error(c->comm));
+    return TESSERA_ERR_TIMEOUT;
+  }
+  for (int i = 0; i < 4; i++)
+    if (v[i] != -v[4 + i]) {
+      fprintf(stderr, "tessera.jax: the processes' calls disagree (%s)\n",
+              (const char *const[]){"the operation", "the triangle", "the log det",
+                                    "the "
+                                    "right-hand "
+                                    "sides"}[i]);
+      return TESSERA_ERR_STATE;
+    }
+  return 0;
+}
+
+/* The blocks of a matrix of `rows` x `cols` elements in blocks of brows x bcols, from the
+ * participants' buffers: device r's block at (r % gcols, r / gcols) of the mesh's (the
+ * transposed reading of a row-major shard), or with `first_column` the devices of mesh column 0
+ * only, at (0, r / gcols). Devices whose block lies wholly in the padding hold none. */
+typedef struct {
+  void *a[MAX_DEVICES];
+  int nodes[MAX_DEVICES], owners[MAX_DEVICES];
+} blocks_t;
+
+static void blocks_of(const call_t *c, const part_t *p, int count, int64_t rows, int64_t cols,
+                      int64_t brows, int64_t bcols, int use_b, int first_column, blocks_t *out) {
+  const int64_t bm = rows > 0 ? (rows + brows - 1) / brows : 1;
+  const int64_t bn = cols > 0 ? (cols + bcols - 1) / bcols : 1;
+  for (int r = 0; r < c->ndev; r++) {
+    const int64_t I = first_column ? 0 : r % c->gcols, J = r / c->gcols;
+    if ((first_column && r % c->gcols) || I >= bm || J >= bn) continue;
+    const int64_t k = I + J * bm;
+    out->owners[k] = c->comm ? c->rank_of[c->owners[r]] : 0;
+    out->a[k] = NULL;
+    out->nodes[k] = TESSERA_HOST_NODE;
+    for (int i = 0; i < count; i++)
+      if (p[i].rank == r) {
+        out->a[k] = use_b ? p[i].b : p[i].a;
+        out->nodes[k] = p[i].node;
+      }
+  }
+}
+
 /* Cholesky family on the shards (leader, scope set): potrf, then the log det and the solve
- * (potrs) or the inverse (potri). A is the column panels of Aᵀ, BT those of Bᵀ (potrs). */
-static int cholesky_ops(tessera_context_t *ctx, op_t op, const part_t *p, int count, void *const *a,
-                        void *const *b, const int *nodes, double *logdet) {
-  const int64_t n = p[0].n, nb = p[0].tile, w = p[0].rows;
-  /* Read column-major, the shards are the column panels of Aᵀ: the caller's lower triangle is
-   * this matrix's upper one. */
+ * (potrs) or the inverse (potri). A is the blocks of Aᵀ, BT those of Bᵀ (potrs). */
+static int cholesky_ops(tessera_context_t *ctx, const call_t *c, const part_t *p, int count,
+                        double *logdet) {
+  const int64_t n = p[0].n, nb = p[0].tile;
+  /* Read column-major, the shards are the blocks of Aᵀ: the caller's lower triangle is this
+   * matrix's upper one. */
   tessera_uplo_t uplo = p[0].lower ? TESSERA_UPPER : TESSERA_LOWER;
   tessera_matrix_t *A = NULL, *BT = NULL;
-  int rc =
-      tessera_matrix_view_panels(ctx, p[0].dtype, n, n, nb, nb, w, count, a, nodes, p[0].cols, &A);
-  if (!rc && op == OP_POTRS && p[0].nrhs > 0)
-    rc = tessera_matrix_view_panels(ctx, p[0].dtype, p[0].nrhs, n, nb, nb, w, count, b, nodes,
-                                    p[0].nrhs, &BT);
+  blocks_t ab, bb;
+  blocks_of(c, p, count, n, n, p[0].cols, p[0].rows, 0, 0, &ab);
+  int rc = tessera_matrix_view_blocks(ctx, c->comm, p[0].dtype, n, n, nb, nb, p[0].cols, p[0].rows,
+                                      ab.a, ab.nodes, ab.owners, p[0].cols, &A);
+  if (!rc && c->op == OP_POTRS && p[0].nrhs > 0) {
+    blocks_of(c, p, count, p[0].nrhs, n, p[0].nrhs, p[0].rows, 1, 1, &bb);
+    rc = tessera_matrix_view_blocks(ctx, c->comm, p[0].dtype, p[0].nrhs, n, nb, nb, p[0].nrhs,
+                                    p[0].rows, bb.a, bb.nodes, bb.owners, p[0].nrhs, &BT);
+  }
   if (!rc) rc = tessera_tile_potrf(uplo, A);
-  if (!rc && op == OP_POTRS && p[0].logdet) rc = tessera_tile_logdet(uplo, A, logdet);
-  if (!rc && op == OP_POTRI) rc = tessera_tile_potri(uplo, A);
+  if (!rc && c->op == OP_POTRS && p[0].logdet) rc = tessera_tile_logdet(uplo, A, logdet);
+  if (!rc && c->op == OP_POTRI) rc = tessera_tile_potri(uplo, A);
   if (!rc && BT) {
     /* A X = B as Xᵀ Aᵀ = Bᵀ: two triangular solves from the right with Aᵀ's factor,
      * LOWER (Aᵀ = L Lᴴ): Xᵀ = Bᵀ L⁻ᴴ L⁻¹; UPPER (Aᵀ = Uᴴ U): Xᵀ = Bᵀ U⁻¹ U⁻ᴴ. */
@@ -98,63 +182,93 @@ static int cholesky_ops(tessera_context_t *ctx, op_t op, const part_t *p, int co
   return rc ? rc : d1 ? d1 : d2;
 }
 
-/* LU solve on the shards (leader, scope set). The shards are the column panels of Aᵀ, which
- * LU factors in place as they are (tiles spanning all n rows): P Aᵀ = L U. A x = b is then
- * (Aᵀ)ᵀ x = b, getrs with TRANS (not CONJTRANS: (Aᵀ)ᵀ = A for complex A too). Every device
- * holds the whole Bᵀ (nrhs x cols row-major: B, n x nrhs column-major with leading dimension
- * cols); rank 0's copy is solved in place and the solution copied into the others'. Returns 0,
- * getrf's info > 0 (B untouched, as LAPACK's gesv), or a negative status. */
-static int lu_solve(tessera_context_t *ctx, const part_t *p, int count, void *const *a,
-                    const int *nodes) {
-  const int64_t n = p[0].n, nb = p[0].tile, w = p[0].rows, k = p[0].nrhs, ld = p[0].cols;
+/* The solution of lu_solve, in the buffer of mesh device 0 (`root`: the participant holding
+ * it, -1 on the other processes), into every other device's: over the communicator through
+ * host memory to the other processes, then one contiguous copy per device. */
+static int spread(tessera_context_t *ctx, const call_t *c, const part_t *p, int count, int root,
+                  size_t bytes) {
+  void *host = NULL;
+  int rc = 0, from = root;
+  if (c->comm) {
+    host = malloc(bytes);
+    if (!host) return TESSERA_ERR_NOMEM;
+    if (root >= 0)
+      rc = tessera_memory_copy(ctx, TESSERA_HOST_NODE, host, p[root].node, p[root].b, bytes);
+    const size_t es = tessera_dtype_size(p[0].dtype);
+    int b = tessera_comm_broadcast(c->comm, host, bytes / es, (tessera_comm_type_t)p[0].dtype,
+                                   c->rank_of[c->owners[0]], NULL);
+    if (b) fprintf(stderr, "tessera.jax: %s\n", tessera_comm_last_error(c->comm));
+    rc = rc ? TESSERA_ERR_BACKEND : b;
+  }
+  for (int i = 0; i < count && !rc; i++) {
+    if (i == root) continue;
+    if (from >= 0 ? tessera_memory_copy(ctx, p[i].node, p[i].b, p[from].node, p[from].b, bytes)
+                  : tessera_memory_copy(ctx, p[i].node, p[i].b, TESSERA_HOST_NODE, host, bytes))
+      rc = TESSERA_ERR_BACKEND;
+  }
+  if (rc == TESSERA_ERR_BACKEND) fprintf(stderr, "tessera.jax: %s\n", tessera_last_error(ctx));
+  free(host);
+  return rc;
+}
+
+/* LU solve on the shards (leader, scope set). The shards are the blocks of Aᵀ, which LU factors
+ * in place (when the blocks span its rows: a 1D mesh; else through a copy in column panels):
+ * P Aᵀ = L U. A x = b is then (Aᵀ)ᵀ x = b, getrs with TRANS (not CONJTRANS: (Aᵀ)ᵀ = A for
+ * complex A too). Every device holds the whole Bᵀ (nrhs x Np row-major: B, n x nrhs
+ * column-major with leading dimension Np); mesh device 0's copy is solved in place and the
+ * solution copied into the others'. Returns 0, getrf's info > 0 (B untouched, as LAPACK's
+ * gesv), or a negative status, the same on every process. */
+static int lu_solve(tessera_context_t *ctx, const call_t *c, const part_t *p, int count) {
+  const int64_t n = p[0].n, nb = p[0].tile, k = p[0].nrhs, ld = p[0].cols * c->gcols;
   int *ipiv = malloc((size_t)n * sizeof *ipiv);
   if (!ipiv) {
     fprintf(stderr, "tessera.jax: out of memory for %lld pivots\n", (long long)n);
     return TESSERA_ERR_NOMEM;
   }
   tessera_matrix_t *A = NULL, *B = NULL;
-  int rc = tessera_matrix_view_panels(ctx, p[0].dtype, n, n, n, nb, w, count, a, nodes, ld, &A);
-  if (!rc && k > 0)
-    rc = tessera_matrix_view_on(ctx, p[0].node, p[0].dtype, n, k, n, nb, p[0].b, ld, &B);
+  blocks_t ab;
+  blocks_of(c, p, count, n, n, p[0].cols, p[0].rows, 0, 0, &ab);
+  const int64_t mb = c->gcols == 1 ? n : nb; /* panels spanning the rows where blocks do */
+  int rc = tessera_matrix_view_blocks(ctx, c->comm, p[0].dtype, n, n, mb, nb, p[0].cols, p[0].rows,
+                                      ab.a, ab.nodes, ab.owners, p[0].cols, &A);
+  int root = -1; /* the participant that is mesh device 0 */
+  for (int i = 0; i < count; i++)
+    if (p[i].rank == 0) root = i;
+  if (!rc && k > 0) {
+    void *b0 = root >= 0 ? p[root].b : NULL;
+    int node0 = root >= 0 ? p[root].node : TESSERA_HOST_NODE;
+    int owner0 = c->comm ? c->rank_of[c->owners[0]] : 0;
+    rc = tessera_matrix_view_blocks(ctx, c->comm, p[0].dtype, n, k, n, nb, n > 0 ? n : 1, k, &b0,
+                                    &node0, &owner0, ld, &B);
+  }
   if (!rc) rc = tessera_tile_getrf(A, ipiv);
   if (!rc && B) rc = tessera_tile_getrs(TESSERA_TRANS, A, ipiv, B);
   if (rc < 0) fprintf(stderr, "tessera.jax: %s\n", tessera_last_error(ctx));
   int d1 = tessera_matrix_destroy(B), d2 = tessera_matrix_destroy(A);
   if (!rc) rc = d1 ? d1 : d2;
   free(ipiv);
-  /* The solution, home in rank 0's buffer (the routines bring a view's tiles home), into every
-   * other device's: padding rows included, one contiguous copy each. */
   const size_t bytes = (size_t)k * (size_t)ld * tessera_dtype_size(p[0].dtype);
-  for (int i = 1; i < count && !rc && bytes; i++)
-    if (tessera_memory_copy(ctx, p[i].node, p[i].b, p[0].node, p[0].b, bytes)) {
-      fprintf(stderr, "tessera.jax: %s\n", tessera_last_error(ctx));
-      rc = TESSERA_ERR_BACKEND;
-    }
-  return rc;
+  if (!rc && bytes) rc = spread(ctx, c, p, count, root, bytes);
+  return rc == TESSERA_ERR_TIMEOUT ? rc : agree(c, rc);
 }
 
 /* Runs the routine on the participants' shards (leader only): `*logdet` for potrs. */
-static int solve(tsr_jax_state_t *s, tessera_context_t *ctx, int platform, op_t op, const part_t *p,
+static int solve(tsr_jax_state_t *s, tessera_context_t *ctx, const call_t *c, const part_t *p,
                  int count, double *logdet) {
-  int rc = same_call(p, count);
+  int rc = same_call(c, p, count);
+  rc = agree(c, rc);
+  if (!rc) rc = same_op(c, p);
   if (rc) return rc;
-  void *a[MAX_DEVICES], *b[MAX_DEVICES];
-  int nodes[MAX_DEVICES];
   uint64_t gpus = 0;
-  for (int i = 0; i < count; i++) {
-    a[i] = p[i].a;
-    b[i] = p[i].b;
-    nodes[i] = p[i].node;
+  for (int i = 0; i < count; i++)
     if (p[i].node != TESSERA_HOST_NODE) gpus |= 1ull << (p[i].node - 1); /* node 1 + g: GPU g */
-  }
-  rc = tsr_jax_hold(s, ctx, platform, gpus);
+  rc = tsr_jax_hold(s, ctx, c->platform, gpus);
   if (rc < 0) {
     fprintf(stderr, "tessera.jax: %s\n", tessera_last_error(ctx));
-    return rc;
+    return agree(c, rc);
   }
-  rc = op == OP_LU_SOLVE ? lu_solve(ctx, p, count, a, nodes)
-                         : cholesky_ops(ctx, op, p, count, a, b, nodes, logdet);
-  tsr_jax_unhold(s, ctx, platform);
+  rc = c->op == OP_LU_SOLVE ? lu_solve(ctx, c, p, count) : cholesky_ops(ctx, c, p, count, logdet);
+  tsr_jax_unhold(s, ctx, c->platform);
   return rc;
 }
 
@@ -176,19 +290,49 @@ static XLA_FFI_Error *handle(XLA_FFI_CallFrame *cf, op_t op, int platform) {
   return e;
 }
 
+/* The mesh of a call from its attributes: its devices, their processes, this process's share,
+ * and the communicator when they span several. A message in `why` when they do not hold. */
+static int mesh_of(tsr_jax_state_t *s, XLA_FFI_CallFrame *cf, call_t *c, char *why, size_t len) {
+  int64_t ndev = 0, gcols = 0;
+  if (tsr_xla_attr_int(cf, "ndev", &ndev) || tsr_xla_attr_int(cf, "gcols", &gcols) || ndev < 1 ||
+      ndev > MAX_DEVICES || gcols < 1 || ndev % gcols ||
+      tsr_xla_attr_ints(cf, "owners", c->owners, MAX_DEVICES) != ndev)
+    return snprintf(why, len, "missing or malformed mesh attributes"), -1;
+  c->ndev = (int)ndev;
+  c->gcols = (int)gcols;
+  c->process = tsr_jax_process(s, c->platform, &c->comm, &c->rank_of);
+  int spans = 0;
+  c->mine = 0;
+  for (int r = 0; r < c->ndev; r++) {
+    c->mine += c->owners[r] == c->process;
+    spans |= c->owners[r] != c->process;
+  }
+  if (!spans)
+    c->comm = NULL;
+  else if (!c->comm)
+    return snprintf(why, len,
+                    "the mesh spans processes but the binding has no communicator over them"),
+           -1;
+  if (!c->mine) return snprintf(why, len, "the mesh holds none of this process's devices"), -1;
+  return 0;
+}
+
 static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax_state_t *s) {
   const char *name = OPS[op].name;
   const int flags = OPS[op].flags, has_b = (flags & RHS) != 0,
             has_ld = (flags & TESSERA_JAX_LOGDET) != 0;
-  int64_t site = 0, ndev = 0;
+  int64_t site = 0;
   part_t me = {.dtype = -1};
-  if (tsr_xla_attr_int(cf, "site", &site) || tsr_xla_attr_int(cf, "ndev", &ndev) || ndev < 1 ||
-      ndev > MAX_DEVICES || tsr_xla_attr_int(cf, "n", &me.n) ||
+  call_t c = {.op = op, .platform = platform};
+  char why[160] = "";
+  if (tsr_xla_attr_int(cf, "site", &site) || tsr_xla_attr_int(cf, "n", &me.n) ||
       tsr_xla_attr_int(cf, "tile", &me.tile) ||
       ((flags & TESSERA_JAX_LOWER) && tsr_xla_attr_int(cf, "lower", &me.lower)) ||
       (has_ld && tsr_xla_attr_int(cf, "logdet", &me.logdet)))
     return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT,
                          "tessera %s: missing or malformed attributes", name);
+  if (mesh_of(s, cf, &c, why, sizeof why))
+    return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT, "tessera %s: %s", name, why);
   /* Operands (A, [B], rank); results (A, [X], [log det], status), A and X aliased to A and B
    * (_native.py's OPS). */
   XLA_FFI_Buffer *rk = tsr_xla_arg(cf, 1 + has_b);
@@ -218,10 +362,10 @@ static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax
   } else if (flags & TESSERA_JAX_RHS_WHOLE_T) { /* the whole Bᵀ, padded as A's columns */
     me.b = b->data;
     me.nrhs = b->dims[0];
-    if (b->dims[1] != me.cols)
+    if (b->dims[1] != me.cols * c.gcols)
       return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT,
-                           "tessera %s: Bᵀ has %lld columns, A's shard %lld", name,
-                           (long long)b->dims[1], (long long)me.cols);
+                           "tessera %s: Bᵀ has %lld columns, A %lld", name, (long long)b->dims[1],
+                           (long long)(me.cols * c.gcols));
   }
   int ordinal = 0;
   int64_t run = 0;
@@ -250,16 +394,23 @@ static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax
       tessera_memory_copy(ctx, TESSERA_HOST_NODE, &rank, me.node, rk->data, sizeof rank))
     return tsr_xla_error(cf, XLA_FFI_Error_Code_INTERNAL, "tessera %s: device %d: %s", name,
                          ordinal, tessera_last_error(ctx));
-  if (rank < 0 || rank >= ndev)
+  if (rank < 0 || rank >= c.ndev || c.owners[rank] != c.process)
     return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT,
-                         "tessera %s: rank %d of %lld devices", name, (int)rank, (long long)ndev);
+                         "tessera %s: rank %d of %d devices is not this process's", name, (int)rank,
+                         c.ndev);
+  me.rank = rank;
+  int local = 0; /* this device among the process's, in mesh order */
+  for (int r = 0; r < rank; r++) local += c.owners[r] == c.process;
   tsr_rdv_t *r = NULL;
   double logdet = 0;
-  rc = tsr_rdv_join(&s->rdv, run, site, rank, (int)ndev, &me, sizeof me, &r);
-  if (rc == 1) { /* the leader: every shard has arrived */
+  rc = tsr_rdv_join(&s->rdv, run, site, local, c.mine, &me, sizeof me, &r);
+  if (rc == TESSERA_ERR_TIMEOUT)
+    fprintf(stderr, "tessera.jax: %s on device %d: the other devices' calls did not arrive\n", name,
+            ordinal);
+  if (rc == 1) { /* the leader: every shard of this process has arrived */
     part_t parts[MAX_DEVICES];
-    for (int i = 0; i < ndev; i++) memcpy(&parts[i], tsr_rdv_slot(r, i), sizeof parts[i]);
-    int status = solve(s, ctx, platform, op, parts, (int)ndev, &logdet);
+    for (int i = 0; i < c.mine; i++) memcpy(&parts[i], tsr_rdv_slot(r, i), sizeof parts[i]);
+    int status = solve(s, ctx, &c, parts, c.mine, &logdet);
     tsr_rdv_finish(&s->rdv, r, status, &logdet, sizeof logdet);
     rc = 0;
   }
@@ -268,9 +419,6 @@ static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax
     memcpy(&logdet, tsr_rdv_result(r), sizeof logdet);
   }
   tsr_rdv_leave(&s->rdv, r);
-  if (rc == TESSERA_ERR_TIMEOUT)
-    fprintf(stderr, "tessera.jax: %s on device %d: the other devices' calls did not arrive\n", name,
-            ordinal);
   int32_t status = rc;
   int w = tessera_memory_copy(ctx, me.node, st->data, TESSERA_HOST_NODE, &status, sizeof status);
   if (!w && ld && me.logdet)

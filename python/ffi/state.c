@@ -17,6 +17,7 @@ tsr_jax_state_t *tessera_jax_state_create(int64_t xla_left, char *err, size_t le
     if (err && len) snprintf(err, len, "out of memory for the binding's state");
     return NULL;
   }
+  s->timeout = timeout;
   if (tsr_rdv_table_init(&s->rdv, timeout)) {
     free(s);
     return NULL;
@@ -39,11 +40,16 @@ void tessera_jax_state_destroy(tsr_jax_state_t *s) {
   s->closed = 1;
   while (s->active > 0) pthread_cond_wait(&s->idle, &s->lock);
   for (int p = 0; p < TESSERA_JAX_PLATFORMS; p++) {
+    /* the context's flows end before the communicator they may use */
     (void)tessera_finalize(s->ctx[p]);
+    if (s->comm[p] != s->world) (void)tessera_comm_destroy(s->comm[p]);
+    s->comm[p] = NULL;
     s->ctx[p] = NULL;
     s->failed[p] = TESSERA_ERR_STATE;
     snprintf(s->errmsg[p], sizeof s->errmsg[p], "the binding was closed (interpreter exit)");
   }
+  (void)tessera_comm_destroy(s->world);
+  s->world = NULL;
   pthread_mutex_unlock(&s->lock);
 }
 
@@ -143,6 +149,113 @@ const char *tessera_jax_error(tsr_jax_state_t *s, int platform) {
                       : tessera_last_error(s->ctx[platform]);
   pthread_mutex_unlock(&s->lock);
   return m;
+}
+
+int tsr_jax_process(tsr_jax_state_t *s, int platform, tessera_comm_t **comm, const int **rank_of) {
+  pthread_mutex_lock(&s->lock);
+  *comm = s->comm[platform];
+  *rank_of = s->rank_of;
+  const int process = s->process;
+  pthread_mutex_unlock(&s->lock);
+  return process;
+}
+
+/* A communicator over the processes, as they met (s->store or MPI), with `ndevices` GPUs of
+ * this process as its device endpoints; the store's keys under `prefix`. */
+static int make_comm(tsr_jax_state_t *s, int platform, int ndevices, const char *prefix,
+                     tessera_comm_t **comm) {
+  tessera_comm_store_t store;
+  if (s->store) {
+    store = *s->store;
+    store.prefix = prefix;
+  }
+  tessera_comm_config_t cc = {.ndevices = ndevices,
+                              .timeout_s = s->timeout,
+                              .store = s->store ? &store : NULL,
+                              .error = s->errmsg[platform],
+                              .error_len = sizeof s->errmsg[platform]};
+  return tessera_comm_create(&cc, comm);
+}
+
+/* Learns each process's rank in the world communicator (under s->lock). */
+static int ranks(tsr_jax_state_t *s) {
+  char *why = s->errmsg[TESSERA_JAX_CPU];
+  const size_t len = sizeof s->errmsg[TESSERA_JAX_CPU];
+  const int size = tessera_comm_size(s->world);
+  if (size != s->processes) {
+    snprintf(why, len,
+             "MPI's world has %d processes but the JAX program %d: launch one process of the "
+             "program per MPI rank",
+             size, s->processes);
+    return TESSERA_ERR_STATE;
+  }
+  int32_t *all = malloc((size_t)size * sizeof *all);
+  s->rank_of = malloc((size_t)size * sizeof *s->rank_of);
+  const int32_t mine = s->process;
+  int rc = all && s->rank_of ? 0 : TESSERA_ERR_NOMEM;
+  if (!rc && (rc = tessera_comm_allgather(s->world, &mine, all, 1, TESSERA_COMM_I32, NULL)) != 0)
+    snprintf(why, len, "%s", tessera_comm_last_error(s->world));
+  for (int p = 0; !rc && p < size; p++) s->rank_of[p] = -1;
+  for (int r = 0; !rc && r < size; r++) {
+    if (all[r] < 0 || all[r] >= size || s->rank_of[all[r]] >= 0) {
+      snprintf(why, len, "two processes call themselves process %d of the JAX program", all[r]);
+      rc = TESSERA_ERR_STATE;
+    } else {
+      s->rank_of[all[r]] = r;
+    }
+  }
+  free(all);
+  return rc;
+}
+
+int tessera_jax_processes(tsr_jax_state_t *s, int process, int processes,
+                          const tessera_comm_store_t *store) {
+  if (!s) return TESSERA_ERR_STATE;
+  if (processes < 2 || process < 0 || process >= processes) return -3;
+  pthread_mutex_lock(&s->lock);
+  int rc = 0;
+  if (s->closed || s->world) {
+    snprintf(s->errmsg[TESSERA_JAX_CPU], sizeof s->errmsg[TESSERA_JAX_CPU],
+             s->closed ? "the binding was closed" : "the processes were joined already");
+    rc = TESSERA_ERR_STATE;
+  }
+  if (!rc) {
+    s->process = process;
+    s->processes = processes;
+    s->store = store;
+    rc = make_comm(s, TESSERA_JAX_CPU, 0, store ? store->prefix : NULL, &s->world);
+  }
+  if (!rc && (rc = ranks(s)) != 0) {
+    (void)tessera_comm_destroy(s->world);
+    s->world = NULL;
+    free(s->rank_of);
+    s->rank_of = NULL;
+  }
+  pthread_mutex_unlock(&s->lock);
+  return rc;
+}
+
+int tessera_jax_join(tsr_jax_state_t *s, int platform) {
+  if (!s || platform < 0 || platform >= TESSERA_JAX_PLATFORMS) return TESSERA_ERR_STATE;
+  tessera_context_t *ctx;
+  int rc = tsr_jax_context(s, platform, &ctx);
+  if (rc) return rc;
+  pthread_mutex_lock(&s->lock);
+  if (!s->world) {
+    snprintf(s->errmsg[platform], sizeof s->errmsg[platform],
+             "the binding has not joined the program's processes");
+    rc = TESSERA_ERR_STATE;
+  } else if (!s->comm[platform] && platform == TESSERA_JAX_CPU) {
+    s->comm[platform] = s->world;
+  } else if (!s->comm[platform]) {
+    /* the context's GPUs (CUDA device i is tessera's GPU i, as the handlers read ordinals) */
+    char prefix[128];
+    snprintf(prefix, sizeof prefix, "%s/gpus", s->store ? s->store->prefix : "");
+    rc = make_comm(s, platform, tessera_device_count(ctx, TESSERA_DEVICE_CUDA), prefix,
+                   &s->comm[platform]);
+  }
+  pthread_mutex_unlock(&s->lock);
+  return rc;
 }
 
 int tessera_jax_cuda_built(void) {

@@ -21,6 +21,13 @@ struct tsr_jax_state {
   int active;          /* handlers running (under lock) */
   int closed;          /* set by tessera_jax_state_destroy: later calls fail */
   pthread_cond_t idle; /* signalled when active drops to 0 */
+  /* the processes of a JAX program that spans several (tessera_jax_processes) */
+  int process, processes;                      /* jax's index of this process, and the count */
+  double timeout;                              /* TESSERA_JAX_TIMEOUT */
+  const tessera_comm_store_t *store;           /* how they met: NULL for MPI */
+  tessera_comm_t *world;                       /* over them, on host buffers */
+  tessera_comm_t *comm[TESSERA_JAX_PLATFORMS]; /* per platform (CPU: world), made at first use */
+  int *rank_of;                                /* the communicators' rank of each process */
 };
 
 /** A handler's entry: 0, or -1 when the state is closed (the call must not touch it further).
@@ -31,6 +38,10 @@ void tsr_jax_leave(tsr_jax_state_t *s);
 /** The context of `platform`, made at the first call: 0, or a negative status (the message in
  *  s->errmsg[platform]). Thread safe. */
 int tsr_jax_context(tsr_jax_state_t *s, int platform, tessera_context_t **ctx);
+
+/** This process's index among the JAX program's processes, with `platform`'s communicator over
+ *  them and each process's rank in it (NULL both before tessera_jax_processes made them). */
+int tsr_jax_process(tsr_jax_state_t *s, int platform, tessera_comm_t **comm, const int **rank_of);
 
 /** Holds `platform`'s context `ctx` for one run of tessera's routines, as each multi-device
  *  call of the handlers does: one run at a time on a context, its tasks on the run's devices

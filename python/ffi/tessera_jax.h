@@ -37,6 +37,8 @@
 
 #include <stdint.h>
 
+#include "tessera/comm.h"
+
 #include "xla/ffi/api/c_api.h"
 
 #define TSR_JAX_EXPORT __attribute__((visibility("default")))
@@ -79,6 +81,24 @@ TSR_JAX_EXPORT int tessera_jax_context_acquire(tsr_jax_state_t *s, int platform,
 /** Releases what tessera_jax_context_acquire held (`ctx`, the context it gave). */
 TSR_JAX_EXPORT void tessera_jax_context_release(tsr_jax_state_t *s, int platform,
                                                 struct tessera_context *ctx);
+
+/** Joins the processes of a JAX program that spans several (jax.distributed): this process is
+ *  `process` of `processes` (jax's indices). Makes the binding's communicator over them, on
+ *  host buffers: a collective call, every process making it when it loads the binding. `store`
+ *  NULL: over MPI (the program was launched by mpirun or srun, and MPI's world must be those
+ *  processes; MPI starts here); else over Gloo, bootstrapped through the key-value store (jax's
+ *  distributed store), with no MPI. Its calls, and those of the communicators tessera_jax_join
+ *  makes, wait TESSERA_JAX_TIMEOUT seconds for the other processes. A second call fails.
+ *  Returns 0, or a negative status with the reason in tessera_jax_error (platform CPU). */
+TSR_JAX_EXPORT int tessera_jax_processes(tsr_jax_state_t *s, int process, int processes,
+                                         const tessera_comm_store_t *store);
+
+/** The communicator of `platform`'s calls over the processes (tessera_jax_processes first):
+ *  on the CPU platform the binding's own, on CUDA one whose device endpoints are the context's
+ *  GPUs (the same count on every process), made at the first call (later calls return 0): a
+ *  collective call, every process joining at the same point of the program. Returns 0, or a
+ *  negative status with the reason in tessera_jax_error. */
+TSR_JAX_EXPORT int tessera_jax_join(tsr_jax_state_t *s, int platform);
 
 /** 1 when tessera was built with its CUDA backend, else 0. */
 TSR_JAX_EXPORT int tessera_jax_cuda_built(void);

@@ -16,13 +16,37 @@ DTYPES = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.complex64),
 
 @dataclass(frozen=True)
 class Layout:
-    """A 1D row sharding: the mesh, the axis A's rows are split over, its size, the platform."""
+    """How A is sharded: the mesh, the axis A's rows are split over and, on a 2D mesh, the axis
+    its columns are split over; the mesh's devices (ndev = grows x gcols), the platform, and the
+    process of each device (jax's process index, rows axis major), which may be several."""
     mesh: object
     axis: str
     ndev: int
     platform: str  # "cpu" or "gpu"
+    col_axis: str = None
+    gcols: int = 1
+    owners: tuple = ()
+
+    @property
+    def grows(self):
+        return self.ndev // self.gcols
+
+    @property
+    def span(self):
+        """The padded order is a multiple of this times the tile: lcm(grows, gcols)."""
+        return math.lcm(self.grows, self.gcols)
+
+    @property
+    def spans_processes(self):
+        return len(set(self.owners)) > 1
+
+    @property
+    def a_spec(self):
+        """A's layout: rows over the row axis, and columns over the column axis on a 2D mesh."""
+        return P(self.axis, self.col_axis)
 
     def spec(self, *rest):
+        """The layout of a right-hand side (rows over the row axis, whole over the others)."""
         return P(self.axis, *rest)
 
     def constrain(self, x, spec):
@@ -102,33 +126,73 @@ def resolve(a, mesh, spec, name):
     if mesh is None or spec is None:
         raise ValueError(_missing_layout(a, mesh, spec, name))
     spec = _normalize_spec(spec, name)
-    axis = spec[0] if len(spec) else None
-    if isinstance(axis, (tuple, list)) and len(axis) == 1:
-        axis = axis[0]
-    if not isinstance(axis, str) or any(s is not None for s in spec[1:]):
+    axes = [ax[0] if isinstance(ax, (tuple, list)) and len(ax) == 1 else ax for ax in spec]
+    axis = axes[0] if axes else None
+    col_axis = axes[1] if len(axes) > 1 else None
+    if not isinstance(axis, str) or (col_axis is not None and not isinstance(col_axis, str)) \
+            or col_axis == axis or any(ax is not None for ax in axes[2:]):
         raise ValueError(f"{name}: A must be sharded by rows over one mesh axis, as "
-                         f"P('x', None); got {spec!r}")
+                         f"P('x', None), or by rows and columns over two, as P('x', 'y'); got "
+                         f"{spec!r}")
     if isinstance(mesh, jax.sharding.AbstractMesh) or not hasattr(mesh, "devices"):
         raise ValueError(f"{name}: the mesh of a traced array has no devices; pass mesh= "
                          "(a jax.sharding.Mesh)")
-    if axis not in mesh.axis_names:
-        raise ValueError(f"{name}: axis {axis!r} is not an axis of the mesh {mesh.axis_names}")
-    others = {k: v for k, v in mesh.shape.items() if k != axis and v != 1}
+    for ax in (axis, col_axis):
+        if ax is not None and ax not in mesh.axis_names:
+            raise ValueError(f"{name}: axis {ax!r} is not an axis of the mesh {mesh.axis_names}")
+    others = {k: v for k, v in mesh.shape.items() if k not in (axis, col_axis) and v != 1}
     if others:
-        raise ValueError(f"{name}: only a 1D mesh is supported: axes {others} besides {axis!r} "
-                         "must have size 1")
+        raise ValueError(f"{name}: axes {others} besides {axis!r}"
+                         + (f" and {col_axis!r}" if col_axis else "")
+                         + " must have size 1 (A is split over those only)")
     devices = list(mesh.devices.flat)
-    here = jax.process_index()
-    foreign = [d for d in devices if d.process_index != here]
-    if foreign:
-        raise ValueError(f"{name}: the mesh holds devices of other processes ({foreign[:3]}); "
-                         "every device must be addressable by this process")
     platforms = {d.platform for d in devices}
     if len(platforms) != 1 or not platforms <= {"cpu", "gpu", "cuda"}:
         raise ValueError(f"{name}: the mesh's devices must all be CPUs or all GPUs; got "
                          f"{sorted(platforms)}")
     platform = "cpu" if "cpu" in platforms else "gpu"
-    return Layout(mesh, axis, mesh.shape[axis], platform)
+    names = list(mesh.axis_names)
+    order = [names.index(axis)] + ([names.index(col_axis)] if col_axis else [])
+    order += [i for i in range(len(names)) if i not in order]
+    gcols = mesh.shape[col_axis] if col_axis else 1
+    grid = np.transpose(mesh.devices, order).reshape(-1, gcols)
+    owners = tuple(int(d.process_index) for d in grid.flat)
+    check_processes(owners, name)
+    return Layout(mesh, axis, grid.size, platform, col_axis, gcols, owners)
+
+
+def check_processes(owners, name):
+    """A mesh over several processes holds devices of every process of the program: each one
+    takes part in the call."""
+    procs = set(owners)
+    if len(procs) > 1 and procs != set(range(jax.process_count())):
+        missing = sorted(set(range(jax.process_count())) - procs)
+        raise ValueError(f"{name}: the mesh holds devices of processes {sorted(procs)} but not of "
+                         f"{missing}: a mesh that spans processes must hold devices of every "
+                         "process of the program, each of which makes the call")
+    if jax.process_index() not in procs:
+        raise ValueError(f"{name}: the mesh holds none of this process's devices")
+
+
+def local_owners(ndev, mesh, name):
+    """Inside the user's shard_map, the process of each of the row axis's ndev devices: from
+    `mesh` when given (1D along the axis), else jax's device order (a mesh over all of jax's
+    devices, as jax.make_mesh lays one out)."""
+    if mesh is not None:
+        owners = tuple(int(d.process_index) for d in np.asarray(mesh.devices).flat)
+    elif jax.process_count() == 1:
+        owners = (jax.process_index(),) * ndev
+    else:
+        devs = jax.devices(local_platform())
+        if len(devs) != ndev:
+            raise ValueError(f"{name}: the mesh axis has {ndev} devices of jax's {len(devs)} "
+                             "across the processes: pass mesh= (the shard_map's mesh) so that "
+                             "each device's process is known")
+        owners = tuple(int(d.process_index) for d in devs)
+    if len(owners) != ndev:
+        raise ValueError(f"{name}: the mesh given has {len(owners)} devices, the axis {ndev}")
+    check_processes(owners, name)
+    return owners
 
 
 def _manual_axes():

@@ -73,9 +73,11 @@ class Op:
         out.append(("status", (1,), "int32", False))
         return out
 
-    def attributes(self, *, state, site, ndev, n, tile, lower=False, logdet=False):
-        """The attributes this operation takes, as numpy scalars: XLA types them from these."""
+    def attributes(self, *, state, site, ndev, gcols, owners, n, tile, lower=False,
+                   logdet=False):
+        """The attributes this operation takes, as numpy values: XLA types them from these."""
         attrs = dict(state=np.uint64(state), site=np.int64(site), ndev=np.int64(ndev),
+                     gcols=np.int64(gcols), owners=np.asarray(owners, np.int64),
                      n=np.int64(n), tile=np.int64(tile))
         if self.flags & LOWER:
             attrs["lower"] = np.int64(bool(lower))
@@ -94,6 +96,55 @@ OPS = (
 BY_NAME = {op.name: op for op in OPS}
 
 CPU, CUDA = 0, 1
+
+_SET = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p,
+                        ctypes.c_size_t)
+_GET = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p,
+                        ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t), ctypes.c_double)
+
+
+class _Store(ctypes.Structure):
+    """tessera_comm_store_t over jax.distributed's key-value store: how the processes of a
+    program launched by jax.distributed alone meet (Gloo's rendezvous)."""
+    _fields_ = [("arg", ctypes.c_void_p), ("set", _SET), ("get", _GET), ("rank", ctypes.c_int),
+                ("size", ctypes.c_int), ("prefix", ctypes.c_char_p)]
+
+    @classmethod
+    def of_jax(cls):
+        from jax._src import distributed
+        client = distributed.global_state.client
+        if client is None:
+            raise RuntimeError("tessera.jax: jax spans several processes but jax.distributed's "
+                               "client is not there to meet them through")
+
+        def put(arg, key, value, length):
+            try:
+                client.key_value_set_bytes(key.decode(), ctypes.string_at(value, length))
+                return 0
+            except Exception:
+                return 1
+
+        def get(arg, key, value, cap, length, timeout):
+            try:
+                data = client.blocking_key_value_get_bytes(key.decode(),
+                                                           max(1, int(timeout * 1000)))
+            except Exception:
+                return 1
+            length[0] = len(data)
+            ctypes.memmove(value, data, min(cap, len(data)))
+            return 0
+
+        store = cls(None, _SET(put), _GET(get), jax.process_index(), jax.process_count(),
+                    b"tessera")
+        store._keep = (put, get)  # the callbacks live as long as the store
+        return store
+
+
+def _launched_by_mpi():
+    """Whether MPI's launcher started the processes (jax.distributed.initialize() detects Open
+    MPI's and Slurm's environment the same way)."""
+    from jax._src import clusters
+    return any(c.is_env_present() for c in (clusters.OmpiCluster, clusters.SlurmCluster))
 _NAME = "libtessera_jax.so"
 _lock = threading.Lock()
 _native = None
@@ -141,6 +192,11 @@ class Native:
         lib.tessera_jax_error.argtypes = [ctypes.c_void_p, ctypes.c_int]
         lib.tessera_strerror.restype = ctypes.c_char_p
         lib.tessera_strerror.argtypes = [ctypes.c_int]
+        lib.tessera_jax_processes.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int,
+                                              ctypes.POINTER(_Store)]
+        lib.tessera_jax_join.argtypes = [ctypes.c_void_p, ctypes.c_int]
+        self._joined = set()
+        self._store = None
         lib.tessera_jax_op.argtypes = [ctypes.c_int, ctypes.c_int,
                                        ctypes.POINTER(ctypes.c_char_p),
                                        ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_void_p)]
@@ -159,6 +215,8 @@ class Native:
             except RuntimeError:  # jax without its CUDA plugin: the CPU targets serve
                 pass
         atexit.register(self.close)
+        if jax.process_count() > 1:
+            self._join_processes()
 
     def _handlers(self, platform):
         """(operation, handler address) of the library's handler table for `platform`, checked
@@ -207,6 +265,33 @@ class Native:
             msg = self.lib.tessera_jax_error(self.state, platform).decode(errors="replace")
             raise RuntimeError(f"tessera.jax: {msg or 'cannot start a tessera context'}")
         return t
+
+
+    def _join_processes(self):
+        """The binding's communicator over the program's processes (tessera_jax_processes),
+        made as the binding loads, by every process alike: over MPI where MPI launched them
+        (mpirun, srun), else bootstrapped through jax.distributed's key-value store."""
+        self._store = None if _launched_by_mpi() else _Store.of_jax()
+        store = ctypes.byref(self._store) if self._store else None
+        rc = self.lib.tessera_jax_processes(self.state, jax.process_index(),
+                                            jax.process_count(), store)
+        if rc:
+            msg = self.lib.tessera_jax_error(self.state, CPU).decode(errors="replace")
+            how = "MPI" if self._store is None else "jax.distributed's key-value store"
+            raise RuntimeError(f"tessera.jax: cannot join the program's {jax.process_count()} "
+                               f"processes over {how}: {msg or self.strerror(rc)}")
+
+    def processes(self, platform):
+        """The communicator of `platform`'s calls over the processes (tessera_jax_join): made
+        at the first call spanning them, by every process alike."""
+        if platform in self._joined:
+            return
+        rc = self.lib.tessera_jax_join(self.state, platform)
+        if rc:
+            msg = self.lib.tessera_jax_error(self.state, platform).decode(errors="replace")
+            raise RuntimeError("tessera.jax: cannot join the program's "
+                               f"{jax.process_count()} processes: {msg or self.strerror(rc)}")
+        self._joined.add(platform)
 
 
 def native():

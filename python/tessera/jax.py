@@ -91,7 +91,7 @@ def _tile_target(platform, n, ndev, op):
 _Results = collections.namedtuple("_Results", "a x logdet status")
 
 
-def _ffi(op, a, b, rank, *, n, ndev, tile, lower=False, logdet=False):
+def _ffi(op, a, b, rank, *, n, lay, tile, lower=False, logdet=False):
     """tessera's call on this device's shard (inside shard_map): the handler's results by role
     (_native.OPS: a, x, logdet, status; None where the operation has no such result). The
     status and log det are the same on every device (the leader's), so the global forms take
@@ -100,8 +100,9 @@ def _ffi(op, a, b, rank, *, n, ndev, tile, lower=False, logdet=False):
     is the Xᵀ it returns."""
     spec = BY_NAME[op]
     operands, results = spec.operands(a, b, rank), spec.results(a, b)
-    attrs = spec.attributes(state=native().state, site=next(_sites), ndev=ndev, n=n, tile=tile,
-                            lower=lower, logdet=logdet)
+    attrs = spec.attributes(state=native().state, site=next(_sites), ndev=lay.ndev,
+                            gcols=lay.gcols, owners=lay.owners, n=n, tile=tile, lower=lower,
+                            logdet=logdet)
     outs = jax.ffi.ffi_call(spec.target,
                             [jax.ShapeDtypeStruct(shape, dtype) for _, shape, dtype, _ in results],
                             input_output_aliases=spec.aliases())(*operands, **attrs)
@@ -130,8 +131,21 @@ def _vary(x, axes):
     return cast(x, missing, to="varying") if cast else jax.lax.pvary(x, missing)
 
 
-def _rank(axis):
-    return jax.lax.axis_index(axis).astype(jnp.int32)
+def _rank(lay):
+    """This device's place in the mesh: its row times gcols plus its column."""
+    r = jax.lax.axis_index(lay.axis)
+    if lay.col_axis:
+        r = r * lay.gcols + jax.lax.axis_index(lay.col_axis)
+    return r.astype(jnp.int32)
+
+
+def _first_column(x, lay):
+    """On a 2D mesh, the rows of x that the devices of mesh column 0 hold, on every device of
+    their row (the others' copies of a right-hand side are not solved); x itself on a 1D one."""
+    if not lay.col_axis:
+        return x
+    keep = jax.lax.axis_index(lay.col_axis) == 0
+    return jax.lax.psum(jnp.where(keep, x, jnp.zeros((), x.dtype)), lay.col_axis)
 
 
 def _real(logdet, dtype):
@@ -152,12 +166,13 @@ def _triangle_mask(rows, cols, row0, lower):
 
 
 def _cut(x, n, lay, cols=False):
-    """x without the padding past row (and column) n, laid out by rows when N splits evenly,
-    else replicated (shards of unequal size are not an array layout)."""
+    """x without the padding past row (and column) n, laid out as A (`cols`) or by rows when N
+    splits evenly, else replicated (shards of unequal size are not an array layout)."""
     if x.shape[0] != n:
         x = lay.constrain(x, P())
         x = x[:n, :n] if cols else x[:n]
-    return lay.constrain(x, lay.spec(None) if n % lay.ndev == 0 else P())
+    even = n % lay.grows == 0 and (not cols or n % lay.gcols == 0)
+    return lay.constrain(x, (lay.a_spec if cols else lay.spec(None)) if even else P())
 
 
 def _rhs_spec(b, lay):
@@ -201,42 +216,47 @@ def _donated(x, lay, spec, ok):
 
 
 def _prepare(op, a, T_A, mesh, in_specs, matrix_specs, pad):
-    """The layout and plan of a global form's call of `op`: (layout, n, shard width, tile)."""
+    """The layout and plan of a global form's call of `op`: (layout, n, padded order, tile)."""
     name, local = f"tessera.jax.{op}", f"tessera.jax.{op}_shardmap_ctx"
     _layout.check_tile(T_A, name)
     _layout.refuse_shard_map(a, name, local)
     n = _layout.check_matrix(a, name, local=local)
     spec = matrix_specs if matrix_specs is not None else in_specs
     lay = _layout.resolve(a, mesh, spec, name)
+    _join(lay)
     if n == 0:
         return lay, n, 0, 1
-    w, nb = _layout.plan(n, lay.ndev, _tile_target(lay.platform, n, lay.ndev, op), pad, name)
-    return lay, n, w, nb
+    w, nb = _layout.plan(n, lay.span, _tile_target(lay.platform, n, lay.ndev, op), pad, name)
+    return lay, n, lay.span * w, nb
+
+
+def _join(lay):
+    """Where the mesh spans processes, this process's part in the communicator over them (made
+    at the first such call, by every process alike)."""
+    if lay.spans_processes:
+        native().processes(native().platforms[lay.platform])
 
 
 def _padded(x, lay, rows, cols=None):
-    """x padded with zeros to `rows` (and `cols`) and laid out by rows over the mesh."""
+    """x padded with zeros to `rows` (and `cols`) and laid out as A (with cols) or by rows."""
     pads = [(0, rows - x.shape[0])] + ([(0, cols - x.shape[1])] if cols else [(0, 0)])
     if any(p[1] for p in pads):
         x = jnp.pad(x, pads)
-    return lay.constrain(x, lay.spec(None))
+    return lay.constrain(x, lay.a_spec if cols else lay.spec(None))
 
 
 @functools.lru_cache(maxsize=64)
-def _potrs_fn(lay, n, w, nb, dtype, b_shape, b_spec, lower, logdet, donate_a, donate_b):
+def _potrs_fn(lay, n, np_, nb, dtype, b_shape, b_spec, lower, logdet, donate_a, donate_b):
     """The jitted solve for one plan (cached: tracing and compiling happen once per shape)."""
-    np_ = lay.ndev * w
-
     def local(a, b):
-        r = _ffi("potrs", a, b, _rank(lay.axis), n=n, ndev=lay.ndev, tile=nb, lower=lower,
-                 logdet=logdet)
-        return r.a, r.x, r.logdet, r.status
+        r = _ffi("potrs", a, b, _rank(lay), n=n, lay=lay, tile=nb, lower=lower, logdet=logdet)
+        return r.a, _first_column(r.x, lay), r.logdet, r.status
 
     def run(a, b):
         b2 = (b.reshape(n, 1) if len(b_shape) == 1 else b).astype(dtype)
         a_p, b_p = _padded(a.astype(dtype), lay, np_, np_), _padded(b2, lay, np_)
-        smap = jax.shard_map(local, mesh=lay.mesh, in_specs=(lay.spec(None), lay.spec(None)),
-                             out_specs=(lay.spec(None), lay.spec(None), P(), P()))
+        smap = jax.shard_map(local, mesh=lay.mesh, in_specs=(lay.a_spec, lay.spec(None)),
+                             out_specs=(lay.a_spec, lay.spec(None), P(), P()))
         af, x, ld, st = smap(a_p, b_p)
         status = st[0]
         ok = status == 0
@@ -259,7 +279,7 @@ def potrs(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_stat
     1-tuple of it, or jaxmg 0.x's pair ``(P("x", None), P(None, None))``; read from
     ``a.sharding`` when omitted. Returns x, (x, status), (x, logdet) or (x, logdet, status)."""
     name = "tessera.jax.potrs"
-    lay, n, w, nb = _prepare("potrs", a, T_A, mesh, in_specs, matrix_specs, pad)
+    lay, n, np_, nb = _prepare("potrs", a, T_A, mesh, in_specs, matrix_specs, pad)
     dtype = np.dtype(a.dtype)
     _layout.check_rhs(b, n, dtype, name)
     if n == 0:
@@ -267,9 +287,9 @@ def potrs(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_stat
             jnp.int32(0)
     else:
         b_spec = _rhs_spec(b, lay)
-        a, donate_a = _donated(a, lay, lay.spec(None), donate and lay.ndev * w == n)
+        a, donate_a = _donated(a, lay, lay.a_spec, donate and np_ == n)
         b, donate_b = _donated(b, lay, b_spec, donate and np.dtype(b.dtype) == dtype)
-        fn = _potrs_fn(lay, n, w, nb, dtype, tuple(b.shape), b_spec, bool(lower),
+        fn = _potrs_fn(lay, n, np_, nb, dtype, tuple(b.shape), b_spec, bool(lower),
                        bool(return_logdet), donate_a, donate_b)
         x, logdet, status, _ = fn(a, b)
     out = (x,) + ((logdet,) if return_logdet else ()) + ((status,) if return_status else ())
@@ -277,18 +297,16 @@ def potrs(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_stat
 
 
 @functools.lru_cache(maxsize=64)
-def _factor_fn(op, lay, n, w, nb, dtype, lower, donate):
+def _factor_fn(op, lay, n, np_, nb, dtype, lower, donate):
     """The jitted potri or cholesky for one plan."""
-    np_ = lay.ndev * w
-
     def local(a):
-        r = _ffi(op, a, None, _rank(lay.axis), n=n, ndev=lay.ndev, tile=nb, lower=lower)
+        r = _ffi(op, a, None, _rank(lay), n=n, lay=lay, tile=nb, lower=lower)
         return r.a, r.status
 
     def run(a):
         a_p = _padded(a.astype(dtype), lay, np_, np_)
-        x, st = jax.shard_map(local, mesh=lay.mesh, in_specs=lay.spec(None),
-                              out_specs=(lay.spec(None), P()))(a_p)
+        x, st = jax.shard_map(local, mesh=lay.mesh, in_specs=lay.a_spec,
+                              out_specs=(lay.a_spec, P()))(a_p)
         x = _cut(x, n, lay, cols=True)
         x = potri_symmetrize(x, lower) if op == "potri" else \
             jnp.where(_triangle_mask(n, n, 0, lower), x, jnp.zeros((), dtype))
@@ -299,13 +317,13 @@ def _factor_fn(op, lay, n, w, nb, dtype, lower, donate):
 
 
 def _factor(op, a, T_A, mesh, in_specs, matrix_specs, return_status, pad, donate, lower):
-    lay, n, w, nb = _prepare(op, a, T_A, mesh, in_specs, matrix_specs, pad)
+    lay, n, np_, nb = _prepare(op, a, T_A, mesh, in_specs, matrix_specs, pad)
     dtype = np.dtype(a.dtype)
     if n == 0:
         x, status = jnp.zeros((0, 0), dtype), jnp.int32(0)
     else:
-        a, donate_a = _donated(a, lay, lay.spec(None), donate and lay.ndev * w == n)
-        x, status = _factor_fn(op, lay, n, w, nb, dtype, bool(lower), donate_a)(a)
+        a, donate_a = _donated(a, lay, lay.a_spec, donate and np_ == n)
+        x, status = _factor_fn(op, lay, n, np_, nb, dtype, bool(lower), donate_a)(a)
     return (x, status) if return_status else x
 
 
@@ -327,14 +345,12 @@ def cholesky(a, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_stat
 
 
 @functools.lru_cache(maxsize=64)
-def _lu_solve_fn(lay, n, w, nb, dtype, b_shape, b_spec, donate_a, donate_b):
+def _lu_solve_fn(lay, n, np_, nb, dtype, b_shape, b_spec, donate_a, donate_b):
     """The jitted LU solve for one plan. b goes to the handler as Bᵀ (k, Np) on every device:
     read column-major it is B with the leading dimension of A's padded columns, what getrs
     solves in place (the transposes are XLA's, on the n x k right-hand side only)."""
-    np_ = lay.ndev * w
-
     def local(a, bt):
-        r = _ffi("lu_solve", a, bt, _rank(lay.axis), n=n, ndev=lay.ndev, tile=nb)
+        r = _ffi("lu_solve", a, bt, _rank(lay), n=n, lay=lay, tile=nb)
         return r.a, r.x, r.status
 
     def run(a, b):
@@ -343,8 +359,8 @@ def _lu_solve_fn(lay, n, w, nb, dtype, b_shape, b_spec, donate_a, donate_b):
         bt = lay.constrain(b2.T, P())
         if np_ != n:
             bt = jnp.pad(bt, ((0, 0), (0, np_ - n)))
-        af, xt, st = jax.shard_map(local, mesh=lay.mesh, in_specs=(lay.spec(None), P()),
-                                   out_specs=(lay.spec(None), P(), P()))(a_p, bt)
+        af, xt, st = jax.shard_map(local, mesh=lay.mesh, in_specs=(lay.a_spec, P()),
+                                   out_specs=(lay.a_spec, P(), P()))(a_p, bt)
         status = st[0]
         x = _like_rhs(_nan_unless(status == 0, xt[:, :n].T.reshape(b_shape)), b, b_spec, lay)
         # Donated, A's buffer is the factors' (see _potrs_fn); the caller drops them.
@@ -372,16 +388,16 @@ def lu_solve(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_s
     NaN, or a negative tessera status; when it is not 0, x is all NaN. Unlike jaxmg, whose
     status is a vector per rank, status is one int32 scalar, as ``potrs``'s."""
     name = "tessera.jax.lu_solve"
-    lay, n, w, nb = _prepare("lu_solve", a, T_A, mesh, in_specs, matrix_specs, pad)
+    lay, n, np_, nb = _prepare("lu_solve", a, T_A, mesh, in_specs, matrix_specs, pad)
     dtype = np.dtype(a.dtype)
     _layout.check_rhs(b, n, dtype, name)
     if n == 0:
         x, status = jnp.zeros(b.shape, dtype), jnp.int32(0)
     else:
         b_spec = _rhs_spec(b, lay)
-        a, donate_a = _donated(a, lay, lay.spec(None), donate and lay.ndev * w == n)
+        a, donate_a = _donated(a, lay, lay.a_spec, donate and np_ == n)
         b, donate_b = _donated(b, lay, b_spec, donate and np.dtype(b.dtype) == dtype)
-        fn = _lu_solve_fn(lay, n, w, nb, dtype, tuple(b.shape), b_spec, donate_a, donate_b)
+        fn = _lu_solve_fn(lay, n, np_, nb, dtype, tuple(b.shape), b_spec, donate_a, donate_b)
         x, status, _ = fn(a, b)
     return (x, status) if return_status else x
 
@@ -404,9 +420,8 @@ def _laid_out_like(x, ref):
 # ------------------------------------------------------------------ inside the user's shard_map
 
 
-def _local_plan(op, a, T_A, axis_name):
-    """Inside shard_map, the plan of a call of `op`'s shardmap form: (axis, ndev, n, rows,
-    tile)."""
+def _local_plan(op, a, T_A, axis_name, mesh):
+    """Inside shard_map, the plan of a call of `op`'s shardmap form: (layout, n, rows, tile)."""
     name = f"tessera.jax.{op}_shardmap_ctx"
     _layout.check_tile(T_A, name)
     n = _layout.check_matrix(a, name, rows=True)
@@ -416,29 +431,35 @@ def _local_plan(op, a, T_A, axis_name):
         raise ValueError(f"{name}: A's shard is {rows} x {n}, but {ndev} shards of {rows} rows "
                          f"make {rows * ndev} rows, not {n}")
     platform = _layout.local_platform()
+    lay = _layout.Layout(None, axis, ndev, platform,
+                         owners=_layout.local_owners(ndev, mesh, name))
+    _join(lay)
     target = _tile_target(platform, n, ndev, op)
     nb = min(target, rows) if ndev == 1 else _layout.best_divisor(rows, target)  # as plan's
-    return axis, ndev, n, rows, nb
+    return lay, n, rows, nb
 
 
 def potrs_shardmap_ctx(a, b, T_A, *, axis_name=None, return_logdet=False, pad=True,
-                       lower=False):
+                       lower=False, mesh=None):
     """potrs inside the caller's jax.shard_map: `a` is this device's (N / ndev) x N row shard;
     `b` the whole replicated (N,) or (N, k) right-hand side, or this device's rows of it.
     Returns (x, status) or (x, logdet, status): x in b's form (whole or rows) and shape, in A's
     dtype; status (int32) and logdet (A's real dtype) have shape (1,) on each device.
     `axis_name` names the row axis (default: the only manual axis of more than one device). No
-    padding is ever needed here (`pad` is accepted for jaxmg's signature)."""
+    padding is ever needed here (`pad` is accepted for jaxmg's signature). `mesh`, the
+    shard_map's mesh, tells which process holds each device where the mesh spans processes and
+    is not laid out over jax's devices in their order (as jax.make_mesh lays one out)."""
     name = "tessera.jax.potrs_shardmap_ctx"
-    axis, ndev, n, rows, nb = _local_plan("potrs", a, T_A, axis_name)
+    lay, n, rows, nb = _local_plan("potrs", a, T_A, axis_name, mesh)
+    axis, ndev = lay.axis, lay.ndev
     dtype = np.dtype(a.dtype)
     _layout.check_rhs(b, n, dtype, name, rows=rows)
-    rank = _rank(axis)
+    rank = _rank(lay)
     full = b.shape[0] == n
     b2 = (b.reshape(-1, 1) if b.ndim == 1 else b).astype(dtype)
     if full and ndev > 1:
         b2 = jax.lax.dynamic_slice_in_dim(b2, rank * rows, rows, axis=0)
-    r = _ffi("potrs", a, b2, rank, n=n, ndev=ndev, tile=nb, lower=lower, logdet=return_logdet)
+    r = _ffi("potrs", a, b2, rank, n=n, lay=lay, tile=nb, lower=lower, logdet=return_logdet)
     x, ld, st = r.x, r.logdet, r.status
     if full:  # on one device too: psum types x as the same on every device
         x = _gather_rows(x, axis, rank, n)
@@ -458,49 +479,51 @@ def _gather_rows(x, axis, rank, n):
     return jax.lax.psum(placed, axis)
 
 
-def _local_factor(op, a, T_A, axis_name, lower):
-    axis, ndev, n, rows, nb = _local_plan(op, a, T_A, axis_name)
-    rank = _rank(axis)
-    r = _ffi(op, a, None, rank, n=n, ndev=ndev, tile=nb, lower=lower)
+def _local_factor(op, a, T_A, axis_name, lower, mesh):
+    lay, n, rows, nb = _local_plan(op, a, T_A, axis_name, mesh)
+    rank = _rank(lay)
+    r = _ffi(op, a, None, rank, n=n, lay=lay, tile=nb, lower=lower)
     x, st = r.a, r.status
     x = jnp.where(_triangle_mask(rows, n, rank * rows, lower), x, jnp.zeros((), a.dtype))
     return _nan_unless(st[0] == 0, x), st
 
 
-def potri_shardmap_ctx(a, T_A, *, axis_name=None, pad=True, lower=False):
+def potri_shardmap_ctx(a, T_A, *, axis_name=None, pad=True, lower=False, mesh=None):
     """potri inside the caller's jax.shard_map: returns (this device's rows of the upper
     (lower=False) or lower triangle of A⁻¹, the other triangle zero; status (1,)). Make it
-    whole with potri_symmetrize on the gathered result, as with jaxmg."""
-    return _local_factor("potri", a, T_A, axis_name, lower)
+    whole with potri_symmetrize on the gathered result, as with jaxmg. `mesh`: as for
+    ``potrs_shardmap_ctx``."""
+    return _local_factor("potri", a, T_A, axis_name, lower, mesh)
 
 
-def cholesky_shardmap_ctx(a, T_A, *, axis_name=None, pad=True, lower=False):
+def cholesky_shardmap_ctx(a, T_A, *, axis_name=None, pad=True, lower=False, mesh=None):
     """cholesky inside the caller's jax.shard_map: returns (this device's rows of the factor,
-    status (1,))."""
-    return _local_factor("cholesky", a, T_A, axis_name, lower)
+    status (1,)). `mesh`: as for ``potrs_shardmap_ctx``."""
+    return _local_factor("cholesky", a, T_A, axis_name, lower, mesh)
 
 
-def lu_solve_shardmap_ctx(a, b, T_A, *, axis_name=None, pad=True):
+def lu_solve_shardmap_ctx(a, b, T_A, *, axis_name=None, pad=True, mesh=None):
     """lu_solve inside the caller's jax.shard_map, as ``potrs_shardmap_ctx``: `a` is this
     device's (N / ndev) x N row shard; `b` the whole replicated (N,) or (N, k) right-hand side,
     or this device's rows of it. Returns (x, status): x in b's form (whole or rows) and shape,
     in A's dtype; status (int32) of shape (1,) on each device. `axis_name` names the row axis
     (default: the only manual axis of more than one device); `pad` is accepted for jaxmg's
-    signature (no padding is needed here).
+    signature (no padding is needed here); `mesh`: as for ``potrs_shardmap_ctx``.
 
     jaxmg 1.x's ``lu_solve_shardmap_ctx`` is another thing: called outside shard_map on global
     arrays, it returns (a_work, x, status); there, call ``lu_solve`` (inside your ``jax.jit``
     with ``donate=True`` where A's buffer may go)."""
     name = "tessera.jax.lu_solve_shardmap_ctx"
-    axis, ndev, n, rows, nb = _local_plan("lu_solve", a, T_A, axis_name)
+    lay, n, rows, nb = _local_plan("lu_solve", a, T_A, axis_name, mesh)
+    axis = lay.axis
     dtype = np.dtype(a.dtype)
     _layout.check_rhs(b, n, dtype, name, rows=rows)
-    rank = _rank(axis)
+    rank = _rank(lay)
     part = b.shape[0] != n
     b2 = (b.reshape(-1, 1) if b.ndim == 1 else b).astype(dtype)
     if part:
         b2 = jax.lax.all_gather(b2, axis, tiled=True)
-    r = _ffi("lu_solve", a, b2.T, rank, n=n, ndev=ndev, tile=nb)
+    r = _ffi("lu_solve", a, b2.T, rank, n=n, lay=lay, tile=nb)
     x, st = r.x.T, r.status
     if part:
         x = jax.lax.dynamic_slice_in_dim(x, rank * rows, rows, axis=0)

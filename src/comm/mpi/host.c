@@ -60,6 +60,20 @@ static int mpi_failed(tessera_comm_t *c, int err, const char *what) {
   return tsr_comm_error(c, TESSERA_ERR_BACKEND, "%s failed: %s.", what, text);
 }
 
+static int wait_for(tessera_comm_t *c, MPI_Request *req, const char *what);
+
+/* A duplicate of `base` made within the communicator's deadline (MPI_Comm_idup, polled): a
+ * process that never takes part makes the others fail with TESSERA_ERR_TIMEOUT. */
+static int dup_within(tessera_comm_t *c, MPI_Comm base, MPI_Comm *out, const char *what) {
+  MPI_Request req;
+  int err = MPI_Comm_idup(base, out, &req);
+  if (err != MPI_SUCCESS) return mpi_failed(c, err, what);
+  int rc = wait_for(c, &req, what);
+  if (rc) return rc;
+  err = MPI_Comm_set_errhandler(*out, MPI_ERRORS_RETURN);
+  return err == MPI_SUCCESS ? 0 : mpi_failed(c, err, what);
+}
+
 static int mpi_open(tessera_comm_t *c, const tessera_comm_config_t *cfg) {
   const void *mpi_comm = cfg->mpi_comm;
   tsr_mpi_t *m = calloc(1, sizeof *m);
@@ -83,14 +97,15 @@ static int mpi_open(tessera_comm_t *c, const tessera_comm_config_t *cfg) {
     MPI_Query_thread(&m->thread_level);
   }
   MPI_Comm base = mpi_comm ? *(const MPI_Comm *)mpi_comm : MPI_COMM_WORLD;
-  int err = MPI_Comm_dup(base, &m->own.comm);
-  if (err == MPI_SUCCESS) err = MPI_Comm_set_errhandler(m->own.comm, MPI_ERRORS_RETURN);
-  if (err == MPI_SUCCESS) err = MPI_Comm_rank(m->own.comm, &c->rank);
-  if (err == MPI_SUCCESS) err = MPI_Comm_size(m->own.comm, &c->size);
-  if (err != MPI_SUCCESS) {
-    if (m->initialised_here) MPI_Finalize();
+  int rc = dup_within(c, base, &m->own.comm, "Duplicating the MPI communicator");
+  if (!rc && (MPI_Comm_rank(m->own.comm, &c->rank) != MPI_SUCCESS ||
+              MPI_Comm_size(m->own.comm, &c->size) != MPI_SUCCESS))
+    rc = tsr_comm_error(c, TESSERA_ERR_BACKEND, "MPI gave no rank or size.");
+  if (rc) {
+    /* after a timeout a peer may still join the duplicate: finalising could wait for it */
+    if (m->initialised_here && rc != TESSERA_ERR_TIMEOUT) MPI_Finalize();
     free(m);
-    return mpi_failed(c, err, "Duplicating the MPI communicator");
+    return rc;
   }
   c->host_state = m;
   return 0;
@@ -200,11 +215,10 @@ static int mpi_run(tessera_comm_t *c, tsr_host_chan_t *chan, const tsr_coll_t *o
 static int mpi_chan_open(tessera_comm_t *c, tsr_host_chan_t **chan) {
   tsr_host_chan_t *ch = calloc(1, sizeof *ch);
   if (!ch) return tsr_comm_error(c, TESSERA_ERR_NOMEM, "Out of memory for a queue.");
-  int err = MPI_Comm_dup(own(c), &ch->comm);
-  if (err == MPI_SUCCESS) err = MPI_Comm_set_errhandler(ch->comm, MPI_ERRORS_RETURN);
-  if (err != MPI_SUCCESS) {
+  int rc = dup_within(c, own(c), &ch->comm, "Duplicating the MPI communicator for a queue");
+  if (rc) {
     free(ch);
-    return mpi_failed(c, err, "Duplicating the MPI communicator for a queue");
+    return rc;
   }
   *chan = ch;
   return 0;

@@ -1,0 +1,222 @@
+"""One process of a JAX program spanning several (run by test_jax_processes.py): joins the
+others through jax.distributed on CPU devices, then checks every tessera.jax function on meshes
+over the devices of all of them, as a user's program would call them.
+
+Launch, either way:
+  mpirun -n P python jax_processes.py CASE DEVICES
+      jax.distributed.initialize() finds the processes from Open MPI's environment
+  python jax_processes.py CASE DEVICES COORDINATOR_PORT PROCESS_ID PROCESSES
+      jax.distributed alone, with a coordinator (no MPI)
+
+DEVICES is the number of CPU devices of each process; CASE names the checks (CASES below).
+Prints "ok <process id>" when every check of the case held; a failure raises (exit status 1).
+"""
+import os
+import sys
+import time
+from pathlib import Path
+
+os.environ["JAX_PLATFORMS"] = "cpu"  # GPUs too, where there are some: CPU devices are enough
+os.environ.pop("XLA_FLAGS", None)
+
+CASE, DEVICES = sys.argv[1], int(sys.argv[2])
+os.environ["JAX_NUM_CPU_DEVICES"] = str(DEVICES)
+
+import jax  # noqa: E402
+import numpy as np  # noqa: E402
+from jax.experimental import multihost_utils  # noqa: E402
+from jax.sharding import Mesh, NamedSharding  # noqa: E402
+from jax.sharding import PartitionSpec as P  # noqa: E402
+
+sys.path.append(str(Path(__file__).resolve().parents[2] / "python"))
+import tessera.jax as tj  # noqa: E402
+
+DTYPES = (np.float32, np.float64, np.complex64, np.complex128)
+TOL = {np.float32: 2e-3, np.complex64: 2e-3, np.float64: 1e-9, np.complex128: 1e-9}
+
+
+def start():
+    jax.config.update("jax_enable_x64", True)
+    jax.config.update("jax_cpu_collectives_implementation", "gloo")
+    if len(sys.argv) > 3:
+        port, pid, procs = map(int, sys.argv[3:6])
+        jax.distributed.initialize(f"localhost:{port}", num_processes=procs, process_id=pid,
+                                   initialization_timeout=60)
+    else:
+        jax.distributed.initialize()
+
+
+def whole(x):
+    """The whole of a global array on this process."""
+    return np.asarray(multihost_utils.process_allgather(x, tiled=True))
+
+
+def hpd(n, dtype, seed):
+    rng = np.random.default_rng(seed)  # the same matrix on every process
+    m = rng.standard_normal((n, n))
+    if np.iscomplexobj(np.zeros(1, dtype)):
+        m = m + 1j * rng.standard_normal((n, n))
+    return (m @ m.conj().T + n * np.eye(n)).astype(dtype), m.astype(dtype)
+
+
+def rhs(n, k, dtype, seed):
+    rng = np.random.default_rng(seed + 1)
+    return rng.standard_normal((n, k)).astype(dtype)
+
+
+def meshes():
+    """1D over every device, and the 2D grids the device count allows (rows x columns)."""
+    devs = np.array(jax.devices())
+    count = devs.size
+    out = [(Mesh(devs, ("x",)), P("x", None))]
+    for rows in range(2, count):
+        if count % rows == 0:
+            out.append((Mesh(devs.reshape(rows, count // rows), ("x", "y")), P("x", "y")))
+    return out
+
+
+def close(got, want, dtype, what):
+    err = np.abs(got - want).max() / max(1.0, np.abs(want).max())
+    assert err < TOL[dtype], f"{what}: error {err:.2e}"
+
+
+def check_functions():
+    """Every function, every dtype, on every mesh, sizes that split evenly and not."""
+    for mesh, spec in meshes():
+        for n in (16, 13):
+            for dtype in DTYPES:
+                what = f"{dict(mesh.shape)} n={n} {np.dtype(dtype).name}"
+                a, m = hpd(n, dtype, n)
+                b = rhs(n, 3, dtype, n)
+                x, logdet, st = tj.potrs(a, b, 4, mesh, spec, return_logdet=True,
+                                         return_status=True)
+                assert int(st) == 0, f"potrs {what}: status {int(st)}"
+                close(a @ whole(x), b, dtype, f"potrs {what}")
+                assert abs(float(logdet) - np.linalg.slogdet(a)[1]) < 1e-2, f"logdet {what}"
+                inv = whole(tj.potri(a, 4, mesh, spec))
+                close(inv @ a, np.eye(n), dtype, f"potri {what}")
+                f = whole(tj.cholesky(a, 4, mesh, spec, lower=True))
+                close(f @ f.conj().T, a, dtype, f"cholesky {what}")
+                g = (m + n * np.eye(n)).astype(dtype)
+                xl, st = tj.lu_solve(g, b[:, 0], 4, mesh, spec, return_status=True)
+                assert int(st) == 0, f"lu_solve {what}: status {int(st)}"
+                close(g @ whole(xl), b[:, 0], dtype, f"lu_solve {what}")
+
+
+def check_failures():
+    """Not positive definite and singular matrices: the same status on every process, NaN."""
+    n = 12
+    for mesh, spec in meshes():
+        a, _ = hpd(n, np.float64, 3)
+        a[5, 5] = -1.0
+        x, st = tj.potrs(a, np.ones(n), 4, mesh, spec, return_status=True)
+        assert int(st) > 0 and np.isnan(whole(x)).all(), (int(st), dict(mesh.shape))
+        statuses = multihost_utils.process_allgather(np.array([int(st)]))
+        assert len(set(statuses.ravel().tolist())) == 1, statuses
+        s = np.eye(n)
+        s[7, :] = 0
+        s[7, 7] = 0
+        x, st = tj.lu_solve(s, np.ones(n), 4, mesh, spec, return_status=True)
+        assert int(st) == 8 and np.isnan(whole(x)).all(), (int(st), dict(mesh.shape))
+
+
+def check_sharded():
+    """A and b placed as global arrays over the processes, each holding only its shards; x
+    comes back in b's layout; the shardmap forms inside the caller's shard_map."""
+    n, dtype = 16, np.float64
+    mesh = Mesh(np.array(jax.devices()), ("x",))
+    a, _ = hpd(n, dtype, 5)
+    b = rhs(n, 2, dtype, 5)
+    rows = NamedSharding(mesh, P("x", None))
+    ga = jax.make_array_from_callback(a.shape, rows, lambda i: a[i])
+    gb = jax.make_array_from_callback(b.shape, rows, lambda i: b[i])
+    x = tj.potrs(ga, gb, 4)
+    assert x.sharding.is_equivalent_to(rows, 2), x.sharding
+    close(a @ whole(x), b, dtype, "potrs on global arrays")
+    x = jax.jit(lambda a, b: tj.lu_solve(a, b, 4, mesh, P("x", None)))(ga, gb)
+    close(a @ whole(x), b, dtype, "lu_solve under jit")
+
+    def local(a, b):
+        x, st = tj.potrs_shardmap_ctx(a, b, 4)
+        y, st2 = tj.lu_solve_shardmap_ctx(a, b, 4)
+        return x, y, st, st2
+
+    x, y, st, st2 = jax.jit(jax.shard_map(local, mesh=mesh, in_specs=(P("x", None), P("x")),
+                                          out_specs=(P("x"), P("x"), P(), P())))(ga, gb)
+    assert int(st[0]) == 0 and int(st2[0]) == 0
+    close(a @ whole(x), b, dtype, "potrs_shardmap_ctx")
+    close(a @ whole(y), b, dtype, "lu_solve_shardmap_ctx")
+
+
+def check_mismatch():
+    """Processes whose calls differ fail everywhere with the same status: one triangle asked for
+    on one process and the other elsewhere; tiles that differ (TESSERA_TILE set per process,
+    main() below)."""
+    mesh = Mesh(np.array(jax.devices()), ("x",))
+    a, _ = hpd(16, np.float64, 1)
+    for kw in ({"lower": jax.process_index() == 0}, {}):
+        x, st = tj.potrs(a, np.ones(16), 4, mesh, P("x", None), return_status=True, **kw)
+        statuses = multihost_utils.process_allgather(np.array([int(st)])).ravel().tolist()
+        assert int(st) < 0 and len(set(statuses)) == 1, (kw, statuses)
+        assert np.isnan(np.asarray(x.addressable_shards[0].data)).all()
+
+
+def _absent(call_first):
+    """The last process does not call (after one call all made, with `call_first`): the others
+    fail within TESSERA_JAX_TIMEOUT with a sentence, not hang. A and b are sharded by rows, so
+    that no collective of XLA's waits for the absent process."""
+    limit = float(os.environ.get("TESSERA_JAX_TIMEOUT", "5"))
+    mesh = Mesh(np.array(jax.devices()), ("x",))
+    rows = NamedSharding(mesh, P("x", None))
+    a, _ = hpd(16, np.float64, 2)
+    ga = jax.make_array_from_callback(a.shape, rows, lambda i: a[i])
+    gb = jax.make_array_from_callback((16, 1), rows, lambda i: np.ones((16, 1))[i])
+    if call_first:
+        assert int(tj.potrs(ga, gb, 4, return_status=True)[1]) == 0
+    if jax.process_index() == jax.process_count() - 1:
+        time.sleep(3 * limit)
+        return
+    t0 = time.time()
+    try:
+        x, st = tj.potrs(ga, gb, 4, return_status=True)
+        status = int(st)
+        assert np.isnan(np.asarray(x.addressable_shards[0].data)).all()
+    except RuntimeError as e:  # the communicator over the processes could not be made
+        assert not call_first and "timed out" in str(e).lower() or "did not" in str(e), e
+        status = str(e)
+    took = time.time() - t0
+    assert call_first <= (isinstance(status, int) and status < 0), status
+    assert took < 2 * limit + 5, took
+    print(f"absent: {status} after {took:.1f} s", flush=True)
+
+
+def check_absent():
+    _absent(call_first=True)
+
+
+def check_absent_first():
+    _absent(call_first=False)
+
+
+CASES = {"functions": check_functions, "failures": check_failures, "sharded": check_sharded,
+         "mismatch": check_mismatch, "absent": check_absent,
+         "absent_first": check_absent_first}
+
+
+def main():
+    if CASE == "mismatch":  # a tile that differs between the processes (check_mismatch)
+        pid = sys.argv[4] if len(sys.argv) > 4 else os.environ["OMPI_COMM_WORLD_RANK"]
+        os.environ["TESSERA_TILE"] = "2" if pid == "1" else "4"
+    start()
+    try:
+        CASES[CASE]()
+    finally:
+        if not CASE.startswith("absent"):
+            jax.distributed.shutdown()
+    print(f"ok {jax.process_index()}", flush=True)
+    if CASE.startswith("absent"):  # the processes are out of step: none waits for another
+        os._exit(0)
+
+
+if __name__ == "__main__":
+    main()
