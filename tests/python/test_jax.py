@@ -428,3 +428,37 @@ def test_return_tuples(devices):
 
 # id: (case(c) -> (a, T_A, mesh, in_specs[, kwargs]), exception, message regex), for every
 # global function; c.a: a well-formed A, c.mesh: the 1D mesh, c.mesh2: a 2 x (ndev/2) mesh.
+
+
+MESH2 = [((2, 2), "explicit"), ((2, 2), "auto"), ((1, 4), "auto"), ((4, 1), "explicit")]
+
+
+@pytest.mark.parametrize("shape,kind", MESH2, ids=[f"{r}x{c}-{k}" for (r, c), k in MESH2])
+@pytest.mark.parametrize("n", [16, 13, 37])
+@DTYPE
+@pytest.mark.parametrize("fn", FNS + ["lu_solve"])
+def test_2d_mesh_matches_reference(fn, dtype, n, shape, kind, devices):
+    """A sharded by rows and columns over a 2D mesh (P("x", "y"), jaxmg 1.x's process grid),
+    given or read from A's sharding: the results of the 1D mesh's, x in b's layout."""
+    if len(devices) < 4:
+        pytest.skip("a 2D mesh needs 4 devices")
+    types = (jax.sharding.AxisType.Explicit,) * 2 if kind == "explicit" else \
+        (jax.sharding.AxisType.Auto,) * 2
+    mesh = jax.make_mesh(shape, ("x", "y"), devices=devices[:4], axis_types=types)
+    a = hpd(n, dtype)
+    b = rhs(n, dtype)
+    args = (a, b) if fn in ("potrs", "lu_solve") else (a,)
+    out, status = getattr(tj, fn)(*args, 4, mesh, P("x", "y"), return_status=True)
+    assert int(status) == 0
+    if fn == "lu_solve":
+        assert backward_error(a, np.asarray(out), b) < tol(dtype, n)
+    else:
+        check(fn, out, a, b)
+    if n % 4 == 0:  # read from A's sharding, b's rows sharded: x comes back in b's layout
+        ga, gb = put(a, mesh, P("x", "y")), put(b, mesh, P("x", None))
+        x = getattr(tj, fn)(ga, gb, 4) if fn in ("potrs", "lu_solve") else getattr(tj, fn)(ga, 4)
+        if fn in ("potrs", "lu_solve"):
+            assert shape[0] == 1 or x.sharding.spec[0] == "x"
+            assert backward_error(a, np.asarray(x), b) < tol(dtype, n)
+        else:
+            check(fn, x, a, b)

@@ -30,8 +30,8 @@ GLOBAL_ERRORS = {
     "T_A=2.5": (lambda c: (c.a, 2.5, c.mesh, ROW), ValueError, "T_A"),
     "T_A='4'": (lambda c: (c.a, "4", c.mesh, ROW), ValueError, "T_A"),
     "P(None,x)": (lambda c: (c.a, 2, c.mesh, P(None, "x")), ValueError, "by rows"),
-    "P(x,y) 2D mesh": (lambda c: (c.a, 2, c.mesh2, P("x", "y")), ValueError, "by rows"),
-    "2D mesh": (lambda c: (c.a, 2, c.mesh2, ROW), ValueError, "1D mesh"),
+    "P(x,x) 2D mesh": (lambda c: (c.a, 2, c.mesh2, P("x", "x")), ValueError, "by rows"),
+    "2D mesh, rows only": (lambda c: (c.a, 2, c.mesh2, ROW), ValueError, "must have size 1"),
     "axis not in mesh": (lambda c: (c.a, 2, c.mesh, P("y", None)), ValueError, "'y'"),
     "3-tuple in_specs": (lambda c: (c.a, 2, c.mesh, (ROW, P(None, None), P(None, None))),
                          ValueError, "in_specs"),
@@ -42,8 +42,9 @@ GLOBAL_ERRORS = {
     "unsharded numpy array": (lambda c: (c.a, 2, None, None), ValueError, "mesh"),
     "inferred P(None,x)": (lambda c: (put(c.a, c.mesh, P(None, "x")), 2, None, None),
                            ValueError, "by rows"),
-    "inferred P(x,y) 2D": (lambda c: (put(c.a, c.mesh2, P("x", "y")), 2, None, None),
-                           ValueError, "by rows"),
+    "inferred P(y,x) 2D, rows replicated": (
+        lambda c: (put(c.a, c.mesh3, P("y", None)), 2, None, None), ValueError,
+        "must have size 1"),
     "pad=False, N uneven": (lambda c: (np.eye(c.n + 1), 2, c.mesh, ROW, {"pad": False}),
                             ValueError, "pad"),
 }
@@ -56,6 +57,7 @@ class _Ctx:
         self.a = hpd(self.n, np.float64)
         self.mesh2 = jax.make_mesh((2, ndev // 2), ("x", "y"), devices=devices) \
             if ndev >= 4 and ndev % 2 == 0 else None
+        self.mesh3 = self.mesh2
 
 
 @pytest.mark.parametrize("case", list(GLOBAL_ERRORS))

@@ -1,16 +1,22 @@
-"""tessera.jax with a mesh spanning two processes (jax.distributed on CPU devices): every entry
-point raises before anything runs, naming the devices that are not this process's. The two
-processes run jax_two_processes.py; a process that fails or hangs fails the test."""
+"""tessera.jax over a JAX program of several processes on CPU devices, launched both ways a
+user launches one: by jax.distributed alone (a coordinator; tessera meets the processes through
+jax's key-value store, over Gloo) and by mpirun (jax.distributed.initialize() finds Open MPI's
+environment; tessera runs over MPI). 2 processes x 2 devices and 4 x 1, 1D and 2D meshes. Each
+process runs jax_processes.py; a process that fails or hangs fails the test."""
+import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from jax_support import tj  # noqa: F401  (skips this module when jax or libtessera_jax is missing)
 
-SCRIPT = Path(__file__).with_name("jax_two_processes.py")
+SCRIPT = Path(__file__).with_name("jax_processes.py")
+LIMIT = 240  # seconds a launch may take
 
 
 def free_port():
@@ -19,18 +25,87 @@ def free_port():
         return s.getsockname()[1]
 
 
-def test_mesh_with_devices_of_another_process_is_refused():
-    port = free_port()
-    procs = [subprocess.Popen([sys.executable, str(SCRIPT), str(port), str(pid)],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-             for pid in (0, 1)]
+def environment():
+    env = dict(os.environ, TESSERA_JAX_TIMEOUT="5", PYTHONUNBUFFERED="1")
+    env.pop("XLA_FLAGS", None)
+    return env
+
+
+def finish(procs, names):
     outs = []
     for p in procs:
         try:
-            outs.append(p.communicate(timeout=120)[0])
+            outs.append(p.communicate(timeout=LIMIT)[0])
         except subprocess.TimeoutExpired:
             for q in procs:
                 q.kill()
-            pytest.fail("a process of the pair did not finish within 120 s")
-    for pid, (p, out) in enumerate(zip(procs, outs)):
-        assert p.returncode == 0 and f"ok {pid}" in out, f"process {pid}:\n{out[-3000:]}"
+            pytest.fail(f"a process did not finish within {LIMIT} s")
+    return dict(zip(names, zip((p.returncode for p in procs), outs)))
+
+
+def with_coordinator(case, processes, devices):
+    """The processes started by jax.distributed alone: {process id: (status, output)}."""
+    port = free_port()
+    procs = [subprocess.Popen([sys.executable, str(SCRIPT), case, str(devices), str(port),
+                               str(pid), str(processes)], env=environment(),
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+             for pid in range(processes)]
+    return finish(procs, range(processes))
+
+
+def under_mpirun(case, processes, devices):
+    """The processes started by mpirun: {0: (status, output of them all)}."""
+    if not shutil.which("mpirun"):
+        pytest.skip("no mpirun")
+    env = environment()
+    env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+    env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    with tempfile.TemporaryDirectory() as tmp:  # a session folder of its own (tests/README.md)
+        env["OMPI_MCA_orte_tmpdir_base"] = tmp
+        proc = subprocess.Popen(["mpirun", "--oversubscribe", "-n", str(processes),
+                                 "-x", "TESSERA_JAX_TIMEOUT", "-x", "PYTHONUNBUFFERED",
+                                 sys.executable, str(SCRIPT), case, str(devices)], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        return finish([proc], [0])
+
+
+def assert_ok(results, expect):
+    for name, (status, out) in results.items():
+        for pid in expect(name):
+            assert f"ok {pid}" in out, f"process {pid}: status {status}\n{out[-4000:]}"
+
+
+LAUNCHES = {"coordinator": with_coordinator, "mpirun": under_mpirun}
+
+
+@pytest.mark.parametrize("launch", LAUNCHES)
+@pytest.mark.parametrize("processes,devices", [(2, 2), (4, 1)])
+def test_every_function_dtype_and_mesh(launch, processes, devices):
+    """potrs (with log det), potri, cholesky and lu_solve, every dtype, 1D and 2D meshes,
+    orders that split evenly and not: each process checks the whole result."""
+    results = LAUNCHES[launch]("functions", processes, devices)
+    assert_ok(results, lambda name: range(processes) if launch == "mpirun" else [name])
+
+
+@pytest.mark.parametrize("launch", LAUNCHES)
+@pytest.mark.parametrize("case", ["failures", "sharded", "mismatch"])
+def test_failures_global_arrays_and_mismatches(launch, case):
+    """Not positive definite and singular matrices (the same info everywhere, NaN); arrays
+    placed over the processes with the shardmap forms inside the caller's shard_map; calls that
+    differ between processes (the same negative status everywhere)."""
+    results = LAUNCHES[launch](case, 2, 2)
+    assert_ok(results, lambda name: range(2) if launch == "mpirun" else [name])
+
+
+@pytest.mark.parametrize("launch,case", [("coordinator", "absent"),
+                                         ("coordinator", "absent_first"),
+                                         ("mpirun", "absent")])
+def test_a_process_that_does_not_call(launch, case):
+    """The last process skips a call (after one they all made, or from the start): the others
+    fail within TESSERA_JAX_TIMEOUT with a sentence, never hang; the absent one may be taken
+    down with them (jax's coordination service ends with process 0)."""
+    results = LAUNCHES[launch](case, 2, 2)
+    for name, (status, out) in results.items():
+        if launch == "coordinator" and name == 1:
+            continue
+        assert "ok 0" in out and "absent: " in out, f"status {status}\n{out[-4000:]}"
