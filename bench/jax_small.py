@@ -1,0 +1,160 @@
+"""tessera.jax per call at small orders on one device, against jax's own solvers, with the
+binding's own overhead measured apart.
+
+For each order of --sizes and each of potrs and lu_solve, on the first device jax sees (a GPU,
+or a CPU device with --cpu 1), with one right-hand side:
+  1. tessera.jax's call (the global form on a one-device mesh, A and b already there), the
+     median time per call of --calls calls, each until its result is ready;
+  2. jax's one-device solve: cho_factor + cho_solve, lu_factor + lu_solve (jit);
+  3. tessera's own routines on the same device buffers through the C API (ctypes), what the
+     binding's handler runs for that call: a view of A and of b, potrf and two trsm (getrf and
+     getrs), on the binding's own context held as one of its calls holds it, with no XLA, FFI
+     or rendezvous around them; A is refreshed from a copy before each call, outside the time.
+The binding's overhead is 1 minus 3: XLA's dispatch, the FFI call, the rendezvous, the
+status and the copies the global form makes around the call. Prints a table last; --json
+FILE writes the results.
+
+  python3 bench/jax_small.py --sizes 1024,2048,4096 --calls 50
+"""
+import argparse
+import ctypes
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import jax_common as jc  # noqa: E402
+
+ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+ap.add_argument("--sizes", default="1024,2048,4096")
+ap.add_argument("--calls", type=int, default=50)
+ap.add_argument("--ops", default="potrs,lu_solve")
+jc.add_options(ap)
+args = ap.parse_args()
+args.devices = 1
+jc.start(args)
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import jax.scipy.linalg as jsl  # noqa: E402
+import numpy as np  # noqa: E402
+from jax.sharding import PartitionSpec as P  # noqa: E402
+
+devs, mesh, results = jc.session(args)
+import tessera.jax as tj  # noqa: E402
+from tessera import _native  # noqa: E402
+
+dtype = np.dtype(args.dtype)
+dev = devs[0]
+nat = _native.native()
+lib = nat.lib
+lib.tessera_jax_context_acquire.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint64,
+                                            ctypes.POINTER(ctypes.c_void_p)]
+lib.tessera_jax_context_release.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p]
+lib.tessera_matrix_view_on.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int] + \
+    [ctypes.c_int64] * 4 + [ctypes.c_void_p, ctypes.c_int64, ctypes.POINTER(ctypes.c_void_p)]
+lib.tessera_matrix_destroy.argtypes = [ctypes.c_void_p]
+lib.tessera_tile_potrf.argtypes = [ctypes.c_int, ctypes.c_void_p]
+lib.tessera_tile_trsm.argtypes = [ctypes.c_int] * 4 + [ctypes.c_void_p] * 3
+lib.tessera_tile_getrf.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+lib.tessera_tile_getrs.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p,
+                                   ctypes.c_void_p]
+lib.tessera_last_error.restype = ctypes.c_char_p
+lib.tessera_last_error.argtypes = [ctypes.c_void_p]
+platform = _native.CPU if args.cpu else _native.CUDA
+node = 0 if args.cpu else 1 + dev.local_hardware_id
+code = {np.dtype("float32"): 0, np.dtype("float64"): 1}[dtype]
+one = (ctypes.c_double * 2)(1, 0) if dtype == np.float64 else (ctypes.c_float * 2)(1, 0)
+L, U, LEFT, RIGHT, N, T, C, NONUNIT = (ord("L"), ord("U"), ord("L"), ord("R"), ord("N"),
+                                       ord("T"), ord("C"), ord("N"))
+
+
+def spd(n):
+    i = jnp.arange(n)[:, None]
+    j = jnp.arange(n)[None, :]
+    v = (((i + j) % 7 + (i * j) % 5) / 12.0).astype(dtype)
+    return jax.device_put(jnp.where(i == j, jnp.asarray(n + 1, dtype), v), dev)
+
+
+def general(n):
+    i = jnp.arange(n)[:, None]
+    j = jnp.arange(n)[None, :]
+    v = (((3 * i + j) % 11 - 5) / 16.0).astype(dtype)
+    return jax.device_put(jnp.where(i == j, jnp.asarray(n / 2, dtype), v), dev)
+
+
+def median_ms(fn, calls):
+    return statistics.median(jc.per_call(fn, calls)) * 1e3
+
+
+def c_level(op, a, b, n, tile):
+    """The median time of tessera's routines on the device buffers of a and b (column-major
+    views of the row-major arrays: Aᵀ, and b as one column), as the binding runs them."""
+    ctx = ctypes.c_void_p()
+    gpus = 0 if args.cpu else 1 << dev.local_hardware_id
+    if lib.tessera_jax_context_acquire(nat.state, platform, gpus, ctypes.byref(ctx)):
+        raise RuntimeError("tessera.jax's context is not available")
+    ipiv = (ctypes.c_int * n)()
+    per = []
+    try:
+        for k in range(args.calls + 1):
+            aw, bw = a + 0, b + 0  # fresh copies: the routines work in place
+            jax.block_until_ready((aw, bw))
+            pa = aw.addressable_shards[0].data.unsafe_buffer_pointer()
+            pb = bw.addressable_shards[0].data.unsafe_buffer_pointer()
+            A, B = ctypes.c_void_p(), ctypes.c_void_p()
+            t0 = time.perf_counter()
+            rc = lib.tessera_matrix_view_on(ctx, node, code, n, n, n if op == "lu_solve" else
+                                            tile, tile, pa, n, ctypes.byref(A))
+            if op == "potrs":
+                rc = rc or lib.tessera_matrix_view_on(ctx, node, code, 1, n, tile, tile, pb, 1,
+                                                      ctypes.byref(B))
+                # Aᵀ = A's upper triangle read as lower: Xᵀ Aᵀ = Bᵀ from the right
+                rc = rc or lib.tessera_tile_potrf(U, A)
+                rc = rc or lib.tessera_tile_trsm(RIGHT, U, N, NONUNIT, one, A, B)
+                rc = rc or lib.tessera_tile_trsm(RIGHT, U, C, NONUNIT, one, A, B)
+            else:
+                rc = rc or lib.tessera_matrix_view_on(ctx, node, code, n, 1, n, tile, pb, n,
+                                                      ctypes.byref(B))
+                rc = rc or lib.tessera_tile_getrf(A, ipiv)
+                rc = rc or lib.tessera_tile_getrs(T, A, ipiv, B)
+            lib.tessera_matrix_destroy(B)
+            lib.tessera_matrix_destroy(A)
+            if rc:
+                raise RuntimeError(f"tessera {op}: {rc}: {lib.tessera_last_error(ctx).decode()}")
+            if k:
+                per.append(time.perf_counter() - t0)
+    finally:
+        lib.tessera_jax_context_release(nat.state, platform, ctx)
+    return statistics.median(per) * 1e3
+
+
+cho = jax.jit(lambda a, b: jsl.cho_solve(jsl.cho_factor(a), b))
+lu = jax.jit(lambda a, b: jsl.lu_solve(jsl.lu_factor(a), b))
+rows = []
+for n in map(int, args.sizes.split(",")):
+    b = jax.device_put(jnp.ones((n, 1), dtype), dev)
+    for op in args.ops.split(","):
+        a = spd(n) if op == "potrs" else general(n)
+        fn = getattr(tj, op)
+        t_jax = median_ms(lambda: (cho if op == "potrs" else lu)(a, b), args.calls)
+        t_tj = median_ms(lambda: fn(a, b, 256, mesh, P("x", None)), args.calls)
+        tile = _native.native().tile(platform, n, 1, op == "lu_solve")
+        tile = min(tile, n)
+        t_c = c_level(op, a, b, n, tile)
+        x = fn(a, b, 256, mesh, P("x", None))
+        res = float(jnp.abs(a @ x - b).max() / jnp.abs(a).sum(1).max())
+        results[f"{op}_{n}"] = dict(n=n, tile=tile, tessera_jax_ms=t_tj, jax_ms=t_jax,
+                                    c_level_ms=t_c, overhead_ms=t_tj - t_c, residual=res)
+        rows.append((op, n, tile, t_tj, t_jax, t_c, t_tj - t_c, res))
+
+if args.json:
+    Path(args.json).write_text(json.dumps(results, indent=1))
+print(f"\n{dev.device_kind}, {dtype.name}, median per call of {args.calls} (ms)")
+print(f"{'op':9s} {'N':>5s} {'tile':>5s} {'tessera.jax':>11s} {'jax':>8s} {'ratio':>6s} "
+      f"{'C level':>8s} {'binding':>8s} {'residual':>9s}")
+for op, n, tile, t_tj, t_jax, t_c, ov, res in rows:
+    print(f"{op:9s} {n:5d} {tile:5d} {t_tj:11.3f} {t_jax:8.3f} {t_jax / t_tj:6.2f} {t_c:8.3f} "
+          f"{ov:8.3f} {res:9.1e}")
