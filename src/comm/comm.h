@@ -204,11 +204,13 @@ typedef struct tsr_nccl_req tsr_nccl_req_t;
  *  (so no later transfer blocks its thread connecting). A collective call. */
 int tsr_nccl_p2p_open(tessera_comm_t *c);
 /** Posts on the tile channel of local GPU `device` (current on the calling thread) a send (or
- *  a receive) of `bytes` at device pointer ptr to (from) endpoint `peer`, after the work
- *  enqueued so far on stream `after`. The channel's operations run in the order posted: the
- *  caller orders them alike on every process. */
-int tsr_nccl_p2p_post(tessera_comm_t *c, int device, bool receive, void *ptr, size_t bytes,
-                      int peer, void *after, tsr_nccl_req_t **req);
+ *  a receive) of the rows x cols block at device pointer ptr (leading dimension ld, elements
+ *  of elsize bytes; a strided block travels through a packed copy on the channel's stream) to
+ * (from) endpoint `peer`, after the work enqueued so far on stream `after`. The channel's
+ * operations run in the order posted: the caller orders them alike on every process. */
+int tsr_nccl_p2p_post(tessera_comm_t *c, int device, bool receive, void *ptr, size_t rows,
+                      size_t cols, size_t ld, size_t elsize, int peer, void *after,
+                      tsr_nccl_req_t **req);
 /** 1 when the transfer is done (the request is then freed), 0 while it is not, or a failure
  *  (freed as well). Any thread. */
 int tsr_nccl_p2p_test(tessera_comm_t *c, tsr_nccl_req_t *req);

@@ -348,10 +348,8 @@ static int nccl_transfer_kernel(const tessera_exec_t *ex, void *args) {
   if (!token) return TESSERA_ERR_KERNEL;
   tsr_nccl_req_t *req = NULL;
   const int peer = a->peer * a->d->comm->ndevices + a->slot;
-  int rc = ex->ld[0] == a->rows
-               ? tsr_nccl_p2p_post(a->d->comm, a->slot, a->receive, ex->ptr[0],
-                                   a->rows * a->cols * a->elsize, peer, ex->stream, &req)
-               : TESSERA_ERR_KERNEL; /* device copies are packed */
+  int rc = tsr_nccl_p2p_post(a->d->comm, a->slot, a->receive, ex->ptr[0], a->rows, a->cols,
+                             ex->ld[0], a->elsize, peer, ex->stream, &req);
   track(a->d, (transfer_t){.nreq = req, .token = token, .start = tsr_now(), .peer = a->peer}, rc);
   return 0;
 }

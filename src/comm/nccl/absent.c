@@ -45,9 +45,11 @@ int tsr_nccl_p2p_open(tessera_comm_t *c) {
   return absent(c);
 }
 
-int tsr_nccl_p2p_post(tessera_comm_t *c, int device, bool receive, void *ptr, size_t bytes,
-                      int peer, void *after, tsr_nccl_req_t **req) {
-  (void)device, (void)receive, (void)ptr, (void)bytes, (void)peer, (void)after, (void)req;
+int tsr_nccl_p2p_post(tessera_comm_t *c, int device, bool receive, void *ptr, size_t rows,
+                      size_t cols, size_t ld, size_t elsize, int peer, void *after,
+                      tsr_nccl_req_t **req) {
+  (void)device, (void)receive, (void)ptr, (void)rows, (void)cols, (void)ld, (void)elsize;
+  (void)peer, (void)after, (void)req;
   return absent(c);
 }
 

@@ -321,8 +321,9 @@ static int req_free(tsr_nccl_req_t *q, int status) {
   return status;
 }
 
-int tsr_nccl_p2p_post(tessera_comm_t *c, int device, bool receive, void *ptr, size_t bytes,
-                      int peer, void *after, tsr_nccl_req_t **req) {
+int tsr_nccl_p2p_post(tessera_comm_t *c, int device, bool receive, void *ptr, size_t rows,
+                      size_t cols, size_t ld, size_t elsize, int peer, void *after,
+                      tsr_nccl_req_t **req) {
   tsr_nccl_t *n = c->nccl;
   if (atomic_load(&c->broken))
     return tsr_comm_error(c, TESSERA_ERR_STATE,
@@ -337,14 +338,35 @@ int tsr_nccl_p2p_post(tessera_comm_t *c, int device, bool receive, void *ptr, si
   if (e == cudaSuccess) e = cudaStreamWaitEvent(n->pstream[device], ready, 0);
   if (ready) cudaEventDestroy(ready); /* released once the wait has passed it */
   if (e != cudaSuccess) return req_free(q, cuda_failed(c, e, "Ordering a tile transfer"));
-  ncclResult_t r =
-      receive ? ncclRecv(ptr, bytes, ncclUint8, peer, n->pcomm[device], n->pstream[device])
-              : ncclSend(ptr, bytes, ncclUint8, peer, n->pcomm[device], n->pstream[device]);
+  /* NCCL moves contiguous bytes: a strided block (a tile of an array registered in place)
+   * travels through a packed copy from the stream-ordered pool, made, read and freed in order
+   * on the channel's stream */
+  cudaStream_t st = n->pstream[device];
+  const size_t bytes = rows * cols * elsize, pitch = ld * elsize, width = rows * elsize;
+  void *buf = ptr;
+  if (cols > 1 && ld != rows) {
+    e = cudaMallocAsync(&buf, bytes, st);
+    if (e == cudaSuccess && !receive)
+      e = cudaMemcpy2DAsync(buf, width, ptr, pitch, width, cols, cudaMemcpyDeviceToDevice, st);
+    if (e != cudaSuccess)
+      return req_free(q, tsr_comm_break(c, cuda_failed(c, e, "Packing a tile for a transfer")));
+  }
+  ncclResult_t r = receive ? ncclRecv(buf, bytes, ncclUint8, peer, n->pcomm[device], st)
+                           : ncclSend(buf, bytes, ncclUint8, peer, n->pcomm[device], st);
   if (r != ncclSuccess)
     return req_free(
         q, tsr_comm_break(
                c, nccl_failed(c, r, receive ? "ncclRecv of a tile" : "ncclSend of a tile")));
-  e = cudaEventRecord(q->done, n->pstream[device]);
+  if (buf != ptr) {
+    e = receive
+            ? cudaMemcpy2DAsync(ptr, pitch, buf, width, width, cols, cudaMemcpyDeviceToDevice, st)
+            : cudaSuccess;
+    const cudaError_t f = cudaFreeAsync(buf, st);
+    if (e == cudaSuccess) e = f;
+    if (e != cudaSuccess)
+      return req_free(q, tsr_comm_break(c, cuda_failed(c, e, "Unpacking a transferred tile")));
+  }
+  e = cudaEventRecord(q->done, st);
   if (e != cudaSuccess)
     return req_free(q, tsr_comm_break(c, cuda_failed(c, e, "Marking a tile transfer")));
   *req = q;
