@@ -172,7 +172,8 @@ int tsr_check_tiling(const tessera_matrix_t *const *mats, const int *argno, int 
 int tsr_check_operands(const tessera_matrix_t *const *mats, const int *argno, int count,
                        const char *routine);
 
-/** Makes the home memory of every tile current (a view's array then holds the result). */
+/** Makes the home memory of every tile current (a view's array then holds the result); of a
+ *  distributed matrix, of the tiles this process owns. */
 int tsr_matrix_flush(tessera_matrix_t *A);
 /** After the last task of a flow on X (every process alike): each process drops the copies of
  *  X's tiles it received once their readers finish (tsr_dist_flush on every tile), so that

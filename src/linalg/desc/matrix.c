@@ -391,8 +391,13 @@ int tsr_pxlacpy(const tessera_matrix_t *A, tessera_matrix_t *B) {
 
 int tsr_matrix_flush(tessera_matrix_t *A) {
   int rc = 0;
-  for (int64_t t = 0; t < A->mt * A->nt && !rc; t++)
-    if (A->tiles[t]) rc = tessera_data_sync(A->ctx, A->tiles[t]);
+  const int me = A->comm ? tessera_comm_rank(A->comm) : -1;
+  for (int64_t t = 0; t < A->mt * A->nt && !rc; t++) {
+    /* a distributed matrix's home is its owners' memory: the copies of other processes' tiles
+     * have none to go to */
+    const tsr_dist_tile_t *r = A->tiles[t] ? tsr_dist_of(A->tiles[t]) : NULL;
+    if (A->tiles[t] && (!r || r->owner == me)) rc = tessera_data_sync(A->ctx, A->tiles[t]);
+  }
   return rc;
 }
 
