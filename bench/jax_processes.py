@@ -11,6 +11,7 @@ prints a table; --json FILE writes the results.
   python3 bench/jax_processes.py --n 65536 --local 2                       # 1 process x 2
   CUDA_VISIBLE_DEVICES=0 python3 bench/jax_processes.py --n 65536 --processes 2 --id 0 &
   CUDA_VISIBLE_DEVICES=1 python3 bench/jax_processes.py --n 65536 --processes 2 --id 1
+  mpirun -n 2 python3 bench/jax_processes.py --n 65536 --mpi   # each process its own GPU
 """
 import argparse
 import json
@@ -28,6 +29,8 @@ ap.add_argument("--processes", type=int, default=1)
 ap.add_argument("--id", type=int, default=0, help="this process's index (with --processes)")
 ap.add_argument("--port", type=int, default=29500, help="the coordinator's port (process 0)")
 ap.add_argument("--ops", default="potrs,lu_solve")
+ap.add_argument("--mpi", action="store_true",
+                help="launched by mpirun: jax.distributed.initialize() finds the processes")
 jc.add_options(ap)
 args = ap.parse_args()
 jc.start(args)
@@ -38,7 +41,10 @@ import numpy as np  # noqa: E402
 from jax.sharding import NamedSharding  # noqa: E402
 from jax.sharding import PartitionSpec as P  # noqa: E402
 
-if args.processes > 1:
+if args.mpi:
+    jax.distributed.initialize()
+    args.processes = jax.process_count()
+elif args.processes > 1:
     jax.distributed.initialize(f"localhost:{args.port}", num_processes=args.processes,
                                process_id=args.id)
 jax.config.update("jax_enable_x64", True)

@@ -2,12 +2,22 @@
 drop-in for jaxmg's `potrs`, `potri`, `lu_solve` and their `*_shardmap_ctx` forms, on GPUs and
 on CPUs.
 
-A is sharded by rows over a 1D mesh (``P("x", None)``): Hermitian positive definite for the
-Cholesky functions, any nonsingular square matrix for ``lu_solve``. XLA calls
-tessera once per device, from one thread per device; the calls meet, and one tessera call runs
-the whole factorization on every device's shard in place: each shard stays on its device, no
-gather, no transpose. On GPUs the shards are read once the work XLA queued before the call on
-that device's stream is done, and the results are complete when the call returns.
+A is sharded by rows over a 1D mesh (``P("x", None)``), or by rows and columns over a 2D one
+(``P("x", "y")``, jaxmg 1.x's process grid): Hermitian positive definite for the Cholesky
+functions, any nonsingular square matrix for ``lu_solve``. XLA calls tessera once per device,
+from one thread per device; the calls of a process meet, and one tessera call runs the whole
+factorization on every device's shard in place: each shard stays on its device, no gather, no
+transpose. On GPUs the shards are read once the work XLA queued before the call on that
+device's stream is done, and the results are complete when the call returns.
+
+The mesh may hold the devices of several processes (jax.distributed: one process per GPU, or
+several nodes), then of every process of the program: each process passes its own shards, and
+the processes' calls run as one distributed factorization, tiles moving between them over NCCL
+(GPUs) or over MPI or Gloo (CPU devices). The binding joins the processes when it loads: over
+MPI where mpirun or srun launched them, else through jax.distributed's key-value store (Gloo).
+A process that does not make a call the others make fails them within TESSERA_JAX_TIMEOUT
+(status TESSERA_ERR_TIMEOUT, or an exception when the processes have not met yet); calls that
+differ between processes fail on every process with the same status.
 
 Conventions shared by every function:
 

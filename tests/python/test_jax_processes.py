@@ -109,3 +109,39 @@ def test_a_process_that_does_not_call(launch, case):
         if launch == "coordinator" and name == 1:
             continue
         assert "ok 0" in out and "absent: " in out, f"status {status}\n{out[-4000:]}"
+
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "jax_processes.py"
+
+
+@pytest.mark.parametrize("launch", LAUNCHES)
+def test_the_example_runs_both_ways(launch):
+    """examples/jax_processes.py, as the README launches it, on CPU devices."""
+    env = environment()
+    env["PYTHONPATH"] = str(EXAMPLE.parents[1] / "python") + os.pathsep + env.get("PYTHONPATH",
+                                                                                  "")
+    common = [str(EXAMPLE), "--cpu", "2", "--n", "512"]
+    if launch == "coordinator":
+        port = free_port()
+        procs = [subprocess.Popen([sys.executable] + common +
+                                  ["--coordinator", f"localhost:{port}", "--processes", "2",
+                                   "--id", str(pid)], env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, text=True) for pid in (0, 1)]
+    else:
+        if not shutil.which("mpirun"):
+            pytest.skip("no mpirun")
+        env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        tmp = tempfile.mkdtemp()
+        env["OMPI_MCA_orte_tmpdir_base"] = tmp
+        procs = [subprocess.Popen(["mpirun", "--oversubscribe", "-n", "2", "-x", "PYTHONPATH",
+                                   sys.executable] + common, env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, text=True)]
+    try:
+        results = finish(procs, range(len(procs)))
+    finally:
+        if launch != "coordinator":
+            shutil.rmtree(tmp, ignore_errors=True)
+    out = "".join(o for _, o in results.values())
+    assert "potrs: status 0" in out and "lu_solve: status 0" in out, out[-4000:]
+    assert all(status == 0 for status, _ in results.values()), out[-4000:]
