@@ -55,6 +55,11 @@ int tsr_matrix_create_distributed(tessera_context_t *ctx, tessera_comm_t *comm, 
         bad = tsr_error(ctx, -12, "%s: block %lld belongs to process %d, not one of 0 .. %d", f,
                         (long long)k, blk.owner[k], size - 1);
   }
+  /* the owners' checksum reads bm x bn entries: only where the blocks' sizes hold, which every
+   * process finds alike (the sizes are compared too) */
+  const bool whole = given && blk.owner && blk.brows > 0 && blk.bcols > 0 &&
+                     (blk.brows >= m || blk.brows % mb == 0) &&
+                     (blk.bcols >= n || blk.bcols % nb == 0);
   const int64_t v[] = {grid.p,
                        grid.q,
                        dtype,
@@ -65,7 +70,7 @@ int tsr_matrix_create_distributed(tessera_context_t *ctx, tessera_comm_t *comm, 
                        at->part,
                        blk.brows,
                        blk.bcols,
-                       given && blk.owner ? owners_sum(&blk) : 0};
+                       whole ? owners_sum(&blk) : 0};
   const int pos[] = {3, 3, 4 - shift, 5 - shift, 6 - shift, 7 - shift, 8 - shift, 2, 8, 9, 12};
   const char *const names[] = {"the grid's rows",
                                "the grid's columns",
