@@ -166,9 +166,10 @@ def _xla_left():
     """Bytes tessera's pool may take on each GPU unless TESSERA_GPU_MEM_LIMIT says otherwise:
     what XLA leaves (1 - its memory fraction of the GPU, XLA_PYTHON_CLIENT_MEM_FRACTION,
     default 0.75) less 2 GiB for cuBLAS / cuSOLVER workspaces; -1 (tessera's own rule) when that
-    is not known."""
+    is not known. Read on this process's own GPUs: in a program of several processes the first
+    of jax.devices() may be another process's, whose statistics this one cannot read."""
     try:
-        gpus = jax.devices("gpu")
+        gpus = jax.local_devices(backend="gpu")
         stats = gpus[0].memory_stats() or {}
         frac = float(os.environ.get("XLA_PYTHON_CLIENT_MEM_FRACTION", "0.75"))
         total = stats["bytes_limit"] / frac

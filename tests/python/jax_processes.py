@@ -8,7 +8,7 @@ Launch, either way:
   python jax_processes.py CASE DEVICES COORDINATOR_PORT PROCESS_ID PROCESSES
       jax.distributed alone, with a coordinator (no MPI)
 
-DEVICES is the number of CPU devices of each process; CASE names the checks (CASES below).
+DEVICES is the number of CPU devices of each process (JAX_PLATFORMS=cuda: its GPUs instead); CASE names the checks (CASES below).
 Prints "ok <process id>" when every check of the case held; a failure raises (exit status 1).
 """
 import os
@@ -16,7 +16,8 @@ import sys
 import time
 from pathlib import Path
 
-os.environ["JAX_PLATFORMS"] = "cpu"  # GPUs too, where there are some: CPU devices are enough
+# CPU devices unless the launcher asks for GPUs (JAX_PLATFORMS=cuda, one GPU per process)
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
 os.environ.pop("XLA_FLAGS", None)
 
 CASE, DEVICES = sys.argv[1], int(sys.argv[2])

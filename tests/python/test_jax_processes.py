@@ -78,8 +78,8 @@ def assert_ok(results, expect):
 LAUNCHES = {"coordinator": with_coordinator, "mpirun": under_mpirun}
 
 
-@pytest.mark.parametrize("launch", LAUNCHES)
-@pytest.mark.parametrize("processes,devices", [(2, 2), (4, 1)])
+@pytest.mark.parametrize("launch,processes,devices", [("coordinator", 2, 2), ("mpirun", 2, 2),
+                                                      ("coordinator", 4, 1)])
 def test_every_function_dtype_and_mesh(launch, processes, devices):
     """potrs (with log det), potri, cholesky and lu_solve, every dtype, 1D and 2D meshes,
     orders that split evenly and not: each process checks the whole result."""

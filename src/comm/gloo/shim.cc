@@ -130,8 +130,11 @@ template <class F> int guarded(const char *what, char *why, size_t len, F &&f) {
     return say(TESSERA_ERR_NOMEM, why, len, std::string(what) + " ran out of memory.");
   } catch (const std::exception &e) {
     const std::string text = e.what();
+    // a peer that gave up (its own timeout closes its connections) or stopped reads, from
+    // here, as a participant that did not arrive
     const bool late =
-        text.find("imed out") != std::string::npos || text.find("imeout") != std::string::npos;
+        text.find("imed out") != std::string::npos || text.find("imeout") != std::string::npos ||
+        text.find("losed") != std::string::npos || text.find("reset by peer") != std::string::npos;
     return say(late ? TESSERA_ERR_TIMEOUT : TESSERA_ERR_BACKEND, why, len,
                std::string(what) + " failed" +
                    (late ? " within the timeout (a participant has not arrived): " : " in Gloo: ") +
