@@ -174,12 +174,16 @@ def check_processes(owners, name):
         raise ValueError(f"{name}: the mesh holds none of this process's devices")
 
 
-def local_owners(ndev, mesh, name):
-    """Inside the user's shard_map, the process of each of the row axis's ndev devices: from
-    `mesh` when given (1D along the axis), else jax's device order (a mesh over all of jax's
-    devices, as jax.make_mesh lays one out)."""
+def local_owners(ndev, mesh, name, axes=None):
+    """Inside the user's shard_map, the process of each of the mesh's ndev devices (row axis
+    major): from `mesh` when given (its `axes`, the row and column axes, first), else jax's
+    device order (a mesh over all of jax's devices, as jax.make_mesh lays one out)."""
     if mesh is not None:
-        owners = tuple(int(d.process_index) for d in np.asarray(mesh.devices).flat)
+        names = list(mesh.axis_names)
+        order = [names.index(ax) for ax in axes or () if ax in names]
+        order += [i for i in range(len(names)) if i not in order]
+        owners = tuple(int(d.process_index)
+                       for d in np.transpose(np.asarray(mesh.devices), order).flat)
     elif jax.process_count() == 1:
         owners = (jax.process_index(),) * ndev
     else:
@@ -214,25 +218,35 @@ def refuse_shard_map(a, name, local):
                          "shard_map on the whole matrix.")
 
 
-def local_layout(axis_name, name):
-    """Inside the user's shard_map: the row axis (given, or the only manual axis of more than
-    one device) and its size."""
+def local_layout(axis_name, name, varying=()):
+    """Inside the user's shard_map: the row axis and, on a 2D mesh, the column axis (given as
+    axis_name, a name or a (rows, columns) pair; else the manual axes A's block varies over
+    (`varying`, known with shard_map's check_vma on), or those of more than one device, in the
+    mesh's order), with their sizes: (axis, rows' size, column axis or None, its size)."""
     sizes = _manual_axes()
     manual = list(sizes)
     if not manual:
         raise ValueError(f"{name}: call it inside jax.shard_map (no manual mesh axis here)")
     if axis_name is None:
-        big = [ax for ax in manual if sizes[ax] > 1] or manual
-        if len(big) != 1:
-            raise ValueError(f"{name}: several mesh axes {big}; pass axis_name=")
-        axis_name = big[0]
-    if axis_name not in manual:
-        raise ValueError(f"{name}: {axis_name!r} is not a manual axis of the shard_map ({manual})")
-    others = [ax for ax in manual if ax != axis_name and sizes[ax] > 1]
+        big = [ax for ax in manual if ax in varying] or \
+            [ax for ax in manual if sizes[ax] > 1] or manual[:1]
+        if len(big) > 2:
+            raise ValueError(f"{name}: {len(big)} mesh axes of several devices {big}; pass "
+                             "axis_name= (the row axis, or the (row, column) pair)")
+        axis_name = tuple(big)
+    names = tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+    if not 1 <= len(names) <= 2 or len(set(names)) != len(names):
+        raise ValueError(f"{name}: axis_name must name the row axis or the (row, column) pair; "
+                         f"got {axis_name!r}")
+    for ax in names:
+        if ax not in manual:
+            raise ValueError(f"{name}: {ax!r} is not a manual axis of the shard_map ({manual})")
+    others = [ax for ax in manual if ax not in names and sizes[ax] > 1]
     if others:
-        raise ValueError(f"{name}: only a 1D mesh is supported: axes {others} besides "
-                         f"{axis_name!r} must have size 1")
-    return axis_name, sizes[axis_name]
+        raise ValueError(f"{name}: axes {others} besides {list(names)} must have size 1 (A is "
+                         "split over those only)")
+    col = names[1] if len(names) == 2 else None
+    return names[0], sizes[names[0]], col, sizes[col] if col else 1
 
 
 def check_tile(T_A, name):
@@ -257,6 +271,18 @@ def check_matrix(a, name, rows=None, local=None):
         raise TypeError(f"{name}: A's dtype {dt} is not supported (float32, float64, complex64 "
                         "or complex128)")
     return shape[1]
+
+
+def check_block(a, name):
+    """Inside shard_map, A's block is 2-D of a supported dtype; returns its (rows, columns)."""
+    shape = tuple(getattr(a, "shape", ()))
+    if len(shape) != 2:
+        raise ValueError(f"{name}: A must be a 2-D matrix; got shape {shape}")
+    dt = np.dtype(a.dtype)
+    if dt not in DTYPES:
+        raise TypeError(f"{name}: A's dtype {dt} is not supported (float32, float64, complex64 "
+                        "or complex128)")
+    return shape
 
 
 def check_rhs(b, n, dtype, name, rows=None):

@@ -49,6 +49,7 @@ Environment: ``TESSERA_JAX_TIMEOUT`` (seconds a device's call waits for the othe
 less 2 GiB), and the ``TESSERA_*`` variables of the C library.
 """
 import collections
+import math
 import functools
 import itertools
 
@@ -168,10 +169,11 @@ def _nan_unless(ok, x):
     return jnp.where(ok, x, jnp.array(jnp.nan, x.dtype))
 
 
-def _triangle_mask(rows, cols, row0, lower):
-    """True where (row0 + i, j) is in the triangle kept (`lower` or upper, diagonal included)."""
+def _triangle_mask(rows, cols, row0, lower, col0=0):
+    """True where (row0 + i, col0 + j) is in the triangle kept (`lower` or upper, diagonal
+    included)."""
     i = jax.lax.broadcasted_iota(jnp.int32, (rows, cols), 0) + row0
-    j = jax.lax.broadcasted_iota(jnp.int32, (rows, cols), 1)
+    j = jax.lax.broadcasted_iota(jnp.int32, (rows, cols), 1) + col0
     return j <= i if lower else j >= i
 
 
@@ -431,48 +433,60 @@ def _laid_out_like(x, ref):
 
 
 def _local_plan(op, a, T_A, axis_name, mesh):
-    """Inside shard_map, the plan of a call of `op`'s shardmap form: (layout, n, rows, tile)."""
+    """Inside shard_map, the plan of a call of `op`'s shardmap form: (layout, n, rows, tile);
+    A's block is rows x (n / gcols)."""
     name = f"tessera.jax.{op}_shardmap_ctx"
     _layout.check_tile(T_A, name)
-    n = _layout.check_matrix(a, name, rows=True)
-    axis, ndev = _layout.local_layout(axis_name, name)
-    rows = a.shape[0]
-    if rows * ndev != n:
-        raise ValueError(f"{name}: A's shard is {rows} x {n}, but {ndev} shards of {rows} rows "
-                         f"make {rows * ndev} rows, not {n}")
+    axis, grows, col_axis, gcols = _layout.local_layout(axis_name, name, _varying(a))
+    rows, cols = _layout.check_block(a, name)
+    n = cols * gcols
+    if rows * grows != n:
+        raise ValueError(f"{name}: A's block is {rows} x {cols}, but {grows} x {gcols} blocks "
+                         f"of it (axes {axis!r}" + (f" x {col_axis!r}" if col_axis else "") +
+                         f") make a {rows * grows} x {n} matrix, not a square one; pass "
+                         "axis_name= to name the axes A is split over")
     platform = _layout.local_platform()
-    lay = _layout.Layout(None, axis, ndev, platform,
-                         owners=_layout.local_owners(ndev, mesh, name))
+    ndev = grows * gcols
+    lay = _layout.Layout(None, axis, ndev, platform, col_axis, gcols,
+                         _layout.local_owners(ndev, mesh, name, (axis, col_axis)))
     _join(lay)
     target = _tile_target(platform, n, ndev, op)
-    nb = min(target, rows) if ndev == 1 else _layout.best_divisor(rows, target)  # as plan's
+    w = math.gcd(rows, cols)  # the tile divides both sides of the block, as plan's
+    nb = min(target, n) if ndev == 1 else _layout.best_divisor(w, target)
     return lay, n, rows, nb
+
+
+def _row_index(lay):
+    return jax.lax.axis_index(lay.axis).astype(jnp.int32)
 
 
 def potrs_shardmap_ctx(a, b, T_A, *, axis_name=None, return_logdet=False, pad=True,
                        lower=False, mesh=None):
-    """potrs inside the caller's jax.shard_map: `a` is this device's (N / ndev) x N row shard;
-    `b` the whole replicated (N,) or (N, k) right-hand side, or this device's rows of it.
+    """potrs inside the caller's jax.shard_map: `a` is this device's block of A, its (N / ndev)
+    x N row shard on a 1D mesh, or on a 2D one (A sharded P(rows, columns)) its (N / rows) x
+    (N / columns) block; `b` the whole replicated (N,) or (N, k) right-hand side, or this
+    device's rows of it (over the row axis).
     Returns (x, status) or (x, logdet, status): x in b's form (whole or rows) and shape, in A's
     dtype; status (int32) and logdet (A's real dtype) have shape (1,) on each device.
-    `axis_name` names the row axis (default: the only manual axis of more than one device). No
-    padding is ever needed here (`pad` is accepted for jaxmg's signature). `mesh`, the
+    `axis_name` names the row axis, or the (row, column) pair of a 2D mesh (default: the manual
+    axes A varies over, else those of more than one device, in the mesh's order). No padding is
+    ever needed here (`pad` is accepted for jaxmg's signature). `mesh`, the
     shard_map's mesh, tells which process holds each device where the mesh spans processes and
     is not laid out over jax's devices in their order (as jax.make_mesh lays one out)."""
     name = "tessera.jax.potrs_shardmap_ctx"
     lay, n, rows, nb = _local_plan("potrs", a, T_A, axis_name, mesh)
-    axis, ndev = lay.axis, lay.ndev
     dtype = np.dtype(a.dtype)
     _layout.check_rhs(b, n, dtype, name, rows=rows)
-    rank = _rank(lay)
+    row = _row_index(lay)
     full = b.shape[0] == n
     b2 = (b.reshape(-1, 1) if b.ndim == 1 else b).astype(dtype)
-    if full and ndev > 1:
-        b2 = jax.lax.dynamic_slice_in_dim(b2, rank * rows, rows, axis=0)
-    r = _ffi("potrs", a, b2, rank, n=n, lay=lay, tile=nb, lower=lower, logdet=return_logdet)
-    x, ld, st = r.x, r.logdet, r.status
+    if full and lay.grows > 1:
+        b2 = jax.lax.dynamic_slice_in_dim(b2, row * rows, rows, axis=0)
+    r = _ffi("potrs", a, b2, _rank(lay), n=n, lay=lay, tile=nb, lower=lower,
+             logdet=return_logdet)
+    x, ld, st = _first_column(r.x, lay), r.logdet, r.status
     if full:  # on one device too: psum types x as the same on every device
-        x = _gather_rows(x, axis, rank, n)
+        x = _gather_rows(x, lay.axis, row, n)
     ok = st[0] == 0
     x = _nan_unless(ok, x.reshape(b.shape))
     logdet = _nan_unless(ok, _real(ld, dtype))
@@ -491,10 +505,12 @@ def _gather_rows(x, axis, rank, n):
 
 def _local_factor(op, a, T_A, axis_name, lower, mesh):
     lay, n, rows, nb = _local_plan(op, a, T_A, axis_name, mesh)
-    rank = _rank(lay)
-    r = _ffi(op, a, None, rank, n=n, lay=lay, tile=nb, lower=lower)
+    r = _ffi(op, a, None, _rank(lay), n=n, lay=lay, tile=nb, lower=lower)
     x, st = r.a, r.status
-    x = jnp.where(_triangle_mask(rows, n, rank * rows, lower), x, jnp.zeros((), a.dtype))
+    cols = a.shape[1]
+    col0 = jax.lax.axis_index(lay.col_axis) * cols if lay.col_axis else 0
+    x = jnp.where(_triangle_mask(rows, cols, _row_index(lay) * rows, lower, col0), x,
+                  jnp.zeros((), a.dtype))
     return _nan_unless(st[0] == 0, x), st
 
 
@@ -528,13 +544,13 @@ def lu_solve_shardmap_ctx(a, b, T_A, *, axis_name=None, pad=True, mesh=None):
     axis = lay.axis
     dtype = np.dtype(a.dtype)
     _layout.check_rhs(b, n, dtype, name, rows=rows)
-    rank = _rank(lay)
+    row = _row_index(lay)
     part = b.shape[0] != n
     b2 = (b.reshape(-1, 1) if b.ndim == 1 else b).astype(dtype)
     if part:
         b2 = jax.lax.all_gather(b2, axis, tiled=True)
-    r = _ffi("lu_solve", a, b2.T, rank, n=n, lay=lay, tile=nb)
+    r = _ffi("lu_solve", a, b2.T, _rank(lay), n=n, lay=lay, tile=nb)
     x, st = r.x.T, r.status
     if part:
-        x = jax.lax.dynamic_slice_in_dim(x, rank * rows, rows, axis=0)
+        x = jax.lax.dynamic_slice_in_dim(x, row * rows, rows, axis=0)
     return _nan_unless(st[0] == 0, x.reshape(b.shape)), st

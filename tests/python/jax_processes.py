@@ -147,6 +147,18 @@ def check_sharded():
     assert int(st[0]) == 0 and int(st2[0]) == 0
     close(a @ whole(x), b, dtype, "potrs_shardmap_ctx")
     close(a @ whole(y), b, dtype, "lu_solve_shardmap_ctx")
+    if jax.device_count() == 4:  # the same on a 2 x 2 mesh over the processes
+        mesh2 = Mesh(np.array(jax.devices()).reshape(2, 2), ("x", "y"))
+        blocks = NamedSharding(mesh2, P("x", "y"))
+        ga2 = jax.make_array_from_callback(a.shape, blocks, lambda i: a[i])
+        gb2 = jax.make_array_from_callback(b.shape, NamedSharding(mesh2, P("x", None)),
+                                           lambda i: b[i])
+        x, y, st, st2 = jax.jit(jax.shard_map(
+            local, mesh=mesh2, in_specs=(P("x", "y"), P("x", None)),
+            out_specs=(P("x", None), P("x", None), P(), P())))(ga2, gb2)
+        assert int(st[0]) == 0 and int(st2[0]) == 0
+        close(a @ whole(x), b, dtype, "potrs_shardmap_ctx on a 2 x 2 mesh")
+        close(a @ whole(y), b, dtype, "lu_solve_shardmap_ctx on a 2 x 2 mesh")
 
 
 def check_mismatch():

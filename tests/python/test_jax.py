@@ -462,3 +462,38 @@ def test_2d_mesh_matches_reference(fn, dtype, n, shape, kind, devices):
             assert backward_error(a, np.asarray(x), b) < tol(dtype, n)
         else:
             check(fn, x, a, b)
+
+
+@pytest.mark.parametrize("shape", [(2, 2), (4, 1), (1, 4)], ids=lambda s: f"{s[0]}x{s[1]}")
+@DTYPE
+@pytest.mark.parametrize("fn", FNS + ["lu_solve"])
+def test_shardmap_forms_on_a_2d_mesh(fn, dtype, shape, devices):
+    """The shardmap forms on a 2D mesh (A's block per device, P("x", "y")), b whole or this
+    device's rows, the axes inferred or named: the results of the global forms."""
+    if len(devices) < 4:
+        pytest.skip("a 2D mesh needs 4 devices")
+    mesh = jax.make_mesh(shape, ("x", "y"), devices=devices[:4],
+                         axis_types=(jax.sharding.AxisType.Explicit,) * 2)
+    n = 16
+    a, b = hpd(n, dtype), rhs(n, dtype)
+    ctx = getattr(tj, fn + "_shardmap_ctx")
+    for b_rows, kw in ((False, {}), (True, {"axis_name": ("x", "y")})):
+        if fn in ("potrs", "lu_solve"):
+            def body(a_, b_):
+                x, st = ctx(a_, b_, 4, **kw)
+                return x, st
+            bspec = P("x", None) if b_rows else P()
+            f = jax.shard_map(body, mesh=mesh, in_specs=(P("x", "y"), bspec),
+                              out_specs=(bspec, P()))
+            x, st = jax.jit(f)(put(a, mesh, P("x", "y")), put(b, mesh, bspec))
+            assert int(st[0]) == 0
+            assert backward_error(a, np.asarray(x), b) < tol(dtype, n)
+        else:
+            f = jax.shard_map(lambda a_: ctx(a_, 4, **kw), mesh=mesh,
+                              in_specs=P("x", "y"), out_specs=(P("x", "y"), P()))
+            out, st = jax.jit(f)(put(a, mesh, P("x", "y")))
+            assert int(st[0]) == 0
+            out = np.asarray(out)
+            if fn == "potri":
+                out = np.asarray(tj.potri_symmetrize(out))
+            check(fn, out, a, b, triangle_only=False)

@@ -146,7 +146,7 @@ LOCAL_ERRORS = {
     "b N-1 rows": (lambda c: dict(b=np.ones(c.n - 1)), ValueError, "b must be"),
     "2D mesh": (lambda c: dict(mesh=c.mesh2), ValueError, "axis_name"),
     "2D mesh, axis_name": (lambda c: dict(mesh=c.mesh2, kw={"axis_name": "x"}), ValueError,
-                           "1D mesh"),
+                           "must have size 1"),
 }
 
 
