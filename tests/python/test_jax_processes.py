@@ -44,9 +44,11 @@ def finish(procs, names):
 
 
 def with_coordinator(case, processes, devices):
-    """The processes started by jax.distributed alone: {process id: (status, output)}."""
+    """The processes started by jax.distributed alone: {process id: (status, output)};
+    `devices` per process, or one count for all."""
     port = free_port()
-    procs = [subprocess.Popen([sys.executable, str(SCRIPT), case, str(devices), str(port),
+    per = devices if isinstance(devices, tuple) else (devices,) * processes
+    procs = [subprocess.Popen([sys.executable, str(SCRIPT), case, str(per[pid]), str(port),
                                str(pid), str(processes)], env=environment(),
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
              for pid in range(processes)]
@@ -79,10 +81,12 @@ LAUNCHES = {"coordinator": with_coordinator, "mpirun": under_mpirun}
 
 
 @pytest.mark.parametrize("launch,processes,devices", [("coordinator", 2, 2), ("mpirun", 2, 2),
-                                                      ("coordinator", 4, 1)])
+                                                      ("coordinator", 4, 1),
+                                                      ("coordinator", 2, (2, 1))])
 def test_every_function_dtype_and_mesh(launch, processes, devices):
     """potrs (with log det), potri, cholesky and lu_solve, every dtype, 1D and 2D meshes,
-    orders that split evenly and not: each process checks the whole result."""
+    orders that split evenly and not, processes with different numbers of devices: each
+    process checks the whole result."""
     results = LAUNCHES[launch]("functions", processes, devices)
     assert_ok(results, lambda name: range(processes) if launch == "mpirun" else [name])
 
