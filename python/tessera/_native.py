@@ -170,6 +170,10 @@ def _xla_left():
     of jax.devices() may be another process's, whose statistics this one cannot read."""
     try:
         gpus = jax.local_devices(backend="gpu")
+        # XLA's allocator takes its share (its preallocation) at its first buffer: made here,
+        # before tessera's pools are sized, whatever the program has allocated so far
+        for d in gpus:
+            jax.device_put(np.zeros((), np.float32), d).block_until_ready()
         stats = gpus[0].memory_stats() or {}
         frac = float(os.environ.get("XLA_PYTHON_CLIENT_MEM_FRACTION", "0.75"))
         total = stats["bytes_limit"] / frac
