@@ -67,8 +67,7 @@ platform = _native.CPU if args.cpu else _native.CUDA
 node = 0 if args.cpu else 1 + dev.local_hardware_id
 code = {np.dtype("float32"): 0, np.dtype("float64"): 1}[dtype]
 one = (ctypes.c_double * 2)(1, 0) if dtype == np.float64 else (ctypes.c_float * 2)(1, 0)
-L, U, LEFT, RIGHT, N, T, C, NONUNIT = (ord("L"), ord("U"), ord("L"), ord("R"), ord("N"),
-                                       ord("T"), ord("C"), ord("N"))
+L, RIGHT, N, T, C, NONUNIT = ord("L"), ord("R"), ord("N"), ord("T"), ord("C"), ord("N")
 
 
 def spd(n):
@@ -111,10 +110,11 @@ def c_level(op, a, b, n, tile):
             if op == "potrs":
                 rc = rc or lib.tessera_matrix_view_on(ctx, node, code, 1, n, tile, tile, pb, 1,
                                                       ctypes.byref(B))
-                # Aᵀ = A's upper triangle read as lower: Xᵀ Aᵀ = Bᵀ from the right
-                rc = rc or lib.tessera_tile_potrf(U, A)
-                rc = rc or lib.tessera_tile_trsm(RIGHT, U, N, NONUNIT, one, A, B)
-                rc = rc or lib.tessera_tile_trsm(RIGHT, U, C, NONUNIT, one, A, B)
+                # as the binding for lower=False: A's upper triangle is Aᵀ's lower one, factored
+                # Aᵀ = L Lᴴ; Xᵀ Aᵀ = Bᵀ from the right: Xᵀ = Bᵀ L⁻ᴴ L⁻¹
+                rc = rc or lib.tessera_tile_potrf(L, A)
+                rc = rc or lib.tessera_tile_trsm(RIGHT, L, C, NONUNIT, one, A, B)
+                rc = rc or lib.tessera_tile_trsm(RIGHT, L, N, NONUNIT, one, A, B)
             else:
                 rc = rc or lib.tessera_matrix_view_on(ctx, node, code, n, 1, n, tile, pb, n,
                                                       ctypes.byref(B))

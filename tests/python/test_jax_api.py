@@ -375,6 +375,25 @@ def test_benchmark_runs_on_cpu_devices(script, args, tmp_path):
         assert results["tessera_tile"]["seconds"] > 0
 
 
+@pytest.mark.parametrize("script,args,key", [
+    ("jax_small.py", ["--cpu", "1", "--sizes", "64,96", "--calls", "2"], "lu_solve_96"),
+    ("jax_processes.py", ["--cpu", "4", "--local", "4", "--n", "128", "--reps", "1"], "potrs"),
+], ids=["jax_small", "jax_processes"])
+def test_other_benchmarks_run_on_cpu_devices(script, args, key, tmp_path):
+    """bench/jax_small.py (the per-call times, the routines through the C API) and
+    bench/jax_processes.py (one process here; several in test_jax_processes.py's launches) run
+    as their headers say and write their results."""
+    out = tmp_path / "results.json"
+    env = dict(os.environ, TESSERA_JAX_LIBRARY=str(_native.native().path))
+    env.pop("XLA_FLAGS", None)
+    run = subprocess.run([sys.executable, str(BENCH / script), "--json", str(out)] + args,
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-4000:]
+    result = json.loads(out.read_text())[key]
+    times = ("tessera_jax_ms", "jax_ms", "c_level_ms", "seconds")  # not the difference
+    assert all(result[k] > 0 for k in times if k in result)
+
+
 def test_context_acquire_refuses_an_unknown_platform():
     """tessera_jax_context_acquire (the benchmark's way to the binding's context) fails cleanly
     for a platform the binding does not have, handing out no context."""
