@@ -81,6 +81,17 @@ static uint64_t gemm_key(const void *args) {
   return size_key(a->dtype, 0, a->m, a->n, a->k);
 }
 
+static double geadd_flops(const void *args) {
+  const tsr_geadd_args_t *a = args;
+  const double mn = (double)a->m * a->n;
+  return op_count(a->dtype, mn, mn);
+}
+
+static uint64_t geadd_key(const void *args) {
+  const tsr_geadd_args_t *a = args;
+  return size_key(a->dtype, 0, a->m, a->n, 0);
+}
+
 static double lacpy_flops(const void *args) {
   (void)args;
   return 0.0;
@@ -204,6 +215,7 @@ KERNEL_TABLE(trsm, trsm_blocked);
 KERNEL_TABLE(syrk, syrk);
 KERNEL_TABLE(gemm, gemm);
 KERNEL_TABLE(lacpy, lacpy);
+KERNEL_TABLE(geadd, geadd);
 KERNEL_TABLE(trtri, trtri);
 KERNEL_TABLE(lauum, lauum);
 KERNEL_TABLE(trmm, trmm);

@@ -53,6 +53,13 @@ typedef struct {
   tsr_scalar_t alpha, beta;
 } tsr_gemm_args_t;
 
+/** geadd: buffers {A (R), C (RW)}. C = alpha A + beta C, both m x n. */
+typedef struct {
+  tessera_dtype_t dtype;
+  int m, n;
+  tsr_scalar_t alpha, beta;
+} tsr_geadd_args_t;
+
 /** lacpy: buffers {src (R), dst (W, or RW when the copy fills part of it)}. Copies the m x n
  *  block of src starting at row src_row into dst at row dst_row. */
 typedef struct {
@@ -154,6 +161,7 @@ extern const tessera_kernel_t tsr_kernel_trsm;
 extern const tessera_kernel_t tsr_kernel_syrk;
 extern const tessera_kernel_t tsr_kernel_gemm;
 extern const tessera_kernel_t tsr_kernel_lacpy;
+extern const tessera_kernel_t tsr_kernel_geadd;
 extern const tessera_kernel_t tsr_kernel_trtri;
 extern const tessera_kernel_t tsr_kernel_lauum;
 extern const tessera_kernel_t tsr_kernel_trmm;
@@ -168,6 +176,7 @@ int tsr_cpu_trsm(const tessera_exec_t *ex, void *args);
 int tsr_cpu_syrk(const tessera_exec_t *ex, void *args);
 int tsr_cpu_gemm(const tessera_exec_t *ex, void *args);
 int tsr_cpu_lacpy(const tessera_exec_t *ex, void *args);
+int tsr_cpu_geadd(const tessera_exec_t *ex, void *args);
 int tsr_cpu_trtri(const tessera_exec_t *ex, void *args);
 int tsr_cpu_lauum(const tessera_exec_t *ex, void *args);
 int tsr_cpu_trmm(const tessera_exec_t *ex, void *args);
@@ -212,6 +221,7 @@ int tsr_cuda_trsm(const tessera_exec_t *ex, void *args);
 int tsr_cuda_syrk(const tessera_exec_t *ex, void *args);
 int tsr_cuda_gemm(const tessera_exec_t *ex, void *args);
 int tsr_cuda_lacpy(const tessera_exec_t *ex, void *args);
+int tsr_cuda_geadd(const tessera_exec_t *ex, void *args);
 int tsr_cuda_trtri(const tessera_exec_t *ex, void *args);
 int tsr_cuda_lauum(const tessera_exec_t *ex, void *args);
 int tsr_cuda_trmm(const tessera_exec_t *ex, void *args);

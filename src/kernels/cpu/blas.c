@@ -145,6 +145,35 @@ int tsr_cpu_trsm_blocked(const tessera_exec_t *ex, void *args) {
   return tsr_trsm_blocked(ex, args, tsr_cpu_trsm, tsr_cpu_gemm, 48);
 }
 
+/* ---------------------------------------------------------------- geadd */
+
+/* C = alpha A + beta C, column by column: scal then axpy (standard CBLAS, no axpby). */
+typedef void (*geadd_fn)(blasint, const scal_t *, const void *, const scal_t *, void *);
+#define GEADD(t)                                                                                   \
+  static void t##geadd(blasint m, const scal_t *al, const void *A, const scal_t *be, void *C) {    \
+    cblas_##t##scal(m, SCAL_##t(be), C, 1);                                                        \
+    cblas_##t##axpy(m, SCAL_##t(al), A, 1, C, 1);                                                  \
+  }
+GEADD(s)
+GEADD(d)
+GEADD(c)
+GEADD(z)
+static const geadd_fn geadd_of[TESSERA_NUM_DTYPES] = {sgeadd, dgeadd, cgeadd, zgeadd};
+
+int tsr_cpu_geadd(const tessera_exec_t *ex, void *args) {
+  const tsr_geadd_args_t *a = args;
+  tsr_cpu_operand_t A, C;
+  if (!tsr_dtype_valid(a->dtype) || tsr_cpu_operand(ex, 0, a->m, a->n, &A) ||
+      tsr_cpu_operand(ex, 1, a->m, a->n, &C))
+    return TESSERA_ERR_KERNEL;
+  const scal_t al = tsr_blas_scalar(a->alpha), be = tsr_blas_scalar(a->beta);
+  const size_t es = tessera_dtype_size(a->dtype);
+  for (int j = 0; j < a->n; j++)
+    geadd_of[a->dtype](a->m, &al, (const char *)A.p + (size_t)j * (size_t)A.ld * es, &be,
+                       (char *)C.p + (size_t)j * (size_t)C.ld * es);
+  return 0;
+}
+
 /* ---------------------------------------------------------------- lacpy */
 
 int tsr_cpu_lacpy(const tessera_exec_t *ex, void *args) {

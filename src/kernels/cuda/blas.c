@@ -238,6 +238,33 @@ int tsr_cuda_trsm_blocked(const tessera_exec_t *ex, void *args) {
   return tsr_trsm_blocked(ex, args, tsr_cuda_trsm, tsr_cuda_gemm, 512);
 }
 
+typedef cublasStatus_t (*geam_fn)(cublasHandle_t, int, int, const void *, const void *, int,
+                                  const void *, void *, int);
+#define GEAM(name, T)                                                                              \
+  static cublasStatus_t name(cublasHandle_t h, int m, int n, const void *al, const void *A,        \
+                             int lda, const void *be, void *C, int ldc) {                          \
+    return cublas##name(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, (const T *)al, (const T *)A, lda,       \
+                        (const T *)be, (const T *)C, ldc, (T *)C, ldc);                            \
+  }
+GEAM(Sgeam, float)
+GEAM(Dgeam, double)
+GEAM(Cgeam, cuComplex)
+GEAM(Zgeam, cuDoubleComplex)
+static const geam_fn geam_of[TESSERA_NUM_DTYPES] = {Sgeam, Dgeam, Cgeam, Zgeam};
+
+/* C = alpha A + beta C in place (cuBLAS's geam allows C to be its second operand). */
+int tsr_cuda_geadd(const tessera_exec_t *ex, void *args) {
+  const tsr_geadd_args_t *a = args;
+  if (!tsr_dtype_valid(a->dtype)) return TESSERA_ERR_KERNEL;
+  const int lda = tsr_operand_ld(ex, 0, a->m, a->n), ldc = tsr_operand_ld(ex, 1, a->m, a->n);
+  cublasHandle_t h = tsr_cuda_blas(ex);
+  if (lda < 0 || ldc < 0 || !h) return TESSERA_ERR_KERNEL;
+  if (a->m == 0 || a->n == 0) return 0;
+  const tsr_cuda_scalar_t al = tsr_cuda_scalar(a->dtype, a->alpha);
+  const tsr_cuda_scalar_t be = tsr_cuda_scalar(a->dtype, a->beta);
+  return blas_status(geam_of[a->dtype](h, a->m, a->n, &al, ex->ptr[0], lda, &be, ex->ptr[1], ldc));
+}
+
 int tsr_cuda_lacpy(const tessera_exec_t *ex, void *args) {
   const tsr_lacpy_args_t *a = args;
   if (!tsr_dtype_valid(a->dtype) || a->src_row < 0 || a->dst_row < 0) return TESSERA_ERR_KERNEL;

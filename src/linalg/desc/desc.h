@@ -172,6 +172,16 @@ int tsr_check_tiling(const tessera_matrix_t *const *mats, const int *argno, int 
 int tsr_check_operands(const tessera_matrix_t *const *mats, const int *argno, int count,
                        const char *routine);
 
+/** A workspace tile of a flow on distributed X, rows x cols of X's dtype, owned by process
+ *  `owner` (its tasks run there; the others hold a place for the copies they receive): a
+ *  collective call, every process making the same ones in the same order. Free it with
+ *  tsr_dist_workspace_free once its last task is inserted. */
+int tsr_dist_workspace(const tessera_matrix_t *X, int owner, size_t rows, size_t cols,
+                       tessera_data_t **w);
+/** After its last reader is inserted: drops the received copies, waits for the tasks using w
+ *  and frees it with its record. Returns `rc`, else the first failure. */
+int tsr_dist_workspace_free(const tessera_matrix_t *X, tessera_data_t *w, int rc);
+
 /** Makes the home memory of every tile current (a view's array then holds the result); of a
  *  distributed matrix, of the tiles this process owns. */
 int tsr_matrix_flush(tessera_matrix_t *A);

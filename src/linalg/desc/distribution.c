@@ -164,6 +164,32 @@ int tessera_matrix_tile_owner(const tessera_matrix_t *A, int64_t i, int64_t j) {
   return rec[i + j * A->mt].owner;
 }
 
+int tsr_dist_workspace(const tessera_matrix_t *X, int owner, size_t rows, size_t cols,
+                       tessera_data_t **w) {
+  tsr_dist_tile_t *rec = NULL;
+  *w = NULL;
+  int rc = tsr_dist_tiles(X->comm, X->ctx, 1, &rec);
+  if (rc)
+    return tsr_error(X->ctx, rc, "distributed workspace: %s", tessera_comm_last_error(X->comm));
+  rec->owner = owner;
+  rc = tessera_data_create_workspace(X->ctx, rows, cols, tessera_dtype_size(X->dtype), w);
+  if (rc) {
+    tsr_dist_tiles_free(rec);
+    return rc;
+  }
+  tsr_dist_attach(*w, rec);
+  return 0;
+}
+
+int tsr_dist_workspace_free(const tessera_matrix_t *X, tessera_data_t *w, int rc) {
+  if (!w) return rc;
+  tsr_dist_tile_t *rec = tsr_dist_of(w);
+  const int f = tsr_dist_flush(X->ctx, w);
+  const int r = tessera_data_release(X->ctx, w);
+  tsr_dist_tiles_free(rec);
+  return rc ? rc : f ? f : r;
+}
+
 int tsr_dist_flush_matrix(const tessera_matrix_t *X, int rc) {
   if (!X || !X->comm) return rc;
   for (int64_t t = 0; t < X->mt * X->nt && !rc; t++)

@@ -110,9 +110,34 @@ int tsr_task_syrk(const tessera_matrix_t *C, int herk, char uplo, char trans, in
 
 /* With C presented as op(Cs) (Csᴴ on a view): Cs = alpha' op(op(b)) op(op(a)) + beta' Cs, the
  * scalars conjugated for Csᴴ. */
+/* gemm on c, read and written (RW), or only written (W: beta 0 over the whole tile c). */
+static int gemm_as(const tessera_matrix_t *C, tsr_operand_t a, tsr_operand_t b, int m, int n, int k,
+                   tsr_scalar_t alpha, tsr_scalar_t beta, tsr_operand_t c, tessera_access_t cmode,
+                   const int tag[3], int prio);
+
 int tsr_task_gemm(const tessera_matrix_t *C, tsr_operand_t a, tsr_operand_t b, int m, int n, int k,
                   tsr_scalar_t alpha, tsr_scalar_t beta, tsr_operand_t c, const int tag[3],
                   int prio) {
+  return gemm_as(C, a, b, m, n, k, alpha, beta, c, TESSERA_RW, tag, prio);
+}
+
+int tsr_task_gemm_new(const tessera_matrix_t *C, tsr_operand_t a, tsr_operand_t b, int m, int n,
+                      int k, tsr_scalar_t alpha, tessera_data_t *w, const int tag[3], int prio) {
+  const tsr_scalar_t zero = {0, 0};
+  return gemm_as(C, a, b, m, n, k, alpha, zero, (tsr_operand_t){w, 'N'}, TESSERA_W, tag, prio);
+}
+
+int tsr_task_geadd(const tessera_matrix_t *C, tessera_data_t *a, tsr_scalar_t alpha,
+                   tsr_scalar_t beta, tessera_data_t *c, int m, int n, const int tag[3], int prio) {
+  const tsr_geadd_args_t args = {.dtype = C->dtype, .m = m, .n = n, .alpha = alpha, .beta = beta};
+  tessera_data_t *d[2] = {a, c};
+  const tessera_access_t md[2] = {TESSERA_R, TESSERA_RW};
+  return insert(C->ctx, &tsr_kernel_geadd, &args, sizeof args, 2, d, md, tag, prio);
+}
+
+static int gemm_as(const tessera_matrix_t *C, tsr_operand_t a, tsr_operand_t b, int m, int n, int k,
+                   tsr_scalar_t alpha, tsr_scalar_t beta, tsr_operand_t c, tessera_access_t cmode,
+                   const int tag[3], int prio) {
   if (c.op != 'N' && a.op && b.op) {
     tsr_operand_t t = a;
     a = (tsr_operand_t){b.h, tsr_op_compose(C->dtype, c.op, b.op)};
@@ -131,7 +156,7 @@ int tsr_task_gemm(const tessera_matrix_t *C, tsr_operand_t a, tsr_operand_t b, i
                           .alpha = alpha,
                           .beta = beta};
   tessera_data_t *d[3] = {a.h, b.h, c.h};
-  tessera_access_t md[3] = {TESSERA_R, TESSERA_R, TESSERA_RW};
+  tessera_access_t md[3] = {TESSERA_R, TESSERA_R, cmode};
   return insert(C->ctx, &tsr_kernel_gemm, &args, sizeof args, 3, d, md, tag, prio);
 }
 

@@ -18,6 +18,13 @@ int tsr_task_syrk(const tessera_matrix_t *C, int herk, char uplo, char trans, in
 int tsr_task_gemm(const tessera_matrix_t *C, tsr_operand_t a, tsr_operand_t b, int m, int n, int k,
                   tsr_scalar_t alpha, tsr_scalar_t beta, tsr_operand_t c, const int tag[3],
                   int prio);
+/** gemm with beta 0 into the whole m x n tile w, which it writes without reading (a workspace's
+ *  first task). */
+int tsr_task_gemm_new(const tessera_matrix_t *C, tsr_operand_t a, tsr_operand_t b, int m, int n,
+                      int k, tsr_scalar_t alpha, tessera_data_t *w, const int tag[3], int prio);
+/** c = alpha a + beta c on m x n tiles (C gives the dtype and context). */
+int tsr_task_geadd(const tessera_matrix_t *C, tessera_data_t *a, tsr_scalar_t alpha,
+                   tsr_scalar_t beta, tessera_data_t *c, int m, int n, const int tag[3], int prio);
 int tsr_task_trtri(const tessera_matrix_t *A, char uplo, char diag, int64_t k, int prio);
 /** trtri on operand `a` holding an n x n triangle whose first row is global row `offset`. */
 int tsr_task_trtri_on(const tessera_matrix_t *A, tsr_operand_t a, char uplo, char diag, int n,

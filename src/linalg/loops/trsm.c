@@ -5,8 +5,51 @@
  * op(A) at (i, k) is A(i, k) untransposed, or A(k, i) with the operation applied. The first
  * step scales by alpha; later steps see B already scaled (PLASMA's lalpha). A may be a
  * conjugate-transpose view (tsr_matrix_ct): its tiles carry the operation into the tasks. */
+#include <stdlib.h>
+
+#include "dist/dist.h"
 #include "linalg/loops/loops.h"
 #include "linalg/loops/tasks.h"
+
+/* The process where an update c -= x op(a) of distributed B runs best, when not c's own: a's,
+ * when c (rows x cols) is far smaller than a's tile (kb on the solved side), so that moving the
+ * product x op(a) costs far less than moving a. -1: c's owner runs it as any task. */
+static int remote_owner(const tessera_matrix_t *B, tsr_operand_t a, tsr_operand_t x,
+                        tsr_operand_t c, int rows, int cols, int kb) {
+  if (!B->comm || c.op != 'N' || x.op != 'N') return -1;
+  const tsr_dist_tile_t *ra = tsr_dist_of(a.h), *rc = tsr_dist_of(c.h);
+  if (!ra || !rc || ra->owner == rc->owner) return -1;
+  const double small = (double)rows * cols, big = (double)kb * (rows < cols ? cols : rows);
+  return 4 * small <= big ? ra->owner : -1;
+}
+
+/* The workspaces of a solve's updates run where A's tiles live, freed once the flow is
+ * inserted. */
+typedef struct {
+  tessera_data_t **w;
+  size_t count, cap;
+} spent_t;
+
+/* c = lalpha c - x op(a) as two tasks: the product into a workspace on `owner` (a's process),
+ * then its subtraction on c's. left: the product is op(a) x, else x op(a). */
+static int update_remote(const tessera_matrix_t *B, spent_t *ws, int owner, bool left,
+                         tsr_operand_t a, tsr_operand_t x, tsr_operand_t c, int m, int n, int kb,
+                         tsr_scalar_t lalpha, const int tag[3], int prio) {
+  if (ws->count == ws->cap) {
+    size_t cap = ws->cap ? 2 * ws->cap : 16;
+    tessera_data_t **w = realloc(ws->w, cap * sizeof *w);
+    if (!w) return tsr_error(B->ctx, TESSERA_ERR_NOMEM, "trsm: out of memory for workspaces");
+    ws->w = w, ws->cap = cap;
+  }
+  tessera_data_t *w = NULL;
+  int rc = tsr_dist_workspace(B, owner, (size_t)m, (size_t)n, &w);
+  if (rc) return rc;
+  ws->w[ws->count++] = w;
+  const tsr_scalar_t one = {1, 0}, mone = {-1, 0};
+  rc = left ? tsr_task_gemm_new(B, a, x, m, n, kb, one, w, tag, prio)
+            : tsr_task_gemm_new(B, x, a, m, n, kb, one, w, tag, prio);
+  return rc ? rc : tsr_task_geadd(B, w, mone, lalpha, c.h, m, n, tag, prio);
+}
 
 int tsr_pxtrsm(char side, char uplo, char trans, char diag, tsr_scalar_t alpha,
                const tessera_matrix_t *A, tessera_matrix_t *B) {
@@ -16,6 +59,7 @@ int tsr_pxtrsm(char side, char uplo, char trans, char diag, tsr_scalar_t alpha,
   const int64_t nt = left ? B->mt : B->nt; /* steps along the solved dimension */
   const int64_t other = left ? B->nt : B->mt;
   const bool forward = left ? op_lower : !op_lower;
+  spent_t ws = {0};
   int rc = 0;
   for (int64_t s = 0; s < nt && !rc; s++) {
     const int64_t k = forward ? s : nt - 1 - s;
@@ -34,14 +78,23 @@ int tsr_pxtrsm(char side, char uplo, char trans, char diag, tsr_scalar_t alpha,
       for (int64_t r = 0; r < other && !rc; r++) {
         int tag[3] = {(int)(left ? i : r), (int)(left ? r : i), (int)k};
         int prio = (int)(2 * nt - s - (t - s));
-        if (left) /* B_ir = lalpha B_ir - op(A)_ik X_kr */
-          rc = tsr_task_gemm(B, tsr_op_tile(A, trans, i, k), tsr_tile_op(B, k, r), tsr_tile_m(B, i),
-                             tsr_tile_n(B, r), kb, mone, lalpha, tsr_tile_op(B, i, r), tag, prio);
-        else /* B_ri = lalpha B_ri - X_rk op(A)_ki */
-          rc = tsr_task_gemm(B, tsr_tile_op(B, r, k), tsr_op_tile(A, trans, k, i), tsr_tile_m(B, r),
-                             tsr_tile_n(B, i), kb, mone, lalpha, tsr_tile_op(B, r, i), tag, prio);
+        /* left: B_ir = lalpha B_ir - op(A)_ik X_kr; right: B_ri = lalpha B_ri - X_rk op(A)_ki */
+        const tsr_operand_t a = left ? tsr_op_tile(A, trans, i, k) : tsr_op_tile(A, trans, k, i);
+        const tsr_operand_t x = left ? tsr_tile_op(B, k, r) : tsr_tile_op(B, r, k);
+        const tsr_operand_t c = left ? tsr_tile_op(B, i, r) : tsr_tile_op(B, r, i);
+        const int m = left ? tsr_tile_m(B, i) : tsr_tile_m(B, r);
+        const int n = left ? tsr_tile_n(B, r) : tsr_tile_n(B, i);
+        const int owner = remote_owner(B, a, x, c, m, n, kb);
+        if (owner >= 0)
+          rc = update_remote(B, &ws, owner, left, a, x, c, m, n, kb, lalpha, tag, prio);
+        else if (left)
+          rc = tsr_task_gemm(B, a, x, m, n, kb, mone, lalpha, c, tag, prio);
+        else
+          rc = tsr_task_gemm(B, x, a, m, n, kb, mone, lalpha, c, tag, prio);
       }
     }
   }
+  for (size_t w = 0; w < ws.count; w++) rc = tsr_dist_workspace_free(B, ws.w[w], rc);
+  free(ws.w);
   return rc;
 }
