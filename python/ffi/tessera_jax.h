@@ -84,12 +84,12 @@ TSR_JAX_EXPORT void tessera_jax_context_release(tsr_jax_state_t *s, int platform
 
 /** Joins the processes of a JAX program that spans several (jax.distributed): this process is
  *  `process` of `processes` (jax's indices). Makes the binding's communicator over them, on
- *  host buffers: a collective call, every process making it when it loads the binding. `store`
- *  NULL: over MPI (the program was launched by mpirun or srun, and MPI's world must be those
- *  processes; MPI starts here); else over Gloo, bootstrapped through the key-value store (jax's
- *  distributed store), with no MPI. Its calls, and those of the communicators tessera_jax_join
- *  makes, wait TESSERA_JAX_TIMEOUT seconds for the other processes. A second call fails.
- *  Returns 0, or a negative status with the reason in tessera_jax_error (platform CPU). */
+ *  host buffers: a collective call, every process making it at its first call whose mesh spans the
+ * processes. `store` NULL: over MPI (the program was launched by mpirun or srun, and MPI's world
+ * must be those processes; MPI starts here); else over Gloo, bootstrapped through the key-value
+ * store (jax's distributed store), with no MPI. Its calls, and those of the communicators
+ * tessera_jax_join makes, wait TESSERA_JAX_TIMEOUT seconds for the other processes. A second call
+ * fails. Returns 0, or a negative status with the reason in tessera_jax_error (platform CPU). */
 TSR_JAX_EXPORT int tessera_jax_processes(tsr_jax_state_t *s, int process, int processes,
                                          const tessera_comm_store_t *store);
 

@@ -220,8 +220,6 @@ class Native:
             except RuntimeError:  # jax without its CUDA plugin: the CPU targets serve
                 pass
         atexit.register(self.close)
-        if jax.process_count() > 1:
-            self._join_processes()
 
     def _handlers(self, platform):
         """(operation, handler address) of the library's handler table for `platform`, checked
@@ -274,8 +272,9 @@ class Native:
 
     def _join_processes(self):
         """The binding's communicator over the program's processes (tessera_jax_processes),
-        made as the binding loads, by every process alike: over MPI where MPI launched them
-        (mpirun, srun), else bootstrapped through jax.distributed's key-value store."""
+        made at the first call whose mesh spans them, by every process alike: over MPI where
+        MPI launched them (mpirun, srun), else bootstrapped through jax.distributed's key-value
+        store. A program whose meshes stay within each process never makes it."""
         self._store = None if _launched_by_mpi() else _Store.of_jax()
         store = ctypes.byref(self._store) if self._store else None
         rc = self.lib.tessera_jax_processes(self.state, jax.process_index(),
@@ -291,6 +290,9 @@ class Native:
         at the first call spanning them, by every process alike."""
         if platform in self._joined:
             return
+        if not self._joined:
+            self._join_processes()
+            self._joined.add(None)
         rc = self.lib.tessera_jax_join(self.state, platform)
         if rc:
             msg = self.lib.tessera_jax_error(self.state, platform).decode(errors="replace")

@@ -13,8 +13,8 @@ device's stream is done, and the results are complete when the call returns.
 The mesh may hold the devices of several processes (jax.distributed: one process per GPU, or
 several nodes), then of every process of the program: each process passes its own shards, and
 the processes' calls run as one distributed factorization, tiles moving between them over NCCL
-(GPUs) or over MPI or Gloo (CPU devices). The binding joins the processes when it loads: over
-MPI where mpirun or srun launched them, else through jax.distributed's key-value store (Gloo).
+(GPUs) or over MPI or Gloo (CPU devices). The binding joins the processes at the first call whose
+mesh spans them: over MPI where mpirun or srun launched them, else through jax.distributed's key-value store (Gloo).
 A process that does not make a call the others make fails them within TESSERA_JAX_TIMEOUT
 (status TESSERA_ERR_TIMEOUT, or an exception when the processes have not met yet); calls that
 differ between processes fail on every process with the same status.

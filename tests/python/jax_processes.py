@@ -211,9 +211,22 @@ def check_absent_first():
     _absent(call_first=False)
 
 
+def check_local():
+    """Meshes within one process in a program of several: process 0 solves on its own devices,
+    the others never call tessera; nobody waits for anybody (no communicator is made)."""
+    if jax.process_index() != 0:
+        return
+    mesh = Mesh(np.array(jax.local_devices()), ("x",))
+    a, _ = hpd(12, np.float64, 4)
+    b = rhs(12, 1, np.float64, 4)
+    x, st = tj.potrs(a, b, 4, mesh, P("x", None), return_status=True)
+    assert int(st) == 0
+    close(a @ np.asarray(x), b, np.float64, "potrs on this process's devices")
+
+
 CASES = {"functions": check_functions, "failures": check_failures, "sharded": check_sharded,
          "mismatch": check_mismatch, "absent": check_absent,
-         "absent_first": check_absent_first}
+         "absent_first": check_absent_first, "local": check_local}
 
 
 def main():

@@ -92,11 +92,12 @@ def test_every_function_dtype_and_mesh(launch, processes, devices):
 
 
 @pytest.mark.parametrize("launch", LAUNCHES)
-@pytest.mark.parametrize("case", ["failures", "sharded", "mismatch"])
+@pytest.mark.parametrize("case", ["failures", "sharded", "mismatch", "local"])
 def test_failures_global_arrays_and_mismatches(launch, case):
     """Not positive definite and singular matrices (the same info everywhere, NaN); arrays
     placed over the processes with the shardmap forms inside the caller's shard_map; calls that
-    differ between processes (the same negative status everywhere)."""
+    differ between processes (the same negative status everywhere); meshes within one process,
+    the other processes never calling tessera."""
     results = LAUNCHES[launch](case, 2, 2)
     assert_ok(results, lambda name: range(2) if launch == "mpirun" else [name])
 
