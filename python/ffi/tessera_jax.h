@@ -7,30 +7,35 @@
  * which the handler table here is indexed as (tessera_jax_op); the Python side checks at load
  * that both name the same operations with the same flags.
  *
- * Every handler is called by XLA once per device of a 1D mesh, from one thread per device, with
- * that device's row shard of A (nl x Np, row-major), for potrs its rows of B (nl x k), and for
- * lu_solve the whole Bᵀ (k x Np, row-major, the same on every device). A row-major row shard of
- * A is, read column-major, a column panel of Aᵀ: the shards are registered in place as the
- * column panels of one tessera matrix (no transpose, no gather). Cholesky (A Hermitian, so Aᵀ =
+ * Every handler is called by XLA once per device of the mesh, from one thread per device, with
+ * that device's shard of A (row-major): on a 1D mesh its rows (nl x Np), on a grows x gcols mesh
+ * its block (Np / grows x Np / gcols); for potrs its rows of B (nl x k), and for lu_solve the
+ * whole Bᵀ (k x Np, row-major, the same on every device). A row-major shard of A is, read
+ * column-major, a block of Aᵀ (a column panel on a 1D mesh): the shards are registered in place
+ * as the blocks of one tessera matrix (tessera_matrix_view_blocks; no transpose, no gather),
+ * distributed over the processes when the mesh spans several. Cholesky (A Hermitian, so Aᵀ =
  * conj(A) is too): factored with the triangle opposite to the one the caller names, and solved
- * from the right (Xᵀ Aᵀ = Bᵀ). LU: Aᵀ factored with partial pivoting (P Aᵀ = L U, tiles spanning
- * its rows), A X = B solved as (Aᵀ)ᵀ X = B on Bᵀ's buffer read column-major (B, n x k, leading
- * dimension Np): rank 0's in place, the solution then copied into every other device's.
+ * from the right (Xᵀ Aᵀ = Bᵀ, B's blocks those of mesh column 0). LU: Aᵀ factored with partial
+ * pivoting (P Aᵀ = L U), A X = B solved as (Aᵀ)ᵀ X = B on Bᵀ's buffer read column-major (B, n x
+ * k, leading dimension Np): mesh device 0's in place, the solution then copied into every other
+ * device's, those of other processes through a broadcast.
  * Attributes:
  *   state    (u64)   the state's address
  *   site     (s64)   identifies the call site within the program (rendezvous key with run id)
- *   ndev     (s64)   devices of the mesh axis the rows are sharded over
+ *   ndev     (s64)   devices of the mesh (grows x gcols)
+ *   gcols    (s64)   devices along the mesh's column axis (1 on a 1D mesh)
+ *   owners   (s64[ndev]) jax's process index of each device, row axis major
  *   n        (s64)   order of A (<= Np; rows and columns past n are padding, untouched)
- *   tile     (s64)   tile size: divides nl when there are several devices
+ *   tile     (s64)   tile size: divides both sides of a shard when there are several devices
  *   lower    (s32)   Cholesky ops: 1: A's lower triangle is read (and the factor / inverse
  *                    written there)
  *   logdet   (s32)   potrs: 1 to compute log det A
- * Operands: A's shard, potrs' B shard or lu_solve's Bᵀ, and the device's rank on the mesh axis
- * (s32 scalar). Results: the matrix in place (aliased to A: the factors, which the Python side
- * drops), X (aliased to B / Bᵀ) for potrs and lu_solve, potrs' log det (f64[1]), and the status
- * (s32[1]): 0, LAPACK's info (Cholesky: the order of the first minor not positive definite; LU:
- * the first exactly zero U(i, i) or column holding NaN, X then untouched), or a negative tessera
- * status (TESSERA_ERR_TIMEOUT when a device's call did not arrive in time).
+ * Operands: A's shard, potrs' B shard or lu_solve's Bᵀ, and the device's place in the mesh
+ * (row * gcols + column, s32 scalar). Results: the matrix in place (aliased to A: the factors,
+ * which the Python side drops), X (aliased to B / Bᵀ) for potrs and lu_solve, potrs' log det
+ * (f64[1]), and the status (s32[1]): 0, LAPACK's info (Cholesky: the order of the first minor not
+ * positive definite; LU: the first exactly zero U(i, i) or column holding NaN, X then untouched),
+ * or a negative tessera status (TESSERA_ERR_TIMEOUT when a device's call did not arrive in time).
  */
 #ifndef TESSERA_JAX_H
 #define TESSERA_JAX_H

@@ -12,15 +12,16 @@ the C side's handler table (python/ffi/handlers.c) is indexed the same way: Nati
 load that the library's entry of each index has the same name and flags, so that neither side
 can change alone.
 
-Operands, in order: this device's row shard of A (nl x Np, row-major); the right-hand side when
-the operation has one, by its flags: RHS_ROWS this device's rows of B (nl x k), RHS_WHOLE_T the
-whole Bᵀ (k x Np) on every device; last, the device's rank on the row axis (s32 scalar).
-Results, in order: A's shard in place (aliased to operand 0: the factor or inverse), X in place
-(aliased to operand 1) when there is a right-hand side, log det (f64[1]) with LOGDET, and the
-status (s32[1]). Attributes: state, site, ndev, n, tile; `lower` with LOWER, `logdet` with
-LOGDET (tessera_jax.h describes them). Per device or the same on every device: A's shard and
-RHS_ROWS' X are this device's rows; the status and log det are the leader's, and RHS_WHOLE_T's X
-is rank 0's solution copied into every device's buffer, so those are the same on every device
+Operands, in order: this device's shard of A (row-major: its rows on a 1D mesh, its block on a
+2D one); the right-hand side when the operation has one, by its flags: RHS_ROWS this device's
+rows of B (nl x k), RHS_WHOLE_T the whole Bᵀ (k x Np) on every device; last, the device's place
+in the mesh (row * gcols + column, s32 scalar). Results, in order: A's shard in place (aliased
+to operand 0: the factor or inverse), X in place (aliased to operand 1) when there is a
+right-hand side, log det (f64[1]) with LOGDET, and the status (s32[1]). Attributes: state,
+site, ndev, gcols, owners, n, tile; `lower` with LOWER, `logdet` with LOGDET (tessera_jax.h
+describes them). Per device or the same on every device: A's shard and RHS_ROWS' X are this
+device's; the status and log det are agreed by every process, and RHS_WHOLE_T's X is mesh
+device 0's solution copied into every device's buffer, so those are the same on every device
 (Op.results' per_device)."""
 import atexit
 import ctypes
