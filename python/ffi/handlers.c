@@ -94,23 +94,24 @@ static int agree(const call_t *c, int rc) {
   return (int)(v[0] < 0 ? v[0] : v[1] != INT64_MAX ? v[1] : 0);
 }
 
-/* Every process describes the same operation (the matrices' views compare the rest): 0, or
- * TESSERA_ERR_STATE on every process. */
-static int same_op(const call_t *c, const part_t *p) {
-  if (!c->comm) return 0;
-  int64_t v[8] = {c->op, p->lower, p->logdet, p->nrhs};
+/* Every process describes the same operation (the matrices' views compare the rest), folded
+ * with each process's own check of its devices' calls (`rc`, 0 or negative) into one
+ * collective: 0, the lowest such status, or TESSERA_ERR_STATE, the same on every process. */
+static int same_op(const call_t *c, const part_t *p, int rc) {
+  if (!c->comm) return rc;
+  int64_t v[9] = {c->op, p->lower, p->logdet, p->nrhs};
   for (int i = 0; i < 4; i++) v[4 + i] = -v[i];
-  if (tessera_comm_allreduce(c->comm, v, v, 8, TESSERA_COMM_I64, TESSERA_MAX, NULL)) {
+  v[8] = -(int64_t)rc;
+  if (tessera_comm_allreduce(c->comm, v, v, 9, TESSERA_COMM_I64, TESSERA_MAX, NULL)) {
     fprintf(stderr, "tessera.jax: %s\n", tessera_comm_last_error(c->comm));
     return TESSERA_ERR_TIMEOUT;
   }
+  if (v[8] > 0) return (int)-v[8];
+  static const char *const what[] = {"the operation", "the triangle", "the log det",
+                                     "the right-hand sides"};
   for (int i = 0; i < 4; i++)
     if (v[i] != -v[4 + i]) {
-      fprintf(stderr, "tessera.jax: the processes' calls disagree (%s)\n",
-              (const char *const[]){"the operation", "the triangle", "the log det",
-                                    "the "
-                                    "right-hand "
-                                    "sides"}[i]);
+      fprintf(stderr, "tessera.jax: the processes' calls disagree (%s)\n", what[i]);
       return TESSERA_ERR_STATE;
     }
   return 0;
@@ -255,9 +256,7 @@ static int lu_solve(tessera_context_t *ctx, const call_t *c, const part_t *p, in
 /* Runs the routine on the participants' shards (leader only): `*logdet` for potrs. */
 static int solve(tsr_jax_state_t *s, tessera_context_t *ctx, const call_t *c, const part_t *p,
                  int count, double *logdet) {
-  int rc = same_call(c, p, count);
-  rc = agree(c, rc);
-  if (!rc) rc = same_op(c, p);
+  int rc = same_op(c, p, same_call(c, p, count));
   if (rc) return rc;
   uint64_t gpus = 0;
   for (int i = 0; i < count; i++)

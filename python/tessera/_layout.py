@@ -151,14 +151,20 @@ def resolve(a, mesh, spec, name):
         raise ValueError(f"{name}: the mesh's devices must all be CPUs or all GPUs; got "
                          f"{sorted(platforms)}")
     platform = "cpu" if "cpu" in platforms else "gpu"
-    names = list(mesh.axis_names)
-    order = [names.index(axis)] + ([names.index(col_axis)] if col_axis else [])
-    order += [i for i in range(len(names)) if i not in order]
     gcols = mesh.shape[col_axis] if col_axis else 1
-    grid = np.transpose(mesh.devices, order).reshape(-1, gcols)
+    grid = _devices_by_axes(mesh, (axis, col_axis)).reshape(-1, gcols)
     owners = tuple(int(d.process_index) for d in grid.flat)
     check_processes(owners, name)
     return Layout(mesh, axis, grid.size, platform, col_axis, gcols, owners)
+
+
+def _devices_by_axes(mesh, axes):
+    """The mesh's devices with the axes named in `axes` (None entries skipped) first, in that
+    order, then the others: flattened, the row axis major."""
+    names = list(mesh.axis_names)
+    order = [names.index(ax) for ax in axes if ax is not None and ax in names]
+    order += [i for i in range(len(names)) if i not in order]
+    return np.transpose(np.asarray(mesh.devices), order)
 
 
 def check_processes(owners, name):
@@ -179,11 +185,7 @@ def local_owners(ndev, mesh, name, axes=None):
     major): from `mesh` when given (its `axes`, the row and column axes, first), else jax's
     device order (a mesh over all of jax's devices, as jax.make_mesh lays one out)."""
     if mesh is not None:
-        names = list(mesh.axis_names)
-        order = [names.index(ax) for ax in axes or () if ax in names]
-        order += [i for i in range(len(names)) if i not in order]
-        owners = tuple(int(d.process_index)
-                       for d in np.transpose(np.asarray(mesh.devices), order).flat)
+        owners = tuple(int(d.process_index) for d in _devices_by_axes(mesh, axes or ()).flat)
     elif jax.process_count() == 1:
         owners = (jax.process_index(),) * ndev
     else:

@@ -43,32 +43,44 @@ def finish(procs, names):
     return dict(zip(names, zip((p.returncode for p in procs), outs)))
 
 
-def with_coordinator(case, processes, devices):
-    """The processes started by jax.distributed alone: {process id: (status, output)};
-    `devices` per process, or one count for all."""
+def coordinated(argv_of, processes, env):
+    """Processes started by jax.distributed alone, process pid running `argv_of(pid, port)`:
+    {process id: (status, output)}."""
     port = free_port()
-    per = devices if isinstance(devices, tuple) else (devices,) * processes
-    procs = [subprocess.Popen([sys.executable, str(SCRIPT), case, str(per[pid]), str(port),
-                               str(pid), str(processes)], env=environment(),
+    procs = [subprocess.Popen([sys.executable] + argv_of(pid, port), env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
              for pid in range(processes)]
     return finish(procs, range(processes))
 
 
-def under_mpirun(case, processes, devices):
-    """The processes started by mpirun: {0: (status, output of them all)}."""
+def mpirun(argv, processes, env):
+    """`processes` copies of `argv` started by mpirun, with a session folder of their own
+    (tests/README.md): {0: (status, output of them all)}."""
     if not shutil.which("mpirun"):
         pytest.skip("no mpirun")
-    env = environment()
+    env = dict(env)
     env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
     env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-    with tempfile.TemporaryDirectory() as tmp:  # a session folder of its own (tests/README.md)
+    with tempfile.TemporaryDirectory() as tmp:
         env["OMPI_MCA_orte_tmpdir_base"] = tmp
         proc = subprocess.Popen(["mpirun", "--oversubscribe", "-n", str(processes),
                                  "-x", "TESSERA_JAX_TIMEOUT", "-x", "PYTHONUNBUFFERED",
-                                 sys.executable, str(SCRIPT), case, str(devices)], env=env,
+                                 "-x", "PYTHONPATH", sys.executable] + argv, env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         return finish([proc], [0])
+
+
+def with_coordinator(case, processes, devices):
+    """jax_processes.py's case by jax.distributed alone; `devices` per process, or one count
+    for all."""
+    per = devices if isinstance(devices, tuple) else (devices,) * processes
+    return coordinated(lambda pid, port: [str(SCRIPT), case, str(per[pid]), str(port), str(pid),
+                                          str(processes)], processes, environment())
+
+
+def under_mpirun(case, processes, devices):
+    """jax_processes.py's case under mpirun."""
+    return mpirun([str(SCRIPT), case, str(devices)], processes, environment())
 
 
 def assert_ok(results, expect):
@@ -127,26 +139,10 @@ def test_the_example_runs_both_ways(launch):
                                                                                   "")
     common = [str(EXAMPLE), "--cpu", "2", "--n", "512"]
     if launch == "coordinator":
-        port = free_port()
-        procs = [subprocess.Popen([sys.executable] + common +
-                                  ["--coordinator", f"localhost:{port}", "--processes", "2",
-                                   "--id", str(pid)], env=env, stdout=subprocess.PIPE,
-                                  stderr=subprocess.STDOUT, text=True) for pid in (0, 1)]
+        results = coordinated(lambda pid, port: common + [
+            "--coordinator", f"localhost:{port}", "--processes", "2", "--id", str(pid)], 2, env)
     else:
-        if not shutil.which("mpirun"):
-            pytest.skip("no mpirun")
-        env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        tmp = tempfile.mkdtemp()
-        env["OMPI_MCA_orte_tmpdir_base"] = tmp
-        procs = [subprocess.Popen(["mpirun", "--oversubscribe", "-n", "2", "-x", "PYTHONPATH",
-                                   sys.executable] + common, env=env, stdout=subprocess.PIPE,
-                                  stderr=subprocess.STDOUT, text=True)]
-    try:
-        results = finish(procs, range(len(procs)))
-    finally:
-        if launch != "coordinator":
-            shutil.rmtree(tmp, ignore_errors=True)
+        results = mpirun(common, 2, env)
     out = "".join(o for _, o in results.values())
     assert "potrs: status 0" in out and "lu_solve: status 0" in out, out[-4000:]
     assert all(status == 0 for status, _ in results.values()), out[-4000:]

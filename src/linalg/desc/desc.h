@@ -121,6 +121,12 @@ typedef struct {
   const int *owner;
 } tsr_blocks_t;
 
+/** Sets b's grid (bm x bn) for an m x n matrix in b's block sizes (0 for a size below 1). */
+static inline void tsr_blocks_grid(tsr_blocks_t *b, int64_t m, int64_t n) {
+  b->bm = b->brows > 0 ? m / b->brows + (m % b->brows != 0) : 0;
+  b->bn = b->bcols > 0 ? n / b->bcols + (n % b->bcols != 0) : 0;
+}
+
 /** The block of blocks `b` holding tile (i, j) of a matrix in mb x nb tiles, and the address of
  *  the tile's first element in it (elements of es bytes). */
 static inline int64_t tsr_block_of(const tsr_blocks_t *b, int64_t mb, int64_t nb, int64_t i,

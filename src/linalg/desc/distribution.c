@@ -47,8 +47,7 @@ int tsr_matrix_create_distributed(tessera_context_t *ctx, tessera_comm_t *comm, 
   tsr_blocks_t blk = given ? *given : (tsr_blocks_t){0};
   int bad = 0;
   if (given) {
-    blk.bm = blk.brows > 0 ? m / blk.brows + (m % blk.brows != 0) : 0;
-    blk.bn = blk.bcols > 0 ? n / blk.bcols + (n % blk.bcols != 0) : 0;
+    tsr_blocks_grid(&blk, m, n);
     bad = tsr_blocks_check(ctx, f, 8, &blk, m, n, mb, nb, rank);
     for (int64_t k = 0; !bad && k < blk.bm * blk.bn; k++)
       if (blk.owner[k] < 0 || blk.owner[k] >= size)

@@ -303,8 +303,7 @@ int tsr_matrix_view_blocks(tessera_context_t *ctx, tessera_dtype_t dtype, int64_
   int rc = check_new(ctx, f, 3, dtype, m, n, mb, nb, out, 14);
   if (rc) return rc;
   tsr_blocks_t blk = *given;
-  blk.bm = blk.brows > 0 ? m / blk.brows + (m % blk.brows != 0) : 0;
-  blk.bn = blk.bcols > 0 ? n / blk.bcols + (n % blk.bcols != 0) : 0;
+  tsr_blocks_grid(&blk, m, n);
   if ((rc = tsr_blocks_check(ctx, f, 8, &blk, m, n, mb, nb, -1))) return rc;
   if (!blk.bm || !blk.bn) blk.bm = blk.bn = 1; /* an empty matrix: still a view */
   return matrix_new(ctx, dtype, m, n, mb, nb, &blk, 0, out);
