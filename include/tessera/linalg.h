@@ -131,6 +131,40 @@ TESSERA_API int tessera_getrs(tessera_context_t *ctx, tessera_op_t trans, tesser
 TESSERA_API int tessera_gesv(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t n, int64_t nrhs,
                              void *a, int64_t lda, int *ipiv, void *b, int64_t ldb);
 
+/* ---------------------------------------------------------------- calls on a caller's queue */
+
+/* Solves of one matrix on one device, in the order of a queue the caller owns, for the calls
+ * too small to pay for tasks, workers and waits (the JAX binding's one-device calls, ordered on
+ * XLA's stream): `node` is the memory node of the device (tessera_device_info) and `queue` one
+ * of that device's native queues (a cudaStream_t on a CUDA GPU), or NULL on the host node, where
+ * the call runs to completion. a, b, info and logdet lie in that node's memory. The call
+ * returns once the work is enqueued, without waiting for it: *info (and *logdet) are written
+ * in the queue's order, the matrices too, and must be read after it. The factors, info and
+ * NaN handling are those of the LAPACK-style calls; no pivots are returned. One call runs at a
+ * time on a node (the calls are thread safe); calls on different queues of one device are
+ * ordered one after the other on the device. Each returns 0 once enqueued, or a negative status
+ * with nothing enqueued for an invalid argument (-i, counting the context) and possibly some
+ * work enqueued for a runtime failure. */
+
+/** Cholesky factorization of the n x n A's `uplo` triangle in place (as tessera_potrf), then
+ *  when nrhs > 0 the solve of A X = B (side LEFT, B n x nrhs) or X A = B (side RIGHT, B
+ *  nrhs x n), B overwritten by X. *info: 0, or the order of the first leading minor that is not
+ *  positive definite (or of the first NaN pivot); with `logdet` (NULL: none), log det A =
+ *  2 Σ log Re l_jj. When *info > 0, B and *logdet are undefined. */
+TESSERA_API int tessera_queue_posv(tessera_context_t *ctx, int node, void *queue,
+                                   tessera_uplo_t uplo, tessera_side_t side, tessera_dtype_t dtype,
+                                   int64_t n, int64_t nrhs, void *a, int64_t lda, void *b,
+                                   int64_t ldb, int *info, double *logdet);
+
+/** LU factorization with partial pivoting of the n x n A in place (as tessera_getrf), then when
+ *  nrhs > 0 the solve of op(A) X = B (B n x nrhs, trans NOTRANS, TRANS or CONJTRANS), B
+ *  overwritten by X. *info: 0, or the first column i (1-based) with U(i, i) exactly zero or a
+ *  NaN; B is then undefined. */
+TESSERA_API int tessera_queue_gesv(tessera_context_t *ctx, int node, void *queue,
+                                   tessera_op_t trans, tessera_dtype_t dtype, int64_t n,
+                                   int64_t nrhs, void *a, int64_t lda, void *b, int64_t ldb,
+                                   int *info);
+
 /* ---------------------------------------------------------------- tile-level calls */
 
 /** Cholesky factorization of the square matrix A in place (see tessera_potrf). */

@@ -53,6 +53,11 @@ struct tsr_backend {
    *  thread to device `dev` for its whole life. Queues are made by queue_create; what the
    *  kernels keep per worker, by the registry's scratch hooks. */
   int (*worker_start)(void *state, int dev);
+  /** Optional (NULL: threads need no binding). Binds the calling thread, any thread, to device
+   *  `dev` for a while, `*prev` receiving what leave() restores; for the calls that run a
+   *  kernel on a caller's thread (runtime/inline.c). */
+  int (*enter)(void *state, int dev, int *prev);
+  void (*leave)(void *state, int dev, int prev);
 
   /* Asynchronous kinds only (NULL where `async` is false). Queues are streams, events mark points
    * in them. Every call is made on a thread bound to the device (a worker of it) unless said

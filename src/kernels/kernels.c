@@ -187,6 +187,30 @@ static uint64_t lu_step_key(const void *args) {
   return size_key(a->dtype, (a->uplo == 'L') | (a->trans != 'N') << 1, rows, a->n, a->kb);
 }
 
+static double posv_flops(const void *args) {
+  const tsr_posv_args_t *a = args;
+  const tsr_potrf_args_t f = {.dtype = a->dtype, .n = a->n};
+  const char side = a->side == 'R' || a->side == 'r' ? 'R' : 'L';
+  return potrf_flops(&f) + 2 * (side == 'R' ? triangular_flops(a->dtype, side, a->nrhs, a->n)
+                                            : triangular_flops(a->dtype, side, a->n, a->nrhs));
+}
+
+static uint64_t posv_key(const void *args) {
+  const tsr_posv_args_t *a = args;
+  return size_key(a->dtype, a->side == 'R' || a->side == 'r', a->n, a->nrhs, 0);
+}
+
+static double gesv_flops(const void *args) {
+  const tsr_gesv_args_t *a = args;
+  const tsr_getrf_args_t f = {.dtype = a->dtype, .m = a->n, .n = a->n};
+  return getrf_flops(&f) + 2 * triangular_flops(a->dtype, 'L', a->n, a->nrhs);
+}
+
+static uint64_t gesv_key(const void *args) {
+  const tsr_gesv_args_t *a = args;
+  return size_key(a->dtype, a->trans != 'N' && a->trans != 'n', a->n, a->nrhs, 0);
+}
+
 /* The table of kernel `op`: CPU implementation tsr_cpu_<fn>, CUDA implementation
  * tsr_cuda_<fn> when the CUDA backend is built, the CPU's for simulated devices when they are,
  * <op>_flops and <op>_key. */
@@ -223,3 +247,5 @@ KERNEL_TABLE(logdiag, logdiag);
 KERNEL_TABLE(getrf, getrf);
 KERNEL_TABLE(laswp, laswp);
 KERNEL_TABLE(lu_step, lu_step);
+KERNEL_TABLE(posv, posv);
+KERNEL_TABLE(gesv, gesv);

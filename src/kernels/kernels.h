@@ -155,6 +155,30 @@ typedef struct {
   int r0, kb;
 } tsr_lu_step_args_t;
 
+/** posv: buffers {A (RW), B (RW), info (W)[, logdet (W)]}. A whole solve on one device, never
+ *  run as a task: tessera_queue_posv's, ordered on ex->stream with nothing read back to the
+ *  host. The Cholesky factorization of A's `uplo` triangle (n x n) in place, its info in the int
+ *  `info` (potrf's: the order of the first minor not positive definite, or of the first NaN
+ *  pivot before it), with `logdet` 2 Σ log Re a_jj over the factor's diagonal; then the two
+ *  triangular solves of A X = B (side 'L', B n x nrhs) or X A = B (side 'R', B nrhs x n) onto B.
+ *  When info > 0, B and the log det are undefined. */
+typedef struct {
+  tessera_dtype_t dtype;
+  char uplo, side;
+  int n, nrhs;
+} tsr_posv_args_t;
+
+/** gesv: buffers {A (RW), B (RW), info (W)}. As posv: LU with partial pivoting of the n x n A
+ *  in place and its info in the int `info` (getrf's: the first column with a zero pivot or a
+ *  NaN), then op(A) X = B onto the n x nrhs B (getrs with `trans`). The pivots live in the
+ *  kind's own memory for the call (host memory on CPUs, the end of the scratch's workspace on
+ *  GPUs). When info > 0, B is undefined. */
+typedef struct {
+  tessera_dtype_t dtype;
+  char trans;
+  int n, nrhs;
+} tsr_gesv_args_t;
+
 /** The kernels. */
 extern const tessera_kernel_t tsr_kernel_potrf;
 extern const tessera_kernel_t tsr_kernel_trsm;
@@ -169,6 +193,8 @@ extern const tessera_kernel_t tsr_kernel_logdiag;
 extern const tessera_kernel_t tsr_kernel_getrf;
 extern const tessera_kernel_t tsr_kernel_laswp;
 extern const tessera_kernel_t tsr_kernel_lu_step;
+extern const tessera_kernel_t tsr_kernel_posv;
+extern const tessera_kernel_t tsr_kernel_gesv;
 
 /* CPU implementations (src/kernels/cpu/), used by the kernel tables above. */
 int tsr_cpu_potrf(const tessera_exec_t *ex, void *args);
@@ -185,6 +211,8 @@ int tsr_cpu_trsm_blocked(const tessera_exec_t *ex, void *args);
 int tsr_cpu_getrf(const tessera_exec_t *ex, void *args);
 int tsr_cpu_laswp(const tessera_exec_t *ex, void *args);
 int tsr_cpu_lu_step(const tessera_exec_t *ex, void *args);
+int tsr_cpu_posv(const tessera_exec_t *ex, void *args);
+int tsr_cpu_gesv(const tessera_exec_t *ex, void *args);
 
 /* Recursive halving (trsm_blocked.c, trtri_blocked.c, lauum_blocked.c): one code for every device
  * kind, calling the device kind's own kernels, given as function pointers, on sub-blocks through
@@ -208,6 +236,14 @@ int tsr_trtri_blocked(const tessera_exec_t *ex, const tsr_trtri_args_t *a,
 int tsr_lauum_blocked(const tessera_exec_t *ex, const tsr_lauum_args_t *a,
                       tessera_kernel_fn leaf_fn, tessera_kernel_fn herk, tessera_kernel_fn trmm,
                       int leaf);
+/** The solves of posv (tsr_posv_args_t) once A holds its Cholesky factor: two calls of the
+ *  device kind's `trsm` on buffers 0 and 1 of ex. */
+int tsr_potrs_whole(const tessera_exec_t *ex, const tsr_posv_args_t *a, tessera_kernel_fn trsm);
+/** The solve of gesv (tsr_gesv_args_t) once A holds its LU factors and buffer 3 of ex their
+ *  pivots (TSR_PIV_INTS(n) ints, with their permutation): the device kind's `laswp` and two calls
+ * of its `trsm`. */
+int tsr_getrs_whole(const tessera_exec_t *ex, const tsr_gesv_args_t *a, tessera_kernel_fn laswp,
+                    tessera_kernel_fn trsm);
 /** lu_step (tsr_lu_step_args_t) onto a device kind's `laswp`, `trsm`, `trmm` (tsr_trsm_args_t)
  *  and `gemm` kernels. */
 int tsr_lu_step(const tessera_exec_t *ex, const tsr_lu_step_args_t *a, tessera_kernel_fn laswp,
@@ -233,6 +269,8 @@ int tsr_cuda_trsm_blocked(const tessera_exec_t *ex, void *args);
 int tsr_cuda_getrf(const tessera_exec_t *ex, void *args);
 int tsr_cuda_laswp(const tessera_exec_t *ex, void *args);
 int tsr_cuda_lu_step(const tessera_exec_t *ex, void *args);
+int tsr_cuda_posv(const tessera_exec_t *ex, void *args);
+int tsr_cuda_gesv(const tessera_exec_t *ex, void *args);
 /* The per-worker hooks of the CUDA kernels (cuda/handles.c), listed in the backend registry:
  * make and free a tessera_cuda_scratch_t on a thread bound to device `dev`. */
 int tsr_cuda_scratch_create(int dev, void **scratch);

@@ -16,6 +16,15 @@
 
 typedef struct tsr_sched_ops tsr_sched_ops_t;
 
+/* What a memory node keeps for kernels run on callers' threads (tsr_run_inline): its kernels'
+ * scratch and the event ending the last such run's work, made at the first run. */
+typedef struct {
+  pthread_mutex_t lock;
+  bool made;
+  void *scratch, *event;
+  void *queue; /* the queue of the last run (the event's) */
+} tsr_inline_t;
+
 typedef struct {
   const tsr_backend_t *be; /* backend owning the memory (CPU for the host) */
   void *be_state;
@@ -24,6 +33,7 @@ typedef struct {
   tsr_pool_t pool;
   pthread_mutex_t lru_lock;
   tessera_data_t *lru_head, *lru_tail; /* replicas on this node, least recently used first */
+  tsr_inline_t inl;                    /* kernels run on callers' threads (inline.c) */
 } tsr_node_t;
 
 typedef struct {
@@ -93,5 +103,16 @@ void tsr_host_free(tessera_context_t *ctx, void *ptr);
 /** Opens the backends and lays out memory nodes (host, then devices with their pools). */
 int tsr_nodes_open(tessera_context_t *ctx);
 void tsr_nodes_close(tessera_context_t *ctx);
+
+/** Runs kernel `k` (its implementation for the device kind of memory node `node`) on the calling
+ *  thread with buffers ptr / ld, its work enqueued on `queue`, a queue of that device the caller
+ *  owns (NULL for the host node, whose kernels run to completion): no task, worker or wait. The
+ *  kernel's scratch is the node's own for such runs, made at the first one; a run on another
+ *  queue than the last waits, on the device, for the last one's work. Runs on one node are
+ *  serialised. Returns the kernel's status, or a negative status (message in the context). */
+int tsr_run_inline(tessera_context_t *ctx, int node, void *queue, const tessera_kernel_t *k,
+                   void *args, int ndata, void *const ptr[], const size_t ld[]);
+/** Frees what the inline runs of node `nd` made (tsr_nodes_close). */
+void tsr_inline_close(tessera_context_t *ctx, tsr_node_t *nd);
 
 #endif

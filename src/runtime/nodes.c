@@ -37,6 +37,7 @@ static int open_devices(tessera_context_t *ctx, const tsr_backend_entry_t *e, in
     tsr_node_t *nd = &ctx->nodes[ctx->nnodes];
     *nd = (tsr_node_t){.be = be, .be_state = slot->state, .device = d};
     pthread_mutex_init(&nd->lru_lock, NULL);
+    pthread_mutex_init(&nd->inl.lock, NULL);
     size_t bytes = pool_bytes(ctx, be, slot->state, d);
     nd->slab = bytes ? be->alloc(slot->state, d, bytes) : NULL;
     if (!bytes)
@@ -78,6 +79,7 @@ int tsr_nodes_open(tessera_context_t *ctx) {
   host->ndevices = n;
   ctx->nodes[0] = (tsr_node_t){.be = cpu, .be_state = host->state, .device = -1};
   pthread_mutex_init(&ctx->nodes[0].lru_lock, NULL);
+  pthread_mutex_init(&ctx->nodes[0].inl.lock, NULL);
   ctx->nnodes = 1;
   /* Every other kind brings device nodes, up to cfg.gpus of them in all (-1: every device);
    * simulated devices, as many as the configuration asks to stand in for GPUs. */
@@ -92,6 +94,10 @@ int tsr_nodes_open(tessera_context_t *ctx) {
 }
 
 void tsr_nodes_close(tessera_context_t *ctx) {
+  for (int i = 0; i < ctx->nnodes; i++) {
+    tsr_inline_close(ctx, &ctx->nodes[i]);
+    pthread_mutex_destroy(&ctx->nodes[i].inl.lock);
+  }
   for (int i = 1; i < ctx->nnodes; i++) {
     tsr_node_t *nd = &ctx->nodes[i];
     if (nd->slab) {

@@ -223,6 +223,15 @@ static double cuda_bandwidth(void *state, int dst_dev, int src_dev) {
   return s->bw[tsr_cuda_bw_slot(s, dst_dev, src_dev)];
 }
 
+static int cuda_enter(void *state, int dev, int *prev) {
+  return tsr_cuda_enter(state, dev, prev);
+}
+
+static void cuda_leave(void *state, int dev, int prev) {
+  (void)state;
+  tsr_cuda_leave(dev, prev);
+}
+
 static const tsr_backend_t cuda_backend = {
     .name = "cuda",
     .kind = TESSERA_DEVICE_CUDA,
@@ -236,6 +245,8 @@ static const tsr_backend_t cuda_backend = {
     .host_free = tsr_cuda_host_free,
     .copy2d = tsr_cuda_copy2d,
     .worker_start = tsr_cuda_worker_start,
+    .enter = cuda_enter,
+    .leave = cuda_leave,
     .queue_create = tsr_cuda_queue_create,
     .queue_create_urgent = tsr_cuda_queue_create_urgent,
     .queue_destroy = tsr_cuda_queue_destroy,

@@ -25,11 +25,11 @@ int tsr_cuda_diag_nan_check(tessera_dtype_t dtype, const void *a, size_t ld, int
 int tsr_cuda_diag_zero_check(tessera_dtype_t dtype, const void *a, size_t ld, int n, int *dev_info,
                              void *stream);
 
-/** Enqueues on `stream` the sum of log |Re a(j, j)| over the diagonal of the n x n `a` (device
- *  memory, `dtype`, leading dimension `ld` elements) into the device double `*dev_sum`.
- *  Returns 0, or -1 for an invalid dtype or a failed launch. */
-int tsr_cuda_diag_logsum(tessera_dtype_t dtype, const void *a, size_t ld, int n, double *dev_sum,
-                         void *stream);
+/** Enqueues on `stream` `scale` times the sum of log |Re a(j, j)| over the diagonal of the
+ *  n x n `a` (device memory, `dtype`, leading dimension `ld` elements) into the device double
+ *  `*dev_sum`. Returns 0, or -1 for an invalid dtype or a failed launch. */
+int tsr_cuda_diag_logsum(tessera_dtype_t dtype, const void *a, size_t ld, int n, double scale,
+                         double *dev_sum, void *stream);
 
 /** Enqueues on `stream` a scan of the m x n block `a` (device memory, `dtype`, leading
  *  dimension `ld`) for NaN: when column j (0-based) holds one and j + 1 is below the device int

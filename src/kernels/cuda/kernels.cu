@@ -63,7 +63,7 @@ int diag_scan_dtype(tessera_dtype_t dtype, const void *a, size_t ld, int n, int 
 /* One block: each thread sums the logs of a strided part of the diagonal (real parts `step`
  * reals apart), then a tree in shared memory adds the parts in a fixed order. */
 template <typename Real>
-__global__ void diag_logsum(const Real *a, long long step, int n, double *sum) {
+__global__ void diag_logsum(const Real *a, long long step, int n, double scale, double *sum) {
   __shared__ double part[kScanThreads];
   double s = 0;
   for (int j = threadIdx.x; j < n; j += blockDim.x)
@@ -74,16 +74,18 @@ __global__ void diag_logsum(const Real *a, long long step, int n, double *sum) {
     if (threadIdx.x < w) part[threadIdx.x] += part[threadIdx.x + w];
     __syncthreads();
   }
-  if (threadIdx.x == 0) *sum = part[0];
+  if (threadIdx.x == 0) *sum = scale * part[0];
 }
 
 template <typename Real, bool cplx>
-void launch_diag_logsum(const void *a, size_t ld, int n, double *sum, cudaStream_t stream) {
+void launch_diag_logsum(const void *a, size_t ld, int n, double scale, double *sum,
+                        cudaStream_t stream) {
   const long long step = (cplx ? 2 : 1) * (static_cast<long long>(ld) + 1); /* in reals */
-  diag_logsum<Real><<<1, kScanThreads, 0, stream>>>(static_cast<const Real *>(a), step, n, sum);
+  diag_logsum<Real>
+      <<<1, kScanThreads, 0, stream>>>(static_cast<const Real *>(a), step, n, scale, sum);
 }
 
-using logsum_fn = void (*)(const void *, size_t, int, double *, cudaStream_t);
+using logsum_fn = void (*)(const void *, size_t, int, double, double *, cudaStream_t);
 constexpr logsum_fn logsum_of[TESSERA_NUM_DTYPES] = {
     launch_diag_logsum<float, false>, launch_diag_logsum<double, false>,
     launch_diag_logsum<float, true>, launch_diag_logsum<double, true>};
@@ -344,8 +346,8 @@ extern "C" int tsr_cuda_diag_zero_check(tessera_dtype_t dtype, const void *a, si
 }
 
 extern "C" int tsr_cuda_diag_logsum(tessera_dtype_t dtype, const void *a, size_t ld, int n,
-                                    double *dev_sum, void *stream) {
+                                    double scale, double *dev_sum, void *stream) {
   if (static_cast<int>(dtype) < 0 || static_cast<int>(dtype) >= TESSERA_NUM_DTYPES) return -1;
-  logsum_of[dtype](a, ld, n, dev_sum, static_cast<cudaStream_t>(stream));
+  logsum_of[dtype](a, ld, n, scale, dev_sum, static_cast<cudaStream_t>(stream));
   return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }

@@ -186,7 +186,7 @@ int tsr_cuda_logdiag(const tessera_exec_t *ex, void *args) {
   if (!tsr_dtype_valid(a->dtype) || !a->out || lda < 0 || !s || !s->workspace ||
       s->workspace_bytes < sizeof(double))
     return TESSERA_ERR_KERNEL;
-  if (tsr_cuda_diag_logsum(a->dtype, ex->ptr[0], (size_t)lda, a->n, s->workspace, ex->stream))
+  if (tsr_cuda_diag_logsum(a->dtype, ex->ptr[0], (size_t)lda, a->n, 1.0, s->workspace, ex->stream))
     return TESSERA_ERR_KERNEL;
   return tsr_cuda_enqueued(cudaMemcpyAsync(a->out, s->workspace, sizeof(double),
                                            cudaMemcpyDeviceToHost, (cudaStream_t)ex->stream));
@@ -310,4 +310,69 @@ int tsr_cuda_laswp(const tessera_exec_t *ex, void *args) {
 int tsr_cuda_lu_step(const tessera_exec_t *ex, void *args) {
   return tsr_lu_step(ex, args, tsr_cuda_laswp, tsr_cuda_trsm_blocked, tsr_cuda_trmm_dense,
                      tsr_cuda_gemm);
+}
+
+/* ---------------------------------------------------------------- posv, gesv */
+
+/* potrf's info goes straight into the caller's int (a copy of the scratch naming it as the
+ * info slot), then the scans and the log det; the solves run whatever the info, B then being
+ * undefined when it is not 0. */
+int tsr_cuda_posv(const tessera_exec_t *ex, void *args) {
+  const tsr_posv_args_t *a = args;
+  const int u = tsr_letter(a->uplo, "UL"), right = tsr_letter(a->side, "LR");
+  const int lda = tsr_operand_ld(ex, 0, a->n, a->n);
+  cusolverDnHandle_t h = NULL;
+  const tessera_cuda_scratch_t *s = solver_scratch(ex, &h);
+  if (!tsr_dtype_valid(a->dtype) || u < 0 || right < 0 || lda < 0 || !s || ex->ndata < 3 ||
+      !ex->ptr[2] || tsr_operand_ld(ex, 1, right ? a->nrhs : a->n, right ? a->n : a->nrhs) < 0)
+    return TESSERA_ERR_KERNEL;
+  int *info = ex->ptr[2];
+  double *logdet = ex->ndata > 3 ? ex->ptr[3] : NULL;
+  cudaStream_t stream = ex->stream;
+  if (a->n == 0)
+    return tsr_cuda_enqueued(cudaMemsetAsync(info, 0, sizeof *info, stream)) ||
+                   (logdet && tsr_cuda_enqueued(cudaMemsetAsync(logdet, 0, sizeof *logdet, stream)))
+               ? TESSERA_ERR_KERNEL
+               : 0;
+  tessera_cuda_scratch_t mine = *s;
+  mine.dev_info = info;
+  if (run_uplo(potrf_of, ex, &mine, h, a->dtype, tsr_cuda_fill(u), a->n, lda) ||
+      tsr_cuda_diag_nan_check(a->dtype, ex->ptr[0], (size_t)lda, a->n, info, stream) ||
+      (logdet &&
+       tsr_cuda_diag_logsum(a->dtype, ex->ptr[0], (size_t)lda, a->n, 2.0, logdet, stream)))
+    return TESSERA_ERR_KERNEL;
+  return tsr_potrs_whole(ex, a, tsr_cuda_trsm_blocked);
+}
+
+/* The pivots live at the end of the scratch's workspace, out of reach of getrf's own use of
+ * it (a copy of the scratch with a shorter workspace); getrf leaves its info in piv[0], copied
+ * into the caller's int. */
+int tsr_cuda_gesv(const tessera_exec_t *ex, void *args) {
+  const tsr_gesv_args_t *a = args;
+  cusolverDnHandle_t h = NULL;
+  const tessera_cuda_scratch_t *s = solver_scratch(ex, &h);
+  const size_t piv_bytes = (size_t)TSR_PIV_INTS(a->n) * sizeof(int);
+  if (!tsr_dtype_valid(a->dtype) || tsr_letter(a->trans, "NTC") < 0 || !s || ex->ndata < 3 ||
+      !ex->ptr[2] || tsr_operand_ld(ex, 0, a->n, a->n) < 0 ||
+      tsr_operand_ld(ex, 1, a->n, a->nrhs) < 0 || s->workspace_bytes < piv_bytes + 256)
+    return TESSERA_ERR_KERNEL;
+  tessera_cuda_scratch_t mine = *s;
+  mine.workspace_bytes = (s->workspace_bytes - piv_bytes) / 256 * 256;
+  int *piv = (int *)((char *)s->workspace + mine.workspace_bytes);
+  tessera_exec_t e = *ex;
+  e.scratch = &mine;
+  e.ptr[1] = piv; /* getrf's buffers: {A, piv} */
+  e.ld[1] = (size_t)TSR_PIV_INTS(a->n);
+  e.ndata = 2;
+  const tsr_getrf_args_t f = {.dtype = a->dtype, .m = a->n, .n = a->n};
+  int rc = tsr_cuda_getrf(&e, (void *)&f);
+  if (!rc)
+    rc = tsr_cuda_enqueued(
+        cudaMemcpyAsync(ex->ptr[2], piv, sizeof(int), cudaMemcpyDefault, (cudaStream_t)ex->stream));
+  e = *ex;
+  e.scratch = &mine;
+  e.ptr[3] = piv;
+  e.ld[3] = (size_t)TSR_PIV_INTS(a->n);
+  e.ndata = 4;
+  return rc ? rc : tsr_getrs_whole(&e, a, tsr_cuda_laswp, tsr_cuda_trsm_blocked);
 }

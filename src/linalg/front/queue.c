@@ -1,0 +1,110 @@
+/* Solves of one matrix on one device ordered on a caller's queue (tessera_queue_posv,
+ * tessera_queue_gesv): the arguments checked as LAPACK numbers them, then the whole-matrix
+ * kernel (kernels.h: posv, gesv) run on the calling thread, its work enqueued on the caller's
+ * queue (runtime/inline.c). No tile, task or worker: the device runs the calls in the queue's
+ * order while the caller goes on. */
+#include <limits.h>
+
+#include "kernels/kernels.h"
+#include "runtime/context.h"
+#include "runtime/error.h"
+#include "tessera/linalg.h"
+
+/* What both calls take, with their argument numbers: the node and its queue (2, 3), the dtype,
+ * the order n and nrhs (arguments d, d + 1, d + 2), A and its leading dimension (d + 3, d + 4),
+ * B and its (d + 5, d + 6), B having `brows` rows, and the info (d + 7). Returns 0, or -argno
+ * with a message. */
+typedef struct {
+  int node;
+  void *queue;
+  tessera_dtype_t dtype;
+  int64_t n, nrhs;
+  const void *a;
+  int64_t lda;
+  const void *b;
+  int64_t ldb, brows;
+  const int *info;
+} call_t;
+
+static int check(tessera_context_t *ctx, const char *f, const call_t *c, int d) {
+  if (c->node < 0 || c->node >= ctx->nnodes)
+    return tsr_error(ctx, -2, "%s: memory node %d does not exist (the context has %d)", f, c->node,
+                     ctx->nnodes);
+  const bool device = c->node != TESSERA_HOST_NODE && ctx->nodes[c->node].be->async;
+  if (device && !c->queue)
+    return tsr_error(ctx, -3,
+                     "%s: memory node %d is a device's, and its work needs one of that "
+                     "device's queues, not NULL",
+                     f, c->node);
+  if (!device && c->queue)
+    return tsr_error(ctx, -3,
+                     "%s: memory node %d runs its calls to completion and takes no "
+                     "queue: pass NULL",
+                     f, c->node);
+  if (!tessera_dtype_size(c->dtype))
+    return tsr_error(ctx, -d, "%s: argument %d = %d is not a dtype", f, d, (int)c->dtype);
+  const int64_t dims[2] = {c->n, c->nrhs};
+  for (int i = 0; i < 2; i++)
+    if (dims[i] < 0 || dims[i] > INT_MAX)
+      return tsr_error(ctx, -(d + 1 + i), "%s: argument %d = %lld is out of range [0, %d]", f,
+                       d + 1 + i, (long long)dims[i], INT_MAX);
+  const struct {
+    const void *p;
+    int64_t ld, rows;
+    bool used;
+  } arr[2] = {{c->a, c->lda, c->n, c->n > 0}, {c->b, c->ldb, c->brows, c->n > 0 && c->nrhs > 0}};
+  for (int i = 0; i < 2; i++) {
+    const int argno = d + 3 + 2 * i;
+    if (arr[i].used && !arr[i].p)
+      return tsr_error(ctx, -argno, "%s: argument %d is NULL", f, argno);
+    if (arr[i].ld < (arr[i].rows > 1 ? arr[i].rows : 1) || arr[i].ld > INT_MAX)
+      return tsr_error(ctx, -(argno + 1),
+                       "%s: argument %d (leading dimension) = %lld is not in [max(1, %lld), %d]", f,
+                       argno + 1, (long long)arr[i].ld, (long long)arr[i].rows, INT_MAX);
+  }
+  if (!c->info) return tsr_error(ctx, -(d + 7), "%s: argument %d (info) is NULL", f, d + 7);
+  return 0;
+}
+
+/* Runs `k` on the call's buffers {A, B, info[, logdet]}. */
+static int run(tessera_context_t *ctx, const call_t *c, const tessera_kernel_t *k, void *args,
+               double *logdet) {
+  void *ptr[4] = {(void *)c->a, (void *)c->b, (void *)c->info, logdet};
+  const size_t ld[4] = {(size_t)c->lda, (size_t)c->ldb, 1, 1};
+  return tsr_run_inline(ctx, c->node, c->queue, k, args, logdet ? 4 : 3, ptr, ld);
+}
+
+int tessera_queue_posv(tessera_context_t *ctx, int node, void *queue, tessera_uplo_t uplo,
+                       tessera_side_t side, tessera_dtype_t dtype, int64_t n, int64_t nrhs, void *a,
+                       int64_t lda, void *b, int64_t ldb, int *info, double *logdet) {
+  static const char f[] = "queue_posv";
+  if (!ctx) return -1;
+  const bool right = side == TESSERA_RIGHT;
+  const call_t c = {node, queue, dtype, n, nrhs, a, lda, b, ldb, right ? nrhs : n, info};
+  if (uplo != TESSERA_LOWER && uplo != TESSERA_UPPER)
+    return tsr_error(ctx, -4, "%s: argument 4 (uplo) is not TESSERA_LOWER or TESSERA_UPPER", f);
+  if (side != TESSERA_LEFT && !right)
+    return tsr_error(ctx, -5, "%s: argument 5 (side) is not TESSERA_LEFT or TESSERA_RIGHT", f);
+  int rc = check(ctx, f, &c, 6);
+  if (rc) return rc;
+  tsr_posv_args_t args = {
+      .dtype = dtype, .uplo = (char)uplo, .side = (char)side, .n = (int)n, .nrhs = (int)nrhs};
+  return run(ctx, &c, &tsr_kernel_posv, &args, logdet);
+}
+
+int tessera_queue_gesv(tessera_context_t *ctx, int node, void *queue, tessera_op_t trans,
+                       tessera_dtype_t dtype, int64_t n, int64_t nrhs, void *a, int64_t lda,
+                       void *b, int64_t ldb, int *info) {
+  static const char f[] = "queue_gesv";
+  if (!ctx) return -1;
+  const call_t c = {node, queue, dtype, n, nrhs, a, lda, b, ldb, n, info};
+  if (trans != TESSERA_NOTRANS && trans != TESSERA_TRANS && trans != TESSERA_CONJTRANS)
+    return tsr_error(ctx, -4,
+                     "%s: argument 4 (trans) is not TESSERA_NOTRANS, TESSERA_TRANS or "
+                     "TESSERA_CONJTRANS",
+                     f);
+  int rc = check(ctx, f, &c, 5);
+  if (rc) return rc;
+  tsr_gesv_args_t args = {.dtype = dtype, .trans = (char)trans, .n = (int)n, .nrhs = (int)nrhs};
+  return run(ctx, &c, &tsr_kernel_gesv, &args, NULL);
+}
