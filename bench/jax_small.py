@@ -3,7 +3,7 @@ binding's own overhead measured apart.
 
 For each order of --sizes and each of potrs and lu_solve, on the first device jax sees (a GPU,
 or a CPU device with --cpu 1), with one right-hand side, the median time per call of --calls
-calls, each until its result is ready:
+calls, each until its result is ready (1, 2 and 4 taken in turns, a fifth of the calls each):
   1. tessera.jax's call inside jax.jit, as jax's own is timed (the global form on a one-device
      mesh, A and b already there); and the same call made eagerly, whose Python is paid on
      every call;
@@ -88,8 +88,14 @@ def general(n):
     return jax.device_put(jnp.where(i == j, jnp.asarray(n / 2, dtype), v), dev)
 
 
-def median_ms(fn, calls):
-    return statistics.median(jc.per_call(fn, calls)) * 1e3
+def medians_ms(fns, calls, rounds=5):
+    """The median ms per call of each of fns (a dict), their calls taken in `rounds` turns one
+    after the other, so that a drift of the machine's speed touches each alike."""
+    per = {k: [] for k in fns}
+    for _ in range(rounds):
+        for k, fn in fns.items():
+            per[k] += jc.per_call(fn, max(1, calls // rounds))
+    return {k: statistics.median(v) * 1e3 for k, v in per.items()}
 
 
 def c_level(op, a, b, n):
@@ -137,10 +143,11 @@ for n in map(int, args.sizes.split(",")):
         a = spd(n) if op == "potrs" else general(n)
         fn = getattr(tj, op)
         jitted = jax.jit(lambda a, b: fn(a, b, 256, mesh, P("x", None)))
-        t_jax = median_ms(lambda: (cho if op == "potrs" else lu)(a, b), args.calls)
-        t_tj = median_ms(lambda: jitted(a, b), args.calls)
-        t_eager = median_ms(lambda: fn(a, b, 256, mesh, P("x", None)), args.calls)
-        t_xla = median_ms(lambda: copies(a, b), args.calls)
+        t = medians_ms({"jax": lambda: (cho if op == "potrs" else lu)(a, b),
+                        "tj": lambda: jitted(a, b),
+                        "eager": lambda: fn(a, b, 256, mesh, P("x", None)),
+                        "xla": lambda: copies(a, b)}, args.calls)
+        t_jax, t_tj, t_eager, t_xla = t["jax"], t["tj"], t["eager"], t["xla"]
         tile = _native.native().tile(platform, n, 1, op == "lu_solve")
         tile = min(tile, n)
         t_c = c_level(op, a, b, n)
