@@ -18,7 +18,10 @@
  * from the right (Xᵀ Aᵀ = Bᵀ, B's blocks those of mesh column 0). LU: Aᵀ factored with partial
  * pivoting (P Aᵀ = L U), A X = B solved as (Aᵀ)ᵀ X = B on Bᵀ's buffer read column-major (B, n x
  * k, leading dimension Np): mesh device 0's in place, the solution then copied into every other
- * device's, those of other processes through a broadcast.
+ * device's, those of other processes through a broadcast. A call on a mesh of one device whose
+ * matrix is one tile (tile >= n) runs neither rendezvous nor flow: the same solve on the whole
+ * shard, enqueued on XLA's stream (tessera_queue_posv / tessera_queue_gesv), the status and log
+ * det written there in the stream's order (X undefined when the status is not 0).
  * Attributes:
  *   state    (u64)   the state's address
  *   site     (s64)   identifies the call site within the program (rendezvous key with run id)
