@@ -131,6 +131,18 @@ TESSERA_API int tessera_getrs(tessera_context_t *ctx, tessera_op_t trans, tesser
 TESSERA_API int tessera_gesv(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t n, int64_t nrhs,
                              void *a, int64_t lda, int *ipiv, void *b, int64_t ldb);
 
+/** Householder QR factorization A = Q R of the m x n A (column-major, lda >= max(1, m)), as
+ *  LAPACK's geqrf: R (min(m, n) x n, upper trapezoidal) on and above the diagonal, and below it
+ *  the vectors of the reflectors Q = H_1 H_2 ... H_k, k = min(m, n), H_i = I - tau_i v_i v_iᴴ
+ *  (v_i(i) = 1 not stored, v_i(1 .. i - 1) = 0), tau (k elements of the dtype). LAPACK's
+ *  orgqr / ungqr and ormqr / unmqr take the result as it is. Runs on column panels of
+ *  tessera_tile_for_lu's width: each panel's factorization (LAPACK's geqrt) on a CPU worker, the
+ *  updates of the panels to its right (two products with its vectors) on every device. Not
+ *  yet on a context over processes (TESSERA_ERR_UNSUPPORTED). Returns 0 or a negative status:
+ *  QR has no info. */
+TESSERA_API int tessera_geqrf(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
+                              void *a, int64_t lda, void *tau);
+
 /* ---------------------------------------------------------------- calls on a caller's queue */
 
 /* Solves of one matrix on one device, in the order of a queue the caller owns, for the calls
@@ -237,6 +249,12 @@ TESSERA_API int tessera_tile_getrf(tessera_matrix_t *A, int *ipiv);
  *  over the same communicator and every process passes the same ipiv (compared across them). */
 TESSERA_API int tessera_tile_getrs(tessera_op_t trans, const tessera_matrix_t *A, const int *ipiv,
                                    tessera_matrix_t *B);
+
+/** Householder QR of the m x n A in place (see tessera_geqrf): R on and above the diagonal, the
+ *  vectors below it, tau (min(m, n) elements of A's dtype, host memory) as LAPACK's. Any tiling
+ *  (QR runs on column panels: A itself when its tiles span its rows, else a copy). A matrix
+ *  over processes is refused (TESSERA_ERR_UNSUPPORTED) for now. */
+TESSERA_API int tessera_tile_geqrf(tessera_matrix_t *A, void *tau);
 
 /** Factors A and solves A X = B (see tessera_gesv). */
 TESSERA_API int tessera_tile_gesv(tessera_matrix_t *A, int *ipiv, tessera_matrix_t *B);

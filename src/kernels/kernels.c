@@ -187,6 +187,34 @@ static uint64_t lu_step_key(const void *args) {
   return size_key(a->dtype, (a->uplo == 'L') | (a->trans != 'N') << 1, rows, a->n, a->kb);
 }
 
+/* geqrt of an m' x n block (m' = m - r0): geqrf's leading terms (LAPACK Working Note 41),
+ * 2 k² (M - k / 3) for k = min(m', n), M = max(m', n), and as many again for T (larft). */
+static double geqrt_flops(const void *args) {
+  const tsr_geqrt_args_t *a = args;
+  const double m = a->m - a->r0, n = a->n;
+  if (m <= 0 || n <= 0) return 0;
+  const double k = m < n ? m : n, big = m < n ? n : m, half = k * k * (big - k / 3);
+  return 2 * op_count(a->dtype, half, half);
+}
+
+static uint64_t geqrt_key(const void *args) {
+  const tsr_geqrt_args_t *a = args;
+  return size_key(a->dtype, 0, a->m - a->r0, a->n, 0);
+}
+
+/* Two products with V (each 2 kb n m' less the triangle's half) and one with T. */
+static double qr_step_flops(const void *args) {
+  const tsr_qr_step_args_t *a = args;
+  const double rows = a->m - a->r0, kb = a->kb, n = a->n;
+  const double prod = 2 * (rows * kb * n - kb * kb * n / 2) + kb * kb * n / 2;
+  return op_count(a->dtype, prod, prod);
+}
+
+static uint64_t qr_step_key(const void *args) {
+  const tsr_qr_step_args_t *a = args;
+  return size_key(a->dtype, a->trans != 'N', a->m - a->r0, a->n, a->kb);
+}
+
 static double posv_flops(const void *args) {
   const tsr_posv_args_t *a = args;
   const tsr_potrf_args_t f = {.dtype = a->dtype, .n = a->n};
@@ -247,5 +275,15 @@ KERNEL_TABLE(logdiag, logdiag);
 KERNEL_TABLE(getrf, getrf);
 KERNEL_TABLE(laswp, laswp);
 KERNEL_TABLE(lu_step, lu_step);
+KERNEL_TABLE(qr_step, qr_step);
+
+/* geqrt runs on CPUs (LAPACK's geqrt) and simulated devices; GPUs take the updates. */
+const tessera_kernel_t tsr_kernel_geqrt = {
+    .name = "geqrt",
+    .impl = {[TESSERA_DEVICE_CPU] = tsr_cpu_geqrt, [TESSERA_DEVICE_SIM] = SIM_IMPL(geqrt)},
+    .flops = geqrt_flops,
+    .size_key = geqrt_key,
+};
+
 KERNEL_TABLE(posv, posv);
 KERNEL_TABLE(gesv, gesv);

@@ -155,6 +155,29 @@ typedef struct {
   int r0, kb;
 } tsr_lu_step_args_t;
 
+/** geqrt: buffers {A (RW), T (W)}. Householder QR of the block of the column panel A (m rows
+ *  counted from row 0 of the buffer, n columns) from row r0, as LAPACK's geqrt: the block
+ *  becomes R on and above its diagonal and the vectors V below it (their unit diagonal not
+ *  stored), with Q = H_1 ... H_k = I - V T Vᴴ, k = min(m - r0, n), T upper triangular k x k
+ *  (its diagonal: LAPACK's tau). */
+typedef struct {
+  tessera_dtype_t dtype;
+  int m, n;
+  int r0;
+} tsr_geqrt_args_t;
+
+/** qr_step: buffers {V (R), C (RW), T (R), W (RW)}. Applies the block reflector of a geqrt (the
+ *  column panel V, kb vectors from row r0, and its T) to the n columns of the column panel C
+ *  (m rows): C = Qᴴ C (trans 'C'; 'T' on real dtypes) or C = Q C ('N'), Q = I - V T Vᴴ on rows
+ *  r0 .. m - 1. W is a kb x n workspace. Device-independent (qr_step.c): the kind's lacpy,
+ *  trmm, gemm and geadd on sub-blocks. */
+typedef struct {
+  tessera_dtype_t dtype;
+  char trans;
+  int m, n;
+  int r0, kb;
+} tsr_qr_step_args_t;
+
 /** posv: buffers {A (RW), B (RW), info (W)[, logdet (W)]}. A whole solve on one device, never
  *  run as a task: tessera_queue_posv's, ordered on ex->stream with nothing read back to the
  *  host. The Cholesky factorization of A's `uplo` triangle (n x n) in place, its info in the int
@@ -193,6 +216,8 @@ extern const tessera_kernel_t tsr_kernel_logdiag;
 extern const tessera_kernel_t tsr_kernel_getrf;
 extern const tessera_kernel_t tsr_kernel_laswp;
 extern const tessera_kernel_t tsr_kernel_lu_step;
+extern const tessera_kernel_t tsr_kernel_geqrt;
+extern const tessera_kernel_t tsr_kernel_qr_step;
 extern const tessera_kernel_t tsr_kernel_posv;
 extern const tessera_kernel_t tsr_kernel_gesv;
 
@@ -211,6 +236,8 @@ int tsr_cpu_trsm_blocked(const tessera_exec_t *ex, void *args);
 int tsr_cpu_getrf(const tessera_exec_t *ex, void *args);
 int tsr_cpu_laswp(const tessera_exec_t *ex, void *args);
 int tsr_cpu_lu_step(const tessera_exec_t *ex, void *args);
+int tsr_cpu_geqrt(const tessera_exec_t *ex, void *args);
+int tsr_cpu_qr_step(const tessera_exec_t *ex, void *args);
 int tsr_cpu_posv(const tessera_exec_t *ex, void *args);
 int tsr_cpu_gesv(const tessera_exec_t *ex, void *args);
 
@@ -236,6 +263,9 @@ int tsr_trtri_blocked(const tessera_exec_t *ex, const tsr_trtri_args_t *a,
 int tsr_lauum_blocked(const tessera_exec_t *ex, const tsr_lauum_args_t *a,
                       tessera_kernel_fn leaf_fn, tessera_kernel_fn herk, tessera_kernel_fn trmm,
                       int leaf);
+/** qr_step (tsr_qr_step_args_t) onto a device kind's `lacpy`, `trmm`, `gemm` and `geadd`. */
+int tsr_qr_step(const tessera_exec_t *ex, const tsr_qr_step_args_t *a, tessera_kernel_fn lacpy,
+                tessera_kernel_fn trmm, tessera_kernel_fn gemm, tessera_kernel_fn geadd);
 /** The solves of posv (tsr_posv_args_t) once A holds its Cholesky factor: two calls of the
  *  device kind's `trsm` on buffers 0 and 1 of ex. */
 int tsr_potrs_whole(const tessera_exec_t *ex, const tsr_posv_args_t *a, tessera_kernel_fn trsm);
@@ -269,6 +299,7 @@ int tsr_cuda_trsm_blocked(const tessera_exec_t *ex, void *args);
 int tsr_cuda_getrf(const tessera_exec_t *ex, void *args);
 int tsr_cuda_laswp(const tessera_exec_t *ex, void *args);
 int tsr_cuda_lu_step(const tessera_exec_t *ex, void *args);
+int tsr_cuda_qr_step(const tessera_exec_t *ex, void *args);
 int tsr_cuda_posv(const tessera_exec_t *ex, void *args);
 int tsr_cuda_gesv(const tessera_exec_t *ex, void *args);
 /* The per-worker hooks of the CUDA kernels (cuda/handles.c), listed in the backend registry:

@@ -34,4 +34,20 @@ int tsr_lapack_scatter(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m,
  *  process. */
 int tsr_lapack_gather(tessera_matrix_t *A, tessera_matrix_t *root);
 
+/* Shared by the tile-level front doors (tile.c, qr.c). */
+
+/** Ends a tile-level call whose flow on `out` was inserted with status rc: flushes, waits, and
+ *  on a distributed matrix agrees on one status across the processes. */
+int tsr_tile_finish(tessera_matrix_t *out, int rc);
+/** Refuses operand `argno` when it stores one triangle only and the routine touches tiles
+ *  outside it (`need`: the triangle it touches, 'L' or 'U', or 0 for every tile). */
+int tsr_check_stored(const tessera_matrix_t *X, char need, int argno, const char *name);
+/** The column panels LU and QR run on: X itself when its tiles span its rows, else a copy in
+ *  panels of X's tile width, X copied in by tasks. A collective call for a distributed X. */
+int tsr_panels_of(tessera_matrix_t *X, tessera_matrix_t **out);
+/** Inserts the copy of panels P (from tsr_panels_of) back into X after the flow (rc 0). */
+int tsr_panels_back(tessera_matrix_t *X, tessera_matrix_t *P, int rc);
+/** Frees panels P (from tsr_panels_of) once the flow is over: rc, else the free's status. */
+int tsr_panels_free(tessera_matrix_t *X, tessera_matrix_t *P, int rc);
+
 #endif

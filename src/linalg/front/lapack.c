@@ -478,3 +478,28 @@ int tessera_gesv(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t n, int64
                  int64_t lda, int *ipiv, void *b, int64_t ldb) {
   return lu_solve(ctx, 1, TESSERA_NOTRANS, dtype, n, nrhs, a, lda, ipiv, b, ldb);
 }
+
+int tessera_geqrf(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n, void *a,
+                  int64_t lda, void *tau) {
+  if (!ctx) return -1;
+  const char *f = "geqrf";
+  if (tessera_context_comm(ctx))
+    return tsr_error(ctx, TESSERA_ERR_UNSUPPORTED,
+                     "%s: QR over processes is not built yet; call it on a context of one process",
+                     f);
+  int rc = check_dtype(ctx, f, 2, dtype);
+  if (!rc) rc = check_dim(ctx, f, 3, m);
+  if (!rc) rc = check_dim(ctx, f, 4, n);
+  if (!rc) rc = check_ptr(ctx, f, 5, a, m, n);
+  if (!rc) rc = check_ld(ctx, f, 6, lda, m);
+  if (!rc && !tau && m > 0 && n > 0) rc = tsr_error(ctx, -7, "%s: argument 7 (tau) is NULL", f);
+  if (!rc && (m > INT32_MAX || n > INT32_MAX))
+    rc = tsr_error(ctx, -3, "%s: A is %lld x %lld, beyond QR's 2^31 - 1", f, (long long)m,
+                   (long long)n);
+  views_t vs;
+  rc = begin(&vs, ctx, f, rc, 0, NULL, NULL, tessera_tile_for_lu(ctx, m, n));
+  vs.panels = true;
+  if (!rc && m > 0 && n > 0) rc = view(&vs, dtype, m, n, a, lda, 0, IN | OUT);
+  if (!rc && m > 0 && n > 0) rc = tessera_tile_geqrf(vs.v[0], tau);
+  return release(&vs, rc);
+}

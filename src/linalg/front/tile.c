@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "dist/dist.h"
+#include "linalg/front/front.h"
 #include "linalg/loops/loops.h"
 
 static bool is_op(int c) {
@@ -11,7 +12,7 @@ static bool is_op(int c) {
 
 /* Waits for the flow whatever happened at insertion (an insertion error wins), then brings the
  * result home when `out` views the caller's array. */
-static int finish(tessera_matrix_t *out, int rc) {
+int tsr_tile_finish(tessera_matrix_t *out, int rc) {
   rc = tsr_dist_flush_matrix(out, rc);
   int w = tessera_wait_all(out->ctx);
   int f = out->is_view ? tsr_matrix_flush(out) : 0;
@@ -31,7 +32,7 @@ static int64_t op_cols(const tessera_matrix_t *X, int op) {
 
 /* Refuses operand `argno` when it stores only one triangle and the routine touches tiles outside
  * it: `need` is the triangle the routine touches ('L' or 'U'), or 0 when it touches every tile. */
-static int check_stored(const tessera_matrix_t *X, char need, int argno, const char *name) {
+int tsr_check_stored(const tessera_matrix_t *X, char need, int argno, const char *name) {
   if (!X->stored || X->stored == need) return 0;
   const char *has = X->stored == 'L' ? "lower" : "upper";
   if (need)
@@ -52,7 +53,7 @@ static int check_square(tessera_uplo_t uplo, const tessera_matrix_t *A, const ch
   if (A->m != A->n)
     return tsr_error(A->ctx, -2, "%s: A is %lld x %lld, not square", name, (long long)A->m,
                      (long long)A->n);
-  return check_stored(A, (char)uplo, 2, name);
+  return tsr_check_stored(A, (char)uplo, 2, name);
 }
 
 int tessera_tile_potrf(tessera_uplo_t uplo, tessera_matrix_t *A) {
@@ -62,7 +63,7 @@ int tessera_tile_potrf(tessera_uplo_t uplo, tessera_matrix_t *A) {
 int tessera_tile_potrf_opts(tessera_uplo_t uplo, tessera_matrix_t *A,
                             const tessera_potrf_options_t *opts) {
   int rc = check_square(uplo, A, "tile_potrf");
-  return rc ? rc : finish(A, tsr_pxpotrf((char)uplo, A, opts));
+  return rc ? rc : tsr_tile_finish(A, tsr_pxpotrf((char)uplo, A, opts));
 }
 
 int tessera_tile_potri(tessera_uplo_t uplo, tessera_matrix_t *A) {
@@ -71,7 +72,7 @@ int tessera_tile_potri(tessera_uplo_t uplo, tessera_matrix_t *A) {
   /* One flow: lauum's tasks wait on trtri's through their tiles; after a singular diagonal
    * (trtri's info) the tasks not yet started are skipped. */
   rc = tsr_pxtrtri((char)uplo, 'N', A);
-  return finish(A, rc ? rc : tsr_pxlauum((char)uplo, A));
+  return tsr_tile_finish(A, rc ? rc : tsr_pxlauum((char)uplo, A));
 }
 
 int tessera_tile_logdet(tessera_uplo_t uplo, const tessera_matrix_t *A, double *logdet) {
@@ -80,7 +81,7 @@ int tessera_tile_logdet(tessera_uplo_t uplo, const tessera_matrix_t *A, double *
   if (!logdet) return tsr_error(A->ctx, -3, "tile_logdet: NULL output");
   double *logs = calloc((size_t)A->nt + 1, sizeof *logs);
   if (!logs) return tsr_error(A->ctx, TESSERA_ERR_NOMEM, "tile_logdet: out of memory");
-  rc = finish((tessera_matrix_t *)A, tsr_pxlogdiag(A, logs));
+  rc = tsr_tile_finish((tessera_matrix_t *)A, tsr_pxlogdiag(A, logs));
   double s = 0; /* distributed: each process has the logs of the diagonal tiles it owns */
   for (int64_t k = 0; k < A->nt; k++) s += logs[k];
   free(logs);
@@ -102,20 +103,20 @@ static int check_potrs(tessera_uplo_t uplo, const tessera_matrix_t *A, const tes
   if (A->m != A->n || B->m != A->n)
     return tsr_error(A->ctx, -3, "%s: A is %lld x %lld and B has %lld rows", name, (long long)A->m,
                      (long long)A->n, (long long)B->m);
-  rc = check_stored(A, (char)uplo, 2, name);
-  return rc ? rc : check_stored(B, 0, 3, name);
+  rc = tsr_check_stored(A, (char)uplo, 2, name);
+  return rc ? rc : tsr_check_stored(B, 0, 3, name);
 }
 
 int tessera_tile_potrs(tessera_uplo_t uplo, const tessera_matrix_t *A, tessera_matrix_t *B) {
   int rc = check_potrs(uplo, A, B, "tile_potrs");
-  return rc ? rc : finish(B, tsr_dist_flush_matrix(A, tsr_pxpotrs((char)uplo, A, B)));
+  return rc ? rc : tsr_tile_finish(B, tsr_dist_flush_matrix(A, tsr_pxpotrs((char)uplo, A, B)));
 }
 
 int tessera_tile_posv(tessera_uplo_t uplo, tessera_matrix_t *A, tessera_matrix_t *B) {
   int rc = check_potrs(uplo, A, B, "tile_posv");
   if (rc) return rc;
-  rc = finish(A, tsr_pxpotrf((char)uplo, A, NULL));
-  return rc ? rc : finish(B, tsr_dist_flush_matrix(A, tsr_pxpotrs((char)uplo, A, B)));
+  rc = tsr_tile_finish(A, tsr_pxpotrf((char)uplo, A, NULL));
+  return rc ? rc : tsr_tile_finish(B, tsr_dist_flush_matrix(A, tsr_pxpotrs((char)uplo, A, B)));
 }
 
 int tessera_tile_trsm(tessera_side_t side, tessera_uplo_t uplo, tessera_op_t transa,
@@ -137,11 +138,11 @@ int tessera_tile_trsm(tessera_side_t side, tessera_uplo_t uplo, tessera_op_t tra
   if (A->m != A->n || A->m != need)
     return tsr_error(ctx, -6, "tile_trsm: A is %lld x %lld, needs %lld x %lld", (long long)A->m,
                      (long long)A->n, (long long)need, (long long)need);
-  if ((rc = check_stored(A, (char)uplo, 6, "tile_trsm")) ||
-      (rc = check_stored(B, 0, 7, "tile_trsm")))
+  if ((rc = tsr_check_stored(A, (char)uplo, 6, "tile_trsm")) ||
+      (rc = tsr_check_stored(B, 0, 7, "tile_trsm")))
     return rc;
   tsr_scalar_t a = tsr_scalar_load(A->dtype, alpha, 1);
-  return finish(B, tsr_dist_flush_matrix(
+  return tsr_tile_finish(B, tsr_dist_flush_matrix(
                        A, tsr_pxtrsm((char)side, (char)uplo, (char)transa, (char)diag, a, A, B)));
 }
 
@@ -162,8 +163,8 @@ static int check_rank_k(tessera_uplo_t uplo, tessera_op_t trans, const tessera_m
   if (C->m != C->n || op_rows(A, trans) != C->n)
     return tsr_error(ctx, -4, "%s: op(A) has %lld rows, C is %lld x %lld", name,
                      (long long)op_rows(A, trans), (long long)C->m, (long long)C->n);
-  rc = check_stored(A, 0, 4, name);
-  return rc ? rc : check_stored(C, (char)uplo, 6, name);
+  rc = tsr_check_stored(A, 0, 4, name);
+  return rc ? rc : tsr_check_stored(C, (char)uplo, 6, name);
 }
 
 int tessera_tile_syrk(tessera_uplo_t uplo, tessera_op_t trans, const void *alpha,
@@ -172,7 +173,7 @@ int tessera_tile_syrk(tessera_uplo_t uplo, tessera_op_t trans, const void *alpha
   if (rc) return rc;
   if (!alpha || !beta) return tsr_error(A->ctx, alpha ? -5 : -3, "tile_syrk: NULL scalar");
   tsr_scalar_t a = tsr_scalar_load(A->dtype, alpha, 1), b = tsr_scalar_load(A->dtype, beta, 0);
-  return finish(C, tsr_dist_flush_matrix(A, tsr_pxsyrk(0, (char)uplo, (char)trans, a, A, b, C)));
+  return tsr_tile_finish(C, tsr_dist_flush_matrix(A, tsr_pxsyrk(0, (char)uplo, (char)trans, a, A, b, C)));
 }
 
 int tessera_tile_herk(tessera_uplo_t uplo, tessera_op_t trans, double alpha,
@@ -180,7 +181,7 @@ int tessera_tile_herk(tessera_uplo_t uplo, tessera_op_t trans, double alpha,
   int rc = check_rank_k(uplo, trans, A, C, "tile_herk", 1);
   if (rc) return rc;
   tsr_scalar_t a = {alpha, 0}, b = {beta, 0};
-  return finish(C, tsr_dist_flush_matrix(A, tsr_pxsyrk(1, (char)uplo, (char)trans, a, A, b, C)));
+  return tsr_tile_finish(C, tsr_dist_flush_matrix(A, tsr_pxsyrk(1, (char)uplo, (char)trans, a, A, b, C)));
 }
 
 int tessera_tile_gemm(tessera_op_t transa, tessera_op_t transb, const void *alpha,
@@ -199,11 +200,11 @@ int tessera_tile_gemm(tessera_op_t transa, tessera_op_t transb, const void *alph
                      (long long)op_rows(A, transa), (long long)op_cols(A, transa),
                      (long long)op_rows(B, transb), (long long)op_cols(B, transb), (long long)C->m,
                      (long long)C->n);
-  for (int i = 0; i < 3 && !rc; i++) rc = check_stored(m[i], 0, i == 2 ? 7 : 4 + i, "tile_gemm");
+  for (int i = 0; i < 3 && !rc; i++) rc = tsr_check_stored(m[i], 0, i == 2 ? 7 : 4 + i, "tile_gemm");
   if (rc) return rc;
   tsr_scalar_t a = tsr_scalar_load(A->dtype, alpha, 1), b = tsr_scalar_load(A->dtype, beta, 0);
   rc = tsr_pxgemm((char)transa, (char)transb, a, A, B, b, C);
-  return finish(C, tsr_dist_flush_matrix(B, tsr_dist_flush_matrix(A, rc)));
+  return tsr_tile_finish(C, tsr_dist_flush_matrix(B, tsr_dist_flush_matrix(A, rc)));
 }
 
 /* ---------------------------------------------------------------- LU */
@@ -213,14 +214,14 @@ static int check_lu(const tessera_matrix_t *X, int argno, const char *name) {
   if (X->m > INT32_MAX || X->n > INT32_MAX)
     return tsr_error(X->ctx, -argno, "%s: argument %d is %lld x %lld, beyond LU's 2^31 - 1", name,
                      argno, (long long)X->m, (long long)X->n);
-  return check_stored(X, 0, argno, name);
+  return tsr_check_stored(X, 0, argno, name);
 }
 
 /* The column panels LU runs on: X itself when its tiles span its rows, else a copy in panels
  * of X's tile width (a matrix of its size, context and communicator, placed as
  * tessera_matrix_create places one, so the call holds X twice; distributed, its panels dealt
  * over a 1 x P grid), X copied in by tasks. A collective call for a distributed X. */
-static int panels_of(tessera_matrix_t *X, tessera_matrix_t **out) {
+int tsr_panels_of(tessera_matrix_t *X, tessera_matrix_t **out) {
   *out = X;
   if (X->mt <= 1) return 0;
   tessera_matrix_t *P = NULL;
@@ -239,13 +240,13 @@ static int panels_of(tessera_matrix_t *X, tessera_matrix_t **out) {
 }
 
 /* Inserts the copy of panels P (from panels_of) back into X after the flow (rc 0). */
-static int panels_back(tessera_matrix_t *X, tessera_matrix_t *P, int rc) {
+int tsr_panels_back(tessera_matrix_t *X, tessera_matrix_t *P, int rc) {
   if (P == X || rc) return rc;
   return tsr_dist_flush_matrix(P, tsr_pxlacpy(P, X));
 }
 
 /* Frees panels P (from panels_of) once the flow is over. */
-static int panels_free(tessera_matrix_t *X, tessera_matrix_t *P, int rc) {
+int tsr_panels_free(tessera_matrix_t *X, tessera_matrix_t *P, int rc) {
   if (!P || P == X) return rc;
   const int d = tessera_matrix_destroy(P);
   return rc ? rc : d;
@@ -287,8 +288,8 @@ typedef struct {
 static int lu_open(lu_call_t *c, tessera_matrix_t *A, tessera_matrix_t *B, int64_t kmin, int64_t nb,
                    bool factor, const int *ipiv) {
   *c = (lu_call_t){.A = A, .B = B};
-  int rc = panels_of(A, &c->Ap);
-  if (!rc && B) rc = panels_of(B, &c->Bp);
+  int rc = tsr_panels_of(A, &c->Ap);
+  if (!rc && B) rc = tsr_panels_of(B, &c->Bp);
   if (!rc) rc = tsr_pivots_create(c->Ap, kmin, nb ? nb : c->Ap->nb, factor, &c->P);
   if (!rc && ipiv) rc = tsr_pivots_import(&c->P, ipiv);
   return rc;
@@ -297,15 +298,15 @@ static int lu_open(lu_call_t *c, tessera_matrix_t *A, tessera_matrix_t *B, int64
 /* Frees what lu_open made once the flow is over: `rc`, else the first failure of the frees. */
 static int lu_close(lu_call_t *c, int rc) {
   tsr_pivots_destroy(&c->P);
-  if (c->B) rc = panels_free(c->B, c->Bp, rc);
-  return panels_free(c->A, c->Ap, rc);
+  if (c->B) rc = tsr_panels_free(c->B, c->Bp, rc);
+  return tsr_panels_free(c->A, c->Ap, rc);
 }
 
 /* The end of a factorization into P: the flow (and the copy of panels Ap into A) waited for,
  * the pivots exported; returns the info or a negative status. */
 static int getrf_finish(tessera_matrix_t *A, tessera_matrix_t *Ap, int *ipiv, tsr_pivots_t *P,
                         int rc) {
-  rc = finish(A, panels_back(A, Ap, rc));
+  rc = tsr_tile_finish(A, tsr_panels_back(A, Ap, rc));
   const int info = rc < 0 || !P->steps ? rc : tsr_pivots_export(P, ipiv);
   return rc < 0 ? rc : info;
 }
@@ -348,7 +349,7 @@ int tessera_tile_getrs(tessera_op_t trans, const tessera_matrix_t *A, const int 
   lu_call_t c; /* A is read only: its panels are a copy or A */
   rc = lu_open(&c, (tessera_matrix_t *)(uintptr_t)A, B, A->n, 0, false, ipiv);
   if (!rc) rc = tsr_pxgetrs((char)trans, c.Ap, &c.P, c.Bp);
-  if (c.Bp) rc = finish(B, panels_back(B, c.Bp, tsr_dist_flush_matrix(c.Ap, rc)));
+  if (c.Bp) rc = tsr_tile_finish(B, tsr_panels_back(B, c.Bp, tsr_dist_flush_matrix(c.Ap, rc)));
   return lu_close(&c, rc);
 }
 
@@ -365,7 +366,7 @@ int tessera_tile_gesv(tessera_matrix_t *A, int *ipiv, tessera_matrix_t *B) {
     const int info = getrf_finish(A, c.Ap, ipiv, &c.P, rc ? rc : tsr_pxgetrf(c.Ap, &c.P));
     rc = info;
     if (!info && A->n > 0 && B->n > 0)
-      rc = finish(B, panels_back(B, c.Bp, tsr_pxgetrs('N', c.Ap, &c.P, c.Bp)));
+      rc = tsr_tile_finish(B, tsr_panels_back(B, c.Bp, tsr_pxgetrs('N', c.Ap, &c.P, c.Bp)));
   }
   return lu_close(&c, rc);
 }
@@ -396,6 +397,6 @@ int tessera_tile_laswp(tessera_matrix_t *A, int64_t k1, int64_t k2, const int *i
   rc = lu_open(&c, A, NULL, k2, k2, false, piv);
   free(piv);
   if (!rc) rc = tsr_pxlaswp(c.Ap, &c.P, incx);
-  rc = finish(A, panels_back(A, c.Ap, rc));
+  rc = tsr_tile_finish(A, tsr_panels_back(A, c.Ap, rc));
   return lu_close(&c, rc);
 }

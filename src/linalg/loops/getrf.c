@@ -42,7 +42,7 @@
  * chain of catch-up updates on the critical path. A step's interchanges on earlier panels come
  * after its updates but in its step, not at the end, where each panel's chain of them would run
  * one after the other (docs/decisions.md). */
-static int prio(int64_t nt, int64_t j, int64_t k) {
+int tsr_panel_prio(int64_t nt, int64_t j, int64_t k) {
   const int64_t top = (nt + 1) * (nt + 2), step = (nt - k) * (nt + 2);
   const int64_t p = j == k ? top + 2 : j == k + 1 ? top + 1 : j > k ? step - j : step - nt - 1;
   return p < INT_MAX ? (int)p : INT_MAX;
@@ -165,16 +165,16 @@ int tsr_pxgetrf(tessera_matrix_t *A, tsr_pivots_t *P) {
     const int r0 = (int)(k * A->nb), kb = (int)tsr_pivots_count(P, k);
     /* L_kk⁻¹ serves the later panels' updates only: the last panel's step makes none */
     tessera_data_t *inv = P->inv && k + 1 < nt ? P->inv[k] : NULL;
-    rc = tsr_task_getrf(A, k, P->h[k], inv, prio(nt, k, k));
+    rc = tsr_task_getrf(A, k, P->h[k], inv, tsr_panel_prio(nt, k, k));
     for (int64_t j = k + 1; j < nt && !rc; j++) {
       int tag[3] = {0, (int)j, (int)k};
       rc = tsr_task_lu_step(A, 'L', 'N', tsr_tile(A, 0, k), tsr_tile(A, 0, j), P->h[k], inv,
-                            tsr_tile_n(A, j), r0, kb, tag, prio(nt, j, k));
+                            tsr_tile_n(A, j), r0, kb, tag, tsr_panel_prio(nt, j, k));
     }
     for (int64_t j = 0; j < k && !rc; j++) {
       int tag[3] = {0, (int)j, (int)k};
       rc = tsr_task_laswp(A, tsr_tile(A, 0, j), P->h[k], tsr_tile_n(A, j), r0, kb, 1, tag,
-                          prio(nt, j, k));
+                          tsr_panel_prio(nt, j, k));
     }
     /* distributed: the copies of panel k and its pivots other processes received go */
     if (!rc) rc = tsr_dist_flush(A->ctx, tsr_tile(A, 0, k));

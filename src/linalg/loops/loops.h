@@ -29,5 +29,24 @@ int tsr_pxgetrf(tessera_matrix_t *A, tsr_pivots_t *P);
 int tsr_pxgetrs(char trans, const tessera_matrix_t *A, const tsr_pivots_t *P, tessera_matrix_t *B);
 /** The interchanges of P on every column panel of B, in order (incx 1) or reversed (-1). */
 int tsr_pxlaswp(tessera_matrix_t *B, const tsr_pivots_t *P, int incx);
+/** The priority of step k's task on column panel j of nt (getrf.c's order, which QR shares):
+ *  the panel first, the next panel's update, then the other updates step by step. */
+int tsr_panel_prio(int64_t nt, int64_t j, int64_t k);
+
+/** The block reflectors of a Householder QR on column panels (geqrf.c): step k's T (kb x kb,
+ *  its diagonal LAPACK's tau) and, for the updates, each column panel's workspace (nb x n_j). */
+typedef struct {
+  tessera_context_t *ctx;
+  int64_t kmin, nb, steps, panels;
+  tessera_data_t **T;
+  tessera_data_t **W;
+} tsr_qr_t;
+/** Makes the handles of a factorization of A (column panels) in steps of A's nb. */
+int tsr_qr_create(const tessera_matrix_t *A, tsr_qr_t *Q);
+void tsr_qr_destroy(tsr_qr_t *Q);
+/** Householder QR of A (one tile row: column panels): R and the vectors in A, T into Q. */
+int tsr_pxgeqrf(tessera_matrix_t *A, tsr_qr_t *Q);
+/** Waits for Q's T handles and writes LAPACK's tau (kmin elements of dtype) from them. */
+int tsr_qr_tau(const tsr_qr_t *Q, tessera_dtype_t dtype, void *tau);
 
 #endif

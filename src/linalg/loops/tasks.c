@@ -233,3 +233,22 @@ int tsr_task_lu_step(const tessera_matrix_t *B, char uplo, char trans, tessera_d
   const int nd = piv ? (inv ? 4 : 3) : 2;
   return insert(B->ctx, &tsr_kernel_lu_step, &a, sizeof a, nd, d, m, tag, prio);
 }
+
+int tsr_task_geqrt(const tessera_matrix_t *A, int64_t k, tessera_data_t *t, int prio) {
+  tsr_geqrt_args_t a = {
+      .dtype = A->dtype, .m = (int)A->m, .n = tsr_tile_n(A, k), .r0 = (int)(k * A->nb)};
+  tessera_data_t *d[2] = {tsr_tile(A, 0, k), t};
+  tessera_access_t m[2] = {TESSERA_RW, TESSERA_W};
+  int tag[3] = {0, (int)k, (int)k};
+  return insert(A->ctx, &tsr_kernel_geqrt, &a, sizeof a, 2, d, m, tag, prio);
+}
+
+int tsr_task_qr_step(const tessera_matrix_t *B, char trans, tessera_data_t *panel,
+                     tessera_data_t *c, tessera_data_t *t, tessera_data_t *w, int n, int r0,
+                     int kb, const int tag[3], int prio) {
+  tsr_qr_step_args_t a = {
+      .dtype = B->dtype, .trans = trans, .m = (int)B->m, .n = n, .r0 = r0, .kb = kb};
+  tessera_data_t *d[4] = {panel, c, t, w};
+  tessera_access_t m[4] = {TESSERA_R, TESSERA_RW, TESSERA_R, TESSERA_RW};
+  return insert(B->ctx, &tsr_kernel_qr_step, &a, sizeof a, 4, d, m, tag, prio);
+}

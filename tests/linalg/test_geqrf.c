@@ -1,0 +1,174 @@
+/* tessera_geqrf and tessera_tile_geqrf: every dtype, square, tall and wide matrices, sizes that
+ * are not panel multiples, empty ones and vectors, lda > m, rank-deficient matrices (zero
+ * columns); Q formed from the result by LAPACK's orgqr / ungqr: ‖A - Q R‖ / (‖A‖ max(m, n) ε) and
+ * ‖I - Qᴴ Q‖ / (m ε) below 10, the padding rows untouched; a tiling that is not in column
+ * panels (QR through a copy); NaN carried through without a failure; invalid arguments.
+ */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "linalg_common.h"
+
+static int g_tiles[2] = {8, 24};
+
+/* LAPACK's orgqr / ungqr of the dtype: Q (m x k) from the k reflectors in a. */
+static int lapack_ungqr(tessera_dtype_t dt, int64_t m, int64_t k, void *a, int64_t lda,
+                        const void *tau) {
+  const lapack_int mm = (lapack_int)m, kk = (lapack_int)k, ld = (lapack_int)lda;
+  switch (dt) {
+  case TESSERA_F32:
+    return (int)LAPACKE_sorgqr(LAPACK_COL_MAJOR, mm, kk, kk, a, ld, tau);
+  case TESSERA_F64:
+    return (int)LAPACKE_dorgqr(LAPACK_COL_MAJOR, mm, kk, kk, a, ld, tau);
+  case TESSERA_C64:
+    return (int)LAPACKE_cungqr(LAPACK_COL_MAJOR, mm, kk, kk, a, ld, tau);
+  default:
+    return (int)LAPACKE_zungqr(LAPACK_COL_MAJOR, mm, kk, kk, a, ld, tau);
+  }
+}
+
+/* The residual and orthogonality of the factorization f (lda) with tau of the m x n matrix
+ * whose promoted form is `full`. */
+static void check_qr(tessera_dtype_t dt, int64_t m, int64_t n, const zc_t *full, const void *f,
+                     int64_t lda, const void *tau, const char *what) {
+  const int64_t k = m < n ? m : n;
+  if (k == 0) return;
+  void *q = lc_dup(dt, f, (size_t)(lda * n));
+  assert_int_equal(lapack_ungqr(dt, m, k, q, lda, tau), 0);
+  zc_t *Q = lc_promote(dt, m, k, q, lda), *R = lc_zalloc((size_t)(k * n));
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i <= j && i < k; i++) R[i + j * k] = lc_get(dt, f, (size_t)(i + j * lda));
+  zc_t *D = lc_zalloc((size_t)(m * n)), *E = lc_zalloc((size_t)(k * k));
+  memcpy(D, full, (size_t)(m * n) * sizeof *D);
+  const zc_t one = 1.0, mone = -1.0;
+  cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, &mone, Q, (int)m,
+              R, (int)k, &one, D, (int)m);
+  for (int64_t i = 0; i < k; i++) E[i + i * k] = 1.0;
+  cblas_zgemm(CblasColMajor, CblasConjTrans, CblasNoTrans, (int)k, (int)k, (int)m, &mone, Q,
+              (int)m, Q, (int)m, &one, E, (int)k);
+  const double an = lc_norm_fro(full, (size_t)(m * n)), mx = (double)(m > n ? m : n);
+  const double res = an > 0 ? lc_norm_fro(D, (size_t)(m * n)) / (an * mx * lc_eps(dt)) : 0;
+  const double orth = lc_norm_fro(E, (size_t)(k * k)) / ((double)m * lc_eps(dt));
+  if (!(res < 10) || !(orth < 10))
+    fail_msg("%s %s m %lld n %lld: residual %g, orthogonality %g", what, lc_name(dt),
+             (long long)m, (long long)n, res, orth);
+  free(q), free(Q), free(R), free(D), free(E);
+}
+
+/* One matrix through tessera_geqrf: a random m x n (lda m + 3, NaN padding), with the columns
+ * of `zero_every` (when > 0) zero. */
+static void one_case(tessera_context_t *ctx, tessera_dtype_t dt, int64_t m, int64_t n,
+                     int zero_every, uint64_t seed) {
+  const int64_t lda = m + 3, k = m < n ? m : n;
+  tt_rng_t r = tt_rng(seed);
+  void *a = lc_alloc(dt, (size_t)(lda * (n + 1)));
+  lc_fill_nan(dt, a, (size_t)(lda * (n + 1)));
+  lc_fill_random(dt, a, m, n, lda, &r);
+  for (int64_t j = 0; zero_every > 0 && j < n; j += zero_every)
+    for (int64_t i = 0; i < m; i++) lc_set(dt, a, (size_t)(i + j * lda), 0.0);
+  zc_t *full = lc_promote(dt, m, n, a, lda);
+  void *f = lc_dup(dt, a, (size_t)(lda * (n + 1)));
+  void *tau = lc_alloc(dt, (size_t)(k + 1));
+  int rc = tessera_geqrf(ctx, dt, m, n, f, lda, tau);
+  if (rc) fail_msg("geqrf %s m %lld n %lld: %d (%s)", lc_name(dt), (long long)m, (long long)n, rc,
+                   tessera_last_error(ctx));
+  check_qr(dt, m, n, full, f, lda, tau, zero_every ? "geqrf (zero columns)" : "geqrf");
+  const size_t bad = lc_diff_outside(dt, 0, m, n, f, a, lda);
+  if (bad) fail_msg("geqrf %s m %lld n %lld: %zu padding elements changed", lc_name(dt),
+                    (long long)m, (long long)n, bad);
+  free(a), free(full), free(f), free(tau);
+}
+
+static void test_geqrf_shapes(void **state) {
+  const int tile = *(int *)*state;
+  tessera_context_t *ctx = lc_context(tile);
+  const int64_t t = tile;
+  const int64_t shapes[][2] = {{0, 0},         {0, 5},         {5, 0},          {1, 1},
+                               {1, 7},         {7, 1},         {t, t},          {t + 1, t - 1},
+                               {3 * t + 5, t}, {t, 3 * t + 5}, {4 * t + 3, 2 * t + 1}};
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+      one_case(ctx, lc_dtypes[d], shapes[s][0], shapes[s][1], 0,
+               (uint64_t)(tile * 1000 + d * 100 + (int)s));
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
+    one_case(ctx, lc_dtypes[d], 3 * t + 1, 2 * t + 3, 3, (uint64_t)(77 + d));
+  lc_finalize(ctx);
+}
+
+/* A matrix tiled in square tiles (not column panels): QR through a copy in panels. */
+static void test_tile_geqrf(void **state) {
+  (void)state;
+  tessera_context_t *ctx = lc_context(8);
+  const tessera_dtype_t dt = TESSERA_F64;
+  const int64_t m = 45, n = 29, lda = m;
+  tt_rng_t r = tt_rng(5);
+  void *a = lc_alloc(dt, (size_t)(lda * n));
+  lc_fill_random(dt, a, m, n, lda, &r);
+  zc_t *full = lc_promote(dt, m, n, a, lda);
+  double tau[29];
+  tessera_matrix_t *A = NULL;
+  assert_int_equal(tessera_matrix_view(ctx, dt, m, n, 8, 8, a, lda, &A), 0);
+  assert_int_equal(tessera_tile_geqrf(A, tau), 0);
+  assert_int_equal(tessera_matrix_destroy(A), 0);
+  check_qr(dt, m, n, full, a, lda, tau, "tile_geqrf");
+  free(a), free(full);
+  lc_finalize(ctx);
+}
+
+/* NaN goes through as LAPACK carries it: no failure, NaN in the result. */
+static void test_geqrf_nan(void **state) {
+  (void)state;
+  tessera_context_t *ctx = lc_context(8);
+  double a[20 * 12], tau[12];
+  tt_rng_t r = tt_rng(9);
+  lc_fill_random(TESSERA_F64, a, 20, 12, 20, &r);
+  a[3 + 5 * 20] = NAN;
+  assert_int_equal(tessera_geqrf(ctx, TESSERA_F64, 20, 12, a, 20, tau), 0);
+  int nans = 0;
+  for (int i = 0; i < 20 * 12; i++) nans += isnan(a[i]);
+  assert_true(nans > 0);
+  lc_finalize(ctx);
+}
+
+static void test_geqrf_args(void **state) {
+  (void)state;
+  tessera_context_t *ctx = lc_context(8);
+  double a[16] = {0}, tau[4];
+  assert_int_equal(tessera_geqrf(NULL, TESSERA_F64, 4, 4, a, 4, tau), -1);
+  const struct {
+    int expect;
+    tessera_dtype_t dt;
+    int64_t m, n;
+    void *a;
+    int64_t lda;
+    void *tau;
+  } bad[] = {{-2, (tessera_dtype_t)7, 4, 4, a, 4, tau}, {-3, TESSERA_F64, -1, 4, a, 4, tau},
+             {-4, TESSERA_F64, 4, -1, a, 4, tau},       {-5, TESSERA_F64, 4, 4, NULL, 4, tau},
+             {-6, TESSERA_F64, 4, 4, a, 3, tau},        {-7, TESSERA_F64, 4, 4, a, 4, NULL}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    assert_int_equal(
+        tessera_geqrf(ctx, bad[i].dt, bad[i].m, bad[i].n, bad[i].a, bad[i].lda, bad[i].tau),
+        bad[i].expect);
+    lc_assert_error(ctx);
+  }
+  assert_int_equal(tessera_tile_geqrf(NULL, tau), -1);
+  lc_finalize(ctx);
+}
+
+int main(void) {
+  tt_watchdog(600);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_prestate(test_geqrf_shapes, &g_tiles[0]),
+      cmocka_unit_test_prestate(test_geqrf_shapes, &g_tiles[1]),
+      cmocka_unit_test(test_tile_geqrf),
+      cmocka_unit_test(test_geqrf_nan),
+      cmocka_unit_test(test_geqrf_args),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
