@@ -143,6 +143,31 @@ TESSERA_API int tessera_gesv(tessera_context_t *ctx, tessera_dtype_t dtype, int6
 TESSERA_API int tessera_geqrf(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
                               void *a, int64_t lda, void *tau);
 
+/** C = op(Q) C (side LEFT, C m x n, Q of order m) or C op(Q) (RIGHT, Q of order n), op NOTRANS
+ *  or CONJTRANS (TRANS on real dtypes), where Q = H_1 ... H_k holds the k reflectors that
+ *  tessera_geqrf (or LAPACK's geqrf) left in the columns of `a` (order x k, lda >= order) and
+ *  tau: LAPACK's ormqr / unmqr. The block reflectors' T are formed from the vectors and tau
+ *  (larft) for the updates, each a column-panel task; from the right, through Cᴴ. Not yet on a
+ *  context over processes. Returns 0 or a negative status. */
+TESSERA_API int tessera_unmqr(tessera_context_t *ctx, tessera_side_t side, tessera_op_t trans,
+                              tessera_dtype_t dtype, int64_t m, int64_t n, int64_t k, const void *a,
+                              int64_t lda, const void *tau, void *c, int64_t ldc);
+
+/** The first n columns of Q = H_1 ... H_k (m >= n >= k) from the reflectors in the first k
+ *  columns of `a` and tau (as geqrf leaves them), into `a`: LAPACK's orgqr / ungqr. Not yet on
+ *  a context over processes. Returns 0 or a negative status. */
+TESSERA_API int tessera_ungqr(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
+                              int64_t k, void *a, int64_t lda, const void *tau);
+
+/** Least squares with the m x n A of full rank and nrhs right-hand sides B (ldb >= max(1, m, n)),
+ *  as LAPACK's gels with trans NOTRANS: for m >= n, x minimizes ‖A x - b‖ (A = Q R by geqrf, A
+ *  overwritten by it; x = R⁻¹ (Qᴴ b) in B's first n rows); for m < n, x is the minimum norm
+ *  solution of A x = b (Aᴴ = Q R on a copy, A untouched; x = Q [R⁻ᴴ b; 0], n rows of B).
+ *  Returns 0, or i > 0 when R(i, i) is exactly zero (A is not of full rank; B is untouched), or
+ *  a negative status. Not yet on a context over processes. */
+TESSERA_API int tessera_gels(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
+                             int64_t nrhs, void *a, int64_t lda, void *b, int64_t ldb);
+
 /* ---------------------------------------------------------------- calls on a caller's queue */
 
 /* Solves of one matrix on one device, in the order of a queue the caller owns, for the calls

@@ -202,6 +202,18 @@ static uint64_t geqrt_key(const void *args) {
   return size_key(a->dtype, 0, a->m - a->r0, a->n, 0);
 }
 
+/* larft of kb vectors of m' rows: about kb² m' (LAPACK Working Note 41's larft). */
+static double larft_flops(const void *args) {
+  const tsr_larft_args_t *a = args;
+  const double rows = a->m - a->r0, kb = a->kb, half = kb * kb * rows / 2;
+  return op_count(a->dtype, half, half);
+}
+
+static uint64_t larft_key(const void *args) {
+  const tsr_larft_args_t *a = args;
+  return size_key(a->dtype, 0, a->m - a->r0, a->kb, 0);
+}
+
 /* Two products with V (each 2 kb n m' less the triangle's half) and one with T. */
 static double qr_step_flops(const void *args) {
   const tsr_qr_step_args_t *a = args;
@@ -283,6 +295,14 @@ const tessera_kernel_t tsr_kernel_geqrt = {
     .impl = {[TESSERA_DEVICE_CPU] = tsr_cpu_geqrt, [TESSERA_DEVICE_SIM] = SIM_IMPL(geqrt)},
     .flops = geqrt_flops,
     .size_key = geqrt_key,
+};
+
+/* larft, as geqrt, runs on CPUs (LAPACK's larft) and simulated devices. */
+const tessera_kernel_t tsr_kernel_larft = {
+    .name = "larft",
+    .impl = {[TESSERA_DEVICE_CPU] = tsr_cpu_larft, [TESSERA_DEVICE_SIM] = SIM_IMPL(larft)},
+    .flops = larft_flops,
+    .size_key = larft_key,
 };
 
 KERNEL_TABLE(posv, posv);

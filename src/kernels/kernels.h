@@ -166,6 +166,15 @@ typedef struct {
   int r0;
 } tsr_geqrt_args_t;
 
+/** larft: buffers {V (R), tau (R), T (W)}. The T of the block reflector Q = I - V T Vᴴ =
+ *  H_1 ... H_kb whose vectors are the kb columns of the column panel V (m rows counted from row
+ *  0 of the buffer) below row r0 (unit diagonal implied), and tau their kb scalars: LAPACK's
+ *  larft (forward, columnwise), the T a geqrt of the panel would have made. */
+typedef struct {
+  tessera_dtype_t dtype;
+  int m, r0, kb;
+} tsr_larft_args_t;
+
 /** qr_step: buffers {V (R), C (RW), T (R), W (RW)}. Applies the block reflector of a geqrt (the
  *  column panel V, kb vectors from row r0, and its T) to the n columns of the column panel C
  *  (m rows): C = Qᴴ C (trans 'C'; 'T' on real dtypes) or C = Q C ('N'), Q = I - V T Vᴴ on rows
@@ -218,6 +227,7 @@ extern const tessera_kernel_t tsr_kernel_laswp;
 extern const tessera_kernel_t tsr_kernel_lu_step;
 extern const tessera_kernel_t tsr_kernel_geqrt;
 extern const tessera_kernel_t tsr_kernel_qr_step;
+extern const tessera_kernel_t tsr_kernel_larft;
 extern const tessera_kernel_t tsr_kernel_posv;
 extern const tessera_kernel_t tsr_kernel_gesv;
 
@@ -238,6 +248,7 @@ int tsr_cpu_laswp(const tessera_exec_t *ex, void *args);
 int tsr_cpu_lu_step(const tessera_exec_t *ex, void *args);
 int tsr_cpu_geqrt(const tessera_exec_t *ex, void *args);
 int tsr_cpu_qr_step(const tessera_exec_t *ex, void *args);
+int tsr_cpu_larft(const tessera_exec_t *ex, void *args);
 int tsr_cpu_posv(const tessera_exec_t *ex, void *args);
 int tsr_cpu_gesv(const tessera_exec_t *ex, void *args);
 

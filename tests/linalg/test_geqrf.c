@@ -50,14 +50,14 @@ static void check_qr(tessera_dtype_t dt, int64_t m, int64_t n, const zc_t *full,
   cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, &mone, Q, (int)m,
               R, (int)k, &one, D, (int)m);
   for (int64_t i = 0; i < k; i++) E[i + i * k] = 1.0;
-  cblas_zgemm(CblasColMajor, CblasConjTrans, CblasNoTrans, (int)k, (int)k, (int)m, &mone, Q,
-              (int)m, Q, (int)m, &one, E, (int)k);
+  cblas_zgemm(CblasColMajor, CblasConjTrans, CblasNoTrans, (int)k, (int)k, (int)m, &mone, Q, (int)m,
+              Q, (int)m, &one, E, (int)k);
   const double an = lc_norm_fro(full, (size_t)(m * n)), mx = (double)(m > n ? m : n);
   const double res = an > 0 ? lc_norm_fro(D, (size_t)(m * n)) / (an * mx * lc_eps(dt)) : 0;
   const double orth = lc_norm_fro(E, (size_t)(k * k)) / ((double)m * lc_eps(dt));
   if (!(res < 10) || !(orth < 10))
-    fail_msg("%s %s m %lld n %lld: residual %g, orthogonality %g", what, lc_name(dt),
-             (long long)m, (long long)n, res, orth);
+    fail_msg("%s %s m %lld n %lld: residual %g, orthogonality %g", what, lc_name(dt), (long long)m,
+             (long long)n, res, orth);
   free(q), free(Q), free(R), free(D), free(E);
 }
 
@@ -76,12 +76,14 @@ static void one_case(tessera_context_t *ctx, tessera_dtype_t dt, int64_t m, int6
   void *f = lc_dup(dt, a, (size_t)(lda * (n + 1)));
   void *tau = lc_alloc(dt, (size_t)(k + 1));
   int rc = tessera_geqrf(ctx, dt, m, n, f, lda, tau);
-  if (rc) fail_msg("geqrf %s m %lld n %lld: %d (%s)", lc_name(dt), (long long)m, (long long)n, rc,
-                   tessera_last_error(ctx));
+  if (rc)
+    fail_msg("geqrf %s m %lld n %lld: %d (%s)", lc_name(dt), (long long)m, (long long)n, rc,
+             tessera_last_error(ctx));
   check_qr(dt, m, n, full, f, lda, tau, zero_every ? "geqrf (zero columns)" : "geqrf");
   const size_t bad = lc_diff_outside(dt, 0, m, n, f, a, lda);
-  if (bad) fail_msg("geqrf %s m %lld n %lld: %zu padding elements changed", lc_name(dt),
-                    (long long)m, (long long)n, bad);
+  if (bad)
+    fail_msg("geqrf %s m %lld n %lld: %zu padding elements changed", lc_name(dt), (long long)m,
+             (long long)n, bad);
   free(a), free(full), free(f), free(tau);
 }
 
@@ -89,9 +91,17 @@ static void test_geqrf_shapes(void **state) {
   const int tile = *(int *)*state;
   tessera_context_t *ctx = lc_context(tile);
   const int64_t t = tile;
-  const int64_t shapes[][2] = {{0, 0},         {0, 5},         {5, 0},          {1, 1},
-                               {1, 7},         {7, 1},         {t, t},          {t + 1, t - 1},
-                               {3 * t + 5, t}, {t, 3 * t + 5}, {4 * t + 3, 2 * t + 1}};
+  const int64_t shapes[][2] = {{0, 0},
+                               {0, 5},
+                               {5, 0},
+                               {1, 1},
+                               {1, 7},
+                               {7, 1},
+                               {t, t},
+                               {t + 1, t - 1},
+                               {3 * t + 5, t},
+                               {t, 3 * t + 5},
+                               {4 * t + 3, 2 * t + 1}};
   for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
       one_case(ctx, lc_dtypes[d], shapes[s][0], shapes[s][1], 0,

@@ -203,7 +203,7 @@ int tsr_cpu_lu_step(const tessera_exec_t *ex, void *args) {
 typedef lapack_int (*geqrt_fn)(lapack_int, lapack_int, lapack_int, void *, lapack_int, void *,
                                lapack_int, void *);
 #define GEQRT(t)                                                                                   \
-  static lapack_int t##geqrt(lapack_int m, lapack_int n, lapack_int nb, void *A, lapack_int lda,  \
+  static lapack_int t##geqrt(lapack_int m, lapack_int n, lapack_int nb, void *A, lapack_int lda,   \
                              void *T, lapack_int ldt, void *work) {                                \
     return LAPACKE_##t##geqrt_work(LAPACK_COL_MAJOR, m, n, nb, A, lda, T, ldt, work);              \
   }
@@ -230,6 +230,32 @@ int tsr_cpu_geqrt(const tessera_exec_t *ex, void *args) {
   const lapack_int info = geqrt_of[a->dtype](rows, a->n, k, p, A.ld, T.p, T.ld, work);
   free(work);
   return info < 0 ? TESSERA_ERR_KERNEL : 0;
+}
+
+typedef lapack_int (*larft_fn)(lapack_int, lapack_int, const void *, lapack_int, const void *,
+                               void *, lapack_int);
+#define LARFT(t)                                                                                   \
+  static lapack_int t##larft(lapack_int n, lapack_int k, const void *V, lapack_int ldv,            \
+                             const void *tau, void *T, lapack_int ldt) {                           \
+    return LAPACKE_##t##larft_work(LAPACK_COL_MAJOR, 'F', 'C', n, k, V, ldv, tau, T, ldt);         \
+  }
+LARFT(s)
+LARFT(d)
+LARFT(c)
+LARFT(z)
+static const larft_fn larft_of[TESSERA_NUM_DTYPES] = {slarft, dlarft, clarft, zlarft};
+
+int tsr_cpu_larft(const tessera_exec_t *ex, void *args) {
+  const tsr_larft_args_t *a = args;
+  tsr_cpu_operand_t V, tau, T;
+  const int rows = a->m - a->r0;
+  if (!tsr_dtype_valid(a->dtype) || a->r0 < 0 || a->kb < 0 || rows < a->kb || ex->ndata < 3 ||
+      tsr_cpu_operand(ex, 0, a->m, a->kb, &V) || tsr_cpu_operand(ex, 1, a->kb, 1, &tau) ||
+      tsr_cpu_operand(ex, 2, a->kb, a->kb, &T))
+    return TESSERA_ERR_KERNEL;
+  if (a->kb == 0) return 0;
+  const char *v = (const char *)V.p + (size_t)a->r0 * tessera_dtype_size(a->dtype);
+  return larft_of[a->dtype](rows, a->kb, v, V.ld, tau.p, T.p, T.ld) < 0 ? TESSERA_ERR_KERNEL : 0;
 }
 
 int tsr_cpu_qr_step(const tessera_exec_t *ex, void *args) {

@@ -34,6 +34,15 @@ int tsr_lapack_scatter(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m,
  *  process. */
 int tsr_lapack_gather(tessera_matrix_t *A, tessera_matrix_t *root);
 
+/* Argument checks of the LAPACK-style front doors (checks.c): each returns 0, or -argno with a
+ * message naming the routine `name` and the argument. */
+int tsr_arg_ld(tessera_context_t *ctx, const char *name, int argno, int64_t ld, int64_t rows);
+int tsr_arg_ptr(tessera_context_t *ctx, const char *name, int argno, const void *p, int64_t m,
+                int64_t n);
+int tsr_arg_dim(tessera_context_t *ctx, const char *name, int argno, int64_t v);
+int tsr_arg_flag(tessera_context_t *ctx, const char *name, int argno, int v, const char *allowed);
+int tsr_arg_dtype(tessera_context_t *ctx, const char *name, int argno, tessera_dtype_t d);
+
 /* Shared by the tile-level front doors (tile.c, qr.c). */
 
 /** Ends a tile-level call whose flow on `out` was inserted with status rc: flushes, waits, and

@@ -70,38 +70,6 @@ static int release(views_t *vs, int rc) {
   return rc;
 }
 
-/* Argument checks shared by every routine. Each returns -argno with a message, or 0. */
-static int check_ld(tessera_context_t *ctx, const char *name, int argno, int64_t ld, int64_t rows) {
-  if (tsr_lapack_holds_arrays(ctx) && ld < (rows > 1 ? rows : 1))
-    return tsr_error(ctx, -argno, "%s: argument %d (leading dimension) = %lld < max(1, %lld)", name,
-                     argno, (long long)ld, (long long)rows);
-  return 0;
-}
-static int check_ptr(tessera_context_t *ctx, const char *name, int argno, const void *p, int64_t m,
-                     int64_t n) {
-  if (!p && m > 0 && n > 0 && tsr_lapack_holds_arrays(ctx))
-    return tsr_error(ctx, -argno, "%s: argument %d is NULL", name, argno);
-  return 0;
-}
-static int check_dim(tessera_context_t *ctx, const char *name, int argno, int64_t v) {
-  if (v < 0 || v > INT32_MAX * (int64_t)1024)
-    return tsr_error(ctx, -argno, "%s: argument %d = %lld is out of range", name, argno,
-                     (long long)v);
-  return 0;
-}
-static int check_flag(tessera_context_t *ctx, const char *name, int argno, int v,
-                      const char *allowed) {
-  for (const char *p = allowed; *p; p++)
-    if (v == *p) return 0;
-  return tsr_error(ctx, -argno, "%s: argument %d = '%c' is not one of \"%s\"", name, argno,
-                   v > 32 && v < 127 ? (char)v : '?', allowed);
-}
-static int check_dtype(tessera_context_t *ctx, const char *name, int argno, tessera_dtype_t d) {
-  if (!tessera_dtype_size(d))
-    return tsr_error(ctx, -argno, "%s: argument %d = %d is not a dtype", name, argno, (int)d);
-  return 0;
-}
-
 static bool is_nan(tsr_scalar_t x) {
   return isnan(x.re);
 }
@@ -147,11 +115,11 @@ static int info_message(tessera_context_t *ctx, const char *f, int factor, tesse
 /* potrf, potri and logdet share their arguments: (ctx, uplo, dtype, n, a, lda). */
 static int check_square(tessera_context_t *ctx, const char *f, tessera_uplo_t uplo,
                         tessera_dtype_t dtype, int64_t n, const void *a, int64_t lda) {
-  int rc = check_flag(ctx, f, 2, uplo, "LU");
-  if (!rc) rc = check_dtype(ctx, f, 3, dtype);
-  if (!rc) rc = check_dim(ctx, f, 4, n);
-  if (!rc) rc = check_ptr(ctx, f, 5, a, n, n);
-  if (!rc) rc = check_ld(ctx, f, 6, lda, n);
+  int rc = tsr_arg_flag(ctx, f, 2, uplo, "LU");
+  if (!rc) rc = tsr_arg_dtype(ctx, f, 3, dtype);
+  if (!rc) rc = tsr_arg_dim(ctx, f, 4, n);
+  if (!rc) rc = tsr_arg_ptr(ctx, f, 5, a, n, n);
+  if (!rc) rc = tsr_arg_ld(ctx, f, 6, lda, n);
   return rc;
 }
 
@@ -203,14 +171,14 @@ int tessera_logdet(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t 
 static int check_solve(tessera_context_t *ctx, const char *f, tessera_uplo_t uplo,
                        tessera_dtype_t dtype, int64_t n, int64_t nrhs, const void *a, int64_t lda,
                        const void *b, int64_t ldb) {
-  int rc = check_flag(ctx, f, 2, uplo, "LU");
-  if (!rc) rc = check_dtype(ctx, f, 3, dtype);
-  if (!rc) rc = check_dim(ctx, f, 4, n);
-  if (!rc) rc = check_dim(ctx, f, 5, nrhs);
-  if (!rc) rc = check_ptr(ctx, f, 6, a, n, n);
-  if (!rc) rc = check_ld(ctx, f, 7, lda, n);
-  if (!rc) rc = check_ptr(ctx, f, 8, b, n, nrhs);
-  if (!rc) rc = check_ld(ctx, f, 9, ldb, n);
+  int rc = tsr_arg_flag(ctx, f, 2, uplo, "LU");
+  if (!rc) rc = tsr_arg_dtype(ctx, f, 3, dtype);
+  if (!rc) rc = tsr_arg_dim(ctx, f, 4, n);
+  if (!rc) rc = tsr_arg_dim(ctx, f, 5, nrhs);
+  if (!rc) rc = tsr_arg_ptr(ctx, f, 6, a, n, n);
+  if (!rc) rc = tsr_arg_ld(ctx, f, 7, lda, n);
+  if (!rc) rc = tsr_arg_ptr(ctx, f, 8, b, n, nrhs);
+  if (!rc) rc = tsr_arg_ld(ctx, f, 9, ldb, n);
   return rc;
 }
 
@@ -254,18 +222,18 @@ int tessera_trsm(tessera_context_t *ctx, tessera_side_t side, tessera_uplo_t upl
   if (!ctx) return -1;
   const char *f = "trsm";
   int64_t ka = side == TESSERA_LEFT ? m : n;
-  int rc = check_flag(ctx, f, 2, side, "LR");
-  if (!rc) rc = check_flag(ctx, f, 3, uplo, "LU");
-  if (!rc) rc = check_flag(ctx, f, 4, transa, "NTC");
-  if (!rc) rc = check_flag(ctx, f, 5, diag, "NU");
-  if (!rc) rc = check_dtype(ctx, f, 6, dtype);
-  if (!rc) rc = check_dim(ctx, f, 7, m);
-  if (!rc) rc = check_dim(ctx, f, 8, n);
+  int rc = tsr_arg_flag(ctx, f, 2, side, "LR");
+  if (!rc) rc = tsr_arg_flag(ctx, f, 3, uplo, "LU");
+  if (!rc) rc = tsr_arg_flag(ctx, f, 4, transa, "NTC");
+  if (!rc) rc = tsr_arg_flag(ctx, f, 5, diag, "NU");
+  if (!rc) rc = tsr_arg_dtype(ctx, f, 6, dtype);
+  if (!rc) rc = tsr_arg_dim(ctx, f, 7, m);
+  if (!rc) rc = tsr_arg_dim(ctx, f, 8, n);
   if (!rc && !alpha) rc = tsr_error(ctx, -9, "trsm: argument 9 (alpha) is NULL");
-  if (!rc) rc = check_ptr(ctx, f, 10, a, ka, ka);
-  if (!rc) rc = check_ld(ctx, f, 11, lda, ka);
-  if (!rc) rc = check_ptr(ctx, f, 12, b, m, n);
-  if (!rc) rc = check_ld(ctx, f, 13, ldb, m);
+  if (!rc) rc = tsr_arg_ptr(ctx, f, 10, a, ka, ka);
+  if (!rc) rc = tsr_arg_ld(ctx, f, 11, lda, ka);
+  if (!rc) rc = tsr_arg_ptr(ctx, f, 12, b, m, n);
+  if (!rc) rc = tsr_arg_ld(ctx, f, 13, ldb, m);
   views_t vs;
   rc = begin(&vs, ctx, f, rc, 7, (const int64_t[]){side, uplo, transa, diag, dtype, m, n},
              (const int[]){2, 3, 4, 5, 6, 7, 8}, tessera_tile_for(ctx, m > n ? m : n));
@@ -286,17 +254,17 @@ static int rank_k(tessera_context_t *ctx, int herk, tessera_uplo_t uplo, tessera
   if (!ctx) return -1;
   const char *f = herk ? "herk" : "syrk";
   int64_t am = trans == TESSERA_NOTRANS ? n : k, an = trans == TESSERA_NOTRANS ? k : n;
-  int rc = check_flag(ctx, f, 2, uplo, "LU");
-  if (!rc) rc = check_flag(ctx, f, 3, trans, "NTC");
-  if (!rc) rc = check_dtype(ctx, f, 4, dtype);
-  if (!rc) rc = check_dim(ctx, f, 5, n);
-  if (!rc) rc = check_dim(ctx, f, 6, k);
+  int rc = tsr_arg_flag(ctx, f, 2, uplo, "LU");
+  if (!rc) rc = tsr_arg_flag(ctx, f, 3, trans, "NTC");
+  if (!rc) rc = tsr_arg_dtype(ctx, f, 4, dtype);
+  if (!rc) rc = tsr_arg_dim(ctx, f, 5, n);
+  if (!rc) rc = tsr_arg_dim(ctx, f, 6, k);
   if (!rc && !herk && !alpha) rc = tsr_error(ctx, -7, "syrk: argument 7 (alpha) is NULL");
-  if (!rc) rc = check_ptr(ctx, f, 8, a, am, an);
-  if (!rc) rc = check_ld(ctx, f, 9, lda, am);
+  if (!rc) rc = tsr_arg_ptr(ctx, f, 8, a, am, an);
+  if (!rc) rc = tsr_arg_ld(ctx, f, 9, lda, am);
   if (!rc && !herk && !beta) rc = tsr_error(ctx, -10, "syrk: argument 10 (beta) is NULL");
-  if (!rc) rc = check_ptr(ctx, f, 11, c, n, n);
-  if (!rc) rc = check_ld(ctx, f, 12, ldc, n);
+  if (!rc) rc = tsr_arg_ptr(ctx, f, 11, c, n, n);
+  if (!rc) rc = tsr_arg_ld(ctx, f, 12, ldc, n);
   views_t vs;
   rc = begin(&vs, ctx, f, rc, 5, (const int64_t[]){uplo, trans, dtype, n, k},
              (const int[]){2, 3, 4, 5, 6}, tessera_tile_for(ctx, n > k ? n : k));
@@ -335,20 +303,20 @@ int tessera_gemm(tessera_context_t *ctx, tessera_op_t transa, tessera_op_t trans
   const char *f = "gemm";
   int64_t am = transa == TESSERA_NOTRANS ? m : k, an = transa == TESSERA_NOTRANS ? k : m;
   int64_t bm = transb == TESSERA_NOTRANS ? k : n, bn = transb == TESSERA_NOTRANS ? n : k;
-  int rc = check_flag(ctx, f, 2, transa, "NTC");
-  if (!rc) rc = check_flag(ctx, f, 3, transb, "NTC");
-  if (!rc) rc = check_dtype(ctx, f, 4, dtype);
-  if (!rc) rc = check_dim(ctx, f, 5, m);
-  if (!rc) rc = check_dim(ctx, f, 6, n);
-  if (!rc) rc = check_dim(ctx, f, 7, k);
+  int rc = tsr_arg_flag(ctx, f, 2, transa, "NTC");
+  if (!rc) rc = tsr_arg_flag(ctx, f, 3, transb, "NTC");
+  if (!rc) rc = tsr_arg_dtype(ctx, f, 4, dtype);
+  if (!rc) rc = tsr_arg_dim(ctx, f, 5, m);
+  if (!rc) rc = tsr_arg_dim(ctx, f, 6, n);
+  if (!rc) rc = tsr_arg_dim(ctx, f, 7, k);
   if (!rc && !alpha) rc = tsr_error(ctx, -8, "gemm: argument 8 (alpha) is NULL");
-  if (!rc) rc = check_ptr(ctx, f, 9, a, am, an);
-  if (!rc) rc = check_ld(ctx, f, 10, lda, am);
-  if (!rc) rc = check_ptr(ctx, f, 11, b, bm, bn);
-  if (!rc) rc = check_ld(ctx, f, 12, ldb, bm);
+  if (!rc) rc = tsr_arg_ptr(ctx, f, 9, a, am, an);
+  if (!rc) rc = tsr_arg_ld(ctx, f, 10, lda, am);
+  if (!rc) rc = tsr_arg_ptr(ctx, f, 11, b, bm, bn);
+  if (!rc) rc = tsr_arg_ld(ctx, f, 12, ldb, bm);
   if (!rc && !beta) rc = tsr_error(ctx, -13, "gemm: argument 13 (beta) is NULL");
-  if (!rc) rc = check_ptr(ctx, f, 14, c, m, n);
-  if (!rc) rc = check_ld(ctx, f, 15, ldc, m);
+  if (!rc) rc = tsr_arg_ptr(ctx, f, 14, c, m, n);
+  if (!rc) rc = tsr_arg_ld(ctx, f, 15, ldc, m);
   const int64_t order = m > n ? (m > k ? m : k) : (n > k ? n : k);
   views_t vs;
   rc = begin(&vs, ctx, f, rc, 6, (const int64_t[]){transa, transb, dtype, m, n, k},
@@ -420,11 +388,11 @@ int tessera_getrf(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int6
                   int64_t lda, int *ipiv) {
   if (!ctx) return -1;
   const char *f = "getrf";
-  int rc = check_dtype(ctx, f, 2, dtype);
-  if (!rc) rc = check_dim(ctx, f, 3, m);
-  if (!rc) rc = check_dim(ctx, f, 4, n);
-  if (!rc) rc = check_ptr(ctx, f, 5, a, m, n);
-  if (!rc) rc = check_ld(ctx, f, 6, lda, m);
+  int rc = tsr_arg_dtype(ctx, f, 2, dtype);
+  if (!rc) rc = tsr_arg_dim(ctx, f, 3, m);
+  if (!rc) rc = tsr_arg_dim(ctx, f, 4, n);
+  if (!rc) rc = tsr_arg_ptr(ctx, f, 5, a, m, n);
+  if (!rc) rc = tsr_arg_ld(ctx, f, 6, lda, m);
   if (!rc) rc = check_ipiv(ctx, f, 7, ipiv, m < n ? m : n);
   views_t vs;
   int *piv = NULL;
@@ -443,17 +411,17 @@ static int lu_solve(tessera_context_t *ctx, int factor, tessera_op_t trans, tess
   if (!ctx) return -1;
   const char *f = factor ? "gesv" : "getrs";
   const int o = factor ? 2 : 3; /* argument number of dtype */
-  int rc = factor ? 0 : check_flag(ctx, f, 2, trans, "NTC");
-  if (!rc) rc = check_dtype(ctx, f, o, dtype);
-  if (!rc) rc = check_dim(ctx, f, o + 1, n);
-  if (!rc) rc = check_dim(ctx, f, o + 2, nrhs);
-  if (!rc) rc = check_ptr(ctx, f, o + 3, a, n, n);
-  if (!rc) rc = check_ld(ctx, f, o + 4, lda, n);
+  int rc = factor ? 0 : tsr_arg_flag(ctx, f, 2, trans, "NTC");
+  if (!rc) rc = tsr_arg_dtype(ctx, f, o, dtype);
+  if (!rc) rc = tsr_arg_dim(ctx, f, o + 1, n);
+  if (!rc) rc = tsr_arg_dim(ctx, f, o + 2, nrhs);
+  if (!rc) rc = tsr_arg_ptr(ctx, f, o + 3, a, n, n);
+  if (!rc) rc = tsr_arg_ld(ctx, f, o + 4, lda, n);
   if (!rc) rc = check_ipiv(ctx, f, o + 5, ipiv, n);
   if (!rc && !factor && tsr_lapack_holds_arrays(ctx))
     rc = tsr_pivots_check(ctx, f, o + 5, ipiv, n, n);
-  if (!rc) rc = check_ptr(ctx, f, o + 6, b, n, nrhs);
-  if (!rc) rc = check_ld(ctx, f, o + 7, ldb, n);
+  if (!rc) rc = tsr_arg_ptr(ctx, f, o + 6, b, n, nrhs);
+  if (!rc) rc = tsr_arg_ld(ctx, f, o + 7, ldb, n);
   views_t vs;
   int *piv = NULL;
   rc = begin_lu(&vs, ctx, f, rc, 4, (const int64_t[]){trans, dtype, n, nrhs},
@@ -477,29 +445,4 @@ int tessera_getrs(tessera_context_t *ctx, tessera_op_t trans, tessera_dtype_t dt
 int tessera_gesv(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t n, int64_t nrhs, void *a,
                  int64_t lda, int *ipiv, void *b, int64_t ldb) {
   return lu_solve(ctx, 1, TESSERA_NOTRANS, dtype, n, nrhs, a, lda, ipiv, b, ldb);
-}
-
-int tessera_geqrf(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n, void *a,
-                  int64_t lda, void *tau) {
-  if (!ctx) return -1;
-  const char *f = "geqrf";
-  if (tessera_context_comm(ctx))
-    return tsr_error(ctx, TESSERA_ERR_UNSUPPORTED,
-                     "%s: QR over processes is not built yet; call it on a context of one process",
-                     f);
-  int rc = check_dtype(ctx, f, 2, dtype);
-  if (!rc) rc = check_dim(ctx, f, 3, m);
-  if (!rc) rc = check_dim(ctx, f, 4, n);
-  if (!rc) rc = check_ptr(ctx, f, 5, a, m, n);
-  if (!rc) rc = check_ld(ctx, f, 6, lda, m);
-  if (!rc && !tau && m > 0 && n > 0) rc = tsr_error(ctx, -7, "%s: argument 7 (tau) is NULL", f);
-  if (!rc && (m > INT32_MAX || n > INT32_MAX))
-    rc = tsr_error(ctx, -3, "%s: A is %lld x %lld, beyond QR's 2^31 - 1", f, (long long)m,
-                   (long long)n);
-  views_t vs;
-  rc = begin(&vs, ctx, f, rc, 0, NULL, NULL, tessera_tile_for_lu(ctx, m, n));
-  vs.panels = true;
-  if (!rc && m > 0 && n > 0) rc = view(&vs, dtype, m, n, a, lda, 0, IN | OUT);
-  if (!rc && m > 0 && n > 0) rc = tessera_tile_geqrf(vs.v[0], tau);
-  return release(&vs, rc);
 }

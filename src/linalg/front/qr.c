@@ -23,11 +23,14 @@ int tessera_tile_geqrf(tessera_matrix_t *A, void *tau) {
   if (rc || kmin == 0) return rc;
   tessera_matrix_t *P = NULL;
   tsr_qr_t Q = {0};
+  tsr_qr_work_t w = {0};
   rc = tsr_panels_of(A, &P);
-  if (!rc) rc = tsr_qr_create(P, &Q);
-  if (!rc) rc = tsr_pxgeqrf(P, &Q);
+  if (!rc) rc = tsr_qr_create(A->ctx, A->dtype, kmin, P->nb, &Q);
+  if (!rc) rc = tsr_qr_work_create(P, P->nb, &w);
+  if (!rc) rc = tsr_pxgeqrf(P, &Q, &w);
   rc = tsr_tile_finish(A, tsr_panels_back(A, P, rc));
   if (!rc) rc = tsr_qr_tau(&Q, A->dtype, tau);
+  tsr_qr_work_destroy(&w);
   tsr_qr_destroy(&Q);
   return tsr_panels_free(A, P, rc);
 }

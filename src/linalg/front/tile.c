@@ -142,8 +142,9 @@ int tessera_tile_trsm(tessera_side_t side, tessera_uplo_t uplo, tessera_op_t tra
       (rc = tsr_check_stored(B, 0, 7, "tile_trsm")))
     return rc;
   tsr_scalar_t a = tsr_scalar_load(A->dtype, alpha, 1);
-  return tsr_tile_finish(B, tsr_dist_flush_matrix(
-                       A, tsr_pxtrsm((char)side, (char)uplo, (char)transa, (char)diag, a, A, B)));
+  return tsr_tile_finish(B,
+                         tsr_dist_flush_matrix(A, tsr_pxtrsm((char)side, (char)uplo, (char)transa,
+                                                             (char)diag, a, A, B)));
 }
 
 static int check_rank_k(tessera_uplo_t uplo, tessera_op_t trans, const tessera_matrix_t *A,
@@ -173,7 +174,8 @@ int tessera_tile_syrk(tessera_uplo_t uplo, tessera_op_t trans, const void *alpha
   if (rc) return rc;
   if (!alpha || !beta) return tsr_error(A->ctx, alpha ? -5 : -3, "tile_syrk: NULL scalar");
   tsr_scalar_t a = tsr_scalar_load(A->dtype, alpha, 1), b = tsr_scalar_load(A->dtype, beta, 0);
-  return tsr_tile_finish(C, tsr_dist_flush_matrix(A, tsr_pxsyrk(0, (char)uplo, (char)trans, a, A, b, C)));
+  return tsr_tile_finish(
+      C, tsr_dist_flush_matrix(A, tsr_pxsyrk(0, (char)uplo, (char)trans, a, A, b, C)));
 }
 
 int tessera_tile_herk(tessera_uplo_t uplo, tessera_op_t trans, double alpha,
@@ -181,7 +183,8 @@ int tessera_tile_herk(tessera_uplo_t uplo, tessera_op_t trans, double alpha,
   int rc = check_rank_k(uplo, trans, A, C, "tile_herk", 1);
   if (rc) return rc;
   tsr_scalar_t a = {alpha, 0}, b = {beta, 0};
-  return tsr_tile_finish(C, tsr_dist_flush_matrix(A, tsr_pxsyrk(1, (char)uplo, (char)trans, a, A, b, C)));
+  return tsr_tile_finish(
+      C, tsr_dist_flush_matrix(A, tsr_pxsyrk(1, (char)uplo, (char)trans, a, A, b, C)));
 }
 
 int tessera_tile_gemm(tessera_op_t transa, tessera_op_t transb, const void *alpha,
@@ -200,7 +203,8 @@ int tessera_tile_gemm(tessera_op_t transa, tessera_op_t transb, const void *alph
                      (long long)op_rows(A, transa), (long long)op_cols(A, transa),
                      (long long)op_rows(B, transb), (long long)op_cols(B, transb), (long long)C->m,
                      (long long)C->n);
-  for (int i = 0; i < 3 && !rc; i++) rc = tsr_check_stored(m[i], 0, i == 2 ? 7 : 4 + i, "tile_gemm");
+  for (int i = 0; i < 3 && !rc; i++)
+    rc = tsr_check_stored(m[i], 0, i == 2 ? 7 : 4 + i, "tile_gemm");
   if (rc) return rc;
   tsr_scalar_t a = tsr_scalar_load(A->dtype, alpha, 1), b = tsr_scalar_load(A->dtype, beta, 0);
   rc = tsr_pxgemm((char)transa, (char)transb, a, A, B, b, C);

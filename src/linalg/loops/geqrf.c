@@ -1,4 +1,5 @@
-/* Householder QR on column panels (right-looking, LAPACK's geqrf order):
+/* Householder QR on column panels (right-looking, LAPACK's geqrf order), and the applications
+ * of its Q:
  *
  *   step k:  A_k = Q_k R_k  (geqrt of panel k's rows r0 .. m, r0 = k nb: one task, its block
  *            reflector Q_k = I - V_k T_k V_kᴴ with T_k in a handle of its own);
@@ -9,7 +10,11 @@
  * the library's recursive geqrt, and the next panel waits only on the update of its own column
  * (the same priorities: panel, next update, then the others step by step), so the trailing
  * updates of step k run on every other device while panel k + 1 is factored. The updates are
- * gemm-rich: two products with the panel's vectors per step and column panel. */
+ * gemm-rich: two products with the panel's vectors per step and column panel.
+ *
+ * Q C and Qᴴ C (unmqr) are the same qr_step tasks on another matrix's panels, the steps in
+ * reverse for Q; reflectors given as LAPACK leaves them (vectors and tau) get their T from a
+ * larft task per step first. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,48 +27,95 @@ static int64_t step_width(const tsr_qr_t *Q, int64_t k) {
   return left < Q->nb ? left : Q->nb;
 }
 
-int tsr_qr_create(const tessera_matrix_t *A, tsr_qr_t *Q) {
-  tessera_context_t *ctx = A->ctx;
-  const int64_t kmin = A->m < A->n ? A->m : A->n;
-  *Q = (tsr_qr_t){.ctx = ctx, .kmin = kmin, .nb = A->nb, .panels = A->nt};
-  Q->steps = kmin > 0 ? (kmin + A->nb - 1) / A->nb : 0;
+/* Releases handles[0 .. n) (NULL ones skipped) and the array. */
+static void release_all(tessera_context_t *ctx, tessera_data_t **h, int64_t n) {
+  for (int64_t i = 0; h && i < n; i++)
+    if (h[i]) (void)tessera_data_release(ctx, h[i]);
+  free(h);
+}
+
+int tsr_qr_create(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t kmin, int64_t nb,
+                  tsr_qr_t *Q) {
+  *Q = (tsr_qr_t){.ctx = ctx, .kmin = kmin, .nb = nb};
+  Q->steps = kmin > 0 ? (kmin + nb - 1) / nb : 0;
   if (Q->steps == 0) return 0;
-  Q->T = calloc((size_t)(Q->steps + Q->panels), sizeof *Q->T);
-  if (!Q->T) return tsr_error(ctx, TESSERA_ERR_NOMEM, "geqrf: out of memory for the reflectors");
-  Q->W = Q->T + Q->steps;
-  const size_t es = tessera_dtype_size(A->dtype);
+  Q->T = calloc((size_t)Q->steps, sizeof *Q->T);
+  if (!Q->T) return tsr_error(ctx, TESSERA_ERR_NOMEM, "QR: out of memory for the reflectors");
+  const size_t es = tessera_dtype_size(dtype);
   int rc = 0;
   for (int64_t k = 0; k < Q->steps && !rc; k++) {
     const size_t kb = (size_t)step_width(Q, k);
     rc = tessera_data_create(ctx, kb, kb, es, &Q->T[k]);
   }
-  /* panel j's workspace serves the updates of every step before it */
-  for (int64_t j = 1; j < Q->panels && !rc; j++)
-    rc = tessera_data_create_workspace(ctx, (size_t)A->nb, (size_t)tsr_tile_n(A, j), es,
-                                       &Q->W[j]);
   if (rc) tsr_qr_destroy(Q);
   return rc;
 }
 
 void tsr_qr_destroy(tsr_qr_t *Q) {
-  for (int64_t i = 0; Q->T && i < Q->steps + Q->panels; i++)
-    if (Q->T[i]) (void)tessera_data_release(Q->ctx, Q->T[i]);
-  free(Q->T);
-  Q->T = Q->W = NULL;
-  Q->steps = Q->panels = 0;
+  release_all(Q->ctx, Q->T, Q->steps);
+  Q->T = NULL;
+  Q->steps = 0;
 }
 
-int tsr_pxgeqrf(tessera_matrix_t *A, tsr_qr_t *Q) {
+int tsr_qr_work_create(const tessera_matrix_t *C, int64_t nb, tsr_qr_work_t *w) {
+  *w = (tsr_qr_work_t){.ctx = C->ctx, .count = C->nt};
+  w->W = calloc((size_t)C->nt, sizeof *w->W);
+  if (!w->W) return tsr_error(C->ctx, TESSERA_ERR_NOMEM, "QR: out of memory for the workspaces");
+  const size_t es = tessera_dtype_size(C->dtype);
+  int rc = 0;
+  for (int64_t j = 0; j < C->nt && !rc; j++)
+    rc = tessera_data_create_workspace(C->ctx, (size_t)nb, (size_t)tsr_tile_n(C, j), es, &w->W[j]);
+  if (rc) tsr_qr_work_destroy(w);
+  return rc;
+}
+
+void tsr_qr_work_destroy(tsr_qr_work_t *w) {
+  release_all(w->ctx, w->W, w->count);
+  w->W = NULL;
+  w->count = 0;
+}
+
+/* The update of C's column panel j by step k's reflector (the vectors in A's panel k). */
+static int update(char trans, const tessera_matrix_t *A, const tsr_qr_t *Q, int64_t k,
+                  tessera_matrix_t *C, int64_t j, tsr_qr_work_t *w, int prio) {
+  int tag[3] = {0, (int)j, (int)k};
+  return tsr_task_qr_step(C, trans, tsr_tile(A, 0, k), tsr_tile(C, 0, j), Q->T[k], w->W[j],
+                          tsr_tile_n(C, j), (int)(k * Q->nb), (int)step_width(Q, k), tag, prio);
+}
+
+int tsr_pxgeqrf(tessera_matrix_t *A, tsr_qr_t *Q, tsr_qr_work_t *w) {
   const int64_t nt = A->nt;
   int rc = 0;
   for (int64_t k = 0; k < Q->steps && !rc; k++) {
-    const int r0 = (int)(k * A->nb), kb = (int)step_width(Q, k);
     rc = tsr_task_geqrt(A, k, Q->T[k], tsr_panel_prio(nt, k, k));
-    for (int64_t j = k + 1; j < nt && !rc; j++) {
-      int tag[3] = {0, (int)j, (int)k};
-      rc = tsr_task_qr_step(A, 'C', tsr_tile(A, 0, k), tsr_tile(A, 0, j), Q->T[k], Q->W[j],
-                            tsr_tile_n(A, j), r0, kb, tag, tsr_panel_prio(nt, j, k));
-    }
+    for (int64_t j = k + 1; j < nt && !rc; j++)
+      rc = update('C', A, Q, k, A, j, w, tsr_panel_prio(nt, j, k));
+  }
+  return rc;
+}
+
+int tsr_pxlarft(const tessera_matrix_t *A, const void *tau, tsr_qr_t *Q) {
+  const size_t es = tessera_dtype_size(A->dtype);
+  tessera_data_t **t = calloc((size_t)Q->steps + 1, sizeof *t);
+  if (!t) return tsr_error(A->ctx, TESSERA_ERR_NOMEM, "QR: out of memory for tau's handles");
+  int rc = 0;
+  for (int64_t k = 0; k < Q->steps && !rc; k++) {
+    const int64_t kb = step_width(Q, k);
+    rc = tessera_data_register(A->ctx, TESSERA_HOST_NODE,
+                               (char *)(uintptr_t)tau + (size_t)(k * Q->nb) * es, (size_t)kb, 1,
+                               (size_t)kb, es, &t[k]);
+    if (!rc) rc = tsr_task_larft(A, k, t[k], Q->T[k], (int)kb, tsr_panel_prio(A->nt, k, k));
+  }
+  release_all(A->ctx, t, Q->steps); /* each release waits for its own task only */
+  return rc;
+}
+
+int tsr_pxunmqr(char trans, const tessera_matrix_t *A, const tsr_qr_t *Q, tessera_matrix_t *C,
+                tsr_qr_work_t *w) {
+  int rc = 0;
+  for (int64_t s = 0; s < Q->steps && !rc; s++) {
+    const int64_t k = trans == 'N' ? Q->steps - 1 - s : s; /* Q = H_1 ... H_k: Q C from H_k */
+    for (int64_t j = 0; j < C->nt && !rc; j++) rc = update(trans, A, Q, k, C, j, w, 0);
   }
   return rc;
 }

@@ -34,18 +34,36 @@ int tsr_pxlaswp(tessera_matrix_t *B, const tsr_pivots_t *P, int incx);
 int tsr_panel_prio(int64_t nt, int64_t j, int64_t k);
 
 /** The block reflectors of a Householder QR on column panels (geqrf.c): step k's T (kb x kb,
- *  its diagonal LAPACK's tau) and, for the updates, each column panel's workspace (nb x n_j). */
+ *  its diagonal LAPACK's tau) for the kmin reflectors of a matrix in steps of nb columns. */
 typedef struct {
   tessera_context_t *ctx;
-  int64_t kmin, nb, steps, panels;
+  int64_t kmin, nb, steps;
   tessera_data_t **T;
-  tessera_data_t **W;
 } tsr_qr_t;
-/** Makes the handles of a factorization of A (column panels) in steps of A's nb. */
-int tsr_qr_create(const tessera_matrix_t *A, tsr_qr_t *Q);
+/** The workspaces of the updates of a matrix's column panels by block reflectors of up to nb
+ *  vectors: one nb x n_j handle per column panel j. */
+typedef struct {
+  tessera_context_t *ctx;
+  int64_t count;
+  tessera_data_t **W;
+} tsr_qr_work_t;
+/** Makes the T handles of kmin reflectors of `dtype` in steps of nb. */
+int tsr_qr_create(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t kmin, int64_t nb,
+                  tsr_qr_t *Q);
 void tsr_qr_destroy(tsr_qr_t *Q);
-/** Householder QR of A (one tile row: column panels): R and the vectors in A, T into Q. */
-int tsr_pxgeqrf(tessera_matrix_t *A, tsr_qr_t *Q);
+/** Makes the workspaces of C's column panels for reflectors in steps of nb. */
+int tsr_qr_work_create(const tessera_matrix_t *C, int64_t nb, tsr_qr_work_t *w);
+void tsr_qr_work_destroy(tsr_qr_work_t *w);
+/** Householder QR of A (one tile row: column panels): R and the vectors in A, T into Q (made
+ *  for min(m, n) in steps of A's nb), the trailing updates through `w` (A's). */
+int tsr_pxgeqrf(tessera_matrix_t *A, tsr_qr_t *Q, tsr_qr_work_t *w);
+/** Fills Q's T from the vectors in A's column panels and LAPACK's tau (host memory: kmin
+ *  elements; read by the flow: keep it until the flow is over). */
+int tsr_pxlarft(const tessera_matrix_t *A, const void *tau, tsr_qr_t *Q);
+/** C = Qᴴ C (trans 'C') or Q C ('N') with the reflectors of A's panels and Q's T, C in column
+ *  panels of A's rows, the updates through w (C's). */
+int tsr_pxunmqr(char trans, const tessera_matrix_t *A, const tsr_qr_t *Q, tessera_matrix_t *C,
+                tsr_qr_work_t *w);
 /** Waits for Q's T handles and writes LAPACK's tau (kmin elements of dtype) from them. */
 int tsr_qr_tau(const tsr_qr_t *Q, tessera_dtype_t dtype, void *tau);
 

@@ -244,11 +244,20 @@ int tsr_task_geqrt(const tessera_matrix_t *A, int64_t k, tessera_data_t *t, int 
 }
 
 int tsr_task_qr_step(const tessera_matrix_t *B, char trans, tessera_data_t *panel,
-                     tessera_data_t *c, tessera_data_t *t, tessera_data_t *w, int n, int r0,
-                     int kb, const int tag[3], int prio) {
+                     tessera_data_t *c, tessera_data_t *t, tessera_data_t *w, int n, int r0, int kb,
+                     const int tag[3], int prio) {
   tsr_qr_step_args_t a = {
       .dtype = B->dtype, .trans = trans, .m = (int)B->m, .n = n, .r0 = r0, .kb = kb};
   tessera_data_t *d[4] = {panel, c, t, w};
   tessera_access_t m[4] = {TESSERA_R, TESSERA_RW, TESSERA_R, TESSERA_RW};
   return insert(B->ctx, &tsr_kernel_qr_step, &a, sizeof a, 4, d, m, tag, prio);
+}
+
+int tsr_task_larft(const tessera_matrix_t *A, int64_t k, tessera_data_t *tau, tessera_data_t *t,
+                   int kb, int prio) {
+  tsr_larft_args_t a = {.dtype = A->dtype, .m = (int)A->m, .r0 = (int)(k * A->nb), .kb = kb};
+  tessera_data_t *d[3] = {tsr_tile(A, 0, k), tau, t};
+  tessera_access_t m[3] = {TESSERA_R, TESSERA_R, TESSERA_W};
+  int tag[3] = {0, (int)k, (int)k};
+  return insert(A->ctx, &tsr_kernel_larft, &a, sizeof a, 3, d, m, tag, prio);
 }
