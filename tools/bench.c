@@ -287,6 +287,7 @@ static void print_lanes(const tessera_context_t *ctx) {
 
 int cli_bench(const cli_opts_t *o) {
   if (o->out_of_core) return cli_bench_ooc(o);
+  if (cli_is_qr(o->routine)) return cli_bench_qr(o);
   tessera_context_t *ctx;
   if (cli_context(o, &ctx)) return CLI_FAILED;
   tessera_device_info_t cpu = {.workers = 0};

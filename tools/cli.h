@@ -22,6 +22,8 @@ typedef enum {
   CMD_POSV,
   CMD_GETRF,
   CMD_GESV,
+  CMD_GEQRF,
+  CMD_GELS,
   CMD_BENCH,
   CMD_DEMO,
   CMD_GEN,
@@ -32,7 +34,8 @@ typedef enum {
 /** Parsed command line. */
 typedef struct {
   cli_cmd_t cmd;
-  cli_cmd_t routine; /**< routine run (potrf, potrs, posv, getrf or gesv) */
+  cli_cmd_t routine; /**< routine run (potrf, potrs, posv, getrf, gesv, geqrf or gels) */
+  int64_t m;         /**< geqrf, gels: rows of A (-1: --n's, a square matrix) */
   int64_t sizes[CLI_MAX_SIZES];
   int nsizes; /**< 0: the subcommand's default */
   int nrhs;   /**< -1: the subcommand's default */
@@ -61,10 +64,11 @@ typedef struct {
   const char *routine;
   tessera_dtype_t dtype;
   tessera_uplo_t uplo;
-  int uplo_set; /**< --uplo was given */
-  int64_t n, nrhs;
+  int uplo_set;       /**< --uplo was given */
+  int64_t m, n, nrhs; /**< m: rows of a QR's m x n matrix (0 for the square routines) */
   int tile, devices, workers;
   double seconds, gflops, residual;
+  double orthogonality; /**< geqrf: ‖I - Qᴴ Q‖_F / (m eps); NaN for the others */
   const char *api; /**< bench: "lapack" (host array) or "tile" (resident descriptor); or NULL */
   int has_baseline, has_baseline2;
   const char *baseline, *baseline2;
@@ -110,6 +114,11 @@ static inline int cli_is_lu(cli_cmd_t routine) {
   return routine == CMD_GETRF || routine == CMD_GESV;
 }
 
+/** Whether `routine` is a QR routine (geqrf, gels): an m x n matrix. */
+static inline int cli_is_qr(cli_cmd_t routine) {
+  return routine == CMD_GEQRF || routine == CMD_GELS;
+}
+
 /** Whether `routine` only factors (potrf, getrf): no right-hand sides. */
 static inline int cli_is_factor(cli_cmd_t routine) {
   return routine == CMD_POTRF || routine == CMD_GETRF;
@@ -134,6 +143,9 @@ void cli_print_devices(const tessera_context_t *ctx);
 /** The subcommands; each returns an exit code. */
 int cli_info(const cli_opts_t *o);
 int cli_solve(const cli_opts_t *o);
+/** geqrf and gels on one m x n matrix (tools/qr.c), and their bench against LAPACKE. */
+int cli_qr(const cli_opts_t *o);
+int cli_bench_qr(const cli_opts_t *o);
 /** potrf / potrs / posv distributed over a --grid of processes (tools/dist.c): every process
  *  makes the same problem, the routine runs on tile matrices dealt over the grid, and process 0
  *  prints the result with the residual of the whole solution. */

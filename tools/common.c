@@ -12,8 +12,9 @@
 #include "gen.h"
 
 /** Names of the subcommands, indexed by cli_cmd_t. */
-static const char *const cmd_names[CMD_COUNT] = {"info", "potrf", "potrs", "posv", "getrf",
-                                                 "gesv", "bench", "demo",  "gen",  "trace"};
+static const char *const cmd_names[CMD_COUNT] = {"info",  "potrf", "potrs", "posv",
+                                                 "getrf", "gesv",  "geqrf", "gels",
+                                                 "bench", "demo",  "gen",   "trace"};
 
 /** Names of the device kinds, indexed by tessera_device_kind_t. */
 static const char *const kind_names[TESSERA_DEVICE_KINDS] = {"cpu", "cuda", "sim"};
@@ -153,7 +154,8 @@ double cli_flops(cli_cmd_t routine, tessera_dtype_t dtype, int64_t n, int64_t nr
 
 void cli_result_init(cli_result_t *r, const cli_opts_t *o, const tessera_context_t *ctx) {
   *r = (cli_result_t){.routine = cli_cmd_name(o->routine), .dtype = o->dtype, .uplo = o->uplo};
-  if (cli_is_lu(o->routine)) r->uplo = (tessera_uplo_t)'-'; /* no triangle */
+  if (cli_is_lu(o->routine) || cli_is_qr(o->routine)) r->uplo = (tessera_uplo_t)'-';
+  r->orthogonality = NAN;
   r->tile = tessera_default_tile(ctx);
   r->workers = tessera_worker_count(ctx);
   for (int k = 0; k < TESSERA_DEVICE_KINDS; k++)
@@ -175,8 +177,12 @@ void cli_print_header(const cli_opts_t *o, const char *baseline, const char *bas
   if (o->json) return;
   printf("%-6s ", "op");
   if (o->cmd == CMD_BENCH) printf("%-6s ", "api");
-  printf("%-5s %-4s %7s %5s %5s %4s %4s %11s %10s %10s", "dtype", "uplo", "n", "nrhs", "tile",
-         "dev", "wrk", "seconds", "GFLOP/s", "residual");
+  if (cli_is_qr(o->routine))
+    printf("%-5s %7s %7s %5s %5s %4s %4s %11s %10s %10s %10s", "dtype", "m", "n", "nrhs", "tile",
+           "dev", "wrk", "seconds", "GFLOP/s", "residual", "orth");
+  else
+    printf("%-5s %-4s %7s %5s %5s %4s %4s %11s %10s %10s", "dtype", "uplo", "n", "nrhs", "tile",
+           "dev", "wrk", "seconds", "GFLOP/s", "residual");
   char s[64], rate[64];
   if (baseline) {
     snprintf(s, sizeof s, "%s s", baseline);
@@ -217,6 +223,8 @@ void cli_print_result(const cli_opts_t *o, const cli_result_t *r) {
     json_num("seconds", r->seconds);
     json_num("gflops", r->gflops);
     json_num("residual", r->residual);
+    if (r->m > 0 || cli_is_qr(o->routine)) printf(", \"m\": %lld", (long long)r->m);
+    if (isfinite(r->orthogonality)) json_num("orthogonality", r->orthogonality);
     if (r->has_baseline) {
       printf(", \"baseline\": \"%s\"", r->baseline);
       if (r->baseline_tile > 0) printf(", \"baseline_tile\": %d", r->baseline_tile);
@@ -234,9 +242,14 @@ void cli_print_result(const cli_opts_t *o, const cli_result_t *r) {
   } else {
     printf("%-6s ", r->routine);
     if (o->cmd == CMD_BENCH) printf("%-6s ", r->api ? r->api : "");
-    printf("%-5s %-4c %7lld %5lld %5d %4d %4d %11.6f %10.2f %10.3g", tessera_dtype_name(r->dtype),
-           (char)r->uplo, (long long)r->n, (long long)r->nrhs, r->tile, r->devices, r->workers,
-           r->seconds, r->gflops, r->residual);
+    if (cli_is_qr(o->routine))
+      printf("%-5s %7lld %7lld %5lld %5d %4d %4d %11.6f %10.2f %10.3g %10.3g",
+             tessera_dtype_name(r->dtype), (long long)r->m, (long long)r->n, (long long)r->nrhs,
+             r->tile, r->devices, r->workers, r->seconds, r->gflops, r->residual, r->orthogonality);
+    else
+      printf("%-5s %-4c %7lld %5lld %5d %4d %4d %11.6f %10.2f %10.3g", tessera_dtype_name(r->dtype),
+             (char)r->uplo, (long long)r->n, (long long)r->nrhs, r->tile, r->devices, r->workers,
+             r->seconds, r->gflops, r->residual);
     if (r->has_baseline)
       printf(" %*.6f %*.2f %7.2f", col_seconds(r->baseline), r->baseline_seconds,
              col_rate(r->baseline), r->baseline_gflops, ratio);

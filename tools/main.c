@@ -11,7 +11,8 @@
 
 #define BIT(c) (1u << (c))
 #define RUNS (BIT(CMD_POTRF) | BIT(CMD_POTRS) | BIT(CMD_POSV) | BIT(CMD_GETRF) | BIT(CMD_GESV))
-#define CTX (RUNS | BIT(CMD_INFO) | BIT(CMD_BENCH) | BIT(CMD_DEMO))
+#define QR (BIT(CMD_GEQRF) | BIT(CMD_GELS))
+#define CTX (RUNS | QR | BIT(CMD_INFO) | BIT(CMD_BENCH) | BIT(CMD_DEMO))
 
 /* What the residual column is (tools/residual.c, tools/bench_ooc.c), and what value passes. */
 #define RESIDUAL_EPS                                                                               \
@@ -33,6 +34,14 @@
   "residual = the largest over the columns j of ||A x_j - b_j||_1 / (||A||_1 ||x_j||_1 n eps),\n"  \
   "  with x_j the computed solution of the right-hand side b_j, ||x_j||_1 the sum of its\n"        \
   "  moduli, ||A||_1 the largest column sum of moduli of A,\n" RESIDUAL_EPS
+#define RESIDUAL_GEQRF                                                                             \
+  "residual = ||A - Q R||_F / (||A||_F max(m, n) eps) and orthogonality =\n"                       \
+  "  ||I - Q^H Q||_F / (m eps), with Q (m x min(m, n)) formed from the computed reflectors\n"      \
+  "  (tessera_ungqr) and R the computed upper trapezoid,\n" RESIDUAL_EPS
+#define RESIDUAL_GELS                                                                              \
+  "residual = LAPACK's least-squares test ratio: for m >= n, ||(b - A x)^H A||_F /\n"              \
+  "  (max(m, n, nrhs) ||A||_F ||b||_F eps), the residual orthogonal to A's columns; for m < n,\n"  \
+  "  ||b - A x||_F / (max(m, n) ||A||_F ||x||_F eps),\n" RESIDUAL_EPS
 #define RESIDUAL_BENCH                                                                             \
   "residual of potrf = ||A v - L (L^H v)||_1 / (||A||_1 ||v||_1 n eps) (--uplo U: U^H (U v)),\n"   \
   "  of getrf = ||A v - P^T (L (U v))||_1 / (||A||_1 ||v||_1 n eps),\n"                            \
@@ -67,7 +76,13 @@ static const struct {
      RESIDUAL_GETRF RESIDUAL_GRID},
     {"gesv", CMD_GESV, cli_solve, "[options]", "LU-factors a general A and solves A X = B",
      RESIDUAL_SOLVE},
-    {"bench", CMD_BENCH, cli_bench, "potrf|getrf [options]",
+    {"geqrf", CMD_GEQRF, cli_qr, "[options]",
+     "Householder QR of a generated or .npy m x n matrix: time, GFLOP/s, residual and\n"
+     "orthogonality",
+     RESIDUAL_GEQRF},
+    {"gels", CMD_GELS, cli_qr, "[options]",
+     "least squares (m >= n) or minimum norm (m < n) solution of A X = B by QR", RESIDUAL_GELS},
+    {"bench", CMD_BENCH, cli_bench, "potrf|getrf|geqrf|gels [options]",
      "tessera against cuSolverMg (same GPUs) and cusolverDnX (GPU 0), their matrix\n"
      "already on the GPUs; without GPUs, against LAPACKE with the same thread count",
      RESIDUAL_BENCH},
@@ -82,6 +97,7 @@ static const struct {
 
 typedef enum {
   F_N,
+  F_M,
   F_NRHS,
   F_DTYPE,
   F_TILE,
@@ -120,23 +136,25 @@ static const struct {
   unsigned cmds;
   int min;
 } flags[] = {
-    {"--n", F_N, 1, RUNS | BIT(CMD_BENCH) | BIT(CMD_DEMO) | BIT(CMD_GEN) | BIT(CMD_INFO), 0},
-    {"--nrhs", F_NRHS, 1, SOLVES | BIT(CMD_DEMO) | BIT(CMD_GEN), 0},
-    {"--dtype", F_DTYPE, 1, RUNS | BIT(CMD_BENCH) | BIT(CMD_DEMO) | BIT(CMD_GEN), 0},
+    {"--n", F_N, 1, RUNS | QR | BIT(CMD_BENCH) | BIT(CMD_DEMO) | BIT(CMD_GEN) | BIT(CMD_INFO), 0},
+    {"--m", F_M, 1, QR | BIT(CMD_BENCH), 0},
+    {"--nrhs", F_NRHS, 1, SOLVES | BIT(CMD_GELS) | BIT(CMD_BENCH) | BIT(CMD_DEMO) | BIT(CMD_GEN),
+     0},
+    {"--dtype", F_DTYPE, 1, RUNS | QR | BIT(CMD_BENCH) | BIT(CMD_DEMO) | BIT(CMD_GEN), 0},
     {"--tile", F_TILE, 1, CTX, 1},
     {"--uplo", F_UPLO, 1, CHOL | BIT(CMD_BENCH) | BIT(CMD_DEMO), 0},
-    {"--input", F_INPUT, 1, RUNS, 0},
+    {"--input", F_INPUT, 1, RUNS | QR, 0},
     {"--rhs", F_RHS, 1, SOLVES, 0},
-    {"--output", F_OUTPUT, 1, RUNS | BIT(CMD_GEN) | BIT(CMD_TRACE), 0},
-    {"-o", F_OUTPUT, 1, RUNS | BIT(CMD_GEN) | BIT(CMD_TRACE), 0},
-    {"--reps", F_REPS, 1, RUNS | BIT(CMD_BENCH), 1},
+    {"--output", F_OUTPUT, 1, RUNS | QR | BIT(CMD_GEN) | BIT(CMD_TRACE), 0},
+    {"-o", F_OUTPUT, 1, RUNS | QR | BIT(CMD_GEN) | BIT(CMD_TRACE), 0},
+    {"--reps", F_REPS, 1, RUNS | QR | BIT(CMD_BENCH), 1},
     {"--workers", F_WORKERS, 1, CTX, 0},
     {"--gpus", F_GPUS, 1, CTX, 0},
     {"--require-gpus", F_REQUIRE_GPUS, 0, CTX, 0},
     {"--sched", F_SCHED, 1, CTX, 0},
     {"--grid", F_GRID, 1, RUNS, 0},
     {"--trace", F_TRACE, 1, CTX, 0},
-    {"--json", F_JSON, 0, RUNS | BIT(CMD_BENCH) | BIT(CMD_DEMO), 0},
+    {"--json", F_JSON, 0, RUNS | QR | BIT(CMD_BENCH) | BIT(CMD_DEMO), 0},
     {"--width", F_WIDTH, 1, BIT(CMD_TRACE), 400},
     {"--resident", F_RESIDENT, 0, BIT(CMD_BENCH), 0},
     {"--resident-only", F_RESIDENT_ONLY, 0, BIT(CMD_BENCH), 0},
@@ -163,6 +181,7 @@ static const struct {
      "                   GPUs)"},
     {F_N, ~0u,
      "--n N            matrix order (bench: N1,N2,...; info: order of the gemm measured)"},
+    {F_M, ~0u, "--m M            rows of A (geqrf, gels, bench geqrf|gels; default: --n's)"},
     {F_NRHS, BIT(CMD_GEN),
      "--nrhs K         writes K generated right-hand sides (n x K) instead of the matrix"},
     {F_NRHS, ~0u, "--nrhs K         right-hand sides (default 1)"},
@@ -175,6 +194,7 @@ static const struct {
      "--input a.npy    square matrix used instead of a generated one: its --uplo triangle,\n"
      "                   made Hermitian"},
     {F_INPUT, LU, "--input a.npy    square matrix used as it is instead of a generated one"},
+    {F_INPUT, QR, "--input a.npy    m x n matrix used as it is instead of a generated one"},
     {F_INPUT, ~0u,
      "--input a.npy    square matrix instead of a generated one (potrf, potrs, posv: its\n"
      "                   --uplo triangle, made Hermitian; getrf, gesv: as it is)"},
@@ -187,7 +207,12 @@ static const struct {
      "                   writes L and U in one matrix (L's unit diagonal not stored), and\n"
      "                   the pivots to lu.piv.npy: int32, 0-based, row i was interchanged\n"
      "                   with row piv[i] (scipy.linalg.lu_solve((lu, piv), b) solves)"},
-    {F_OUTPUT, SOLVES, "--output x.npy, -o x.npy\n                   writes the solution X"},
+    {F_OUTPUT, SOLVES | BIT(CMD_GELS),
+     "--output x.npy, -o x.npy\n                   writes the solution X"},
+    {F_OUTPUT, BIT(CMD_GEQRF),
+     "--output qr.npy, -o qr.npy\n"
+     "                   writes R and the reflectors' vectors in one matrix, as LAPACK's geqrf\n"
+     "                   leaves them, and tau to qr.tau.npy"},
     {F_OUTPUT, BIT(CMD_GEN), "--output a.npy, -o a.npy\n                   the file written"},
     {F_OUTPUT, BIT(CMD_TRACE), "--output g.svg, -o g.svg\n                   the chart written"},
     {F_OUTPUT, ~0u,
@@ -195,7 +220,7 @@ static const struct {
      "                   writes the factor (potrf; getrf: L and U, and the pivots beside), the\n"
      "                   solution (potrs, posv, gesv), the matrix (gen) or the chart (trace)"},
     {F_REPS, BIT(CMD_BENCH), "--reps R         repetitions, best time reported (default 3)"},
-    {F_REPS, RUNS, "--reps R         repetitions, best time reported (default 1)"},
+    {F_REPS, RUNS | QR, "--reps R         repetitions, best time reported (default 1)"},
     {F_REPS, ~0u, "--reps R         repetitions, best time reported (default 1, bench 3)"},
     {F_WORKERS, BIT(CMD_BENCH),
      "--workers W      CPU worker threads, and the thread count of the LAPACKE baseline"},
@@ -335,7 +360,11 @@ static int apply(size_t f, const char *val, cli_opts_t *o) {
     return parse_int(flags[f].name, val, flags[f].min, ints[id]);
   else if (id == F_N)
     return parse_sizes(val, o);
-  else if (id == F_JSON)
+  else if (id == F_M) {
+    long long v;
+    if (parse_number("--m", val, NULL, 0, INT_MAX, &v)) return CLI_USAGE;
+    o->m = v;
+  } else if (id == F_JSON)
     o->json = 1;
   else if (id == F_RESIDENT || id == F_RESIDENT_ONLY)
     o->resident = id == F_RESIDENT ? 1 : 2;
@@ -395,8 +424,8 @@ static int parse_options(int argc, char **argv, int i, cli_opts_t *o) {
 
 /** Fills in the defaults that depend on the subcommand and checks combinations. */
 static int finish_options(cli_opts_t *o) {
-  static const int64_t default_n[CMD_COUNT] = {-1,   1000, 1000, 1000, 1000,
-                                               1000, 4096, 4096, 1000, 0};
+  static const int64_t default_n[CMD_COUNT] = {-1,   1000, 1000, 1000, 1000, 1000,
+                                               1000, 1000, 4096, 4096, 1000, 0};
   if (o->input && o->nsizes) return usage_error("--n and --input exclude each other");
   if (o->rhs && o->nrhs >= 0) return usage_error("--nrhs and --rhs exclude each other");
   if (o->nsizes == 0) o->sizes[o->nsizes++] = default_n[o->cmd];
@@ -409,7 +438,14 @@ static int finish_options(cli_opts_t *o) {
   if (o->cmd == CMD_GEN && !o->output) return usage_error("gen needs --output FILE");
   if (o->cmd == CMD_TRACE && !o->input) return usage_error("trace needs a trace file: FILE.json");
   if (o->cmd == CMD_TRACE && !o->output) return usage_error("trace needs -o FILE.svg");
-  if ((RUNS & BIT(o->cmd)) != 0) o->routine = o->cmd;
+  if (((RUNS | QR) & BIT(o->cmd)) != 0) o->routine = o->cmd;
+  if (o->m >= 0 && !cli_is_qr(o->routine))
+    return usage_error("--m is for geqrf and gels (an m x n matrix)");
+  if (o->input && o->m >= 0) return usage_error("--m and --input exclude each other");
+  if (o->cmd == CMD_BENCH && cli_is_qr(o->routine) && (o->resident || o->out_of_core))
+    return usage_error("bench %s times the LAPACK-style call only", cli_cmd_name(o->routine));
+  if (o->cmd == CMD_BENCH && o->nrhs >= 0 && o->routine != CMD_GELS)
+    return usage_error("--nrhs does not apply to 'bench %s'", cli_cmd_name(o->routine));
   if (o->cmd == CMD_DEMO) o->routine = CMD_POSV;
   if (o->nrhs < 0) o->nrhs = cli_is_factor(o->routine) ? 0 : 1;
   if (o->out_of_core && o->routine != CMD_POTRF) return usage_error("--out-of-core is potrf's");
@@ -455,6 +491,7 @@ int main(int argc, char **argv) {
   if (c == NCOMMANDS) return usage_error("unknown command '%s'", argv[1]);
   cli_opts_t o = {.cmd = commands[c].cmd,
                   .routine = CMD_POTRF,
+                  .m = -1,
                   .nrhs = -1,
                   .dtype = TESSERA_F64,
                   .tile = -1,
@@ -473,9 +510,13 @@ int main(int argc, char **argv) {
       return CLI_OK;
     }
   if (o.cmd == CMD_BENCH && i < argc && argv[i][0] != '-') {
-    if (strcmp(argv[i], "potrf") != 0 && strcmp(argv[i], "getrf") != 0)
-      return usage_error("bench: unsupported routine '%s' (supported: potrf, getrf)", argv[i]);
-    o.routine = strcmp(argv[i], "getrf") == 0 ? CMD_GETRF : CMD_POTRF;
+    static const cli_cmd_t benched[] = {CMD_POTRF, CMD_GETRF, CMD_GEQRF, CMD_GELS};
+    size_t r = 0;
+    while (r < sizeof benched / sizeof benched[0] && strcmp(argv[i], cli_cmd_name(benched[r]))) r++;
+    if (r == sizeof benched / sizeof benched[0])
+      return usage_error("bench: unsupported routine '%s' (supported: potrf, getrf, geqrf, gels)",
+                         argv[i]);
+    o.routine = benched[r];
     i++;
   }
   int rc = parse_options(argc, argv, i, &o);

@@ -192,8 +192,8 @@ def test_messages_are_sentences_not_placeholders():
     assert "inf" not in p.stderr and "GiB" in p.stderr and "2147483647" in p.stderr, p.stderr
 
 
-@pytest.mark.parametrize("command", ["info", "potrf", "potrs", "posv", "getrf", "gesv", "bench",
-                                     "demo", "gen", "trace"])
+@pytest.mark.parametrize("command", ["info", "potrf", "potrs", "posv", "getrf", "gesv", "geqrf",
+                                     "gels", "bench", "demo", "gen", "trace"])
 @pytest.mark.parametrize("flag", ["--help", "-h"])
 def test_each_command_has_its_own_usage(command, flag):
     p = run(command, flag, check=0)
@@ -477,3 +477,47 @@ def test_help_says_what_the_residual_is_and_what_passes(command):
     text = " ".join(run(command, "--help", check=0).stdout.split())
     assert "residual =" in text or "residual of" in text
     assert "n eps" in text and "machine epsilon" in text and "below 10 passes" in text
+
+
+@pytest.mark.parametrize("dtype", ["s", "d", "c", "z"])
+@pytest.mark.parametrize("shape", [(300, 120), (120, 120), (90, 200)])
+def test_geqrf_reports_residual_and_orthogonality(dtype, shape):
+    m, n = shape
+    r = json_lines(run("geqrf", "--m", m, "--n", n, "--dtype", dtype, "--json", check=0).stdout)[0]
+    assert (r["routine"], r["m"], r["n"]) == ("geqrf", m, n)
+    assert r["residual"] < 10 and r["orthogonality"] < 10, r
+
+
+@pytest.mark.parametrize("dtype", ["d", "z"])
+@pytest.mark.parametrize("shape", [(400, 150), (150, 400)])
+def test_gels_reports_lapacks_test_ratio(dtype, shape):
+    m, n = shape
+    r = json_lines(run("gels", "--m", m, "--n", n, "--nrhs", 3, "--dtype", dtype, "--json",
+                       check=0).stdout)[0]
+    assert (r["routine"], r["m"], r["n"], r["nrhs"]) == ("gels", m, n, 3)
+    assert r["residual"] < 10, r
+
+
+def test_geqrf_and_gels_npy_round_trip(tmp_path):
+    np = pytest.importorskip("numpy")
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((40, 25))
+    np.save(tmp_path / "a.npy", a)
+    run("geqrf", "--input", tmp_path / "a.npy", "-o", tmp_path / "qr.npy", check=0)
+    qr, tau = np.load(tmp_path / "qr.npy"), np.load(tmp_path / "qr.tau.npy")
+    assert qr.shape == (40, 25) and tau.shape == (25,)
+    r = np.triu(qr)[:25]
+    q = np.eye(40)[:, :25]
+    for i in reversed(range(25)):  # Q = H_1 ... H_k applied to the identity's first columns
+        v = np.concatenate([np.zeros(i), [1.0], qr[i + 1:, i]])
+        q -= tau[i] * np.outer(v, v @ q)
+    assert np.abs(q @ r - a).max() < 1e-12 * np.abs(a).max() * 40
+    run("gels", "--input", tmp_path / "a.npy", "-o", tmp_path / "x.npy", check=0)
+    x = np.load(tmp_path / "x.npy")
+    assert x.shape == (25, 1) and np.isfinite(x).all()
+
+
+def test_bench_geqrf_against_lapacke():
+    out = run("bench", "geqrf", "--n", 256, "--m", 512, "--reps", 1, "--json", check=0).stdout
+    r = json_lines(out)[0]
+    assert r["baseline"] == "lapacke" and r["ratio"] > 0 and r["residual"] < 10, r

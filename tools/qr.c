@@ -1,0 +1,321 @@
+/* tessera CLI — `tessera geqrf`, `tessera gels` and `tessera bench geqrf|gels`: QR and least
+ * squares on an m x n matrix (generated, or --input a.npy), timed, checked, and benched against
+ * LAPACKE with the same thread count. The checks use tessera's own ungqr and gemm (each tested
+ * against LAPACK in tests/linalg):
+ *   geqrf: residual ‖A - Q R‖_F / (‖A‖_F max(m, n) eps), orthogonality ‖I - Qᴴ Q‖_F / (m eps);
+ *   gels:  LAPACK's least-squares test ratios, ‖(A x - b)ᴴ A‖_F / (max(m, n, k) ‖A‖_F ‖b‖_F
+ *          eps) for m >= n (the residual orthogonal to A's columns), ‖A x - b‖_F / (max(m, n)
+ *          ‖A‖_F ‖x‖_F eps) for m < n. */
+#include <lapacke.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "gen.h"
+#include "npy.h"
+#include "residual.h"
+
+#ifdef TESSERA_HAVE_OPENBLAS_THREADS
+void openblas_set_num_threads(int num_threads);
+#endif
+
+/** The problem of one run: A (m x n, lda m), B (max(m, n) x nrhs) for gels, their pristine
+ *  copies, tau. */
+typedef struct {
+  tessera_dtype_t dtype;
+  int64_t m, n, nrhs, ldb;
+  void *a0, *a, *b0, *b, *tau;
+} qr_problem_t;
+
+static void problem_free(qr_problem_t *p) {
+  free(p->a0), free(p->a), free(p->b0), free(p->b), free(p->tau);
+}
+
+static size_t bytes_of(tessera_dtype_t dtype, int64_t rows, int64_t cols) {
+  return (size_t)(rows > 0 ? rows : 1) * (size_t)(cols > 0 ? cols : 1) * tessera_dtype_size(dtype);
+}
+
+/* The problem: --input's matrix or a generated m x n one, and for gels nrhs generated columns. */
+static int problem(const cli_opts_t *o, int64_t m, int64_t n, qr_problem_t *p) {
+  *p = (qr_problem_t){.dtype = o->dtype, .m = m, .n = n};
+  if (o->input) {
+    npy_array_t in;
+    char err[256];
+    if (npy_read(o->input, &in, err, sizeof err)) {
+      fprintf(stderr, "tessera: %s: %s\n", o->input, err);
+      return CLI_FAILED;
+    }
+    p->dtype = in.dtype, p->m = m = in.shape[0], p->n = n = in.shape[1];
+    p->a0 = in.data;
+  }
+  p->nrhs = o->routine == CMD_GELS ? (o->nrhs > 0 ? o->nrhs : 1) : 0;
+  p->ldb = m > n ? m : n;
+  if (!p->a0) p->a0 = malloc(bytes_of(p->dtype, m, n));
+  p->a = malloc(bytes_of(p->dtype, m, n));
+  p->tau = malloc(bytes_of(p->dtype, m < n ? m : n, 1));
+  p->b0 = malloc(bytes_of(p->dtype, p->ldb, p->nrhs));
+  p->b = malloc(bytes_of(p->dtype, p->ldb, p->nrhs));
+  if (!p->a0 || !p->a || !p->tau || !p->b0 || !p->b) {
+    fprintf(stderr, "tessera: out of memory for a %lld x %lld problem\n", (long long)m,
+            (long long)n);
+    return CLI_FAILED;
+  }
+  if (!o->input) gen_dense(p->dtype, m, n, p->a0, m > 0 ? m : 1, GEN_SEED_A);
+  if (p->nrhs) gen_dense(p->dtype, p->ldb, p->nrhs, p->b0, p->ldb, GEN_SEED_B);
+  return CLI_OK;
+}
+
+/* Frobenius norm of the rows x cols block x (ld). */
+static double fro(tessera_dtype_t dtype, int64_t rows, int64_t cols, const void *x, int64_t ld) {
+  double s = 0;
+  for (int64_t j = 0; j < cols; j++)
+    for (int64_t i = 0; i < rows; i++) {
+      double re, im;
+      elem_get(dtype, x, (size_t)(i + j * ld), &re, &im);
+      s += re * re + im * im;
+    }
+  return sqrt(s);
+}
+
+/* alpha = -1 and beta = 1 in the dtype's scalar form (at most two doubles). */
+static void minus_plus(tessera_dtype_t dtype, double *mone, double *one) {
+  memset(mone, 0, 2 * sizeof *mone), memset(one, 0, 2 * sizeof *one);
+  elem_set(dtype, mone, 0, -1, 0);
+  elem_set(dtype, one, 0, 1, 0);
+}
+
+/* geqrf's residual and orthogonality from the factored p->a and tau. */
+static int check_geqrf(tessera_context_t *ctx, const qr_problem_t *p, double *res, double *orth) {
+  const int64_t m = p->m, n = p->n, k = m < n ? m : n;
+  *res = *orth = 0;
+  if (k == 0) return 0;
+  const tessera_dtype_t dt = p->dtype;
+  void *q = malloc(bytes_of(dt, m, k)), *r = calloc(1, bytes_of(dt, k, n)),
+       *d = malloc(bytes_of(dt, m, n)), *e = calloc(1, bytes_of(dt, k, k));
+  int rc = !q || !r || !d || !e ? TESSERA_ERR_NOMEM : 0;
+  const size_t es = tessera_dtype_size(dt);
+  if (!rc) {
+    memcpy(q, p->a, (size_t)(m * k) * es);
+    for (int64_t j = 0; j < n; j++) /* R: the upper trapezoid */
+      memcpy((char *)r + (size_t)(j * k) * es, (char *)p->a + (size_t)(j * m) * es,
+             (size_t)((j < k ? j : k - 1) + 1) * es);
+    memcpy(d, p->a0, (size_t)(m * n) * es);
+    for (int64_t i = 0; i < k; i++) elem_set(dt, e, (size_t)(i + i * k), 1, 0);
+    rc = tessera_ungqr(ctx, dt, m, k, k, q, m, p->tau);
+  }
+  double mone[2], one[2];
+  minus_plus(dt, mone, one);
+  if (!rc) /* D = A - Q R */
+    rc = tessera_gemm(ctx, TESSERA_NOTRANS, TESSERA_NOTRANS, dt, m, n, k, mone, q, m, r, k, one, d,
+                      m);
+  if (!rc) /* E = I - Qᴴ Q */
+    rc = tessera_gemm(ctx, TESSERA_CONJTRANS, TESSERA_NOTRANS, dt, k, k, m, mone, q, m, q, m, one,
+                      e, k);
+  if (!rc) {
+    const double an = fro(dt, m, n, p->a0, m), eps = residual_eps(dt);
+    *res = an > 0 ? fro(dt, m, n, d, m) / (an * (double)(m > n ? m : n) * eps) : 0;
+    *orth = fro(dt, k, k, e, k) / ((double)m * eps);
+  }
+  free(q), free(r), free(d), free(e);
+  return rc;
+}
+
+/* gels' test ratio from the solution in p->b. */
+static int check_gels(tessera_context_t *ctx, const qr_problem_t *p, double *res) {
+  const int64_t m = p->m, n = p->n, k = p->nrhs, ldb = p->ldb;
+  const tessera_dtype_t dt = p->dtype;
+  *res = 0;
+  if (m == 0 || n == 0 || k == 0) return 0;
+  void *r = malloc(bytes_of(dt, m, k)), *g = calloc(1, bytes_of(dt, n, k));
+  int rc = !r || !g ? TESSERA_ERR_NOMEM : 0;
+  const size_t es = tessera_dtype_size(dt);
+  for (int64_t j = 0; !rc && j < k; j++)
+    memcpy((char *)r + (size_t)(j * m) * es, (char *)p->b0 + (size_t)(j * ldb) * es,
+           (size_t)m * es);
+  double mone[2], one[2], zero[2] = {0, 0};
+  minus_plus(dt, mone, one);
+  if (!rc) /* R = b - A x */
+    rc = tessera_gemm(ctx, TESSERA_NOTRANS, TESSERA_NOTRANS, dt, m, k, n, mone, p->a0, m, p->b, ldb,
+                      one, r, m);
+  if (!rc && m >= n) /* G = Aᴴ R */
+    rc = tessera_gemm(ctx, TESSERA_CONJTRANS, TESSERA_NOTRANS, dt, n, k, m, one, p->a0, m, r, m,
+                      zero, g, n);
+  if (!rc) {
+    const double an = fro(dt, m, n, p->a0, m), eps = residual_eps(dt);
+    const double big = (double)(m > n ? m : n);
+    if (m >= n)
+      *res = fro(dt, n, k, g, n) /
+             ((big > k ? big : (double)k) * an * fro(dt, m, k, p->b0, ldb) * eps);
+    else
+      *res = fro(dt, m, k, r, m) / (big * an * fro(dt, n, k, p->b, ldb) * eps);
+  }
+  free(r), free(g);
+  return rc;
+}
+
+/* One tessera run on fresh copies; its time in *t. */
+static int run_tessera(tessera_context_t *ctx, qr_problem_t *p, cli_cmd_t routine, double *t) {
+  const size_t es = tessera_dtype_size(p->dtype);
+  memcpy(p->a, p->a0, (size_t)(p->m * p->n) * es);
+  memcpy(p->b, p->b0, (size_t)(p->ldb * p->nrhs) * es);
+  const double t0 = progress_now();
+  const int rc = routine == CMD_GEQRF
+                     ? tessera_geqrf(ctx, p->dtype, p->m, p->n, p->a, p->m > 0 ? p->m : 1, p->tau)
+                     : tessera_gels(ctx, p->dtype, p->m, p->n, p->nrhs, p->a, p->m > 0 ? p->m : 1,
+                                    p->b, p->ldb > 0 ? p->ldb : 1);
+  *t = progress_now() - t0;
+  return rc;
+}
+
+/* LAPACKE's geqrf or gels of the dtype on fresh copies, with `threads` BLAS threads; its time
+ * in *t. */
+static int run_lapacke(qr_problem_t *p, cli_cmd_t routine, int threads, double *t) {
+  const size_t es = tessera_dtype_size(p->dtype);
+  memcpy(p->a, p->a0, (size_t)(p->m * p->n) * es);
+  memcpy(p->b, p->b0, (size_t)(p->ldb * p->nrhs) * es);
+  const lapack_int m = (lapack_int)p->m, n = (lapack_int)p->n, k = (lapack_int)p->nrhs;
+  const lapack_int lda = m > 0 ? m : 1, ldb = (lapack_int)(p->ldb > 0 ? p->ldb : 1);
+#ifdef TESSERA_HAVE_OPENBLAS_THREADS
+  openblas_set_num_threads(threads);
+#else
+  (void)threads;
+#endif
+  const double t0 = progress_now();
+  int rc = -1;
+  const int qr = routine == CMD_GEQRF;
+  switch (p->dtype) {
+  case TESSERA_F32:
+    rc = qr ? LAPACKE_sgeqrf(LAPACK_COL_MAJOR, m, n, p->a, lda, p->tau)
+            : LAPACKE_sgels(LAPACK_COL_MAJOR, 'N', m, n, k, p->a, lda, p->b, ldb);
+    break;
+  case TESSERA_F64:
+    rc = qr ? LAPACKE_dgeqrf(LAPACK_COL_MAJOR, m, n, p->a, lda, p->tau)
+            : LAPACKE_dgels(LAPACK_COL_MAJOR, 'N', m, n, k, p->a, lda, p->b, ldb);
+    break;
+  case TESSERA_C64:
+    rc = qr ? LAPACKE_cgeqrf(LAPACK_COL_MAJOR, m, n, p->a, lda, p->tau)
+            : LAPACKE_cgels(LAPACK_COL_MAJOR, 'N', m, n, k, p->a, lda, p->b, ldb);
+    break;
+  case TESSERA_C128:
+    rc = qr ? LAPACKE_zgeqrf(LAPACK_COL_MAJOR, m, n, p->a, lda, p->tau)
+            : LAPACKE_zgels(LAPACK_COL_MAJOR, 'N', m, n, k, p->a, lda, p->b, ldb);
+    break;
+  }
+  *t = progress_now() - t0;
+#ifdef TESSERA_HAVE_OPENBLAS_THREADS
+  openblas_set_num_threads(1);
+#endif
+  return rc;
+}
+
+/* Floating-point operations of geqrf (LAPACK Working Note 41's leading terms) and of gels
+ * (geqrf, Qᴴ b, the triangular solve). */
+static double qr_flops(cli_cmd_t routine, tessera_dtype_t dtype, int64_t m, int64_t n,
+                       int64_t nrhs) {
+  const double M = (double)(m > n ? m : n), k = (double)(m < n ? m : n);
+  double f = 2 * k * k * (M - k / 3);
+  if (routine == CMD_GELS) f += (double)nrhs * (4 * M * k - k * k);
+  return tessera_dtype_is_complex(dtype) ? 4 * f : f;
+}
+
+/* Writes geqrf's factored matrix and tau (beside: FILE.tau.npy), or gels' solution. */
+static int write_outputs(const cli_opts_t *o, const qr_problem_t *p) {
+  char err[256], tau[4096];
+  const int64_t k = p->m < p->n ? p->m : p->n;
+  int rc = o->routine == CMD_GEQRF
+               ? npy_write(o->output, p->dtype, 2, p->m, p->n, p->a, p->m > 0 ? p->m : 1, err,
+                           sizeof err)
+               : npy_write(o->output, p->dtype, 2, p->n, p->nrhs, p->b, p->ldb, err, sizeof err);
+  if (!rc && o->routine == CMD_GEQRF) {
+    const char *dot = strrchr(o->output, '.');
+    const int stem =
+        dot && strcmp(dot, ".npy") == 0 ? (int)(dot - o->output) : (int)strlen(o->output);
+    snprintf(tau, sizeof tau, "%.*s.tau.npy", stem, o->output);
+    rc = npy_write(tau, p->dtype, 1, k, 1, p->tau, k > 0 ? k : 1, err, sizeof err);
+  }
+  if (rc) fprintf(stderr, "tessera: --output: %s\n", err);
+  return rc ? CLI_FAILED : CLI_OK;
+}
+
+/* One size: tessera's best time, the LAPACKE baseline's when threads > 0, the checks, the
+ * result line. */
+static int run_size(tessera_context_t *ctx, const cli_opts_t *o, int64_t m, int64_t n,
+                    int threads) {
+  qr_problem_t p;
+  int rc = problem(o, m, n, &p);
+  cli_result_t r;
+  cli_result_init(&r, o, ctx);
+  r.m = p.m, r.n = p.n, r.nrhs = p.nrhs, r.seconds = r.baseline_seconds = INFINITY;
+  if (o->cmd == CMD_BENCH) r.api = "lapack";
+  for (int rep = 0; rc == CLI_OK && rep < o->reps; rep++) {
+    double t;
+    int s = run_tessera(ctx, &p, o->routine, &t);
+    if (s) rc = cli_report(ctx, NULL, cli_cmd_name(o->routine), s);
+    r.seconds = fmin(r.seconds, t);
+    if (rc == CLI_OK && threads > 0) {
+      s = run_lapacke(&p, o->routine, threads, &t);
+      if (s) {
+        fprintf(stderr, "tessera: LAPACKE %s failed (info = %d)\n", cli_cmd_name(o->routine), s);
+        rc = CLI_FAILED;
+      }
+      r.baseline_seconds = fmin(r.baseline_seconds, t);
+    }
+  }
+  if (rc == CLI_OK && threads > 0) { /* the checks and --output are tessera's result's */
+    double t;
+    int s = run_tessera(ctx, &p, o->routine, &t);
+    if (s) rc = cli_report(ctx, NULL, cli_cmd_name(o->routine), s);
+  }
+  if (rc == CLI_OK) {
+    const double flops = qr_flops(o->routine, p.dtype, p.m, p.n, p.nrhs);
+    r.gflops = r.seconds > 0 ? flops * 1e-9 / r.seconds : 0;
+    if (threads > 0) {
+      r.has_baseline = 1, r.baseline = "lapacke";
+      r.baseline_gflops = r.baseline_seconds > 0 ? flops * 1e-9 / r.baseline_seconds : 0;
+    }
+    const int s = o->routine == CMD_GEQRF ? check_geqrf(ctx, &p, &r.residual, &r.orthogonality)
+                                          : check_gels(ctx, &p, &r.residual);
+    if (s) rc = cli_report(ctx, NULL, "the check", s);
+  }
+  if (rc == CLI_OK) cli_print_result(o, &r);
+  if (rc == CLI_OK && o->output) rc = write_outputs(o, &p);
+  problem_free(&p);
+  return rc;
+}
+
+/* The CPU baseline's thread count: --workers, else the context's CPU workers. */
+static int baseline_threads(const cli_opts_t *o, tessera_context_t *ctx) {
+  tessera_device_info_t cpu = {.workers = 0};
+  int threads = o->workers;
+  if (threads < 0 && tessera_device_count(ctx, TESSERA_DEVICE_CPU) > 0 &&
+      tessera_device_info(ctx, TESSERA_DEVICE_CPU, 0, &cpu) == 0)
+    threads = cpu.workers;
+  return threads < 1 ? 1 : threads;
+}
+
+int cli_qr(const cli_opts_t *o) {
+  tessera_context_t *ctx;
+  if (cli_context(o, &ctx)) return CLI_FAILED;
+  const int64_t n = o->sizes[0], m = o->m >= 0 ? o->m : n;
+  cli_print_header(o, NULL, NULL);
+  return cli_finish(ctx, run_size(ctx, o, m, n, 0));
+}
+
+int cli_bench_qr(const cli_opts_t *o) {
+  tessera_context_t *ctx;
+  if (cli_context(o, &ctx)) return CLI_FAILED;
+  const int threads = o->no_baseline ? 0 : baseline_threads(o, ctx);
+  if (!o->json) {
+    printf("# %s %s: tessera (%d workers, %d GPUs)", cli_cmd_name(o->routine),
+           tessera_dtype_name(o->dtype), tessera_worker_count(ctx), tessera_accelerator_count(ctx));
+    if (threads > 0) printf(" against LAPACKE (threads: %d)", threads);
+    printf(", best of %d\n", o->reps);
+  }
+  cli_print_header(o, threads > 0 ? "lapacke" : NULL, NULL);
+  int rc = CLI_OK;
+  for (int i = 0; i < o->nsizes && rc == CLI_OK; i++)
+    rc = run_size(ctx, o, o->m >= 0 ? o->m : o->sizes[i], o->sizes[i], threads);
+  return cli_finish(ctx, rc);
+}
