@@ -64,16 +64,15 @@ static double rel_diff(tessera_dtype_t dt, int64_t m, int64_t n, const void *x, 
   return s > 0 ? d / s : d;
 }
 
-/* A random m x k matrix factored by tessera_geqrf: its reflectors in `a` (lda m) and tau. */
-static void reflectors(tessera_dtype_t dt, int64_t m, int64_t k, uint64_t seed, void **a,
-                       void **tau) {
+/* A random m x k matrix factored by tessera_geqrf on ctx: its reflectors in `a` (lda m) and
+ * tau. */
+static void reflectors(tessera_context_t *ctx, tessera_dtype_t dt, int64_t m, int64_t k,
+                       uint64_t seed, void **a, void **tau) {
   tt_rng_t r = tt_rng(seed);
   *a = lc_alloc(dt, (size_t)(m * (k + 1)));
   lc_fill_random(dt, *a, m, k, m, &r);
   *tau = lc_alloc(dt, (size_t)(k + 1));
-  tessera_context_t *ctx = lc_context(8);
   assert_int_equal(tessera_geqrf(ctx, dt, m, k, *a, m, *tau), 0);
-  lc_finalize(ctx);
 }
 
 static void test_unmqr(void **state) {
@@ -94,7 +93,7 @@ static void test_unmqr(void **state) {
                         n = side ? shapes[s][0] : shapes[s][1];
           const int64_t nq = side ? n : m, k = shapes[s][2] < nq ? shapes[s][2] : nq;
           void *a, *tau;
-          reflectors(dt, nq, k, (uint64_t)(100 * d + 10 * s + side), &a, &tau);
+          reflectors(ctx, dt, nq, k, (uint64_t)(100 * d + 10 * s + side), &a, &tau);
           /* Q whole (nq x nq) by LAPACK */
           void *q = lc_alloc(dt, (size_t)(nq * nq + 1));
           memcpy(q, a, (size_t)(nq * k) * lc_esize(dt));
@@ -142,7 +141,7 @@ static void test_ungqr(void **state) {
       const tessera_dtype_t dt = lc_dtypes[d];
       const int64_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
       void *a, *tau;
-      reflectors(dt, m, n, (uint64_t)(300 + 10 * d + s), &a, &tau);
+      reflectors(ctx, dt, m, n, (uint64_t)(300 + 10 * d + s), &a, &tau);
       void *want = lc_dup(dt, a, (size_t)(m * n));
       assert_int_equal(lapack_ungqr(dt, m, n, k, want, m, tau), 0);
       int rc = tessera_ungqr(ctx, dt, m, n, k, a, m, tau);
