@@ -277,8 +277,9 @@ TESSERA_API int tessera_tile_getrs(tessera_op_t trans, const tessera_matrix_t *A
 
 /** Householder QR of the m x n A in place (see tessera_geqrf): R on and above the diagonal, the
  *  vectors below it, tau (min(m, n) elements of A's dtype, host memory) as LAPACK's. Any tiling
- *  (QR runs on column panels: A itself when its tiles span its rows, else a copy). A matrix
- *  over processes is refused (TESSERA_ERR_UNSUPPORTED) for now. */
+ *  (QR runs on column panels: A itself when its tiles span its rows, else a copy, distributed
+ *  over a 1 x P grid when A is). Over processes (a collective call), each process runs the
+ *  tasks writing its panels and every process gets the whole tau. */
 TESSERA_API int tessera_tile_geqrf(tessera_matrix_t *A, void *tau);
 
 /** Factors A and solves A X = B (see tessera_gesv). */

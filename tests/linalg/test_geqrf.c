@@ -13,53 +13,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "linalg_common.h"
+#include "qr_common.h"
 
 static int g_tiles[2] = {8, 24};
-
-/* LAPACK's orgqr / ungqr of the dtype: Q (m x k) from the k reflectors in a. */
-static int lapack_ungqr(tessera_dtype_t dt, int64_t m, int64_t k, void *a, int64_t lda,
-                        const void *tau) {
-  const lapack_int mm = (lapack_int)m, kk = (lapack_int)k, ld = (lapack_int)lda;
-  switch (dt) {
-  case TESSERA_F32:
-    return (int)LAPACKE_sorgqr(LAPACK_COL_MAJOR, mm, kk, kk, a, ld, tau);
-  case TESSERA_F64:
-    return (int)LAPACKE_dorgqr(LAPACK_COL_MAJOR, mm, kk, kk, a, ld, tau);
-  case TESSERA_C64:
-    return (int)LAPACKE_cungqr(LAPACK_COL_MAJOR, mm, kk, kk, a, ld, tau);
-  default:
-    return (int)LAPACKE_zungqr(LAPACK_COL_MAJOR, mm, kk, kk, a, ld, tau);
-  }
-}
-
-/* The residual and orthogonality of the factorization f (lda) with tau of the m x n matrix
- * whose promoted form is `full`. */
-static void check_qr(tessera_dtype_t dt, int64_t m, int64_t n, const zc_t *full, const void *f,
-                     int64_t lda, const void *tau, const char *what) {
-  const int64_t k = m < n ? m : n;
-  if (k == 0) return;
-  void *q = lc_dup(dt, f, (size_t)(lda * n));
-  assert_int_equal(lapack_ungqr(dt, m, k, q, lda, tau), 0);
-  zc_t *Q = lc_promote(dt, m, k, q, lda), *R = lc_zalloc((size_t)(k * n));
-  for (int64_t j = 0; j < n; j++)
-    for (int64_t i = 0; i <= j && i < k; i++) R[i + j * k] = lc_get(dt, f, (size_t)(i + j * lda));
-  zc_t *D = lc_zalloc((size_t)(m * n)), *E = lc_zalloc((size_t)(k * k));
-  memcpy(D, full, (size_t)(m * n) * sizeof *D);
-  const zc_t one = 1.0, mone = -1.0;
-  cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, &mone, Q, (int)m,
-              R, (int)k, &one, D, (int)m);
-  for (int64_t i = 0; i < k; i++) E[i + i * k] = 1.0;
-  cblas_zgemm(CblasColMajor, CblasConjTrans, CblasNoTrans, (int)k, (int)k, (int)m, &mone, Q, (int)m,
-              Q, (int)m, &one, E, (int)k);
-  const double an = lc_norm_fro(full, (size_t)(m * n)), mx = (double)(m > n ? m : n);
-  const double res = an > 0 ? lc_norm_fro(D, (size_t)(m * n)) / (an * mx * lc_eps(dt)) : 0;
-  const double orth = lc_norm_fro(E, (size_t)(k * k)) / ((double)m * lc_eps(dt));
-  if (!(res < 10) || !(orth < 10))
-    fail_msg("%s %s m %lld n %lld: residual %g, orthogonality %g", what, lc_name(dt), (long long)m,
-             (long long)n, res, orth);
-  free(q), free(Q), free(R), free(D), free(E);
-}
 
 /* One matrix through tessera_geqrf: a random m x n (lda m + 3, NaN padding), with the columns
  * of `zero_every` (when > 0) zero. */
@@ -79,7 +35,7 @@ static void one_case(tessera_context_t *ctx, tessera_dtype_t dt, int64_t m, int6
   if (rc)
     fail_msg("geqrf %s m %lld n %lld: %d (%s)", lc_name(dt), (long long)m, (long long)n, rc,
              tessera_last_error(ctx));
-  check_qr(dt, m, n, full, f, lda, tau, zero_every ? "geqrf (zero columns)" : "geqrf");
+  qr_check(dt, m, n, full, f, lda, tau, zero_every ? "geqrf (zero columns)" : "geqrf");
   const size_t bad = lc_diff_outside(dt, 0, m, n, f, a, lda);
   if (bad)
     fail_msg("geqrf %s m %lld n %lld: %zu padding elements changed", lc_name(dt), (long long)m,
@@ -126,7 +82,7 @@ static void test_tile_geqrf(void **state) {
   assert_int_equal(tessera_matrix_view(ctx, dt, m, n, 8, 8, a, lda, &A), 0);
   assert_int_equal(tessera_tile_geqrf(A, tau), 0);
   assert_int_equal(tessera_matrix_destroy(A), 0);
-  check_qr(dt, m, n, full, a, lda, tau, "tile_geqrf");
+  qr_check(dt, m, n, full, a, lda, tau, "tile_geqrf");
   free(a), free(full);
   lc_finalize(ctx);
 }

@@ -13,23 +13,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "linalg_common.h"
-
-/* LAPACK's orgqr / ungqr: the first n columns of Q from k reflectors. */
-static int lapack_ungqr(tessera_dtype_t dt, int64_t m, int64_t n, int64_t k, void *a, int64_t lda,
-                        const void *tau) {
-  const lapack_int M = (lapack_int)m, N = (lapack_int)n, K = (lapack_int)k, ld = (lapack_int)lda;
-  switch (dt) {
-  case TESSERA_F32:
-    return (int)LAPACKE_sorgqr(LAPACK_COL_MAJOR, M, N, K, a, ld, tau);
-  case TESSERA_F64:
-    return (int)LAPACKE_dorgqr(LAPACK_COL_MAJOR, M, N, K, a, ld, tau);
-  case TESSERA_C64:
-    return (int)LAPACKE_cungqr(LAPACK_COL_MAJOR, M, N, K, a, ld, tau);
-  default:
-    return (int)LAPACKE_zungqr(LAPACK_COL_MAJOR, M, N, K, a, ld, tau);
-  }
-}
+#include "qr_common.h"
 
 /* LAPACK's gels (trans N). */
 static int lapack_gels(tessera_dtype_t dt, int64_t m, int64_t n, int64_t nrhs, void *a, int64_t lda,
@@ -97,7 +81,7 @@ static void test_unmqr(void **state) {
           /* Q whole (nq x nq) by LAPACK */
           void *q = lc_alloc(dt, (size_t)(nq * nq + 1));
           memcpy(q, a, (size_t)(nq * k) * lc_esize(dt));
-          assert_int_equal(lapack_ungqr(dt, nq, nq, k, q, nq, tau), 0);
+          assert_int_equal(qr_lapack_ungqr(dt, nq, nq, k, q, nq, tau), 0);
           tt_rng_t r = tt_rng((uint64_t)(7 + s));
           const int64_t ldc = m + 2;
           void *c = lc_alloc(dt, (size_t)(ldc * (n + 1)));
@@ -143,7 +127,7 @@ static void test_ungqr(void **state) {
       void *a, *tau;
       reflectors(ctx, dt, m, n, (uint64_t)(300 + 10 * d + s), &a, &tau);
       void *want = lc_dup(dt, a, (size_t)(m * n));
-      assert_int_equal(lapack_ungqr(dt, m, n, k, want, m, tau), 0);
+      assert_int_equal(qr_lapack_ungqr(dt, m, n, k, want, m, tau), 0);
       int rc = tessera_ungqr(ctx, dt, m, n, k, a, m, tau);
       if (rc) fail_msg("ungqr %s: %d (%s)", lc_name(dt), rc, tessera_last_error(ctx));
       const double e = rel_diff(dt, m, n, a, m, want, m);

@@ -37,7 +37,7 @@ static int apply_q(tessera_context_t *ctx, char trans, tessera_dtype_t dtype, in
   const int64_t nb = tessera_tile_for_lu(ctx, m, k);
   int rc = panels(ctx, dtype, m, k, a, lda, nb, &A);
   if (!rc) rc = panels(ctx, dtype, m, n, c, ldc, tessera_tile_for_lu(ctx, m, n), &C);
-  if (!rc) rc = tsr_qr_create(ctx, dtype, k, nb, &Q);
+  if (!rc) rc = tsr_qr_create(A, k, nb, &Q);
   if (!rc) rc = tsr_qr_work_create(C, nb, &w);
   if (!rc) rc = tsr_pxlarft(A, tau, &Q);
   if (!rc) rc = tsr_pxunmqr(trans, A, &Q, C, &w);

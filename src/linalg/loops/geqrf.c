@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist/dist.h"
 #include "linalg/loops/loops.h"
 #include "linalg/loops/tasks.h"
 
@@ -34,18 +35,38 @@ static void release_all(tessera_context_t *ctx, tessera_data_t **h, int64_t n) {
   free(h);
 }
 
-int tsr_qr_create(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t kmin, int64_t nb,
-                  tsr_qr_t *Q) {
-  *Q = (tsr_qr_t){.ctx = ctx, .kmin = kmin, .nb = nb};
+/* The records of `count` handles of V's communicator (NULL when V is not distributed). */
+static int records(const tessera_matrix_t *V, size_t count, void **out) {
+  *out = NULL;
+  if (!V->comm || count == 0) return 0;
+  tsr_dist_tile_t *rec = NULL;
+  const int rc = tsr_dist_tiles(V->comm, V->ctx, count, &rec);
+  if (rc) return tsr_error(V->ctx, rc, "QR: %s", tessera_comm_last_error(V->comm));
+  *out = rec;
+  return 0;
+}
+
+/* Whether this process owns record r (a handle of its own when there are no records). */
+static bool mine(const tessera_matrix_t *V, const tsr_dist_tile_t *r) {
+  return !r || r->owner == tessera_comm_rank(V->comm);
+}
+
+int tsr_qr_create(const tessera_matrix_t *V, int64_t kmin, int64_t nb, tsr_qr_t *Q) {
+  tessera_context_t *ctx = V->ctx;
+  *Q = (tsr_qr_t){.ctx = ctx, .comm = V->comm, .kmin = kmin, .nb = nb};
   Q->steps = kmin > 0 ? (kmin + nb - 1) / nb : 0;
   if (Q->steps == 0) return 0;
   Q->T = calloc((size_t)Q->steps, sizeof *Q->T);
   if (!Q->T) return tsr_error(ctx, TESSERA_ERR_NOMEM, "QR: out of memory for the reflectors");
-  const size_t es = tessera_dtype_size(dtype);
-  int rc = 0;
+  int rc = records(V, (size_t)Q->steps, &Q->dist);
+  tsr_dist_tile_t *rec = Q->dist;
+  const size_t es = tessera_dtype_size(V->dtype);
   for (int64_t k = 0; k < Q->steps && !rc; k++) {
     const size_t kb = (size_t)step_width(Q, k);
-    rc = tessera_data_create(ctx, kb, kb, es, &Q->T[k]);
+    if (rec) rec[k].owner = tessera_matrix_tile_owner(V, 0, k * nb / V->nb);
+    rc = mine(V, rec ? &rec[k] : NULL) ? tessera_data_create(ctx, kb, kb, es, &Q->T[k])
+                                       : tessera_data_create_workspace(ctx, kb, kb, es, &Q->T[k]);
+    if (!rc && rec) tsr_dist_attach(Q->T[k], &rec[k]);
   }
   if (rc) tsr_qr_destroy(Q);
   return rc;
@@ -53,7 +74,9 @@ int tsr_qr_create(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t kmin, i
 
 void tsr_qr_destroy(tsr_qr_t *Q) {
   release_all(Q->ctx, Q->T, Q->steps);
+  tsr_dist_tiles_free(Q->dist);
   Q->T = NULL;
+  Q->dist = NULL;
   Q->steps = 0;
 }
 
@@ -61,18 +84,31 @@ int tsr_qr_work_create(const tessera_matrix_t *C, int64_t nb, tsr_qr_work_t *w) 
   *w = (tsr_qr_work_t){.ctx = C->ctx, .count = C->nt};
   w->W = calloc((size_t)C->nt, sizeof *w->W);
   if (!w->W) return tsr_error(C->ctx, TESSERA_ERR_NOMEM, "QR: out of memory for the workspaces");
+  int rc = records(C, (size_t)C->nt, &w->dist);
+  tsr_dist_tile_t *rec = w->dist;
   const size_t es = tessera_dtype_size(C->dtype);
-  int rc = 0;
-  for (int64_t j = 0; j < C->nt && !rc; j++)
+  for (int64_t j = 0; j < C->nt && !rc; j++) {
+    if (rec) rec[j].owner = tessera_matrix_tile_owner(C, 0, j);
     rc = tessera_data_create_workspace(C->ctx, (size_t)nb, (size_t)tsr_tile_n(C, j), es, &w->W[j]);
+    if (!rc && rec) tsr_dist_attach(w->W[j], &rec[j]);
+  }
   if (rc) tsr_qr_work_destroy(w);
   return rc;
 }
 
 void tsr_qr_work_destroy(tsr_qr_work_t *w) {
   release_all(w->ctx, w->W, w->count);
+  tsr_dist_tiles_free(w->dist);
   w->W = NULL;
+  w->dist = NULL;
   w->count = 0;
+}
+
+/* Distributed: the copies other processes received of step k's panel and T go once the step's
+ * tasks are inserted. */
+static int flush_step(const tessera_matrix_t *A, const tsr_qr_t *Q, int64_t k) {
+  const int rc = tsr_dist_flush(A->ctx, tsr_tile(A, 0, k));
+  return rc ? rc : tsr_dist_flush(A->ctx, Q->T[k]);
 }
 
 /* The update of C's column panel j by step k's reflector (the vectors in A's panel k). */
@@ -90,6 +126,7 @@ int tsr_pxgeqrf(tessera_matrix_t *A, tsr_qr_t *Q, tsr_qr_work_t *w) {
     rc = tsr_task_geqrt(A, k, Q->T[k], tsr_panel_prio(nt, k, k));
     for (int64_t j = k + 1; j < nt && !rc; j++)
       rc = update('C', A, Q, k, A, j, w, tsr_panel_prio(nt, j, k));
+    if (!rc) rc = flush_step(A, Q, k);
   }
   return rc;
 }
@@ -116,13 +153,18 @@ int tsr_pxunmqr(char trans, const tessera_matrix_t *A, const tsr_qr_t *Q, tesser
   for (int64_t s = 0; s < Q->steps && !rc; s++) {
     const int64_t k = trans == 'N' ? Q->steps - 1 - s : s; /* Q = H_1 ... H_k: Q C from H_k */
     for (int64_t j = 0; j < C->nt && !rc; j++) rc = update(trans, A, Q, k, C, j, w, 0);
+    if (!rc) rc = flush_step(A, Q, k);
   }
   return rc;
 }
 
 int tsr_qr_tau(const tsr_qr_t *Q, tessera_dtype_t dtype, void *tau) {
   const size_t es = tessera_dtype_size(dtype);
+  const tsr_dist_tile_t *rec = Q->dist;
+  const int me = Q->comm ? tessera_comm_rank(Q->comm) : 0;
+  if (Q->comm) memset(tau, 0, (size_t)Q->kmin * es); /* each entry from its one owner */
   for (int64_t k = 0; k < Q->steps; k++) {
+    if (rec && rec[k].owner != me) continue;
     int rc = tessera_data_sync(Q->ctx, Q->T[k]);
     if (rc < 0) return rc;
     const char *t = tessera_data_ptr(Q->T[k]);
@@ -131,5 +173,11 @@ int tsr_qr_tau(const tsr_qr_t *Q, tessera_dtype_t dtype, void *tau) {
     for (int64_t i = 0; i < kb; i++)
       memcpy((char *)tau + (size_t)(k * Q->nb + i) * es, t + ((size_t)i * ld + (size_t)i) * es, es);
   }
-  return 0;
+  if (!Q->comm || Q->kmin == 0) return 0;
+  /* summed in the real type: a complex entry is two */
+  const bool single = dtype == TESSERA_F32 || dtype == TESSERA_C64;
+  const size_t count = (size_t)Q->kmin * (es / (single ? sizeof(float) : sizeof(double)));
+  const int rc = tessera_comm_allreduce(
+      Q->comm, tau, tau, count, single ? TESSERA_COMM_F32 : TESSERA_COMM_F64, TESSERA_SUM, NULL);
+  return rc ? tsr_error(Q->ctx, rc, "QR: %s", tessera_comm_last_error(Q->comm)) : 0;
 }

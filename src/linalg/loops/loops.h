@@ -37,19 +37,23 @@ int tsr_panel_prio(int64_t nt, int64_t j, int64_t k);
  *  its diagonal LAPACK's tau) for the kmin reflectors of a matrix in steps of nb columns. */
 typedef struct {
   tessera_context_t *ctx;
+  tessera_comm_t *comm; /* the reflectors' matrix's communicator, or NULL */
   int64_t kmin, nb, steps;
   tessera_data_t **T;
+  void *dist; /* distributed: the handles' records (dist/dist.h), step k's T owned by the
+                 process of the panel holding column k nb */
 } tsr_qr_t;
 /** The workspaces of the updates of a matrix's column panels by block reflectors of up to nb
- *  vectors: one nb x n_j handle per column panel j. */
+ *  vectors: one nb x n_j handle per column panel j (distributed: panel j's process's). */
 typedef struct {
   tessera_context_t *ctx;
   int64_t count;
   tessera_data_t **W;
+  void *dist;
 } tsr_qr_work_t;
-/** Makes the T handles of kmin reflectors of `dtype` in steps of nb. */
-int tsr_qr_create(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t kmin, int64_t nb,
-                  tsr_qr_t *Q);
+/** Makes the T handles of kmin reflectors in steps of nb of the column panels of V (its dtype,
+ *  context and, distributed, its panels' processes): a collective call for a distributed V. */
+int tsr_qr_create(const tessera_matrix_t *V, int64_t kmin, int64_t nb, tsr_qr_t *Q);
 void tsr_qr_destroy(tsr_qr_t *Q);
 /** Makes the workspaces of C's column panels for reflectors in steps of nb. */
 int tsr_qr_work_create(const tessera_matrix_t *C, int64_t nb, tsr_qr_work_t *w);
@@ -64,7 +68,8 @@ int tsr_pxlarft(const tessera_matrix_t *A, const void *tau, tsr_qr_t *Q);
  *  panels of A's rows, the updates through w (C's). */
 int tsr_pxunmqr(char trans, const tessera_matrix_t *A, const tsr_qr_t *Q, tessera_matrix_t *C,
                 tsr_qr_work_t *w);
-/** Waits for Q's T handles and writes LAPACK's tau (kmin elements of dtype) from them. */
+/** Waits for Q's T handles and writes LAPACK's tau (kmin elements of dtype) from them
+ *  (distributed: every process the whole tau, a collective call). */
 int tsr_qr_tau(const tsr_qr_t *Q, tessera_dtype_t dtype, void *tau);
 
 #endif
