@@ -306,6 +306,20 @@ static inline void devices_close(tessera_context_t *ctx, tessera_comm_t *comm) {
   assert_int_equal(tessera_comm_destroy(comm), 0);
 }
 
+/** Runs `cases` (a test's tile-level cases: context, tile size, quick) on the processes' devices
+ *  (devices_open, `workers` CPU workers each), the suite's communicator standing for theirs
+ *  meanwhile; skips the test where no process has a device. */
+static inline void on_devices(int workers, void (*cases)(tessera_context_t *, int64_t, bool),
+                              int64_t nb) {
+  tessera_context_t *ctx = NULL;
+  tessera_comm_t *comm = NULL, *host_comm = g_comm;
+  if (!devices_open(workers, &ctx, &comm)) skip();
+  g_comm = comm;
+  cases(ctx, nb, true);
+  g_comm = host_comm;
+  devices_close(ctx, comm);
+}
+
 /* ---------------------------------------------------------------- main */
 
 /* With TESSERA_TEST_GPUS=<GPUs of the machine>, each local process sees one GPU of its own

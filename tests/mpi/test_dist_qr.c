@@ -84,13 +84,7 @@ static void test_tile_qr(void **state) {
 
 static void test_on_devices(void **state) {
   (void)state;
-  tessera_context_t *ctx = NULL;
-  tessera_comm_t *comm = NULL, *host_comm = g_comm;
-  if (!devices_open(1, &ctx, &comm)) skip();
-  g_comm = comm;
-  tile_cases(ctx, 16, true);
-  g_comm = host_comm;
-  devices_close(ctx, comm);
+  on_devices(1, tile_cases, 16);
 }
 
 int main(int argc, char **argv) {
