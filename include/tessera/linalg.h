@@ -282,6 +282,19 @@ TESSERA_API int tessera_tile_getrs(tessera_op_t trans, const tessera_matrix_t *A
  *  tasks writing its panels and every process gets the whole tau. */
 TESSERA_API int tessera_tile_geqrf(tessera_matrix_t *A, void *tau);
 
+/** C = op(Q) C (side LEFT; op NOTRANS, or CONJTRANS / TRANS on real dtypes) with the Q whose
+ *  min(m, n) reflectors tessera_tile_geqrf left in A (m x n) and `tau`; C has A's m rows. Any
+ *  tilings (column panels, or copies in them); over processes, a collective call. Q from the
+ *  right is refused at this level for now (TESSERA_ERR_UNSUPPORTED: tessera_unmqr takes it). */
+TESSERA_API int tessera_tile_unmqr(tessera_side_t side, tessera_op_t trans,
+                                   const tessera_matrix_t *A, const void *tau, tessera_matrix_t *C);
+
+/** Least squares min ‖A X - B‖ for A m x n with m >= n of full rank (see tessera_gels): A is
+ *  overwritten by its QR, B (m x nrhs) holds X in its first n rows. Returns 0, i > 0 when R(i, i)
+ *  is exactly zero (B untouched), or a negative status; over processes, a collective call. m < n
+ *  is refused at this level for now (TESSERA_ERR_UNSUPPORTED: tessera_gels takes it). */
+TESSERA_API int tessera_tile_gels(tessera_matrix_t *A, tessera_matrix_t *B);
+
 /** Factors A and solves A X = B (see tessera_gesv). */
 TESSERA_API int tessera_tile_gesv(tessera_matrix_t *A, int *ipiv, tessera_matrix_t *B);
 

@@ -180,6 +180,48 @@ static void test_gels(void **state) {
   lc_finalize(ctx);
 }
 
+/* The tile-level forms on descriptors of square tiles (QR through copies in panels): Qᴴ C then
+ * Q C gives C back, and gels against LAPACK's. */
+static void test_tile_forms(void **state) {
+  (void)state;
+  tessera_context_t *ctx = lc_context(8);
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++) {
+    const tessera_dtype_t dt = lc_dtypes[d];
+    const int64_t m = 37, n = 21, nrhs = 3;
+    tt_rng_t r = tt_rng((uint64_t)(900 + d));
+    void *a = lc_alloc(dt, (size_t)(m * n)), *b = lc_alloc(dt, (size_t)(m * nrhs));
+    lc_fill_random(dt, a, m, n, m, &r);
+    lc_fill_random(dt, b, m, nrhs, m, &r);
+    void *a2 = lc_dup(dt, a, (size_t)(m * n)), *b2 = lc_dup(dt, b, (size_t)(m * nrhs));
+    void *c = lc_dup(dt, b, (size_t)(m * nrhs)), *tau = lc_alloc(dt, (size_t)n);
+    tessera_matrix_t *A = NULL, *B = NULL, *C = NULL;
+    assert_int_equal(tessera_matrix_view(ctx, dt, m, n, 8, 8, a, m, &A), 0);
+    assert_int_equal(tessera_matrix_view(ctx, dt, m, nrhs, 8, 8, c, m, &C), 0);
+    assert_int_equal(tessera_tile_geqrf(A, tau), 0);
+    assert_int_equal(tessera_tile_unmqr(TESSERA_LEFT, TESSERA_CONJTRANS, A, tau, C), 0);
+    assert_int_equal(tessera_tile_unmqr(TESSERA_LEFT, TESSERA_NOTRANS, A, tau, C), 0);
+    assert_int_equal(tessera_tile_unmqr(TESSERA_RIGHT, TESSERA_NOTRANS, A, tau, C),
+                     TESSERA_ERR_UNSUPPORTED);
+    tessera_matrix_destroy(C);
+    tessera_matrix_destroy(A);
+    if (!(rel_diff(dt, m, nrhs, c, m, b, m) <= tol(dt)))
+      fail_msg("tile_unmqr %s: Q Qᴴ C differs from C by %g", lc_name(dt),
+               rel_diff(dt, m, nrhs, c, m, b, m));
+    memcpy(a, a2, (size_t)(m * n) * lc_esize(dt));
+    assert_int_equal(tessera_matrix_view(ctx, dt, m, n, 8, 8, a, m, &A), 0);
+    assert_int_equal(tessera_matrix_view(ctx, dt, m, nrhs, 8, 8, b, m, &B), 0);
+    assert_int_equal(tessera_tile_gels(A, B), 0);
+    tessera_matrix_destroy(B);
+    tessera_matrix_destroy(A);
+    assert_int_equal(lapack_gels(dt, m, n, nrhs, a2, m, b2, m), 0);
+    if (!(rel_diff(dt, n, nrhs, b, m, b2, m) <= 50 * tol(dt)))
+      fail_msg("tile_gels %s: relative difference to LAPACK's %g", lc_name(dt),
+               rel_diff(dt, n, nrhs, b, m, b2, m));
+    free(a), free(b), free(a2), free(b2), free(c), free(tau);
+  }
+  lc_finalize(ctx);
+}
+
 static void test_arguments(void **state) {
   (void)state;
   tessera_context_t *ctx = lc_context(8);
@@ -208,9 +250,8 @@ static void test_arguments(void **state) {
 int main(void) {
   tt_watchdog(600);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_unmqr),
-      cmocka_unit_test(test_ungqr),
-      cmocka_unit_test(test_gels),
+      cmocka_unit_test(test_unmqr),     cmocka_unit_test(test_ungqr),
+      cmocka_unit_test(test_gels),      cmocka_unit_test(test_tile_forms),
       cmocka_unit_test(test_arguments),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,4 +1,5 @@
-/* Householder QR over processes, tile level: every process runs tile geqrf alike on column
+/* Householder QR over processes, tile level: every process runs tile geqrf (then tile gels on
+ * tall matrices) alike on column
  * panels dealt over every grid the process count allows (by the grid's first row), each running
  * the tasks that write its panels; the factors put together from every process's panels and the
  * tau every process gets have the residual and orthogonality of the one-process routine, tau
@@ -55,6 +56,41 @@ static void tile_case(tessera_context_t *ctx, tessera_grid_t g, tessera_dtype_t 
     fail_msg("process %d: %s: tau differs from process 0's", g_rank, what);
   qr_check(dt, m, n, full, f, lda, tau, what);
   tessera_matrix_destroy(A);
+  if (m >= n && n > 0) { /* tile gels on the same matrix: the normal equations hold */
+    const int64_t nrhs = 2;
+    void *b = lc_alloc(dt, (size_t)(lda * nrhs));
+    lc_fill_random(dt, b, m, nrhs, lda, &r);
+    zc_t *bz = lc_promote(dt, m, nrhs, b, lda);
+    tessera_matrix_t *G = NULL, *B = NULL;
+    fail_rc(ctx, "create", tessera_matrix_create_distributed(ctx, g_comm, g, dt, m, n, mb, nb, &G));
+    fail_rc(ctx, "import", tessera_matrix_import(G, a, lda));
+    fail_rc(ctx, "create",
+            tessera_matrix_create_distributed(ctx, g_comm, g, dt, m, nrhs, mb, nb, &B));
+    fail_rc(ctx, "import", tessera_matrix_import(B, b, lda));
+    fail_rc(ctx, "tile_gels", tessera_tile_gels(G, B));
+    memset(b, 0, (size_t)(lda * nrhs) * es);
+    fail_rc(ctx, "export", tessera_matrix_export(B, b, lda));
+    fail_rc(ctx, "allreduce",
+            tessera_comm_allreduce(g_comm, b, b, (size_t)(lda * nrhs), (tessera_comm_type_t)dt,
+                                   TESSERA_SUM, NULL));
+    /* Aᴴ (A x - b) = 0 */
+    zc_t *x = lc_promote(dt, n, nrhs, b, lda), *rz = lc_zalloc((size_t)(m * nrhs)),
+         *gz = lc_zalloc((size_t)(n * nrhs));
+    memcpy(rz, bz, (size_t)(m * nrhs) * sizeof *rz);
+    const zc_t one = 1.0, mone = -1.0, zero = 0.0;
+    cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)nrhs, (int)n, &mone, full,
+                (int)m, x, (int)n, &one, rz, (int)m);
+    cblas_zgemm(CblasColMajor, CblasConjTrans, CblasNoTrans, (int)n, (int)nrhs, (int)m, &one, full,
+                (int)m, rz, (int)m, &zero, gz, (int)n);
+    const double an = lc_norm_fro(full, (size_t)(m * n));
+    const double ratio = lc_norm_fro(gz, (size_t)(n * nrhs)) /
+                         ((double)m * an * lc_norm_fro(bz, (size_t)(m * nrhs)) * lc_eps(dt));
+    if (!(ratio < 10))
+      fail_msg("process %d: %s then tile_gels: test ratio %g", g_rank, what, ratio);
+    tessera_matrix_destroy(B);
+    tessera_matrix_destroy(G);
+    free(b), free(bz), free(x), free(rz), free(gz);
+  }
   free(a), free(full), free(tau), free(f), free(root);
 }
 

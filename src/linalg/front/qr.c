@@ -1,6 +1,8 @@
 /* Tile-level QR: check the descriptor, run the factorization on its column panels (the matrix
  * itself when its tiles span its rows, else a copy), wait, and hand LAPACK's tau back. */
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "dist/agree.h"
 #include "linalg/front/front.h"
@@ -31,4 +33,85 @@ int tessera_tile_geqrf(tessera_matrix_t *A, void *tau) {
   tsr_qr_work_destroy(&w);
   tsr_qr_destroy(&Q);
   return tsr_panels_free(A, P, rc);
+}
+
+int tessera_tile_unmqr(tessera_side_t side, tessera_op_t trans, const tessera_matrix_t *A,
+                       const void *tau, tessera_matrix_t *C) {
+  static const char f[] = "tile_unmqr";
+  int rc = tsr_check_operands((const tessera_matrix_t *const[]){A, C}, (const int[]){3, 5}, 2, f);
+  if (!A || !C) return rc;
+  const int64_t k = A->m < A->n ? A->m : A->n;
+  const bool complex = A->dtype == TESSERA_C64 || A->dtype == TESSERA_C128;
+  if (!rc && side != TESSERA_LEFT && side != TESSERA_RIGHT)
+    rc = tsr_error(A->ctx, -1, "%s: side must be TESSERA_LEFT or TESSERA_RIGHT", f);
+  else if (!rc && side == TESSERA_RIGHT)
+    rc = tsr_error(A->ctx, TESSERA_ERR_UNSUPPORTED,
+                   "%s: Q from the right is not built at tile level yet; tessera_unmqr takes "
+                   "it on host arrays",
+                   f);
+  if (!rc && trans != TESSERA_NOTRANS && trans != TESSERA_CONJTRANS &&
+      !(trans == TESSERA_TRANS && !complex))
+    rc = tsr_error(A->ctx, -2, "%s: trans must be 'N' or 'C' ('T' on real dtypes)", f);
+  if (!rc && C->m != A->m)
+    rc = tsr_error(A->ctx, -5, "%s: C has %lld rows and Q's order is A's %lld", f, (long long)C->m,
+                   (long long)A->m);
+  if (!rc && !tau && k > 0) rc = tsr_error(A->ctx, -4, "%s: argument 4 (tau) is NULL", f);
+  if (!rc) rc = tsr_check_stored(A, 0, 3, f);
+  if (!rc) rc = tsr_check_stored(C, 0, 5, f);
+  if (A->comm) rc = tsr_dist_agree(A->comm, rc);
+  if (rc || k == 0 || C->n == 0) return rc;
+  tessera_matrix_t *Ap = NULL, *Cp = NULL;
+  tsr_qr_t Q = {0};
+  tsr_qr_work_t w = {0};
+  rc = tsr_panels_of((tessera_matrix_t *)(uintptr_t)A, &Ap);
+  if (!rc) rc = tsr_panels_of(C, &Cp);
+  if (!rc) rc = tsr_qr_create(Ap, k, Ap->nb, &Q);
+  if (!rc) rc = tsr_qr_work_create(Cp, Ap->nb, &w);
+  if (!rc) rc = tsr_pxlarft(Ap, tau, &Q);
+  if (!rc) rc = tsr_pxunmqr(trans == TESSERA_NOTRANS ? 'N' : 'C', Ap, &Q, Cp, &w);
+  if (Cp) rc = tsr_tile_finish(C, tsr_panels_back(C, Cp, rc));
+  tsr_qr_work_destroy(&w);
+  tsr_qr_destroy(&Q);
+  rc = tsr_panels_free(C, Cp, rc);
+  return tsr_panels_free((tessera_matrix_t *)(uintptr_t)A, Ap, rc);
+}
+
+int tessera_tile_gels(tessera_matrix_t *A, tessera_matrix_t *B) {
+  static const char f[] = "tile_gels";
+  int rc = tsr_check_operands((const tessera_matrix_t *const[]){A, B}, (const int[]){1, 2}, 2, f);
+  if (!A || !B) return rc;
+  if (!rc && A->m < A->n)
+    rc = tsr_error(A->ctx, TESSERA_ERR_UNSUPPORTED,
+                   "%s: A is %lld x %lld: the minimum norm solution (m < n) is not built at tile "
+                   "level yet; tessera_gels takes it on host arrays",
+                   f, (long long)A->m, (long long)A->n);
+  if (!rc && B->m != A->m)
+    rc = tsr_error(A->ctx, -2, "%s: B has %lld rows and A %lld", f, (long long)B->m,
+                   (long long)A->m);
+  if (!rc) rc = tsr_check_stored(B, 0, 2, f);
+  if (A->comm) rc = tsr_dist_agree(A->comm, rc);
+  if (rc || A->n == 0 || B->n == 0) return rc;
+  void *tau = malloc((size_t)A->n * tessera_dtype_size(A->dtype));
+  if (!tau) rc = tsr_error(A->ctx, TESSERA_ERR_NOMEM, "%s: out of memory for tau", f);
+  if (A->comm) rc = tsr_dist_agree(A->comm, rc);
+  if (!rc) rc = tessera_tile_geqrf(A, tau);
+  tessera_matrix_t *Ap = NULL, *Bp = NULL;
+  if (!rc) rc = tsr_panels_of(A, &Ap);
+  if (!rc) {
+    const int info = tsr_qr_zero_diagonal(Ap, A->n);
+    if (info > 0)
+      rc = tsr_error(A->ctx, info,
+                     "%s: R(%d, %d) is exactly zero: A does not have full rank, and the least "
+                     "squares solution is not unique",
+                     f, info, info);
+    else
+      rc = info;
+  }
+  if (!rc) rc = tessera_tile_unmqr(TESSERA_LEFT, TESSERA_CONJTRANS, Ap, tau, B);
+  if (!rc) rc = tsr_panels_of(B, &Bp);
+  if (!rc) rc = tsr_tile_finish(B, tsr_panels_back(B, Bp, tsr_pxqr_solve(Ap, A->n, Bp)));
+  rc = tsr_panels_free(B, Bp, rc);
+  rc = tsr_panels_free(A, Ap, rc);
+  free(tau);
+  return rc;
 }

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist/agree.h"
 #include "dist/dist.h"
 #include "linalg/loops/loops.h"
 #include "linalg/loops/tasks.h"
@@ -156,6 +157,43 @@ int tsr_pxunmqr(char trans, const tessera_matrix_t *A, const tsr_qr_t *Q, tesser
     if (!rc) rc = flush_step(A, Q, k);
   }
   return rc;
+}
+
+int tsr_pxqr_solve(const tessera_matrix_t *A, int64_t n, tessera_matrix_t *B) {
+  const int64_t steps = (n + A->nb - 1) / A->nb;
+  int rc = 0;
+  for (int64_t s = 0; s < steps && !rc; s++) {
+    const int64_t k = steps - 1 - s, r0 = k * A->nb, kb = n - r0 < A->nb ? n - r0 : A->nb;
+    for (int64_t c = 0; c < B->nt && !rc; c++) {
+      int tag[3] = {0, (int)c, (int)k};
+      rc = tsr_task_lu_step(B, 'U', 'N', tsr_tile(A, 0, k), tsr_tile(B, 0, c), NULL, NULL,
+                            tsr_tile_n(B, c), (int)r0, (int)kb, tag, 0);
+    }
+    if (!rc) rc = tsr_dist_flush(A->ctx, tsr_tile(A, 0, k));
+  }
+  return rc;
+}
+
+int tsr_qr_zero_diagonal(const tessera_matrix_t *A, int64_t n) {
+  const size_t es = tessera_dtype_size(A->dtype);
+  int info = 0, rc = 0;
+  for (int64_t j = 0; j < A->nt && j * A->nb < n && !info && !rc; j++) {
+    tessera_data_t *h = tsr_tile(A, 0, j);
+    const tsr_dist_tile_t *r = tsr_dist_of(h);
+    if (r && r->owner != tessera_comm_rank(A->comm)) continue;
+    rc = tessera_data_sync(A->ctx, h);
+    if (rc < 0) break;
+    rc = 0;
+    const char *p = tessera_data_ptr(h);
+    const size_t ld = tessera_data_ld(h);
+    for (int64_t c = 0; c < tsr_tile_n(A, j) && j * A->nb + c < n && !info; c++) {
+      const int64_t i = j * A->nb + c; /* the diagonal element of column i */
+      const tsr_scalar_t v = tsr_scalar_load(A->dtype, p + ((size_t)c * ld + (size_t)i) * es, 0);
+      if (v.re == 0 && v.im == 0) info = (int)(i + 1);
+    }
+  }
+  const int status = rc < 0 ? rc : info;
+  return A->comm ? tsr_dist_agree(A->comm, status) : status;
 }
 
 int tsr_qr_tau(const tsr_qr_t *Q, tessera_dtype_t dtype, void *tau) {
