@@ -137,9 +137,9 @@ TESSERA_API int tessera_gesv(tessera_context_t *ctx, tessera_dtype_t dtype, int6
  *  (v_i(i) = 1 not stored, v_i(1 .. i - 1) = 0), tau (k elements of the dtype). LAPACK's
  *  orgqr / ungqr and ormqr / unmqr take the result as it is. Runs on column panels of
  *  tessera_tile_for_lu's width: each panel's factorization (LAPACK's geqrt) on a CPU worker, the
- *  updates of the panels to its right (two products with its vectors) on every device. Not
- *  yet on a context over processes (TESSERA_ERR_UNSUPPORTED). Returns 0 or a negative status:
- *  QR has no info. */
+ *  updates of the panels to its right (two products with its vectors) on every device. On a
+ *  context over processes the arrays are process 0's (NULL elsewhere, tau too), dealt over the
+ *  grid for the call. Returns 0 or a negative status: QR has no info. */
 TESSERA_API int tessera_geqrf(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
                               void *a, int64_t lda, void *tau);
 
@@ -147,15 +147,15 @@ TESSERA_API int tessera_geqrf(tessera_context_t *ctx, tessera_dtype_t dtype, int
  *  or CONJTRANS (TRANS on real dtypes), where Q = H_1 ... H_k holds the k reflectors that
  *  tessera_geqrf (or LAPACK's geqrf) left in the columns of `a` (order x k, lda >= order) and
  *  tau: LAPACK's ormqr / unmqr. The block reflectors' T are formed from the vectors and tau
- *  (larft) for the updates, each a column-panel task; from the right, through Cᴴ. Not yet on a
- *  context over processes. Returns 0 or a negative status. */
+ *  (larft) for the updates, each a column-panel task; from the right, through Cᴴ. On a context
+ *  over processes the arrays are process 0's (NULL elsewhere). Returns 0 or a negative status. */
 TESSERA_API int tessera_unmqr(tessera_context_t *ctx, tessera_side_t side, tessera_op_t trans,
                               tessera_dtype_t dtype, int64_t m, int64_t n, int64_t k, const void *a,
                               int64_t lda, const void *tau, void *c, int64_t ldc);
 
 /** The first n columns of Q = H_1 ... H_k (m >= n >= k) from the reflectors in the first k
- *  columns of `a` and tau (as geqrf leaves them), into `a`: LAPACK's orgqr / ungqr. Not yet on
- *  a context over processes. Returns 0 or a negative status. */
+ *  columns of `a` and tau (as geqrf leaves them), into `a`: LAPACK's orgqr / ungqr. On a context
+ *  over processes the arrays are process 0's (NULL elsewhere). Returns 0 or a negative status. */
 TESSERA_API int tessera_ungqr(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
                               int64_t k, void *a, int64_t lda, const void *tau);
 
@@ -163,8 +163,9 @@ TESSERA_API int tessera_ungqr(tessera_context_t *ctx, tessera_dtype_t dtype, int
  *  as LAPACK's gels with trans NOTRANS: for m >= n, x minimizes ‖A x - b‖ (A = Q R by geqrf, A
  *  overwritten by it; x = R⁻¹ (Qᴴ b) in B's first n rows); for m < n, x is the minimum norm
  *  solution of A x = b (Aᴴ = Q R on a copy, A untouched; x = Q [R⁻ᴴ b; 0], n rows of B).
- *  Returns 0, or i > 0 when R(i, i) is exactly zero (A is not of full rank; B is untouched), or
- *  a negative status. Not yet on a context over processes. */
+ *  Returns 0, or i > 0 when R(i, i) is exactly zero (A is not of full rank; B's first min(m, n)
+ *  rows untouched), or a negative status. On a context over processes, the arrays are process
+ *  0's (NULL elsewhere), dealt over the grid for the call. */
 TESSERA_API int tessera_gels(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
                              int64_t nrhs, void *a, int64_t lda, void *b, int64_t ldb);
 

@@ -306,6 +306,17 @@ static inline void devices_close(tessera_context_t *ctx, tessera_comm_t *comm) {
   assert_int_equal(tessera_comm_destroy(comm), 0);
 }
 
+/** A context over the suite's processes for LAPACK-style calls (arrays on process 0): 2 CPU
+ *  workers each, no GPU, tiles of `tile`. */
+static inline tessera_context_t *lapack_context(int tile) {
+  tessera_config_t cfg;
+  tessera_config_init(&cfg);
+  cfg.cpu_workers = 2, cfg.gpus = 0, cfg.tile_size = tile, cfg.distributed = 1;
+  tessera_context_t *ctx = NULL;
+  assert_int_equal(tessera_init(&ctx, &cfg), 0);
+  return ctx;
+}
+
 /** Runs `cases` (a test's tile-level cases: context, tile size, quick) on the processes' devices
  *  (devices_open, `workers` CPU workers each), the suite's communicator standing for theirs
  *  meanwhile; skips the test where no process has a device. */

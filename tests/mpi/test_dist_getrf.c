@@ -169,11 +169,7 @@ static void test_tile_lu(void **state) {
 static void test_lapack_lu(void **state) {
   (void)state;
   const bool root = g_rank == 0;
-  tessera_config_t cfg;
-  tessera_config_init(&cfg);
-  cfg.cpu_workers = 2, cfg.gpus = 0, cfg.tile_size = 8, cfg.distributed = 1;
-  tessera_context_t *ctx = NULL;
-  assert_int_equal(tessera_init(&ctx, &cfg), 0);
+  tessera_context_t *ctx = lapack_context(8);
   const int64_t n = 37, nrhs = 2;
   for (int d = 0; d < TESSERA_NUM_DTYPES; d++) {
     const tessera_dtype_t dt = lc_dtypes[d];

@@ -1,11 +1,12 @@
-/* Householder QR over processes, tile level: every process runs tile geqrf (then tile gels on
+/* Householder QR over processes. Tile level: every process runs tile geqrf (then tile gels on
  * tall matrices) alike on column
  * panels dealt over every grid the process count allows (by the grid's first row), each running
  * the tasks that write its panels; the factors put together from every process's panels and the
  * tau every process gets have the residual and orthogonality of the one-process routine, tau
  * is the same on every process, for every dtype, square, tall and wide matrices and sizes that
- * are not tile multiples; square tiles go through a distributed copy in panels. The same on
- * simulated devices or a GPU per process. */
+ * are not tile multiples; square tiles go through a distributed copy in panels. LAPACK-style,
+ * the arrays on process 0 only: geqrf, ungqr, unmqr from both sides and gels (tall and wide)
+ * against LAPACK. The tile cases on simulated devices or a GPU per process too. */
 /* ctest-label: mpi */
 /* ctest-mpi-procs: 1 2 3 4 */
 #define _POSIX_C_SOURCE 200809L
@@ -118,6 +119,113 @@ static void test_tile_qr(void **state) {
   tile_cases(g_ctx, 8, false);
 }
 
+/* max |x - y| / max |y| over the m x n blocks of ld rows. */
+static double rel_diff(tessera_dtype_t dt, int64_t m, int64_t n, const void *x, const void *y,
+                       int64_t ld) {
+  double d = 0, s = 0;
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < m; i++) {
+      const zc_t a = lc_get(dt, x, (size_t)(i + j * ld)), b = lc_get(dt, y, (size_t)(i + j * ld));
+      d = fmax(d, cabs(a - b)), s = fmax(s, cabs(b));
+    }
+  return s > 0 ? d / s : d;
+}
+
+/* The LAPACK-style calls on a context over the processes, arrays on process 0 only: geqrf's
+ * residual and orthogonality, ungqr and unmqr (both sides) against LAPACK's ungqr and products
+ * with its Q, gels (tall and wide) against LAPACK's gels. */
+static void test_lapack_qr(void **state) {
+  (void)state;
+  const bool root = g_rank == 0;
+  tessera_context_t *ctx = lapack_context(8);
+  const int64_t m = 45, n = 29;
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++) {
+    const tessera_dtype_t dt = lc_dtypes[d];
+    const double tol = dt == TESSERA_F32 || dt == TESSERA_C64 ? 5e-3 : 1e-9;
+    const size_t es = lc_esize(dt);
+    tt_rng_t r = tt_rng((uint64_t)(70 + d));
+    void *a = lc_alloc(dt, (size_t)(m * n)), *c = lc_alloc(dt, (size_t)(m * 3));
+    lc_fill_random(dt, a, m, n, m, &r);
+    lc_fill_random(dt, c, m, 3, m, &r);
+    zc_t *full = lc_promote(dt, m, n, a, m);
+    void *f = root ? lc_dup(dt, a, (size_t)(m * n)) : NULL,
+         *tau = root ? lc_alloc(dt, (size_t)n) : NULL;
+    fail_rc(ctx, "geqrf", tessera_geqrf(ctx, dt, m, n, f, m, tau));
+    void *q = root ? lc_dup(dt, f, (size_t)(m * n)) : NULL;
+    fail_rc(ctx, "ungqr", tessera_ungqr(ctx, dt, m, n, n, q, m, tau));
+    void *y = root ? lc_dup(dt, c, (size_t)(m * 3)) : NULL;
+    fail_rc(ctx, "unmqr",
+            tessera_unmqr(ctx, TESSERA_LEFT, TESSERA_CONJTRANS, dt, m, 3, n, f, m, tau, y, m));
+    void *z = root ? lc_dup(dt, c, (size_t)(3 * m)) : NULL; /* 3 x m: C op(Q) from the right */
+    fail_rc(ctx, "unmqr",
+            tessera_unmqr(ctx, TESSERA_RIGHT, TESSERA_NOTRANS, dt, 3, m, n, f, m, tau, z, 3));
+    if (root) {
+      qr_check(dt, m, n, full, f, m, tau, "geqrf over processes");
+      void *want = lc_dup(dt, f, (size_t)(m * n));
+      assert_int_equal(qr_lapack_ungqr(dt, m, n, n, want, m, tau), 0);
+      if (!(rel_diff(dt, m, n, q, want, m) <= tol)) fail_msg("%s ungqr differs", lc_name(dt));
+      /* Qᴴ C and C Q with LAPACK's whole Q */
+      void *qq = lc_alloc(dt, (size_t)(m * m));
+      memcpy(qq, f, (size_t)(m * n) * es);
+      assert_int_equal(qr_lapack_ungqr(dt, m, m, n, qq, m, tau), 0);
+      zc_t *Q = lc_promote(dt, m, m, qq, m), *C = lc_promote(dt, m, 3, c, m);
+      zc_t *C3 = lc_promote(dt, 3, m, c, 3), *w1 = lc_zalloc((size_t)(m * 3)),
+           *w2 = lc_zalloc((size_t)(3 * m));
+      const zc_t one = 1.0, zero = 0.0;
+      cblas_zgemm(CblasColMajor, CblasConjTrans, CblasNoTrans, (int)m, 3, (int)m, &one, Q, (int)m,
+                  C, (int)m, &zero, w1, (int)m);
+      cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 3, (int)m, (int)m, &one, C3, 3, Q,
+                  (int)m, &zero, w2, 3);
+      zc_t *g1 = lc_promote(dt, m, 3, y, m), *g2 = lc_promote(dt, 3, m, z, 3);
+      double e1 = 0, e2 = 0, s1 = 0, s2 = 0;
+      for (int64_t i = 0; i < m * 3; i++)
+        e1 = fmax(e1, cabs(g1[i] - w1[i])), s1 = fmax(s1, cabs(w1[i])),
+        e2 = fmax(e2, cabs(g2[i] - w2[i])), s2 = fmax(s2, cabs(w2[i]));
+      if (!(e1 <= tol * s1) || !(e2 <= tol * s2))
+        fail_msg("%s unmqr over processes: differences %g, %g", lc_name(dt), e1 / s1, e2 / s2);
+      free(want), free(qq), free(Q), free(C), free(C3), free(w1), free(w2), free(g1), free(g2);
+    }
+    /* gels, tall then wide, against LAPACK's */
+    for (int wide = 0; wide < 2; wide++) {
+      const int64_t rows = wide ? n : m, cols = wide ? m : n, ldb = m;
+      void *g = root ? lc_dup(dt, a, (size_t)(m * n)) : NULL; /* rows x cols, ld rows */
+      void *b = root ? lc_dup(dt, c, (size_t)(m * 3)) : NULL;
+      fail_rc(ctx, "gels", tessera_gels(ctx, dt, rows, cols, 3, g, rows, b, ldb));
+      if (root) {
+        void *g2 = lc_dup(dt, a, (size_t)(m * n)), *b2 = lc_dup(dt, c, (size_t)(m * 3));
+        int info = 0;
+        switch (dt) {
+        case TESSERA_F32:
+          info = LAPACKE_sgels(LAPACK_COL_MAJOR, 'N', (int)rows, (int)cols, 3, g2, (int)rows, b2,
+                               (int)ldb);
+          break;
+        case TESSERA_F64:
+          info = LAPACKE_dgels(LAPACK_COL_MAJOR, 'N', (int)rows, (int)cols, 3, g2, (int)rows, b2,
+                               (int)ldb);
+          break;
+        case TESSERA_C64:
+          info = LAPACKE_cgels(LAPACK_COL_MAJOR, 'N', (int)rows, (int)cols, 3, g2, (int)rows, b2,
+                               (int)ldb);
+          break;
+        default:
+          info = LAPACKE_zgels(LAPACK_COL_MAJOR, 'N', (int)rows, (int)cols, 3, g2, (int)rows, b2,
+                               (int)ldb);
+          break;
+        }
+        assert_int_equal(info, 0);
+        const double e = rel_diff(dt, cols, 3, b, b2, ldb);
+        if (!(e <= 50 * tol))
+          fail_msg("%s gels (%s) over processes: difference %g", lc_name(dt),
+                   wide ? "wide" : "tall", e);
+        free(g2), free(b2);
+      }
+      free(g), free(b);
+    }
+    free(a), free(c), free(full), free(f), free(tau), free(q), free(y), free(z);
+  }
+  assert_int_equal(tessera_finalize(ctx), 0);
+}
+
 static void test_on_devices(void **state) {
   (void)state;
   on_devices(1, tile_cases, 16);
@@ -127,6 +235,7 @@ int main(int argc, char **argv) {
   own_gpu();
   if (mpi_start(&argc, &argv)) return 2;
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_tile_qr),
+                                     cmocka_unit_test(test_lapack_qr),
                                      cmocka_unit_test(test_on_devices)};
   return mpi_finish(cmocka_run_group_tests(tests, cpu_group_setup, cpu_group_teardown));
 }

@@ -34,6 +34,33 @@ int tsr_lapack_scatter(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m,
  *  process. */
 int tsr_lapack_gather(tessera_matrix_t *A, tessera_matrix_t *root);
 
+/* The views of one LAPACK-style call's arrays (views.c), destroyed together. */
+#define TSR_MAX_VIEWS 3
+/** How a routine touches an array: read, written. */
+enum { TSR_IN = 1, TSR_OUT = 2 };
+typedef struct {
+  tessera_context_t *ctx;
+  tessera_matrix_t *v[TSR_MAX_VIEWS];
+  tessera_matrix_t *r[TSR_MAX_VIEWS]; /* distributed: the root's arrays as matrices of the root */
+  int n;
+  int64_t tile;          /* one tile size for every array of the call */
+  bool dist;             /* the context spans processes: the views are distributed matrices */
+  bool panels;           /* tiles span the rows (column panels of `tile` columns: LU, QR) */
+  int io[TSR_MAX_VIEWS]; /* how the routine touches each (TSR_IN, TSR_OUT) */
+} tsr_views_t;
+/** Starts a call whose own checks gave `rc`, in tiles of `tile` (this process's choice): on a
+ *  distributed context the k scalar arguments (numbers argno) are compared across the processes
+ *  with everyone's checks, and the tile size is agreed. */
+int tsr_views_begin(tsr_views_t *vs, tessera_context_t *ctx, const char *f, int rc, int k,
+                    const int64_t *values, const int *argno, int64_t tile);
+/** Adds the view of the m x n array a (lda; distributed: the root's, dealt over the grid, only
+ *  the tiles of `part`, 'L', 'U' or 0 for all) touched as `io`. */
+int tsr_views_add(tsr_views_t *vs, tessera_dtype_t dtype, int64_t m, int64_t n, const void *a,
+                  int64_t lda, char part, int io);
+/** Ends the call whose status is rc: distributed, the written parts go back to the root (after a
+ *  factorization's info too, as LAPACK leaves the partial factor); the views are destroyed. */
+int tsr_views_release(tsr_views_t *vs, int rc);
+
 /* Argument checks of the LAPACK-style front doors (checks.c): each returns 0, or -argno with a
  * message naming the routine `name` and the argument. */
 int tsr_arg_ld(tessera_context_t *ctx, const char *name, int argno, int64_t ld, int64_t rows);

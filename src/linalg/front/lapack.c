@@ -11,65 +11,6 @@
 #include "linalg/front/front.h"
 #include "linalg/loops/pivots.h"
 
-#define MAXV 3
-
-/* How a routine touches an array: read, written; the part is the triangle of tiles ('L', 'U')
- * it touches, or 0 for all of them. */
-enum { IN = 1, OUT = 2 };
-
-/* Views of the arrays of one call, destroyed together. */
-typedef struct {
-  tessera_context_t *ctx;
-  tessera_matrix_t *v[MAXV];
-  tessera_matrix_t *r[MAXV]; /* distributed: the root's arrays as matrices of the root */
-  int n;
-  int64_t tile; /* one tile size for every array of the call */
-  bool dist;    /* the context spans processes: the views are distributed matrices */
-  bool panels;  /* tiles span the rows (column panels of `tile` columns: LU) */
-  int io[MAXV]; /* how the routine touches each (IN, OUT) */
-} views_t;
-
-/* Starts a call whose own checks gave `rc`, in tiles of `tile` (this process's choice): on a
- * distributed context the k scalar arguments (numbers argno) are compared across the processes
- * with everyone's checks, and the tile size is agreed. */
-static int begin(views_t *vs, tessera_context_t *ctx, const char *f, int rc, int k,
-                 const int64_t *values, const int *argno, int64_t tile) {
-  *vs = (views_t){.ctx = ctx, .dist = tessera_context_comm(ctx) != NULL, .tile = tile};
-  return vs->dist ? tsr_lapack_agree(ctx, f, k, values, argno, rc, &vs->tile) : rc;
-}
-
-static int view(views_t *vs, tessera_dtype_t dtype, int64_t m, int64_t n, const void *a,
-                int64_t lda, char part, int io) {
-  int64_t nb = vs->tile;
-  tessera_matrix_t **out = &vs->v[vs->n];
-  int rc = vs->dist ? tsr_lapack_scatter(vs->ctx, dtype, m, n, nb, vs->panels, a, lda, part,
-                                         io & IN, out, &vs->r[vs->n])
-                    : tessera_matrix_view(vs->ctx, dtype, m, n, vs->panels ? (m > 1 ? m : 1) : nb,
-                                          nb, (void *)(uintptr_t)a, lda, out);
-  if (rc)
-    return vs->dist ? rc
-                    : tsr_error(vs->ctx, rc, "cannot view a %lld x %lld array", (long long)m,
-                                (long long)n);
-  vs->io[vs->n] = io;
-  vs->n++;
-  return 0;
-}
-
-/* Ends the call whose status is rc: distributed, the written parts go back to the root (after a
- * factorization's info too, as LAPACK leaves the partial factor). */
-static int release(views_t *vs, int rc) {
-  for (int i = vs->n - 1; i >= 0; i--) {
-    if (vs->dist && rc >= 0 && (vs->io[i] & OUT)) {
-      const int g = tsr_lapack_gather(vs->v[i], vs->r[i]);
-      if (g) rc = g;
-    }
-    int d = tessera_matrix_destroy(vs->v[i]), e = tessera_matrix_destroy(vs->r[i]);
-    if (d && !rc) rc = d;
-    if (e && !rc) rc = e;
-  }
-  return rc;
-}
-
 static bool is_nan(tsr_scalar_t x) {
   return isnan(x.re);
 }
@@ -124,11 +65,11 @@ static int check_square(tessera_context_t *ctx, const char *f, tessera_uplo_t up
 }
 
 /* Starts potrf, potri or logdet: the checks, agreed across the processes when distributed. */
-static int begin_square(views_t *vs, tessera_context_t *ctx, const char *f, tessera_uplo_t uplo,
+static int begin_square(tsr_views_t *vs, tessera_context_t *ctx, const char *f, tessera_uplo_t uplo,
                         tessera_dtype_t dtype, int64_t n, const void *a, int64_t lda) {
   const int rc = check_square(ctx, f, uplo, dtype, n, a, lda);
-  return begin(vs, ctx, f, rc, 3, (const int64_t[]){uplo, dtype, n}, (const int[]){2, 3, 4},
-               tessera_tile_for(ctx, n));
+  return tsr_views_begin(vs, ctx, f, rc, 3, (const int64_t[]){uplo, dtype, n},
+                         (const int[]){2, 3, 4}, tessera_tile_for(ctx, n));
 }
 
 /* potrf (factor = 1) and potri (0): the uplo triangle of A rewritten in place. */
@@ -136,12 +77,12 @@ static int in_place(tessera_context_t *ctx, int factor, tessera_uplo_t uplo, tes
                     int64_t n, void *a, int64_t lda) {
   if (!ctx) return -1;
   const char *f = factor ? "potrf" : "potri";
-  views_t vs;
+  tsr_views_t vs;
   int rc = begin_square(&vs, ctx, f, uplo, dtype, n, a, lda);
   if (rc || n == 0) return rc;
-  rc = view(&vs, dtype, n, n, a, lda, (char)uplo, IN | OUT);
+  rc = tsr_views_add(&vs, dtype, n, n, a, lda, (char)uplo, TSR_IN | TSR_OUT);
   if (!rc) rc = factor ? tessera_tile_potrf(uplo, vs.v[0]) : tessera_tile_potri(uplo, vs.v[0]);
-  rc = release(&vs, rc);
+  rc = tsr_views_release(&vs, rc);
   return rc > 0 ? info_message(ctx, f, factor, uplo, rc, dtype, a, lda) : rc;
 }
 
@@ -160,12 +101,12 @@ int tessera_logdet(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t 
   if (!ctx) return -1;
   if (!logdet) return tsr_error(ctx, -7, "logdet: argument 7 is NULL");
   *logdet = 0;
-  views_t vs;
+  tsr_views_t vs;
   int rc = begin_square(&vs, ctx, "logdet", uplo, dtype, n, a, lda);
   if (rc || n == 0) return rc;
-  rc = view(&vs, dtype, n, n, a, lda, (char)uplo, IN);
+  rc = tsr_views_add(&vs, dtype, n, n, a, lda, (char)uplo, TSR_IN);
   if (!rc) rc = tessera_tile_logdet(uplo, vs.v[0], logdet);
-  return release(&vs, rc);
+  return tsr_views_release(&vs, rc);
 }
 
 static int check_solve(tessera_context_t *ctx, const char *f, tessera_uplo_t uplo,
@@ -186,17 +127,17 @@ static int solve(tessera_context_t *ctx, int factor, tessera_uplo_t uplo, tesser
                  int64_t n, int64_t nrhs, const void *a, int64_t lda, void *b, int64_t ldb) {
   if (!ctx) return -1;
   const char *f = factor ? "posv" : "potrs";
-  views_t vs;
+  tsr_views_t vs;
   int rc = check_solve(ctx, f, uplo, dtype, n, nrhs, a, lda, b, ldb);
-  rc = begin(&vs, ctx, f, rc, 4, (const int64_t[]){uplo, dtype, n, nrhs}, (const int[]){2, 3, 4, 5},
-             tessera_tile_for(ctx, n));
+  rc = tsr_views_begin(&vs, ctx, f, rc, 4, (const int64_t[]){uplo, dtype, n, nrhs},
+                       (const int[]){2, 3, 4, 5}, tessera_tile_for(ctx, n));
   if (rc || n == 0) return rc;
-  rc = view(&vs, dtype, n, n, a, lda, (char)uplo, factor ? IN | OUT : IN);
-  if (!rc) rc = view(&vs, dtype, n, nrhs, b, ldb, 0, IN | OUT);
+  rc = tsr_views_add(&vs, dtype, n, n, a, lda, (char)uplo, factor ? TSR_IN | TSR_OUT : TSR_IN);
+  if (!rc) rc = tsr_views_add(&vs, dtype, n, nrhs, b, ldb, 0, TSR_IN | TSR_OUT);
   if (!rc)
     rc = factor ? tessera_tile_posv(uplo, vs.v[0], vs.v[1])
                 : tessera_tile_potrs(uplo, vs.v[0], vs.v[1]);
-  rc = release(&vs, rc);
+  rc = tsr_views_release(&vs, rc);
   return rc > 0 ? info_message(ctx, f, factor, uplo, rc, dtype, a, lda) : rc;
 }
 
@@ -234,16 +175,16 @@ int tessera_trsm(tessera_context_t *ctx, tessera_side_t side, tessera_uplo_t upl
   if (!rc) rc = tsr_arg_ld(ctx, f, 11, lda, ka);
   if (!rc) rc = tsr_arg_ptr(ctx, f, 12, b, m, n);
   if (!rc) rc = tsr_arg_ld(ctx, f, 13, ldb, m);
-  views_t vs;
-  rc = begin(&vs, ctx, f, rc, 7, (const int64_t[]){side, uplo, transa, diag, dtype, m, n},
-             (const int[]){2, 3, 4, 5, 6, 7, 8}, tessera_tile_for(ctx, m > n ? m : n));
+  tsr_views_t vs;
+  rc = tsr_views_begin(&vs, ctx, f, rc, 7, (const int64_t[]){side, uplo, transa, diag, dtype, m, n},
+                       (const int[]){2, 3, 4, 5, 6, 7, 8}, tessera_tile_for(ctx, m > n ? m : n));
   if (rc || m == 0 || n == 0) return rc;
   double al[2];
   rc = root_scalar(ctx, dtype, alpha, al);
-  if (!rc) rc = view(&vs, dtype, ka, ka, a, lda, (char)uplo, IN);
-  if (!rc) rc = view(&vs, dtype, m, n, b, ldb, 0, IN | OUT);
+  if (!rc) rc = tsr_views_add(&vs, dtype, ka, ka, a, lda, (char)uplo, TSR_IN);
+  if (!rc) rc = tsr_views_add(&vs, dtype, m, n, b, ldb, 0, TSR_IN | TSR_OUT);
   if (!rc) rc = tessera_tile_trsm(side, uplo, transa, diag, al, vs.v[0], vs.v[1]);
-  return release(&vs, rc);
+  return tsr_views_release(&vs, rc);
 }
 
 /* syrk (herk = 0, scalars of the dtype) and herk (herk = 1, real scalars). */
@@ -265,22 +206,22 @@ static int rank_k(tessera_context_t *ctx, int herk, tessera_uplo_t uplo, tessera
   if (!rc && !herk && !beta) rc = tsr_error(ctx, -10, "syrk: argument 10 (beta) is NULL");
   if (!rc) rc = tsr_arg_ptr(ctx, f, 11, c, n, n);
   if (!rc) rc = tsr_arg_ld(ctx, f, 12, ldc, n);
-  views_t vs;
-  rc = begin(&vs, ctx, f, rc, 5, (const int64_t[]){uplo, trans, dtype, n, k},
-             (const int[]){2, 3, 4, 5, 6}, tessera_tile_for(ctx, n > k ? n : k));
+  tsr_views_t vs;
+  rc = tsr_views_begin(&vs, ctx, f, rc, 5, (const int64_t[]){uplo, trans, dtype, n, k},
+                       (const int[]){2, 3, 4, 5, 6}, tessera_tile_for(ctx, n > k ? n : k));
   if (rc || n == 0) return rc;
   double al[2], be[2]; /* syrk's scalars; herk's real ones travel as two doubles */
   double real[2] = {ralpha, rbeta};
   rc = herk ? tsr_lapack_broadcast(ctx, real, sizeof real) : root_scalar(ctx, dtype, alpha, al);
   if (!rc && !herk) rc = root_scalar(ctx, dtype, beta, be);
-  if (!rc) rc = view(&vs, dtype, am, an, a, lda, 0, IN);
-  if (!rc) rc = view(&vs, dtype, n, n, c, ldc, (char)uplo, IN | OUT);
+  if (!rc) rc = tsr_views_add(&vs, dtype, am, an, a, lda, 0, TSR_IN);
+  if (!rc) rc = tsr_views_add(&vs, dtype, n, n, c, ldc, (char)uplo, TSR_IN | TSR_OUT);
   if (!rc) {
     rc = herk ? tessera_tile_herk(uplo, trans, real[0], vs.v[0], real[1], vs.v[1])
               : tessera_tile_syrk(uplo, trans, al, vs.v[0], be, vs.v[1]);
     if (rc == -2) rc = tsr_error(ctx, -3, "%s: %s", f, tessera_last_error(ctx));
   }
-  return release(&vs, rc);
+  return tsr_views_release(&vs, rc);
 }
 
 int tessera_syrk(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_op_t trans,
@@ -318,18 +259,18 @@ int tessera_gemm(tessera_context_t *ctx, tessera_op_t transa, tessera_op_t trans
   if (!rc) rc = tsr_arg_ptr(ctx, f, 14, c, m, n);
   if (!rc) rc = tsr_arg_ld(ctx, f, 15, ldc, m);
   const int64_t order = m > n ? (m > k ? m : k) : (n > k ? n : k);
-  views_t vs;
-  rc = begin(&vs, ctx, f, rc, 6, (const int64_t[]){transa, transb, dtype, m, n, k},
-             (const int[]){2, 3, 4, 5, 6, 7}, tessera_tile_for(ctx, order));
+  tsr_views_t vs;
+  rc = tsr_views_begin(&vs, ctx, f, rc, 6, (const int64_t[]){transa, transb, dtype, m, n, k},
+                       (const int[]){2, 3, 4, 5, 6, 7}, tessera_tile_for(ctx, order));
   if (rc || m == 0 || n == 0) return rc;
   double al[2], be[2];
   rc = root_scalar(ctx, dtype, alpha, al);
   if (!rc) rc = root_scalar(ctx, dtype, beta, be);
-  if (!rc) rc = view(&vs, dtype, am, an, a, lda, 0, IN);
-  if (!rc) rc = view(&vs, dtype, bm, bn, b, ldb, 0, IN);
-  if (!rc) rc = view(&vs, dtype, m, n, c, ldc, 0, IN | OUT);
+  if (!rc) rc = tsr_views_add(&vs, dtype, am, an, a, lda, 0, TSR_IN);
+  if (!rc) rc = tsr_views_add(&vs, dtype, bm, bn, b, ldb, 0, TSR_IN);
+  if (!rc) rc = tsr_views_add(&vs, dtype, m, n, c, ldc, 0, TSR_IN | TSR_OUT);
   if (!rc) rc = tessera_tile_gemm(transa, transb, al, vs.v[0], vs.v[1], be, vs.v[2]);
-  return release(&vs, rc);
+  return tsr_views_release(&vs, rc);
 }
 
 /* ---------------------------------------------------------------- LU */
@@ -338,10 +279,10 @@ int tessera_gemm(tessera_context_t *ctx, tessera_op_t transa, tessera_op_t trans
  * smallest any process would choose, on a context over processes), and on a context over
  * processes `*piv`, the call's pivots on every process: the root's ipiv, scratch elsewhere
  * (kmin of them; getrs: the root's copied in). */
-static int begin_lu(views_t *vs, tessera_context_t *ctx, const char *f, int rc, int k,
+static int begin_lu(tsr_views_t *vs, tessera_context_t *ctx, const char *f, int rc, int k,
                     const int64_t *values, const int *argno, int64_t m, int64_t n, int *ipiv,
                     int **piv, bool read_ipiv) {
-  rc = begin(vs, ctx, f, rc, k, values, argno, tessera_tile_for_lu(ctx, m, n));
+  rc = tsr_views_begin(vs, ctx, f, rc, k, values, argno, tessera_tile_for_lu(ctx, m, n));
   vs->panels = true;
   *piv = ipiv;
   if (rc || !vs->dist) return rc;
@@ -357,8 +298,8 @@ static int begin_lu(views_t *vs, tessera_context_t *ctx, const char *f, int rc, 
 }
 
 /* Ends an LU call begun with begin_lu. */
-static int end_lu(views_t *vs, int rc, int *ipiv, int *piv) {
-  rc = release(vs, rc);
+static int end_lu(tsr_views_t *vs, int rc, int *ipiv, int *piv) {
+  rc = tsr_views_release(vs, rc);
   if (piv != ipiv) free(piv);
   return rc;
 }
@@ -394,11 +335,11 @@ int tessera_getrf(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int6
   if (!rc) rc = tsr_arg_ptr(ctx, f, 5, a, m, n);
   if (!rc) rc = tsr_arg_ld(ctx, f, 6, lda, m);
   if (!rc) rc = check_ipiv(ctx, f, 7, ipiv, m < n ? m : n);
-  views_t vs;
+  tsr_views_t vs;
   int *piv = NULL;
   rc = begin_lu(&vs, ctx, f, rc, 3, (const int64_t[]){dtype, m, n}, (const int[]){2, 3, 4}, m, n,
                 ipiv, &piv, false);
-  if (!rc && m > 0 && n > 0) rc = view(&vs, dtype, m, n, a, lda, 0, IN | OUT);
+  if (!rc && m > 0 && n > 0) rc = tsr_views_add(&vs, dtype, m, n, a, lda, 0, TSR_IN | TSR_OUT);
   if (!rc && m > 0 && n > 0) rc = tessera_tile_getrf(vs.v[0], piv);
   rc = end_lu(&vs, rc, ipiv, piv);
   return rc > 0 ? lu_info_message(ctx, f, rc, dtype, a, lda) : rc;
@@ -422,12 +363,14 @@ static int lu_solve(tessera_context_t *ctx, int factor, tessera_op_t trans, tess
     rc = tsr_pivots_check(ctx, f, o + 5, ipiv, n, n);
   if (!rc) rc = tsr_arg_ptr(ctx, f, o + 6, b, n, nrhs);
   if (!rc) rc = tsr_arg_ld(ctx, f, o + 7, ldb, n);
-  views_t vs;
+  tsr_views_t vs;
   int *piv = NULL;
   rc = begin_lu(&vs, ctx, f, rc, 4, (const int64_t[]){trans, dtype, n, nrhs},
                 (const int[]){2, o, o + 1, o + 2}, n, n, ipiv, &piv, !factor);
-  if (!rc && n > 0) rc = view(&vs, dtype, n, n, a, lda, 0, factor ? IN | OUT : IN);
-  if (!rc && n > 0 && nrhs > 0) rc = view(&vs, dtype, n, nrhs, b, ldb, 0, IN | OUT);
+  if (!rc && n > 0)
+    rc = tsr_views_add(&vs, dtype, n, n, a, lda, 0, factor ? TSR_IN | TSR_OUT : TSR_IN);
+  if (!rc && n > 0 && nrhs > 0)
+    rc = tsr_views_add(&vs, dtype, n, nrhs, b, ldb, 0, TSR_IN | TSR_OUT);
   if (!rc && n > 0)
     rc = factor     ? (nrhs > 0 ? tessera_tile_gesv(vs.v[0], piv, vs.v[1])
                                 : tessera_tile_getrf(vs.v[0], piv))

@@ -1,51 +1,22 @@
 /* LAPACK-style QR: geqrf, unmqr (ormqr), ungqr (orgqr) and gels on column-major host arrays,
- * each viewed in place as column panels (tessera_tile_for_lu's width) for the tile loops of
- * geqrf.c. Reflectors given as LAPACK leaves them (vectors below the diagonal, tau) get their
- * block reflectors' T from larft tasks. Q from the right, and Qᴴ's solves of a wide system, go
- * through conjugate-transposed copies made here. Not yet over processes. */
+ * viewed as column panels (tessera_tile_for_lu's width) for the tile-level routines (qr.c). On a
+ * context over processes the arrays are process 0's (NULL elsewhere), dealt over the grid for
+ * the call and gathered back as the LU calls do, tau broadcast from process 0 where the call
+ * reads it and returned to it where it writes it. Q from the right, ungqr's identity and the
+ * minimum norm solution's Aᴴ are made on process 0's host as arrays of their own. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist/agree.h"
 #include "linalg/front/front.h"
 #include "linalg/loops/loops.h"
 #include "tessera/linalg.h"
 
-/* A refusal of a context over processes (QR runs within one process for now). */
-static int one_process(tessera_context_t *ctx, const char *f) {
-  return tessera_context_comm(ctx)
-             ? tsr_error(ctx, TESSERA_ERR_UNSUPPORTED,
-                         "%s: QR over processes is not built yet; call it on a context of one "
-                         "process",
-                         f)
-             : 0;
-}
-
-/* The m x n array a (lda) viewed in column panels of nb columns. */
-static int panels(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
-                  const void *a, int64_t lda, int64_t nb, tessera_matrix_t **out) {
-  int rc = tessera_matrix_view(ctx, dtype, m, n, m > 0 ? m : 1, nb, (void *)(uintptr_t)a, lda, out);
-  return rc ? tsr_error(ctx, rc, "cannot view a %lld x %lld array", (long long)m, (long long)n) : 0;
-}
-
-/* C (m x n, ldc) = op(Q) C, Q of order m from the k reflectors in a (m x k, lda) and tau. */
-static int apply_q(tessera_context_t *ctx, char trans, tessera_dtype_t dtype, int64_t m, int64_t n,
-                   int64_t k, const void *a, int64_t lda, const void *tau, void *c, int64_t ldc) {
-  if (m == 0 || n == 0 || k == 0) return 0;
-  tessera_matrix_t *A = NULL, *C = NULL;
-  tsr_qr_t Q = {0};
-  tsr_qr_work_t w = {0};
-  const int64_t nb = tessera_tile_for_lu(ctx, m, k);
-  int rc = panels(ctx, dtype, m, k, a, lda, nb, &A);
-  if (!rc) rc = panels(ctx, dtype, m, n, c, ldc, tessera_tile_for_lu(ctx, m, n), &C);
-  if (!rc) rc = tsr_qr_create(A, k, nb, &Q);
-  if (!rc) rc = tsr_qr_work_create(C, nb, &w);
-  if (!rc) rc = tsr_pxlarft(A, tau, &Q);
-  if (!rc) rc = tsr_pxunmqr(trans, A, &Q, C, &w);
-  if (C) rc = tsr_tile_finish(C, rc);
-  tsr_qr_work_destroy(&w);
-  tsr_qr_destroy(&Q);
-  const int d1 = tessera_matrix_destroy(C), d2 = tessera_matrix_destroy(A);
-  return rc ? rc : d1 ? d1 : d2;
+/* A buffer of `count` elements of dtype: the caller's `p` where this process holds the arrays,
+ * else one of this call's (tau on the processes other than 0). NULL when out of memory. */
+static void *holder(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t count, void *p) {
+  if (tsr_lapack_holds_arrays(ctx) && (p || count == 0)) return p;
+  return calloc((size_t)(count > 0 ? count : 1), tessera_dtype_size(dtype));
 }
 
 /* The conjugate transpose of the m x n array x (ldx) into y (ldy). */
@@ -60,22 +31,28 @@ static void conj_transpose(tessera_dtype_t dtype, int64_t m, int64_t n, const vo
     }
 }
 
-/* The first i (1-based) with R(i, i) exactly zero among the first k, else 0: LAPACK's gels info. */
-static int zero_diagonal(tessera_dtype_t dtype, int64_t k, const void *a, int64_t lda) {
-  const size_t es = tessera_dtype_size(dtype);
-  for (int64_t i = 0; i < k; i++) {
-    const tsr_scalar_t v = tsr_scalar_load(dtype, (const char *)a + (size_t)(i + i * lda) * es, 0);
-    if (v.re == 0 && v.im == 0) return (int)(i + 1);
-  }
-  return 0;
+/* An m x n array of dtype on the process holding the arrays (NULL elsewhere, and `*ok` false
+ * only when out of memory there), zeroed. */
+static void *host_array(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
+                        bool *ok) {
+  *ok = true;
+  if (!tsr_lapack_holds_arrays(ctx)) return NULL;
+  void *p = calloc((size_t)(m > 0 ? m : 1) * (size_t)(n > 0 ? n : 1), tessera_dtype_size(dtype));
+  *ok = p != NULL;
+  return p;
+}
+
+/* The same status on every process of a step that may fail on one of them (memory). */
+static int agreed(tessera_context_t *ctx, int rc) {
+  tessera_comm_t *c = tessera_context_comm(ctx);
+  return c ? tsr_dist_agree(c, rc) : rc;
 }
 
 int tessera_geqrf(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n, void *a,
                   int64_t lda, void *tau) {
   if (!ctx) return -1;
   const char *f = "geqrf";
-  int rc = one_process(ctx, f);
-  if (!rc) rc = tsr_arg_dtype(ctx, f, 2, dtype);
+  int rc = tsr_arg_dtype(ctx, f, 2, dtype);
   if (!rc) rc = tsr_arg_dim(ctx, f, 3, m);
   if (!rc) rc = tsr_arg_dim(ctx, f, 4, n);
   if (!rc) rc = tsr_arg_ptr(ctx, f, 5, a, m, n);
@@ -84,12 +61,38 @@ int tessera_geqrf(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int6
   if (!rc && (m > INT32_MAX || n > INT32_MAX))
     rc = tsr_error(ctx, -3, "%s: A is %lld x %lld, beyond QR's 2^31 - 1", f, (long long)m,
                    (long long)n);
-  if (rc || m == 0 || n == 0) return rc;
-  tessera_matrix_t *A = NULL;
-  rc = panels(ctx, dtype, m, n, a, lda, tessera_tile_for_lu(ctx, m, n), &A);
-  if (!rc) rc = tessera_tile_geqrf(A, tau);
-  const int d = tessera_matrix_destroy(A);
-  return rc ? rc : d;
+  tsr_views_t vs;
+  rc = tsr_views_begin(&vs, ctx, f, rc, 3, (const int64_t[]){dtype, m, n}, (const int[]){2, 3, 4},
+                       tessera_tile_for_lu(ctx, m, n));
+  vs.panels = true;
+  const int64_t k = m < n ? m : n;
+  void *t = rc || k == 0 ? NULL : holder(ctx, dtype, k, tau);
+  if (!rc && k > 0 && !t) rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory for tau", f);
+  if (vs.dist) rc = agreed(ctx, rc);
+  if (!rc && k > 0) rc = tsr_views_add(&vs, dtype, m, n, a, lda, 0, TSR_IN | TSR_OUT);
+  if (!rc && k > 0) rc = tessera_tile_geqrf(vs.v[0], t);
+  if (t != tau) free(t);
+  return tsr_views_release(&vs, rc);
+}
+
+/* C (m x n, ldc) = op(Q) C, Q of order m from the k reflectors in a (m x k, lda) and tau: the
+ * views of a and c (c written), tau broadcast from process 0, then the tile-level call. */
+static int apply_q(tessera_context_t *ctx, const char *f, tessera_op_t op, tessera_dtype_t dtype,
+                   int64_t m, int64_t n, int64_t k, const void *a, int64_t lda, const void *tau,
+                   void *c, int64_t ldc, int rc) {
+  tsr_views_t vs;
+  rc = tsr_views_begin(&vs, ctx, f, rc, 4, (const int64_t[]){dtype, m, n, k},
+                       (const int[]){4, 5, 6, 7}, tessera_tile_for_lu(ctx, m, k));
+  vs.panels = true;
+  if (rc || m == 0 || n == 0 || k == 0) return tsr_views_release(&vs, rc);
+  void *t = holder(ctx, dtype, k, (void *)(uintptr_t)tau);
+  rc = agreed(ctx, t ? 0 : tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory for tau", f));
+  if (!rc && vs.dist) rc = tsr_lapack_broadcast(ctx, t, (size_t)k * tessera_dtype_size(dtype));
+  if (!rc) rc = tsr_views_add(&vs, dtype, m, k, a, lda, 0, TSR_IN);
+  if (!rc) rc = tsr_views_add(&vs, dtype, m, n, c, ldc, 0, TSR_IN | TSR_OUT);
+  if (!rc) rc = tessera_tile_unmqr(TESSERA_LEFT, op, vs.v[0], t, vs.v[1]);
+  if (t != tau) free(t);
+  return tsr_views_release(&vs, rc);
 }
 
 int tessera_unmqr(tessera_context_t *ctx, tessera_side_t side, tessera_op_t trans,
@@ -98,8 +101,7 @@ int tessera_unmqr(tessera_context_t *ctx, tessera_side_t side, tessera_op_t tran
   if (!ctx) return -1;
   const char *f = "unmqr";
   const int64_t nq = side == TESSERA_RIGHT ? n : m; /* the order of Q */
-  int rc = one_process(ctx, f);
-  if (!rc) rc = tsr_arg_flag(ctx, f, 2, side, "LR");
+  int rc = tsr_arg_flag(ctx, f, 2, side, "LR");
   if (!rc) rc = tsr_arg_flag(ctx, f, 3, trans, "NTC");
   if (!rc) rc = tsr_arg_dtype(ctx, f, 4, dtype);
   if (!rc && trans == TESSERA_TRANS && (dtype == TESSERA_C64 || dtype == TESSERA_C128))
@@ -115,15 +117,17 @@ int tessera_unmqr(tessera_context_t *ctx, tessera_side_t side, tessera_op_t tran
   if (!rc) rc = tsr_arg_ptr(ctx, f, 10, tau, k, 1);
   if (!rc) rc = tsr_arg_ptr(ctx, f, 11, c, m, n);
   if (!rc) rc = tsr_arg_ld(ctx, f, 12, ldc, m);
-  if (rc || m == 0 || n == 0 || k == 0) return rc;
-  const char t = trans == TESSERA_NOTRANS ? 'N' : 'C';
-  if (side == TESSERA_LEFT) return apply_q(ctx, t, dtype, m, n, k, a, lda, tau, c, ldc);
-  /* C op(Q) = (op(Q)ᴴ Cᴴ)ᴴ: from the left on Cᴴ */
-  void *ch = malloc((size_t)(m * n) * tessera_dtype_size(dtype));
-  if (!ch) return tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory for Cᴴ", f);
-  conj_transpose(dtype, m, n, c, ldc, ch, n);
-  rc = apply_q(ctx, t == 'N' ? 'C' : 'N', dtype, n, m, k, a, lda, tau, ch, n);
-  if (!rc) conj_transpose(dtype, n, m, ch, n, c, ldc);
+  const tessera_op_t op = trans == TESSERA_NOTRANS ? TESSERA_NOTRANS : TESSERA_CONJTRANS;
+  if (side != TESSERA_RIGHT || rc)
+    return apply_q(ctx, f, op, dtype, m, n, k, a, lda, tau, c, ldc, rc);
+  /* C op(Q) = (op(Q)ᴴ Cᴴ)ᴴ: from the left on Cᴴ, made on process 0 */
+  bool ok;
+  void *ch = host_array(ctx, dtype, n, m, &ok);
+  rc = agreed(ctx, ok ? 0 : tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory for Cᴴ", f));
+  if (ch) conj_transpose(dtype, m, n, c, ldc, ch, n);
+  rc = apply_q(ctx, f, op == TESSERA_NOTRANS ? TESSERA_CONJTRANS : TESSERA_NOTRANS, dtype, n, m, k,
+               a, lda, tau, ch, n, rc);
+  if (!rc && ch) conj_transpose(dtype, n, m, ch, n, c, ldc);
   free(ch);
   return rc;
 }
@@ -132,8 +136,7 @@ int tessera_ungqr(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int6
                   void *a, int64_t lda, const void *tau) {
   if (!ctx) return -1;
   const char *f = "ungqr";
-  int rc = one_process(ctx, f);
-  if (!rc) rc = tsr_arg_dtype(ctx, f, 2, dtype);
+  int rc = tsr_arg_dtype(ctx, f, 2, dtype);
   if (!rc) rc = tsr_arg_dim(ctx, f, 3, m);
   if (!rc && (n < 0 || n > m))
     rc = tsr_error(ctx, -4, "%s: n = %lld is not in [0, m = %lld]", f, (long long)n, (long long)m);
@@ -142,16 +145,16 @@ int tessera_ungqr(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int6
   if (!rc) rc = tsr_arg_ptr(ctx, f, 6, a, m, n);
   if (!rc) rc = tsr_arg_ld(ctx, f, 7, lda, m);
   if (!rc) rc = tsr_arg_ptr(ctx, f, 8, tau, k, 1);
-  if (rc || m == 0 || n == 0) return rc;
-  /* Q's first n columns: Q applied to the first n columns of the identity */
+  /* Q's first n columns: Q applied to the first n columns of the identity, made on process 0 */
+  bool ok = true;
+  void *q = rc ? NULL : host_array(ctx, dtype, m, n, &ok);
   const size_t es = tessera_dtype_size(dtype);
-  char *q = calloc((size_t)(m * n), es);
-  if (!q) return tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory for Q", f);
-  for (int64_t i = 0; i < n; i++)
-    tsr_scalar_store(dtype, q + (size_t)(i + i * m) * es, (tsr_scalar_t){1, 0});
-  rc = apply_q(ctx, 'N', dtype, m, n, k, a, lda, tau, q, m);
-  for (int64_t j = 0; !rc && j < n; j++)
-    memcpy((char *)a + (size_t)(j * lda) * es, q + (size_t)(j * m) * es, (size_t)m * es);
+  for (int64_t i = 0; q && i < n; i++)
+    tsr_scalar_store(dtype, (char *)q + (size_t)(i + i * m) * es, (tsr_scalar_t){1, 0});
+  if (!rc) rc = agreed(ctx, ok ? 0 : tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory", f));
+  rc = apply_q(ctx, f, TESSERA_NOTRANS, dtype, m, n, k, a, lda, tau, q, m > 0 ? m : 1, rc);
+  for (int64_t j = 0; !rc && q && j < n; j++)
+    memcpy((char *)a + (size_t)(j * lda) * es, (char *)q + (size_t)(j * m) * es, (size_t)m * es);
   free(q);
   return rc;
 }
@@ -160,8 +163,7 @@ int tessera_gels(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64
                  void *a, int64_t lda, void *b, int64_t ldb) {
   if (!ctx) return -1;
   const char *f = "gels";
-  int rc = one_process(ctx, f);
-  if (!rc) rc = tsr_arg_dtype(ctx, f, 2, dtype);
+  int rc = tsr_arg_dtype(ctx, f, 2, dtype);
   if (!rc) rc = tsr_arg_dim(ctx, f, 3, m);
   if (!rc) rc = tsr_arg_dim(ctx, f, 4, n);
   if (!rc) rc = tsr_arg_dim(ctx, f, 5, nrhs);
@@ -169,57 +171,53 @@ int tessera_gels(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64
   if (!rc) rc = tsr_arg_ld(ctx, f, 7, lda, m);
   if (!rc) rc = tsr_arg_ptr(ctx, f, 8, b, m > n ? m : n, nrhs);
   if (!rc) rc = tsr_arg_ld(ctx, f, 9, ldb, m > n ? m : n);
-  if (rc || nrhs == 0) return rc;
   const size_t es = tessera_dtype_size(dtype);
+  const bool holds = tsr_lapack_holds_arrays(ctx);
   const int64_t k = m < n ? m : n;
-  if (k == 0) { /* no equation or no unknown: x = 0 */
+  if (!rc && k == 0 && holds) /* no equation or no unknown: x = 0 */
     for (int64_t j = 0; j < nrhs; j++)
       memset((char *)b + (size_t)(j * ldb) * es, 0, (size_t)n * es);
-    return 0;
-  }
-  static const double one[2] = {1, 0};
-  static const float onef[2] = {1, 0};
-  const void *alpha =
-      dtype == TESSERA_F32 || dtype == TESSERA_C64 ? (const void *)onef : (const void *)one;
-  void *tau = malloc((size_t)k * es);
-  if (!tau) return tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory for tau", f);
-  if (m >= n) { /* A = Q R: R x = (Qᴴ b)(1 .. n) */
-    rc = tessera_geqrf(ctx, dtype, m, n, a, lda, tau);
-    const int info = rc ? 0 : zero_diagonal(dtype, n, a, lda);
-    if (info)
-      rc = tsr_error(ctx, info,
-                     "%s: R(%d, %d) is exactly zero: A does not have full rank, and the least "
-                     "squares solution is not unique",
-                     f, info, info);
-    if (!rc) rc = apply_q(ctx, 'C', dtype, m, nrhs, n, a, lda, tau, b, ldb);
-    if (!rc)
-      rc = tessera_trsm(ctx, TESSERA_LEFT, TESSERA_UPPER, TESSERA_NOTRANS, TESSERA_NONUNIT, dtype,
-                        n, nrhs, alpha, a, lda, b, ldb);
-    free(tau);
-    return rc;
-  }
-  /* m < n, the minimum norm solution: Aᴴ = Q R, so A x = b is Rᴴ (Qᴴ x) = b: Rᴴ y = b, then
-   * x = Q [y; 0] */
-  void *ah = malloc((size_t)(m * n) * es);
-  if (!ah) {
-    free(tau);
-    return tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory for Aᴴ", f);
-  }
-  conj_transpose(dtype, m, n, a, lda, ah, n);
-  rc = tessera_geqrf(ctx, dtype, n, m, ah, n, tau);
-  const int info = rc ? 0 : zero_diagonal(dtype, m, ah, n);
-  if (info)
-    rc = tsr_error(ctx, info,
-                   "%s: R(%d, %d) is exactly zero: A does not have full rank, and the minimum "
-                   "norm solution is not defined by it",
-                   f, info, info);
-  if (!rc)
-    rc = tessera_trsm(ctx, TESSERA_LEFT, TESSERA_UPPER, TESSERA_CONJTRANS, TESSERA_NONUNIT, dtype,
-                      m, nrhs, alpha, ah, n, b, ldb);
-  for (int64_t j = 0; !rc && j < nrhs; j++)
+  /* m < n: the minimum norm solution through the QR of Aᴴ, made on process 0 */
+  const bool wide = m < n;
+  bool ok = true;
+  void *ah = !rc && wide && k > 0 && nrhs > 0 ? host_array(ctx, dtype, n, m, &ok) : NULL;
+  if (ah) conj_transpose(dtype, m, n, a, lda, ah, n);
+  for (int64_t j = 0; ah && j < nrhs; j++) /* B's rows m .. n: y is padded with zeros */
     memset((char *)b + (size_t)(m + j * ldb) * es, 0, (size_t)(n - m) * es);
-  if (!rc) rc = apply_q(ctx, 'N', dtype, n, nrhs, m, ah, n, tau, b, ldb);
-  free(ah);
+  if (!rc) rc = agreed(ctx, ok ? 0 : tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory", f));
+  tsr_views_t vs;
+  rc = tsr_views_begin(&vs, ctx, f, rc, 4, (const int64_t[]){dtype, m, n, nrhs},
+                       (const int[]){2, 3, 4, 5}, tessera_tile_for_lu(ctx, wide ? n : m, k));
+  vs.panels = true;
+  if (rc || k == 0 || nrhs == 0) {
+    free(ah);
+    return tsr_views_release(&vs, rc);
+  }
+  if (!wide) {
+    rc = tsr_views_add(&vs, dtype, m, n, a, lda, 0, TSR_IN | TSR_OUT);
+    if (!rc) rc = tsr_views_add(&vs, dtype, m, nrhs, b, ldb, 0, TSR_IN | TSR_OUT);
+    if (!rc) rc = tessera_tile_gels(vs.v[0], vs.v[1]);
+    return tsr_views_release(&vs, rc);
+  }
+  void *tau = calloc((size_t)m, es);
+  rc = tau ? 0 : tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory for tau", f);
+  rc = agreed(ctx, rc);
+  if (!rc) rc = tsr_views_add(&vs, dtype, n, m, ah, n, 0, TSR_IN);
+  if (!rc) rc = tsr_views_add(&vs, dtype, n, nrhs, b, ldb, 0, TSR_IN | TSR_OUT);
+  if (!rc) rc = tessera_tile_geqrf(vs.v[0], tau);
+  if (!rc) {
+    const int info = tsr_qr_zero_diagonal(vs.v[0], m);
+    rc = info > 0 ? tsr_error(ctx, info,
+                              "%s: R(%d, %d) is exactly zero: A does not have full rank, and the "
+                              "minimum norm solution is not defined by it",
+                              f, info, info)
+                  : info;
+  }
+  /* Rᴴ y = b(1 .. m), then x = Q [y; 0] */
+  if (!rc) rc = tsr_tile_finish(vs.v[1], tsr_pxqr_solve(vs.v[0], m, 'C', vs.v[1]));
+  if (!rc) rc = tessera_tile_unmqr(TESSERA_LEFT, TESSERA_NOTRANS, vs.v[0], tau, vs.v[1]);
   free(tau);
-  return rc;
+  free(ah);
+  /* B holds x only once its rows are computed: B untouched (its padding aside) otherwise */
+  return tsr_views_release(&vs, rc);
 }

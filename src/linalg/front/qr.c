@@ -109,7 +109,7 @@ int tessera_tile_gels(tessera_matrix_t *A, tessera_matrix_t *B) {
   }
   if (!rc) rc = tessera_tile_unmqr(TESSERA_LEFT, TESSERA_CONJTRANS, Ap, tau, B);
   if (!rc) rc = tsr_panels_of(B, &Bp);
-  if (!rc) rc = tsr_tile_finish(B, tsr_panels_back(B, Bp, tsr_pxqr_solve(Ap, A->n, Bp)));
+  if (!rc) rc = tsr_tile_finish(B, tsr_panels_back(B, Bp, tsr_pxqr_solve(Ap, A->n, 'N', Bp)));
   rc = tsr_panels_free(B, Bp, rc);
   rc = tsr_panels_free(A, Ap, rc);
   free(tau);

@@ -159,14 +159,15 @@ int tsr_pxunmqr(char trans, const tessera_matrix_t *A, const tsr_qr_t *Q, tesser
   return rc;
 }
 
-int tsr_pxqr_solve(const tessera_matrix_t *A, int64_t n, tessera_matrix_t *B) {
+int tsr_pxqr_solve(const tessera_matrix_t *A, int64_t n, char trans, tessera_matrix_t *B) {
   const int64_t steps = (n + A->nb - 1) / A->nb;
   int rc = 0;
   for (int64_t s = 0; s < steps && !rc; s++) {
-    const int64_t k = steps - 1 - s, r0 = k * A->nb, kb = n - r0 < A->nb ? n - r0 : A->nb;
+    const int64_t k = trans == 'N' ? steps - 1 - s : s, r0 = k * A->nb;
+    const int64_t kb = n - r0 < A->nb ? n - r0 : A->nb;
     for (int64_t c = 0; c < B->nt && !rc; c++) {
       int tag[3] = {0, (int)c, (int)k};
-      rc = tsr_task_lu_step(B, 'U', 'N', tsr_tile(A, 0, k), tsr_tile(B, 0, c), NULL, NULL,
+      rc = tsr_task_lu_step(B, 'U', trans, tsr_tile(A, 0, k), tsr_tile(B, 0, c), NULL, NULL,
                             tsr_tile_n(B, c), (int)r0, (int)kb, tag, 0);
     }
     if (!rc) rc = tsr_dist_flush(A->ctx, tsr_tile(A, 0, k));

@@ -68,9 +68,10 @@ int tsr_pxlarft(const tessera_matrix_t *A, const void *tau, tsr_qr_t *Q);
  *  panels of A's rows, the updates through w (C's). */
 int tsr_pxunmqr(char trans, const tessera_matrix_t *A, const tsr_qr_t *Q, tessera_matrix_t *C,
                 tsr_qr_work_t *w);
-/** R X = B(0 .. n - 1) by backward substitution with the upper triangle of the first n columns
- *  of A's column panels (a geqrf's R), on every column panel of B (A's rows). */
-int tsr_pxqr_solve(const tessera_matrix_t *A, int64_t n, tessera_matrix_t *B);
+/** op(R) X = B(0 .. n - 1) with R the upper triangle of the first n columns of A's column panels
+ *  (a geqrf's R): backward substitution for trans 'N', forward for 'C', on every column panel of
+ *  B (A's rows). */
+int tsr_pxqr_solve(const tessera_matrix_t *A, int64_t n, char trans, tessera_matrix_t *B);
 /** The first i (1-based, i <= n) with R(i, i) of A's column panels exactly zero, else 0: waits
  *  for A's panels (distributed: each process looks at its own, then the lowest on every process,
  *  a collective call). */

@@ -1,0 +1,42 @@
+/* The views of a LAPACK-style call's arrays (front.h: tsr_views_t): the column-major arrays
+ * viewed in place as tiled matrices, or on a context over processes the root's arrays dealt
+ * over the grid (lapack_dist.c), whose written parts go back to the root at the end. */
+#include <stdint.h>
+
+#include "linalg/front/front.h"
+
+int tsr_views_begin(tsr_views_t *vs, tessera_context_t *ctx, const char *f, int rc, int k,
+                    const int64_t *values, const int *argno, int64_t tile) {
+  *vs = (tsr_views_t){.ctx = ctx, .dist = tessera_context_comm(ctx) != NULL, .tile = tile};
+  return vs->dist ? tsr_lapack_agree(ctx, f, k, values, argno, rc, &vs->tile) : rc;
+}
+
+int tsr_views_add(tsr_views_t *vs, tessera_dtype_t dtype, int64_t m, int64_t n, const void *a,
+                  int64_t lda, char part, int io) {
+  int64_t nb = vs->tile;
+  tessera_matrix_t **out = &vs->v[vs->n];
+  int rc = vs->dist ? tsr_lapack_scatter(vs->ctx, dtype, m, n, nb, vs->panels, a, lda, part,
+                                         io & TSR_IN, out, &vs->r[vs->n])
+                    : tessera_matrix_view(vs->ctx, dtype, m, n, vs->panels ? (m > 1 ? m : 1) : nb,
+                                          nb, (void *)(uintptr_t)a, lda, out);
+  if (rc)
+    return vs->dist ? rc
+                    : tsr_error(vs->ctx, rc, "cannot view a %lld x %lld array", (long long)m,
+                                (long long)n);
+  vs->io[vs->n] = io;
+  vs->n++;
+  return 0;
+}
+
+int tsr_views_release(tsr_views_t *vs, int rc) {
+  for (int i = vs->n - 1; i >= 0; i--) {
+    if (vs->dist && rc >= 0 && (vs->io[i] & TSR_OUT)) {
+      const int g = tsr_lapack_gather(vs->v[i], vs->r[i]);
+      if (g) rc = g;
+    }
+    int d = tessera_matrix_destroy(vs->v[i]), e = tessera_matrix_destroy(vs->r[i]);
+    if (d && !rc) rc = d;
+    if (e && !rc) rc = e;
+  }
+  return rc;
+}
