@@ -1,6 +1,8 @@
-/* What the LAPACK-style front door (lapack.c) needs on a context over processes
- * (lapack_dist.c): which process holds the arrays, the agreement of a call's arguments and tile,
- * the root's flags and bytes, and the arrays dealt to and gathered from the grid. */
+/* What the front doors share: on a context over processes, which process holds the arrays of a
+ * LAPACK-style call, the agreement of its arguments and tile, the root's flags and bytes, and
+ * the arrays dealt to and gathered from the grid (lapack_dist.c); the views of a call's arrays
+ * (views.c); the argument checks numbered as LAPACK numbers them (checks.c); and the tile-level
+ * helpers of LU and QR: the end of a call, the column panels they run on (tile.c). */
 #ifndef TSR_LINALG_FRONT_H
 #define TSR_LINALG_FRONT_H
 
