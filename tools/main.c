@@ -152,7 +152,7 @@ static const struct {
     {"--gpus", F_GPUS, 1, CTX, 0},
     {"--require-gpus", F_REQUIRE_GPUS, 0, CTX, 0},
     {"--sched", F_SCHED, 1, CTX, 0},
-    {"--grid", F_GRID, 1, RUNS, 0},
+    {"--grid", F_GRID, 1, RUNS | QR, 0},
     {"--trace", F_TRACE, 1, CTX, 0},
     {"--json", F_JSON, 0, RUNS | QR | BIT(CMD_BENCH) | BIT(CMD_DEMO), 0},
     {"--width", F_WIDTH, 1, BIT(CMD_TRACE), 400},

@@ -21,6 +21,13 @@
 void openblas_set_num_threads(int num_threads);
 #endif
 
+/** Whether this process holds the arrays: every process of a context of its own, process 0 of
+ *  one over the processes of an mpirun (--grid), where the others pass NULL. */
+static int holds(tessera_context_t *ctx) {
+  tessera_comm_t *c = tessera_context_comm(ctx);
+  return !c || tessera_comm_rank(c) == 0;
+}
+
 /** The problem of one run: A (m x n, lda m), B (max(m, n) x nrhs) for gels, their pristine
  *  copies, tau. */
 typedef struct {
@@ -37,21 +44,34 @@ static size_t bytes_of(tessera_dtype_t dtype, int64_t rows, int64_t cols) {
   return (size_t)(rows > 0 ? rows : 1) * (size_t)(cols > 0 ? cols : 1) * tessera_dtype_size(dtype);
 }
 
-/* The problem: --input's matrix or a generated m x n one, and for gels nrhs generated columns. */
-static int problem(const cli_opts_t *o, int64_t m, int64_t n, qr_problem_t *p) {
+/* The problem: --input's matrix or a generated m x n one, and for gels nrhs generated columns;
+ * the arrays on the process holding them only (--input read there, its shape told to the
+ * others). */
+static int problem(tessera_context_t *ctx, const cli_opts_t *o, int64_t m, int64_t n,
+                   qr_problem_t *p) {
   *p = (qr_problem_t){.dtype = o->dtype, .m = m, .n = n};
-  if (o->input) {
+  const int mine = holds(ctx);
+  int64_t shape[3] = {m, n, o->dtype};
+  int rc = CLI_OK;
+  if (o->input && mine) {
     npy_array_t in;
     char err[256];
     if (npy_read(o->input, &in, err, sizeof err)) {
       fprintf(stderr, "tessera: %s: %s\n", o->input, err);
-      return CLI_FAILED;
+      shape[0] = -1;
+    } else {
+      shape[0] = in.shape[0], shape[1] = in.shape[1], shape[2] = in.dtype;
+      p->a0 = in.data;
     }
-    p->dtype = in.dtype, p->m = m = in.shape[0], p->n = n = in.shape[1];
-    p->a0 = in.data;
   }
+  tessera_comm_t *c = tessera_context_comm(ctx);
+  if (o->input && c && tessera_comm_broadcast(c, shape, 3, TESSERA_COMM_I64, 0, NULL))
+    shape[0] = -1;
+  if (shape[0] < 0) return CLI_FAILED;
+  p->m = m = shape[0], p->n = n = shape[1], p->dtype = (tessera_dtype_t)shape[2];
   p->nrhs = o->routine == CMD_GELS ? (o->nrhs > 0 ? o->nrhs : 1) : 0;
   p->ldb = m > n ? m : n;
+  if (!mine) return CLI_OK;
   if (!p->a0) p->a0 = malloc(bytes_of(p->dtype, m, n));
   p->a = malloc(bytes_of(p->dtype, m, n));
   p->tau = malloc(bytes_of(p->dtype, m < n ? m : n, 1));
@@ -60,11 +80,11 @@ static int problem(const cli_opts_t *o, int64_t m, int64_t n, qr_problem_t *p) {
   if (!p->a0 || !p->a || !p->tau || !p->b0 || !p->b) {
     fprintf(stderr, "tessera: out of memory for a %lld x %lld problem\n", (long long)m,
             (long long)n);
-    return CLI_FAILED;
+    rc = CLI_FAILED;
   }
-  if (!o->input) gen_dense(p->dtype, m, n, p->a0, m > 0 ? m : 1, GEN_SEED_A);
-  if (p->nrhs) gen_dense(p->dtype, p->ldb, p->nrhs, p->b0, p->ldb, GEN_SEED_B);
-  return CLI_OK;
+  if (!rc && !o->input) gen_dense(p->dtype, m, n, p->a0, m > 0 ? m : 1, GEN_SEED_A);
+  if (!rc && p->nrhs) gen_dense(p->dtype, p->ldb, p->nrhs, p->b0, p->ldb, GEN_SEED_B);
+  return rc;
 }
 
 /* Frobenius norm of the rows x cols block x (ld). */
@@ -86,25 +106,31 @@ static void minus_plus(tessera_dtype_t dtype, double *mone, double *one) {
   elem_set(dtype, one, 0, 1, 0);
 }
 
-/* geqrf's residual and orthogonality from the factored p->a and tau. */
+/* geqrf's residual and orthogonality from the factored p->a and tau (computed by every
+ * process, the arrays process 0's under --grid; the numbers there). */
 static int check_geqrf(tessera_context_t *ctx, const qr_problem_t *p, double *res, double *orth) {
   const int64_t m = p->m, n = p->n, k = m < n ? m : n;
   *res = *orth = 0;
   if (k == 0) return 0;
   const tessera_dtype_t dt = p->dtype;
-  void *q = malloc(bytes_of(dt, m, k)), *r = calloc(1, bytes_of(dt, k, n)),
-       *d = malloc(bytes_of(dt, m, n)), *e = calloc(1, bytes_of(dt, k, k));
-  int rc = !q || !r || !d || !e ? TESSERA_ERR_NOMEM : 0;
+  const int mine = holds(ctx);
+  void *q = NULL, *r = NULL, *d = NULL, *e = NULL;
+  int rc = 0;
   const size_t es = tessera_dtype_size(dt);
-  if (!rc) {
+  if (mine) {
+    q = malloc(bytes_of(dt, m, k)), r = calloc(1, bytes_of(dt, k, n));
+    d = malloc(bytes_of(dt, m, n)), e = calloc(1, bytes_of(dt, k, k));
+    rc = !q || !r || !d || !e ? TESSERA_ERR_NOMEM : 0;
+  }
+  if (mine && !rc) {
     memcpy(q, p->a, (size_t)(m * k) * es);
     for (int64_t j = 0; j < n; j++) /* R: the upper trapezoid */
       memcpy((char *)r + (size_t)(j * k) * es, (char *)p->a + (size_t)(j * m) * es,
              (size_t)((j < k ? j : k - 1) + 1) * es);
     memcpy(d, p->a0, (size_t)(m * n) * es);
     for (int64_t i = 0; i < k; i++) elem_set(dt, e, (size_t)(i + i * k), 1, 0);
-    rc = tessera_ungqr(ctx, dt, m, k, k, q, m, p->tau);
   }
+  if (!rc) rc = tessera_ungqr(ctx, dt, m, k, k, q, m, p->tau);
   double mone[2], one[2];
   minus_plus(dt, mone, one);
   if (!rc) /* D = A - Q R */
@@ -113,7 +139,7 @@ static int check_geqrf(tessera_context_t *ctx, const qr_problem_t *p, double *re
   if (!rc) /* E = I - Qᴴ Q */
     rc = tessera_gemm(ctx, TESSERA_CONJTRANS, TESSERA_NOTRANS, dt, k, k, m, mone, q, m, q, m, one,
                       e, k);
-  if (!rc) {
+  if (!rc && mine) {
     const double an = fro(dt, m, n, p->a0, m), eps = residual_eps(dt);
     *res = an > 0 ? fro(dt, m, n, d, m) / (an * (double)(m > n ? m : n) * eps) : 0;
     *orth = fro(dt, k, k, e, k) / ((double)m * eps);
@@ -122,18 +148,24 @@ static int check_geqrf(tessera_context_t *ctx, const qr_problem_t *p, double *re
   return rc;
 }
 
-/* gels' test ratio from the solution in p->b. */
+/* gels' test ratio from the solution in p->b (as check_geqrf: every process, process 0's
+ * arrays). */
 static int check_gels(tessera_context_t *ctx, const qr_problem_t *p, double *res) {
   const int64_t m = p->m, n = p->n, k = p->nrhs, ldb = p->ldb;
   const tessera_dtype_t dt = p->dtype;
   *res = 0;
   if (m == 0 || n == 0 || k == 0) return 0;
-  void *r = malloc(bytes_of(dt, m, k)), *g = calloc(1, bytes_of(dt, n, k));
-  int rc = !r || !g ? TESSERA_ERR_NOMEM : 0;
+  const int mine = holds(ctx);
+  void *r = NULL, *g = NULL;
+  int rc = 0;
   const size_t es = tessera_dtype_size(dt);
-  for (int64_t j = 0; !rc && j < k; j++)
-    memcpy((char *)r + (size_t)(j * m) * es, (char *)p->b0 + (size_t)(j * ldb) * es,
-           (size_t)m * es);
+  if (mine) {
+    r = malloc(bytes_of(dt, m, k)), g = calloc(1, bytes_of(dt, n, k));
+    rc = !r || !g ? TESSERA_ERR_NOMEM : 0;
+    for (int64_t j = 0; !rc && j < k; j++)
+      memcpy((char *)r + (size_t)(j * m) * es, (char *)p->b0 + (size_t)(j * ldb) * es,
+             (size_t)m * es);
+  }
   double mone[2], one[2], zero[2] = {0, 0};
   minus_plus(dt, mone, one);
   if (!rc) /* R = b - A x */
@@ -142,7 +174,7 @@ static int check_gels(tessera_context_t *ctx, const qr_problem_t *p, double *res
   if (!rc && m >= n) /* G = Aᴴ R */
     rc = tessera_gemm(ctx, TESSERA_CONJTRANS, TESSERA_NOTRANS, dt, n, k, m, one, p->a0, m, r, m,
                       zero, g, n);
-  if (!rc) {
+  if (!rc && mine) {
     const double an = fro(dt, m, n, p->a0, m), eps = residual_eps(dt);
     const double big = (double)(m > n ? m : n);
     if (m >= n)
@@ -158,8 +190,8 @@ static int check_gels(tessera_context_t *ctx, const qr_problem_t *p, double *res
 /* One tessera run on fresh copies; its time in *t. */
 static int run_tessera(tessera_context_t *ctx, qr_problem_t *p, cli_cmd_t routine, double *t) {
   const size_t es = tessera_dtype_size(p->dtype);
-  memcpy(p->a, p->a0, (size_t)(p->m * p->n) * es);
-  memcpy(p->b, p->b0, (size_t)(p->ldb * p->nrhs) * es);
+  if (p->a) memcpy(p->a, p->a0, (size_t)(p->m * p->n) * es);
+  if (p->b) memcpy(p->b, p->b0, (size_t)(p->ldb * p->nrhs) * es);
   const double t0 = progress_now();
   const int rc = routine == CMD_GEQRF
                      ? tessera_geqrf(ctx, p->dtype, p->m, p->n, p->a, p->m > 0 ? p->m : 1, p->tau)
@@ -244,7 +276,8 @@ static int write_outputs(const cli_opts_t *o, const qr_problem_t *p) {
 static int run_size(tessera_context_t *ctx, const cli_opts_t *o, int64_t m, int64_t n,
                     int threads) {
   qr_problem_t p;
-  int rc = problem(o, m, n, &p);
+  int rc = problem(ctx, o, m, n, &p);
+  const int mine = holds(ctx);
   cli_result_t r;
   cli_result_init(&r, o, ctx);
   r.m = p.m, r.n = p.n, r.nrhs = p.nrhs, r.seconds = r.baseline_seconds = INFINITY;
@@ -279,8 +312,8 @@ static int run_size(tessera_context_t *ctx, const cli_opts_t *o, int64_t m, int6
                                           : check_gels(ctx, &p, &r.residual);
     if (s) rc = cli_report(ctx, NULL, "the check", s);
   }
-  if (rc == CLI_OK) cli_print_result(o, &r);
-  if (rc == CLI_OK && o->output) rc = write_outputs(o, &p);
+  if (rc == CLI_OK && mine) cli_print_result(o, &r);
+  if (rc == CLI_OK && mine && o->output) rc = write_outputs(o, &p);
   problem_free(&p);
   return rc;
 }
@@ -299,7 +332,7 @@ int cli_qr(const cli_opts_t *o) {
   tessera_context_t *ctx;
   if (cli_context(o, &ctx)) return CLI_FAILED;
   const int64_t n = o->sizes[0], m = o->m >= 0 ? o->m : n;
-  cli_print_header(o, NULL, NULL);
+  if (holds(ctx)) cli_print_header(o, NULL, NULL);
   return cli_finish(ctx, run_size(ctx, o, m, n, 0));
 }
 

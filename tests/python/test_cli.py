@@ -521,3 +521,16 @@ def test_bench_geqrf_against_lapacke():
     out = run("bench", "geqrf", "--n", 256, "--m", 512, "--reps", 1, "--json", check=0).stdout
     r = json_lines(out)[0]
     assert r["baseline"] == "lapacke" and r["ratio"] > 0 and r["residual"] < 10, r
+
+
+@pytest.mark.skipif(not mpi_available(), reason="no mpirun, or a CLI built without MPI")
+@pytest.mark.parametrize("routine", ["geqrf", "gels"])
+def test_grid_qr_runs_over_processes(routine):
+    p = mpirun(2, routine, "--m", 300, "--n", 120, "--grid", "1x2", "--workers", 1, "--gpus", 0,
+               "--json")
+    assert p.returncode == 0, (p.stdout, p.stderr)
+    lines = json_lines(p.stdout)
+    assert len(lines) == 1, p.stdout  # process 0 prints
+    assert lines[0]["routine"] == routine and lines[0]["residual"] < 10, lines[0]
+    if routine == "geqrf":
+        assert lines[0]["orthogonality"] < 10, lines[0]
