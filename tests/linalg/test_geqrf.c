@@ -67,6 +67,20 @@ static void test_geqrf_shapes(void **state) {
   lc_finalize(ctx);
 }
 
+/* The library's own panel width (no tile configured): a tall matrix in several narrow panels
+ * on a context of CPUs. */
+static void test_geqrf_default_panels(void **state) {
+  (void)state;
+  tessera_config_t cfg;
+  tessera_config_init(&cfg);
+  cfg.cpu_workers = 2, cfg.gpus = 0;
+  tessera_context_t *ctx = NULL;
+  assert_int_equal(tessera_init(&ctx, &cfg), 0);
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
+    one_case(ctx, lc_dtypes[d], 1500, 150, 0, (uint64_t)(5000 + d));
+  lc_finalize(ctx);
+}
+
 /* A matrix tiled in square tiles (not column panels): QR through a copy in panels. */
 static void test_tile_geqrf(void **state) {
   (void)state;
@@ -132,6 +146,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_prestate(test_geqrf_shapes, &g_tiles[0]),
       cmocka_unit_test_prestate(test_geqrf_shapes, &g_tiles[1]),
+      cmocka_unit_test(test_geqrf_default_panels),
       cmocka_unit_test(test_tile_geqrf),
       cmocka_unit_test(test_geqrf_nan),
       cmocka_unit_test(test_geqrf_args),
