@@ -34,6 +34,14 @@ static inline int tsr_operand_ld(const tessera_exec_t *ex, int i, int rows, int 
   return ld > 0 ? (int)ld : 1;
 }
 
+/** Buffer i of ex from row `row` (elements of es bytes), as buffer `slot` of e: the sub-block the
+ *  device-independent kernels hand the kind's own kernels. */
+static inline void tsr_exec_rows(tessera_exec_t *e, int slot, const tessera_exec_t *ex, int i,
+                                 int row, size_t es) {
+  e->ptr[slot] = (char *)ex->ptr[i] + (size_t)row * es;
+  e->ld[slot] = ex->ld[i];
+}
+
 /** LAPACK info for the 0-based pivot `j` of a tile whose first row is global row `offset`. */
 static inline int tsr_pivot_info(int64_t offset, int64_t j) {
   int64_t info = offset + j + 1;

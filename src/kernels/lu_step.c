@@ -13,13 +13,6 @@
 
 #include "kernels/kernel_args.h"
 
-/* The block of buffer `i` of ex starting at row `row`, as buffer `slot` of `e`. */
-static void block(tessera_exec_t *e, int slot, const tessera_exec_t *ex, int i, int row,
-                  size_t es) {
-  e->ptr[slot] = (char *)ex->ptr[i] + (size_t)row * es;
-  e->ld[slot] = ex->ld[i];
-}
-
 /* B1 = op(T)⁻¹ B1: T the kb x kb diagonal block of A at row r0, B1 the rows r0 .. r0 + kb of B;
  * with getrf's T⁻¹ (buffer 3: lower, notrans), B1 = T⁻¹ B1. */
 static int solve(const tessera_exec_t *ex, const tsr_lu_step_args_t *a, tessera_kernel_fn trsm,
@@ -27,8 +20,8 @@ static int solve(const tessera_exec_t *ex, const tsr_lu_step_args_t *a, tessera_
   const bool lower = a->uplo == 'L', inverse = ex->ndata > 3;
   tessera_exec_t e = *ex;
   e.ndata = 2;
-  block(&e, 0, ex, inverse ? 3 : 0, inverse ? 0 : a->r0, es);
-  block(&e, 1, ex, 1, a->r0, es);
+  tsr_exec_rows(&e, 0, ex, inverse ? 3 : 0, inverse ? 0 : a->r0, es);
+  tsr_exec_rows(&e, 1, ex, 1, a->r0, es);
   tsr_trsm_args_t t = {.dtype = a->dtype,
                        .side = 'L',
                        .uplo = a->uplo,
@@ -49,16 +42,16 @@ static int product(const tessera_exec_t *ex, const tsr_lu_step_args_t *a, tesser
   if (rows <= 0 || a->n == 0 || a->kb == 0) return 0;
   tessera_exec_t e = *ex;
   e.ndata = 3;
-  block(&e, 0, ex, 0, s0, es);
+  tsr_exec_rows(&e, 0, ex, 0, s0, es);
   tsr_gemm_args_t g = {.dtype = a->dtype, .alpha = {-1, 0}, .beta = {1, 0}, .n = a->n};
   if (notrans) { /* B_S (rows x n) -= S (rows x kb) B1 (kb x n) */
     g.transa = 'N', g.transb = 'N', g.m = rows, g.k = a->kb;
-    block(&e, 1, ex, 1, a->r0, es);
-    block(&e, 2, ex, 1, s0, es);
+    tsr_exec_rows(&e, 1, ex, 1, a->r0, es);
+    tsr_exec_rows(&e, 2, ex, 1, s0, es);
   } else { /* B1 (kb x n) -= op(S) (kb x rows) B_S (rows x n) */
     g.transa = a->trans, g.transb = 'N', g.m = a->kb, g.k = rows;
-    block(&e, 1, ex, 1, s0, es);
-    block(&e, 2, ex, 1, a->r0, es);
+    tsr_exec_rows(&e, 1, ex, 1, s0, es);
+    tsr_exec_rows(&e, 2, ex, 1, a->r0, es);
   }
   return gemm(&e, &g);
 }

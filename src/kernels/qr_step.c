@@ -14,20 +14,13 @@
  * does), queued in order on the task's stream on GPUs. */
 #include "kernels/kernel_args.h"
 
-/* Buffer `i` of ex from row `row`, as buffer `slot` of e. */
-static void rows_of(tessera_exec_t *e, int slot, const tessera_exec_t *ex, int i, int row,
-                    size_t es) {
-  e->ptr[slot] = (char *)ex->ptr[i] + (size_t)row * es;
-  e->ld[slot] = ex->ld[i];
-}
-
 /* Runs `fn` on the two blocks (buffer i from row ri, buffer j from row rj). */
 static int pair(tessera_kernel_fn fn, void *args, const tessera_exec_t *ex, int i, int ri, int j,
                 int rj, size_t es) {
   tessera_exec_t e = *ex;
   e.ndata = 2;
-  rows_of(&e, 0, ex, i, ri, es);
-  rows_of(&e, 1, ex, j, rj, es);
+  tsr_exec_rows(&e, 0, ex, i, ri, es);
+  tsr_exec_rows(&e, 1, ex, j, rj, es);
   return fn(&e, args);
 }
 
@@ -65,9 +58,9 @@ int tsr_qr_step(const tessera_exec_t *ex, const tsr_qr_step_args_t *a, tessera_k
   tsr_gemm_args_t g = {.dtype = a->dtype, .alpha = one, .beta = one};
   if (!rc && below > 0) {
     g.transa = conj, g.transb = 'N', g.m = a->kb, g.n = a->n, g.k = below;
-    rows_of(&g3, 0, ex, V, r1, es);
-    rows_of(&g3, 1, ex, C, r1, es);
-    rows_of(&g3, 2, ex, W, 0, es);
+    tsr_exec_rows(&g3, 0, ex, V, r1, es);
+    tsr_exec_rows(&g3, 1, ex, C, r1, es);
+    tsr_exec_rows(&g3, 2, ex, W, 0, es);
     rc = gemm(&g3, &g);
   }
   /* W = op(T) W: Tᴴ for Qᴴ C, T for Q C */
@@ -76,9 +69,9 @@ int tsr_qr_step(const tessera_exec_t *ex, const tsr_qr_step_args_t *a, tessera_k
   /* C2 -= V2 W */
   if (!rc && below > 0) {
     g.transa = 'N', g.transb = 'N', g.m = below, g.n = a->n, g.k = a->kb, g.alpha = mone;
-    rows_of(&g3, 0, ex, V, r1, es);
-    rows_of(&g3, 1, ex, W, 0, es);
-    rows_of(&g3, 2, ex, C, r1, es);
+    tsr_exec_rows(&g3, 0, ex, V, r1, es);
+    tsr_exec_rows(&g3, 1, ex, W, 0, es);
+    tsr_exec_rows(&g3, 2, ex, C, r1, es);
     rc = gemm(&g3, &g);
   }
   /* W = V1 W; C1 -= W */
