@@ -12,19 +12,6 @@
 #include "gen.h"
 #include "residual.h"
 
-#ifdef TESSERA_HAVE_OPENBLAS_THREADS
-void openblas_set_num_threads(int num_threads);
-#endif
-
-/** Sets the thread count of the BLAS library where it can be set. */
-static void blas_threads(int threads) {
-#ifdef TESSERA_HAVE_OPENBLAS_THREADS
-  openblas_set_num_threads(threads);
-#else
-  (void)threads;
-#endif
-}
-
 /** LAPACKE's LU factorization of `dtype`; returns its info. */
 static int lapacke_getrf(tessera_dtype_t dtype, int n, void *a, int lda, int *ipiv) {
   switch (dtype) {
@@ -79,13 +66,13 @@ typedef struct {
 static int lapacke_rep(bench_t *b, size_t bytes) {
   const bench_arrays_t *m = b->m;
   memcpy(m->ab, m->a0, bytes);
-  blas_threads(b->threads);
+  cli_blas_threads(b->threads);
   double t0 = progress_now();
   int status = b->o->routine == CMD_GETRF
                    ? lapacke_getrf(b->o->dtype, (int)m->n, m->ab, (int)m->ld, m->pb)
                    : lapacke_potrf(b->o->dtype, (char)b->o->uplo, (int)m->n, m->ab, (int)m->ld);
   b->r[0].baseline_seconds = fmin(b->r[0].baseline_seconds, progress_now() - t0);
-  blas_threads(1);
+  cli_blas_threads(1);
   if (status == 0) return CLI_OK;
   progress_phase(b->prog, NULL);
   fprintf(stderr, "tessera: LAPACKE %s failed (info = %d)\n", cli_cmd_name(b->o->routine), status);
@@ -302,7 +289,7 @@ int cli_bench(const cli_opts_t *o) {
   for (int i = 0; i < o->nsizes; i++)
     if (cli_bench_check_footprint(o, bench_footprint, &fp, o->sizes[i]))
       return cli_finish(ctx, CLI_FAILED);
-  blas_threads(1);
+  cli_blas_threads(1);
   if (!o->json) {
     const int lu = o->routine == CMD_GETRF;
     printf("# %s %s", cli_cmd_name(o->routine), tessera_dtype_name(o->dtype));

@@ -77,6 +77,9 @@ typedef struct {
   const char *home;  /**< bench --out-of-core: where the tiles live ("gpus", "host", "mixed") */
 } cli_result_t;
 
+/** Sets the thread count of the BLAS library where it can be set (the LAPACKE baselines). */
+void cli_blas_threads(int threads);
+
 /** Name of a subcommand or routine. */
 const char *cli_cmd_name(cli_cmd_t cmd);
 

@@ -48,6 +48,18 @@ const char *cli_pivots_path(const char *output, char *buf, size_t len) {
   return buf;
 }
 
+#ifdef TESSERA_HAVE_OPENBLAS_THREADS
+void openblas_set_num_threads(int num_threads);
+#endif
+
+void cli_blas_threads(int threads) {
+#ifdef TESSERA_HAVE_OPENBLAS_THREADS
+  openblas_set_num_threads(threads);
+#else
+  (void)threads;
+#endif
+}
+
 const char *cli_cmd_name(cli_cmd_t cmd) {
   return cmd_names[cmd];
 }

@@ -17,10 +17,6 @@
 #include "npy.h"
 #include "residual.h"
 
-#ifdef TESSERA_HAVE_OPENBLAS_THREADS
-void openblas_set_num_threads(int num_threads);
-#endif
-
 /** Whether this process holds the arrays: every process of a context of its own, process 0 of
  *  one over the processes of an mpirun (--grid), where the others pass NULL. */
 static int holds(tessera_context_t *ctx) {
@@ -209,11 +205,7 @@ static int run_lapacke(qr_problem_t *p, cli_cmd_t routine, int threads, double *
   memcpy(p->b, p->b0, (size_t)(p->ldb * p->nrhs) * es);
   const lapack_int m = (lapack_int)p->m, n = (lapack_int)p->n, k = (lapack_int)p->nrhs;
   const lapack_int lda = m > 0 ? m : 1, ldb = (lapack_int)(p->ldb > 0 ? p->ldb : 1);
-#ifdef TESSERA_HAVE_OPENBLAS_THREADS
-  openblas_set_num_threads(threads);
-#else
-  (void)threads;
-#endif
+  cli_blas_threads(threads);
   const double t0 = progress_now();
   int rc = -1;
   const int qr = routine == CMD_GEQRF;
@@ -236,9 +228,7 @@ static int run_lapacke(qr_problem_t *p, cli_cmd_t routine, int threads, double *
     break;
   }
   *t = progress_now() - t0;
-#ifdef TESSERA_HAVE_OPENBLAS_THREADS
-  openblas_set_num_threads(1);
-#endif
+  cli_blas_threads(1);
   return rc;
 }
 
