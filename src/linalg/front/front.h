@@ -72,6 +72,13 @@ int tsr_arg_dim(tessera_context_t *ctx, const char *name, int argno, int64_t v);
 int tsr_arg_flag(tessera_context_t *ctx, const char *name, int argno, int v, const char *allowed);
 int tsr_arg_dtype(tessera_context_t *ctx, const char *name, int argno, tessera_dtype_t d);
 
+/** Least squares on column panels (qr.c): P is A (m x k, m >= k, `wide` false) or Aᴴ (the
+ *  minimum norm solution of the wide A, `wide` true), factored by QR in place, and Bp (P's rows)
+ *  receives x: R x = (Qᴴ b)(1 .. k), or Rᴴ y = b(1 .. k) then x = Q [y; 0]. Returns 0, LAPACK's
+ *  info i > 0 for an exactly zero R(i, i) (B untouched; the message names routine `f`), or a
+ *  negative status; the caller waits for Bp and P. */
+int tsr_qr_gels_panels(tessera_matrix_t *P, bool wide, tessera_matrix_t *Bp, const char *f);
+
 /* Shared by the tile-level front doors (tile.c, qr.c). */
 
 /** Ends a tile-level call whose flow on `out` was inserted with status rc: flushes, waits, and

@@ -209,24 +209,9 @@ int tessera_gels(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64
     if (!rc) rc = tessera_tile_gels(vs.v[0], vs.v[1]);
     return tsr_views_release(&vs, rc);
   }
-  void *tau = calloc((size_t)m, es);
-  rc = tau ? 0 : tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory for tau", f);
-  rc = agreed(ctx, rc);
   if (!rc) rc = tsr_views_add(&vs, dtype, n, m, ah, n, 0, TSR_IN);
   if (!rc) rc = tsr_views_add(&vs, dtype, n, nrhs, b, ldb, 0, TSR_IN | TSR_OUT);
-  if (!rc) rc = tessera_tile_geqrf(vs.v[0], tau);
-  if (!rc) {
-    const int info = tsr_qr_zero_diagonal(vs.v[0], m);
-    rc = info > 0 ? tsr_error(ctx, info,
-                              "%s: R(%d, %d) is exactly zero: A does not have full rank, and the "
-                              "minimum norm solution is not defined by it",
-                              f, info, info)
-                  : info;
-  }
-  /* Rᴴ y = b(1 .. m), then x = Q [y; 0] */
-  if (!rc) rc = tsr_tile_finish(vs.v[1], tsr_pxqr_solve(vs.v[0], m, 'C', vs.v[1]));
-  if (!rc) rc = tessera_tile_unmqr(TESSERA_LEFT, TESSERA_NOTRANS, vs.v[0], tau, vs.v[1]);
-  free(tau);
+  if (!rc) rc = tsr_tile_finish(vs.v[1], tsr_qr_gels_panels(vs.v[0], true, vs.v[1], f));
   free(ah);
   /* B holds x only once its rows are computed: B untouched (its padding aside) otherwise */
   return tsr_views_release(&vs, rc);

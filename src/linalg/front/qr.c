@@ -76,6 +76,35 @@ int tessera_tile_unmqr(tessera_side_t side, tessera_op_t trans, const tessera_ma
   return tsr_panels_free((tessera_matrix_t *)(uintptr_t)A, Ap, rc);
 }
 
+int tsr_qr_gels_panels(tessera_matrix_t *P, bool wide, tessera_matrix_t *Bp, const char *f) {
+  const int64_t k = P->n;
+  tsr_qr_t Q = {0};
+  tsr_qr_work_t wp = {0}, wb = {0};
+  int rc = tsr_qr_create(P, k, P->nb, &Q);
+  if (!rc) rc = tsr_qr_work_create(P, P->nb, &wp);
+  if (!rc) rc = tsr_pxgeqrf(P, &Q, &wp);
+  if (!rc) {
+    const int info = tsr_qr_zero_diagonal(P, k);
+    rc = info <= 0 ? info
+         : wide    ? tsr_error(P->ctx, info,
+                               "%s: R(%d, %d) is exactly zero: A does not have full rank, and the "
+                                  "minimum norm solution is not defined by it",
+                               f, info, info)
+                   : tsr_error(P->ctx, info,
+                               "%s: R(%d, %d) is exactly zero: A does not have full rank, and the "
+                                  "least squares solution is not unique",
+                               f, info, info);
+  }
+  if (!rc) rc = tsr_qr_work_create(Bp, P->nb, &wb);
+  /* tall: R x = (Qᴴ b)(1 .. k); wide: Rᴴ y = b(1 .. k), then x = Q [y; 0] */
+  if (!rc) rc = wide ? tsr_pxqr_solve(P, k, 'C', Bp) : tsr_pxunmqr('C', P, &Q, Bp, &wb);
+  if (!rc) rc = wide ? tsr_pxunmqr('N', P, &Q, Bp, &wb) : tsr_pxqr_solve(P, k, 'N', Bp);
+  tsr_qr_work_destroy(&wb); /* each release waits for its handle's tasks */
+  tsr_qr_work_destroy(&wp);
+  tsr_qr_destroy(&Q);
+  return rc;
+}
+
 int tessera_tile_gels(tessera_matrix_t *A, tessera_matrix_t *B) {
   static const char f[] = "tile_gels";
   int rc = tsr_check_operands((const tessera_matrix_t *const[]){A, B}, (const int[]){1, 2}, 2, f);
@@ -91,27 +120,16 @@ int tessera_tile_gels(tessera_matrix_t *A, tessera_matrix_t *B) {
   if (!rc) rc = tsr_check_stored(B, 0, 2, f);
   if (A->comm) rc = tsr_dist_agree(A->comm, rc);
   if (rc || A->n == 0 || B->n == 0) return rc;
-  void *tau = malloc((size_t)A->n * tessera_dtype_size(A->dtype));
-  if (!tau) rc = tsr_error(A->ctx, TESSERA_ERR_NOMEM, "%s: out of memory for tau", f);
-  if (A->comm) rc = tsr_dist_agree(A->comm, rc);
-  if (!rc) rc = tessera_tile_geqrf(A, tau);
   tessera_matrix_t *Ap = NULL, *Bp = NULL;
-  if (!rc) rc = tsr_panels_of(A, &Ap);
-  if (!rc) {
-    const int info = tsr_qr_zero_diagonal(Ap, A->n);
-    if (info > 0)
-      rc = tsr_error(A->ctx, info,
-                     "%s: R(%d, %d) is exactly zero: A does not have full rank, and the least "
-                     "squares solution is not unique",
-                     f, info, info);
-    else
-      rc = info;
-  }
-  if (!rc) rc = tessera_tile_unmqr(TESSERA_LEFT, TESSERA_CONJTRANS, Ap, tau, B);
+  rc = tsr_panels_of(A, &Ap);
   if (!rc) rc = tsr_panels_of(B, &Bp);
-  if (!rc) rc = tsr_tile_finish(B, tsr_panels_back(B, Bp, tsr_pxqr_solve(Ap, A->n, 'N', Bp)));
+  if (!rc) rc = tsr_qr_gels_panels(Ap, false, Bp, f);
+  /* B gets x only when solved; A its QR whenever it was factored, an exactly zero R(i, i) too */
+  if (Bp) rc = tsr_tile_finish(B, tsr_panels_back(B, Bp, rc));
+  if (Ap) {
+    const int a = tsr_tile_finish(A, tsr_panels_back(A, Ap, rc > 0 ? 0 : rc));
+    if (a < 0 && rc >= 0) rc = a;
+  }
   rc = tsr_panels_free(B, Bp, rc);
-  rc = tsr_panels_free(A, Ap, rc);
-  free(tau);
-  return rc;
+  return tsr_panels_free(A, Ap, rc);
 }
