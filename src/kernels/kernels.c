@@ -288,22 +288,8 @@ KERNEL_TABLE(getrf, getrf);
 KERNEL_TABLE(laswp, laswp);
 KERNEL_TABLE(lu_step, lu_step);
 KERNEL_TABLE(qr_step, qr_step);
-
-/* geqrt runs on CPUs (LAPACK's geqrt) and simulated devices; GPUs take the updates. */
-const tessera_kernel_t tsr_kernel_geqrt = {
-    .name = "geqrt",
-    .impl = {[TESSERA_DEVICE_CPU] = tsr_cpu_geqrt, [TESSERA_DEVICE_SIM] = SIM_IMPL(geqrt)},
-    .flops = geqrt_flops,
-    .size_key = geqrt_key,
-};
-
-/* larft, as geqrt, runs on CPUs (LAPACK's larft) and simulated devices. */
-const tessera_kernel_t tsr_kernel_larft = {
-    .name = "larft",
-    .impl = {[TESSERA_DEVICE_CPU] = tsr_cpu_larft, [TESSERA_DEVICE_SIM] = SIM_IMPL(larft)},
-    .flops = larft_flops,
-    .size_key = larft_key,
-};
+KERNEL_TABLE(geqrt, geqrt);
+KERNEL_TABLE(larft, larft);
 
 KERNEL_TABLE(posv, posv);
 KERNEL_TABLE(gesv, gesv);

@@ -311,6 +311,8 @@ int tsr_cuda_getrf(const tessera_exec_t *ex, void *args);
 int tsr_cuda_laswp(const tessera_exec_t *ex, void *args);
 int tsr_cuda_lu_step(const tessera_exec_t *ex, void *args);
 int tsr_cuda_qr_step(const tessera_exec_t *ex, void *args);
+int tsr_cuda_geqrt(const tessera_exec_t *ex, void *args);
+int tsr_cuda_larft(const tessera_exec_t *ex, void *args);
 int tsr_cuda_posv(const tessera_exec_t *ex, void *args);
 int tsr_cuda_gesv(const tessera_exec_t *ex, void *args);
 /* The per-worker hooks of the CUDA kernels (cuda/handles.c), listed in the backend registry:

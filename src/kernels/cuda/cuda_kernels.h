@@ -67,6 +67,18 @@ int tsr_cuda_row_gather(tessera_dtype_t dtype, void *a, size_t ld, int n, const 
  *  an invalid dtype or a failed launch. */
 int tsr_cuda_identity(tessera_dtype_t dtype, void *a, size_t ld, int n, void *stream);
 
+/** Enqueues the k x k unit lower triangle of `src` (leading dimension lds: its strictly lower
+ *  part, ones on the diagonal, zeros above) into `dst` (ldd). Returns 0, or -1 for an invalid
+ *  dtype or a failed launch. */
+int tsr_cuda_unit_lower(tessera_dtype_t dtype, const void *src, size_t lds, int k, void *dst,
+                        size_t ldd, void *stream);
+
+/** Enqueues LAPACK's larft (forward, columnwise) from G = Vᴴ V (k x k, leading dimension ldg,
+ *  its upper triangle read) and the k scalars tau: T (ldt) upper triangular, Q = I - V T Vᴴ.
+ *  One block, column after column. Returns 0, or -1 for an invalid dtype or a failed launch. */
+int tsr_cuda_larft_gram(tessera_dtype_t dtype, const void *g, size_t ldg, const void *tau, int k,
+                        void *t, size_t ldt, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -279,6 +279,73 @@ constexpr identity_fn identity_of[TESSERA_NUM_DTYPES] = {
     launch_identity<float>, launch_identity<double>, launch_identity<c64_t>,
     launch_identity<c128_t>};
 
+/* The k x k unit lower triangle of `src` (its strictly lower part, ones on the diagonal, zeros
+ * above) into `dst`: w reals per element. */
+template <typename Real, int w>
+__global__ void unit_lower(const Real *src, long long lds, int k, Real *dst, long long ldd) {
+  const int j = blockIdx.x;
+  for (int i = threadIdx.x; i < k; i += blockDim.x)
+    for (int c = 0; c < w; c++)
+      dst[(j * ldd + i) * w + c] =
+          i > j ? src[(j * lds + i) * w + c] : Real(i == j && c == 0 ? 1 : 0);
+}
+
+template <typename Real, int w>
+void launch_unit_lower(const void *src, size_t lds, int k, void *dst, size_t ldd,
+                       cudaStream_t stream) {
+  unit_lower<Real, w>
+      <<<k, kScanThreads, 0, stream>>>(static_cast<const Real *>(src), static_cast<long long>(lds),
+                                       k, static_cast<Real *>(dst), static_cast<long long>(ldd));
+}
+
+using unit_lower_fn = void (*)(const void *, size_t, int, void *, size_t, cudaStream_t);
+constexpr unit_lower_fn unit_lower_of[TESSERA_NUM_DTYPES] = {
+    launch_unit_lower<float, 1>, launch_unit_lower<double, 1>, launch_unit_lower<float, 2>,
+    launch_unit_lower<double, 2>};
+
+/* LAPACK's larft (forward, columnwise) from the Gram matrix G = Vᴴ V of the reflectors' vectors
+ * (k x k, its upper triangle read) and tau, in one block, column after column:
+ * T(0:i, i) = -tau_i T(0:i, 0:i) G(0:i, i), T(i, i) = tau_i (a zero tau gives a zero column).
+ * w reals per element; complex products in the Real pairs. */
+template <typename Real, int w>
+__global__ void larft_gram(const Real *g, long long ldg, const Real *tau, int k, Real *t,
+                           long long ldt) {
+  for (int i = 0; i < k; i++) {
+    const Real tr = tau[i * w], ti = w == 2 ? tau[i * w + 1] : Real(0);
+    for (int r = threadIdx.x; r < i; r += blockDim.x) {
+      Real sr = 0, si = 0; /* (T(r, r:i) G(r:i, i)) */
+      for (int c = r; c < i; c++) {
+        const Real *a = t + (c * ldt + r) * w, *b = g + (i * ldg + c) * w;
+        const Real ai = w == 2 ? a[1] : Real(0), bi = w == 2 ? b[1] : Real(0);
+        sr += a[0] * b[0] - ai * bi;
+        si += a[0] * bi + ai * b[0];
+      }
+      Real *out = t + (i * ldt + r) * w; /* -tau_i times the sum */
+      out[0] = -(tr * sr - ti * si);
+      if (w == 2) out[1] = -(tr * si + ti * sr);
+    }
+    if (threadIdx.x == 0) {
+      t[(i * ldt + i) * w] = tr;
+      if (w == 2) t[(i * ldt + i) * w + 1] = ti;
+    }
+    __syncthreads();
+  }
+}
+
+template <typename Real, int w>
+void launch_larft_gram(const void *g, size_t ldg, const void *tau, int k, void *t, size_t ldt,
+                       cudaStream_t stream) {
+  larft_gram<Real, w><<<1, kScanThreads, 0, stream>>>(
+      static_cast<const Real *>(g), static_cast<long long>(ldg), static_cast<const Real *>(tau), k,
+      static_cast<Real *>(t), static_cast<long long>(ldt));
+}
+
+using larft_gram_fn = void (*)(const void *, size_t, const void *, int, void *, size_t,
+                               cudaStream_t);
+constexpr larft_gram_fn larft_gram_of[TESSERA_NUM_DTYPES] = {
+    launch_larft_gram<float, 1>, launch_larft_gram<double, 1>, launch_larft_gram<float, 2>,
+    launch_larft_gram<double, 2>};
+
 } // namespace
 
 extern "C" int tsr_cuda_lu_swaps(int *piv, int k, void *stream) {
@@ -349,5 +416,19 @@ extern "C" int tsr_cuda_diag_logsum(tessera_dtype_t dtype, const void *a, size_t
                                     double scale, double *dev_sum, void *stream) {
   if (static_cast<int>(dtype) < 0 || static_cast<int>(dtype) >= TESSERA_NUM_DTYPES) return -1;
   logsum_of[dtype](a, ld, n, scale, dev_sum, static_cast<cudaStream_t>(stream));
+  return cudaGetLastError() == cudaSuccess ? 0 : -1;
+}
+
+extern "C" int tsr_cuda_unit_lower(tessera_dtype_t dtype, const void *src, size_t lds, int k,
+                                   void *dst, size_t ldd, void *stream) {
+  if (static_cast<int>(dtype) < 0 || static_cast<int>(dtype) >= TESSERA_NUM_DTYPES) return -1;
+  if (k > 0) unit_lower_of[dtype](src, lds, k, dst, ldd, static_cast<cudaStream_t>(stream));
+  return cudaGetLastError() == cudaSuccess ? 0 : -1;
+}
+
+extern "C" int tsr_cuda_larft_gram(tessera_dtype_t dtype, const void *g, size_t ldg,
+                                   const void *tau, int k, void *t, size_t ldt, void *stream) {
+  if (static_cast<int>(dtype) < 0 || static_cast<int>(dtype) >= TESSERA_NUM_DTYPES) return -1;
+  if (k > 0) larft_gram_of[dtype](g, ldg, tau, k, t, ldt, static_cast<cudaStream_t>(stream));
   return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }
