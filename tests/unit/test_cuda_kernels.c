@@ -197,6 +197,9 @@ static outcome_t run_both(tessera_kernel_fn gpu, tessera_kernel_fn cpu, void *ar
   assert_int_equal(cudaStreamSynchronize(g.stream), cudaSuccess);
   if (o.gpu == 0 && g.async->info != 0)
     o.gpu = g.async->info > 0 ? (int)(g.async->offset + g.async->info) : TESSERA_ERR_KERNEL;
+  if (o.gpu < 0)
+    print_message("%s %s: the GPU kernel returned %d (CUDA: %s)\n", what, tessera_dtype_name(dt),
+                  o.gpu, cudaGetErrorName(cudaGetLastError()));
   void *dev_out = malloc(tile_bytes(dt, &t[out]));
   assert_non_null(dev_out);
   assert_int_equal(
@@ -422,12 +425,10 @@ static void copy_tiles(tessera_dtype_t dt, const tile_t *t, tile_t *out, int nt)
   }
 }
 
-/* QR's kernels on a panel of 90 rows from row 10, 24 columns: geqrt's factors and T, larft's T
- * from the CPU's vectors and tau, and qr_step (Qᴴ C, Q C) on a 90 x 17 panel. */
-static void qr_kernels_match_cpu(void **state) {
-  (void)state;
-  NEED_GPU();
-  const int m = 90, n = 24, r0 = 10, k = 24, nc = 17;
+/* QR's kernels on a panel of m rows from row r0, n columns: geqrt's factors and T, larft's T
+ * from the CPU's vectors and tau, and qr_step (Qᴴ C, Q C) on an m x nc panel. */
+static void qr_kernels_on(int m, int n, int r0, int nc) {
+  const int k = n;
   for (int d = 0; d < 4; d++) {
     const tessera_dtype_t dt = dtypes[d];
     tt_rng_t r = tt_rng((uint64_t)(7000 + d));
@@ -462,14 +463,23 @@ static void qr_kernels_match_cpu(void **state) {
     free(lt[2].h);
     for (int q = 0; q < 2; q++) {
       tsr_qr_step_args_t qa = {dt, q ? 'N' : 'C', m, nc, r0, k};
+      const tile_t order[4] = {t[0], t[2], t[1], t[3]}; /* the kernel's V, C, T, W */
       tile_t qc[4];
-      copy_tiles(dt, t, qc, 4);
+      copy_tiles(dt, order, qc, 4);
       expect_ok(run_both(tsr_cuda_qr_step, tsr_cpu_qr_step, &qa, dt, qc, 4, 1, 0, "qr_step"));
       free_tiles(qc, 4);
     }
     free(tau.h);
     free_tiles(t, 4);
   }
+}
+
+/* One diagonal block of T (24 columns), and several joined level by level (100 columns). */
+static void qr_kernels_match_cpu(void **state) {
+  (void)state;
+  NEED_GPU();
+  qr_kernels_on(90, 24, 10, 17);
+  qr_kernels_on(300, 100, 7, 33);
 }
 
 /* trtri above the order cuSOLVER runs whole (recursive halving onto trmm): both triangles,

@@ -73,11 +73,13 @@ int tsr_cuda_identity(tessera_dtype_t dtype, void *a, size_t ld, int n, void *st
 int tsr_cuda_unit_lower(tessera_dtype_t dtype, const void *src, size_t lds, int k, void *dst,
                         size_t ldd, void *stream);
 
-/** Enqueues LAPACK's larft (forward, columnwise) from G = Vᴴ V (k x k, leading dimension ldg,
- *  its upper triangle read) and the k scalars tau: T (ldt) upper triangular, Q = I - V T Vᴴ.
- *  One block, column after column. Returns 0, or -1 for an invalid dtype or a failed launch. */
-int tsr_cuda_larft_gram(tessera_dtype_t dtype, const void *g, size_t ldg, const void *tau, int k,
-                        void *t, size_t ldt, void *stream);
+/** Enqueues the start of LAPACK's larft (forward, columnwise) from G = Vᴴ V (k x k, leading
+ *  dimension ldg, its upper triangle read) and the k scalars tau, into T (ldt): the diagonal
+ *  blocks of nb columns get their own T, the blocks above them G's entries, and T's strictly
+ *  lower part zeros. The caller joins the blocks, T12 = -T1 G12 T2, level by level. Returns 0,
+ *  or -1 for an invalid dtype or nb, or a failed launch. */
+int tsr_cuda_larft_blocks(tessera_dtype_t dtype, const void *g, size_t ldg, const void *tau, int k,
+                          int nb, void *t, size_t ldt, void *stream);
 
 #ifdef __cplusplus
 }

@@ -303,24 +303,36 @@ constexpr unit_lower_fn unit_lower_of[TESSERA_NUM_DTYPES] = {
     launch_unit_lower<float, 1>, launch_unit_lower<double, 1>, launch_unit_lower<float, 2>,
     launch_unit_lower<double, 2>};
 
-/* LAPACK's larft (forward, columnwise) from the Gram matrix G = Vᴴ V of the reflectors' vectors
- * (k x k, its upper triangle read) and tau, in one block, column after column:
- * T(0:i, i) = -tau_i T(0:i, 0:i) G(0:i, i), T(i, i) = tau_i (a zero tau gives a zero column).
- * w reals per element; complex products in the Real pairs. */
+/* The start of LAPACK's larft (forward, columnwise) from the Gram matrix G = Vᴴ V of the
+ * reflectors' vectors (k x k, its upper triangle read) and tau, for the recursion of
+ * tsr_cuda_larft_blocks: T gets G's strictly upper part, zeros below the diagonal, and each
+ * diagonal block of `nb` columns its own T by the column recurrence
+ *   T(r, i) = -tau_i sum_{c = r .. i-1} T(r, c) G(c, i),  T(i, i) = tau_i
+ * (a zero tau gives a zero column). One thread block per column of T, then one per diagonal
+ * block; w reals per element, complex products in the Real pairs. */
 template <typename Real, int w>
-__global__ void larft_gram(const Real *g, long long ldg, const Real *tau, int k, Real *t,
-                           long long ldt) {
-  for (int i = 0; i < k; i++) {
+__global__ void larft_start(const Real *g, long long ldg, int k, Real *t, long long ldt) {
+  const int j = blockIdx.x;
+  for (int i = threadIdx.x; i < k; i += blockDim.x)
+    for (int c = 0; c < w; c++)
+      t[(j * ldt + i) * w + c] = i < j ? g[(j * ldg + i) * w + c] : Real(0);
+}
+
+template <typename Real, int w>
+__global__ void larft_diagonal(const Real *g, long long ldg, const Real *tau, int k, int nb,
+                               Real *t, long long ldt) {
+  const int o = blockIdx.x * nb, s = min(nb, k - o);
+  for (int i = o; i < o + s; i++) {
     const Real tr = tau[i * w], ti = w == 2 ? tau[i * w + 1] : Real(0);
-    for (int r = threadIdx.x; r < i; r += blockDim.x) {
-      Real sr = 0, si = 0; /* (T(r, r:i) G(r:i, i)) */
+    for (int r = o + threadIdx.x; r < i; r += blockDim.x) {
+      Real sr = 0, si = 0;
       for (int c = r; c < i; c++) {
         const Real *a = t + (c * ldt + r) * w, *b = g + (i * ldg + c) * w;
         const Real ai = w == 2 ? a[1] : Real(0), bi = w == 2 ? b[1] : Real(0);
         sr += a[0] * b[0] - ai * bi;
         si += a[0] * bi + ai * b[0];
       }
-      Real *out = t + (i * ldt + r) * w; /* -tau_i times the sum */
+      Real *out = t + (i * ldt + r) * w;
       out[0] = -(tr * sr - ti * si);
       if (w == 2) out[1] = -(tr * si + ti * sr);
     }
@@ -333,18 +345,22 @@ __global__ void larft_gram(const Real *g, long long ldg, const Real *tau, int k,
 }
 
 template <typename Real, int w>
-void launch_larft_gram(const void *g, size_t ldg, const void *tau, int k, void *t, size_t ldt,
-                       cudaStream_t stream) {
-  larft_gram<Real, w><<<1, kScanThreads, 0, stream>>>(
-      static_cast<const Real *>(g), static_cast<long long>(ldg), static_cast<const Real *>(tau), k,
-      static_cast<Real *>(t), static_cast<long long>(ldt));
+void launch_larft_blocks(const void *g, size_t ldg, const void *tau, int k, int nb, void *t,
+                         size_t ldt, cudaStream_t stream) {
+  const Real *gr = static_cast<const Real *>(g);
+  Real *tr = static_cast<Real *>(t);
+  larft_start<Real, w><<<k, kScanThreads, 0, stream>>>(gr, static_cast<long long>(ldg), k, tr,
+                                                       static_cast<long long>(ldt));
+  larft_diagonal<Real, w> < <<(k + nb - 1) / nb, nb<kScanThreads ? nb : kScanThreads, 0, stream>>>(
+                                gr, static_cast<long long>(ldg), static_cast<const Real *>(tau), k,
+                                nb, tr, static_cast<long long>(ldt));
 }
 
-using larft_gram_fn = void (*)(const void *, size_t, const void *, int, void *, size_t,
-                               cudaStream_t);
-constexpr larft_gram_fn larft_gram_of[TESSERA_NUM_DTYPES] = {
-    launch_larft_gram<float, 1>, launch_larft_gram<double, 1>, launch_larft_gram<float, 2>,
-    launch_larft_gram<double, 2>};
+using larft_blocks_fn = void (*)(const void *, size_t, const void *, int, int, void *, size_t,
+                                 cudaStream_t);
+constexpr larft_blocks_fn larft_blocks_of[TESSERA_NUM_DTYPES] = {
+    launch_larft_blocks<float, 1>, launch_larft_blocks<double, 1>, launch_larft_blocks<float, 2>,
+    launch_larft_blocks<double, 2>};
 
 } // namespace
 
@@ -426,9 +442,11 @@ extern "C" int tsr_cuda_unit_lower(tessera_dtype_t dtype, const void *src, size_
   return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }
 
-extern "C" int tsr_cuda_larft_gram(tessera_dtype_t dtype, const void *g, size_t ldg,
-                                   const void *tau, int k, void *t, size_t ldt, void *stream) {
-  if (static_cast<int>(dtype) < 0 || static_cast<int>(dtype) >= TESSERA_NUM_DTYPES) return -1;
-  if (k > 0) larft_gram_of[dtype](g, ldg, tau, k, t, ldt, static_cast<cudaStream_t>(stream));
+extern "C" int tsr_cuda_larft_blocks(tessera_dtype_t dtype, const void *g, size_t ldg,
+                                     const void *tau, int k, int nb, void *t, size_t ldt,
+                                     void *stream) {
+  if (static_cast<int>(dtype) < 0 || static_cast<int>(dtype) >= TESSERA_NUM_DTYPES || nb < 1)
+    return -1;
+  if (k > 0) larft_blocks_of[dtype](g, ldg, tau, k, nb, t, ldt, static_cast<cudaStream_t>(stream));
   return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }

@@ -3,9 +3,10 @@
  *
  * T comes from the Gram matrix of the reflectors' vectors, G = Vᴴ V = V1ᴴ V1 + V2ᴴ V2 (V1 the unit
  * lower k x k top, made explicit in the workspace; V2 the rows below it, read in place), two
- * gemms, then one block's column-by-column recurrence on the k x k G (kernels.cu). Workspace
- * (the worker's scratch): tau, V1, G, then cuSOLVER's own; a request beyond it fails with
- * TESSERA_ERR_KERNEL before anything is enqueued. */
+ * gemms; then the column recurrence on diagonal blocks of LARFT_BLOCK columns (kernels.cu) and
+ * the blocks joined pairwise by trmms, so that nearly all of the work is BLAS-3. Workspace (the
+ * worker's scratch): tau, V1, G, the trmms' staging, then cuSOLVER's own; a request beyond it
+ * fails with TESSERA_ERR_KERNEL before anything is enqueued. */
 #include "kernels/cuda/cuda_common.h"
 #include "kernels/cuda/cuda_kernels.h"
 
@@ -34,17 +35,34 @@ static size_t aligned(size_t bytes) {
   return (bytes + 255) / 256 * 256;
 }
 
+/* Columns of T's diagonal blocks formed by the column recurrence; the blocks are then joined
+ * by triangular products, level by level. */
+enum { LARFT_BLOCK = 32 };
+
+/* Workspace bytes form_t takes for k reflectors: V1 and G (k x k each), and the staging of the
+ * joins' triangular products (at most k/2 x k/2). */
+static size_t form_t_bytes(tessera_dtype_t dt, int k) {
+  const size_t es = tessera_dtype_size(dt), kk = (size_t)k * (size_t)k * es;
+  return 2 * aligned(kk) + aligned(kk / 4 + es);
+}
+
 /* T (ldt) of the k reflectors whose vectors are the columns of v (rows x k, ldv, from the
- * panel's row r0) and whose scalars are `tau` (device memory), through V1 and G at `work`. */
+ * panel's row r0) and whose scalars are `tau` (device memory), through V1 and G at `work`:
+ * G = Vᴴ V by two gemms; the diagonal blocks' T and G's upper blocks (tsr_cuda_larft_blocks);
+ * then each pair of neighbouring blocks joined, T12 = -T1 G12 T2, by two trmms in place. */
 static int form_t(const tessera_exec_t *ex, const tessera_cuda_scratch_t *s, tessera_dtype_t dt,
                   const void *v, int ldv, int rows, int k, const void *tau, void *t, size_t ldt,
                   char *work) {
-  const size_t es = tessera_dtype_size(dt);
-  void *v1 = work, *g = work + aligned((size_t)k * (size_t)k * es);
+  const size_t es = tessera_dtype_size(dt), kk = aligned((size_t)k * (size_t)k * es);
+  void *v1 = work, *g = work + kk;
   if (tsr_cuda_unit_lower(dt, v, (size_t)ldv, k, v1, (size_t)k, ex->stream))
     return TESSERA_ERR_KERNEL;
+  /* the trmms stage their products after G */
+  tessera_cuda_scratch_t staging = *s;
+  staging.workspace = work + 2 * kk;
+  staging.workspace_bytes = s->workspace_bytes - (size_t)(work + 2 * kk - (char *)s->workspace);
   tessera_exec_t e = *ex;
-  e.scratch = (void *)s;
+  e.scratch = &staging;
   e.ndata = 3;
   const char conj = tsr_dtype_complex(dt) ? 'C' : 'T';
   tsr_gemm_args_t m = {.dtype = dt,
@@ -66,8 +84,24 @@ static int form_t(const tessera_exec_t *ex, const tessera_cuda_scratch_t *s, tes
     m.k = rows - k, m.beta = (tsr_scalar_t){1, 0};
     rc = tsr_cuda_gemm(&e, &m);
   }
-  if (!rc && tsr_cuda_larft_gram(dt, g, (size_t)k, tau, k, t, ldt, ex->stream))
+  if (!rc && tsr_cuda_larft_blocks(dt, g, (size_t)k, tau, k, LARFT_BLOCK, t, ldt, ex->stream))
     rc = TESSERA_ERR_KERNEL;
+  tsr_trmm_args_t tm = {.dtype = dt, .uplo = 'U', .trans = 'N', .diag = 'N'};
+  e.ndata = 2;
+  e.ld[0] = e.ld[1] = ldt;
+  for (int h = LARFT_BLOCK; !rc && h < k; h *= 2)
+    for (int lo = 0; !rc && lo + h < k; lo += 2 * h) {
+      const int mid = lo + h, hi = lo + 2 * h < k ? lo + 2 * h : k;
+      tm.m = h, tm.n = hi - mid;
+      void *t12 = (char *)t + ((size_t)mid * ldt + (size_t)lo) * es;
+      e.ptr[0] = (char *)t + ((size_t)lo * ldt + (size_t)lo) * es; /* T12 = T1 G12 */
+      e.ptr[1] = t12;
+      tm.side = 'L', tm.alpha = (tsr_scalar_t){1, 0};
+      rc = tsr_cuda_trmm(&e, &tm);
+      e.ptr[0] = (char *)t + ((size_t)mid * ldt + (size_t)mid) * es; /* T12 = -T12 T2 */
+      tm.side = 'R', tm.alpha = (tsr_scalar_t){-1, 0};
+      if (!rc) rc = tsr_cuda_trmm(&e, &tm);
+    }
   return rc;
 }
 
@@ -83,8 +117,8 @@ int tsr_cuda_geqrt(const tessera_exec_t *ex, void *args) {
   if (k == 0) return 0;
   const size_t es = tessera_dtype_size(a->dtype);
   char *p = (char *)ex->ptr[0] + (size_t)a->r0 * es;
-  const size_t kk = aligned((size_t)k * (size_t)k * es);
-  const size_t tau_at = 0, t_at = aligned((size_t)k * es), lib_at = t_at + 2 * kk;
+  const size_t tau_at = 0, t_at = aligned((size_t)k * es),
+               lib_at = t_at + form_t_bytes(a->dtype, k);
   int lwork = 0;
   if (geqrf_of[a->dtype].size(h, rows, a->n, p, lda, &lwork) != CUSOLVER_STATUS_SUCCESS ||
       lib_at + (size_t)lwork * es > s->workspace_bytes)
@@ -106,8 +140,7 @@ int tsr_cuda_larft(const tessera_exec_t *ex, void *args) {
     return TESSERA_ERR_KERNEL;
   if (a->kb == 0) return 0;
   const size_t es = tessera_dtype_size(a->dtype);
-  if (2 * aligned((size_t)a->kb * (size_t)a->kb * es) > s->workspace_bytes)
-    return TESSERA_ERR_KERNEL;
+  if (form_t_bytes(a->dtype, a->kb) > s->workspace_bytes) return TESSERA_ERR_KERNEL;
   const char *v = (const char *)ex->ptr[0] + (size_t)a->r0 * es;
   return form_t(ex, s, a->dtype, v, ldv, rows, a->kb, ex->ptr[1], ex->ptr[2], (size_t)ldt,
                 s->workspace);

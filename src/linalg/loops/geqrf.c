@@ -175,24 +175,42 @@ int tsr_pxqr_solve(const tessera_matrix_t *A, int64_t n, char trans, tessera_mat
   return rc;
 }
 
+/* Diagonal elements of R among the first n in column panel j. */
+static int64_t diagonal_width(const tessera_matrix_t *A, int64_t n, int64_t j) {
+  const int64_t left = n - j * A->nb;
+  return left < tsr_tile_n(A, j) ? left : tsr_tile_n(A, j);
+}
+
 int tsr_qr_zero_diagonal(const tessera_matrix_t *A, int64_t n) {
+  /* each panel's diagonal block is copied into a host handle by a task (the panel may live on a
+   * device), then read */
   const size_t es = tessera_dtype_size(A->dtype);
-  int info = 0, rc = 0;
-  for (int64_t j = 0; j < A->nt && j * A->nb < n && !info && !rc; j++) {
-    tessera_data_t *h = tsr_tile(A, 0, j);
-    const tsr_dist_tile_t *r = tsr_dist_of(h);
+  const int64_t count = n > 0 ? (n + A->nb - 1) / A->nb : 0;
+  tessera_data_t **d = calloc((size_t)(count > 0 ? count : 1), sizeof *d);
+  int info = 0, rc = d ? 0 : tsr_error(A->ctx, TESSERA_ERR_NOMEM, "QR: out of memory");
+  for (int64_t j = 0; j < count && !rc; j++) {
+    const tsr_dist_tile_t *r = tsr_dist_of(tsr_tile(A, 0, j));
     if (r && r->owner != tessera_comm_rank(A->comm)) continue;
-    rc = tessera_data_sync(A->ctx, h);
+    const int64_t kb = diagonal_width(A, n, j);
+    const int tag[3] = {0, (int)j, (int)j};
+    rc = tessera_data_create(A->ctx, (size_t)kb, (size_t)kb, es, &d[j]);
+    if (!rc)
+      rc = tsr_task_lacpy_rows(A->dtype, A->ctx, tsr_tile(A, 0, j), (int)(j * A->nb), d[j], 0,
+                               TESSERA_W, (int)kb, (int)kb, tag, 0);
+  }
+  for (int64_t j = 0; j < count && !rc && !info; j++) {
+    if (!d[j]) continue;
+    rc = tessera_data_sync(A->ctx, d[j]);
     if (rc < 0) break;
     rc = 0;
-    const char *p = tessera_data_ptr(h);
-    const size_t ld = tessera_data_ld(h);
-    for (int64_t c = 0; c < tsr_tile_n(A, j) && j * A->nb + c < n && !info; c++) {
-      const int64_t i = j * A->nb + c; /* the diagonal element of column i */
-      const tsr_scalar_t v = tsr_scalar_load(A->dtype, p + ((size_t)c * ld + (size_t)i) * es, 0);
-      if (v.re == 0 && v.im == 0) info = (int)(i + 1);
+    const char *p = tessera_data_ptr(d[j]);
+    const size_t ld = tessera_data_ld(d[j]);
+    for (int64_t c = 0; c < diagonal_width(A, n, j) && !info; c++) {
+      const tsr_scalar_t v = tsr_scalar_load(A->dtype, p + ((size_t)c * ld + (size_t)c) * es, 0);
+      if (v.re == 0 && v.im == 0) info = (int)(j * A->nb + c + 1);
     }
   }
+  release_all(A->ctx, d, count);
   const int status = rc < 0 ? rc : info;
   return A->comm ? tsr_dist_agree(A->comm, status) : status;
 }
