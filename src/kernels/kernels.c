@@ -102,6 +102,16 @@ static uint64_t lacpy_key(const void *args) {
   return size_key(a->dtype, 0, a->m, a->n, 0);
 }
 
+static double diagonal_flops(const void *args) {
+  (void)args;
+  return 0.0;
+}
+
+static uint64_t diagonal_key(const void *args) {
+  const tsr_diagonal_args_t *a = args;
+  return size_key(a->dtype, 0, a->n, 1, 0);
+}
+
 static double trtri_flops(const void *args) {
   const tsr_trtri_args_t *a = args;
   double n = a->n;
@@ -279,6 +289,7 @@ KERNEL_TABLE(trsm, trsm_blocked);
 KERNEL_TABLE(syrk, syrk);
 KERNEL_TABLE(gemm, gemm);
 KERNEL_TABLE(lacpy, lacpy);
+KERNEL_TABLE(diagonal, diagonal);
 KERNEL_TABLE(geadd, geadd);
 KERNEL_TABLE(trtri, trtri);
 KERNEL_TABLE(lauum, lauum);

@@ -426,8 +426,10 @@ static void copy_tiles(tessera_dtype_t dt, const tile_t *t, tile_t *out, int nt)
 }
 
 /* QR's kernels on a panel of m rows from row r0, n columns: geqrt's factors and T, larft's T
- * from the CPU's vectors and tau, and qr_step (Qᴴ C, Q C) on an m x nc panel. */
-static void qr_kernels_on(int m, int n, int r0, int nc) {
+ * from the CPU's vectors and tau (with a workspace of larft_bytes when not 0, scaled from 8-byte
+ * elements to the dtype's, so that T is formed by halves), and qr_step (Qᴴ C, Q C) on an m x nc
+ * panel. */
+static void qr_kernels_on(int m, int n, int r0, int nc, size_t larft_bytes) {
   const int k = n;
   for (int d = 0; d < 4; d++) {
     const tessera_dtype_t dt = dtypes[d];
@@ -458,7 +460,11 @@ static void qr_kernels_on(int m, int n, int r0, int nc) {
     tile_t lc[3];
     copy_tiles(dt, lt, lc, 3);
     tsr_larft_args_t la = {dt, m, r0, k};
-    expect_ok(run_both(tsr_cuda_larft, tsr_cpu_larft, &la, dt, lc, 3, 2, 'U', "larft"));
+    const size_t whole = g.scratch.workspace_bytes;
+    if (larft_bytes) g.scratch.workspace_bytes = larft_bytes * tessera_dtype_size(dt) / 8;
+    const outcome_t lo = run_both(tsr_cuda_larft, tsr_cpu_larft, &la, dt, lc, 3, 2, 'U', "larft");
+    g.scratch.workspace_bytes = whole;
+    expect_ok(lo);
     free_tiles(lc, 3);
     free(lt[2].h);
     for (int q = 0; q < 2; q++) {
@@ -474,12 +480,15 @@ static void qr_kernels_on(int m, int n, int r0, int nc) {
   }
 }
 
-/* One diagonal block of T (24 columns), and several joined level by level (100 columns). */
+/* One diagonal block of T (24 columns), several joined level by level (100 columns), T by
+ * halves in a small workspace, and a panel factored recursively (300 columns). */
 static void qr_kernels_match_cpu(void **state) {
   (void)state;
   NEED_GPU();
-  qr_kernels_on(90, 24, 10, 17);
-  qr_kernels_on(300, 100, 7, 33);
+  qr_kernels_on(90, 24, 10, 17, 0);
+  qr_kernels_on(300, 100, 7, 33, 0);
+  qr_kernels_on(300, 100, 7, 33, 100 << 10); /* larft's T by halves */
+  qr_kernels_on(700, 300, 5, 40, 0);         /* a recursive panel */
 }
 
 /* trtri above the order cuSOLVER runs whole (recursive halving onto trmm): both triangles,

@@ -67,11 +67,12 @@ int tsr_cuda_row_gather(tessera_dtype_t dtype, void *a, size_t ld, int n, const 
  *  an invalid dtype or a failed launch. */
 int tsr_cuda_identity(tessera_dtype_t dtype, void *a, size_t ld, int n, void *stream);
 
-/** Enqueues the k x k unit lower triangle of `src` (leading dimension lds: its strictly lower
- *  part, ones on the diagonal, zeros above) into `dst` (ldd). Returns 0, or -1 for an invalid
- *  dtype or a failed launch. */
-int tsr_cuda_unit_lower(tessera_dtype_t dtype, const void *src, size_t lds, int k, void *dst,
-                        size_t ldd, void *stream);
+/** Enqueues a k x k triangle of `src` (leading dimension lds) into `dst` (ldd), zeros in the
+ *  other: uplo 'L' the unit lower triangle (the strictly lower part, ones on the diagonal: a
+ *  block of Householder vectors), 'U' the upper triangle with the diagonal (a T). Returns 0, or
+ *  -1 for an invalid dtype or uplo or a failed launch. */
+int tsr_cuda_triangle(tessera_dtype_t dtype, const void *src, size_t lds, int k, char uplo,
+                      void *dst, size_t ldd, void *stream);
 
 /** Enqueues the start of LAPACK's larft (forward, columnwise) from G = Vᴴ V (k x k, leading
  *  dimension ldg, its upper triangle read) and the k scalars tau, into T (ldt): the diagonal

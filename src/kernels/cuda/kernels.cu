@@ -279,29 +279,33 @@ constexpr identity_fn identity_of[TESSERA_NUM_DTYPES] = {
     launch_identity<float>, launch_identity<double>, launch_identity<c64_t>,
     launch_identity<c128_t>};
 
-/* The k x k unit lower triangle of `src` (its strictly lower part, ones on the diagonal, zeros
- * above) into `dst`: w reals per element. */
+/* The k x k triangle of `src` with zeros in the other (lower: the strictly lower part and ones
+ * on the diagonal, a unit lower triangular matrix; else the upper part with its diagonal) into
+ * `dst`: w reals per element, one thread block per column. */
 template <typename Real, int w>
-__global__ void unit_lower(const Real *src, long long lds, int k, Real *dst, long long ldd) {
+__global__ void triangle(const Real *src, long long lds, int k, bool lower, Real *dst,
+                         long long ldd) {
   const int j = blockIdx.x;
   for (int i = threadIdx.x; i < k; i += blockDim.x)
-    for (int c = 0; c < w; c++)
+    for (int c = 0; c < w; c++) {
+      const bool kept = lower ? i > j : i <= j;
       dst[(j * ldd + i) * w + c] =
-          i > j ? src[(j * lds + i) * w + c] : Real(i == j && c == 0 ? 1 : 0);
+          kept ? src[(j * lds + i) * w + c] : Real(lower && i == j && c == 0 ? 1 : 0);
+    }
 }
 
 template <typename Real, int w>
-void launch_unit_lower(const void *src, size_t lds, int k, void *dst, size_t ldd,
-                       cudaStream_t stream) {
-  unit_lower<Real, w>
-      <<<k, kScanThreads, 0, stream>>>(static_cast<const Real *>(src), static_cast<long long>(lds),
-                                       k, static_cast<Real *>(dst), static_cast<long long>(ldd));
+void launch_triangle(const void *src, size_t lds, int k, bool lower, void *dst, size_t ldd,
+                     cudaStream_t stream) {
+  triangle<Real, w><<<k, kScanThreads, 0, stream>>>(
+      static_cast<const Real *>(src), static_cast<long long>(lds), k, lower,
+      static_cast<Real *>(dst), static_cast<long long>(ldd));
 }
 
-using unit_lower_fn = void (*)(const void *, size_t, int, void *, size_t, cudaStream_t);
-constexpr unit_lower_fn unit_lower_of[TESSERA_NUM_DTYPES] = {
-    launch_unit_lower<float, 1>, launch_unit_lower<double, 1>, launch_unit_lower<float, 2>,
-    launch_unit_lower<double, 2>};
+using triangle_fn = void (*)(const void *, size_t, int, bool, void *, size_t, cudaStream_t);
+constexpr triangle_fn triangle_of[TESSERA_NUM_DTYPES] = {
+    launch_triangle<float, 1>, launch_triangle<double, 1>, launch_triangle<float, 2>,
+    launch_triangle<double, 2>};
 
 /* The start of LAPACK's larft (forward, columnwise) from the Gram matrix G = Vᴴ V of the
  * reflectors' vectors (k x k, its upper triangle read) and tau, for the recursion of
@@ -351,9 +355,10 @@ void launch_larft_blocks(const void *g, size_t ldg, const void *tau, int k, int 
   Real *tr = static_cast<Real *>(t);
   larft_start<Real, w><<<k, kScanThreads, 0, stream>>>(gr, static_cast<long long>(ldg), k, tr,
                                                        static_cast<long long>(ldt));
-  larft_diagonal<Real, w> < <<(k + nb - 1) / nb, nb<kScanThreads ? nb : kScanThreads, 0, stream>>>(
-                                gr, static_cast<long long>(ldg), static_cast<const Real *>(tau), k,
-                                nb, tr, static_cast<long long>(ldt));
+  const int threads = nb < kScanThreads ? nb : kScanThreads;
+  larft_diagonal<Real, w><<<(k + nb - 1) / nb, threads, 0, stream>>>(
+      gr, static_cast<long long>(ldg), static_cast<const Real *>(tau), k, nb, tr,
+      static_cast<long long>(ldt));
 }
 
 using larft_blocks_fn = void (*)(const void *, size_t, const void *, int, int, void *, size_t,
@@ -435,10 +440,13 @@ extern "C" int tsr_cuda_diag_logsum(tessera_dtype_t dtype, const void *a, size_t
   return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }
 
-extern "C" int tsr_cuda_unit_lower(tessera_dtype_t dtype, const void *src, size_t lds, int k,
-                                   void *dst, size_t ldd, void *stream) {
-  if (static_cast<int>(dtype) < 0 || static_cast<int>(dtype) >= TESSERA_NUM_DTYPES) return -1;
-  if (k > 0) unit_lower_of[dtype](src, lds, k, dst, ldd, static_cast<cudaStream_t>(stream));
+extern "C" int tsr_cuda_triangle(tessera_dtype_t dtype, const void *src, size_t lds, int k,
+                                 char uplo, void *dst, size_t ldd, void *stream) {
+  if (static_cast<int>(dtype) < 0 || static_cast<int>(dtype) >= TESSERA_NUM_DTYPES ||
+      (uplo != 'L' && uplo != 'U'))
+    return -1;
+  if (k > 0)
+    triangle_of[dtype](src, lds, k, uplo == 'L', dst, ldd, static_cast<cudaStream_t>(stream));
   return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }
 

@@ -212,7 +212,9 @@ int tessera_gels(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64
   if (!rc) rc = tsr_views_add(&vs, dtype, n, m, ah, n, 0, TSR_IN);
   if (!rc) rc = tsr_views_add(&vs, dtype, n, nrhs, b, ldb, 0, TSR_IN | TSR_OUT);
   if (!rc) rc = tsr_tile_finish(vs.v[1], tsr_qr_gels_panels(vs.v[0], true, vs.v[1], f));
+  /* B holds x only once its rows are computed: B untouched (its padding aside) otherwise; Aᴴ's
+   * view may still read its array while it is released */
+  rc = tsr_views_release(&vs, rc);
   free(ah);
-  /* B holds x only once its rows are computed: B untouched (its padding aside) otherwise */
-  return tsr_views_release(&vs, rc);
+  return rc;
 }

@@ -47,11 +47,6 @@ static int records(const tessera_matrix_t *V, size_t count, void **out) {
   return 0;
 }
 
-/* Whether this process owns record r (a handle of its own when there are no records). */
-static bool mine(const tessera_matrix_t *V, const tsr_dist_tile_t *r) {
-  return !r || r->owner == tessera_comm_rank(V->comm);
-}
-
 int tsr_qr_create(const tessera_matrix_t *V, int64_t kmin, int64_t nb, tsr_qr_t *Q) {
   tessera_context_t *ctx = V->ctx;
   *Q = (tsr_qr_t){.ctx = ctx, .comm = V->comm, .kmin = kmin, .nb = nb};
@@ -65,8 +60,7 @@ int tsr_qr_create(const tessera_matrix_t *V, int64_t kmin, int64_t nb, tsr_qr_t 
   for (int64_t k = 0; k < Q->steps && !rc; k++) {
     const size_t kb = (size_t)step_width(Q, k);
     if (rec) rec[k].owner = tessera_matrix_tile_owner(V, 0, k * nb / V->nb);
-    rc = mine(V, rec ? &rec[k] : NULL) ? tessera_data_create(ctx, kb, kb, es, &Q->T[k])
-                                       : tessera_data_create_workspace(ctx, kb, kb, es, &Q->T[k]);
+    rc = tessera_data_create_workspace(ctx, kb, kb, es, &Q->T[k]);
     if (!rc && rec) tsr_dist_attach(Q->T[k], &rec[k]);
   }
   if (rc) tsr_qr_destroy(Q);
@@ -216,25 +210,30 @@ int tsr_qr_zero_diagonal(const tessera_matrix_t *A, int64_t n) {
 }
 
 int tsr_qr_tau(const tsr_qr_t *Q, tessera_dtype_t dtype, void *tau) {
+  /* T stays where it was formed: a task copies each owned step's diagonal into its slice of tau */
   const size_t es = tessera_dtype_size(dtype);
   const tsr_dist_tile_t *rec = Q->dist;
   const int me = Q->comm ? tessera_comm_rank(Q->comm) : 0;
   if (Q->comm) memset(tau, 0, (size_t)Q->kmin * es); /* each entry from its one owner */
-  for (int64_t k = 0; k < Q->steps; k++) {
+  tessera_data_t **d = calloc((size_t)Q->steps + 1, sizeof *d);
+  int rc = d ? 0 : tsr_error(Q->ctx, TESSERA_ERR_NOMEM, "QR: out of memory for tau's handles");
+  for (int64_t k = 0; k < Q->steps && !rc; k++) {
     if (rec && rec[k].owner != me) continue;
-    int rc = tessera_data_sync(Q->ctx, Q->T[k]);
-    if (rc < 0) return rc;
-    const char *t = tessera_data_ptr(Q->T[k]);
-    const size_t ld = tessera_data_ld(Q->T[k]);
     const int64_t kb = step_width(Q, k);
-    for (int64_t i = 0; i < kb; i++)
-      memcpy((char *)tau + (size_t)(k * Q->nb + i) * es, t + ((size_t)i * ld + (size_t)i) * es, es);
+    const int tag[3] = {0, (int)k, (int)k};
+    rc = tessera_data_register(Q->ctx, TESSERA_HOST_NODE, (char *)tau + (size_t)(k * Q->nb) * es,
+                               (size_t)kb, 1, (size_t)kb, es, &d[k]);
+    if (!rc) rc = tsr_task_diagonal(dtype, Q->ctx, Q->T[k], d[k], (int)kb, tag, 0);
   }
+  release_all(Q->ctx, d, Q->steps); /* each release waits for its own task and copies it home */
+  if (!rc) rc = tessera_wait_all(Q->ctx);
+  if (Q->comm) rc = tsr_dist_agree(Q->comm, rc); /* every process takes part in the sum, or none */
+  if (rc) return rc;
   if (!Q->comm || Q->kmin == 0) return 0;
   /* summed in the real type: a complex entry is two */
   const bool single = dtype == TESSERA_F32 || dtype == TESSERA_C64;
   const size_t count = (size_t)Q->kmin * (es / (single ? sizeof(float) : sizeof(double)));
-  const int rc = tessera_comm_allreduce(
-      Q->comm, tau, tau, count, single ? TESSERA_COMM_F32 : TESSERA_COMM_F64, TESSERA_SUM, NULL);
+  rc = tessera_comm_allreduce(Q->comm, tau, tau, count,
+                              single ? TESSERA_COMM_F32 : TESSERA_COMM_F64, TESSERA_SUM, NULL);
   return rc ? tsr_error(Q->ctx, rc, "QR: %s", tessera_comm_last_error(Q->comm)) : 0;
 }
