@@ -362,12 +362,12 @@ static double rate(double flops, double seconds) {
 }
 
 /* Bench --resident: the descriptors of the tile call, A m x n in column panels of
- * tessera_tile_for_lu's width (tiles spanning all rows, which QR runs on directly) and gels' B
+ * tessera_tile_for_qr's width (tiles spanning all rows, which QR runs on directly) and gels' B
  * m x nrhs, and its tau; none where the tile call does not take the problem (gels, m < n). */
 static int make_descriptors(qr_run_t *q, int *tile) {
   const qr_problem_t *p = q->p;
   const int64_t mb = p->m > 0 ? p->m : 1, k = p->m < p->n ? p->m : p->n;
-  *tile = tessera_tile_for_lu(q->ctx, p->m, p->n);
+  *tile = tessera_tile_for_qr(q->ctx, p->m, p->n);
   if (p->nrhs && p->m < p->n) {
     fprintf(stderr,
             "tessera: bench gels: tessera_tile_gels does not take m < n (m=%lld, "
