@@ -1,4 +1,5 @@
-/* tessera CLI — the GPU baselines of `tessera bench potrf|getrf`: cuSolverMg and cusolverDnX.
+/* tessera CLI — the GPU baselines of `tessera bench potrf|getrf`, cuSolverMg and cusolverDnX, and
+ * of `tessera bench geqrf|gels`, cusolverDnXgeqrf and cusolverDn<t><t>gels on GPU 0.
  *
  * Timed as docs/benchmarks.md's "resident" runs are: the matrix is already on the GPUs
  * (copied before each run, untimed), every GPU used is synchronized before and after the call,
@@ -7,6 +8,14 @@
 #include "bench_gpu.h"
 
 #include <math.h>
+
+const char *bench_gpu_qr_name(const cli_opts_t *o) {
+  static const char *const gels[TESSERA_NUM_DTYPES] = {[TESSERA_F32] = "cusolverDnSSgels",
+                                                       [TESSERA_F64] = "cusolverDnDDgels",
+                                                       [TESSERA_C64] = "cusolverDnCCgels",
+                                                       [TESSERA_C128] = "cusolverDnZZgels"};
+  return o->routine == CMD_GELS ? gels[o->dtype] : "cusolverDnXgeqrf";
+}
 
 #ifdef TESSERA_HAVE_CUDA
 
@@ -45,7 +54,12 @@ typedef struct {
   void *host_work;
   size_t host_bytes;
   int *dev_info;
-  char err[160]; /**< the first failure */
+  cli_cmd_t qr;         /**< CMD_GEQRF or CMD_GELS: cuSOLVER's QR on GPU 0 (0: potrf, getrf) */
+  int64_t m, nrhs, ldb; /**< QR: A m x n (host lda), gels' B m x nrhs (host ldb) */
+  const void *b;        /**< gels: the pristine host right-hand sides */
+  void *tau, *B, *X;    /**< QR on GPU 0: geqrf's tau; gels' B and X (lda m, ldb m, ldx n) */
+  int niter;            /**< gels: the last run's iterations (< 0: it fell back) */
+  char err[160];        /**< the first failure */
 } solver_t;
 
 /** Records the first failure of a call (a CUDA or cuSOLVER status, 0 = success). */
@@ -127,6 +141,85 @@ static int dn_setup(solver_t *s) {
   return 0;
 }
 
+/** cusolverDn<t><t>gels of the dtype on GPU 0's arrays (lda m, ldb m, ldx n): its workspace's
+ *  size into *bytes when `bytes` is given, else the solve, its iterations into s->niter. */
+static cusolverStatus_t gels(solver_t *s, size_t *bytes) {
+  const int m = (int)s->m, n = (int)s->n, k = (int)s->nrhs;
+  void *A = s->A[0], *B = s->B, *X = s->X, *w = s->work[0];
+  const size_t lw = (size_t)s->lwork;
+  switch (s->o->dtype) {
+  case TESSERA_F32:
+    return bytes
+               ? cusolverDnSSgels_bufferSize(s->dn, m, n, k, A, m, B, m, X, n, NULL, bytes)
+               : cusolverDnSSgels(s->dn, m, n, k, A, m, B, m, X, n, w, lw, &s->niter, s->dev_info);
+  case TESSERA_F64:
+    return bytes
+               ? cusolverDnDDgels_bufferSize(s->dn, m, n, k, A, m, B, m, X, n, NULL, bytes)
+               : cusolverDnDDgels(s->dn, m, n, k, A, m, B, m, X, n, w, lw, &s->niter, s->dev_info);
+  case TESSERA_C64:
+    return bytes
+               ? cusolverDnCCgels_bufferSize(s->dn, m, n, k, A, m, B, m, X, n, NULL, bytes)
+               : cusolverDnCCgels(s->dn, m, n, k, A, m, B, m, X, n, w, lw, &s->niter, s->dev_info);
+  case TESSERA_C128:
+    return bytes
+               ? cusolverDnZZgels_bufferSize(s->dn, m, n, k, A, m, B, m, X, n, NULL, bytes)
+               : cusolverDnZZgels(s->dn, m, n, k, A, m, B, m, X, n, w, lw, &s->niter, s->dev_info);
+  }
+  return CUSOLVER_STATUS_INVALID_VALUE;
+}
+
+/** Creates the cusolverDn handle and the QR's arrays on GPU 0: A (m x n, lda m), and geqrf's
+ *  tau (min(m, n)) or gels' B (m x nrhs, ldb m) and X (n x nrhs, ldx n); the workspaces. */
+static int qr_setup(solver_t *s) {
+  const int64_t m = s->m, n = s->n, k = m < n ? m : n;
+  const char *name = bench_gpu_qr_name(s->o);
+  char call[48];
+  size_t dev_bytes = 0;
+  if (dev_alloc(s, 0, &s->A[0], (size_t)(m * n) * s->es) ||
+      dev_alloc(s, 0, (void **)&s->dev_info, sizeof(int)) || CK(s, cusolverDnCreate(&s->dn)))
+    return -1;
+  if (s->qr == CMD_GEQRF) {
+    if (dev_alloc(s, 0, &s->tau, (size_t)k * s->es) || CK(s, cusolverDnCreateParams(&s->params)) ||
+        CK(s, cusolverDnXgeqrf_bufferSize(s->dn, s->params, m, n, s->dt, s->A[0], m, s->dt, s->tau,
+                                          s->dt, &dev_bytes, &s->host_bytes)))
+      return -1;
+  } else {
+    snprintf(call, sizeof call, "%s_bufferSize", name);
+    if (dev_alloc(s, 0, &s->B, (size_t)(m * s->nrhs) * s->es) ||
+        dev_alloc(s, 0, &s->X, (size_t)(n * s->nrhs) * s->es) ||
+        check(s, (int)gels(s, &dev_bytes), call))
+      return -1;
+  }
+  if (dev_alloc(s, 0, &s->work[0], dev_bytes)) return -1;
+  s->lwork = (int64_t)dev_bytes;
+  if (!(s->host_work = malloc(s->host_bytes + 64))) return check(s, -1, "malloc(host workspace)");
+  return 0;
+}
+
+/** One QR on GPU 0, its A (and gels' B) copied there first, untimed; *info receives its info. */
+static int qr_run_once(solver_t *s, double *seconds, int *info) {
+  const size_t es = s->es, rows = (size_t)s->m * es;
+  if (CK(s, cudaSetDevice(0)) ||
+      CK(s, cudaMemcpy2D(s->A[0], rows, s->a, (size_t)s->lda * es, rows, (size_t)s->n,
+                         cudaMemcpyHostToDevice)) ||
+      (s->qr == CMD_GELS && CK(s, cudaMemcpy2D(s->B, rows, s->b, (size_t)s->ldb * es, rows,
+                                               (size_t)s->nrhs, cudaMemcpyHostToDevice))) ||
+      sync_all(s))
+    return -1;
+  double t0 = progress_now();
+  if (s->qr == CMD_GEQRF
+          ? CK(s, cusolverDnXgeqrf(s->dn, s->params, s->m, s->n, s->dt, s->A[0], s->m, s->dt,
+                                   s->tau, s->dt, s->work[0], (size_t)s->lwork, s->host_work,
+                                   s->host_bytes, s->dev_info))
+          : check(s, (int)gels(s, NULL), bench_gpu_qr_name(s->o)))
+    return -1;
+  if (sync_all(s)) return -1;
+  *seconds = progress_now() - t0; /* gels' niter < 0 (it fell back) is timed all the same */
+  if (CK(s, cudaMemcpy(info, s->dev_info, sizeof(int), cudaMemcpyDeviceToHost))) return -1;
+  if (*info) snprintf(s->err, sizeof s->err, "info = %d", *info);
+  return *info ? -1 : 0;
+}
+
 /** Frees whatever the set-up created. */
 static void solver_free(solver_t *s) {
   for (int g = 0; g < s->gpus; g++) {
@@ -136,6 +229,10 @@ static void solver_free(solver_t *s) {
     if (s->ipiv[g]) cudaFree(s->ipiv[g]);
   }
   if (s->pdesc) cusolverMgDestroyMatrixDesc(s->pdesc);
+  cudaSetDevice(0);
+  if (s->tau) cudaFree(s->tau);
+  if (s->B) cudaFree(s->B);
+  if (s->X) cudaFree(s->X);
   if (s->dev_info) cudaFree(s->dev_info);
   if (s->desc) cusolverMgDestroyMatrixDesc(s->desc);
   if (s->grid) cusolverMgDestroyGrid(s->grid);
@@ -181,20 +278,24 @@ static int run_once(solver_t *s, double *seconds, int *info) {
  *  printing why it could not run. */
 static double time_solver(solver_t *s, const char *name, cli_progress_t *prog) {
   double best = INFINITY;
-  if ((s->is_mg ? mg_setup(s) : dn_setup(s)) == 0) {
+  char where[96]; /* the problem and the GPUs */
+  if (s->qr)
+    snprintf(where, sizeof where, "m=%lld, n=%lld, GPU 0", (long long)s->m, (long long)s->n);
+  else
+    snprintf(where, sizeof where, "n=%lld, %d GPUs, tile %lld", (long long)s->n, s->gpus,
+             (long long)s->tile);
+  if ((s->qr ? qr_setup(s) : s->is_mg ? mg_setup(s) : dn_setup(s)) == 0) {
     for (int rep = 0; rep <= s->o->reps; rep++) {
       double t;
       int info = 0;
-      progress_phase(prog, "%s n=%lld tile %lld %s", name, (long long)s->n, (long long)s->tile,
-                     rep ? "timed run" : "warm-up");
-      if (run_once(s, &t, &info)) break;
+      progress_phase(prog, "%s %s %s", name, where, rep ? "timed run" : "warm-up");
+      if (s->qr ? qr_run_once(s, &t, &info) : run_once(s, &t, &info)) break;
       if (rep > 0) best = fmin(best, t);
     }
   }
   progress_phase(prog, NULL);
   if (s->err[0]) {
-    fprintf(stderr, "tessera: bench: %s baseline (n=%lld, %d GPUs, tile %lld) unavailable: %s\n",
-            name, (long long)s->n, s->gpus, (long long)s->tile, s->err);
+    fprintf(stderr, "tessera: bench: %s baseline (%s) unavailable: %s\n", name, where, s->err);
     best = INFINITY;
   }
   solver_free(s);
@@ -255,12 +356,60 @@ void bench_gpu_factor(const cli_opts_t *o, int gpus, int64_t n, const void *a, i
   cudaGetLastError();
 }
 
+double bench_gpu_qr(const cli_opts_t *o, int64_t m, int64_t n, int64_t nrhs, const void *a,
+                    int64_t lda, const void *b, int64_t ldb, cli_progress_t *prog) {
+  static const cudaDataType types[TESSERA_NUM_DTYPES] = {[TESSERA_F32] = CUDA_R_32F,
+                                                         [TESSERA_F64] = CUDA_R_64F,
+                                                         [TESSERA_C64] = CUDA_C_32F,
+                                                         [TESSERA_C128] = CUDA_C_64F};
+  const char *name = bench_gpu_qr_name(o);
+  const int gels = o->routine == CMD_GELS;
+  if (m < 1 || n < 1 || (gels && nrhs < 1)) return INFINITY;
+  if (gels && m < n) {
+    fprintf(stderr,
+            "tessera: bench: %s baseline (m=%lld, n=%lld, GPU 0) unavailable: it does not "
+            "take m < n\n",
+            name, (long long)m, (long long)n);
+    return INFINITY;
+  }
+  solver_t s = {.o = o,
+                .qr = o->routine,
+                .m = m,
+                .n = n,
+                .nrhs = gels ? nrhs : 0,
+                .lda = lda,
+                .ldb = ldb,
+                .a = a,
+                .b = gels ? b : NULL,
+                .tile = n,
+                .gpus = 1,
+                .es = tessera_dtype_size(o->dtype),
+                .dt = types[o->dtype]};
+  /* Pinned host memory makes the untimed uploads fast; pageable memory works too. */
+  const size_t abytes = (size_t)(lda * n) * s.es, bbytes = (size_t)(ldb * nrhs) * s.es;
+  const int pin_a = cudaHostRegister((void *)a, abytes, cudaHostRegisterDefault) == cudaSuccess;
+  const int pin_b =
+      gels && cudaHostRegister((void *)b, bbytes, cudaHostRegisterDefault) == cudaSuccess;
+  cudaGetLastError();
+  const double best = time_solver(&s, name, prog);
+  if (pin_a) cudaHostUnregister((void *)a);
+  if (pin_b) cudaHostUnregister((void *)b);
+  cudaGetLastError();
+  return best;
+}
+
 #else /* no CUDA backend: no GPU baselines */
 
 void bench_gpu_factor(const cli_opts_t *o, int gpus, int64_t n, const void *a, int64_t lda,
                       cli_progress_t *prog, gpu_baseline_t *out) {
   (void)o, (void)gpus, (void)n, (void)a, (void)lda, (void)prog;
   *out = (gpu_baseline_t){INFINITY, 0, INFINITY};
+}
+
+double bench_gpu_qr(const cli_opts_t *o, int64_t m, int64_t n, int64_t nrhs, const void *a,
+                    int64_t lda, const void *b, int64_t ldb, cli_progress_t *prog) {
+  (void)o, (void)m, (void)n, (void)nrhs, (void)a, (void)lda, (void)b, (void)ldb, (void)prog;
+  return INFINITY;
 }
 
 #endif

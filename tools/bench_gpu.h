@@ -1,4 +1,5 @@
-/* tessera CLI — the GPU baselines of `tessera bench potrf|getrf`: cuSolverMg and cusolverDnX. */
+/* tessera CLI — the GPU baselines of `tessera bench potrf|getrf` (cuSolverMg and cusolverDnX) and
+ * of `tessera bench geqrf|gels` (cusolverDnXgeqrf and cusolverDn<t><t>gels). */
 #ifndef TESSERA_TOOLS_BENCH_GPU_H
 #define TESSERA_TOOLS_BENCH_GPU_H
 
@@ -20,5 +21,22 @@ typedef struct {
  *  best kept. Without the CUDA backend both are INFINITY. */
 void bench_gpu_factor(const cli_opts_t *o, int gpus, int64_t n, const void *a, int64_t lda,
                       cli_progress_t *prog, gpu_baseline_t *out);
+
+/** The cuSOLVER routine bench_gpu_qr times for o->routine and o->dtype: "cusolverDnXgeqrf" for
+ *  geqrf; for gels the iterative-refinement solver in the working precision, "cusolverDnSSgels",
+ *  "cusolverDnDDgels", "cusolverDnCCgels" or "cusolverDnZZgels". */
+const char *bench_gpu_qr_name(const cli_opts_t *o);
+
+/** Times cuSOLVER's QR (o->routine, o->dtype) on GPU 0, the routine bench_gpu_qr_name names:
+ *  geqrf of the m x n column-major host matrix `a` (lda) by cusolverDnXgeqrf (the 64-bit API,
+ *  its device and host workspaces), or gels of `a` and the m x nrhs right-hand sides `b` (ldb)
+ *  by cusolverDn<t><t>gels (X apart from B; m >= n only: m < n is reported as unavailable). A
+ *  (and B) are copied onto GPU 0 before each run (untimed); each run is timed between
+ *  synchronizations of the GPU, gels' fall-backs (its niter < 0) included; one warm-up run,
+ *  then o->reps timed runs. Returns the best time, or INFINITY after printing why the baseline
+ *  could not run (INFINITY silently for an empty problem and without the CUDA backend). The
+ *  tessera context must be finalized first: it holds nearly all GPU memory in its pools. */
+double bench_gpu_qr(const cli_opts_t *o, int64_t m, int64_t n, int64_t nrhs, const void *a,
+                    int64_t lda, const void *b, int64_t ldb, cli_progress_t *prog);
 
 #endif

@@ -1,17 +1,18 @@
 /* tessera CLI — `tessera geqrf`, `tessera gels` and `tessera bench geqrf|gels`: QR and least
  * squares on an m x n matrix (generated, or --input a.npy), timed, checked, and benched against
- * LAPACKE with the same thread count. The checks use tessera's own ungqr and gemm (each tested
- * against LAPACK in tests/linalg):
- *   geqrf: residual ‖A - Q R‖_F / (‖A‖_F max(m, n) eps), orthogonality ‖I - Qᴴ Q‖_F / (m eps);
- *   gels:  LAPACK's least-squares test ratios, ‖(A x - b)ᴴ A‖_F / (max(m, n, k) ‖A‖_F ‖b‖_F
- *          eps) for m >= n (the residual orthogonal to A's columns), ‖A x - b‖_F / (max(m, n)
- *          ‖A‖_F ‖x‖_F eps) for m < n. */
+ * cuSOLVER on GPU 0 (bench_gpu.c) or, without GPUs, LAPACKE with the same thread count; bench
+ * --resident times the tile-level call on descriptors made once too. The checks use tessera's own
+ * ungqr and gemm (each tested against LAPACK in tests/linalg): geqrf: residual ‖A - Q R‖_F / (‖A‖_F
+ * max(m, n) eps), orthogonality ‖I - Qᴴ Q‖_F / (m eps); gels:  LAPACK's least-squares test ratios,
+ * ‖(A x - b)ᴴ A‖_F / (max(m, n, k) ‖A‖_F ‖b‖_F eps) for m >= n (the residual orthogonal to A's
+ * columns), ‖A x - b‖_F / (max(m, n) ‖A‖_F ‖x‖_F eps) for m < n. */
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_gpu.h"
 #include "cli.h"
 #include "gen.h"
 #include "npy.h"
@@ -261,49 +262,194 @@ static int write_outputs(const cli_opts_t *o, const qr_problem_t *p) {
   return rc ? CLI_FAILED : CLI_OK;
 }
 
-/* One size: tessera's best time, the LAPACKE baseline's when threads > 0, the checks, the
- * result line. */
-static int run_size(tessera_context_t *ctx, const cli_opts_t *o, int64_t m, int64_t n,
-                    int threads) {
-  qr_problem_t p;
-  int rc = problem(ctx, o, m, n, &p);
-  const int mine = holds(ctx);
-  cli_result_t r;
-  cli_result_init(&r, o, ctx);
-  r.m = p.m, r.n = p.n, r.nrhs = p.nrhs, r.seconds = r.baseline_seconds = INFINITY;
-  if (o->cmd == CMD_BENCH) r.api = "lapack";
-  for (int rep = 0; rc == CLI_OK && rep < o->reps; rep++) {
-    double t;
-    int s = run_tessera(ctx, &p, o->routine, &t);
-    if (s) rc = cli_report(ctx, NULL, cli_cmd_name(o->routine), s);
-    r.seconds = fmin(r.seconds, t);
-    if (rc == CLI_OK && threads > 0) {
-      s = run_lapacke(&p, o->routine, threads, &t);
+/* One size's run: the problem, tessera's results (k 0: the LAPACK-style call on host arrays;
+ * k 1, bench --resident: the tile-level call on descriptors made once), the CPU baseline's
+ * thread count (0: no LAPACKE). */
+typedef struct {
+  tessera_context_t *ctx;
+  const cli_opts_t *o;
+  qr_problem_t *p;
+  tessera_matrix_t *A, *B; /* A in column panels, gels' B; NULL without the tile call */
+  void *tau;               /* the tile call's tau */
+  int threads;
+  cli_progress_t *prog;
+  cli_result_t r[2];
+} qr_run_t;
+
+/* The first and one past the last api run: --resident-only leaves the LAPACK-style call out. */
+static int api_first(const qr_run_t *q) {
+  return q->o->resident == 2;
+}
+static int api_end(const qr_run_t *q) {
+  return q->A ? 2 : 1;
+}
+
+/* One tessera run of api k (0: on fresh copies of the host arrays; 1: on the descriptors,
+ * imported again, untimed); its time kept unless rep < 0 (warm-up). */
+static int tessera_rep(qr_run_t *q, int k, int rep) {
+  qr_problem_t *p = q->p;
+  const int qr = q->o->routine == CMD_GEQRF;
+  const char *name = k ? (qr ? "tile_geqrf" : "tile_gels") : cli_cmd_name(q->o->routine);
+  char what[32] = "warm-up";
+  if (rep >= 0) snprintf(what, sizeof what, "rep %d/%d", rep + 1, q->o->reps);
+  progress_phase(q->prog, "tessera %s m=%lld n=%lld %s", name, (long long)p->m, (long long)p->n,
+                 what);
+  double t = 0;
+  int s;
+  if (k == 0) {
+    s = run_tessera(q->ctx, p, q->o->routine, &t);
+  } else {
+    s = tessera_matrix_import(q->A, p->a0, p->m > 0 ? p->m : 1);
+    if (!s && q->B) s = tessera_matrix_import(q->B, p->b0, p->ldb > 0 ? p->ldb : 1);
+    if (s) return cli_report(q->ctx, q->prog, "matrix import", s);
+    const double t0 = progress_now();
+    s = qr ? tessera_tile_geqrf(q->A, q->tau) : tessera_tile_gels(q->A, q->B);
+    t = progress_now() - t0;
+  }
+  if (s) return cli_report(q->ctx, q->prog, name, s);
+  if (rep >= 0) q->r[k].seconds = fmin(q->r[k].seconds, t);
+  return CLI_OK;
+}
+
+/* Runs every api o->reps times, and LAPACKE after them when threads > 0, interleaved on fresh
+ * copies of the same problem; with GPUs a first untimed round warms tessera up, as the GPU
+ * baseline is. */
+static int qr_reps(qr_run_t *q, int warmup) {
+  for (int rep = warmup ? -1 : 0; rep < q->o->reps; rep++) {
+    for (int k = api_first(q); k < api_end(q); k++)
+      if (tessera_rep(q, k, rep)) return CLI_FAILED;
+    if (q->threads > 0 && rep >= 0) {
+      double t;
+      progress_phase(q->prog, "LAPACKE %s rep %d/%d", cli_cmd_name(q->o->routine), rep + 1,
+                     q->o->reps);
+      const int s = run_lapacke(q->p, q->o->routine, q->threads, &t);
+      progress_phase(q->prog, NULL);
       if (s) {
-        fprintf(stderr, "tessera: LAPACKE %s failed (info = %d)\n", cli_cmd_name(o->routine), s);
-        rc = CLI_FAILED;
+        fprintf(stderr, "tessera: LAPACKE %s failed (info = %d)\n", cli_cmd_name(q->o->routine), s);
+        return CLI_FAILED;
       }
-      r.baseline_seconds = fmin(r.baseline_seconds, t);
+      for (int k = 0; k < 2; k++) q->r[k].baseline_seconds = fmin(q->r[k].baseline_seconds, t);
     }
   }
-  if (rc == CLI_OK && threads > 0) { /* the checks and --output are tessera's result's */
-    double t;
-    int s = run_tessera(ctx, &p, o->routine, &t);
-    if (s) rc = cli_report(ctx, NULL, cli_cmd_name(o->routine), s);
+  return CLI_OK;
+}
+
+/* Checks api k's result, brought into the problem's arrays: the LAPACK-style call's, run again
+ * (untimed) where LAPACKE overwrote them; the descriptors', exported, with the tile call's tau. */
+static int check_api(qr_run_t *q, int k) {
+  qr_problem_t c = *q->p;
+  cli_result_t *r = &q->r[k];
+  double t;
+  int s = 0;
+  progress_phase(q->prog, "checking");
+  if (k == 0 && q->threads > 0 && (s = run_tessera(q->ctx, &c, q->o->routine, &t)))
+    return cli_report(q->ctx, q->prog, cli_cmd_name(q->o->routine), s);
+  if (k == 1) {
+    c.tau = q->tau;
+    s = tessera_matrix_export(q->A, c.a, c.m > 0 ? c.m : 1);
+    if (!s && q->B) s = tessera_matrix_export(q->B, c.b, c.ldb > 0 ? c.ldb : 1);
+    if (s) return cli_report(q->ctx, q->prog, "matrix export", s);
   }
-  if (rc == CLI_OK) {
-    const double flops = qr_flops(o->routine, p.dtype, p.m, p.n, p.nrhs);
-    r.gflops = r.seconds > 0 ? flops * 1e-9 / r.seconds : 0;
-    if (threads > 0) {
-      r.has_baseline = 1, r.baseline = "lapacke";
-      r.baseline_gflops = r.baseline_seconds > 0 ? flops * 1e-9 / r.baseline_seconds : 0;
-    }
-    const int s = o->routine == CMD_GEQRF ? check_geqrf(ctx, &p, &r.residual, &r.orthogonality)
-                                          : check_gels(ctx, &p, &r.residual);
-    if (s) rc = cli_report(ctx, NULL, "the check", s);
+  s = q->o->routine == CMD_GEQRF ? check_geqrf(q->ctx, &c, &r->residual, &r->orthogonality)
+                                 : check_gels(q->ctx, &c, &r->residual);
+  progress_phase(q->prog, NULL);
+  return s ? cli_report(q->ctx, q->prog, "the check", s) : CLI_OK;
+}
+
+/* Rate in GFLOP/s of `flops` in `seconds`; NaN when the time is unknown. */
+static double rate(double flops, double seconds) {
+  return isfinite(seconds) && seconds > 0 ? flops * 1e-9 / seconds : flops > 0 ? NAN : 0;
+}
+
+/* Bench --resident: the descriptors of the tile call, A m x n in column panels of
+ * tessera_tile_for_qr's width (tiles spanning all rows, which QR runs on directly) and gels' B
+ * m x nrhs, and its tau; none where the tile call does not take the problem (gels, m < n). */
+static int make_descriptors(qr_run_t *q, int *tile) {
+  const qr_problem_t *p = q->p;
+  const int64_t mb = p->m > 0 ? p->m : 1, k = p->m < p->n ? p->m : p->n;
+  *tile = tessera_tile_for_qr(q->ctx, p->m, p->n);
+  if (p->nrhs && p->m < p->n) {
+    fprintf(stderr,
+            "tessera: bench gels: tessera_tile_gels does not take m < n (m=%lld, "
+            "n=%lld): no tile line for this size\n",
+            (long long)p->m, (long long)p->n);
+    return CLI_OK;
   }
-  if (rc == CLI_OK && mine) cli_print_result(o, &r);
+  int s = tessera_matrix_create(q->ctx, p->dtype, p->m, p->n, mb, *tile, &q->A);
+  if (!s && p->nrhs)
+    s = tessera_matrix_create(q->ctx, p->dtype, p->m, p->nrhs, mb,
+                              p->nrhs < *tile ? p->nrhs : *tile, &q->B);
+  if (s) return cli_report(q->ctx, q->prog, "matrix create", s);
+  if (!(q->tau = malloc(bytes_of(p->dtype, k, 1)))) {
+    fprintf(stderr, "tessera: out of memory for tau\n");
+    return CLI_FAILED;
+  }
+  return CLI_OK;
+}
+
+/* Bench with GPUs: times cuSOLVER's QR on the problem with tessera stopped (a context holds
+ * nearly all GPU memory in its pools: it is finalized first and created anew afterwards). gels
+ * with m < n has no baseline: *has is cleared. */
+static int gpu_baseline(tessera_context_t **ctx, const cli_opts_t *o, const qr_problem_t *p,
+                        cli_progress_t *prog, double *seconds, int *has) {
+  *seconds = INFINITY;
+  if (o->routine == CMD_GELS && p->m < p->n) {
+    fprintf(stderr,
+            "tessera: bench: the cuSOLVER baseline (%s) does not take m < n (m=%lld, "
+            "n=%lld): no baseline for this size\n",
+            bench_gpu_qr_name(o), (long long)p->m, (long long)p->n);
+    *has = 0;
+    return CLI_OK;
+  }
+  progress_phase(prog, "stopping tessera for the baseline");
+  const int status = tessera_finalize(*ctx);
+  *ctx = NULL;
+  if (status < 0) return cli_report(NULL, prog, "finalize", status);
+  *seconds = bench_gpu_qr(o, p->m, p->n, p->nrhs, p->a0, p->m > 0 ? p->m : 1, p->b0,
+                          p->ldb > 0 ? p->ldb : 1, prog);
+  progress_phase(prog, "restarting tessera");
+  return cli_context_again(o, ctx);
+}
+
+/* One size: tessera's best times (the tile call's too with bench --resident), the baseline's
+ * (LAPACKE with `threads` threads, or cuSOLVER on GPU 0 when `gpus`), the checks of each api,
+ * the result lines; `warmup`: a first untimed round of tessera. */
+static int run_size(tessera_context_t **ctx, const cli_opts_t *o, int64_t m, int64_t n, int threads,
+                    int gpus, int warmup, cli_progress_t *prog) {
+  qr_problem_t p;
+  int rc = problem(*ctx, o, m, n, &p);
+  const int mine = holds(*ctx);
+  double gpu_seconds = INFINITY;
+  int has_baseline = threads > 0 || gpus > 0, tile = 0;
+  if (rc == CLI_OK && gpus > 0) rc = gpu_baseline(ctx, o, &p, prog, &gpu_seconds, &has_baseline);
+  qr_run_t q = {.ctx = *ctx, .o = o, .p = &p, .threads = threads, .prog = prog};
+  if (rc == CLI_OK && o->resident) rc = make_descriptors(&q, &tile);
+  for (int k = 0; rc == CLI_OK && k < 2; k++) {
+    cli_result_t *r = &q.r[k];
+    cli_result_init(r, o, q.ctx);
+    r->m = p.m, r->n = p.n, r->nrhs = p.nrhs, r->seconds = INFINITY;
+    r->baseline_seconds = gpu_seconds; /* INFINITY for LAPACKE's, which qr_reps lowers */
+    if (o->cmd == CMD_BENCH) r->api = k ? "tile" : "lapack";
+    if (k) r->tile = tile;
+    r->has_baseline = has_baseline;
+    r->baseline = gpus > 0 ? "cusolverDn" : "lapacke";
+  }
+  if (rc == CLI_OK) rc = qr_reps(&q, warmup);
+  const double flops = qr_flops(o->routine, p.dtype, p.m, p.n, p.nrhs);
+  for (int k = api_first(&q); rc == CLI_OK && k < api_end(&q); k++) {
+    cli_result_t *r = &q.r[k];
+    r->gflops = rate(flops, r->seconds);
+    if (has_baseline) r->baseline_gflops = rate(flops, r->baseline_seconds);
+    rc = check_api(&q, k); /* the tile api's last: --output writes the LAPACK-style result */
+    if (rc == CLI_OK && mine) cli_print_result(o, r);
+  }
   if (rc == CLI_OK && mine && o->output) rc = write_outputs(o, &p);
+  progress_phase(prog, NULL);
+  int s = q.B ? tessera_matrix_destroy(q.B) : 0;
+  const int sa = q.A ? tessera_matrix_destroy(q.A) : 0;
+  if (!s) s = sa;
+  if (s && rc == CLI_OK) rc = cli_report(q.ctx, prog, "matrix destroy", s);
+  free(q.tau);
   problem_free(&p);
   return rc;
 }
@@ -322,23 +468,40 @@ int cli_qr(const cli_opts_t *o) {
   tessera_context_t *ctx;
   if (cli_context(o, &ctx)) return CLI_FAILED;
   const int64_t n = o->sizes[0], m = o->m >= 0 ? o->m : n;
+  cli_progress_t quiet = {.running = 0}; /* no progress line */
   if (holds(ctx)) cli_print_header(o, NULL, NULL);
-  return cli_finish(ctx, run_size(ctx, o, m, n, 0));
+  const int rc = run_size(&ctx, o, m, n, 0, 0, 0, &quiet);
+  return cli_finish(ctx, rc);
 }
 
 int cli_bench_qr(const cli_opts_t *o) {
   tessera_context_t *ctx;
   if (cli_context(o, &ctx)) return CLI_FAILED;
-  const int threads = o->no_baseline ? 0 : baseline_threads(o, ctx);
+  const char *name = cli_cmd_name(o->routine);
+  const int has_gpus = tessera_device_count(ctx, TESSERA_DEVICE_CUDA) > 0;
+  const int gpus = o->no_baseline ? 0 : has_gpus;
+  const int threads = o->no_baseline || gpus ? 0 : baseline_threads(o, ctx);
   if (!o->json) {
-    printf("# %s %s: tessera (%d workers, %d GPUs)", cli_cmd_name(o->routine),
-           tessera_dtype_name(o->dtype), tessera_worker_count(ctx), tessera_accelerator_count(ctx));
-    if (threads > 0) printf(" against LAPACKE (threads: %d)", threads);
+    printf("# %s %s: tessera (%d workers, %d GPUs)", name, tessera_dtype_name(o->dtype),
+           tessera_worker_count(ctx), tessera_accelerator_count(ctx));
+    if (gpus)
+      printf(" against %s (GPU 0), matrix already on the GPU, after a warm-up",
+             bench_gpu_qr_name(o));
+    else if (threads > 0)
+      printf(" against LAPACKE (threads: %d)", threads);
     printf(", best of %d\n", o->reps);
+    if (o->resident)
+      printf("# api lapack: tessera_%s on host arrays; api tile: tessera_tile_%s on descriptors "
+             "made once (column panels), imported before each run (untimed)\n",
+             name, name);
   }
-  cli_print_header(o, threads > 0 ? "lapacke" : NULL, NULL);
+  cli_print_header(o, gpus ? "cusolverDn" : threads > 0 ? "lapacke" : NULL, NULL);
+  cli_progress_t prog;
+  progress_init(&prog);
   int rc = CLI_OK;
   for (int i = 0; i < o->nsizes && rc == CLI_OK; i++)
-    rc = run_size(ctx, o, o->m >= 0 ? o->m : o->sizes[i], o->sizes[i], threads);
+    rc = run_size(&ctx, o, o->m >= 0 ? o->m : o->sizes[i], o->sizes[i], threads, gpus, has_gpus,
+                  &prog);
+  progress_end(&prog);
   return cli_finish(ctx, rc);
 }

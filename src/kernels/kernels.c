@@ -102,6 +102,16 @@ static uint64_t lacpy_key(const void *args) {
   return size_key(a->dtype, 0, a->m, a->n, 0);
 }
 
+static double diagonal_flops(const void *args) {
+  (void)args;
+  return 0.0;
+}
+
+static uint64_t diagonal_key(const void *args) {
+  const tsr_diagonal_args_t *a = args;
+  return size_key(a->dtype, 0, a->n, 1, 0);
+}
+
 static double trtri_flops(const void *args) {
   const tsr_trtri_args_t *a = args;
   double n = a->n;
@@ -279,6 +289,7 @@ KERNEL_TABLE(trsm, trsm_blocked);
 KERNEL_TABLE(syrk, syrk);
 KERNEL_TABLE(gemm, gemm);
 KERNEL_TABLE(lacpy, lacpy);
+KERNEL_TABLE(diagonal, diagonal);
 KERNEL_TABLE(geadd, geadd);
 KERNEL_TABLE(trtri, trtri);
 KERNEL_TABLE(lauum, lauum);
@@ -288,22 +299,8 @@ KERNEL_TABLE(getrf, getrf);
 KERNEL_TABLE(laswp, laswp);
 KERNEL_TABLE(lu_step, lu_step);
 KERNEL_TABLE(qr_step, qr_step);
-
-/* geqrt runs on CPUs (LAPACK's geqrt) and simulated devices; GPUs take the updates. */
-const tessera_kernel_t tsr_kernel_geqrt = {
-    .name = "geqrt",
-    .impl = {[TESSERA_DEVICE_CPU] = tsr_cpu_geqrt, [TESSERA_DEVICE_SIM] = SIM_IMPL(geqrt)},
-    .flops = geqrt_flops,
-    .size_key = geqrt_key,
-};
-
-/* larft, as geqrt, runs on CPUs (LAPACK's larft) and simulated devices. */
-const tessera_kernel_t tsr_kernel_larft = {
-    .name = "larft",
-    .impl = {[TESSERA_DEVICE_CPU] = tsr_cpu_larft, [TESSERA_DEVICE_SIM] = SIM_IMPL(larft)},
-    .flops = larft_flops,
-    .size_key = larft_key,
-};
+KERNEL_TABLE(geqrt, geqrt);
+KERNEL_TABLE(larft, larft);
 
 KERNEL_TABLE(posv, posv);
 KERNEL_TABLE(gesv, gesv);

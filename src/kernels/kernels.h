@@ -68,6 +68,13 @@ typedef struct {
   int src_row, dst_row;
 } tsr_lacpy_args_t;
 
+/** diagonal: buffers {A (R) n x n, d (W) n x 1}. Copies A's diagonal into d (a QR step's tau from
+ *  its T). */
+typedef struct {
+  tessera_dtype_t dtype;
+  int n;
+} tsr_diagonal_args_t;
+
 /** trtri: buffers {A (RW), n x n}. Inverts the `uplo` triangle in place (with diag 'U' the
  *  diagonal is not referenced; the CUDA implementation may overwrite it). Returns 0, or
  *  `offset` + j for the first exactly-zero diagonal entry (LAPACK's info; the CUDA implementation
@@ -217,6 +224,7 @@ extern const tessera_kernel_t tsr_kernel_trsm;
 extern const tessera_kernel_t tsr_kernel_syrk;
 extern const tessera_kernel_t tsr_kernel_gemm;
 extern const tessera_kernel_t tsr_kernel_lacpy;
+extern const tessera_kernel_t tsr_kernel_diagonal;
 extern const tessera_kernel_t tsr_kernel_geadd;
 extern const tessera_kernel_t tsr_kernel_trtri;
 extern const tessera_kernel_t tsr_kernel_lauum;
@@ -237,6 +245,7 @@ int tsr_cpu_trsm(const tessera_exec_t *ex, void *args);
 int tsr_cpu_syrk(const tessera_exec_t *ex, void *args);
 int tsr_cpu_gemm(const tessera_exec_t *ex, void *args);
 int tsr_cpu_lacpy(const tessera_exec_t *ex, void *args);
+int tsr_cpu_diagonal(const tessera_exec_t *ex, void *args);
 int tsr_cpu_geadd(const tessera_exec_t *ex, void *args);
 int tsr_cpu_trtri(const tessera_exec_t *ex, void *args);
 int tsr_cpu_lauum(const tessera_exec_t *ex, void *args);
@@ -274,6 +283,9 @@ int tsr_trtri_blocked(const tessera_exec_t *ex, const tsr_trtri_args_t *a,
 int tsr_lauum_blocked(const tessera_exec_t *ex, const tsr_lauum_args_t *a,
                       tessera_kernel_fn leaf_fn, tessera_kernel_fn herk, tessera_kernel_fn trmm,
                       int leaf);
+/** Whether qr_step's arguments and operands are valid: -1 when not, 0 when there is nothing to
+ *  do (no vectors or no columns), 1 otherwise. */
+int tsr_qr_step_valid(const tessera_exec_t *ex, const tsr_qr_step_args_t *a);
 /** qr_step (tsr_qr_step_args_t) onto a device kind's `lacpy`, `trmm`, `gemm` and `geadd`. */
 int tsr_qr_step(const tessera_exec_t *ex, const tsr_qr_step_args_t *a, tessera_kernel_fn lacpy,
                 tessera_kernel_fn trmm, tessera_kernel_fn gemm, tessera_kernel_fn geadd);
@@ -298,6 +310,7 @@ int tsr_cuda_trsm(const tessera_exec_t *ex, void *args);
 int tsr_cuda_syrk(const tessera_exec_t *ex, void *args);
 int tsr_cuda_gemm(const tessera_exec_t *ex, void *args);
 int tsr_cuda_lacpy(const tessera_exec_t *ex, void *args);
+int tsr_cuda_diagonal(const tessera_exec_t *ex, void *args);
 int tsr_cuda_geadd(const tessera_exec_t *ex, void *args);
 int tsr_cuda_trtri(const tessera_exec_t *ex, void *args);
 int tsr_cuda_lauum(const tessera_exec_t *ex, void *args);
@@ -311,6 +324,8 @@ int tsr_cuda_getrf(const tessera_exec_t *ex, void *args);
 int tsr_cuda_laswp(const tessera_exec_t *ex, void *args);
 int tsr_cuda_lu_step(const tessera_exec_t *ex, void *args);
 int tsr_cuda_qr_step(const tessera_exec_t *ex, void *args);
+int tsr_cuda_geqrt(const tessera_exec_t *ex, void *args);
+int tsr_cuda_larft(const tessera_exec_t *ex, void *args);
 int tsr_cuda_posv(const tessera_exec_t *ex, void *args);
 int tsr_cuda_gesv(const tessera_exec_t *ex, void *args);
 /* The per-worker hooks of the CUDA kernels (cuda/handles.c), listed in the backend registry:

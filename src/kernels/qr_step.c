@@ -26,16 +26,23 @@ static int pair(tessera_kernel_fn fn, void *args, const tessera_exec_t *ex, int 
 
 enum { V = 0, C = 1, T = 2, W = 3 };
 
-int tsr_qr_step(const tessera_exec_t *ex, const tsr_qr_step_args_t *a, tessera_kernel_fn lacpy,
-                tessera_kernel_fn trmm, tessera_kernel_fn gemm, tessera_kernel_fn geadd) {
-  const size_t es = tessera_dtype_size(a->dtype);
+int tsr_qr_step_valid(const tessera_exec_t *ex, const tsr_qr_step_args_t *a) {
   const int t = tsr_op_index(a->trans, a->dtype);
-  if (!es || (t != 0 && t != 2 && !(t == 1 && !tsr_dtype_complex(a->dtype))) || ex->ndata < 4 ||
+  if (!tsr_dtype_valid(a->dtype) ||
+      (t != 0 && t != 2 && !(t == 1 && !tsr_dtype_complex(a->dtype))) || ex->ndata < 4 ||
       a->r0 < 0 || a->kb < 0 || a->n < 0 || (int64_t)a->r0 + a->kb > a->m ||
       tsr_operand_ld(ex, V, a->m, a->kb) < 0 || tsr_operand_ld(ex, C, a->m, a->n) < 0 ||
       tsr_operand_ld(ex, T, a->kb, a->kb) < 0 || tsr_operand_ld(ex, W, a->kb, a->n) < 0)
-    return TESSERA_ERR_KERNEL;
-  if (a->kb == 0 || a->n == 0) return 0;
+    return -1;
+  return a->kb > 0 && a->n > 0;
+}
+
+int tsr_qr_step(const tessera_exec_t *ex, const tsr_qr_step_args_t *a, tessera_kernel_fn lacpy,
+                tessera_kernel_fn trmm, tessera_kernel_fn gemm, tessera_kernel_fn geadd) {
+  const int valid = tsr_qr_step_valid(ex, a);
+  if (valid <= 0) return valid < 0 ? TESSERA_ERR_KERNEL : 0;
+  const size_t es = tessera_dtype_size(a->dtype);
+  const int t = tsr_op_index(a->trans, a->dtype);
   const char conj = tsr_dtype_complex(a->dtype) ? 'C' : 'T';
   const int r1 = a->r0 + a->kb, below = a->m - r1;
   const tsr_scalar_t one = {1, 0}, mone = {-1, 0};

@@ -285,6 +285,8 @@ static void test_lu_args(void **state) {
   lc_assert_error(ctx);
   assert_int_equal(tessera_tile_for_lu(ctx, 5000, 300), 4); /* the configured size */
   assert_int_equal(tessera_tile_for_lu(NULL, 5, 5), 0);
+  assert_int_equal(tessera_tile_for_qr(ctx, 5000, 300), 4);
+  assert_int_equal(tessera_tile_for_qr(NULL, 5, 5), 0);
   lc_finalize(ctx);
   /* automatic panel widths on CPUs: min(m, n) / (8 workers) within [128, 512] */
   tessera_config_t cfg;
@@ -295,6 +297,11 @@ static void test_lu_args(void **state) {
   assert_int_equal(tessera_tile_for_lu(ctx, 8192, 8192), 512);
   assert_int_equal(tessera_tile_for_lu(ctx, 100000, 5000), 256);
   assert_int_equal(tessera_tile_for_lu(ctx, 1000, 1000), 128);
+  /* QR's panels on CPUs: LU's width up to n / 8, at least 32 */
+  assert_int_equal(tessera_tile_for_qr(ctx, 8192, 8192), 512);
+  assert_int_equal(tessera_tile_for_qr(ctx, 40000, 8192), 512);
+  assert_int_equal(tessera_tile_for_qr(ctx, 40000, 2048), 128);
+  assert_int_equal(tessera_tile_for_qr(ctx, 200000, 256), 32);
   /* a matrix already on the devices: without accelerators, the LAPACK-style choice */
   assert_int_equal(tessera_tile_for_devices(ctx, 8192, 1, 0), tessera_tile_for(ctx, 8192));
   assert_int_equal(tessera_tile_for_devices(ctx, 0, 1, 0), 1);
@@ -312,6 +319,9 @@ static void test_lu_args(void **state) {
     assert_int_equal(tessera_tile_for_devices(ctx, 65536, 4, 0), 2048);
     assert_int_equal(tessera_tile_for_devices(ctx, 4096, 8, 0), 512);
     assert_int_equal(tessera_tile_for_devices(ctx, 1000, 8, 0), 256);
+    /* QR's panels: LU's width up to 1024 */
+    assert_int_equal(tessera_tile_for_qr(ctx, 1000, 1000), tessera_tile_for_lu(ctx, 1000, 1000));
+    assert_true(tessera_tile_for_qr(ctx, 65536, 65536) <= 1024);
   }
   lc_finalize(ctx);
 }

@@ -523,6 +523,34 @@ def test_bench_geqrf_against_lapacke():
     assert r["baseline"] == "lapacke" and r["ratio"] > 0 and r["residual"] < 10, r
 
 
+@pytest.mark.parametrize("routine", ["geqrf", "gels"])
+def test_bench_qr_resident_times_the_lapack_style_and_the_tile_call(routine):
+    p = run("bench", routine, "--n", 200, "--m", 300, "--resident", "--reps", 2, "--json",
+            check=0)
+    lines = json_lines(p.stdout)
+    assert [r["api"] for r in lines] == ["lapack", "tile"], p.stdout
+    for r in lines:
+        assert (r["routine"], r["m"], r["n"]) == (routine, 300, 200), r
+        assert r["seconds"] > 0 and r["gflops"] > 0 and r["tile"] > 0, r
+        assert 0 <= r["residual"] < 10, r
+        if routine == "geqrf":
+            assert 0 <= r["orthogonality"] < 10, r
+        assert r["baseline"] in ("lapacke", "cusolverDn") and r["ratio"] > 0, r
+    assert lines[0]["baseline_seconds"] == lines[1]["baseline_seconds"]
+    only = json_lines(run("bench", routine, "--n", 120, "--m", 250, "--resident-only", "--reps",
+                          1, "--no-baseline", "--json", check=0).stdout)
+    assert [r["api"] for r in only] == ["tile"] and only[0]["residual"] < 10, only
+    assert "baseline" not in only[0]
+
+
+def test_bench_gels_resident_leaves_the_tile_line_out_for_m_below_n():
+    p = run("bench", "gels", "--n", 200, "--m", 120, "--nrhs", 2, "--resident", "--reps", 1,
+            "--json", check=0)
+    lines = json_lines(p.stdout)
+    assert [r["api"] for r in lines] == ["lapack"] and lines[0]["residual"] < 10, p.stdout
+    assert "tessera_tile_gels does not take m < n" in p.stderr
+
+
 @pytest.mark.skipif(not mpi_available(), reason="no mpirun, or a CLI built without MPI")
 @pytest.mark.parametrize("routine", ["geqrf", "gels"])
 def test_grid_qr_runs_over_processes(routine):

@@ -197,6 +197,9 @@ static outcome_t run_both(tessera_kernel_fn gpu, tessera_kernel_fn cpu, void *ar
   assert_int_equal(cudaStreamSynchronize(g.stream), cudaSuccess);
   if (o.gpu == 0 && g.async->info != 0)
     o.gpu = g.async->info > 0 ? (int)(g.async->offset + g.async->info) : TESSERA_ERR_KERNEL;
+  if (o.gpu < 0)
+    print_message("%s %s: the GPU kernel returned %d (CUDA: %s)\n", what, tessera_dtype_name(dt),
+                  o.gpu, cudaGetErrorName(cudaGetLastError()));
   void *dev_out = malloc(tile_bytes(dt, &t[out]));
   assert_non_null(dev_out);
   assert_int_equal(
@@ -412,6 +415,82 @@ static void lapack_kernels_match_cpu(void **state) {
     }
 }
 
+/* Copies of tiles t[0 .. nt) (run_both works on the host tiles in place). */
+static void copy_tiles(tessera_dtype_t dt, const tile_t *t, tile_t *out, int nt) {
+  for (int b = 0; b < nt; b++) {
+    out[b] = t[b];
+    out[b].h = malloc(tile_bytes(dt, &t[b]));
+    assert_non_null(out[b].h);
+    memcpy(out[b].h, t[b].h, tile_bytes(dt, &t[b]));
+  }
+}
+
+/* QR's kernels on a panel of m rows from row r0, n columns: geqrt's factors and T, larft's T
+ * from the CPU's vectors and tau (with a workspace of larft_bytes when not 0, scaled from 8-byte
+ * elements to the dtype's, so that T is formed by halves), and qr_step (Qᴴ C, Q C) on an m x nc
+ * panel. */
+static void qr_kernels_on(int m, int n, int r0, int nc, size_t larft_bytes) {
+  const int k = n;
+  for (int d = 0; d < 4; d++) {
+    const tessera_dtype_t dt = dtypes[d];
+    tt_rng_t r = tt_rng((uint64_t)(7000 + d));
+    tile_t t[4] = {tile_random(dt, m, n, 3, &r), tile_random(dt, k, k, 1, &r),
+                   tile_random(dt, m, nc, 2, &r), tile_random(dt, k, nc, 0, &r)};
+    tsr_geqrt_args_t ga = {dt, m, n, r0};
+    tile_t c[2];
+    copy_tiles(dt, t, c, 2);
+    expect_ok(run_both(tsr_cuda_geqrt, tsr_cpu_geqrt, &ga, dt, c, 2, 0, 0, "geqrt factors"));
+    free_tiles(c, 2);
+    copy_tiles(dt, t, c, 2);
+    expect_ok(run_both(tsr_cuda_geqrt, tsr_cpu_geqrt, &ga, dt, c, 2, 1, 'U', "geqrt T"));
+    /* t[0], t[1]: the CPU's factors and T from here on */
+    assert_int_equal(tsr_cpu_geqrt(&(tessera_exec_t){.ndata = 2,
+                                                     .kind = TESSERA_DEVICE_CPU,
+                                                     .ptr = {t[0].h, t[1].h},
+                                                     .ld = {t[0].ld, t[1].ld}},
+                                   &ga),
+                     0);
+    tile_t tau = {malloc((size_t)k * tessera_dtype_size(dt)), (size_t)k, k, 1};
+    for (int i = 0; i < k; i++) {
+      double re, im;
+      el_get(dt, t[1].h, (size_t)i * t[1].ld + (size_t)i, &re, &im);
+      el_set(dt, tau.h, (size_t)i, re, im);
+    }
+    tile_t lt[3] = {t[0], tau, tile_random(dt, k, k, 1, &r)};
+    tile_t lc[3];
+    copy_tiles(dt, lt, lc, 3);
+    tsr_larft_args_t la = {dt, m, r0, k};
+    const size_t whole = g.scratch.workspace_bytes;
+    if (larft_bytes) g.scratch.workspace_bytes = larft_bytes * tessera_dtype_size(dt) / 8;
+    const outcome_t lo = run_both(tsr_cuda_larft, tsr_cpu_larft, &la, dt, lc, 3, 2, 'U', "larft");
+    g.scratch.workspace_bytes = whole;
+    expect_ok(lo);
+    free_tiles(lc, 3);
+    free(lt[2].h);
+    for (int q = 0; q < 2; q++) {
+      tsr_qr_step_args_t qa = {dt, q ? 'N' : 'C', m, nc, r0, k};
+      const tile_t order[4] = {t[0], t[2], t[1], t[3]}; /* the kernel's V, C, T, W */
+      tile_t qc[4];
+      copy_tiles(dt, order, qc, 4);
+      expect_ok(run_both(tsr_cuda_qr_step, tsr_cpu_qr_step, &qa, dt, qc, 4, 1, 0, "qr_step"));
+      free_tiles(qc, 4);
+    }
+    free(tau.h);
+    free_tiles(t, 4);
+  }
+}
+
+/* One diagonal block of T (24 columns), several joined level by level (100 columns), T by
+ * halves in a small workspace, and a panel factored recursively (300 columns). */
+static void qr_kernels_match_cpu(void **state) {
+  (void)state;
+  NEED_GPU();
+  qr_kernels_on(90, 24, 10, 17, 0);
+  qr_kernels_on(300, 100, 7, 33, 0);
+  qr_kernels_on(300, 100, 7, 33, 100 << 10); /* larft's T by halves */
+  qr_kernels_on(700, 300, 5, 40, 0);         /* a recursive panel */
+}
+
 /* trtri above the order cuSOLVER runs whole (recursive halving onto trmm): both triangles,
  * every dtype, and the info of a zero pivot deep in the second half. */
 static void trtri_recursive_matches_cpu(void **state) {
@@ -483,6 +562,7 @@ int main(void) {
       cmocka_unit_test(lacpy_matches_cpu),
       cmocka_unit_test(lapack_kernels_match_cpu),
       cmocka_unit_test(trtri_recursive_matches_cpu),
+      cmocka_unit_test(qr_kernels_match_cpu),
       cmocka_unit_test(potrf_info_matches_cpu),
       cmocka_unit_test(invalid_arguments_fail_before_enqueuing),
   };

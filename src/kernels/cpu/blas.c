@@ -174,7 +174,19 @@ int tsr_cpu_geadd(const tessera_exec_t *ex, void *args) {
   return 0;
 }
 
-/* ---------------------------------------------------------------- lacpy */
+/* ---------------------------------------------------------------- lacpy, diag */
+
+int tsr_cpu_diagonal(const tessera_exec_t *ex, void *args) {
+  const tsr_diagonal_args_t *a = args;
+  tsr_cpu_operand_t A, D;
+  if (!tsr_dtype_valid(a->dtype) || tsr_cpu_operand(ex, 0, a->n, a->n, &A) ||
+      tsr_cpu_operand(ex, 1, a->n, 1, &D))
+    return TESSERA_ERR_KERNEL;
+  const size_t es = tessera_dtype_size(a->dtype), step = ((size_t)A.ld + 1) * es;
+  for (int i = 0; i < a->n; i++)
+    memcpy((char *)D.p + (size_t)i * es, (const char *)A.p + (size_t)i * step, es);
+  return 0;
+}
 
 int tsr_cpu_lacpy(const tessera_exec_t *ex, void *args) {
   const tsr_lacpy_args_t *a = args;

@@ -67,6 +67,21 @@ int tsr_cuda_row_gather(tessera_dtype_t dtype, void *a, size_t ld, int n, const 
  *  an invalid dtype or a failed launch. */
 int tsr_cuda_identity(tessera_dtype_t dtype, void *a, size_t ld, int n, void *stream);
 
+/** Enqueues a k x k triangle of `src` (leading dimension lds) into `dst` (ldd), zeros in the
+ *  other: uplo 'L' the unit lower triangle (the strictly lower part, ones on the diagonal: a
+ *  block of Householder vectors), 'U' the upper triangle with the diagonal (a T). Returns 0, or
+ *  -1 for an invalid dtype or uplo or a failed launch. */
+int tsr_cuda_triangle(tessera_dtype_t dtype, const void *src, size_t lds, int k, char uplo,
+                      void *dst, size_t ldd, void *stream);
+
+/** Enqueues the start of LAPACK's larft (forward, columnwise) from G = Vᴴ V (k x k, leading
+ *  dimension ldg, its upper triangle read) and the k scalars tau, into T (ldt): the diagonal
+ *  blocks of nb columns get their own T, the blocks above them G's entries, and T's strictly
+ *  lower part zeros. The caller joins the blocks, T12 = -T1 G12 T2, level by level. Returns 0,
+ *  or -1 for an invalid dtype or nb, or a failed launch. */
+int tsr_cuda_larft_blocks(tessera_dtype_t dtype, const void *g, size_t ldg, const void *tau, int k,
+                          int nb, void *t, size_t ldt, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -312,10 +312,6 @@ int tsr_cuda_lu_step(const tessera_exec_t *ex, void *args) {
                      tsr_cuda_gemm);
 }
 
-int tsr_cuda_qr_step(const tessera_exec_t *ex, void *args) {
-  return tsr_qr_step(ex, args, tsr_cuda_lacpy, tsr_cuda_trmm, tsr_cuda_gemm, tsr_cuda_geadd);
-}
-
 /* ---------------------------------------------------------------- posv, gesv */
 
 /* potrf's info goes straight into the caller's int (a copy of the scratch naming it as the

@@ -1,5 +1,5 @@
 /* LAPACK-style QR: geqrf, unmqr (ormqr), ungqr (orgqr) and gels on column-major host arrays,
- * viewed as column panels (qr_panel's width) for the tile-level routines (qr.c). On a
+ * viewed as column panels (tessera_tile_for_qr) for the tile-level routines (qr.c). On a
  * context over processes the arrays are process 0's (NULL elsewhere), dealt over the grid for
  * the call and gathered back as the LU calls do, tau broadcast from process 0 where the call
  * reads it and returned to it where it writes it. Q from the right, ungqr's identity and the
@@ -17,16 +17,6 @@
 static void *holder(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t count, void *p) {
   if (tsr_lapack_holds_arrays(ctx) && (p || count == 0)) return p;
   return calloc((size_t)(count > 0 ? count : 1), tessera_dtype_size(dtype));
-}
-
-/* The panel width of a LAPACK-style QR of an m x n matrix: LU's (tessera_tile_for_lu), and on
- * a context without accelerators at most n / 8 (at least 32): a panel's geqrt runs on one
- * worker, so a tall matrix needs several panels for the others to take their updates. */
-static int64_t qr_panel(tessera_context_t *ctx, int64_t m, int64_t n) {
-  const int64_t lu = tessera_tile_for_lu(ctx, m, n), narrow = n / 8 > 32 ? n / 8 : 32;
-  const tessera_config_t *cfg = tessera_config(ctx);
-  if (cfg->tile_size > 0 || tessera_accelerator_count(ctx) > 0) return lu;
-  return narrow < lu ? narrow : lu;
 }
 
 /* The conjugate transpose of the m x n array x (ldx) into y (ldy). */
@@ -73,7 +63,7 @@ int tessera_geqrf(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int6
                    (long long)n);
   tsr_views_t vs;
   rc = tsr_views_begin(&vs, ctx, f, rc, 3, (const int64_t[]){dtype, m, n}, (const int[]){2, 3, 4},
-                       qr_panel(ctx, m, n));
+                       tessera_tile_for_qr(ctx, m, n));
   vs.panels = true;
   const int64_t k = m < n ? m : n;
   void *t = rc || k == 0 ? NULL : holder(ctx, dtype, k, tau);
@@ -92,7 +82,7 @@ static int apply_q(tessera_context_t *ctx, const char *f, tessera_op_t op, tesse
                    void *c, int64_t ldc, int rc) {
   tsr_views_t vs;
   rc = tsr_views_begin(&vs, ctx, f, rc, 4, (const int64_t[]){dtype, m, n, k},
-                       (const int[]){4, 5, 6, 7}, qr_panel(ctx, m, k));
+                       (const int[]){4, 5, 6, 7}, tessera_tile_for_qr(ctx, m, k));
   vs.panels = true;
   if (rc || m == 0 || n == 0 || k == 0) return tsr_views_release(&vs, rc);
   void *t = holder(ctx, dtype, k, (void *)(uintptr_t)tau);
@@ -197,7 +187,7 @@ int tessera_gels(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64
   if (!rc) rc = agreed(ctx, ok ? 0 : tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory", f));
   tsr_views_t vs;
   rc = tsr_views_begin(&vs, ctx, f, rc, 4, (const int64_t[]){dtype, m, n, nrhs},
-                       (const int[]){2, 3, 4, 5}, qr_panel(ctx, wide ? n : m, k));
+                       (const int[]){2, 3, 4, 5}, tessera_tile_for_qr(ctx, wide ? n : m, k));
   vs.panels = true;
   if (rc || k == 0 || nrhs == 0) {
     free(ah);
@@ -212,7 +202,9 @@ int tessera_gels(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64
   if (!rc) rc = tsr_views_add(&vs, dtype, n, m, ah, n, 0, TSR_IN);
   if (!rc) rc = tsr_views_add(&vs, dtype, n, nrhs, b, ldb, 0, TSR_IN | TSR_OUT);
   if (!rc) rc = tsr_tile_finish(vs.v[1], tsr_qr_gels_panels(vs.v[0], true, vs.v[1], f));
+  /* B holds x only once its rows are computed: B untouched (its padding aside) otherwise; Aᴴ's
+   * view may still read its array while it is released */
+  rc = tsr_views_release(&vs, rc);
   free(ah);
-  /* B holds x only once its rows are computed: B untouched (its padding aside) otherwise */
-  return tsr_views_release(&vs, rc);
+  return rc;
 }

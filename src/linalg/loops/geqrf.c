@@ -47,11 +47,6 @@ static int records(const tessera_matrix_t *V, size_t count, void **out) {
   return 0;
 }
 
-/* Whether this process owns record r (a handle of its own when there are no records). */
-static bool mine(const tessera_matrix_t *V, const tsr_dist_tile_t *r) {
-  return !r || r->owner == tessera_comm_rank(V->comm);
-}
-
 int tsr_qr_create(const tessera_matrix_t *V, int64_t kmin, int64_t nb, tsr_qr_t *Q) {
   tessera_context_t *ctx = V->ctx;
   *Q = (tsr_qr_t){.ctx = ctx, .comm = V->comm, .kmin = kmin, .nb = nb};
@@ -65,8 +60,7 @@ int tsr_qr_create(const tessera_matrix_t *V, int64_t kmin, int64_t nb, tsr_qr_t 
   for (int64_t k = 0; k < Q->steps && !rc; k++) {
     const size_t kb = (size_t)step_width(Q, k);
     if (rec) rec[k].owner = tessera_matrix_tile_owner(V, 0, k * nb / V->nb);
-    rc = mine(V, rec ? &rec[k] : NULL) ? tessera_data_create(ctx, kb, kb, es, &Q->T[k])
-                                       : tessera_data_create_workspace(ctx, kb, kb, es, &Q->T[k]);
+    rc = tessera_data_create_workspace(ctx, kb, kb, es, &Q->T[k]);
     if (!rc && rec) tsr_dist_attach(Q->T[k], &rec[k]);
   }
   if (rc) tsr_qr_destroy(Q);
@@ -175,48 +169,71 @@ int tsr_pxqr_solve(const tessera_matrix_t *A, int64_t n, char trans, tessera_mat
   return rc;
 }
 
+/* Diagonal elements of R among the first n in column panel j. */
+static int64_t diagonal_width(const tessera_matrix_t *A, int64_t n, int64_t j) {
+  const int64_t left = n - j * A->nb;
+  return left < tsr_tile_n(A, j) ? left : tsr_tile_n(A, j);
+}
+
 int tsr_qr_zero_diagonal(const tessera_matrix_t *A, int64_t n) {
+  /* each panel's diagonal block is copied into a host handle by a task (the panel may live on a
+   * device), then read */
   const size_t es = tessera_dtype_size(A->dtype);
-  int info = 0, rc = 0;
-  for (int64_t j = 0; j < A->nt && j * A->nb < n && !info && !rc; j++) {
-    tessera_data_t *h = tsr_tile(A, 0, j);
-    const tsr_dist_tile_t *r = tsr_dist_of(h);
+  const int64_t count = n > 0 ? (n + A->nb - 1) / A->nb : 0;
+  tessera_data_t **d = calloc((size_t)(count > 0 ? count : 1), sizeof *d);
+  int info = 0, rc = d ? 0 : tsr_error(A->ctx, TESSERA_ERR_NOMEM, "QR: out of memory");
+  for (int64_t j = 0; j < count && !rc; j++) {
+    const tsr_dist_tile_t *r = tsr_dist_of(tsr_tile(A, 0, j));
     if (r && r->owner != tessera_comm_rank(A->comm)) continue;
-    rc = tessera_data_sync(A->ctx, h);
+    const int64_t kb = diagonal_width(A, n, j);
+    const int tag[3] = {0, (int)j, (int)j};
+    rc = tessera_data_create(A->ctx, (size_t)kb, (size_t)kb, es, &d[j]);
+    if (!rc)
+      rc = tsr_task_lacpy_rows(A->dtype, A->ctx, tsr_tile(A, 0, j), (int)(j * A->nb), d[j], 0,
+                               TESSERA_W, (int)kb, (int)kb, tag, 0);
+  }
+  for (int64_t j = 0; j < count && !rc && !info; j++) {
+    if (!d[j]) continue;
+    rc = tessera_data_sync(A->ctx, d[j]);
     if (rc < 0) break;
     rc = 0;
-    const char *p = tessera_data_ptr(h);
-    const size_t ld = tessera_data_ld(h);
-    for (int64_t c = 0; c < tsr_tile_n(A, j) && j * A->nb + c < n && !info; c++) {
-      const int64_t i = j * A->nb + c; /* the diagonal element of column i */
-      const tsr_scalar_t v = tsr_scalar_load(A->dtype, p + ((size_t)c * ld + (size_t)i) * es, 0);
-      if (v.re == 0 && v.im == 0) info = (int)(i + 1);
+    const char *p = tessera_data_ptr(d[j]);
+    const size_t ld = tessera_data_ld(d[j]);
+    for (int64_t c = 0; c < diagonal_width(A, n, j) && !info; c++) {
+      const tsr_scalar_t v = tsr_scalar_load(A->dtype, p + ((size_t)c * ld + (size_t)c) * es, 0);
+      if (v.re == 0 && v.im == 0) info = (int)(j * A->nb + c + 1);
     }
   }
+  release_all(A->ctx, d, count);
   const int status = rc < 0 ? rc : info;
   return A->comm ? tsr_dist_agree(A->comm, status) : status;
 }
 
 int tsr_qr_tau(const tsr_qr_t *Q, tessera_dtype_t dtype, void *tau) {
+  /* T stays where it was formed: a task copies each owned step's diagonal into its slice of tau */
   const size_t es = tessera_dtype_size(dtype);
   const tsr_dist_tile_t *rec = Q->dist;
   const int me = Q->comm ? tessera_comm_rank(Q->comm) : 0;
   if (Q->comm) memset(tau, 0, (size_t)Q->kmin * es); /* each entry from its one owner */
-  for (int64_t k = 0; k < Q->steps; k++) {
+  tessera_data_t **d = calloc((size_t)Q->steps + 1, sizeof *d);
+  int rc = d ? 0 : tsr_error(Q->ctx, TESSERA_ERR_NOMEM, "QR: out of memory for tau's handles");
+  for (int64_t k = 0; k < Q->steps && !rc; k++) {
     if (rec && rec[k].owner != me) continue;
-    int rc = tessera_data_sync(Q->ctx, Q->T[k]);
-    if (rc < 0) return rc;
-    const char *t = tessera_data_ptr(Q->T[k]);
-    const size_t ld = tessera_data_ld(Q->T[k]);
     const int64_t kb = step_width(Q, k);
-    for (int64_t i = 0; i < kb; i++)
-      memcpy((char *)tau + (size_t)(k * Q->nb + i) * es, t + ((size_t)i * ld + (size_t)i) * es, es);
+    const int tag[3] = {0, (int)k, (int)k};
+    rc = tessera_data_register(Q->ctx, TESSERA_HOST_NODE, (char *)tau + (size_t)(k * Q->nb) * es,
+                               (size_t)kb, 1, (size_t)kb, es, &d[k]);
+    if (!rc) rc = tsr_task_diagonal(dtype, Q->ctx, Q->T[k], d[k], (int)kb, tag, 0);
   }
+  release_all(Q->ctx, d, Q->steps); /* each release waits for its own task and copies it home */
+  if (!rc) rc = tessera_wait_all(Q->ctx);
+  if (Q->comm) rc = tsr_dist_agree(Q->comm, rc); /* every process takes part in the sum, or none */
+  if (rc) return rc;
   if (!Q->comm || Q->kmin == 0) return 0;
   /* summed in the real type: a complex entry is two */
   const bool single = dtype == TESSERA_F32 || dtype == TESSERA_C64;
   const size_t count = (size_t)Q->kmin * (es / (single ? sizeof(float) : sizeof(double)));
-  const int rc = tessera_comm_allreduce(
-      Q->comm, tau, tau, count, single ? TESSERA_COMM_F32 : TESSERA_COMM_F64, TESSERA_SUM, NULL);
+  rc = tessera_comm_allreduce(Q->comm, tau, tau, count,
+                              single ? TESSERA_COMM_F32 : TESSERA_COMM_F64, TESSERA_SUM, NULL);
   return rc ? tsr_error(Q->ctx, rc, "QR: %s", tessera_comm_last_error(Q->comm)) : 0;
 }

@@ -9,6 +9,10 @@
 /* Order from which LAPACK-style calls use GPU-sized tiles (see tessera_tile_for). */
 enum { GPU_TILE_MIN_N = 8192 };
 
+/* Widest QR panel on GPUs: a panel's factorization is a chain of columns, so narrower panels
+ * let the next one start while more of the trailing update is still running. */
+enum { QR_GPU_PANEL_MAX = 1024 };
+
 int tessera_default_tile(const tessera_context_t *ctx) {
   if (!ctx) return 0;
   const tessera_config_t *cfg = tessera_config(ctx);
@@ -54,6 +58,16 @@ int tessera_tile_for_lu(const tessera_context_t *ctx, int64_t m, int64_t n) {
   int64_t nb = k / (8 * (int64_t)(tessera_worker_count(ctx) > 0 ? tessera_worker_count(ctx) : 1));
   nb = nb / 64 * 64;
   return (int)(nb < 128 ? 128 : nb > 512 ? 512 : nb);
+}
+
+int tessera_tile_for_qr(const tessera_context_t *ctx, int64_t m, int64_t n) {
+  if (!ctx) return 0;
+  const int lu = tessera_tile_for_lu(ctx, m, n);
+  if (tessera_config(ctx)->tile_size > 0) return lu;
+  if (tessera_accelerator_count(ctx) > 0) return lu < QR_GPU_PANEL_MAX ? lu : QR_GPU_PANEL_MAX;
+  /* a panel's geqrt runs on one worker: a tall matrix needs several panels for the others */
+  const int64_t narrow = n / 8 > 32 ? n / 8 : 32;
+  return (int)(narrow < lu ? narrow : lu);
 }
 
 void tessera_potrf_options_init(tessera_potrf_options_t *opts) {

@@ -169,6 +169,14 @@ int tsr_task_lacpy_rows(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_d
   return insert(ctx, &tsr_kernel_lacpy, &args, sizeof args, 2, d, md, tag, prio);
 }
 
+int tsr_task_diagonal(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *A,
+                      tessera_data_t *d, int n, const int tag[3], int prio) {
+  tsr_diagonal_args_t args = {.dtype = dtype, .n = n};
+  tessera_data_t *h[2] = {A, d};
+  tessera_access_t md[2] = {TESSERA_R, TESSERA_W};
+  return insert(ctx, &tsr_kernel_diagonal, &args, sizeof args, 2, h, md, tag, prio);
+}
+
 int tsr_task_lacpy(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
                    tessera_data_t *dst, int m, int n, const int tag[3], int prio) {
   return tsr_task_lacpy_rows(dtype, ctx, src, 0, dst, 0, TESSERA_W, m, n, tag, prio);

@@ -35,6 +35,9 @@ int tsr_task_trmm(const tessera_matrix_t *A, char side, char uplo, char trans, c
                   const int tag[3], int prio);
 int tsr_task_lacpy(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
                    tessera_data_t *dst, int m, int n, const int tag[3], int prio);
+/** A's diagonal (n x n) into d (n x 1). */
+int tsr_task_diagonal(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *A,
+                      tessera_data_t *d, int n, const int tag[3], int prio);
 /** A lacpy of the m x n block at row src_row of src into dst at row dst_row, dst accessed
  *  with dst_mode (TESSERA_RW where the copy fills part of it). */
 int tsr_task_lacpy_rows(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
