@@ -43,10 +43,11 @@ TESSERA_API int tessera_tile_for(const tessera_context_t *ctx, int64_t n);
 TESSERA_API int tessera_tile_for_lu(const tessera_context_t *ctx, int64_t m, int64_t n);
 
 /** Panel width of QR (geqrf, unmqr, ungqr, gels) on an m x n matrix: the configured tile size,
- *  else with GPUs tessera_tile_for_lu's width up to 1024, else on CPUs tessera_tile_for_lu's
- *  width up to n / 8 (at least 32: a panel is factored by one worker, so a tall matrix needs
- *  several). The width of LAPACK-style QR calls' panels, and a good one for the column panels of
- *  a descriptor given to tessera_tile_geqrf. Thread safe. */
+ *  else with GPUs tessera_tile_for_lu's width up to 1024 (n itself for a tall matrix, m >= 16 n
+ *  and n <= 1024: one panel, which GPUs factor by CholeskyQR2 where accurate), else on CPUs
+ * tessera_tile_for_lu's width up to n / 8 (at least 32: a panel is factored by one worker, so a
+ * tall matrix needs several). The width of LAPACK-style QR calls' panels, and a good one for the
+ * column panels of a descriptor given to tessera_tile_geqrf. Thread safe. */
 TESSERA_API int tessera_tile_for_qr(const tessera_context_t *ctx, int64_t m, int64_t n);
 
 /** Tile size (LU: panel width when `lu` is nonzero) for a matrix of order n that already lives on

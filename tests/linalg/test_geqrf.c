@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
@@ -18,9 +19,10 @@
 static int g_tiles[2] = {8, 24};
 
 /* One matrix through tessera_geqrf: a random m x n (lda m + 3, NaN padding), with the columns
- * of `zero_every` (when > 0) zero. */
+ * of `zero_every` (when > 0) zero, and with `near` (when not 0) column 1 made column 0 plus
+ * `near` times itself (a condition number about 1 / near). */
 static void one_case(tessera_context_t *ctx, tessera_dtype_t dt, int64_t m, int64_t n,
-                     int zero_every, uint64_t seed) {
+                     int zero_every, double near, uint64_t seed) {
   const int64_t lda = m + 3, k = m < n ? m : n;
   tt_rng_t r = tt_rng(seed);
   void *a = lc_alloc(dt, (size_t)(lda * (n + 1)));
@@ -28,6 +30,9 @@ static void one_case(tessera_context_t *ctx, tessera_dtype_t dt, int64_t m, int6
   lc_fill_random(dt, a, m, n, lda, &r);
   for (int64_t j = 0; zero_every > 0 && j < n; j += zero_every)
     for (int64_t i = 0; i < m; i++) lc_set(dt, a, (size_t)(i + j * lda), 0.0);
+  for (int64_t i = 0; near != 0 && n > 1 && i < m; i++)
+    lc_set(dt, a, (size_t)(i + lda),
+           lc_get(dt, a, (size_t)i) + near * lc_get(dt, a, (size_t)(i + lda)));
   zc_t *full = lc_promote(dt, m, n, a, lda);
   void *f = lc_dup(dt, a, (size_t)(lda * (n + 1)));
   void *tau = lc_alloc(dt, (size_t)(k + 1));
@@ -60,10 +65,10 @@ static void test_geqrf_shapes(void **state) {
                                {4 * t + 3, 2 * t + 1}};
   for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
-      one_case(ctx, lc_dtypes[d], shapes[s][0], shapes[s][1], 0,
+      one_case(ctx, lc_dtypes[d], shapes[s][0], shapes[s][1], 0, 0,
                (uint64_t)(tile * 1000 + d * 100 + (int)s));
   for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
-    one_case(ctx, lc_dtypes[d], 3 * t + 1, 2 * t + 3, 3, (uint64_t)(77 + d));
+    one_case(ctx, lc_dtypes[d], 3 * t + 1, 2 * t + 3, 3, 0, (uint64_t)(77 + d));
   lc_finalize(ctx);
 }
 
@@ -77,7 +82,26 @@ static void test_geqrf_default_panels(void **state) {
   tessera_context_t *ctx = NULL;
   assert_int_equal(tessera_init(&ctx, &cfg), 0);
   for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
-    one_case(ctx, lc_dtypes[d], 1500, 150, 0, (uint64_t)(5000 + d));
+    one_case(ctx, lc_dtypes[d], 1500, 150, 0, 0, (uint64_t)(5000 + d));
+  lc_finalize(ctx);
+}
+
+/* Tall matrices (m >= 16 n) with the library's own panels: on GPUs one panel, factored by
+ * CholeskyQR2 on real dtypes where accurate and by Householder otherwise: well conditioned,
+ * with a condition number about 1e9 (1e3 for single precision), and rank-deficient. */
+static void test_geqrf_tall(void **state) {
+  (void)state;
+  tessera_config_t cfg;
+  tessera_config_init(&cfg);
+  tessera_context_t *ctx = NULL;
+  assert_int_equal(tessera_init(&ctx, &cfg), 0);
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++) {
+    const tessera_dtype_t dt = lc_dtypes[d];
+    const bool single = dt == TESSERA_F32 || dt == TESSERA_C64;
+    one_case(ctx, dt, 2000, 60, 0, 0, (uint64_t)(6000 + d));
+    one_case(ctx, dt, 2000, 60, 0, single ? 1e-3 : 1e-9, (uint64_t)(6100 + d));
+    one_case(ctx, dt, 2000, 60, 7, 0, (uint64_t)(6200 + d));
+  }
   lc_finalize(ctx);
 }
 
@@ -147,6 +171,7 @@ int main(void) {
       cmocka_unit_test_prestate(test_geqrf_shapes, &g_tiles[0]),
       cmocka_unit_test_prestate(test_geqrf_shapes, &g_tiles[1]),
       cmocka_unit_test(test_geqrf_default_panels),
+      cmocka_unit_test(test_geqrf_tall),
       cmocka_unit_test(test_tile_geqrf),
       cmocka_unit_test(test_geqrf_nan),
       cmocka_unit_test(test_geqrf_args),

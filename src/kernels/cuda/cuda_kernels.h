@@ -82,6 +82,19 @@ int tsr_cuda_triangle(tessera_dtype_t dtype, const void *src, size_t lds, int k,
 int tsr_cuda_larft_blocks(tessera_dtype_t dtype, const void *g, size_t ldg, const void *tau, int k,
                           int nb, void *t, size_t ldt, void *stream);
 
+/** Enqueues the LU factorization without pivoting of the n x n block w (ldw) less a diagonal of
+ *  signs chosen as it goes (each the opposite of its pivot's), in place, the signs to sgn (n
+ *  elements): Householder reconstruction from an orthonormal Q. Real dtypes. Returns 0, or -1
+ *  for another dtype or a failed launch. */
+int tsr_cuda_lu_signs(tessera_dtype_t dtype, void *w, size_t ldw, int n, void *sgn, void *stream);
+
+/** Enqueues the tall QR's last step on n x n blocks: a (lda) = S R on and above the diagonal
+ *  (R upper in y), L's vectors below it (from w, which holds L \ U); t (ldt) = -U S, zero
+ *  below the diagonal. Real dtypes. Returns 0, or -1 for another dtype or a failed launch. */
+int tsr_cuda_tall_finish(tessera_dtype_t dtype, const void *y, size_t ldy, const void *w,
+                         size_t ldw, const void *sgn, int n, void *a, size_t lda, void *t,
+                         size_t ldt, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

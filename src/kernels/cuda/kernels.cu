@@ -367,6 +367,42 @@ constexpr larft_blocks_fn larft_blocks_of[TESSERA_NUM_DTYPES] = {
     launch_larft_blocks<float, 1>, launch_larft_blocks<double, 1>, launch_larft_blocks<float, 2>,
     launch_larft_blocks<double, 2>};
 
+/* The LU factorization without pivoting of Q's top n x n block less a diagonal of signs
+ * (Householder reconstruction, Ballard et al.): at step k the sign s_k is the opposite of the
+ * pivot's, the pivot becomes q_kk - s_k (at least 1 in magnitude), then the column below is
+ * divided by it and the trailing block updated. In place: L strictly below the diagonal (unit),
+ * U on and above; the signs to sgn. One thread block, real dtypes. */
+template <typename Real> __global__ void lu_signs(Real *w, long long ldw, int n, Real *sgn) {
+  for (int k = 0; k < n; k++) {
+    const Real p = w[k * ldw + k], s = p < Real(0) ? Real(1) : Real(-1);
+    __syncthreads();
+    const Real d = p - s;
+    if (threadIdx.x == 0) sgn[k] = s, w[k * ldw + k] = d;
+    for (int i = k + 1 + threadIdx.x; i < n; i += blockDim.x) w[k * ldw + i] /= d;
+    __syncthreads();
+    for (int idx = threadIdx.x; idx < (n - k - 1) * (n - k - 1); idx += blockDim.x) {
+      const int i = k + 1 + idx % (n - k - 1), j = k + 1 + idx / (n - k - 1);
+      w[j * ldw + i] -= w[k * ldw + i] * w[j * ldw + k];
+    }
+    __syncthreads();
+  }
+}
+
+/* The tall path's results from R = R2 R1 (y, upper), L \ U (w) and the signs: A's top block
+ * gets S R on and above the diagonal and L's vectors below it; t gets -U S above and on the
+ * diagonal and zeros below (the caller then divides by L1ᴴ from the right). One thread block per
+ * column. */
+template <typename Real>
+__global__ void tall_finish(const Real *y, long long ldy, const Real *w, long long ldw,
+                            const Real *sgn, int n, Real *a, long long lda, Real *t,
+                            long long ldt) {
+  const int j = blockIdx.x;
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    a[j * lda + i] = i <= j ? sgn[i] * y[j * ldy + i] : w[j * ldw + i];
+    t[j * ldt + i] = i <= j ? -w[j * ldw + i] * sgn[j] : Real(0);
+  }
+}
+
 } // namespace
 
 extern "C" int tsr_cuda_lu_swaps(int *piv, int k, void *stream) {
@@ -456,5 +492,42 @@ extern "C" int tsr_cuda_larft_blocks(tessera_dtype_t dtype, const void *g, size_
   if (static_cast<int>(dtype) < 0 || static_cast<int>(dtype) >= TESSERA_NUM_DTYPES || nb < 1)
     return -1;
   if (k > 0) larft_blocks_of[dtype](g, ldg, tau, k, nb, t, ldt, static_cast<cudaStream_t>(stream));
+  return cudaGetLastError() == cudaSuccess ? 0 : -1;
+}
+
+extern "C" int tsr_cuda_lu_signs(tessera_dtype_t dtype, void *w, size_t ldw, int n, void *sgn,
+                                 void *stream) {
+  const cudaStream_t st = static_cast<cudaStream_t>(stream);
+  const long long ld = static_cast<long long>(ldw);
+  if (n < 1) return 0;
+  if (dtype == TESSERA_F32)
+    lu_signs<float><<<1, 1024, 0, st>>>(static_cast<float *>(w), ld, n, static_cast<float *>(sgn));
+  else if (dtype == TESSERA_F64)
+    lu_signs<double>
+        <<<1, 1024, 0, st>>>(static_cast<double *>(w), ld, n, static_cast<double *>(sgn));
+  else
+    return -1;
+  return cudaGetLastError() == cudaSuccess ? 0 : -1;
+}
+
+extern "C" int tsr_cuda_tall_finish(tessera_dtype_t dtype, const void *y, size_t ldy, const void *w,
+                                    size_t ldw, const void *sgn, int n, void *a, size_t lda,
+                                    void *t, size_t ldt, void *stream) {
+  const cudaStream_t st = static_cast<cudaStream_t>(stream);
+  const long long ly = static_cast<long long>(ldy), lw = static_cast<long long>(ldw);
+  const long long la = static_cast<long long>(lda), lt = static_cast<long long>(ldt);
+  if (n < 1) return 0;
+  if (dtype == TESSERA_F32)
+    tall_finish<float><<<n, kScanThreads, 0, st>>>(
+        static_cast<const float *>(y), ly, static_cast<const float *>(w), lw,
+        static_cast<const float *>(sgn), n, static_cast<float *>(a), la, static_cast<float *>(t),
+        lt);
+  else if (dtype == TESSERA_F64)
+    tall_finish<double><<<n, kScanThreads, 0, st>>>(
+        static_cast<const double *>(y), ly, static_cast<const double *>(w), lw,
+        static_cast<const double *>(sgn), n, static_cast<double *>(a), la, static_cast<double *>(t),
+        lt);
+  else
+    return -1;
   return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }

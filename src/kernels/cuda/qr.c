@@ -9,6 +9,9 @@
  * rows below it, read in place), two gemms; then the column recurrence on diagonal blocks of
  * LARFT_BLOCK columns (kernels.cu) and the blocks joined pairwise by trmms.
  *
+ * A tall panel (rows >= TALL_RATIO columns, real dtypes) is factored by CholeskyQR2 and
+ * Householder reconstruction (qr_tall.c) where that is accurate.
+ *
  * qr_step applies a block reflector by five gemms on explicit copies of V1 (unit lower) and T
  * (upper): cuBLAS's trmm runs at a fraction of its gemm rate. When the copies do not fit in the
  * workspace it runs the device-independent qr_step.
@@ -18,6 +21,7 @@
  * enqueued. */
 #include "kernels/cuda/cuda_common.h"
 #include "kernels/cuda/cuda_kernels.h"
+#include "kernels/cuda/qr_ops.h"
 
 typedef struct {
   cusolverStatus_t (*size)(cusolverDnHandle_t, int, int, void *, int, int *);
@@ -39,70 +43,19 @@ GEQRF(Z, cuDoubleComplex)
 static const geqrf_routine_t geqrf_of[TESSERA_NUM_DTYPES] = {
     {Sgeqrf_size, Sgeqrf}, {Dgeqrf_size, Dgeqrf}, {Cgeqrf_size, Cgeqrf}, {Zgeqrf_size, Zgeqrf}};
 
-/* Bytes rounded up to the workspace's alignment. */
-static size_t aligned(size_t bytes) {
-  return (bytes + 255) / 256 * 256;
-}
-
 /* Columns of T's diagonal blocks formed by the column recurrence; the blocks are then joined
  * by triangular products, level by level. Panels of at most BASE_COLUMNS columns are factored
  * by cuSOLVER's geqrf. */
 enum { LARFT_BLOCK = 32, BASE_COLUMNS = 256 };
 
-/* C (ldc) = alpha op(A) op(B) + beta C, C m x n, on the task's stream. */
-static int gemm(const tessera_exec_t *ex, tessera_dtype_t dt, char ta, char tb, int m, int n, int k,
-                double alpha, const void *A, size_t lda, const void *B, size_t ldb, double beta,
-                void *C, size_t ldc) {
-  tessera_exec_t e = *ex;
-  e.ndata = 3;
-  e.ptr[0] = (void *)A, e.ld[0] = lda;
-  e.ptr[1] = (void *)B, e.ld[1] = ldb;
-  e.ptr[2] = C, e.ld[2] = ldc;
-  tsr_gemm_args_t g = {.dtype = dt,
-                       .transa = ta,
-                       .transb = tb,
-                       .m = m,
-                       .n = n,
-                       .k = k,
-                       .alpha = {alpha, 0},
-                       .beta = {beta, 0}};
-  return tsr_cuda_gemm(&e, &g);
-}
-
-/* B (ldb, m x n) = alpha T B (side 'L') or alpha B T ('R') with the upper triangular T (ldt),
- * staged in `s`'s workspace. */
-static int trmm_upper(const tessera_exec_t *ex, const tessera_cuda_scratch_t *s, tessera_dtype_t dt,
-                      char side, int m, int n, double alpha, const void *T, size_t ldt, void *B,
-                      size_t ldb) {
-  tessera_exec_t e = *ex;
-  e.scratch = (void *)s;
-  e.ndata = 2;
-  e.ptr[0] = (void *)T, e.ld[0] = ldt;
-  e.ptr[1] = B, e.ld[1] = ldb;
-  tsr_trmm_args_t tm = {.dtype = dt,
-                        .side = side,
-                        .uplo = 'U',
-                        .trans = 'N',
-                        .diag = 'N',
-                        .m = m,
-                        .n = n,
-                        .alpha = {alpha, 0}};
-  return tsr_cuda_trmm(&e, &tm);
-}
-
-/* The scratch `s` with its workspace from byte `at` on. */
-static tessera_cuda_scratch_t scratch_from(const tessera_cuda_scratch_t *s, size_t at) {
-  tessera_cuda_scratch_t r = *s;
-  r.workspace = (char *)s->workspace + at;
-  r.workspace_bytes = s->workspace_bytes - at;
-  return r;
-}
+/* Rows per column from which a panel is factored by CholeskyQR2 (qr_tall.c). */
+enum { TALL_RATIO = 16 };
 
 /* Workspace bytes form_t takes for k reflectors: V1 and G (k x k each), and the staging of the
  * joins' triangular products (at most k/2 x k/2). */
 static size_t form_t_bytes(tessera_dtype_t dt, int k) {
   const size_t es = tessera_dtype_size(dt), kk = (size_t)k * (size_t)k * es;
-  return 2 * aligned(kk) + aligned(kk / 4 + es);
+  return 2 * tsr_qr_aligned(kk) + tsr_qr_aligned(kk / 4 + es);
 }
 
 /* T (ldt) of the k reflectors whose vectors are the columns of v (rows x k, ldv) and whose
@@ -112,18 +65,19 @@ static size_t form_t_bytes(tessera_dtype_t dt, int k) {
 static int form_t(const tessera_exec_t *ex, const tessera_cuda_scratch_t *s, tessera_dtype_t dt,
                   const void *v, int ldv, int rows, int k, const void *tau, void *t, size_t ldt,
                   char *work) {
-  const size_t es = tessera_dtype_size(dt), kk = aligned((size_t)k * (size_t)k * es);
+  const size_t es = tessera_dtype_size(dt), kk = tsr_qr_aligned((size_t)k * (size_t)k * es);
   char *v1 = work, *g = work + kk;
   const char conj = tsr_dtype_complex(dt) ? 'C' : 'T';
   const tessera_cuda_scratch_t staging =
-      scratch_from(s, (size_t)(work + 2 * kk - (char *)s->workspace));
+      tsr_qr_scratch_from(s, (size_t)(work + 2 * kk - (char *)s->workspace));
   int rc = tsr_cuda_triangle(dt, v, (size_t)ldv, k, 'L', v1, (size_t)k, ex->stream)
                ? TESSERA_ERR_KERNEL
-               : gemm(ex, dt, conj, 'N', k, k, k, 1, v1, (size_t)k, v1, (size_t)k, 0, g, (size_t)k);
+               : tsr_qr_gemm(ex, dt, conj, 'N', k, k, k, 1, v1, (size_t)k, v1, (size_t)k, 0, g,
+                             (size_t)k);
   if (!rc && rows > k) {
     const char *v2 = (const char *)v + (size_t)k * es;
-    rc = gemm(ex, dt, conj, 'N', k, k, rows - k, 1, v2, (size_t)ldv, v2, (size_t)ldv, 1, g,
-              (size_t)k);
+    rc = tsr_qr_gemm(ex, dt, conj, 'N', k, k, rows - k, 1, v2, (size_t)ldv, v2, (size_t)ldv, 1, g,
+                     (size_t)k);
   }
   if (!rc && tsr_cuda_larft_blocks(dt, g, (size_t)k, tau, k, LARFT_BLOCK, t, ldt, ex->stream))
     rc = TESSERA_ERR_KERNEL;
@@ -131,19 +85,19 @@ static int form_t(const tessera_exec_t *ex, const tessera_cuda_scratch_t *s, tes
     for (int lo = 0; !rc && lo + h < k; lo += 2 * h) {
       const int mid = lo + h, hi = lo + 2 * h < k ? lo + 2 * h : k;
       char *t12 = (char *)t + ((size_t)mid * ldt + (size_t)lo) * es;
-      rc = trmm_upper(ex, &staging, dt, 'L', h, hi - mid, 1,
-                      (char *)t + ((size_t)lo * ldt + (size_t)lo) * es, ldt, t12, ldt);
+      rc = tsr_qr_trmm_upper(ex, &staging, dt, 'L', h, hi - mid, 1,
+                             (char *)t + ((size_t)lo * ldt + (size_t)lo) * es, ldt, t12, ldt);
       if (!rc)
-        rc = trmm_upper(ex, &staging, dt, 'R', h, hi - mid, -1,
-                        (char *)t + ((size_t)mid * ldt + (size_t)mid) * es, ldt, t12, ldt);
+        rc = tsr_qr_trmm_upper(ex, &staging, dt, 'R', h, hi - mid, -1,
+                               (char *)t + ((size_t)mid * ldt + (size_t)mid) * es, ldt, t12, ldt);
     }
   return rc;
 }
 
 /* Workspace bytes of apply_block for kb reflectors on n columns (W in the workspace or not). */
 static size_t apply_bytes(tessera_dtype_t dt, int kb, int n, bool own_w) {
-  const size_t es = tessera_dtype_size(dt), kk = aligned((size_t)kb * (size_t)kb * es);
-  return 2 * kk + (own_w ? 2 : 1) * aligned((size_t)kb * (size_t)n * es);
+  const size_t es = tessera_dtype_size(dt), kk = tsr_qr_aligned((size_t)kb * (size_t)kb * es);
+  return 2 * kk + (own_w ? 2 : 1) * tsr_qr_aligned((size_t)kb * (size_t)n * es);
 }
 
 /* C = op(Q) C with Q = I - V T Vᴴ, V the kb vectors (rows x kb, ldv, unit lower on top) and T
@@ -153,31 +107,33 @@ static size_t apply_bytes(tessera_dtype_t dt, int kb, int n, bool own_w) {
 static int apply_block(const tessera_exec_t *ex, const tessera_cuda_scratch_t *s,
                        tessera_dtype_t dt, char op, const char *v, int ldv, int rows, int kb,
                        const void *T, int ldt, char *c, int ldc, int n, char *w, int ldw) {
-  const size_t es = tessera_dtype_size(dt), kk = aligned((size_t)kb * (size_t)kb * es);
+  const size_t es = tessera_dtype_size(dt), kk = tsr_qr_aligned((size_t)kb * (size_t)kb * es);
   char *v1 = s->workspace, *tx = v1 + kk, *w2 = tx + kk;
-  if (!w) w = w2 + aligned((size_t)kb * (size_t)n * es), ldw = kb;
+  if (!w) w = w2 + tsr_qr_aligned((size_t)kb * (size_t)n * es), ldw = kb;
   const char conj = tsr_dtype_complex(dt) ? 'C' : 'T';
   const int below = rows - kb;
   const size_t k = (size_t)kb;
-  int rc = tsr_cuda_triangle(dt, v, (size_t)ldv, kb, 'L', v1, k, ex->stream) ||
-                   tsr_cuda_triangle(dt, T, (size_t)ldt, kb, 'U', tx, k, ex->stream)
-               ? TESSERA_ERR_KERNEL
-               : gemm(ex, dt, conj, 'N', kb, n, kb, 1, v1, k, c, (size_t)ldc, 0, w, (size_t)ldw);
+  int rc =
+      tsr_cuda_triangle(dt, v, (size_t)ldv, kb, 'L', v1, k, ex->stream) ||
+              tsr_cuda_triangle(dt, T, (size_t)ldt, kb, 'U', tx, k, ex->stream)
+          ? TESSERA_ERR_KERNEL
+          : tsr_qr_gemm(ex, dt, conj, 'N', kb, n, kb, 1, v1, k, c, (size_t)ldc, 0, w, (size_t)ldw);
   if (!rc && below > 0)
-    rc = gemm(ex, dt, conj, 'N', kb, n, below, 1, v + k * es, (size_t)ldv, c + k * es, (size_t)ldc,
-              1, w, (size_t)ldw);
-  if (!rc) rc = gemm(ex, dt, op, 'N', kb, n, kb, 1, tx, k, w, (size_t)ldw, 0, w2, k);
+    rc = tsr_qr_gemm(ex, dt, conj, 'N', kb, n, below, 1, v + k * es, (size_t)ldv, c + k * es,
+                     (size_t)ldc, 1, w, (size_t)ldw);
+  if (!rc) rc = tsr_qr_gemm(ex, dt, op, 'N', kb, n, kb, 1, tx, k, w, (size_t)ldw, 0, w2, k);
   if (!rc && below > 0)
-    rc = gemm(ex, dt, 'N', 'N', below, n, kb, -1, v + k * es, (size_t)ldv, w2, k, 1, c + k * es,
-              (size_t)ldc);
-  if (!rc) rc = gemm(ex, dt, 'N', 'N', kb, n, kb, -1, v1, k, w2, k, 1, c, (size_t)ldc);
+    rc = tsr_qr_gemm(ex, dt, 'N', 'N', below, n, kb, -1, v + k * es, (size_t)ldv, w2, k, 1,
+                     c + k * es, (size_t)ldc);
+  if (!rc) rc = tsr_qr_gemm(ex, dt, 'N', 'N', kb, n, kb, -1, v1, k, w2, k, 1, c, (size_t)ldc);
   return rc;
 }
 
 /* Workspace bytes of join_t for n1 and n2 reflectors. */
 static size_t join_bytes(tessera_dtype_t dt, int n1, int n2) {
   const size_t es = tessera_dtype_size(dt);
-  return aligned((size_t)n2 * (size_t)n2 * es) + aligned((size_t)n1 * (size_t)n2 * es);
+  return tsr_qr_aligned((size_t)n2 * (size_t)n2 * es) +
+         tsr_qr_aligned((size_t)n1 * (size_t)n2 * es);
 }
 
 /* T (ldt) of the n1 + n2 reflectors of v (rows x (n1 + n2), ldv; rows >= n1 + n2) from its
@@ -192,14 +148,15 @@ static int join_t(const tessera_exec_t *ex, const tessera_cuda_scratch_t *s, tes
   const char conj = tsr_dtype_complex(dt) ? 'C' : 'T';
   int rc = tsr_cuda_triangle(dt, v2, ld, n2, 'L', v2x, (size_t)n2, ex->stream)
                ? TESSERA_ERR_KERNEL
-               : gemm(ex, dt, conj, 'N', n1, n2, n2, 1, v + (size_t)n1 * es, ld, v2x, (size_t)n2, 0,
-                      t12, lt);
+               : tsr_qr_gemm(ex, dt, conj, 'N', n1, n2, n2, 1, v + (size_t)n1 * es, ld, v2x,
+                             (size_t)n2, 0, t12, lt);
   if (!rc && rows > n)
-    rc = gemm(ex, dt, conj, 'N', n1, n2, rows - n, 1, v + (size_t)n * es, ld, v2 + (size_t)n2 * es,
-              ld, 1, t12, lt);
-  const tessera_cuda_scratch_t staging = scratch_from(s, aligned((size_t)n2 * (size_t)n2 * es));
-  if (!rc) rc = trmm_upper(ex, &staging, dt, 'L', n1, n2, 1, t, lt, t12, lt);
-  if (!rc) rc = trmm_upper(ex, &staging, dt, 'R', n1, n2, -1, t22, lt, t12, lt);
+    rc = tsr_qr_gemm(ex, dt, conj, 'N', n1, n2, rows - n, 1, v + (size_t)n * es, ld,
+                     v2 + (size_t)n2 * es, ld, 1, t12, lt);
+  const tessera_cuda_scratch_t staging =
+      tsr_qr_scratch_from(s, tsr_qr_aligned((size_t)n2 * (size_t)n2 * es));
+  if (!rc) rc = tsr_qr_trmm_upper(ex, &staging, dt, 'L', n1, n2, 1, t, lt, t12, lt);
+  if (!rc) rc = tsr_qr_trmm_upper(ex, &staging, dt, 'R', n1, n2, -1, t22, lt, t12, lt);
   return rc;
 }
 
@@ -210,7 +167,7 @@ static int geqrt_base(const tessera_exec_t *ex, const tessera_cuda_scratch_t *s,
                       void *t, int ldt) {
   const int k = rows < n ? rows : n;
   const size_t es = tessera_dtype_size(dt);
-  const size_t t_at = aligned((size_t)k * es), lib_at = t_at + form_t_bytes(dt, k);
+  const size_t t_at = tsr_qr_aligned((size_t)k * es), lib_at = t_at + form_t_bytes(dt, k);
   int lwork = 0;
   if (geqrf_of[dt].size(h, rows, n, a, lda, &lwork) != CUSOLVER_STATUS_SUCCESS ||
       lib_at + (size_t)lwork * es > s->workspace_bytes)
@@ -255,6 +212,10 @@ int tsr_cuda_geqrt(const tessera_exec_t *ex, void *args) {
     return TESSERA_ERR_KERNEL;
   if (k == 0) return 0;
   char *p = (char *)ex->ptr[0] + (size_t)a->r0 * tessera_dtype_size(a->dtype);
+  if (rows >= TALL_RATIO * a->n) { /* a tall panel: CholeskyQR2 where it is accurate */
+    const int rc = tsr_cuda_geqrt_tall(ex, s, h, a->dtype, p, lda, rows, a->n, ex->ptr[1], ldt);
+    if (rc <= 0) return rc;
+  }
   return geqrt_rec(ex, s, h, a->dtype, p, lda, rows, a->n, ex->ptr[1], ldt);
 }
 

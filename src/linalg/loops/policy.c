@@ -13,6 +13,10 @@ enum { GPU_TILE_MIN_N = 8192 };
  * let the next one start while more of the trailing update is still running. */
 enum { QR_GPU_PANEL_MAX = 1024 };
 
+/* Rows per column from which a matrix is QR's tall case: on GPUs one panel, which the GPU's
+ * geqrt factors by CholeskyQR2 where that is accurate. */
+enum { QR_TALL_RATIO = 16 };
+
 int tessera_default_tile(const tessera_context_t *ctx) {
   if (!ctx) return 0;
   const tessera_config_t *cfg = tessera_config(ctx);
@@ -64,7 +68,10 @@ int tessera_tile_for_qr(const tessera_context_t *ctx, int64_t m, int64_t n) {
   if (!ctx) return 0;
   const int lu = tessera_tile_for_lu(ctx, m, n);
   if (tessera_config(ctx)->tile_size > 0) return lu;
-  if (tessera_accelerator_count(ctx) > 0) return lu < QR_GPU_PANEL_MAX ? lu : QR_GPU_PANEL_MAX;
+  if (tessera_accelerator_count(ctx) > 0) {
+    if (m >= QR_TALL_RATIO * n && n <= QR_GPU_PANEL_MAX) return n > 0 ? (int)n : 1;
+    return lu < QR_GPU_PANEL_MAX ? lu : QR_GPU_PANEL_MAX;
+  }
   /* a panel's geqrt runs on one worker: a tall matrix needs several panels for the others */
   const int64_t narrow = n / 8 > 32 ? n / 8 : 32;
   return (int)(narrow < lu ? narrow : lu);
