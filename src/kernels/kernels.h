@@ -171,6 +171,8 @@ typedef struct {
   tessera_dtype_t dtype;
   int m, n;
   int r0;
+  int sole; /* the matrix's only column panel (no update waits on it): GPUs may factor a tall
+               one by CholeskyQR2 */
 } tsr_geqrt_args_t;
 
 /** larft: buffers {V (R), tau (R), T (W)}. The T of the block reflector Q = I - V T Vᴴ =

@@ -436,7 +436,7 @@ static void qr_kernels_on(int m, int n, int r0, int nc, size_t larft_bytes) {
     tt_rng_t r = tt_rng((uint64_t)(7000 + d));
     tile_t t[4] = {tile_random(dt, m, n, 3, &r), tile_random(dt, k, k, 1, &r),
                    tile_random(dt, m, nc, 2, &r), tile_random(dt, k, nc, 0, &r)};
-    tsr_geqrt_args_t ga = {dt, m, n, r0};
+    tsr_geqrt_args_t ga = {dt, m, n, r0, 1};
     tile_t c[2];
     copy_tiles(dt, t, c, 2);
     expect_ok(run_both(tsr_cuda_geqrt, tsr_cpu_geqrt, &ga, dt, c, 2, 0, 0, "geqrt factors"));

@@ -9,8 +9,9 @@
  * rows below it, read in place), two gemms; then the column recurrence on diagonal blocks of
  * LARFT_BLOCK columns (kernels.cu) and the blocks joined pairwise by trmms.
  *
- * A tall panel (rows >= TALL_RATIO columns, real dtypes) is factored by CholeskyQR2 and
- * Householder reconstruction (qr_tall.c) where that is accurate.
+ * A tall matrix's only panel (rows >= TALL_RATIO columns, real dtypes) is factored by
+ * CholeskyQR2 and Householder reconstruction (qr_tall.c) where that is accurate; its two host
+ * synchronizations would stall the updates of a wider matrix's panels.
  *
  * qr_step applies a block reflector by five gemms on explicit copies of V1 (unit lower) and T
  * (upper): cuBLAS's trmm runs at a fraction of its gemm rate. When the copies do not fit in the
@@ -212,7 +213,7 @@ int tsr_cuda_geqrt(const tessera_exec_t *ex, void *args) {
     return TESSERA_ERR_KERNEL;
   if (k == 0) return 0;
   char *p = (char *)ex->ptr[0] + (size_t)a->r0 * tessera_dtype_size(a->dtype);
-  if (rows >= TALL_RATIO * a->n) { /* a tall panel: CholeskyQR2 where it is accurate */
+  if (a->sole && rows >= TALL_RATIO * a->n) { /* a tall matrix: CholeskyQR2 where accurate */
     const int rc = tsr_cuda_geqrt_tall(ex, s, h, a->dtype, p, lda, rows, a->n, ex->ptr[1], ldt);
     if (rc <= 0) return rc;
   }

@@ -2,16 +2,17 @@
  * Householder reconstruction, with the output of LAPACK's Householder QR (R, the vectors below
  * it, T), in four passes over the panel instead of a chain of one-column steps:
  *
- *   G1 = Aᵀ A, R1 = chol(G1), Q1 = A R1⁻¹          (syrk, potrf, trsm)
- *   G2 = Q1ᵀ Q1, R2 = chol(G2)                      (syrk, potrf)
+ *   G1 = Aᵀ A, R1 = chol(G1), Q1 = A R1⁻¹          (gemm, potrf, R1⁻¹ by blocks of rows)
+ *   G2 = Q1ᵀ Q1, R2 = chol(G2)                      (gemm, potrf)
  *   Q's top block Q1t R2⁻¹ less signs S, factored without pivoting: L U (Ballard et al.)
- *   the vectors below: Q1b (U R2)⁻¹                 (trsm: Q2 U⁻¹ without forming Q2)
+ *   the vectors below: Q1b (U R2)⁻¹                 (Q2 U⁻¹ without forming Q2)
  *   R = S R2 R1, T = -U S L1⁻ᵀ
  *
  * CholeskyQR2 reaches Householder's orthogonality while A's condition number is well below
- * ε^(-1/2). The panel falls back to Householder (the caller's) when a Cholesky factorization
- * breaks down, or when R2's diagonal shows Q1 far from orthonormal; both are read on the host
- * (two synchronizations of the task's stream), and A is then as it was (A = Q1 R1 restored). */
+ * ε^(-1/2). The panel falls back to Householder (the caller's), A untouched, when the first
+ * Cholesky factorization breaks down or R1's condition number is too large; and, A = Q1 R1
+ * restored, when the second breaks down or R2's diagonal shows Q1 far from orthonormal. These
+ * are read on the host: the task's stream is waited for three times. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -33,16 +34,67 @@ static cusolverStatus_t potrf(cusolverDnHandle_t h, tessera_dtype_t dt, int n, v
              : cusolverDnDpotrf(h, CUBLAS_FILL_MODE_UPPER, n, a, lda, work, lwork, info);
 }
 
-/* G (n x n, upper) = Aᵀ A for A rows x n (lda). */
+/* G (n x n) = Aᵀ A for A rows x n (lda): a gemm, which cuBLAS splits along the long
+ * dimension (its syrk leaves most of the GPU idle on so small an output). */
 static int gram(const tessera_exec_t *ex, tessera_dtype_t dt, const void *a, int lda, int rows,
                 int n, void *g) {
-  tessera_exec_t e = *ex;
-  e.ndata = 2;
-  e.ptr[0] = (void *)a, e.ld[0] = (size_t)lda;
-  e.ptr[1] = g, e.ld[1] = (size_t)n;
-  tsr_syrk_args_t s = {
-      .dtype = dt, .uplo = 'U', .trans = 'T', .n = n, .k = rows, .alpha = {1, 0}, .beta = {0, 0}};
-  return tsr_cuda_syrk(&e, &s);
+  return tsr_qr_gemm(ex, dt, 'T', 'N', n, n, rows, 1, a, (size_t)lda, a, (size_t)lda, 0, g,
+                     (size_t)n);
+}
+
+/* inv (n x n) = R⁻¹ for the upper triangular R (ldr): a trsm on the identity. */
+static int inverse(const tessera_exec_t *ex, tessera_dtype_t dt, const void *r, size_t ldr, int n,
+                   void *inv) {
+  if (tsr_cuda_identity(dt, inv, (size_t)n, n, ex->stream)) return TESSERA_ERR_KERNEL;
+  return tsr_qr_trsm(ex, dt, 'L', 'U', 'N', 'N', n, n, 1, r, ldr, inv, (size_t)n);
+}
+
+/* A (rows x n, lda) = A R⁻¹ given inv = R⁻¹ (n x n): gemms on blocks of A's rows into the
+ * workspace from `work` on, each copied back (cuBLAS's trsm is slow on so tall an operand). */
+static int right_solve(const tessera_exec_t *ex, const tessera_cuda_scratch_t *s,
+                       tessera_dtype_t dt, char *a, int lda, int rows, int n, const void *inv,
+                       char *work) {
+  const size_t es = tessera_dtype_size(dt), ln = (size_t)n, la = (size_t)lda;
+  const size_t room = s->workspace_bytes - (size_t)(work - (char *)s->workspace);
+  const size_t fit = room / (ln * es);
+  if (fit < 1) return TESSERA_ERR_KERNEL;
+  const int block = fit < (size_t)rows ? (int)fit : rows;
+  int rc = 0;
+  for (int i = 0; !rc && i < rows; i += block) {
+    const int b = rows - i < block ? rows - i : block;
+    char *ai = a + (size_t)i * es;
+    rc = tsr_qr_gemm(ex, dt, 'N', 'N', b, n, n, 1, ai, la, inv, ln, 0, work, (size_t)b);
+    if (!rc && cudaMemcpy2DAsync(ai, la * es, work, (size_t)b * es, (size_t)b * es, ln,
+                                 cudaMemcpyDeviceToDevice, ex->stream) != cudaSuccess)
+      rc = TESSERA_ERR_KERNEL;
+  }
+  return rc;
+}
+
+/* The Frobenius norm of the n x n block x (contiguous), read on the host (cuBLAS waits). */
+static int frobenius(const tessera_exec_t *ex, tessera_dtype_t dt, const void *x, int n,
+                     double *out) {
+  cublasHandle_t h = tsr_cuda_blas(ex);
+  float f = 0;
+  cublasStatus_t st = !h                  ? CUBLAS_STATUS_NOT_INITIALIZED
+                      : dt == TESSERA_F32 ? cublasSnrm2(h, n * n, x, 1, &f)
+                                          : cublasDnrm2(h, n * n, x, 1, out);
+  if (dt == TESSERA_F32) *out = f;
+  return st == CUBLAS_STATUS_SUCCESS ? 0 : TESSERA_ERR_KERNEL;
+}
+
+/* Whether A's condition number, estimated from R1 as ‖R1‖_F ‖R1⁻¹‖_F (at most n times the
+ * 2-norm's), lets CholeskyQR2 reach Householder's orthogonality: below n / (10 √ε). */
+static int well_conditioned(const tessera_exec_t *ex, tessera_dtype_t dt, const void *r1, int n,
+                            const void *inv, void *copy, bool *ok) {
+  double nr = 0, ni = 0;
+  const double eps = dt == TESSERA_F32 ? 0x1p-24 : 0x1p-53;
+  int rc = tsr_cuda_triangle(dt, r1, (size_t)n, n, 'U', copy, (size_t)n, ex->stream)
+               ? TESSERA_ERR_KERNEL
+               : frobenius(ex, dt, copy, n, &nr);
+  if (!rc) rc = frobenius(ex, dt, inv, n, &ni);
+  *ok = !rc && nr * ni <= n / (10 * sqrt(eps));
+  return rc;
 }
 
 /* G's Cholesky factor in place (upper), then waits for the stream: *info is potrf's, and with
@@ -80,7 +132,7 @@ static bool near_orthonormal(const double *d, int n) {
 
 size_t tsr_cuda_geqrt_tall_bytes(tessera_dtype_t dt, int n) {
   const size_t es = tessera_dtype_size(dt);
-  return 4 * tsr_qr_aligned((size_t)n * (size_t)n * es) + tsr_qr_aligned((size_t)n * es);
+  return 5 * tsr_qr_aligned((size_t)n * (size_t)n * es) + tsr_qr_aligned((size_t)n * es);
 }
 
 int tsr_cuda_geqrt_tall(const tessera_exec_t *ex, const tessera_cuda_scratch_t *s,
@@ -90,7 +142,7 @@ int tsr_cuda_geqrt_tall(const tessera_exec_t *ex, const tessera_cuda_scratch_t *
   if ((dt != TESSERA_F32 && dt != TESSERA_F64) || rows < n ||
       tsr_cuda_geqrt_tall_bytes(dt, n) > s->workspace_bytes || n > (int)s->host_workspace_bytes)
     return 1;
-  char *g1 = s->workspace, *g2 = g1 + nn, *w = g2 + nn, *x = w + nn, *sgn = x + nn;
+  char *g1 = s->workspace, *g2 = g1 + nn, *w = g2 + nn, *x = w + nn, *inv = x + nn, *sgn = inv + nn;
   char *rest = sgn + tsr_qr_aligned((size_t)n * es);
   const tessera_cuda_scratch_t staging =
       tsr_qr_scratch_from(s, (size_t)(rest - (char *)s->workspace));
@@ -102,7 +154,11 @@ int tsr_cuda_geqrt_tall(const tessera_exec_t *ex, const tessera_cuda_scratch_t *
   int rc = gram(ex, dt, a, lda, rows, n, g1);
   if (!rc) rc = cholesky(ex, s, h, dt, g1, n, rest, &info, NULL);
   if (!rc && info) rc = 1;
-  if (!rc) rc = tsr_qr_trsm(ex, dt, 'R', 'U', 'N', 'N', rows, n, 1, g1, ln, a, la);
+  bool ok = false;
+  if (!rc) rc = inverse(ex, dt, g1, ln, n, inv);
+  if (!rc) rc = well_conditioned(ex, dt, g1, n, inv, x, &ok);
+  if (!rc && !ok) rc = 1;
+  if (!rc) rc = right_solve(ex, s, dt, a, lda, rows, n, inv, rest);
   /* pass 2: Q1 = Q R2, kept only where Q1 was close to orthonormal */
   if (!rc) rc = gram(ex, dt, a, lda, rows, n, g2);
   if (!rc) rc = cholesky(ex, s, h, dt, g2, n, rest, &info, diag);
@@ -121,8 +177,8 @@ int tsr_cuda_geqrt_tall(const tessera_exec_t *ex, const tessera_cuda_scratch_t *
   /* the vectors below the top block: Q1b (U R2)⁻¹ */
   if (!rc && tsr_cuda_triangle(dt, w, ln, n, 'U', x, ln, ex->stream)) rc = TESSERA_ERR_KERNEL;
   if (!rc) rc = tsr_qr_trmm_upper(ex, &staging, dt, 'R', n, n, 1, g2, ln, x, ln);
-  if (!rc && rows > n)
-    rc = tsr_qr_trsm(ex, dt, 'R', 'U', 'N', 'N', rows - n, n, 1, x, ln, a + ln * es, la);
+  if (!rc) rc = inverse(ex, dt, x, ln, n, inv);
+  if (!rc && rows > n) rc = right_solve(ex, s, dt, a + ln * es, lda, rows - n, n, inv, rest);
   /* R = S R2 R1 and the vectors of the top block into A; T = -U S L1⁻ᵀ */
   if (!rc && tsr_cuda_triangle(dt, g2, ln, n, 'U', x, ln, ex->stream)) rc = TESSERA_ERR_KERNEL;
   if (!rc) rc = tsr_qr_trmm_upper(ex, &staging, dt, 'R', n, n, 1, g1, ln, x, ln);

@@ -243,8 +243,11 @@ int tsr_task_lu_step(const tessera_matrix_t *B, char uplo, char trans, tessera_d
 }
 
 int tsr_task_geqrt(const tessera_matrix_t *A, int64_t k, tessera_data_t *t, int prio) {
-  tsr_geqrt_args_t a = {
-      .dtype = A->dtype, .m = (int)A->m, .n = tsr_tile_n(A, k), .r0 = (int)(k * A->nb)};
+  tsr_geqrt_args_t a = {.dtype = A->dtype,
+                        .m = (int)A->m,
+                        .n = tsr_tile_n(A, k),
+                        .r0 = (int)(k * A->nb),
+                        .sole = A->nt == 1};
   tessera_data_t *d[2] = {tsr_tile(A, 0, k), t};
   tessera_access_t m[2] = {TESSERA_RW, TESSERA_W};
   int tag[3] = {0, (int)k, (int)k};
