@@ -5,12 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "state.h"
+#include "handlers.h"
 #include "xla.h"
-
-enum { MAX_DEVICES = 256 };
-
-typedef enum { OP_POTRS, OP_POTRI, OP_CHOLESKY, OP_LU_SOLVE, OP_COUNT } op_t;
 
 enum { RHS = TESSERA_JAX_RHS_ROWS | TESSERA_JAX_RHS_WHOLE_T };
 
@@ -23,29 +19,6 @@ typedef struct {
   XLA_FFI_Handler *handler[TESSERA_JAX_PLATFORMS];
 } op_spec_t;
 static const op_spec_t OPS[OP_COUNT];
-
-/* What one device's call deposits at the rendezvous. */
-typedef struct {
-  int node;                 /* tessera memory node of its device */
-  int rank;                 /* its place in the mesh: row * gcols + column */
-  void *a, *b;              /* its shard of A (in place); potrs: its rows of B; lu_solve: Bᵀ */
-  int64_t rows, cols, nrhs; /* its shard of A: rows x cols; B: rows x nrhs (lu_solve: Bᵀ, the
-                               whole nrhs x (gcols * cols), on every device) */
-  int64_t n, tile, lower, logdet;
-  int dtype;
-} part_t;
-
-/* One call: the devices of the mesh (ndev = grows x gcols, device r at row r / gcols, column
- * r % gcols), the process of each (owners, jax's process indices) and this process's. */
-typedef struct {
-  op_t op;
-  int platform;
-  int ndev, gcols, mine; /* mine: the devices of this process */
-  int64_t owners[MAX_DEVICES];
-  int process;          /* this process's index (jax's) */
-  tessera_comm_t *comm; /* NULL when every device is this process's */
-  const int *rank_of;   /* the communicator's rank of each process index */
-} call_t;
 
 static int dtype_of(XLA_FFI_DataType t) {
   switch (t) {
@@ -66,10 +39,11 @@ static int dtype_of(XLA_FFI_DataType t) {
 static int same_call(const call_t *c, const part_t *p, int count) {
   for (int i = 1; i < count; i++)
     if (p[i].rows != p[0].rows || p[i].cols != p[0].cols || p[i].nrhs != p[0].nrhs ||
-        p[i].n != p[0].n || p[i].tile != p[0].tile || p[i].lower != p[0].lower ||
-        p[i].dtype != p[0].dtype || p[i].logdet != p[0].logdet)
+        p[i].m != p[0].m || p[i].n != p[0].n || p[i].tile != p[0].tile ||
+        p[i].lower != p[0].lower || p[i].dtype != p[0].dtype || p[i].logdet != p[0].logdet)
       return fprintf(stderr, "tessera.jax: the devices' calls disagree (device %d)\n", p[i].rank),
              TESSERA_ERR_STATE;
+  if (c->op == OP_QR || c->op == OP_LEAST_SQUARES) return tsr_jax_qr_shape(c, p);
   const int64_t grows = c->ndev / c->gcols;
   if (p[0].n > p[0].cols * c->gcols || p[0].rows * grows != p[0].cols * c->gcols ||
       (double)p[0].rows * grows < (double)p[0].n) {
@@ -84,7 +58,7 @@ static int same_call(const call_t *c, const part_t *p, int count) {
 /* The same status on every process of the call's communicator: the lowest negative any has,
  * else the lowest positive (LAPACK's info), else 0; TESSERA_ERR_TIMEOUT when they cannot be
  * reached. */
-static int agree(const call_t *c, int rc) {
+int tsr_jax_agree(const call_t *c, int rc) {
   if (!c->comm) return rc;
   int64_t v[2] = {rc < 0 ? rc : 0, rc > 0 ? rc : INT64_MAX};
   if (tessera_comm_allreduce(c->comm, v, v, 2, TESSERA_COMM_I64, TESSERA_MIN, NULL)) {
@@ -121,11 +95,6 @@ static int same_op(const call_t *c, const part_t *p, int rc) {
  * participants' buffers: device r's block at (r % gcols, r / gcols) of the mesh's (the
  * transposed reading of a row-major shard), or with `first_column` the devices of mesh column 0
  * only, at (0, r / gcols). Devices whose block lies wholly in the padding hold none. */
-typedef struct {
-  void *a[MAX_DEVICES];
-  int nodes[MAX_DEVICES], owners[MAX_DEVICES];
-} blocks_t;
-
 static void blocks_of(const call_t *c, const part_t *p, int count, int64_t rows, int64_t cols,
                       int64_t brows, int64_t bcols, int use_b, int first_column, blocks_t *out) {
   const int64_t bm = rows > 0 ? (rows + brows - 1) / brows : 1;
@@ -250,7 +219,7 @@ static int lu_solve(tessera_context_t *ctx, const call_t *c, const part_t *p, in
   free(ipiv);
   const size_t bytes = (size_t)k * (size_t)ld * tessera_dtype_size(p[0].dtype);
   if (!rc && bytes) rc = spread(ctx, c, p, count, root, bytes);
-  return rc == TESSERA_ERR_TIMEOUT ? rc : agree(c, rc);
+  return rc == TESSERA_ERR_TIMEOUT ? rc : tsr_jax_agree(c, rc);
 }
 
 /* Runs the routine on the participants' shards (leader only): `*logdet` for potrs. */
@@ -264,17 +233,24 @@ static int solve(tsr_jax_state_t *s, tessera_context_t *ctx, const call_t *c, co
   rc = tsr_jax_hold(s, ctx, c->platform, gpus);
   if (rc < 0) {
     fprintf(stderr, "tessera.jax: %s\n", tessera_last_error(ctx));
-    return agree(c, rc);
+    return tsr_jax_agree(c, rc);
   }
-  rc = c->op == OP_LU_SOLVE ? lu_solve(ctx, c, p, count) : cholesky_ops(ctx, c, p, count, logdet);
+  if (c->op == OP_QR || c->op == OP_LEAST_SQUARES)
+    rc = tsr_jax_qr(ctx, c, p, count);
+  else if (c->op == OP_LU_SOLVE)
+    rc = lu_solve(ctx, c, p, count);
+  else
+    rc = cholesky_ops(ctx, c, p, count, logdet);
   tsr_jax_unhold(s, ctx, c->platform);
   return rc;
 }
 
 /* Whether a call runs on XLA's stream (queued): a mesh of one device of this process, a
- * matrix of one tile, an operation with a whole-matrix solve (all but potri). */
+ * matrix of one tile, an operation with a whole-matrix solve on a queue (potrs, cholesky,
+ * lu_solve). */
 static int is_queued(const call_t *c, const part_t *p) {
-  return c->ndev == 1 && !c->comm && p->tile >= p->n && c->op != OP_POTRI;
+  return c->ndev == 1 && !c->comm && p->tile >= p->n &&
+         (c->op == OP_POTRS || c->op == OP_CHOLESKY || c->op == OP_LU_SOLVE);
 }
 
 /* A queued call: on the handler's thread, enqueued on XLA's stream (tessera_queue_posv,
@@ -351,9 +327,11 @@ static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax
   if (tsr_xla_attr_int(cf, "site", &site) || tsr_xla_attr_int(cf, "n", &me.n) ||
       tsr_xla_attr_int(cf, "tile", &me.tile) ||
       ((flags & TESSERA_JAX_LOWER) && tsr_xla_attr_int(cf, "lower", &me.lower)) ||
-      (has_ld && tsr_xla_attr_int(cf, "logdet", &me.logdet)))
+      (has_ld && tsr_xla_attr_int(cf, "logdet", &me.logdet)) ||
+      ((flags & TESSERA_JAX_TRANSPOSED) && tsr_xla_attr_int(cf, "m", &me.m)))
     return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT,
                          "tessera %s: missing or malformed attributes", name);
+  if (!(flags & TESSERA_JAX_TRANSPOSED)) me.m = me.n;
   if (mesh_of(s, cf, &c, why, sizeof why))
     return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT, "tessera %s: %s", name, why);
   /* Operands (A, [B], rank); results (A, [X], [log det], status), A and X aliased to A and B
@@ -375,7 +353,14 @@ static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax
   me.a = a->data;
   me.rows = a->dims[0];
   me.cols = a->dims[1];
-  if (flags & TESSERA_JAX_RHS_ROWS) { /* this device's rows of B: rows x nrhs */
+  if ((flags & TESSERA_JAX_RHS_ROWS) && (flags & TESSERA_JAX_TRANSPOSED)) {
+    me.b = b->data; /* this device's rows of B transposed: nrhs x (A's block rows, cols) */
+    me.nrhs = b->dims[0];
+    if (b->dims[1] != me.cols)
+      return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT,
+                           "tessera %s: B has %lld rows per device, A %lld", name,
+                           (long long)b->dims[1], (long long)me.cols);
+  } else if (flags & TESSERA_JAX_RHS_ROWS) { /* this device's rows of B: rows x nrhs */
     me.b = b->data;
     me.nrhs = b->dims[1];
     if (b->dims[0] != me.rows)
@@ -476,6 +461,8 @@ HANDLERS(potrs, OP_POTRS)
 HANDLERS(potri, OP_POTRI)
 HANDLERS(cholesky, OP_CHOLESKY)
 HANDLERS(lu_solve, OP_LU_SOLVE)
+HANDLERS(qr, OP_QR)
+HANDLERS(least_squares, OP_LEAST_SQUARES)
 
 static const op_spec_t OPS[OP_COUNT] = {
     [OP_POTRS] = {"potrs",
@@ -484,6 +471,10 @@ static const op_spec_t OPS[OP_COUNT] = {
     [OP_POTRI] = {"potri", TESSERA_JAX_LOWER, {potri_cpu, potri_cuda}},
     [OP_CHOLESKY] = {"cholesky", TESSERA_JAX_LOWER, {cholesky_cpu, cholesky_cuda}},
     [OP_LU_SOLVE] = {"lu_solve", TESSERA_JAX_RHS_WHOLE_T, {lu_solve_cpu, lu_solve_cuda}},
+    [OP_QR] = {"qr", TESSERA_JAX_RHS_ROWS | TESSERA_JAX_TRANSPOSED, {qr_cpu, qr_cuda}},
+    [OP_LEAST_SQUARES] = {"least_squares",
+                          TESSERA_JAX_RHS_ROWS | TESSERA_JAX_TRANSPOSED,
+                          {least_squares_cpu, least_squares_cuda}},
 };
 
 int tessera_jax_op(int op, int platform, const char **name, int *flags, XLA_FFI_Handler **handler) {

@@ -22,14 +22,25 @@
  * matrix is one tile (tile >= n) runs neither rendezvous nor flow: the same solve on the whole
  * shard, enqueued on XLA's stream (tessera_queue_posv / tessera_queue_gesv), the status and log
  * det written there in the stream's order (X undefined when the status is not 0).
+ * QR and least squares (qr.c) take A (m x n, any shape) transposed: each device's buffer is its
+ * block of Aᵀ, row-major, so that read column-major it is its block of A itself (QR needs A's
+ * columns, which a row-major shard of A does not hold), and B (least squares) or C = [I; 0]
+ * (QR's Q) the same way, this device's rows of it transposed (k x its rows of A; on a 2D mesh,
+ * those of mesh column 0 are used). The blocks are registered in place as one tessera matrix of
+ * m x n (the padding past it untouched); QR factors it (tessera_tile_geqrf) and forms Q C in C's
+ * buffers (tessera_tile_unmqr), least squares solves it (tessera_tile_gels) with X in the first
+ * n rows of B's buffers.
  * Attributes:
  *   state    (u64)   the state's address
  *   site     (s64)   identifies the call site within the program (rendezvous key with run id)
  *   ndev     (s64)   devices of the mesh (grows x gcols)
  *   gcols    (s64)   devices along the mesh's column axis (1 on a 1D mesh)
  *   owners   (s64[ndev]) jax's process index of each device, row axis major
- *   n        (s64)   order of A (<= Np; rows and columns past n are padding, untouched)
+ *   n        (s64)   order of A (<= Np; rows and columns past n are padding, untouched); with
+ *                    TRANSPOSED, A's columns
+ *   m        (s64)   TRANSPOSED: A's rows (A is m x n)
  *   tile     (s64)   tile size: divides both sides of a shard when there are several devices
+ *                    (TRANSPOSED: QR's panel width, dividing a block's columns on a 2D mesh)
  *   lower    (s32)   Cholesky ops: 1: A's lower triangle is read (and the factor / inverse
  *                    written there)
  *   logdet   (s32)   potrs: 1 to compute log det A
@@ -37,8 +48,9 @@
  * (row * gcols + column, s32 scalar). Results: the matrix in place (aliased to A: the factors,
  * which the Python side drops), X (aliased to B / Bᵀ) for potrs and lu_solve, potrs' log det
  * (f64[1]), and the status (s32[1]): 0, LAPACK's info (Cholesky: the order of the first minor not
- * positive definite; LU: the first exactly zero U(i, i) or column holding NaN, X then untouched),
- * or a negative tessera status (TESSERA_ERR_TIMEOUT when a device's call did not arrive in time).
+ * positive definite; LU: the first exactly zero U(i, i) or column holding NaN, X then untouched;
+ * least squares: the first exactly zero R(i, i)), or a negative tessera status
+ * (TESSERA_ERR_TIMEOUT when a device's call did not arrive in time).
  */
 #ifndef TESSERA_JAX_H
 #define TESSERA_JAX_H
@@ -117,10 +129,19 @@ enum {
   TESSERA_JAX_RHS_ROWS = 1,    /**< operand 1: this device's rows of B (nl x k); result 1: X */
   TESSERA_JAX_RHS_WHOLE_T = 2, /**< operand 1: the whole Bᵀ (k x Np); result 1: Xᵀ */
   TESSERA_JAX_LOWER = 4,       /**< attribute `lower` */
-  TESSERA_JAX_LOGDET = 8       /**< attribute `logdet`; the result before the status: log det */
+  TESSERA_JAX_LOGDET = 8,      /**< attribute `logdet`; the result before the status: log det */
+  TESSERA_JAX_TRANSPOSED = 16  /**< attribute `m`: A is m x n, its blocks given transposed (row-
+                                    major blocks of Aᵀ); with RHS_ROWS, operand 1 is this
+                                    device's rows of B transposed (nrhs x its rows) */
 };
 
-/** Entry `op` of the handler table (0 potrs, 1 potri, 2 cholesky, 3 lu_solve, indexed as
+/** QR's panel width for an m x n matrix on `platform` (tessera_tile_for_qr of its context): > 0,
+ *  or a negative status when the platform's context cannot be made (tessera_jax_error says
+ *  why). */
+TSR_JAX_EXPORT int tessera_jax_tile_qr(tsr_jax_state_t *s, int platform, int64_t m, int64_t n);
+
+/** Entry `op` of the handler table (0 potrs, 1 potri, 2 cholesky, 3 lu_solve, 4 qr,
+ *  5 least_squares, indexed as
  *  python/tessera/_native.py's OPS): its name (the FFI target is tessera_<name>), its flags
  *  and its handler for `platform`. Returns 0, or -1 when `op` or `platform` is out of range
  *  (the table has no entry `op`). */

@@ -13,16 +13,17 @@ load that the library's entry of each index has the same name and flags, so that
 can change alone.
 
 Operands, in order: this device's shard of A (row-major: its rows on a 1D mesh, its block on a
-2D one); the right-hand side when the operation has one, by its flags: RHS_ROWS this device's
-rows of B (nl x k), RHS_WHOLE_T the whole Bᵀ (k x Np) on every device; last, the device's place
-in the mesh (row * gcols + column, s32 scalar). Results, in order: A's shard in place (aliased
-to operand 0: the factor or inverse), X in place (aliased to operand 1) when there is a
-right-hand side, log det (f64[1]) with LOGDET, and the status (s32[1]). Attributes: state,
-site, ndev, gcols, owners, n, tile; `lower` with LOWER, `logdet` with LOGDET (tessera_jax.h
-describes them). Per device or the same on every device: A's shard and RHS_ROWS' X are this
-device's; the status and log det are agreed by every process, and RHS_WHOLE_T's X is mesh
-device 0's solution copied into every device's buffer, so those are the same on every device
-(Op.results' per_device)."""
+2D one; with TRANSPOSED, its block of A transposed, which read column-major is the block of the
+m x n A); the right-hand side when the operation has one, by its flags: RHS_ROWS this device's
+rows of B (nl x k; with TRANSPOSED, transposed: k x nl), RHS_WHOLE_T the whole Bᵀ (k x Np) on
+every device; last, the device's place in the mesh (row * gcols + column, s32 scalar). Results,
+in order: A's shard in place (aliased to operand 0: the factor or inverse), X in place (aliased
+to operand 1) when there is a right-hand side, log det (f64[1]) with LOGDET, and the status
+(s32[1]). Attributes: state, site, ndev, gcols, owners, n, tile; `lower` with LOWER, `logdet`
+with LOGDET, `m` with TRANSPOSED (tessera_jax.h describes them). Per device or the same on every
+device: A's shard and RHS_ROWS' X are this device's; the status and log det are agreed by every
+process, and RHS_WHOLE_T's X is mesh device 0's solution copied into every device's buffer, so
+those are the same on every device (Op.results' per_device)."""
 import atexit
 import ctypes
 import os
@@ -38,6 +39,7 @@ RHS_ROWS = 1
 RHS_WHOLE_T = 2
 LOWER = 4
 LOGDET = 8
+TRANSPOSED = 16
 
 
 @dataclass(frozen=True)
@@ -75,7 +77,7 @@ class Op:
         return out
 
     def attributes(self, *, state, site, ndev, gcols, owners, n, tile, lower=False,
-                   logdet=False):
+                   logdet=False, m=None):
         """The attributes this operation takes, as numpy values: XLA types them from these."""
         attrs = dict(state=np.uint64(state), site=np.int64(site), ndev=np.int64(ndev),
                      gcols=np.int64(gcols), owners=np.asarray(owners, np.int64),
@@ -84,6 +86,8 @@ class Op:
             attrs["lower"] = np.int64(bool(lower))
         if self.flags & LOGDET:
             attrs["logdet"] = np.int64(bool(logdet))
+        if self.flags & TRANSPOSED:
+            attrs["m"] = np.int64(m)
         return attrs
 
 
@@ -93,6 +97,8 @@ OPS = (
     Op("potri", LOWER),
     Op("cholesky", LOWER),
     Op("lu_solve", RHS_WHOLE_T, lu=True),
+    Op("qr", RHS_ROWS | TRANSPOSED),
+    Op("least_squares", RHS_ROWS | TRANSPOSED),
 )
 BY_NAME = {op.name: op for op in OPS}
 
@@ -194,6 +200,8 @@ class Native:
         lib.tessera_jax_state_destroy.argtypes = [ctypes.c_void_p]
         lib.tessera_jax_tile.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int64,
                                          ctypes.c_int, ctypes.c_int]
+        lib.tessera_jax_tile_qr.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int64,
+                                            ctypes.c_int64]
         lib.tessera_jax_error.restype = ctypes.c_char_p
         lib.tessera_jax_error.argtypes = [ctypes.c_void_p, ctypes.c_int]
         lib.tessera_strerror.restype = ctypes.c_char_p
@@ -270,6 +278,13 @@ class Native:
             raise RuntimeError(f"tessera.jax: {msg or 'cannot start a tessera context'}")
         return t
 
+    def tile_qr(self, platform, m, n):
+        """QR's panel width for an m x n matrix on `platform` (tessera_tile_for_qr)."""
+        t = self.lib.tessera_jax_tile_qr(self.state, platform, m, n)
+        if t <= 0:
+            msg = self.lib.tessera_jax_error(self.state, platform).decode(errors="replace")
+            raise RuntimeError(f"tessera.jax: {msg or 'cannot start a tessera context'}")
+        return t
 
     def _join_processes(self):
         """The binding's communicator over the program's processes (tessera_jax_processes),

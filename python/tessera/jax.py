@@ -1,14 +1,17 @@
-"""tessera.jax: multi-device Cholesky solves, inverses and factors, and LU solves, for JAX, a
-drop-in for jaxmg's `potrs`, `potri`, `lu_solve` and their `*_shardmap_ctx` forms, on GPUs and
-on CPUs.
+"""tessera.jax: multi-device Cholesky solves, inverses and factors, LU solves, QR factorizations
+and least squares, for JAX, a drop-in for jaxmg's `potrs`, `potri`, `lu_solve`, `qr`,
+`least_squares` and their `*_shardmap_ctx` forms, on GPUs and on CPUs.
 
 A is sharded by rows over a 1D mesh (``P("x", None)``), or by rows and columns over a 2D one
 (``P("x", "y")``, jaxmg 1.x's process grid): Hermitian positive definite for the Cholesky
-functions, any nonsingular square matrix for ``lu_solve``. XLA calls tessera once per device,
-from one thread per device; the calls of a process meet, and one tessera call runs the whole
-factorization on every device's shard in place: each shard stays on its device, no gather, no
-transpose. On GPUs the shards are read once the work XLA queued before the call on that
-device's stream is done, and the results are complete when the call returns.
+functions, any nonsingular square matrix for ``lu_solve``, any M x N matrix for ``qr`` and
+one with M >= N of full column rank for ``least_squares`` (those two live in _qr.py). XLA calls
+tessera once per device, from one thread per device; the calls of a process meet, and one
+tessera call runs the whole factorization on every device's shard in place: each shard stays
+on its device, no gather, no transpose (but for QR, which needs A's columns: each device hands
+it its shard transposed, a local copy, _qr.py). On GPUs the shards are read once the work XLA
+queued before the call on that device's stream is done, and the results are complete when the
+call returns.
 
 The mesh may hold the devices of several processes (jax.distributed: one process per GPU, or
 several nodes), then of every process of the program: each process passes its own shards, and
@@ -26,14 +29,16 @@ Conventions shared by every function:
   target).
 - Cholesky functions read only one triangle of A: the upper one (``lower=False``, as jaxmg 0.x,
   SciPy's ``cho_factor`` and ``cholesky``) or the lower one (``lower=True``). ``lu_solve``
-  reads all of A (LU with partial pivoting).
+  reads all of A (LU with partial pivoting), as do ``qr`` and ``least_squares`` (Householder
+  QR).
 - ``pad=True`` lets tessera pad A when N does not split into equal shards of whole tiles (the
-  padding is cut off the results); with ``pad=False`` such an N is an error.
+  padding is cut off the results); with ``pad=False`` such an N is an error (``qr``,
+  ``least_squares``: M rows that do not split evenly, or on a 2D mesh N columns).
 - ``status`` (int32): 0; LAPACK's ``info > 0`` (Cholesky: the leading minor of that order is
   not positive definite or holds NaN; LU: U(info, info) is exactly zero, or column info is the
-  first to hold NaN, so A is singular to working precision); a negative tessera status
-  otherwise (``status_message``). When it is not 0, every element of every returned array is
-  NaN.
+  first to hold NaN, so A is singular to working precision; least squares: R(info, info) is
+  exactly zero, A is rank deficient; QR has none); a negative tessera status otherwise
+  (``status_message``). When it is not 0, every element of every returned array is NaN.
 - Inputs are never modified unless ``donate=True``, which gives A's (and b's) buffer to the
   result of the same shape, dtype and layout where it can hold it (an input elsewhere is
   first placed there), and leaves an input that cannot (A padded, b of another dtype) as it
@@ -42,7 +47,8 @@ Conventions shared by every function:
 - The ``*_shardmap_ctx`` forms work inside ``jax.shard_map`` with its check of varying manual
   axes on (``check_vma=True``, jax's default) or off. The rows a device gets back are typed as
   varying over the row axis; the status, the log det, and x solved for a whole (replicated) b
-  are the same on every device and typed so: ``out_specs=P()`` takes them as they are.
+  are the same on every device and typed so: ``out_specs=P()`` takes them as they are (so are
+  QR's R and the least squares x, returned whole).
 
 Environment: ``TESSERA_JAX_TIMEOUT`` (seconds a device's call waits for the others, default
 60), ``TESSERA_GPU_MEM_LIMIT`` (each GPU's pool; by default what XLA's memory fraction leaves,
@@ -65,8 +71,9 @@ from jax.sharding import PartitionSpec as P
 from . import _layout
 from ._native import BY_NAME, native
 
-__all__ = ["potrs", "potri", "potri_symmetrize", "cholesky", "lu_solve", "potrs_shardmap_ctx",
-           "potri_shardmap_ctx", "cholesky_shardmap_ctx", "lu_solve_shardmap_ctx",
+__all__ = ["potrs", "potri", "potri_symmetrize", "cholesky", "lu_solve", "qr", "least_squares",
+           "potrs_shardmap_ctx", "potri_shardmap_ctx", "cholesky_shardmap_ctx",
+           "lu_solve_shardmap_ctx", "qr_shardmap_ctx", "least_squares_shardmap_ctx",
            "status_message"]
 
 _sites = itertools.count(1)
@@ -74,11 +81,15 @@ _sites = itertools.count(1)
 
 def status_message(status, op=None):
     """A sentence explaining a status returned by the functions of this module; `op` names the
-    function ("lu_solve" for LU's meaning of a positive status, else Cholesky's)."""
+    function ("lu_solve" for LU's meaning of a positive status, "least_squares" for QR's, else
+    Cholesky's)."""
     s = int(status)
     spec = BY_NAME.get((op or "").removesuffix("_shardmap_ctx"))
     if s == 0:
         return "success"
+    if s > 0 and spec is not None and spec.name in ("qr", "least_squares"):
+        return (f"R({s}, {s}) of the QR factorization is exactly zero: A does not have full "
+                "column rank, and the least squares solution is not unique")
     if s > 0 and spec is not None and spec.lu:
         return (f"U({s}, {s}) of the LU factorization is exactly zero, or column {s} is the "
                 "first to hold NaN: the matrix is singular to working precision")
@@ -91,29 +102,35 @@ def status_message(status, op=None):
     return native().strerror(s)
 
 
-def _tile_target(platform, n, ndev, op):
+def _platform(platform):
+    """The binding's index of jax's platform ("cpu" or "gpu"), where it serves it."""
     nat = native()
     if platform not in nat.platforms:
         raise RuntimeError("tessera.jax: this tessera was built without CUDA, or jax has no "
                            "CUDA backend: GPU arrays cannot be served")
-    return nat.tile(nat.platforms[platform], n, ndev, BY_NAME[op].lu)
+    return nat.platforms[platform]
+
+
+def _tile_target(platform, n, ndev, op):
+    return native().tile(_platform(platform), n, ndev, BY_NAME[op].lu)
 
 
 _Results = collections.namedtuple("_Results", "a x logdet status")
 
 
-def _ffi(op, a, b, rank, *, n, lay, tile, lower=False, logdet=False):
+def _ffi(op, a, b, rank, *, n, lay, tile, lower=False, logdet=False, m=None):
     """tessera's call on this device's shard (inside shard_map): the handler's results by role
     (_native.OPS: a, x, logdet, status; None where the operation has no such result). The
     status and log det are the same on every device (the leader's), so the global forms take
     them from one device (out_specs P(), no reduction across devices). potrs' b is this
     device's rows of B; lu_solve's b is the whole Bᵀ, (k, Np), the same on every device, and so
-    is the Xᵀ it returns."""
+    is the Xᵀ it returns; qr's and least_squares' a and b are this device's block of the m x n A
+    and its rows of B, transposed (_qr.py)."""
     spec = BY_NAME[op]
     operands, results = spec.operands(a, b, rank), spec.results(a, b)
     attrs = spec.attributes(state=native().state, site=next(_sites), ndev=lay.ndev,
                             gcols=lay.gcols, owners=lay.owners, n=n, tile=tile, lower=lower,
-                            logdet=logdet)
+                            logdet=logdet, m=m)
     outs = jax.ffi.ffi_call(spec.target,
                             [jax.ShapeDtypeStruct(shape, dtype) for _, shape, dtype, _ in results],
                             input_output_aliases=spec.aliases())(*operands, **attrs)
@@ -554,3 +571,8 @@ def lu_solve_shardmap_ctx(a, b, T_A, *, axis_name=None, pad=True, mesh=None):
     if part:
         x = jax.lax.dynamic_slice_in_dim(x, row * rows, rows, axis=0)
     return _nan_unless(st[0] == 0, x.reshape(b.shape)), st
+
+
+# QR and least squares live in _qr.py, which builds on the helpers above: imported last, once
+# they are defined.
+from ._qr import least_squares, least_squares_shardmap_ctx, qr, qr_shardmap_ctx  # noqa: E402

@@ -1,0 +1,70 @@
+/* What the handlers (handlers.c) and the routines they run on the shards (handlers.c, qr.c)
+ * share: one device's part of a call, the call, the blocks of a matrix over the mesh, and the
+ * collective helpers. Internal to libtessera_jax. */
+#ifndef TSR_JAX_HANDLERS_H
+#define TSR_JAX_HANDLERS_H
+
+#include <stdint.h>
+
+#include "state.h"
+
+enum { MAX_DEVICES = 256 };
+
+/* The operations, indexed as python/tessera/_native.py's OPS. */
+typedef enum {
+  OP_POTRS,
+  OP_POTRI,
+  OP_CHOLESKY,
+  OP_LU_SOLVE,
+  OP_QR,
+  OP_LEAST_SQUARES,
+  OP_COUNT
+} op_t;
+
+/* What one device's call deposits at the rendezvous. rows x cols are the dimensions of the
+ * row-major buffer XLA gives (with TESSERA_JAX_TRANSPOSED: A's block transposed, so its
+ * column-major reading is a cols x rows block of A). */
+typedef struct {
+  int node;                 /* tessera memory node of its device */
+  int rank;                 /* its place in the mesh: row * gcols + column */
+  void *a, *b;              /* its shard of A (in place); potrs: its rows of B; lu_solve: Bᵀ */
+  int64_t rows, cols, nrhs; /* its shard of A: rows x cols; B: rows x nrhs (lu_solve: Bᵀ, the
+                               whole nrhs x (gcols * cols), on every device; with
+                               TRANSPOSED, its rows of B transposed, nrhs x cols) */
+  int64_t m, n, tile, lower, logdet; /* m: A's rows with TRANSPOSED (else A is n x n) */
+  int dtype;
+} part_t;
+
+/* One call: the devices of the mesh (ndev = grows x gcols, device r at row r / gcols, column
+ * r % gcols), the process of each (owners, jax's process indices) and this process's. */
+typedef struct {
+  op_t op;
+  int platform;
+  int ndev, gcols, mine; /* mine: the devices of this process */
+  int64_t owners[MAX_DEVICES];
+  int process;          /* this process's index (jax's) */
+  tessera_comm_t *comm; /* NULL when every device is this process's */
+  const int *rank_of;   /* the communicator's rank of each process index */
+} call_t;
+
+/* The blocks of a matrix over the mesh's devices, as tessera_matrix_view_blocks takes them. */
+typedef struct {
+  void *a[MAX_DEVICES];
+  int nodes[MAX_DEVICES], owners[MAX_DEVICES];
+} blocks_t;
+
+/** The same status on every process of the call's communicator: the lowest negative any has,
+ *  else the lowest positive (LAPACK's info), else 0; TESSERA_ERR_TIMEOUT when they cannot be
+ *  reached. */
+int tsr_jax_agree(const call_t *c, int rc);
+
+/** QR (OP_QR) or least squares (OP_LEAST_SQUARES) on the participants' shards (leader, scope
+ *  set; qr.c). Returns 0, LAPACK's info > 0 (least squares: R(i, i) exactly zero), or a
+ *  negative status, the same on every process. */
+int tsr_jax_qr(tessera_context_t *ctx, const call_t *c, const part_t *p, int count);
+
+/** Checks that the shards of a QR call (TRANSPOSED) hold its m x n matrix: 0, or
+ *  TESSERA_ERR_STATE with a message on stderr. */
+int tsr_jax_qr_shape(const call_t *c, const part_t *p);
+
+#endif
