@@ -8,6 +8,7 @@ checks, is unchanged."""
 FIRST = [
     ("test_package.py", "test_pip_install"),
     ("test_jax_lu.py", "test_many_panels_per_device_in_a_fresh_process"),
+    ("test_jax_qr.py", "test_many_panels_per_device_in_a_fresh_process"),
     ("test_jax_processes.py", "test_mesh_with_devices_of_another_process_is_refused"),
     ("test_setup.py", "test_waits_for_the_dpkg_lock_then_installs"),
     ("test_jax_api.py", "test_repeated_potrs_keeps_memory_and_descriptors_flat"),

@@ -60,6 +60,15 @@ def hpd(n, dtype, seed):
     return (m @ m.conj().T + n * np.eye(n)).astype(dtype), m.astype(dtype)
 
 
+def tall(m, n, dtype, seed):
+    """A random m x n matrix (m > n: well conditioned), the same on every process."""
+    rng = np.random.default_rng(seed + 2)
+    t = rng.standard_normal((m, n))
+    if np.iscomplexobj(np.zeros(1, dtype)):
+        t = t + 1j * rng.standard_normal((m, n))
+    return t.astype(dtype)
+
+
 def rhs(n, k, dtype, seed):
     rng = np.random.default_rng(seed + 1)
     return rng.standard_normal((n, k)).astype(dtype)
@@ -82,7 +91,8 @@ def close(got, want, dtype, what):
 
 
 def check_functions():
-    """Every function, every dtype, on every mesh, sizes that split evenly and not."""
+    """Every function, every dtype, on every mesh, sizes that split evenly and not (qr and
+    least_squares: an 18 x 7 A, whose rows or columns do not split evenly)."""
     for mesh, spec in meshes():
         for n in (16, 13):
             for dtype in DTYPES:
@@ -102,10 +112,23 @@ def check_functions():
                 xl, st = tj.lu_solve(g, b[:, 0], 4, mesh, spec, return_status=True)
                 assert int(st) == 0, f"lu_solve {what}: status {int(st)}"
                 close(g @ whole(xl), b[:, 0], dtype, f"lu_solve {what}")
+                if n != 13:
+                    continue
+                t = tall(n + 5, 7, dtype, n)  # rows (1D) or columns (2D) that do not split evenly
+                q, r = map(whole, tj.qr(t, 4, mesh, spec))
+                close(q @ r, t, dtype, f"qr {what}")
+                close(q.conj().T @ q, np.eye(q.shape[1]), dtype, f"qr's Q {what}")
+                assert not np.tril(r, -1).any(), f"qr's R {what}"
+                bt = rhs(n + 5, 2, dtype, n)
+                xq, st = tj.least_squares(t, bt, 4, mesh, spec, return_status=True)
+                assert int(st) == 0, f"least_squares {what}: status {int(st)}"
+                close(whole(xq), np.linalg.lstsq(t, bt, rcond=None)[0], dtype,
+                      f"least_squares {what}")
 
 
 def check_failures():
-    """Not positive definite and singular matrices: the same status on every process, NaN."""
+    """Not positive definite, singular and rank deficient matrices: the same status on every
+    process, NaN."""
     n = 12
     for mesh, spec in meshes():
         a, _ = hpd(n, np.float64, 3)
@@ -119,6 +142,12 @@ def check_failures():
         s[7, 7] = 0
         x, st = tj.lu_solve(s, np.ones(n), 4, mesh, spec, return_status=True)
         assert int(st) == 8 and np.isnan(whole(x)).all(), (int(st), dict(mesh.shape))
+        t = tall(n + 3, 6, np.float64, 1)
+        t[:, 4] = 0  # rank deficient: R(5, 5) is exactly zero
+        x, st = tj.least_squares(t, np.ones(n + 3), 4, mesh, spec, return_status=True)
+        assert int(st) == 5 and np.isnan(whole(x)).all(), (int(st), dict(mesh.shape))
+        statuses = multihost_utils.process_allgather(np.array([int(st)]))
+        assert len(set(statuses.ravel().tolist())) == 1, statuses
 
 
 def check_sharded():
@@ -142,11 +171,30 @@ def check_sharded():
         y, st2 = tj.lu_solve_shardmap_ctx(a, b, 4)
         return x, y, st, st2
 
+    def local_qr(a, b):
+        q, r, st = tj.qr_shardmap_ctx(a, 4)
+        x, st2 = tj.least_squares_shardmap_ctx(a, b, 4)
+        return q, r, x, st, st2
+
     x, y, st, st2 = jax.jit(jax.shard_map(local, mesh=mesh, in_specs=(P("x", None), P("x")),
                                           out_specs=(P("x"), P("x"), P(), P())))(ga, gb)
     assert int(st[0]) == 0 and int(st2[0]) == 0
     close(a @ whole(x), b, dtype, "potrs_shardmap_ctx")
     close(a @ whole(y), b, dtype, "lu_solve_shardmap_ctx")
+    t = tall(4 * n, 5, dtype, 5)
+    gt = jax.make_array_from_callback(t.shape, rows, lambda i: t[i])
+    gbt = jax.make_array_from_callback((4 * n, 2), rows, lambda i: rhs(4 * n, 2, dtype, 5)[i])
+    q, r = tj.qr(gt, 4)
+    assert q.sharding.is_equivalent_to(rows, 2), q.sharding
+    close(whole(q) @ whole(r), t, dtype, "qr on global arrays")
+    q, r, x, st, st2 = jax.jit(jax.shard_map(local_qr, mesh=mesh,
+                                             in_specs=(P("x", None), P("x", None)),
+                                             out_specs=(P("x", None), P(), P(), P(), P())))(
+        gt, gbt)
+    assert int(st[0]) == 0 and int(st2[0]) == 0
+    close(whole(q) @ whole(r), t, dtype, "qr_shardmap_ctx")
+    close(whole(x), np.linalg.lstsq(t, rhs(4 * n, 2, dtype, 5), rcond=None)[0], dtype,
+          "least_squares_shardmap_ctx")
     if jax.device_count() == 4:  # the same on a 2 x 2 mesh over the processes
         mesh2 = Mesh(np.array(jax.devices()).reshape(2, 2), ("x", "y"))
         blocks = NamedSharding(mesh2, P("x", "y"))

@@ -30,6 +30,8 @@ a = jax.device_put(np.eye(8) * 4.0, NamedSharding(mesh, P("x", None)))
 x, st = tj.potrs(a, np.ones(8), 2, return_status=True)
 print(nv.native().path)
 assert int(st) == 0 and np.allclose(np.asarray(x), 0.25), (x, st)
+q, r = tj.qr(a, 2)
+assert np.allclose(np.asarray(q) @ np.asarray(r), np.eye(8) * 4.0), (q, r)
 """
 
 
@@ -43,7 +45,8 @@ def test_pip_install(tmp_path):
     names = sorted(zipfile.ZipFile(whl).namelist())
     files = [n for n in names if ".dist-info/" not in n]
     assert files == ["tessera/__init__.py", "tessera/_layout.py", "tessera/_native.py",
-                     "tessera/jax.py", "tessera/libtessera.so.0", "tessera/libtessera_jax.so"], names
+                     "tessera/_qr.py", "tessera/jax.py", "tessera/libtessera.so.0",
+                     "tessera/libtessera_jax.so"], names
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
     py = venv / "bin" / "python"
