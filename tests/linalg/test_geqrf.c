@@ -98,9 +98,9 @@ static void test_geqrf_tall(void **state) {
   for (int d = 0; d < TESSERA_NUM_DTYPES; d++) {
     const tessera_dtype_t dt = lc_dtypes[d];
     const bool single = dt == TESSERA_F32 || dt == TESSERA_C64;
-    one_case(ctx, dt, 2000, 60, 0, 0, (uint64_t)(6000 + d));
-    one_case(ctx, dt, 2000, 60, 0, single ? 1e-3 : 1e-9, (uint64_t)(6100 + d));
-    one_case(ctx, dt, 2000, 60, 7, 0, (uint64_t)(6200 + d));
+    one_case(ctx, dt, 1000, 40, 0, 0, (uint64_t)(6000 + d));
+    one_case(ctx, dt, 1000, 40, 0, single ? 1e-3 : 1e-9, (uint64_t)(6100 + d));
+    one_case(ctx, dt, 1000, 40, 7, 0, (uint64_t)(6200 + d));
   }
   lc_finalize(ctx);
 }
