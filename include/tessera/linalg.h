@@ -291,18 +291,25 @@ TESSERA_API int tessera_tile_getrs(tessera_op_t trans, const tessera_matrix_t *A
  *  tasks writing its panels and every process gets the whole tau. */
 TESSERA_API int tessera_tile_geqrf(tessera_matrix_t *A, void *tau);
 
-/** C = op(Q) C (side LEFT; op NOTRANS, or CONJTRANS / TRANS on real dtypes) with the Q whose
- *  min(m, n) reflectors tessera_tile_geqrf left in A (m x n) and `tau`; C has A's m rows. Any
- *  tilings (column panels, or copies in them); over processes, a collective call. Q from the
- *  right is refused at this level for now (TESSERA_ERR_UNSUPPORTED: tessera_unmqr takes it). */
+/** C = op(Q) C (side LEFT, C with A's m rows) or C op(Q) (RIGHT, C with m columns); op NOTRANS,
+ *  or CONJTRANS / TRANS on real dtypes; Q is the one whose min(m, n) reflectors
+ *  tessera_tile_geqrf left in A (m x n) and `tau`. Any tilings (column panels, or copies in
+ *  them; from the right through a copy of Cᴴ); over processes, a collective call. */
 TESSERA_API int tessera_tile_unmqr(tessera_side_t side, tessera_op_t trans,
                                    const tessera_matrix_t *A, const void *tau, tessera_matrix_t *C);
 
-/** Least squares min ‖A X - B‖ for A m x n with m >= n of full rank (see tessera_gels): A is
- *  overwritten by its QR, B (m x nrhs) holds X in its first n rows. Returns 0, i > 0 when R(i, i)
- *  is exactly zero (B untouched), or a negative status; over processes, a collective call. m < n
- *  is refused at this level for now (TESSERA_ERR_UNSUPPORTED: tessera_gels takes it). */
+/** Least squares (see tessera_gels) with B of max(m, n) rows and nrhs columns. m >= n: min
+ *  ‖A X - B‖ for A of full rank, A overwritten by its QR, X in B's first n rows. m < n: the
+ *  minimum norm solution of A X = B(1 .. m) through the QR of a copy of Aᴴ (A left as it was),
+ *  X in B's n rows. Returns 0, i > 0 when R(i, i) is exactly zero (B untouched), or a negative
+ *  status; over processes, a collective call. */
 TESSERA_API int tessera_tile_gels(tessera_matrix_t *A, tessera_matrix_t *B);
+
+/** The first n columns of Q (LAPACK's ungqr / orgqr) into A (m x n, n <= m), whose first k
+ *  columns hold the reflectors tessera_tile_geqrf left, with their `tau` (k elements): Q
+ *  applied to the identity's first n columns. Any tiling; over processes, a collective call.
+ *  Returns 0 or a negative status. */
+TESSERA_API int tessera_tile_ungqr(tessera_matrix_t *A, int64_t k, const void *tau);
 
 /** Factors A and solves A X = B (see tessera_gesv). */
 TESSERA_API int tessera_tile_gesv(tessera_matrix_t *A, int *ipiv, tessera_matrix_t *B);

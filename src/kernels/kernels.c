@@ -112,6 +112,26 @@ static uint64_t diagonal_key(const void *args) {
   return size_key(a->dtype, 0, a->n, 1, 0);
 }
 
+static double transpose_flops(const void *args) {
+  (void)args;
+  return 0.0;
+}
+
+static uint64_t transpose_key(const void *args) {
+  const tsr_transpose_args_t *a = args;
+  return size_key(a->dtype, 0, a->m, a->n, 0);
+}
+
+static double identity_flops(const void *args) {
+  (void)args;
+  return 0.0;
+}
+
+static uint64_t identity_key(const void *args) {
+  const tsr_identity_args_t *a = args;
+  return size_key(a->dtype, 0, a->m, a->n, 0);
+}
+
 static double trtri_flops(const void *args) {
   const tsr_trtri_args_t *a = args;
   double n = a->n;
@@ -290,6 +310,16 @@ KERNEL_TABLE(syrk, syrk);
 KERNEL_TABLE(gemm, gemm);
 KERNEL_TABLE(lacpy, lacpy);
 KERNEL_TABLE(diagonal, diagonal);
+KERNEL_TABLE(transpose, transpose);
+/* tsr_cuda_identity is the launcher of cuda_kernels.h; the kernel is tsr_cuda_identity_kernel */
+const tessera_kernel_t tsr_kernel_identity = {
+    .name = "identity",
+    .impl = {[TESSERA_DEVICE_CPU] = tsr_cpu_identity,
+             [TESSERA_DEVICE_CUDA] = CUDA_IMPL(identity_kernel),
+             [TESSERA_DEVICE_SIM] = SIM_IMPL(identity)},
+    .flops = identity_flops,
+    .size_key = identity_key,
+};
 KERNEL_TABLE(geadd, geadd);
 KERNEL_TABLE(trtri, trtri);
 KERNEL_TABLE(lauum, lauum);

@@ -68,6 +68,24 @@ typedef struct {
   int src_row, dst_row;
 } tsr_lacpy_args_t;
 
+/** transpose: buffers {A (R), B (W, or RW when the copy fills part of it)}. The conjugate
+ *  transpose (the transpose on real dtypes) of A's m x n block at (src_row, src_col) into B's
+ *  n x m block at (dst_row, dst_col). */
+typedef struct {
+  tessera_dtype_t dtype;
+  int m, n;
+  int src_row, src_col, dst_row, dst_col;
+} tsr_transpose_args_t;
+
+/** identity: buffers {A (W, or RW when the block is part of it)}. A's m x n block from row `row`
+ *  becomes a block of an identity: ones where column - row (within the block) == d, else
+ *  zeros (d beyond the block: all zeros). */
+typedef struct {
+  tessera_dtype_t dtype;
+  int m, n;
+  int row, d;
+} tsr_identity_args_t;
+
 /** diagonal: buffers {A (R) n x n, d (W) n x 1}. Copies A's diagonal into d (a QR step's tau from
  *  its T). */
 typedef struct {
@@ -227,6 +245,8 @@ extern const tessera_kernel_t tsr_kernel_syrk;
 extern const tessera_kernel_t tsr_kernel_gemm;
 extern const tessera_kernel_t tsr_kernel_lacpy;
 extern const tessera_kernel_t tsr_kernel_diagonal;
+extern const tessera_kernel_t tsr_kernel_transpose;
+extern const tessera_kernel_t tsr_kernel_identity;
 extern const tessera_kernel_t tsr_kernel_geadd;
 extern const tessera_kernel_t tsr_kernel_trtri;
 extern const tessera_kernel_t tsr_kernel_lauum;
@@ -248,6 +268,8 @@ int tsr_cpu_syrk(const tessera_exec_t *ex, void *args);
 int tsr_cpu_gemm(const tessera_exec_t *ex, void *args);
 int tsr_cpu_lacpy(const tessera_exec_t *ex, void *args);
 int tsr_cpu_diagonal(const tessera_exec_t *ex, void *args);
+int tsr_cpu_transpose(const tessera_exec_t *ex, void *args);
+int tsr_cpu_identity(const tessera_exec_t *ex, void *args);
 int tsr_cpu_geadd(const tessera_exec_t *ex, void *args);
 int tsr_cpu_trtri(const tessera_exec_t *ex, void *args);
 int tsr_cpu_lauum(const tessera_exec_t *ex, void *args);
@@ -313,6 +335,8 @@ int tsr_cuda_syrk(const tessera_exec_t *ex, void *args);
 int tsr_cuda_gemm(const tessera_exec_t *ex, void *args);
 int tsr_cuda_lacpy(const tessera_exec_t *ex, void *args);
 int tsr_cuda_diagonal(const tessera_exec_t *ex, void *args);
+int tsr_cuda_transpose(const tessera_exec_t *ex, void *args);
+int tsr_cuda_identity_kernel(const tessera_exec_t *ex, void *args);
 int tsr_cuda_geadd(const tessera_exec_t *ex, void *args);
 int tsr_cuda_trtri(const tessera_exec_t *ex, void *args);
 int tsr_cuda_lauum(const tessera_exec_t *ex, void *args);

@@ -200,8 +200,6 @@ static void test_tile_forms(void **state) {
     assert_int_equal(tessera_tile_geqrf(A, tau), 0);
     assert_int_equal(tessera_tile_unmqr(TESSERA_LEFT, TESSERA_CONJTRANS, A, tau, C), 0);
     assert_int_equal(tessera_tile_unmqr(TESSERA_LEFT, TESSERA_NOTRANS, A, tau, C), 0);
-    assert_int_equal(tessera_tile_unmqr(TESSERA_RIGHT, TESSERA_NOTRANS, A, tau, C),
-                     TESSERA_ERR_UNSUPPORTED);
     tessera_matrix_destroy(C);
     tessera_matrix_destroy(A);
     if (!(rel_diff(dt, m, nrhs, c, m, b, m) <= tol(dt)))
@@ -218,6 +216,71 @@ static void test_tile_forms(void **state) {
       fail_msg("tile_gels %s: relative difference to LAPACK's %g", lc_name(dt),
                rel_diff(dt, n, nrhs, b, m, b2, m));
     free(a), free(b), free(a2), free(b2), free(c), free(tau);
+  }
+  lc_finalize(ctx);
+}
+
+/* At tile level, against the LAPACK-style calls (each tested against LAPACK above): Q from the
+ * right (C op(Q), C in square tiles: through a copy of Cᴴ), then back with Qᴴ; ungqr with all
+ * the reflectors and with fewer; the minimum norm gels of a wide A. */
+static void test_tile_right_ungqr_wide(void **state) {
+  (void)state;
+  tessera_context_t *ctx = lc_context(8);
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++) {
+    const tessera_dtype_t dt = lc_dtypes[d];
+    const int64_t m = 37, n = 21, rows = 5, nrhs = 3;
+    tt_rng_t r = tt_rng((uint64_t)(1900 + d));
+    void *a = lc_alloc(dt, (size_t)(m * n)), *tau = lc_alloc(dt, (size_t)n);
+    void *c = lc_alloc(dt, (size_t)(rows * m));
+    lc_fill_random(dt, a, m, n, m, &r);
+    lc_fill_random(dt, c, rows, m, rows, &r);
+    void *c0 = lc_dup(dt, c, (size_t)(rows * m)), *c2 = lc_dup(dt, c, (size_t)(rows * m));
+    tessera_matrix_t *A = NULL, *C = NULL;
+    assert_int_equal(tessera_matrix_view(ctx, dt, m, n, 8, 8, a, m, &A), 0);
+    assert_int_equal(tessera_tile_geqrf(A, tau), 0);
+    assert_int_equal(tessera_matrix_view(ctx, dt, rows, m, 8, 8, c, rows, &C), 0);
+    assert_int_equal(tessera_tile_unmqr(TESSERA_RIGHT, TESSERA_NOTRANS, A, tau, C), 0);
+    assert_int_equal(tessera_matrix_export(C, c, rows), 0);
+    assert_int_equal(
+        tessera_unmqr(ctx, TESSERA_RIGHT, TESSERA_NOTRANS, dt, rows, m, n, a, m, tau, c2, rows), 0);
+    if (!(rel_diff(dt, rows, m, c, rows, c2, rows) <= tol(dt)))
+      fail_msg("tile_unmqr right %s: %g from unmqr's", lc_name(dt),
+               rel_diff(dt, rows, m, c, rows, c2, rows));
+    assert_int_equal(tessera_tile_unmqr(TESSERA_RIGHT, TESSERA_CONJTRANS, A, tau, C), 0);
+    assert_int_equal(tessera_matrix_destroy(C), 0);
+    if (!(rel_diff(dt, rows, m, c, rows, c0, rows) <= tol(dt)))
+      fail_msg("tile_unmqr right %s: C Q Qᴴ differs from C by %g", lc_name(dt),
+               rel_diff(dt, rows, m, c, rows, c0, rows));
+    /* ungqr: Q's first n columns from all n reflectors, then from n - 3 of them */
+    for (int64_t k = n; k >= n - 3; k -= 3) {
+      void *q = lc_dup(dt, a, (size_t)(m * n)), *q2 = lc_dup(dt, a, (size_t)(m * n));
+      tessera_matrix_t *Q = NULL;
+      assert_int_equal(tessera_matrix_view(ctx, dt, m, n, 8, 8, q, m, &Q), 0);
+      assert_int_equal(tessera_tile_ungqr(Q, k, tau), 0);
+      assert_int_equal(tessera_matrix_destroy(Q), 0);
+      assert_int_equal(tessera_ungqr(ctx, dt, m, n, k, q2, m, tau), 0);
+      if (!(rel_diff(dt, m, n, q, m, q2, m) <= tol(dt)))
+        fail_msg("tile_ungqr %s k %lld: %g from ungqr's", lc_name(dt), (long long)k,
+                 rel_diff(dt, m, n, q, m, q2, m));
+      free(q), free(q2);
+    }
+    assert_int_equal(tessera_matrix_destroy(A), 0);
+    /* a wide A (n x m): the minimum norm solution, B of m rows (its first n the right side) */
+    void *w = lc_alloc(dt, (size_t)(n * m)), *b = lc_alloc(dt, (size_t)(m * nrhs));
+    lc_fill_random(dt, w, n, m, n, &r);
+    lc_fill_random(dt, b, m, nrhs, m, &r);
+    void *w2 = lc_dup(dt, w, (size_t)(n * m)), *b2 = lc_dup(dt, b, (size_t)(m * nrhs));
+    tessera_matrix_t *W = NULL, *B = NULL;
+    assert_int_equal(tessera_matrix_view(ctx, dt, n, m, 8, 8, w, n, &W), 0);
+    assert_int_equal(tessera_matrix_view(ctx, dt, m, nrhs, 8, 8, b, m, &B), 0);
+    assert_int_equal(tessera_tile_gels(W, B), 0);
+    assert_int_equal(tessera_matrix_destroy(B), 0);
+    assert_int_equal(tessera_matrix_destroy(W), 0);
+    assert_int_equal(lapack_gels(dt, n, m, nrhs, w2, n, b2, m), 0);
+    if (!(rel_diff(dt, m, nrhs, b, m, b2, m) <= 50 * tol(dt)))
+      fail_msg("tile_gels wide %s: relative difference to LAPACK's %g", lc_name(dt),
+               rel_diff(dt, m, nrhs, b, m, b2, m));
+    free(a), free(tau), free(c), free(c0), free(c2), free(w), free(b), free(w2), free(b2);
   }
   lc_finalize(ctx);
 }
@@ -250,8 +313,11 @@ static void test_arguments(void **state) {
 int main(void) {
   tt_watchdog(600);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_unmqr),     cmocka_unit_test(test_ungqr),
-      cmocka_unit_test(test_gels),      cmocka_unit_test(test_tile_forms),
+      cmocka_unit_test(test_unmqr),
+      cmocka_unit_test(test_ungqr),
+      cmocka_unit_test(test_gels),
+      cmocka_unit_test(test_tile_forms),
+      cmocka_unit_test(test_tile_right_ungqr_wide),
       cmocka_unit_test(test_arguments),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

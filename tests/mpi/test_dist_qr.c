@@ -4,7 +4,8 @@
  * the tasks that write its panels; the factors put together from every process's panels and the
  * tau every process gets have the residual and orthogonality of the one-process routine, tau
  * is the same on every process, for every dtype, square, tall and wide matrices and sizes that
- * are not tile multiples; square tiles go through a distributed copy in panels. LAPACK-style,
+ * are not tile multiples; square tiles go through a distributed copy in panels; Q from the right,
+ * ungqr and the minimum norm gels of a wide matrix, on every grid. LAPACK-style,
  * the arrays on process 0 only: geqrf, ungqr, unmqr from both sides and gels (tall and wide)
  * against LAPACK. The tile cases on simulated devices or a GPU per process too. */
 /* ctest-label: mpi */
@@ -117,6 +118,102 @@ static void tile_cases(tessera_context_t *ctx, int64_t nb, bool quick) {
 static void test_tile_qr(void **state) {
   (void)state;
   tile_cases(g_ctx, 8, false);
+}
+
+/* The whole of the distributed M (rows x cols) on every process: each one's tiles, summed. */
+static void gather(tessera_context_t *ctx, tessera_matrix_t *M, tessera_dtype_t dt, void *x,
+                   int64_t rows, int64_t cols) {
+  const size_t count = (size_t)(rows * cols);
+  memset(x, 0, count * lc_esize(dt));
+  fail_rc(ctx, "export", tessera_matrix_export(M, x, rows));
+  fail_rc(ctx, "allreduce",
+          tessera_comm_allreduce(g_comm, x, x, count, (tessera_comm_type_t)dt, TESSERA_SUM, NULL));
+}
+
+/* A matrix rows x cols on grid g in nb x nb tiles, x (rows x cols, ld rows) imported. */
+static tessera_matrix_t *distributed(tessera_grid_t g, tessera_dtype_t dt, int64_t rows,
+                                     int64_t cols, int64_t nb, const void *x) {
+  tessera_matrix_t *M = NULL;
+  fail_rc(g_ctx, "create",
+          tessera_matrix_create_distributed(g_ctx, g_comm, g, dt, rows, cols, nb, nb, &M));
+  fail_rc(g_ctx, "import", tessera_matrix_import(M, x, rows));
+  return M;
+}
+
+/* ‖X‖_F / ‖Y‖_F relative: ‖X - Y‖_F / ‖Y‖_F for the count elements (promoted). */
+static double fro_diff(const zc_t *x, const zc_t *y, size_t count) {
+  double d = 0, s = 0;
+  for (size_t i = 0; i < count; i++) d += pow(cabs(x[i] - y[i]), 2), s += pow(cabs(y[i]), 2);
+  return s > 0 ? sqrt(d / s) : sqrt(d);
+}
+
+/* Tile level over processes on every grid, square tiles: C Q then C Q Qᴴ back (Q from the right
+ * through a distributed copy of Cᴴ); ungqr's Q orthonormal with Q R = A; the minimum norm gels
+ * of a wide matrix solving A x = b. */
+static void test_tile_right_ungqr_wide(void **state) {
+  (void)state;
+  const int64_t m = 37, n = 21, rows = 5, nrhs = 2, nb = 8;
+  const tessera_dtype_t dts[2] = {TESSERA_F64, TESSERA_C128};
+  for (int p = 1; p <= g_size; p++) {
+    if (g_size % p) continue;
+    const tessera_grid_t g = {p, g_size / p};
+    for (int d = 0; d < 2; d++) {
+      const tessera_dtype_t dt = dts[d];
+      tt_rng_t r = tt_rng((uint64_t)(300 + 10 * p + d));
+      void *a = lc_alloc(dt, (size_t)(m * n)), *c = lc_alloc(dt, (size_t)(rows * m));
+      void *tau = lc_alloc(dt, (size_t)n), *q = lc_alloc(dt, (size_t)(m * n));
+      lc_fill_random(dt, a, m, n, m, &r);
+      lc_fill_random(dt, c, rows, m, rows, &r);
+      zc_t *az = lc_promote(dt, m, n, a, m), *cz = lc_promote(dt, rows, m, c, rows);
+      tessera_matrix_t *A = distributed(g, dt, m, n, nb, a);
+      fail_rc(g_ctx, "tile_geqrf", tessera_tile_geqrf(A, tau));
+      tessera_matrix_t *C = distributed(g, dt, rows, m, nb, c);
+      fail_rc(g_ctx, "tile_unmqr right",
+              tessera_tile_unmqr(TESSERA_RIGHT, TESSERA_NOTRANS, A, tau, C));
+      fail_rc(g_ctx, "tile_unmqr right",
+              tessera_tile_unmqr(TESSERA_RIGHT, TESSERA_CONJTRANS, A, tau, C));
+      gather(g_ctx, C, dt, c, rows, m);
+      zc_t *back = lc_promote(dt, rows, m, c, rows);
+      if (!(fro_diff(back, cz, (size_t)(rows * m)) < 1e3 * lc_eps(dt)))
+        fail_msg("process %d: %dx%d %s: C Q Qᴴ differs from C by %g", g_rank, g.p, g.q, lc_name(dt),
+                 fro_diff(back, cz, (size_t)(rows * m)));
+      /* ungqr on a copy of the factors: Q R = A, Qᴴ Q = I */
+      gather(g_ctx, A, dt, q, m, n);
+      zc_t *rz = lc_zalloc((size_t)(n * n));
+      for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i <= j; i++) rz[i + j * n] = lc_get(dt, q, (size_t)(i + j * m));
+      fail_rc(g_ctx, "tile_ungqr", tessera_tile_ungqr(A, n, tau));
+      gather(g_ctx, A, dt, q, m, n);
+      zc_t *qz = lc_promote(dt, m, n, q, m), *qr = lc_zalloc((size_t)(m * n));
+      const zc_t one = 1.0, zero = 0.0;
+      cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)n, &one, qz,
+                  (int)m, rz, (int)n, &zero, qr, (int)m);
+      if (!(fro_diff(qr, az, (size_t)(m * n)) < 1e3 * lc_eps(dt)))
+        fail_msg("process %d: %dx%d %s: tile_ungqr's Q R differs from A by %g", g_rank, g.p, g.q,
+                 lc_name(dt), fro_diff(qr, az, (size_t)(m * n)));
+      tessera_matrix_destroy(C);
+      tessera_matrix_destroy(A);
+      /* a wide W (n x m): W x = b(1 .. n) */
+      void *w = lc_alloc(dt, (size_t)(n * m)), *b = lc_alloc(dt, (size_t)(m * nrhs));
+      lc_fill_random(dt, w, n, m, n, &r);
+      lc_fill_random(dt, b, m, nrhs, m, &r);
+      zc_t *wz = lc_promote(dt, n, m, w, n), *bz = lc_promote(dt, n, nrhs, b, m);
+      tessera_matrix_t *W = distributed(g, dt, n, m, nb, w),
+                       *B = distributed(g, dt, m, nrhs, nb, b);
+      fail_rc(g_ctx, "tile_gels wide", tessera_tile_gels(W, B));
+      gather(g_ctx, B, dt, b, m, nrhs);
+      zc_t *xz = lc_promote(dt, m, nrhs, b, m), *wx = lc_zalloc((size_t)(n * nrhs));
+      cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)nrhs, (int)m, &one, wz,
+                  (int)n, xz, (int)m, &zero, wx, (int)n);
+      if (!(fro_diff(wx, bz, (size_t)(n * nrhs)) < 1e4 * lc_eps(dt)))
+        fail_msg("process %d: %dx%d %s: tile_gels wide: W x differs from b by %g", g_rank, g.p, g.q,
+                 lc_name(dt), fro_diff(wx, bz, (size_t)(n * nrhs)));
+      tessera_matrix_destroy(B);
+      tessera_matrix_destroy(W);
+      free(a), free(c), free(tau), free(q), free(az), free(cz), free(back), free(rz), free(qz);
+      free(qr), free(w), free(b), free(wz), free(bz), free(xz), free(wx);
+    }
+  }
 }
 
 /* max |x - y| / max |y| over the m x n blocks of ld rows. */
@@ -234,8 +331,8 @@ static void test_on_devices(void **state) {
 int main(int argc, char **argv) {
   own_gpu();
   if (mpi_start(&argc, &argv)) return 2;
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_tile_qr),
-                                     cmocka_unit_test(test_lapack_qr),
-                                     cmocka_unit_test(test_on_devices)};
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_tile_qr), cmocka_unit_test(test_tile_right_ungqr_wide),
+      cmocka_unit_test(test_lapack_qr), cmocka_unit_test(test_on_devices)};
   return mpi_finish(cmocka_run_group_tests(tests, cpu_group_setup, cpu_group_teardown));
 }

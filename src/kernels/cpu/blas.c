@@ -176,6 +176,40 @@ int tsr_cpu_geadd(const tessera_exec_t *ex, void *args) {
 
 /* ---------------------------------------------------------------- lacpy, diag */
 
+int tsr_cpu_transpose(const tessera_exec_t *ex, void *args) {
+  const tsr_transpose_args_t *a = args;
+  tsr_cpu_operand_t A, B;
+  if (!tsr_dtype_valid(a->dtype) || a->src_row < 0 || a->src_col < 0 || a->dst_row < 0 ||
+      a->dst_col < 0 || tsr_cpu_operand(ex, 0, a->src_row + a->m, a->src_col + a->n, &A) ||
+      tsr_cpu_operand(ex, 1, a->dst_row + a->n, a->dst_col + a->m, &B))
+    return TESSERA_ERR_KERNEL;
+  const size_t es = tessera_dtype_size(a->dtype);
+  for (int c = 0; c < a->n; c++)
+    for (int r = 0; r < a->m; r++) {
+      const size_t from = (size_t)(a->src_col + c) * (size_t)A.ld + (size_t)(a->src_row + r);
+      const size_t to = (size_t)(a->dst_col + r) * (size_t)B.ld + (size_t)(a->dst_row + c);
+      tsr_scalar_t v = tsr_scalar_load(a->dtype, (const char *)A.p + from * es, 0);
+      v.im = -v.im;
+      tsr_scalar_store(a->dtype, (char *)B.p + to * es, v);
+    }
+  return 0;
+}
+
+int tsr_cpu_identity(const tessera_exec_t *ex, void *args) {
+  const tsr_identity_args_t *a = args;
+  tsr_cpu_operand_t A;
+  if (!tsr_dtype_valid(a->dtype) || a->row < 0 || tsr_cpu_operand(ex, 0, a->row + a->m, a->n, &A))
+    return TESSERA_ERR_KERNEL;
+  const size_t es = tessera_dtype_size(a->dtype);
+  for (int c = 0; c < a->n; c++) {
+    char *col = (char *)A.p + ((size_t)c * (size_t)A.ld + (size_t)a->row) * es;
+    memset(col, 0, (size_t)a->m * es);
+    if (c - a->d >= 0 && c - a->d < a->m)
+      tsr_scalar_store(a->dtype, col + (size_t)(c - a->d) * es, (tsr_scalar_t){1, 0});
+  }
+  return 0;
+}
+
 int tsr_cpu_diagonal(const tessera_exec_t *ex, void *args) {
   const tsr_diagonal_args_t *a = args;
   tsr_cpu_operand_t A, D;

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 
 #include "kernels/cuda/cuda_common.h"
+#include "kernels/cuda/cuda_kernels.h"
 
 /* Enqueued, or the failure of a cuBLAS call. */
 static int blas_status(cublasStatus_t st) {
@@ -252,6 +253,22 @@ GEAM(Cgeam, cuComplex)
 GEAM(Zgeam, cuDoubleComplex)
 static const geam_fn geam_of[TESSERA_NUM_DTYPES] = {Sgeam, Dgeam, Cgeam, Zgeam};
 
+/* B (ldb) = op(A), op(A) m x n: geam with beta 0 and B as its own second operand. */
+typedef cublasStatus_t (*geam_t_fn)(cublasHandle_t, cublasOperation_t, int, int, const void *,
+                                    const void *, int, const void *, void *, int);
+#define GEAM_T(name, T)                                                                            \
+  static cublasStatus_t name##_t(cublasHandle_t h, cublasOperation_t op, int m, int n,             \
+                                 const void *al, const void *A, int lda, const void *be, void *B,  \
+                                 int ldb) {                                                        \
+    return cublas##name(h, op, CUBLAS_OP_N, m, n, (const T *)al, (const T *)A, lda, (const T *)be, \
+                        (const T *)B, ldb, (T *)B, ldb);                                           \
+  }
+GEAM_T(Sgeam, float)
+GEAM_T(Dgeam, double)
+GEAM_T(Cgeam, cuComplex)
+GEAM_T(Zgeam, cuDoubleComplex)
+static const geam_t_fn geam_t_of[TESSERA_NUM_DTYPES] = {Sgeam_t, Dgeam_t, Cgeam_t, Zgeam_t};
+
 /* C = alpha A + beta C in place (cuBLAS's geam allows C to be its second operand). */
 int tsr_cuda_geadd(const tessera_exec_t *ex, void *args) {
   const tsr_geadd_args_t *a = args;
@@ -263,6 +280,37 @@ int tsr_cuda_geadd(const tessera_exec_t *ex, void *args) {
   const tsr_cuda_scalar_t al = tsr_cuda_scalar(a->dtype, a->alpha);
   const tsr_cuda_scalar_t be = tsr_cuda_scalar(a->dtype, a->beta);
   return blas_status(geam_of[a->dtype](h, a->m, a->n, &al, ex->ptr[0], lda, &be, ex->ptr[1], ldc));
+}
+
+/* The conjugate transpose by cuBLAS's geam (beta 0, B its own second operand). */
+int tsr_cuda_transpose(const tessera_exec_t *ex, void *args) {
+  const tsr_transpose_args_t *a = args;
+  if (!tsr_dtype_valid(a->dtype) || a->src_row < 0 || a->src_col < 0 || a->dst_row < 0 ||
+      a->dst_col < 0)
+    return TESSERA_ERR_KERNEL;
+  const int lda = tsr_operand_ld(ex, 0, a->src_row + a->m, a->src_col + a->n);
+  const int ldb = tsr_operand_ld(ex, 1, a->dst_row + a->n, a->dst_col + a->m);
+  cublasHandle_t h = tsr_cuda_blas(ex);
+  if (lda < 0 || ldb < 0 || !h) return TESSERA_ERR_KERNEL;
+  if (a->m == 0 || a->n == 0) return 0;
+  const size_t es = tessera_dtype_size(a->dtype);
+  const char *A =
+      (const char *)ex->ptr[0] + ((size_t)a->src_col * (size_t)lda + (size_t)a->src_row) * es;
+  char *B = (char *)ex->ptr[1] + ((size_t)a->dst_col * (size_t)ldb + (size_t)a->dst_row) * es;
+  const tsr_cuda_scalar_t one = tsr_cuda_scalar(a->dtype, (tsr_scalar_t){1, 0});
+  const tsr_cuda_scalar_t zero = tsr_cuda_scalar(a->dtype, (tsr_scalar_t){0, 0});
+  const cublasOperation_t op = tsr_dtype_complex(a->dtype) ? CUBLAS_OP_C : CUBLAS_OP_T;
+  return blas_status(geam_t_of[a->dtype](h, op, a->n, a->m, &one, A, lda, &zero, B, ldb));
+}
+
+int tsr_cuda_identity_kernel(const tessera_exec_t *ex, void *args) {
+  const tsr_identity_args_t *a = args;
+  const int lda = tsr_operand_ld(ex, 0, a->row + a->m, a->n);
+  if (!tsr_dtype_valid(a->dtype) || a->row < 0 || lda < 0) return TESSERA_ERR_KERNEL;
+  char *p = (char *)ex->ptr[0] + (size_t)a->row * tessera_dtype_size(a->dtype);
+  return tsr_cuda_identity_block(a->dtype, p, (size_t)lda, a->m, a->n, a->d, ex->stream)
+             ? TESSERA_ERR_KERNEL
+             : 0;
 }
 
 /* The diagonal as a 2D copy of n rows of one element, (ld + 1) elements apart. */

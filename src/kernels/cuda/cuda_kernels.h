@@ -67,6 +67,11 @@ int tsr_cuda_row_gather(tessera_dtype_t dtype, void *a, size_t ld, int n, const 
  *  an invalid dtype or a failed launch. */
 int tsr_cuda_identity(tessera_dtype_t dtype, void *a, size_t ld, int n, void *stream);
 
+/** Enqueues the m x n block `a` (ld) of an identity: ones where column - row == d, zeros
+ *  elsewhere. Returns 0, or -1 for an invalid dtype or a failed launch. */
+int tsr_cuda_identity_block(tessera_dtype_t dtype, void *a, size_t ld, int m, int n, int d,
+                            void *stream);
+
 /** Enqueues a k x k triangle of `src` (leading dimension lds) into `dst` (ldd), zeros in the
  *  other: uplo 'L' the unit lower triangle (the strictly lower part, ones on the diagonal: a
  *  block of Householder vectors), 'U' the upper triangle with the diagonal (a T). Returns 0, or

@@ -264,17 +264,19 @@ template <> __device__ c128_t unit<c128_t>(bool one) {
   return {one ? 1.0 : 0.0, 0.0};
 }
 
-template <typename T> __global__ void identity(T *a, long long ld, int n) {
+/* The m x n block a: ones where column - row == d, zeros elsewhere (one thread block a column). */
+template <typename T> __global__ void identity(T *a, long long ld, int m, int d) {
   T *col = a + static_cast<long long>(blockIdx.x) * ld;
-  for (int i = threadIdx.x; i < n; i += blockDim.x)
-    col[i] = unit<T>(i == static_cast<int>(blockIdx.x));
+  for (int i = threadIdx.x; i < m; i += blockDim.x)
+    col[i] = unit<T>(static_cast<int>(blockIdx.x) - i == d);
 }
 
-template <typename T> void launch_identity(void *a, size_t ld, int n, cudaStream_t stream) {
-  identity<T><<<n, 256, 0, stream>>>(static_cast<T *>(a), static_cast<long long>(ld), n);
+template <typename T>
+void launch_identity(void *a, size_t ld, int m, int n, int d, cudaStream_t stream) {
+  identity<T><<<n, 256, 0, stream>>>(static_cast<T *>(a), static_cast<long long>(ld), m, d);
 }
 
-using identity_fn = void (*)(void *, size_t, int, cudaStream_t);
+using identity_fn = void (*)(void *, size_t, int, int, int, cudaStream_t);
 constexpr identity_fn identity_of[TESSERA_NUM_DTYPES] = {
     launch_identity<float>, launch_identity<double>, launch_identity<c64_t>,
     launch_identity<c128_t>};
@@ -427,11 +429,16 @@ extern "C" int tsr_cuda_row_gather(tessera_dtype_t dtype, void *a, size_t ld, in
   return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }
 
-extern "C" int tsr_cuda_identity(tessera_dtype_t dtype, void *a, size_t ld, int n, void *stream) {
-  if (n <= 0) return 0;
+extern "C" int tsr_cuda_identity_block(tessera_dtype_t dtype, void *a, size_t ld, int m, int n,
+                                       int d, void *stream) {
+  if (m <= 0 || n <= 0) return 0;
   if (static_cast<int>(dtype) < 0 || static_cast<int>(dtype) >= TESSERA_NUM_DTYPES) return -1;
-  identity_of[dtype](a, ld, n, static_cast<cudaStream_t>(stream));
+  identity_of[dtype](a, ld, m, n, d, static_cast<cudaStream_t>(stream));
   return cudaGetLastError() == cudaSuccess ? 0 : -1;
+}
+
+extern "C" int tsr_cuda_identity(tessera_dtype_t dtype, void *a, size_t ld, int n, void *stream) {
+  return tsr_cuda_identity_block(dtype, a, ld, n, n, 0, stream);
 }
 
 extern "C" int tsr_cuda_nan_columns(tessera_dtype_t dtype, const void *a, size_t ld, int m, int n,

@@ -388,6 +388,40 @@ int tsr_pxlacpy(const tessera_matrix_t *A, tessera_matrix_t *B) {
   return 0;
 }
 
+/* [lo, hi) ∩ [lo2, hi2) into [*a, *b); whether it is empty. */
+static bool overlap(int64_t lo, int64_t hi, int64_t lo2, int64_t hi2, int64_t *a, int64_t *b) {
+  *a = lo > lo2 ? lo : lo2;
+  *b = hi < hi2 ? hi : hi2;
+  return *a >= *b;
+}
+
+int tsr_pxtranspose(const tessera_matrix_t *A, tessera_matrix_t *B) {
+  /* each block where a tile of A meets the transpose of a tile of B: B(p, q) covers A's
+   * columns of B's tile row p and A's rows of B's tile column q */
+  for (int64_t j = 0; j < A->nt; j++)
+    for (int64_t i = 0; i < A->mt; i++) {
+      tessera_data_t *src = tsr_tile(A, i, j);
+      const int64_t r0 = i * A->mb, r1 = r0 + tsr_tile_m(A, i);
+      const int64_t c0 = j * A->nb, c1 = c0 + tsr_tile_n(A, j);
+      for (int64_t p = c0 / B->mb; src && p < B->mt && p * B->mb < c1; p++)
+        for (int64_t q = r0 / B->nb; q < B->nt && q * B->nb < r1; q++) {
+          tessera_data_t *dst = tsr_tile(B, p, q);
+          int64_t ra, rb, ca, cb;
+          if (!dst || overlap(r0, r1, q * B->nb, q * B->nb + tsr_tile_n(B, q), &ra, &rb) ||
+              overlap(c0, c1, p * B->mb, p * B->mb + tsr_tile_m(B, p), &ca, &cb))
+            continue;
+          const bool whole = rb - ra == tsr_tile_n(B, q) && cb - ca == tsr_tile_m(B, p);
+          const int tag[3] = {(int)i, (int)j, (int)(p * B->nt + q)};
+          const int rc = tsr_task_transpose(A->dtype, A->ctx, src, (int)(ra - r0), (int)(ca - c0),
+                                            dst, (int)(ca - p * B->mb), (int)(ra - q * B->nb),
+                                            whole ? TESSERA_W : TESSERA_RW, (int)(rb - ra),
+                                            (int)(cb - ca), tag, 0);
+          if (rc) return rc;
+        }
+    }
+  return 0;
+}
+
 int tsr_matrix_flush(tessera_matrix_t *A) {
   int rc = 0;
   const int me = A->comm ? tessera_comm_rank(A->comm) : -1;

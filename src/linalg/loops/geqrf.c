@@ -237,3 +237,26 @@ int tsr_qr_tau(const tsr_qr_t *Q, tessera_dtype_t dtype, void *tau) {
                               single ? TESSERA_COMM_F32 : TESSERA_COMM_F64, TESSERA_SUM, NULL);
   return rc ? tsr_error(Q->ctx, rc, "QR: %s", tessera_comm_last_error(Q->comm)) : 0;
 }
+
+int tsr_pxidentity(tessera_matrix_t *C, int64_t from) {
+  for (int64_t j = 0; j < C->nt; j++) {
+    const int tag[3] = {0, (int)j, 0};
+    const int rc = tsr_task_identity(C->dtype, C->ctx, tsr_tile(C, 0, j), (int)from,
+                                     from ? TESSERA_RW : TESSERA_W, (int)(C->m - from),
+                                     tsr_tile_n(C, j), (int)(from - j * C->nb), tag, 0);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+int tsr_pxzero_rows(tessera_matrix_t *C, int64_t from) {
+  for (int64_t j = 0; j < C->nt && from < C->m; j++) {
+    const int tag[3] = {0, (int)j, 0}, cols = tsr_tile_n(C, j);
+    /* d = cols: no element of the block is on the diagonal */
+    const int rc =
+        tsr_task_identity(C->dtype, C->ctx, tsr_tile(C, 0, j), (int)from,
+                          from ? TESSERA_RW : TESSERA_W, (int)(C->m - from), cols, cols, tag, 0);
+    if (rc) return rc;
+  }
+  return 0;
+}

@@ -22,6 +22,9 @@ int tsr_pxlogdiag(const tessera_matrix_t *A, double *logs);
 /** B = A, of the same size and tile columns: the same tiles, or one of the two in column panels
  *  (tiles spanning its rows) and the other not. */
 int tsr_pxlacpy(const tessera_matrix_t *A, tessera_matrix_t *B);
+/** B = Aᴴ (B is A->n x A->m; any tilings of either): one transpose task per block where a tile
+ *  of A meets the transpose of a tile of B. */
+int tsr_pxtranspose(const tessera_matrix_t *A, tessera_matrix_t *B);
 /** LU with partial pivoting of A (one tile row: column panels), pivots and info into P (made
  *  for min(m, n) in steps of A's nb). */
 int tsr_pxgetrf(tessera_matrix_t *A, tsr_pivots_t *P);
@@ -76,6 +79,11 @@ int tsr_pxqr_solve(const tessera_matrix_t *A, int64_t n, char trans, tessera_mat
  *  for A's panels (distributed: each process looks at its own, then the lowest on every process,
  *  a collective call). */
 int tsr_qr_zero_diagonal(const tessera_matrix_t *A, int64_t n);
+/** Rows `from` .. m - 1 of C's column panels become those of the identity (C(i, j) = 1 where
+ *  i == j): tsr_pxidentity(C, 0) makes C = [I; 0]. */
+int tsr_pxidentity(tessera_matrix_t *C, int64_t from);
+/** Rows `from` .. m - 1 of C's column panels become zeros. */
+int tsr_pxzero_rows(tessera_matrix_t *C, int64_t from);
 /** Waits for Q's T handles and writes LAPACK's tau (kmin elements of dtype) from them
  *  (distributed: every process the whole tau, a collective call). */
 int tsr_qr_tau(const tsr_qr_t *Q, tessera_dtype_t dtype, void *tau);

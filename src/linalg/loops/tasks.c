@@ -169,6 +169,29 @@ int tsr_task_lacpy_rows(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_d
   return insert(ctx, &tsr_kernel_lacpy, &args, sizeof args, 2, d, md, tag, prio);
 }
 
+int tsr_task_transpose(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
+                       int src_row, int src_col, tessera_data_t *dst, int dst_row, int dst_col,
+                       tessera_access_t dst_mode, int m, int n, const int tag[3], int prio) {
+  tsr_transpose_args_t args = {.dtype = dtype,
+                               .m = m,
+                               .n = n,
+                               .src_row = src_row,
+                               .src_col = src_col,
+                               .dst_row = dst_row,
+                               .dst_col = dst_col};
+  tessera_data_t *h[2] = {src, dst};
+  tessera_access_t md[2] = {TESSERA_R, dst_mode};
+  return insert(ctx, &tsr_kernel_transpose, &args, sizeof args, 2, h, md, tag, prio);
+}
+
+int tsr_task_identity(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *dst, int row,
+                      tessera_access_t dst_mode, int m, int n, int d, const int tag[3], int prio) {
+  tsr_identity_args_t args = {.dtype = dtype, .m = m, .n = n, .row = row, .d = d};
+  tessera_data_t *h[1] = {dst};
+  tessera_access_t md[1] = {dst_mode};
+  return insert(ctx, &tsr_kernel_identity, &args, sizeof args, 1, h, md, tag, prio);
+}
+
 int tsr_task_diagonal(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *A,
                       tessera_data_t *d, int n, const int tag[3], int prio) {
   tsr_diagonal_args_t args = {.dtype = dtype, .n = n};

@@ -35,6 +35,15 @@ int tsr_task_trmm(const tessera_matrix_t *A, char side, char uplo, char trans, c
                   const int tag[3], int prio);
 int tsr_task_lacpy(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
                    tessera_data_t *dst, int m, int n, const int tag[3], int prio);
+/** The conjugate transpose of src's m x n block at (src_row, src_col) into dst's n x m block at
+ *  (dst_row, dst_col), dst accessed with dst_mode. */
+int tsr_task_transpose(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
+                       int src_row, int src_col, tessera_data_t *dst, int dst_row, int dst_col,
+                       tessera_access_t dst_mode, int m, int n, const int tag[3], int prio);
+/** dst's m x n block from row `row` as a block of an identity (ones where column - row == d),
+ *  dst accessed with dst_mode. */
+int tsr_task_identity(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *dst, int row,
+                      tessera_access_t dst_mode, int m, int n, int d, const int tag[3], int prio);
 /** A's diagonal (n x n) into d (n x 1). */
 int tsr_task_diagonal(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *A,
                       tessera_data_t *d, int n, const int tag[3], int prio);
