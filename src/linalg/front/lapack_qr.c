@@ -2,8 +2,8 @@
  * viewed as column panels (tessera_tile_for_qr) for the tile-level routines (qr.c). On a
  * context over processes the arrays are process 0's (NULL elsewhere), dealt over the grid for
  * the call and gathered back as the LU calls do, tau broadcast from process 0 where the call
- * reads it and returned to it where it writes it. Q from the right, ungqr's identity and the
- * minimum norm solution's Aᴴ are made on process 0's host as arrays of their own. */
+ * reads it and returned to it where it writes it. Q from the right, ungqr and the minimum norm
+ * solution are the tile-level routines' (through copies of Cᴴ, the identity, Aᴴ in panels). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,29 +17,6 @@
 static void *holder(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t count, void *p) {
   if (tsr_lapack_holds_arrays(ctx) && (p || count == 0)) return p;
   return calloc((size_t)(count > 0 ? count : 1), tessera_dtype_size(dtype));
-}
-
-/* The conjugate transpose of the m x n array x (ldx) into y (ldy). */
-static void conj_transpose(tessera_dtype_t dtype, int64_t m, int64_t n, const void *x, int64_t ldx,
-                           void *y, int64_t ldy) {
-  const size_t es = tessera_dtype_size(dtype);
-  for (int64_t j = 0; j < n; j++)
-    for (int64_t i = 0; i < m; i++) {
-      tsr_scalar_t v = tsr_scalar_load(dtype, (const char *)x + (size_t)(i + j * ldx) * es, 0);
-      v.im = -v.im;
-      tsr_scalar_store(dtype, (char *)y + (size_t)(j + i * ldy) * es, v);
-    }
-}
-
-/* An m x n array of dtype on the process holding the arrays (NULL elsewhere, and `*ok` false
- * only when out of memory there), zeroed. */
-static void *host_array(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
-                        bool *ok) {
-  *ok = true;
-  if (!tsr_lapack_holds_arrays(ctx)) return NULL;
-  void *p = calloc((size_t)(m > 0 ? m : 1) * (size_t)(n > 0 ? n : 1), tessera_dtype_size(dtype));
-  *ok = p != NULL;
-  return p;
 }
 
 /* The same status on every process of a step that may fail on one of them (memory). */
@@ -75,22 +52,31 @@ int tessera_geqrf(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int6
   return tsr_views_release(&vs, rc);
 }
 
-/* C (m x n, ldc) = op(Q) C, Q of order m from the k reflectors in a (m x k, lda) and tau: the
- * views of a and c (c written), tau broadcast from process 0, then the tile-level call. */
-static int apply_q(tessera_context_t *ctx, const char *f, tessera_op_t op, tessera_dtype_t dtype,
-                   int64_t m, int64_t n, int64_t k, const void *a, int64_t lda, const void *tau,
-                   void *c, int64_t ldc, int rc) {
+/* tau on every process: the caller's on process 0 (or alone), broadcast from it to the others'
+ * copies; NULL with *rc set when out of memory. */
+static void *shared_tau(tessera_context_t *ctx, const char *f, const tsr_views_t *vs,
+                        tessera_dtype_t dtype, int64_t k, const void *tau, int *rc) {
+  void *t = holder(ctx, dtype, k, (void *)(uintptr_t)tau);
+  *rc = agreed(ctx, t ? 0 : tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory for tau", f));
+  if (!*rc && vs->dist) *rc = tsr_lapack_broadcast(ctx, t, (size_t)k * tessera_dtype_size(dtype));
+  return t;
+}
+
+/* C (m x n, ldc) = op(Q) C (side LEFT) or C op(Q) (RIGHT), Q of order nq from the k reflectors in
+ * a (nq x k, lda) and tau: the views of a and c (c written), tau shared, the tile-level call. */
+static int apply_q(tessera_context_t *ctx, const char *f, tessera_side_t side, tessera_op_t op,
+                   tessera_dtype_t dtype, int64_t m, int64_t n, int64_t k, const void *a,
+                   int64_t lda, const void *tau, void *c, int64_t ldc, int rc) {
+  const int64_t nq = side == TESSERA_RIGHT ? n : m;
   tsr_views_t vs;
   rc = tsr_views_begin(&vs, ctx, f, rc, 4, (const int64_t[]){dtype, m, n, k},
-                       (const int[]){4, 5, 6, 7}, tessera_tile_for_qr(ctx, m, k));
+                       (const int[]){4, 5, 6, 7}, tessera_tile_for_qr(ctx, nq, k));
   vs.panels = true;
   if (rc || m == 0 || n == 0 || k == 0) return tsr_views_release(&vs, rc);
-  void *t = holder(ctx, dtype, k, (void *)(uintptr_t)tau);
-  rc = agreed(ctx, t ? 0 : tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory for tau", f));
-  if (!rc && vs.dist) rc = tsr_lapack_broadcast(ctx, t, (size_t)k * tessera_dtype_size(dtype));
-  if (!rc) rc = tsr_views_add(&vs, dtype, m, k, a, lda, 0, TSR_IN);
+  void *t = shared_tau(ctx, f, &vs, dtype, k, tau, &rc);
+  if (!rc) rc = tsr_views_add(&vs, dtype, nq, k, a, lda, 0, TSR_IN);
   if (!rc) rc = tsr_views_add(&vs, dtype, m, n, c, ldc, 0, TSR_IN | TSR_OUT);
-  if (!rc) rc = tessera_tile_unmqr(TESSERA_LEFT, op, vs.v[0], t, vs.v[1]);
+  if (!rc) rc = tessera_tile_unmqr(side, op, vs.v[0], t, vs.v[1]);
   if (t != tau) free(t);
   return tsr_views_release(&vs, rc);
 }
@@ -118,18 +104,7 @@ int tessera_unmqr(tessera_context_t *ctx, tessera_side_t side, tessera_op_t tran
   if (!rc) rc = tsr_arg_ptr(ctx, f, 11, c, m, n);
   if (!rc) rc = tsr_arg_ld(ctx, f, 12, ldc, m);
   const tessera_op_t op = trans == TESSERA_NOTRANS ? TESSERA_NOTRANS : TESSERA_CONJTRANS;
-  if (side != TESSERA_RIGHT || rc)
-    return apply_q(ctx, f, op, dtype, m, n, k, a, lda, tau, c, ldc, rc);
-  /* C op(Q) = (op(Q)ᴴ Cᴴ)ᴴ: from the left on Cᴴ, made on process 0 */
-  bool ok;
-  void *ch = host_array(ctx, dtype, n, m, &ok);
-  rc = agreed(ctx, ok ? 0 : tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory for Cᴴ", f));
-  if (ch) conj_transpose(dtype, m, n, c, ldc, ch, n);
-  rc = apply_q(ctx, f, op == TESSERA_NOTRANS ? TESSERA_CONJTRANS : TESSERA_NOTRANS, dtype, n, m, k,
-               a, lda, tau, ch, n, rc);
-  if (!rc && ch) conj_transpose(dtype, n, m, ch, n, c, ldc);
-  free(ch);
-  return rc;
+  return apply_q(ctx, f, side, op, dtype, m, n, k, a, lda, tau, c, ldc, rc);
 }
 
 int tessera_ungqr(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n, int64_t k,
@@ -145,18 +120,16 @@ int tessera_ungqr(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int6
   if (!rc) rc = tsr_arg_ptr(ctx, f, 6, a, m, n);
   if (!rc) rc = tsr_arg_ld(ctx, f, 7, lda, m);
   if (!rc) rc = tsr_arg_ptr(ctx, f, 8, tau, k, 1);
-  /* Q's first n columns: Q applied to the first n columns of the identity, made on process 0 */
-  bool ok = true;
-  void *q = rc ? NULL : host_array(ctx, dtype, m, n, &ok);
-  const size_t es = tessera_dtype_size(dtype);
-  for (int64_t i = 0; q && i < n; i++)
-    tsr_scalar_store(dtype, (char *)q + (size_t)(i + i * m) * es, (tsr_scalar_t){1, 0});
-  if (!rc) rc = agreed(ctx, ok ? 0 : tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory", f));
-  rc = apply_q(ctx, f, TESSERA_NOTRANS, dtype, m, n, k, a, lda, tau, q, m > 0 ? m : 1, rc);
-  for (int64_t j = 0; !rc && q && j < n; j++)
-    memcpy((char *)a + (size_t)(j * lda) * es, (char *)q + (size_t)(j * m) * es, (size_t)m * es);
-  free(q);
-  return rc;
+  tsr_views_t vs;
+  rc = tsr_views_begin(&vs, ctx, f, rc, 4, (const int64_t[]){dtype, m, n, k},
+                       (const int[]){2, 3, 4, 5}, tessera_tile_for_qr(ctx, m, n));
+  vs.panels = true;
+  if (rc || n == 0) return tsr_views_release(&vs, rc);
+  void *t = k > 0 ? shared_tau(ctx, f, &vs, dtype, k, tau, &rc) : NULL;
+  if (!rc) rc = tsr_views_add(&vs, dtype, m, n, a, lda, 0, TSR_IN | TSR_OUT);
+  if (!rc) rc = tessera_tile_ungqr(vs.v[0], k, t);
+  if (t != tau) free(t);
+  return tsr_views_release(&vs, rc);
 }
 
 int tessera_gels(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n, int64_t nrhs,
@@ -177,34 +150,15 @@ int tessera_gels(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64
   if (!rc && k == 0 && holds) /* no equation or no unknown: x = 0 */
     for (int64_t j = 0; j < nrhs; j++)
       memset((char *)b + (size_t)(j * ldb) * es, 0, (size_t)n * es);
-  /* m < n: the minimum norm solution through the QR of Aᴴ, made on process 0 */
+  /* m < n: the minimum norm solution through the QR of a copy of Aᴴ (A not written) */
   const bool wide = m < n;
-  bool ok = true;
-  void *ah = !rc && wide && k > 0 && nrhs > 0 ? host_array(ctx, dtype, n, m, &ok) : NULL;
-  if (ah) conj_transpose(dtype, m, n, a, lda, ah, n);
-  for (int64_t j = 0; ah && j < nrhs; j++) /* B's rows m .. n: y is padded with zeros */
-    memset((char *)b + (size_t)(m + j * ldb) * es, 0, (size_t)(n - m) * es);
-  if (!rc) rc = agreed(ctx, ok ? 0 : tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory", f));
   tsr_views_t vs;
   rc = tsr_views_begin(&vs, ctx, f, rc, 4, (const int64_t[]){dtype, m, n, nrhs},
                        (const int[]){2, 3, 4, 5}, tessera_tile_for_qr(ctx, wide ? n : m, k));
   vs.panels = true;
-  if (rc || k == 0 || nrhs == 0) {
-    free(ah);
-    return tsr_views_release(&vs, rc);
-  }
-  if (!wide) {
-    rc = tsr_views_add(&vs, dtype, m, n, a, lda, 0, TSR_IN | TSR_OUT);
-    if (!rc) rc = tsr_views_add(&vs, dtype, m, nrhs, b, ldb, 0, TSR_IN | TSR_OUT);
-    if (!rc) rc = tessera_tile_gels(vs.v[0], vs.v[1]);
-    return tsr_views_release(&vs, rc);
-  }
-  if (!rc) rc = tsr_views_add(&vs, dtype, n, m, ah, n, 0, TSR_IN);
-  if (!rc) rc = tsr_views_add(&vs, dtype, n, nrhs, b, ldb, 0, TSR_IN | TSR_OUT);
-  if (!rc) rc = tsr_tile_finish(vs.v[1], tsr_qr_gels_panels(vs.v[0], true, vs.v[1], f));
-  /* B holds x only once its rows are computed: B untouched (its padding aside) otherwise; Aᴴ's
-   * view may still read its array while it is released */
-  rc = tsr_views_release(&vs, rc);
-  free(ah);
-  return rc;
+  if (rc || k == 0 || nrhs == 0) return tsr_views_release(&vs, rc);
+  rc = tsr_views_add(&vs, dtype, m, n, a, lda, 0, wide ? TSR_IN : TSR_IN | TSR_OUT);
+  if (!rc) rc = tsr_views_add(&vs, dtype, wide ? n : m, nrhs, b, ldb, 0, TSR_IN | TSR_OUT);
+  if (!rc) rc = tessera_tile_gels(vs.v[0], vs.v[1]);
+  return tsr_views_release(&vs, rc);
 }
