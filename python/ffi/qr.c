@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "handlers.h"
+#include "qr.h"
 
 /* The blocks of a rows x cols matrix cut into blocks of brows x bcols, column-major in the
  * participants' buffers: A's (device r's block at (r / gcols, r % gcols)) or, with `rhs`, those

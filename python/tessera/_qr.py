@@ -22,8 +22,8 @@ from jax.sharding import PartitionSpec as P
 
 from . import _layout
 from ._native import native
-from .jax import (_donated, _ffi, _first_column, _join, _nan_unless, _padded, _platform, _rank,
-                  _rhs_spec, _row_index, _varying)
+from ._common import (_donated, _ffi, _first_column, _join, _nan_unless, _padded, _platform,
+                      _rank, _rhs_spec, _row_index, _varying)
 
 MODES = ("reduced", "complete", "r")
 

@@ -13,6 +13,7 @@ import warnings
 
 from jax_support import *  # noqa: F401,F403  (fixtures, helpers, jax, tj)
 from jax_support import _native  # noqa: F401
+from tessera import _common  # noqa: E402
 
 
 SWEEP = [(8, "explicit"), (10, "auto"), (37, "explicit"), (64, "auto"), (203, "auto"),
@@ -302,7 +303,7 @@ def test_solution_comes_back_in_b_layout_inside_jit(fn, b_spec, mesh, devices):
     a, b = hpd(n, np.float64), rhs(n, np.float64)
     f = getattr(tj, fn)
     x = jax.jit(lambda a_, b_: f(a_, b_, 2, mesh, ROW))(put(a, mesh, ROW), put(b, mesh, b_spec))
-    if tj.shard_alike is None and len(devices) > 1 and not tj._layout.explicit(mesh):
+    if _common.shard_alike is None and len(devices) > 1 and not tj._layout.explicit(mesh):
         pytest.skip("this jax has no shard_alike: on an Auto mesh x's layout is XLA's choice")
     assert sharded_like(x, mesh, b_spec), x.sharding
     assert backward_error(a, x, b) < tol(np.float64, n)

@@ -1,8 +1,8 @@
 /* What the handlers (handlers.c) and the routines they run on the shards (handlers.c, qr.c)
  * share: one device's part of a call, the call, the blocks of a matrix over the mesh, and the
- * collective helpers. Internal to libtessera_jax. */
-#ifndef TSR_JAX_HANDLERS_H
-#define TSR_JAX_HANDLERS_H
+ * agreement of the call's processes on a status (call.c). Internal to libtessera_jax. */
+#ifndef TSR_JAX_CALL_H
+#define TSR_JAX_CALL_H
 
 #include <stdint.h>
 
@@ -57,14 +57,5 @@ typedef struct {
  *  else the lowest positive (LAPACK's info), else 0; TESSERA_ERR_TIMEOUT when they cannot be
  *  reached. */
 int tsr_jax_agree(const call_t *c, int rc);
-
-/** QR (OP_QR) or least squares (OP_LEAST_SQUARES) on the participants' shards (leader, scope
- *  set; qr.c). Returns 0, LAPACK's info > 0 (least squares: R(i, i) exactly zero), or a
- *  negative status, the same on every process. */
-int tsr_jax_qr(tessera_context_t *ctx, const call_t *c, const part_t *p, int count);
-
-/** Checks that the shards of a QR call (TRANSPOSED) hold its m x n matrix: 0, or
- *  TESSERA_ERR_STATE with a message on stderr. */
-int tsr_jax_qr_shape(const call_t *c, const part_t *p);
 
 #endif
