@@ -311,15 +311,7 @@ KERNEL_TABLE(gemm, gemm);
 KERNEL_TABLE(lacpy, lacpy);
 KERNEL_TABLE(diagonal, diagonal);
 KERNEL_TABLE(transpose, transpose);
-/* tsr_cuda_identity is the launcher of cuda_kernels.h; the kernel is tsr_cuda_identity_kernel */
-const tessera_kernel_t tsr_kernel_identity = {
-    .name = "identity",
-    .impl = {[TESSERA_DEVICE_CPU] = tsr_cpu_identity,
-             [TESSERA_DEVICE_CUDA] = CUDA_IMPL(identity_kernel),
-             [TESSERA_DEVICE_SIM] = SIM_IMPL(identity)},
-    .flops = identity_flops,
-    .size_key = identity_key,
-};
+KERNEL_TABLE(identity, identity);
 KERNEL_TABLE(geadd, geadd);
 KERNEL_TABLE(trtri, trtri);
 KERNEL_TABLE(lauum, lauum);

@@ -336,7 +336,7 @@ int tsr_cuda_gemm(const tessera_exec_t *ex, void *args);
 int tsr_cuda_lacpy(const tessera_exec_t *ex, void *args);
 int tsr_cuda_diagonal(const tessera_exec_t *ex, void *args);
 int tsr_cuda_transpose(const tessera_exec_t *ex, void *args);
-int tsr_cuda_identity_kernel(const tessera_exec_t *ex, void *args);
+int tsr_cuda_identity(const tessera_exec_t *ex, void *args);
 int tsr_cuda_geadd(const tessera_exec_t *ex, void *args);
 int tsr_cuda_trtri(const tessera_exec_t *ex, void *args);
 int tsr_cuda_lauum(const tessera_exec_t *ex, void *args);

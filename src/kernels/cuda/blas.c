@@ -303,7 +303,7 @@ int tsr_cuda_transpose(const tessera_exec_t *ex, void *args) {
   return blas_status(geam_t_of[a->dtype](h, op, a->n, a->m, &one, A, lda, &zero, B, ldb));
 }
 
-int tsr_cuda_identity_kernel(const tessera_exec_t *ex, void *args) {
+int tsr_cuda_identity(const tessera_exec_t *ex, void *args) {
   const tsr_identity_args_t *a = args;
   const int lda = tsr_operand_ld(ex, 0, a->row + a->m, a->n);
   if (!tsr_dtype_valid(a->dtype) || a->row < 0 || lda < 0) return TESSERA_ERR_KERNEL;

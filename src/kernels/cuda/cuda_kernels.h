@@ -63,10 +63,6 @@ int tsr_cuda_lu_swaps(int *piv, int k, void *stream);
 int tsr_cuda_row_gather(tessera_dtype_t dtype, void *a, size_t ld, int n, const int *piv, int k,
                         int incx, void *stream);
 
-/** Enqueues a = I on the n x n block `a` (`dtype`, leading dimension ld). Returns 0, or -1 for
- *  an invalid dtype or a failed launch. */
-int tsr_cuda_identity(tessera_dtype_t dtype, void *a, size_t ld, int n, void *stream);
-
 /** Enqueues the m x n block `a` (ld) of an identity: ones where column - row == d, zeros
  *  elsewhere. Returns 0, or -1 for an invalid dtype or a failed launch. */
 int tsr_cuda_identity_block(tessera_dtype_t dtype, void *a, size_t ld, int m, int n, int d,

@@ -437,10 +437,6 @@ extern "C" int tsr_cuda_identity_block(tessera_dtype_t dtype, void *a, size_t ld
   return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }
 
-extern "C" int tsr_cuda_identity(tessera_dtype_t dtype, void *a, size_t ld, int n, void *stream) {
-  return tsr_cuda_identity_block(dtype, a, ld, n, n, 0, stream);
-}
-
 extern "C" int tsr_cuda_nan_columns(tessera_dtype_t dtype, const void *a, size_t ld, int m, int n,
                                     int *dev_info, void *scratch, void *stream) {
   if (m <= 0 || n <= 0) return 0;

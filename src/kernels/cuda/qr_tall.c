@@ -45,7 +45,7 @@ static int gram(const tessera_exec_t *ex, tessera_dtype_t dt, const void *a, int
 /* inv (n x n) = R⁻¹ for the upper triangular R (ldr): a trsm on the identity. */
 static int inverse(const tessera_exec_t *ex, tessera_dtype_t dt, const void *r, size_t ldr, int n,
                    void *inv) {
-  if (tsr_cuda_identity(dt, inv, (size_t)n, n, ex->stream)) return TESSERA_ERR_KERNEL;
+  if (tsr_cuda_identity_block(dt, inv, (size_t)n, n, n, 0, ex->stream)) return TESSERA_ERR_KERNEL;
   return tsr_qr_trsm(ex, dt, 'L', 'U', 'N', 'N', n, n, 1, r, ldr, inv, (size_t)n);
 }
 

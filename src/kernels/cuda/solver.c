@@ -228,7 +228,7 @@ static const lu_routine_t lu_of[TESSERA_NUM_DTYPES] = {{Sgetrf_size, Sgetrf, Sla
  * cuBLAS's gemm rate, once per panel, where every later panel's update then runs a gemm). */
 static int lower_inverse(const tessera_exec_t *ex, tessera_dtype_t dt, void *p, int lda, int k) {
   const int ldi = tsr_operand_ld(ex, 2, k, k);
-  if (ldi < 0 || tsr_cuda_identity(dt, ex->ptr[2], (size_t)ldi, k, ex->stream))
+  if (ldi < 0 || tsr_cuda_identity_block(dt, ex->ptr[2], (size_t)ldi, k, k, 0, ex->stream))
     return TESSERA_ERR_KERNEL;
   tessera_exec_t e = *ex;
   e.ndata = 2;
