@@ -338,6 +338,29 @@ static void lacpy_matches_cpu(void **state) {
   }
 }
 
+/* transpose (a block at an offset into another at an offset), identity (a block of rows with
+ * the diagonal shifted) and diagonal: what QR's tile-level routines copy with. */
+static void copy_kernels_match_cpu(void **state) {
+  (void)state;
+  NEED_GPU();
+  for (int d = 0; d < 4; d++) {
+    tessera_dtype_t dt = dtypes[d];
+    tt_rng_t r = tt_rng((uint64_t)(3100 + d));
+    tile_t t[2] = {tile_random(dt, 40, 30, 2, &r), tile_random(dt, 35, 45, 1, &r)};
+    tsr_transpose_args_t ta = {dt, 20, 25, 5, 3, 4, 7}; /* A(5.., 3..) 20 x 25 into B(4.., 7..) */
+    expect_ok(run_both(tsr_cuda_transpose, tsr_cpu_transpose, &ta, dt, t, 2, 1, 0, "transpose"));
+    free_tiles(t, 2);
+    tile_t e[1] = {tile_random(dt, 50, 20, 3, &r)};
+    tsr_identity_args_t ia = {dt, 30, 20, 9, -4}; /* rows 9 .. 38, ones where c - r == -4 */
+    expect_ok(run_both(tsr_cuda_identity, tsr_cpu_identity, &ia, dt, e, 1, 0, 0, "identity"));
+    free_tiles(e, 1);
+    tile_t g[2] = {tile_random(dt, 24, 24, 5, &r), tile_random(dt, 24, 1, 0, &r)};
+    tsr_diagonal_args_t da = {dt, 24};
+    expect_ok(run_both(tsr_cuda_diagonal, tsr_cpu_diagonal, &da, dt, g, 2, 1, 0, "diagonal"));
+    free_tiles(g, 2);
+  }
+}
+
 /* ---------------------------------------------------------------- LAPACK kernels */
 
 /* potrf's info on failing pivots: entries (i, j) set to v, with the mirror (j, i) when
@@ -561,6 +584,7 @@ int main(void) {
       cmocka_unit_test(trsm_matches_cpu),
       cmocka_unit_test(trmm_matches_cpu),
       cmocka_unit_test(lacpy_matches_cpu),
+      cmocka_unit_test(copy_kernels_match_cpu),
       cmocka_unit_test(lapack_kernels_match_cpu),
       cmocka_unit_test(trtri_recursive_matches_cpu),
       cmocka_unit_test(qr_kernels_match_cpu),
