@@ -86,11 +86,11 @@ typedef struct {
   int row, d;
 } tsr_identity_args_t;
 
-/** diagonal: buffers {A (R) n x n, d (W) n x 1}. Copies A's diagonal into d (a QR step's tau from
- *  its T). */
+/** diagonal: buffers {A (R), d (W) n x 1}. Copies the diagonal of A's n x n block from row `row`
+ *  into d (a QR step's tau from its T; R's diagonal from a panel). */
 typedef struct {
   tessera_dtype_t dtype;
-  int n;
+  int n, row;
 } tsr_diagonal_args_t;
 
 /** trtri: buffers {A (RW), n x n}. Inverts the `uplo` triangle in place (with diag 'U' the

@@ -354,8 +354,8 @@ static void copy_kernels_match_cpu(void **state) {
     tsr_identity_args_t ia = {dt, 30, 20, 9, -4}; /* rows 9 .. 38, ones where c - r == -4 */
     expect_ok(run_both(tsr_cuda_identity, tsr_cpu_identity, &ia, dt, e, 1, 0, 0, "identity"));
     free_tiles(e, 1);
-    tile_t g[2] = {tile_random(dt, 24, 24, 5, &r), tile_random(dt, 24, 1, 0, &r)};
-    tsr_diagonal_args_t da = {dt, 24};
+    tile_t g[2] = {tile_random(dt, 30, 24, 5, &r), tile_random(dt, 24, 1, 0, &r)};
+    tsr_diagonal_args_t da = {dt, 24, 6}; /* the diagonal of the block from row 6 */
     expect_ok(run_both(tsr_cuda_diagonal, tsr_cpu_diagonal, &da, dt, g, 2, 1, 0, "diagonal"));
     free_tiles(g, 2);
   }

@@ -213,12 +213,12 @@ int tsr_cpu_identity(const tessera_exec_t *ex, void *args) {
 int tsr_cpu_diagonal(const tessera_exec_t *ex, void *args) {
   const tsr_diagonal_args_t *a = args;
   tsr_cpu_operand_t A, D;
-  if (!tsr_dtype_valid(a->dtype) || tsr_cpu_operand(ex, 0, a->n, a->n, &A) ||
+  if (!tsr_dtype_valid(a->dtype) || a->row < 0 || tsr_cpu_operand(ex, 0, a->row + a->n, a->n, &A) ||
       tsr_cpu_operand(ex, 1, a->n, 1, &D))
     return TESSERA_ERR_KERNEL;
   const size_t es = tessera_dtype_size(a->dtype), step = ((size_t)A.ld + 1) * es;
-  for (int i = 0; i < a->n; i++)
-    memcpy((char *)D.p + (size_t)i * es, (const char *)A.p + (size_t)i * step, es);
+  const char *top = (const char *)A.p + (size_t)a->row * es;
+  for (int i = 0; i < a->n; i++) memcpy((char *)D.p + (size_t)i * es, top + (size_t)i * step, es);
   return 0;
 }
 

@@ -316,11 +316,12 @@ int tsr_cuda_identity(const tessera_exec_t *ex, void *args) {
 /* The diagonal as a 2D copy of n rows of one element, (ld + 1) elements apart. */
 int tsr_cuda_diagonal(const tessera_exec_t *ex, void *args) {
   const tsr_diagonal_args_t *a = args;
-  const int lda = tsr_operand_ld(ex, 0, a->n, a->n), ldd = tsr_operand_ld(ex, 1, a->n, 1);
-  if (!tsr_dtype_valid(a->dtype) || lda < 0 || ldd < 0) return TESSERA_ERR_KERNEL;
+  const int lda = tsr_operand_ld(ex, 0, a->row + a->n, a->n), ldd = tsr_operand_ld(ex, 1, a->n, 1);
+  if (!tsr_dtype_valid(a->dtype) || a->row < 0 || lda < 0 || ldd < 0) return TESSERA_ERR_KERNEL;
   if (a->n == 0) return 0;
   const size_t es = tessera_dtype_size(a->dtype);
-  return tsr_cuda_enqueued(cudaMemcpy2DAsync(ex->ptr[1], es, ex->ptr[0], ((size_t)lda + 1) * es, es,
+  const char *top = (const char *)ex->ptr[0] + (size_t)a->row * es;
+  return tsr_cuda_enqueued(cudaMemcpy2DAsync(ex->ptr[1], es, top, ((size_t)lda + 1) * es, es,
                                              (size_t)a->n, cudaMemcpyDefault,
                                              (cudaStream_t)ex->stream));
 }

@@ -176,8 +176,8 @@ static int64_t diagonal_width(const tessera_matrix_t *A, int64_t n, int64_t j) {
 }
 
 int tsr_qr_zero_diagonal(const tessera_matrix_t *A, int64_t n) {
-  /* each panel's diagonal block is copied into a host handle by a task (the panel may live on a
-   * device), then read */
+  /* each panel's share of R's diagonal is copied into a host handle by a task (the panel may live
+   * on a device), then read */
   const size_t es = tessera_dtype_size(A->dtype);
   const int64_t count = n > 0 ? (n + A->nb - 1) / A->nb : 0;
   tessera_data_t **d = calloc((size_t)(count > 0 ? count : 1), sizeof *d);
@@ -187,10 +187,10 @@ int tsr_qr_zero_diagonal(const tessera_matrix_t *A, int64_t n) {
     if (r && r->owner != tessera_comm_rank(A->comm)) continue;
     const int64_t kb = diagonal_width(A, n, j);
     const int tag[3] = {0, (int)j, (int)j};
-    rc = tessera_data_create(A->ctx, (size_t)kb, (size_t)kb, es, &d[j]);
+    rc = tessera_data_create(A->ctx, (size_t)kb, 1, es, &d[j]);
     if (!rc)
-      rc = tsr_task_lacpy_rows(A->dtype, A->ctx, tsr_tile(A, 0, j), (int)(j * A->nb), d[j], 0,
-                               TESSERA_W, (int)kb, (int)kb, tag, 0);
+      rc = tsr_task_diagonal(A->dtype, A->ctx, tsr_tile(A, 0, j), (int)(j * A->nb), d[j], (int)kb,
+                             tag, 0);
   }
   for (int64_t j = 0; j < count && !rc && !info; j++) {
     if (!d[j]) continue;
@@ -198,9 +198,8 @@ int tsr_qr_zero_diagonal(const tessera_matrix_t *A, int64_t n) {
     if (rc < 0) break;
     rc = 0;
     const char *p = tessera_data_ptr(d[j]);
-    const size_t ld = tessera_data_ld(d[j]);
     for (int64_t c = 0; c < diagonal_width(A, n, j) && !info; c++) {
-      const tsr_scalar_t v = tsr_scalar_load(A->dtype, p + ((size_t)c * ld + (size_t)c) * es, 0);
+      const tsr_scalar_t v = tsr_scalar_load(A->dtype, p + (size_t)c * es, 0);
       if (v.re == 0 && v.im == 0) info = (int)(j * A->nb + c + 1);
     }
   }
@@ -223,7 +222,7 @@ int tsr_qr_tau(const tsr_qr_t *Q, tessera_dtype_t dtype, void *tau) {
     const int tag[3] = {0, (int)k, (int)k};
     rc = tessera_data_register(Q->ctx, TESSERA_HOST_NODE, (char *)tau + (size_t)(k * Q->nb) * es,
                                (size_t)kb, 1, (size_t)kb, es, &d[k]);
-    if (!rc) rc = tsr_task_diagonal(dtype, Q->ctx, Q->T[k], d[k], (int)kb, tag, 0);
+    if (!rc) rc = tsr_task_diagonal(dtype, Q->ctx, Q->T[k], 0, d[k], (int)kb, tag, 0);
   }
   release_all(Q->ctx, d, Q->steps); /* each release waits for its own task and copies it home */
   if (!rc) rc = tessera_wait_all(Q->ctx);

@@ -192,9 +192,9 @@ int tsr_task_identity(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_dat
   return insert(ctx, &tsr_kernel_identity, &args, sizeof args, 1, h, md, tag, prio);
 }
 
-int tsr_task_diagonal(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *A,
+int tsr_task_diagonal(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *A, int row,
                       tessera_data_t *d, int n, const int tag[3], int prio) {
-  tsr_diagonal_args_t args = {.dtype = dtype, .n = n};
+  tsr_diagonal_args_t args = {.dtype = dtype, .n = n, .row = row};
   tessera_data_t *h[2] = {A, d};
   tessera_access_t md[2] = {TESSERA_R, TESSERA_W};
   return insert(ctx, &tsr_kernel_diagonal, &args, sizeof args, 2, h, md, tag, prio);

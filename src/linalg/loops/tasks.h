@@ -44,8 +44,8 @@ int tsr_task_transpose(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_da
  *  dst accessed with dst_mode. */
 int tsr_task_identity(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *dst, int row,
                       tessera_access_t dst_mode, int m, int n, int d, const int tag[3], int prio);
-/** A's diagonal (n x n) into d (n x 1). */
-int tsr_task_diagonal(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *A,
+/** The diagonal of A's n x n block from row `row` into d (n x 1). */
+int tsr_task_diagonal(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *A, int row,
                       tessera_data_t *d, int n, const int tag[3], int prio);
 /** A lacpy of the m x n block at row src_row of src into dst at row dst_row, dst accessed
  *  with dst_mode (TESSERA_RW where the copy fills part of it). */
