@@ -1,8 +1,30 @@
-/* The agreement of a call's processes on one status (call.h). */
+/* What a call's routines share (call.h): the blocks of a matrix over the mesh, and the agreement
+ * of the call's processes on one status. */
 #include <stdint.h>
 #include <stdio.h>
 
 #include "call.h"
+
+void tsr_jax_blocks(const call_t *c, const part_t *p, int count, int64_t rows, int64_t cols,
+                    int64_t brows, int64_t bcols, int use_b, int transposed, int one_column,
+                    blocks_t *out) {
+  const int64_t bm = rows > 0 ? (rows + brows - 1) / brows : 1;
+  const int64_t bn = cols > 0 ? (cols + bcols - 1) / bcols : 1;
+  for (int r = 0; r < c->ndev; r++) {
+    const int64_t row = r / c->gcols, col = one_column ? 0 : r % c->gcols;
+    const int64_t I = transposed ? col : row, J = transposed ? row : col;
+    if ((one_column && r % c->gcols) || I >= bm || J >= bn) continue;
+    const int64_t k = I + J * bm;
+    out->owners[k] = c->comm ? c->rank_of[c->owners[r]] : 0;
+    out->a[k] = NULL;
+    out->nodes[k] = TESSERA_HOST_NODE;
+    for (int i = 0; i < count; i++)
+      if (p[i].rank == r) {
+        out->a[k] = use_b ? p[i].b : p[i].a;
+        out->nodes[k] = p[i].node;
+      }
+  }
+}
 
 /* The same status on every process of the call's communicator: the lowest negative any has,
  * else the lowest positive (LAPACK's info), else 0; TESSERA_ERR_TIMEOUT when they cannot be

@@ -53,6 +53,15 @@ typedef struct {
   int nodes[MAX_DEVICES], owners[MAX_DEVICES];
 } blocks_t;
 
+/** The blocks of a matrix of `rows` x `cols` elements in blocks of brows x bcols, from the
+ *  participants' buffers (their A, or with `use_b` their B): the device at mesh (row, column) =
+ *  (r / gcols, r % gcols) holds block (row, column), or with `transposed` block (column, row) (the
+ *  transposed reading of a row-major shard); with `one_column` only the devices of mesh column 0,
+ *  their column taken as 0. Devices whose block lies wholly in the padding hold none. */
+void tsr_jax_blocks(const call_t *c, const part_t *p, int count, int64_t rows, int64_t cols,
+                    int64_t brows, int64_t bcols, int use_b, int transposed, int one_column,
+                    blocks_t *out);
+
 /** The same status on every process of the call's communicator: the lowest negative any has,
  *  else the lowest positive (LAPACK's info), else 0; TESSERA_ERR_TIMEOUT when they cannot be
  *  reached. */

@@ -79,29 +79,6 @@ static int same_op(const call_t *c, const part_t *p, int rc) {
   return 0;
 }
 
-/* The blocks of a matrix of `rows` x `cols` elements in blocks of brows x bcols, from the
- * participants' buffers: device r's block at (r % gcols, r / gcols) of the mesh's (the
- * transposed reading of a row-major shard), or with `first_column` the devices of mesh column 0
- * only, at (0, r / gcols). Devices whose block lies wholly in the padding hold none. */
-static void blocks_of(const call_t *c, const part_t *p, int count, int64_t rows, int64_t cols,
-                      int64_t brows, int64_t bcols, int use_b, int first_column, blocks_t *out) {
-  const int64_t bm = rows > 0 ? (rows + brows - 1) / brows : 1;
-  const int64_t bn = cols > 0 ? (cols + bcols - 1) / bcols : 1;
-  for (int r = 0; r < c->ndev; r++) {
-    const int64_t I = first_column ? 0 : r % c->gcols, J = r / c->gcols;
-    if ((first_column && r % c->gcols) || I >= bm || J >= bn) continue;
-    const int64_t k = I + J * bm;
-    out->owners[k] = c->comm ? c->rank_of[c->owners[r]] : 0;
-    out->a[k] = NULL;
-    out->nodes[k] = TESSERA_HOST_NODE;
-    for (int i = 0; i < count; i++)
-      if (p[i].rank == r) {
-        out->a[k] = use_b ? p[i].b : p[i].a;
-        out->nodes[k] = p[i].node;
-      }
-  }
-}
-
 /* Cholesky family on the shards (leader, scope set): potrf, then the log det and the solve
  * (potrs) or the inverse (potri). A is the blocks of Aᵀ, BT those of Bᵀ (potrs). */
 static int cholesky_ops(tessera_context_t *ctx, const call_t *c, const part_t *p, int count,
@@ -112,11 +89,11 @@ static int cholesky_ops(tessera_context_t *ctx, const call_t *c, const part_t *p
   tessera_uplo_t uplo = p[0].lower ? TESSERA_UPPER : TESSERA_LOWER;
   tessera_matrix_t *A = NULL, *BT = NULL;
   blocks_t ab, bb;
-  blocks_of(c, p, count, n, n, p[0].cols, p[0].rows, 0, 0, &ab);
+  tsr_jax_blocks(c, p, count, n, n, p[0].cols, p[0].rows, 0, 1, 0, &ab);
   int rc = tessera_matrix_view_blocks(ctx, c->comm, p[0].dtype, n, n, nb, nb, p[0].cols, p[0].rows,
                                       ab.a, ab.nodes, ab.owners, p[0].cols, &A);
   if (!rc && c->op == OP_POTRS && p[0].nrhs > 0) {
-    blocks_of(c, p, count, p[0].nrhs, n, p[0].nrhs, p[0].rows, 1, 1, &bb);
+    tsr_jax_blocks(c, p, count, p[0].nrhs, n, p[0].nrhs, p[0].rows, 1, 1, 1, &bb);
     rc = tessera_matrix_view_blocks(ctx, c->comm, p[0].dtype, p[0].nrhs, n, nb, nb, p[0].nrhs,
                                     p[0].rows, bb.a, bb.nodes, bb.owners, p[0].nrhs, &BT);
   }
@@ -185,7 +162,7 @@ static int lu_solve(tessera_context_t *ctx, const call_t *c, const part_t *p, in
   }
   tessera_matrix_t *A = NULL, *B = NULL;
   blocks_t ab;
-  blocks_of(c, p, count, n, n, p[0].cols, p[0].rows, 0, 0, &ab);
+  tsr_jax_blocks(c, p, count, n, n, p[0].cols, p[0].rows, 0, 1, 0, &ab);
   const int64_t mb = c->gcols == 1 ? n : nb; /* panels spanning the rows where blocks do */
   int rc = tessera_matrix_view_blocks(ctx, c->comm, p[0].dtype, n, n, mb, nb, p[0].cols, p[0].rows,
                                       ab.a, ab.nodes, ab.owners, p[0].cols, &A);

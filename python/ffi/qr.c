@@ -15,28 +15,6 @@
 
 #include "qr.h"
 
-/* The blocks of a rows x cols matrix cut into blocks of brows x bcols, column-major in the
- * participants' buffers: A's (device r's block at (r / gcols, r % gcols)) or, with `rhs`, those
- * of the right-hand side, one block column of the devices of mesh column 0 (device r's block at
- * (r / gcols, 0)). Devices whose block lies wholly in the padding hold none. */
-static void qr_blocks(const call_t *c, const part_t *p, int count, int64_t rows, int64_t cols,
-                      int64_t brows, int64_t bcols, int rhs, blocks_t *out) {
-  const int64_t bm = (rows + brows - 1) / brows, bn = (cols + bcols - 1) / bcols;
-  for (int r = 0; r < c->ndev; r++) {
-    const int64_t I = r / c->gcols, J = rhs ? 0 : r % c->gcols;
-    if ((rhs && r % c->gcols) || I >= bm || J >= bn) continue;
-    const int64_t k = I + J * bm;
-    out->owners[k] = c->comm ? c->rank_of[c->owners[r]] : 0;
-    out->a[k] = NULL;
-    out->nodes[k] = TESSERA_HOST_NODE;
-    for (int i = 0; i < count; i++)
-      if (p[i].rank == r) {
-        out->a[k] = rhs ? p[i].b : p[i].a;
-        out->nodes[k] = p[i].node;
-      }
-  }
-}
-
 int tsr_jax_qr_shape(const call_t *c, const part_t *p) {
   const int64_t grows = c->ndev / c->gcols;
   /* p->cols is a block's rows, p->rows its columns (the buffer is the block transposed) */
@@ -64,11 +42,11 @@ int tsr_jax_qr(tessera_context_t *ctx, const call_t *c, const part_t *p, int cou
   }
   tessera_matrix_t *A = NULL, *C = NULL;
   blocks_t ab, cb;
-  qr_blocks(c, p, count, m, n, brows, bcols, 0, &ab);
+  tsr_jax_blocks(c, p, count, m, n, brows, bcols, 0, 0, 0, &ab);
   int rc = tessera_matrix_view_blocks(ctx, c->comm, dtype, m, n, mb, nb, brows, bcols, ab.a,
                                       ab.nodes, ab.owners, brows, &A);
   if (!rc && k > 0) {
-    qr_blocks(c, p, count, m, k, brows, k, 1, &cb);
+    tsr_jax_blocks(c, p, count, m, k, brows, k, 1, 0, 1, &cb);
     rc = tessera_matrix_view_blocks(ctx, c->comm, dtype, m, k, mb, k < nb ? k : nb, brows, k, cb.a,
                                     cb.nodes, cb.owners, brows, &C);
   }

@@ -287,12 +287,13 @@ def check_block(a, name):
     return shape
 
 
-def check_rhs(b, n, dtype, name, rows=None):
-    """b is (N,) or (N, k) (or this device's `rows` rows), castable to A's dtype."""
+def check_rhs(b, n, dtype, name, rows=None, dim="N", of=""):
+    """b is (N,) or (N, k) (or this device's `rows` rows), castable to A's dtype; `dim` and `of`
+    name N in the message (least squares: "M", ", A's rows")."""
     shape = tuple(getattr(b, "shape", ()))
     want = (n, rows) if rows is not None else (n,)
     if len(shape) not in (1, 2) or shape[0] not in want:
-        raise ValueError(f"{name}: b must be (N,) or (N, k) with N = {n}"
+        raise ValueError(f"{name}: b must be ({dim},) or ({dim}, k) with {dim} = {n}{of}"
                          + (f" (or this device's {rows} rows)" if rows is not None else "")
                          + f"; got shape {shape}")
     bt = np.dtype(b.dtype)

@@ -41,19 +41,6 @@ def _sizes(mode, m, n):
     return {"reduced": (k, k), "complete": (m, m), "r": (0, k)}[mode]
 
 
-def _check_rhs(b, m, dtype, name, rows=None):
-    """b is (M,) or (M, k) (or this device's `rows` rows of it), castable to A's dtype."""
-    shape = tuple(getattr(b, "shape", ()))
-    want = (m,) if rows is None else (m, rows)
-    if len(shape) not in (1, 2) or shape[0] not in want:
-        raise ValueError(f"{name}: b must be (M,) or (M, k) with M = {m}, A's rows"
-                         + (f" (or this device's {rows} rows)" if rows is not None else "")
-                         + f"; got shape {shape}")
-    bt = np.dtype(b.dtype)
-    if bt != dtype and np.result_type(bt, dtype) != dtype:
-        raise TypeError(f"{name}: b's dtype {bt} does not cast to A's {dtype}")
-
-
 def _check_tall(m, n, name):
     if m < n:
         raise ValueError(f"{name}: A is {m} x {n}: least squares needs M >= N (an overdetermined "
@@ -259,7 +246,7 @@ def least_squares(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None,
     lay, m, n, plan = _prepare(a, T_A, mesh, in_specs, matrix_specs, pad, name,
                                f"{name}_shardmap_ctx", tall=True)
     dtype = np.dtype(a.dtype)
-    _check_rhs(b, m, dtype, name)
+    _layout.check_rhs(b, m, dtype, name, dim="M", of=", A's rows")
     x_shape = (n,) + tuple(b.shape[1:])
     if plan is None or 0 in x_shape:
         x, status = jnp.zeros(x_shape, dtype), jnp.int32(0)
@@ -337,7 +324,7 @@ def least_squares_shardmap_ctx(a, b, T_A, *, axis_name=None, pad=True, mesh=None
     lay, m, n, nb = _local_plan(a, T_A, axis_name, mesh, name, tall=True)
     dtype = np.dtype(a.dtype)
     rows = a.shape[0]
-    _check_rhs(b, m, dtype, name, rows=rows)
+    _layout.check_rhs(b, m, dtype, name, rows=rows, dim="M", of=", A's rows")
     b2 = (b.reshape(-1, 1) if b.ndim == 1 else b).astype(dtype)
     if b.shape[0] == m and lay.grows > 1:
         b2 = jax.lax.dynamic_slice_in_dim(b2, _row_index(lay) * rows, rows, axis=0)

@@ -192,3 +192,20 @@ def sharded_like(x, mesh, spec):
 
 # N: multiples and non-multiples of 4 devices and of the tile, from 2 rows per device up; each
 # N on one kind of mesh, so that both kinds see even and uneven N.
+
+
+def run_with_tile_3(script, what):
+    """Runs `script` in a fresh Python on 4 CPU devices with TESSERA_TILE=3 (many panels per
+    device), this folder and the package on its path; fails unless it ends printing "ok" within
+    300 s (`what`: the routine, for the message of a hang)."""
+    import subprocess
+    here = Path(__file__).resolve().parent
+    env = dict(os.environ, TESSERA_TILE="3", JAX_PLATFORMS="cpu",
+               PYTHONPATH=os.pathsep.join([str(here), str(here.parents[1] / "python"),
+                                           os.environ.get("PYTHONPATH", "")]))
+    try:
+        p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                           env=env, cwd=here, timeout=300)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{what} with many panels did not finish within 300 s (a hang)")
+    assert p.returncode == 0 and p.stdout.strip().endswith("ok"), p.stdout + p.stderr[-4000:]

@@ -12,10 +12,7 @@ computed in double precision from the same rounded A; the forward error and the 
 The tile tessera picks on CPUs (128) leaves one or two panels per device at these N; one test
 reruns the sweep in a fresh process with TESSERA_TILE=3 (four panels per device, a right-hand
 side wider than a tile), where a hang would fail the test instead of stalling the suite."""
-import subprocess
-import sys
 import textwrap
-from pathlib import Path
 
 from jax_support import *  # noqa: F401,F403  (fixtures, helpers, jax, tj)
 from jax_support import _native  # noqa: F401
@@ -351,13 +348,4 @@ PANELS = textwrap.dedent("""
 def test_many_panels_per_device_in_a_fresh_process(devices):
     if devices[0].platform != "cpu":
         pytest.skip("the fresh process runs on 4 CPU devices")
-    here = Path(__file__).resolve().parent
-    env = dict(os.environ, TESSERA_TILE="3", JAX_PLATFORMS="cpu",
-               PYTHONPATH=os.pathsep.join([str(here), str(here.parents[1] / "python"),
-                                           os.environ.get("PYTHONPATH", "")]))
-    try:
-        p = subprocess.run([sys.executable, "-c", PANELS], capture_output=True, text=True,
-                           env=env, cwd=here, timeout=300)
-    except subprocess.TimeoutExpired:
-        pytest.fail("lu_solve with many panels did not finish within 300 s (a hang)")
-    assert p.returncode == 0 and p.stdout.strip().endswith("ok"), p.stdout + p.stderr[-4000:]
+    run_with_tile_3(PANELS, "lu_solve")

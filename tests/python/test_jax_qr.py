@@ -9,10 +9,7 @@ eps of A's precision: R upper triangular (exactly zero below the diagonal), ‖Q
 x as jnp.linalg.lstsq's in double precision. Shapes: M a multiple of the devices and not (rows
 padded), N = 1, M = N, wide (qr only), and N = 100 (QR's panels of 32 on CPUs: several panels);
 one test reruns a sweep in a fresh process with TESSERA_TILE=3 (many panels per device)."""
-import subprocess
-import sys
 import textwrap
-from pathlib import Path
 
 from jax_support import *  # noqa: F401,F403  (fixtures, helpers, jax, tj)
 from jax_support import _native  # noqa: F401
@@ -416,13 +413,4 @@ PANELS = textwrap.dedent("""
 def test_many_panels_per_device_in_a_fresh_process(devices):
     if devices[0].platform != "cpu":
         pytest.skip("the fresh process runs on 4 CPU devices")
-    here = Path(__file__).resolve().parent
-    env = dict(os.environ, TESSERA_TILE="3", JAX_PLATFORMS="cpu",
-               PYTHONPATH=os.pathsep.join([str(here), str(here.parents[1] / "python"),
-                                           os.environ.get("PYTHONPATH", "")]))
-    try:
-        p = subprocess.run([sys.executable, "-c", PANELS], capture_output=True, text=True,
-                           env=env, cwd=here, timeout=300)
-    except subprocess.TimeoutExpired:
-        pytest.fail("QR with many panels did not finish within 300 s (a hang)")
-    assert p.returncode == 0 and p.stdout.strip().endswith("ok"), p.stdout + p.stderr[-4000:]
+    run_with_tile_3(PANELS, "QR")
