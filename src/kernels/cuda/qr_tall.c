@@ -98,7 +98,8 @@ static int well_conditioned(const tessera_exec_t *ex, tessera_dtype_t dt, const 
 }
 
 /* G's Cholesky factor in place (upper), then waits for the stream: *info is potrf's, and with
- * `diag` set, diag[0 .. n) receive the factor's diagonal (as doubles). */
+ * `diag` set, diag[0 .. n) receive the factor's diagonal (as doubles), read through the host
+ * workspace (the caller checked it holds them). */
 static int cholesky(const tessera_exec_t *ex, const tessera_cuda_scratch_t *s, cusolverDnHandle_t h,
                     tessera_dtype_t dt, void *g, int n, char *work, int *info, double *diag) {
   const size_t es = tessera_dtype_size(dt);
@@ -106,7 +107,6 @@ static int cholesky(const tessera_exec_t *ex, const tessera_cuda_scratch_t *s, c
   char *host = s->host_workspace;
   int lwork = 0;
   if (potrf_size(h, dt, n, g, n, &lwork) != CUSOLVER_STATUS_SUCCESS || (size_t)lwork > room ||
-      (size_t)n * es + sizeof(int) > s->host_workspace_bytes ||
       potrf(h, dt, n, g, n, work, lwork, s->dev_info) != CUSOLVER_STATUS_SUCCESS)
     return TESSERA_ERR_KERNEL;
   cudaStream_t st = ex->stream;
@@ -140,7 +140,8 @@ int tsr_cuda_geqrt_tall(const tessera_exec_t *ex, const tessera_cuda_scratch_t *
                         char *t, int ldt) {
   const size_t es = tessera_dtype_size(dt), nn = tsr_qr_aligned((size_t)n * (size_t)n * es);
   if ((dt != TESSERA_F32 && dt != TESSERA_F64) || rows < n ||
-      tsr_cuda_geqrt_tall_bytes(dt, n) > s->workspace_bytes || n > (int)s->host_workspace_bytes)
+      tsr_cuda_geqrt_tall_bytes(dt, n) > s->workspace_bytes ||
+      (size_t)n * es + sizeof(int) > s->host_workspace_bytes) /* cholesky's reads */
     return 1;
   char *g1 = s->workspace, *g2 = g1 + nn, *w = g2 + nn, *x = w + nn, *inv = x + nn, *sgn = inv + nn;
   char *rest = sgn + tsr_qr_aligned((size_t)n * es);

@@ -87,6 +87,10 @@ int tsr_tile_finish(tessera_matrix_t *out, int rc);
 /** Refuses operand `argno` when it stores one triangle only and the routine touches tiles
  *  outside it (`need`: the triangle it touches, 'L' or 'U', or 0 for every tile). */
 int tsr_check_stored(const tessera_matrix_t *X, char need, int argno, const char *name);
+/** A new m x n matrix of column panels nb wide, of X's context, dtype and communicator
+ *  (distributed: its panels dealt over a 1 x P grid). */
+int tsr_panels_new(const tessera_matrix_t *X, int64_t m, int64_t n, int64_t nb,
+                   tessera_matrix_t **out);
 /** The column panels LU and QR run on: X itself when its tiles span its rows, else a copy in
  *  panels of X's tile width, X copied in by tasks. A collective call for a distributed X. */
 int tsr_panels_of(tessera_matrix_t *X, tessera_matrix_t **out);

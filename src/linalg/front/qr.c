@@ -38,13 +38,8 @@ int tessera_tile_geqrf(tessera_matrix_t *A, void *tau) {
 /* Xᴴ in a new matrix P of column panels (X->n rows, of X's tile height, or its width where X is
  * in column panels), distributed over a 1 x P grid as X's panels are, X copied in by tasks. */
 static int transposed(tessera_matrix_t *X, tessera_matrix_t **out) {
-  const int64_t w = X->mt > 1 ? X->mb : X->nb, rows = X->n > 0 ? X->n : 1;
   tessera_matrix_t *P = NULL;
-  int rc = X->comm
-               ? tessera_matrix_create_distributed(X->ctx, X->comm,
-                                                   (tessera_grid_t){1, tessera_comm_size(X->comm)},
-                                                   X->dtype, X->n, X->m, rows, w, &P)
-               : tessera_matrix_create(X->ctx, X->dtype, X->n, X->m, rows, w, &P);
+  int rc = tsr_panels_new(X, X->n, X->m, X->mt > 1 ? X->mb : X->nb, &P);
   if (!rc) rc = tsr_dist_flush_matrix(X, tsr_pxtranspose(X, P));
   if (rc) (void)tessera_matrix_destroy(P); /* waits for the copies inserted */
   *out = rc ? NULL : P;
@@ -125,13 +120,8 @@ int tessera_tile_ungqr(tessera_matrix_t *A, int64_t k, const void *tau) {
   tsr_qr_work_t w = {0};
   rc = tsr_panels_of(A, &Ap);
   const int64_t nb = Ap ? Ap->nb : 1;
-  if (!rc)
-    rc = A->comm
-             ? tessera_matrix_create_distributed(A->ctx, A->comm,
-                                                 (tessera_grid_t){1, tessera_comm_size(A->comm)},
-                                                 A->dtype, A->m, A->n, A->m, nb, &C)
-             : tessera_matrix_create(A->ctx, A->dtype, A->m, A->n, A->m, nb, &C);
-  if (!rc) rc = tsr_pxidentity(C, 0);
+  if (!rc) rc = tsr_panels_new(A, A->m, A->n, nb, &C);
+  if (!rc) rc = tsr_pxidentity_rows(C, 0, true);
   if (!rc && k > 0) rc = tsr_qr_create(Ap, k, nb, &Q);
   if (!rc && k > 0) rc = tsr_qr_work_create(C, nb, &w);
   if (!rc && k > 0) rc = tsr_pxlarft(Ap, tau, &Q);
@@ -180,7 +170,7 @@ static int gels_wide(tessera_matrix_t *A, tessera_matrix_t *B, const char *f) {
   tessera_matrix_t *P = NULL, *Bp = NULL;
   int rc = transposed(A, &P);
   if (!rc) rc = tsr_panels_of(B, &Bp);
-  if (!rc) rc = tsr_pxzero_rows(Bp, A->m);
+  if (!rc) rc = tsr_pxidentity_rows(Bp, A->m, false);
   if (!rc) rc = tsr_qr_gels_panels(P, true, Bp, f);
   if (Bp) rc = tsr_tile_finish(B, tsr_panels_back(B, Bp, rc));
   rc = tsr_panels_free(B, Bp, rc);

@@ -221,6 +221,16 @@ static int check_lu(const tessera_matrix_t *X, int argno, const char *name) {
   return tsr_check_stored(X, 0, argno, name);
 }
 
+int tsr_panels_new(const tessera_matrix_t *X, int64_t m, int64_t n, int64_t nb,
+                   tessera_matrix_t **out) {
+  const int64_t rows = m > 0 ? m : 1;
+  return X->comm
+             ? tessera_matrix_create_distributed(X->ctx, X->comm,
+                                                 (tessera_grid_t){1, tessera_comm_size(X->comm)},
+                                                 X->dtype, m, n, rows, nb, out)
+             : tessera_matrix_create(X->ctx, X->dtype, m, n, rows, nb, out);
+}
+
 /* The column panels LU runs on: X itself when its tiles span its rows, else a copy in panels
  * of X's tile width (a matrix of its size, context and communicator, placed as
  * tessera_matrix_create places one, so the call holds X twice; distributed, its panels dealt
@@ -229,11 +239,7 @@ int tsr_panels_of(tessera_matrix_t *X, tessera_matrix_t **out) {
   *out = X;
   if (X->mt <= 1) return 0;
   tessera_matrix_t *P = NULL;
-  int rc = X->comm
-               ? tessera_matrix_create_distributed(X->ctx, X->comm,
-                                                   (tessera_grid_t){1, tessera_comm_size(X->comm)},
-                                                   X->dtype, X->m, X->n, X->m, X->nb, &P)
-               : tessera_matrix_create(X->ctx, X->dtype, X->m, X->n, X->m, X->nb, &P);
+  int rc = tsr_panels_new(X, X->m, X->n, X->nb, &P);
   if (!rc) rc = tsr_dist_flush_matrix(X, tsr_pxlacpy(X, P));
   if (rc) {
     (void)tessera_matrix_destroy(P); /* waits for the copies inserted */

@@ -237,24 +237,14 @@ int tsr_qr_tau(const tsr_qr_t *Q, tessera_dtype_t dtype, void *tau) {
   return rc ? tsr_error(Q->ctx, rc, "QR: %s", tessera_comm_last_error(Q->comm)) : 0;
 }
 
-int tsr_pxidentity(tessera_matrix_t *C, int64_t from) {
-  for (int64_t j = 0; j < C->nt; j++) {
-    const int tag[3] = {0, (int)j, 0};
-    const int rc = tsr_task_identity(C->dtype, C->ctx, tsr_tile(C, 0, j), (int)from,
-                                     from ? TESSERA_RW : TESSERA_W, (int)(C->m - from),
-                                     tsr_tile_n(C, j), (int)(from - j * C->nb), tag, 0);
-    if (rc) return rc;
-  }
-  return 0;
-}
-
-int tsr_pxzero_rows(tessera_matrix_t *C, int64_t from) {
+int tsr_pxidentity_rows(tessera_matrix_t *C, int64_t from, bool ones) {
   for (int64_t j = 0; j < C->nt && from < C->m; j++) {
     const int tag[3] = {0, (int)j, 0}, cols = tsr_tile_n(C, j);
-    /* d = cols: no element of the block is on the diagonal */
+    /* the diagonal where global row == global column; for zeros d = cols, on no element */
+    const int d = ones ? (int)(from - j * C->nb) : cols;
     const int rc =
         tsr_task_identity(C->dtype, C->ctx, tsr_tile(C, 0, j), (int)from,
-                          from ? TESSERA_RW : TESSERA_W, (int)(C->m - from), cols, cols, tag, 0);
+                          from ? TESSERA_RW : TESSERA_W, (int)(C->m - from), cols, d, tag, 0);
     if (rc) return rc;
   }
   return 0;

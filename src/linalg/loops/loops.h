@@ -79,11 +79,9 @@ int tsr_pxqr_solve(const tessera_matrix_t *A, int64_t n, char trans, tessera_mat
  *  for A's panels (distributed: each process looks at its own, then the lowest on every process,
  *  a collective call). */
 int tsr_qr_zero_diagonal(const tessera_matrix_t *A, int64_t n);
-/** Rows `from` .. m - 1 of C's column panels become those of the identity (C(i, j) = 1 where
- *  i == j): tsr_pxidentity(C, 0) makes C = [I; 0]. */
-int tsr_pxidentity(tessera_matrix_t *C, int64_t from);
-/** Rows `from` .. m - 1 of C's column panels become zeros. */
-int tsr_pxzero_rows(tessera_matrix_t *C, int64_t from);
+/** Rows `from` .. m - 1 of C's column panels become those of the identity (`ones`: C(i, j) = 1
+ *  where i == j, else 0; from 0, C = [I; 0]) or zeros. */
+int tsr_pxidentity_rows(tessera_matrix_t *C, int64_t from, bool ones);
 /** Waits for Q's T handles and writes LAPACK's tau (kmin elements of dtype) from them
  *  (distributed: every process the whole tau, a collective call). */
 int tsr_qr_tau(const tsr_qr_t *Q, tessera_dtype_t dtype, void *tau);
