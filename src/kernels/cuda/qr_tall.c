@@ -1,18 +1,18 @@
 /* QR of a tall panel on a GPU (real dtypes, rows >= TALL_RATIO columns): CholeskyQR2 and
  * Householder reconstruction, with the output of LAPACK's Householder QR (R, the vectors below
- * it, T), in four passes over the panel instead of a chain of one-column steps:
+ * it, T), in three passes over the panel instead of a chain of one-column steps:
  *
- *   G1 = Aᵀ A, R1 = chol(G1), Q1 = A R1⁻¹          (gemm, potrf, R1⁻¹ by blocks of rows)
- *   G2 = Q1ᵀ Q1, R2 = chol(G2)                      (gemm, potrf)
+ *   G1 = Aᵀ A, R1 = chol(G1)                        (gemm, potrf)
+ *   G2 = Q1ᵀ Q1, R2 = chol(G2), Q1 = A R1⁻¹         (Q1 by blocks of rows in the workspace)
  *   Q's top block Q1t R2⁻¹ less signs S, factored without pivoting: L U (Ballard et al.)
- *   the vectors below: Q1b (U R2)⁻¹                 (Q2 U⁻¹ without forming Q2)
+ *   the vectors below: Q1b (U R2)⁻¹                 (Q1 formed again by blocks, then into A)
  *   R = S R2 R1, T = -U S L1⁻ᵀ
  *
  * CholeskyQR2 reaches Householder's orthogonality while A's condition number is well below
- * ε^(-1/2). The panel falls back to Householder (the caller's), A untouched, when the first
- * Cholesky factorization breaks down or R1's condition number is too large; and, A = Q1 R1
- * restored, when the second breaks down or R2's diagonal shows Q1 far from orthonormal. These
- * are read on the host: the task's stream is waited for three times. */
+ * ε^(-1/2). A is written only in the last pass, so the panel falls back to Householder (the
+ * caller's) on A as it was when the first Cholesky factorization breaks down or R1's condition
+ * number is too large, or when the second breaks down or R2's diagonal shows Q1 far from
+ * orthonormal. These are read on the host: the task's stream is waited for three times. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -49,24 +49,47 @@ static int inverse(const tessera_exec_t *ex, tessera_dtype_t dt, const void *r, 
   return tsr_qr_trsm(ex, dt, 'L', 'U', 'N', 'N', n, n, 1, r, ldr, inv, (size_t)n);
 }
 
-/* A (rows x n, lda) = A R⁻¹ given inv = R⁻¹ (n x n): gemms on blocks of A's rows into the
- * workspace from `work` on, each copied back (cuBLAS's trsm is slow on so tall an operand). */
-static int right_solve(const tessera_exec_t *ex, const tessera_cuda_scratch_t *s,
-                       tessera_dtype_t dt, char *a, int lda, int rows, int n, const void *inv,
-                       char *work) {
-  const size_t es = tessera_dtype_size(dt), ln = (size_t)n, la = (size_t)lda;
+/* Rows of A a block of the streamed passes takes: as many as the workspace from `work` holds. */
+static int block_rows(const tessera_cuda_scratch_t *s, const char *work, int rows, int n,
+                      size_t es) {
   const size_t room = s->workspace_bytes - (size_t)(work - (char *)s->workspace);
-  const size_t fit = room / (ln * es);
-  if (fit < 1) return TESSERA_ERR_KERNEL;
-  const int block = fit < (size_t)rows ? (int)fit : rows;
-  int rc = 0;
+  const size_t fit = room / ((size_t)n * es);
+  return fit < 1 ? 0 : fit < (size_t)rows ? (int)fit : rows;
+}
+
+/* G2 = Q1ᵀ Q1 with Q1 = A R1⁻¹ (inv1 = R1⁻¹), A rows x n (lda) left as it is: each block of
+ * rows' Q1 formed in the workspace (`work` on), its Gram matrix summed into g2. */
+static int second_gram(const tessera_exec_t *ex, const tessera_cuda_scratch_t *s,
+                       tessera_dtype_t dt, const char *a, int lda, int rows, int n,
+                       const void *inv1, void *g2, char *work) {
+  const size_t es = tessera_dtype_size(dt), ln = (size_t)n;
+  const int block = block_rows(s, work, rows, n, es);
+  int rc = block > 0 ? 0 : TESSERA_ERR_KERNEL;
+  for (int i = 0; !rc && i < rows; i += block) {
+    const int b = rows - i < block ? rows - i : block;
+    rc = tsr_qr_gemm(ex, dt, 'N', 'N', b, n, n, 1, a + (size_t)i * es, (size_t)lda, inv1, ln, 0,
+                     work, (size_t)b);
+    if (!rc)
+      rc = tsr_qr_gemm(ex, dt, 'T', 'N', n, n, b, 1, work, (size_t)b, work, (size_t)b, i ? 1 : 0,
+                       g2, ln);
+  }
+  return rc;
+}
+
+/* A (rows x n, lda) = (A R1⁻¹) M⁻¹ (inv1 = R1⁻¹, inv2 = M⁻¹): each block of rows' A R1⁻¹ formed in
+ * the workspace (`work` on) as second_gram formed it, then times inv2 into A's rows. */
+static int vectors(const tessera_exec_t *ex, const tessera_cuda_scratch_t *s, tessera_dtype_t dt,
+                   char *a, int lda, int rows, int n, const void *inv1, const void *inv2,
+                   char *work) {
+  const size_t es = tessera_dtype_size(dt), ln = (size_t)n;
+  const int block = block_rows(s, work, rows, n, es);
+  int rc = block > 0 ? 0 : TESSERA_ERR_KERNEL;
   for (int i = 0; !rc && i < rows; i += block) {
     const int b = rows - i < block ? rows - i : block;
     char *ai = a + (size_t)i * es;
-    rc = tsr_qr_gemm(ex, dt, 'N', 'N', b, n, n, 1, ai, la, inv, ln, 0, work, (size_t)b);
-    if (!rc && cudaMemcpy2DAsync(ai, la * es, work, (size_t)b * es, (size_t)b * es, ln,
-                                 cudaMemcpyDeviceToDevice, ex->stream) != cudaSuccess)
-      rc = TESSERA_ERR_KERNEL;
+    rc = tsr_qr_gemm(ex, dt, 'N', 'N', b, n, n, 1, ai, (size_t)lda, inv1, ln, 0, work, (size_t)b);
+    if (!rc)
+      rc = tsr_qr_gemm(ex, dt, 'N', 'N', b, n, n, 1, work, (size_t)b, inv2, ln, 0, ai, (size_t)lda);
   }
   return rc;
 }
@@ -132,7 +155,7 @@ static bool near_orthonormal(const double *d, int n) {
 
 size_t tsr_cuda_geqrt_tall_bytes(tessera_dtype_t dt, int n) {
   const size_t es = tessera_dtype_size(dt);
-  return 5 * tsr_qr_aligned((size_t)n * (size_t)n * es) + tsr_qr_aligned((size_t)n * es);
+  return 6 * tsr_qr_aligned((size_t)n * (size_t)n * es) + tsr_qr_aligned((size_t)n * es);
 }
 
 int tsr_cuda_geqrt_tall(const tessera_exec_t *ex, const tessera_cuda_scratch_t *s,
@@ -143,43 +166,37 @@ int tsr_cuda_geqrt_tall(const tessera_exec_t *ex, const tessera_cuda_scratch_t *
       tsr_cuda_geqrt_tall_bytes(dt, n) > s->workspace_bytes ||
       (size_t)n * es + sizeof(int) > s->host_workspace_bytes) /* cholesky's reads */
     return 1;
-  char *g1 = s->workspace, *g2 = g1 + nn, *w = g2 + nn, *x = w + nn, *inv = x + nn, *sgn = inv + nn;
-  char *rest = sgn + tsr_qr_aligned((size_t)n * es);
+  char *g1 = s->workspace, *g2 = g1 + nn, *w = g2 + nn, *x = w + nn, *inv1 = x + nn;
+  char *inv2 = inv1 + nn, *sgn = inv2 + nn, *rest = sgn + tsr_qr_aligned((size_t)n * es);
   const tessera_cuda_scratch_t staging =
       tsr_qr_scratch_from(s, (size_t)(rest - (char *)s->workspace));
   const size_t ln = (size_t)n, la = (size_t)lda;
   double *diag = malloc((size_t)n * sizeof *diag);
   if (!diag) return TESSERA_ERR_NOMEM;
   int info = 0;
-  /* pass 1: A = Q1 R1 */
+  /* A = Q1 R1, A R1⁻¹ not stored: R1 and R1⁻¹, taken where A is well enough conditioned */
   int rc = gram(ex, dt, a, lda, rows, n, g1);
   if (!rc) rc = cholesky(ex, s, h, dt, g1, n, rest, &info, NULL);
   if (!rc && info) rc = 1;
   bool ok = false;
-  if (!rc) rc = inverse(ex, dt, g1, ln, n, inv);
-  if (!rc) rc = well_conditioned(ex, dt, g1, n, inv, x, &ok);
+  if (!rc) rc = inverse(ex, dt, g1, ln, n, inv1);
+  if (!rc) rc = well_conditioned(ex, dt, g1, n, inv1, x, &ok);
   if (!rc && !ok) rc = 1;
-  if (!rc) rc = right_solve(ex, s, dt, a, lda, rows, n, inv, rest);
-  /* pass 2: Q1 = Q R2, kept only where Q1 was close to orthonormal */
-  if (!rc) rc = gram(ex, dt, a, lda, rows, n, g2);
+  /* Q1 = Q R2, taken where Q1 is close to orthonormal */
+  if (!rc) rc = second_gram(ex, s, dt, a, lda, rows, n, inv1, g2, rest);
   if (!rc) rc = cholesky(ex, s, h, dt, g2, n, rest, &info, diag);
-  if (!rc && (info || !near_orthonormal(diag, n))) {
-    rc = tsr_qr_trmm_upper(ex, &staging, dt, 'R', rows, n, 1, g1, ln, a, la); /* A again */
-    if (!rc) rc = 1;
-  }
+  if (!rc && (info || !near_orthonormal(diag, n))) rc = 1;
   free(diag);
-  if (rc) return rc;
-  /* Q's top block, less the signs, as L U */
-  if (cudaMemcpy2DAsync(w, ln * es, a, la * es, ln * es, ln, cudaMemcpyDeviceToDevice,
-                        ex->stream) != cudaSuccess)
-    return TESSERA_ERR_KERNEL;
-  rc = tsr_qr_trsm(ex, dt, 'R', 'U', 'N', 'N', n, n, 1, g2, ln, w, ln);
+  if (rc) return rc; /* A untouched */
+  /* Q's top block A_top R1⁻¹ R2⁻¹, less the signs, as L U */
+  rc = tsr_qr_gemm(ex, dt, 'N', 'N', n, n, n, 1, a, la, inv1, ln, 0, w, ln);
+  if (!rc) rc = tsr_qr_trsm(ex, dt, 'R', 'U', 'N', 'N', n, n, 1, g2, ln, w, ln);
   if (!rc && tsr_cuda_lu_signs(dt, w, ln, n, sgn, ex->stream)) rc = TESSERA_ERR_KERNEL;
-  /* the vectors below the top block: Q1b (U R2)⁻¹ */
+  /* the vectors below the top block: Q2 U⁻¹ = (A R1⁻¹) (U R2)⁻¹ */
   if (!rc && tsr_cuda_triangle(dt, w, ln, n, 'U', x, ln, ex->stream)) rc = TESSERA_ERR_KERNEL;
   if (!rc) rc = tsr_qr_trmm_upper(ex, &staging, dt, 'R', n, n, 1, g2, ln, x, ln);
-  if (!rc) rc = inverse(ex, dt, x, ln, n, inv);
-  if (!rc && rows > n) rc = right_solve(ex, s, dt, a + ln * es, lda, rows - n, n, inv, rest);
+  if (!rc) rc = inverse(ex, dt, x, ln, n, inv2);
+  if (!rc && rows > n) rc = vectors(ex, s, dt, a + ln * es, lda, rows - n, n, inv1, inv2, rest);
   /* R = S R2 R1 and the vectors of the top block into A; T = -U S L1⁻ᵀ */
   if (!rc && tsr_cuda_triangle(dt, g2, ln, n, 'U', x, ln, ex->stream)) rc = TESSERA_ERR_KERNEL;
   if (!rc) rc = tsr_qr_trmm_upper(ex, &staging, dt, 'R', n, n, 1, g1, ln, x, ln);
