@@ -83,11 +83,13 @@ int tsr_cuda_triangle(tessera_dtype_t dtype, const void *src, size_t lds, int k,
 int tsr_cuda_larft_blocks(tessera_dtype_t dtype, const void *g, size_t ldg, const void *tau, int k,
                           int nb, void *t, size_t ldt, void *stream);
 
-/** Enqueues the LU factorization without pivoting of the n x n block w (ldw) less a diagonal of
- *  signs chosen as it goes (each the opposite of its pivot's), in place, the signs to sgn (n
- *  elements): Householder reconstruction from an orthonormal Q. Real dtypes. Returns 0, or -1
- *  for another dtype or a failed launch. */
-int tsr_cuda_lu_signs(tessera_dtype_t dtype, void *w, size_t ldw, int n, void *sgn, void *stream);
+/** Enqueues the panel of columns k0 .. k0 + b - 1 (rows k0 .. n - 1) of the LU factorization
+ *  without pivoting of the n x n block w (ldw) less a diagonal of signs chosen as it goes (each
+ *  the opposite of its pivot's), in place, the signs to sgn[k0 .. k0 + b): Householder
+ *  reconstruction from an orthonormal Q; the columns right of the panel are the caller's to
+ *  update. Real dtypes. Returns 0, or -1 for another dtype or a failed launch. */
+int tsr_cuda_lu_signs(tessera_dtype_t dtype, void *w, size_t ldw, int n, int k0, int b, void *sgn,
+                      void *stream);
 
 /** Enqueues the tall QR's last step on n x n blocks: a (lda) = S R on and above the diagonal
  *  (R upper in y), L's vectors below it (from w, which holds L \ U); t (ldt) = -U S, zero

@@ -369,21 +369,24 @@ constexpr larft_blocks_fn larft_blocks_of[TESSERA_NUM_DTYPES] = {
     launch_larft_blocks<float, 1>, launch_larft_blocks<double, 1>, launch_larft_blocks<float, 2>,
     launch_larft_blocks<double, 2>};
 
-/* The LU factorization without pivoting of Q's top n x n block less a diagonal of signs
- * (Householder reconstruction, Ballard et al.): at step k the sign s_k is the opposite of the
- * pivot's, the pivot becomes q_kk - s_k (at least 1 in magnitude), then the column below is
- * divided by it and the trailing block updated. In place: L strictly below the diagonal (unit),
- * U on and above; the signs to sgn. One thread block, real dtypes. */
-template <typename Real> __global__ void lu_signs(Real *w, long long ldw, int n, Real *sgn) {
-  for (int k = 0; k < n; k++) {
+/* One panel (columns k0 .. k0 + b - 1, rows k0 .. n - 1) of the LU factorization without
+ * pivoting of Q's top n x n block less a diagonal of signs (Householder reconstruction, Ballard
+ * et al.): at column k the sign s_k is the opposite of the pivot's, the pivot becomes q_kk - s_k
+ * (at least 1 in magnitude), the column below is divided by it and the panel's later columns
+ * updated. In place: L strictly below the diagonal (unit), U on and above; the signs to sgn. One
+ * thread block, real dtypes; the caller updates the columns right of the panel. */
+template <typename Real>
+__global__ void lu_signs(Real *w, long long ldw, int n, int k0, int b, Real *sgn) {
+  for (int k = k0; k < k0 + b; k++) {
     const Real p = w[k * ldw + k], s = p < Real(0) ? Real(1) : Real(-1);
     __syncthreads();
     const Real d = p - s;
     if (threadIdx.x == 0) sgn[k] = s, w[k * ldw + k] = d;
     for (int i = k + 1 + threadIdx.x; i < n; i += blockDim.x) w[k * ldw + i] /= d;
     __syncthreads();
-    for (int idx = threadIdx.x; idx < (n - k - 1) * (n - k - 1); idx += blockDim.x) {
-      const int i = k + 1 + idx % (n - k - 1), j = k + 1 + idx / (n - k - 1);
+    const int rows = n - k - 1, cols = k0 + b - k - 1;
+    for (int idx = threadIdx.x; idx < rows * cols; idx += blockDim.x) {
+      const int i = k + 1 + idx % rows, j = k + 1 + idx / rows;
       w[j * ldw + i] -= w[k * ldw + i] * w[j * ldw + k];
     }
     __syncthreads();
@@ -498,16 +501,17 @@ extern "C" int tsr_cuda_larft_blocks(tessera_dtype_t dtype, const void *g, size_
   return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }
 
-extern "C" int tsr_cuda_lu_signs(tessera_dtype_t dtype, void *w, size_t ldw, int n, void *sgn,
-                                 void *stream) {
+extern "C" int tsr_cuda_lu_signs(tessera_dtype_t dtype, void *w, size_t ldw, int n, int k0, int b,
+                                 void *sgn, void *stream) {
   const cudaStream_t st = static_cast<cudaStream_t>(stream);
   const long long ld = static_cast<long long>(ldw);
-  if (n < 1) return 0;
+  if (n < 1 || b < 1) return 0;
   if (dtype == TESSERA_F32)
-    lu_signs<float><<<1, 1024, 0, st>>>(static_cast<float *>(w), ld, n, static_cast<float *>(sgn));
+    lu_signs<float>
+        <<<1, 1024, 0, st>>>(static_cast<float *>(w), ld, n, k0, b, static_cast<float *>(sgn));
   else if (dtype == TESSERA_F64)
     lu_signs<double>
-        <<<1, 1024, 0, st>>>(static_cast<double *>(w), ld, n, static_cast<double *>(sgn));
+        <<<1, 1024, 0, st>>>(static_cast<double *>(w), ld, n, k0, b, static_cast<double *>(sgn));
   else
     return -1;
   return cudaGetLastError() == cudaSuccess ? 0 : -1;

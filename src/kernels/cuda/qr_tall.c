@@ -147,6 +147,30 @@ static int cholesky(const tessera_exec_t *ex, const tessera_cuda_scratch_t *s, c
 
 /* Whether R2's diagonal shows Q1 close enough to orthonormal for the second pass to reach
  * Householder's orthogonality. */
+/* Columns of a panel of the LU with signs (lu_signs): the rest of each step is a trsm and a gemm.
+ */
+enum { LU_PANEL = 32 };
+
+/* w (n x n) = L U of w less the signs S (to sgn), by panels of LU_PANEL columns: the panel in
+ * one thread block, then U12 = L11⁻¹ A12 and A22 -= L21 U12. */
+static int lu_with_signs(const tessera_exec_t *ex, tessera_dtype_t dt, char *w, int n, char *sgn) {
+  const size_t es = tessera_dtype_size(dt), ld = (size_t)n;
+  int rc = 0;
+  for (int k = 0; !rc && k < n; k += LU_PANEL) {
+    const int b = n - k < LU_PANEL ? n - k : LU_PANEL, rest = n - k - b;
+    char *wkk = w + ((size_t)k * ld + (size_t)k) * es;
+    if (tsr_cuda_lu_signs(dt, w, ld, n, k, b, sgn, ex->stream)) rc = TESSERA_ERR_KERNEL;
+    if (!rc && rest > 0)
+      rc = tsr_qr_trsm(ex, dt, 'L', 'L', 'N', 'U', b, rest, 1, wkk, ld, wkk + (size_t)b * ld * es,
+                       ld);
+    if (!rc && rest > 0)
+      rc = tsr_qr_gemm(ex, dt, 'N', 'N', rest, rest, b, -1, wkk + (size_t)b * es, ld,
+                       wkk + (size_t)b * ld * es, ld, 1, wkk + ((size_t)b * ld + (size_t)b) * es,
+                       ld);
+  }
+  return rc;
+}
+
 static bool near_orthonormal(const double *d, int n) {
   for (int i = 0; i < n; i++)
     if (!(fabs(d[i] - 1) <= 0.1)) return false;
@@ -191,7 +215,7 @@ int tsr_cuda_geqrt_tall(const tessera_exec_t *ex, const tessera_cuda_scratch_t *
   /* Q's top block A_top R1⁻¹ R2⁻¹, less the signs, as L U */
   rc = tsr_qr_gemm(ex, dt, 'N', 'N', n, n, n, 1, a, la, inv1, ln, 0, w, ln);
   if (!rc) rc = tsr_qr_trsm(ex, dt, 'R', 'U', 'N', 'N', n, n, 1, g2, ln, w, ln);
-  if (!rc && tsr_cuda_lu_signs(dt, w, ln, n, sgn, ex->stream)) rc = TESSERA_ERR_KERNEL;
+  if (!rc) rc = lu_with_signs(ex, dt, w, n, sgn);
   /* the vectors below the top block: Q2 U⁻¹ = (A R1⁻¹) (U R2)⁻¹ */
   if (!rc && tsr_cuda_triangle(dt, w, ln, n, 'U', x, ln, ex->stream)) rc = TESSERA_ERR_KERNEL;
   if (!rc) rc = tsr_qr_trmm_upper(ex, &staging, dt, 'R', n, n, 1, g2, ln, x, ln);
