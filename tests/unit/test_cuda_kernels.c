@@ -513,6 +513,7 @@ static void qr_kernels_match_cpu(void **state) {
   qr_kernels_on(300, 100, 7, 33, 100 << 10); /* larft's T by halves */
   qr_kernels_on(700, 300, 5, 40, 0);         /* a recursive panel */
   qr_kernels_on(2000, 100, 3, 20, 0);        /* a tall panel: CholeskyQR2 on real dtypes */
+  qr_kernels_on(4000, 8, 3, 5, 0);           /* a tall panel near orthogonal: one pass */
 }
 
 /* trtri above the order cuSOLVER runs whole (recursive halving onto trmm): both triangles,

@@ -98,6 +98,14 @@ int tsr_cuda_tall_finish(tessera_dtype_t dtype, const void *y, size_t ldy, const
                          size_t ldw, const void *sgn, int n, void *a, size_t lda, void *t,
                          size_t ldt, void *stream);
 
+/** Enqueues the spread of the Gram matrix g (n x n, leading dimension ldg, symmetric, real
+ *  dtypes) scaled to a unit diagonal: the largest sum of the moduli off the diagonal in a row,
+ *  into the device double *out (infinity where a diagonal entry is not positive or an entry is
+ *  NaN). Below 1, it bounds the scaled matrix's eigenvalues within [1 - spread, 1 + spread].
+ *  Returns 0, or -1 for another dtype or a failed launch. */
+int tsr_cuda_gram_spread(tessera_dtype_t dtype, const void *g, size_t ldg, int n, double *out,
+                         void *stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,6 +2,7 @@
 #include <climits>
 
 #include <cuda_runtime.h>
+#include <math_constants.h>
 
 #include "kernels/cuda/cuda_kernels.h"
 
@@ -408,6 +409,31 @@ __global__ void tall_finish(const Real *y, long long ldy, const Real *w, long lo
   }
 }
 
+/* The largest off-diagonal row sum of the Gram matrix G (n x n, ldg, symmetric) scaled to a
+ * unit diagonal, max_i sum_{j != i} |g_ij| / sqrt(g_ii g_jj), into *out: by Gershgorin's theorem
+ * the scaled matrix's eigenvalues lie within that distance of 1. Infinity where a diagonal entry
+ * is not positive or an entry is NaN. One thread block. */
+template <typename Real>
+__global__ void gram_spread(const Real *g, long long ldg, int n, double *out) {
+  __shared__ unsigned long long best;
+  if (threadIdx.x == 0) best = 0;
+  __syncthreads();
+  double mine = 0;
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    const double gii = static_cast<double>(g[i * ldg + i]);
+    double s = 0;
+    for (int j = 0; j < n; j++)
+      if (j != i)
+        s += fabs(static_cast<double>(g[j * ldg + i])) /
+             sqrt(gii * static_cast<double>(g[j * ldg + j]));
+    mine = fmax(mine, gii > 0 && s == s ? s : CUDART_INF);
+  }
+  /* non-negative doubles order as their bit patterns do */
+  atomicMax(&best, static_cast<unsigned long long>(__double_as_longlong(mine)));
+  __syncthreads();
+  if (threadIdx.x == 0) *out = __longlong_as_double(static_cast<long long>(best));
+}
+
 } // namespace
 
 extern "C" int tsr_cuda_lu_swaps(int *piv, int k, void *stream) {
@@ -534,6 +560,20 @@ extern "C" int tsr_cuda_tall_finish(tessera_dtype_t dtype, const void *y, size_t
         static_cast<const double *>(y), ly, static_cast<const double *>(w), lw,
         static_cast<const double *>(sgn), n, static_cast<double *>(a), la, static_cast<double *>(t),
         lt);
+  else
+    return -1;
+  return cudaGetLastError() == cudaSuccess ? 0 : -1;
+}
+
+extern "C" int tsr_cuda_gram_spread(tessera_dtype_t dtype, const void *g, size_t ldg, int n,
+                                    double *out, void *stream) {
+  const cudaStream_t st = static_cast<cudaStream_t>(stream);
+  const long long ld = static_cast<long long>(ldg);
+  if (n < 1) return cudaMemsetAsync(out, 0, sizeof *out, st) == cudaSuccess ? 0 : -1;
+  if (dtype == TESSERA_F32)
+    gram_spread<float><<<1, 1024, 0, st>>>(static_cast<const float *>(g), ld, n, out);
+  else if (dtype == TESSERA_F64)
+    gram_spread<double><<<1, 1024, 0, st>>>(static_cast<const double *>(g), ld, n, out);
   else
     return -1;
   return cudaGetLastError() == cudaSuccess ? 0 : -1;
