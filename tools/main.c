@@ -45,9 +45,18 @@
 #define RESIDUAL_BENCH                                                                             \
   "residual of potrf = ||A v - L (L^H v)||_1 / (||A||_1 ||v||_1 n eps) (--uplo U: U^H (U v)),\n"   \
   "  of getrf = ||A v - P^T (L (U v))||_1 / (||A||_1 ||v||_1 n eps),\n"                            \
+  "  of geqrf = ||A v - Q [R v; 0]||_1 / (||A||_1 ||v||_1 max(m, n) eps), with its\n"              \
+  "  orthogonality = ||w - Q^H (Q w)||_1 / (||w||_1 m eps),\n"                                     \
+  "  of gels = ||(b - A x)^H A||_F / (max(m, n, nrhs) ||A||_F ||b||_F eps) for m >= n,\n"          \
+  "  ||b - A x||_F / (max(m, n) ||A||_F ||x||_F eps) for m < n (LAPACK's least-squares\n"          \
+  "  test ratios),\n"                                                                              \
   "  of --out-of-core = ||b - A x||_inf / ((||A||_inf ||x||_inf + ||b||_inf) n eps),\n"            \
-  "  with L, U and P the computed factors of A,\n" RESIDUAL_V                                      \
-  "  x what tile potrs computes for b = A x0 (x0 generated), ||x||_inf its largest modulus,\n"     \
+  "  with L, U and P the computed factors of A, Q and R (min(m, n) x n) those of the m x n\n"      \
+  "  A's QR (Q applied to vectors by unmqr, tile unmqr for api tile, never formed),\n"             \
+  "  v (n elements) and w (m) fixed generated vectors (values in [-0.5, 0.5]), ||v||_1 the\n"      \
+  "  sum of its moduli, x gels' computed solution for the generated b (--out-of-core: what\n"      \
+  "  tile potrs computes for b = A x0, x0 generated), ||x||_inf its largest modulus,\n"            \
+  "  ||.||_F the Frobenius norm (each check O(m n) a vector: no product of two matrices),\n"       \
   "  ||A||_1 (||A||_inf) the largest column (row) sum of moduli of A,\n" RESIDUAL_EPS
 #define RESIDUAL_GRID                                                                              \
   "\n  With --grid, a factorization's residual above n = 16384 is not computed (nan)."

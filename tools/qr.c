@@ -2,10 +2,15 @@
  * squares on an m x n matrix (generated, or --input a.npy), timed, checked, and benched against
  * cuSOLVER on GPU 0 (bench_gpu.c) or, without GPUs, LAPACKE with the same thread count; bench
  * --resident times the tile-level call on descriptors made once too. The checks use tessera's own
- * ungqr and gemm (each tested against LAPACK in tests/linalg): geqrf: residual ‖A - Q R‖_F / (‖A‖_F
- * max(m, n) eps), orthogonality ‖I - Qᴴ Q‖_F / (m eps); gels:  LAPACK's least-squares test ratios,
- * ‖(A x - b)ᴴ A‖_F / (max(m, n, k) ‖A‖_F ‖b‖_F eps) for m >= n (the residual orthogonal to A's
- * columns), ‖A x - b‖_F / (max(m, n) ‖A‖_F ‖x‖_F eps) for m < n. */
+ * unmqr, ungqr and gemm (each tested against LAPACK in tests/linalg). geqrf, gels: full metrics,
+ * geqrf's residual ‖A - Q R‖_F / (‖A‖_F max(m, n) eps) and orthogonality ‖I - Qᴴ Q‖_F / (m eps)
+ * with Q formed (O(m n²)); gels' LAPACK's least-squares test ratios, ‖(A x - b)ᴴ A‖_F /
+ * (max(m, n, k) ‖A‖_F ‖b‖_F eps) for m >= n (the residual orthogonal to A's columns),
+ * ‖A x - b‖_F / (max(m, n) ‖A‖_F ‖x‖_F eps) for m < n. bench geqrf checks by probe vectors
+ * instead, as bench potrf and getrf do (O(m n) on the host and two applications of Q to two
+ * vectors, Q never formed, for a size whose factorization takes the GPUs seconds): residual
+ * ‖A v - Q [R v; 0]‖₁ / (‖A‖₁ ‖v‖₁ max(m, n) eps), orthogonality ‖w - Qᴴ (Q w)‖₁ / (‖w‖₁ m eps),
+ * v and w generated; bench gels keeps gels' ratios, O(m n nrhs) already. */
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
@@ -143,6 +148,59 @@ static int check_geqrf(tessera_context_t *ctx, const qr_problem_t *p, double *re
   }
   free(q), free(r), free(d), free(e);
   return rc;
+}
+
+/* c = op(Q) c for the m x 2 c (process 0's; NULL elsewhere): Q the reflectors in the host p->a
+ * and p->tau (tessera_unmqr), or, given the m x 2 descriptor C, those in the descriptor A and
+ * p->tau (tessera_tile_unmqr on C, c imported into it and exported back). */
+static int apply_q(tessera_context_t *ctx, const qr_problem_t *p, tessera_matrix_t *A,
+                   tessera_matrix_t *C, tessera_op_t op, void *c) {
+  const int64_t m = p->m, k = m < p->n ? m : p->n;
+  if (!C) return tessera_unmqr(ctx, TESSERA_LEFT, op, p->dtype, m, 2, k, p->a, m, p->tau, c, m);
+  int s = tessera_matrix_import(C, c, m);
+  if (!s) s = tessera_tile_unmqr(TESSERA_LEFT, op, A, p->tau, C);
+  return s ? s : tessera_matrix_export(C, c, m);
+}
+
+/* bench geqrf's check by probe vectors, O(m n) on the host and two applications of Q to two
+ * vectors (Q never formed): residual ‖A v − Q [R v; 0]‖₁ / (‖A‖₁ ‖v‖₁ max(m, n) eps),
+ * orthogonality ‖w − Qᴴ (Q w)‖₁ / (‖w‖₁ m eps), v (n) and w (m) generated, R v from the upper
+ * trapezoid of the factored p->a; Q from p->a and p->tau, or from the descriptor A (the tile
+ * api's, p->a its export) and p->tau. As check_geqrf: every process, process 0's arrays. */
+static int probe_geqrf(tessera_context_t *ctx, const qr_problem_t *p, tessera_matrix_t *A,
+                       double *res, double *orth) {
+  const int64_t m = p->m, n = p->n;
+  *res = *orth = 0;
+  if (m == 0 || n == 0) return 0;
+  const tessera_dtype_t dt = p->dtype;
+  const size_t col = (size_t)m * tessera_dtype_size(dt);
+  const int mine = holds(ctx);
+  char *c = NULL; /* m x 2: [R v; 0] and w, then Q times them, then Qᴴ times those */
+  void *v = NULL;
+  tessera_matrix_t *C = NULL;
+  int rc = 0;
+  if (mine) {
+    c = malloc(2 * col), v = malloc(bytes_of(dt, n, 1));
+    rc = !c || !v ? TESSERA_ERR_NOMEM : 0;
+  }
+  if (mine && !rc) {
+    gen_dense(dt, n, 1, v, n, GEN_SEED_V);
+    residual_upper_mv(dt, m, n, p->a, m, v, c);
+    gen_dense(dt, m, 1, c + col, m, GEN_SEED_V);
+  }
+  if (!rc && A) rc = tessera_matrix_create(ctx, dt, m, 2, m, 2, &C);
+  if (!rc) rc = apply_q(ctx, p, A, C, TESSERA_NOTRANS, c);
+  if (!rc && mine) *res = residual_mv(dt, m, n, p->a0, m, v, c, m > n ? m : n);
+  if (!rc) rc = apply_q(ctx, p, A, C, TESSERA_CONJTRANS, c);
+  if (!rc && mine) { /* w again into the first column, and how far Qᴴ Q w is from it */
+    double one[2], mone[2];
+    minus_plus(dt, mone, one);
+    gen_dense(dt, m, 1, c, m, GEN_SEED_V);
+    *orth = residual_mv(dt, m, 1, c, m, one, c + col, m);
+  }
+  const int d = C ? tessera_matrix_destroy(C) : 0;
+  free(c), free(v);
+  return rc ? rc : d;
 }
 
 /* gels' test ratio from the solution in p->b (as check_geqrf: every process, process 0's
@@ -335,7 +393,8 @@ static int qr_reps(qr_run_t *q, int warmup) {
 }
 
 /* Checks api k's result, brought into the problem's arrays: the LAPACK-style call's, run again
- * (untimed) where LAPACKE overwrote them; the descriptors', exported, with the tile call's tau. */
+ * (untimed) where LAPACKE overwrote them; the descriptors', exported (geqrf's A for R, gels' B),
+ * with the tile call's tau; bench geqrf's Q applied on the descriptor (probe_geqrf). */
 static int check_api(qr_run_t *q, int k) {
   qr_problem_t c = *q->p;
   cli_result_t *r = &q->r[k];
@@ -344,14 +403,18 @@ static int check_api(qr_run_t *q, int k) {
   progress_phase(q->prog, "checking");
   if (k == 0 && q->threads > 0 && (s = run_tessera(q->ctx, &c, q->o->routine, &t)))
     return cli_report(q->ctx, q->prog, cli_cmd_name(q->o->routine), s);
-  if (k == 1) {
+  const int qr = q->o->routine == CMD_GEQRF;
+  if (k == 1) { /* geqrf's R from A; gels' check reads only B */
     c.tau = q->tau;
-    s = tessera_matrix_export(q->A, c.a, c.m > 0 ? c.m : 1);
+    s = qr ? tessera_matrix_export(q->A, c.a, c.m > 0 ? c.m : 1) : 0;
     if (!s && q->B) s = tessera_matrix_export(q->B, c.b, c.ldb > 0 ? c.ldb : 1);
     if (s) return cli_report(q->ctx, q->prog, "matrix export", s);
   }
-  s = q->o->routine == CMD_GEQRF ? check_geqrf(q->ctx, &c, &r->residual, &r->orthogonality)
-                                 : check_gels(q->ctx, &c, &r->residual);
+  if (qr && q->o->cmd == CMD_BENCH)
+    s = probe_geqrf(q->ctx, &c, k ? q->A : NULL, &r->residual, &r->orthogonality);
+  else
+    s = qr ? check_geqrf(q->ctx, &c, &r->residual, &r->orthogonality)
+           : check_gels(q->ctx, &c, &r->residual);
   progress_phase(q->prog, NULL);
   return s ? cli_report(q->ctx, q->prog, "the check", s) : CLI_OK;
 }

@@ -1,4 +1,5 @@
-/* tessera CLI — relative residuals of Cholesky and LU factorizations and of solves. */
+/* tessera CLI — relative residuals of Cholesky, LU and QR factorizations and of solves, by
+ * probe vectors. */
 #include "residual.h"
 
 #include <cblas.h>
@@ -27,24 +28,24 @@ static void trmv(tessera_dtype_t dtype, enum CBLAS_UPLO uplo, enum CBLAS_TRANSPO
   /* clang-format on */
 }
 
-/** c = a b − c, with a m x k, b k x n, c m x n. */
-static void gemm_sub(tessera_dtype_t dtype, int m, int n, int k, const void *a, int lda,
-                     const void *b, int ldb, void *c, int ldc) {
-  static const float one_s[2] = {1, 0}, minus_s[2] = {-1, 0};
-  static const double one_d[2] = {1, 0}, minus_d[2] = {-1, 0};
+/** c = a b + beta c (beta 1 or −1), with a m x k, b k x n, c m x n. */
+static void gemm_acc(tessera_dtype_t dtype, int m, int n, int k, const void *a, int lda,
+                     const void *b, int ldb, double beta, void *c, int ldc) {
+  const float one_s[2] = {1, 0}, beta_s[2] = {(float)beta, 0};
+  const double one_d[2] = {1, 0}, beta_d[2] = {beta, 0};
   enum CBLAS_TRANSPOSE nt = CblasNoTrans;
   switch (dtype) {
   case TESSERA_F32:
-    cblas_sgemm(CblasColMajor, nt, nt, m, n, k, one_s[0], a, lda, b, ldb, minus_s[0], c, ldc);
+    cblas_sgemm(CblasColMajor, nt, nt, m, n, k, one_s[0], a, lda, b, ldb, beta_s[0], c, ldc);
     break;
   case TESSERA_F64:
-    cblas_dgemm(CblasColMajor, nt, nt, m, n, k, one_d[0], a, lda, b, ldb, minus_d[0], c, ldc);
+    cblas_dgemm(CblasColMajor, nt, nt, m, n, k, one_d[0], a, lda, b, ldb, beta_d[0], c, ldc);
     break;
   case TESSERA_C64:
-    cblas_cgemm(CblasColMajor, nt, nt, m, n, k, one_s, a, lda, b, ldb, minus_s, c, ldc);
+    cblas_cgemm(CblasColMajor, nt, nt, m, n, k, one_s, a, lda, b, ldb, beta_s, c, ldc);
     break;
   case TESSERA_C128:
-    cblas_zgemm(CblasColMajor, nt, nt, m, n, k, one_d, a, lda, b, ldb, minus_d, c, ldc);
+    cblas_zgemm(CblasColMajor, nt, nt, m, n, k, one_d, a, lda, b, ldb, beta_d, c, ldc);
     break;
   }
 }
@@ -79,6 +80,27 @@ static double ratio(double rnorm, double anorm, double xnorm, int64_t n, double 
   return den > 0 ? rnorm / den : INFINITY;
 }
 
+double residual_mv(tessera_dtype_t dtype, int64_t m, int64_t n, const void *a, int64_t lda,
+                   const void *v, void *w, int64_t scale) {
+  if (m == 0 || n == 0) return 0;
+  gemm_acc(dtype, (int)m, 1, (int)n, a, (int)lda, v, (int)n, -1, w, (int)m);
+  return ratio(norm1(dtype, m, 1, w, m), norm1(dtype, m, n, a, lda), norm1(dtype, n, 1, v, n),
+               scale, residual_eps(dtype));
+}
+
+void residual_upper_mv(tessera_dtype_t dtype, int64_t m, int64_t n, const void *f, int64_t ldf,
+                       const void *v, void *y) {
+  const int64_t k = m < n ? m : n;
+  const size_t es = tessera_dtype_size(dtype);
+  memset((char *)y + (size_t)k * es, 0, (size_t)(m - k) * es);
+  if (k == 0) return;
+  memcpy(y, v, (size_t)k * es);
+  trmv(dtype, CblasUpper, CblasNoTrans, CblasNonUnit, (int)k, f, (int)ldf, y);
+  if (n > k) /* R's columns right of its triangle: y += F(0 : k, k : n) v(k : n) */
+    gemm_acc(dtype, (int)k, 1, (int)(n - k), (const char *)f + (size_t)(k * ldf) * es, (int)ldf,
+             (const char *)v + (size_t)k * es, (int)(n - k), 1, y, (int)k);
+}
+
 double residual_potrf(tessera_dtype_t dtype, tessera_uplo_t uplo, int64_t n, const void *a,
                       int64_t lda, const void *f, int64_t ldf) {
   if (n == 0) return 0;
@@ -95,9 +117,7 @@ double residual_potrf(tessera_dtype_t dtype, tessera_uplo_t uplo, int64_t n, con
   enum CBLAS_UPLO cu = lower ? CblasLower : CblasUpper;
   trmv(dtype, cu, lower ? CblasConjTrans : CblasNoTrans, CblasNonUnit, (int)n, f, (int)ldf, w);
   trmv(dtype, cu, lower ? CblasNoTrans : CblasConjTrans, CblasNonUnit, (int)n, f, (int)ldf, w);
-  gemm_sub(dtype, (int)n, 1, (int)n, a, (int)lda, v, (int)n, w, (int)n);
-  double res = ratio(norm1(dtype, n, 1, w, n), norm1(dtype, n, n, a, lda), norm1(dtype, n, 1, v, n),
-                     n, residual_eps(dtype));
+  double res = residual_mv(dtype, n, n, a, lda, v, w, n);
   free(v);
   free(w);
   return res;
@@ -111,7 +131,7 @@ double residual_solve(tessera_dtype_t dtype, int64_t n, int64_t nrhs, const void
   if (!r) return -1;
   for (int64_t j = 0; j < nrhs; j++)
     memcpy(r + (size_t)j * col, (const char *)b + (size_t)(j * ldb) * es, col);
-  gemm_sub(dtype, (int)n, (int)nrhs, (int)n, a, (int)lda, x, (int)ldx, r, (int)n);
+  gemm_acc(dtype, (int)n, (int)nrhs, (int)n, a, (int)lda, x, (int)ldx, -1, r, (int)n);
   double anorm = norm1(dtype, n, n, a, lda), res = 0;
   for (int64_t j = 0; j < nrhs; j++) {
     double q = ratio(col_norm1(dtype, n, r, n, j), anorm, col_norm1(dtype, n, x, ldx, j), n,
@@ -144,9 +164,7 @@ double residual_getrf(tessera_dtype_t dtype, int64_t n, const void *a, int64_t l
     memcpy(w + q, w + p, es);
     memcpy(w + p, t, es);
   }
-  gemm_sub(dtype, (int)n, 1, (int)n, a, (int)lda, v, (int)n, w, (int)n);
-  double res = ratio(norm1(dtype, n, 1, w, n), norm1(dtype, n, n, a, lda), norm1(dtype, n, 1, v, n),
-                     n, residual_eps(dtype));
+  double res = residual_mv(dtype, n, n, a, lda, v, w, n);
   free(v);
   free(w);
   free(t);

@@ -1,4 +1,5 @@
-/* tessera CLI — relative residuals of Cholesky and LU factorizations and of solves (CBLAS). */
+/* tessera CLI — relative residuals of Cholesky, LU and QR factorizations and of solves (CBLAS),
+ * by probe vectors. */
 #ifndef TESSERA_TOOLS_RESIDUAL_H
 #define TESSERA_TOOLS_RESIDUAL_H
 
@@ -8,6 +9,18 @@
 
 /** Machine epsilon of `dtype`'s real type. */
 double residual_eps(tessera_dtype_t dtype);
+
+/** ‖A v − w‖₁ / (‖A‖₁ ‖v‖₁ scale ε) for the m x n `a`, the n-vector v and the m-vector w, which
+ *  it overwrites with A v − w (0 where m or n is 0, w untouched). Costs O(m n). With n = 1, a
+ *  the m-vector u and v the scalar 1: ‖u − w‖₁ / (‖u‖₁ scale ε), how far w is from u. */
+double residual_mv(tessera_dtype_t dtype, int64_t m, int64_t n, const void *a, int64_t lda,
+                   const void *v, void *w, int64_t scale);
+
+/** y (m elements) = [R v; 0]: R v for the n-vector v, R the upper trapezoid (min(m, n) x n) of
+ *  the m x n `f` (as geqrf leaves it, the reflectors below R not read), then zeros.
+ *  Costs O(min(m, n) n). */
+void residual_upper_mv(tessera_dtype_t dtype, int64_t m, int64_t n, const void *f, int64_t ldf,
+                       const void *v, void *y);
 
 /** ‖(A − F) v‖₁ / (‖A‖₁ ‖v‖₁ n ε) for a generated vector v, where F = L Lᴴ (uplo LOWER) or
  *  Uᴴ U (UPPER) from the `uplo` triangle of `f`, and `a` holds the full Hermitian A.
