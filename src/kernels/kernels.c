@@ -122,6 +122,26 @@ static uint64_t transpose_key(const void *args) {
   return size_key(a->dtype, 0, a->m, a->n, 0);
 }
 
+static double triangle_flops(const void *args) {
+  (void)args;
+  return 0.0;
+}
+
+static uint64_t triangle_key(const void *args) {
+  const tsr_triangle_args_t *a = args;
+  return size_key(a->dtype, a->uplo == 'U', a->k, a->k, 0);
+}
+
+static double hefill_flops(const void *args) {
+  (void)args;
+  return 0.0;
+}
+
+static uint64_t hefill_key(const void *args) {
+  const tsr_hefill_args_t *a = args;
+  return size_key(a->dtype, 0, a->n, a->n, 0);
+}
+
 static double identity_flops(const void *args) {
   (void)args;
   return 0.0;
@@ -312,6 +332,8 @@ KERNEL_TABLE(lacpy, lacpy);
 KERNEL_TABLE(diagonal, diagonal);
 KERNEL_TABLE(transpose, transpose);
 KERNEL_TABLE(identity, identity);
+KERNEL_TABLE(triangle, triangle_copy);
+KERNEL_TABLE(hefill, hefill);
 KERNEL_TABLE(geadd, geadd);
 KERNEL_TABLE(trtri, trtri);
 KERNEL_TABLE(lauum, lauum);

@@ -86,6 +86,22 @@ typedef struct {
   int row, d;
 } tsr_identity_args_t;
 
+/** triangle: buffers {src (R), dst (W)}. dst's k x k block becomes a triangle of src's k x k
+ *  block from row `src_row`, zeros in the other: uplo 'L' the unit lower triangle (ones on the
+ *  diagonal: a block of Householder vectors), 'U' the upper triangle with the diagonal (an R). */
+typedef struct {
+  tessera_dtype_t dtype;
+  char uplo;
+  int k, src_row;
+} tsr_triangle_args_t;
+
+/** hefill: buffers {A (RW), n x n}. Writes the strictly upper triangle from the lower, conjugated:
+ *  the whole Hermitian (symmetric) matrix whose lower triangle A stores. */
+typedef struct {
+  tessera_dtype_t dtype;
+  int n;
+} tsr_hefill_args_t;
+
 /** diagonal: buffers {A (R), d (W) n x 1}. Copies the diagonal of A's n x n block from row `row`
  *  into d (a QR step's tau from its T; R's diagonal from a panel). */
 typedef struct {
@@ -247,6 +263,8 @@ extern const tessera_kernel_t tsr_kernel_lacpy;
 extern const tessera_kernel_t tsr_kernel_diagonal;
 extern const tessera_kernel_t tsr_kernel_transpose;
 extern const tessera_kernel_t tsr_kernel_identity;
+extern const tessera_kernel_t tsr_kernel_triangle;
+extern const tessera_kernel_t tsr_kernel_hefill;
 extern const tessera_kernel_t tsr_kernel_geadd;
 extern const tessera_kernel_t tsr_kernel_trtri;
 extern const tessera_kernel_t tsr_kernel_lauum;
@@ -270,6 +288,8 @@ int tsr_cpu_lacpy(const tessera_exec_t *ex, void *args);
 int tsr_cpu_diagonal(const tessera_exec_t *ex, void *args);
 int tsr_cpu_transpose(const tessera_exec_t *ex, void *args);
 int tsr_cpu_identity(const tessera_exec_t *ex, void *args);
+int tsr_cpu_triangle_copy(const tessera_exec_t *ex, void *args);
+int tsr_cpu_hefill(const tessera_exec_t *ex, void *args);
 int tsr_cpu_geadd(const tessera_exec_t *ex, void *args);
 int tsr_cpu_trtri(const tessera_exec_t *ex, void *args);
 int tsr_cpu_lauum(const tessera_exec_t *ex, void *args);
@@ -337,6 +357,8 @@ int tsr_cuda_lacpy(const tessera_exec_t *ex, void *args);
 int tsr_cuda_diagonal(const tessera_exec_t *ex, void *args);
 int tsr_cuda_transpose(const tessera_exec_t *ex, void *args);
 int tsr_cuda_identity(const tessera_exec_t *ex, void *args);
+int tsr_cuda_triangle_copy(const tessera_exec_t *ex, void *args);
+int tsr_cuda_hefill(const tessera_exec_t *ex, void *args);
 int tsr_cuda_geadd(const tessera_exec_t *ex, void *args);
 int tsr_cuda_trtri(const tessera_exec_t *ex, void *args);
 int tsr_cuda_lauum(const tessera_exec_t *ex, void *args);

@@ -210,6 +210,43 @@ int tsr_cpu_identity(const tessera_exec_t *ex, void *args) {
   return 0;
 }
 
+int tsr_cpu_triangle_copy(const tessera_exec_t *ex, void *args) {
+  const tsr_triangle_args_t *a = args;
+  const int u = tsr_letter(a->uplo, "LU");
+  tsr_cpu_operand_t S, D;
+  if (!tsr_dtype_valid(a->dtype) || u < 0 || a->src_row < 0 ||
+      tsr_cpu_operand(ex, 0, a->src_row + a->k, a->k, &S) || tsr_cpu_operand(ex, 1, a->k, a->k, &D))
+    return TESSERA_ERR_KERNEL;
+  const size_t es = tessera_dtype_size(a->dtype);
+  for (int c = 0; c < a->k; c++)
+    for (int r = 0; r < a->k; r++) {
+      char *to = (char *)D.p + ((size_t)c * (size_t)D.ld + (size_t)r) * es;
+      const bool kept = u ? r <= c : r > c;
+      if (kept)
+        memcpy(to, (const char *)S.p + ((size_t)c * (size_t)S.ld + (size_t)(a->src_row + r)) * es,
+               es);
+      else
+        tsr_scalar_store(a->dtype, to, (tsr_scalar_t){!u && r == c ? 1 : 0, 0});
+    }
+  return 0;
+}
+
+int tsr_cpu_hefill(const tessera_exec_t *ex, void *args) {
+  const tsr_hefill_args_t *a = args;
+  tsr_cpu_operand_t A;
+  if (!tsr_dtype_valid(a->dtype) || tsr_cpu_operand(ex, 0, a->n, a->n, &A))
+    return TESSERA_ERR_KERNEL;
+  const size_t es = tessera_dtype_size(a->dtype), ld = (size_t)A.ld;
+  for (int c = 1; c < a->n; c++)
+    for (int r = 0; r < c; r++) {
+      tsr_scalar_t v =
+          tsr_scalar_load(a->dtype, (const char *)A.p + ((size_t)r * ld + (size_t)c) * es, 0);
+      v.im = -v.im;
+      tsr_scalar_store(a->dtype, (char *)A.p + ((size_t)c * ld + (size_t)r) * es, v);
+    }
+  return 0;
+}
+
 int tsr_cpu_diagonal(const tessera_exec_t *ex, void *args) {
   const tsr_diagonal_args_t *a = args;
   tsr_cpu_operand_t A, D;

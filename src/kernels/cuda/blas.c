@@ -313,6 +313,29 @@ int tsr_cuda_identity(const tessera_exec_t *ex, void *args) {
              : 0;
 }
 
+int tsr_cuda_triangle_copy(const tessera_exec_t *ex, void *args) {
+  const tsr_triangle_args_t *a = args;
+  const int lds = tsr_operand_ld(ex, 0, a->src_row + a->k, a->k);
+  const int ldd = tsr_operand_ld(ex, 1, a->k, a->k);
+  if (!tsr_dtype_valid(a->dtype) || a->src_row < 0 || lds < 0 || ldd < 0 ||
+      (a->uplo != 'L' && a->uplo != 'U'))
+    return TESSERA_ERR_KERNEL;
+  const char *src = (const char *)ex->ptr[0] + (size_t)a->src_row * tessera_dtype_size(a->dtype);
+  return tsr_cuda_triangle(a->dtype, src, (size_t)lds, a->k, a->uplo, ex->ptr[1], (size_t)ldd,
+                           ex->stream)
+             ? TESSERA_ERR_KERNEL
+             : 0;
+}
+
+int tsr_cuda_hefill(const tessera_exec_t *ex, void *args) {
+  const tsr_hefill_args_t *a = args;
+  const int lda = tsr_operand_ld(ex, 0, a->n, a->n);
+  if (!tsr_dtype_valid(a->dtype) || lda < 0) return TESSERA_ERR_KERNEL;
+  return tsr_cuda_hermitian_fill(a->dtype, ex->ptr[0], (size_t)lda, a->n, ex->stream)
+             ? TESSERA_ERR_KERNEL
+             : 0;
+}
+
 /* The diagonal as a 2D copy of n rows of one element, (ld + 1) elements apart. */
 int tsr_cuda_diagonal(const tessera_exec_t *ex, void *args) {
   const tsr_diagonal_args_t *a = args;

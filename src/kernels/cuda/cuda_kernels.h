@@ -98,6 +98,10 @@ int tsr_cuda_tall_finish(tessera_dtype_t dtype, const void *y, size_t ldy, const
                          size_t ldw, const void *sgn, int n, void *a, size_t lda, void *t,
                          size_t ldt, void *stream);
 
+/** Enqueues the strictly upper triangle of the n x n block a (ld) from its lower, conjugated.
+ *  Returns 0, or -1 for an invalid dtype or a failed launch. */
+int tsr_cuda_hermitian_fill(tessera_dtype_t dtype, void *a, size_t ld, int n, void *stream);
+
 /** Enqueues the spread of the Gram matrix g (n x n, leading dimension ldg, symmetric, real
  *  dtypes) scaled to a unit diagonal: the largest sum of the moduli off the diagonal in a row,
  *  into the device double *out (infinity where a diagonal entry is not positive or an entry is

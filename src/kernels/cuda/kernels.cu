@@ -282,6 +282,35 @@ constexpr identity_fn identity_of[TESSERA_NUM_DTYPES] = {
     launch_identity<float>, launch_identity<double>, launch_identity<c64_t>,
     launch_identity<c128_t>};
 
+/* The conjugate of an element (the element itself for real types). */
+__device__ float conj_of(float x) {
+  return x;
+}
+__device__ double conj_of(double x) {
+  return x;
+}
+__device__ c64_t conj_of(c64_t x) {
+  return {x.re, -x.im};
+}
+__device__ c128_t conj_of(c128_t x) {
+  return {x.re, -x.im};
+}
+
+/* a's strictly upper triangle (n x n) from its lower, conjugated: one thread block a column. */
+template <typename T> __global__ void hermitian_fill(T *a, long long ld) {
+  const long long c = blockIdx.x;
+  for (long long r = threadIdx.x; r < c; r += blockDim.x) a[c * ld + r] = conj_of(a[r * ld + c]);
+}
+
+template <typename T> void launch_hermitian_fill(void *a, size_t ld, int n, cudaStream_t stream) {
+  hermitian_fill<T><<<n, 256, 0, stream>>>(static_cast<T *>(a), static_cast<long long>(ld));
+}
+
+using hermitian_fill_fn = void (*)(void *, size_t, int, cudaStream_t);
+constexpr hermitian_fill_fn hermitian_fill_of[TESSERA_NUM_DTYPES] = {
+    launch_hermitian_fill<float>, launch_hermitian_fill<double>, launch_hermitian_fill<c64_t>,
+    launch_hermitian_fill<c128_t>};
+
 /* The k x k triangle of `src` with zeros in the other (lower: the strictly lower part and ones
  * on the diagonal, a unit lower triangular matrix; else the upper part with its diagonal) into
  * `dst`: w reals per element, one thread block per column. */
@@ -463,6 +492,14 @@ extern "C" int tsr_cuda_identity_block(tessera_dtype_t dtype, void *a, size_t ld
   if (m <= 0 || n <= 0) return 0;
   if (static_cast<int>(dtype) < 0 || static_cast<int>(dtype) >= TESSERA_NUM_DTYPES) return -1;
   identity_of[dtype](a, ld, m, n, d, static_cast<cudaStream_t>(stream));
+  return cudaGetLastError() == cudaSuccess ? 0 : -1;
+}
+
+extern "C" int tsr_cuda_hermitian_fill(tessera_dtype_t dtype, void *a, size_t ld, int n,
+                                       void *stream) {
+  if (n <= 1) return 0;
+  if (static_cast<int>(dtype) < 0 || static_cast<int>(dtype) >= TESSERA_NUM_DTYPES) return -1;
+  hermitian_fill_of[dtype](a, ld, n, static_cast<cudaStream_t>(stream));
   return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }
 

@@ -54,6 +54,26 @@ typedef struct {
   tessera_data_t **W;
   void *dist;
 } tsr_qr_work_t;
+/** The reduction of a Hermitian matrix to band form (he2hb.c): its reflectors, step k's in column
+ *  panel k of V ((n - nb) x (nt - 1) nb, panels of nb: row r of V is row r + nb of A) with
+ *  their T in Q, and the workspaces of the two-sided updates (a V and a W tile per tile row,
+ *  and one kb x kb product). */
+typedef struct {
+  tessera_matrix_t *V;
+  tsr_qr_t Q;
+  int64_t nt;
+  tessera_data_t **v, **w; /* nt each, [0] unused */
+  tessera_data_t *m;
+} tsr_he2hb_t;
+/** Makes H for the square-tiled n x n A (one process). */
+int tsr_he2hb_create(const tessera_matrix_t *A, tsr_he2hb_t *H);
+void tsr_he2hb_destroy(tsr_he2hb_t *H);
+/** Reduces the Hermitian A (its lower triangle, square tiles of nb) to a band of nb
+ *  subdiagonals, Q1ᴴ A Q1 with Q1 = diag(I, H->V's reflectors): the band's diagonal tiles in
+ *  A's diagonal tiles (lower triangle), its subdiagonal blocks in the upper triangles of tiles
+ *  (k + 1, k). A's diagonal tiles are made whole (both triangles) first. */
+int tsr_pxhe2hb(tessera_matrix_t *A, tsr_he2hb_t *H);
+
 /** Makes the T handles of kmin reflectors in steps of nb of the column panels of V (its dtype,
  *  context and, distributed, its panels' processes): a collective call for a distributed V. */
 int tsr_qr_create(const tessera_matrix_t *V, int64_t kmin, int64_t nb, tsr_qr_t *Q);

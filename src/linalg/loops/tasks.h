@@ -44,6 +44,14 @@ int tsr_task_transpose(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_da
  *  dst accessed with dst_mode. */
 int tsr_task_identity(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *dst, int row,
                       tessera_access_t dst_mode, int m, int n, int d, const int tag[3], int prio);
+/** dst (k x k, written whole) = the unit lower ('L') or upper ('U') triangle of src's k x k block
+ *  from row src_row, zeros in the other. */
+int tsr_task_triangle(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
+                      int src_row, char uplo, tessera_data_t *dst, int k, const int tag[3],
+                      int prio);
+/** The strictly upper triangle of the n x n tile a from its lower, conjugated. */
+int tsr_task_hefill(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *a, int n,
+                    const int tag[3], int prio);
 /** The diagonal of A's n x n block from row `row` into d (n x 1). */
 int tsr_task_diagonal(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *A, int row,
                       tessera_data_t *d, int n, const int tag[3], int prio);
