@@ -1,0 +1,339 @@
+/* Stage 2 of the eigensolver (kernels/cpu/hb2st.h): random Hermitian bands of every dtype, order
+ * and bandwidth reduced to a tridiagonal T by bulge chasing, checked against LAPACK in double
+ * precision: T's eigenvalues against the dense band's (zheev), Q2 = Q2 I orthogonal and
+ * A Q2 = Q2 T, Q2 applied to two column slices within n ε of Q2 applied to the whole (kd 40:
+ * block reflectors of fewer sweeps than kd, several steps a sweep), the steps run
+ * in a pipelined order (step (s, j) as soon as (s, j - 1) and (s - 1, j + 1) are done, before
+ * (s - 1, j + 2)) equal to the sequential driver bit for bit; and the edges: bad arguments, n = 0,
+ * NaN. Residuals are 1-norms scaled by n ε (and ‖A‖₁), ε of the dtype's precision, below 10. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <complex.h>
+#include <float.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "../test_common.h"
+#include "kernels/cpu/cpu_blas.h"
+#include "kernels/cpu/hb2st.h"
+
+static const tessera_dtype_t dtypes[] = {TESSERA_F32, TESSERA_F64, TESSERA_C64, TESSERA_C128};
+
+static double eps_of(tessera_dtype_t dt) {
+  return tsr_dtype_single(dt) ? FLT_EPSILON : DBL_EPSILON;
+}
+
+/* Element i of an array of dtype dt, as a double complex. */
+static double complex get(tessera_dtype_t dt, const void *p, size_t i) {
+  tsr_scalar_t s = tsr_scalar_load(dt, (const char *)p + i * tessera_dtype_size(dt), 0);
+  return s.re + I * s.im;
+}
+
+static void put(tessera_dtype_t dt, void *p, size_t i, double complex x) {
+  tsr_scalar_store(dt, (char *)p + i * tessera_dtype_size(dt), (tsr_scalar_t){creal(x), cimag(x)});
+}
+
+/* A random Hermitian band in lower band storage (ldab = kd + 1 + pad, NaN where nothing may be
+ * read, a garbage imaginary part on the diagonal), and its dense double complex copy. */
+typedef struct {
+  tessera_dtype_t dt;
+  int n, kd, ldab;
+  void *ab;
+  double complex *a; /* n x n, whole */
+  double norm;       /* ‖A‖₁ */
+} band_t;
+
+static band_t make_band(tessera_dtype_t dt, int n, int kd, int pad, uint64_t seed) {
+  band_t b = {dt, n, kd, kd + 1 + pad, NULL, NULL, 0};
+  const bool cplx = tsr_dtype_complex(dt);
+  tt_rng_t r = tt_rng(seed);
+  b.ab = malloc((size_t)b.ldab * (size_t)(n > 0 ? n : 1) * tessera_dtype_size(dt));
+  b.a = calloc((size_t)n * (size_t)n + 1, sizeof *b.a);
+  for (size_t i = 0; i < (size_t)b.ldab * (size_t)n; i++) put(dt, b.ab, i, NAN);
+  for (int j = 0; j < n; j++)
+    for (int i = j; i <= j + kd && i < n; i++) {
+      double complex x = tt_uniform(&r) + (cplx ? I * tt_uniform(&r) : 0);
+      put(dt, b.ab, (size_t)(i - j) + (size_t)j * (size_t)b.ldab, x);
+      x = get(dt, b.ab, (size_t)(i - j) + (size_t)j * (size_t)b.ldab); /* rounded */
+      if (i == j) x = creal(x);
+      b.a[i + (size_t)j * n] = x;
+      b.a[j + (size_t)i * n] = conj(x);
+    }
+  for (int j = 0; j < n; j++) {
+    double s = 0;
+    for (int i = 0; i < n; i++) s += cabs(b.a[i + (size_t)j * n]);
+    b.norm = s > b.norm ? s : b.norm;
+  }
+  return b;
+}
+
+static void free_band(band_t *b) {
+  free(b->ab);
+  free(b->a);
+}
+
+/* ‖X‖₁ of the n x n double complex X. */
+static double norm1(const double complex *x, int n) {
+  double m = 0;
+  for (int j = 0; j < n; j++) {
+    double s = 0;
+    for (int i = 0; i < n; i++) s += cabs(x[i + (size_t)j * n]);
+    m = s > m ? s : m;
+  }
+  return m;
+}
+
+/* The outputs of one reduction. */
+typedef struct {
+  tsr_hb2st_layout_t lay;
+  double *d, *e;
+  void *v, *tau;
+} result_t;
+
+static result_t reduce(const band_t *b) {
+  result_t o;
+  const size_t es = tessera_dtype_size(b->dt);
+  assert_int_equal(tsr_hb2st_layout(b->n, b->kd, &o.lay), 0);
+  o.d = calloc((size_t)b->n + 1, sizeof *o.d);
+  o.e = calloc((size_t)b->n + 1, sizeof *o.e);
+  o.v = calloc((size_t)o.lay.nv + 1, es);
+  o.tau = calloc((size_t)o.lay.ntau + 1, es);
+  assert_int_equal(tsr_hb2st(b->dt, b->n, b->kd, b->ab, b->ldab, o.d, o.e, o.v, o.tau, NULL), 0);
+  return o;
+}
+
+static void free_result(result_t *o) {
+  free(o->d);
+  free(o->e);
+  free(o->v);
+  free(o->tau);
+}
+
+/* T's eigenvalues against the dense band's. */
+static void check_eigenvalues(const band_t *b, const result_t *o) {
+  const int n = b->n;
+  double *d = malloc(sizeof *d * (size_t)n), *e = malloc(sizeof *e * (size_t)n);
+  double *w = malloc(sizeof *w * (size_t)n);
+  double complex *a = malloc(sizeof *a * (size_t)n * (size_t)n);
+  memcpy(d, o->d, sizeof *d * (size_t)n);
+  memcpy(e, o->e, sizeof *e * (size_t)(n - 1));
+  memcpy(a, b->a, sizeof *a * (size_t)n * (size_t)n);
+  assert_int_equal(LAPACKE_dsterf(n, d, e), 0);
+  assert_int_equal(LAPACKE_zheev(LAPACK_COL_MAJOR, 'N', 'L', n, a, n, w), 0);
+  double worst = 0;
+  for (int i = 0; i < n; i++) worst = fmax(worst, fabs(d[i] - w[i]));
+  const double ratio = worst / (fmax(b->norm, DBL_MIN) * n * eps_of(b->dt));
+  if (!(ratio < 10))
+    fail_msg("%s n %d kd %d: eigenvalues off by %g (ratio %g)", tessera_dtype_name(b->dt), n, b->kd,
+             worst, ratio);
+  free(d);
+  free(e);
+  free(w);
+  free(a);
+}
+
+/* Q2 from the identity; its orthogonality, A Q2 = Q2 T, and two column slices against it. */
+static void check_vectors(const band_t *b, const result_t *o) {
+  const int n = b->n, m1 = n / 3;
+  const size_t es = tessera_dtype_size(b->dt), nn = (size_t)n * (size_t)n;
+  void *q = calloc(nn, es), *q2 = calloc(nn, es);
+  for (int i = 0; i < n; i++)
+    put(b->dt, q, (size_t)i * (n + 1), 1), put(b->dt, q2, (size_t)i * (n + 1), 1);
+  assert_int_equal(tsr_hb2st_apply(b->dt, n, b->kd, o->v, o->tau, n, q, n), 0);
+  assert_int_equal(tsr_hb2st_apply(b->dt, n, b->kd, o->v, o->tau, m1, q2, n), 0);
+  assert_int_equal(
+      tsr_hb2st_apply(b->dt, n, b->kd, o->v, o->tau, n - m1, (char *)q2 + (size_t)m1 * n * es, n),
+      0);
+  double complex *Q = malloc(sizeof *Q * nn), *R = malloc(sizeof *R * nn);
+  double slices = 0;
+  for (size_t i = 0; i < nn; i++) {
+    Q[i] = get(b->dt, q, i);
+    slices = fmax(slices, cabs(Q[i] - get(b->dt, q2, i)));
+  }
+  const double complex one = 1, zero = 0, minus = -1;
+  for (size_t i = 0; i < nn; i++) R[i] = i % (n + 1) == 0 ? 1 : 0;
+  cblas_zgemm(CblasColMajor, CblasConjTrans, CblasNoTrans, n, n, n, &one, Q, n, Q, n, &minus, R, n);
+  const double orth = norm1(R, n) / (n * eps_of(b->dt));
+  cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, &one, b->a, n, Q, n, &zero, R, n);
+  for (int j = 0; j < n; j++) /* R -= Q T */
+    for (int i = 0; i < n; i++) {
+      double complex qt = Q[i + (size_t)j * n] * o->d[j];
+      if (j > 0) qt += Q[i + (size_t)(j - 1) * n] * o->e[j - 1];
+      if (j + 1 < n) qt += Q[i + (size_t)(j + 1) * n] * o->e[j];
+      R[i + (size_t)j * n] -= qt;
+    }
+  const double res = norm1(R, n) / (fmax(b->norm, DBL_MIN) * n * eps_of(b->dt));
+  if (!(orth < 10 && res < 10 && slices <= n * eps_of(b->dt)))
+    fail_msg("%s n %d kd %d: |Q'Q - I| %g, |AQ - QT| %g, slices differ by %g",
+             tessera_dtype_name(b->dt), n, b->kd, orth, res, slices);
+  free(q);
+  free(q2);
+  free(Q);
+  free(R);
+}
+
+/* The steps in a pipelined order against the driver, bit for bit: wavefront t = 2 s + j, the
+ * later sweeps first within one t. */
+static void check_pipelined(const band_t *b, const result_t *o) {
+  const tsr_hb2st_layout_t *L = &o->lay;
+  const size_t es = tessera_dtype_size(b->dt);
+  void *w = calloc((size_t)L->nwork + 1, es), *v = calloc((size_t)L->nv + 1, es);
+  void *tau = calloc((size_t)L->ntau + 1, es), *work = (char *)w + (size_t)L->ldw * b->n * es;
+  double *d = calloc((size_t)b->n, sizeof *d), *e = calloc((size_t)b->n, sizeof *e);
+  assert_int_equal(tsr_hb2st_load(b->dt, b->n, b->kd, b->ab, b->ldab, w, L->ldw), 0);
+  for (int t = 0; t <= 2 * L->sweeps + L->steps; t++)
+    for (int s = t / 2 < L->sweeps - 1 ? t / 2 : L->sweeps - 1; s >= 0 && t - 2 * s <= L->steps;
+         s--)
+      if (t - 2 * s < tsr_hb2st_steps(L, s))
+        assert_int_equal(tsr_hb2st_step(b->dt, b->n, b->kd, w, L->ldw, s, t - 2 * s, v, tau, work),
+                         0);
+  assert_int_equal(tsr_hb2st_extract(b->dt, b->n, b->kd, w, L->ldw, d, e), 0);
+  assert_memory_equal(d, o->d, sizeof *d * (size_t)b->n);
+  assert_memory_equal(e, o->e, sizeof *e * (size_t)(b->n - 1));
+  for (int s = 0; s < L->sweeps; s++)
+    for (int j = 0; j < tsr_hb2st_steps(L, s); j++) {
+      const int64_t k = tsr_hb2st_slot(L, s, j);
+      assert_memory_equal((char *)tau + k * es, (char *)o->tau + k * es, es);
+      assert_memory_equal((char *)v + k * L->kd * es, (char *)o->v + k * L->kd * es, L->kd * es);
+    }
+  free(w);
+  free(v);
+  free(tau);
+  free(d);
+  free(e);
+}
+
+static void random_bands(void **state) {
+  (void)state;
+  tt_watchdog(120);
+  static const int ns[] = {0, 1, 2, 3, 5, 37, 100, 131};
+  uint64_t seed = 1;
+  for (size_t di = 0; di < sizeof dtypes / sizeof *dtypes; di++)
+    for (size_t ni = 0; ni < sizeof ns / sizeof *ns; ni++) {
+      const int n = ns[ni], kds[] = {0, 1, 2, 3, 8, 16, 40, n - 1, n + 2};
+      for (size_t ki = 0; ki < sizeof kds / sizeof *kds; ki++) {
+        const int kd = kds[ki];
+        bool seen = kd < 0 || (kd > n - 1 && ki + 1 < sizeof kds / sizeof *kds);
+        for (size_t k = 0; k < ki; k++) seen |= kds[k] == kd;
+        if (seen) continue; /* one band wider than the matrix: the last */
+        band_t b = make_band(dtypes[di], n, kd, (int)(seed % 3), seed);
+        seed++;
+        result_t o = reduce(&b);
+        if (n > 0) {
+          check_eigenvalues(&b, &o);
+          check_vectors(&b, &o);
+          check_pipelined(&b, &o);
+        }
+        free_result(&o);
+        free_band(&b);
+      }
+    }
+}
+
+/* kd = 0 and kd = 1: T's diagonal is the band's, its sub-diagonal the band's (kd = 1; real
+ * dtypes) or its moduli (complex: phases), and Q2 = I (a diagonal of phases for complex kd = 1). */
+static void trivial_bands(void **state) {
+  (void)state;
+  for (size_t di = 0; di < sizeof dtypes / sizeof *dtypes; di++)
+    for (int kd = 0; kd <= 1; kd++) {
+      const int n = 9;
+      band_t b = make_band(dtypes[di], n, kd, 0, 99);
+      result_t o = reduce(&b);
+      const bool cplx = tsr_dtype_complex(b.dt);
+      void *q = calloc(n * n, tessera_dtype_size(b.dt));
+      for (int i = 0; i < n; i++) put(b.dt, q, (size_t)i * (n + 1), 1);
+      assert_int_equal(tsr_hb2st_apply(b.dt, n, kd, o.v, o.tau, n, q, n), 0);
+      for (int i = 0; i < n; i++) {
+        assert_true(o.d[i] == creal(b.a[i * (n + 1)]));
+        const double complex sub = kd ? b.a[i * (n + 1) + 1] : 0;
+        if (i + 1 < n && !cplx) assert_true(o.e[i] == creal(sub));
+        if (i + 1 < n && cplx) assert_true(fabs(fabs(o.e[i]) - cabs(sub)) <= 4 * eps_of(b.dt));
+        for (int j = 0; j < n; j++) {
+          const double complex x = get(b.dt, q, (size_t)i + (size_t)j * n);
+          if (i != j) assert_true(x == 0);
+          if (i == j && !(kd && cplx)) assert_true(x == 1);
+          if (i == j && kd && cplx) assert_true(fabs(cabs(x) - 1) <= 4 * eps_of(b.dt));
+        }
+      }
+      free(q);
+      free_result(&o);
+      free_band(&b);
+    }
+}
+
+static void bad_arguments(void **state) {
+  (void)state;
+  band_t b = make_band(TESSERA_F64, 6, 2, 0, 5);
+  result_t o = reduce(&b);
+  double d[6], e[6], w[64], scratch[4], E[36] = {0};
+  const int bad = TESSERA_ERR_KERNEL;
+  assert_int_equal(tsr_hb2st((tessera_dtype_t)7, 6, 2, b.ab, 3, d, e, o.v, o.tau, NULL), bad);
+  assert_int_equal(tsr_hb2st(TESSERA_F64, -1, 2, b.ab, 3, d, e, o.v, o.tau, NULL), bad);
+  assert_int_equal(tsr_hb2st(TESSERA_F64, 6, -1, b.ab, 3, d, e, o.v, o.tau, NULL), bad);
+  assert_int_equal(tsr_hb2st(TESSERA_F64, 6, 2, b.ab, 2, d, e, o.v, o.tau, NULL), bad);
+  assert_int_equal(tsr_hb2st(TESSERA_F64, 6, 2, NULL, 3, d, e, o.v, o.tau, NULL), bad);
+  assert_int_equal(tsr_hb2st(TESSERA_F64, 6, 2, b.ab, 3, NULL, e, o.v, o.tau, NULL), bad);
+  assert_int_equal(tsr_hb2st(TESSERA_F64, 6, 2, b.ab, 3, d, NULL, o.v, o.tau, NULL), bad);
+  assert_int_equal(tsr_hb2st(TESSERA_F64, 6, 2, b.ab, 3, d, e, NULL, o.tau, NULL), bad);
+  assert_int_equal(tsr_hb2st(TESSERA_F64, 6, 2, b.ab, 3, d, e, o.v, NULL, NULL), bad);
+  assert_int_equal(tsr_hb2st_load(TESSERA_F64, 6, 2, b.ab, 3, w, 3), bad); /* ldw < 2 kd */
+  assert_int_equal(tsr_hb2st_load(TESSERA_F64, 6, 2, b.ab, 3, w, 4), 0);
+  assert_int_equal(tsr_hb2st_step(TESSERA_F64, 6, 2, w, 4, 5, 0, o.v, o.tau, scratch), bad);
+  assert_int_equal(tsr_hb2st_step(TESSERA_F64, 6, 2, w, 4, -1, 0, o.v, o.tau, scratch), bad);
+  assert_int_equal(tsr_hb2st_step(TESSERA_F64, 6, 2, w, 4, 0, 3, o.v, o.tau, scratch), bad);
+  assert_int_equal(tsr_hb2st_step(TESSERA_F64, 6, 2, w, 4, 0, 0, o.v, o.tau, NULL), bad);
+  assert_int_equal(tsr_hb2st_step(TESSERA_F64, 6, 2, w, 3, 0, 0, o.v, o.tau, scratch), bad);
+  assert_int_equal(tsr_hb2st_extract(TESSERA_F64, 6, 2, w, 4, d, NULL), bad);
+  assert_int_equal(tsr_hb2st_apply(TESSERA_F64, 6, 2, o.v, o.tau, 6, E, 5), bad);
+  assert_int_equal(tsr_hb2st_apply(TESSERA_F64, 6, 2, o.v, o.tau, -1, E, 6), bad);
+  assert_int_equal(tsr_hb2st_apply(TESSERA_F64, 6, 2, NULL, o.tau, 6, E, 6), bad);
+  assert_int_equal(tsr_hb2st_apply(TESSERA_F64, 6, 2, o.v, o.tau, 6, NULL, 6), bad);
+  assert_int_equal(tsr_hb2st_apply((tessera_dtype_t)-1, 6, 2, o.v, o.tau, 6, E, 6), bad);
+  for (int i = 0; i < 36; i++) assert_true(E[i] == 0); /* untouched */
+  assert_true(tsr_hb2st_reflectors(-1, 2, NULL) < 0 && tsr_hb2st_work_size(TESSERA_F64, 3, -2) < 0);
+  /* n = 0 and the empty calls */
+  assert_int_equal(tsr_hb2st(TESSERA_C128, 0, 4, NULL, 5, NULL, NULL, NULL, NULL, NULL), 0);
+  assert_int_equal(tsr_hb2st_apply(TESSERA_C64, 0, 4, NULL, NULL, 3, NULL, 1), 0);
+  assert_int_equal(tsr_hb2st_apply(TESSERA_F64, 6, 2, o.v, o.tau, 0, NULL, 6), 0);
+  assert_int_equal(tsr_hb2st_reflectors(0, 4, NULL), 0);
+  int64_t nv = -1;
+  assert_int_equal(tsr_hb2st_reflectors(1, 4, &nv), 0);
+  assert_int_equal(nv, 0);
+  free_result(&o);
+  free_band(&b);
+}
+
+/* NaN in the band: no failure, no hang, NaN in d or e. */
+static void nan_input(void **state) {
+  (void)state;
+  tt_watchdog(30);
+  for (size_t di = 0; di < sizeof dtypes / sizeof *dtypes; di++) {
+    band_t b = make_band(dtypes[di], 40, 5, 0, 17);
+    put(b.dt, b.ab, 3 + 10 * (size_t)b.ldab, NAN);
+    result_t o = reduce(&b);
+    bool seen = false;
+    for (int i = 0; i < 40; i++) seen |= isnan(o.d[i]) || (i < 39 && isnan(o.e[i]));
+    assert_true(seen);
+    void *q = calloc(40 * 40, tessera_dtype_size(b.dt));
+    assert_int_equal(tsr_hb2st_apply(b.dt, 40, 5, o.v, o.tau, 40, q, 40), 0);
+    free(q);
+    free_result(&o);
+    free_band(&b);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(random_bands),
+      cmocka_unit_test(trivial_bands),
+      cmocka_unit_test(bad_arguments),
+      cmocka_unit_test(nan_input),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
