@@ -50,6 +50,11 @@ TESSERA_API int tessera_tile_for_lu(const tessera_context_t *ctx, int64_t m, int
  * column panels of a descriptor given to tessera_tile_geqrf. Thread safe. */
 TESSERA_API int tessera_tile_for_qr(const tessera_context_t *ctx, int64_t m, int64_t n);
 
+/** Tile size of the Hermitian eigensolver (syevd, heevd) on a matrix of order n, which is also
+ *  the bandwidth of its first stage: the configured tile size, else 128 with GPUs and 64 on CPUs
+ *  (the band's bulge chasing costs grow with it), at most n. Thread safe. */
+TESSERA_API int tessera_tile_for_eig(const tessera_context_t *ctx, int64_t n);
+
 /** Tile size (LU: panel width when `lu` is nonzero) for a matrix of order n that already lives on
  *  `ndev` of the context's devices, dealt by rows or columns (resident descriptors, the JAX
  *  binding's shards): the configured tile size, else on a context without accelerators
@@ -176,6 +181,24 @@ TESSERA_API int tessera_ungqr(tessera_context_t *ctx, tessera_dtype_t dtype, int
  *  0's (NULL elsewhere), dealt over the grid for the call. */
 TESSERA_API int tessera_gels(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
                              int64_t nrhs, void *a, int64_t lda, void *b, int64_t ldb);
+
+/** Eigenvalues, and with job VECTORS eigenvectors, of the Hermitian (real symmetric) n x n matrix
+ *  whose `uplo` triangle `a` (lda) holds, as LAPACK's heevd / syevd, by two stages: A reduced to
+ *  a band of tessera_tile_for_eig(n) subdiagonals by tile tasks (Householder QR of each tile
+ *  column below the diagonal, two-sided updates by gemms), the band to a real tridiagonal T by
+ *  bulge chasing, T's eigenvalues (and vectors) by LAPACK's stedc (sterf for VALUES), the vectors
+ *  carried back through both stages. `w` receives the n eigenvalues in ascending order, in the
+ *  dtype's real type (float for F32 and C64, double for F64 and C128). With VECTORS, `a`
+ *  receives the orthonormal eigenvectors (column i for w[i]); with VALUES its `uplo` triangle is
+ *  destroyed. A is scaled first where its largest entry would let the reduction under- or
+ *  overflow, as LAPACK does. Returns 0; i > 0 when A holds a NaN or an infinity, first in column
+ *  i (w and `a` are then NaN), or when the tridiagonal eigensolver failed (LAPACK's info); or a
+ *  negative status. One process for now: a context over processes gives an error. */
+TESSERA_API int tessera_syevd(tessera_context_t *ctx, tessera_job_t job, tessera_uplo_t uplo,
+                              tessera_dtype_t dtype, int64_t n, void *a, int64_t lda, void *w);
+/** The same as tessera_syevd (its name for complex dtypes). */
+TESSERA_API int tessera_heevd(tessera_context_t *ctx, tessera_job_t job, tessera_uplo_t uplo,
+                              tessera_dtype_t dtype, int64_t n, void *a, int64_t lda, void *w);
 
 /* ---------------------------------------------------------------- calls on a caller's queue */
 

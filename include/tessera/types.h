@@ -68,6 +68,9 @@ typedef enum {
 /** Side of a triangular operand in trsm. */
 typedef enum { TESSERA_LEFT = 'L', TESSERA_RIGHT = 'R' } tessera_side_t;
 
+/** What an eigensolver computes: eigenvalues alone, or eigenvectors too. */
+typedef enum { TESSERA_VALUES = 'N', TESSERA_VECTORS = 'V' } tessera_job_t;
+
 /** Whether a triangular matrix has an implicit unit diagonal. */
 typedef enum { TESSERA_NONUNIT = 'N', TESSERA_UNIT = 'U' } tessera_diag_t;
 

@@ -142,6 +142,43 @@ static uint64_t hefill_key(const void *args) {
   return size_key(a->dtype, 0, a->n, a->n, 0);
 }
 
+/* Bulge chasing: about 6 n² kd real operations (a two-sided update of a kd x kd block per kd
+ * entries annihilated), complex four times as many. */
+static double hb2st_flops(const void *args) {
+  const tsr_hb2st_args_t *a = args;
+  const double n = a->n, kd = a->kd;
+  return op_count(a->dtype, 3 * n * n * kd, 3 * n * n * kd);
+}
+
+static uint64_t hb2st_key(const void *args) {
+  const tsr_hb2st_args_t *a = args;
+  return size_key(a->dtype, 0, a->n, a->kd, 0);
+}
+
+/* n² / kd reflectors of kd entries, each applied to m columns. */
+static double hb2st_apply_flops(const void *args) {
+  const tsr_hb2st_apply_args_t *a = args;
+  const double n = a->n, m = a->m;
+  return op_count(a->dtype, 2 * n * n * m, 2 * n * n * m);
+}
+
+static uint64_t hb2st_apply_key(const void *args) {
+  const tsr_hb2st_apply_args_t *a = args;
+  return size_key(a->dtype, 0, a->n, a->m, a->kd);
+}
+
+/* Divide and conquer: about 4/3 n³ for the merges' products with vectors, O(n²) without. */
+static double stedc_flops(const void *args) {
+  const tsr_stedc_args_t *a = args;
+  const double n = a->n;
+  return a->vectors ? 4 * n * n * n / 3 : 30 * n * n;
+}
+
+static uint64_t stedc_key(const void *args) {
+  const tsr_stedc_args_t *a = args;
+  return size_key(TESSERA_F64, a->vectors != 0, a->n, 0, 0);
+}
+
 static double identity_flops(const void *args) {
   (void)args;
   return 0.0;
@@ -332,6 +369,17 @@ KERNEL_TABLE(lacpy, lacpy);
 KERNEL_TABLE(diagonal, diagonal);
 KERNEL_TABLE(transpose, transpose);
 KERNEL_TABLE(identity, identity);
+/* Host-only kernels: CPU workers (and the host node's inline runs) only. */
+#define HOST_KERNEL_TABLE(op)                                                                      \
+  const tessera_kernel_t tsr_kernel_##op = {                                                       \
+      .name = #op,                                                                                 \
+      .impl = {[TESSERA_DEVICE_CPU] = tsr_cpu_##op},                                               \
+      .flops = op##_flops,                                                                         \
+      .size_key = op##_key,                                                                        \
+  }
+HOST_KERNEL_TABLE(hb2st);
+HOST_KERNEL_TABLE(hb2st_apply);
+HOST_KERNEL_TABLE(stedc);
 KERNEL_TABLE(triangle, triangle_copy);
 KERNEL_TABLE(hefill, hefill);
 KERNEL_TABLE(geadd, geadd);

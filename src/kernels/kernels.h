@@ -102,6 +102,30 @@ typedef struct {
   int n;
 } tsr_hefill_args_t;
 
+/** hb2st (host only): buffers {ab (R) (kd + 1) x n, d (W) n doubles, e (W) n - 1 doubles,
+ *  v (W), tau (W)}. The Hermitian band ab (LAPACK's lower band storage, kd subdiagonals) reduced
+ *  to the real tridiagonal T (d, e) by bulge chasing, the reflectors of Q2 (ab = Q2 T Q2ᴴ) into
+ *  v and tau in cpu/hb2st.h's layout. */
+typedef struct {
+  tessera_dtype_t dtype;
+  int n, kd;
+} tsr_hb2st_args_t;
+
+/** hb2st_apply (host only): buffers {v (R), tau (R), E (RW) n x m}. E = Q2 E with hb2st's
+ *  reflectors of a band of order n and kd subdiagonals. */
+typedef struct {
+  tessera_dtype_t dtype;
+  int n, kd, m;
+} tsr_hb2st_apply_args_t;
+
+/** stedc (host only): buffers {d (RW) n doubles, e (RW) n - 1 doubles[, z (W) n x n doubles]}.
+ *  The eigenvalues of the real symmetric tridiagonal T (d, e) into d in ascending order, with
+ *  `vectors` its eigenvectors into z (LAPACK's dstedc; dsterf without). Returns 0 or LAPACK's
+ *  info > 0. */
+typedef struct {
+  int n, vectors;
+} tsr_stedc_args_t;
+
 /** diagonal: buffers {A (R), d (W) n x 1}. Copies the diagonal of A's n x n block from row `row`
  *  into d (a QR step's tau from its T; R's diagonal from a panel). */
 typedef struct {
@@ -265,6 +289,9 @@ extern const tessera_kernel_t tsr_kernel_transpose;
 extern const tessera_kernel_t tsr_kernel_identity;
 extern const tessera_kernel_t tsr_kernel_triangle;
 extern const tessera_kernel_t tsr_kernel_hefill;
+extern const tessera_kernel_t tsr_kernel_hb2st;
+extern const tessera_kernel_t tsr_kernel_hb2st_apply;
+extern const tessera_kernel_t tsr_kernel_stedc;
 extern const tessera_kernel_t tsr_kernel_geadd;
 extern const tessera_kernel_t tsr_kernel_trtri;
 extern const tessera_kernel_t tsr_kernel_lauum;
@@ -290,6 +317,9 @@ int tsr_cpu_transpose(const tessera_exec_t *ex, void *args);
 int tsr_cpu_identity(const tessera_exec_t *ex, void *args);
 int tsr_cpu_triangle_copy(const tessera_exec_t *ex, void *args);
 int tsr_cpu_hefill(const tessera_exec_t *ex, void *args);
+int tsr_cpu_hb2st(const tessera_exec_t *ex, void *args);
+int tsr_cpu_hb2st_apply(const tessera_exec_t *ex, void *args);
+int tsr_cpu_stedc(const tessera_exec_t *ex, void *args);
 int tsr_cpu_geadd(const tessera_exec_t *ex, void *args);
 int tsr_cpu_trtri(const tessera_exec_t *ex, void *args);
 int tsr_cpu_lauum(const tessera_exec_t *ex, void *args);

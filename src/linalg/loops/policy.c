@@ -77,6 +77,13 @@ int tessera_tile_for_qr(const tessera_context_t *ctx, int64_t m, int64_t n) {
   return (int)(narrow < lu ? narrow : lu);
 }
 
+int tessera_tile_for_eig(const tessera_context_t *ctx, int64_t n) {
+  if (!ctx) return 0;
+  const int given = tessera_config(ctx)->tile_size;
+  const int64_t t = given > 0 ? given : tessera_accelerator_count(ctx) > 0 ? 128 : 64;
+  return (int)(n < 1 ? 1 : t < n ? t : n);
+}
+
 void tessera_potrf_options_init(tessera_potrf_options_t *opts) {
   if (opts) opts->trsm_inverse = -1;
 }

@@ -1,0 +1,252 @@
+/* LAPACK-style Hermitian eigensolver (syevd / heevd) in two stages:
+ *
+ *   1. A (its triangle, made the lower one of a working copy, scaled as LAPACK scales it) to a
+ *      band of nb subdiagonals on square tiles of nb (loops/he2hb.c: tile tasks, any device);
+ *   2. the band to the real tridiagonal T by bulge chasing, and T's eigenvalues (and vectors) by
+ *      LAPACK's stedc / sterf: host kernels run on the calling thread (runtime/inline.c);
+ *   3. with vectors, T's eigenvectors Z carried back: Q2 Z (host kernel), then Q1 (Q2 Z) by the
+ *      QR's unmqr tasks on the first stage's reflectors (rows nb .. n - 1).
+ *
+ * One process: a context over processes is refused with a message. */
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/cpu/hb2st.h"
+#include "kernels/kernels.h"
+#include "linalg/front/front.h"
+#include "linalg/loops/loops.h"
+#include "runtime/context.h"
+#include "tessera/linalg.h"
+
+/* The buffers of one call, freed together. */
+typedef struct {
+  void *h;       /* n x n working copy (lower), then the eigenvectors */
+  void *ab;      /* the band, (kd + 1) x n */
+  double *d, *e; /* T */
+  double *z;     /* T's eigenvectors */
+  void *v, *tau; /* Q2's reflectors */
+} bufs_t;
+
+static void bufs_free(bufs_t *b) {
+  free(b->h), free(b->ab), free(b->d), free(b->e), free(b->z), free(b->v), free(b->tau);
+}
+
+static size_t idx(int64_t i, int64_t j, int64_t ld) {
+  return (size_t)i + (size_t)j * (size_t)ld;
+}
+
+/* The first column (1-based) of A's `uplo` triangle holding a NaN or an infinity, else 0; *amax
+ * the largest modulus in the triangle. */
+static int64_t scan(tessera_dtype_t dt, char uplo, int64_t n, const void *a, int64_t lda,
+                    double *amax) {
+  const size_t es = tessera_dtype_size(dt);
+  *amax = 0;
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = uplo == 'L' ? j : 0; i < (uplo == 'L' ? n : j + 1); i++) {
+      const tsr_scalar_t v = tsr_scalar_load(dt, (const char *)a + idx(i, j, lda) * es, 0);
+      const double m = hypot(v.re, v.im);
+      if (!isfinite(m)) return j + 1;
+      if (m > *amax) *amax = m;
+    }
+  return 0;
+}
+
+/* LAPACK's scaling of heevd: the factor bringing the largest modulus amax into
+ * [sqrt(safmin / eps), sqrt(eps / safmin)] of the dtype's real type, else 1. */
+static double scaling(tessera_dtype_t dt, double amax) {
+  const bool single = dt == TESSERA_F32 || dt == TESSERA_C64;
+  const double safmin = single ? FLT_MIN : DBL_MIN, eps = single ? FLT_EPSILON : DBL_EPSILON;
+  const double rmin = sqrt(safmin / eps), rmax = sqrt(eps / safmin);
+  if (amax > 0 && amax < rmin) return rmin / amax;
+  if (amax > rmax) return rmax / amax;
+  return 1;
+}
+
+/* h (n x n, ld n) = s A on and below the diagonal, from A's `uplo` triangle (conjugated from the
+ * upper), the diagonal's imaginary parts dropped. */
+static void lower_copy(tessera_dtype_t dt, char uplo, int64_t n, const void *a, int64_t lda,
+                       double s, void *h) {
+  const size_t es = tessera_dtype_size(dt);
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = j; i < n; i++) {
+      tsr_scalar_t v = uplo == 'L' ? tsr_scalar_load(dt, (const char *)a + idx(i, j, lda) * es, 0)
+                                   : tsr_scalar_load(dt, (const char *)a + idx(j, i, lda) * es, 0);
+      if (uplo != 'L') v.im = -v.im;
+      if (i == j) v.im = 0;
+      tsr_scalar_store(dt, (char *)h + idx(i, j, n) * es, (tsr_scalar_t){s * v.re, s * v.im});
+    }
+}
+
+/* w (n entries of the dtype's real type) = x / s. */
+static void store_values(tessera_dtype_t dt, int64_t n, const double *x, double s, void *w) {
+  for (int64_t i = 0; i < n; i++) {
+    if (dt == TESSERA_F32 || dt == TESSERA_C64)
+      ((float *)w)[i] = (float)(x[i] / s);
+    else
+      ((double *)w)[i] = x[i] / s;
+  }
+}
+
+/* NaN in w and in what the call writes of a (every entry with vectors, else the triangle). */
+static void fill_nan(tessera_dtype_t dt, tessera_job_t job, char uplo, int64_t n, void *a,
+                     int64_t lda, void *w) {
+  const double q = NAN;
+  for (int64_t i = 0; i < n; i++) {
+    if (dt == TESSERA_F32 || dt == TESSERA_C64)
+      ((float *)w)[i] = (float)q;
+    else
+      ((double *)w)[i] = q;
+  }
+  const size_t es = tessera_dtype_size(dt);
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < n; i++)
+      if (job == TESSERA_VECTORS || (uplo == 'L' ? i >= j : i <= j))
+        tsr_scalar_store(dt, (char *)a + idx(i, j, lda) * es, (tsr_scalar_t){q, q});
+}
+
+/* Stage 1 on the working copy b->h: the band into b->ab (kd = nb subdiagonals), the reflectors
+ * kept in H. */
+static int reduce_to_band(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb, bufs_t *b,
+                          tsr_he2hb_t *H, tessera_matrix_t **A) {
+  const size_t es = tessera_dtype_size(dt);
+  int rc = tessera_matrix_create(ctx, dt, n, n, nb, nb, A);
+  if (!rc) rc = tessera_matrix_import(*A, b->h, n);
+  if (!rc) rc = tsr_he2hb_create(*A, H);
+  if (!rc) rc = tsr_pxhe2hb(*A, H);
+  if (!rc) rc = tessera_wait_all(ctx);
+  if (!rc) rc = tessera_matrix_export(*A, b->h, n);
+  for (int64_t j = 0; j < n && !rc; j++)
+    for (int64_t i = j; i < n && i <= j + nb; i++)
+      memcpy((char *)b->ab + idx(i - j, j, nb + 1) * es, (const char *)b->h + idx(i, j, n) * es,
+             es);
+  return rc;
+}
+
+/* E = Q1 E on rows nb .. n - 1 of b->h (E): the first stage's reflectors by unmqr tasks. */
+static int first_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb, bufs_t *b,
+                      tsr_he2hb_t *H) {
+  if (!H->V) return 0;
+  const size_t es = tessera_dtype_size(dt);
+  tessera_matrix_t *C = NULL;
+  tsr_qr_work_t wk = {0};
+  char *rows = (char *)b->h + (size_t)nb * es;
+  int rc = tessera_matrix_create(ctx, dt, n - nb, n, n - nb, nb, &C);
+  if (!rc) rc = tessera_matrix_import(C, rows, n);
+  if (!rc) rc = tsr_qr_work_create(C, nb, &wk);
+  if (!rc) rc = tsr_pxunmqr('N', H->V, &H->Q, C, &wk);
+  if (!rc) rc = tessera_wait_all(ctx);
+  if (!rc) rc = tessera_matrix_export(C, rows, n);
+  tsr_qr_work_destroy(&wk);
+  if (C) {
+    const int s = tessera_matrix_destroy(C);
+    if (!rc) rc = s;
+  }
+  return rc;
+}
+
+/* Stages 2 and 3 on the band: T, its eigenvalues into b->d (ascending), with vectors the
+ * eigenvectors of the band into b->h. Returns 0, stedc's info > 0, or a negative status. */
+static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t job, int64_t n,
+                      int nb, bufs_t *b) {
+  tsr_hb2st_layout_t lay;
+  const size_t es = tessera_dtype_size(dt);
+  if (tsr_hb2st_layout((int)n, nb, &lay))
+    return tsr_error(ctx, TESSERA_ERR_STATE, "syevd: no bulge chasing for n = %lld, kd = %d",
+                     (long long)n, nb);
+  b->v = calloc((size_t)lay.nv + 1, es);
+  b->tau = calloc((size_t)lay.ntau + 1, es);
+  if (job == TESSERA_VECTORS) b->z = malloc((size_t)(n * n) * sizeof *b->z);
+  if (!b->v || !b->tau || (job == TESSERA_VECTORS && !b->z))
+    return tsr_error(ctx, TESSERA_ERR_NOMEM, "syevd: out of memory for the reflectors of n = %lld",
+                     (long long)n);
+  tsr_hb2st_args_t ha = {.dtype = dt, .n = (int)n, .kd = nb};
+  void *hp[5] = {b->ab, b->d, b->e, b->v, b->tau};
+  const size_t hl[5] = {(size_t)nb + 1, (size_t)n, (size_t)n, 1, 1};
+  int rc = tsr_run_inline(ctx, TESSERA_HOST_NODE, NULL, &tsr_kernel_hb2st, &ha, 5, hp, hl);
+  if (rc) return rc < 0 ? rc : tsr_error(ctx, TESSERA_ERR_KERNEL, "syevd: bulge chasing failed");
+  tsr_stedc_args_t sa = {.n = (int)n, .vectors = job == TESSERA_VECTORS};
+  void *sp[3] = {b->d, b->e, b->z};
+  const size_t sl[3] = {(size_t)n, (size_t)n, (size_t)n};
+  rc = tsr_run_inline(ctx, TESSERA_HOST_NODE, NULL, &tsr_kernel_stedc, &sa, sa.vectors ? 3 : 2, sp,
+                      sl);
+  if (rc > 0)
+    return tsr_error(ctx, rc, "syevd: the tridiagonal eigensolver (LAPACK's %s) failed: info %d",
+                     sa.vectors ? "dstedc" : "dsterf", rc);
+  if (rc || job != TESSERA_VECTORS) return rc;
+  for (int64_t j = 0; j < n; j++) /* E = Z in the dtype, then Q2 E */
+    for (int64_t i = 0; i < n; i++)
+      tsr_scalar_store(dt, (char *)b->h + idx(i, j, n) * es, (tsr_scalar_t){b->z[idx(i, j, n)], 0});
+  tsr_hb2st_apply_args_t aa = {.dtype = dt, .n = (int)n, .kd = nb, .m = (int)n};
+  void *ap[3] = {b->v, b->tau, b->h};
+  const size_t al[3] = {1, 1, (size_t)n};
+  rc = tsr_run_inline(ctx, TESSERA_HOST_NODE, NULL, &tsr_kernel_hb2st_apply, &aa, 3, ap, al);
+  return rc > 0 ? tsr_error(ctx, TESSERA_ERR_KERNEL, "syevd: Q2's application failed") : rc;
+}
+
+static int syevd(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
+                 tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w) {
+  if (!ctx) return -1;
+  int rc = tsr_arg_flag(ctx, f, 2, job, "NV");
+  if (!rc) rc = tsr_arg_flag(ctx, f, 3, uplo, "LU");
+  if (!rc) rc = tsr_arg_dtype(ctx, f, 4, dt);
+  if (!rc && (n < 0 || n > INT_MAX / 2))
+    rc = tsr_error(ctx, -5, "%s: argument 5 (n) = %lld is out of range [0, %d]", f, (long long)n,
+                   INT_MAX / 2);
+  if (!rc) rc = tsr_arg_ptr(ctx, f, 6, a, n, n);
+  if (!rc) rc = tsr_arg_ld(ctx, f, 7, lda, n);
+  if (!rc) rc = tsr_arg_ptr(ctx, f, 8, w, n, 1);
+  if (!rc && tessera_context_comm(ctx))
+    rc = tsr_error(ctx, TESSERA_ERR_UNSUPPORTED,
+                   "%s: the eigensolver runs on one process; this context spans several", f);
+  if (rc || n == 0) return rc;
+  double amax = 0;
+  const int64_t bad = scan(dt, (char)uplo, n, a, lda, &amax);
+  if (bad) {
+    fill_nan(dt, job, (char)uplo, n, a, lda, w);
+    return tsr_error(ctx, (int)bad, "%s: A holds a NaN or an infinity in column %lld", f,
+                     (long long)bad);
+  }
+  const double s = scaling(dt, amax);
+  const int nb = tessera_tile_for_eig(ctx, n);
+  const size_t es = tessera_dtype_size(dt);
+  bufs_t b = {.h = malloc((size_t)(n * n) * es),
+              .ab = calloc((size_t)(n * (nb + 1)), es),
+              .d = calloc((size_t)n, sizeof(double)),
+              .e = calloc((size_t)n, sizeof(double))};
+  if (!b.h || !b.ab || !b.d || !b.e) {
+    bufs_free(&b);
+    return tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory for a copy of A (n = %lld)", f,
+                     (long long)n);
+  }
+  lower_copy(dt, (char)uplo, n, a, lda, s, b.h);
+  tsr_he2hb_t H = {0};
+  tessera_matrix_t *A = NULL;
+  rc = reduce_to_band(ctx, dt, n, nb, &b, &H, &A);
+  if (!rc) rc = solve_band(ctx, dt, job, n, nb, &b);
+  if (!rc && job == TESSERA_VECTORS) rc = first_back(ctx, dt, n, nb, &b, &H);
+  tsr_he2hb_destroy(&H);
+  if (A) {
+    const int st = tessera_matrix_destroy(A);
+    if (!rc) rc = st;
+  }
+  if (!rc) {
+    store_values(dt, n, b.d, s, w);
+    for (int64_t j = 0; j < n && job == TESSERA_VECTORS; j++)
+      memcpy((char *)a + idx(0, j, lda) * es, (char *)b.h + idx(0, j, n) * es, (size_t)n * es);
+  }
+  bufs_free(&b);
+  return rc;
+}
+
+int tessera_syevd(tessera_context_t *ctx, tessera_job_t job, tessera_uplo_t uplo,
+                  tessera_dtype_t dtype, int64_t n, void *a, int64_t lda, void *w) {
+  return syevd(ctx, "syevd", job, uplo, dtype, n, a, lda, w);
+}
+
+int tessera_heevd(tessera_context_t *ctx, tessera_job_t job, tessera_uplo_t uplo,
+                  tessera_dtype_t dtype, int64_t n, void *a, int64_t lda, void *w) {
+  return syevd(ctx, "heevd", job, uplo, dtype, n, a, lda, w);
+}

@@ -1,0 +1,217 @@
+/* tessera_syevd / heevd on a context of CPU workers: random Hermitian matrices of every dtype,
+ * both triangles, orders that are not tile multiples, 0 and 1; with vectors the residual
+ * ‖A V − V Λ‖ / (‖A‖ n ε) and the orthogonality ‖I − Vᴴ V‖ / (n ε), without them the eigenvalues
+ * against LAPACK's (zheev on the matrix promoted to double complex); clustered and repeated
+ * eigenvalues; tiny and huge norms (the scaling); NaN; and the argument checks. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "linalg_common.h"
+
+static const int nb = 8;
+
+/* w[i] of the dtype's real type. */
+static double value(tessera_dtype_t dt, const void *w, int64_t i) {
+  return dt == TESSERA_F32 || dt == TESSERA_C64 ? ((const float *)w)[i] : ((const double *)w)[i];
+}
+
+/* The scale every eigenvalue of a call is divided by before the checks. */
+static double g_scale = 1;
+
+static double eig(tessera_dtype_t dt, const void *w, int64_t i) {
+  return value(dt, w, i) / g_scale;
+}
+
+/* A Hermitian n x n (full, double complex): random, or with `spectrum` (n values) Q diag Qᴴ
+ * for a random unitary Q. */
+static zc_t *hermitian(tessera_dtype_t dt, int64_t n, const double *spectrum, tt_rng_t *r) {
+  zc_t *h = lc_zalloc((size_t)(n * n) + 1);
+  zc_t *g = lc_zalloc((size_t)(n * n) + 1);
+  for (int64_t i = 0; i < n * n; i++) g[i] = lc_rand(dt, r);
+  if (!spectrum) {
+    for (int64_t j = 0; j < n; j++)
+      for (int64_t i = j; i < n; i++) {
+        const zc_t v = i == j ? creal(g[i + j * n]) : g[i + j * n];
+        h[i + j * n] = v;
+        h[j + i * n] = conj(v);
+      }
+  } else if (n > 0) {
+    zc_t *tau = lc_zalloc((size_t)n);
+    assert_int_equal(LAPACKE_zgeqrf(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)n,
+                                    (lapack_complex_double *)g, (lapack_int)n,
+                                    (lapack_complex_double *)tau),
+                     0);
+    assert_int_equal(LAPACKE_zungqr(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)n, (lapack_int)n,
+                                    (lapack_complex_double *)g, (lapack_int)n,
+                                    (lapack_complex_double *)tau),
+                     0);
+    for (int64_t j = 0; j < n; j++)
+      for (int64_t i = 0; i < n; i++) {
+        zc_t s = 0;
+        for (int64_t k = 0; k < n; k++) s += g[i + k * n] * spectrum[k] * conj(g[j + k * n]);
+        h[i + j * n] = s;
+      }
+    for (int64_t i = 0; i < n; i++) h[i + i * n] = creal(h[i + i * n]);
+    free(tau);
+  }
+  free(g);
+  return h;
+}
+
+/* One call: A (full h, scaled by `scale`) given by its `uplo` triangle in the dtype (the other
+ * triangle NaN, lda n + 2), checked as the file's header says. */
+static void one_case(tessera_context_t *ctx, tessera_dtype_t dt, tessera_uplo_t uplo,
+                     tessera_job_t job, int64_t n, const zc_t *h, double scale) {
+  const int64_t lda = n + 2;
+  void *a = lc_alloc(dt, (size_t)(lda * (n > 0 ? n : 1)));
+  lc_fill_nan(dt, a, (size_t)(lda * (n > 0 ? n : 1)));
+  zc_t *full = lc_zalloc((size_t)(n * n) + 1);
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < n; i++)
+      if (lc_in_tri(uplo, i, j)) lc_set(dt, a, (size_t)(i + j * lda), scale * h[i + j * n]);
+  for (int64_t j = 0; j < n; j++) /* A as the dtype holds it, divided by scale (no overflow) */
+    for (int64_t i = 0; i < n; i++) {
+      const zc_t v =
+          lc_get(dt, a, (size_t)(lc_in_tri(uplo, i, j) ? i + j * lda : j + i * lda)) / scale;
+      full[i + j * n] = lc_in_tri(uplo, i, j) ? v : conj(v);
+      if (i == j) full[i + j * n] = creal(v);
+    }
+  void *w = calloc((size_t)n + 1, sizeof(double));
+  const int rc = tessera_syevd(ctx, job, uplo, dt, n, a, lda, w);
+  if (rc)
+    fail_msg("syevd %s %c %c n %lld: %d (%s)", lc_name(dt), (char)uplo, (char)job, (long long)n, rc,
+             tessera_last_error(ctx));
+  g_scale = scale;
+  const double an = lc_norm_fro(full, (size_t)(n * n)), eps = lc_eps(dt);
+  const double denom = (an > 0 ? an : 1) * (double)(n > 0 ? n : 1) * eps;
+  for (int64_t i = 1; i < n; i++)
+    if (!(eig(dt, w, i - 1) <= eig(dt, w, i)))
+      fail_msg("syevd %s n %lld: eigenvalues not ascending at %lld", lc_name(dt), (long long)n,
+               (long long)i);
+  if (job == TESSERA_VECTORS) {
+    zc_t *v = lc_promote(dt, n, n, a, lda);
+    zc_t *av = lc_zalloc((size_t)(n * n) + 1), *vv = lc_zalloc((size_t)(n * n) + 1);
+    const zc_t one = 1, zero = 0;
+    if (n > 0) {
+      cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, &one, full,
+                  (int)n, v, (int)n, &zero, av, (int)n);
+      cblas_zgemm(CblasColMajor, CblasConjTrans, CblasNoTrans, (int)n, (int)n, (int)n, &one, v,
+                  (int)n, v, (int)n, &zero, vv, (int)n);
+    }
+    for (int64_t j = 0; j < n; j++)
+      for (int64_t i = 0; i < n; i++) {
+        av[i + j * n] -= v[i + j * n] * eig(dt, w, j);
+        vv[i + j * n] -= i == j ? 1 : 0;
+      }
+    const double res = lc_norm_fro(av, (size_t)(n * n)) / denom;
+    const double orth = lc_norm_fro(vv, (size_t)(n * n)) / ((double)(n > 0 ? n : 1) * eps);
+    if (!(res < 10) || !(orth < 10))
+      fail_msg("syevd %s %c n %lld: residual %g, orthogonality %g", lc_name(dt), (char)uplo,
+               (long long)n, res, orth);
+    free(v), free(av), free(vv);
+  } else {
+    double *ref = calloc((size_t)n + 1, sizeof *ref);
+    if (n > 0)
+      assert_int_equal(LAPACKE_zheev(LAPACK_COL_MAJOR, 'N', 'L', (lapack_int)n,
+                                     (lapack_complex_double *)full, (lapack_int)n, ref),
+                       0);
+    double worst = 0;
+    for (int64_t i = 0; i < n; i++) worst = fmax(worst, fabs(eig(dt, w, i) - ref[i]));
+    if (!(worst / denom < 10))
+      fail_msg("syevd %s %c n %lld: eigenvalues off by %g (ratio %g)", lc_name(dt), (char)uplo,
+               (long long)n, worst, worst / denom);
+    free(ref);
+  }
+  free(a), free(full), free(w);
+}
+
+static void test_syevd_random(void **state) {
+  (void)state;
+  tessera_context_t *ctx = lc_context(nb);
+  int64_t sizes[8];
+  const int ns = lc_sizes(nb, sizes);
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
+    for (int u = 0; u < 2; u++)
+      for (int s = 0; s < ns; s++) {
+        tt_rng_t r = tt_rng((uint64_t)(3000 + 100 * d + 10 * u + s));
+        zc_t *h = hermitian(lc_dtypes[d], sizes[s], NULL, &r);
+        one_case(ctx, lc_dtypes[d], lc_uplos[u], TESSERA_VECTORS, sizes[s], h, 1);
+        one_case(ctx, lc_dtypes[d], lc_uplos[u], TESSERA_VALUES, sizes[s], h, 1);
+        free(h);
+      }
+  lc_finalize(ctx);
+}
+
+/* Repeated and clustered eigenvalues (which divide and conquer deflates), and norms near the
+ * dtype's underflow and overflow (LAPACK's scaling). */
+static void test_syevd_spectra_and_norms(void **state) {
+  (void)state;
+  tessera_context_t *ctx = lc_context(nb);
+  const int64_t n = 37;
+  double spectrum[37];
+  for (int i = 0; i < n; i++) spectrum[i] = i < 12 ? 1.0 : i < 20 ? 2.0 + 1e-9 * i : (double)i;
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++) {
+    const tessera_dtype_t dt = lc_dtypes[d];
+    const bool single = dt == TESSERA_F32 || dt == TESSERA_C64;
+    tt_rng_t r = tt_rng((uint64_t)(4000 + d));
+    zc_t *h = hermitian(dt, n, spectrum, &r);
+    one_case(ctx, dt, TESSERA_LOWER, TESSERA_VECTORS, n, h, 1);
+    one_case(ctx, dt, TESSERA_UPPER, TESSERA_VALUES, n, h, 1);
+    free(h);
+    h = hermitian(dt, n, NULL, &r);
+    const double tiny = single ? 1e-30 : 1e-290, huge = single ? 1e30 : 1e290;
+    one_case(ctx, dt, TESSERA_LOWER, TESSERA_VECTORS, n, h, tiny);
+    one_case(ctx, dt, TESSERA_LOWER, TESSERA_VECTORS, n, h, huge);
+    free(h);
+  }
+  lc_finalize(ctx);
+}
+
+static void test_syevd_nan_and_args(void **state) {
+  (void)state;
+  tessera_context_t *ctx = lc_context(nb);
+  const int64_t n = 20;
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++) {
+    const tessera_dtype_t dt = lc_dtypes[d];
+    tt_rng_t r = tt_rng((uint64_t)(5000 + d));
+    void *a = lc_alloc(dt, (size_t)(n * n));
+    lc_fill_random(dt, a, n, n, n, &r);
+    lc_set(dt, a, (size_t)(13 + 5 * n), NAN);
+    double w[20];
+    assert_int_equal(tessera_syevd(ctx, TESSERA_VECTORS, TESSERA_LOWER, dt, n, a, n, w), 6);
+    lc_assert_error(ctx);
+    assert_true(isnan(value(dt, w, 0)) && isnan(creal(lc_get(dt, a, 0))));
+    free(a);
+  }
+  double a[4] = {1, 0, 0, 1}, w[2];
+  assert_int_equal(tessera_syevd(ctx, (tessera_job_t)'X', TESSERA_LOWER, TESSERA_F64, 2, a, 2, w),
+                   -2);
+  assert_int_equal(tessera_syevd(ctx, TESSERA_VALUES, (tessera_uplo_t)'Q', TESSERA_F64, 2, a, 2, w),
+                   -3);
+  assert_int_equal(
+      tessera_syevd(ctx, TESSERA_VALUES, TESSERA_LOWER, (tessera_dtype_t)9, 2, a, 2, w), -4);
+  assert_int_equal(tessera_syevd(ctx, TESSERA_VALUES, TESSERA_LOWER, TESSERA_F64, -1, a, 2, w), -5);
+  assert_int_equal(tessera_syevd(ctx, TESSERA_VALUES, TESSERA_LOWER, TESSERA_F64, 2, NULL, 2, w),
+                   -6);
+  assert_int_equal(tessera_syevd(ctx, TESSERA_VALUES, TESSERA_LOWER, TESSERA_F64, 2, a, 1, w), -7);
+  assert_int_equal(tessera_heevd(ctx, TESSERA_VALUES, TESSERA_LOWER, TESSERA_F64, 2, a, 2, NULL),
+                   -8);
+  lc_assert_error(ctx);
+  assert_int_equal(tessera_heevd(ctx, TESSERA_VALUES, TESSERA_LOWER, TESSERA_F64, 0, NULL, 1, NULL),
+                   0);
+  lc_finalize(ctx);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_syevd_random),
+      cmocka_unit_test(test_syevd_spectra_and_norms),
+      cmocka_unit_test(test_syevd_nan_and_args),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
