@@ -24,6 +24,7 @@
 /* The buffers of one call, freed together. */
 typedef struct {
   void *h;       /* n x n working copy (lower), then the eigenvectors */
+  int64_t ldh;   /* its leading dimension */
   void *ab;      /* the band, (kd + 1) x n */
   double *d, *e; /* T */
   double *z;     /* T's eigenvectors */
@@ -68,7 +69,7 @@ static double scaling(tessera_dtype_t dt, double amax) {
 /* h (n x n, ld n) = s A on and below the diagonal, from A's `uplo` triangle (conjugated from the
  * upper), the diagonal's imaginary parts dropped. */
 static void lower_copy(tessera_dtype_t dt, char uplo, int64_t n, const void *a, int64_t lda,
-                       double s, void *h) {
+                       double s, void *h, int64_t ldh) {
   const size_t es = tessera_dtype_size(dt);
   for (int64_t j = 0; j < n; j++)
     for (int64_t i = j; i < n; i++) {
@@ -76,7 +77,7 @@ static void lower_copy(tessera_dtype_t dt, char uplo, int64_t n, const void *a, 
                                    : tsr_scalar_load(dt, (const char *)a + idx(j, i, lda) * es, 0);
       if (uplo != 'L') v.im = -v.im;
       if (i == j) v.im = 0;
-      tsr_scalar_store(dt, (char *)h + idx(i, j, n) * es, (tsr_scalar_t){s * v.re, s * v.im});
+      tsr_scalar_store(dt, (char *)h + idx(i, j, ldh) * es, (tsr_scalar_t){s * v.re, s * v.im});
     }
 }
 
@@ -113,14 +114,14 @@ static int reduce_to_band(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n,
                           tsr_he2hb_t *H, tessera_matrix_t **A) {
   const size_t es = tessera_dtype_size(dt);
   int rc = tessera_matrix_create(ctx, dt, n, n, nb, nb, A);
-  if (!rc) rc = tessera_matrix_import(*A, b->h, n);
+  if (!rc) rc = tessera_matrix_import(*A, b->h, b->ldh);
   if (!rc) rc = tsr_he2hb_create(*A, H);
   if (!rc) rc = tsr_pxhe2hb(*A, H);
   if (!rc) rc = tessera_wait_all(ctx);
-  if (!rc) rc = tessera_matrix_export(*A, b->h, n);
+  if (!rc) rc = tessera_matrix_export(*A, b->h, b->ldh);
   for (int64_t j = 0; j < n && !rc; j++)
     for (int64_t i = j; i < n && i <= j + nb; i++)
-      memcpy((char *)b->ab + idx(i - j, j, nb + 1) * es, (const char *)b->h + idx(i, j, n) * es,
+      memcpy((char *)b->ab + idx(i - j, j, nb + 1) * es, (const char *)b->h + idx(i, j, b->ldh) * es,
              es);
   return rc;
 }
@@ -133,18 +134,46 @@ static int first_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int
   tessera_matrix_t *C = NULL;
   tsr_qr_work_t wk = {0};
   char *rows = (char *)b->h + (size_t)nb * es;
-  int rc = tessera_matrix_create(ctx, dt, n - nb, n, n - nb, nb, &C);
-  if (!rc) rc = tessera_matrix_import(C, rows, n);
+  int rc = tessera_matrix_view(ctx, dt, n - nb, n, n - nb, nb, rows, b->ldh, &C);
   if (!rc) rc = tsr_qr_work_create(C, nb, &wk);
   if (!rc) rc = tsr_pxunmqr('N', H->V, &H->Q, C, &wk);
   if (!rc) rc = tessera_wait_all(ctx);
-  if (!rc) rc = tessera_matrix_export(C, rows, n);
   tsr_qr_work_destroy(&wk);
   if (C) {
     const int s = tessera_matrix_destroy(C);
     if (!rc) rc = s;
   }
   return rc;
+}
+
+/* Columns of E per task of Q2's application: the rows one block reflector touches, times these
+ * columns, stay within a core's cache. */
+enum { APPLY_COLUMNS = 1024 };
+
+/* E = Q2 E (b->h, n x n) with the reflectors b->v, b->tau (lay): tasks on column panels of E where
+ * the context has CPU workers, else on this thread. */
+static int second_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb, bufs_t *b,
+                       const tsr_hb2st_layout_t *lay) {
+  tsr_hb2st_apply_args_t aa = {.dtype = dt, .n = (int)n, .kd = nb, .m = (int)n};
+  if (tessera_device_count(ctx, TESSERA_DEVICE_CPU) == 0) {
+    void *ap[3] = {b->v, b->tau, b->h};
+    const size_t al[3] = {1, 1, (size_t)b->ldh};
+    const int rc =
+        tsr_run_inline(ctx, TESSERA_HOST_NODE, NULL, &tsr_kernel_hb2st_apply, &aa, 3, ap, al);
+    return rc > 0 ? tsr_error(ctx, TESSERA_ERR_KERNEL, "syevd: Q2's application failed") : rc;
+  }
+  const size_t es = tessera_dtype_size(dt);
+  tessera_matrix_t *E = NULL;
+  tessera_data_t *v = NULL, *tau = NULL;
+  const size_t nv = (size_t)lay->nv + 1, nt = (size_t)lay->ntau + 1;
+  int rc = tessera_matrix_view(ctx, dt, n, n, n, APPLY_COLUMNS, b->h, b->ldh, &E);
+  if (!rc) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->v, nv, 1, nv, es, &v);
+  if (!rc) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->tau, nt, 1, nt, es, &tau);
+  if (!rc) rc = tsr_pxhb2st_apply(E, nb, v, tau);
+  if (!rc) rc = tessera_wait_all(ctx);
+  const int s = (v ? tessera_data_release(ctx, v) : 0) | (tau ? tessera_data_release(ctx, tau) : 0);
+  const int d = E ? tessera_matrix_destroy(E) : 0;
+  return rc ? rc : s ? s : d;
 }
 
 /* Stages 2 and 3 on the band: T, its eigenvalues into b->d (ascending), with vectors the
@@ -178,12 +207,9 @@ static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t 
   if (rc || job != TESSERA_VECTORS) return rc;
   for (int64_t j = 0; j < n; j++) /* E = Z in the dtype, then Q2 E */
     for (int64_t i = 0; i < n; i++)
-      tsr_scalar_store(dt, (char *)b->h + idx(i, j, n) * es, (tsr_scalar_t){b->z[idx(i, j, n)], 0});
-  tsr_hb2st_apply_args_t aa = {.dtype = dt, .n = (int)n, .kd = nb, .m = (int)n};
-  void *ap[3] = {b->v, b->tau, b->h};
-  const size_t al[3] = {1, 1, (size_t)n};
-  rc = tsr_run_inline(ctx, TESSERA_HOST_NODE, NULL, &tsr_kernel_hb2st_apply, &aa, 3, ap, al);
-  return rc > 0 ? tsr_error(ctx, TESSERA_ERR_KERNEL, "syevd: Q2's application failed") : rc;
+      tsr_scalar_store(dt, (char *)b->h + idx(i, j, b->ldh) * es,
+                       (tsr_scalar_t){b->z[idx(i, j, n)], 0});
+  return second_back(ctx, dt, n, nb, b, &lay);
 }
 
 static int syevd(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
@@ -212,7 +238,11 @@ static int syevd(tessera_context_t *ctx, const char *f, tessera_job_t job, tesse
   const double s = scaling(dt, amax);
   const int nb = tessera_tile_for_eig(ctx, n);
   const size_t es = tessera_dtype_size(dt);
-  bufs_t b = {.h = malloc((size_t)(n * n) * es),
+  /* the working copy's columns not a multiple of 32 elements apart: column strides of a power of
+   * two put a block's rows of every column in the same cache sets */
+  const int64_t ldh = n % 32 ? n : n + 8;
+  bufs_t b = {.h = malloc((size_t)(ldh * n) * es),
+              .ldh = ldh,
               .ab = calloc((size_t)(n * (nb + 1)), es),
               .d = calloc((size_t)n, sizeof(double)),
               .e = calloc((size_t)n, sizeof(double))};
@@ -221,7 +251,7 @@ static int syevd(tessera_context_t *ctx, const char *f, tessera_job_t job, tesse
     return tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory for a copy of A (n = %lld)", f,
                      (long long)n);
   }
-  lower_copy(dt, (char)uplo, n, a, lda, s, b.h);
+  lower_copy(dt, (char)uplo, n, a, lda, s, b.h, b.ldh);
   tsr_he2hb_t H = {0};
   tessera_matrix_t *A = NULL;
   rc = reduce_to_band(ctx, dt, n, nb, &b, &H, &A);
@@ -235,7 +265,7 @@ static int syevd(tessera_context_t *ctx, const char *f, tessera_job_t job, tesse
   if (!rc) {
     store_values(dt, n, b.d, s, w);
     for (int64_t j = 0; j < n && job == TESSERA_VECTORS; j++)
-      memcpy((char *)a + idx(0, j, lda) * es, (char *)b.h + idx(0, j, n) * es, (size_t)n * es);
+      memcpy((char *)a + idx(0, j, lda) * es, (char *)b.h + idx(0, j, b.ldh) * es, (size_t)n * es);
   }
   bufs_free(&b);
   return rc;

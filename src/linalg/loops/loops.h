@@ -74,6 +74,10 @@ void tsr_he2hb_destroy(tsr_he2hb_t *H);
  *  (k + 1, k). A's diagonal tiles are made whole (both triangles) first. */
 int tsr_pxhe2hb(tessera_matrix_t *A, tsr_he2hb_t *H);
 
+/** E = Q2 E for the bulge chasing's reflectors v, tau (host handles) of a band of order E->m and
+ *  kd subdiagonals: one task per column panel of E (its columns are independent). */
+int tsr_pxhb2st_apply(tessera_matrix_t *E, int kd, tessera_data_t *v, tessera_data_t *tau);
+
 /** Makes the T handles of kmin reflectors in steps of nb of the column panels of V (its dtype,
  *  context and, distributed, its panels' processes): a collective call for a distributed V. */
 int tsr_qr_create(const tessera_matrix_t *V, int64_t kmin, int64_t nb, tsr_qr_t *Q);

@@ -193,6 +193,15 @@ int tsr_task_triangle(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_dat
   return insert(ctx, &tsr_kernel_triangle, &args, sizeof args, 2, h, md, tag, prio);
 }
 
+int tsr_task_hb2st_apply(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *v,
+                         tessera_data_t *tau, tessera_data_t *e, int n, int kd, int m,
+                         const int tag[3], int prio) {
+  tsr_hb2st_apply_args_t args = {.dtype = dtype, .n = n, .kd = kd, .m = m};
+  tessera_data_t *h[3] = {v, tau, e};
+  tessera_access_t md[3] = {TESSERA_R, TESSERA_R, TESSERA_RW};
+  return insert(ctx, &tsr_kernel_hb2st_apply, &args, sizeof args, 3, h, md, tag, prio);
+}
+
 int tsr_task_hefill(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *a, int n,
                     const int tag[3], int prio) {
   tsr_hefill_args_t args = {.dtype = dtype, .n = n};

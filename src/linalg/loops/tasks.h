@@ -49,6 +49,11 @@ int tsr_task_identity(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_dat
 int tsr_task_triangle(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
                       int src_row, char uplo, tessera_data_t *dst, int k, const int tag[3],
                       int prio);
+/** e (n x m, RW) = Q2 e with the bulge chasing's reflectors v, tau (R) of a band of order n and
+ *  kd subdiagonals (a host kernel). */
+int tsr_task_hb2st_apply(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *v,
+                         tessera_data_t *tau, tessera_data_t *e, int n, int kd, int m,
+                         const int tag[3], int prio);
 /** The strictly upper triangle of the n x n tile a from its lower, conjugated. */
 int tsr_task_hefill(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *a, int n,
                     const int tag[3], int prio);
