@@ -358,6 +358,17 @@ static void copy_kernels_match_cpu(void **state) {
     tsr_diagonal_args_t da = {dt, 24, 6}; /* the diagonal of the block from row 6 */
     expect_ok(run_both(tsr_cuda_diagonal, tsr_cpu_diagonal, &da, dt, g, 2, 1, 0, "diagonal"));
     free_tiles(g, 2);
+    for (int u = 0; u < 2; u++) { /* a 21 x 21 triangle from row 4, into a whole 21 x 21 tile */
+      tile_t q[2] = {tile_random(dt, 30, 21, 2, &r), tile_random(dt, 21, 21, 0, &r)};
+      tsr_triangle_args_t qa = {dt, u ? 'U' : 'L', 21, 4};
+      expect_ok(run_both(tsr_cuda_triangle_copy, tsr_cpu_triangle_copy, &qa, dt, q, 2, 1, 0,
+                         "triangle"));
+      free_tiles(q, 2);
+    }
+    tile_t f[1] = {tile_random(dt, 33, 33, 3, &r)};
+    tsr_hefill_args_t fa = {dt, 33};
+    expect_ok(run_both(tsr_cuda_hefill, tsr_cpu_hefill, &fa, dt, f, 1, 0, 0, "hefill"));
+    free_tiles(f, 1);
   }
 }
 
