@@ -1,5 +1,6 @@
-/* tessera CLI — `tessera bench potrf|getrf`: tessera against cuSolverMg and cusolverDnX on the
- * same GPUs (bench_gpu.c) or, without GPUs, against LAPACKE with the same thread count. */
+/* tessera CLI — `tessera bench potrf|getrf|syevd`: tessera against cuSolverMg and cusolverDnX on
+ * the same GPUs (bench_gpu.c) or, without GPUs, against LAPACKE with the same thread count. syevd
+ * is checked as `tessera syevd` checks it (eig.c). */
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
@@ -42,12 +43,13 @@ static int lapacke_potrf(tessera_dtype_t dtype, char uplo, int n, void *a, int l
   return -1;
 }
 
-/** The arrays of one size: the pristine A and the copies each side factors (ab: LAPACKE), and
- *  for LU the pivots of each side. */
+/** The arrays of one size: the pristine A and the copies each side factors (ab: LAPACKE), for
+ *  LU the pivots of each side, for syevd the eigenvalues of each side. */
 typedef struct {
   int64_t n, ld;
   void *a0, *at, *ab;
   int *pt, *pb;
+  void *wt, *wb;
 } bench_arrays_t;
 
 /** What one size runs: the tessera results (LAPACK-style, then tile level), the resident
@@ -65,12 +67,15 @@ typedef struct {
 /** One LAPACKE run on a fresh copy; returns CLI_OK or CLI_FAILED. */
 static int lapacke_rep(bench_t *b, size_t bytes) {
   const bench_arrays_t *m = b->m;
+  const cli_opts_t *o = b->o;
   memcpy(m->ab, m->a0, bytes);
   cli_blas_threads(b->threads);
   double t0 = progress_now();
-  int status = b->o->routine == CMD_GETRF
-                   ? lapacke_getrf(b->o->dtype, (int)m->n, m->ab, (int)m->ld, m->pb)
-                   : lapacke_potrf(b->o->dtype, (char)b->o->uplo, (int)m->n, m->ab, (int)m->ld);
+  int status = o->routine == CMD_GETRF
+                   ? lapacke_getrf(o->dtype, (int)m->n, m->ab, (int)m->ld, m->pb)
+               : o->routine == CMD_SYEVD
+                   ? cli_eig_lapacke(cli_eig_job(o), o->uplo, o->dtype, m->n, m->ab, m->ld, m->wb)
+                   : lapacke_potrf(o->dtype, (char)o->uplo, (int)m->n, m->ab, (int)m->ld);
   b->r[0].baseline_seconds = fmin(b->r[0].baseline_seconds, progress_now() - t0);
   cli_blas_threads(1);
   if (status == 0) return CLI_OK;
@@ -79,10 +84,13 @@ static int lapacke_rep(bench_t *b, size_t bytes) {
   return CLI_FAILED;
 }
 
-/** One factorization by tessera: LAPACK-style on m->at (k 0) or tile level on b->A (k 1). */
+/** One factorization by tessera: LAPACK-style on m->at (k 0) or tile level on b->A (k 1); syevd
+ *  has no tile level. */
 static int tessera_factor(bench_t *b, int k) {
   const cli_opts_t *o = b->o;
   const bench_arrays_t *m = b->m;
+  if (o->routine == CMD_SYEVD)
+    return cli_eig_tessera(b->ctx, cli_eig_job(o), o->uplo, o->dtype, m->n, m->at, m->ld, m->wt);
   if (o->routine == CMD_GETRF)
     return k ? tessera_tile_getrf(b->A, m->pt)
              : tessera_getrf(b->ctx, o->dtype, m->n, m->n, m->at, m->ld, m->pt);
@@ -150,11 +158,23 @@ static void set_baselines(bench_t *b, int gpus, const gpu_baseline_t *g) {
   }
 }
 
+/** syevd's check (eig.c) of tessera's result into `r`; LAPACKE's eigenvalues, when it ran, are
+ *  those the values are compared with. */
+static int check_eig(bench_t *b, cli_result_t *r) {
+  const cli_opts_t *o = b->o;
+  const bench_arrays_t *m = b->m;
+  return cli_eig_check(b->ctx, cli_eig_job(o), o->dtype, m->n, m->a0, m->ld, m->at, m->wt,
+                       b->threads > 0 ? m->wb : NULL, cli_baseline_threads(o, b->ctx), b->prog,
+                       &r->residual, &r->orthogonality);
+}
+
 /** Computes the rates and residuals and prints the result lines. */
 static int report(bench_t *b) {
   const cli_opts_t *o = b->o;
   const bench_arrays_t *m = b->m;
-  double flops = cli_flops(o->routine, o->dtype, m->n, 0);
+  const int eig = o->routine == CMD_SYEVD;
+  double flops = eig ? cli_eig_flops(o->dtype, m->n, cli_eig_job(o))
+                     : cli_flops(o->routine, o->dtype, m->n, 0);
   for (int k = o->resident == 2; k < (b->A ? 2 : 1); k++) {
     cli_result_t *r = &b->r[k];
     r->gflops = rate(flops, r->seconds);
@@ -163,9 +183,13 @@ static int report(bench_t *b) {
     progress_phase(b->prog, "residual");
     int status = k ? tessera_matrix_export(b->A, m->at, m->ld) : 0;
     if (status) return cli_report(b->ctx, b->prog, "matrix export", status);
-    r->residual = o->routine == CMD_GETRF
-                      ? residual_getrf(o->dtype, m->n, m->a0, m->ld, m->at, m->ld, m->pt)
-                      : residual_potrf(o->dtype, o->uplo, m->n, m->a0, m->ld, m->at, m->ld);
+    if (eig) {
+      if (check_eig(b, r)) return CLI_FAILED;
+    } else {
+      r->residual = o->routine == CMD_GETRF
+                        ? residual_getrf(o->dtype, m->n, m->a0, m->ld, m->at, m->ld, m->pt)
+                        : residual_potrf(o->dtype, o->uplo, m->n, m->a0, m->ld, m->at, m->ld);
+    }
     progress_phase(b->prog, NULL);
     cli_print_result(o, r);
   }
@@ -190,8 +214,8 @@ static int gpu_baselines(tessera_context_t **ctx, const cli_opts_t *o, int gpus,
  *  threads (0: none) or the GPU baselines on `gpus` GPUs (0: none). */
 static int bench_size(tessera_context_t **ctx, const cli_opts_t *o, int64_t n, int threads,
                       int gpus, int warmup, cli_progress_t *prog) {
-  bench_arrays_t m = {n, n > 0 ? n : 1, NULL, NULL, NULL, NULL, NULL};
-  const int lu = o->routine == CMD_GETRF;
+  bench_arrays_t m = {n, n > 0 ? n : 1, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+  const int lu = o->routine == CMD_GETRF, eig = o->routine == CMD_SYEVD;
   bench_t b = {NULL, o, &m, NULL, gpus > 0 ? 0 : threads, prog, {{0}}};
   gpu_baseline_t g = {INFINITY, 0, INFINITY};
   int rc = CLI_OK, status;
@@ -204,15 +228,24 @@ static int bench_size(tessera_context_t **ctx, const cli_opts_t *o, int64_t n, i
     fprintf(stderr, "tessera: out of memory for the pivots\n");
     rc = CLI_FAILED;
   }
+  if (rc == CLI_OK && eig &&
+      (!(m.wt = cli_alloc(cli_real_dtype(o->dtype), m.ld, 1)) ||
+       (b.threads > 0 && !(m.wb = cli_alloc(cli_real_dtype(o->dtype), m.ld, 1)))))
+    rc = CLI_FAILED;
   if (rc == CLI_OK) {
     progress_phase(prog, "generating n=%lld", (long long)n);
     if (lu)
       gen_dense(o->dtype, n, n, m.a0, m.ld, GEN_SEED_A);
+    else if (eig)
+      cli_eig_generate(o->dtype, n, m.a0, m.ld);
     else
       gen_spd(o->dtype, n, m.a0, m.ld, GEN_SEED_A);
     if (gpus > 0) rc = gpu_baselines(ctx, o, gpus, &m, prog, &g);
   }
-  int tile = rc != CLI_OK ? 0 : lu ? tessera_tile_for_lu(*ctx, n, n) : tessera_tile_for(*ctx, n);
+  int tile = rc != CLI_OK ? 0
+             : lu         ? tessera_tile_for_lu(*ctx, n, n)
+             : eig        ? tessera_tile_for_eig(*ctx, n)
+                          : tessera_tile_for(*ctx, n);
   if (rc == CLI_OK && o->resident &&
       (status =
            tessera_matrix_create(*ctx, o->dtype, n, n, lu ? (n > 1 ? n : 1) : tile, tile, &b.A)))
@@ -238,6 +271,8 @@ static int bench_size(tessera_context_t **ctx, const cli_opts_t *o, int64_t n, i
   free(m.ab);
   free(m.pt);
   free(m.pb);
+  free(m.wt);
+  free(m.wb);
   return rc;
 }
 
@@ -257,6 +292,7 @@ static void bench_footprint(const void *arg, int64_t n, cli_footprint_t *f) {
     cli_footprint_add(f, "the resident descriptor:", cli_descriptor_host_bytes(b->ctx, a));
   if (b->o->routine == CMD_GETRF)
     cli_footprint_add(f, "the pivots:", 2.0 * (double)n * sizeof(int));
+  if (b->o->routine == CMD_SYEVD) cli_footprint_eig(b->o->dtype, cli_eig_job(b->o), n, f);
   cli_footprint_add(f, "the residual's vectors:", 2 * cli_array_bytes(b->o->dtype, n, 1));
 }
 
@@ -277,13 +313,8 @@ int cli_bench(const cli_opts_t *o) {
   if (cli_is_qr(o->routine)) return cli_bench_qr(o);
   tessera_context_t *ctx;
   if (cli_context(o, &ctx)) return CLI_FAILED;
-  tessera_device_info_t cpu = {.workers = 0};
-  int threads = o->workers, gpus = tessera_device_count(ctx, TESSERA_DEVICE_CUDA);
+  int threads = cli_baseline_threads(o, ctx), gpus = tessera_device_count(ctx, TESSERA_DEVICE_CUDA);
   int has_gpus = gpus > 0;
-  if (threads < 0 && tessera_device_count(ctx, TESSERA_DEVICE_CPU) > 0 &&
-      tessera_device_info(ctx, TESSERA_DEVICE_CPU, 0, &cpu) == 0)
-    threads = cpu.workers;
-  if (threads < 1) threads = 1;
   if (o->no_baseline) threads = gpus = 0;
   const bench_footprint_t fp = {o, ctx, threads > 0 && gpus == 0};
   for (int i = 0; i < o->nsizes; i++)
@@ -291,16 +322,19 @@ int cli_bench(const cli_opts_t *o) {
       return cli_finish(ctx, CLI_FAILED);
   cli_blas_threads(1);
   if (!o->json) {
-    const int lu = o->routine == CMD_GETRF;
+    const int lu = o->routine == CMD_GETRF, eig = o->routine == CMD_SYEVD;
     printf("# %s %s", cli_cmd_name(o->routine), tessera_dtype_name(o->dtype));
     if (!lu) printf(", uplo %c", (char)o->uplo);
+    if (eig) printf(", %s", o->values_only ? "eigenvalues only" : "eigenvalues and eigenvectors");
     printf(": tessera (%d workers, %d GPUs)", tessera_worker_count(ctx),
            tessera_accelerator_count(ctx));
     if (gpus > 0)
       printf(" against cusolverMg (cusolverMg%s, %d GPUs, tile %s, the better) and cusolverDn "
              "(cusolverDnX%s, GPU 0), matrix already on the GPUs, after a warm-up",
-             lu ? "Getrf" : "Potrf", gpus, lu ? "256 or 512" : "1024 or 2048",
-             cli_cmd_name(o->routine));
+             lu    ? "Getrf"
+             : eig ? "Syevd"
+                   : "Potrf",
+             gpus, bench_gpu_mg_tiles(o), cli_cmd_name(o->routine));
     else if (threads > 0)
       printf(" against LAPACKE (threads: %d)", threads);
     printf(", best of %d\n", o->reps);

@@ -1,5 +1,6 @@
-/* tessera CLI — the GPU baselines of `tessera bench potrf|getrf`, cuSolverMg and cusolverDnX, and
- * of `tessera bench geqrf|gels`, cusolverDnXgeqrf and cusolverDn<t><t>gels on GPU 0.
+/* tessera CLI — the GPU baselines of `tessera bench potrf|getrf|syevd`, cuSolverMg and
+ * cusolverDnX, and of `tessera bench geqrf|gels`, cusolverDnXgeqrf and cusolverDn<t><t>gels on
+ * GPU 0.
  *
  * Timed as docs/benchmarks.md's "resident" runs are: the matrix is already on the GPUs
  * (copied before each run, untimed), every GPU used is synchronized before and after the call,
@@ -8,6 +9,22 @@
 #include "bench_gpu.h"
 
 #include <math.h>
+#include <stdio.h>
+
+/** cuSolverMg tile sizes tried for potrf, getrf (its largest is 512) and syevd, each routine's
+ *  row of mg_op(routine); the best is kept. */
+static const int mg_tiles[3][2] = {{1024, 2048}, {256, 512}, {256, 1024}};
+
+static int mg_op(cli_cmd_t routine) {
+  return routine == CMD_GETRF ? 1 : routine == CMD_SYEVD ? 2 : 0;
+}
+
+const char *bench_gpu_mg_tiles(const cli_opts_t *o) {
+  static char words[32];
+  const int *t = mg_tiles[mg_op(o->routine)];
+  snprintf(words, sizeof words, "%d or %d", t[0], t[1]);
+  return words;
+}
 
 const char *bench_gpu_qr_name(const cli_opts_t *o) {
   static const char *const gels[TESSERA_NUM_DTYPES] = {[TESSERA_F32] = "cusolverDnSSgels",
@@ -30,13 +47,11 @@ const char *bench_gpu_qr_name(const cli_opts_t *o) {
 
 enum { MAX_GPUS = 64 };
 
-/** cuSolverMg tile sizes tried, potrf's and getrf's (its largest is 512); the best is kept. */
-static const int mg_tiles[2][2] = {{1024, 2048}, {256, 512}};
-
 /** One baseline solver: cuSolverMg when `is_mg` is set, else cusolverDn on GPU 0. */
 typedef struct {
   const cli_opts_t *o;
-  int is_mg, lu;        /**< lu: getrf, else potrf */
+  int is_mg;
+  cli_cmd_t op;         /**< CMD_POTRF, CMD_GETRF or CMD_SYEVD (QR: see qr) */
   int64_t n, lda, tile; /**< tile: columns per block (cusolverDn: n, one block) */
   const void *a;        /**< the pristine host matrix */
   size_t es;            /**< bytes per element */
@@ -54,6 +69,9 @@ typedef struct {
   void *host_work;
   size_t host_bytes;
   int *dev_info;
+  cusolverEigMode_t jobz; /**< syevd: eigenvectors or not */
+  cudaDataType wdt;       /**< syevd: the eigenvalues' (real) type */
+  void *w_host, *w_dev; /**< syevd's eigenvalues: cuSolverMg's on the host, cusolverDn's on GPU 0 */
   cli_cmd_t qr;         /**< CMD_GEQRF or CMD_GELS: cuSOLVER's QR on GPU 0 (0: potrf, getrf) */
   int64_t m, nrhs, ldb; /**< QR: A m x n (host lda), gels' B m x nrhs (host ldb) */
   const void *b;        /**< gels: the pristine host right-hand sides */
@@ -99,6 +117,26 @@ static int dev_alloc(solver_t *s, int g, void **p, size_t bytes) {
   return CK(s, cudaSetDevice(s->devs[g])) || CK(s, cudaMalloc(p, bytes + 64)) ? -1 : 0;
 }
 
+/** cuSolverMg's workspace size (elements per GPU) for s->op into s->lwork (getrf: the pivots'
+ *  descriptor made first; syevd: the lower triangle, the only one cusolverMgSyevd takes). */
+static int mg_buffer(solver_t *s) {
+  if (s->op == CMD_GETRF)
+    return CK(s, cusolverMgCreateMatrixDesc(&s->pdesc, 1, s->n, 1, s->tile, CUDA_R_32I, s->grid)) ||
+                   CK(s, cusolverMgGetrf_bufferSize(s->mg, (int)s->n, (int)s->n, s->A, 1, 1,
+                                                    s->desc, s->ipiv, s->dt, &s->lwork))
+               ? -1
+               : 0;
+  if (s->op == CMD_SYEVD)
+    return CK(s, cusolverMgSyevd_bufferSize(s->mg, s->jobz, CUBLAS_FILL_MODE_LOWER, (int)s->n, s->A,
+                                            1, 1, s->desc, s->w_host, s->wdt, s->dt, &s->lwork))
+               ? -1
+               : 0;
+  return CK(s, cusolverMgPotrf_bufferSize(s->mg, s->uplo, (int)s->n, s->A, 1, 1, s->desc, s->dt,
+                                          &s->lwork))
+             ? -1
+             : 0;
+}
+
 /** Creates the cuSolverMg handle, grid, descriptor and the per-GPU arrays. */
 static int mg_setup(solver_t *s) {
   int64_t nb = (s->n + s->tile - 1) / s->tile, per_gpu = (nb + s->gpus - 1) / s->gpus;
@@ -109,18 +147,35 @@ static int mg_setup(solver_t *s) {
     return -1;
   for (int g = 0; g < s->gpus; g++)
     if (dev_alloc(s, g, &s->A[g], (size_t)(s->n * s->tile * per_gpu) * s->es) ||
-        (s->lu && dev_alloc(s, g, (void **)&s->ipiv[g], (size_t)(s->tile * per_gpu) * sizeof(int))))
+        (s->op == CMD_GETRF &&
+         dev_alloc(s, g, (void **)&s->ipiv[g], (size_t)(s->tile * per_gpu) * sizeof(int))))
       return -1;
-  if (s->lu ? CK(s,
-                 cusolverMgCreateMatrixDesc(&s->pdesc, 1, s->n, 1, s->tile, CUDA_R_32I, s->grid)) ||
-                  CK(s, cusolverMgGetrf_bufferSize(s->mg, (int)s->n, (int)s->n, s->A, 1, 1, s->desc,
-                                                   s->ipiv, s->dt, &s->lwork))
-            : CK(s, cusolverMgPotrf_bufferSize(s->mg, s->uplo, (int)s->n, s->A, 1, 1, s->desc,
-                                               s->dt, &s->lwork)))
-    return -1;
+  if (mg_buffer(s)) return -1;
   for (int g = 0; g < s->gpus; g++)
     if (dev_alloc(s, g, &s->work[g], (size_t)s->lwork * s->es)) return -1;
   return 0;
+}
+
+/** cusolverDnX's workspace sizes for s->op on GPU 0 (device bytes into *dev_bytes, host bytes
+ *  into s->host_bytes), after its pivots (getrf) or eigenvalues (syevd) are allocated there. */
+static int dn_buffer(solver_t *s, size_t *dev_bytes) {
+  if (s->op == CMD_GETRF)
+    return dev_alloc(s, 0, (void **)&s->ipiv[0], (size_t)s->n * sizeof(int64_t)) ||
+                   CK(s, cusolverDnXgetrf_bufferSize(s->dn, s->params, s->n, s->n, s->dt, s->A[0],
+                                                     s->n, s->dt, dev_bytes, &s->host_bytes))
+               ? -1
+               : 0;
+  if (s->op == CMD_SYEVD)
+    return dev_alloc(s, 0, &s->w_dev, (size_t)s->n * sizeof(double)) ||
+                   CK(s, cusolverDnXsyevd_bufferSize(s->dn, s->params, s->jobz, s->uplo, s->n,
+                                                     s->dt, s->A[0], s->n, s->wdt, s->w_dev, s->dt,
+                                                     dev_bytes, &s->host_bytes))
+               ? -1
+               : 0;
+  return CK(s, cusolverDnXpotrf_bufferSize(s->dn, s->params, s->uplo, s->n, s->dt, s->A[0], s->n,
+                                           s->dt, dev_bytes, &s->host_bytes))
+             ? -1
+             : 0;
 }
 
 /** Creates the cusolverDn handle and the arrays on GPU 0. */
@@ -128,12 +183,7 @@ static int dn_setup(solver_t *s) {
   size_t dev_bytes = 0;
   if (dev_alloc(s, 0, &s->A[0], (size_t)(s->n * s->n) * s->es) ||
       dev_alloc(s, 0, (void **)&s->dev_info, sizeof(int)) || CK(s, cusolverDnCreate(&s->dn)) ||
-      CK(s, cusolverDnCreateParams(&s->params)) ||
-      (s->lu ? dev_alloc(s, 0, (void **)&s->ipiv[0], (size_t)s->n * sizeof(int64_t)) ||
-                   CK(s, cusolverDnXgetrf_bufferSize(s->dn, s->params, s->n, s->n, s->dt, s->A[0],
-                                                     s->n, s->dt, &dev_bytes, &s->host_bytes))
-             : CK(s, cusolverDnXpotrf_bufferSize(s->dn, s->params, s->uplo, s->n, s->dt, s->A[0],
-                                                 s->n, s->dt, &dev_bytes, &s->host_bytes))) ||
+      CK(s, cusolverDnCreateParams(&s->params)) || dn_buffer(s, &dev_bytes) ||
       dev_alloc(s, 0, &s->work[0], dev_bytes))
     return -1;
   s->lwork = (int64_t)dev_bytes;
@@ -234,6 +284,7 @@ static void solver_free(solver_t *s) {
   if (s->B) cudaFree(s->B);
   if (s->X) cudaFree(s->X);
   if (s->dev_info) cudaFree(s->dev_info);
+  if (s->w_dev) cudaFree(s->w_dev);
   if (s->desc) cusolverMgDestroyMatrixDesc(s->desc);
   if (s->grid) cusolverMgDestroyGrid(s->grid);
   if (s->mg) cusolverMgDestroy(s->mg);
@@ -244,33 +295,45 @@ static void solver_free(solver_t *s) {
   cudaGetLastError(); /* clear a sticky error of a failed call */
 }
 
-/** One factorization; *info receives its LAPACK info once the GPUs are synchronized. */
+/** cuSolverMg's call for s->op on the GPUs; *info receives its info. */
+static int mg_call(solver_t *s, int *info) {
+  if (s->op == CMD_GETRF)
+    return CK(s, cusolverMgGetrf(s->mg, (int)s->n, (int)s->n, s->A, 1, 1, s->desc, s->ipiv, s->dt,
+                                 s->work, s->lwork, info));
+  if (s->op == CMD_SYEVD)
+    return CK(s, cusolverMgSyevd(s->mg, s->jobz, CUBLAS_FILL_MODE_LOWER, (int)s->n, s->A, 1, 1,
+                                 s->desc, s->w_host, s->wdt, s->dt, s->work, s->lwork, info));
+  return CK(s, cusolverMgPotrf(s->mg, s->uplo, (int)s->n, s->A, 1, 1, s->desc, s->dt, s->work,
+                               s->lwork, info));
+}
+
+/** cusolverDnX's call for s->op on GPU 0, its info left in s->dev_info. */
+static int dn_call(solver_t *s) {
+  if (s->op == CMD_GETRF)
+    return CK(s, cusolverDnXgetrf(s->dn, s->params, s->n, s->n, s->dt, s->A[0], s->n,
+                                  (int64_t *)(void *)s->ipiv[0], s->dt, s->work[0],
+                                  (size_t)s->lwork, s->host_work, s->host_bytes, s->dev_info));
+  if (s->op == CMD_SYEVD)
+    return CK(s, cusolverDnXsyevd(s->dn, s->params, s->jobz, s->uplo, s->n, s->dt, s->A[0], s->n,
+                                  s->wdt, s->w_dev, s->dt, s->work[0], (size_t)s->lwork,
+                                  s->host_work, s->host_bytes, s->dev_info));
+  return CK(s, cusolverDnXpotrf(s->dn, s->params, s->uplo, s->n, s->dt, s->A[0], s->n, s->dt,
+                                s->work[0], (size_t)s->lwork, s->host_work, s->host_bytes,
+                                s->dev_info));
+}
+
+/** One factorization (or eigensolve); *info receives its LAPACK info once the GPUs are
+ *  synchronized. */
 static int run_once(solver_t *s, double *seconds, int *info) {
+  static const char *const failure[3] = {"not positive definite?", "singular", "no convergence"};
   if (upload(s) || sync_all(s)) return -1;
   double t0 = progress_now();
-  if (s->is_mg) {
-    if (s->lu ? CK(s, cusolverMgGetrf(s->mg, (int)s->n, (int)s->n, s->A, 1, 1, s->desc, s->ipiv,
-                                      s->dt, s->work, s->lwork, info))
-              : CK(s, cusolverMgPotrf(s->mg, s->uplo, (int)s->n, s->A, 1, 1, s->desc, s->dt,
-                                      s->work, s->lwork, info)))
-      return -1;
-  } else if (CK(s, cudaSetDevice(0)) ||
-             (s->lu ? CK(s, cusolverDnXgetrf(s->dn, s->params, s->n, s->n, s->dt, s->A[0], s->n,
-                                             (int64_t *)(void *)s->ipiv[0], s->dt, s->work[0],
-                                             (size_t)s->lwork, s->host_work, s->host_bytes,
-                                             s->dev_info))
-                    : CK(s, cusolverDnXpotrf(s->dn, s->params, s->uplo, s->n, s->dt, s->A[0], s->n,
-                                             s->dt, s->work[0], (size_t)s->lwork, s->host_work,
-                                             s->host_bytes, s->dev_info)))) {
-    return -1;
-  }
+  if (s->is_mg ? mg_call(s, info) : CK(s, cudaSetDevice(0)) || dn_call(s)) return -1;
   if (sync_all(s)) return -1;
   *seconds = progress_now() - t0;
   if (!s->is_mg && CK(s, cudaMemcpy(info, s->dev_info, sizeof(int), cudaMemcpyDeviceToHost)))
     return -1;
-  if (*info)
-    snprintf(s->err, sizeof s->err, "info = %d (%s)", *info,
-             s->lu ? "singular" : "not positive definite?");
+  if (*info) snprintf(s->err, sizeof s->err, "info = %d (%s)", *info, failure[mg_op(s->op)]);
   return *info ? -1 : 0;
 }
 
@@ -328,17 +391,21 @@ void bench_gpu_factor(const cli_opts_t *o, int gpus, int64_t n, const void *a, i
                    .n = n,
                    .lda = lda,
                    .a = a,
-                   .lu = o->routine == CMD_GETRF,
+                   .op = o->routine,
                    .es = tessera_dtype_size(o->dtype),
-                   .dt = types[o->dtype]};
+                   .dt = types[o->dtype],
+                   .jobz = o->values_only ? CUSOLVER_EIG_MODE_NOVECTOR : CUSOLVER_EIG_MODE_VECTOR,
+                   .wdt = types[cli_real_dtype(o->dtype)]};
   base.uplo = o->uplo == TESSERA_LOWER ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER;
+  /* cusolverMgSyevd's eigenvalues land on the host (the others' baselines keep none) */
+  if (o->routine == CMD_SYEVD && !(base.w_host = malloc((size_t)n * sizeof(double)))) return;
   for (int g = 0; g < MAX_GPUS; g++) base.devs[g] = g;
   /* Pinned host memory makes the untimed uploads fast; pageable memory works too. */
   size_t bytes = (size_t)(lda * n) * base.es;
   int pinned = cudaHostRegister((void *)a, bytes, cudaHostRegisterDefault) == cudaSuccess;
   cudaGetLastError();
   enable_peers(gpus);
-  const int *tiles = mg_tiles[base.lu];
+  const int *tiles = mg_tiles[mg_op(base.op)];
   for (size_t i = 0; i < 2; i++) {
     if (i > 0 && n <= tiles[i - 1]) break; /* one block either way */
     solver_t s = base;
@@ -352,6 +419,7 @@ void bench_gpu_factor(const cli_opts_t *o, int gpus, int64_t n, const void *a, i
   s.gpus = 1;
   s.tile = n;
   out->dn_seconds = time_solver(&s, "cusolverDn", prog);
+  free(base.w_host);
   if (pinned) cudaHostUnregister((void *)a);
   cudaGetLastError();
 }

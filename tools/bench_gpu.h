@@ -1,5 +1,5 @@
-/* tessera CLI — the GPU baselines of `tessera bench potrf|getrf` (cuSolverMg and cusolverDnX) and
- * of `tessera bench geqrf|gels` (cusolverDnXgeqrf and cusolverDn<t><t>gels). */
+/* tessera CLI — the GPU baselines of `tessera bench potrf|getrf|syevd` (cuSolverMg and cusolverDnX)
+ * and of `tessera bench geqrf|gels` (cusolverDnXgeqrf and cusolverDn<t><t>gels). */
 #ifndef TESSERA_TOOLS_BENCH_GPU_H
 #define TESSERA_TOOLS_BENCH_GPU_H
 
@@ -7,20 +7,26 @@
 
 /** Best times of the baselines; INFINITY where one could not run (the reason is printed). */
 typedef struct {
-  double mg_seconds; /**< cusolverMgPotrf on the GPUs 0..gpus-1 */
+  double mg_seconds; /**< cusolverMgPotrf / Getrf / Syevd on the GPUs 0..gpus-1 */
   int mg_tile;       /**< the tile size of that time */
-  double dn_seconds; /**< cusolverDnXpotrf / cusolverDnXgetrf on GPU 0 */
+  double dn_seconds; /**< cusolverDnXpotrf / Xgetrf / Xsyevd on GPU 0 */
 } gpu_baseline_t;
 
-/** Times NVIDIA's factorization o->routine (potrf with o->uplo, or getrf) of the n x n
- *  column-major host matrix `a` (o->dtype): cusolverMgPotrf / cusolverMgGetrf on `gpus` GPUs
- *  (1-D block-cyclic columns; tiles 1024 and 2048 for potrf, 256 and 512 for getrf, whose
- *  largest accepted tile is 512; the best kept) and cusolverDnXpotrf / cusolverDnXgetrf on
- *  GPU 0. Before each run the matrix is copied onto the GPUs (untimed); each run is timed
- *  between synchronizations of every GPU used; one warm-up run, then o->reps timed runs, the
- *  best kept. Without the CUDA backend both are INFINITY. */
+/** Times NVIDIA's factorization or eigensolver o->routine (potrf with o->uplo, getrf, or syevd
+ *  with o->uplo, eigenvectors unless o->values_only) of the n x n column-major host matrix `a`
+ *  (o->dtype): cusolverMgPotrf / cusolverMgGetrf / cusolverMgSyevd on `gpus` GPUs (1-D
+ *  block-cyclic columns; the tiles bench_gpu_mg_tiles names, the best kept; cusolverMgSyevd
+ *  reads the lower triangle only, whatever o->uplo: `a` must be Hermitian as a whole) and
+ *  cusolverDnXpotrf / cusolverDnXgetrf / cusolverDnXsyevd on GPU 0. Before each run the matrix
+ *  is copied onto the GPUs (untimed); each run is timed between synchronizations of every GPU
+ *  used; one warm-up run, then o->reps timed runs, the best kept. Without the CUDA backend both
+ *  are INFINITY. */
 void bench_gpu_factor(const cli_opts_t *o, int gpus, int64_t n, const void *a, int64_t lda,
                       cli_progress_t *prog, gpu_baseline_t *out);
+
+/** The cuSolverMg tile sizes bench_gpu_factor tries for o->routine, in words: "1024 or 2048"
+ *  (potrf), "256 or 512" (getrf, whose largest accepted tile is 512), "256 or 1024" (syevd). */
+const char *bench_gpu_mg_tiles(const cli_opts_t *o);
 
 /** The cuSOLVER routine bench_gpu_qr times for o->routine and o->dtype: "cusolverDnXgeqrf" for
  *  geqrf; for gels the iterative-refinement solver in the working precision, "cusolverDnSSgels",

@@ -6,6 +6,7 @@
 
 #include <tessera/tessera.h>
 
+#include "npy.h"
 #include "progress.h"
 
 /** Most sizes one --n list may hold. */
@@ -24,6 +25,7 @@ typedef enum {
   CMD_GESV,
   CMD_GEQRF,
   CMD_GELS,
+  CMD_SYEVD,
   CMD_BENCH,
   CMD_DEMO,
   CMD_GEN,
@@ -34,7 +36,7 @@ typedef enum {
 /** Parsed command line. */
 typedef struct {
   cli_cmd_t cmd;
-  cli_cmd_t routine; /**< routine run (potrf, potrs, posv, getrf, gesv, geqrf or gels) */
+  cli_cmd_t routine; /**< routine run (potrf, potrs, posv, getrf, gesv, geqrf, gels or syevd) */
   int64_t m;         /**< geqrf, gels: rows of A (-1: --n's, a square matrix) */
   int64_t sizes[CLI_MAX_SIZES];
   int nsizes; /**< 0: the subcommand's default */
@@ -44,6 +46,7 @@ typedef struct {
   int tile;      /**< -1: auto */
   tessera_uplo_t uplo;
   int uplo_set;                     /**< --uplo was given */
+  int values_only;                  /**< syevd: --values-only, eigenvalues only (job N) */
   const char *input, *rhs, *output; /**< trace: input is the trace file, output the SVG */
   int reps;
   int workers, gpus; /**< -1: auto */
@@ -68,7 +71,9 @@ typedef struct {
   int64_t m, n, nrhs; /**< m: rows of a QR's m x n matrix (0 for the square routines) */
   int tile, devices, workers;
   double seconds, gflops, residual;
-  double orthogonality; /**< geqrf: ‖I - Qᴴ Q‖_F / (m eps); NaN for the others */
+  double orthogonality; /**< geqrf: ‖I - Qᴴ Q‖_F / (m eps); syevd: ‖I - Vᴴ V‖_F / (n eps);
+                             NaN for the others (and syevd --values-only) */
+  char job;             /**< syevd: 'V' (eigenvectors too) or 'N' (values only); 0 otherwise */
   const char *api; /**< bench: "lapack" (host array) or "tile" (resident descriptor); or NULL */
   int has_baseline, has_baseline2;
   const char *baseline, *baseline2;
@@ -106,8 +111,30 @@ void *cli_alloc(tessera_dtype_t dtype, int64_t rows, int64_t cols);
  *  sentence naming the path and the reason and returns CLI_FAILED when it cannot. */
 int cli_check_writable(const char *flag, const char *path);
 
-/** Where `getrf --output FILE` writes the pivots: FILE without its .npy suffix, then .piv.npy. */
-const char *cli_pivots_path(const char *output, char *buf, size_t len);
+/** Where a second array of `--output FILE` goes: FILE without its .npy suffix, then `suffix`
+ *  (getrf's pivots ".piv.npy", geqrf's tau ".tau.npy", syevd's eigenvectors ".vectors.npy"). */
+const char *cli_beside_path(const char *output, const char *suffix, char *buf, size_t len);
+
+/** Whether this process holds the arrays: every process of a context of its own, process 0 of
+ *  one over the processes of an mpirun (--grid), where the others pass NULL (or stay quiet). */
+int cli_holds(const tessera_context_t *ctx);
+
+/** The thread count of a CPU baseline (LAPACKE): --workers, else the context's CPU workers; at
+ *  least 1. */
+int cli_baseline_threads(const cli_opts_t *o, const tessera_context_t *ctx);
+
+/** Reads the .npy operand `path`: `rows` rows (a square matrix when rows < 0) of dtype `dtype`
+ *  (any when `any_dtype`). Prints what is wrong, naming the file, and returns CLI_FAILED (arr's
+ *  data freed) when it cannot be read or does not fit; CLI_OK otherwise. */
+int cli_read_operand(const char *path, int64_t rows, tessera_dtype_t dtype, int any_dtype,
+                     npy_array_t *arr);
+
+/** Refuses, before anything is allocated, a run of potrf .. gesv or syevd on one process whose
+ *  arrays do not fit in memory together (tools/footprint.h): the order and dtype come from --n
+ *  and --dtype or the header of --input, the right-hand sides from --nrhs or the header of
+ *  --rhs (a file that cannot be read is reported later, when it is read). Returns CLI_OK, or
+ *  CLI_FAILED with the footprint and the memory there is printed. */
+int cli_check_memory(const cli_opts_t *o);
 
 /** Bytes of physical memory of this machine (0 when unknown). */
 double cli_host_memory(void);
@@ -149,6 +176,37 @@ int cli_solve(const cli_opts_t *o);
 /** geqrf and gels on one m x n matrix (tools/qr.c), and their bench against LAPACKE. */
 int cli_qr(const cli_opts_t *o);
 int cli_bench_qr(const cli_opts_t *o);
+/** `tessera syevd` (tools/eig.c): eigenvalues, and eigenvectors unless --values-only, of a
+ *  generated or .npy Hermitian matrix, timed and checked. */
+int cli_eig(const cli_opts_t *o);
+/** What syevd computes for the options: TESSERA_VALUES with --values-only, else VECTORS. */
+static inline tessera_job_t cli_eig_job(const cli_opts_t *o) {
+  return o->values_only ? TESSERA_VALUES : TESSERA_VECTORS;
+}
+/** The real dtype of `dtype`'s eigenvalues: f32 for f32 and c64, f64 for f64 and c128. */
+tessera_dtype_t cli_real_dtype(tessera_dtype_t dtype);
+/** Floating-point operations counted for syevd of order n: LAPACK's usual estimates, 4/3 n³
+ *  without eigenvectors and 9 n³ with, four times that for complex dtypes. */
+double cli_eig_flops(tessera_dtype_t dtype, int64_t n, tessera_job_t job);
+/** Fills the n x n `a` with the generated Hermitian (real symmetric) matrix of syevd: the lower
+ *  triangle gen_dense's (seed GEN_SEED_A), the upper its conjugate, the diagonal real. */
+void cli_eig_generate(tessera_dtype_t dtype, int64_t n, void *a, int64_t lda);
+/** tessera_syevd (real dtypes) or tessera_heevd (complex). */
+int cli_eig_tessera(tessera_context_t *ctx, tessera_job_t job, tessera_uplo_t uplo,
+                    tessera_dtype_t dtype, int64_t n, void *a, int64_t lda, void *w);
+/** LAPACKE's ?syevd / ?heevd of the dtype, with the BLAS's current thread count; returns its
+ *  info. */
+int cli_eig_lapacke(tessera_job_t job, tessera_uplo_t uplo, tessera_dtype_t dtype, int64_t n,
+                    void *a, int64_t lda, void *w);
+/** The check of a syevd result on the full Hermitian n x n `a0`, into *res and *orth. VECTORS,
+ *  `v` (ld lda) holding the eigenvectors and `w` the eigenvalues: *res = ‖A V − V diag(w)‖_F /
+ *  (‖A‖_F n eps) and *orth = ‖I − Vᴴ V‖_F / (n eps), by two gemms (tessera_gemm on `ctx`).
+ *  VALUES: *res = max_i |w_i − wref_i| / (‖A‖_F n eps), wref LAPACKE's eigenvalues (job N) of
+ *  A, computed here on a copy with `threads` BLAS threads when `wref` is NULL; *orth NaN.
+ *  Returns CLI_OK, or CLI_FAILED with the reason printed (the progress phase ended). */
+int cli_eig_check(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dtype, int64_t n,
+                  const void *a0, int64_t lda, const void *v, const void *w, const void *wref,
+                  int threads, cli_progress_t *prog, double *res, double *orth);
 /** potrf / potrs / posv distributed over a --grid of processes (tools/dist.c): every process
  *  makes the same problem, the routine runs on tile matrices dealt over the grid, and process 0
  *  prints the result with the residual of the whole solution. */

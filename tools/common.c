@@ -12,9 +12,9 @@
 #include "gen.h"
 
 /** Names of the subcommands, indexed by cli_cmd_t. */
-static const char *const cmd_names[CMD_COUNT] = {"info",  "potrf", "potrs", "posv",
-                                                 "getrf", "gesv",  "geqrf", "gels",
-                                                 "bench", "demo",  "gen",   "trace"};
+static const char *const cmd_names[CMD_COUNT] = {"info", "potrf", "potrs", "posv",  "getrf",
+                                                 "gesv", "geqrf", "gels",  "syevd", "bench",
+                                                 "demo", "gen",   "trace"};
 
 /** Names of the device kinds, indexed by tessera_device_kind_t. */
 static const char *const kind_names[TESSERA_DEVICE_KINDS] = {"cpu", "cuda", "sim"};
@@ -41,11 +41,25 @@ int cli_check_writable(const char *flag, const char *path) {
   return CLI_FAILED;
 }
 
-const char *cli_pivots_path(const char *output, char *buf, size_t len) {
+const char *cli_beside_path(const char *output, const char *suffix, char *buf, size_t len) {
   size_t n = strlen(output);
   if (n >= 4 && strcmp(output + n - 4, ".npy") == 0) n -= 4;
-  snprintf(buf, len, "%.*s.piv.npy", (int)n, output);
+  snprintf(buf, len, "%.*s%s", (int)n, output, suffix);
   return buf;
+}
+
+int cli_holds(const tessera_context_t *ctx) {
+  tessera_comm_t *c = tessera_context_comm(ctx);
+  return !c || tessera_comm_rank(c) == 0;
+}
+
+int cli_baseline_threads(const cli_opts_t *o, const tessera_context_t *ctx) {
+  tessera_device_info_t cpu = {.workers = 0};
+  int threads = o->workers;
+  if (threads < 0 && tessera_device_count(ctx, TESSERA_DEVICE_CPU) > 0 &&
+      tessera_device_info(ctx, TESSERA_DEVICE_CPU, 0, &cpu) == 0)
+    threads = cpu.workers;
+  return threads < 1 ? 1 : threads;
 }
 
 #ifdef TESSERA_HAVE_OPENBLAS_THREADS
@@ -167,6 +181,7 @@ double cli_flops(cli_cmd_t routine, tessera_dtype_t dtype, int64_t n, int64_t nr
 void cli_result_init(cli_result_t *r, const cli_opts_t *o, const tessera_context_t *ctx) {
   *r = (cli_result_t){.routine = cli_cmd_name(o->routine), .dtype = o->dtype, .uplo = o->uplo};
   if (cli_is_lu(o->routine) || cli_is_qr(o->routine)) r->uplo = (tessera_uplo_t)'-';
+  if (o->routine == CMD_SYEVD) r->job = (char)cli_eig_job(o);
   r->orthogonality = NAN;
   r->tile = tessera_default_tile(ctx);
   r->workers = tessera_worker_count(ctx);
@@ -192,6 +207,9 @@ void cli_print_header(const cli_opts_t *o, const char *baseline, const char *bas
   if (cli_is_qr(o->routine))
     printf("%-5s %7s %7s %5s %5s %4s %4s %11s %10s %10s %10s", "dtype", "m", "n", "nrhs", "tile",
            "dev", "wrk", "seconds", "GFLOP/s", "residual", "orth");
+  else if (o->routine == CMD_SYEVD)
+    printf("%-5s %-4s %-3s %7s %5s %4s %4s %11s %10s %10s %10s", "dtype", "uplo", "job", "n",
+           "tile", "dev", "wrk", "seconds", "GFLOP/s", "residual", "orth");
   else
     printf("%-5s %-4s %7s %5s %5s %4s %4s %11s %10s %10s", "dtype", "uplo", "n", "nrhs", "tile",
            "dev", "wrk", "seconds", "GFLOP/s", "residual");
@@ -236,6 +254,7 @@ void cli_print_result(const cli_opts_t *o, const cli_result_t *r) {
     json_num("gflops", r->gflops);
     json_num("residual", r->residual);
     if (r->m > 0 || cli_is_qr(o->routine)) printf(", \"m\": %lld", (long long)r->m);
+    if (r->job) printf(", \"job\": \"%c\"", r->job);
     if (isfinite(r->orthogonality)) json_num("orthogonality", r->orthogonality);
     if (r->has_baseline) {
       printf(", \"baseline\": \"%s\"", r->baseline);
@@ -258,7 +277,15 @@ void cli_print_result(const cli_opts_t *o, const cli_result_t *r) {
       printf("%-5s %7lld %7lld %5lld %5d %4d %4d %11.6f %10.2f %10.3g %10.3g",
              tessera_dtype_name(r->dtype), (long long)r->m, (long long)r->n, (long long)r->nrhs,
              r->tile, r->devices, r->workers, r->seconds, r->gflops, r->residual, r->orthogonality);
-    else
+    else if (r->job) {
+      printf("%-5s %-4c %-3c %7lld %5d %4d %4d %11.6f %10.2f %10.3g", tessera_dtype_name(r->dtype),
+             (char)r->uplo, r->job, (long long)r->n, r->tile, r->devices, r->workers, r->seconds,
+             r->gflops, r->residual);
+      if (isfinite(r->orthogonality)) /* --values-only: none */
+        printf(" %10.3g", r->orthogonality);
+      else
+        printf(" %10s", "-");
+    } else
       printf("%-5s %-4c %7lld %5lld %5d %4d %4d %11.6f %10.2f %10.3g", tessera_dtype_name(r->dtype),
              (char)r->uplo, (long long)r->n, (long long)r->nrhs, r->tile, r->devices, r->workers,
              r->seconds, r->gflops, r->residual);

@@ -115,7 +115,9 @@ void cli_footprint_solve(const void *arg, int64_t n, cli_footprint_t *f) {
   cli_footprint_add(f,
                     "A twice, the original kept for the residual and the copy overwritten:", 2 * a);
   if (cli_is_lu(r)) cli_footprint_add(f, "the pivots:", (double)n * sizeof(int));
-  if (!cli_is_factor(r))
+  if (r == CMD_SYEVD)
+    cli_footprint_eig(s->dtype, s->job, n, f);
+  else if (!cli_is_factor(r))
     cli_footprint_add(f,
                       "B three times, the right-hand sides, the solution and the residual:", 3 * b);
   else /* the residual's two vectors */

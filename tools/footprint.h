@@ -62,15 +62,23 @@ int cli_check_footprint(cli_footprint_fn fn, const void *arg, int64_t n, const c
                         const char *subject, const char *where, const char *holder,
                         cli_memory_t mem, int quiet);
 
-/** Arguments of the footprints of potrf, potrs, posv, getrf, gesv and demo on one process. */
+/** Arguments of the footprints of potrf, potrs, posv, getrf, gesv, syevd and demo on one
+ *  process. */
 typedef struct {
   cli_cmd_t routine;
   tessera_dtype_t dtype;
   int64_t nrhs;
+  tessera_job_t job; /**< syevd: VALUES or VECTORS */
 } cli_solve_footprint_t;
 
-/** potrf .. gesv (and demo) on one process (tools/solve.c): A twice, the pivots, B three
- *  times, the residual's vectors. `arg` is a cli_solve_footprint_t. */
+/** What syevd holds besides the two copies of A (tools/eig.c): tessera's working arrays (a copy
+ *  of A, the band and its reflectors, with VECTORS T's eigenvectors in f64), the check's (an
+ *  n x n product, or for VALUES LAPACK's copy of A) and the eigenvalues. */
+void cli_footprint_eig(tessera_dtype_t dtype, tessera_job_t job, int64_t n, cli_footprint_t *f);
+
+/** potrf .. gesv, syevd (and demo) on one process (tools/solve.c, tools/eig.c): A twice, the
+ *  pivots, B three times, the residual's vectors; syevd's cli_footprint_eig. `arg` is a
+ *  cli_solve_footprint_t. */
 void cli_footprint_solve(const void *arg, int64_t n, cli_footprint_t *f);
 
 /** Checks fn's footprint at order n for `tessera bench` (every size of --n is checked before

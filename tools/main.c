@@ -12,7 +12,8 @@
 #define BIT(c) (1u << (c))
 #define RUNS (BIT(CMD_POTRF) | BIT(CMD_POTRS) | BIT(CMD_POSV) | BIT(CMD_GETRF) | BIT(CMD_GESV))
 #define QR (BIT(CMD_GEQRF) | BIT(CMD_GELS))
-#define CTX (RUNS | QR | BIT(CMD_INFO) | BIT(CMD_BENCH) | BIT(CMD_DEMO))
+#define EIG BIT(CMD_SYEVD)
+#define CTX (RUNS | QR | EIG | BIT(CMD_INFO) | BIT(CMD_BENCH) | BIT(CMD_DEMO))
 
 /* What the residual column is (tools/residual.c, tools/bench_ooc.c), and what value passes. */
 #define RESIDUAL_EPS                                                                               \
@@ -42,6 +43,14 @@
   "residual = LAPACK's least-squares test ratio: for m >= n, ||(b - A x)^H A||_F /\n"              \
   "  (max(m, n, nrhs) ||A||_F ||b||_F eps), the residual orthogonal to A's columns; for m < n,\n"  \
   "  ||b - A x||_F / (max(m, n) ||A||_F ||x||_F eps),\n" RESIDUAL_EPS
+#define RESIDUAL_SYEVD                                                                             \
+  "residual = ||A V - V diag(w)||_F / (||A||_F n eps) and orthogonality = ||I - V^H V||_F /\n"     \
+  "  (n eps), with V the computed eigenvectors and w the computed eigenvalues (two gemms);\n"      \
+  "  with --values-only, residual = max_i |w_i - w_i(LAPACK)| / (||A||_F n eps), w(LAPACK)\n"      \
+  "  the eigenvalues LAPACKE's ?syevd / ?heevd (job N) computes of a copy of A in the same\n"      \
+  "  dtype, ||.||_F the Frobenius norm,\n" RESIDUAL_EPS                                            \
+  "\n  GFLOP/s counts LAPACK's usual estimate: 4/3 n^3 without eigenvectors, 9 n^3 with them\n"    \
+  "  (four times that for c64 and c128)."
 #define RESIDUAL_BENCH                                                                             \
   "residual of potrf = ||A v - L (L^H v)||_1 / (||A||_1 ||v||_1 n eps) (--uplo U: U^H (U v)),\n"   \
   "  of getrf = ||A v - P^T (L (U v))||_1 / (||A||_1 ||v||_1 n eps),\n"                            \
@@ -50,13 +59,19 @@
   "  of gels = ||(b - A x)^H A||_F / (max(m, n, nrhs) ||A||_F ||b||_F eps) for m >= n,\n"          \
   "  ||b - A x||_F / (max(m, n) ||A||_F ||x||_F eps) for m < n (LAPACK's least-squares\n"          \
   "  test ratios),\n"                                                                              \
+  "  of syevd = ||A V - V diag(w)||_F / (||A||_F n eps), with its orthogonality =\n"               \
+  "  ||I - V^H V||_F / (n eps) (V and w the computed eigenvectors and eigenvalues; two gemms,\n"   \
+  "  O(n^3)); with --values-only max_i |w_i - w_i(LAPACK)| / (||A||_F n eps), w(LAPACK)\n"         \
+  "  LAPACKE's eigenvalues (job N) of the same matrix; syevd's GFLOP/s count 4/3 n^3 without\n"    \
+  "  eigenvectors, 9 n^3 with them (LAPACK's usual estimate; four times that for complex),\n"      \
   "  of --out-of-core = ||b - A x||_inf / ((||A||_inf ||x||_inf + ||b||_inf) n eps),\n"            \
   "  with L, U and P the computed factors of A, Q and R (min(m, n) x n) those of the m x n\n"      \
   "  A's QR (Q applied to vectors by unmqr, tile unmqr for api tile, never formed),\n"             \
   "  v (n elements) and w (m) fixed generated vectors (values in [-0.5, 0.5]), ||v||_1 the\n"      \
   "  sum of its moduli, x gels' computed solution for the generated b (--out-of-core: what\n"      \
   "  tile potrs computes for b = A x0, x0 generated), ||x||_inf its largest modulus,\n"            \
-  "  ||.||_F the Frobenius norm (each check O(m n) a vector: no product of two matrices),\n"       \
+  "  ||.||_F the Frobenius norm (each check but syevd's O(m n) a vector: no product of two\n"      \
+  "  matrices),\n"                                                                                 \
   "  ||A||_1 (||A||_inf) the largest column (row) sum of moduli of A,\n" RESIDUAL_EPS
 #define RESIDUAL_GRID                                                                              \
   "\n  With --grid, a factorization's residual above n = 16384 is not computed (nan)."
@@ -91,10 +106,15 @@ static const struct {
      RESIDUAL_GEQRF},
     {"gels", CMD_GELS, cli_qr, "[options]",
      "least squares (m >= n) or minimum norm (m < n) solution of A X = B by QR", RESIDUAL_GELS},
-    {"bench", CMD_BENCH, cli_bench, "potrf|getrf|geqrf|gels [options]",
+    {"syevd", CMD_SYEVD, cli_eig, "[options]",
+     "eigenvalues and eigenvectors (--values-only: eigenvalues) of a generated or .npy\n"
+     "Hermitian (real symmetric) matrix: time, GFLOP/s, residual and orthogonality",
+     RESIDUAL_SYEVD},
+    {"bench", CMD_BENCH, cli_bench, "potrf|getrf|geqrf|gels|syevd [options]",
      "tessera against cuSolverMg (same GPUs) and cusolverDnX (GPU 0), their matrix\n"
-     "already on the GPUs (geqrf, gels: cusolverDnXgeqrf, cusolverDn<t><t>gels on GPU 0);\n"
-     "without GPUs, against LAPACKE with the same thread count",
+     "already on the GPUs (geqrf, gels: cusolverDnXgeqrf, cusolverDn<t><t>gels on GPU 0;\n"
+     "syevd: cusolverMgSyevd and cusolverDnXsyevd); without GPUs, against LAPACKE with the\n"
+     "same thread count",
      RESIDUAL_BENCH},
     {"demo", CMD_DEMO, cli_demo, "[options]", "f64 posv on every device, checks the residual",
      RESIDUAL_SOLVE},
@@ -126,6 +146,7 @@ typedef enum {
   F_RESIDENT_ONLY,
   F_NO_BASELINE,
   F_OUT_OF_CORE,
+  F_VALUES_ONLY,
   F_REQUIRE_GPUS,
   F_GRID,
   F_VERSION,
@@ -146,30 +167,32 @@ static const struct {
   unsigned cmds;
   int min;
 } flags[] = {
-    {"--n", F_N, 1, RUNS | QR | BIT(CMD_BENCH) | BIT(CMD_DEMO) | BIT(CMD_GEN) | BIT(CMD_INFO), 0},
+    {"--n", F_N, 1, RUNS | QR | EIG | BIT(CMD_BENCH) | BIT(CMD_DEMO) | BIT(CMD_GEN) | BIT(CMD_INFO),
+     0},
     {"--m", F_M, 1, QR | BIT(CMD_BENCH), 0},
     {"--nrhs", F_NRHS, 1, SOLVES | BIT(CMD_GELS) | BIT(CMD_BENCH) | BIT(CMD_DEMO) | BIT(CMD_GEN),
      0},
-    {"--dtype", F_DTYPE, 1, RUNS | QR | BIT(CMD_BENCH) | BIT(CMD_DEMO) | BIT(CMD_GEN), 0},
+    {"--dtype", F_DTYPE, 1, RUNS | QR | EIG | BIT(CMD_BENCH) | BIT(CMD_DEMO) | BIT(CMD_GEN), 0},
     {"--tile", F_TILE, 1, CTX, 1},
-    {"--uplo", F_UPLO, 1, CHOL | BIT(CMD_BENCH) | BIT(CMD_DEMO), 0},
-    {"--input", F_INPUT, 1, RUNS | QR, 0},
+    {"--uplo", F_UPLO, 1, CHOL | EIG | BIT(CMD_BENCH) | BIT(CMD_DEMO), 0},
+    {"--input", F_INPUT, 1, RUNS | QR | EIG, 0},
     {"--rhs", F_RHS, 1, SOLVES, 0},
-    {"--output", F_OUTPUT, 1, RUNS | QR | BIT(CMD_GEN) | BIT(CMD_TRACE), 0},
-    {"-o", F_OUTPUT, 1, RUNS | QR | BIT(CMD_GEN) | BIT(CMD_TRACE), 0},
-    {"--reps", F_REPS, 1, RUNS | QR | BIT(CMD_BENCH), 1},
+    {"--output", F_OUTPUT, 1, RUNS | QR | EIG | BIT(CMD_GEN) | BIT(CMD_TRACE), 0},
+    {"-o", F_OUTPUT, 1, RUNS | QR | EIG | BIT(CMD_GEN) | BIT(CMD_TRACE), 0},
+    {"--reps", F_REPS, 1, RUNS | QR | EIG | BIT(CMD_BENCH), 1},
     {"--workers", F_WORKERS, 1, CTX, 0},
     {"--gpus", F_GPUS, 1, CTX, 0},
     {"--require-gpus", F_REQUIRE_GPUS, 0, CTX, 0},
     {"--sched", F_SCHED, 1, CTX, 0},
-    {"--grid", F_GRID, 1, RUNS | QR, 0},
+    {"--grid", F_GRID, 1, RUNS | QR | EIG, 0},
     {"--trace", F_TRACE, 1, CTX, 0},
-    {"--json", F_JSON, 0, RUNS | QR | BIT(CMD_BENCH) | BIT(CMD_DEMO), 0},
+    {"--json", F_JSON, 0, RUNS | QR | EIG | BIT(CMD_BENCH) | BIT(CMD_DEMO), 0},
     {"--width", F_WIDTH, 1, BIT(CMD_TRACE), 400},
     {"--resident", F_RESIDENT, 0, BIT(CMD_BENCH), 0},
     {"--resident-only", F_RESIDENT_ONLY, 0, BIT(CMD_BENCH), 0},
     {"--no-baseline", F_NO_BASELINE, 0, BIT(CMD_BENCH), 0},
     {"--out-of-core", F_OUT_OF_CORE, 0, BIT(CMD_BENCH), 0},
+    {"--values-only", F_VALUES_ONLY, 0, EIG | BIT(CMD_BENCH), 0},
     {"--version", F_VERSION, 0, ~0u, 0},
     {"--help", F_HELP, 0, ~0u, 0},
     {"-h", F_HELP, 0, ~0u, 0},
@@ -183,7 +206,7 @@ static const struct {
   unsigned cmds;
   const char *text;
 } helps[] = {
-    {F_N, RUNS | BIT(CMD_GEN), "--n N            matrix order (default 1000)"},
+    {F_N, RUNS | EIG | BIT(CMD_GEN), "--n N            matrix order (default 1000)"},
     {F_N, BIT(CMD_DEMO), "--n N            matrix order (default 4096)"},
     {F_N, BIT(CMD_BENCH), "--n N1,N2,...    matrix orders, one result line each (default 4096)"},
     {F_N, BIT(CMD_INFO),
@@ -198,16 +221,18 @@ static const struct {
     {F_DTYPE, ~0u, "--dtype s|d|c|z  element type f32, f64, c64, c128 (default d)"},
     {F_TILE, ~0u, "--tile T         tile size (default: the library's choice for the order)"},
     {F_UPLO, BIT(CMD_POTRF), "--uplo L|U       triangle factored and written (default L)"},
-    {F_UPLO, BIT(CMD_BENCH), "--uplo L|U       triangle factored by bench potrf (default L)"},
+    {F_UPLO, EIG, "--uplo L|U       triangle of A read, the other not referenced (default L)"},
+    {F_UPLO, BIT(CMD_BENCH),
+     "--uplo L|U       triangle factored by bench potrf, read by bench syevd (default L)"},
     {F_UPLO, ~0u, "--uplo L|U       triangle of A read and factored (default L)"},
-    {F_INPUT, CHOL,
+    {F_INPUT, CHOL | EIG,
      "--input a.npy    square matrix used instead of a generated one: its --uplo triangle,\n"
      "                   made Hermitian"},
     {F_INPUT, LU, "--input a.npy    square matrix used as it is instead of a generated one"},
     {F_INPUT, QR, "--input a.npy    m x n matrix used as it is instead of a generated one"},
     {F_INPUT, ~0u,
-     "--input a.npy    square matrix instead of a generated one (potrf, potrs, posv: its\n"
-     "                   --uplo triangle, made Hermitian; getrf, gesv: as it is)"},
+     "--input a.npy    square matrix instead of a generated one (potrf, potrs, posv, syevd:\n"
+     "                   its --uplo triangle, made Hermitian; getrf, gesv: as it is)"},
     {F_RHS, ~0u, "--rhs b.npy      right-hand sides (n or n x K) instead of generated ones"},
     {F_OUTPUT, BIT(CMD_POTRF),
      "--output l.npy, -o l.npy\n"
@@ -223,14 +248,20 @@ static const struct {
      "--output qr.npy, -o qr.npy\n"
      "                   writes R and the reflectors' vectors in one matrix, as LAPACK's geqrf\n"
      "                   leaves them, and tau to qr.tau.npy"},
+    {F_OUTPUT, EIG,
+     "--output w.npy, -o w.npy\n"
+     "                   writes the eigenvalues (n, ascending, in the dtype's real type: f32\n"
+     "                   for s and c, f64 for d and z) and, unless --values-only, the\n"
+     "                   eigenvectors to w.vectors.npy (n x n, column i for w[i])"},
     {F_OUTPUT, BIT(CMD_GEN), "--output a.npy, -o a.npy\n                   the file written"},
     {F_OUTPUT, BIT(CMD_TRACE), "--output g.svg, -o g.svg\n                   the chart written"},
     {F_OUTPUT, ~0u,
      "--output FILE, -o FILE\n"
      "                   writes the factor (potrf; getrf: L and U, and the pivots beside), the\n"
-     "                   solution (potrs, posv, gesv), the matrix (gen) or the chart (trace)"},
+     "                   solution (potrs, posv, gesv), the eigenvalues (syevd; the eigenvectors\n"
+     "                   beside), the matrix (gen) or the chart (trace)"},
     {F_REPS, BIT(CMD_BENCH), "--reps R         repetitions, best time reported (default 3)"},
-    {F_REPS, RUNS | QR, "--reps R         repetitions, best time reported (default 1)"},
+    {F_REPS, RUNS | QR | EIG, "--reps R         repetitions, best time reported (default 1)"},
     {F_REPS, ~0u, "--reps R         repetitions, best time reported (default 1, bench 3)"},
     {F_WORKERS, BIT(CMD_BENCH),
      "--workers W      CPU worker threads, and the thread count of the LAPACKE baseline"},
@@ -240,6 +271,9 @@ static const struct {
      "                   goes on with what exists"},
     {F_REQUIRE_GPUS, ~0u, "--require-gpus   fail (exit 1) when fewer GPUs than --gpus are found"},
     {F_SCHED, ~0u, "--sched cost|locality  scheduling policy"},
+    {F_GRID, EIG,
+     "--grid PxQ       over the P x Q processes of an mpirun: refused for now, with the\n"
+     "                   library's reason (the eigensolver runs on one process)"},
     {F_GRID, ~0u,
      "--grid PxQ       distributed over the P x Q processes of an mpirun (process 0 prints);\n"
      "                   every process makes the same matrix (TESSERA_GRID=PxQ|auto does\n"
@@ -256,6 +290,9 @@ static const struct {
     {F_RESIDENT_ONLY, ~0u,
      "--resident-only  times only that (no LAPACK-style call on a host array)"},
     {F_NO_BASELINE, ~0u, "--no-baseline    tessera only"},
+    {F_VALUES_ONLY, EIG, "--values-only    eigenvalues only (LAPACK's job N), no eigenvectors"},
+    {F_VALUES_ONLY, ~0u,
+     "--values-only    syevd, bench syevd: eigenvalues only (LAPACK's job N), no eigenvectors"},
     {F_OUT_OF_CORE, ~0u,
      "--out-of-core    potrf only: the matrix held once, as the tiles of one triangle (--uplo),\n"
      "                   generated by tasks; times tessera_tile_potrf, checks with potrs\n"
@@ -383,6 +420,8 @@ static int apply(size_t f, const char *val, cli_opts_t *o) {
     o->no_baseline = 1;
   else if (id == F_OUT_OF_CORE)
     o->out_of_core = 1;
+  else if (id == F_VALUES_ONLY)
+    o->values_only = 1;
   else if (id == F_REQUIRE_GPUS)
     o->require_gpus = 1;
   else if (id == F_GRID) {
@@ -435,7 +474,7 @@ static int parse_options(int argc, char **argv, int i, cli_opts_t *o) {
 
 /** Fills in the defaults that depend on the subcommand and checks combinations. */
 static int finish_options(cli_opts_t *o) {
-  static const int64_t default_n[CMD_COUNT] = {-1,   1000, 1000, 1000, 1000, 1000,
+  static const int64_t default_n[CMD_COUNT] = {-1,   1000, 1000, 1000, 1000, 1000, 1000,
                                                1000, 1000, 4096, 4096, 1000, 0};
   if (o->input && o->nsizes) return usage_error("--n and --input exclude each other");
   if (o->rhs && o->nrhs >= 0) return usage_error("--nrhs and --rhs exclude each other");
@@ -449,14 +488,19 @@ static int finish_options(cli_opts_t *o) {
   if (o->cmd == CMD_GEN && !o->output) return usage_error("gen needs --output FILE");
   if (o->cmd == CMD_TRACE && !o->input) return usage_error("trace needs a trace file: FILE.json");
   if (o->cmd == CMD_TRACE && !o->output) return usage_error("trace needs -o FILE.svg");
-  if (((RUNS | QR) & BIT(o->cmd)) != 0) o->routine = o->cmd;
+  if (((RUNS | QR | EIG) & BIT(o->cmd)) != 0) o->routine = o->cmd;
+  if (o->values_only && o->routine != CMD_SYEVD)
+    return usage_error("--values-only is syevd's (bench syevd)");
+  if (o->resident && o->routine == CMD_SYEVD)
+    return usage_error("--resident and --resident-only do not apply to 'bench syevd' (no "
+                       "tile-level eigensolver)");
   if (o->m >= 0 && !cli_is_qr(o->routine))
     return usage_error("--m is for geqrf and gels (an m x n matrix)");
   if (o->input && o->m >= 0) return usage_error("--m and --input exclude each other");
   if (o->cmd == CMD_BENCH && o->nrhs >= 0 && o->routine != CMD_GELS)
     return usage_error("--nrhs does not apply to 'bench %s'", cli_cmd_name(o->routine));
   if (o->cmd == CMD_DEMO) o->routine = CMD_POSV;
-  if (o->nrhs < 0) o->nrhs = cli_is_factor(o->routine) ? 0 : 1;
+  if (o->nrhs < 0) o->nrhs = cli_is_factor(o->routine) || o->routine == CMD_SYEVD ? 0 : 1;
   if (o->out_of_core && o->routine != CMD_POTRF) return usage_error("--out-of-core is potrf's");
   if (o->uplo_set && cli_is_lu(o->routine))
     return usage_error("--uplo does not apply to 'bench getrf' (LU factors the whole matrix)");
@@ -464,19 +508,28 @@ static int finish_options(cli_opts_t *o) {
 }
 
 /** Checks that the files the command will write can be written, before it computes anything:
- *  --output (and getrf's pivots beside it) and the trace (--trace, else TESSERA_TRACE, which
- *  the library writes at the end; asked of the library's configuration table). Returns CLI_OK
- *  or CLI_FAILED (message printed). */
+ *  --output and the second array written beside it (getrf's pivots, geqrf's tau, syevd's
+ *  eigenvectors) and the trace (--trace, else TESSERA_TRACE, which the library writes at the
+ *  end; asked of the library's configuration table). Returns CLI_OK or CLI_FAILED (message
+ *  printed). */
 static int check_outputs(const cli_opts_t *o) {
-  char pivots[4096];
+  static const struct {
+    cli_cmd_t cmd;
+    const char *suffix, *what;
+  } beside[] = {{CMD_GETRF, ".piv.npy", "--output's pivots"},
+                {CMD_GEQRF, ".tau.npy", "--output's tau"},
+                {CMD_SYEVD, ".vectors.npy", "--output's eigenvectors"}};
+  char path[4096];
   tessera_config_t cfg;
   tessera_config_init(&cfg);
   const char *env = NULL;
   if ((CTX & BIT(o->cmd)) && tessera_config_from_env(&cfg, NULL, 0) == 0) env = cfg.trace_file;
   if (o->output && cli_check_writable("--output", o->output)) return CLI_FAILED;
-  if (o->output && o->cmd == CMD_GETRF &&
-      cli_check_writable("--output's pivots", cli_pivots_path(o->output, pivots, sizeof pivots)))
-    return CLI_FAILED;
+  for (size_t i = 0; o->output && i < sizeof beside / sizeof beside[0]; i++)
+    if (beside[i].cmd == o->cmd && !(o->cmd == CMD_SYEVD && o->values_only) &&
+        cli_check_writable(beside[i].what,
+                           cli_beside_path(o->output, beside[i].suffix, path, sizeof path)))
+      return CLI_FAILED;
   if (o->trace) return cli_check_writable("--trace", o->trace);
   return env && *env ? cli_check_writable("TESSERA_TRACE", env) : CLI_OK;
 }
@@ -519,12 +572,12 @@ int main(int argc, char **argv) {
       return CLI_OK;
     }
   if (o.cmd == CMD_BENCH && i < argc && argv[i][0] != '-') {
-    static const cli_cmd_t benched[] = {CMD_POTRF, CMD_GETRF, CMD_GEQRF, CMD_GELS};
+    static const cli_cmd_t benched[] = {CMD_POTRF, CMD_GETRF, CMD_GEQRF, CMD_GELS, CMD_SYEVD};
     size_t r = 0;
     while (r < sizeof benched / sizeof benched[0] && strcmp(argv[i], cli_cmd_name(benched[r]))) r++;
     if (r == sizeof benched / sizeof benched[0])
-      return usage_error("bench: unsupported routine '%s' (supported: potrf, getrf, geqrf, gels)",
-                         argv[i]);
+      return usage_error(
+          "bench: unsupported routine '%s' (supported: potrf, getrf, geqrf, gels, syevd)", argv[i]);
     o.routine = benched[r];
     i++;
   }

@@ -23,13 +23,6 @@
 #include "npy.h"
 #include "residual.h"
 
-/** Whether this process holds the arrays: every process of a context of its own, process 0 of
- *  one over the processes of an mpirun (--grid), where the others pass NULL. */
-static int holds(tessera_context_t *ctx) {
-  tessera_comm_t *c = tessera_context_comm(ctx);
-  return !c || tessera_comm_rank(c) == 0;
-}
-
 /** The problem of one run: A (m x n, lda m), B (max(m, n) x nrhs) for gels, their pristine
  *  copies, tau. */
 typedef struct {
@@ -52,7 +45,7 @@ static size_t bytes_of(tessera_dtype_t dtype, int64_t rows, int64_t cols) {
 static int problem(tessera_context_t *ctx, const cli_opts_t *o, int64_t m, int64_t n,
                    qr_problem_t *p) {
   *p = (qr_problem_t){.dtype = o->dtype, .m = m, .n = n};
-  const int mine = holds(ctx);
+  const int mine = cli_holds(ctx);
   int64_t shape[3] = {m, n, o->dtype};
   int rc = CLI_OK;
   if (o->input && mine) {
@@ -89,25 +82,6 @@ static int problem(tessera_context_t *ctx, const cli_opts_t *o, int64_t m, int64
   return rc;
 }
 
-/* Frobenius norm of the rows x cols block x (ld). */
-static double fro(tessera_dtype_t dtype, int64_t rows, int64_t cols, const void *x, int64_t ld) {
-  double s = 0;
-  for (int64_t j = 0; j < cols; j++)
-    for (int64_t i = 0; i < rows; i++) {
-      double re, im;
-      elem_get(dtype, x, (size_t)(i + j * ld), &re, &im);
-      s += re * re + im * im;
-    }
-  return sqrt(s);
-}
-
-/* alpha = -1 and beta = 1 in the dtype's scalar form (at most two doubles). */
-static void minus_plus(tessera_dtype_t dtype, double *mone, double *one) {
-  memset(mone, 0, 2 * sizeof *mone), memset(one, 0, 2 * sizeof *one);
-  elem_set(dtype, mone, 0, -1, 0);
-  elem_set(dtype, one, 0, 1, 0);
-}
-
 /* geqrf's residual and orthogonality from the factored p->a and tau (computed by every
  * process, the arrays process 0's under --grid; the numbers there). */
 static int check_geqrf(tessera_context_t *ctx, const qr_problem_t *p, double *res, double *orth) {
@@ -115,7 +89,7 @@ static int check_geqrf(tessera_context_t *ctx, const qr_problem_t *p, double *re
   *res = *orth = 0;
   if (k == 0) return 0;
   const tessera_dtype_t dt = p->dtype;
-  const int mine = holds(ctx);
+  const int mine = cli_holds(ctx);
   void *q = NULL, *r = NULL, *d = NULL, *e = NULL;
   int rc = 0;
   const size_t es = tessera_dtype_size(dt);
@@ -134,7 +108,7 @@ static int check_geqrf(tessera_context_t *ctx, const qr_problem_t *p, double *re
   }
   if (!rc) rc = tessera_ungqr(ctx, dt, m, k, k, q, m, p->tau);
   double mone[2], one[2];
-  minus_plus(dt, mone, one);
+  residual_scalars(dt, mone, one);
   if (!rc) /* D = A - Q R */
     rc = tessera_gemm(ctx, TESSERA_NOTRANS, TESSERA_NOTRANS, dt, m, n, k, mone, q, m, r, k, one, d,
                       m);
@@ -142,9 +116,9 @@ static int check_geqrf(tessera_context_t *ctx, const qr_problem_t *p, double *re
     rc = tessera_gemm(ctx, TESSERA_CONJTRANS, TESSERA_NOTRANS, dt, k, k, m, mone, q, m, q, m, one,
                       e, k);
   if (!rc && mine) {
-    const double an = fro(dt, m, n, p->a0, m), eps = residual_eps(dt);
-    *res = an > 0 ? fro(dt, m, n, d, m) / (an * (double)(m > n ? m : n) * eps) : 0;
-    *orth = fro(dt, k, k, e, k) / ((double)m * eps);
+    const double an = residual_fro(dt, m, n, p->a0, m), eps = residual_eps(dt);
+    *res = an > 0 ? residual_fro(dt, m, n, d, m) / (an * (double)(m > n ? m : n) * eps) : 0;
+    *orth = residual_fro(dt, k, k, e, k) / ((double)m * eps);
   }
   free(q), free(r), free(d), free(e);
   return rc;
@@ -174,7 +148,7 @@ static int probe_geqrf(tessera_context_t *ctx, const qr_problem_t *p, tessera_ma
   if (m == 0 || n == 0) return 0;
   const tessera_dtype_t dt = p->dtype;
   const size_t col = (size_t)m * tessera_dtype_size(dt);
-  const int mine = holds(ctx);
+  const int mine = cli_holds(ctx);
   char *c = NULL; /* m x 2: [R v; 0] and w, then Q times them, then Qᴴ times those */
   void *v = NULL;
   tessera_matrix_t *C = NULL;
@@ -194,7 +168,7 @@ static int probe_geqrf(tessera_context_t *ctx, const qr_problem_t *p, tessera_ma
   if (!rc) rc = apply_q(ctx, p, A, C, TESSERA_CONJTRANS, c);
   if (!rc && mine) { /* w again into the first column, and how far Qᴴ Q w is from it */
     double one[2], mone[2];
-    minus_plus(dt, mone, one);
+    residual_scalars(dt, mone, one);
     gen_dense(dt, m, 1, c, m, GEN_SEED_V);
     *orth = residual_mv(dt, m, 1, c, m, one, c + col, m);
   }
@@ -210,7 +184,7 @@ static int check_gels(tessera_context_t *ctx, const qr_problem_t *p, double *res
   const tessera_dtype_t dt = p->dtype;
   *res = 0;
   if (m == 0 || n == 0 || k == 0) return 0;
-  const int mine = holds(ctx);
+  const int mine = cli_holds(ctx);
   void *r = NULL, *g = NULL;
   int rc = 0;
   const size_t es = tessera_dtype_size(dt);
@@ -222,7 +196,7 @@ static int check_gels(tessera_context_t *ctx, const qr_problem_t *p, double *res
              (size_t)m * es);
   }
   double mone[2], one[2], zero[2] = {0, 0};
-  minus_plus(dt, mone, one);
+  residual_scalars(dt, mone, one);
   if (!rc) /* R = b - A x */
     rc = tessera_gemm(ctx, TESSERA_NOTRANS, TESSERA_NOTRANS, dt, m, k, n, mone, p->a0, m, p->b, ldb,
                       one, r, m);
@@ -230,13 +204,13 @@ static int check_gels(tessera_context_t *ctx, const qr_problem_t *p, double *res
     rc = tessera_gemm(ctx, TESSERA_CONJTRANS, TESSERA_NOTRANS, dt, n, k, m, one, p->a0, m, r, m,
                       zero, g, n);
   if (!rc && mine) {
-    const double an = fro(dt, m, n, p->a0, m), eps = residual_eps(dt);
+    const double an = residual_fro(dt, m, n, p->a0, m), eps = residual_eps(dt);
     const double big = (double)(m > n ? m : n);
     if (m >= n)
-      *res = fro(dt, n, k, g, n) /
-             ((big > k ? big : (double)k) * an * fro(dt, m, k, p->b0, ldb) * eps);
+      *res = residual_fro(dt, n, k, g, n) /
+             ((big > k ? big : (double)k) * an * residual_fro(dt, m, k, p->b0, ldb) * eps);
     else
-      *res = fro(dt, m, k, r, m) / (big * an * fro(dt, n, k, p->b, ldb) * eps);
+      *res = residual_fro(dt, m, k, r, m) / (big * an * residual_fro(dt, n, k, p->b, ldb) * eps);
   }
   free(r), free(g);
   return rc;
@@ -309,13 +283,9 @@ static int write_outputs(const cli_opts_t *o, const qr_problem_t *p) {
                ? npy_write(o->output, p->dtype, 2, p->m, p->n, p->a, p->m > 0 ? p->m : 1, err,
                            sizeof err)
                : npy_write(o->output, p->dtype, 2, p->n, p->nrhs, p->b, p->ldb, err, sizeof err);
-  if (!rc && o->routine == CMD_GEQRF) {
-    const char *dot = strrchr(o->output, '.');
-    const int stem =
-        dot && strcmp(dot, ".npy") == 0 ? (int)(dot - o->output) : (int)strlen(o->output);
-    snprintf(tau, sizeof tau, "%.*s.tau.npy", stem, o->output);
-    rc = npy_write(tau, p->dtype, 1, k, 1, p->tau, k > 0 ? k : 1, err, sizeof err);
-  }
+  if (!rc && o->routine == CMD_GEQRF)
+    rc = npy_write(cli_beside_path(o->output, ".tau.npy", tau, sizeof tau), p->dtype, 1, k, 1,
+                   p->tau, k > 0 ? k : 1, err, sizeof err);
   if (rc) fprintf(stderr, "tessera: --output: %s\n", err);
   return rc ? CLI_FAILED : CLI_OK;
 }
@@ -481,7 +451,7 @@ static int run_size(tessera_context_t **ctx, const cli_opts_t *o, int64_t m, int
                     int gpus, int warmup, cli_progress_t *prog) {
   qr_problem_t p;
   int rc = problem(*ctx, o, m, n, &p);
-  const int mine = holds(*ctx);
+  const int mine = cli_holds(*ctx);
   double gpu_seconds = INFINITY;
   int has_baseline = threads > 0 || gpus > 0, tile = 0;
   if (rc == CLI_OK && gpus > 0) rc = gpu_baseline(ctx, o, &p, prog, &gpu_seconds, &has_baseline);
@@ -517,22 +487,12 @@ static int run_size(tessera_context_t **ctx, const cli_opts_t *o, int64_t m, int
   return rc;
 }
 
-/* The CPU baseline's thread count: --workers, else the context's CPU workers. */
-static int baseline_threads(const cli_opts_t *o, tessera_context_t *ctx) {
-  tessera_device_info_t cpu = {.workers = 0};
-  int threads = o->workers;
-  if (threads < 0 && tessera_device_count(ctx, TESSERA_DEVICE_CPU) > 0 &&
-      tessera_device_info(ctx, TESSERA_DEVICE_CPU, 0, &cpu) == 0)
-    threads = cpu.workers;
-  return threads < 1 ? 1 : threads;
-}
-
 int cli_qr(const cli_opts_t *o) {
   tessera_context_t *ctx;
   if (cli_context(o, &ctx)) return CLI_FAILED;
   const int64_t n = o->sizes[0], m = o->m >= 0 ? o->m : n;
   cli_progress_t quiet = {.running = 0}; /* no progress line */
-  if (holds(ctx)) cli_print_header(o, NULL, NULL);
+  if (cli_holds(ctx)) cli_print_header(o, NULL, NULL);
   const int rc = run_size(&ctx, o, m, n, 0, 0, 0, &quiet);
   return cli_finish(ctx, rc);
 }
@@ -543,7 +503,7 @@ int cli_bench_qr(const cli_opts_t *o) {
   const char *name = cli_cmd_name(o->routine);
   const int has_gpus = tessera_device_count(ctx, TESSERA_DEVICE_CUDA) > 0;
   const int gpus = o->no_baseline ? 0 : has_gpus;
-  const int threads = o->no_baseline || gpus ? 0 : baseline_threads(o, ctx);
+  const int threads = o->no_baseline || gpus ? 0 : cli_baseline_threads(o, ctx);
   if (!o->json) {
     printf("# %s %s: tessera (%d workers, %d GPUs)", name, tessera_dtype_name(o->dtype),
            tessera_worker_count(ctx), tessera_accelerator_count(ctx));

@@ -50,22 +50,38 @@ static void gemm_acc(tessera_dtype_t dtype, int m, int n, int k, const void *a, 
   }
 }
 
-/** One-norm (largest column sum of moduli) of the m x n `a`, by LAPACK's lange (its _work form:
- *  no scan for NaN first, which the plain form answers with an error code); NaN propagates. */
-static double norm1(tessera_dtype_t dtype, int64_t m, int64_t n, const void *a, int64_t lda) {
+/** Norm `which` ('1': largest column sum of moduli; 'F': Frobenius) of the m x n `a`, by
+ *  LAPACK's lange (its _work form: no scan for NaN first, which the plain form answers with an
+ *  error code); NaN propagates. */
+static double lange(tessera_dtype_t dtype, char which, int64_t m, int64_t n, const void *a,
+                    int64_t lda) {
   if (m == 0 || n == 0) return 0;
   const lapack_int r = (lapack_int)m, c = (lapack_int)n, ld = (lapack_int)lda;
   switch (dtype) {
   case TESSERA_F32:
-    return LAPACKE_slange_work(LAPACK_COL_MAJOR, '1', r, c, a, ld, NULL);
+    return LAPACKE_slange_work(LAPACK_COL_MAJOR, which, r, c, a, ld, NULL);
   case TESSERA_F64:
-    return LAPACKE_dlange_work(LAPACK_COL_MAJOR, '1', r, c, a, ld, NULL);
+    return LAPACKE_dlange_work(LAPACK_COL_MAJOR, which, r, c, a, ld, NULL);
   case TESSERA_C64:
-    return LAPACKE_clange_work(LAPACK_COL_MAJOR, '1', r, c, a, ld, NULL);
+    return LAPACKE_clange_work(LAPACK_COL_MAJOR, which, r, c, a, ld, NULL);
   case TESSERA_C128:
-    return LAPACKE_zlange_work(LAPACK_COL_MAJOR, '1', r, c, a, ld, NULL);
+    return LAPACKE_zlange_work(LAPACK_COL_MAJOR, which, r, c, a, ld, NULL);
   }
   return NAN;
+}
+
+static double norm1(tessera_dtype_t dtype, int64_t m, int64_t n, const void *a, int64_t lda) {
+  return lange(dtype, '1', m, n, a, lda);
+}
+
+double residual_fro(tessera_dtype_t dtype, int64_t m, int64_t n, const void *a, int64_t lda) {
+  return lange(dtype, 'F', m, n, a, lda);
+}
+
+void residual_scalars(tessera_dtype_t dtype, double mone[2], double one[2]) {
+  memset(mone, 0, 2 * sizeof *mone), memset(one, 0, 2 * sizeof *one);
+  elem_set(dtype, mone, 0, -1, 0);
+  elem_set(dtype, one, 0, 1, 0);
 }
 
 /** Sum of the moduli of the m elements of column j of `a`. */

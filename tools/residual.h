@@ -10,6 +10,13 @@
 /** Machine epsilon of `dtype`'s real type. */
 double residual_eps(tessera_dtype_t dtype);
 
+/** Frobenius norm of the m x n `a` (LAPACK's lange; 0 when empty, NaN propagates). */
+double residual_fro(tessera_dtype_t dtype, int64_t m, int64_t n, const void *a, int64_t lda);
+
+/** alpha = −1 and beta = 1 in the dtype's scalar form (each at most two doubles), for gemms
+ *  that subtract a product. */
+void residual_scalars(tessera_dtype_t dtype, double mone[2], double one[2]);
+
 /** ‖A v − w‖₁ / (‖A‖₁ ‖v‖₁ scale ε) for the m x n `a`, the n-vector v and the m-vector w, which
  *  it overwrites with A v − w (0 where m or n is 0, w untouched). Costs O(m n). With n = 1, a
  *  the m-vector u and v the scalar 1: ‖u − w‖₁ / (‖u‖₁ scale ε), how far w is from u. */

@@ -27,10 +27,8 @@ static void problem_free(problem_t *p) {
   free(p->ipiv);
 }
 
-/** Reads a .npy operand of `rows` rows (any when rows < 0) and dtype `dtype` (any when
- *  `any_dtype`). */
-static int read_operand(const char *path, int64_t rows, tessera_dtype_t dtype, int any_dtype,
-                        npy_array_t *arr) {
+int cli_read_operand(const char *path, int64_t rows, tessera_dtype_t dtype, int any_dtype,
+                     npy_array_t *arr) {
   char err[256];
   if (npy_read(path, arr, err, sizeof err)) {
     fprintf(stderr, "tessera: %s: %s\n", path, err);
@@ -58,7 +56,7 @@ static int prepare(const cli_opts_t *o, problem_t *p, cli_progress_t *prog) {
   npy_array_t arr;
   p->dtype = o->dtype;
   if (o->input) {
-    if (read_operand(o->input, -1, o->dtype, !o->dtype_set, &arr)) return CLI_FAILED;
+    if (cli_read_operand(o->input, -1, o->dtype, !o->dtype_set, &arr)) return CLI_FAILED;
     p->dtype = arr.dtype;
     p->n = arr.shape[0];
     p->a0 = arr.data;
@@ -83,7 +81,7 @@ static int prepare(const cli_opts_t *o, problem_t *p, cli_progress_t *prog) {
   if (cli_is_factor(o->routine)) return CLI_OK;
   p->nrhs = o->nrhs;
   if (o->rhs) {
-    if (read_operand(o->rhs, p->n, p->dtype, 0, &arr)) return CLI_FAILED;
+    if (cli_read_operand(o->rhs, p->n, p->dtype, 0, &arr)) return CLI_FAILED;
     p->nrhs = arr.shape[1];
     p->b0 = arr.data;
   } else if ((p->b0 = cli_alloc(p->dtype, p->ld, p->nrhs))) {
@@ -168,7 +166,7 @@ static int write_npy(const char *path, tessera_dtype_t dtype, int64_t rows, int6
  *  as scipy.linalg.lu_factor gives them), so that the two files solve A X = B. */
 static int write_pivots(const char *output, const problem_t *p) {
   char path[4096], err[256];
-  cli_pivots_path(output, path, sizeof path);
+  cli_beside_path(output, ".piv.npy", path, sizeof path);
   int32_t *piv = malloc((size_t)(p->n > 0 ? p->n : 1) * sizeof *piv);
   if (!piv) {
     fprintf(stderr, "tessera: out of memory writing the pivots to %s\n", path);
@@ -198,12 +196,9 @@ static int write_result(const cli_opts_t *o, const problem_t *p) {
   return write_npy(o->output, p->dtype, p->n, p->n, p->a, p->ld);
 }
 
-/** Refuses, before anything is allocated, a run whose arrays do not fit in memory together: the
- *  order and dtype come from --n and --dtype or the header of --input, the right-hand sides
- *  from --nrhs or the header of --rhs (a file that cannot be read is reported later, by
- *  prepare). */
-static int check_memory(const cli_opts_t *o) {
-  cli_solve_footprint_t s = {o->routine, o->dtype, cli_is_factor(o->routine) ? 0 : o->nrhs};
+int cli_check_memory(const cli_opts_t *o) {
+  cli_solve_footprint_t s = {o->routine, o->dtype, cli_is_factor(o->routine) ? 0 : o->nrhs,
+                             cli_eig_job(o)};
   int64_t n = o->sizes[0];
   npy_array_t h;
   char err[256], subject[160];
@@ -229,7 +224,7 @@ static int run_command(const cli_opts_t *o, int demo) {
   cli_progress_t prog;
   progress_init(&prog);
   tessera_context_t *ctx = NULL;
-  int rc = check_memory(o);
+  int rc = cli_check_memory(o);
   if (rc == CLI_OK) rc = prepare(o, &p, &prog);
   progress_phase(&prog, NULL);
   if (rc == CLI_OK) rc = cli_context(o, &ctx);

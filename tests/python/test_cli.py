@@ -193,7 +193,7 @@ def test_messages_are_sentences_not_placeholders():
 
 
 @pytest.mark.parametrize("command", ["info", "potrf", "potrs", "posv", "getrf", "gesv", "geqrf",
-                                     "gels", "bench", "demo", "gen", "trace"])
+                                     "gels", "syevd", "bench", "demo", "gen", "trace"])
 @pytest.mark.parametrize("flag", ["--help", "-h"])
 def test_each_command_has_its_own_usage(command, flag):
     p = run(command, flag, check=0)
@@ -276,7 +276,7 @@ def assert_refused(p, n, elapsed):
 
 
 @pytest.mark.parametrize("args", [["potrf"], ["potrs"], ["posv", "--nrhs", 2], ["getrf"],
-                                  ["gesv"], ["demo"]])
+                                  ["gesv"], ["demo"], ["syevd"], ["syevd", "--values-only"]])
 def test_two_copies_that_do_not_fit_together_are_refused_before_allocating(args):
     # one n x n f64 array takes 3/4 of the available memory: each array alone fits, the
     # original A kept for the residual and the copy the routine overwrites do not
@@ -297,7 +297,8 @@ def test_gen_refuses_a_matrix_larger_than_the_memory(tmp_path):
 
 
 @pytest.mark.parametrize("args", [["bench", "potrf"], ["bench", "getrf", "--resident"],
-                                  ["bench", "potrf", "--out-of-core"], ["info"]])
+                                  ["bench", "potrf", "--out-of-core"], ["bench", "syevd"],
+                                  ["info"]])
 def test_bench_and_info_refuse_sizes_larger_than_the_memory(args):
     # far beyond any machine: nothing of it can be allocated, checked or not
     n = 2000000
@@ -397,15 +398,22 @@ def test_output_check_leaves_no_file_and_keeps_an_existing_one(tmp_path):
 
 # -------------------------------------------------------------- getrf --output: factors and pivots
 
+def save_random(np, path, n, dtype, seed):
+    """A random n x n matrix (standard normal parts; complex for dtype "z") saved to `path`, and
+    the generator that made it."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((n, n))
+    if dtype == "z":
+        a = a + 1j * rng.standard_normal((n, n))
+    np.save(path, a)
+    return a, rng
+
+
 @pytest.mark.parametrize("dtype", ["d", "z"])
 def test_getrf_output_writes_factors_and_pivots_that_solve(tmp_path, dtype):
     np = pytest.importorskip("numpy")
     n = 60
-    rng = np.random.default_rng(7)
-    a = rng.standard_normal((n, n))
-    if dtype == "z":
-        a = a + 1j * rng.standard_normal((n, n))
-    np.save(tmp_path / "a.npy", a)
+    a, rng = save_random(np, tmp_path / "a.npy", n, dtype, 7)
     p = run("getrf", "--input", tmp_path / "a.npy", "--dtype", dtype, "--tile", 16, "--output",
             tmp_path / "lu.npy", "--json", check=0)
     assert json_lines(p.stdout)[0]["residual"] < 10
@@ -434,7 +442,8 @@ def test_getrf_output_writes_factors_and_pivots_that_solve(tmp_path, dtype):
 
 # -------------------------------------------------------------- per-command help
 
-COMMANDS = ["info", "potrf", "potrs", "posv", "getrf", "gesv", "bench", "demo", "gen", "trace"]
+COMMANDS = ["info", "potrf", "potrs", "posv", "getrf", "gesv", "syevd", "bench", "demo", "gen",
+            "trace"]
 
 
 def listed_options(text):
@@ -472,7 +481,8 @@ def test_help_texts_are_the_commands_own():
     assert "lu.piv.npy" in run("getrf", "--help", check=0).stdout
 
 
-@pytest.mark.parametrize("command", ["potrf", "potrs", "posv", "getrf", "gesv", "bench", "demo"])
+@pytest.mark.parametrize("command", ["potrf", "potrs", "posv", "getrf", "gesv", "syevd", "bench",
+                                     "demo"])
 def test_help_says_what_the_residual_is_and_what_passes(command):
     text = " ".join(run(command, "--help", check=0).stdout.split())
     assert "residual =" in text or "residual of" in text
@@ -562,3 +572,131 @@ def test_grid_qr_runs_over_processes(routine):
     assert lines[0]["routine"] == routine and lines[0]["residual"] < 10, lines[0]
     if routine == "geqrf":
         assert lines[0]["orthogonality"] < 10, lines[0]
+
+
+# -------------------------------------------------------------- syevd: Hermitian eigensolver
+
+@pytest.mark.parametrize("values_only", [False, True])
+@pytest.mark.parametrize("n", [1, 7, 50])
+@pytest.mark.parametrize("dtype", ["s", "d", "c", "z"])
+def test_syevd_reports_residual_and_orthogonality(dtype, n, values_only):
+    only = ["--values-only"] if values_only else []
+    uplo = "U" if n == 7 else "L"
+    (r,) = json_lines(run("syevd", "--n", n, "--dtype", dtype, "--uplo", uplo, *only, "--json",
+                          check=0).stdout)
+    assert (r["routine"], r["n"], r["uplo"], r["job"]) == ("syevd", n, uplo,
+                                                           "N" if values_only else "V"), r
+    assert r["seconds"] > 0 and r["gflops"] >= 0 and r["tile"] > 0, r
+    assert 0 <= r["residual"] < 10, r
+    if values_only:
+        assert "orthogonality" not in r, r
+    else:
+        assert 0 <= r["orthogonality"] < 10, r
+
+
+def test_syevd_table_and_gflops_count():
+    p = run("syevd", "--n", 120, "--reps", 2, check=0)
+    head, row = p.stdout.splitlines()
+    assert head.split()[:4] == ["op", "dtype", "uplo", "job"] and head.split()[-1] == "orth"
+    cells = row.split()
+    assert cells[:4] == ["syevd", "f64", "L", "V"] and float(cells[-1]) < 10, row
+    seconds, gflops = float(cells[8]), float(cells[9])
+    assert abs(gflops - 9 * 120 ** 3 / seconds * 1e-9) <= 0.01 + 1e-3 * gflops, row  # 9 n^3
+    row = run("syevd", "--n", 120, "--values-only", check=0).stdout.splitlines()[1].split()
+    assert row[3] == "N" and row[-1] == "-", row
+    seconds, gflops = float(row[8]), float(row[9])
+    assert abs(gflops - 4 / 3 * 120 ** 3 / seconds * 1e-9) <= 0.01 + 1e-3 * gflops, row
+
+
+@pytest.mark.parametrize("dtype", ["d", "z"])
+def test_syevd_npy_round_trip(tmp_path, dtype):
+    np = pytest.importorskip("numpy")
+    n = 40
+    a, _ = save_random(np, tmp_path / "a.npy", n, dtype, 5)
+    p = run("syevd", "--input", tmp_path / "a.npy", "--uplo", "U", "-o", tmp_path / "w.npy",
+            "--json", check=0)
+    (r,) = json_lines(p.stdout)
+    assert r["dtype"] == ("c128" if dtype == "z" else "f64") and r["residual"] < 10, r
+    h = np.triu(a) + np.triu(a, 1).conj().T  # the upper triangle read, made Hermitian
+    h = h - 1j * np.diag(np.diag(h).imag) if dtype == "z" else h
+    w, v = np.load(tmp_path / "w.npy"), np.load(tmp_path / "w.vectors.npy")
+    assert w.dtype == np.float64 and w.shape == (n,)
+    assert v.dtype == a.dtype and v.shape == (n, n)
+    assert (np.diff(w) >= 0).all()
+    scale = np.abs(h).max() * n
+    assert np.abs(w - np.linalg.eigvalsh(h)).max() < 1e-12 * scale
+    assert np.abs(h @ v - v * w).max() < 1e-12 * scale
+    assert np.abs(v.conj().T @ v - np.eye(n)).max() < 1e-12 * n
+    run("syevd", "--input", tmp_path / "a.npy", "--values-only", "-o", tmp_path / "only.npy",
+        check=0)
+    assert np.abs(np.load(tmp_path / "only.npy") - np.linalg.eigvalsh(a, UPLO="L")).max() < \
+        1e-12 * scale
+    assert not (tmp_path / "only.vectors.npy").exists()
+
+
+def test_syevd_float32_writes_float32_eigenvalues(tmp_path):
+    np = pytest.importorskip("numpy")
+    run("syevd", "--n", 30, "--dtype", "c", "-o", tmp_path / "w.npy", check=0)
+    assert np.load(tmp_path / "w.npy").dtype == np.float32
+    assert np.load(tmp_path / "w.vectors.npy").dtype == np.complex64
+
+
+@pytest.mark.parametrize("n", ["-5", "abc", "7,9"])
+def test_syevd_bad_n_is_a_usage_error(n):
+    p = run("syevd", "--n", n)
+    assert p.returncode == 2 and "--n" in p.stderr and not p.stdout, p.stderr
+
+
+def test_syevd_nan_is_named_with_its_column(tmp_path):
+    n = 10
+    a = [0.0] * (n * n)
+    for i in range(n):
+        a[i + i * n] = 2.0
+    a[6 + 3 * n] = float("nan")  # row 7, column 4: in the lower triangle only
+    write_npy(tmp_path / "a.npy", n, n, a)
+    for only in ([], ["--values-only"]):
+        p = run("syevd", "--input", tmp_path / "a.npy", *only)
+        assert p.returncode == 1 and not p.stdout, (p.stdout, p.stderr)
+        assert "NaN" in p.stderr and "column 4" in p.stderr, p.stderr
+    # --uplo U reads the upper triangle, which holds no NaN
+    (r,) = json_lines(run("syevd", "--input", tmp_path / "a.npy", "--uplo", "U", "--json",
+                          check=0).stdout)
+    assert r["residual"] < 10
+
+
+def test_syevd_options_and_outputs_are_checked_first(tmp_path):
+    assert run("syevd", "--nrhs", 2).returncode == 2
+    assert run("potrf", "--values-only").returncode == 2
+    assert run("bench", "potrf", "--values-only").returncode == 2
+    p = run("bench", "syevd", "--resident")
+    assert p.returncode == 2 and "syevd" in p.stderr
+    (tmp_path / "w.vectors.npy").mkdir()
+    t0 = time.monotonic()
+    p = run("syevd", "--n", 3000, "-o", tmp_path / "w.npy")
+    assert p.returncode == 1 and not p.stdout and "eigenvectors" in p.stderr, p.stderr
+    assert str(tmp_path / "w.vectors.npy") in p.stderr and time.monotonic() - t0 < 1.0
+    # eigenvalues only: no eigenvectors written, so the folder is no obstacle
+    run("syevd", "--n", 20, "--values-only", "-o", tmp_path / "w.npy", check=0)
+
+
+@pytest.mark.parametrize("only", [[], ["--values-only"]])
+def test_bench_syevd_against_the_baseline(only):
+    p = run("bench", "syevd", "--n", 64, "--reps", 1, *only, "--json", check=0)
+    (r,) = json_lines(p.stdout)
+    assert r["routine"] == "syevd" and r["job"] == ("N" if only else "V"), r
+    assert r["baseline"] in ("lapacke", "cusolverMg") and r["ratio"] > 0, r
+    assert abs(r["ratio"] - r["baseline_seconds"] / r["seconds"]) < 1e-3 * r["ratio"], r
+    assert 0 <= r["residual"] < 10, r
+    assert only or 0 <= r["orthogonality"] < 10, r
+    (r,) = json_lines(run("bench", "syevd", "--n", 50, "--reps", 1, "--no-baseline", *only,
+                          "--dtype", "c", "--json", check=0).stdout)
+    assert "baseline" not in r and 0 <= r["residual"] < 10, r
+
+
+@pytest.mark.skipif(not mpi_available(), reason="no mpirun, or a CLI built without MPI")
+def test_grid_syevd_passes_the_librarys_refusal_through():
+    p = mpirun(2, "syevd", "--n", 100, "--grid", "2x1", "--workers", 1, "--gpus", 0, "--json")
+    out = p.stdout + p.stderr
+    assert p.returncode != 0, out
+    assert not json_lines(p.stdout), out
+    assert out.count("the eigensolver runs on one process") == 1, out  # said by process 0
