@@ -361,8 +361,8 @@ static void copy_kernels_match_cpu(void **state) {
     for (int u = 0; u < 2; u++) { /* a 21 x 21 triangle from row 4, into a whole 21 x 21 tile */
       tile_t q[2] = {tile_random(dt, 30, 21, 2, &r), tile_random(dt, 21, 21, 0, &r)};
       tsr_triangle_args_t qa = {dt, u ? 'U' : 'L', 21, 4};
-      expect_ok(run_both(tsr_cuda_triangle_copy, tsr_cpu_triangle_copy, &qa, dt, q, 2, 1, 0,
-                         "triangle"));
+      expect_ok(
+          run_both(tsr_cuda_triangle_copy, tsr_cpu_triangle_copy, &qa, dt, q, 2, 1, 0, "triangle"));
       free_tiles(q, 2);
     }
     tile_t f[1] = {tile_random(dt, 33, 33, 3, &r)};
