@@ -155,6 +155,19 @@ static uint64_t hb2st_key(const void *args) {
   return size_key(a->dtype, 0, a->n, a->kd, 0);
 }
 
+/* A step: the bulge's two rank-one updates of kd x kd (j >= 1) and the diagonal block's
+ * two-sided update (hemv + her2), about 6 kd² multiplications and as many additions. */
+static double hb2st_steps_flops(const void *args) {
+  const tsr_hb2st_steps_args_t *a = args;
+  const double kd = a->kd < a->n - 1 ? a->kd : a->n - 1, steps = a->count;
+  return kd > 0 ? op_count(a->dtype, 6 * kd * kd * steps, 6 * kd * kd * steps) : 0.0;
+}
+
+static uint64_t hb2st_steps_key(const void *args) {
+  const tsr_hb2st_steps_args_t *a = args;
+  return size_key(a->dtype, 0, a->kd < a->n - 1 ? a->kd : a->n - 1, a->count, 0);
+}
+
 /* n² / kd reflectors of kd entries, each applied to m columns. */
 static double hb2st_apply_flops(const void *args) {
   const tsr_hb2st_apply_args_t *a = args;
@@ -378,6 +391,7 @@ KERNEL_TABLE(identity, identity);
       .size_key = op##_key,                                                                        \
   }
 HOST_KERNEL_TABLE(hb2st);
+HOST_KERNEL_TABLE(hb2st_steps);
 HOST_KERNEL_TABLE(hb2st_apply);
 HOST_KERNEL_TABLE(stedc);
 KERNEL_TABLE(triangle, triangle_copy);

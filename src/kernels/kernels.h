@@ -111,6 +111,23 @@ typedef struct {
   int n, kd;
 } tsr_hb2st_args_t;
 
+/** hb2st_steps (host only): buffers {the working band's blocks of columns (RW), `width` columns
+ *  each (the last of a band may be narrower), consecutive: buffer i holds columns
+ *  col0 + i width ..}, each ldw x its columns, leading dimension ldw, one allocation (their
+ *  replicas in host memory, where they were registered). Steps first .. first + count - 1 of
+ *  sweep `sweep` of a reduction of order n and bandwidth kd (cpu/hb2st.h) on that working band,
+ *  their columns within the buffers'; they write reflector slots (sweep, first ..) of v and tau
+ *  and read (sweep, first - 1): host arrays of hb2st's layout, passed as pointers (each slot is
+ *  written by one task only and read, during the flow, only by the next step of its sweep, which
+ *  the band's columns they share order after it). */
+typedef struct {
+  tessera_dtype_t dtype;
+  int n, kd, ldw;
+  int sweep, first, count;
+  int col0, width;
+  void *v, *tau;
+} tsr_hb2st_steps_args_t;
+
 /** hb2st_apply (host only): buffers {v (R), tau (R), E (RW) n x m}. E = Q2 E with hb2st's
  *  reflectors of a band of order n and kd subdiagonals. */
 typedef struct {
@@ -290,6 +307,7 @@ extern const tessera_kernel_t tsr_kernel_identity;
 extern const tessera_kernel_t tsr_kernel_triangle;
 extern const tessera_kernel_t tsr_kernel_hefill;
 extern const tessera_kernel_t tsr_kernel_hb2st;
+extern const tessera_kernel_t tsr_kernel_hb2st_steps;
 extern const tessera_kernel_t tsr_kernel_hb2st_apply;
 extern const tessera_kernel_t tsr_kernel_stedc;
 extern const tessera_kernel_t tsr_kernel_geadd;
@@ -318,6 +336,7 @@ int tsr_cpu_identity(const tessera_exec_t *ex, void *args);
 int tsr_cpu_triangle_copy(const tessera_exec_t *ex, void *args);
 int tsr_cpu_hefill(const tessera_exec_t *ex, void *args);
 int tsr_cpu_hb2st(const tessera_exec_t *ex, void *args);
+int tsr_cpu_hb2st_steps(const tessera_exec_t *ex, void *args);
 int tsr_cpu_hb2st_apply(const tessera_exec_t *ex, void *args);
 int tsr_cpu_stedc(const tessera_exec_t *ex, void *args);
 int tsr_cpu_geadd(const tessera_exec_t *ex, void *args);

@@ -4,8 +4,10 @@
  * A Q2 = Q2 T, Q2 applied to two column slices within n ε of Q2 applied to the whole (kd 40:
  * block reflectors of fewer sweeps than kd, several steps a sweep), the steps run
  * in a pipelined order (step (s, j) as soon as (s, j - 1) and (s - 1, j + 1) are done, before
- * (s - 1, j + 2)) equal to the sequential driver bit for bit; and the edges: bad arguments, n = 0,
- * NaN. Residuals are 1-norms scaled by n ε (and ‖A‖₁), ε of the dtype's precision, below 10. */
+ * (s - 1, j + 2)) equal to the sequential driver bit for bit, and so the pipeline of tasks
+ * (loops/hb2st.c) on a context of 3 CPU workers; and the edges: bad arguments, the task kernel's
+ * buffers, n = 0, NaN. Residuals are 1-norms scaled by n ε (and ‖A‖₁), ε of the dtype's precision,
+ * below 10. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +24,8 @@
 #include "../test_common.h"
 #include "kernels/cpu/cpu_blas.h"
 #include "kernels/cpu/hb2st.h"
+#include "kernels/kernels.h"
+#include "linalg/loops/loops.h"
 
 static const tessera_dtype_t dtypes[] = {TESSERA_F32, TESSERA_F64, TESSERA_C64, TESSERA_C128};
 
@@ -96,7 +100,8 @@ typedef struct {
   void *v, *tau;
 } result_t;
 
-static result_t reduce(const band_t *b) {
+/* Zeroed outputs for a reduction of b. */
+static result_t new_result(const band_t *b) {
   result_t o;
   const size_t es = tessera_dtype_size(b->dt);
   assert_int_equal(tsr_hb2st_layout(b->n, b->kd, &o.lay), 0);
@@ -104,6 +109,11 @@ static result_t reduce(const band_t *b) {
   o.e = calloc((size_t)b->n + 1, sizeof *o.e);
   o.v = calloc((size_t)o.lay.nv + 1, es);
   o.tau = calloc((size_t)o.lay.ntau + 1, es);
+  return o;
+}
+
+static result_t reduce(const band_t *b) {
+  result_t o = new_result(b);
   assert_int_equal(tsr_hb2st(b->dt, b->n, b->kd, b->ab, b->ldab, o.d, o.e, o.v, o.tau, NULL), 0);
   return o;
 }
@@ -113,6 +123,20 @@ static void free_result(result_t *o) {
   free(o->e);
   free(o->v);
   free(o->tau);
+}
+
+/* r equal to the driver's outputs o bit for bit: T and every reflector slot in use. */
+static void assert_same(const band_t *b, const result_t *r, const result_t *o) {
+  const tsr_hb2st_layout_t *L = &o->lay;
+  const size_t es = tessera_dtype_size(b->dt);
+  if (b->n > 0) assert_memory_equal(r->d, o->d, sizeof *o->d * (size_t)b->n);
+  if (b->n > 1) assert_memory_equal(r->e, o->e, sizeof *o->e * (size_t)(b->n - 1));
+  for (int s = 0; s < L->sweeps; s++)
+    for (int j = 0; j < tsr_hb2st_steps(L, s); j++) {
+      const int64_t k = tsr_hb2st_slot(L, s, j);
+      assert_memory_equal((char *)r->tau + k * es, (char *)o->tau + k * es, es);
+      assert_memory_equal((char *)r->v + k * L->kd * es, (char *)o->v + k * L->kd * es, L->kd * es);
+    }
 }
 
 /* T's eigenvalues against the dense band's. */
@@ -183,57 +207,137 @@ static void check_vectors(const band_t *b, const result_t *o) {
 static void check_pipelined(const band_t *b, const result_t *o) {
   const tsr_hb2st_layout_t *L = &o->lay;
   const size_t es = tessera_dtype_size(b->dt);
-  void *w = calloc((size_t)L->nwork + 1, es), *v = calloc((size_t)L->nv + 1, es);
-  void *tau = calloc((size_t)L->ntau + 1, es), *work = (char *)w + (size_t)L->ldw * b->n * es;
-  double *d = calloc((size_t)b->n, sizeof *d), *e = calloc((size_t)b->n, sizeof *e);
+  result_t r = new_result(b);
+  void *w = calloc((size_t)L->nwork + 1, es), *work = (char *)w + (size_t)L->ldw * b->n * es;
   assert_int_equal(tsr_hb2st_load(b->dt, b->n, b->kd, b->ab, b->ldab, w, L->ldw), 0);
   for (int t = 0; t <= 2 * L->sweeps + L->steps; t++)
     for (int s = t / 2 < L->sweeps - 1 ? t / 2 : L->sweeps - 1; s >= 0 && t - 2 * s <= L->steps;
          s--)
       if (t - 2 * s < tsr_hb2st_steps(L, s))
-        assert_int_equal(tsr_hb2st_step(b->dt, b->n, b->kd, w, L->ldw, s, t - 2 * s, v, tau, work),
-                         0);
-  assert_int_equal(tsr_hb2st_extract(b->dt, b->n, b->kd, w, L->ldw, d, e), 0);
-  assert_memory_equal(d, o->d, sizeof *d * (size_t)b->n);
-  assert_memory_equal(e, o->e, sizeof *e * (size_t)(b->n - 1));
-  for (int s = 0; s < L->sweeps; s++)
-    for (int j = 0; j < tsr_hb2st_steps(L, s); j++) {
-      const int64_t k = tsr_hb2st_slot(L, s, j);
-      assert_memory_equal((char *)tau + k * es, (char *)o->tau + k * es, es);
-      assert_memory_equal((char *)v + k * L->kd * es, (char *)o->v + k * L->kd * es, L->kd * es);
-    }
+        assert_int_equal(
+            tsr_hb2st_step(b->dt, b->n, b->kd, w, L->ldw, s, t - 2 * s, r.v, r.tau, work), 0);
+  assert_int_equal(tsr_hb2st_extract(b->dt, b->n, b->kd, w, L->ldw, r.d, r.e), 0);
+  assert_same(b, &r, o);
   free(w);
-  free(v);
-  free(tau);
-  free(d);
-  free(e);
+  free_result(&r);
+}
+
+/* The bulge chasing as tasks (loops/hb2st.c) on `ctx`, `group` steps a task, against the
+ * driver's outputs `o`, bit for bit. */
+static void check_tasks(tessera_context_t *ctx, const band_t *b, const result_t *o, int group) {
+  const tsr_hb2st_layout_t *L = &o->lay;
+  result_t r = new_result(b);
+  void *w = calloc((size_t)L->ldw * (size_t)b->n + 1, tessera_dtype_size(b->dt));
+  assert_int_equal(tsr_hb2st_load(b->dt, b->n, b->kd, b->ab, b->ldab, w, L->ldw), 0);
+  tsr_hb2st_band_t B;
+  assert_int_equal(tsr_hb2st_band_create(ctx, b->dt, b->n, b->kd, w, L->ldw, group, &B), 0);
+  assert_true(B.count * B.width >= (L->sweeps ? b->n : 0));
+  assert_int_equal(tsr_pxhb2st(&B, r.v, r.tau), 0);
+  assert_int_equal(tessera_wait_all(ctx), 0);
+  assert_int_equal(tsr_hb2st_band_destroy(&B), 0);
+  assert_int_equal(tsr_hb2st_extract(b->dt, b->n, b->kd, w, L->ldw, r.d, r.e), 0);
+  assert_same(b, &r, o);
+  free(w);
+  free_result(&r);
+}
+
+/* Calls check(b, o, arg) on a random band b of every dtype, each order of ns[0 .. count - 1] and
+ * bandwidths 0 to wider than the matrix (one band wider: the last), o the driver's outputs. */
+typedef void check_fn(const band_t *b, const result_t *o, void *arg);
+static void each_band(const int *ns, size_t count, uint64_t seed, check_fn *check, void *arg) {
+  for (size_t di = 0; di < sizeof dtypes / sizeof *dtypes; di++)
+    for (size_t ni = 0; ni < count; ni++) {
+      const int n = ns[ni], kds[] = {0, 1, 2, 3, 8, 16, 40, n - 1, n + 2};
+      for (size_t ki = 0; ki < sizeof kds / sizeof *kds; ki++) {
+        const int kd = kds[ki];
+        bool seen = kd < 0 || (kd > n - 1 && ki + 1 < sizeof kds / sizeof *kds);
+        for (size_t k = 0; k < ki; k++) seen |= kds[k] == kd;
+        if (seen) continue;
+        band_t b = make_band(dtypes[di], n, kd, (int)(seed % 3), seed);
+        seed++;
+        result_t o = reduce(&b);
+        check(&b, &o, arg);
+        free_result(&o);
+        free_band(&b);
+      }
+    }
+}
+
+/* The pipeline of tasks on the context `arg` with tasks of 1, 2, 3 steps and the default. */
+static void check_all_groups(const band_t *b, const result_t *o, void *arg) {
+  const int groups[] = {1, 2, 3, tsr_hb2st_group(b->n, b->kd, 3)};
+  for (size_t g = 0; g < sizeof groups / sizeof *groups; g++) check_tasks(arg, b, o, groups[g]);
+}
+
+/* The pipeline of tasks on 3 CPU workers equal to the driver bit for bit: every dtype, orders
+ * 0, 1, 2 and up, bandwidths 0 to wider than the matrix, tasks of 1, 2, 3 steps and the default
+ * (a task's columns on up to 7 handles). */
+static void pipelined_tasks(void **state) {
+  (void)state;
+  tt_watchdog(120);
+  tessera_context_t *ctx = tt_cpu_context(3, TESSERA_SCHED_AUTO);
+  static const int ns[] = {0, 1, 2, 3, 5, 37, 131, 300};
+  each_band(ns, sizeof ns / sizeof *ns, 500, check_all_groups, ctx);
+  assert_int_equal(tessera_finalize(ctx), 0);
+}
+
+/* The task kernel refuses buffers that are not the working band's consecutive column blocks
+ * covering its steps' columns. */
+static void steps_kernel_buffers(void **state) {
+  (void)state;
+  band_t b = make_band(TESSERA_F64, 20, 3, 0, 7);
+  result_t o = reduce(&b);
+  const int ldw = o.lay.ldw, width = 4;
+  double *w = calloc((size_t)ldw * 20, sizeof *w);
+  assert_int_equal(tsr_hb2st_load(TESSERA_F64, 20, 3, b.ab, b.ldab, w, ldw), 0);
+  /* steps 0 .. 1 of sweep 0: columns 0 .. 6, blocks 0 and 1 */
+  tsr_hb2st_steps_args_t a = {.dtype = TESSERA_F64,
+                              .n = 20,
+                              .kd = 3,
+                              .ldw = ldw,
+                              .sweep = 0,
+                              .first = 0,
+                              .count = 2,
+                              .col0 = 0,
+                              .width = width,
+                              .v = o.v,
+                              .tau = o.tau};
+  tessera_exec_t ex = {.ndata = 2, .ptr = {w, w + (size_t)width * ldw}, .ld = {ldw, ldw}};
+  const int bad = TESSERA_ERR_KERNEL;
+  ex.ptr[1] = w + (size_t)width * ldw + 1; /* not the next block */
+  assert_int_equal(tsr_cpu_hb2st_steps(&ex, &a), bad);
+  ex.ptr[1] = w + (size_t)width * ldw;
+  ex.ld[1] = (size_t)ldw + 1;
+  assert_int_equal(tsr_cpu_hb2st_steps(&ex, &a), bad);
+  ex.ld[1] = (size_t)ldw;
+  ex.ndata = 1; /* column 6 not covered */
+  assert_int_equal(tsr_cpu_hb2st_steps(&ex, &a), bad);
+  ex.ndata = 2;
+  a.count = 6; /* sweep 0 has 19 / 3 rounded up = 7 steps; 0 .. 5 reach column 18 */
+  assert_int_equal(tsr_cpu_hb2st_steps(&ex, &a), bad);
+  a.count = 8; /* past the sweep's steps */
+  assert_int_equal(tsr_cpu_hb2st_steps(&ex, &a), bad);
+  a.count = 2;
+  assert_int_equal(tsr_cpu_hb2st_steps(&ex, &a), 0);
+  free(w);
+  free_result(&o);
+  free_band(&b);
+}
+
+/* T's eigenvalues, Q2 and the steps in a pipelined order. */
+static void check_driver(const band_t *b, const result_t *o, void *arg) {
+  (void)arg;
+  if (b->n == 0) return;
+  check_eigenvalues(b, o);
+  check_vectors(b, o);
+  check_pipelined(b, o);
 }
 
 static void random_bands(void **state) {
   (void)state;
   tt_watchdog(120);
   static const int ns[] = {0, 1, 2, 3, 5, 37, 100, 131};
-  uint64_t seed = 1;
-  for (size_t di = 0; di < sizeof dtypes / sizeof *dtypes; di++)
-    for (size_t ni = 0; ni < sizeof ns / sizeof *ns; ni++) {
-      const int n = ns[ni], kds[] = {0, 1, 2, 3, 8, 16, 40, n - 1, n + 2};
-      for (size_t ki = 0; ki < sizeof kds / sizeof *kds; ki++) {
-        const int kd = kds[ki];
-        bool seen = kd < 0 || (kd > n - 1 && ki + 1 < sizeof kds / sizeof *kds);
-        for (size_t k = 0; k < ki; k++) seen |= kds[k] == kd;
-        if (seen) continue; /* one band wider than the matrix: the last */
-        band_t b = make_band(dtypes[di], n, kd, (int)(seed % 3), seed);
-        seed++;
-        result_t o = reduce(&b);
-        if (n > 0) {
-          check_eigenvalues(&b, &o);
-          check_vectors(&b, &o);
-          check_pipelined(&b, &o);
-        }
-        free_result(&o);
-        free_band(&b);
-      }
-    }
+  each_band(ns, sizeof ns / sizeof *ns, 1, check_driver, NULL);
 }
 
 /* kd = 0 and kd = 1: T's diagonal is the band's, its sub-diagonal the band's (kd = 1; real
@@ -330,10 +434,9 @@ static void nan_input(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(random_bands),
-      cmocka_unit_test(trivial_bands),
-      cmocka_unit_test(bad_arguments),
-      cmocka_unit_test(nan_input),
+      cmocka_unit_test(random_bands),    cmocka_unit_test(trivial_bands),
+      cmocka_unit_test(bad_arguments),   cmocka_unit_test(nan_input),
+      cmocka_unit_test(pipelined_tasks), cmocka_unit_test(steps_kernel_buffers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,11 @@
-/* CPU kernels of the eigensolver's second stage and tridiagonal solve: bulge chasing and its
+/* CPU kernels of the eigensolver's second stage and tridiagonal solve: bulge chasing, whole or a
+ * few steps of one sweep as a task on the working band's column blocks, and its
  * back-transformation (hb2st.c, hb2st_apply.c), and LAPACK's divide and conquer (dstedc) or
  * root-free QR (dsterf) on the real tridiagonal. */
+#include <complex.h>
 #include <lapacke.h>
+#include <stdbool.h>
+#include <stdlib.h>
 
 #include "kernels/cpu/cpu_blas.h"
 #include "kernels/cpu/hb2st.h"
@@ -12,6 +16,42 @@ int tsr_cpu_hb2st(const tessera_exec_t *ex, void *args) {
     return TESSERA_ERR_KERNEL;
   return tsr_hb2st(a->dtype, a->n, a->kd, ex->ptr[0], (int)ex->ld[0], ex->ptr[1], ex->ptr[2],
                    ex->ptr[3], ex->ptr[4], NULL);
+}
+
+/* Whether the task's buffers are the working band's consecutive blocks of columns, from col0 in
+ * blocks of `width`, in one allocation of leading dimension ldw, covering the columns of the
+ * task's steps. */
+static bool steps_buffers_valid(const tessera_exec_t *ex, const tsr_hb2st_steps_args_t *a,
+                                const tsr_hb2st_layout_t *L, const char *band, size_t es) {
+  const int64_t cols = (int64_t)ex->ndata * a->width;
+  for (int i = 0; i < ex->ndata; i++)
+    if (ex->ld[i] != (size_t)a->ldw ||
+        ex->ptr[i] != band + ((size_t)a->col0 + (size_t)i * (size_t)a->width) * (size_t)a->ldw * es)
+      return false;
+  int first, last, c0, c1;
+  tsr_hb2st_columns(L, a->sweep, a->first, &first, &c1);
+  tsr_hb2st_columns(L, a->sweep, a->first + a->count - 1, &c0, &last);
+  return first >= a->col0 && last < a->col0 + cols;
+}
+
+int tsr_cpu_hb2st_steps(const tessera_exec_t *ex, void *args) {
+  const tsr_hb2st_steps_args_t *a = args;
+  tsr_hb2st_layout_t L;
+  if (!tsr_dtype_valid(a->dtype) || tsr_hb2st_layout(a->n, a->kd, &L) || ex->ndata < 1 ||
+      a->width < 1 || a->col0 < 0 || a->ldw < L.ldw || a->first < 0 || a->count < 1 ||
+      a->first + a->count > tsr_hb2st_steps(&L, a->sweep) || !a->v || !a->tau)
+    return TESSERA_ERR_KERNEL;
+  const size_t es = tessera_dtype_size(a->dtype);
+  /* the band's first column, from buffer 0: the blocks are views of one allocation */
+  char *band = (char *)ex->ptr[0] - (size_t)a->col0 * (size_t)a->ldw * es;
+  if (!steps_buffers_valid(ex, a, &L, band, es)) return TESSERA_ERR_KERNEL;
+  double complex stack[256], *work = L.kd <= 256 ? stack : malloc((size_t)L.kd * es);
+  if (!work) return TESSERA_ERR_NOMEM;
+  int rc = 0;
+  for (int j = a->first; j < a->first + a->count && !rc; j++)
+    rc = tsr_hb2st_step(a->dtype, a->n, a->kd, band, a->ldw, a->sweep, j, a->v, a->tau, work);
+  if (work != stack) free(work);
+  return rc;
 }
 
 int tsr_cpu_hb2st_apply(const tessera_exec_t *ex, void *args) {

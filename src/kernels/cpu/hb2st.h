@@ -89,6 +89,15 @@ static inline int tsr_hb2st_steps(const tsr_hb2st_layout_t *lay, int s) {
   return (rows + lay->kd - 1) / lay->kd;
 }
 
+/** The columns of the working band step `j` of sweep `s` reads and writes (the file's
+ *  comment): [s, hi] for j = 0, [lo - kd', hi] for j >= 1, into *first and *last. */
+static inline void tsr_hb2st_columns(const tsr_hb2st_layout_t *lay, int s, int j, int *first,
+                                     int *last) {
+  const int lo = s + 1 + j * lay->kd;
+  *first = j == 0 ? s : lo - lay->kd;
+  *last = lo + lay->kd - 1 < lay->n - 1 ? lo + lay->kd - 1 : lay->n - 1;
+}
+
 /** Slot of reflector (s, j): its index in tau; its vector starts at v + slot * kd'. */
 static inline int64_t tsr_hb2st_slot(const tsr_hb2st_layout_t *lay, int s, int j) {
   return (int64_t)s * lay->steps + j;

@@ -2,8 +2,10 @@
  *
  *   1. A (its triangle, made the lower one of a working copy, scaled as LAPACK scales it) to a
  *      band of nb subdiagonals on square tiles of nb (loops/he2hb.c: tile tasks, any device);
- *   2. the band to the real tridiagonal T by bulge chasing, and T's eigenvalues (and vectors) by
- *      LAPACK's stedc / sterf: host kernels run on the calling thread (runtime/inline.c);
+ *   2. the band to the real tridiagonal T by bulge chasing, a pipeline of tasks of a few steps
+ *      on the CPU workers (loops/hb2st.c; inline on the calling thread in a context without
+ *      them), then T's eigenvalues (and vectors) by LAPACK's stedc / sterf, a host kernel run on
+ *      the calling thread (runtime/inline.c);
  *   3. with vectors, T's eigenvectors Z carried back: Q2 Z (host kernel), then Q1 (Q2 Z) by the
  *      QR's unmqr tasks on the first stage's reflectors (rows nb .. n - 1).
  *
@@ -121,8 +123,8 @@ static int reduce_to_band(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n,
   if (!rc) rc = tessera_matrix_export(*A, b->h, b->ldh);
   for (int64_t j = 0; j < n && !rc; j++)
     for (int64_t i = j; i < n && i <= j + nb; i++)
-      memcpy((char *)b->ab + idx(i - j, j, nb + 1) * es, (const char *)b->h + idx(i, j, b->ldh) * es,
-             es);
+      memcpy((char *)b->ab + idx(i - j, j, nb + 1) * es,
+             (const char *)b->h + idx(i, j, b->ldh) * es, es);
   return rc;
 }
 
@@ -176,6 +178,35 @@ static int second_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, in
   return rc ? rc : s ? s : d;
 }
 
+/* The band b->ab to T (b->d, b->e) and Q2's reflectors (b->v, b->tau): a pipeline of tasks of a
+ * few steps each on a working band (loops/hb2st.c) where the context has CPU workers, else the
+ * sequential kernel on this thread; the same result bit for bit. */
+static int chase(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb, bufs_t *b,
+                 const tsr_hb2st_layout_t *lay) {
+  if (tessera_device_count(ctx, TESSERA_DEVICE_CPU) == 0) {
+    tsr_hb2st_args_t ha = {.dtype = dt, .n = (int)n, .kd = nb};
+    void *hp[5] = {b->ab, b->d, b->e, b->v, b->tau};
+    const size_t hl[5] = {(size_t)nb + 1, (size_t)n, (size_t)n, 1, 1};
+    return tsr_run_inline(ctx, TESSERA_HOST_NODE, NULL, &tsr_kernel_hb2st, &ha, 5, hp, hl);
+  }
+  void *w = malloc((size_t)lay->ldw * (size_t)n * tessera_dtype_size(dt));
+  if (!w)
+    return tsr_error(ctx, TESSERA_ERR_NOMEM,
+                     "syevd: out of memory for the working band of n = %lld", (long long)n);
+  int rc = tsr_hb2st_load(dt, (int)n, nb, b->ab, nb + 1, w, lay->ldw);
+  tsr_hb2st_band_t B;
+  const int group = tsr_hb2st_group((int)n, nb, tessera_config(ctx)->cpu_workers);
+  if (!rc) rc = tsr_hb2st_band_create(ctx, dt, (int)n, nb, w, lay->ldw, group, &B);
+  if (!rc) {
+    rc = tsr_pxhb2st(&B, b->v, b->tau);
+    const int waited = tessera_wait_all(ctx), released = tsr_hb2st_band_destroy(&B);
+    rc = rc ? rc : waited ? waited : released;
+  }
+  if (!rc) rc = tsr_hb2st_extract(dt, (int)n, nb, w, lay->ldw, b->d, b->e);
+  free(w);
+  return rc;
+}
+
 /* Stages 2 and 3 on the band: T, its eigenvalues into b->d (ascending), with vectors the
  * eigenvectors of the band into b->h. Returns 0, stedc's info > 0, or a negative status. */
 static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t job, int64_t n,
@@ -191,10 +222,7 @@ static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t 
   if (!b->v || !b->tau || (job == TESSERA_VECTORS && !b->z))
     return tsr_error(ctx, TESSERA_ERR_NOMEM, "syevd: out of memory for the reflectors of n = %lld",
                      (long long)n);
-  tsr_hb2st_args_t ha = {.dtype = dt, .n = (int)n, .kd = nb};
-  void *hp[5] = {b->ab, b->d, b->e, b->v, b->tau};
-  const size_t hl[5] = {(size_t)nb + 1, (size_t)n, (size_t)n, 1, 1};
-  int rc = tsr_run_inline(ctx, TESSERA_HOST_NODE, NULL, &tsr_kernel_hb2st, &ha, 5, hp, hl);
+  int rc = chase(ctx, dt, n, nb, b, &lay);
   if (rc) return rc < 0 ? rc : tsr_error(ctx, TESSERA_ERR_KERNEL, "syevd: bulge chasing failed");
   tsr_stedc_args_t sa = {.n = (int)n, .vectors = job == TESSERA_VECTORS};
   void *sp[3] = {b->d, b->e, b->z};

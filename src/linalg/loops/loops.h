@@ -78,6 +78,30 @@ int tsr_pxhe2hb(tessera_matrix_t *A, tsr_he2hb_t *H);
  *  kd subdiagonals: one task per column panel of E (its columns are independent). */
 int tsr_pxhb2st_apply(tessera_matrix_t *E, int kd, tessera_data_t *v, tessera_data_t *tau);
 
+/** The bulge chasing's working band (kernels/cpu/hb2st.h: ldw x n, loaded by tsr_hb2st_load)
+ *  registered for its tasks (hb2st.c): `count` host handles of `width` consecutive columns (the
+ *  last narrower), tasks of `group` steps of one sweep. */
+typedef struct {
+  tessera_context_t *ctx;
+  tessera_dtype_t dtype;
+  int n, kd, ldw; /* the reduction's order and bandwidth (as given), the band's ld */
+  int group, width, count;
+  tessera_data_t **cols;
+} tsr_hb2st_band_t;
+/** Steps per task for a band of order n and bandwidth kd on `workers` CPU workers: tasks of
+ *  tens of microseconds, sweeps cut into enough of them to overlap; at least 2. */
+int tsr_hb2st_group(int n, int kd, int workers);
+/** Registers the working band w (host memory, leading dimension ldw) of a reduction of order n
+ *  and bandwidth kd for tasks of `group` steps (nothing when there are no sweeps). */
+int tsr_hb2st_band_create(tessera_context_t *ctx, tessera_dtype_t dtype, int n, int kd, void *w,
+                          int ldw, int group, tsr_hb2st_band_t *B);
+/** Waits for the band's tasks and releases its handles; returns the first failing release. */
+int tsr_hb2st_band_destroy(tsr_hb2st_band_t *B);
+/** The bulge chasing on B's band: every step of every sweep, in tasks of B->group steps (host
+ *  kernels), reflectors into the host arrays v and tau of hb2st's layout (pointers the tasks
+ *  write until the flow is over). The result is tsr_hb2st's, bit for bit. */
+int tsr_pxhb2st(tsr_hb2st_band_t *B, void *v, void *tau);
+
 /** Makes the T handles of kmin reflectors in steps of nb of the column panels of V (its dtype,
  *  context and, distributed, its panels' processes): a collective call for a distributed V. */
 int tsr_qr_create(const tessera_matrix_t *V, int64_t kmin, int64_t nb, tsr_qr_t *Q);

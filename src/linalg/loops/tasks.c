@@ -202,6 +202,27 @@ int tsr_task_hb2st_apply(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_
   return insert(ctx, &tsr_kernel_hb2st_apply, &args, sizeof args, 3, h, md, tag, prio);
 }
 
+int tsr_task_hb2st_steps(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *const *cols,
+                         int ncols, int col0, int width, int n, int kd, int ldw, int sweep,
+                         int first, int count, void *v, void *tau, const int tag[3], int prio) {
+  if (ncols < 1 || ncols > TESSERA_MAX_TASK_DATA)
+    return tsr_error(ctx, TESSERA_ERR_STATE, "hb2st_steps: %d blocks of columns", ncols);
+  tsr_hb2st_steps_args_t args = {.dtype = dtype,
+                                 .n = n,
+                                 .kd = kd,
+                                 .ldw = ldw,
+                                 .sweep = sweep,
+                                 .first = first,
+                                 .count = count,
+                                 .col0 = col0,
+                                 .width = width,
+                                 .v = v,
+                                 .tau = tau};
+  tessera_access_t md[TESSERA_MAX_TASK_DATA];
+  for (int i = 0; i < ncols; i++) md[i] = TESSERA_RW;
+  return insert(ctx, &tsr_kernel_hb2st_steps, &args, sizeof args, ncols, cols, md, tag, prio);
+}
+
 int tsr_task_hefill(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *a, int n,
                     const int tag[3], int prio) {
   tsr_hefill_args_t args = {.dtype = dtype, .n = n};

@@ -54,6 +54,13 @@ int tsr_task_triangle(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_dat
 int tsr_task_hb2st_apply(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *v,
                          tessera_data_t *tau, tessera_data_t *e, int n, int kd, int m,
                          const int tag[3], int prio);
+/** Steps first .. first + count - 1 of sweep `sweep` of the bulge chasing of a band of order n
+ *  and kd subdiagonals on its working band (leading dimension ldw), given as `ncols` handles of
+ *  consecutive blocks of `width` columns from column col0 (RW), the reflectors' host arrays v and
+ *  tau by pointer (a host kernel: kernels.h's tsr_hb2st_steps_args_t). */
+int tsr_task_hb2st_steps(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *const *cols,
+                         int ncols, int col0, int width, int n, int kd, int ldw, int sweep,
+                         int first, int count, void *v, void *tau, const int tag[3], int prio);
 /** The strictly upper triangle of the n x n tile a from its lower, conjugated. */
 int tsr_task_hefill(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *a, int n,
                     const int tag[3], int prio);
