@@ -8,7 +8,12 @@
  * the mean it predicts with, the mean and count of the measurements made by this context; a
  * save re-reads the file under an advisory lock on its folder, adds those measurements to what
  * is there now (what other contexts saved meanwhile included), and replaces the file through a
- * temporary file of a unique name. */
+ * temporary file of a unique name.
+ *
+ * The table holds at most PM_ENTRIES entries (a quarter of its slots stays empty, so every probe
+ * chain ends soon at an empty slot), of which a file fills at most PM_FILE_ENTRIES: a context
+ * always has room for the kernels and sizes it meets, and a file grows no larger than the table
+ * (entries past the file's share are dropped at the next save: the history is a cache). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -25,7 +30,9 @@
 
 #include "runtime/perfmodel.h"
 
-#define PM_SLOTS 4096
+#define PM_SLOTS 8192
+#define PM_ENTRIES (PM_SLOTS / 4 * 3)
+#define PM_FILE_ENTRIES (PM_ENTRIES / 2)
 #define PM_NAME 48
 #define PM_WINDOW 64 /* the mean follows the last ~PM_WINDOW runs */
 
@@ -43,6 +50,7 @@ typedef struct {
 
 struct tsr_perfmodel {
   pthread_mutex_t lock;
+  int used; /* entries inserted (under the lock) */
   pm_entry_t slots[PM_SLOTS];
 };
 
@@ -91,7 +99,7 @@ static pm_entry_t *pm_find(tsr_perfmodel_t *pm, const char *name, int kind, uint
     pthread_mutex_lock(&pm->lock); /* second pass under the lock, then insert */
   }
   pm_entry_t *found = NULL;
-  for (uint64_t i = 0; i < PM_SLOTS && !found; i++) {
+  for (uint64_t i = 0; i < PM_SLOTS && !found && pm->used < PM_ENTRIES; i++) {
     pm_entry_t *e = &pm->slots[(h + i) % PM_SLOTS];
     if (atomic_load_explicit(&e->ready, memory_order_relaxed)) continue;
     e->hash = h;
@@ -103,6 +111,7 @@ static pm_entry_t *pm_find(tsr_perfmodel_t *pm, const char *name, int kind, uint
     atomic_store(&e->own_mean, 0.0);
     atomic_store(&e->own_count, 0);
     atomic_store_explicit(&e->ready, 1, memory_order_release);
+    pm->used++;
     found = e;
   }
   pthread_mutex_unlock(&pm->lock);
@@ -148,7 +157,8 @@ int tsr_perfmodel_load(tsr_perfmodel_t *pm, const char *path) {
   FILE *f = fopen(path, "r");
   if (!f) return errno == ENOENT ? 0 : TESSERA_ERR_IO;
   char line[256], name[PM_NAME];
-  while (fgets(line, sizeof line, f)) {
+  int loaded = 0;
+  while (loaded < PM_FILE_ENTRIES && fgets(line, sizeof line, f)) {
     int kind;
     uint64_t key;
     double mean;
@@ -160,6 +170,7 @@ int tsr_perfmodel_load(tsr_perfmodel_t *pm, const char *path) {
       continue;
     pm_entry_t *e = pm_find(pm, name, kind, key, true);
     if (!e) break;
+    loaded++;
     atomic_store(&e->mean, mean);
     atomic_store(&e->count, count < PM_WINDOW ? count : PM_WINDOW);
   }

@@ -1,5 +1,6 @@
 /* Kernel-time history: written at finalize to cfg.perfmodel_file, loaded again by the next
- * context, and never a crash when the file holds garbage; no folder created but tessera's own
+ * context, and never a crash when the file holds garbage; a file larger than a context's table
+ * leaves it room for its own kernels and is not saved larger; no folder created but tessera's own
  * cache folder; contexts sharing the file and finalizing at once lose no entry and add their
  * counts.
  */
@@ -122,6 +123,30 @@ static void test_history_roundtrip(void **state) {
   assert_int_equal(tt_write_file(path, "", 0), 0);
   assert_int_equal(run_with(path, 10), 0);
   assert_names_kernel(path);
+  unlink(path);
+  free(path);
+}
+
+/* A history file of more entries than a context's table holds: the context still records its
+ * own kernels (they are in the file it saves), and the file it saves is bounded. */
+static void test_full_history_keeps_room(void **state) {
+  (void)state;
+  char *path = tt_tmpfile("perfmodel");
+  assert_non_null(path);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  const int old = 20000;
+  for (int i = 0; i < old; i++) fprintf(f, "old_kernel_%d 0 %d 1e-05 3\n", i % 97, i);
+  assert_int_equal(fclose(f), 0);
+  assert_int_equal(run_with(path, 10), 0);
+  assert_names_kernel(path);
+  size_t len = 0;
+  char *text = tt_read_file(path, &len);
+  assert_non_null(text);
+  int lines = 0;
+  for (size_t i = 0; i < len; i++) lines += text[i] == '\n';
+  free(text);
+  if (lines >= old / 2) fail_msg("the saved history kept %d lines of %d", lines, old);
   unlink(path);
   free(path);
 }
@@ -341,6 +366,7 @@ static void test_concurrent_finalize_loses_nothing(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_history_roundtrip),
+      cmocka_unit_test(test_full_history_keeps_room),
       cmocka_unit_test(test_disabled),
       cmocka_unit_test(test_garbage),
       cmocka_unit_test(test_missing_folder_not_created),
