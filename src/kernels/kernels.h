@@ -141,6 +141,7 @@ typedef struct {
  *  info > 0. */
 typedef struct {
   int n, vectors;
+  int threads; /* BLAS threads for the call (run while the context's workers are idle) */
 } tsr_stedc_args_t;
 
 /** diagonal: buffers {A (R), d (W) n x 1}. Copies the diagonal of A's n x n block from row `row`

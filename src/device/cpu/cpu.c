@@ -36,7 +36,20 @@ static void blas_single_threaded_release(void) {
   if (--blas_users == 0 && blas_saved_threads > 0) openblas_set_num_threads(blas_saved_threads);
   pthread_mutex_unlock(&blas_lock);
 }
+
+int tsr_cpu_blas_threads(int threads) {
+  pthread_mutex_lock(&blas_lock);
+  const int prev = openblas_get_num_threads();
+  if (threads > 0) openblas_set_num_threads(threads);
+  pthread_mutex_unlock(&blas_lock);
+  return prev;
+}
 #else
+int tsr_cpu_blas_threads(int threads) {
+  (void)threads;
+  return 1;
+}
+
 static void blas_single_threaded_acquire(void) {}
 static void blas_single_threaded_release(void) {}
 #endif

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "device/cpu/cpu.h"
 #include "kernels/cpu/cpu_blas.h"
 #include "kernels/cpu/hb2st.h"
 
@@ -68,8 +69,10 @@ int tsr_cpu_stedc(const tessera_exec_t *ex, void *args) {
     return TESSERA_ERR_KERNEL;
   if (a->n == 0) return 0;
   const lapack_int n = a->n;
+  const int prev = a->threads > 1 ? tsr_cpu_blas_threads(a->threads) : 0;
   const lapack_int info = a->vectors ? LAPACKE_dstedc(LAPACK_COL_MAJOR, 'I', n, ex->ptr[0],
                                                       ex->ptr[1], ex->ptr[2], (lapack_int)ex->ld[2])
                                      : LAPACKE_dsterf(n, ex->ptr[0], ex->ptr[1]);
+  if (prev > 0) tsr_cpu_blas_threads(prev);
   return info < 0 ? TESSERA_ERR_KERNEL : (int)info;
 }

@@ -224,7 +224,12 @@ static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t 
                      (long long)n);
   int rc = chase(ctx, dt, n, nb, b, &lay);
   if (rc) return rc < 0 ? rc : tsr_error(ctx, TESSERA_ERR_KERNEL, "syevd: bulge chasing failed");
-  tsr_stedc_args_t sa = {.n = (int)n, .vectors = job == TESSERA_VECTORS};
+  /* the workers are idle while stedc runs here: its BLAS calls take their cores */
+  tessera_device_info_t cpu = {.workers = 1};
+  if (tessera_device_count(ctx, TESSERA_DEVICE_CPU) == 0 ||
+      tessera_device_info(ctx, TESSERA_DEVICE_CPU, 0, &cpu))
+    cpu.workers = 1;
+  tsr_stedc_args_t sa = {.n = (int)n, .vectors = job == TESSERA_VECTORS, .threads = cpu.workers};
   void *sp[3] = {b->d, b->e, b->z};
   const size_t sl[3] = {(size_t)n, (size_t)n, (size_t)n};
   rc = tsr_run_inline(ctx, TESSERA_HOST_NODE, NULL, &tsr_kernel_stedc, &sa, sa.vectors ? 3 : 2, sp,
