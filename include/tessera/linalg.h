@@ -51,8 +51,9 @@ TESSERA_API int tessera_tile_for_lu(const tessera_context_t *ctx, int64_t m, int
 TESSERA_API int tessera_tile_for_qr(const tessera_context_t *ctx, int64_t m, int64_t n);
 
 /** Tile size of the Hermitian eigensolver (syevd, heevd) on a matrix of order n, which is also
- *  the bandwidth of its first stage: the configured tile size, else 128 with GPUs and 64 on CPUs
- *  (the band's bulge chasing costs grow with it), at most n. Thread safe. */
+ *  the bandwidth of its first stage: the configured tile size, else 128 (the band's bulge
+ *  chasing costs grow with it, the products of the other stages shrink without it), at most n.
+ *  Thread safe. */
 TESSERA_API int tessera_tile_for_eig(const tessera_context_t *ctx, int64_t n);
 
 /** Tile size (LU: panel width when `lu` is nonzero) for a matrix of order n that already lives on

@@ -77,10 +77,14 @@ int tessera_tile_for_qr(const tessera_context_t *ctx, int64_t m, int64_t n) {
   return (int)(narrow < lu ? narrow : lu);
 }
 
+/* The eigensolver's tile and band width: larger makes the band reduction's and the
+ * back-transformations' products larger and the bulge chasing longer (it grows with the band). */
+enum { EIG_TILE = 128 };
+
 int tessera_tile_for_eig(const tessera_context_t *ctx, int64_t n) {
   if (!ctx) return 0;
   const int given = tessera_config(ctx)->tile_size;
-  const int64_t t = given > 0 ? given : tessera_accelerator_count(ctx) > 0 ? 128 : 64;
+  const int64_t t = given > 0 ? given : EIG_TILE;
   return (int)(n < 1 ? 1 : t < n ? t : n);
 }
 
