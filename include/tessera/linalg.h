@@ -315,6 +315,15 @@ TESSERA_API int tessera_tile_getrs(tessera_op_t trans, const tessera_matrix_t *A
  *  tasks writing its panels and every process gets the whole tau. */
 TESSERA_API int tessera_tile_geqrf(tessera_matrix_t *A, void *tau);
 
+/** Eigenvalues, and with job VECTORS eigenvectors, of the Hermitian n x n A whose `uplo`
+ *  triangle the descriptor holds (any tiling), as tessera_syevd: w receives the eigenvalues in
+ *  ascending order (the dtype's real type), A the eigenvectors with VECTORS (its triangle is
+ *  left as it was with VALUES). The solver's band and tridiagonal stages run on the host: A goes
+ *  through a host copy. Returns 0, info > 0 as tessera_syevd (A then NaN), or a negative status;
+ *  a distributed A is refused. */
+TESSERA_API int tessera_tile_syevd(tessera_job_t job, tessera_uplo_t uplo, tessera_matrix_t *A,
+                                   void *w);
+
 /** C = op(Q) C (side LEFT, C with A's m rows) or C op(Q) (RIGHT, C with m columns); op NOTRANS,
  *  or CONJTRANS / TRANS on real dtypes; Q is the one whose min(m, n) reflectors
  *  tessera_tile_geqrf left in A (m x n) and `tau`. Any tilings (column panels, or copies in

@@ -2,7 +2,8 @@
  * both triangles, orders that are not tile multiples, 0 and 1; with vectors the residual
  * ‖A V − V Λ‖ / (‖A‖ n ε) and the orthogonality ‖I − Vᴴ V‖ / (n ε), without them the eigenvalues
  * against LAPACK's (zheev on the matrix promoted to double complex); clustered and repeated
- * eigenvalues; tiny and huge norms (the scaling); NaN; and the argument checks. */
+ * eigenvalues; tiny and huge norms (the scaling); NaN; the tile-level form (tessera_tile_syevd on
+ * a descriptor); and the argument checks. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stdbool.h>
@@ -66,7 +67,7 @@ static zc_t *hermitian(tessera_dtype_t dt, int64_t n, const double *spectrum, tt
 /* One call: A (full h, scaled by `scale`) given by its `uplo` triangle in the dtype (the other
  * triangle NaN, lda n + 2), checked as the file's header says. */
 static void one_case(tessera_context_t *ctx, tessera_dtype_t dt, tessera_uplo_t uplo,
-                     tessera_job_t job, int64_t n, const zc_t *h, double scale) {
+                     tessera_job_t job, int64_t n, const zc_t *h, double scale, bool tile) {
   const int64_t lda = n + 2;
   void *a = lc_alloc(dt, (size_t)(lda * (n > 0 ? n : 1)));
   lc_fill_nan(dt, a, (size_t)(lda * (n > 0 ? n : 1)));
@@ -82,7 +83,17 @@ static void one_case(tessera_context_t *ctx, tessera_dtype_t dt, tessera_uplo_t 
       if (i == j) full[i + j * n] = creal(v);
     }
   void *w = calloc((size_t)n + 1, sizeof(double));
-  const int rc = tessera_syevd(ctx, job, uplo, dt, n, a, lda, w);
+  int rc = 0;
+  if (tile) { /* the descriptor's tiles (nb x 5, not square) hold A; the result comes back */
+    tessera_matrix_t *A = NULL;
+    assert_int_equal(tessera_matrix_create(ctx, dt, n, n, nb, 5, &A), 0);
+    assert_int_equal(tessera_matrix_import(A, a, lda), 0);
+    rc = tessera_tile_syevd(job, uplo, A, w);
+    assert_int_equal(tessera_matrix_export(A, a, lda), 0);
+    assert_int_equal(tessera_matrix_destroy(A), 0);
+  } else {
+    rc = tessera_syevd(ctx, job, uplo, dt, n, a, lda, w);
+  }
   if (rc)
     fail_msg("syevd %s %c %c n %lld: %d (%s)", lc_name(dt), (char)uplo, (char)job, (long long)n, rc,
              tessera_last_error(ctx));
@@ -140,8 +151,10 @@ static void test_syevd_random(void **state) {
       for (int s = 0; s < ns; s++) {
         tt_rng_t r = tt_rng((uint64_t)(3000 + 100 * d + 10 * u + s));
         zc_t *h = hermitian(lc_dtypes[d], sizes[s], NULL, &r);
-        one_case(ctx, lc_dtypes[d], lc_uplos[u], TESSERA_VECTORS, sizes[s], h, 1);
-        one_case(ctx, lc_dtypes[d], lc_uplos[u], TESSERA_VALUES, sizes[s], h, 1);
+        one_case(ctx, lc_dtypes[d], lc_uplos[u], TESSERA_VECTORS, sizes[s], h, 1, false);
+        one_case(ctx, lc_dtypes[d], lc_uplos[u], TESSERA_VALUES, sizes[s], h, 1, false);
+        if (s == ns - 2) /* the tile-level form on one order */
+          one_case(ctx, lc_dtypes[d], lc_uplos[u], TESSERA_VECTORS, sizes[s], h, 1, true);
         free(h);
       }
   lc_finalize(ctx);
@@ -160,13 +173,13 @@ static void test_syevd_spectra_and_norms(void **state) {
     const bool single = dt == TESSERA_F32 || dt == TESSERA_C64;
     tt_rng_t r = tt_rng((uint64_t)(4000 + d));
     zc_t *h = hermitian(dt, n, spectrum, &r);
-    one_case(ctx, dt, TESSERA_LOWER, TESSERA_VECTORS, n, h, 1);
-    one_case(ctx, dt, TESSERA_UPPER, TESSERA_VALUES, n, h, 1);
+    one_case(ctx, dt, TESSERA_LOWER, TESSERA_VECTORS, n, h, 1, false);
+    one_case(ctx, dt, TESSERA_UPPER, TESSERA_VALUES, n, h, 1, true);
     free(h);
     h = hermitian(dt, n, NULL, &r);
     const double tiny = single ? 1e-30 : 1e-290, huge = single ? 1e30 : 1e290;
-    one_case(ctx, dt, TESSERA_LOWER, TESSERA_VECTORS, n, h, tiny);
-    one_case(ctx, dt, TESSERA_LOWER, TESSERA_VECTORS, n, h, huge);
+    one_case(ctx, dt, TESSERA_LOWER, TESSERA_VECTORS, n, h, tiny, false);
+    one_case(ctx, dt, TESSERA_LOWER, TESSERA_VECTORS, n, h, huge, false);
     free(h);
   }
   lc_finalize(ctx);
@@ -204,6 +217,13 @@ static void test_syevd_nan_and_args(void **state) {
   lc_assert_error(ctx);
   assert_int_equal(tessera_heevd(ctx, TESSERA_VALUES, TESSERA_LOWER, TESSERA_F64, 0, NULL, 1, NULL),
                    0);
+  tessera_matrix_t *R = NULL;
+  assert_int_equal(tessera_matrix_create(ctx, TESSERA_F64, 3, 2, 2, 2, &R), 0);
+  assert_int_equal(tessera_tile_syevd(TESSERA_VALUES, TESSERA_LOWER, R, w), -3);
+  assert_int_equal(tessera_tile_syevd(TESSERA_VALUES, TESSERA_LOWER, NULL, w), -3);
+  assert_int_equal(tessera_tile_syevd((tessera_job_t)'X', TESSERA_LOWER, R, w), -1);
+  lc_assert_error(ctx);
+  assert_int_equal(tessera_matrix_destroy(R), 0);
   lc_finalize(ctx);
 }
 

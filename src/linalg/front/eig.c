@@ -245,6 +245,9 @@ static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t 
   return second_back(ctx, dt, n, nb, b, &lay);
 }
 
+static int solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
+                 tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w);
+
 static int syevd(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
                  tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w) {
   if (!ctx) return -1;
@@ -260,7 +263,41 @@ static int syevd(tessera_context_t *ctx, const char *f, tessera_job_t job, tesse
   if (!rc && tessera_context_comm(ctx))
     rc = tsr_error(ctx, TESSERA_ERR_UNSUPPORTED,
                    "%s: the eigensolver runs on one process; this context spans several", f);
+  return rc || n == 0 ? rc : solve(ctx, f, job, uplo, dt, n, a, lda, w);
+}
+
+int tessera_tile_syevd(tessera_job_t job, tessera_uplo_t uplo, tessera_matrix_t *A, void *w) {
+  if (!A) return -3;
+  tessera_context_t *ctx = A->ctx;
+  const char *f = "tile_syevd";
+  int rc = tsr_arg_flag(ctx, f, 1, job, "NV");
+  if (!rc) rc = tsr_arg_flag(ctx, f, 2, uplo, "LU");
+  if (!rc && (A->m != A->n || A->n > INT_MAX / 2))
+    rc = tsr_error(ctx, -3, "%s: A is %lld x %lld; it must be square, of order at most %d", f,
+                   (long long)A->m, (long long)A->n, INT_MAX / 2);
+  if (!rc && A->n > 0 && !w) rc = tsr_error(ctx, -4, "%s: argument 4 (w) is NULL", f);
+  if (!rc && A->comm)
+    rc = tsr_error(ctx, TESSERA_ERR_UNSUPPORTED,
+                   "%s: the eigensolver runs on one process; A is distributed over several", f);
+  const int64_t n = A->n;
   if (rc || n == 0) return rc;
+  /* through a host copy: the band and the tridiagonal stages run on the host */
+  void *h = malloc((size_t)(n * n) * tessera_dtype_size(A->dtype));
+  if (!h) return tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory for a copy of A", f);
+  rc = tessera_matrix_export(A, h, n);
+  if (!rc) rc = solve(ctx, f, job, uplo, A->dtype, n, h, n, w);
+  if (rc >= 0 && (rc > 0 || job == TESSERA_VECTORS)) { /* the vectors, or NaN where A had one */
+    const int s = tessera_matrix_import(A, h, n);
+    if (!rc) rc = s;
+  }
+  free(h);
+  return rc;
+}
+
+/* The solver on the host array a (lda), its arguments checked, n > 0. */
+static int solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
+                 tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w) {
+  int rc = 0;
   double amax = 0;
   const int64_t bad = scan(dt, (char)uplo, n, a, lda, &amax);
   if (bad) {
