@@ -153,6 +153,10 @@ int cli_report(const tessera_context_t *ctx, cli_progress_t *prog, const char *w
   return CLI_FAILED;
 }
 
+tessera_dtype_t cli_real_dtype(tessera_dtype_t dtype) {
+  return dtype == TESSERA_F32 || dtype == TESSERA_C64 ? TESSERA_F32 : TESSERA_F64;
+}
+
 void *cli_alloc(tessera_dtype_t dtype, int64_t rows, int64_t cols) {
   int ok;
   size_t bytes = gen_bytes(dtype, rows, cols, &ok);

@@ -21,10 +21,6 @@
 #include "npy.h"
 #include "residual.h"
 
-tessera_dtype_t cli_real_dtype(tessera_dtype_t dtype) {
-  return dtype == TESSERA_F32 || dtype == TESSERA_C64 ? TESSERA_F32 : TESSERA_F64;
-}
-
 double cli_eig_flops(tessera_dtype_t dtype, int64_t n, tessera_job_t job) {
   const double dn = (double)n, f = (job == TESSERA_VECTORS ? 9.0 : 4.0 / 3.0) * dn * dn * dn;
   return tessera_dtype_is_complex(dtype) ? 4 * f : f;
@@ -57,17 +53,6 @@ int cli_eig_lapacke(tessera_job_t job, tessera_uplo_t uplo, tessera_dtype_t dtyp
     return LAPACKE_zheevd(LAPACK_COL_MAJOR, j, u, nn, a, ld, w);
   }
   return -1;
-}
-
-void cli_footprint_eig(tessera_dtype_t dtype, tessera_job_t job, int64_t n, cli_footprint_t *f) {
-  const double a = cli_array_bytes(dtype, n, n), vectors = job == TESSERA_VECTORS;
-  /* the band of at most 128 subdiagonals (tessera_tile_for_eig's default), the bulge chasing's
-   * reflectors about half a triangle, T's eigenvectors in f64 */
-  cli_footprint_add(f, "tessera's working arrays:",
-                    1.5 * a + cli_array_bytes(dtype, n, 129) +
-                        vectors * cli_array_bytes(TESSERA_F64, n, n));
-  cli_footprint_add(f, vectors ? "the check's product:" : "LAPACK's copy of A for the check:", a);
-  cli_footprint_add(f, "the eigenvalues:", 2 * cli_array_bytes(cli_real_dtype(dtype), n, 1));
 }
 
 /* num / den: 0 for an exact zero, infinite for a zero denominator; NaN propagates. */

@@ -108,6 +108,17 @@ int cli_check_footprint(cli_footprint_fn fn, const void *arg, int64_t n, const c
   return CLI_FAILED;
 }
 
+void cli_footprint_eig(tessera_dtype_t dtype, tessera_job_t job, int64_t n, cli_footprint_t *f) {
+  const double a = cli_array_bytes(dtype, n, n), vectors = job == TESSERA_VECTORS;
+  /* the band of at most 128 subdiagonals (tessera_tile_for_eig's default), the bulge chasing's
+   * reflectors about half a triangle, T's eigenvectors in f64 */
+  cli_footprint_add(f, "tessera's working arrays:",
+                    1.5 * a + cli_array_bytes(dtype, n, 129) +
+                        vectors * cli_array_bytes(TESSERA_F64, n, n));
+  cli_footprint_add(f, vectors ? "the check's product:" : "LAPACK's copy of A for the check:", a);
+  cli_footprint_add(f, "the eigenvalues:", 2 * cli_array_bytes(cli_real_dtype(dtype), n, 1));
+}
+
 void cli_footprint_solve(const void *arg, int64_t n, cli_footprint_t *f) {
   const cli_solve_footprint_t *s = arg;
   const cli_cmd_t r = s->routine;

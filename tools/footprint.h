@@ -71,12 +71,12 @@ typedef struct {
   tessera_job_t job; /**< syevd: VALUES or VECTORS */
 } cli_solve_footprint_t;
 
-/** What syevd holds besides the two copies of A (tools/eig.c): tessera's working arrays (a copy
+/** What syevd holds besides the two copies of A: tessera's working arrays (a copy
  *  of A, the band and its reflectors, with VECTORS T's eigenvectors in f64), the check's (an
  *  n x n product, or for VALUES LAPACK's copy of A) and the eigenvalues. */
 void cli_footprint_eig(tessera_dtype_t dtype, tessera_job_t job, int64_t n, cli_footprint_t *f);
 
-/** potrf .. gesv, syevd (and demo) on one process (tools/solve.c, tools/eig.c): A twice, the
+/** potrf .. gesv, syevd (and demo) on one process: A twice, the
  *  pivots, B three times, the residual's vectors; syevd's cli_footprint_eig. `arg` is a
  *  cli_solve_footprint_t. */
 void cli_footprint_solve(const void *arg, int64_t n, cli_footprint_t *f);
