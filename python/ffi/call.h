@@ -1,4 +1,4 @@
-/* What the handlers (handlers.c) and the routines they run on the shards (handlers.c, qr.c)
+/* What the handlers (handlers.c) and the routines they run on the shards (handlers.c, qr.c, eig.c)
  * share: one device's part of a call, the call, the blocks of a matrix over the mesh, and the
  * agreement of the call's processes on a status (call.c). Internal to libtessera_jax. */
 #ifndef TSR_JAX_CALL_H
@@ -18,6 +18,7 @@ typedef enum {
   OP_LU_SOLVE,
   OP_QR,
   OP_LEAST_SQUARES,
+  OP_SYEVD,
   OP_COUNT
 } op_t;
 
@@ -32,6 +33,8 @@ typedef struct {
                                whole nrhs x (gcols * cols), on every device; with
                                TRANSPOSED, its rows of B transposed, nrhs x cols) */
   int64_t m, n, tile, lower, logdet; /* m: A's rows with TRANSPOSED (else A is n x n) */
+  int64_t vectors;                   /* syevd: 1 for the eigenvectors too */
+  void *w;                           /* syevd: its eigenvalues' buffer (n, A's real type) */
   int dtype;
 } part_t;
 

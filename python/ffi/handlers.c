@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "call.h"
+#include "eig.h"
 #include "qr.h"
 #include "xla.h"
 
@@ -41,7 +42,8 @@ static int same_call(const call_t *c, const part_t *p, int count) {
   for (int i = 1; i < count; i++)
     if (p[i].rows != p[0].rows || p[i].cols != p[0].cols || p[i].nrhs != p[0].nrhs ||
         p[i].m != p[0].m || p[i].n != p[0].n || p[i].tile != p[0].tile ||
-        p[i].lower != p[0].lower || p[i].dtype != p[0].dtype || p[i].logdet != p[0].logdet)
+        p[i].lower != p[0].lower || p[i].dtype != p[0].dtype || p[i].logdet != p[0].logdet ||
+        p[i].vectors != p[0].vectors)
       return fprintf(stderr, "tessera.jax: the devices' calls disagree (device %d)\n", p[i].rank),
              TESSERA_ERR_STATE;
   if (c->op == OP_QR || c->op == OP_LEAST_SQUARES) return tsr_jax_qr_shape(c, p);
@@ -56,23 +58,28 @@ static int same_call(const call_t *c, const part_t *p, int count) {
   return 0;
 }
 
-/* Every process describes the same operation (the matrices' views compare the rest), folded
- * with each process's own check of its devices' calls (`rc`, 0 or negative) into one
- * collective: 0, the lowest such status, or TESSERA_ERR_STATE, the same on every process. */
+/* Every process describes the same operation, with shards of the same shape (the matrices'
+ * views compare the rest; syevd has none), folded with each process's own check of its
+ * devices' calls (`rc`, 0 or negative) into one collective: 0, the lowest such status, or
+ * TESSERA_ERR_STATE, the same on every process. */
 static int same_op(const call_t *c, const part_t *p, int rc) {
   if (!c->comm) return rc;
-  int64_t v[9] = {c->op, p->lower, p->logdet, p->nrhs};
-  for (int i = 0; i < 4; i++) v[4 + i] = -v[i];
-  v[8] = -(int64_t)rc;
-  if (tessera_comm_allreduce(c->comm, v, v, 9, TESSERA_COMM_I64, TESSERA_MAX, NULL)) {
+  enum { K = 10 };
+  int64_t v[2 * K + 1] = {c->op, p->lower, p->logdet, p->nrhs, p->vectors,
+                          p->n,  p->m,     p->dtype,  p->rows, p->cols};
+  for (int i = 0; i < K; i++) v[K + i] = -v[i];
+  v[2 * K] = -(int64_t)rc;
+  if (tessera_comm_allreduce(c->comm, v, v, 2 * K + 1, TESSERA_COMM_I64, TESSERA_MAX, NULL)) {
     fprintf(stderr, "tessera.jax: %s\n", tessera_comm_last_error(c->comm));
     return TESSERA_ERR_TIMEOUT;
   }
-  if (v[8] > 0) return (int)-v[8];
-  static const char *const what[] = {"the operation", "the triangle", "the log det",
-                                     "the right-hand sides"};
-  for (int i = 0; i < 4; i++)
-    if (v[i] != -v[4 + i]) {
+  if (v[2 * K] > 0) return (int)-v[2 * K];
+  static const char *const what[K] = {
+      "the operation",    "the triangle",       "the log det",  "the right-hand sides",
+      "the eigenvectors", "the order",          "the rows (m)", "the dtype",
+      "the shards' rows", "the shards' columns"};
+  for (int i = 0; i < K; i++)
+    if (v[i] != -v[K + i]) {
       fprintf(stderr, "tessera.jax: the processes' calls disagree (%s)\n", what[i]);
       return TESSERA_ERR_STATE;
     }
@@ -202,6 +209,8 @@ static int solve(tsr_jax_state_t *s, tessera_context_t *ctx, const call_t *c, co
   }
   if (c->op == OP_QR || c->op == OP_LEAST_SQUARES)
     rc = tsr_jax_qr(ctx, c, p, count);
+  else if (c->op == OP_SYEVD)
+    rc = tsr_jax_eig(ctx, c, p, count);
   else if (c->op == OP_LU_SOLVE)
     rc = lu_solve(ctx, c, p, count);
   else
@@ -284,7 +293,7 @@ static int mesh_of(tsr_jax_state_t *s, XLA_FFI_CallFrame *cf, call_t *c, char *w
 static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax_state_t *s) {
   const char *name = OPS[op].name;
   const int flags = OPS[op].flags, has_b = (flags & RHS) != 0,
-            has_ld = (flags & TESSERA_JAX_LOGDET) != 0;
+            has_ld = (flags & TESSERA_JAX_LOGDET) != 0, has_w = (flags & TESSERA_JAX_EIGEN) != 0;
   int64_t site = 0;
   part_t me = {.dtype = -1};
   call_t c = {.op = op, .platform = platform};
@@ -293,20 +302,23 @@ static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax
       tsr_xla_attr_int(cf, "tile", &me.tile) ||
       ((flags & TESSERA_JAX_LOWER) && tsr_xla_attr_int(cf, "lower", &me.lower)) ||
       (has_ld && tsr_xla_attr_int(cf, "logdet", &me.logdet)) ||
-      ((flags & TESSERA_JAX_TRANSPOSED) && tsr_xla_attr_int(cf, "m", &me.m)))
+      ((flags & TESSERA_JAX_TRANSPOSED) && tsr_xla_attr_int(cf, "m", &me.m)) ||
+      (has_w && tsr_xla_attr_int(cf, "vectors", &me.vectors)))
     return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT,
                          "tessera %s: missing or malformed attributes", name);
   if (!(flags & TESSERA_JAX_TRANSPOSED)) me.m = me.n;
   if (mesh_of(s, cf, &c, why, sizeof why))
     return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT, "tessera %s: %s", name, why);
-  /* Operands (A, [B], rank); results (A, [X], [log det], status), A and X aliased to A and B
-   * (_native.py's OPS). */
+  /* Operands (A, [B], rank); results (A, [X], [log det], [W], status), A and X aliased to A and
+   * B (_native.py's OPS). */
   XLA_FFI_Buffer *rk = tsr_xla_arg(cf, 1 + has_b);
   XLA_FFI_Buffer *a = tsr_xla_ret(cf, 0), *b = has_b ? tsr_xla_ret(cf, 1) : NULL;
   XLA_FFI_Buffer *ld = has_ld ? tsr_xla_ret(cf, 1 + has_b) : NULL;
-  XLA_FFI_Buffer *st = tsr_xla_ret(cf, 1 + has_b + has_ld);
-  if (cf->args.size != 2 + has_b || cf->rets.size != 2 + has_b + has_ld || !a || a->rank != 2 ||
-      (has_b && (!b || b->rank != 2)) || (has_ld && !ld) || !st || !rk ||
+  XLA_FFI_Buffer *ev = has_w ? tsr_xla_ret(cf, 1 + has_b + has_ld) : NULL;
+  XLA_FFI_Buffer *st = tsr_xla_ret(cf, 1 + has_b + has_ld + has_w);
+  if (cf->args.size != 2 + has_b || cf->rets.size != 2 + has_b + has_ld + has_w || !a ||
+      a->rank != 2 || (has_b && (!b || b->rank != 2)) || (has_ld && !ld) ||
+      (has_w && (!ev || ev->rank != 1 || ev->dims[0] != me.n)) || !st || !rk ||
       rk->dtype != XLA_FFI_DataType_S32 || st->dtype != XLA_FFI_DataType_S32 ||
       (ld && ld->dtype != XLA_FFI_DataType_F64))
     return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT,
@@ -315,6 +327,12 @@ static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax
   if (me.dtype < 0 || (b && b->dtype != a->dtype))
     return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT,
                          "tessera %s: the matrix must be f32, f64, c64 or c128", name);
+  if (ev &&
+      ev->dtype != (me.dtype == TESSERA_F32 || me.dtype == TESSERA_C64 ? XLA_FFI_DataType_F32
+                                                                       : XLA_FFI_DataType_F64))
+    return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT,
+                         "tessera %s: the eigenvalues must be of the matrix's real type", name);
+  me.w = ev ? ev->data : NULL;
   me.a = a->data;
   me.rows = a->dims[0];
   me.cols = a->dims[1];
@@ -428,6 +446,7 @@ HANDLERS(cholesky, OP_CHOLESKY)
 HANDLERS(lu_solve, OP_LU_SOLVE)
 HANDLERS(qr, OP_QR)
 HANDLERS(least_squares, OP_LEAST_SQUARES)
+HANDLERS(syevd, OP_SYEVD)
 
 static const op_spec_t OPS[OP_COUNT] = {
     [OP_POTRS] = {"potrs",
@@ -440,6 +459,7 @@ static const op_spec_t OPS[OP_COUNT] = {
     [OP_LEAST_SQUARES] = {"least_squares",
                           TESSERA_JAX_RHS_ROWS | TESSERA_JAX_TRANSPOSED,
                           {least_squares_cpu, least_squares_cuda}},
+    [OP_SYEVD] = {"syevd", TESSERA_JAX_EIGEN, {syevd_cpu, syevd_cuda}},
 };
 
 int tessera_jax_op(int op, int platform, const char **name, int *flags, XLA_FFI_Handler **handler) {

@@ -30,6 +30,13 @@
  * m x n (the padding past it untouched); QR factors it (tessera_tile_geqrf) and forms Q C in C's
  * buffers (tessera_tile_unmqr), least squares solves it (tessera_tile_gels) with X in the first
  * n rows of B's buffers.
+ * The Hermitian eigensolver (syevd, eig.c) gathers A's lower triangle into one host copy on
+ * each process (tessera_syevd / tessera_heevd take host arrays of one process): the leader
+ * copies its devices' blocks there, transposed to column-major; across processes the copies are
+ * summed into that of mesh device 0's process, which alone solves (the others beating with it
+ * in small collectives so that no timeout ends their wait) and broadcasts the eigenvalues (and
+ * V). Every device receives the eigenvalues; with vectors, each device's block of V replaces its
+ * shard of A.
  * Attributes:
  *   state    (u64)   the state's address
  *   site     (s64)   identifies the call site within the program (rendezvous key with run id)
@@ -40,16 +47,21 @@
  *                    TRANSPOSED, A's columns
  *   m        (s64)   TRANSPOSED: A's rows (A is m x n)
  *   tile     (s64)   tile size: divides both sides of a shard when there are several devices
- *                    (TRANSPOSED: QR's panel width, dividing a block's columns on a 2D mesh)
+ *                    (TRANSPOSED: QR's panel width, dividing a block's columns on a 2D mesh;
+ *                    syevd: unused, the library tiles its host copy itself)
  *   lower    (s32)   Cholesky ops: 1: A's lower triangle is read (and the factor / inverse
  *                    written there)
  *   logdet   (s32)   potrs: 1 to compute log det A
+ *   vectors  (s64)   syevd: 1 for the eigenvectors too, 0 for the eigenvalues alone
  * Operands: A's shard, potrs' B shard or lu_solve's Bᵀ, and the device's place in the mesh
  * (row * gcols + column, s32 scalar). Results: the matrix in place (aliased to A: the factors,
- * which the Python side drops), X (aliased to B / Bᵀ) for potrs and lu_solve, potrs' log det
- * (f64[1]), and the status (s32[1]): 0, LAPACK's info (Cholesky: the order of the first minor not
- * positive definite; LU: the first exactly zero U(i, i) or column holding NaN, X then untouched;
- * least squares: the first exactly zero R(i, i)), or a negative tessera status
+ * which the Python side drops; syevd: the eigenvectors' block with vectors), X (aliased to B /
+ * Bᵀ) for potrs and lu_solve, potrs' log det (f64[1]), syevd's eigenvalues (n, ascending, f32
+ * for f32 and c64 matrices, f64 for f64 and c128; the same on every device), and the status
+ * (s32[1]): 0, LAPACK's info (Cholesky: the order of the first minor not positive definite; LU:
+ * the first exactly zero U(i, i) or column holding NaN, X then untouched; least squares: the
+ * first exactly zero R(i, i); syevd: the first column of A's lower triangle holding a NaN or an
+ * infinity, or the tridiagonal eigensolver's failure), or a negative tessera status
  * (TESSERA_ERR_TIMEOUT when a device's call did not arrive in time).
  */
 #ifndef TESSERA_JAX_H
@@ -130,9 +142,11 @@ enum {
   TESSERA_JAX_RHS_WHOLE_T = 2, /**< operand 1: the whole Bᵀ (k x Np); result 1: Xᵀ */
   TESSERA_JAX_LOWER = 4,       /**< attribute `lower` */
   TESSERA_JAX_LOGDET = 8,      /**< attribute `logdet`; the result before the status: log det */
-  TESSERA_JAX_TRANSPOSED = 16  /**< attribute `m`: A is m x n, its blocks given transposed (row-
+  TESSERA_JAX_TRANSPOSED = 16, /**< attribute `m`: A is m x n, its blocks given transposed (row-
                                     major blocks of Aᵀ); with RHS_ROWS, operand 1 is this
                                     device's rows of B transposed (nrhs x its rows) */
+  TESSERA_JAX_EIGEN = 32       /**< attribute `vectors`; the result before the status: the
+                                    eigenvalues (n, A's real type) */
 };
 
 /** QR's panel width for an m x n matrix on `platform` (tessera_tile_for_qr of its context): > 0,
@@ -141,7 +155,7 @@ enum {
 TSR_JAX_EXPORT int tessera_jax_tile_qr(tsr_jax_state_t *s, int platform, int64_t m, int64_t n);
 
 /** Entry `op` of the handler table (0 potrs, 1 potri, 2 cholesky, 3 lu_solve, 4 qr,
- *  5 least_squares, indexed as
+ *  5 least_squares, 6 syevd, indexed as
  *  python/tessera/_native.py's OPS): its name (the FFI target is tessera_<name>), its flags
  *  and its handler for `platform`. Returns 0, or -1 when `op` or `platform` is out of range
  *  (the table has no entry `op`). */

@@ -1,8 +1,10 @@
-"""The helpers tessera.jax's functions share (jax.py, _qr.py): the FFI call of one operation on
-every device's shard, the layouts' padding and cuts, the varying-axes typing inside shard_map,
-and the status' NaN outputs. Internal to tessera.jax."""
+"""The helpers tessera.jax's functions share (jax.py, _qr.py, _eig.py): the FFI call of one
+operation on every device's shard, the plans of the global and shardmap forms, the layouts'
+padding and cuts, the varying-axes typing inside shard_map, and the status' NaN outputs.
+Internal to tessera.jax."""
 import collections
 import itertools
+import math
 
 import jax
 import jax.numpy as jnp
@@ -32,22 +34,23 @@ def _tile_target(platform, n, ndev, op):
     return native().tile(_platform(platform), n, ndev, BY_NAME[op].lu)
 
 
-_Results = collections.namedtuple("_Results", "a x logdet status")
+_Results = collections.namedtuple("_Results", "a x logdet w status")
 
 
-def _ffi(op, a, b, rank, *, n, lay, tile, lower=False, logdet=False, m=None):
+def _ffi(op, a, b, rank, *, n, lay, tile, lower=False, logdet=False, m=None, vectors=False):
     """tessera's call on this device's shard (inside shard_map): the handler's results by role
-    (_native.OPS: a, x, logdet, status; None where the operation has no such result). The
-    status and log det are the same on every device (the leader's), so the global forms take
-    them from one device (out_specs P(), no reduction across devices). potrs' b is this
+    (_native.OPS: a, x, logdet, w, status; None where the operation has no such result). The
+    status, log det and eigenvalues are the same on every device (the leader's), so the global
+    forms take them from one device (out_specs P(), no reduction across devices). potrs' b is this
     device's rows of B; lu_solve's b is the whole Bᵀ, (k, Np), the same on every device, and so
     is the Xᵀ it returns; qr's and least_squares' a and b are this device's block of the m x n A
-    and its rows of B, transposed (_qr.py)."""
+    and its rows of B, transposed (_qr.py); syevd's a is this device's block of A, which with
+    `vectors` comes back as its block of the eigenvectors (_eig.py)."""
     spec = BY_NAME[op]
-    operands, results = spec.operands(a, b, rank), spec.results(a, b)
+    operands, results = spec.operands(a, b, rank), spec.results(a, b, n)
     attrs = spec.attributes(state=native().state, site=next(_sites), ndev=lay.ndev,
                             gcols=lay.gcols, owners=lay.owners, n=n, tile=tile, lower=lower,
-                            logdet=logdet, m=m)
+                            logdet=logdet, m=m, vectors=vectors)
     outs = jax.ffi.ffi_call(spec.target,
                             [jax.ShapeDtypeStruct(shape, dtype) for _, shape, dtype, _ in results],
                             input_output_aliases=spec.aliases())(*operands, **attrs)
@@ -190,3 +193,27 @@ def _padded(x, lay, rows, cols=None):
 
 def _row_index(lay):
     return jax.lax.axis_index(lay.axis).astype(jnp.int32)
+
+
+def _local_plan(op, a, T_A, axis_name, mesh):
+    """Inside shard_map, the plan of a call of `op`'s shardmap form: (layout, n, rows, tile);
+    A's block is rows x (n / gcols)."""
+    name = f"tessera.jax.{op}_shardmap_ctx"
+    _layout.check_tile(T_A, name)
+    axis, grows, col_axis, gcols = _layout.local_layout(axis_name, name, _varying(a))
+    rows, cols = _layout.check_block(a, name)
+    n = cols * gcols
+    if rows * grows != n:
+        raise ValueError(f"{name}: A's block is {rows} x {cols}, but {grows} x {gcols} blocks "
+                         f"of it (axes {axis!r}" + (f" x {col_axis!r}" if col_axis else "") +
+                         f") make a {rows * grows} x {n} matrix, not a square one; pass "
+                         "axis_name= to name the axes A is split over")
+    platform = _layout.local_platform()
+    ndev = grows * gcols
+    lay = _layout.Layout(None, axis, ndev, platform, col_axis, gcols,
+                         _layout.local_owners(ndev, mesh, name, (axis, col_axis)))
+    _join(lay)
+    target = _tile_target(platform, n, ndev, op)
+    w = math.gcd(rows, cols)  # the tile divides both sides of the block, as plan's
+    nb = min(target, n) if ndev == 1 else _layout.best_divisor(w, target)
+    return lay, n, rows, nb

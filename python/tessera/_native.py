@@ -18,12 +18,13 @@ m x n A); the right-hand side when the operation has one, by its flags: RHS_ROWS
 rows of B (nl x k; with TRANSPOSED, transposed: k x nl), RHS_WHOLE_T the whole Bᵀ (k x Np) on
 every device; last, the device's place in the mesh (row * gcols + column, s32 scalar). Results,
 in order: A's shard in place (aliased to operand 0: the factor or inverse), X in place (aliased
-to operand 1) when there is a right-hand side, log det (f64[1]) with LOGDET, and the status
-(s32[1]). Attributes: state, site, ndev, gcols, owners, n, tile; `lower` with LOWER, `logdet`
-with LOGDET, `m` with TRANSPOSED (tessera_jax.h describes them). Per device or the same on every
-device: A's shard and RHS_ROWS' X are this device's; the status and log det are agreed by every
-process, and RHS_WHOLE_T's X is mesh device 0's solution copied into every device's buffer, so
-those are the same on every device (Op.results' per_device)."""
+to operand 1) when there is a right-hand side, log det (f64[1]) with LOGDET, the eigenvalues
+((n,), A's real dtype) with EIGEN, and the status (s32[1]). Attributes: state, site, ndev,
+gcols, owners, n, tile; `lower` with LOWER, `logdet` with LOGDET, `m` with TRANSPOSED,
+`vectors` with EIGEN (tessera_jax.h describes them). Per device or the same on every device:
+A's shard and RHS_ROWS' X are this device's; the status, log det and eigenvalues are agreed by
+every process, and RHS_WHOLE_T's X is mesh device 0's solution copied into every device's
+buffer, so those are the same on every device (Op.results' per_device)."""
 import atexit
 import ctypes
 import os
@@ -40,6 +41,7 @@ RHS_WHOLE_T = 2
 LOWER = 4
 LOGDET = 8
 TRANSPOSED = 16
+EIGEN = 32
 
 
 @dataclass(frozen=True)
@@ -65,19 +67,21 @@ class Op:
         """Results written in place: A's (and X's) buffers are the operands'."""
         return {0: 0, 1: 1} if self.rhs else {0: 0}
 
-    def results(self, a, b):
+    def results(self, a, b, n=None):
         """(role, shape, dtype, per_device) of each result, in order; a and b give the shapes
-        and dtypes of the matrix and right-hand side operands."""
+        and dtypes of the matrix and right-hand side operands, n the order (EIGEN)."""
         out = [("a", a.shape, a.dtype, True)]
         if self.rhs:
             out.append(("x", b.shape, b.dtype, bool(self.flags & RHS_ROWS)))
         if self.flags & LOGDET:
             out.append(("logdet", (1,), "float64", False))
+        if self.flags & EIGEN:
+            out.append(("w", (n,), np.finfo(a.dtype).dtype, False))
         out.append(("status", (1,), "int32", False))
         return out
 
     def attributes(self, *, state, site, ndev, gcols, owners, n, tile, lower=False,
-                   logdet=False, m=None):
+                   logdet=False, m=None, vectors=False):
         """The attributes this operation takes, as numpy values: XLA types them from these."""
         attrs = dict(state=np.uint64(state), site=np.int64(site), ndev=np.int64(ndev),
                      gcols=np.int64(gcols), owners=np.asarray(owners, np.int64),
@@ -88,6 +92,8 @@ class Op:
             attrs["logdet"] = np.int64(bool(logdet))
         if self.flags & TRANSPOSED:
             attrs["m"] = np.int64(m)
+        if self.flags & EIGEN:
+            attrs["vectors"] = np.int64(bool(vectors))
         return attrs
 
 
@@ -99,6 +105,7 @@ OPS = (
     Op("lu_solve", RHS_WHOLE_T, lu=True),
     Op("qr", RHS_ROWS | TRANSPOSED),
     Op("least_squares", RHS_ROWS | TRANSPOSED),
+    Op("syevd", EIGEN),
 )
 BY_NAME = {op.name: op for op in OPS}
 

@@ -1,11 +1,14 @@
-"""tessera.jax: multi-device Cholesky solves, inverses and factors, LU solves, QR factorizations
-and least squares, for JAX, a drop-in for jaxmg's `potrs`, `potri`, `lu_solve`, `qr`,
-`least_squares` and their `*_shardmap_ctx` forms, on GPUs and on CPUs.
+"""tessera.jax: multi-device Cholesky solves, inverses and factors, LU solves, QR factorizations,
+least squares and Hermitian eigensolves, for JAX, a drop-in for jaxmg's `potrs`, `potri`,
+`lu_solve`, `qr`, `least_squares`, `syevd` and their `*_shardmap_ctx` forms, on GPUs and on CPUs.
 
 A is sharded by rows over a 1D mesh (``P("x", None)``), or by rows and columns over a 2D one
 (``P("x", "y")``, jaxmg 1.x's process grid): Hermitian positive definite for the Cholesky
 functions, any nonsingular square matrix for ``lu_solve``, any M x N matrix for ``qr`` and
-one with M >= N of full column rank for ``least_squares`` (those two live in _qr.py). XLA calls
+one with M >= N of full column rank for ``least_squares`` (those two live in _qr.py), any
+Hermitian matrix for ``syevd`` (_eig.py: tessera's eigensolver runs on one process's host copy
+of A, which the call gathers from the shards, GPU memory included; across processes the
+process of mesh device 0 solves, and the eigenvectors come back to every device's block). XLA calls
 tessera once per device, from one thread per device; the calls of a process meet, and one
 tessera call runs the whole factorization on every device's shard in place: each shard stays
 on its device, no gather, no transpose (but for QR, which needs A's columns: each device hands
@@ -30,14 +33,16 @@ Conventions shared by every function:
 - Cholesky functions read only one triangle of A: the upper one (``lower=False``, as jaxmg 0.x,
   SciPy's ``cho_factor`` and ``cholesky``) or the lower one (``lower=True``). ``lu_solve``
   reads all of A (LU with partial pivoting), as do ``qr`` and ``least_squares`` (Householder
-  QR).
+  QR). ``syevd`` reads A's lower triangle, as jaxmg's.
 - ``pad=True`` lets tessera pad A when N does not split into equal shards of whole tiles (the
   padding is cut off the results); with ``pad=False`` such an N is an error (``qr``,
   ``least_squares``: M rows that do not split evenly, or on a 2D mesh N columns).
 - ``status`` (int32): 0; LAPACK's ``info > 0`` (Cholesky: the leading minor of that order is
   not positive definite or holds NaN; LU: U(info, info) is exactly zero, or column info is the
   first to hold NaN, so A is singular to working precision; least squares: R(info, info) is
-  exactly zero, A is rank deficient; QR has none); a negative tessera status otherwise
+  exactly zero, A is rank deficient; syevd: column info of A's lower triangle is the first to
+  hold a NaN or an infinity, or the tridiagonal eigensolver failed; QR has none); a negative
+  tessera status otherwise
   (``status_message``). When it is not 0, every element of every returned array is NaN.
 - Inputs are never modified unless ``donate=True``, which gives A's (and b's) buffer to the
   result of the same shape, dtype and layout where it can hold it (an input elsewhere is
@@ -48,13 +53,12 @@ Conventions shared by every function:
   axes on (``check_vma=True``, jax's default) or off. The rows a device gets back are typed as
   varying over the row axis; the status, the log det, and x solved for a whole (replicated) b
   are the same on every device and typed so: ``out_specs=P()`` takes them as they are (so are
-  QR's R and the least squares x, returned whole).
+  QR's R, the least squares x and the eigenvalues, returned whole).
 
 Environment: ``TESSERA_JAX_TIMEOUT`` (seconds a device's call waits for the others, default
 60), ``TESSERA_GPU_MEM_LIMIT`` (each GPU's pool; by default what XLA's memory fraction leaves,
 less 2 GiB), and the ``TESSERA_*`` variables of the C library.
 """
-import math
 import functools
 
 import jax
@@ -64,24 +68,26 @@ from jax.sharding import PartitionSpec as P
 
 from . import _layout
 from ._native import BY_NAME, native
-from ._common import (_cut, _donated, _ffi, _first_column, _join, _like_rhs, _nan_unless,
-                      _padded, _prepare, _rank, _real, _rhs_spec, _row_index, _tile_target,
-                      _triangle_mask, _varying)
+from ._common import (_cut, _donated, _ffi, _first_column, _like_rhs, _local_plan, _nan_unless,
+                      _padded, _prepare, _rank, _real, _rhs_spec, _row_index, _triangle_mask)
 
 __all__ = ["potrs", "potri", "potri_symmetrize", "cholesky", "lu_solve", "qr", "least_squares",
            "potrs_shardmap_ctx", "potri_shardmap_ctx", "cholesky_shardmap_ctx",
-           "lu_solve_shardmap_ctx", "qr_shardmap_ctx", "least_squares_shardmap_ctx",
-           "status_message"]
+           "lu_solve_shardmap_ctx", "qr_shardmap_ctx", "least_squares_shardmap_ctx", "syevd",
+           "syevd_shardmap_ctx", "status_message"]
 
 
 def status_message(status, op=None):
     """A sentence explaining a status returned by the functions of this module; `op` names the
-    function ("lu_solve" for LU's meaning of a positive status, "least_squares" for QR's, else
-    Cholesky's)."""
+    function ("lu_solve" for LU's meaning of a positive status, "least_squares" for QR's,
+    "syevd" for the eigensolver's, else Cholesky's)."""
     s = int(status)
     spec = BY_NAME.get((op or "").removesuffix("_shardmap_ctx"))
     if s == 0:
         return "success"
+    if s > 0 and spec is not None and spec.name == "syevd":
+        return (f"column {s} of A's lower triangle is the first to hold a NaN or an infinity, or "
+                "the tridiagonal eigensolver (LAPACK's stedc) failed to converge")
     if s > 0 and spec is not None and spec.name in ("qr", "least_squares"):
         return (f"R({s}, {s}) of the QR factorization is exactly zero: A does not have full "
                 "column rank, and the least squares solution is not unique")
@@ -275,30 +281,6 @@ def _laid_out_like(x, ref):
 # ------------------------------------------------------------------ inside the user's shard_map
 
 
-def _local_plan(op, a, T_A, axis_name, mesh):
-    """Inside shard_map, the plan of a call of `op`'s shardmap form: (layout, n, rows, tile);
-    A's block is rows x (n / gcols)."""
-    name = f"tessera.jax.{op}_shardmap_ctx"
-    _layout.check_tile(T_A, name)
-    axis, grows, col_axis, gcols = _layout.local_layout(axis_name, name, _varying(a))
-    rows, cols = _layout.check_block(a, name)
-    n = cols * gcols
-    if rows * grows != n:
-        raise ValueError(f"{name}: A's block is {rows} x {cols}, but {grows} x {gcols} blocks "
-                         f"of it (axes {axis!r}" + (f" x {col_axis!r}" if col_axis else "") +
-                         f") make a {rows * grows} x {n} matrix, not a square one; pass "
-                         "axis_name= to name the axes A is split over")
-    platform = _layout.local_platform()
-    ndev = grows * gcols
-    lay = _layout.Layout(None, axis, ndev, platform, col_axis, gcols,
-                         _layout.local_owners(ndev, mesh, name, (axis, col_axis)))
-    _join(lay)
-    target = _tile_target(platform, n, ndev, op)
-    w = math.gcd(rows, cols)  # the tile divides both sides of the block, as plan's
-    nb = min(target, n) if ndev == 1 else _layout.best_divisor(w, target)
-    return lay, n, rows, nb
-
-
 def potrs_shardmap_ctx(a, b, T_A, *, axis_name=None, return_logdet=False, pad=True,
                        lower=False, mesh=None):
     """potrs inside the caller's jax.shard_map: `a` is this device's block of A, its (N / ndev)
@@ -395,6 +377,7 @@ def lu_solve_shardmap_ctx(a, b, T_A, *, axis_name=None, pad=True, mesh=None):
     return _nan_unless(st[0] == 0, x.reshape(b.shape)), st
 
 
-# QR and least squares live in _qr.py, which builds on the helpers above: imported last, once
-# they are defined.
+# QR and least squares live in _qr.py, the eigensolver in _eig.py; both build on _common.py's
+# helpers, as the functions above do.
 from ._qr import least_squares, least_squares_shardmap_ctx, qr, qr_shardmap_ctx  # noqa: E402
+from ._eig import syevd, syevd_shardmap_ctx  # noqa: E402

@@ -90,9 +90,18 @@ def close(got, want, dtype, what):
     assert err < TOL[dtype], f"{what}: error {err:.2e}"
 
 
+def check_eig(w, v, a, dtype, what):
+    """(w, V) an eigendecomposition of the Hermitian a (V None: w alone), w as numpy's."""
+    close(w, np.linalg.eigvalsh(a), dtype, f"syevd's w {what}")
+    if v is not None:
+        close(a @ v, v * w, dtype, f"syevd's A V {what}")
+        close(v.conj().T @ v, np.eye(len(w)), dtype, f"syevd's V {what}")
+
+
 def check_functions():
     """Every function, every dtype, on every mesh, sizes that split evenly and not (qr and
-    least_squares: an 18 x 7 A, whose rows or columns do not split evenly)."""
+    least_squares: an 18 x 7 A, whose rows or columns do not split evenly; syevd solved on the
+    process of mesh device 0, the result broadcast)."""
     for mesh, spec in meshes():
         for n in (16, 13):
             for dtype in DTYPES:
@@ -112,6 +121,12 @@ def check_functions():
                 xl, st = tj.lu_solve(g, b[:, 0], 4, mesh, spec, return_status=True)
                 assert int(st) == 0, f"lu_solve {what}: status {int(st)}"
                 close(g @ whole(xl), b[:, 0], dtype, f"lu_solve {what}")
+                h = (g + g.conj().T) / 2  # Hermitian, indefinite
+                w, v, st = tj.syevd(h, 4, mesh, spec, return_status=True)
+                assert int(st) == 0, f"syevd {what}: status {int(st)}"
+                check_eig(whole(w), whole(v), h, dtype, what)
+                check_eig(whole(tj.syevd(h, 4, mesh, spec, return_eigenvectors=False)), None, h,
+                          dtype, what)
                 if n != 13:
                     continue
                 t = tall(n + 5, 7, dtype, n)  # rows (1D) or columns (2D) that do not split evenly
@@ -127,8 +142,8 @@ def check_functions():
 
 
 def check_failures():
-    """Not positive definite, singular and rank deficient matrices: the same status on every
-    process, NaN."""
+    """Not positive definite, singular and rank deficient matrices, a NaN for syevd: the same
+    status on every process, NaN."""
     n = 12
     for mesh, spec in meshes():
         a, _ = hpd(n, np.float64, 3)
@@ -148,6 +163,11 @@ def check_failures():
         assert int(st) == 5 and np.isnan(whole(x)).all(), (int(st), dict(mesh.shape))
         statuses = multihost_utils.process_allgather(np.array([int(st)]))
         assert len(set(statuses.ravel().tolist())) == 1, statuses
+        h = np.eye(n)
+        h[9, 2] = np.nan  # on mesh device 0's process or another's: column 3 either way
+        w, v, st = tj.syevd(h, 4, mesh, spec, return_status=True)
+        assert int(st) == 3 and np.isnan(whole(w)).all() and np.isnan(whole(v)).all(), \
+            (int(st), dict(mesh.shape))
 
 
 def check_sharded():
@@ -176,6 +196,11 @@ def check_sharded():
         x, st2 = tj.least_squares_shardmap_ctx(a, b, 4)
         return q, r, x, st, st2
 
+    def local_eig(a):
+        w, v, st = tj.syevd_shardmap_ctx(a, 4)
+        w2, st2 = tj.syevd_shardmap_ctx(a, 4, return_eigenvectors=False)
+        return w, v, w2, st, st2
+
     x, y, st, st2 = jax.jit(jax.shard_map(local, mesh=mesh, in_specs=(P("x", None), P("x")),
                                           out_specs=(P("x"), P("x"), P(), P())))(ga, gb)
     assert int(st[0]) == 0 and int(st2[0]) == 0
@@ -195,6 +220,14 @@ def check_sharded():
     close(whole(q) @ whole(r), t, dtype, "qr_shardmap_ctx")
     close(whole(x), np.linalg.lstsq(t, rhs(4 * n, 2, dtype, 5), rcond=None)[0], dtype,
           "least_squares_shardmap_ctx")
+    w, v = tj.syevd(ga, 4)
+    assert v.sharding.is_equivalent_to(rows, 2), v.sharding
+    check_eig(whole(w), whole(v), a, dtype, "on global arrays")
+    w, v, w2, st, st2 = jax.jit(jax.shard_map(local_eig, mesh=mesh, in_specs=P("x", None),
+                                              out_specs=(P(), P("x", None), P(), P(), P())))(ga)
+    assert int(st[0]) == 0 and int(st2[0]) == 0
+    check_eig(whole(w), whole(v), a, dtype, "syevd_shardmap_ctx")
+    check_eig(whole(w2), None, a, dtype, "syevd_shardmap_ctx, values")
     if jax.device_count() == 4:  # the same on a 2 x 2 mesh over the processes
         mesh2 = Mesh(np.array(jax.devices()).reshape(2, 2), ("x", "y"))
         blocks = NamedSharding(mesh2, P("x", "y"))

@@ -62,6 +62,18 @@ def mesh(request, devices):
     return make_mesh(devices, request.param)
 
 
+def mesh_of(devices, ndev, kind="explicit"):
+    """A 1D mesh over the first ndev devices (make_mesh's kinds)."""
+    return make_mesh(devices[:ndev], kind)
+
+
+def square_mesh(devices):
+    """A 2 x 2 mesh ("x", "y") over 4 devices; skips the test where there are fewer."""
+    if len(devices) != 4:
+        pytest.skip("a 2 x 2 mesh needs 4 devices")
+    return jax.make_mesh((2, 2), ("x", "y"), devices=devices)
+
+
 # -------------------------------------------------------------------------------- helpers
 
 
@@ -177,6 +189,20 @@ def run_local(fn, mesh, a, b=None, T_A=4, b_rows=False, jit=True, return_logdet=
     g = jax.shard_map(body, mesh=mesh, in_specs=in_specs, out_specs=out_specs,
                       check_vma=check_vma)
     return (jax.jit(g) if jit else g)(*args)
+
+
+def check_argument_error(case, fn, make, kw, exc, match, devices):
+    """tessera.jax.<fn>(*make(n), T_A, mesh, spec, **kw) raises `exc` with a message naming the
+    function and matching `match`, on a mesh over every device (n = 4 per device; kw may give
+    T_A, default 2, and spec, default ROW). A case named "... uneven" is skipped on one device,
+    which never pads."""
+    if "uneven" in case and len(devices) == 1:
+        pytest.skip("one device never pads")
+    mesh, n = mesh_of(devices, len(devices)), 4 * len(devices)
+    kw = dict(kw)
+    T_A, spec = kw.pop("T_A", 2), kw.pop("spec", ROW)
+    with pytest.raises(exc, match=rf"tessera\.jax\.{fn}: .*{match}"):
+        getattr(tj, fn)(*make(n), T_A, mesh, spec, **kw)
 
 
 def assert_all_nan(*xs):

@@ -96,9 +96,9 @@ LAUNCHES = {"coordinator": with_coordinator, "mpirun": under_mpirun}
                                                       ("coordinator", 4, 1),
                                                       ("coordinator", 2, (2, 1))])
 def test_every_function_dtype_and_mesh(launch, processes, devices):
-    """potrs (with log det), potri, cholesky, lu_solve, qr and least_squares, every dtype, 1D
-    and 2D meshes, orders that split evenly and not, processes with different numbers of
-    devices: each process checks the whole result."""
+    """potrs (with log det), potri, cholesky, lu_solve, qr, least_squares and syevd, every
+    dtype, 1D and 2D meshes, orders that split evenly and not, processes with different numbers
+    of devices: each process checks the whole result."""
     results = LAUNCHES[launch]("functions", processes, devices)
     assert_ok(results, lambda name: range(processes) if launch == "mpirun" else [name])
 
@@ -106,10 +106,10 @@ def test_every_function_dtype_and_mesh(launch, processes, devices):
 @pytest.mark.parametrize("launch", LAUNCHES)
 @pytest.mark.parametrize("case", ["failures", "sharded", "mismatch", "local"])
 def test_failures_global_arrays_and_mismatches(launch, case):
-    """Not positive definite, singular and rank deficient matrices (the same info everywhere,
-    NaN); arrays placed over the processes with the shardmap forms inside the caller's
-    shard_map; calls that differ between processes (the same negative status everywhere);
-    meshes within one process, the other processes never calling tessera."""
+    """Not positive definite, singular and rank deficient matrices, a NaN for syevd (the same
+    info everywhere, NaN); arrays placed over the processes with the shardmap forms inside the
+    caller's shard_map; calls that differ between processes (the same negative status
+    everywhere); meshes within one process, the other processes never calling tessera."""
     results = LAUNCHES[launch](case, 2, 2)
     assert_ok(results, lambda name: range(2) if launch == "mpirun" else [name])
 

@@ -59,16 +59,6 @@ def check_lstsq(x, a, b):
     assert rel(x, lstsq_reference(a, b)) < qr_tol(a)
 
 
-def mesh_of(devices, ndev, kind="explicit"):
-    return make_mesh(devices[:ndev], kind)
-
-
-def square_mesh(devices):
-    if len(devices) != 4:
-        pytest.skip("a 2 x 2 mesh needs 4 devices")
-    return jax.make_mesh((2, 2), ("x", "y"), devices=devices)
-
-
 # ---------------------------------------------------------------- dtype x shape x devices
 
 # (M, N): rows a multiple of 4 devices and not (37: padded, no tile multiple), N = 1, M = N,
@@ -354,14 +344,7 @@ ERRORS = {
 
 @pytest.mark.parametrize("case", list(ERRORS))
 def test_argument_errors(case, devices):
-    fn, make, kw, exc, match = ERRORS[case]
-    if "uneven" in case and len(devices) == 1:
-        pytest.skip("one device never pads")
-    mesh, n = mesh_of(devices, len(devices)), 4 * len(devices)
-    kw = dict(kw)
-    T_A, spec = kw.pop("T_A", 2), kw.pop("spec", ROW)
-    with pytest.raises(exc, match=rf"tessera\.jax\.{fn}: .*{match}"):
-        getattr(tj, fn)(*make(n), T_A, mesh, spec, **kw)
+    check_argument_error(case, *ERRORS[case], devices)
 
 
 def test_2d_mesh_with_rows_only_spec_is_refused(devices):

@@ -44,8 +44,8 @@ def test_pip_install(tmp_path):
     (whl,) = wheels.glob("tessera-*.whl")
     names = sorted(zipfile.ZipFile(whl).namelist())
     files = [n for n in names if ".dist-info/" not in n]
-    assert files == ["tessera/__init__.py", "tessera/_common.py", "tessera/_layout.py",
-                     "tessera/_native.py",
+    assert files == ["tessera/__init__.py", "tessera/_common.py", "tessera/_eig.py",
+                     "tessera/_layout.py", "tessera/_native.py",
                      "tessera/_qr.py", "tessera/jax.py", "tessera/libtessera.so.0",
                      "tessera/libtessera_jax.so"], names
     venv = tmp_path / "venv"
