@@ -115,12 +115,10 @@ static void fill_nan(tessera_dtype_t dt, tessera_job_t job, char uplo, int64_t n
 static int reduce_to_band(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb, bufs_t *b,
                           tsr_he2hb_t *H, tessera_matrix_t **A) {
   const size_t es = tessera_dtype_size(dt);
-  int rc = tessera_matrix_create(ctx, dt, n, n, nb, nb, A);
-  if (!rc) rc = tessera_matrix_import(*A, b->h, b->ldh);
+  int rc = tessera_matrix_view(ctx, dt, n, n, nb, nb, b->h, b->ldh, A); /* tiles in place */
   if (!rc) rc = tsr_he2hb_create(*A, H);
   if (!rc) rc = tsr_pxhe2hb(*A, H);
   if (!rc) rc = tessera_wait_all(ctx);
-  if (!rc) rc = tessera_matrix_export(*A, b->h, b->ldh);
   for (int64_t j = 0; j < n && !rc; j++)
     for (int64_t i = j; i < n && i <= j + nb; i++)
       memcpy((char *)b->ab + idx(i - j, j, nb + 1) * es,
