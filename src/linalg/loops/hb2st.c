@@ -26,9 +26,9 @@
 #include "linalg/loops/loops.h"
 #include "linalg/loops/tasks.h"
 
-/* Steps per task. A step is about 12 kd'^2 flops of level-2 BLAS (3 us at kd' = 64 on one core
- * of the 2-core development machine, where 4 steps a task did best: the runtime's cost per task
- * is about a microsecond): tasks of at least 4 steps of kd' = 64, more for narrower bands. But
+/* Steps per task. A step is about 12 kd'^2 flops of level-2 BLAS, a few microseconds at
+ * kd' = 64, against a runtime cost of about a microsecond per task: tasks of at least 4 steps of
+ * kd' = 64, more for narrower bands (docs/benchmarks.md has the group sizes tried). But
  * sweeps start 2 G steps apart (task (s + 1, 0) follows (s, 1)), so about n / (2 kd' G) sweeps are
  * in flight at the start, half that midway: G <= n / (8 kd' workers) keeps every worker fed. */
 enum { TASK_WORK = 4 * 64 * 64 };
