@@ -110,15 +110,21 @@ static void fill_nan(tessera_dtype_t dt, tessera_job_t job, char uplo, int64_t n
         tsr_scalar_store(dt, (char *)a + idx(i, j, lda) * es, (tsr_scalar_t){q, q});
 }
 
-/* Stage 1 on the working copy b->h: the band into b->ab (kd = nb subdiagonals), the reflectors
- * kept in H. */
+/* Stage 1 on the working copy b->h, through a view of it (its tiles in place; released, so the
+ * tiles' last contents are back in b->h, before the band is read): the band into b->ab (kd = nb
+ * subdiagonals), the reflectors kept in H. */
 static int reduce_to_band(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb, bufs_t *b,
-                          tsr_he2hb_t *H, tessera_matrix_t **A) {
+                          tsr_he2hb_t *H) {
   const size_t es = tessera_dtype_size(dt);
-  int rc = tessera_matrix_view(ctx, dt, n, n, nb, nb, b->h, b->ldh, A); /* tiles in place */
-  if (!rc) rc = tsr_he2hb_create(*A, H);
-  if (!rc) rc = tsr_pxhe2hb(*A, H);
+  tessera_matrix_t *A = NULL;
+  int rc = tessera_matrix_view(ctx, dt, n, n, nb, nb, b->h, b->ldh, &A);
+  if (!rc) rc = tsr_he2hb_create(A, H);
+  if (!rc) rc = tsr_pxhe2hb(A, H);
   if (!rc) rc = tessera_wait_all(ctx);
+  if (A) {
+    const int s = tessera_matrix_destroy(A);
+    if (!rc) rc = s;
+  }
   for (int64_t j = 0; j < n && !rc; j++)
     for (int64_t i = j; i < n && i <= j + nb; i++)
       memcpy((char *)b->ab + idx(i - j, j, nb + 1) * es,
@@ -321,15 +327,10 @@ static int solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tesse
   }
   lower_copy(dt, (char)uplo, n, a, lda, s, b.h, b.ldh);
   tsr_he2hb_t H = {0};
-  tessera_matrix_t *A = NULL;
-  rc = reduce_to_band(ctx, dt, n, nb, &b, &H, &A);
+  rc = reduce_to_band(ctx, dt, n, nb, &b, &H);
   if (!rc) rc = solve_band(ctx, dt, job, n, nb, &b);
   if (!rc && job == TESSERA_VECTORS) rc = first_back(ctx, dt, n, nb, &b, &H);
   tsr_he2hb_destroy(&H);
-  if (A) {
-    const int st = tessera_matrix_destroy(A);
-    if (!rc) rc = st;
-  }
   if (!rc) {
     store_values(dt, n, b.d, s, w);
     for (int64_t j = 0; j < n && job == TESSERA_VECTORS; j++)
