@@ -41,6 +41,24 @@ static size_t idx(int64_t i, int64_t j, int64_t ld) {
   return (size_t)i + (size_t)j * (size_t)ld;
 }
 
+/* w[i] = x in the dtype's real type. */
+static void put_real(tessera_dtype_t dt, void *w, int64_t i, double x) {
+  if (tsr_dtype_single(dt))
+    ((float *)w)[i] = (float)x;
+  else
+    ((double *)w)[i] = x;
+}
+
+/* The context's CPU workers (0 without a CPU device): the host stages' tasks run on them, and
+ * the inline ones use their cores while they wait. */
+static int cpu_workers(const tessera_context_t *ctx) {
+  tessera_device_info_t cpu;
+  return tessera_device_count(ctx, TESSERA_DEVICE_CPU) > 0 &&
+                 tessera_device_info(ctx, TESSERA_DEVICE_CPU, 0, &cpu) == 0
+             ? cpu.workers
+             : 0;
+}
+
 /* The first column (1-based) of A's `uplo` triangle holding a NaN or an infinity, else 0; *amax
  * the largest modulus in the triangle. */
 static int64_t scan(tessera_dtype_t dt, char uplo, int64_t n, const void *a, int64_t lda,
@@ -60,7 +78,7 @@ static int64_t scan(tessera_dtype_t dt, char uplo, int64_t n, const void *a, int
 /* LAPACK's scaling of heevd: the factor bringing the largest modulus amax into
  * [sqrt(safmin / eps), sqrt(eps / safmin)] of the dtype's real type, else 1. */
 static double scaling(tessera_dtype_t dt, double amax) {
-  const bool single = dt == TESSERA_F32 || dt == TESSERA_C64;
+  const bool single = tsr_dtype_single(dt);
   const double safmin = single ? FLT_MIN : DBL_MIN, eps = single ? FLT_EPSILON : DBL_EPSILON;
   const double rmin = sqrt(safmin / eps), rmax = sqrt(eps / safmin);
   if (amax > 0 && amax < rmin) return rmin / amax;
@@ -68,7 +86,7 @@ static double scaling(tessera_dtype_t dt, double amax) {
   return 1;
 }
 
-/* h (n x n, ld n) = s A on and below the diagonal, from A's `uplo` triangle (conjugated from the
+/* h (n x n, ldh) = s A on and below the diagonal, from A's `uplo` triangle (conjugated from the
  * upper), the diagonal's imaginary parts dropped. */
 static void lower_copy(tessera_dtype_t dt, char uplo, int64_t n, const void *a, int64_t lda,
                        double s, void *h, int64_t ldh) {
@@ -85,24 +103,14 @@ static void lower_copy(tessera_dtype_t dt, char uplo, int64_t n, const void *a, 
 
 /* w (n entries of the dtype's real type) = x / s. */
 static void store_values(tessera_dtype_t dt, int64_t n, const double *x, double s, void *w) {
-  for (int64_t i = 0; i < n; i++) {
-    if (dt == TESSERA_F32 || dt == TESSERA_C64)
-      ((float *)w)[i] = (float)(x[i] / s);
-    else
-      ((double *)w)[i] = x[i] / s;
-  }
+  for (int64_t i = 0; i < n; i++) put_real(dt, w, i, x[i] / s);
 }
 
 /* NaN in w and in what the call writes of a (every entry with vectors, else the triangle). */
 static void fill_nan(tessera_dtype_t dt, tessera_job_t job, char uplo, int64_t n, void *a,
                      int64_t lda, void *w) {
   const double q = NAN;
-  for (int64_t i = 0; i < n; i++) {
-    if (dt == TESSERA_F32 || dt == TESSERA_C64)
-      ((float *)w)[i] = (float)q;
-    else
-      ((double *)w)[i] = q;
-  }
+  for (int64_t i = 0; i < n; i++) put_real(dt, w, i, q);
   const size_t es = tessera_dtype_size(dt);
   for (int64_t j = 0; j < n; j++)
     for (int64_t i = 0; i < n; i++)
@@ -152,16 +160,16 @@ static int first_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int
   return rc;
 }
 
-/* Columns of E per task of Q2's application: the rows one block reflector touches, times these
- * columns, stay within a core's cache. */
+/* Columns of E per task of Q2's application: wide for the block reflectors' gemms, with panels
+ * enough for the workers at the orders CPUs take. */
 enum { APPLY_COLUMNS = 1024 };
 
 /* E = Q2 E (b->h, n x n) with the reflectors b->v, b->tau (lay): tasks on column panels of E where
  * the context has CPU workers, else on this thread. */
 static int second_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb, bufs_t *b,
-                       const tsr_hb2st_layout_t *lay) {
+                       const tsr_hb2st_layout_t *lay, int workers) {
   tsr_hb2st_apply_args_t aa = {.dtype = dt, .n = (int)n, .kd = nb, .m = (int)n};
-  if (tessera_device_count(ctx, TESSERA_DEVICE_CPU) == 0) {
+  if (workers == 0) {
     void *ap[3] = {b->v, b->tau, b->h};
     const size_t al[3] = {1, 1, (size_t)b->ldh};
     const int rc =
@@ -186,8 +194,8 @@ static int second_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, in
  * few steps each on a working band (loops/hb2st.c) where the context has CPU workers, else the
  * sequential kernel on this thread; the same result bit for bit. */
 static int chase(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb, bufs_t *b,
-                 const tsr_hb2st_layout_t *lay) {
-  if (tessera_device_count(ctx, TESSERA_DEVICE_CPU) == 0) {
+                 const tsr_hb2st_layout_t *lay, int workers) {
+  if (workers == 0) {
     tsr_hb2st_args_t ha = {.dtype = dt, .n = (int)n, .kd = nb};
     void *hp[5] = {b->ab, b->d, b->e, b->v, b->tau};
     const size_t hl[5] = {(size_t)nb + 1, (size_t)n, (size_t)n, 1, 1};
@@ -199,7 +207,7 @@ static int chase(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb, 
                      "syevd: out of memory for the working band of n = %lld", (long long)n);
   int rc = tsr_hb2st_load(dt, (int)n, nb, b->ab, nb + 1, w, lay->ldw);
   tsr_hb2st_band_t B;
-  const int group = tsr_hb2st_group((int)n, nb, tessera_config(ctx)->cpu_workers);
+  const int group = tsr_hb2st_group((int)n, nb, workers);
   if (!rc) rc = tsr_hb2st_band_create(ctx, dt, (int)n, nb, w, lay->ldw, group, &B);
   if (!rc) {
     rc = tsr_pxhb2st(&B, b->v, b->tau);
@@ -215,6 +223,7 @@ static int chase(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb, 
  * eigenvectors of the band into b->h. Returns 0, stedc's info > 0, or a negative status. */
 static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t job, int64_t n,
                       int nb, bufs_t *b) {
+  const int workers = cpu_workers(ctx);
   tsr_hb2st_layout_t lay;
   const size_t es = tessera_dtype_size(dt);
   if (tsr_hb2st_layout((int)n, nb, &lay))
@@ -226,14 +235,11 @@ static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t 
   if (!b->v || !b->tau || (job == TESSERA_VECTORS && !b->z))
     return tsr_error(ctx, TESSERA_ERR_NOMEM, "syevd: out of memory for the reflectors of n = %lld",
                      (long long)n);
-  int rc = chase(ctx, dt, n, nb, b, &lay);
+  int rc = chase(ctx, dt, n, nb, b, &lay, workers);
   if (rc) return rc < 0 ? rc : tsr_error(ctx, TESSERA_ERR_KERNEL, "syevd: bulge chasing failed");
   /* the workers are idle while stedc runs here: its BLAS calls take their cores */
-  tessera_device_info_t cpu = {.workers = 1};
-  if (tessera_device_count(ctx, TESSERA_DEVICE_CPU) == 0 ||
-      tessera_device_info(ctx, TESSERA_DEVICE_CPU, 0, &cpu))
-    cpu.workers = 1;
-  tsr_stedc_args_t sa = {.n = (int)n, .vectors = job == TESSERA_VECTORS, .threads = cpu.workers};
+  tsr_stedc_args_t sa = {
+      .n = (int)n, .vectors = job == TESSERA_VECTORS, .threads = workers > 1 ? workers : 1};
   void *sp[3] = {b->d, b->e, b->z};
   const size_t sl[3] = {(size_t)n, (size_t)n, (size_t)n};
   rc = tsr_run_inline(ctx, TESSERA_HOST_NODE, NULL, &tsr_kernel_stedc, &sa, sa.vectors ? 3 : 2, sp,
@@ -246,7 +252,7 @@ static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t 
     for (int64_t i = 0; i < n; i++)
       tsr_scalar_store(dt, (char *)b->h + idx(i, j, b->ldh) * es,
                        (tsr_scalar_t){b->z[idx(i, j, n)], 0});
-  return second_back(ctx, dt, n, nb, b, &lay);
+  return second_back(ctx, dt, n, nb, b, &lay, workers);
 }
 
 static int solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
