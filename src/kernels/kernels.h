@@ -61,11 +61,12 @@ typedef struct {
 } tsr_geadd_args_t;
 
 /** lacpy: buffers {src (R), dst (W, or RW when the copy fills part of it)}. Copies the m x n
- *  block of src starting at row src_row into dst at row dst_row. */
+ *  block of src starting at (src_row, src_col) into dst at row dst_row. */
 typedef struct {
   tessera_dtype_t dtype;
   int m, n;
   int src_row, dst_row;
+  int src_col;
 } tsr_lacpy_args_t;
 
 /** transpose: buffers {A (R), B (W, or RW when the copy fills part of it)}. The conjugate

@@ -1,6 +1,6 @@
-/* The first stage of the eigensolver (loops/he2hb.c): a Hermitian matrix reduced to a band of
- * nb subdiagonals on square tiles has the matrix's eigenvalues, for every dtype, orders that are
- * not tile multiples, one tile, and a context of CPU workers. */
+/* The first stage of the eigensolver (loops/he2hb.c): a Hermitian matrix reduced to a band of kd
+ * subdiagonals on square tiles of kd or a multiple of it has the matrix's eigenvalues, for every
+ * dtype, orders that are not tile multiples, one tile, and a context of CPU workers. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,7 +19,8 @@ static void eigenvalues(int64_t n, zc_t *z, double *w) {
   assert_int_equal(rc, 0);
 }
 
-static void one_case(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb, uint64_t seed) {
+static void one_case(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int kd, int tile,
+                     uint64_t seed) {
   tt_rng_t r = tt_rng(seed);
   const size_t nn = (size_t)(n * n);
   void *a = lc_alloc(dt, nn + 1);
@@ -35,22 +36,28 @@ static void one_case(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int 
     }
   double norm = lc_norm_fro(full, nn);
   tessera_matrix_t *A = NULL;
-  assert_int_equal(tessera_matrix_create(ctx, dt, n, n, nb, nb, &A), 0);
+  assert_int_equal(tessera_matrix_create(ctx, dt, n, n, tile, tile, &A), 0);
   assert_int_equal(tessera_matrix_import(A, a, n > 0 ? n : 1), 0);
   tsr_he2hb_t H;
-  assert_int_equal(tsr_he2hb_create(A, &H), 0);
+  assert_int_equal(tsr_he2hb_create(A, kd, &H), 0);
   assert_int_equal(tsr_pxhe2hb(A, &H), 0);
   assert_int_equal(tessera_wait_all(ctx), 0);
   assert_int_equal(tessera_matrix_export(A, a, n > 0 ? n : 1), 0);
+  const int64_t lv = n - kd > 1 ? n - kd : 1;
+  void *v = H.V ? lc_alloc(dt, (size_t)(lv * H.V->n)) : NULL;
+  if (H.V) assert_int_equal(tessera_matrix_export(H.V, v, lv), 0);
+  zc_t *band = lc_zalloc(nn + 1);
+  for (int64_t j = 0; j < n; j++) { /* diagonal blocks from A, the blocks below them from V */
+    const int64_t k = j / kd, below = (k + 1) * kd;
+    for (int64_t i = j; i < n && i <= j + kd; i++) {
+      const zc_t x = i < below ? lc_get(dt, a, (size_t)(i + j * n))
+                               : lc_get(dt, v, (size_t)(k * kd + i - below + j * lv));
+      band[i + j * n] = x;
+      band[j + i * n] = conj(x);
+    }
+  }
   tsr_he2hb_destroy(&H);
   assert_int_equal(tessera_matrix_destroy(A), 0);
-  zc_t *band = lc_zalloc(nn + 1);
-  for (int64_t j = 0; j < n; j++)
-    for (int64_t i = j; i < n && i <= j + nb; i++) {
-      const zc_t v = lc_get(dt, a, (size_t)(i + j * n));
-      band[i + j * n] = v;
-      band[j + i * n] = conj(v);
-    }
   double *w0 = calloc((size_t)n + 1, sizeof *w0), *w1 = calloc((size_t)n + 1, sizeof *w1);
   eigenvalues(n, full, w0);
   eigenvalues(n, band, w1);
@@ -58,19 +65,28 @@ static void one_case(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int 
   for (int64_t i = 0; i < n; i++) worst = fmax(worst, fabs(w0[i] - w1[i]));
   const double ratio = norm > 0 ? worst / (norm * (double)n * lc_eps(dt)) : 0;
   if (!(ratio < 10))
-    fail_msg("he2hb %s n %lld nb %d: eigenvalues off by %g (ratio %g)", lc_name(dt), (long long)n,
-             nb, worst, ratio);
-  free(a), free(full), free(band), free(w0), free(w1);
+    fail_msg("he2hb %s n %lld kd %d tile %d: eigenvalues off by %g (ratio %g)", lc_name(dt),
+             (long long)n, kd, tile, worst, ratio);
+  free(a), free(full), free(band), free(v), free(w0), free(w1);
 }
 
+/* Bands as wide as the tiles, and narrower (a third, a quarter): panels inside tile columns,
+ * starting mid-tile. */
 static void test_he2hb_eigenvalues(void **state) {
   (void)state;
-  const int nb = 8;
-  tessera_context_t *ctx = lc_context(nb);
+  tessera_context_t *ctx = lc_context(8);
   const int64_t sizes[] = {0, 1, 2, 7, 8, 9, 17, 29, 45};
+  const int shapes[][2] = {{8, 8}, {4, 12}, {3, 12}};
   for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
     for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
-      one_case(ctx, lc_dtypes[d], sizes[s], nb, (uint64_t)(900 + 10 * d + (int)s));
+      for (int h = 0; h < 3; h++)
+        one_case(ctx, lc_dtypes[d], sizes[s], shapes[h][0], shapes[h][1],
+                 (uint64_t)(900 + 100 * h + 10 * d + (int)s));
+  tsr_he2hb_t H;
+  tessera_matrix_t *A = NULL;
+  assert_int_equal(tessera_matrix_create(ctx, TESSERA_F64, 20, 20, 8, 8, &A), 0);
+  assert_int_equal(tsr_he2hb_create(A, 3, &H), TESSERA_ERR_STATE); /* 3 does not divide 8 */
+  assert_int_equal(tessera_matrix_destroy(A), 0);
   lc_finalize(ctx);
 }
 

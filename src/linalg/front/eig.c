@@ -118,25 +118,47 @@ static void fill_nan(tessera_dtype_t dt, tessera_job_t job, char uplo, int64_t n
         tsr_scalar_store(dt, (char *)a + idx(i, j, lda) * es, (tsr_scalar_t){q, q});
 }
 
+/* Tiles of the band reduction on a band of kd: kd itself on CPUs, on GPUs the largest multiple
+ * of kd up to EIG_GPU_TILE (the products' gemms large enough for a GPU). */
+enum { EIG_GPU_TILE = 1024 };
+
+static int64_t band_tile(tessera_context_t *ctx, int64_t n, int kd) {
+  if (tessera_accelerator_count(ctx) == 0) return kd;
+  const int64_t t = (n < EIG_GPU_TILE ? n : EIG_GPU_TILE) / kd * kd;
+  return t > kd ? t : kd;
+}
+
 /* Stage 1 on the working copy b->h, through a view of it (its tiles in place; released, so the
  * tiles' last contents are back in b->h, before the band is read): the band into b->ab (kd = nb
- * subdiagonals), the reflectors kept in H. */
+ * subdiagonals: its diagonal blocks from A, the blocks below them from the top of V's panels),
+ * the reflectors kept in H. */
 static int reduce_to_band(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb, bufs_t *b,
                           tsr_he2hb_t *H) {
   const size_t es = tessera_dtype_size(dt);
+  const int64_t t = band_tile(ctx, n, nb), lv = n - nb > 1 ? n - nb : 1;
   tessera_matrix_t *A = NULL;
-  int rc = tessera_matrix_view(ctx, dt, n, n, nb, nb, b->h, b->ldh, &A);
-  if (!rc) rc = tsr_he2hb_create(A, H);
+  void *hv = NULL;
+  int rc = tessera_matrix_view(ctx, dt, n, n, t, t, b->h, b->ldh, &A);
+  if (!rc) rc = tsr_he2hb_create(A, nb, H);
   if (!rc) rc = tsr_pxhe2hb(A, H);
   if (!rc) rc = tessera_wait_all(ctx);
   if (A) {
     const int s = tessera_matrix_destroy(A);
     if (!rc) rc = s;
   }
-  for (int64_t j = 0; j < n && !rc; j++)
-    for (int64_t i = j; i < n && i <= j + nb; i++)
-      memcpy((char *)b->ab + idx(i - j, j, nb + 1) * es,
-             (const char *)b->h + idx(i, j, b->ldh) * es, es);
+  if (!rc && H->V && !(hv = malloc((size_t)(lv * H->V->n) * es)))
+    rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "syevd: out of memory for the band's blocks");
+  if (!rc && H->V) rc = tessera_matrix_export(H->V, hv, lv);
+  for (int64_t j = 0; j < n && !rc; j++) {
+    const int64_t k = j / nb, c = j - k * nb, below = (k + 1) * nb; /* R_k from row `below` */
+    for (int64_t i = j; i < n && i <= j + nb; i++) {
+      const char *from = i < below
+                             ? (const char *)b->h + idx(i, j, b->ldh) * es
+                             : (const char *)hv + idx(k * nb + i - below, k * nb + c, lv) * es;
+      memcpy((char *)b->ab + idx(i - j, j, nb + 1) * es, from, es);
+    }
+  }
+  free(hv);
   return rc;
 }
 

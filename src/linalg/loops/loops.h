@@ -54,24 +54,26 @@ typedef struct {
   tessera_data_t **W;
   void *dist;
 } tsr_qr_work_t;
-/** The reduction of a Hermitian matrix to band form (he2hb.c): its reflectors, step k's in column
- *  panel k of V ((n - nb) x (nt - 1) nb, panels of nb: row r of V is row r + nb of A) with
+/** The reduction of a Hermitian matrix to a band of kd subdiagonals (he2hb.c): its reflectors,
+ *  step k's in column panel k of V ((n - kd) x ceil((n - kd) / kd) kd, panels of kd: row r of
+ *  V is row r + kd of A; R_k, the band's block below the diagonal, on top of panel k) with
  *  their T in Q, and the workspaces of the two-sided updates (a V and a W tile per tile row,
- *  and one kb x kb product). */
+ *  a kd x kd product and a kd x kd triangle). */
 typedef struct {
   tessera_matrix_t *V;
   tsr_qr_t Q;
   int64_t nt;
-  tessera_data_t **v, **w; /* nt each, [0] unused */
-  tessera_data_t *m;
+  int kd;
+  tessera_data_t **v, **w; /* nt each */
+  tessera_data_t *m, *t;
 } tsr_he2hb_t;
-/** Makes H for the square-tiled n x n A (one process). */
-int tsr_he2hb_create(const tessera_matrix_t *A, tsr_he2hb_t *H);
+/** Makes H for the n x n A in square tiles that kd divides (one process). */
+int tsr_he2hb_create(const tessera_matrix_t *A, int kd, tsr_he2hb_t *H);
 void tsr_he2hb_destroy(tsr_he2hb_t *H);
-/** Reduces the Hermitian A (its lower triangle, square tiles of nb) to a band of nb
- *  subdiagonals, Q1ᴴ A Q1 with Q1 = diag(I, H->V's reflectors): the band's diagonal tiles in
- *  A's diagonal tiles (lower triangle), its subdiagonal blocks in the upper triangles of tiles
- *  (k + 1, k). A's diagonal tiles are made whole (both triangles) first. */
+/** Reduces the Hermitian A (its lower triangle) to a band of H->kd subdiagonals,
+ *  Q1ᴴ A Q1 with Q1 = diag(I_kd, H->V's reflectors): the band's kd x kd diagonal blocks in A
+ *  (their lower triangles), its blocks below them (R_k, upper) on top of V's panels. A's diagonal
+ *  tiles are made whole (both triangles) first. */
 int tsr_pxhe2hb(tessera_matrix_t *A, tsr_he2hb_t *H);
 
 /** E = Q2 E for the bulge chasing's reflectors v, tau (host handles) of a band of order E->m and

@@ -163,7 +163,14 @@ static int gemm_as(const tessera_matrix_t *C, tsr_operand_t a, tsr_operand_t b, 
 int tsr_task_lacpy_rows(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
                         int src_row, tessera_data_t *dst, int dst_row, tessera_access_t dst_mode,
                         int m, int n, const int tag[3], int prio) {
-  tsr_lacpy_args_t args = {.dtype = dtype, .m = m, .n = n, .src_row = src_row, .dst_row = dst_row};
+  return tsr_task_lacpy_block(dtype, ctx, src, src_row, 0, dst, dst_row, dst_mode, m, n, tag, prio);
+}
+
+int tsr_task_lacpy_block(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
+                         int src_row, int src_col, tessera_data_t *dst, int dst_row,
+                         tessera_access_t dst_mode, int m, int n, const int tag[3], int prio) {
+  tsr_lacpy_args_t args = {
+      .dtype = dtype, .m = m, .n = n, .src_row = src_row, .dst_row = dst_row, .src_col = src_col};
   tessera_data_t *d[2] = {src, dst};
   tessera_access_t md[2] = {TESSERA_R, dst_mode};
   return insert(ctx, &tsr_kernel_lacpy, &args, sizeof args, 2, d, md, tag, prio);
