@@ -392,10 +392,10 @@ KERNEL_TABLE(identity, identity);
   }
 HOST_KERNEL_TABLE(hb2st);
 HOST_KERNEL_TABLE(hb2st_steps);
-HOST_KERNEL_TABLE(hb2st_apply);
 HOST_KERNEL_TABLE(stedc);
 KERNEL_TABLE(triangle, triangle_copy);
 KERNEL_TABLE(hefill, hefill);
+KERNEL_TABLE(hb2st_apply, hb2st_apply);
 KERNEL_TABLE(geadd, geadd);
 KERNEL_TABLE(trtri, trtri);
 KERNEL_TABLE(lauum, lauum);

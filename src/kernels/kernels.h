@@ -129,8 +129,9 @@ typedef struct {
   void *v, *tau;
 } tsr_hb2st_steps_args_t;
 
-/** hb2st_apply (host only): buffers {v (R), tau (R), E (RW) n x m}. E = Q2 E with hb2st's
- *  reflectors of a band of order n and kd subdiagonals. */
+/** hb2st_apply: buffers {v (R), tau (R), E (RW) n x m}. E = Q2 E with hb2st's reflectors of a
+ *  band of order n and kd subdiagonals (v and tau as one-column handles of the layout's nv and
+ *  ntau elements). CPUs and GPUs group the reflectors alike, in blocks of their own widths. */
 typedef struct {
   tessera_dtype_t dtype;
   int n, kd, m;
@@ -410,6 +411,7 @@ int tsr_cuda_transpose(const tessera_exec_t *ex, void *args);
 int tsr_cuda_identity(const tessera_exec_t *ex, void *args);
 int tsr_cuda_triangle_copy(const tessera_exec_t *ex, void *args);
 int tsr_cuda_hefill(const tessera_exec_t *ex, void *args);
+int tsr_cuda_hb2st_apply(const tessera_exec_t *ex, void *args);
 int tsr_cuda_geadd(const tessera_exec_t *ex, void *args);
 int tsr_cuda_trtri(const tessera_exec_t *ex, void *args);
 int tsr_cuda_lauum(const tessera_exec_t *ex, void *args);

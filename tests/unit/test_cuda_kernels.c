@@ -29,6 +29,7 @@
 #include <tessera/tessera.h>
 
 #include "../test_common.h"
+#include "kernels/cpu/hb2st.h"
 #include "kernels/kernels.h"
 
 /* ---------------------------------------------------------------- the worker's environment */
@@ -528,6 +529,35 @@ static void qr_kernels_match_cpu(void **state) {
   qr_kernels_on(4000, 8, 3, 5, 0);           /* a tall panel near orthogonal: one pass */
 }
 
+/* The eigensolver's Q2 on a GPU (batched block reflectors, wavefronts) against the CPU's
+ * (hb2st_apply): reflectors of a random band's bulge chasing, applied to a random E; bands
+ * narrower than the GPU's groups, between them and wider. */
+static void hb2st_apply_matches_cpu(void **state) {
+  (void)state;
+  NEED_GPU();
+  static const int shapes[][3] = {{157, 8, 33}, {300, 70, 41}, {260, 130, 20}, {2, 1, 3}};
+  tt_rng_t r = tt_rng(11);
+  for (size_t d = 0; d < sizeof dtypes / sizeof *dtypes; d++)
+    for (size_t q = 0; q < sizeof shapes / sizeof *shapes; q++) {
+      const tessera_dtype_t dt = dtypes[d];
+      const int n = shapes[q][0], kd = shapes[q][1], m = shapes[q][2];
+      int64_t nv = 0;
+      const int64_t ntau = tsr_hb2st_reflectors(n, kd, &nv);
+      tile_t ab = tile_random(dt, kd + 1, n, 0, &r),
+             t[3] = {tile_random(dt, (int)nv + 1, 1, 0, &r),
+                     tile_random(dt, (int)ntau + 1, 1, 0, &r), tile_random(dt, n, m, 3, &r)};
+      double *de = malloc(2 * (size_t)n * sizeof *de);
+      assert_non_null(de);
+      assert_int_equal(tsr_hb2st(dt, n, kd, ab.h, kd + 1, de, de + n, t[0].h, t[1].h, NULL), 0);
+      tsr_hb2st_apply_args_t a = {.dtype = dt, .n = n, .kd = kd, .m = m};
+      expect_ok(
+          run_both(tsr_cuda_hb2st_apply, tsr_cpu_hb2st_apply, &a, dt, t, 3, 2, 0, "hb2st_apply"));
+      free(de);
+      free(ab.h);
+      free_tiles(t, 3);
+    }
+}
+
 /* trtri above the order cuSOLVER runs whole (recursive halving onto trmm): both triangles,
  * every dtype, and the info of a zero pivot deep in the second half. */
 static void trtri_recursive_matches_cpu(void **state) {
@@ -601,6 +631,7 @@ int main(void) {
       cmocka_unit_test(lapack_kernels_match_cpu),
       cmocka_unit_test(trtri_recursive_matches_cpu),
       cmocka_unit_test(qr_kernels_match_cpu),
+      cmocka_unit_test(hb2st_apply_matches_cpu),
       cmocka_unit_test(potrf_info_matches_cpu),
       cmocka_unit_test(invalid_arguments_fail_before_enqueuing),
   };

@@ -339,66 +339,6 @@ constexpr triangle_fn triangle_of[TESSERA_NUM_DTYPES] = {
     launch_triangle<float, 1>, launch_triangle<double, 1>, launch_triangle<float, 2>,
     launch_triangle<double, 2>};
 
-/* The start of LAPACK's larft (forward, columnwise) from the Gram matrix G = Vᴴ V of the
- * reflectors' vectors (k x k, its upper triangle read) and tau, for the recursion of
- * tsr_cuda_larft_blocks: T gets G's strictly upper part, zeros below the diagonal, and each
- * diagonal block of `nb` columns its own T by the column recurrence
- *   T(r, i) = -tau_i sum_{c = r .. i-1} T(r, c) G(c, i),  T(i, i) = tau_i
- * (a zero tau gives a zero column). One thread block per column of T, then one per diagonal
- * block; w reals per element, complex products in the Real pairs. */
-template <typename Real, int w>
-__global__ void larft_start(const Real *g, long long ldg, int k, Real *t, long long ldt) {
-  const int j = blockIdx.x;
-  for (int i = threadIdx.x; i < k; i += blockDim.x)
-    for (int c = 0; c < w; c++)
-      t[(j * ldt + i) * w + c] = i < j ? g[(j * ldg + i) * w + c] : Real(0);
-}
-
-template <typename Real, int w>
-__global__ void larft_diagonal(const Real *g, long long ldg, const Real *tau, int k, int nb,
-                               Real *t, long long ldt) {
-  const int o = blockIdx.x * nb, s = min(nb, k - o);
-  for (int i = o; i < o + s; i++) {
-    const Real tr = tau[i * w], ti = w == 2 ? tau[i * w + 1] : Real(0);
-    for (int r = o + threadIdx.x; r < i; r += blockDim.x) {
-      Real sr = 0, si = 0;
-      for (int c = r; c < i; c++) {
-        const Real *a = t + (c * ldt + r) * w, *b = g + (i * ldg + c) * w;
-        const Real ai = w == 2 ? a[1] : Real(0), bi = w == 2 ? b[1] : Real(0);
-        sr += a[0] * b[0] - ai * bi;
-        si += a[0] * bi + ai * b[0];
-      }
-      Real *out = t + (i * ldt + r) * w;
-      out[0] = -(tr * sr - ti * si);
-      if (w == 2) out[1] = -(tr * si + ti * sr);
-    }
-    if (threadIdx.x == 0) {
-      t[(i * ldt + i) * w] = tr;
-      if (w == 2) t[(i * ldt + i) * w + 1] = ti;
-    }
-    __syncthreads();
-  }
-}
-
-template <typename Real, int w>
-void launch_larft_blocks(const void *g, size_t ldg, const void *tau, int k, int nb, void *t,
-                         size_t ldt, cudaStream_t stream) {
-  const Real *gr = static_cast<const Real *>(g);
-  Real *tr = static_cast<Real *>(t);
-  larft_start<Real, w><<<k, kScanThreads, 0, stream>>>(gr, static_cast<long long>(ldg), k, tr,
-                                                       static_cast<long long>(ldt));
-  const int threads = nb < kScanThreads ? nb : kScanThreads;
-  larft_diagonal<Real, w><<<(k + nb - 1) / nb, threads, 0, stream>>>(
-      gr, static_cast<long long>(ldg), static_cast<const Real *>(tau), k, nb, tr,
-      static_cast<long long>(ldt));
-}
-
-using larft_blocks_fn = void (*)(const void *, size_t, const void *, int, int, void *, size_t,
-                                 cudaStream_t);
-constexpr larft_blocks_fn larft_blocks_of[TESSERA_NUM_DTYPES] = {
-    launch_larft_blocks<float, 1>, launch_larft_blocks<double, 1>, launch_larft_blocks<float, 2>,
-    launch_larft_blocks<double, 2>};
-
 /* One panel (columns k0 .. k0 + b - 1, rows k0 .. n - 1) of the LU factorization without
  * pivoting of Q's top n x n block less a diagonal of signs (Householder reconstruction, Ballard
  * et al.): at column k the sign s_k is the opposite of the pivot's, the pivot becomes q_kk - s_k
@@ -552,15 +492,6 @@ extern "C" int tsr_cuda_triangle(tessera_dtype_t dtype, const void *src, size_t 
     return -1;
   if (k > 0)
     triangle_of[dtype](src, lds, k, uplo == 'L', dst, ldd, static_cast<cudaStream_t>(stream));
-  return cudaGetLastError() == cudaSuccess ? 0 : -1;
-}
-
-extern "C" int tsr_cuda_larft_blocks(tessera_dtype_t dtype, const void *g, size_t ldg,
-                                     const void *tau, int k, int nb, void *t, size_t ldt,
-                                     void *stream) {
-  if (static_cast<int>(dtype) < 0 || static_cast<int>(dtype) >= TESSERA_NUM_DTYPES || nb < 1)
-    return -1;
-  if (k > 0) larft_blocks_of[dtype](g, ldg, tau, k, nb, t, ldt, static_cast<cudaStream_t>(stream));
   return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }
 

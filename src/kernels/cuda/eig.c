@@ -1,0 +1,191 @@
+/* CUDA kernel of the eigensolver's second back-transformation: E = Q2 E, Q2 the product of the
+ * bulge chasing's reflectors (cpu/hb2st.h), as block reflectors applied by batched gemms.
+ *
+ * Groups. As on CPUs (cpu/hb2st_apply.c), the reflectors of nb consecutive sweeps S .. S + nb - 1
+ * at one step j form one block reflector G(S, j) = I - V T Vᴴ on rows S + 1 + j kd onwards
+ * (V a staircase of kd + nb - 1 rows, nb <= kd), and Q2 E applies the groups of sweeps from the
+ * last, within one the steps from 0 up.
+ *
+ * Wavefronts. Count the sweep groups from the last, i = 0, 1, ...: a group applied before group
+ * (i, j) that shares a row with it is (i, j') with j' < j or (i', j') with i' < i and j' <= j,
+ * and one applied after it that shares a row is (i, j') with j' > j or (i', j') with i' > i and
+ * j' >= j. So every group sharing rows with (i, j) lies on the right side of the wavefront
+ * t = i + j, and the groups of one wavefront, whose rows are disjoint (nb + kd apart), are
+ * applied at once. Each wavefront's groups of full size (nb sweeps, kd + nb - 1 rows) form
+ * strided batches; the few at the matrix's end go one by one. A batch is staged (V and tau from
+ * the device copies of v and tau), T formed from the Gram matrix VᴴV
+ * (tsr_cuda_larft_batched), and applied by three batched gemms:
+ *   W = Vᴴ E_b;  W2 = T W;  E_b -= V W2.
+ *
+ * Workspace: the worker's scratch, holding for each member of a batch V, G, T, tau, W and W2;
+ * batches larger than it fits are split, and E's columns are taken in chunks narrow enough for a
+ * few dozen members. Columns never mix: a block of columns gets what the whole would. */
+#include <stdbool.h>
+
+#include "kernels/cpu/hb2st.h"
+#include "kernels/cuda/cuda_common.h"
+#include "kernels/cuda/cuda_kernels.h"
+#include "kernels/kernels.h"
+
+/* Sweeps per block reflector (at most kd'): wide gemms, a staircase of at most 1.5 x the useful
+ * flops at kd = 128. */
+enum { APPLY_SWEEPS = 64, MIN_BATCH = 32, ALIGN = 256 };
+
+static size_t aligned(size_t bytes) {
+  return (bytes + ALIGN - 1) / ALIGN * ALIGN;
+}
+
+/* One call's constants and workspace regions (byte offsets per member, in the order V, G, T,
+ * tau, W, W2). */
+typedef struct {
+  const tessera_exec_t *ex;
+  cublasHandle_t h;
+  tessera_dtype_t dt;
+  tsr_hb2st_layout_t L;
+  int nb, R, cap, mc;
+  size_t es, member[6];
+  const void *v, *tau;
+} plan_t;
+
+/* Elements of each of a member's regions (V, G, T, tau, W, W2) for column chunks of mc. */
+static void member_sizes(int nb, int R, int mc, size_t sizes[6]) {
+  const size_t k = (size_t)nb;
+  sizes[0] = (size_t)R * k, sizes[1] = sizes[2] = k * k, sizes[3] = k;
+  sizes[4] = sizes[5] = k * (size_t)mc;
+}
+
+/* Workspace bytes of one member, each region aligned. */
+static size_t member_bytes(size_t es, int nb, int R, int mc) {
+  size_t sizes[6], total = 0;
+  member_sizes(nb, R, mc, sizes);
+  for (int i = 0; i < 6; i++) total += aligned(sizes[i] * es);
+  return total;
+}
+
+/* C_b = alpha op(A_b) op(B_b) + beta C_b for b < count, strides in elements. */
+static int gemm_batch(const plan_t *p, char ta, char tb, int m, int n, int k, double alpha,
+                      const void *A, long long lda, long long sa, const void *B, long long ldb,
+                      long long sb, double beta, void *C, long long ldc, long long sc, int count) {
+  const tsr_cuda_scalar_t al = tsr_cuda_scalar(p->dt, (tsr_scalar_t){alpha, 0});
+  const tsr_cuda_scalar_t be = tsr_cuda_scalar(p->dt, (tsr_scalar_t){beta, 0});
+  const cudaDataType type = tsr_cuda_type(p->dt);
+  const int oa = tsr_op_index(ta, p->dt), ob = tsr_op_index(tb, p->dt);
+  const cublasStatus_t st = cublasGemmStridedBatchedEx(
+      p->h, tsr_cuda_op(oa), tsr_cuda_op(ob), m, n, k, &al, A, type, (int)lda, sa, B, type,
+      (int)ldb, sb, &be, C, type, (int)ldc, sc, count,
+      tsr_dtype_single(p->dt) ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_64F, CUBLAS_GEMM_DEFAULT);
+  return st == CUBLAS_STATUS_SUCCESS ? 0 : TESSERA_ERR_KERNEL;
+}
+
+/* Applies `count` groups (at most p->cap) of k sweeps and `rows` rows, the first of sweeps from
+ * s0 at step j0 and each next nb sweeps and one step on, to columns c0 .. c0 + mc - 1 of E. */
+static int apply_batch(const plan_t *p, int s0, int j0, int count, int k, int rows, char *E,
+                       int lde, int mc) {
+  const tessera_cuda_scratch_t *s = tsr_cuda_scratch(p->ex);
+  char *at[6], *w = s->workspace;
+  long long stride[6];
+  size_t sizes[6];
+  member_sizes(p->nb, p->R, p->mc, sizes);
+  for (int i = 0; i < 6; i++) {
+    at[i] = w;
+    stride[i] = (long long)(aligned(sizes[i] * p->es) / p->es);
+    w += aligned(sizes[i] * p->es) * (size_t)count;
+  }
+  /* the strides are whole elements: every region's size is a multiple of the element size */
+  const long long ldv = p->R, nb = p->nb, row_step = (long long)p->nb + p->L.kd;
+  const tsr_cuda_hb2st_batch_t b = {.n = p->L.n,
+                                    .kd = p->L.kd,
+                                    .steps = p->L.steps,
+                                    .s0 = s0,
+                                    .j0 = j0,
+                                    .sweeps_apart = p->nb,
+                                    .count = count,
+                                    .k = k,
+                                    .rows = rows,
+                                    .ldv = ldv,
+                                    .stride_v = stride[0],
+                                    .stride_tau = stride[3]};
+  const char c = tsr_dtype_complex(p->dt) ? 'C' : 'T';
+  char *Eb = E + (size_t)(s0 + 1 + (int64_t)j0 * p->L.kd) * p->es;
+  if (tsr_cuda_hb2st_stage(p->dt, &b, p->v, p->tau, at[0], at[3], p->ex->stream))
+    return TESSERA_ERR_KERNEL;
+  int rc = gemm_batch(p, c, 'N', k, k, rows, 1, at[0], ldv, stride[0], at[0], ldv, stride[0], 0,
+                      at[1], nb, stride[1], count);
+  if (!rc && tsr_cuda_larft_batched(p->dt, at[1], (size_t)nb, stride[1], at[3], stride[3], k, k,
+                                    at[2], (size_t)nb, stride[2], count, p->ex->stream))
+    rc = TESSERA_ERR_KERNEL;
+  if (!rc)
+    rc = gemm_batch(p, c, 'N', k, mc, rows, 1, at[0], ldv, stride[0], Eb, lde, row_step, 0, at[4],
+                    nb, stride[4], count);
+  if (!rc)
+    rc = gemm_batch(p, 'N', 'N', k, mc, k, 1, at[2], nb, stride[2], at[4], nb, stride[4], 0, at[5],
+                    nb, stride[5], count);
+  if (!rc)
+    rc = gemm_batch(p, 'N', 'N', rows, mc, k, -1, at[0], ldv, stride[0], at[5], nb, stride[5], 1,
+                    Eb, lde, row_step, count);
+  return rc;
+}
+
+/* The groups of wavefront t (module comment) on columns c0 .. c0 + mc - 1 of E: runs of full
+ * groups as batches of at most p->cap, the others alone. */
+static int wavefront(const plan_t *p, int t, char *E, int lde, int mc) {
+  const int nb = p->nb, kd = p->L.kd, n = p->L.n, groups = (p->L.sweeps + nb - 1) / nb;
+  int run_s = -1, run_j = 0, run = 0, rc = 0;
+  for (int g = groups - 1 - t > 0 ? groups - 1 - t : 0; g <= groups && !rc; g++) {
+    bool full = false, any = false;
+    int k = 0, rows = 0, S = g * nb, j = t - (groups - 1 - g);
+    if (g < groups && j < tsr_hb2st_steps(&p->L, S)) {
+      any = true;
+      k = 1; /* the group's sweeps that have a step j */
+      while (k < nb && S + k < p->L.sweeps && j < tsr_hb2st_steps(&p->L, S + k)) k++;
+      const int r0 = S + 1 + j * kd, last = S + k - 1 + (j + 1) * kd;
+      rows = (last < n - 1 ? last : n - 1) - r0 + 1;
+      full = k == nb && rows == p->R;
+    }
+    if (run && (!full || run == p->cap)) { /* flush the run */
+      rc = apply_batch(p, run_s, run_j, run, nb, p->R, E, lde, mc);
+      run = 0;
+    }
+    if (rc || !any) continue;
+    if (full) {
+      if (!run) run_s = S, run_j = j;
+      run++;
+    } else {
+      rc = apply_batch(p, S, j, 1, k, rows, E, lde, mc);
+    }
+  }
+  return rc;
+}
+
+int tsr_cuda_hb2st_apply(const tessera_exec_t *ex, void *args) {
+  const tsr_hb2st_apply_args_t *a = args;
+  plan_t p = {.ex = ex, .dt = a->dtype, .v = ex->ptr[0], .tau = ex->ptr[1]};
+  if (!tsr_dtype_valid(a->dtype) || tsr_hb2st_layout(a->n, a->kd, &p.L) || a->m < 0)
+    return TESSERA_ERR_KERNEL;
+  const int lde = tsr_operand_ld(ex, 2, a->n, a->m);
+  const tessera_cuda_scratch_t *s = tsr_cuda_scratch(ex);
+  p.h = tsr_cuda_blas(ex);
+  if (lde < 0 || !s || !p.h) return TESSERA_ERR_KERNEL;
+  if (p.L.ntau == 0 || a->m == 0) return 0;
+  p.es = tessera_dtype_size(a->dtype);
+  p.nb = p.L.kd < APPLY_SWEEPS ? p.L.kd : APPLY_SWEEPS;
+  p.R = p.L.kd + p.nb - 1;
+  /* the widest column chunk (halving from m) for which MIN_BATCH members fit, or the largest
+   * batch a wavefront has, if fewer */
+  const int most = p.L.n / (p.nb + p.L.kd) + 1, want = most < MIN_BATCH ? most : MIN_BATCH;
+  p.mc = a->m;
+  while (p.mc > 1 && member_bytes(p.es, p.nb, p.R, p.mc) * (size_t)want > s->workspace_bytes)
+    p.mc = (p.mc + 1) / 2;
+  const size_t per = member_bytes(p.es, p.nb, p.R, p.mc);
+  p.cap = per > s->workspace_bytes ? 0 : (int)(s->workspace_bytes / per);
+  if (p.cap < 1) return TESSERA_ERR_KERNEL;
+  if (p.cap > most) p.cap = most;
+  const int groups = (p.L.sweeps + p.nb - 1) / p.nb, waves = groups + p.L.steps;
+  int rc = 0;
+  for (int c0 = 0; c0 < a->m && !rc; c0 += p.mc) {
+    const int mc = a->m - c0 < p.mc ? a->m - c0 : p.mc;
+    char *E = (char *)ex->ptr[2] + (size_t)c0 * (size_t)lde * p.es;
+    for (int t = 0; t < waves && !rc; t++) rc = wavefront(&p, t, E, lde, mc);
+  }
+  return rc;
+}
