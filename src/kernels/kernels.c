@@ -192,6 +192,36 @@ static uint64_t stedc_key(const void *args) {
   return size_key(TESSERA_F64, a->vectors != 0, a->n, 0, 0);
 }
 
+static double laed_rows_flops(const void *args) {
+  return (double)((const tsr_laed_rows_args_t *)args)->m;
+}
+
+static uint64_t laed_rows_key(const void *args) {
+  return size_key(TESSERA_F64, 0, ((const tsr_laed_rows_args_t *)args)->m, 0, 0);
+}
+
+/* dlaed4: a few passes over the k poles per root. */
+static double laed_roots_flops(const void *args) {
+  const tsr_laed_roots_args_t *a = args;
+  return 40.0 * (double)a->plan->k * (double)(a->j1 - a->j0);
+}
+
+static uint64_t laed_roots_key(const void *args) {
+  const tsr_laed_roots_args_t *a = args;
+  return size_key(TESSERA_F64, 0, a->plan->k, a->j1 - a->j0, 0);
+}
+
+/* The product of the m x k regrouped vectors by the k x k secular ones. */
+static double laed_merge_flops(const void *args) {
+  const tsr_laed_plan_t *p = &((const tsr_laed_merge_args_t *)args)->plan;
+  return 2.0 * (double)p->m * (double)p->k * (double)p->k;
+}
+
+static uint64_t laed_merge_key(const void *args) {
+  const tsr_laed_plan_t *p = &((const tsr_laed_merge_args_t *)args)->plan;
+  return size_key(TESSERA_F64, 0, p->m, p->k, 0);
+}
+
 static double identity_flops(const void *args) {
   (void)args;
   return 0.0;
@@ -393,9 +423,12 @@ KERNEL_TABLE(identity, identity);
 HOST_KERNEL_TABLE(hb2st);
 HOST_KERNEL_TABLE(hb2st_steps);
 HOST_KERNEL_TABLE(stedc);
+HOST_KERNEL_TABLE(laed_roots);
 KERNEL_TABLE(triangle, triangle_copy);
 KERNEL_TABLE(hefill, hefill);
 KERNEL_TABLE(hb2st_apply, hb2st_apply);
+KERNEL_TABLE(laed_rows, laed_rows);
+KERNEL_TABLE(laed_merge, laed_merge);
 KERNEL_TABLE(geadd, geadd);
 KERNEL_TABLE(trtri, trtri);
 KERNEL_TABLE(lauum, lauum);

@@ -8,6 +8,7 @@
 #ifndef TSR_KERNELS_H
 #define TSR_KERNELS_H
 
+#include "kernels/cpu/laed.h"
 #include "kernels/dtype.h"
 #include "tessera/task.h"
 
@@ -145,6 +146,28 @@ typedef struct {
   int n, vectors;
   int threads; /* BLAS threads for the call (run while the context's workers are idle) */
 } tsr_stedc_args_t;
+
+/** laed_rows: buffers {Q (R) n x n doubles, z (W) n doubles}. z[a .. a + m) = the sum of Q's
+ *  rows a + n1 - 1 and a + n1 over columns a .. a + m - 1: the coupling vector of the merge of
+ *  the diagonal block at a of order m, halves n1 and m - n1 (cpu/laed.h). */
+typedef struct {
+  int64_t a, m, n1;
+} tsr_laed_rows_args_t;
+
+/** laed_roots (host only, no buffers): the secular equation's roots j0 .. j1 - 1 of the plan,
+ *  a host pointer (tsr_laed_roots; each range written by one task, read after a wait). */
+typedef struct {
+  tsr_laed_plan_t *plan;
+  int64_t j0, j1;
+} tsr_laed_roots_args_t;
+
+/** laed_merge: buffers {Q (RW) n x n doubles, the plan (R) its bytes, work (RW) 3 m² doubles}.
+ *  The merge's plan carried out on Q's diagonal block at a, of the plan's order m; `plan`
+ *  repeats the plan's header. */
+typedef struct {
+  tsr_laed_plan_t plan;
+  int64_t a;
+} tsr_laed_merge_args_t;
 
 /** diagonal: buffers {A (R), d (W) n x 1}. Copies the diagonal of A's n x n block from row `row`
  *  into d (a QR step's tau from its T; R's diagonal from a panel). */
@@ -313,6 +336,9 @@ extern const tessera_kernel_t tsr_kernel_hb2st;
 extern const tessera_kernel_t tsr_kernel_hb2st_steps;
 extern const tessera_kernel_t tsr_kernel_hb2st_apply;
 extern const tessera_kernel_t tsr_kernel_stedc;
+extern const tessera_kernel_t tsr_kernel_laed_rows;
+extern const tessera_kernel_t tsr_kernel_laed_roots;
+extern const tessera_kernel_t tsr_kernel_laed_merge;
 extern const tessera_kernel_t tsr_kernel_geadd;
 extern const tessera_kernel_t tsr_kernel_trtri;
 extern const tessera_kernel_t tsr_kernel_lauum;
@@ -342,6 +368,9 @@ int tsr_cpu_hb2st(const tessera_exec_t *ex, void *args);
 int tsr_cpu_hb2st_steps(const tessera_exec_t *ex, void *args);
 int tsr_cpu_hb2st_apply(const tessera_exec_t *ex, void *args);
 int tsr_cpu_stedc(const tessera_exec_t *ex, void *args);
+int tsr_cpu_laed_rows(const tessera_exec_t *ex, void *args);
+int tsr_cpu_laed_roots(const tessera_exec_t *ex, void *args);
+int tsr_cpu_laed_merge(const tessera_exec_t *ex, void *args);
 int tsr_cpu_geadd(const tessera_exec_t *ex, void *args);
 int tsr_cpu_trtri(const tessera_exec_t *ex, void *args);
 int tsr_cpu_lauum(const tessera_exec_t *ex, void *args);
@@ -412,6 +441,8 @@ int tsr_cuda_identity(const tessera_exec_t *ex, void *args);
 int tsr_cuda_triangle_copy(const tessera_exec_t *ex, void *args);
 int tsr_cuda_hefill(const tessera_exec_t *ex, void *args);
 int tsr_cuda_hb2st_apply(const tessera_exec_t *ex, void *args);
+int tsr_cuda_laed_rows(const tessera_exec_t *ex, void *args);
+int tsr_cuda_laed_merge(const tessera_exec_t *ex, void *args);
 int tsr_cuda_geadd(const tessera_exec_t *ex, void *args);
 int tsr_cuda_trtri(const tessera_exec_t *ex, void *args);
 int tsr_cuda_lauum(const tessera_exec_t *ex, void *args);

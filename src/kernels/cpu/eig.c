@@ -76,3 +76,29 @@ int tsr_cpu_stedc(const tessera_exec_t *ex, void *args) {
   if (prev > 0) tsr_cpu_blas_threads(prev);
   return info < 0 ? TESSERA_ERR_KERNEL : (int)info;
 }
+
+int tsr_cpu_laed_rows(const tessera_exec_t *ex, void *args) {
+  const tsr_laed_rows_args_t *a = args;
+  if (ex->ndata < 2 || a->a < 0 || a->n1 < 1 || a->m <= a->n1) return TESSERA_ERR_KERNEL;
+  const double *q = ex->ptr[0];
+  double *z = ex->ptr[1];
+  const size_t ld = ex->ld[0], r = (size_t)(a->a + a->n1 - 1);
+  for (int64_t c = a->a; c < a->a + a->m; c++)
+    z[c] = q[(size_t)c * ld + r] + q[(size_t)c * ld + r + 1];
+  return 0;
+}
+
+int tsr_cpu_laed_roots(const tessera_exec_t *ex, void *args) {
+  (void)ex;
+  const tsr_laed_roots_args_t *a = args;
+  return tsr_laed_roots(a->plan, a->j0, a->j1) < 0 ? TESSERA_ERR_NOMEM : 0;
+}
+
+int tsr_cpu_laed_merge(const tessera_exec_t *ex, void *args) {
+  const tsr_laed_merge_args_t *a = args;
+  if (ex->ndata < 3 || a->a < 0) return TESSERA_ERR_KERNEL;
+  const size_t ld = ex->ld[0];
+  double *qb = (double *)ex->ptr[0] + (size_t)a->a * ld + (size_t)a->a;
+  tsr_laed_merge_host(ex->ptr[1], qb, (int64_t)ld, ex->ptr[2]);
+  return 0;
+}

@@ -136,6 +136,33 @@ int tsr_cuda_hermitian_fill(tessera_dtype_t dtype, void *a, size_t ld, int n, vo
 int tsr_cuda_gram_spread(tessera_dtype_t dtype, const void *g, size_t ldg, int n, double *out,
                          void *stream);
 
+/** Enqueues z[c] = q(r, c) + q(r + 1, c) for c in [a, a + m) (f64, q's leading dimension ld):
+ *  the coupling vector of a merge of the tridiagonal divide and conquer (cpu/laed.h). Returns 0,
+ *  or -1 for a failed launch. */
+int tsr_cuda_laed_rows_enqueue(const double *q, size_t ld, long long a, long long m, long long r,
+                               double *z, void *stream);
+
+/** A merge of the tridiagonal divide and conquer on a device (cpu/laed.h's plan): the block q
+ *  (m x m, leading dimension ld), the plan's arrays in device memory, and the workspace: q2
+ *  (m x m), s (k x k) and u (m x k), leading dimensions m, k and m. */
+typedef struct {
+  double *q;
+  size_t ld;
+  long long m, k, nrot;
+  const double *rot, *dlamda, *w, *delta, *vec2;
+  const int *src, *origin, *out;
+  double *q2, *s, *u;
+} tsr_cuda_laed_t;
+
+/** Enqueues a merge's first part: the rotations on q's columns, q2 = q's columns regrouped (src)
+ *  and the secular problem's normalized eigenvectors into s. Returns 0, or -1 for a failed
+ *  launch. */
+int tsr_cuda_laed_prepare(const tsr_cuda_laed_t *p, void *stream);
+
+/** Enqueues a merge's last part, after u = q2[:, 0:k] s: q's column c = column out[c] of u
+ *  (out[c] < k) or of q2. Returns 0, or -1 for a failed launch. */
+int tsr_cuda_laed_place(const tsr_cuda_laed_t *p, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -189,3 +189,47 @@ int tsr_cuda_hb2st_apply(const tessera_exec_t *ex, void *args) {
   }
   return rc;
 }
+
+/* The tridiagonal divide and conquer's merges (cpu/laed.h) on a GPU: the rows of the coupling
+ * vector, and a merge: rotations, regrouping and the secular vectors (laed.cu), the product
+ * u = q2[:, 0:k] s by cuBLAS, then the columns placed. */
+int tsr_cuda_laed_rows(const tessera_exec_t *ex, void *args) {
+  const tsr_laed_rows_args_t *a = args;
+  if (ex->ndata < 2 || a->a < 0 || a->n1 < 1 || a->m <= a->n1) return TESSERA_ERR_KERNEL;
+  return tsr_cuda_laed_rows_enqueue(ex->ptr[0], ex->ld[0], a->a, a->m, a->a + a->n1 - 1, ex->ptr[1],
+                                    ex->stream)
+             ? TESSERA_ERR_KERNEL
+             : 0;
+}
+
+int tsr_cuda_laed_merge(const tessera_exec_t *ex, void *args) {
+  const tsr_laed_merge_args_t *a = args;
+  const tsr_laed_plan_t *h = &a->plan;
+  cublasHandle_t blas = tsr_cuda_blas(ex);
+  if (ex->ndata < 3 || a->a < 0 || !blas) return TESSERA_ERR_KERNEL;
+  const char *plan = ex->ptr[1];
+  double *work = ex->ptr[2];
+  const long long m = h->m, k = h->k;
+  const tsr_cuda_laed_t p = {.q = (double *)ex->ptr[0] + (size_t)a->a * ex->ld[0] + (size_t)a->a,
+                             .ld = ex->ld[0],
+                             .m = m,
+                             .k = k,
+                             .nrot = h->nrot,
+                             .rot = (const double *)(plan + h->rot),
+                             .dlamda = (const double *)(plan + h->dlamda),
+                             .w = (const double *)(plan + h->w),
+                             .delta = (const double *)(plan + h->delta),
+                             .vec2 = (const double *)(plan + h->vec2),
+                             .src = (const int *)(plan + h->src),
+                             .origin = (const int *)(plan + h->origin),
+                             .out = (const int *)(plan + h->out),
+                             .q2 = work,
+                             .s = work + m * m,
+                             .u = work + 2 * m * m};
+  if (tsr_cuda_laed_prepare(&p, ex->stream)) return TESSERA_ERR_KERNEL;
+  const double one = 1, zero = 0;
+  if (k > 0 && cublasDgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)k, (int)k, &one, p.q2,
+                           (int)m, p.s, (int)k, &zero, p.u, (int)m) != CUBLAS_STATUS_SUCCESS)
+    return TESSERA_ERR_KERNEL;
+  return tsr_cuda_laed_place(&p, ex->stream) ? TESSERA_ERR_KERNEL : 0;
+}

@@ -186,6 +186,10 @@ static int first_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int
  * enough for the workers at the orders CPUs take. */
 enum { APPLY_COLUMNS = 1024 };
 
+/* Rows of the divide and conquer's leaves where the merges may run on accelerators: a leaf per
+ * CPU worker or more at the orders GPUs take. */
+enum { STEDC_LEAF = 512 };
+
 /* E = Q2 E (b->h, n x n) with the reflectors b->v, b->tau (lay): tasks on column panels of E where
  * the context has CPU workers, else on this thread. */
 static int second_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb, bufs_t *b,
@@ -241,6 +245,22 @@ static int chase(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb, 
   return rc;
 }
 
+/* T's eigenvalues (and vectors into b->z) by LAPACK's stedc / sterf on this thread: the workers
+ * are idle while it runs, and its BLAS calls take their cores. */
+static int inline_stedc(tessera_context_t *ctx, tessera_job_t job, int64_t n, bufs_t *b,
+                        int workers) {
+  tsr_stedc_args_t sa = {
+      .n = (int)n, .vectors = job == TESSERA_VECTORS, .threads = workers > 1 ? workers : 1};
+  void *sp[3] = {b->d, b->e, b->z};
+  const size_t sl[3] = {(size_t)n, (size_t)n, (size_t)n};
+  const int rc = tsr_run_inline(ctx, TESSERA_HOST_NODE, NULL, &tsr_kernel_stedc, &sa,
+                                sa.vectors ? 3 : 2, sp, sl);
+  if (rc > 0)
+    return tsr_error(ctx, rc, "syevd: the tridiagonal eigensolver (LAPACK's %s) failed: info %d",
+                     sa.vectors ? "dstedc" : "dsterf", rc);
+  return rc;
+}
+
 /* Stages 2 and 3 on the band: T, its eigenvalues into b->d (ascending), with vectors the
  * eigenvectors of the band into b->h. Returns 0, stedc's info > 0, or a negative status. */
 static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t job, int64_t n,
@@ -259,16 +279,12 @@ static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t 
                      (long long)n);
   int rc = chase(ctx, dt, n, nb, b, &lay, workers);
   if (rc) return rc < 0 ? rc : tsr_error(ctx, TESSERA_ERR_KERNEL, "syevd: bulge chasing failed");
-  /* the workers are idle while stedc runs here: its BLAS calls take their cores */
-  tsr_stedc_args_t sa = {
-      .n = (int)n, .vectors = job == TESSERA_VECTORS, .threads = workers > 1 ? workers : 1};
-  void *sp[3] = {b->d, b->e, b->z};
-  const size_t sl[3] = {(size_t)n, (size_t)n, (size_t)n};
-  rc = tsr_run_inline(ctx, TESSERA_HOST_NODE, NULL, &tsr_kernel_stedc, &sa, sa.vectors ? 3 : 2, sp,
-                      sl);
-  if (rc > 0)
-    return tsr_error(ctx, rc, "syevd: the tridiagonal eigensolver (LAPACK's %s) failed: info %d",
-                     sa.vectors ? "dstedc" : "dsterf", rc);
+  if (job == TESSERA_VECTORS && workers > 0 && tessera_accelerator_count(ctx) > 0) {
+    rc = tsr_stedc_dc(ctx, n, b->d, b->e, b->z, n, STEDC_LEAF);
+    if (rc > 0) return tsr_error(ctx, rc, "syevd: the tridiagonal eigensolver failed: info %d", rc);
+  } else {
+    rc = inline_stedc(ctx, job, n, b, workers);
+  }
   if (rc || job != TESSERA_VECTORS) return rc;
   for (int64_t j = 0; j < n; j++) /* E = Z in the dtype, then Q2 E */
     for (int64_t i = 0; i < n; i++)

@@ -349,3 +349,34 @@ int tsr_task_larft(const tessera_matrix_t *A, int64_t k, tessera_data_t *tau, te
   int tag[3] = {0, (int)k, (int)k};
   return insert(A->ctx, &tsr_kernel_larft, &a, sizeof a, 3, d, m, tag, prio);
 }
+
+int tsr_task_stedc(tessera_context_t *ctx, tessera_data_t *d, tessera_data_t *e, tessera_data_t *z,
+                   int n, const int tag[3], int prio) {
+  tsr_stedc_args_t args = {.n = n, .vectors = 1, .threads = 1};
+  tessera_data_t *h[3] = {d, e, z};
+  tessera_access_t md[3] = {TESSERA_RW, TESSERA_RW, TESSERA_W};
+  return insert(ctx, &tsr_kernel_stedc, &args, sizeof args, 3, h, md, tag, prio);
+}
+
+int tsr_task_laed_rows(tessera_context_t *ctx, tessera_data_t *q, tessera_data_t *z, int64_t a,
+                       int64_t m, int64_t n1, const int tag[3]) {
+  tsr_laed_rows_args_t args = {.a = a, .m = m, .n1 = n1};
+  tessera_data_t *h[2] = {q, z};
+  tessera_access_t md[2] = {TESSERA_R, TESSERA_RW};
+  return insert(ctx, &tsr_kernel_laed_rows, &args, sizeof args, 2, h, md, tag, 0);
+}
+
+int tsr_task_laed_roots(tessera_context_t *ctx, tsr_laed_plan_t *plan, int64_t j0, int64_t j1,
+                        const int tag[3]) {
+  tsr_laed_roots_args_t args = {.plan = plan, .j0 = j0, .j1 = j1};
+  return insert(ctx, &tsr_kernel_laed_roots, &args, sizeof args, 0, NULL, NULL, tag, 0);
+}
+
+int tsr_task_laed_merge(tessera_context_t *ctx, tessera_data_t *q, tessera_data_t *plan,
+                        tessera_data_t *work, const tsr_laed_plan_t *header, int64_t a,
+                        const int tag[3], int prio) {
+  tsr_laed_merge_args_t args = {.plan = *header, .a = a};
+  tessera_data_t *h[3] = {q, plan, work};
+  tessera_access_t md[3] = {TESSERA_RW, TESSERA_R, TESSERA_RW};
+  return insert(ctx, &tsr_kernel_laed_merge, &args, sizeof args, 3, h, md, tag, prio);
+}

@@ -1,0 +1,201 @@
+/* One merge of the tridiagonal divide and conquer (laed.h): the plan on the host (deflation as
+ * LAPACK's dlaed2, the roots by its dlaed4) and its execution on host memory. */
+#include <float.h>
+#include <stdbool.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/cpu/cpu_blas.h"
+#include "kernels/cpu/laed.h"
+
+/* LAPACK's root of the secular equation (no LAPACKE interface). */
+void dlaed4_(const int *n, const int *i, const double *d, const double *z, double *delta,
+             const double *rho, double *dlam, int *info);
+
+static int64_t up8(int64_t b) {
+  return (b + 7) / 8 * 8;
+}
+
+/* The plan's allocation for order m: every array sized for k = m. */
+static tsr_laed_plan_t *plan_alloc(int64_t m, int64_t n1) {
+  int64_t at = up8((int64_t)sizeof(tsr_laed_plan_t)), off[11];
+  const int64_t bytes[11] = {32 * m, 4 * m, 8 * m, 8 * m, 8 * m, 4 * m,
+                             8 * m,  32,    8 * m, 4 * m, 8 * m};
+  for (int i = 0; i < 11; i++) off[i] = at, at += up8(bytes[i]);
+  tsr_laed_plan_t *p = calloc(1, (size_t)at);
+  if (!p) return NULL;
+  *p = (tsr_laed_plan_t){.m = m,
+                         .n1 = n1,
+                         .bytes = at,
+                         .rot = off[0],
+                         .src = off[1],
+                         .dlamda = off[2],
+                         .w = off[3],
+                         .root = off[4],
+                         .origin = off[5],
+                         .delta = off[6],
+                         .vec2 = off[7],
+                         .dval = off[8],
+                         .out = off[9],
+                         .lambda = off[10]};
+  return p;
+}
+
+/* Sorting indices by a key array. */
+typedef struct {
+  double key;
+  int64_t at;
+} keyed_t;
+
+static int by_key(const void *x, const void *y) {
+  const keyed_t *a = x, *b = y;
+  return a->key < b->key ? -1 : a->key > b->key ? 1 : (a->at > b->at) - (a->at < b->at);
+}
+
+tsr_laed_plan_t *tsr_laed_deflate(int64_t m, int64_t n1, const double *D, const double *z,
+                                  double rho) {
+  tsr_laed_plan_t *p = plan_alloc(m, n1);
+  keyed_t *o = malloc((size_t)m * sizeof *o), *dl = malloc((size_t)m * sizeof *dl);
+  double *ds = malloc((size_t)m * sizeof *ds), *zs = malloc((size_t)m * sizeof *zs);
+  if (!p || !o || !dl || !ds || !zs) {
+    free(p), free(o), free(dl), free(ds), free(zs);
+    return NULL;
+  }
+  /* z of norm 1 (it joins two unit rows), rho > 0: a negative rho is z's second half negated */
+  const double h = 1 / sqrt(2.0);
+  for (int64_t i = 0; i < m; i++) o[i] = (keyed_t){D[i], i};
+  qsort(o, (size_t)m, sizeof *o, by_key);
+  double dmax = 0, zmax = 0;
+  for (int64_t i = 0; i < m; i++) {
+    const int64_t c = o[i].at;
+    ds[i] = D[c];
+    zs[i] = (rho < 0 && c >= n1 ? -z[c] : z[c]) * h;
+    dmax = fmax(dmax, fabs(ds[i])), zmax = fmax(zmax, fabs(zs[i]));
+  }
+  p->rho = fabs(2 * rho);
+  const double tol = 8 * DBL_EPSILON * fmax(dmax, zmax);
+  double *rot = tsr_laed_d(p, p->rot), *dlamda = tsr_laed_d(p, p->dlamda), *w = tsr_laed_d(p, p->w);
+  int *src = tsr_laed_i(p, p->src);
+  int64_t k = 0, nd = 0, pj = -1;
+  for (int64_t j = 0; j < m; j++) {
+    if (p->rho * fabs(zs[j]) <= tol) { /* a negligible weight: deflated as it is */
+      dl[nd++] = (keyed_t){ds[j], o[j].at};
+      continue;
+    }
+    if (pj < 0) {
+      pj = j;
+      continue;
+    }
+    /* close to the previous pole: a rotation zeroes pj's weight */
+    double s = zs[pj], c = zs[j];
+    const double tau = hypot(c, s), t = ds[j] - ds[pj];
+    c /= tau, s = -s / tau;
+    if (fabs(t * c * s) <= tol) {
+      zs[j] = tau, zs[pj] = 0;
+      double *r = rot + 4 * p->nrot++;
+      r[0] = (double)o[pj].at, r[1] = (double)o[j].at, r[2] = c, r[3] = s;
+      const double t2 = ds[pj] * c * c + ds[j] * s * s;
+      ds[j] = ds[pj] * s * s + ds[j] * c * c;
+      dl[nd++] = (keyed_t){t2, o[pj].at};
+    } else {
+      dlamda[k] = ds[pj], w[k] = zs[pj], src[k++] = (int)o[pj].at;
+    }
+    pj = j;
+  }
+  if (pj >= 0) dlamda[k] = ds[pj], w[k] = zs[pj], src[k++] = (int)o[pj].at;
+  p->k = k;
+  qsort(dl, (size_t)nd, sizeof *dl, by_key);
+  double *dval = tsr_laed_d(p, p->dval);
+  for (int64_t i = 0; i < nd; i++) src[k + i] = (int)dl[i].at, dval[k + i] = dl[i].key;
+  free(o), free(dl), free(ds), free(zs);
+  return p;
+}
+
+int tsr_laed_roots(tsr_laed_plan_t *p, int64_t j0, int64_t j1) {
+  const int k = (int)p->k;
+  if (j1 <= j0 || k == 0) return 0;
+  double *delta = malloc((size_t)k * sizeof *delta);
+  if (!delta) return p->info = -1;
+  const double *dlamda = tsr_laed_d(p, p->dlamda), *w = tsr_laed_d(p, p->w);
+  double *root = tsr_laed_d(p, p->root), *dj = tsr_laed_d(p, p->delta);
+  double *vec2 = tsr_laed_d(p, p->vec2);
+  int *origin = tsr_laed_i(p, p->origin), info = 0;
+  for (int64_t j = j0; j < j1 && !info; j++) {
+    const int i = (int)j + 1;
+    dlaed4_(&k, &i, dlamda, w, delta, &p->rho, &root[j], &info);
+    if (k <= 2) { /* dlaed4 gives the secular problem's eigenvector itself */
+      for (int r = 0; r < k; r++) vec2[r + j * k] = delta[r];
+      continue;
+    }
+    /* the nearer pole of the root's interval as its origin */
+    const int64_t o = j + 1 < k && fabs(delta[j + 1]) < fabs(delta[j]) ? j + 1 : j;
+    origin[j] = (int)o, dj[j] = delta[o];
+  }
+  free(delta);
+  if (info) p->info = info;
+  return info;
+}
+
+void tsr_laed_finish(tsr_laed_plan_t *p) {
+  const int64_t m = p->m, k = p->k;
+  const double *root = tsr_laed_d(p, p->root), *dval = tsr_laed_d(p, p->dval);
+  double *lambda = tsr_laed_d(p, p->lambda);
+  int *out = tsr_laed_i(p, p->out);
+  for (int64_t i = 0, j = k, q = 0; q < m; q++) { /* two ascending lists merged */
+    const bool take_root = i < k && (j >= m || root[i] <= dval[j]);
+    out[q] = (int)(take_root ? i : j);
+    lambda[q] = take_root ? root[i++] : dval[j++];
+  }
+}
+
+/* S (k x k) of the plan: the secular problem's normalized eigenvectors; wt: k doubles of
+ * scratch (Löwner's weights, recomputed from the roots so that S is orthogonal). */
+static void secular_vectors(const tsr_laed_plan_t *p, double *S, double *wt) {
+  const int64_t k = p->k;
+  if (k <= 2) {
+    memcpy(S, tsr_laed_d(p, p->vec2), (size_t)(k * k) * sizeof *S);
+    return;
+  }
+  const double *dl = tsr_laed_d(p, p->dlamda), *w = tsr_laed_d(p, p->w);
+  const double *dj = tsr_laed_d(p, p->delta);
+  const int *origin = tsr_laed_i(p, p->origin);
+  for (int64_t i = 0; i < k; i++) {
+    double x = (dl[i] - dl[origin[i]]) + dj[i];
+    for (int64_t j = 0; j < k; j++)
+      if (j != i) x *= ((dl[i] - dl[origin[j]]) + dj[j]) / (dl[i] - dl[j]);
+    wt[i] = copysign(sqrt(-x), w[i]);
+  }
+  for (int64_t j = 0; j < k; j++) {
+    double nrm = 0, *c = S + j * k;
+    for (int64_t i = 0; i < k; i++) {
+      c[i] = wt[i] / ((dl[i] - dl[origin[j]]) + dj[j]);
+      nrm += c[i] * c[i];
+    }
+    nrm = sqrt(nrm);
+    for (int64_t i = 0; i < k; i++) c[i] /= nrm;
+  }
+}
+
+void tsr_laed_merge_host(const tsr_laed_plan_t *p, double *Qb, int64_t ldq, double *work) {
+  const int64_t m = p->m, k = p->k;
+  const double *rot = tsr_laed_d(p, p->rot);
+  const int *src = tsr_laed_i(p, p->src), *out = tsr_laed_i(p, p->out);
+  for (int64_t r = 0; r < p->nrot; r++) {
+    double *x = Qb + (int64_t)rot[4 * r] * ldq, *y = Qb + (int64_t)rot[4 * r + 1] * ldq;
+    const double c = rot[4 * r + 2], s = rot[4 * r + 3];
+    for (int64_t i = 0; i < m; i++) {
+      const double a = x[i], b = y[i];
+      x[i] = c * a + s * b, y[i] = c * b - s * a;
+    }
+  }
+  double *Q2 = work, *S = Q2 + m * m, *U = S + m * m;
+  for (int64_t c = 0; c < m; c++) memcpy(Q2 + c * m, Qb + src[c] * ldq, (size_t)m * sizeof *Q2);
+  if (k > 0) {
+    secular_vectors(p, S, U);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)k, (int)k, 1, Q2, (int)m, S,
+                (int)k, 0, U, (int)m);
+  }
+  for (int64_t q = 0; q < m; q++)
+    memcpy(Qb + q * ldq, out[q] < k ? U + out[q] * m : Q2 + out[q] * m, (size_t)m * sizeof *Qb);
+}

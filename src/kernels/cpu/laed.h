@@ -1,0 +1,73 @@
+/* One merge of Cuppen's divide and conquer for the symmetric tridiagonal eigenproblem (the
+ * method of LAPACK's dlaed1, with its deflation and secular equation), split so that the work on
+ * the eigenvectors runs on any device: the host plans the merge from the two halves' eigenvalues
+ * and the coupling vector z (deflation, then the secular equation's roots by LAPACK's dlaed4),
+ * and a device kernel carries the plan out on the block of eigenvectors.
+ *
+ * The merge of a block of order m, its halves of n1 and m - n1: Q = diag(Q1, Q2) holds the
+ * halves' eigenvectors (columns in ascending order of their eigenvalues D), z = [last row of Q1,
+ * first row of Q2], rho the coupling (T's subdiagonal entry between the halves, whose modulus
+ * was taken off the two diagonal entries it joins). diag(D) + rho z zᵀ has the eigenvalues of
+ * the merged block, and its eigenvectors times Q are the block's.
+ *
+ * The plan (one allocation: the header tsr_laed_plan_t, then its arrays at byte offsets):
+ *  - rotations (x, y, c, s), 4 doubles each, applied in order to the block's columns x and y:
+ *    x' = c x + s y, y' = c y - s x (the deflation of close eigenvalues);
+ *  - src (m ints): column c of Q2 (the rotated block's columns regrouped) is block column
+ *    src[c]: the k not deflated first, in the secular equation's order, then the deflated;
+ *  - dlamda, w (k doubles): the secular equation's poles (ascending) and weights;
+ *  - root (k doubles): the secular equation's roots (ascending);
+ *  - origin (k ints), delta (k doubles): root j is dlamda[origin[j]] - delta[j], and
+ *    dlamda[i] - root j = (dlamda[i] - dlamda[origin[j]]) + delta[j] to high relative accuracy
+ *    (k > 2); with k <= 2, vec2 (k x k) holds the eigenvectors of the secular problem;
+ *  - dval (m doubles): the eigenvalue of each deflated column c >= k of Q2;
+ *  - out (m ints): output column p, in ascending order of the merged eigenvalues lambda
+ *    (m doubles), is column out[p] of U = Q2[:, 0:k] S (out[p] < k; S the secular problem's
+ *    normalized eigenvectors, S(i, j) = wt_i / (dlamda[i] - root j), wt from Löwner's formula)
+ *    or deflated column out[p] of Q2 (out[p] >= k).
+ *
+ * Every function works on its arguments alone. */
+#ifndef TSR_KERNELS_CPU_LAED_H
+#define TSR_KERNELS_CPU_LAED_H
+
+#include <stdint.h>
+
+/** A merge's plan: its sizes and the byte offsets of its arrays from the header's start. */
+typedef struct {
+  int64_t m, n1, k, nrot;
+  int info;      /**< nonzero: dlaed4 failed on a root (LAPACK's info) */
+  double rho;    /**< the secular equation's rho (after deflation's normalization) */
+  int64_t bytes; /**< the whole allocation */
+  int64_t rot, src, dlamda, w, root, origin, delta, vec2, dval, out, lambda;
+} tsr_laed_plan_t;
+
+/** The plan of the merge of a block of order m (halves n1 and m - n1): D its halves'
+ *  eigenvalues (each half ascending), z the coupling vector, rho the coupling (any sign).
+ *  Deflation as dlaed2's (tolerance 8 eps max(|D|, |z|) after z's normalization); the roots are
+ *  not yet computed (tsr_laed_roots). Returns a malloc'd plan (free()), or NULL when out of
+ *  memory. */
+tsr_laed_plan_t *tsr_laed_deflate(int64_t m, int64_t n1, const double *D, const double *z,
+                                  double rho);
+
+/** The secular equation's roots j0 .. j1 - 1 of plan p (dlaed4): root, origin and delta, or
+ *  vec2's columns when k <= 2. Roots of one plan may be computed by several threads at once on
+ *  disjoint ranges. Returns 0 or dlaed4's info (also into p->info). */
+int tsr_laed_roots(tsr_laed_plan_t *p, int64_t j0, int64_t j1);
+
+/** After every root: out and lambda, the roots and the deflated eigenvalues merged in
+ *  ascending order. */
+void tsr_laed_finish(tsr_laed_plan_t *p);
+
+/** The plan carried out on the host: the block Qb (m x m, leading dimension ldq) becomes the
+ *  merged block's eigenvectors (ascending). work: 3 m² doubles. */
+void tsr_laed_merge_host(const tsr_laed_plan_t *p, double *Qb, int64_t ldq, double *work);
+
+/** Typed views of a plan's arrays. */
+static inline double *tsr_laed_d(const tsr_laed_plan_t *p, int64_t off) {
+  return (double *)((char *)p + off);
+}
+static inline int *tsr_laed_i(const tsr_laed_plan_t *p, int64_t off) {
+  return (int *)((char *)p + off);
+}
+
+#endif

@@ -1,0 +1,146 @@
+/* Device kernels of the tridiagonal divide and conquer's merges (cpu/laed.h), behind the C
+ * launchers of cuda_kernels.h: the coupling vector from two rows, the deflation's rotations, the
+ * regrouping of columns, the secular problem's eigenvectors (Löwner's formula) and the final
+ * placement of the merged block's columns. f64. */
+#include <cuda_runtime.h>
+
+#include "kernels/cuda/cuda_kernels.h"
+
+namespace {
+
+constexpr int kThreads = 256;
+
+/* z[c] = Q(r, c) + Q(r + 1, c) for c in [a, a + m): one of the two is zero (Q block diagonal). */
+__global__ void rows(const double *q, long long ld, long long a, long long m, long long r,
+                     double *z) {
+  for (long long c = a + blockIdx.x * blockDim.x + threadIdx.x; c < a + m;
+       c += gridDim.x * blockDim.x)
+    z[c] = q[c * ld + r] + q[c * ld + r + 1];
+}
+
+/* The rotations (x, y, c, s) in order on columns x and y of the m-row block: a thread per row. */
+__global__ void rotate(double *q, long long ld, long long m, const double *rot, long long nrot) {
+  const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i >= m) return;
+  for (long long r = 0; r < nrot; r++) {
+    const double *g = rot + 4 * r;
+    double *x = q + static_cast<long long>(g[0]) * ld + i,
+           *y = q + static_cast<long long>(g[1]) * ld + i;
+    const double a = *x, b = *y;
+    *x = g[2] * a + g[3] * b;
+    *y = g[2] * b - g[3] * a;
+  }
+}
+
+/* to(:, c) = from(:, col[c]) for c < n, m rows (to's leading dimension ldt). */
+__global__ void gather(const double *from, long long ldf, long long m, const int *col, long long n,
+                       double *to, long long ldt) {
+  for (long long c = blockIdx.y; c < n; c += gridDim.y) {
+    const double *f = from + col[c] * ldf;
+    for (long long i = blockIdx.x * blockDim.x + threadIdx.x; i < m; i += gridDim.x * blockDim.x)
+      to[c * ldt + i] = f[i];
+  }
+}
+
+/* dlamda[i] - root j to high relative accuracy (cpu/laed.h). */
+__device__ double gap(const double *dl, const int *origin, const double *delta, long long i,
+                      long long j) {
+  return (dl[i] - dl[origin[j]]) + delta[j];
+}
+
+/* Löwner's weights wt[i] (the sign of w[i]): a thread per i. */
+__global__ void weights(long long k, const double *dl, const double *w, const int *origin,
+                        const double *delta, double *wt) {
+  const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i >= k) return;
+  double x = gap(dl, origin, delta, i, i);
+  for (long long j = 0; j < k; j++)
+    if (j != i) x *= gap(dl, origin, delta, i, j) / (dl[i] - dl[j]);
+  wt[i] = copysign(sqrt(-x), w[i]);
+}
+
+/* Column j (a block each) of S: wt[i] / (dlamda[i] - root j), normalized. */
+__global__ void vectors(long long k, const double *dl, const int *origin, const double *delta,
+                        const double *wt, double *s) {
+  __shared__ double part[kThreads];
+  const long long j = blockIdx.x;
+  double *c = s + j * k, sum = 0;
+  for (long long i = threadIdx.x; i < k; i += blockDim.x) {
+    const double v = wt[i] / gap(dl, origin, delta, i, j);
+    c[i] = v;
+    sum += v * v;
+  }
+  part[threadIdx.x] = sum;
+  __syncthreads();
+  for (int h = blockDim.x / 2; h > 0; h /= 2) {
+    if (threadIdx.x < h) part[threadIdx.x] += part[threadIdx.x + h];
+    __syncthreads();
+  }
+  const double inv = 1 / sqrt(part[0]);
+  for (long long i = threadIdx.x; i < k; i += blockDim.x) c[i] *= inv;
+}
+
+/* Column q of the block: column out[q] of u (out[q] < k) or of q2 (else), m rows each. */
+__global__ void place(double *q, long long ld, long long m, const int *out, long long k,
+                      const double *u, const double *q2) {
+  for (long long c = blockIdx.y; c < m; c += gridDim.y) {
+    const long long o = out[c];
+    const double *f = o < k ? u + o * m : q2 + o * m;
+    for (long long i = blockIdx.x * blockDim.x + threadIdx.x; i < m; i += gridDim.x * blockDim.x)
+      q[c * ld + i] = f[i];
+  }
+}
+
+int launched() {
+  return cudaGetLastError() == cudaSuccess ? 0 : -1;
+}
+
+/* Thread blocks along columns (the grid's y, at most its limit; kernels loop over the rest). */
+unsigned columns(long long n) {
+  return static_cast<unsigned>(n < 65535 ? n : 65535);
+}
+
+unsigned blocks(long long n) {
+  const long long b = (n + kThreads - 1) / kThreads;
+  return static_cast<unsigned>(b < 1024 ? (b < 1 ? 1 : b) : 1024);
+}
+
+} // namespace
+
+extern "C" int tsr_cuda_laed_rows_enqueue(const double *q, size_t ld, long long a, long long m,
+                                          long long r, double *z, void *stream) {
+  if (m > 0)
+    rows<<<blocks(m), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+        q, static_cast<long long>(ld), a, m, r, z);
+  return launched();
+}
+
+extern "C" int tsr_cuda_laed_prepare(const tsr_cuda_laed_t *p, void *stream) {
+  const cudaStream_t st = static_cast<cudaStream_t>(stream);
+  const long long m = p->m, k = p->k, ld = static_cast<long long>(p->ld);
+  if (p->nrot > 0)
+    rotate<<<static_cast<unsigned>((m + kThreads - 1) / kThreads), kThreads, 0, st>>>(
+        p->q, ld, m, p->rot, p->nrot);
+  if (m > 0)
+    gather<<<dim3(blocks(m) < 8 ? blocks(m) : 8, columns(m)), kThreads, 0, st>>>(
+        p->q, ld, m, p->src, m, p->q2, m);
+  if (k > 2) {
+    weights<<<static_cast<unsigned>((k + kThreads - 1) / kThreads), kThreads, 0, st>>>(
+        k, p->dlamda, p->w, p->origin, p->delta, p->u);
+    vectors<<<static_cast<unsigned>(k), kThreads, 0, st>>>(k, p->dlamda, p->origin, p->delta, p->u,
+                                                           p->s);
+  } else if (k > 0 && cudaMemcpyAsync(p->s, p->vec2, static_cast<size_t>(k * k) * sizeof(double),
+                                      cudaMemcpyDeviceToDevice, st) != cudaSuccess) {
+    return -1;
+  }
+  return launched();
+}
+
+extern "C" int tsr_cuda_laed_place(const tsr_cuda_laed_t *p, void *stream) {
+  const long long m = p->m;
+  if (m > 0)
+    place<<<dim3(blocks(m) < 8 ? blocks(m) : 8, columns(m)), kThreads, 0,
+            static_cast<cudaStream_t>(stream)>>>(p->q, static_cast<long long>(p->ld), m, p->out,
+                                                 p->k, p->u, p->q2);
+  return launched();
+}

@@ -1,0 +1,204 @@
+/* The symmetric tridiagonal eigenproblem with vectors by Cuppen's divide and conquer as tasks
+ * (LAPACK's dlaed0 order): T split in halves, level by level, into leaves of at most `leaf`
+ * rows, each cut taking the modulus of its subdiagonal entry off the two diagonal entries it
+ * joins; the leaves solved by dstedc tasks on the CPU workers, into the diagonal blocks of Q;
+ * then the merges bottom up, a level at a time (cpu/laed.h):
+ *   1. each merge's coupling vector from two rows of Q (laed_rows tasks, where Q is);
+ *   2. on this thread, each merge's deflation; its secular equation's roots as laed_roots tasks
+ *      on the CPU workers;
+ *   3. each merge carried out on Q (laed_merge tasks: rotations, regrouping, the secular
+ *      vectors and their product with Q's block, a gemm on whichever device the cost model
+ *      picks: Q stays there between merges).
+ * T is scaled to a unit largest entry first, as dstedc scales it. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/cpu/laed.h"
+#include "linalg/front/front.h"
+#include "linalg/loops/tasks.h"
+#include "runtime/context.h"
+
+/* Roots per laed_roots task. */
+enum { ROOTS_PER_TASK = 256 };
+
+/* The blocks of one level: count blocks, block i at start[i] of size[i]. */
+typedef struct {
+  int64_t count, *start, *size;
+} level_t;
+
+/* LAPACK's info for a failure on the block at a of order m: rows and columns a + 1 .. a + m
+ * (1-based) as info / (n + 1) and info mod (n + 1). */
+static int failed_on(int64_t n, int64_t a, int64_t m) {
+  const int64_t info = (a + 1) * (n + 1) + a + m;
+  return info > 0 && info < 0x7fffffff ? (int)info : 1;
+}
+
+/* The leaves: dstedc tasks on the diagonal blocks of q, zeros elsewhere in their columns. */
+static int leaves(tessera_context_t *ctx, int64_t n, const level_t *lv, double *d, double *e,
+                  double *q, int64_t ldq) {
+  int rc = 0;
+  tessera_data_t **h = calloc((size_t)(3 * lv->count), sizeof *h);
+  if (!h) return tsr_error(ctx, TESSERA_ERR_NOMEM, "stedc: out of memory for the leaves");
+  for (int64_t i = 0; i < lv->count && !rc; i++) {
+    const int64_t s = lv->start[i], m = lv->size[i];
+    for (int64_t j = s; j < s + m; j++) {
+      memset(q + j * ldq, 0, (size_t)s * sizeof *q);
+      memset(q + j * ldq + s + m, 0, (size_t)(n - s - m) * sizeof *q);
+    }
+    const int tag[3] = {(int)i, 0, 0};
+    rc =
+        tessera_data_register(ctx, TESSERA_HOST_NODE, d + s, (size_t)m, 1, (size_t)m, 8, &h[3 * i]);
+    if (!rc)
+      rc = tessera_data_register(ctx, TESSERA_HOST_NODE, e + s, (size_t)m, 1, (size_t)m, 8,
+                                 &h[3 * i + 1]);
+    if (!rc)
+      rc = tessera_data_register(ctx, TESSERA_HOST_NODE, q + s + s * ldq, (size_t)m, (size_t)m,
+                                 (size_t)ldq, 8, &h[3 * i + 2]);
+    if (!rc) rc = tsr_task_stedc(ctx, h[3 * i], h[3 * i + 1], h[3 * i + 2], (int)m, tag, 0);
+  }
+  const int waited = tessera_wait_all(ctx);
+  for (int64_t i = 0; i < 3 * lv->count; i++)
+    if (h[i]) {
+      const int r = tessera_data_release(ctx, h[i]);
+      if (!rc && !waited) rc = r;
+    }
+  free(h);
+  return rc ? rc : waited > 0 ? failed_on(n, 0, n) : waited;
+}
+
+/* The state of the merges: Q, the coupling vectors z, the workspace, each merge's plan. */
+typedef struct {
+  tessera_context_t *ctx;
+  int64_t n;
+  double *d, *e, *z;
+  tessera_data_t *Q, *zh, *work;
+  tsr_laed_plan_t **plan;
+  tessera_data_t **planh;
+} merges_t;
+
+/* The merges of level `up` (blocks made of level `down`'s pairs). */
+static int merge_level(merges_t *M, const level_t *up, const level_t *down) {
+  tessera_context_t *ctx = M->ctx;
+  int rc = 0;
+  for (int64_t i = 0; i < up->count && !rc; i++) {
+    const int tag[3] = {(int)i, 1, 0};
+    rc = tsr_task_laed_rows(ctx, M->Q, M->zh, up->start[i], up->size[i], down->size[2 * i], tag);
+  }
+  if (!rc) rc = tessera_data_sync(ctx, M->zh);
+  for (int64_t i = 0; i < up->count && !rc; i++) {
+    const int64_t a = up->start[i], m = up->size[i], n1 = down->size[2 * i];
+    M->plan[i] = tsr_laed_deflate(m, n1, M->d + a, M->z + a, M->e[a + n1 - 1]);
+    if (!M->plan[i]) return tsr_error(ctx, TESSERA_ERR_NOMEM, "stedc: out of memory for a merge");
+    for (int64_t j = 0; j < M->plan[i]->k && !rc; j += ROOTS_PER_TASK) {
+      const int tag[3] = {(int)i, 2, (int)j};
+      const int64_t j1 = j + ROOTS_PER_TASK < M->plan[i]->k ? j + ROOTS_PER_TASK : M->plan[i]->k;
+      rc = tsr_task_laed_roots(ctx, M->plan[i], j, j1, tag);
+    }
+  }
+  const int waited = tessera_wait_all(ctx);
+  if (rc || waited) return rc ? rc : waited;
+  for (int64_t i = 0; i < up->count && !rc; i++) {
+    tsr_laed_plan_t *p = M->plan[i];
+    const int64_t a = up->start[i];
+    if (p->info) return failed_on(M->n, a, p->m);
+    tsr_laed_finish(p);
+    memcpy(M->d + a, tsr_laed_d(p, p->lambda), (size_t)p->m * sizeof *M->d);
+    const int tag[3] = {(int)i, 3, 0};
+    rc = tessera_data_register(ctx, TESSERA_HOST_NODE, p, (size_t)p->bytes, 1, (size_t)p->bytes, 1,
+                               &M->planh[i]);
+    if (!rc) rc = tsr_task_laed_merge(ctx, M->Q, M->planh[i], M->work, p, a, tag, 0);
+  }
+  return rc;
+}
+
+/* Releases the plans of one level (waiting for their merges). */
+static int release_plans(merges_t *M, int64_t count) {
+  int rc = 0;
+  for (int64_t i = 0; i < count; i++) {
+    if (M->planh[i]) {
+      const int r = tessera_data_release(M->ctx, M->planh[i]);
+      if (!rc) rc = r;
+    }
+    free(M->plan[i]);
+    M->plan[i] = NULL, M->planh[i] = NULL;
+  }
+  return rc;
+}
+
+/* The levels of the split: level 0 the whole, each next one halving every block, until every
+ * block has at most `leaf` rows. Returns the number of levels, or 0 when out of memory. */
+static int split(int64_t n, int64_t leaf, level_t *lv, int most) {
+  int L = 1;
+  lv[0].count = 1;
+  lv[0].start = malloc(sizeof(int64_t)), lv[0].size = malloc(sizeof(int64_t));
+  if (!lv[0].start || !lv[0].size) return 0;
+  lv[0].start[0] = 0, lv[0].size[0] = n;
+  while (L < most && lv[L - 1].size[lv[L - 1].count - 1] > leaf) {
+    level_t *p = &lv[L - 1], *c = &lv[L];
+    c->count = 2 * p->count;
+    c->start = malloc((size_t)c->count * sizeof(int64_t));
+    c->size = malloc((size_t)c->count * sizeof(int64_t));
+    L++;
+    if (!c->start || !c->size) return 0;
+    for (int64_t i = 0; i < p->count; i++) {
+      c->size[2 * i] = p->size[i] / 2, c->size[2 * i + 1] = p->size[i] - p->size[i] / 2;
+      c->start[2 * i] = p->start[i], c->start[2 * i + 1] = p->start[i] + p->size[i] / 2;
+    }
+  }
+  return L;
+}
+
+int tsr_stedc_dc(tessera_context_t *ctx, int64_t n, double *d, double *e, double *q, int64_t ldq,
+                 int64_t leaf) {
+  if (n < 1) return 0;
+  double scale = 0;
+  for (int64_t i = 0; i < n; i++) scale = fmax(scale, fabs(d[i]));
+  for (int64_t i = 0; i + 1 < n; i++) scale = fmax(scale, fabs(e[i]));
+  enum { MOST_LEVELS = 40 };
+  level_t lv[MOST_LEVELS] = {{0}};
+  double *ds = malloc((size_t)n * sizeof *ds), *es = calloc((size_t)n, sizeof *es);
+  merges_t M = {.ctx = ctx, .n = n, .d = ds, .e = es, .z = malloc((size_t)n * sizeof(double))};
+  /* blocks of one level differ by at most a row: with leaves of two rows or more, none is empty */
+  const int L = split(n, leaf < 2 ? 2 : leaf, lv, MOST_LEVELS);
+  const int64_t most = lv[L > 1 ? L - 2 : 0].count;
+  M.plan = calloc((size_t)most, sizeof *M.plan), M.planh = calloc((size_t)most, sizeof *M.planh);
+  int rc =
+      !ds || !es || !M.z || !L || !M.plan || !M.planh
+          ? tsr_error(ctx, TESSERA_ERR_NOMEM, "stedc: out of memory for n = %lld", (long long)n)
+          : 0;
+  if (!rc) {
+    const double s = scale > 0 ? scale : 1;
+    for (int64_t i = 0; i < n; i++) ds[i] = d[i] / s;
+    for (int64_t i = 0; i + 1 < n; i++) es[i] = e[i] / s;
+    for (int64_t i = 1; i < lv[L - 1].count; i++) { /* the cuts */
+      const int64_t c = lv[L - 1].start[i];
+      ds[c - 1] -= fabs(es[c - 1]), ds[c] -= fabs(es[c - 1]);
+    }
+    rc = leaves(ctx, n, &lv[L - 1], ds, es, q, ldq);
+  }
+  if (!rc && L > 1) {
+    rc = tessera_data_register(ctx, TESSERA_HOST_NODE, q, (size_t)n, (size_t)n, (size_t)ldq, 8,
+                               &M.Q);
+    if (!rc)
+      rc = tessera_data_register(ctx, TESSERA_HOST_NODE, M.z, (size_t)n, 1, (size_t)n, 8, &M.zh);
+    if (!rc) rc = tessera_data_create_workspace(ctx, (size_t)n, 3 * (size_t)n, 8, &M.work);
+    for (int l = L - 2; l >= 0 && !rc; l--) {
+      rc = merge_level(&M, &lv[l], &lv[l + 1]);
+      const int r = release_plans(&M, lv[l].count);
+      if (!rc) rc = r;
+    }
+    if (rc) (void)tessera_wait_all(ctx);
+    const tessera_data_t *h[3] = {M.Q, M.zh, M.work};
+    for (int i = 0; i < 3; i++)
+      if (h[i]) {
+        const int r = tessera_data_release(ctx, (tessera_data_t *)h[i]);
+        if (!rc) rc = r;
+      }
+  }
+  if (!rc)
+    for (int64_t i = 0; i < n; i++) d[i] = ds[i] * (scale > 0 ? scale : 1);
+  for (int l = 0; l < MOST_LEVELS; l++) free(lv[l].start), free(lv[l].size);
+  free(ds), free(es), free(M.z), free(M.plan), free(M.planh);
+  return rc;
+}

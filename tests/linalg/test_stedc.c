@@ -1,0 +1,124 @@
+/* The tridiagonal divide and conquer as tasks (front/stedc.c, kernels/cpu/laed.c): eigenvalues
+ * against LAPACK's dsterf, the residual ‖T Q − Q Λ‖_F / (‖T‖_F n ε) and the orthogonality
+ * ‖I − QᵀQ‖_F / (n ε) below 10, on random tridiagonals and on ones that deflate (repeated and
+ * clustered eigenvalues, zero and tiny couplings, Wilkinson's), tiny and huge scales, leaves of
+ * 1 to n rows, and a context of CPU workers (with simulated devices in that build: the merges
+ * then run there). */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <cblas.h>
+
+#include "linalg_common.h"
+#include "linalg/front/front.h"
+
+typedef enum { RANDOM, REPEATED, ZERO_COUPLING, TINY_COUPLING, WILKINSON, CLUSTER } kind_t;
+
+static void make(kind_t kind, int64_t n, double scale, tt_rng_t *r, double *d, double *e) {
+  for (int64_t i = 0; i < n; i++) {
+    switch (kind) {
+    case RANDOM:
+      d[i] = tt_uniform(r), e[i] = tt_uniform(r);
+      break;
+    case REPEATED:
+      d[i] = 1, e[i] = i % 5 == 4 ? 0 : 0.5;
+      break; /* equal blocks */
+    case ZERO_COUPLING:
+      d[i] = tt_uniform(r), e[i] = 0;
+      break;
+    case TINY_COUPLING:
+      d[i] = tt_uniform(r), e[i] = i % 3 ? 1e-18 : tt_uniform(r);
+      break;
+    case WILKINSON:
+      d[i] = fabs((double)i - (double)(n - 1) / 2), e[i] = 1;
+      break;
+    case CLUSTER:
+      d[i] = 1 + 1e-13 * tt_uniform(r), e[i] = 1e-12 * tt_uniform(r);
+      break;
+    }
+    d[i] *= scale, e[i] *= scale;
+  }
+  if (n > 0) e[n - 1] = 0;
+}
+
+static void one_case(tessera_context_t *ctx, kind_t kind, int64_t n, int64_t leaf, double scale,
+                     uint64_t seed) {
+  tt_rng_t r = tt_rng(seed);
+  const size_t nn = (size_t)(n * n) + 1;
+  double *d = calloc((size_t)n + 1, 8), *e = calloc((size_t)n + 1, 8), *q = calloc(nn, 8);
+  double *d0 = calloc((size_t)n + 1, 8), *e0 = calloc((size_t)n + 1, 8), *ref = calloc(n + 1, 8);
+  double *g = calloc(nn, 8);
+  make(kind, n, scale, &r, d, e);
+  memcpy(d0, d, (size_t)n * 8), memcpy(e0, e, (size_t)n * 8), memcpy(ref, d, (size_t)n * 8);
+  double *eref = calloc((size_t)n + 1, 8);
+  memcpy(eref, e, (size_t)n * 8);
+  if (n > 0) assert_int_equal(LAPACKE_dsterf((lapack_int)n, ref, eref), 0);
+  const int rc = tsr_stedc_dc(ctx, n, d, e, q, n, leaf);
+  if (rc != 0)
+    fail_msg("stedc kind %d n %lld leaf %lld: returned %d", kind, (long long)n, (long long)leaf,
+             rc);
+  double tn = 0, worst = 0, res = 0, orth = 0;
+  for (int64_t i = 0; i < n; i++) { /* in units of `scale`: no overflow or underflow */
+    d0[i] /= scale, e0[i] /= scale;
+    tn += d0[i] * d0[i] + (i + 1 < n ? 2 * e0[i] * e0[i] : 0);
+  }
+  tn = sqrt(tn);
+  for (int64_t i = 0; i < n; i++) {
+    worst = fmax(worst, fabs(d[i] - ref[i]) / scale);
+    if (i > 0 && d[i] < d[i - 1]) fail_msg("stedc n %lld: eigenvalues not ascending", (long long)n);
+  }
+  for (int64_t j = 0; j < n; j++) /* (T Q - Q Λ)(:, j) */
+    for (int64_t i = 0; i < n; i++) {
+      double t = d0[i] * q[i + j * n] - d[j] / scale * q[i + j * n];
+      if (i > 0) t += e0[i - 1] * q[i - 1 + j * n];
+      if (i + 1 < n) t += e0[i] * q[i + 1 + j * n];
+      res += t * t;
+    }
+  if (n > 0) {
+    for (int64_t i = 0; i < n; i++) g[i + i * n] = 1;
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)n, (int)n, (int)n, -1, q, (int)n, q,
+                (int)n, 1, g, (int)n);
+    for (size_t i = 0; i < (size_t)(n * n); i++) orth += g[i] * g[i];
+  }
+  const double eps = 2.220446049250313e-16, scale_n = (double)(n > 0 ? n : 1) * eps;
+  const double rv = tn > 0 ? worst / (tn * scale_n) : 0;
+  const double rr = tn > 0 ? sqrt(res) / (tn * scale_n) : 0, ro = sqrt(orth) / scale_n;
+  if (!(rv < 10 && rr < 10 && ro < 10))
+    fail_msg("stedc kind %d n %lld leaf %lld scale %g: values %g residual %g orthogonality %g",
+             kind, (long long)n, (long long)leaf, scale, rv, rr, ro);
+  free(d), free(e), free(q), free(d0), free(e0), free(ref), free(eref), free(g);
+}
+
+static void test_stedc_random(void **state) {
+  (void)state;
+  tessera_context_t *ctx = lc_context(8);
+  const int64_t sizes[] = {1, 2, 3, 5, 17, 64, 101, 257};
+  const int64_t leaves[] = {1, 4, 25, 1000};
+  for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+    for (size_t l = 0; l < sizeof leaves / sizeof *leaves; l++)
+      one_case(ctx, RANDOM, sizes[s], leaves[l], 1, 10 * s + l);
+  lc_finalize(ctx);
+}
+
+static void test_stedc_deflation(void **state) {
+  (void)state;
+  tessera_context_t *ctx = lc_context(8);
+  const kind_t kinds[] = {REPEATED, ZERO_COUPLING, TINY_COUPLING, WILKINSON, CLUSTER};
+  const double scales[] = {1, 1e-200, 1e200};
+  for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+    for (size_t s = 0; s < 3; s++) {
+      one_case(ctx, kinds[k], 97, 8, scales[s], 100 + 10 * k + s);
+      one_case(ctx, kinds[k], 200, 30, scales[s], 200 + 10 * k + s);
+    }
+  lc_finalize(ctx);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_stedc_random),
+                                     cmocka_unit_test(test_stedc_deflation)};
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
