@@ -2,9 +2,10 @@
 spans by lane, the events of the last --window milliseconds in start order (one call of a
 repeated benchmark), and with --chain KERNEL that kernel's tasks of the last call one after the
 other (a factorization's panels: each one's span from its enqueue, and the wait before it since
-the previous one completed).
+the previous one completed); with --stages, each kernel's window (its first start and last end
+from the trace's first event: the stages of a pipeline such as the eigensolver's).
 
-  python3 bench/trace_summary.py f.json --window 10 [--chain getrf]
+  python3 bench/trace_summary.py f.json --window 10 [--chain getrf] [--stages]
 """
 import argparse
 import collections
@@ -14,6 +15,7 @@ ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
 ap.add_argument("trace")
 ap.add_argument("--window", type=float, default=10.0, help="milliseconds before the last event")
 ap.add_argument("--chain", help="kernel whose tasks of the last call form the critical chain")
+ap.add_argument("--stages", action="store_true", help="each kernel's first start and last end")
 args = ap.parse_args()
 ev = [e for e in json.load(open(args.trace))["traceEvents"] if e.get("ph") == "X"]
 names = {e["tid"]: e["args"]["name"] for e in json.load(open(args.trace))["traceEvents"]
@@ -68,3 +70,13 @@ if args.chain:
         total = (prev - t0) / 1e3
         print(f"{len(chain)} tasks over {total:.1f} ms: {spans:.1f} ms in their spans, "
               f"{waits:.1f} ms waiting between them")
+if args.stages:
+    t0 = min(e["ts"] for e in ev)
+    win = {}
+    for e in ev:
+        k = e["args"]["kernel"]
+        a, b = win.get(k, (float("inf"), 0.0))
+        win[k] = (min(a, e["ts"] - t0), max(b, e["ts"] + e["dur"] - t0))
+    print(f"\nstages (ms from the first event):\n{'kernel':16s} {'first':>9s} {'last':>9s}")
+    for k, (a, b) in sorted(win.items(), key=lambda kv: kv[1][0]):
+        print(f"{k:16s} {a / 1e3:9.1f} {b / 1e3:9.1f}")

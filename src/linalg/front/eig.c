@@ -128,6 +128,15 @@ static int64_t band_tile(tessera_context_t *ctx, int64_t n, int kd) {
   return t > kd ? t : kd;
 }
 
+/* Columns of E per task of the back-transformations: `cpu` on CPUs, EIG_GPU_PANEL where the
+ * context has accelerators (fewer, wider products; the CPUs' panels would be the last to
+ * finish). */
+enum { EIG_GPU_PANEL = 4096 };
+
+static int64_t panel_columns(tessera_context_t *ctx, int64_t cpu) {
+  return tessera_accelerator_count(ctx) > 0 && EIG_GPU_PANEL > cpu ? EIG_GPU_PANEL : cpu;
+}
+
 /* Stage 1 on the working copy b->h, through a view of it (its tiles in place; released, so the
  * tiles' last contents are back in b->h, before the band is read): the band into b->ab (kd = nb
  * subdiagonals: its diagonal blocks from A, the blocks below them from the top of V's panels),
@@ -170,7 +179,8 @@ static int first_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int
   tessera_matrix_t *C = NULL;
   tsr_qr_work_t wk = {0};
   char *rows = (char *)b->h + (size_t)nb * es;
-  int rc = tessera_matrix_view(ctx, dt, n - nb, n, n - nb, nb, rows, b->ldh, &C);
+  int rc =
+      tessera_matrix_view(ctx, dt, n - nb, n, n - nb, panel_columns(ctx, nb), rows, b->ldh, &C);
   if (!rc) rc = tsr_qr_work_create(C, nb, &wk);
   if (!rc) rc = tsr_pxunmqr('N', H->V, &H->Q, C, &wk);
   if (!rc) rc = tessera_wait_all(ctx);
@@ -206,7 +216,8 @@ static int second_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, in
   tessera_matrix_t *E = NULL;
   tessera_data_t *v = NULL, *tau = NULL;
   const size_t nv = (size_t)lay->nv + 1, nt = (size_t)lay->ntau + 1;
-  int rc = tessera_matrix_view(ctx, dt, n, n, n, APPLY_COLUMNS, b->h, b->ldh, &E);
+  int rc =
+      tessera_matrix_view(ctx, dt, n, n, n, panel_columns(ctx, APPLY_COLUMNS), b->h, b->ldh, &E);
   if (!rc) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->v, nv, 1, nv, es, &v);
   if (!rc) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->tau, nt, 1, nt, es, &tau);
   if (!rc) rc = tsr_pxhb2st_apply(E, nb, v, tau);
@@ -245,14 +256,14 @@ static int chase(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb, 
   return rc;
 }
 
-/* T's eigenvalues (and vectors into b->z) by LAPACK's stedc / sterf on this thread: the workers
- * are idle while it runs, and its BLAS calls take their cores. */
-static int inline_stedc(tessera_context_t *ctx, tessera_job_t job, int64_t n, bufs_t *b,
-                        int workers) {
+/* T's eigenvalues (and vectors into z, leading dimension ldz) by LAPACK's stedc / sterf on this
+ * thread: the workers are idle while it runs, and its BLAS calls take their cores. */
+static int inline_stedc(tessera_context_t *ctx, tessera_job_t job, int64_t n, bufs_t *b, double *z,
+                        int64_t ldz, int workers) {
   tsr_stedc_args_t sa = {
       .n = (int)n, .vectors = job == TESSERA_VECTORS, .threads = workers > 1 ? workers : 1};
-  void *sp[3] = {b->d, b->e, b->z};
-  const size_t sl[3] = {(size_t)n, (size_t)n, (size_t)n};
+  void *sp[3] = {b->d, b->e, z};
+  const size_t sl[3] = {(size_t)n, (size_t)n, (size_t)ldz};
   const int rc = tsr_run_inline(ctx, TESSERA_HOST_NODE, NULL, &tsr_kernel_stedc, &sa,
                                 sa.vectors ? 3 : 2, sp, sl);
   if (rc > 0)
@@ -273,20 +284,24 @@ static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t 
                      (long long)n, nb);
   b->v = calloc((size_t)lay.nv + 1, es);
   b->tau = calloc((size_t)lay.ntau + 1, es);
-  if (job == TESSERA_VECTORS) b->z = malloc((size_t)(n * n) * sizeof *b->z);
-  if (!b->v || !b->tau || (job == TESSERA_VECTORS && !b->z))
+  /* T's eigenvectors straight into E where the dtype is the real double, else converted */
+  const bool direct = dt == TESSERA_F64;
+  if (job == TESSERA_VECTORS && !direct) b->z = malloc((size_t)(n * n) * sizeof *b->z);
+  double *z = direct ? b->h : b->z;
+  const int64_t ldz = direct ? b->ldh : n;
+  if (!b->v || !b->tau || (job == TESSERA_VECTORS && !z))
     return tsr_error(ctx, TESSERA_ERR_NOMEM, "syevd: out of memory for the reflectors of n = %lld",
                      (long long)n);
   int rc = chase(ctx, dt, n, nb, b, &lay, workers);
   if (rc) return rc < 0 ? rc : tsr_error(ctx, TESSERA_ERR_KERNEL, "syevd: bulge chasing failed");
   if (job == TESSERA_VECTORS && workers > 0 && tessera_accelerator_count(ctx) > 0) {
-    rc = tsr_stedc_dc(ctx, n, b->d, b->e, b->z, n, STEDC_LEAF);
+    rc = tsr_stedc_dc(ctx, n, b->d, b->e, z, ldz, STEDC_LEAF);
     if (rc > 0) return tsr_error(ctx, rc, "syevd: the tridiagonal eigensolver failed: info %d", rc);
   } else {
-    rc = inline_stedc(ctx, job, n, b, workers);
+    rc = inline_stedc(ctx, job, n, b, z, ldz, workers);
   }
   if (rc || job != TESSERA_VECTORS) return rc;
-  for (int64_t j = 0; j < n; j++) /* E = Z in the dtype, then Q2 E */
+  for (int64_t j = 0; j < n && !direct; j++) /* E = Z in the dtype, then Q2 E */
     for (int64_t i = 0; i < n; i++)
       tsr_scalar_store(dt, (char *)b->h + idx(i, j, b->ldh) * es,
                        (tsr_scalar_t){b->z[idx(i, j, n)], 0});
