@@ -120,7 +120,7 @@ static void fill_nan(tessera_dtype_t dt, tessera_job_t job, char uplo, int64_t n
 
 /* Tiles of the band reduction on a band of kd: kd itself on CPUs, on GPUs the largest multiple
  * of kd up to EIG_GPU_TILE (the products' gemms large enough for a GPU). */
-enum { EIG_GPU_TILE = 1024 };
+enum { EIG_GPU_TILE = 2048 };
 
 static int64_t band_tile(tessera_context_t *ctx, int64_t n, int kd) {
   if (tessera_accelerator_count(ctx) == 0) return kd;

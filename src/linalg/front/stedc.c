@@ -7,8 +7,10 @@
  *   2. on this thread, each merge's deflation; its secular equation's roots as laed_roots tasks
  *      on the CPU workers;
  *   3. each merge carried out on Q (laed_merge tasks: rotations, regrouping, the secular
- *      vectors and their product with Q's block, a gemm on whichever device the cost model
- *      picks: Q stays there between merges).
+ *      vectors and their product with Q's block, a gemm).
+ * The tasks on Q run on the context's accelerators where it has them (the cost model would
+ * keep the first small merges where Q is, on the host, and Q would move between the two), so Q
+ * stays on one device between merges.
  * T is scaled to a unit largest entry first, as dstedc scales it. */
 #include <math.h>
 #include <stdlib.h>
@@ -70,6 +72,7 @@ static int leaves(tessera_context_t *ctx, int64_t n, const level_t *lv, double *
 /* The state of the merges: Q, the coupling vectors z, the workspace, each merge's plan. */
 typedef struct {
   tessera_context_t *ctx;
+  tessera_scope_t scope; /* of the tasks on Q */
   int64_t n;
   double *d, *e, *z;
   tessera_data_t *Q, *zh, *work;
@@ -83,7 +86,8 @@ static int merge_level(merges_t *M, const level_t *up, const level_t *down) {
   int rc = 0;
   for (int64_t i = 0; i < up->count && !rc; i++) {
     const int tag[3] = {(int)i, 1, 0};
-    rc = tsr_task_laed_rows(ctx, M->Q, M->zh, up->start[i], up->size[i], down->size[2 * i], tag);
+    rc = tsr_task_laed_rows(ctx, M->Q, M->zh, up->start[i], up->size[i], down->size[2 * i],
+                            M->scope, tag);
   }
   if (!rc) rc = tessera_data_sync(ctx, M->zh);
   for (int64_t i = 0; i < up->count && !rc; i++) {
@@ -107,9 +111,18 @@ static int merge_level(merges_t *M, const level_t *up, const level_t *down) {
     const int tag[3] = {(int)i, 3, 0};
     rc = tessera_data_register(ctx, TESSERA_HOST_NODE, p, (size_t)p->bytes, 1, (size_t)p->bytes, 1,
                                &M->planh[i]);
-    if (!rc) rc = tsr_task_laed_merge(ctx, M->Q, M->planh[i], M->work, p, a, tag, 0);
+    if (!rc) rc = tsr_task_laed_merge(ctx, M->Q, M->planh[i], M->work, p, a, M->scope, tag);
   }
   return rc;
+}
+
+/* The context's scope less its CPUs where that leaves any device, else the context's scope. */
+static tessera_scope_t q_scope(tessera_context_t *ctx) {
+  const tessera_scope_t all = tessera_get_scope(ctx);
+  tessera_scope_t s = all;
+  s.kinds =
+      (all.kinds ? all.kinds : (1u << TESSERA_DEVICE_KINDS) - 1) & ~(1u << TESSERA_DEVICE_CPU);
+  return tessera_accelerator_count(ctx) > 0 && s.kinds ? s : all;
 }
 
 /* Releases the plans of one level (waiting for their merges). */
@@ -158,7 +171,12 @@ int tsr_stedc_dc(tessera_context_t *ctx, int64_t n, double *d, double *e, double
   enum { MOST_LEVELS = 40 };
   level_t lv[MOST_LEVELS] = {{0}};
   double *ds = malloc((size_t)n * sizeof *ds), *es = calloc((size_t)n, sizeof *es);
-  merges_t M = {.ctx = ctx, .n = n, .d = ds, .e = es, .z = malloc((size_t)n * sizeof(double))};
+  merges_t M = {.ctx = ctx,
+                .scope = q_scope(ctx),
+                .n = n,
+                .d = ds,
+                .e = es,
+                .z = malloc((size_t)n * sizeof(double))};
   /* blocks of one level differ by at most a row: with leaves of two rows or more, none is empty */
   const int L = split(n, leaf < 2 ? 2 : leaf, lv, MOST_LEVELS);
   const int64_t most = lv[L > 1 ? L - 2 : 0].count;

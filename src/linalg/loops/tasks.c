@@ -358,12 +358,23 @@ int tsr_task_stedc(tessera_context_t *ctx, tessera_data_t *d, tessera_data_t *e,
   return insert(ctx, &tsr_kernel_stedc, &args, sizeof args, 3, h, md, tag, prio);
 }
 
+/* A task of two or three handles within `scope`. */
+static int insert_scoped(tessera_context_t *ctx, const tessera_kernel_t *k, const void *args,
+                         size_t size, int ndata, tessera_data_t *const *data,
+                         const tessera_access_t *mode, tessera_scope_t scope, const int tag[3]) {
+  tessera_task_t t = {
+      .kernel = k, .args = args, .args_size = size, .ndata = ndata, .scope = scope, .ntag = 3};
+  for (int i = 0; i < ndata; i++) t.data[i] = data[i], t.mode[i] = mode[i];
+  for (int i = 0; i < 3; i++) t.tag[i] = tag[i];
+  return tessera_task_insert(ctx, &t);
+}
+
 int tsr_task_laed_rows(tessera_context_t *ctx, tessera_data_t *q, tessera_data_t *z, int64_t a,
-                       int64_t m, int64_t n1, const int tag[3]) {
+                       int64_t m, int64_t n1, tessera_scope_t scope, const int tag[3]) {
   tsr_laed_rows_args_t args = {.a = a, .m = m, .n1 = n1};
   tessera_data_t *h[2] = {q, z};
   tessera_access_t md[2] = {TESSERA_R, TESSERA_RW};
-  return insert(ctx, &tsr_kernel_laed_rows, &args, sizeof args, 2, h, md, tag, 0);
+  return insert_scoped(ctx, &tsr_kernel_laed_rows, &args, sizeof args, 2, h, md, scope, tag);
 }
 
 int tsr_task_laed_roots(tessera_context_t *ctx, tsr_laed_plan_t *plan, int64_t j0, int64_t j1,
@@ -374,9 +385,9 @@ int tsr_task_laed_roots(tessera_context_t *ctx, tsr_laed_plan_t *plan, int64_t j
 
 int tsr_task_laed_merge(tessera_context_t *ctx, tessera_data_t *q, tessera_data_t *plan,
                         tessera_data_t *work, const tsr_laed_plan_t *header, int64_t a,
-                        const int tag[3], int prio) {
+                        tessera_scope_t scope, const int tag[3]) {
   tsr_laed_merge_args_t args = {.plan = *header, .a = a};
   tessera_data_t *h[3] = {q, plan, work};
   tessera_access_t md[3] = {TESSERA_RW, TESSERA_R, TESSERA_RW};
-  return insert(ctx, &tsr_kernel_laed_merge, &args, sizeof args, 3, h, md, tag, prio);
+  return insert_scoped(ctx, &tsr_kernel_laed_merge, &args, sizeof args, 3, h, md, scope, tag);
 }

@@ -68,16 +68,17 @@ int tsr_task_hb2st_steps(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_
                          int first, int count, void *v, void *tau, const int tag[3], int prio);
 /** The strictly upper triangle of the n x n tile a from its lower, conjugated. */
 /* The tridiagonal divide and conquer (front/stedc.c): a leaf's eigenproblem (LAPACK's dstedc on
- * d, e of order n into z), a merge's coupling vector, roots and execution (cpu/laed.h). */
+ * d, e of order n into z), a merge's coupling vector, roots and execution (cpu/laed.h); the
+ * tasks on Q within `scope`. */
 int tsr_task_stedc(tessera_context_t *ctx, tessera_data_t *d, tessera_data_t *e, tessera_data_t *z,
                    int n, const int tag[3], int prio);
 int tsr_task_laed_rows(tessera_context_t *ctx, tessera_data_t *q, tessera_data_t *z, int64_t a,
-                       int64_t m, int64_t n1, const int tag[3]);
+                       int64_t m, int64_t n1, tessera_scope_t scope, const int tag[3]);
 int tsr_task_laed_roots(tessera_context_t *ctx, tsr_laed_plan_t *plan, int64_t j0, int64_t j1,
                         const int tag[3]);
 int tsr_task_laed_merge(tessera_context_t *ctx, tessera_data_t *q, tessera_data_t *plan,
                         tessera_data_t *work, const tsr_laed_plan_t *header, int64_t a,
-                        const int tag[3], int prio);
+                        tessera_scope_t scope, const int tag[3]);
 int tsr_task_hefill(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *a, int n,
                     const int tag[3], int prio);
 /** The diagonal of A's n x n block from row `row` into d (n x 1). */
