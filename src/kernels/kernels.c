@@ -192,6 +192,17 @@ static uint64_t stedc_key(const void *args) {
   return size_key(TESSERA_F64, a->vectors != 0, a->n, 0, 0);
 }
 
+/* One pass over the columns' triangle entries. */
+static double eig_prepare_flops(const void *args) {
+  const tsr_eig_prepare_args_t *a = args;
+  return (double)(a->j1 - a->j0) * (double)(a->n - (a->j0 + a->j1) / 2);
+}
+
+static uint64_t eig_prepare_key(const void *args) {
+  const tsr_eig_prepare_args_t *a = args;
+  return size_key(a->dtype, 0, a->n, a->j1 - a->j0, 0);
+}
+
 static double laed_rows_flops(const void *args) {
   return (double)((const tsr_laed_rows_args_t *)args)->m;
 }
@@ -424,6 +435,7 @@ HOST_KERNEL_TABLE(hb2st);
 HOST_KERNEL_TABLE(hb2st_steps);
 HOST_KERNEL_TABLE(stedc);
 HOST_KERNEL_TABLE(laed_roots);
+HOST_KERNEL_TABLE(eig_prepare);
 KERNEL_TABLE(triangle, triangle_copy);
 KERNEL_TABLE(hefill, hefill);
 KERNEL_TABLE(hb2st_apply, hb2st_apply);

@@ -147,6 +147,21 @@ typedef struct {
   int threads; /* BLAS threads for the call (run while the context's workers are idle) */
 } tsr_stedc_args_t;
 
+/** eig_prepare (host only, no buffers): columns j0 .. j1 - 1 of the n x n Hermitian A's `uplo`
+ *  triangle (host array a, lda) into the lower triangle of h (ldh), conjugated from the upper,
+ *  the diagonal's imaginary parts dropped; the largest modulus of those entries into *amax and
+ *  the first of those columns (1-based) holding a NaN or an infinity into *bad (0: none). Tasks
+ *  on disjoint column ranges write disjoint parts of h and their own *amax and *bad. */
+typedef struct {
+  tessera_dtype_t dtype;
+  char uplo;
+  int64_t n, lda, ldh, j0, j1;
+  const void *a;
+  void *h;
+  double *amax;
+  int64_t *bad;
+} tsr_eig_prepare_args_t;
+
 /** laed_rows: buffers {Q (R) n x n doubles, z (W) n doubles}. z[a .. a + m) = the sum of Q's
  *  rows a + n1 - 1 and a + n1 over columns a .. a + m - 1: the coupling vector of the merge of
  *  the diagonal block at a of order m, halves n1 and m - n1 (cpu/laed.h). */
@@ -336,6 +351,7 @@ extern const tessera_kernel_t tsr_kernel_hb2st;
 extern const tessera_kernel_t tsr_kernel_hb2st_steps;
 extern const tessera_kernel_t tsr_kernel_hb2st_apply;
 extern const tessera_kernel_t tsr_kernel_stedc;
+extern const tessera_kernel_t tsr_kernel_eig_prepare;
 extern const tessera_kernel_t tsr_kernel_laed_rows;
 extern const tessera_kernel_t tsr_kernel_laed_roots;
 extern const tessera_kernel_t tsr_kernel_laed_merge;
@@ -368,6 +384,7 @@ int tsr_cpu_hb2st(const tessera_exec_t *ex, void *args);
 int tsr_cpu_hb2st_steps(const tessera_exec_t *ex, void *args);
 int tsr_cpu_hb2st_apply(const tessera_exec_t *ex, void *args);
 int tsr_cpu_stedc(const tessera_exec_t *ex, void *args);
+int tsr_cpu_eig_prepare(const tessera_exec_t *ex, void *args);
 int tsr_cpu_laed_rows(const tessera_exec_t *ex, void *args);
 int tsr_cpu_laed_roots(const tessera_exec_t *ex, void *args);
 int tsr_cpu_laed_merge(const tessera_exec_t *ex, void *args);

@@ -1,8 +1,10 @@
-/* CPU kernels of the eigensolver's second stage and tridiagonal solve: bulge chasing, whole or a
- * few steps of one sweep as a task on the working band's column blocks, and its
- * back-transformation (hb2st.c, hb2st_apply.c), and LAPACK's divide and conquer (dstedc) or
- * root-free QR (dsterf) on the real tridiagonal. */
+/* CPU kernels of the eigensolver: the working copy of A's triangle with its scan (eig_prepare),
+ * bulge chasing, whole or a few steps of one sweep as a task on the working band's column blocks,
+ * and its back-transformation (hb2st.c, hb2st_apply.c), LAPACK's divide and conquer (dstedc) or
+ * root-free QR (dsterf) on the real tridiagonal, and the merges of tessera's divide and conquer
+ * (laed.c). */
 #include <complex.h>
+#include <math.h>
 #include <lapacke.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -100,5 +102,29 @@ int tsr_cpu_laed_merge(const tessera_exec_t *ex, void *args) {
   const size_t ld = ex->ld[0];
   double *qb = (double *)ex->ptr[0] + (size_t)a->a * ld + (size_t)a->a;
   tsr_laed_merge_host(ex->ptr[1], qb, (int64_t)ld, ex->ptr[2]);
+  return 0;
+}
+
+int tsr_cpu_eig_prepare(const tessera_exec_t *ex, void *args) {
+  (void)ex;
+  const tsr_eig_prepare_args_t *a = args;
+  if (!tsr_dtype_valid(a->dtype) || (a->uplo != 'L' && a->uplo != 'U') || a->j0 < 0 || a->j1 > a->n)
+    return TESSERA_ERR_KERNEL;
+  const size_t es = tessera_dtype_size(a->dtype), lda = (size_t)a->lda, ldh = (size_t)a->ldh;
+  const bool lower = a->uplo == 'L';
+  double amax = 0;
+  int64_t bad = 0;
+  for (int64_t j = a->j0; j < a->j1; j++)
+    for (int64_t i = j; i < a->n; i++) {
+      /* A(i, j) of the lower triangle, or conj(A(j, i)) of the upper */
+      const size_t at = lower ? (size_t)i + (size_t)j * lda : (size_t)j + (size_t)i * lda;
+      tsr_scalar_t v = tsr_scalar_load(a->dtype, (const char *)a->a + at * es, 0);
+      const double m = v.im == 0 ? fabs(v.re) : hypot(v.re, v.im);
+      if (!isfinite(m) && (!bad || (lower ? j : i) + 1 < bad)) bad = (lower ? j : i) + 1;
+      if (m > amax) amax = m;
+      v.im = i == j ? 0 : lower ? v.im : -v.im;
+      tsr_scalar_store(a->dtype, (char *)a->h + ((size_t)i + (size_t)j * ldh) * es, v);
+    }
+  *a->amax = amax, *a->bad = bad;
   return 0;
 }

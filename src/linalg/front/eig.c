@@ -20,6 +20,7 @@
 #include "kernels/kernels.h"
 #include "linalg/front/front.h"
 #include "linalg/loops/loops.h"
+#include "linalg/loops/tasks.h"
 #include "runtime/context.h"
 #include "tessera/linalg.h"
 
@@ -59,22 +60,6 @@ static int cpu_workers(const tessera_context_t *ctx) {
              : 0;
 }
 
-/* The first column (1-based) of A's `uplo` triangle holding a NaN or an infinity, else 0; *amax
- * the largest modulus in the triangle. */
-static int64_t scan(tessera_dtype_t dt, char uplo, int64_t n, const void *a, int64_t lda,
-                    double *amax) {
-  const size_t es = tessera_dtype_size(dt);
-  *amax = 0;
-  for (int64_t j = 0; j < n; j++)
-    for (int64_t i = uplo == 'L' ? j : 0; i < (uplo == 'L' ? n : j + 1); i++) {
-      const tsr_scalar_t v = tsr_scalar_load(dt, (const char *)a + idx(i, j, lda) * es, 0);
-      const double m = hypot(v.re, v.im);
-      if (!isfinite(m)) return j + 1;
-      if (m > *amax) *amax = m;
-    }
-  return 0;
-}
-
 /* LAPACK's scaling of heevd: the factor bringing the largest modulus amax into
  * [sqrt(safmin / eps), sqrt(eps / safmin)] of the dtype's real type, else 1. */
 static double scaling(tessera_dtype_t dt, double amax) {
@@ -86,18 +71,63 @@ static double scaling(tessera_dtype_t dt, double amax) {
   return 1;
 }
 
-/* h (n x n, ldh) = s A on and below the diagonal, from A's `uplo` triangle (conjugated from the
- * upper), the diagonal's imaginary parts dropped. */
-static void lower_copy(tessera_dtype_t dt, char uplo, int64_t n, const void *a, int64_t lda,
-                       double s, void *h, int64_t ldh) {
+/* Parts of the working copy per CPU worker: tasks of about equal triangles. */
+enum { PREPARE_PARTS = 4 };
+
+/* h (n x n, ldh) = A's `uplo` triangle made lower (eig_prepare) by tasks over column ranges of
+ * equal area on the CPU workers, else on this thread; the triangle's largest modulus into
+ * *amax. Returns the first column (1-based) holding a NaN or an infinity, 0, or a negative
+ * status. */
+static int64_t prepare(tessera_context_t *ctx, tessera_dtype_t dt, char uplo, int64_t n,
+                       const void *a, int64_t lda, void *h, int64_t ldh, int workers,
+                       double *amax) {
+  const int parts = workers > 0 ? PREPARE_PARTS * workers : 1;
+  double *m = calloc((size_t)parts, sizeof *m);
+  int64_t *bad = calloc((size_t)parts, sizeof *bad);
+  int rc = !m || !bad ? tsr_error(ctx, TESSERA_ERR_NOMEM, "syevd: out of memory") : 0;
+  const double area = (double)n * (double)(n + 1) / 2;
+  for (int p = 0, j0 = 0; p < parts && !rc; p++) {
+    /* j1: the columns from 0 hold (p + 1) / parts of the triangle, n (n + 1) / 2 - (n - j1)
+     * (n - j1 + 1) / 2 entries */
+    const double rest = area * (1 - (double)(p + 1) / parts);
+    int64_t j1 = p + 1 == parts ? n : n - (int64_t)floor((sqrt(8 * rest + 1) - 1) / 2);
+    if (j1 < j0) j1 = j0;
+    tsr_eig_prepare_args_t pa = {.dtype = dt,
+                                 .uplo = uplo,
+                                 .n = n,
+                                 .lda = lda,
+                                 .ldh = ldh,
+                                 .j0 = j0,
+                                 .j1 = j1,
+                                 .a = a,
+                                 .h = h,
+                                 .amax = &m[p],
+                                 .bad = &bad[p]};
+    const int tag[3] = {p, 0, 0};
+    rc = workers > 0 ? tsr_task_eig_prepare(ctx, &pa, tag)
+                     : tsr_run_inline(ctx, TESSERA_HOST_NODE, NULL, &tsr_kernel_eig_prepare, &pa, 0,
+                                      NULL, NULL);
+    j0 = (int)j1;
+  }
+  const int waited = workers > 0 ? tessera_wait_all(ctx) : 0;
+  int64_t first = 0;
+  *amax = 0;
+  for (int p = 0; p < parts && !rc && !waited; p++) {
+    *amax = fmax(*amax, m[p]);
+    if (bad[p] && (!first || bad[p] < first)) first = bad[p];
+  }
+  free(m), free(bad);
+  return rc ? rc : waited ? waited : first;
+}
+
+/* The lower triangle of h (n x n, ldh) times s. */
+static void scale_lower(tessera_dtype_t dt, int64_t n, void *h, int64_t ldh, double s) {
   const size_t es = tessera_dtype_size(dt);
   for (int64_t j = 0; j < n; j++)
     for (int64_t i = j; i < n; i++) {
-      tsr_scalar_t v = uplo == 'L' ? tsr_scalar_load(dt, (const char *)a + idx(i, j, lda) * es, 0)
-                                   : tsr_scalar_load(dt, (const char *)a + idx(j, i, lda) * es, 0);
-      if (uplo != 'L') v.im = -v.im;
-      if (i == j) v.im = 0;
-      tsr_scalar_store(dt, (char *)h + idx(i, j, ldh) * es, (tsr_scalar_t){s * v.re, s * v.im});
+      char *p = (char *)h + idx(i, j, ldh) * es;
+      const tsr_scalar_t v = tsr_scalar_load(dt, p, 0);
+      tsr_scalar_store(dt, p, (tsr_scalar_t){s * v.re, s * v.im});
     }
 }
 
@@ -360,15 +390,6 @@ int tessera_tile_syevd(tessera_job_t job, tessera_uplo_t uplo, tessera_matrix_t 
 /* The solver on the host array a (lda), its arguments checked, n > 0. */
 static int solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
                  tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w) {
-  int rc = 0;
-  double amax = 0;
-  const int64_t bad = scan(dt, (char)uplo, n, a, lda, &amax);
-  if (bad) {
-    fill_nan(dt, job, (char)uplo, n, a, lda, w);
-    return tsr_error(ctx, (int)bad, "%s: A holds a NaN or an infinity in column %lld", f,
-                     (long long)bad);
-  }
-  const double s = scaling(dt, amax);
   const int nb = tessera_tile_for_eig(ctx, n);
   const size_t es = tessera_dtype_size(dt);
   /* the working copy's columns not a multiple of 32 elements apart: column strides of a power of
@@ -384,9 +405,19 @@ static int solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tesse
     return tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory for a copy of A (n = %lld)", f,
                      (long long)n);
   }
-  lower_copy(dt, (char)uplo, n, a, lda, s, b.h, b.ldh);
+  double amax = 0;
+  const int64_t bad = prepare(ctx, dt, (char)uplo, n, a, lda, b.h, b.ldh, cpu_workers(ctx), &amax);
+  if (bad) {
+    bufs_free(&b);
+    if (bad < 0) return (int)bad;
+    fill_nan(dt, job, (char)uplo, n, a, lda, w);
+    return tsr_error(ctx, (int)bad, "%s: A holds a NaN or an infinity in column %lld", f,
+                     (long long)bad);
+  }
+  const double s = scaling(dt, amax);
+  if (s != 1) scale_lower(dt, n, b.h, b.ldh, s);
   tsr_he2hb_t H = {0};
-  rc = reduce_to_band(ctx, dt, n, nb, &b, &H);
+  int rc = reduce_to_band(ctx, dt, n, nb, &b, &H);
   if (!rc) rc = solve_band(ctx, dt, job, n, nb, &b);
   if (!rc && job == TESSERA_VECTORS) rc = first_back(ctx, dt, n, nb, &b, &H);
   tsr_he2hb_destroy(&H);

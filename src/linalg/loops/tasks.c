@@ -391,3 +391,8 @@ int tsr_task_laed_merge(tessera_context_t *ctx, tessera_data_t *q, tessera_data_
   tessera_access_t md[3] = {TESSERA_RW, TESSERA_R, TESSERA_RW};
   return insert_scoped(ctx, &tsr_kernel_laed_merge, &args, sizeof args, 3, h, md, scope, tag);
 }
+
+int tsr_task_eig_prepare(tessera_context_t *ctx, const tsr_eig_prepare_args_t *args,
+                         const int tag[3]) {
+  return insert(ctx, &tsr_kernel_eig_prepare, args, sizeof *args, 0, NULL, NULL, tag, 0);
+}

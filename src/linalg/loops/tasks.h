@@ -70,6 +70,9 @@ int tsr_task_hb2st_steps(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_
 /* The tridiagonal divide and conquer (front/stedc.c): a leaf's eigenproblem (LAPACK's dstedc on
  * d, e of order n into z), a merge's coupling vector, roots and execution (cpu/laed.h); the
  * tasks on Q within `scope`. */
+/* The eigensolver's working copy of A, a range of columns (kernels.h's eig_prepare). */
+int tsr_task_eig_prepare(tessera_context_t *ctx, const tsr_eig_prepare_args_t *args,
+                         const int tag[3]);
 int tsr_task_stedc(tessera_context_t *ctx, tessera_data_t *d, tessera_data_t *e, tessera_data_t *z,
                    int n, const int tag[3], int prio);
 int tsr_task_laed_rows(tessera_context_t *ctx, tessera_data_t *q, tessera_data_t *z, int64_t a,
