@@ -1,13 +1,16 @@
 /* LAPACK-style Hermitian eigensolver (syevd / heevd) in two stages:
  *
- *   1. A (its triangle, made the lower one of a working copy, scaled as LAPACK scales it) to a
- *      band of nb subdiagonals on square tiles of nb (loops/he2hb.c: tile tasks, any device);
+ *   1. A (its triangle, made the lower one of a working copy by eig_prepare tasks, scaled as
+ *      LAPACK scales it) to a band of nb subdiagonals (loops/he2hb.c: tile tasks, any device;
+ *      tiles of nb on CPUs, of a multiple of nb up to EIG_GPU_TILE with accelerators);
  *   2. the band to the real tridiagonal T by bulge chasing, a pipeline of tasks of a few steps
  *      on the CPU workers (loops/hb2st.c; inline on the calling thread in a context without
- *      them), then T's eigenvalues (and vectors) by LAPACK's stedc / sterf, a host kernel run on
- *      the calling thread (runtime/inline.c);
- *   3. with vectors, T's eigenvectors Z carried back: Q2 Z (host kernel), then Q1 (Q2 Z) by the
- *      QR's unmqr tasks on the first stage's reflectors (rows nb .. n - 1).
+ *      them), then T's eigenvalues (and vectors): with vectors on a context with accelerators
+ *      and CPU workers, the divide and conquer as tasks (stedc.c), else LAPACK's stedc / sterf,
+ *      a host kernel run on the calling thread (runtime/inline.c);
+ *   3. with vectors, T's eigenvectors Z carried back: Q2 Z by hb2st_apply tasks on column
+ *      panels (CPU or GPU kernels), then Q1 (Q2 Z) by the QR's unmqr tasks on the first stage's
+ *      reflectors (rows nb .. n - 1).
  *
  * One process: a context over processes is refused with a message. */
 #include <float.h>
@@ -231,11 +234,11 @@ enum { APPLY_COLUMNS = 1024 };
 enum { STEDC_LEAF = 512 };
 
 /* E = Q2 E (b->h, n x n) with the reflectors b->v, b->tau (lay): tasks on column panels of E where
- * the context has CPU workers, else on this thread. */
+ * the context has CPU workers or accelerators, else on this thread. */
 static int second_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb, bufs_t *b,
                        const tsr_hb2st_layout_t *lay, int workers) {
   tsr_hb2st_apply_args_t aa = {.dtype = dt, .n = (int)n, .kd = nb, .m = (int)n};
-  if (workers == 0) {
+  if (workers == 0 && tessera_accelerator_count(ctx) == 0) {
     void *ap[3] = {b->v, b->tau, b->h};
     const size_t al[3] = {1, 1, (size_t)b->ldh};
     const int rc =
