@@ -8,9 +8,9 @@
  *      on the CPU workers;
  *   3. each merge carried out on Q (laed_merge tasks: rotations, regrouping, the secular
  *      vectors and their product with Q's block, a gemm).
- * The tasks on Q run on the context's accelerators where it has them (the cost model would
- * keep the first small merges where Q is, on the host, and Q would move between the two), so Q
- * stays on one device between merges.
+ * The tasks on Q run on the context's accelerators where one can hold Q and the workspace (the
+ * cost model would keep the first small merges where Q is, on the host, and Q would move
+ * between the two), so Q stays on one device between merges; else on the CPU workers.
  * T is scaled to a unit largest entry first, as dstedc scales it. */
 #include <math.h>
 #include <stdlib.h>
@@ -116,13 +116,20 @@ static int merge_level(merges_t *M, const level_t *up, const level_t *down) {
   return rc;
 }
 
-/* The context's scope less its CPUs where that leaves any device, else the context's scope. */
-static tessera_scope_t q_scope(tessera_context_t *ctx) {
+/* Where the tasks on Q run: the context's accelerators where one of them can hold Q and the
+ * merges' workspace (4 n² doubles), else the CPU workers (Q stays on the host). */
+static tessera_scope_t q_scope(tessera_context_t *ctx, int64_t n) {
   const tessera_scope_t all = tessera_get_scope(ctx);
   tessera_scope_t s = all;
   s.kinds =
       (all.kinds ? all.kinds : (1u << TESSERA_DEVICE_KINDS) - 1) & ~(1u << TESSERA_DEVICE_CPU);
-  return tessera_accelerator_count(ctx) > 0 && s.kinds ? s : all;
+  enum { MOST_NODES = 64 };
+  int nodes[MOST_NODES];
+  const int count = s.kinds ? tessera_scope_nodes(ctx, s, nodes, MOST_NODES) : 0;
+  const size_t need = 4 * (size_t)n * (size_t)n * sizeof(double);
+  for (int i = 0; i < count && i < MOST_NODES; i++)
+    if (tessera_memory_node_capacity(ctx, nodes[i]) >= need) return s;
+  return tessera_scope_cpus();
 }
 
 /* Releases the plans of one level (waiting for their merges). */
@@ -172,7 +179,7 @@ int tsr_stedc_dc(tessera_context_t *ctx, int64_t n, double *d, double *e, double
   level_t lv[MOST_LEVELS] = {{0}};
   double *ds = malloc((size_t)n * sizeof *ds), *es = calloc((size_t)n, sizeof *es);
   merges_t M = {.ctx = ctx,
-                .scope = q_scope(ctx),
+                .scope = q_scope(ctx, n),
                 .n = n,
                 .d = ds,
                 .e = es,
