@@ -144,7 +144,9 @@ typedef struct {
  *  info > 0. */
 typedef struct {
   int n, vectors;
-  int threads; /* BLAS threads for the call (run while the context's workers are idle) */
+  int threads;  /* BLAS threads for the call (run while the context's workers are idle) */
+  int64_t rows; /* with vectors, z is n columns of `rows` rows (0: n): T's block of them at */
+  int64_t row;  /* row `row`, the others zeroed (a leaf of the divide and conquer) */
 } tsr_stedc_args_t;
 
 /** eig_prepare (host only, no buffers): columns j0 .. j1 - 1 of the n x n Hermitian A's `uplo`

@@ -8,6 +8,7 @@
 #include <lapacke.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "device/cpu/cpu.h"
 #include "kernels/cpu/cpu_blas.h"
@@ -67,13 +68,20 @@ int tsr_cpu_hb2st_apply(const tessera_exec_t *ex, void *args) {
 
 int tsr_cpu_stedc(const tessera_exec_t *ex, void *args) {
   const tsr_stedc_args_t *a = args;
-  if (a->n < 0 || ex->ndata < (a->vectors ? 3 : 2) || (a->vectors && ex->ld[2] < (size_t)a->n))
+  const int64_t rows = a->rows > 0 ? a->rows : a->n;
+  if (a->n < 0 || ex->ndata < (a->vectors ? 3 : 2) || a->row < 0 || a->row + a->n > rows ||
+      (a->vectors && ex->ld[2] < (size_t)rows))
     return TESSERA_ERR_KERNEL;
   if (a->n == 0) return 0;
   const lapack_int n = a->n;
+  double *z = ex->ptr[2];
+  for (int64_t j = 0; j < n && a->vectors && rows > n; j++) { /* the rows outside T's block */
+    memset(z + (size_t)j * ex->ld[2], 0, (size_t)a->row * sizeof *z);
+    memset(z + (size_t)j * ex->ld[2] + a->row + n, 0, (size_t)(rows - a->row - n) * sizeof *z);
+  }
   const int prev = a->threads > 1 ? tsr_cpu_blas_threads(a->threads) : 0;
   const lapack_int info = a->vectors ? LAPACKE_dstedc(LAPACK_COL_MAJOR, 'I', n, ex->ptr[0],
-                                                      ex->ptr[1], ex->ptr[2], (lapack_int)ex->ld[2])
+                                                      ex->ptr[1], z + a->row, (lapack_int)ex->ld[2])
                                      : LAPACKE_dsterf(n, ex->ptr[0], ex->ptr[1]);
   if (prev > 0) tsr_cpu_blas_threads(prev);
   return info < 0 ? TESSERA_ERR_KERNEL : (int)info;

@@ -36,7 +36,7 @@ static int failed_on(int64_t n, int64_t a, int64_t m) {
   return info > 0 && info < 0x7fffffff ? (int)info : 1;
 }
 
-/* The leaves: dstedc tasks on the diagonal blocks of q, zeros elsewhere in their columns. */
+/* The leaves: dstedc tasks on the diagonal blocks of q, each zeroing the rest of its columns. */
 static int leaves(tessera_context_t *ctx, int64_t n, const level_t *lv, double *d, double *e,
                   double *q, int64_t ldq) {
   int rc = 0;
@@ -44,10 +44,6 @@ static int leaves(tessera_context_t *ctx, int64_t n, const level_t *lv, double *
   if (!h) return tsr_error(ctx, TESSERA_ERR_NOMEM, "stedc: out of memory for the leaves");
   for (int64_t i = 0; i < lv->count && !rc; i++) {
     const int64_t s = lv->start[i], m = lv->size[i];
-    for (int64_t j = s; j < s + m; j++) {
-      memset(q + j * ldq, 0, (size_t)s * sizeof *q);
-      memset(q + j * ldq + s + m, 0, (size_t)(n - s - m) * sizeof *q);
-    }
     const int tag[3] = {(int)i, 0, 0};
     rc =
         tessera_data_register(ctx, TESSERA_HOST_NODE, d + s, (size_t)m, 1, (size_t)m, 8, &h[3 * i]);
@@ -55,9 +51,9 @@ static int leaves(tessera_context_t *ctx, int64_t n, const level_t *lv, double *
       rc = tessera_data_register(ctx, TESSERA_HOST_NODE, e + s, (size_t)m, 1, (size_t)m, 8,
                                  &h[3 * i + 1]);
     if (!rc)
-      rc = tessera_data_register(ctx, TESSERA_HOST_NODE, q + s + s * ldq, (size_t)m, (size_t)m,
+      rc = tessera_data_register(ctx, TESSERA_HOST_NODE, q + s * ldq, (size_t)n, (size_t)m,
                                  (size_t)ldq, 8, &h[3 * i + 2]);
-    if (!rc) rc = tsr_task_stedc(ctx, h[3 * i], h[3 * i + 1], h[3 * i + 2], (int)m, tag, 0);
+    if (!rc) rc = tsr_task_stedc(ctx, h[3 * i], h[3 * i + 1], h[3 * i + 2], (int)m, n, s, tag, 0);
   }
   const int waited = tessera_wait_all(ctx);
   for (int64_t i = 0; i < 3 * lv->count; i++)

@@ -351,8 +351,8 @@ int tsr_task_larft(const tessera_matrix_t *A, int64_t k, tessera_data_t *tau, te
 }
 
 int tsr_task_stedc(tessera_context_t *ctx, tessera_data_t *d, tessera_data_t *e, tessera_data_t *z,
-                   int n, const int tag[3], int prio) {
-  tsr_stedc_args_t args = {.n = n, .vectors = 1, .threads = 1};
+                   int n, int64_t rows, int64_t row, const int tag[3], int prio) {
+  tsr_stedc_args_t args = {.n = n, .vectors = 1, .threads = 1, .rows = rows, .row = row};
   tessera_data_t *h[3] = {d, e, z};
   tessera_access_t md[3] = {TESSERA_RW, TESSERA_RW, TESSERA_W};
   return insert(ctx, &tsr_kernel_stedc, &args, sizeof args, 3, h, md, tag, prio);

@@ -69,12 +69,13 @@ int tsr_task_hb2st_steps(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_
 /** The strictly upper triangle of the n x n tile a from its lower, conjugated. */
 /* The tridiagonal divide and conquer (front/stedc.c): a leaf's eigenproblem (LAPACK's dstedc on
  * d, e of order n into z), a merge's coupling vector, roots and execution (cpu/laed.h); the
- * tasks on Q within `scope`. */
+ * tasks on Q within `scope`. The leaf's z: n columns of `rows` rows, its block at row `row`, the
+ * rest zeroed. */
 /* The eigensolver's working copy of A, a range of columns (kernels.h's eig_prepare). */
 int tsr_task_eig_prepare(tessera_context_t *ctx, const tsr_eig_prepare_args_t *args,
                          const int tag[3]);
 int tsr_task_stedc(tessera_context_t *ctx, tessera_data_t *d, tessera_data_t *e, tessera_data_t *z,
-                   int n, const int tag[3], int prio);
+                   int n, int64_t rows, int64_t row, const int tag[3], int prio);
 int tsr_task_laed_rows(tessera_context_t *ctx, tessera_data_t *q, tessera_data_t *z, int64_t a,
                        int64_t m, int64_t n1, tessera_scope_t scope, const int tag[3]);
 int tsr_task_laed_roots(tessera_context_t *ctx, tsr_laed_plan_t *plan, int64_t j0, int64_t j1,
