@@ -2,8 +2,8 @@
  * both triangles, orders that are not tile multiples, 0 and 1; with vectors the residual
  * ‖A V − V Λ‖ / (‖A‖ n ε) and the orthogonality ‖I − Vᴴ V‖ / (n ε), without them the eigenvalues
  * against LAPACK's (zheev on the matrix promoted to double complex); clustered and repeated
- * eigenvalues; tiny and huge norms (the scaling); NaN; the tile-level form (tessera_tile_syevd on
- * a descriptor); and the argument checks. */
+ * eigenvalues; tiny and huge norms (the scaling); orders above the divide and conquer's leaves;
+ * NaN; the tile-level form (tessera_tile_syevd on a descriptor); and the argument checks. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stdbool.h>
@@ -185,6 +185,29 @@ static void test_syevd_spectra_and_norms(void **state) {
   lc_finalize(ctx);
 }
 
+/* Orders above the divide and conquer's leaves (where the context has accelerators: simulated
+ * devices or GPUs, the merges run there), random and with a third of the spectrum repeated;
+ * under the sanitizers f64 alone, random. */
+static void test_syevd_merges(void **state) {
+  (void)state;
+  tessera_context_t *ctx = lc_context(nb);
+  enum { N = 600 };
+  static double spectrum[N];
+  for (int i = 0; i < N; i++) spectrum[i] = i < N / 3 ? 1.0 : (double)i / N;
+  const bool quick = tt_quick();
+  for (int d = quick ? 1 : 0; d < (quick ? 2 : TESSERA_NUM_DTYPES); d++) {
+    tt_rng_t r = tt_rng((uint64_t)(5000 + d));
+    zc_t *h = hermitian(lc_dtypes[d], N, NULL, &r);
+    one_case(ctx, lc_dtypes[d], TESSERA_LOWER, TESSERA_VECTORS, N, h, 1, false);
+    free(h);
+    if (quick) continue;
+    h = hermitian(lc_dtypes[d], N, spectrum, &r);
+    one_case(ctx, lc_dtypes[d], TESSERA_UPPER, TESSERA_VECTORS, N, h, 1, false);
+    free(h);
+  }
+  lc_finalize(ctx);
+}
+
 static void test_syevd_nan_and_args(void **state) {
   (void)state;
   tessera_context_t *ctx = lc_context(nb);
@@ -231,6 +254,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_syevd_random),
       cmocka_unit_test(test_syevd_spectra_and_norms),
+      cmocka_unit_test(test_syevd_merges),
       cmocka_unit_test(test_syevd_nan_and_args),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

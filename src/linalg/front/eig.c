@@ -27,14 +27,16 @@
 #include "runtime/context.h"
 #include "tessera/linalg.h"
 
-/* The buffers of one call, freed together. */
+/* The buffers of one call, freed together, and where its stages run. */
 typedef struct {
-  void *h;       /* n x n working copy (lower), then the eigenvectors */
-  int64_t ldh;   /* its leading dimension */
-  void *ab;      /* the band, (kd + 1) x n */
-  double *d, *e; /* T */
-  double *z;     /* T's eigenvectors */
-  void *v, *tau; /* Q2's reflectors */
+  bool gpu;              /* the GPU forms: an accelerator holds the largest stage (eig_gpu) */
+  tessera_scope_t scope; /* Q2's tasks: those accelerators, else the CPU workers */
+  void *h;               /* n x n working copy (lower), then the eigenvectors */
+  int64_t ldh;           /* its leading dimension */
+  void *ab;              /* the band, (kd + 1) x n */
+  double *d, *e;         /* T */
+  double *z;             /* T's eigenvectors */
+  void *v, *tau;         /* Q2's reflectors */
 } bufs_t;
 
 static void bufs_free(bufs_t *b) {
@@ -151,12 +153,20 @@ static void fill_nan(tessera_dtype_t dt, tessera_job_t job, char uplo, int64_t n
         tsr_scalar_store(dt, (char *)a + idx(i, j, lda) * es, (tsr_scalar_t){q, q});
 }
 
+/* Whether the call runs the GPU forms of its stages (wide tiles and panels, the divide and
+ * conquer, Q2 on the accelerators): an accelerator of the context's scope can hold 5 n²
+ * doubles, the largest stage's data (the merges' Q and workspace; Q2's reflectors and a panel
+ * of E). Else every stage takes its CPU form, whose tiles fit any pool. */
+static bool eig_gpu(tessera_context_t *ctx, int64_t n, tessera_scope_t *scope) {
+  return tsr_fitting_accelerators(ctx, 5 * (size_t)n * (size_t)n * sizeof(double), scope);
+}
+
 /* Tiles of the band reduction on a band of kd: kd itself on CPUs, on GPUs the largest multiple
  * of kd up to EIG_GPU_TILE (the products' gemms large enough for a GPU). */
 enum { EIG_GPU_TILE = 2048 };
 
-static int64_t band_tile(tessera_context_t *ctx, int64_t n, int kd) {
-  if (tessera_accelerator_count(ctx) == 0) return kd;
+static int64_t band_tile(bool gpu, int64_t n, int kd) {
+  if (!gpu) return kd;
   const int64_t t = (n < EIG_GPU_TILE ? n : EIG_GPU_TILE) / kd * kd;
   return t > kd ? t : kd;
 }
@@ -166,8 +176,8 @@ static int64_t band_tile(tessera_context_t *ctx, int64_t n, int kd) {
  * finish). */
 enum { EIG_GPU_PANEL = 4096 };
 
-static int64_t panel_columns(tessera_context_t *ctx, int64_t cpu) {
-  return tessera_accelerator_count(ctx) > 0 && EIG_GPU_PANEL > cpu ? EIG_GPU_PANEL : cpu;
+static int64_t panel_columns(bool gpu, int64_t cpu) {
+  return gpu && EIG_GPU_PANEL > cpu ? EIG_GPU_PANEL : cpu;
 }
 
 /* Stage 1 on the working copy b->h, through a view of it (its tiles in place; released, so the
@@ -177,7 +187,7 @@ static int64_t panel_columns(tessera_context_t *ctx, int64_t cpu) {
 static int reduce_to_band(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb, bufs_t *b,
                           tsr_he2hb_t *H) {
   const size_t es = tessera_dtype_size(dt);
-  const int64_t t = band_tile(ctx, n, nb), lv = n - nb > 1 ? n - nb : 1;
+  const int64_t t = band_tile(b->gpu, n, nb), lv = n - nb > 1 ? n - nb : 1;
   tessera_matrix_t *A = NULL;
   void *hv = NULL;
   int rc = tessera_matrix_view(ctx, dt, n, n, t, t, b->h, b->ldh, &A);
@@ -213,7 +223,7 @@ static int first_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int
   tsr_qr_work_t wk = {0};
   char *rows = (char *)b->h + (size_t)nb * es;
   int rc =
-      tessera_matrix_view(ctx, dt, n - nb, n, n - nb, panel_columns(ctx, nb), rows, b->ldh, &C);
+      tessera_matrix_view(ctx, dt, n - nb, n, n - nb, panel_columns(b->gpu, nb), rows, b->ldh, &C);
   if (!rc) rc = tsr_qr_work_create(C, nb, &wk);
   if (!rc) rc = tsr_pxunmqr('N', H->V, &H->Q, C, &wk);
   if (!rc) rc = tessera_wait_all(ctx);
@@ -233,12 +243,12 @@ enum { APPLY_COLUMNS = 1024 };
  * CPU worker or more at the orders GPUs take. */
 enum { STEDC_LEAF = 512 };
 
-/* E = Q2 E (b->h, n x n) with the reflectors b->v, b->tau (lay): tasks on column panels of E where
- * the context has CPU workers or accelerators, else on this thread. */
+/* E = Q2 E (b->h, n x n) with the reflectors b->v, b->tau (lay): tasks on column panels of E
+ * within b->scope where the context has CPU workers or the GPU forms run, else on this thread. */
 static int second_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb, bufs_t *b,
                        const tsr_hb2st_layout_t *lay, int workers) {
   tsr_hb2st_apply_args_t aa = {.dtype = dt, .n = (int)n, .kd = nb, .m = (int)n};
-  if (workers == 0 && tessera_accelerator_count(ctx) == 0) {
+  if (workers == 0 && !b->gpu) {
     void *ap[3] = {b->v, b->tau, b->h};
     const size_t al[3] = {1, 1, (size_t)b->ldh};
     const int rc =
@@ -250,10 +260,10 @@ static int second_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, in
   tessera_data_t *v = NULL, *tau = NULL;
   const size_t nv = (size_t)lay->nv + 1, nt = (size_t)lay->ntau + 1;
   int rc =
-      tessera_matrix_view(ctx, dt, n, n, n, panel_columns(ctx, APPLY_COLUMNS), b->h, b->ldh, &E);
+      tessera_matrix_view(ctx, dt, n, n, n, panel_columns(b->gpu, APPLY_COLUMNS), b->h, b->ldh, &E);
   if (!rc) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->v, nv, 1, nv, es, &v);
   if (!rc) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->tau, nt, 1, nt, es, &tau);
-  if (!rc) rc = tsr_pxhb2st_apply(E, nb, v, tau);
+  if (!rc) rc = tsr_pxhb2st_apply(E, nb, v, tau, b->scope);
   if (!rc) rc = tessera_wait_all(ctx);
   const int s = (v ? tessera_data_release(ctx, v) : 0) | (tau ? tessera_data_release(ctx, tau) : 0);
   const int d = E ? tessera_matrix_destroy(E) : 0;
@@ -327,7 +337,7 @@ static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t 
                      (long long)n);
   int rc = chase(ctx, dt, n, nb, b, &lay, workers);
   if (rc) return rc < 0 ? rc : tsr_error(ctx, TESSERA_ERR_KERNEL, "syevd: bulge chasing failed");
-  if (job == TESSERA_VECTORS && workers > 0 && tessera_accelerator_count(ctx) > 0) {
+  if (job == TESSERA_VECTORS && workers > 0 && b->gpu) {
     rc = tsr_stedc_dc(ctx, n, b->d, b->e, z, ldz, STEDC_LEAF);
     if (rc > 0) return tsr_error(ctx, rc, "syevd: the tridiagonal eigensolver failed: info %d", rc);
   } else {
@@ -398,7 +408,8 @@ static int solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tesse
   /* the working copy's columns not a multiple of 32 elements apart: column strides of a power of
    * two put a block's rows of every column in the same cache sets */
   const int64_t ldh = n % 32 ? n : n + 8;
-  bufs_t b = {.h = malloc((size_t)(ldh * n) * es),
+  bufs_t b = {.gpu = eig_gpu(ctx, n, &b.scope),
+              .h = malloc((size_t)(ldh * n) * es),
               .ldh = ldh,
               .ab = calloc((size_t)(n * (nb + 1)), es),
               .d = calloc((size_t)n, sizeof(double)),

@@ -99,6 +99,10 @@ int tsr_panels_back(tessera_matrix_t *X, tessera_matrix_t *P, int rc);
 /** Frees panels P (from tsr_panels_of) once the flow is over: rc, else the free's status. */
 int tsr_panels_free(tessera_matrix_t *X, tessera_matrix_t *P, int rc);
 
+/** The accelerators of the context's scope into *scope when one of them can hold `bytes` (its
+ *  pool's capacity), and true; else the CPU workers' scope and false. */
+bool tsr_fitting_accelerators(tessera_context_t *ctx, size_t bytes, tessera_scope_t *scope);
+
 /** The eigenvalues (into d, ascending) and eigenvectors (into q, n x n, leading dimension ldq) of
  *  the symmetric tridiagonal matrix of diagonal d and subdiagonal e (n - 1 entries) by divide
  *  and conquer as tasks (stedc.c), leaves of at most `leaf` rows; the context needs CPU workers

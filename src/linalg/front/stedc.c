@@ -112,9 +112,7 @@ static int merge_level(merges_t *M, const level_t *up, const level_t *down) {
   return rc;
 }
 
-/* Where the tasks on Q run: the context's accelerators where one of them can hold Q and the
- * merges' workspace (4 n² doubles), else the CPU workers (Q stays on the host). */
-static tessera_scope_t q_scope(tessera_context_t *ctx, int64_t n) {
+bool tsr_fitting_accelerators(tessera_context_t *ctx, size_t bytes, tessera_scope_t *scope) {
   const tessera_scope_t all = tessera_get_scope(ctx);
   tessera_scope_t s = all;
   s.kinds =
@@ -122,10 +120,21 @@ static tessera_scope_t q_scope(tessera_context_t *ctx, int64_t n) {
   enum { MOST_NODES = 64 };
   int nodes[MOST_NODES];
   const int count = s.kinds ? tessera_scope_nodes(ctx, s, nodes, MOST_NODES) : 0;
-  const size_t need = 4 * (size_t)n * (size_t)n * sizeof(double);
   for (int i = 0; i < count && i < MOST_NODES; i++)
-    if (tessera_memory_node_capacity(ctx, nodes[i]) >= need) return s;
-  return tessera_scope_cpus();
+    if (tessera_memory_node_capacity(ctx, nodes[i]) >= bytes) {
+      *scope = s;
+      return true;
+    }
+  *scope = tessera_scope_cpus();
+  return false;
+}
+
+/* Where the tasks on Q run: the context's accelerators where one of them can hold Q and the
+ * merges' workspace (4 n² doubles), else the CPU workers (Q stays on the host). */
+static tessera_scope_t q_scope(tessera_context_t *ctx, int64_t n) {
+  tessera_scope_t s;
+  (void)tsr_fitting_accelerators(ctx, 4 * (size_t)n * (size_t)n * sizeof(double), &s);
+  return s;
 }
 
 /* Releases the plans of one level (waiting for their merges). */

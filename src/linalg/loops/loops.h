@@ -77,8 +77,10 @@ void tsr_he2hb_destroy(tsr_he2hb_t *H);
 int tsr_pxhe2hb(tessera_matrix_t *A, tsr_he2hb_t *H);
 
 /** E = Q2 E for the bulge chasing's reflectors v, tau (host handles) of a band of order E->m and
- *  kd subdiagonals: one task per column panel of E (its columns are independent). */
-int tsr_pxhb2st_apply(tessera_matrix_t *E, int kd, tessera_data_t *v, tessera_data_t *tau);
+ *  kd subdiagonals: one task per column panel of E (its columns are independent), within
+ *  `scope` (each task reads the whole of v). */
+int tsr_pxhb2st_apply(tessera_matrix_t *E, int kd, tessera_data_t *v, tessera_data_t *tau,
+                      tessera_scope_t scope);
 
 /** The bulge chasing's working band (kernels/cpu/hb2st.h: ldw x n, loaded by tsr_hb2st_load)
  *  registered for its tasks (hb2st.c): `count` host handles of `width` consecutive columns (the

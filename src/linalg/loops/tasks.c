@@ -15,6 +15,17 @@ static int insert(tessera_context_t *ctx, const tessera_kernel_t *k, const void 
   return tsr_dist_insert(ctx, &t); /* tessera_task_insert unless a tile is distributed */
 }
 
+/* A task within `scope` (no priority). */
+static int insert_scoped(tessera_context_t *ctx, const tessera_kernel_t *k, const void *args,
+                         size_t size, int ndata, tessera_data_t *const *data,
+                         const tessera_access_t *mode, tessera_scope_t scope, const int tag[3]) {
+  tessera_task_t t = {
+      .kernel = k, .args = args, .args_size = size, .ndata = ndata, .scope = scope, .ntag = 3};
+  for (int i = 0; i < ndata; i++) t.data[i] = data[i], t.mode[i] = mode[i];
+  for (int i = 0; i < 3; i++) t.tag[i] = tag[i];
+  return tessera_task_insert(ctx, &t);
+}
+
 static char flip_uplo(char uplo) {
   return uplo == 'L' ? 'U' : 'L';
 }
@@ -202,11 +213,11 @@ int tsr_task_triangle(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_dat
 
 int tsr_task_hb2st_apply(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *v,
                          tessera_data_t *tau, tessera_data_t *e, int n, int kd, int m,
-                         const int tag[3], int prio) {
+                         tessera_scope_t scope, const int tag[3]) {
   tsr_hb2st_apply_args_t args = {.dtype = dtype, .n = n, .kd = kd, .m = m};
   tessera_data_t *h[3] = {v, tau, e};
   tessera_access_t md[3] = {TESSERA_R, TESSERA_R, TESSERA_RW};
-  return insert(ctx, &tsr_kernel_hb2st_apply, &args, sizeof args, 3, h, md, tag, prio);
+  return insert_scoped(ctx, &tsr_kernel_hb2st_apply, &args, sizeof args, 3, h, md, scope, tag);
 }
 
 int tsr_task_hb2st_steps(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *const *cols,
@@ -356,17 +367,6 @@ int tsr_task_stedc(tessera_context_t *ctx, tessera_data_t *d, tessera_data_t *e,
   tessera_data_t *h[3] = {d, e, z};
   tessera_access_t md[3] = {TESSERA_RW, TESSERA_RW, TESSERA_W};
   return insert(ctx, &tsr_kernel_stedc, &args, sizeof args, 3, h, md, tag, prio);
-}
-
-/* A task of two or three handles within `scope`. */
-static int insert_scoped(tessera_context_t *ctx, const tessera_kernel_t *k, const void *args,
-                         size_t size, int ndata, tessera_data_t *const *data,
-                         const tessera_access_t *mode, tessera_scope_t scope, const int tag[3]) {
-  tessera_task_t t = {
-      .kernel = k, .args = args, .args_size = size, .ndata = ndata, .scope = scope, .ntag = 3};
-  for (int i = 0; i < ndata; i++) t.data[i] = data[i], t.mode[i] = mode[i];
-  for (int i = 0; i < 3; i++) t.tag[i] = tag[i];
-  return tessera_task_insert(ctx, &t);
 }
 
 int tsr_task_laed_rows(tessera_context_t *ctx, tessera_data_t *q, tessera_data_t *z, int64_t a,

@@ -55,10 +55,10 @@ int tsr_task_triangle(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_dat
                       int src_row, char uplo, tessera_data_t *dst, int k, const int tag[3],
                       int prio);
 /** e (n x m, RW) = Q2 e with the bulge chasing's reflectors v, tau (R) of a band of order n and
- *  kd subdiagonals (a host kernel). */
+ *  kd subdiagonals, within `scope`. */
 int tsr_task_hb2st_apply(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *v,
                          tessera_data_t *tau, tessera_data_t *e, int n, int kd, int m,
-                         const int tag[3], int prio);
+                         tessera_scope_t scope, const int tag[3]);
 /** Steps first .. first + count - 1 of sweep `sweep` of the bulge chasing of a band of order n
  *  and kd subdiagonals on its working band (leading dimension ldw), given as `ncols` handles of
  *  consecutive blocks of `width` columns from column col0 (RW), the reflectors' host arrays v and
