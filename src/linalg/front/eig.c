@@ -214,6 +214,10 @@ static int reduce_to_band(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n,
   return rc;
 }
 
+/* Columns of E per task of the back-transformations on CPUs: wide for the block reflectors'
+ * gemms, with panels enough for the workers at the orders CPUs take. */
+enum { APPLY_COLUMNS = 1024 };
+
 /* E = Q1 E on rows nb .. n - 1 of b->h (E): the first stage's reflectors by unmqr tasks. */
 static int first_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb, bufs_t *b,
                       tsr_he2hb_t *H) {
@@ -222,8 +226,8 @@ static int first_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int
   tessera_matrix_t *C = NULL;
   tsr_qr_work_t wk = {0};
   char *rows = (char *)b->h + (size_t)nb * es;
-  int rc =
-      tessera_matrix_view(ctx, dt, n - nb, n, n - nb, panel_columns(b->gpu, nb), rows, b->ldh, &C);
+  int rc = tessera_matrix_view(ctx, dt, n - nb, n, n - nb, panel_columns(b->gpu, APPLY_COLUMNS),
+                               rows, b->ldh, &C);
   if (!rc) rc = tsr_qr_work_create(C, nb, &wk);
   if (!rc) rc = tsr_pxunmqr('N', H->V, &H->Q, C, &wk);
   if (!rc) rc = tessera_wait_all(ctx);
@@ -234,10 +238,6 @@ static int first_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int
   }
   return rc;
 }
-
-/* Columns of E per task of Q2's application: wide for the block reflectors' gemms, with panels
- * enough for the workers at the orders CPUs take. */
-enum { APPLY_COLUMNS = 1024 };
 
 /* Rows of the divide and conquer's leaves where the merges may run on accelerators: a leaf per
  * CPU worker or more at the orders GPUs take. */
