@@ -408,7 +408,10 @@ static int solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tesse
   /* the working copy's columns not a multiple of 32 elements apart: column strides of a power of
    * two put a block's rows of every column in the same cache sets */
   const int64_t ldh = n % 32 ? n : n + 8;
-  bufs_t b = {.gpu = eig_gpu(ctx, n, &b.scope),
+  tessera_scope_t scope;
+  const bool gpu = eig_gpu(ctx, n, &scope);
+  bufs_t b = {.gpu = gpu,
+              .scope = scope,
               .h = malloc((size_t)(ldh * n) * es),
               .ldh = ldh,
               .ab = calloc((size_t)(n * (nb + 1)), es),
