@@ -31,6 +31,7 @@
 typedef struct {
   bool gpu;              /* the GPU forms: an accelerator holds the largest stage (eig_gpu) */
   tessera_scope_t scope; /* Q2's tasks: those accelerators, else the CPU workers */
+  int workers;           /* the context's CPU workers (cpu_workers) */
   void *h;               /* n x n working copy (lower), then the eigenvectors */
   int64_t ldh;           /* its leading dimension */
   void *ab;              /* the band, (kd + 1) x n */
@@ -319,7 +320,7 @@ static int inline_stedc(tessera_context_t *ctx, tessera_job_t job, int64_t n, bu
  * eigenvectors of the band into b->h. Returns 0, stedc's info > 0, or a negative status. */
 static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t job, int64_t n,
                       int nb, bufs_t *b) {
-  const int workers = cpu_workers(ctx);
+  const int workers = b->workers;
   tsr_hb2st_layout_t lay;
   const size_t es = tessera_dtype_size(dt);
   if (tsr_hb2st_layout((int)n, nb, &lay))
@@ -412,6 +413,7 @@ static int solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tesse
   const bool gpu = eig_gpu(ctx, n, &scope);
   bufs_t b = {.gpu = gpu,
               .scope = scope,
+              .workers = cpu_workers(ctx),
               .h = malloc((size_t)(ldh * n) * es),
               .ldh = ldh,
               .ab = calloc((size_t)(n * (nb + 1)), es),
@@ -423,7 +425,7 @@ static int solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tesse
                      (long long)n);
   }
   double amax = 0;
-  const int64_t bad = prepare(ctx, dt, (char)uplo, n, a, lda, b.h, b.ldh, cpu_workers(ctx), &amax);
+  const int64_t bad = prepare(ctx, dt, (char)uplo, n, a, lda, b.h, b.ldh, b.workers, &amax);
   if (bad) {
     bufs_free(&b);
     if (bad < 0) return (int)bad;

@@ -2,11 +2,18 @@
 #include "dist/dist.h"
 #include "linalg/loops/tasks.h"
 
-static int insert(tessera_context_t *ctx, const tessera_kernel_t *k, const void *args, size_t size,
-                  int ndata, tessera_data_t *const *data, const tessera_access_t *mode,
-                  const int tag[3], int prio) {
-  tessera_task_t t = {
-      .kernel = k, .args = args, .args_size = size, .ndata = ndata, .priority = prio, .ntag = 3};
+/* A task of kernel k within `scope` (its zero value: the context's). */
+static int insert_in(tessera_context_t *ctx, const tessera_kernel_t *k, const void *args,
+                     size_t size, int ndata, tessera_data_t *const *data,
+                     const tessera_access_t *mode, tessera_scope_t scope, const int tag[3],
+                     int prio) {
+  tessera_task_t t = {.kernel = k,
+                      .args = args,
+                      .args_size = size,
+                      .ndata = ndata,
+                      .priority = prio,
+                      .scope = scope,
+                      .ntag = 3};
   for (int i = 0; i < ndata; i++) {
     t.data[i] = data[i];
     t.mode[i] = mode[i];
@@ -15,15 +22,10 @@ static int insert(tessera_context_t *ctx, const tessera_kernel_t *k, const void 
   return tsr_dist_insert(ctx, &t); /* tessera_task_insert unless a tile is distributed */
 }
 
-/* A task within `scope` (no priority). */
-static int insert_scoped(tessera_context_t *ctx, const tessera_kernel_t *k, const void *args,
-                         size_t size, int ndata, tessera_data_t *const *data,
-                         const tessera_access_t *mode, tessera_scope_t scope, const int tag[3]) {
-  tessera_task_t t = {
-      .kernel = k, .args = args, .args_size = size, .ndata = ndata, .scope = scope, .ntag = 3};
-  for (int i = 0; i < ndata; i++) t.data[i] = data[i], t.mode[i] = mode[i];
-  for (int i = 0; i < 3; i++) t.tag[i] = tag[i];
-  return tessera_task_insert(ctx, &t);
+static int insert(tessera_context_t *ctx, const tessera_kernel_t *k, const void *args, size_t size,
+                  int ndata, tessera_data_t *const *data, const tessera_access_t *mode,
+                  const int tag[3], int prio) {
+  return insert_in(ctx, k, args, size, ndata, data, mode, tessera_scope_all(), tag, prio);
 }
 
 static char flip_uplo(char uplo) {
@@ -217,7 +219,7 @@ int tsr_task_hb2st_apply(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_
   tsr_hb2st_apply_args_t args = {.dtype = dtype, .n = n, .kd = kd, .m = m};
   tessera_data_t *h[3] = {v, tau, e};
   tessera_access_t md[3] = {TESSERA_R, TESSERA_R, TESSERA_RW};
-  return insert_scoped(ctx, &tsr_kernel_hb2st_apply, &args, sizeof args, 3, h, md, scope, tag);
+  return insert_in(ctx, &tsr_kernel_hb2st_apply, &args, sizeof args, 3, h, md, scope, tag, 0);
 }
 
 int tsr_task_hb2st_steps(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *const *cols,
@@ -374,7 +376,7 @@ int tsr_task_laed_rows(tessera_context_t *ctx, tessera_data_t *q, tessera_data_t
   tsr_laed_rows_args_t args = {.a = a, .m = m, .n1 = n1};
   tessera_data_t *h[2] = {q, z};
   tessera_access_t md[2] = {TESSERA_R, TESSERA_RW};
-  return insert_scoped(ctx, &tsr_kernel_laed_rows, &args, sizeof args, 2, h, md, scope, tag);
+  return insert_in(ctx, &tsr_kernel_laed_rows, &args, sizeof args, 2, h, md, scope, tag, 0);
 }
 
 int tsr_task_laed_roots(tessera_context_t *ctx, tsr_laed_plan_t *plan, int64_t j0, int64_t j1,
@@ -389,7 +391,7 @@ int tsr_task_laed_merge(tessera_context_t *ctx, tessera_data_t *q, tessera_data_
   tsr_laed_merge_args_t args = {.plan = *header, .a = a};
   tessera_data_t *h[3] = {q, plan, work};
   tessera_access_t md[3] = {TESSERA_RW, TESSERA_R, TESSERA_RW};
-  return insert_scoped(ctx, &tsr_kernel_laed_merge, &args, sizeof args, 3, h, md, scope, tag);
+  return insert_in(ctx, &tsr_kernel_laed_merge, &args, sizeof args, 3, h, md, scope, tag, 0);
 }
 
 int tsr_task_eig_prepare(tessera_context_t *ctx, const tsr_eig_prepare_args_t *args,
