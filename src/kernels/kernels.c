@@ -431,13 +431,13 @@ KERNEL_TABLE(identity, identity);
       .flops = op##_flops,                                                                         \
       .size_key = op##_key,                                                                        \
   }
-HOST_KERNEL_TABLE(hb2st);
 HOST_KERNEL_TABLE(hb2st_steps);
 HOST_KERNEL_TABLE(stedc);
 HOST_KERNEL_TABLE(laed_roots);
 HOST_KERNEL_TABLE(eig_prepare);
 KERNEL_TABLE(triangle, triangle_copy);
 KERNEL_TABLE(hefill, hefill);
+KERNEL_TABLE(hb2st, hb2st);
 KERNEL_TABLE(hb2st_apply, hb2st_apply);
 KERNEL_TABLE(laed_rows, laed_rows);
 KERNEL_TABLE(laed_merge, laed_merge);

@@ -104,10 +104,10 @@ typedef struct {
   int n;
 } tsr_hefill_args_t;
 
-/** hb2st (host only): buffers {ab (R) (kd + 1) x n, d (W) n doubles, e (W) n - 1 doubles,
- *  v (W), tau (W)}. The Hermitian band ab (LAPACK's lower band storage, kd subdiagonals) reduced
- *  to the real tridiagonal T (d, e) by bulge chasing, the reflectors of Q2 (ab = Q2 T Q2ᴴ) into
- *  v and tau in cpu/hb2st.h's layout. */
+/** hb2st: buffers {ab (R) (kd + 1) x n, d (W) n doubles, e (W) n - 1 doubles, v (W),
+ *  tau (W)} (GPUs: real dtypes alone). The Hermitian band ab (LAPACK's lower band storage, kd
+ * subdiagonals) reduced to the real tridiagonal T (d, e) by bulge chasing, the reflectors of Q2 (ab
+ * = Q2 T Q2ᴴ) into v and tau in cpu/hb2st.h's layout. */
 typedef struct {
   tessera_dtype_t dtype;
   int n, kd;
@@ -459,6 +459,7 @@ int tsr_cuda_transpose(const tessera_exec_t *ex, void *args);
 int tsr_cuda_identity(const tessera_exec_t *ex, void *args);
 int tsr_cuda_triangle_copy(const tessera_exec_t *ex, void *args);
 int tsr_cuda_hefill(const tessera_exec_t *ex, void *args);
+int tsr_cuda_hb2st(const tessera_exec_t *ex, void *args);
 int tsr_cuda_hb2st_apply(const tessera_exec_t *ex, void *args);
 int tsr_cuda_laed_rows(const tessera_exec_t *ex, void *args);
 int tsr_cuda_laed_merge(const tessera_exec_t *ex, void *args);

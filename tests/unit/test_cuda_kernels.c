@@ -558,6 +558,67 @@ static void hb2st_apply_matches_cpu(void **state) {
     }
 }
 
+/* The bulge chasing on a GPU (hb2st.cu: one cooperative launch, sweeps spread over the thread
+ * blocks) against the CPU's sequential reduction: T's d and e within 1e-9 (f64) or 1e-3 (f32)
+ * of the band's largest entry times n, for bands of 1, 3, 64 and 130 subdiagonals. */
+static void hb2st_matches_cpu(void **state) {
+  (void)state;
+  NEED_GPU();
+  static const int shapes[][2] = {{2, 1}, {157, 3}, {300, 64}, {400, 130}};
+  const tessera_dtype_t real[] = {TESSERA_F32, TESSERA_F64};
+  tt_rng_t r = tt_rng(12);
+  for (int q = 0; q < 2; q++)
+    for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
+      const tessera_dtype_t dt = real[q];
+      const int n = shapes[k][0], kd = shapes[k][1];
+      int64_t nv = 0;
+      const int64_t ntau = tsr_hb2st_reflectors(n, kd, &nv);
+      tile_t ab = tile_random(dt, kd + 1, n, 0, &r),
+             t[5] = {ab,
+                     {NULL, (size_t)n, n, 1},
+                     {NULL, (size_t)n, n, 1},
+                     tile_random(dt, (int)nv + 1, 1, 0, &r),
+                     tile_random(dt, (int)ntau + 1, 1, 0, &r)};
+      double *de = calloc(4 * (size_t)n, sizeof *de);
+      assert_non_null(de);
+      tsr_hb2st_args_t a = {.dtype = dt, .n = n, .kd = kd};
+      tessera_exec_t ex = gpu_exec(5);
+      const size_t es = tessera_dtype_size(dt);
+      const size_t bytes[5] = {tile_bytes(dt, &ab), (size_t)n * 8, (size_t)n * 8,
+                               ((size_t)nv + 1) * es, ((size_t)ntau + 1) * es};
+      for (int b = 0; b < 5; b++) {
+        assert_int_equal(cudaMalloc(&ex.ptr[b], bytes[b]), cudaSuccess);
+        ex.ld[b] = b == 0 ? ab.ld : b < 3 ? (size_t)n : bytes[b] / es;
+      }
+      assert_int_equal(cudaMemcpy(ex.ptr[0], ab.h, bytes[0], cudaMemcpyHostToDevice), cudaSuccess);
+      assert_int_equal(tsr_cuda_hb2st(&ex, &a), 0);
+      assert_int_equal(cudaStreamSynchronize(g.stream), cudaSuccess);
+      assert_int_equal(cudaMemcpy(de + 2 * n, ex.ptr[1], (size_t)n * 8, cudaMemcpyDeviceToHost),
+                       cudaSuccess);
+      assert_int_equal(cudaMemcpy(de + 3 * n, ex.ptr[2], (size_t)n * 8, cudaMemcpyDeviceToHost),
+                       cudaSuccess);
+      for (int b = 0; b < 5; b++) cudaFree(ex.ptr[b]);
+      assert_int_equal(tsr_hb2st(dt, n, kd, ab.h, kd + 1, de, de + n, t[3].h, t[4].h, NULL), 0);
+      double big = 0, err = 0;
+      for (size_t i = 0; i < (size_t)(kd + 1) * (size_t)n; i++) {
+        double re, im;
+        el_get(dt, ab.h, i, &re, &im);
+        big = fmax(big, fabs(re));
+      }
+      for (int i = 0; i < n; i++) {
+        err = fmax(err, fabs(de[i] - de[2 * n + i]));
+        if (i + 1 < n) err = fmax(err, fabs(de[n + i] - de[3 * n + i]));
+      }
+      const double tol = (dt == TESSERA_F64 ? 1e-9 : 1e-3) * big * n;
+      if (!(err <= tol))
+        fail_msg("hb2st %s n %d kd %d: d, e differ by %g (tolerance %g)", tessera_dtype_name(dt), n,
+                 kd, err, tol);
+      free(de);
+      free_tiles(t, 1);
+      free_tiles(t + 3, 2);
+    }
+}
+
 /* trtri above the order cuSOLVER runs whole (recursive halving onto trmm): both triangles,
  * every dtype, and the info of a zero pivot deep in the second half. */
 static void trtri_recursive_matches_cpu(void **state) {
@@ -632,6 +693,7 @@ int main(void) {
       cmocka_unit_test(trtri_recursive_matches_cpu),
       cmocka_unit_test(qr_kernels_match_cpu),
       cmocka_unit_test(hb2st_apply_matches_cpu),
+      cmocka_unit_test(hb2st_matches_cpu),
       cmocka_unit_test(potrf_info_matches_cpu),
       cmocka_unit_test(invalid_arguments_fail_before_enqueuing),
   };

@@ -163,6 +163,30 @@ int tsr_cuda_laed_prepare(const tsr_cuda_laed_t *p, void *stream);
  *  (out[c] < k) or of q2. Returns 0, or -1 for a failed launch. */
 int tsr_cuda_laed_place(const tsr_cuda_laed_t *p, void *stream);
 
+/** The bulge chasing on a GPU (cpu/hb2st.h's reduction; real dtypes): the band ab (LAPACK's
+ *  lower band storage, ldab) loaded into the working band w (ldw >= 2 kd x n, device scratch),
+ *  reduced by one cooperative launch of `blocks` thread blocks (tsr_cuda_hb2st_blocks), the
+ *  reflectors into v and tau (the layout's), T into d and e (doubles). kd: the effective
+ *  bandwidth. scratch: blocks x kd elements; progress: n ints. */
+typedef struct {
+  int n, kd, blocks;
+  const void *ab;
+  size_t ldab;
+  void *w;
+  size_t ldw;
+  void *v, *tau, *scratch;
+  int *progress;
+  double *d, *e;
+} tsr_cuda_hb2st_t;
+
+/** Thread blocks of the bulge chasing's cooperative launch for `sweeps` sweeps on the current
+ *  device: at most those resident at once. -1 when the device cannot say. */
+int tsr_cuda_hb2st_blocks(tessera_dtype_t dtype, int sweeps);
+
+/** Enqueues the bulge chasing of `p`. Returns 0, or -1 for a dtype other than f32 and f64 or a
+ *  failed launch. */
+int tsr_cuda_hb2st_run(tessera_dtype_t dtype, const tsr_cuda_hb2st_t *p, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -233,3 +233,36 @@ int tsr_cuda_laed_merge(const tessera_exec_t *ex, void *args) {
     return TESSERA_ERR_KERNEL;
   return tsr_cuda_laed_place(&p, ex->stream) ? TESSERA_ERR_KERNEL : 0;
 }
+
+/* The bulge chasing on a GPU (hb2st.cu), real dtypes: the working band, the waits' counters and
+ * the blocks' scratch in the worker's workspace. */
+int tsr_cuda_hb2st(const tessera_exec_t *ex, void *args) {
+  const tsr_hb2st_args_t *a = args;
+  tsr_hb2st_layout_t L;
+  const tessera_cuda_scratch_t *s = tsr_cuda_scratch(ex);
+  if (!s || ex->ndata < 5 || tsr_hb2st_layout(a->n, a->kd, &L) ||
+      (a->dtype != TESSERA_F32 && a->dtype != TESSERA_F64))
+    return TESSERA_ERR_KERNEL;
+  if (a->n == 0) return 0;
+  const size_t es = tessera_dtype_size(a->dtype);
+  const int blocks = tsr_cuda_hb2st_blocks(a->dtype, L.sweeps);
+  const size_t wb = aligned((size_t)L.ldw * (size_t)a->n * es);
+  const size_t pb = aligned((size_t)a->n * sizeof(int));
+  const size_t sb = aligned((size_t)(blocks > 0 ? blocks : 1) * (size_t)(L.kd > 0 ? L.kd : 1) * es);
+  if (blocks < 1 || wb + pb + sb > s->workspace_bytes) return TESSERA_ERR_KERNEL;
+  char *ws = s->workspace;
+  const tsr_cuda_hb2st_t p = {.n = a->n,
+                              .kd = L.kd,
+                              .blocks = blocks,
+                              .ab = ex->ptr[0],
+                              .ldab = ex->ld[0],
+                              .w = ws,
+                              .ldw = (size_t)L.ldw,
+                              .v = ex->ptr[3],
+                              .tau = ex->ptr[4],
+                              .scratch = ws + wb + pb,
+                              .progress = (int *)(ws + wb),
+                              .d = ex->ptr[1],
+                              .e = ex->ptr[2]};
+  return tsr_cuda_hb2st_run(a->dtype, &p, ex->stream) ? TESSERA_ERR_KERNEL : 0;
+}

@@ -29,15 +29,16 @@
 
 /* The buffers of one call, freed together, and where its stages run. */
 typedef struct {
-  bool gpu;              /* the GPU forms: an accelerator holds the largest stage (eig_gpu) */
-  tessera_scope_t scope; /* Q2's tasks: those accelerators, else the CPU workers */
-  int workers;           /* the context's CPU workers (cpu_workers) */
-  void *h;               /* n x n working copy (lower), then the eigenvectors */
-  int64_t ldh;           /* its leading dimension */
-  void *ab;              /* the band, (kd + 1) x n */
-  double *d, *e;         /* T */
-  double *z;             /* T's eigenvectors */
-  void *v, *tau;         /* Q2's reflectors */
+  bool gpu;                  /* the GPU forms: an accelerator holds the largest stage (eig_gpu) */
+  tessera_data_t *vh, *tauh; /* Q2's reflectors as workspace handles where a GPU chased */
+  tessera_scope_t scope;     /* Q2's tasks: those accelerators, else the CPU workers */
+  int workers;               /* the context's CPU workers (cpu_workers) */
+  void *h;                   /* n x n working copy (lower), then the eigenvectors */
+  int64_t ldh;               /* its leading dimension */
+  void *ab;                  /* the band, (kd + 1) x n */
+  double *d, *e;             /* T */
+  double *z;                 /* T's eigenvectors */
+  void *v, *tau;             /* Q2's reflectors */
 } bufs_t;
 
 static void bufs_free(bufs_t *b) {
@@ -258,24 +259,52 @@ static int second_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, in
   }
   const size_t es = tessera_dtype_size(dt);
   tessera_matrix_t *E = NULL;
-  tessera_data_t *v = NULL, *tau = NULL;
+  tessera_data_t *v = b->vh, *tau = b->tauh; /* the device's, or the host arrays' */
   const size_t nv = (size_t)lay->nv + 1, nt = (size_t)lay->ntau + 1;
   int rc =
       tessera_matrix_view(ctx, dt, n, n, n, panel_columns(b->gpu, APPLY_COLUMNS), b->h, b->ldh, &E);
-  if (!rc) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->v, nv, 1, nv, es, &v);
-  if (!rc) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->tau, nt, 1, nt, es, &tau);
+  if (!rc && !v) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->v, nv, 1, nv, es, &v);
+  if (!rc && !tau) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->tau, nt, 1, nt, es, &tau);
   if (!rc) rc = tsr_pxhb2st_apply(E, nb, v, tau, b->scope);
   if (!rc) rc = tessera_wait_all(ctx);
-  const int s = (v ? tessera_data_release(ctx, v) : 0) | (tau ? tessera_data_release(ctx, tau) : 0);
+  const int s = (v && v != b->vh ? tessera_data_release(ctx, v) : 0) |
+                (tau && tau != b->tauh ? tessera_data_release(ctx, tau) : 0);
   const int d = E ? tessera_matrix_destroy(E) : 0;
   return rc ? rc : s ? s : d;
 }
 
-/* The band b->ab to T (b->d, b->e) and Q2's reflectors (b->v, b->tau): a pipeline of tasks of a
- * few steps each on a working band (loops/hb2st.c) where the context has CPU workers, else the
- * sequential kernel on this thread; the same result bit for bit. */
+/* The bulge chasing as one task on the accelerators (the GPU forms, real dtypes): T into b->d,
+ * b->e; the reflectors into the workspace handles b->vh, b->tauh, which stay on the device for
+ * Q2's application and are freed without a copy home. */
+static int gpu_chase(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb, bufs_t *b,
+                     const tsr_hb2st_layout_t *lay) {
+  const size_t es = tessera_dtype_size(dt), nv = (size_t)lay->nv + 1, nt = (size_t)lay->ntau + 1;
+  tessera_data_t *ab = NULL, *d = NULL, *e = NULL;
+  int rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->ab, (size_t)nb + 1, (size_t)n,
+                                 (size_t)nb + 1, es, &ab);
+  if (!rc) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->d, (size_t)n, 1, (size_t)n, 8, &d);
+  if (!rc) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->e, (size_t)n, 1, (size_t)n, 8, &e);
+  if (!rc) rc = tessera_data_create_workspace(ctx, nv, 1, es, &b->vh);
+  if (!rc) rc = tessera_data_create_workspace(ctx, nt, 1, es, &b->tauh);
+  const int tag[3] = {0, 0, 0};
+  if (!rc) rc = tsr_task_hb2st(dt, ctx, ab, d, e, b->vh, b->tauh, (int)n, nb, b->scope, tag);
+  if (!rc) rc = tessera_wait_all(ctx);
+  tessera_data_t *h[3] = {ab, d, e};
+  for (int i = 0; i < 3; i++)
+    if (h[i]) {
+      const int r = tessera_data_release(ctx, h[i]);
+      if (!rc) rc = r;
+    }
+  return rc;
+}
+
+/* The band b->ab to T (b->d, b->e) and Q2's reflectors (b->v, b->tau): on a GPU (gpu_chase)
+ * in the GPU forms of a real dtype; else a pipeline of tasks of a few steps each on a working
+ * band (loops/hb2st.c) where the context has CPU workers, else the sequential kernel on this
+ * thread; the same result bit for bit on CPUs. */
 static int chase(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb, bufs_t *b,
                  const tsr_hb2st_layout_t *lay, int workers) {
+  if (b->gpu && !tsr_dtype_complex(dt)) return gpu_chase(ctx, dt, n, nb, b, lay);
   if (workers == 0) {
     tsr_hb2st_args_t ha = {.dtype = dt, .n = (int)n, .kd = nb};
     void *hp[5] = {b->ab, b->d, b->e, b->v, b->tau};
@@ -326,8 +355,9 @@ static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t 
   if (tsr_hb2st_layout((int)n, nb, &lay))
     return tsr_error(ctx, TESSERA_ERR_STATE, "syevd: no bulge chasing for n = %lld, kd = %d",
                      (long long)n, nb);
-  b->v = calloc((size_t)lay.nv + 1, es);
-  b->tau = calloc((size_t)lay.ntau + 1, es);
+  const bool on_gpu = b->gpu && !tsr_dtype_complex(dt); /* gpu_chase's reflectors stay there */
+  b->v = calloc(on_gpu ? 1 : (size_t)lay.nv + 1, es);
+  b->tau = calloc(on_gpu ? 1 : (size_t)lay.ntau + 1, es);
   /* T's eigenvectors straight into E where the dtype is the real double, else converted */
   const bool direct = dt == TESSERA_F64;
   if (job == TESSERA_VECTORS && !direct) b->z = malloc((size_t)(n * n) * sizeof *b->z);
@@ -438,6 +468,9 @@ static int solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tesse
   tsr_he2hb_t H = {0};
   int rc = reduce_to_band(ctx, dt, n, nb, &b, &H);
   if (!rc) rc = solve_band(ctx, dt, job, n, nb, &b);
+  const int freed = (b.vh ? tessera_data_release(ctx, b.vh) : 0) |
+                    (b.tauh ? tessera_data_release(ctx, b.tauh) : 0);
+  if (!rc) rc = freed;
   if (!rc && job == TESSERA_VECTORS) rc = first_back(ctx, dt, n, nb, &b, &H);
   tsr_he2hb_destroy(&H);
   if (!rc) {

@@ -213,6 +213,15 @@ int tsr_task_triangle(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_dat
   return insert(ctx, &tsr_kernel_triangle, &args, sizeof args, 2, h, md, tag, prio);
 }
 
+int tsr_task_hb2st(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *ab,
+                   tessera_data_t *d, tessera_data_t *e, tessera_data_t *v, tessera_data_t *tau,
+                   int n, int kd, tessera_scope_t scope, const int tag[3]) {
+  tsr_hb2st_args_t args = {.dtype = dtype, .n = n, .kd = kd};
+  tessera_data_t *h[5] = {ab, d, e, v, tau};
+  tessera_access_t md[5] = {TESSERA_R, TESSERA_W, TESSERA_W, TESSERA_W, TESSERA_W};
+  return insert_scoped(ctx, &tsr_kernel_hb2st, &args, sizeof args, 5, h, md, scope, tag);
+}
+
 int tsr_task_hb2st_apply(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *v,
                          tessera_data_t *tau, tessera_data_t *e, int n, int kd, int m,
                          tessera_scope_t scope, const int tag[3]) {

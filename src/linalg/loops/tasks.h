@@ -54,6 +54,11 @@ int tsr_task_lacpy_block(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_
 int tsr_task_triangle(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
                       int src_row, char uplo, tessera_data_t *dst, int k, const int tag[3],
                       int prio);
+/** The bulge chasing of the band ab (R, (kd + 1) x n) into d, e (W, n doubles each) and the
+ *  reflectors v, tau (W), within `scope`. */
+int tsr_task_hb2st(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *ab,
+                   tessera_data_t *d, tessera_data_t *e, tessera_data_t *v, tessera_data_t *tau,
+                   int n, int kd, tessera_scope_t scope, const int tag[3]);
 /** e (n x m, RW) = Q2 e with the bulge chasing's reflectors v, tau (R) of a band of order n and
  *  kd subdiagonals, within `scope`. */
 int tsr_task_hb2st_apply(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *v,
