@@ -3,9 +3,9 @@
  * does them (the bulge times the previous reflector, larfg, the rest of the bulge, the diagonal
  * block's two-sided update), on the working band in device memory. Step (s, j) waits for step
  * (s - 1, j + 1) (or sweep s - 1's last) through a progress counter per sweep, spun on by one
- * thread and published after a fence; the launch is cooperative so that every block is resident
- * and a wait always ends. The band is read and written through volatile pointers (loads that
- * bypass L1): another block's steps change it between this block's. */
+ * thread and published after every thread's fence; the launch is cooperative so that every block
+ * is resident and a wait always ends. The band is read and written through volatile pointers
+ * (loads that bypass L1): another block's steps change it between this block's. */
 #include <cuda_runtime.h>
 
 #include "kernels/cuda/cuda_kernels.h"
@@ -149,11 +149,9 @@ __global__ void chase(int n, int kd, T *w, long long ldw, T *v, T *tau, T *scrat
       }
       __syncthreads();
       step(n, kd, w, ldw - 1, s, j, steps0, v, tau, work, part);
+      __threadfence(); /* every thread's writes to the band, before the step is published */
       __syncthreads();
-      if (threadIdx.x == 0) {
-        __threadfence();
-        prog[s] = j + 1;
-      }
+      if (threadIdx.x == 0) prog[s] = j + 1;
     }
   }
 }
