@@ -213,7 +213,9 @@ extern "C" int tsr_cuda_hb2st_blocks(tessera_dtype_t dtype, int sweeps) {
           ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, chase<double>, kThreads, 0)
           : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, chase<float>, kThreads, 0);
   if (e != cudaSuccess || per < 1) return -1;
-  const int most = sms * per;
+  /* a block per multiprocessor: more would only spin beside the working ones (about n / (2 kd)
+   * sweeps are in flight at once) */
+  const int most = sms;
   return sweeps < most ? (sweeps > 0 ? sweeps : 1) : most;
 }
 
