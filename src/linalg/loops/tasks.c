@@ -219,7 +219,7 @@ int tsr_task_hb2st(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t
   tsr_hb2st_args_t args = {.dtype = dtype, .n = n, .kd = kd};
   tessera_data_t *h[5] = {ab, d, e, v, tau};
   tessera_access_t md[5] = {TESSERA_R, TESSERA_W, TESSERA_W, TESSERA_W, TESSERA_W};
-  return insert_scoped(ctx, &tsr_kernel_hb2st, &args, sizeof args, 5, h, md, scope, tag);
+  return insert_in(ctx, &tsr_kernel_hb2st, &args, sizeof args, 5, h, md, scope, tag, 0);
 }
 
 int tsr_task_hb2st_apply(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *v,
