@@ -167,7 +167,7 @@ int tsr_cuda_laed_place(const tsr_cuda_laed_t *p, void *stream);
  *  lower band storage, ldab) loaded into the working band w (ldw >= 2 kd x n, device scratch),
  *  reduced by one cooperative launch of `blocks` thread blocks (tsr_cuda_hb2st_blocks), the
  *  reflectors into v and tau (the layout's), T into d and e (doubles). kd: the effective
- *  bandwidth. scratch: blocks x kd elements; progress: n ints. */
+ *  bandwidth. scratch: blocks x 5 kd elements; progress: n ints. */
 typedef struct {
   int n, kd, blocks;
   const void *ab;
@@ -179,9 +179,10 @@ typedef struct {
   double *d, *e;
 } tsr_cuda_hb2st_t;
 
-/** Thread blocks of the bulge chasing's cooperative launch for `sweeps` sweeps on the current
- *  device: at most those resident at once. -1 when the device cannot say. */
-int tsr_cuda_hb2st_blocks(tessera_dtype_t dtype, int sweeps);
+/** Thread blocks of the bulge chasing's cooperative launch for `sweeps` sweeps of a band of kd
+ *  subdiagonals on the current device: at most those resident at once. -1 when the device
+ *  cannot say or the dtype is not f32 or f64. */
+int tsr_cuda_hb2st_blocks(tessera_dtype_t dtype, int kd, int sweeps);
 
 /** Enqueues the bulge chasing of `p`. Returns 0, or -1 for a dtype other than f32 and f64 or a
  *  failed launch. */

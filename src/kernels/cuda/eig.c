@@ -245,10 +245,11 @@ int tsr_cuda_hb2st(const tessera_exec_t *ex, void *args) {
     return TESSERA_ERR_KERNEL;
   if (a->n == 0) return 0;
   const size_t es = tessera_dtype_size(a->dtype);
-  const int blocks = tsr_cuda_hb2st_blocks(a->dtype, L.sweeps);
+  const int blocks = tsr_cuda_hb2st_blocks(a->dtype, L.kd, L.sweeps);
   const size_t wb = aligned((size_t)L.ldw * (size_t)a->n * es);
   const size_t pb = aligned((size_t)a->n * sizeof(int));
-  const size_t sb = aligned((size_t)(blocks > 0 ? blocks : 1) * (size_t)(L.kd > 0 ? L.kd : 1) * es);
+  const size_t sb =
+      aligned((size_t)(blocks > 0 ? blocks : 1) * 5 * (size_t)(L.kd > 0 ? L.kd : 1) * es);
   if (blocks < 1 || wb + pb + sb > s->workspace_bytes) return TESSERA_ERR_KERNEL;
   char *ws = s->workspace;
   const tsr_cuda_hb2st_t p = {.n = a->n,

@@ -4,15 +4,24 @@
  * block's two-sided update), on the working band in device memory. Step (s, j) waits for step
  * (s - 1, j + 1) (or sweep s - 1's last) through a progress counter per sweep, spun on by one
  * thread and published after every thread's fence; the launch is cooperative so that every block
- * is resident and a wait always ends. The band is read and written through volatile pointers
- * (loads that bypass L1): another block's steps change it between this block's. */
+ * is resident and a wait always ends. The band is read and written at L2 (__ldcg, __stcg): other
+ * blocks' steps change it between this block's, and L1 is not coherent across blocks.
+ *
+ * Every pass over a block of the band is spread over all the threads with coalesced accesses:
+ * products with a block by rows (a thread per row and column group, partial sums in shared
+ * memory) or by columns (a warp per column), updates element by element. The right reflector of
+ * the previous step and the left reflector of this one are applied to the bulge in one pass:
+ * B (I - tu u uᵀ) = B - tu y uᵀ with y = B u, and (I - t v vᵀ) of that subtracts t v wᵀ with
+ * w = Bᵀ v - tu u (yᵀ v). */
 #include <cuda_runtime.h>
 
 #include "kernels/cuda/cuda_kernels.h"
 
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = 1024, kWarps = kThreads / 32;
+/* The step's vectors live in shared memory up to this size, else in the block's scratch. */
+constexpr size_t kSharedVectors = 32 << 10;
 
 /* Steps of sweep s (cpu/hb2st.h's tsr_hb2st_steps). */
 __device__ int steps_of(int n, int kd, int s) {
@@ -22,121 +31,206 @@ __device__ int steps_of(int n, int kd, int s) {
   return (rows + kd - 1) / kd;
 }
 
-/* The sum of x over the block (every thread gets it); part: blockDim.x entries. */
-template <typename T> __device__ T block_sum(T x, T *part) {
-  part[threadIdx.x] = x;
+template <typename T> __device__ T get(const T *p) { return __ldcg(p); }
+template <typename T> __device__ void put(T *p, T x) { __stcg(p, x); }
+
+template <typename T> __device__ T warp_sum(T x) {
+  for (int o = 16; o > 0; o /= 2) x += __shfl_xor_sync(0xffffffffu, x, o);
+  return x;
+}
+
+/* The sum of x over the block (every thread gets it); red: kWarps entries. */
+template <typename T> __device__ T block_sum(T x, T *red) {
+  x = warp_sum(x);
+  if (threadIdx.x % 32 == 0) red[threadIdx.x / 32] = x;
   __syncthreads();
-  for (int h = blockDim.x / 2; h > 0; h /= 2) {
-    if (threadIdx.x < h) part[threadIdx.x] += part[threadIdx.x + h];
-    __syncthreads();
-  }
-  const T r = part[0];
+  T r = 0;
+  for (int k = 0; k < kWarps; k++) r += red[k];
   __syncthreads();
   return r;
 }
 
-/* LAPACK's larfg on alpha (*a) and the n - 1 entries x (a real dtype): beta into *a, x scaled to
- * the vector's tail, tau returned (every thread). */
-template <typename T> __device__ T larfg(int n, volatile T *a, volatile T *x, T *part) {
-  if (n <= 1) return T(0);
-  T ss = 0;
-  for (int i = threadIdx.x; i < n - 1; i += blockDim.x) ss += x[i] * x[i];
-  const T xnorm = sqrt(block_sum(ss, part));
-  const T alpha = *a;
-  if (xnorm == T(0)) return T(0);
-  T beta = -copysign(hypot(alpha, xnorm), alpha);
-  const T safmin = sizeof(T) == 8 ? T(2.2250738585072014e-308) / T(1.1102230246251565e-16)
-                                  : T(1.17549435e-38f) / T(5.96046448e-08f);
-  T scale = 1, al = alpha;
-  int k = 0;
-  if (fabs(beta) < safmin) { /* rescale as LAPACK does; rare */
-    const T rsafmn = T(1) / safmin;
-    T xn = xnorm;
-    do {
-      k++;
-      scale *= rsafmn, al *= rsafmn, xn *= rsafmn;
-      beta *= rsafmn;
-    } while (fabs(beta) < safmin && k < 20);
-    beta = -copysign(hypot(al, xn), al);
+/* A block of `rows` rows by rows: threads (g, r) take row i0 + r of column group g. */
+struct Rows {
+  int R, G, g, r;
+};
+__device__ Rows rows_of(int rows) {
+  const int R = min((rows + 31) / 32 * 32, kThreads);
+  return {R, kThreads / R, static_cast<int>(threadIdx.x) / R, static_cast<int>(threadIdx.x) % R};
+}
+
+/* y = M x over columns c0 .. cols - 1 of M (rows x cols, column stride ld, in the band), only
+ * c <= i where lower; x and y in the block's vectors; part: kThreads entries. */
+template <typename T>
+__device__ void by_rows(int rows, int c0, int cols, bool lower, const T *m, long long ld,
+                        const T *x, T *y, T *part) {
+  const Rows L = rows_of(rows);
+  for (int i0 = 0; i0 < rows; i0 += L.R) {
+    const int i = i0 + L.r;
+    T acc = 0;
+    if (L.g < L.G && i < rows) {
+      const int end = lower ? min(cols, i + 1) : cols;
+      for (int c = c0 + L.g; c < end; c += L.G) acc += get(m + i + c * ld) * x[c];
+    }
+    part[threadIdx.x] = acc;
+    __syncthreads();
+    if (static_cast<int>(threadIdx.x) < L.R && i0 + static_cast<int>(threadIdx.x) < rows) {
+      T sum = 0;
+      for (int k = 0; k < L.G; k++) sum += part[k * L.R + threadIdx.x];
+      y[i0 + threadIdx.x] = sum;
+    }
+    __syncthreads();
   }
-  const T tau = (beta - al) / beta, inv = T(1) / (al - beta);
-  for (int i = threadIdx.x; i < n - 1; i += blockDim.x) x[i] = x[i] * scale * inv;
-  for (int i = 0; i < k; i++) beta *= safmin;
+}
+
+/* z[c] (+)= sum over rows i (i > c where lower) of M[i, c] x[i], c = c0 .. cols - 1: a warp per
+ * column. */
+template <typename T>
+__device__ void by_columns(int rows, int c0, int cols, bool lower, const T *m, long long ld,
+                           const T *x, T *z, bool add) {
+  const int w = threadIdx.x / 32, l = threadIdx.x % 32;
+  for (int c = c0 + w; c < cols; c += kWarps) {
+    T acc = 0;
+    for (int i = (lower ? c + 1 : 0) + l; i < rows; i += 32) acc += get(m + i + c * ld) * x[i];
+    acc = warp_sum(acc);
+    if (l == 0) z[c] = add ? z[c] + acc : acc;
+  }
   __syncthreads();
-  if (threadIdx.x == 0) *a = beta;
+}
+
+/* LAPACK's larfg on the len entries of col (alpha first): beta into col[0], the vector's tail
+ * into vv[1 ..] and vg[1 ..] (vv[0] = vg[0] = 1), zeros below beta; tau returned (every
+ * thread). */
+template <typename T> __device__ T larfg(int len, T *col, T *vv, T *vg, T *red) {
+  const T alpha = get(col); /* read before the sum's barrier: thread 0 writes beta there */
+  T ss = 0;
+  for (int i = 1 + threadIdx.x; i < len; i += kThreads) {
+    const T x = get(col + i);
+    ss += x * x;
+  }
+  const T xnorm = sqrt(block_sum(ss, red));
+  T tau = 0, beta = alpha, inv = 1, scale = 1;
+  int k = 0;
+  if (xnorm != T(0)) {
+    beta = -copysign(hypot(alpha, xnorm), alpha);
+    const T safmin = sizeof(T) == 8 ? T(2.2250738585072014e-308) / T(1.1102230246251565e-16)
+                                    : T(1.17549435e-38f) / T(5.96046448e-08f);
+    T al = alpha;
+    if (fabs(beta) < safmin) { /* rescale as LAPACK does; rare */
+      const T rsafmn = T(1) / safmin;
+      T xn = xnorm;
+      do {
+        k++;
+        scale *= rsafmn, al *= rsafmn, xn *= rsafmn, beta *= rsafmn;
+      } while (fabs(beta) < safmin && k < 20);
+      beta = -copysign(hypot(al, xn), al);
+    }
+    tau = (beta - al) / beta, inv = T(1) / (al - beta);
+    for (int i = 0; i < k; i++) beta *= safmin;
+  }
+  for (int i = 1 + threadIdx.x; i < len; i += kThreads) {
+    const T x = xnorm != T(0) ? get(col + i) * scale * inv : get(col + i);
+    vv[i] = x, vg[i] = x;
+    put(col + i, T(0));
+  }
+  if (threadIdx.x == 0) vv[0] = 1, vg[0] = 1, put(col, beta);
   __syncthreads();
   return tau;
 }
 
+/* The step's vectors (kd entries each) and the block's reduction scratch. */
+template <typename T> struct Vecs {
+  T *u, *y, *x, *z, *vv, *part, *red;
+};
+
 /* Step (s, j) of the reduction on the working band w (ld = ldw - 1 its dense view), as
- * cpu/hb2st.c's step; work: kd entries of device scratch of this block. */
+ * cpu/hb2st.c's step. */
 template <typename T>
-__device__ void step(int n, int kd, volatile T *w, long long ld, int s, int j, int steps0, T *v,
-                     T *tau, T *work, T *part) {
+__device__ void step(int n, int kd, T *w, long long ld, int s, int j, int steps0, T *v, T *tau,
+                     const Vecs<T> &V) {
   const int lo = s + 1 + j * kd, hi = min(lo + kd - 1, n - 1), len = hi - lo + 1;
   const long long slot = static_cast<long long>(s) * steps0 + j;
   T *vj = v + slot * kd;
-  volatile T *col = w + lo + static_cast<long long>(j == 0 ? s : lo - kd) * ld;
+  T *col = w + lo + static_cast<long long>(j == 0 ? s : lo - kd) * ld;
+  T tu = 0;
   if (j > 0) {
+    tu = tau[slot - 1];
     const T *u = v + (slot - 1) * kd;
-    const T tu = tau[slot - 1];
-    if (tu != T(0)) { /* the bulge B (len x kd) times H(s, j - 1): B -= tu (B u) uᵀ */
-      for (int i = threadIdx.x; i < len; i += blockDim.x) {
-        T y = 0;
-        for (int c = 0; c < kd; c++) y += col[i + c * ld] * u[c];
-        work[i] = y;
-      }
-      __syncthreads();
-      for (int i = threadIdx.x; i < len; i += blockDim.x)
-        for (int c = 0; c < kd; c++) col[i + c * ld] -= tu * work[i] * u[c];
+    for (int c = threadIdx.x; c < kd; c += kThreads) V.u[c] = u[c];
+    for (int i = threadIdx.x; i < len; i += kThreads) V.y[i] = 0;
+    __syncthreads();
+    if (tu != T(0)) { /* y = B u, and the bulge's first column times H(s, j - 1) */
+      by_rows(len, 0, kd, false, col, ld, V.u, V.y, V.part);
+      for (int i = threadIdx.x; i < len; i += kThreads)
+        put(col + i, get(col + i) - tu * V.y[i] * V.u[0]);
       __syncthreads();
     }
   }
-  for (int i = threadIdx.x; i < kd; i += blockDim.x) vj[i] = i == 0 ? T(1) : T(0);
-  if (threadIdx.x == 0) tau[slot] = 0;
-  __syncthreads();
-  if (j > 0 && len == 1) return;
-  const T t = larfg(len, col, col + 1, part);
-  for (int i = 1 + threadIdx.x; i < len; i += blockDim.x) vj[i] = col[i], col[i] = 0;
+  for (int i = len + threadIdx.x; i < kd; i += kThreads) vj[i] = 0;
+  T t = 0;
+  if (j == 0 || len > 1) {
+    t = larfg(len, col, V.vv, vj, V.red);
+  } else {
+    if (threadIdx.x == 0) V.vv[0] = 1, vj[0] = 1;
+    __syncthreads();
+  }
   if (threadIdx.x == 0) tau[slot] = t;
+  if (j > 0 && kd > 1 && (tu != T(0) || t != T(0))) { /* the rest of the bulge, both sides */
+    T gamma = 0;
+    if (t != T(0)) {
+      by_columns(len, 1, kd, false, col, ld, V.vv, V.z, false); /* z = B2ᵀ v */
+      T part = 0;
+      for (int i = threadIdx.x; i < len; i += kThreads) part += V.y[i] * V.vv[i];
+      gamma = block_sum(part, V.red);
+    }
+    const Rows L = rows_of(len);
+    for (int i0 = 0; i0 < len; i0 += L.R) {
+      const int i = i0 + L.r;
+      if (L.g >= L.G || i >= len) continue;
+      const T yi = tu * V.y[i], vi = t * V.vv[i];
+      for (int c = 1 + L.g; c < kd; c += L.G) {
+        T *p = col + i + c * ld;
+        const T wc = t != T(0) ? V.z[c] - tu * V.u[c] * gamma : T(0);
+        put(p, get(p) - yi * V.u[c] - vi * wc);
+      }
+    }
+    __syncthreads();
+  }
+  if (t == T(0) || len < 2) return;
+  /* C = H C H on the diagonal block (its lower triangle): x = t C v, x += alpha v with
+   * alpha = -t (vᵀ x) / 2, C -= v xᵀ + x vᵀ */
+  T *C = w + static_cast<long long>(lo) * (ld + 1);
+  by_rows(len, 0, len, true, C, ld, V.vv, V.x, V.part);
+  by_columns(len, 0, len, true, C, ld, V.vv, V.x, true);
+  T dot = 0;
+  for (int i = threadIdx.x; i < len; i += kThreads) dot += V.vv[i] * V.x[i];
+  const T alpha = T(-0.5) * t * t * block_sum(dot, V.red);
+  for (int i = threadIdx.x; i < len; i += kThreads) V.x[i] = t * V.x[i] + alpha * V.vv[i];
   __syncthreads();
-  if (t == T(0)) return;
-  if (j > 0 && kd > 1) { /* the rest of the bulge B2 (len x kd - 1): B2 -= t v (B2ᵀ v)ᵀ */
-    volatile T *b2 = col + ld;
-    for (int c = threadIdx.x; c < kd - 1; c += blockDim.x) {
-      T y = 0;
-      for (int i = 0; i < len; i++) y += b2[i + c * ld] * vj[i];
-      work[c] = y;
+  const Rows L = rows_of(len);
+  for (int i0 = 0; i0 < len; i0 += L.R) {
+    const int i = i0 + L.r;
+    if (L.g >= L.G || i >= len) continue;
+    const T vi = V.vv[i], xi = V.x[i];
+    for (int c = L.g; c <= i; c += L.G) {
+      T *p = C + i + c * ld;
+      put(p, get(p) - vi * V.x[c] - xi * V.vv[c]);
     }
-    __syncthreads();
-    for (int i = threadIdx.x; i < len; i += blockDim.x)
-      for (int c = 0; c < kd - 1; c++) b2[i + c * ld] -= t * vj[i] * work[c];
-    __syncthreads();
   }
-  if (len > 1) { /* C = H C H on the diagonal block (its lower triangle) */
-    volatile T *C = w + static_cast<long long>(lo) * (ld + 1);
-    T dot = 0;
-    for (int i = threadIdx.x; i < len; i += blockDim.x) { /* work = t C v */
-      T y = 0;
-      for (int c = 0; c < len; c++) y += (c <= i ? C[i + c * ld] : C[c + i * ld]) * vj[c];
-      work[i] = t * y;
-      dot += vj[i] * work[i];
-    }
-    const T alpha = T(-0.5) * t * block_sum(dot, part);
-    for (int i = threadIdx.x; i < len; i += blockDim.x) work[i] += alpha * vj[i];
-    __syncthreads();
-    for (int c = 0; c < len; c++) /* C -= v workᵀ + work vᵀ, lower */
-      for (int i = c + threadIdx.x; i < len; i += blockDim.x)
-        C[i + c * ld] -= vj[i] * work[c] + work[i] * vj[c];
-    __syncthreads();
-  }
+  __syncthreads();
 }
 
 template <typename T>
-__global__ void chase(int n, int kd, T *w, long long ldw, T *v, T *tau, T *scratch, int *progress) {
-  __shared__ T part[kThreads];
+__global__ void __launch_bounds__(kThreads, 1)
+    chase(int n, int kd, T *w, long long ldw, T *v, T *tau, T *scratch, int *progress) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  T *sh = reinterpret_cast<T *>(smem);
+  const size_t vec_bytes = 5 * static_cast<size_t>(kd) * sizeof(T);
+  T *vecs = vec_bytes <= kSharedVectors ? sh + kThreads + kWarps
+                                        : scratch + static_cast<long long>(blockIdx.x) * 5 * kd;
+  const Vecs<T> V = {vecs, vecs + kd, vecs + 2 * kd, vecs + 3 * kd, vecs + 4 * kd, sh,
+                     sh + kThreads};
   const int sweeps = n - 1, steps0 = steps_of(n, kd, 0);
-  T *work = scratch + static_cast<long long>(blockIdx.x) * kd;
   volatile int *prog = progress;
   for (int s = blockIdx.x; s < sweeps; s += gridDim.x) {
     const int steps = steps_of(n, kd, s), before = s > 0 ? steps_of(n, kd, s - 1) : 0;
@@ -148,12 +242,17 @@ __global__ void chase(int n, int kd, T *w, long long ldw, T *v, T *tau, T *scrat
         __threadfence();
       }
       __syncthreads();
-      step(n, kd, w, ldw - 1, s, j, steps0, v, tau, work, part);
+      step(n, kd, w, ldw - 1, s, j, steps0, v, tau, V);
       __threadfence(); /* every thread's writes to the band, before the step is published */
       __syncthreads();
       if (threadIdx.x == 0) prog[s] = j + 1;
     }
   }
+}
+
+template <typename T> size_t shared_bytes(int kd) {
+  const size_t vec = 5 * static_cast<size_t>(kd) * sizeof(T);
+  return (kThreads + kWarps) * sizeof(T) + (vec <= kSharedVectors ? vec : 0);
 }
 
 /* The working band from LAPACK's lower band storage: rows 0 .. min(kd, n - 1 - j) of column j
@@ -176,6 +275,18 @@ __global__ void extract(int n, const T *w, long long ldw, double *d, double *e) 
   }
 }
 
+template <typename T> int blocks_for(int kd, int sweeps) {
+  int dev = 0, sms = 0, per = 0;
+  const size_t sh = shared_bytes<T>(kd);
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, chase<T>, kThreads, sh) != cudaSuccess ||
+      per < 1)
+    return -1;
+  /* a block per multiprocessor: about n / (2 kd) sweeps are in flight at once */
+  return sweeps < sms ? (sweeps > 0 ? sweeps : 1) : sms;
+}
+
 template <typename T> int run(const tsr_cuda_hb2st_t *p, cudaStream_t st) {
   const int n = p->n, kd = p->kd;
   const long long ldw = static_cast<long long>(p->ldw);
@@ -193,7 +304,7 @@ template <typename T> int run(const tsr_cuda_hb2st_t *p, cudaStream_t st) {
     int *pg = p->progress;
     void *args[] = {&nn, &kk, &wt, &lw, &vt, &tt, &sc, &pg};
     if (cudaLaunchCooperativeKernel(reinterpret_cast<void *>(chase<T>), dim3(p->blocks),
-                                    dim3(kThreads), args, 0, st) != cudaSuccess)
+                                    dim3(kThreads), args, shared_bytes<T>(kd), st) != cudaSuccess)
       return -1;
   }
   const unsigned b = static_cast<unsigned>((n + 255) / 256 < 1024 ? (n + 255) / 256 : 1024);
@@ -203,20 +314,10 @@ template <typename T> int run(const tsr_cuda_hb2st_t *p, cudaStream_t st) {
 
 } // namespace
 
-extern "C" int tsr_cuda_hb2st_blocks(tessera_dtype_t dtype, int sweeps) {
-  int dev = 0, sms = 0, per = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
-    return -1;
-  const cudaError_t e =
-      dtype == TESSERA_F64
-          ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, chase<double>, kThreads, 0)
-          : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, chase<float>, kThreads, 0);
-  if (e != cudaSuccess || per < 1) return -1;
-  /* a block per multiprocessor: more would only spin beside the working ones (about n / (2 kd)
-   * sweeps are in flight at once) */
-  const int most = sms;
-  return sweeps < most ? (sweeps > 0 ? sweeps : 1) : most;
+extern "C" int tsr_cuda_hb2st_blocks(tessera_dtype_t dtype, int kd, int sweeps) {
+  if (dtype == TESSERA_F64) return blocks_for<double>(kd, sweeps);
+  if (dtype == TESSERA_F32) return blocks_for<float>(kd, sweeps);
+  return -1;
 }
 
 extern "C" int tsr_cuda_hb2st_run(tessera_dtype_t dtype, const tsr_cuda_hb2st_t *p, void *stream) {
