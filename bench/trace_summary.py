@@ -3,9 +3,10 @@ spans by lane, the events of the last --window milliseconds in start order (one 
 repeated benchmark), and with --chain KERNEL that kernel's tasks of the last call one after the
 other (a factorization's panels: each one's span from its enqueue, and the wait before it since
 the previous one completed); with --stages, each kernel's window (its first start and last end
-from the trace's first event: the stages of a pipeline such as the eigensolver's).
+from the trace's first event: the stages of a pipeline such as the eigensolver's); with --workers
+FROM:TO, each worker's busy time by kernel between those milliseconds from the first event.
 
-  python3 bench/trace_summary.py f.json --window 10 [--chain getrf] [--stages]
+  python3 bench/trace_summary.py f.json --window 10 [--chain getrf] [--stages] [--workers 0:500]
 """
 import argparse
 import collections
@@ -16,6 +17,7 @@ ap.add_argument("trace")
 ap.add_argument("--window", type=float, default=10.0, help="milliseconds before the last event")
 ap.add_argument("--chain", help="kernel whose tasks of the last call form the critical chain")
 ap.add_argument("--stages", action="store_true", help="each kernel's first start and last end")
+ap.add_argument("--workers", help="FROM:TO ms from the first event: each worker's busy time")
 args = ap.parse_args()
 ev = [e for e in json.load(open(args.trace))["traceEvents"] if e.get("ph") == "X"]
 names = {e["tid"]: e["args"]["name"] for e in json.load(open(args.trace))["traceEvents"]
@@ -80,3 +82,16 @@ if args.stages:
     print(f"\nstages (ms from the first event):\n{'kernel':16s} {'first':>9s} {'last':>9s}")
     for k, (a, b) in sorted(win.items(), key=lambda kv: kv[1][0]):
         print(f"{k:16s} {a / 1e3:9.1f} {b / 1e3:9.1f}")
+if args.workers:
+    t0 = min(e["ts"] for e in ev)
+    lo, hi = (float(x) * 1e3 for x in args.workers.split(":"))
+    busy = collections.defaultdict(lambda: collections.defaultdict(float))
+    for e in ev:
+        a, b = max(e["ts"] - t0, lo), min(e["ts"] + e["dur"] - t0, hi)
+        if b > a:
+            busy[names.get(e["tid"], str(e["tid"]))][e["args"]["kernel"]] += b - a
+    print(f"\nworkers' busy ms from {lo / 1e3:.0f} to {hi / 1e3:.0f} ms:")
+    for w, per_kernel in sorted(busy.items()):
+        top = sorted(per_kernel.items(), key=lambda kv: -kv[1])[:5]
+        print(f"{w[:14]:14s} {sum(per_kernel.values()) / 1e3:9.1f}  "
+              + " ".join(f"{k}={v / 1e3:.0f}" for k, v in top))
