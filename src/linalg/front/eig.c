@@ -465,13 +465,20 @@ static int solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tesse
   }
   const double s = scaling(dt, amax);
   if (s != 1) scale_lower(dt, n, b.h, b.ldh, s);
+  /* the GPU forms' tile stages (the band reduction, Q1) within the call's accelerators: a CPU
+   * worker taking one of their gemms would move its tiles to the host and back */
+  const tessera_scope_t outer = tessera_get_scope(ctx);
   tsr_he2hb_t H = {0};
-  int rc = reduce_to_band(ctx, dt, n, nb, &b, &H);
+  int rc = b.gpu ? tessera_set_scope(ctx, b.scope) : 0;
+  if (!rc) rc = reduce_to_band(ctx, dt, n, nb, &b, &H);
+  (void)tessera_set_scope(ctx, outer);
   if (!rc) rc = solve_band(ctx, dt, job, n, nb, &b);
   const int freed = (b.vh ? tessera_data_release(ctx, b.vh) : 0) |
                     (b.tauh ? tessera_data_release(ctx, b.tauh) : 0);
   if (!rc) rc = freed;
+  if (!rc && job == TESSERA_VECTORS && b.gpu) rc = tessera_set_scope(ctx, b.scope);
   if (!rc && job == TESSERA_VECTORS) rc = first_back(ctx, dt, n, nb, &b, &H);
+  (void)tessera_set_scope(ctx, outer);
   tsr_he2hb_destroy(&H);
   if (!rc) {
     store_values(dt, n, b.d, s, w);
