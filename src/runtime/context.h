@@ -96,6 +96,11 @@ struct tessera_context {
   void *upper; /* the layers above keep their state of the context here (runtime/attach.h) */
 };
 
+/** Waits for every task inserted so far that uses `h` and frees it without bringing its latest
+ *  contents home (tessera_data_release without the copy): for a working copy whose last contents
+ *  nobody reads. Returns 0 or a negative status. */
+int tsr_data_drop(tessera_context_t *ctx, tessera_data_t *h);
+
 /** Allocates / frees host memory for tiles (pinned when a backend offers it). */
 void *tsr_host_alloc(tessera_context_t *ctx, size_t bytes);
 void tsr_host_free(tessera_context_t *ctx, void *ptr);

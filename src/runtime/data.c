@@ -140,20 +140,29 @@ int tessera_data_sync(tessera_context_t *ctx, tessera_data_t *h) {
   return atomic_load(&ctx->flow_status);
 }
 
-int tessera_data_release(tessera_context_t *ctx, tessera_data_t *h) {
+/* Frees h once its tasks have finished, its latest contents first brought home where `home`. */
+static int release(tessera_context_t *ctx, tessera_data_t *h, bool home, const char *f) {
   if (!h) return 0;
   if (!ctx) return -1;
-  if (h->ctx != ctx) return tsr_error(ctx, -2, "data_release: handle of another context");
+  if (h->ctx != ctx) return tsr_error(ctx, -2, "%s: handle of another context", f);
   tsr_wait_zero(ctx, &h->pending);
   void *p;
   size_t ld;
-  int rc = home_unallocated(h) ? 0 : tsr_data_acquire(h, h->home, TESSERA_R, &p, &ld);
+  int rc = !home || home_unallocated(h) ? 0 : tsr_data_acquire(h, h->home, TESSERA_R, &p, &ld);
   drop_task_refs(h);
   for (int n = 0; n < TSR_MAX_NODES; n++) tsr_replica_free(ctx, h, n);
   pthread_mutex_destroy(&h->lock);
   free(h->readers);
   free(h);
   return rc;
+}
+
+int tessera_data_release(tessera_context_t *ctx, tessera_data_t *h) {
+  return release(ctx, h, true, "data_release");
+}
+
+int tsr_data_drop(tessera_context_t *ctx, tessera_data_t *h) {
+  return release(ctx, h, false, "data_drop");
 }
 
 void *tessera_data_ptr(const tessera_data_t *h) {

@@ -109,6 +109,10 @@ int tsr_matrix_check_host(const tessera_matrix_t *A, double tile_bytes);
 /** Allocates A's (empty) tile list: 0 or TESSERA_ERR_NOMEM with a message. */
 int tsr_matrix_tile_list(tessera_matrix_t *A);
 
+/** tessera_matrix_destroy without bringing the tiles' latest contents home (tsr_data_drop): for
+ *  a view of a working copy whose last contents nobody reads. */
+int tsr_matrix_drop(tessera_matrix_t *A);
+
 /** Where the tiles of a view live: a grid of bm x bn blocks of brows x bcols elements (the last
  *  row and column of blocks may be smaller), block (I, J) (index I + J * bm) the column-major
  *  array ptr[..] with leading dimension ld in the memory of node node[..]; in a distributed

@@ -4,6 +4,7 @@
 #include "dist/dist.h"
 #include "linalg/loops/loops.h"
 #include "linalg/loops/tasks.h"
+#include "runtime/context.h"
 
 /* Home of tessera-owned tiles: 2D block-cyclic over the device nodes of the context's scope
  * (a P x Q grid, P <= Q) when the matrix fits in 70 % of their free memory and leaves room for
@@ -309,12 +310,13 @@ int tsr_matrix_view_blocks(tessera_context_t *ctx, tessera_dtype_t dtype, int64_
   return matrix_new(ctx, dtype, m, n, mb, nb, &blk, 0, out);
 }
 
-int tessera_matrix_destroy(tessera_matrix_t *A) {
+/* Frees A, its tiles' latest contents brought home where `home`. */
+static int destroy(tessera_matrix_t *A, bool home) {
   if (!A) return 0;
   int rc = 0;
   for (int64_t t = 0; t < A->mt * A->nt; t++)
     if (A->tiles[t]) {
-      int r = tessera_data_release(A->ctx, A->tiles[t]);
+      int r = home ? tessera_data_release(A->ctx, A->tiles[t]) : tsr_data_drop(A->ctx, A->tiles[t]);
       if (r && !rc) rc = r;
     }
   for (int w = 0; w < A->nwork; w++) {
@@ -325,6 +327,14 @@ int tessera_matrix_destroy(tessera_matrix_t *A) {
   tsr_dist_tiles_free(A->dist);
   free(A);
   return rc;
+}
+
+int tessera_matrix_destroy(tessera_matrix_t *A) {
+  return destroy(A, true);
+}
+
+int tsr_matrix_drop(tessera_matrix_t *A) {
+  return destroy(A, false);
 }
 
 /* Copies between the descriptor and a LAPACK array through a temporary view. */

@@ -182,37 +182,62 @@ static int64_t panel_columns(bool gpu, int64_t cpu) {
   return gpu && EIG_GPU_PANEL > cpu ? EIG_GPU_PANEL : cpu;
 }
 
-/* Stage 1 on the working copy b->h, through a view of it (its tiles in place; released, so the
- * tiles' last contents are back in b->h, before the band is read): the band into b->ab (kd = nb
- * subdiagonals: its diagonal blocks from A, the blocks below them from the top of V's panels),
- * the reflectors kept in H. */
+/* The band's blocks after stage 1, by copy tasks where the tiles are: the diagonal blocks
+ * (kd x kd, A's block k at rows k kd of D, n x kd) and the R_k below them (the top of V's panel
+ * k at rows k kd of R) — a few kd x n elements home, where the working copy's and V's whole
+ * contents would be n² each. */
+static int band_blocks(tessera_matrix_t *A, const tsr_he2hb_t *H, int nb, void *dh, void *rh) {
+  tessera_context_t *ctx = A->ctx;
+  const tessera_dtype_t dt = A->dtype;
+  const size_t es = tessera_dtype_size(dt);
+  const int64_t n = A->n, t = A->nb;
+  tessera_data_t *D = NULL, *R = NULL;
+  int rc = tessera_data_register(ctx, TESSERA_HOST_NODE, dh, (size_t)n, (size_t)nb, (size_t)n, es,
+                                 &D);
+  if (!rc && H->V)
+    rc = tessera_data_register(ctx, TESSERA_HOST_NODE, rh, (size_t)n, (size_t)nb, (size_t)n, es,
+                               &R);
+  for (int64_t r = 0; r < n && !rc; r += nb) {
+    const int kb = (int)(n - r < nb ? n - r : nb), at = (int)(r % t), tag[3] = {(int)(r / nb), 0, 0};
+    rc = tsr_task_lacpy_block(dt, ctx, tsr_tile(A, r / t, r / t), at, at, D, (int)r, TESSERA_RW, kb,
+                              kb, tag, 0);
+    const int64_t k = r / nb, below = n - r - nb; /* R_k's rows: those below the block */
+    if (!rc && H->V && below > 0 && k < H->V->nt)
+      rc = tsr_task_lacpy_rows(dt, ctx, tsr_tile(H->V, 0, k), (int)r, R, (int)r, TESSERA_RW,
+                               (int)(below < nb ? below : nb), nb, tag, 0);
+  }
+  if (!rc) rc = tessera_wait_all(ctx);
+  const int s = tessera_data_release(ctx, D) | (R ? tessera_data_release(ctx, R) : 0);
+  return rc ? rc : s;
+}
+
+/* Stage 1 on the working copy b->h, through a view of it (dropped afterwards: its contents are
+ * not needed again): the band into b->ab (kd = nb subdiagonals: its diagonal blocks from A, the
+ * blocks below them from the top of V's panels), the reflectors kept in H. */
 static int reduce_to_band(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb, bufs_t *b,
                           tsr_he2hb_t *H) {
   const size_t es = tessera_dtype_size(dt);
-  const int64_t t = band_tile(b->gpu, n, nb), lv = n - nb > 1 ? n - nb : 1;
+  const int64_t t = band_tile(b->gpu, n, nb);
   tessera_matrix_t *A = NULL;
-  void *hv = NULL;
-  int rc = tessera_matrix_view(ctx, dt, n, n, t, t, b->h, b->ldh, &A);
+  char *dh = malloc((size_t)(n * nb) * es), *rh = malloc((size_t)(n * nb) * es);
+  int rc = dh && rh ? 0 : tsr_error(ctx, TESSERA_ERR_NOMEM, "syevd: out of memory for the band");
+  if (!rc) rc = tessera_matrix_view(ctx, dt, n, n, t, t, b->h, b->ldh, &A);
   if (!rc) rc = tsr_he2hb_create(A, nb, H);
   if (!rc) rc = tsr_pxhe2hb(A, H);
-  if (!rc) rc = tessera_wait_all(ctx);
+  if (!rc) rc = band_blocks(A, H, nb, dh, rh);
   if (A) {
-    const int s = tessera_matrix_destroy(A);
+    const int s = tsr_matrix_drop(A);
     if (!rc) rc = s;
   }
-  if (!rc && H->V && !(hv = malloc((size_t)(lv * H->V->n) * es)))
-    rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "syevd: out of memory for the band's blocks");
-  if (!rc && H->V) rc = tessera_matrix_export(H->V, hv, lv);
   for (int64_t j = 0; j < n && !rc; j++) {
     const int64_t k = j / nb, c = j - k * nb, below = (k + 1) * nb; /* R_k from row `below` */
     for (int64_t i = j; i < n && i <= j + nb; i++) {
-      const char *from = i < below
-                             ? (const char *)b->h + idx(i, j, b->ldh) * es
-                             : (const char *)hv + idx(k * nb + i - below, k * nb + c, lv) * es;
+      const char *from = i < below ? dh + idx(i, c, n) * es : rh + idx(i - nb, c, n) * es;
       memcpy((char *)b->ab + idx(i - j, j, nb + 1) * es, from, es);
     }
   }
-  free(hv);
+  free(dh);
+  free(rh);
   return rc;
 }
 
