@@ -33,6 +33,7 @@ typedef struct {
   tessera_data_t *vh, *tauh; /* Q2's reflectors as workspace handles where a GPU chased */
   tessera_scope_t scope;     /* Q2's tasks: those accelerators, else the CPU workers */
   int workers;               /* the context's CPU workers (cpu_workers) */
+  bool in_place;             /* h is A itself (GPU forms, vectors), not freed with the rest */
   void *h;                   /* n x n working copy (lower), then the eigenvectors */
   int64_t ldh;               /* its leading dimension */
   void *ab;                  /* the band, (kd + 1) x n */
@@ -42,7 +43,8 @@ typedef struct {
 } bufs_t;
 
 static void bufs_free(bufs_t *b) {
-  free(b->h), free(b->ab), free(b->d), free(b->e), free(b->z), free(b->v), free(b->tau);
+  if (!b->in_place) free(b->h);
+  free(b->ab), free(b->d), free(b->e), free(b->z), free(b->v), free(b->tau);
 }
 
 static size_t idx(int64_t i, int64_t j, int64_t ld) {
@@ -461,15 +463,19 @@ static int solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tesse
                  tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w) {
   const int nb = tessera_tile_for_eig(ctx, n);
   const size_t es = tessera_dtype_size(dt);
-  /* the working copy's columns not a multiple of 32 elements apart: column strides of a power of
-   * two put a block's rows of every column in the same cache sets */
-  const int64_t ldh = n % 32 ? n : n + 8;
   tessera_scope_t scope;
   const bool gpu = eig_gpu(ctx, n, &scope);
+  /* the GPU forms with vectors work in A itself (its eigenvectors overwrite it): no n² copy
+   * in and out. Values alone leave A's other triangle as it was, as LAPACK's do. The CPU forms'
+   * working copy has columns not a multiple of 32 elements apart: column strides of a power of
+   * two put a block's rows of every column in the same cache sets */
+  const bool in_place = gpu && job == TESSERA_VECTORS;
+  const int64_t ldh = in_place ? lda : n % 32 ? n : n + 8;
   bufs_t b = {.gpu = gpu,
               .scope = scope,
               .workers = cpu_workers(ctx),
-              .h = malloc((size_t)(ldh * n) * es),
+              .in_place = in_place,
+              .h = in_place ? a : malloc((size_t)(ldh * n) * es),
               .ldh = ldh,
               .ab = calloc((size_t)(n * (nb + 1)), es),
               .d = calloc((size_t)n, sizeof(double)),
@@ -507,7 +513,7 @@ static int solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tesse
   tsr_he2hb_destroy(&H);
   if (!rc) {
     store_values(dt, n, b.d, s, w);
-    for (int64_t j = 0; j < n && job == TESSERA_VECTORS; j++)
+    for (int64_t j = 0; j < n && job == TESSERA_VECTORS && !b.in_place; j++)
       memcpy((char *)a + idx(0, j, lda) * es, (char *)b.h + idx(0, j, b.ldh) * es, (size_t)n * es);
   }
   bufs_free(&b);
