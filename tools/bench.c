@@ -148,7 +148,10 @@ static void set_baselines(bench_t *b, int gpus, const gpu_baseline_t *g) {
     r->has_baseline = b->threads > 0 || gpus > 0;
     r->baseline = gpus > 0 ? "cusolverMg" : "lapacke";
     if (k > 0) r->baseline_seconds = b->r[0].baseline_seconds;
-    if (gpus > 0) {
+    if (gpus > 0 && b->o->no_mg) {
+      r->baseline = "cusolverDn";
+      r->baseline_seconds = g->dn_seconds;
+    } else if (gpus > 0) {
       r->baseline_seconds = g->mg_seconds;
       r->baseline_tile = g->mg_tile;
       r->has_baseline2 = 1;

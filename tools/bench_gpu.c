@@ -406,7 +406,7 @@ void bench_gpu_factor(const cli_opts_t *o, int gpus, int64_t n, const void *a, i
   cudaGetLastError();
   enable_peers(gpus);
   const int *tiles = mg_tiles[mg_op(base.op)];
-  for (size_t i = 0; i < 2; i++) {
+  for (size_t i = 0; i < 2 && !o->no_mg; i++) {
     if (i > 0 && n <= tiles[i - 1]) break; /* one block either way */
     solver_t s = base;
     s.is_mg = 1;

@@ -57,6 +57,7 @@ typedef struct {
   int width;    /**< trace: SVG width in pixels */
   int resident; /**< bench: 1 also times tessera_tile_potrf on a descriptor made once, 2 only it */
   int no_baseline;    /**< bench: skip the baselines */
+  int no_mg;          /**< bench on GPUs: cusolverDn alone */
   int out_of_core;    /**< bench: one triangle-only descriptor filled by tasks, no baseline */
   int grid_p, grid_q; /**< --grid PxQ: distributed over the processes of MPI_COMM_WORLD; 0: not;
                            -1: on TESSERA_GRID's grid */

@@ -145,6 +145,7 @@ typedef enum {
   F_RESIDENT,
   F_RESIDENT_ONLY,
   F_NO_BASELINE,
+  F_NO_MG,
   F_OUT_OF_CORE,
   F_VALUES_ONLY,
   F_REQUIRE_GPUS,
@@ -191,6 +192,7 @@ static const struct {
     {"--resident", F_RESIDENT, 0, BIT(CMD_BENCH), 0},
     {"--resident-only", F_RESIDENT_ONLY, 0, BIT(CMD_BENCH), 0},
     {"--no-baseline", F_NO_BASELINE, 0, BIT(CMD_BENCH), 0},
+    {"--no-mg", F_NO_MG, 0, BIT(CMD_BENCH), 0},
     {"--out-of-core", F_OUT_OF_CORE, 0, BIT(CMD_BENCH), 0},
     {"--values-only", F_VALUES_ONLY, 0, EIG | BIT(CMD_BENCH), 0},
     {"--version", F_VERSION, 0, ~0u, 0},
@@ -290,6 +292,7 @@ static const struct {
     {F_RESIDENT_ONLY, ~0u,
      "--resident-only  times only that (no LAPACK-style call on a host array)"},
     {F_NO_BASELINE, ~0u, "--no-baseline    tessera only"},
+    {F_NO_MG, ~0u, "--no-mg          GPUs: cusolverDn alone, without cuSolverMg"},
     {F_VALUES_ONLY, EIG, "--values-only    eigenvalues only (LAPACK's job N), no eigenvectors"},
     {F_VALUES_ONLY, ~0u,
      "--values-only    syevd, bench syevd: eigenvalues only (LAPACK's job N), no eigenvectors"},
@@ -418,6 +421,8 @@ static int apply(size_t f, const char *val, cli_opts_t *o) {
     o->resident = id == F_RESIDENT ? 1 : 2;
   else if (id == F_NO_BASELINE)
     o->no_baseline = 1;
+  else if (id == F_NO_MG)
+    o->no_mg = 1;
   else if (id == F_OUT_OF_CORE)
     o->out_of_core = 1;
   else if (id == F_VALUES_ONLY)
