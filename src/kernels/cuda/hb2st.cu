@@ -31,8 +31,12 @@ __device__ int steps_of(int n, int kd, int s) {
   return (rows + kd - 1) / kd;
 }
 
-template <typename T> __device__ T get(const T *p) { return __ldcg(p); }
-template <typename T> __device__ void put(T *p, T x) { __stcg(p, x); }
+template <typename T> __device__ T get(const T *p) {
+  return __ldcg(p);
+}
+template <typename T> __device__ void put(T *p, T x) {
+  __stcg(p, x);
+}
 
 template <typename T> __device__ T warp_sum(T x) {
   for (int o = 16; o > 0; o /= 2) x += __shfl_xor_sync(0xffffffffu, x, o);
@@ -139,9 +143,7 @@ template <typename T> __device__ T larfg(int len, T *col, T *vv, T *vg, T *red) 
 }
 
 /* The step's vectors (kd entries each) and the block's reduction scratch. */
-template <typename T> struct Vecs {
-  T *u, *y, *x, *z, *vv, *part, *red;
-};
+template <typename T> struct Vecs { T *u, *y, *x, *z, *vv, *part, *red; };
 
 /* Step (s, j) of the reduction on the working band w (ld = ldw - 1 its dense view), as
  * cpu/hb2st.c's step. */
@@ -228,8 +230,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   const size_t vec_bytes = 5 * static_cast<size_t>(kd) * sizeof(T);
   T *vecs = vec_bytes <= kSharedVectors ? sh + kThreads + kWarps
                                         : scratch + static_cast<long long>(blockIdx.x) * 5 * kd;
-  const Vecs<T> V = {vecs, vecs + kd, vecs + 2 * kd, vecs + 3 * kd, vecs + 4 * kd, sh,
-                     sh + kThreads};
+  const Vecs<T> V = {vecs,          vecs + kd, vecs + 2 * kd, vecs + 3 * kd,
+                     vecs + 4 * kd, sh,        sh + kThreads};
   const int sweeps = n - 1, steps0 = steps_of(n, kd, 0);
   volatile int *prog = progress;
   for (int s = blockIdx.x; s < sweeps; s += gridDim.x) {

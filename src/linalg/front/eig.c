@@ -194,13 +194,14 @@ static int band_blocks(tessera_matrix_t *A, const tsr_he2hb_t *H, int nb, void *
   const size_t es = tessera_dtype_size(dt);
   const int64_t n = A->n, t = A->nb;
   tessera_data_t *D = NULL, *R = NULL;
-  int rc = tessera_data_register(ctx, TESSERA_HOST_NODE, dh, (size_t)n, (size_t)nb, (size_t)n, es,
-                                 &D);
+  int rc =
+      tessera_data_register(ctx, TESSERA_HOST_NODE, dh, (size_t)n, (size_t)nb, (size_t)n, es, &D);
   if (!rc && H->V)
-    rc = tessera_data_register(ctx, TESSERA_HOST_NODE, rh, (size_t)n, (size_t)nb, (size_t)n, es,
-                               &R);
+    rc =
+        tessera_data_register(ctx, TESSERA_HOST_NODE, rh, (size_t)n, (size_t)nb, (size_t)n, es, &R);
   for (int64_t r = 0; r < n && !rc; r += nb) {
-    const int kb = (int)(n - r < nb ? n - r : nb), at = (int)(r % t), tag[3] = {(int)(r / nb), 0, 0};
+    const int kb = (int)(n - r < nb ? n - r : nb), at = (int)(r % t),
+              tag[3] = {(int)(r / nb), 0, 0};
     rc = tsr_task_lacpy_block(dt, ctx, tsr_tile(A, r / t, r / t), at, at, D, (int)r, TESSERA_RW, kb,
                               kb, tag, 0);
     const int64_t k = r / nb, below = n - r - nb; /* R_k's rows: those below the block */
