@@ -72,6 +72,8 @@ typedef struct {
   cusolverEigMode_t jobz; /**< syevd: eigenvectors or not */
   cudaDataType wdt;       /**< syevd: the eigenvalues' (real) type */
   void *w_host, *w_dev; /**< syevd's eigenvalues: cuSolverMg's on the host, cusolverDn's on GPU 0 */
+  void *w_out;          /**< where cusolverDn's eigenvalues go after a run (NULL: nowhere) */
+  int *w_written;       /**< set once they went there */
   cli_cmd_t qr;         /**< CMD_GEQRF or CMD_GELS: cuSOLVER's QR on GPU 0 (0: potrf, getrf) */
   int64_t m, nrhs, ldb; /**< QR: A m x n (host lda), gels' B m x nrhs (host ldb) */
   const void *b;        /**< gels: the pristine host right-hand sides */
@@ -334,6 +336,13 @@ static int run_once(solver_t *s, double *seconds, int *info) {
   if (!s->is_mg && CK(s, cudaMemcpy(info, s->dev_info, sizeof(int), cudaMemcpyDeviceToHost)))
     return -1;
   if (*info) snprintf(s->err, sizeof s->err, "info = %d (%s)", *info, failure[mg_op(s->op)]);
+  if (!*info && !s->is_mg && s->op == CMD_SYEVD && s->w_out) {
+    if (CK(s, cudaMemcpy(s->w_out, s->w_dev,
+                         (size_t)s->n * tessera_dtype_size(cli_real_dtype(s->o->dtype)),
+                         cudaMemcpyDeviceToHost)))
+      return -1;
+    *s->w_written = 1;
+  }
   return *info ? -1 : 0;
 }
 
@@ -384,7 +393,8 @@ void bench_gpu_factor(const cli_opts_t *o, int gpus, int64_t n, const void *a, i
                                                          [TESSERA_F64] = CUDA_R_64F,
                                                          [TESSERA_C64] = CUDA_C_32F,
                                                          [TESSERA_C128] = CUDA_C_64F};
-  *out = (gpu_baseline_t){INFINITY, 0, INFINITY};
+  void *w = out->w;
+  *out = (gpu_baseline_t){INFINITY, 0, INFINITY, w, 0};
   if (n < 1 || gpus < 1) return;
   if (gpus > MAX_GPUS) gpus = MAX_GPUS;
   solver_t base = {.o = o,
@@ -418,7 +428,10 @@ void bench_gpu_factor(const cli_opts_t *o, int gpus, int64_t n, const void *a, i
   solver_t s = base;
   s.gpus = 1;
   s.tile = n;
+  s.w_out = o->routine == CMD_SYEVD ? w : NULL;
+  s.w_written = &out->has_w;
   out->dn_seconds = time_solver(&s, "cusolverDn", prog);
+  if (!isfinite(out->dn_seconds)) out->has_w = 0;
   free(base.w_host);
   if (pinned) cudaHostUnregister((void *)a);
   cudaGetLastError();
@@ -471,7 +484,7 @@ double bench_gpu_qr(const cli_opts_t *o, int64_t m, int64_t n, int64_t nrhs, con
 void bench_gpu_factor(const cli_opts_t *o, int gpus, int64_t n, const void *a, int64_t lda,
                       cli_progress_t *prog, gpu_baseline_t *out) {
   (void)o, (void)gpus, (void)n, (void)a, (void)lda, (void)prog;
-  *out = (gpu_baseline_t){INFINITY, 0, INFINITY};
+  *out = (gpu_baseline_t){INFINITY, 0, INFINITY, out->w, 0};
 }
 
 double bench_gpu_qr(const cli_opts_t *o, int64_t m, int64_t n, int64_t nrhs, const void *a,

@@ -10,6 +10,8 @@ typedef struct {
   double mg_seconds; /**< cusolverMgPotrf / Getrf / Syevd on the GPUs 0..gpus-1 */
   int mg_tile;       /**< the tile size of that time */
   double dn_seconds; /**< cusolverDnXpotrf / Xgetrf / Xsyevd on GPU 0 */
+  void *w;           /**< syevd: n eigenvalues (the dtype's real type) for cusolverDn's, or NULL */
+  int has_w;         /**< set when cusolverDnXsyevd's eigenvalues were written into w */
 } gpu_baseline_t;
 
 /** Times NVIDIA's factorization or eigensolver o->routine (potrf with o->uplo, getrf, or syevd
