@@ -187,7 +187,8 @@ static void test_syevd_spectra_and_norms(void **state) {
 
 /* Orders above the divide and conquer's leaves (where the context has accelerators: simulated
  * devices or GPUs, the merges run there), random and with a third of the spectrum repeated;
- * under the sanitizers f64 alone, random. */
+ * under the sanitizers f64 alone, random; with accelerators, f64 also within a scope of the
+ * accelerators alone. */
 static void test_syevd_merges(void **state) {
   (void)state;
   tessera_context_t *ctx = lc_context(nb);
@@ -203,6 +204,22 @@ static void test_syevd_merges(void **state) {
     if (quick) continue;
     h = hermitian(lc_dtypes[d], N, spectrum, &r);
     one_case(ctx, lc_dtypes[d], TESSERA_UPPER, TESSERA_VECTORS, N, h, 1, false);
+    free(h);
+  }
+  lc_finalize(ctx);
+  /* a scope of the accelerators alone (as the JAX binding's GPU calls hold it), pools large
+   * enough for the tiles: the host stages' tasks still run on the CPU workers */
+  tessera_config_t cfg;
+  tessera_config_init(&cfg);
+  cfg.tile_size = nb;
+  cfg.cpu_workers = 2;
+  cfg.gpu_mem_limit = (int64_t)256 << 20;
+  assert_int_equal(tessera_init(&ctx, &cfg), 0);
+  if (tessera_accelerator_count(ctx) > 0) {
+    assert_int_equal(tessera_set_scope(ctx, tessera_scope_gpus()), 0);
+    tt_rng_t r = tt_rng(5100);
+    zc_t *h = hermitian(TESSERA_F64, N, NULL, &r);
+    one_case(ctx, TESSERA_F64, TESSERA_LOWER, TESSERA_VECTORS, N, h, 1, false);
     free(h);
   }
   lc_finalize(ctx);

@@ -28,6 +28,14 @@ static int insert(tessera_context_t *ctx, const tessera_kernel_t *k, const void 
   return insert_in(ctx, k, args, size, ndata, data, mode, tessera_scope_all(), tag, prio);
 }
 
+/* A kernel with a host implementation alone (HOST_KERNEL_TABLE): on the CPU workers whatever
+ * the context's scope, which may hold the accelerators alone (the JAX binding's GPU calls). */
+static int insert_host(tessera_context_t *ctx, const tessera_kernel_t *k, const void *args,
+                       size_t size, int ndata, tessera_data_t *const *data,
+                       const tessera_access_t *mode, const int tag[3], int prio) {
+  return insert_in(ctx, k, args, size, ndata, data, mode, tessera_scope_cpus(), tag, prio);
+}
+
 static char flip_uplo(char uplo) {
   return uplo == 'L' ? 'U' : 'L';
 }
@@ -249,7 +257,7 @@ int tsr_task_hb2st_steps(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_
                                  .tau = tau};
   tessera_access_t md[TESSERA_MAX_TASK_DATA];
   for (int i = 0; i < ncols; i++) md[i] = TESSERA_RW;
-  return insert(ctx, &tsr_kernel_hb2st_steps, &args, sizeof args, ncols, cols, md, tag, prio);
+  return insert_host(ctx, &tsr_kernel_hb2st_steps, &args, sizeof args, ncols, cols, md, tag, prio);
 }
 
 int tsr_task_hefill(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *a, int n,
@@ -377,7 +385,7 @@ int tsr_task_stedc(tessera_context_t *ctx, tessera_data_t *d, tessera_data_t *e,
   tsr_stedc_args_t args = {.n = n, .vectors = 1, .threads = 1, .rows = rows, .row = row};
   tessera_data_t *h[3] = {d, e, z};
   tessera_access_t md[3] = {TESSERA_RW, TESSERA_RW, TESSERA_W};
-  return insert(ctx, &tsr_kernel_stedc, &args, sizeof args, 3, h, md, tag, prio);
+  return insert_host(ctx, &tsr_kernel_stedc, &args, sizeof args, 3, h, md, tag, prio);
 }
 
 int tsr_task_laed_rows(tessera_context_t *ctx, tessera_data_t *q, tessera_data_t *z, int64_t a,
@@ -391,7 +399,7 @@ int tsr_task_laed_rows(tessera_context_t *ctx, tessera_data_t *q, tessera_data_t
 int tsr_task_laed_roots(tessera_context_t *ctx, tsr_laed_plan_t *plan, int64_t j0, int64_t j1,
                         const int tag[3]) {
   tsr_laed_roots_args_t args = {.plan = plan, .j0 = j0, .j1 = j1};
-  return insert(ctx, &tsr_kernel_laed_roots, &args, sizeof args, 0, NULL, NULL, tag, 0);
+  return insert_host(ctx, &tsr_kernel_laed_roots, &args, sizeof args, 0, NULL, NULL, tag, 0);
 }
 
 int tsr_task_laed_merge(tessera_context_t *ctx, tessera_data_t *q, tessera_data_t *plan,
@@ -405,5 +413,5 @@ int tsr_task_laed_merge(tessera_context_t *ctx, tessera_data_t *q, tessera_data_
 
 int tsr_task_eig_prepare(tessera_context_t *ctx, const tsr_eig_prepare_args_t *args,
                          const int tag[3]) {
-  return insert(ctx, &tsr_kernel_eig_prepare, args, sizeof *args, 0, NULL, NULL, tag, 0);
+  return insert_host(ctx, &tsr_kernel_eig_prepare, args, sizeof *args, 0, NULL, NULL, tag, 0);
 }
