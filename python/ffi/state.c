@@ -79,8 +79,9 @@ int tsr_jax_context(tsr_jax_state_t *s, int platform, tessera_context_t **ctx) {
     if (platform == TESSERA_JAX_CPU) {
       cfg.gpus = 0;
     } else {
-      /* The matrix lives on the GPUs, which run every kernel: no CPU worker unless asked for. */
-      if (!s->gpu_with_cpus) cfg.cpu_workers = 0;
+      /* The matrix lives on the GPUs, which run every kernel (tsr_jax_hold's scope); the CPU
+       * workers take only the kernels with a host implementation alone (the eigensolver's host
+       * stages), unless TESSERA_CPU_WORKERS asks for CPUs to compute too. */
       cfg.gpu_mem_limit = s->gpu_mem_limit;
     }
     rc = tessera_init(&s->ctx[platform], &cfg);
