@@ -175,14 +175,10 @@ static int64_t band_tile(bool gpu, int64_t n, int kd) {
   return t > kd ? t : kd;
 }
 
-/* Columns of E per task of the back-transformations: `cpu` on CPUs, EIG_GPU_PANEL where the
- * context has accelerators (fewer, wider products; the CPUs' panels would be the last to
- * finish). */
-enum { EIG_GPU_PANEL = 4096 };
-
-static int64_t panel_columns(bool gpu, int64_t cpu) {
-  return gpu && EIG_GPU_PANEL > cpu ? EIG_GPU_PANEL : cpu;
-}
+/* Columns of E per task of the back-transformations: EIG_GPU_PANEL in the GPU forms (fewer,
+ * wider products); on CPUs about APPLY_COLUMNS (wide for the block reflectors' gemms), the
+ * panels a multiple of the CPU workers so that none finishes its last panel alone. */
+enum { EIG_GPU_PANEL = 4096, APPLY_COLUMNS = 1024 };
 
 /* The band's blocks after stage 1, by copy tasks where the tiles are: the diagonal blocks
  * (kd x kd, A's block k at rows k kd of D, n x kd) and the R_k below them (the top of V's panel
@@ -244,9 +240,13 @@ static int reduce_to_band(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n,
   return rc;
 }
 
-/* Columns of E per task of the back-transformations on CPUs: wide for the block reflectors'
- * gemms, with panels enough for the workers at the orders CPUs take. */
-enum { APPLY_COLUMNS = 1024 };
+static int64_t panel_columns(const bufs_t *b, int64_t n) {
+  if (b->gpu) return EIG_GPU_PANEL;
+  const int64_t w = b->workers > 0 ? b->workers : 1;
+  const int64_t panels = ((n + APPLY_COLUMNS - 1) / APPLY_COLUMNS + w - 1) / w * w;
+  const int64_t cols = (n + panels - 1) / panels;
+  return cols > 0 ? cols : 1;
+}
 
 /* E = Q1 E on rows nb .. n - 1 of b->h (E): the first stage's reflectors by unmqr tasks. */
 static int first_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb, bufs_t *b,
@@ -256,8 +256,7 @@ static int first_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int
   tessera_matrix_t *C = NULL;
   tsr_qr_work_t wk = {0};
   char *rows = (char *)b->h + (size_t)nb * es;
-  int rc = tessera_matrix_view(ctx, dt, n - nb, n, n - nb, panel_columns(b->gpu, APPLY_COLUMNS),
-                               rows, b->ldh, &C);
+  int rc = tessera_matrix_view(ctx, dt, n - nb, n, n - nb, panel_columns(b, n), rows, b->ldh, &C);
   if (!rc) rc = tsr_qr_work_create(C, nb, &wk);
   if (!rc) rc = tsr_pxunmqr('N', H->V, &H->Q, C, &wk);
   if (!rc) rc = tessera_wait_all(ctx);
@@ -289,8 +288,7 @@ static int second_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, in
   tessera_matrix_t *E = NULL;
   tessera_data_t *v = b->vh, *tau = b->tauh; /* the device's, or the host arrays' */
   const size_t nv = (size_t)lay->nv + 1, nt = (size_t)lay->ntau + 1;
-  int rc =
-      tessera_matrix_view(ctx, dt, n, n, n, panel_columns(b->gpu, APPLY_COLUMNS), b->h, b->ldh, &E);
+  int rc = tessera_matrix_view(ctx, dt, n, n, n, panel_columns(b, n), b->h, b->ldh, &E);
   if (!rc && !v) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->v, nv, 1, nv, es, &v);
   if (!rc && !tau) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->tau, nt, 1, nt, es, &tau);
   if (!rc) rc = tsr_pxhb2st_apply(E, nb, v, tau, b->scope);
