@@ -99,6 +99,37 @@ double tsr_expected_time(tessera_context_t *ctx, const tsr_task_t *t, const tsr_
   return (w->be->async ? 2e-5 : 2e-6) + t->flops / (w->gflops * 1e9);
 }
 
+/* Bytes of t's buffers in a device pool at once, as they must be while t runs there (its
+ * replicas pinned); a buffer named twice takes its room once. */
+static size_t task_bytes(const tsr_task_t *t) {
+  size_t bytes = 0;
+  for (int i = 0; i < t->ndata; i++) {
+    bool again = false;
+    for (int j = 0; j < i && !again; j++) again = t->data[j] == t->data[i];
+    if (!again) bytes += (tsr_data_bytes(t->data[i]) + 255) / 256 * 256;
+  }
+  return bytes;
+}
+
+/* Whether w's memory node holds `bytes` of buffers: a device node's pool, the host always. */
+static bool node_holds(const tessera_context_t *ctx, const tsr_worker_t *w, size_t bytes) {
+  return w->node == TESSERA_HOST_NODE || bytes <= ctx->nodes[w->node].pool.size;
+}
+
+/* Whether some worker that runs t holds its `bytes`: then only such workers may take it; else
+ * any that runs it (the task then fails for memory with a message). */
+static bool some_node_holds(const tessera_context_t *ctx, const tsr_task_t *t, size_t bytes) {
+  for (int i = 0; i < ctx->nworkers; i++)
+    if (tsr_worker_can_run(&ctx->workers[i], t) && node_holds(ctx, &ctx->workers[i], bytes))
+      return true;
+  return false;
+}
+
+static bool candidate(const tessera_context_t *ctx, const tsr_worker_t *w, const tsr_task_t *t,
+                      size_t bytes, bool any_holds) {
+  return tsr_worker_can_run(w, t) && (!any_holds || node_holds(ctx, w, bytes));
+}
+
 static double queue_load(tsr_worker_t *w) {
   return atomic_load_explicit(&w->queue.load, memory_order_relaxed);
 }
@@ -109,9 +140,11 @@ static int cost_push(tessera_context_t *ctx, tsr_task_t *t, tsr_worker_t *from,
   double best_finish = DBL_MAX, best_cost = 0;
   double expected[TESSERA_DEVICE_KINDS]; /* equal for workers of one kind */
   for (int k = 0; k < TESSERA_DEVICE_KINDS; k++) expected[k] = -1;
+  const size_t need = task_bytes(t);
+  const bool holds = some_node_holds(ctx, t, need);
   for (int i = 0; i < ctx->nworkers; i++) {
     tsr_worker_t *w = &ctx->workers[i];
-    if (!tsr_worker_can_run(w, t)) continue;
+    if (!candidate(ctx, w, t, need, holds)) continue;
     if (expected[w->kind] < 0)
       expected[w->kind] = tsr_expected_time(ctx, t, w, cache ? &cache[w->kind] : NULL);
     double cost = tsr_transfer_time(ctx, t, w) + expected[w->kind];
@@ -132,9 +165,11 @@ static int locality_push(tessera_context_t *ctx, tsr_task_t *t, tsr_worker_t *fr
   tsr_worker_t *best = NULL;
   size_t best_bytes = 0;
   int best_len = 0;
+  const size_t need = task_bytes(t);
+  const bool holds = some_node_holds(ctx, t, need);
   for (int i = 0; i < ctx->nworkers; i++) {
     tsr_worker_t *w = &ctx->workers[i];
-    if (!tsr_worker_can_run(w, t)) continue;
+    if (!candidate(ctx, w, t, need, holds)) continue;
     size_t bytes = 0;
     for (int d = 0; d < t->ndata; d++)
       if (tsr_data_valid_on(t->data[d], w->node)) bytes += tsr_data_bytes(t->data[d]);

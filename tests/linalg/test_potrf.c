@@ -158,6 +158,22 @@ static void test_potrf_panel_option(void **state) {
   lc_finalize(ctx);
 }
 
+/* Tiles larger than the accelerators' pools (1 MiB, 512 x 512 doubles take 2): the tasks go to
+ * the CPU workers, whose host memory holds them, instead of failing for memory on a device. */
+static void test_potrf_tiles_beyond_pools(void **state) {
+  (void)state;
+  tessera_config_t cfg;
+  tessera_config_init(&cfg);
+  cfg.tile_size = 512;
+  cfg.cpu_workers = 2;
+  cfg.gpu_mem_limit = 1 << 20;
+  cfg.perfmodel_file = "none"; /* nominal rates: the accelerators look fastest */
+  tessera_context_t *ctx = NULL;
+  assert_int_equal(tessera_init(&ctx, &cfg), 0);
+  check_potrf(ctx, TESSERA_F64, TESSERA_LOWER, 1100, 7, NULL);
+  lc_finalize(ctx);
+}
+
 /* NaN in the referenced triangle: a positive info naming the first minor that holds the NaN
  * (or a runtime status), and never a hang. */
 static void test_potrf_nan(void **state) {
@@ -284,6 +300,7 @@ int main(void) {
       cmocka_unit_test(test_potrf_panel_methods),
       cmocka_unit_test(test_potrf_panel_option),
       cmocka_unit_test(test_potrf_nan),
+      cmocka_unit_test(test_potrf_tiles_beyond_pools),
       cmocka_unit_test(test_potrf_args),
       cmocka_unit_test(test_tile_potrf),
   };
