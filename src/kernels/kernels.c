@@ -222,6 +222,18 @@ static uint64_t laed_roots_key(const void *args) {
   return size_key(TESSERA_F64, 0, a->plan->k, a->j1 - a->j0, 0);
 }
 
+/* Löwner's products (phase 0) or a column of S and its two sums (phase 1): a few flops per pole
+ * for each index. */
+static double laed_update_flops(const void *args) {
+  const tsr_laed_update_args_t *a = args;
+  return (a->phase ? 6.0 : 3.0) * (double)a->plan->k * (double)(a->i1 - a->i0);
+}
+
+static uint64_t laed_update_key(const void *args) {
+  const tsr_laed_update_args_t *a = args;
+  return size_key(TESSERA_F64, a->phase, a->plan->k, a->i1 - a->i0, 0);
+}
+
 /* The product of the m x k regrouped vectors by the k x k secular ones. */
 static double laed_merge_flops(const void *args) {
   const tsr_laed_plan_t *p = &((const tsr_laed_merge_args_t *)args)->plan;
@@ -434,6 +446,7 @@ KERNEL_TABLE(identity, identity);
 HOST_KERNEL_TABLE(hb2st_steps);
 HOST_KERNEL_TABLE(stedc);
 HOST_KERNEL_TABLE(laed_roots);
+HOST_KERNEL_TABLE(laed_update);
 HOST_KERNEL_TABLE(eig_prepare);
 KERNEL_TABLE(triangle, triangle_copy);
 KERNEL_TABLE(hefill, hefill);

@@ -178,6 +178,18 @@ typedef struct {
   int64_t j0, j1;
 } tsr_laed_roots_args_t;
 
+/** laed_update (host only, no buffers): the values-only divide and conquer's merge on the
+ *  block's two kept eigenvector rows, over indices i0 .. i1 - 1 of the plan (host pointers;
+ *  each range written by one task, read after a wait): phase 0 Löwner's weights into wt
+ *  (tsr_laed_weights), phase 1 those columns of u = q2 S (tsr_laed_row_product). */
+typedef struct {
+  tsr_laed_plan_t *plan;
+  int phase;
+  int64_t i0, i1;
+  const double *q2;
+  double *wt, *u;
+} tsr_laed_update_args_t;
+
 /** laed_merge: buffers {Q (RW) n x n doubles, the plan (R) its bytes, work (RW) 3 m² doubles}.
  *  The merge's plan carried out on Q's diagonal block at a, of the plan's order m; `plan`
  *  repeats the plan's header. */
@@ -356,6 +368,7 @@ extern const tessera_kernel_t tsr_kernel_stedc;
 extern const tessera_kernel_t tsr_kernel_eig_prepare;
 extern const tessera_kernel_t tsr_kernel_laed_rows;
 extern const tessera_kernel_t tsr_kernel_laed_roots;
+extern const tessera_kernel_t tsr_kernel_laed_update;
 extern const tessera_kernel_t tsr_kernel_laed_merge;
 extern const tessera_kernel_t tsr_kernel_geadd;
 extern const tessera_kernel_t tsr_kernel_trtri;
@@ -389,6 +402,7 @@ int tsr_cpu_stedc(const tessera_exec_t *ex, void *args);
 int tsr_cpu_eig_prepare(const tessera_exec_t *ex, void *args);
 int tsr_cpu_laed_rows(const tessera_exec_t *ex, void *args);
 int tsr_cpu_laed_roots(const tessera_exec_t *ex, void *args);
+int tsr_cpu_laed_update(const tessera_exec_t *ex, void *args);
 int tsr_cpu_laed_merge(const tessera_exec_t *ex, void *args);
 int tsr_cpu_geadd(const tessera_exec_t *ex, void *args);
 int tsr_cpu_trtri(const tessera_exec_t *ex, void *args);

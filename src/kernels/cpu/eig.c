@@ -98,6 +98,20 @@ int tsr_cpu_laed_rows(const tessera_exec_t *ex, void *args) {
   return 0;
 }
 
+int tsr_cpu_laed_update(const tessera_exec_t *ex, void *args) {
+  (void)ex;
+  const tsr_laed_update_args_t *a = args;
+  if (a->phase == 0) {
+    tsr_laed_weights(a->plan, a->i0, a->i1, a->wt);
+    return 0;
+  }
+  double *c = malloc((size_t)(a->plan->k > 0 ? a->plan->k : 1) * sizeof *c);
+  if (!c) return TESSERA_ERR_NOMEM;
+  tsr_laed_row_product(a->plan, a->q2, a->wt, a->i0, a->i1, a->u, c);
+  free(c);
+  return 0;
+}
+
 int tsr_cpu_laed_roots(const tessera_exec_t *ex, void *args) {
   (void)ex;
   const tsr_laed_roots_args_t *a = args;

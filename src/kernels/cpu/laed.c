@@ -149,6 +149,33 @@ void tsr_laed_finish(tsr_laed_plan_t *p) {
   }
 }
 
+void tsr_laed_weights(const tsr_laed_plan_t *p, int64_t i0, int64_t i1, double *wt) {
+  const int64_t k = p->k;
+  const double *dl = tsr_laed_d(p, p->dlamda), *w = tsr_laed_d(p, p->w);
+  const double *dj = tsr_laed_d(p, p->delta);
+  const int *origin = tsr_laed_i(p, p->origin);
+  for (int64_t i = i0; i < i1; i++) {
+    double x = (dl[i] - dl[origin[i]]) + dj[i];
+    for (int64_t j = 0; j < k; j++)
+      if (j != i) x *= ((dl[i] - dl[origin[j]]) + dj[j]) / (dl[i] - dl[j]);
+    wt[i] = copysign(sqrt(-x), w[i]);
+  }
+}
+
+/* Column j of S (k > 2): wt_i / (dlamda_i - root j), normalized, into c. */
+static void secular_column(const tsr_laed_plan_t *p, const double *wt, int64_t j, double *c) {
+  const int64_t k = p->k;
+  const double *dl = tsr_laed_d(p, p->dlamda), *dj = tsr_laed_d(p, p->delta);
+  const double pole = dl[tsr_laed_i(p, p->origin)[j]];
+  double nrm = 0;
+  for (int64_t i = 0; i < k; i++) {
+    c[i] = wt[i] / ((dl[i] - pole) + dj[j]);
+    nrm += c[i] * c[i];
+  }
+  nrm = sqrt(nrm);
+  for (int64_t i = 0; i < k; i++) c[i] /= nrm;
+}
+
 /* S (k x k) of the plan: the secular problem's normalized eigenvectors; wt: k doubles of
  * scratch (Löwner's weights, recomputed from the roots so that S is orthogonal). */
 static void secular_vectors(const tsr_laed_plan_t *p, double *S, double *wt) {
@@ -157,23 +184,21 @@ static void secular_vectors(const tsr_laed_plan_t *p, double *S, double *wt) {
     memcpy(S, tsr_laed_d(p, p->vec2), (size_t)(k * k) * sizeof *S);
     return;
   }
-  const double *dl = tsr_laed_d(p, p->dlamda), *w = tsr_laed_d(p, p->w);
-  const double *dj = tsr_laed_d(p, p->delta);
-  const int *origin = tsr_laed_i(p, p->origin);
-  for (int64_t i = 0; i < k; i++) {
-    double x = (dl[i] - dl[origin[i]]) + dj[i];
-    for (int64_t j = 0; j < k; j++)
-      if (j != i) x *= ((dl[i] - dl[origin[j]]) + dj[j]) / (dl[i] - dl[j]);
-    wt[i] = copysign(sqrt(-x), w[i]);
-  }
-  for (int64_t j = 0; j < k; j++) {
-    double nrm = 0, *c = S + j * k;
-    for (int64_t i = 0; i < k; i++) {
-      c[i] = wt[i] / ((dl[i] - dl[origin[j]]) + dj[j]);
-      nrm += c[i] * c[i];
-    }
-    nrm = sqrt(nrm);
-    for (int64_t i = 0; i < k; i++) c[i] /= nrm;
+  tsr_laed_weights(p, 0, k, wt);
+  for (int64_t j = 0; j < k; j++) secular_column(p, wt, j, S + j * k);
+}
+
+void tsr_laed_row_product(const tsr_laed_plan_t *p, const double *q2, const double *wt, int64_t j0,
+                          int64_t j1, double *u, double *c) {
+  const int64_t k = p->k;
+  for (int64_t j = j0; j < j1; j++) {
+    if (k <= 2)
+      memcpy(c, tsr_laed_d(p, p->vec2) + j * k, (size_t)k * sizeof *c);
+    else
+      secular_column(p, wt, j, c);
+    double u0 = 0, u1 = 0;
+    for (int64_t i = 0; i < k; i++) u0 += q2[2 * i] * c[i], u1 += q2[2 * i + 1] * c[i];
+    u[2 * j] = u0, u[2 * j + 1] = u1;
   }
 }
 

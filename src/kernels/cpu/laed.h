@@ -62,6 +62,18 @@ void tsr_laed_finish(tsr_laed_plan_t *p);
  *  merged block's eigenvectors (ascending). work: 3 m² doubles. */
 void tsr_laed_merge_host(const tsr_laed_plan_t *p, double *Qb, int64_t ldq, double *work);
 
+/** After every root (k > 2): Löwner's weights i0 .. i1 - 1 into wt (k doubles), from which the
+ *  secular problem's eigenvectors are S(i, j) = wt_i / (dlamda_i - root j), normalized. Ranges
+ *  of one plan may be computed by several threads at once. */
+void tsr_laed_weights(const tsr_laed_plan_t *p, int64_t i0, int64_t i1, double *wt);
+
+/** The values-only merge's product: columns j0 .. j1 - 1 of u = q2 S (2 x k, leading dimension
+ *  2), q2 the first k columns of the regrouped block's two kept rows (2 x k, leading dimension
+ *  2), S formed column by column from wt (every weight computed; unused for k <= 2) into c (k
+ *  doubles of scratch). Ranges may run on several threads at once, each with its own c. */
+void tsr_laed_row_product(const tsr_laed_plan_t *p, const double *q2, const double *wt, int64_t j0,
+                          int64_t j1, double *u, double *c);
+
 /** Typed views of a plan's arrays. */
 static inline double *tsr_laed_d(const tsr_laed_plan_t *p, int64_t off) {
   return (double *)((char *)p + off);

@@ -269,8 +269,10 @@ static int first_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int
 }
 
 /* Rows of the divide and conquer's leaves where the merges may run on accelerators: a leaf per
- * CPU worker or more at the orders GPUs take. */
-enum { STEDC_LEAF = 512 };
+ * CPU worker or more at the orders GPUs take. Without vectors: the order from which the
+ * divide and conquer on the CPU workers (O(n²) in tasks) replaces dsterf (O(n²) on one core),
+ * and its leaves (dstedc with vectors on each, whose rows it keeps). */
+enum { STEDC_LEAF = 512, STEDC_VALUES_MIN = 4096, STEDC_VALUES_LEAF = 128 };
 
 /* E = Q2 E (b->h, n x n) with the reflectors b->v, b->tau (lay): tasks on column panels of E
  * within b->scope where the context has CPU workers or the GPU forms run, else on this thread. */
@@ -396,6 +398,9 @@ static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t 
   if (rc) return rc < 0 ? rc : tsr_error(ctx, TESSERA_ERR_KERNEL, "syevd: bulge chasing failed");
   if (job == TESSERA_VECTORS && workers > 0 && b->gpu) {
     rc = tsr_stedc_dc(ctx, n, b->d, b->e, z, ldz, STEDC_LEAF);
+    if (rc > 0) return tsr_error(ctx, rc, "syevd: the tridiagonal eigensolver failed: info %d", rc);
+  } else if (job == TESSERA_VALUES && workers > 1 && n >= STEDC_VALUES_MIN) {
+    rc = tsr_stedc_values(ctx, n, b->d, b->e, STEDC_VALUES_LEAF);
     if (rc > 0) return tsr_error(ctx, rc, "syevd: the tridiagonal eigensolver failed: info %d", rc);
   } else {
     rc = inline_stedc(ctx, job, n, b, z, ldz, workers);

@@ -111,4 +111,10 @@ bool tsr_fitting_accelerators(tessera_context_t *ctx, size_t bytes, tessera_scop
 int tsr_stedc_dc(tessera_context_t *ctx, int64_t n, double *d, double *e, double *q, int64_t ldq,
                  int64_t leaf);
 
+/** The eigenvalues alone (into d, ascending) of the same tridiagonal by the same divide and
+ *  conquer, each block keeping only its eigenvectors' first and last rows (the coupling vectors
+ *  of the merges above it): the secular equations and the rows' products by tasks on the CPU
+ *  workers, O(n²) in all, where dsterf's O(n²) runs on one core. Returns as tsr_stedc_dc. */
+int tsr_stedc_values(tessera_context_t *ctx, int64_t n, double *d, double *e, int64_t leaf);
+
 #endif

@@ -36,24 +36,37 @@ static int failed_on(int64_t n, int64_t a, int64_t m) {
   return info > 0 && info < 0x7fffffff ? (int)info : 1;
 }
 
-/* The leaves: dstedc tasks on the diagonal blocks of q, each zeroing the rest of its columns. */
+/* The leaves: dstedc tasks on the diagonal blocks of q, each zeroing the rest of its columns;
+ * without q (values alone), each into a scratch block, of which the first and last rows go to
+ * `rows` (2 x n, leading dimension 2). */
 static int leaves(tessera_context_t *ctx, int64_t n, const level_t *lv, double *d, double *e,
-                  double *q, int64_t ldq) {
+                  double *q, int64_t ldq, double *rows) {
   int rc = 0;
   tessera_data_t **h = calloc((size_t)(3 * lv->count), sizeof *h);
-  if (!h) return tsr_error(ctx, TESSERA_ERR_NOMEM, "stedc: out of memory for the leaves");
+  double **own = q ? NULL : calloc((size_t)lv->count, sizeof *own);
+  if (!h || (!q && !own)) {
+    free(h), free(own);
+    return tsr_error(ctx, TESSERA_ERR_NOMEM, "stedc: out of memory for the leaves");
+  }
   for (int64_t i = 0; i < lv->count && !rc; i++) {
     const int64_t s = lv->start[i], m = lv->size[i];
     const int tag[3] = {(int)i, 0, 0};
-    rc =
-        tessera_data_register(ctx, TESSERA_HOST_NODE, d + s, (size_t)m, 1, (size_t)m, 8, &h[3 * i]);
+    if (!q && !(own[i] = malloc((size_t)(m * m) * sizeof **own)))
+      rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "stedc: out of memory for the leaves");
+    if (!rc)
+      rc = tessera_data_register(ctx, TESSERA_HOST_NODE, d + s, (size_t)m, 1, (size_t)m, 8,
+                                 &h[3 * i]);
     if (!rc)
       rc = tessera_data_register(ctx, TESSERA_HOST_NODE, e + s, (size_t)m, 1, (size_t)m, 8,
                                  &h[3 * i + 1]);
     if (!rc)
-      rc = tessera_data_register(ctx, TESSERA_HOST_NODE, q + s * ldq, (size_t)n, (size_t)m,
-                                 (size_t)ldq, 8, &h[3 * i + 2]);
-    if (!rc) rc = tsr_task_stedc(ctx, h[3 * i], h[3 * i + 1], h[3 * i + 2], (int)m, n, s, tag, 0);
+      rc = q ? tessera_data_register(ctx, TESSERA_HOST_NODE, q + s * ldq, (size_t)n, (size_t)m,
+                                     (size_t)ldq, 8, &h[3 * i + 2])
+             : tessera_data_register(ctx, TESSERA_HOST_NODE, own[i], (size_t)m, (size_t)m,
+                                     (size_t)m, 8, &h[3 * i + 2]);
+    if (!rc)
+      rc = tsr_task_stedc(ctx, h[3 * i], h[3 * i + 1], h[3 * i + 2], (int)m, q ? n : m, q ? s : 0,
+                          tag, 0);
   }
   const int waited = tessera_wait_all(ctx);
   for (int64_t i = 0; i < 3 * lv->count; i++)
@@ -61,7 +74,13 @@ static int leaves(tessera_context_t *ctx, int64_t n, const level_t *lv, double *
       const int r = tessera_data_release(ctx, h[i]);
       if (!rc && !waited) rc = r;
     }
-  free(h);
+  for (int64_t i = 0; own && i < lv->count; i++) {
+    const int64_t s = lv->start[i], m = lv->size[i];
+    for (int64_t c = 0; c < m && own[i] && !rc && !waited; c++)
+      rows[2 * (s + c)] = own[i][c * m], rows[2 * (s + c) + 1] = own[i][c * m + m - 1];
+    free(own[i]);
+  }
+  free(h), free(own);
   return rc ? rc : waited > 0 ? failed_on(n, 0, n) : waited;
 }
 
@@ -129,6 +148,104 @@ bool tsr_fitting_accelerators(tessera_context_t *ctx, size_t bytes, tessera_scop
   return false;
 }
 
+/* Indices of a merge per laed_update task (values alone). */
+enum { UPDATE_PER_TASK = 256 };
+
+/* The laed_update tasks of one phase over the k indices of plan i (values alone). */
+static int update_tasks(tessera_context_t *ctx, tsr_laed_plan_t *p, int phase, int64_t i,
+                        const double *q2, double *wt, double *u) {
+  int rc = 0;
+  for (int64_t j = 0; j < p->k && !rc; j += UPDATE_PER_TASK) {
+    const tsr_laed_update_args_t args = {.plan = p,
+                                         .phase = phase,
+                                         .i0 = j,
+                                         .i1 = j + UPDATE_PER_TASK < p->k ? j + UPDATE_PER_TASK
+                                                                          : p->k,
+                                         .q2 = q2,
+                                         .wt = wt,
+                                         .u = u};
+    const int tag[3] = {(int)i, 4 + phase, (int)j};
+    rc = tsr_task_laed_update(ctx, &args, tag);
+  }
+  return rc;
+}
+
+/* One level's merges without vectors: every block keeps its eigenvectors' first and last rows
+ * (rows: 2 x n, leading dimension 2), from which the next level's coupling vectors come. Each
+ * merge: the coupling vector from its halves' kept rows, the plan and its roots (as with
+ * vectors), then the block's two kept rows, [first row of the left half, 0] and [0, last row of
+ * the right half], through the plan: rotations and regrouping on this thread, Löwner's weights
+ * and the product with S as laed_update tasks over index ranges (O(k²) each), the columns
+ * placed on this thread. */
+static int values_level(tessera_context_t *ctx, int64_t n, const level_t *up, const level_t *down,
+                        double *d, const double *e, double *rows, double *z) {
+  const int64_t count = up->count;
+  tsr_laed_plan_t **plan = calloc((size_t)count, sizeof *plan);
+  double **buf = calloc((size_t)count, sizeof *buf); /* a merge's q2 (2 m), wt (k), u (2 k) */
+  int rc = plan && buf ? 0 : tsr_error(ctx, TESSERA_ERR_NOMEM, "stedc: out of memory for a merge");
+  for (int64_t i = 0; i < count && !rc; i++) {
+    const int64_t a = up->start[i], m = up->size[i], n1 = down->size[2 * i];
+    for (int64_t c = 0; c < m; c++) z[a + c] = rows[2 * (a + c) + (c < n1 ? 1 : 0)];
+    if (!(plan[i] = tsr_laed_deflate(m, n1, d + a, z + a, e[a + n1 - 1])))
+      rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "stedc: out of memory for a merge");
+    for (int64_t j = 0; !rc && j < plan[i]->k; j += ROOTS_PER_TASK) {
+      const int tag[3] = {(int)i, 2, (int)j};
+      const int64_t j1 = j + ROOTS_PER_TASK < plan[i]->k ? j + ROOTS_PER_TASK : plan[i]->k;
+      rc = tsr_task_laed_roots(ctx, plan[i], j, j1, tag);
+    }
+  }
+  int waited = tessera_wait_all(ctx);
+  for (int64_t i = 0; i < count && !rc && !waited; i++) {
+    tsr_laed_plan_t *p = plan[i];
+    const int64_t a = up->start[i], m = p->m, n1 = p->n1, k = p->k;
+    if (p->info) {
+      rc = failed_on(n, a, m);
+      break;
+    }
+    tsr_laed_finish(p);
+    memcpy(d + a, tsr_laed_d(p, p->lambda), (size_t)m * sizeof *d);
+    double *q = buf[i] = malloc((size_t)(4 * m + 3 * k + 1) * sizeof *q), *q2 = q + 2 * m;
+    if (!q) {
+      rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "stedc: out of memory for a merge");
+      break;
+    }
+    for (int64_t c = 0; c < m; c++)
+      q[2 * c] = c < n1 ? rows[2 * (a + c)] : 0, q[2 * c + 1] = c < n1 ? 0 : rows[2 * (a + c) + 1];
+    const double *rot = tsr_laed_d(p, p->rot);
+    for (int64_t r = 0; r < p->nrot; r++) {
+      double *x = q + 2 * (int64_t)rot[4 * r], *y = q + 2 * (int64_t)rot[4 * r + 1];
+      const double cs = rot[4 * r + 2], sn = rot[4 * r + 3];
+      for (int t = 0; t < 2; t++) {
+        const double u = x[t], v = y[t];
+        x[t] = cs * u + sn * v, y[t] = cs * v - sn * u;
+      }
+    }
+    const int *src = tsr_laed_i(p, p->src);
+    for (int64_t c = 0; c < m; c++) q2[2 * c] = q[2 * src[c]], q2[2 * c + 1] = q[2 * src[c] + 1];
+    if (k > 2) rc = update_tasks(ctx, p, 0, i, q2, q2 + 2 * m, q2 + 2 * m + k);
+  }
+  waited = tessera_wait_all(ctx);
+  for (int64_t i = 0; i < count && !rc && !waited; i++) {
+    double *q2 = buf[i] + 2 * plan[i]->m;
+    rc =
+        update_tasks(ctx, plan[i], 1, i, q2, q2 + 2 * plan[i]->m, q2 + 2 * plan[i]->m + plan[i]->k);
+  }
+  waited = tessera_wait_all(ctx);
+  for (int64_t i = 0; i < count && !rc && !waited; i++) {
+    const tsr_laed_plan_t *p = plan[i];
+    const int64_t a = up->start[i], m = p->m, k = p->k;
+    const double *q2 = buf[i] + 2 * m, *u = q2 + 2 * m + k;
+    const int *out = tsr_laed_i(p, p->out);
+    for (int64_t c = 0; c < m; c++) {
+      const double *from = out[c] < k ? u + 2 * out[c] : q2 + 2 * out[c];
+      rows[2 * (a + c)] = from[0], rows[2 * (a + c) + 1] = from[1];
+    }
+  }
+  for (int64_t i = 0; i < count && plan && buf; i++) free(plan[i]), free(buf[i]);
+  free(plan), free(buf);
+  return rc ? rc : waited;
+}
+
 /* Where the tasks on Q run: the context's accelerators where one of them can hold Q and the
  * merges' workspace (4 n² doubles), else the CPU workers (Q stays on the host). */
 static tessera_scope_t q_scope(tessera_context_t *ctx, int64_t n) {
@@ -174,8 +291,10 @@ static int split(int64_t n, int64_t leaf, level_t *lv, int most) {
   return L;
 }
 
-int tsr_stedc_dc(tessera_context_t *ctx, int64_t n, double *d, double *e, double *q, int64_t ldq,
-                 int64_t leaf) {
+/* Both forms: with q, the eigenvectors into q (the merges on Q); without, the eigenvalues alone
+ * (each block's first and last eigenvector rows kept). */
+static int dc(tessera_context_t *ctx, int64_t n, double *d, double *e, double *q, int64_t ldq,
+              int64_t leaf) {
   if (n < 1) return 0;
   double scale = 0;
   for (int64_t i = 0; i < n; i++) scale = fmax(scale, fabs(d[i]));
@@ -183,8 +302,9 @@ int tsr_stedc_dc(tessera_context_t *ctx, int64_t n, double *d, double *e, double
   enum { MOST_LEVELS = 40 };
   level_t lv[MOST_LEVELS] = {{0}};
   double *ds = malloc((size_t)n * sizeof *ds), *es = calloc((size_t)n, sizeof *es);
+  double *rows = q ? NULL : malloc(2 * (size_t)n * sizeof *rows);
   merges_t M = {.ctx = ctx,
-                .scope = q_scope(ctx, n),
+                .scope = q ? q_scope(ctx, n) : tessera_scope_cpus(),
                 .n = n,
                 .d = ds,
                 .e = es,
@@ -194,7 +314,7 @@ int tsr_stedc_dc(tessera_context_t *ctx, int64_t n, double *d, double *e, double
   const int64_t most = lv[L > 1 ? L - 2 : 0].count;
   M.plan = calloc((size_t)most, sizeof *M.plan), M.planh = calloc((size_t)most, sizeof *M.planh);
   int rc =
-      !ds || !es || !M.z || !L || !M.plan || !M.planh
+      !ds || !es || !M.z || !L || !M.plan || !M.planh || (!q && !rows)
           ? tsr_error(ctx, TESSERA_ERR_NOMEM, "stedc: out of memory for n = %lld", (long long)n)
           : 0;
   if (!rc) {
@@ -205,9 +325,11 @@ int tsr_stedc_dc(tessera_context_t *ctx, int64_t n, double *d, double *e, double
       const int64_t c = lv[L - 1].start[i];
       ds[c - 1] -= fabs(es[c - 1]), ds[c] -= fabs(es[c - 1]);
     }
-    rc = leaves(ctx, n, &lv[L - 1], ds, es, q, ldq);
+    rc = leaves(ctx, n, &lv[L - 1], ds, es, q, ldq, rows);
   }
-  if (!rc && L > 1) {
+  for (int l = L - 2; l >= 0 && !rc && !q; l--)
+    rc = values_level(ctx, n, &lv[l], &lv[l + 1], ds, es, rows, M.z);
+  if (!rc && L > 1 && q) {
     rc = tessera_data_register(ctx, TESSERA_HOST_NODE, q, (size_t)n, (size_t)n, (size_t)ldq, 8,
                                &M.Q);
     if (!rc)
@@ -229,6 +351,15 @@ int tsr_stedc_dc(tessera_context_t *ctx, int64_t n, double *d, double *e, double
   if (!rc)
     for (int64_t i = 0; i < n; i++) d[i] = ds[i] * (scale > 0 ? scale : 1);
   for (int l = 0; l < MOST_LEVELS; l++) free(lv[l].start), free(lv[l].size);
-  free(ds), free(es), free(M.z), free(M.plan), free(M.planh);
+  free(ds), free(es), free(rows), free(M.z), free(M.plan), free(M.planh);
   return rc;
+}
+
+int tsr_stedc_dc(tessera_context_t *ctx, int64_t n, double *d, double *e, double *q, int64_t ldq,
+                 int64_t leaf) {
+  return dc(ctx, n, d, e, q, ldq, leaf);
+}
+
+int tsr_stedc_values(tessera_context_t *ctx, int64_t n, double *d, double *e, int64_t leaf) {
+  return dc(ctx, n, d, e, NULL, 0, leaf);
 }

@@ -402,6 +402,11 @@ int tsr_task_laed_roots(tessera_context_t *ctx, tsr_laed_plan_t *plan, int64_t j
   return insert_host(ctx, &tsr_kernel_laed_roots, &args, sizeof args, 0, NULL, NULL, tag, 0);
 }
 
+int tsr_task_laed_update(tessera_context_t *ctx, const tsr_laed_update_args_t *args,
+                         const int tag[3]) {
+  return insert_host(ctx, &tsr_kernel_laed_update, args, sizeof *args, 0, NULL, NULL, tag, 0);
+}
+
 int tsr_task_laed_merge(tessera_context_t *ctx, tessera_data_t *q, tessera_data_t *plan,
                         tessera_data_t *work, const tsr_laed_plan_t *header, int64_t a,
                         tessera_scope_t scope, const int tag[3]) {
