@@ -58,7 +58,7 @@ static void one_case(tessera_context_t *ctx, kind_t kind, int64_t n, int64_t lea
   double *ev = calloc((size_t)n + 1, 8);
   memcpy(eref, e, (size_t)n * 8), memcpy(dv, d, (size_t)n * 8), memcpy(ev, e, (size_t)n * 8);
   if (n > 0) assert_int_equal(LAPACKE_dsterf((lapack_int)n, ref, eref), 0);
-  const int rc = tsr_stedc_dc(ctx, n, d, e, q, n, leaf);
+  const int rc = tsr_stedc_dc(ctx, n, d, e, q, n, leaf, NULL);
   if (rc != 0)
     fail_msg("stedc kind %d n %lld leaf %lld: returned %d", kind, (long long)n, (long long)leaf,
              rc);

@@ -216,11 +216,18 @@ static void test_syevd_merges(void **state) {
   cfg.gpu_mem_limit = (int64_t)256 << 20;
   assert_int_equal(tessera_init(&ctx, &cfg), 0);
   if (tessera_accelerator_count(ctx) > 0) {
-    assert_int_equal(tessera_set_scope(ctx, tessera_scope_gpus()), 0);
-    tt_rng_t r = tt_rng(5100);
-    zc_t *h = hermitian(TESSERA_F64, N, NULL, &r);
-    one_case(ctx, TESSERA_F64, TESSERA_LOWER, TESSERA_VECTORS, N, h, 1, false);
-    free(h);
+    /* every accelerator (Q2's panels spread), then the first alone (E one tile from the merges
+     * to Q2) */
+    tessera_scope_t one = tessera_scope_gpus();
+    one.gpu_mask = 1;
+    const tessera_scope_t scopes[2] = {tessera_scope_gpus(), one};
+    for (int k = 0; k < 2; k++) {
+      assert_int_equal(tessera_set_scope(ctx, scopes[k]), 0);
+      tt_rng_t r = tt_rng((uint64_t)(5100 + k));
+      zc_t *h = hermitian(TESSERA_F64, N, NULL, &r);
+      one_case(ctx, TESSERA_F64, TESSERA_LOWER, TESSERA_VECTORS, N, h, 1, false);
+      free(h);
+    }
   }
   lc_finalize(ctx);
 }

@@ -40,9 +40,11 @@ typedef struct {
   double *d, *e;             /* T */
   double *z;                 /* T's eigenvectors */
   void *v, *tau;             /* Q2's reflectors */
+  tessera_matrix_t *E;       /* E = T's eigenvectors as one tile, from the merges to Q2, or NULL */
 } bufs_t;
 
 static void bufs_free(bufs_t *b) {
+  if (b->E) (void)tessera_matrix_destroy(b->E);
   if (!b->in_place) free(b->h);
   free(b->ab), free(b->d), free(b->e), free(b->z), free(b->v), free(b->tau);
 }
@@ -287,10 +289,11 @@ static int second_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, in
     return rc > 0 ? tsr_error(ctx, TESSERA_ERR_KERNEL, "syevd: Q2's application failed") : rc;
   }
   const size_t es = tessera_dtype_size(dt);
-  tessera_matrix_t *E = NULL;
+  tessera_matrix_t *E = b->E; /* the merges' Q where they left it, else a view of panels */
   tessera_data_t *v = b->vh, *tau = b->tauh; /* the device's, or the host arrays' */
   const size_t nv = (size_t)lay->nv + 1, nt = (size_t)lay->ntau + 1;
-  int rc = tessera_matrix_view(ctx, dt, n, n, n, panel_columns(b, n), b->h, b->ldh, &E);
+  b->E = NULL;
+  int rc = E ? 0 : tessera_matrix_view(ctx, dt, n, n, n, panel_columns(b, n), b->h, b->ldh, &E);
   if (!rc && !v) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->v, nv, 1, nv, es, &v);
   if (!rc && !tau) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->tau, nt, 1, nt, es, &tau);
   if (!rc) rc = tsr_pxhb2st_apply(E, nb, v, tau, b->scope);
@@ -397,7 +400,15 @@ static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t 
   int rc = chase(ctx, dt, n, nb, b, &lay, workers);
   if (rc) return rc < 0 ? rc : tsr_error(ctx, TESSERA_ERR_KERNEL, "syevd: bulge chasing failed");
   if (job == TESSERA_VECTORS && workers > 0 && b->gpu) {
-    rc = tsr_stedc_dc(ctx, n, b->d, b->e, z, ldz, STEDC_LEAF);
+    /* f64 on one accelerator: E one tile, the merges' Q, which stays there for Q2 (no copy
+     * home and back between them); on several, Q2's panels spread over them */
+    tessera_data_t *qh = NULL;
+    if (direct && tessera_scope_nodes(ctx, b->scope, NULL, 0) == 1) {
+      rc = tessera_matrix_view(ctx, dt, n, n, n, n, b->h, b->ldh, &b->E);
+      if (rc) return rc;
+      qh = tessera_matrix_tile(b->E, 0, 0);
+    }
+    rc = tsr_stedc_dc(ctx, n, b->d, b->e, z, ldz, STEDC_LEAF, qh);
     if (rc > 0) return tsr_error(ctx, rc, "syevd: the tridiagonal eigensolver failed: info %d", rc);
   } else if (job == TESSERA_VALUES && workers > 1 && n >= STEDC_VALUES_MIN) {
     rc = tsr_stedc_values(ctx, n, b->d, b->e, STEDC_VALUES_LEAF);

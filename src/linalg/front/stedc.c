@@ -294,7 +294,7 @@ static int split(int64_t n, int64_t leaf, level_t *lv, int most) {
 /* Both forms: with q, the eigenvectors into q (the merges on Q); without, the eigenvalues alone
  * (each block's first and last eigenvector rows kept). */
 static int dc(tessera_context_t *ctx, int64_t n, double *d, double *e, double *q, int64_t ldq,
-              int64_t leaf) {
+              int64_t leaf, tessera_data_t *qh) {
   if (n < 1) return 0;
   double scale = 0;
   for (int64_t i = 0; i < n; i++) scale = fmax(scale, fabs(d[i]));
@@ -330,8 +330,10 @@ static int dc(tessera_context_t *ctx, int64_t n, double *d, double *e, double *q
   for (int l = L - 2; l >= 0 && !rc && !q; l--)
     rc = values_level(ctx, n, &lv[l], &lv[l + 1], ds, es, rows, M.z);
   if (!rc && L > 1 && q) {
-    rc = tessera_data_register(ctx, TESSERA_HOST_NODE, q, (size_t)n, (size_t)n, (size_t)ldq, 8,
-                               &M.Q);
+    M.Q = qh;
+    if (!qh)
+      rc = tessera_data_register(ctx, TESSERA_HOST_NODE, q, (size_t)n, (size_t)n, (size_t)ldq, 8,
+                                 &M.Q);
     if (!rc)
       rc = tessera_data_register(ctx, TESSERA_HOST_NODE, M.z, (size_t)n, 1, (size_t)n, 8, &M.zh);
     if (!rc) rc = tessera_data_create_workspace(ctx, (size_t)n, 3 * (size_t)n, 8, &M.work);
@@ -341,7 +343,7 @@ static int dc(tessera_context_t *ctx, int64_t n, double *d, double *e, double *q
       if (!rc) rc = r;
     }
     if (rc) (void)tessera_wait_all(ctx);
-    const tessera_data_t *h[3] = {M.Q, M.zh, M.work};
+    const tessera_data_t *h[3] = {M.Q != qh ? M.Q : NULL, M.zh, M.work};
     for (int i = 0; i < 3; i++)
       if (h[i]) {
         const int r = tessera_data_release(ctx, (tessera_data_t *)h[i]);
@@ -356,10 +358,10 @@ static int dc(tessera_context_t *ctx, int64_t n, double *d, double *e, double *q
 }
 
 int tsr_stedc_dc(tessera_context_t *ctx, int64_t n, double *d, double *e, double *q, int64_t ldq,
-                 int64_t leaf) {
-  return dc(ctx, n, d, e, q, ldq, leaf);
+                 int64_t leaf, tessera_data_t *qh) {
+  return dc(ctx, n, d, e, q, ldq, leaf, qh);
 }
 
 int tsr_stedc_values(tessera_context_t *ctx, int64_t n, double *d, double *e, int64_t leaf) {
-  return dc(ctx, n, d, e, NULL, 0, leaf);
+  return dc(ctx, n, d, e, NULL, 0, leaf, NULL);
 }
