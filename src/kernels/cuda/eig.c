@@ -19,7 +19,8 @@
  *
  * Workspace: the worker's scratch, holding for each member of a batch V, G, T, tau, W and W2;
  * batches larger than it fits are split, and E's columns are taken in chunks narrow enough for a
- * few dozen members. Columns never mix: a block of columns gets what the whole would. */
+ * few dozen members, a batch's V and T made once for all of them (wavefronts outside, chunks
+ * inside: columns never mix, so each gets the wavefronts in order). */
 #include <stdbool.h>
 
 #include "kernels/cpu/hb2st.h"
@@ -78,9 +79,10 @@ static int gemm_batch(const plan_t *p, char ta, char tb, int m, int n, int k, do
 }
 
 /* Applies `count` groups (at most p->cap) of k sweeps and `rows` rows, the first of sweeps from
- * s0 at step j0 and each next nb sweeps and one step on, to columns c0 .. c0 + mc - 1 of E. */
+ * s0 at step j0 and each next nb sweeps and one step on, to the m columns of E: V and T made
+ * once, then the products on column chunks of p->mc. */
 static int apply_batch(const plan_t *p, int s0, int j0, int count, int k, int rows, char *E,
-                       int lde, int mc) {
+                       int lde, int m) {
   const tessera_cuda_scratch_t *s = tsr_cuda_scratch(p->ex);
   char *at[6], *w = s->workspace;
   long long stride[6];
@@ -114,21 +116,24 @@ static int apply_batch(const plan_t *p, int s0, int j0, int count, int k, int ro
   if (!rc && tsr_cuda_larft_batched(p->dt, at[1], (size_t)nb, stride[1], at[3], stride[3], k, k,
                                     at[2], (size_t)nb, stride[2], count, p->ex->stream))
     rc = TESSERA_ERR_KERNEL;
-  if (!rc)
-    rc = gemm_batch(p, c, 'N', k, mc, rows, 1, at[0], ldv, stride[0], Eb, lde, row_step, 0, at[4],
+  for (int c0 = 0; c0 < m && !rc; c0 += p->mc) {
+    const int mc = m - c0 < p->mc ? m - c0 : p->mc;
+    char *Ec = Eb + (size_t)c0 * (size_t)lde * p->es;
+    rc = gemm_batch(p, c, 'N', k, mc, rows, 1, at[0], ldv, stride[0], Ec, lde, row_step, 0, at[4],
                     nb, stride[4], count);
-  if (!rc)
-    rc = gemm_batch(p, 'N', 'N', k, mc, k, 1, at[2], nb, stride[2], at[4], nb, stride[4], 0, at[5],
-                    nb, stride[5], count);
-  if (!rc)
-    rc = gemm_batch(p, 'N', 'N', rows, mc, k, -1, at[0], ldv, stride[0], at[5], nb, stride[5], 1,
-                    Eb, lde, row_step, count);
+    if (!rc)
+      rc = gemm_batch(p, 'N', 'N', k, mc, k, 1, at[2], nb, stride[2], at[4], nb, stride[4], 0,
+                      at[5], nb, stride[5], count);
+    if (!rc)
+      rc = gemm_batch(p, 'N', 'N', rows, mc, k, -1, at[0], ldv, stride[0], at[5], nb, stride[5], 1,
+                      Ec, lde, row_step, count);
+  }
   return rc;
 }
 
-/* The groups of wavefront t (module comment) on columns c0 .. c0 + mc - 1 of E: runs of full
- * groups as batches of at most p->cap, the others alone. */
-static int wavefront(const plan_t *p, int t, char *E, int lde, int mc) {
+/* The groups of wavefront t (module comment) on the m columns of E: runs of full groups as
+ * batches of at most p->cap, the others alone. */
+static int wavefront(const plan_t *p, int t, char *E, int lde, int m) {
   const int nb = p->nb, kd = p->L.kd, n = p->L.n, groups = (p->L.sweeps + nb - 1) / nb;
   int run_s = -1, run_j = 0, run = 0, rc = 0;
   for (int g = groups - 1 - t > 0 ? groups - 1 - t : 0; g <= groups && !rc; g++) {
@@ -143,7 +148,7 @@ static int wavefront(const plan_t *p, int t, char *E, int lde, int mc) {
       full = k == nb && rows == p->R;
     }
     if (run && (!full || run == p->cap)) { /* flush the run */
-      rc = apply_batch(p, run_s, run_j, run, nb, p->R, E, lde, mc);
+      rc = apply_batch(p, run_s, run_j, run, nb, p->R, E, lde, m);
       run = 0;
     }
     if (rc || !any) continue;
@@ -151,7 +156,7 @@ static int wavefront(const plan_t *p, int t, char *E, int lde, int mc) {
       if (!run) run_s = S, run_j = j;
       run++;
     } else {
-      rc = apply_batch(p, S, j, 1, k, rows, E, lde, mc);
+      rc = apply_batch(p, S, j, 1, k, rows, E, lde, m);
     }
   }
   return rc;
@@ -182,11 +187,7 @@ int tsr_cuda_hb2st_apply(const tessera_exec_t *ex, void *args) {
   if (p.cap > most) p.cap = most;
   const int groups = (p.L.sweeps + p.nb - 1) / p.nb, waves = groups + p.L.steps;
   int rc = 0;
-  for (int c0 = 0; c0 < a->m && !rc; c0 += p.mc) {
-    const int mc = a->m - c0 < p.mc ? a->m - c0 : p.mc;
-    char *E = (char *)ex->ptr[2] + (size_t)c0 * (size_t)lde * p.es;
-    for (int t = 0; t < waves && !rc; t++) rc = wavefront(&p, t, E, lde, mc);
-  }
+  for (int t = 0; t < waves && !rc; t++) rc = wavefront(&p, t, (char *)ex->ptr[2], lde, a->m);
   return rc;
 }
 
