@@ -105,7 +105,7 @@ typedef struct {
 } tsr_hefill_args_t;
 
 /** hb2st: buffers {ab (R) (kd + 1) x n, d (W) n doubles, e (W) n - 1 doubles, v (W),
- *  tau (W)} (GPUs: real dtypes alone). The Hermitian band ab (LAPACK's lower band storage, kd
+ *  tau (W)}. The Hermitian band ab (LAPACK's lower band storage, kd
  * subdiagonals) reduced to the real tridiagonal T (d, e) by bulge chasing, the reflectors of Q2 (ab
  * = Q2 T Q2ᴴ) into v and tau in cpu/hb2st.h's layout. */
 typedef struct {

@@ -163,7 +163,7 @@ int tsr_cuda_laed_prepare(const tsr_cuda_laed_t *p, void *stream);
  *  (out[c] < k) or of q2. Returns 0, or -1 for a failed launch. */
 int tsr_cuda_laed_place(const tsr_cuda_laed_t *p, void *stream);
 
-/** The bulge chasing on a GPU (cpu/hb2st.h's reduction; real dtypes): the band ab (LAPACK's
+/** The bulge chasing on a GPU (cpu/hb2st.h's reduction, every dtype): the band ab (LAPACK's
  *  lower band storage, ldab) loaded into the working band w (ldw >= 2 kd x n, device scratch),
  *  reduced by one cooperative launch of `blocks` thread blocks (tsr_cuda_hb2st_blocks), the
  *  reflectors into v and tau (the layout's), T into d and e (doubles). kd: the effective
@@ -184,7 +184,7 @@ typedef struct {
  *  cannot say or the dtype is not f32 or f64. */
 int tsr_cuda_hb2st_blocks(tessera_dtype_t dtype, int kd, int sweeps);
 
-/** Enqueues the bulge chasing of `p`. Returns 0, or -1 for a dtype other than f32 and f64 or a
+/** Enqueues the bulge chasing of `p`. Returns 0, or -1 for an unknown dtype or a
  *  failed launch. */
 int tsr_cuda_hb2st_run(tessera_dtype_t dtype, const tsr_cuda_hb2st_t *p, void *stream);
 

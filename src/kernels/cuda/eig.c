@@ -235,14 +235,13 @@ int tsr_cuda_laed_merge(const tessera_exec_t *ex, void *args) {
   return tsr_cuda_laed_place(&p, ex->stream) ? TESSERA_ERR_KERNEL : 0;
 }
 
-/* The bulge chasing on a GPU (hb2st.cu), real dtypes: the working band, the waits' counters and
- * the blocks' scratch in the worker's workspace. */
+/* The bulge chasing on a GPU (hb2st.cu): the working band, the waits' counters and the blocks'
+ * scratch in the worker's workspace. */
 int tsr_cuda_hb2st(const tessera_exec_t *ex, void *args) {
   const tsr_hb2st_args_t *a = args;
   tsr_hb2st_layout_t L;
   const tessera_cuda_scratch_t *s = tsr_cuda_scratch(ex);
-  if (!s || ex->ndata < 5 || tsr_hb2st_layout(a->n, a->kd, &L) ||
-      (a->dtype != TESSERA_F32 && a->dtype != TESSERA_F64))
+  if (!s || ex->ndata < 5 || tsr_hb2st_layout(a->n, a->kd, &L) || !tsr_dtype_valid(a->dtype))
     return TESSERA_ERR_KERNEL;
   if (a->n == 0) return 0;
   const size_t es = tessera_dtype_size(a->dtype);

@@ -1,4 +1,4 @@
-/* The bulge chasing (cpu/hb2st.h) on a GPU, real dtypes: one cooperative launch whose thread
+/* The bulge chasing (cpu/hb2st.h) on a GPU, every dtype: one cooperative launch whose thread
  * blocks each own sweeps b, b + B, b + 2B, ... and run their steps in order, as the CPU's step
  * does them (the bulge times the previous reflector, larfg, the rest of the bulge, the diagonal
  * block's two-sided update), on the working band in device memory. Step (s, j) waits for step
@@ -11,8 +11,10 @@
  * products with a block by rows (a thread per row and column group, partial sums in shared
  * memory) or by columns (a warp per column), updates element by element. The right reflector of
  * the previous step and the left reflector of this one are applied to the bulge in one pass:
- * B (I - tu u uᵀ) = B - tu y uᵀ with y = B u, and (I - t v vᵀ) of that subtracts t v wᵀ with
- * w = Bᵀ v - tu u (yᵀ v). */
+ * B (I - tu u uᴴ) = B - tu y uᴴ with y = B u, and (I - t v vᴴ)ᴴ of that subtracts conj(t) v wᴴ
+ * with w = Bᴴ v - conj(tu) u (yᴴ v). Complex dtypes as LAPACK's zhb2st: larfg makes the
+ * subdiagonal real, Hermitian products read the lower triangle's diagonal as real. */
+#include <cuda/std/complex>
 #include <cuda_runtime.h>
 
 #include "kernels/cuda/cuda_kernels.h"
@@ -20,8 +22,9 @@
 namespace {
 
 constexpr int kThreads = 1024, kWarps = kThreads / 32;
-/* The step's vectors live in shared memory up to this size, else in the block's scratch. */
-constexpr size_t kSharedVectors = 32 << 10;
+/* Shared memory a launch takes without opting in: the step's vectors live there when they fit
+ * beside the reduction scratch, else in the block's scratch. */
+constexpr size_t kShared = 48 << 10;
 
 /* Steps of sweep s (cpu/hb2st.h's tsr_hb2st_steps). */
 __device__ int steps_of(int n, int kd, int s) {
@@ -31,15 +34,92 @@ __device__ int steps_of(int n, int kd, int s) {
   return (rows + kd - 1) / kd;
 }
 
-template <typename T> __device__ T get(const T *p) {
+using zd = cuda::std::complex<double>;
+using zf = cuda::std::complex<float>;
+
+/* The real type of T, and the scalar helpers every dtype shares. */
+template <typename T> struct real_of { using type = T; };
+template <typename R> struct real_of<cuda::std::complex<R>> { using type = R; };
+template <typename T> using real_t = typename real_of<T>::type;
+
+template <typename R> __device__ R re(R x) {
+  return x;
+}
+template <typename R> __device__ R re(cuda::std::complex<R> x) {
+  return x.real();
+}
+template <typename R> __device__ R im(R) {
+  return R(0);
+}
+template <typename R> __device__ R im(cuda::std::complex<R> x) {
+  return x.imag();
+}
+template <typename R> __device__ R cj(R x) {
+  return x;
+}
+template <typename R> __device__ cuda::std::complex<R> cj(cuda::std::complex<R> x) {
+  return cuda::std::conj(x);
+}
+template <typename R> __device__ R abs2(R x) {
+  return x * x;
+}
+template <typename R> __device__ R abs2(cuda::std::complex<R> x) {
+  return x.real() * x.real() + x.imag() * x.imag();
+}
+template <typename T> __device__ T make(real_t<T> r, real_t<T> i);
+template <> __device__ double make<double>(double r, double) {
+  return r;
+}
+template <> __device__ float make<float>(float r, float) {
+  return r;
+}
+template <> __device__ zd make<zd>(double r, double i) {
+  return zd(r, i);
+}
+template <> __device__ zf make<zf>(float r, float i) {
+  return zf(r, i);
+}
+
+/* Loads and stores of the band at L2. */
+__device__ double get(const double *p) {
   return __ldcg(p);
 }
-template <typename T> __device__ void put(T *p, T x) {
+__device__ float get(const float *p) {
+  return __ldcg(p);
+}
+__device__ zd get(const zd *p) {
+  const double2 v = __ldcg(reinterpret_cast<const double2 *>(p));
+  return zd(v.x, v.y);
+}
+__device__ zf get(const zf *p) {
+  const float2 v = __ldcg(reinterpret_cast<const float2 *>(p));
+  return zf(v.x, v.y);
+}
+__device__ void put(double *p, double x) {
   __stcg(p, x);
+}
+__device__ void put(float *p, float x) {
+  __stcg(p, x);
+}
+__device__ void put(zd *p, zd x) {
+  __stcg(reinterpret_cast<double2 *>(p), make_double2(x.real(), x.imag()));
+}
+__device__ void put(zf *p, zf x) {
+  __stcg(reinterpret_cast<float2 *>(p), make_float2(x.real(), x.imag()));
+}
+
+__device__ double shfl(double x, int o) {
+  return __shfl_xor_sync(0xffffffffu, x, o);
+}
+__device__ float shfl(float x, int o) {
+  return __shfl_xor_sync(0xffffffffu, x, o);
+}
+template <typename R> __device__ cuda::std::complex<R> shfl(cuda::std::complex<R> x, int o) {
+  return cuda::std::complex<R>(shfl(x.real(), o), shfl(x.imag(), o));
 }
 
 template <typename T> __device__ T warp_sum(T x) {
-  for (int o = 16; o > 0; o /= 2) x += __shfl_xor_sync(0xffffffffu, x, o);
+  for (int o = 16; o > 0; o /= 2) x += shfl(x, o);
   return x;
 }
 
@@ -64,7 +144,8 @@ __device__ Rows rows_of(int rows) {
 }
 
 /* y = M x over columns c0 .. cols - 1 of M (rows x cols, column stride ld, in the band), only
- * c <= i where lower; x and y in the block's vectors; part: kThreads entries. */
+ * c <= i where lower (a Hermitian matrix's lower triangle: its diagonal read as real); x and y
+ * in the block's vectors; part: kThreads entries. */
 template <typename T>
 __device__ void by_rows(int rows, int c0, int cols, bool lower, const T *m, long long ld,
                         const T *x, T *y, T *part) {
@@ -74,7 +155,10 @@ __device__ void by_rows(int rows, int c0, int cols, bool lower, const T *m, long
     T acc = 0;
     if (L.g < L.G && i < rows) {
       const int end = lower ? min(cols, i + 1) : cols;
-      for (int c = c0 + L.g; c < end; c += L.G) acc += get(m + i + c * ld) * x[c];
+      for (int c = c0 + L.g; c < end; c += L.G) {
+        const T a = get(m + i + c * ld);
+        acc += (lower && c == i ? T(re(a)) : a) * x[c];
+      }
     }
     part[threadIdx.x] = acc;
     __syncthreads();
@@ -87,63 +171,71 @@ __device__ void by_rows(int rows, int c0, int cols, bool lower, const T *m, long
   }
 }
 
-/* z[c] (+)= sum over rows i (i > c where lower) of M[i, c] x[i], c = c0 .. cols - 1: a warp per
- * column. */
+/* z[c] (+)= sum over rows i (i > c where lower) of conj(M[i, c]) x[i], c = c0 .. cols - 1 (Mᴴ x,
+ * or a Hermitian lower triangle's part above the diagonal): a warp per column. */
 template <typename T>
 __device__ void by_columns(int rows, int c0, int cols, bool lower, const T *m, long long ld,
                            const T *x, T *z, bool add) {
   const int w = threadIdx.x / 32, l = threadIdx.x % 32;
   for (int c = c0 + w; c < cols; c += kWarps) {
     T acc = 0;
-    for (int i = (lower ? c + 1 : 0) + l; i < rows; i += 32) acc += get(m + i + c * ld) * x[i];
+    for (int i = (lower ? c + 1 : 0) + l; i < rows; i += 32) acc += cj(get(m + i + c * ld)) * x[i];
     acc = warp_sum(acc);
     if (l == 0) z[c] = add ? z[c] + acc : acc;
   }
   __syncthreads();
 }
 
-/* LAPACK's larfg on the len entries of col (alpha first): beta into col[0], the vector's tail
- * into vv[1 ..] and vg[1 ..] (vv[0] = vg[0] = 1), zeros below beta; tau returned (every
- * thread). */
+/* LAPACK's larfg on the len entries of col (alpha first): beta (real) into col[0], the
+ * vector's tail into vv[1 ..] and vg[1 ..] (vv[0] = vg[0] = 1), zeros below beta; tau returned
+ * (every thread). Complex alpha with a zero tail still gets a reflector, which makes it real.
+ * red: kWarps entries. */
 template <typename T> __device__ T larfg(int len, T *col, T *vv, T *vg, T *red) {
+  using R = real_t<T>;
   const T alpha = get(col); /* read before the sum's barrier: thread 0 writes beta there */
-  T ss = 0;
-  for (int i = 1 + threadIdx.x; i < len; i += kThreads) {
-    const T x = get(col + i);
-    ss += x * x;
-  }
-  const T xnorm = sqrt(block_sum(ss, red));
-  T tau = 0, beta = alpha, inv = 1, scale = 1;
+  R ss = 0;
+  for (int i = 1 + threadIdx.x; i < len; i += kThreads) ss += abs2(get(col + i));
+  const R xnorm = sqrt(block_sum(ss, reinterpret_cast<R *>(red)));
+  const R alphr = re(alpha), alphi = im(alpha);
+  T tau = 0, scale = 1;
+  R beta = alphr;
   int k = 0;
-  if (xnorm != T(0)) {
-    beta = -copysign(hypot(alpha, xnorm), alpha);
-    const T safmin = sizeof(T) == 8 ? T(2.2250738585072014e-308) / T(1.1102230246251565e-16)
-                                    : T(1.17549435e-38f) / T(5.96046448e-08f);
-    T al = alpha;
+  if (xnorm != R(0) || alphi != R(0)) {
+    beta = -copysign(hypot(hypot(alphr, alphi), xnorm), alphr);
+    const R safmin = sizeof(R) == 8 ? R(2.2250738585072014e-308) / R(1.1102230246251565e-16)
+                                    : R(1.17549435e-38f) / R(5.96046448e-08f);
+    R ar = alphr, ai = alphi, rs = 1;
     if (fabs(beta) < safmin) { /* rescale as LAPACK does; rare */
-      const T rsafmn = T(1) / safmin;
-      T xn = xnorm;
+      const R rsafmn = R(1) / safmin;
+      R xn = xnorm;
       do {
         k++;
-        scale *= rsafmn, al *= rsafmn, xn *= rsafmn, beta *= rsafmn;
+        rs *= rsafmn, ar *= rsafmn, ai *= rsafmn, xn *= rsafmn, beta *= rsafmn;
       } while (fabs(beta) < safmin && k < 20);
-      beta = -copysign(hypot(al, xn), al);
+      beta = -copysign(hypot(hypot(ar, ai), xn), ar);
     }
-    tau = (beta - al) / beta, inv = T(1) / (al - beta);
+    tau = make<T>((beta - ar) / beta, -ai / beta);
+    scale = T(rs) / (make<T>(ar, ai) - T(beta));
     for (int i = 0; i < k; i++) beta *= safmin;
   }
   for (int i = 1 + threadIdx.x; i < len; i += kThreads) {
-    const T x = xnorm != T(0) ? get(col + i) * scale * inv : get(col + i);
+    const T x = tau != T(0) ? get(col + i) * scale : get(col + i);
     vv[i] = x, vg[i] = x;
     put(col + i, T(0));
   }
-  if (threadIdx.x == 0) vv[0] = 1, vg[0] = 1, put(col, beta);
+  if (threadIdx.x == 0) vv[0] = 1, vg[0] = 1, put(col, T(beta));
   __syncthreads();
   return tau;
 }
 
 /* The step's vectors (kd entries each) and the block's reduction scratch. */
 template <typename T> struct Vecs { T *u, *y, *x, *z, *vv, *part, *red; };
+
+/* Whether the step's five vectors of kd entries fit in shared memory beside the reduction
+ * scratch (kThreads + kWarps entries). */
+template <typename T> __host__ __device__ bool vectors_shared(int kd) {
+  return (kThreads + kWarps + 5 * static_cast<size_t>(kd)) * sizeof(T) <= kShared;
+}
 
 /* Step (s, j) of the reduction on the working band w (ld = ldw - 1 its dense view), as
  * cpu/hb2st.c's step. */
@@ -164,7 +256,7 @@ __device__ void step(int n, int kd, T *w, long long ld, int s, int j, int steps0
     if (tu != T(0)) { /* y = B u, and the bulge's first column times H(s, j - 1) */
       by_rows(len, 0, kd, false, col, ld, V.u, V.y, V.part);
       for (int i = threadIdx.x; i < len; i += kThreads)
-        put(col + i, get(col + i) - tu * V.y[i] * V.u[0]);
+        put(col + i, get(col + i) - tu * V.y[i] * cj(V.u[0]));
       __syncthreads();
     }
   }
@@ -180,33 +272,33 @@ __device__ void step(int n, int kd, T *w, long long ld, int s, int j, int steps0
   if (j > 0 && kd > 1 && (tu != T(0) || t != T(0))) { /* the rest of the bulge, both sides */
     T gamma = 0;
     if (t != T(0)) {
-      by_columns(len, 1, kd, false, col, ld, V.vv, V.z, false); /* z = B2ᵀ v */
+      by_columns(len, 1, kd, false, col, ld, V.vv, V.z, false); /* z = B2ᴴ v */
       T part = 0;
-      for (int i = threadIdx.x; i < len; i += kThreads) part += V.y[i] * V.vv[i];
+      for (int i = threadIdx.x; i < len; i += kThreads) part += cj(V.y[i]) * V.vv[i];
       gamma = block_sum(part, V.red);
     }
     const Rows L = rows_of(len);
     for (int i0 = 0; i0 < len; i0 += L.R) {
       const int i = i0 + L.r;
       if (L.g >= L.G || i >= len) continue;
-      const T yi = tu * V.y[i], vi = t * V.vv[i];
+      const T yi = tu * V.y[i], vi = cj(t) * V.vv[i];
       for (int c = 1 + L.g; c < kd; c += L.G) {
         T *p = col + i + c * ld;
-        const T wc = t != T(0) ? V.z[c] - tu * V.u[c] * gamma : T(0);
-        put(p, get(p) - yi * V.u[c] - vi * wc);
+        const T wc = t != T(0) ? cj(V.z[c]) - tu * cj(V.u[c]) * cj(gamma) : T(0);
+        put(p, get(p) - yi * cj(V.u[c]) - vi * wc);
       }
     }
     __syncthreads();
   }
   if (t == T(0) || len < 2) return;
-  /* C = H C H on the diagonal block (its lower triangle): x = t C v, x += alpha v with
-   * alpha = -t (vᵀ x) / 2, C -= v xᵀ + x vᵀ */
+  /* C = Hᴴ C H on the diagonal block (its lower triangle): x = t C v, x += alpha v with
+   * alpha = -conj(t) (vᴴ x) / 2, C -= v xᴴ + x vᴴ (the diagonal kept real) */
   T *C = w + static_cast<long long>(lo) * (ld + 1);
   by_rows(len, 0, len, true, C, ld, V.vv, V.x, V.part);
   by_columns(len, 0, len, true, C, ld, V.vv, V.x, true);
   T dot = 0;
-  for (int i = threadIdx.x; i < len; i += kThreads) dot += V.vv[i] * V.x[i];
-  const T alpha = T(-0.5) * t * t * block_sum(dot, V.red);
+  for (int i = threadIdx.x; i < len; i += kThreads) dot += cj(V.vv[i]) * V.x[i];
+  const T alpha = T(-0.5) * cj(t) * t * block_sum(dot, V.red);
   for (int i = threadIdx.x; i < len; i += kThreads) V.x[i] = t * V.x[i] + alpha * V.vv[i];
   __syncthreads();
   const Rows L = rows_of(len);
@@ -216,7 +308,8 @@ __device__ void step(int n, int kd, T *w, long long ld, int s, int j, int steps0
     const T vi = V.vv[i], xi = V.x[i];
     for (int c = L.g; c <= i; c += L.G) {
       T *p = C + i + c * ld;
-      put(p, get(p) - vi * V.x[c] - xi * V.vv[c]);
+      const T r = get(p) - vi * cj(V.x[c]) - xi * cj(V.vv[c]);
+      put(p, c == i ? T(re(r)) : r);
     }
   }
   __syncthreads();
@@ -227,9 +320,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     chase(int n, int kd, T *w, long long ldw, T *v, T *tau, T *scratch, int *progress) {
   extern __shared__ __align__(16) unsigned char smem[];
   T *sh = reinterpret_cast<T *>(smem);
-  const size_t vec_bytes = 5 * static_cast<size_t>(kd) * sizeof(T);
-  T *vecs = vec_bytes <= kSharedVectors ? sh + kThreads + kWarps
-                                        : scratch + static_cast<long long>(blockIdx.x) * 5 * kd;
+  T *vecs = vectors_shared<T>(kd) ? sh + kThreads + kWarps
+                                  : scratch + static_cast<long long>(blockIdx.x) * 5 * kd;
   const Vecs<T> V = {vecs,          vecs + kd, vecs + 2 * kd, vecs + 3 * kd,
                      vecs + 4 * kd, sh,        sh + kThreads};
   const int sweeps = n - 1, steps0 = steps_of(n, kd, 0);
@@ -253,27 +345,27 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 
 template <typename T> size_t shared_bytes(int kd) {
-  const size_t vec = 5 * static_cast<size_t>(kd) * sizeof(T);
-  return (kThreads + kWarps) * sizeof(T) + (vec <= kSharedVectors ? vec : 0);
+  return (kThreads + kWarps) * sizeof(T) +
+         (vectors_shared<T>(kd) ? 5 * static_cast<size_t>(kd) * sizeof(T) : 0);
 }
 
 /* The working band from LAPACK's lower band storage: rows 0 .. min(kd, n - 1 - j) of column j
- * from ab, zeros below (cpu/hb2st.c's load, real dtypes). */
+ * from ab (the diagonal's real part), zeros below (cpu/hb2st.c's load). */
 template <typename T>
 __global__ void load(int n, int kd, const T *ab, long long ldab, T *w, long long ldw) {
   for (long long j = blockIdx.x; j < n; j += gridDim.x) {
     const long long rows = min(static_cast<long long>(kd), n - 1 - j);
     for (int r = threadIdx.x; r < ldw; r += blockDim.x)
-      w[r + j * ldw] = r <= rows ? ab[r + j * ldab] : T(0);
+      w[r + j * ldw] = r == 0 ? T(re(ab[j * ldab])) : r <= rows ? ab[r + j * ldab] : T(0);
   }
 }
 
-/* d and e (doubles) from the reduced band's rows 0 and 1. */
+/* d and e (doubles) from the reduced band's rows 0 and 1 (real: larfg made them so). */
 template <typename T>
 __global__ void extract(int n, const T *w, long long ldw, double *d, double *e) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    d[i] = static_cast<double>(w[i * ldw]);
-    if (i + 1 < n) e[i] = static_cast<double>(w[1 + i * ldw]);
+    d[i] = static_cast<double>(re(w[i * ldw]));
+    if (i + 1 < n) e[i] = static_cast<double>(re(w[1 + i * ldw]));
   }
 }
 
@@ -317,15 +409,33 @@ template <typename T> int run(const tsr_cuda_hb2st_t *p, cudaStream_t st) {
 } // namespace
 
 extern "C" int tsr_cuda_hb2st_blocks(tessera_dtype_t dtype, int kd, int sweeps) {
-  if (dtype == TESSERA_F64) return blocks_for<double>(kd, sweeps);
-  if (dtype == TESSERA_F32) return blocks_for<float>(kd, sweeps);
-  return -1;
+  switch (dtype) {
+  case TESSERA_F64:
+    return blocks_for<double>(kd, sweeps);
+  case TESSERA_F32:
+    return blocks_for<float>(kd, sweeps);
+  case TESSERA_C128:
+    return blocks_for<zd>(kd, sweeps);
+  case TESSERA_C64:
+    return blocks_for<zf>(kd, sweeps);
+  default:
+    return -1;
+  }
 }
 
 extern "C" int tsr_cuda_hb2st_run(tessera_dtype_t dtype, const tsr_cuda_hb2st_t *p, void *stream) {
   const cudaStream_t st = static_cast<cudaStream_t>(stream);
   if (p->n < 1) return 0;
-  if (dtype == TESSERA_F64) return run<double>(p, st);
-  if (dtype == TESSERA_F32) return run<float>(p, st);
-  return -1;
+  switch (dtype) {
+  case TESSERA_F64:
+    return run<double>(p, st);
+  case TESSERA_F32:
+    return run<float>(p, st);
+  case TESSERA_C128:
+    return run<zd>(p, st);
+  case TESSERA_C64:
+    return run<zf>(p, st);
+  default:
+    return -1;
+  }
 }

@@ -304,7 +304,7 @@ static int second_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, in
   return rc ? rc : s ? s : d;
 }
 
-/* The bulge chasing as one task on the accelerators (the GPU forms, real dtypes): T into b->d,
+/* The bulge chasing as one task on the accelerators (the GPU forms): T into b->d,
  * b->e; the reflectors into the workspace handles b->vh, b->tauh, which stay on the device for
  * Q2's application and are freed without a copy home. */
 static int gpu_chase(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb, bufs_t *b,
@@ -330,12 +330,12 @@ static int gpu_chase(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int 
 }
 
 /* The band b->ab to T (b->d, b->e) and Q2's reflectors (b->v, b->tau): on a GPU (gpu_chase)
- * in the GPU forms of a real dtype; else a pipeline of tasks of a few steps each on a working
+ * in the GPU forms; else a pipeline of tasks of a few steps each on a working
  * band (loops/hb2st.c) where the context has CPU workers, else the sequential kernel on this
  * thread; the same result bit for bit on CPUs. */
 static int chase(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb, bufs_t *b,
                  const tsr_hb2st_layout_t *lay, int workers) {
-  if (b->gpu && !tsr_dtype_complex(dt)) return gpu_chase(ctx, dt, n, nb, b, lay);
+  if (b->gpu) return gpu_chase(ctx, dt, n, nb, b, lay);
   if (workers == 0) {
     tsr_hb2st_args_t ha = {.dtype = dt, .n = (int)n, .kd = nb};
     void *hp[5] = {b->ab, b->d, b->e, b->v, b->tau};
@@ -386,7 +386,7 @@ static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t 
   if (tsr_hb2st_layout((int)n, nb, &lay))
     return tsr_error(ctx, TESSERA_ERR_STATE, "syevd: no bulge chasing for n = %lld, kd = %d",
                      (long long)n, nb);
-  const bool on_gpu = b->gpu && !tsr_dtype_complex(dt); /* gpu_chase's reflectors stay there */
+  const bool on_gpu = b->gpu; /* gpu_chase's reflectors stay there */
   b->v = calloc(on_gpu ? 1 : (size_t)lay.nv + 1, es);
   b->tau = calloc(on_gpu ? 1 : (size_t)lay.ntau + 1, es);
   /* T's eigenvectors straight into E where the dtype is the real double, else converted */
