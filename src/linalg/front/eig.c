@@ -160,11 +160,16 @@ static void fill_nan(tessera_dtype_t dt, tessera_job_t job, char uplo, int64_t n
 }
 
 /* Whether the call runs the GPU forms of its stages (wide tiles and panels, the divide and
- * conquer, Q2 on the accelerators): an accelerator of the context's scope can hold 5 n²
- * doubles, the largest stage's data (the merges' Q and workspace; Q2's reflectors and a panel
- * of E). Else every stage takes its CPU form, whose tiles fit any pool. */
-static bool eig_gpu(tessera_context_t *ctx, int64_t n, tessera_scope_t *scope) {
-  return tsr_fitting_accelerators(ctx, 5 * (size_t)n * (size_t)n * sizeof(double), scope);
+ * conquer, Q2 on the accelerators): an accelerator of the context's scope can hold the largest
+ * stage's data. With vectors 5 n² doubles (the merges' Q and workspace; Q2's reflectors and a
+ * panel of E); values alone 3 n² of the dtype (stage 1's working copy and V, or V beside the
+ * chase's reflectors). Else every stage takes its CPU form, whose tiles fit any pool. */
+static bool eig_gpu(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t n,
+                    tessera_scope_t *scope) {
+  const size_t nn = (size_t)n * (size_t)n;
+  const size_t bytes =
+      job == TESSERA_VECTORS ? 5 * nn * sizeof(double) : 3 * nn * tessera_dtype_size(dt);
+  return tsr_fitting_accelerators(ctx, bytes, scope);
 }
 
 /* Tiles of the band reduction on a band of kd: kd itself on CPUs, on GPUs the largest multiple
@@ -479,7 +484,7 @@ static int solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tesse
   const int nb = tessera_tile_for_eig(ctx, n);
   const size_t es = tessera_dtype_size(dt);
   tessera_scope_t scope;
-  const bool gpu = eig_gpu(ctx, n, &scope);
+  const bool gpu = eig_gpu(ctx, job, dt, n, &scope);
   /* the GPU forms with vectors work in A itself (its eigenvectors overwrite it): no n² copy
    * in and out. Values alone leave A's other triangle as it was, as LAPACK's do. The CPU forms'
    * working copy has columns not a multiple of 32 elements apart: column strides of a power of
