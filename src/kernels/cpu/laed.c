@@ -202,25 +202,39 @@ void tsr_laed_row_product(const tsr_laed_plan_t *p, const double *q2, const doub
   }
 }
 
-void tsr_laed_merge_host(const tsr_laed_plan_t *p, double *Qb, int64_t ldq, double *work) {
-  const int64_t m = p->m, k = p->k;
+void tsr_laed_regroup(const tsr_laed_plan_t *p, double *Qb, int64_t ldq, int64_t rows, double *Q2) {
+  const int64_t m = p->m;
   const double *rot = tsr_laed_d(p, p->rot);
-  const int *src = tsr_laed_i(p, p->src), *out = tsr_laed_i(p, p->out);
+  const int *src = tsr_laed_i(p, p->src);
   for (int64_t r = 0; r < p->nrot; r++) {
     double *x = Qb + (int64_t)rot[4 * r] * ldq, *y = Qb + (int64_t)rot[4 * r + 1] * ldq;
     const double c = rot[4 * r + 2], s = rot[4 * r + 3];
-    for (int64_t i = 0; i < m; i++) {
+    for (int64_t i = 0; i < rows; i++) {
       const double a = x[i], b = y[i];
       x[i] = c * a + s * b, y[i] = c * b - s * a;
     }
   }
+  for (int64_t c = 0; c < m; c++)
+    memcpy(Q2 + c * rows, Qb + src[c] * ldq, (size_t)rows * sizeof *Q2);
+}
+
+void tsr_laed_place(const tsr_laed_plan_t *p, const double *U, const double *Q2, int64_t rows,
+                    double *Qb, int64_t ldq) {
+  const int64_t k = p->k;
+  const int *out = tsr_laed_i(p, p->out);
+  for (int64_t q = 0; q < p->m; q++)
+    memcpy(Qb + q * ldq, out[q] < k ? U + out[q] * rows : Q2 + out[q] * rows,
+           (size_t)rows * sizeof *Qb);
+}
+
+void tsr_laed_merge_host(const tsr_laed_plan_t *p, double *Qb, int64_t ldq, double *work) {
+  const int64_t m = p->m, k = p->k;
   double *Q2 = work, *S = Q2 + m * m, *U = S + m * m;
-  for (int64_t c = 0; c < m; c++) memcpy(Q2 + c * m, Qb + src[c] * ldq, (size_t)m * sizeof *Q2);
+  tsr_laed_regroup(p, Qb, ldq, m, Q2);
   if (k > 0) {
     secular_vectors(p, S, U);
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)k, (int)k, 1, Q2, (int)m, S,
                 (int)k, 0, U, (int)m);
   }
-  for (int64_t q = 0; q < m; q++)
-    memcpy(Qb + q * ldq, out[q] < k ? U + out[q] * m : Q2 + out[q] * m, (size_t)m * sizeof *Qb);
+  tsr_laed_place(p, U, Q2, m, Qb, ldq);
 }

@@ -58,6 +58,16 @@ int tsr_laed_roots(tsr_laed_plan_t *p, int64_t j0, int64_t j1);
  *  ascending order. */
 void tsr_laed_finish(tsr_laed_plan_t *p);
 
+/** The plan's rotations on the first `rows` rows of the block Qb's m columns (leading dimension
+ *  ldq), then those columns regrouped into Q2 (rows x m, leading dimension rows): Q2's column c
+ *  is Qb's column src[c]. */
+void tsr_laed_regroup(const tsr_laed_plan_t *p, double *Qb, int64_t ldq, int64_t rows, double *Q2);
+
+/** The merged block's columns into Qb (rows x m, leading dimension ldq), ascending: column q is
+ *  U's column out[q] (U = Q2[:, 0:k] S, rows x k) or Q2's deflated column out[q]. */
+void tsr_laed_place(const tsr_laed_plan_t *p, const double *U, const double *Q2, int64_t rows,
+                    double *Qb, int64_t ldq);
+
 /** The plan carried out on the host: the block Qb (m x m, leading dimension ldq) becomes the
  *  merged block's eigenvectors (ascending). work: 3 m² doubles. */
 void tsr_laed_merge_host(const tsr_laed_plan_t *p, double *Qb, int64_t ldq, double *work);

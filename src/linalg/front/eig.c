@@ -158,11 +158,16 @@ static void fill_nan(tessera_dtype_t dt, tessera_job_t job, char uplo, int64_t n
 }
 
 /* Whether the call runs the GPU forms of its stages (wide tiles and panels, the divide and
- * conquer, Q2 on the accelerators): an accelerator of the context's scope can hold 5 n²
- * doubles, the largest stage's data (the merges' Q and workspace; Q2's reflectors and a panel
- * of E). Else every stage takes its CPU form, whose tiles fit any pool. */
-static bool eig_gpu(tessera_context_t *ctx, int64_t n, tessera_scope_t *scope) {
-  return tsr_fitting_accelerators(ctx, 5 * (size_t)n * (size_t)n * sizeof(double), scope);
+ * conquer, Q2 on the accelerators): an accelerator of the context's scope can hold the largest
+ * stage's data. With vectors 5 n² doubles (the merges' Q and workspace; Q2's reflectors and a
+ * panel of E); values alone 3 n² of the dtype (stage 1's working copy and V, or V beside the
+ * chase's reflectors). Else every stage takes its CPU form, whose tiles fit any pool. */
+static bool eig_gpu(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t n,
+                    tessera_scope_t *scope) {
+  const size_t nn = (size_t)n * (size_t)n;
+  const size_t bytes =
+      job == TESSERA_VECTORS ? 5 * nn * sizeof(double) : 3 * nn * tessera_dtype_size(dt);
+  return tsr_fitting_accelerators(ctx, bytes, scope);
 }
 
 /* Tiles of the band reduction on a band of kd: kd itself on CPUs, on GPUs the largest multiple
@@ -179,6 +184,14 @@ static int64_t band_tile(bool gpu, int64_t n, int kd) {
  * wider products); on CPUs about APPLY_COLUMNS (wide for the block reflectors' gemms), the
  * panels a multiple of the CPU workers so that none finishes its last panel alone. */
 enum { EIG_GPU_PANEL = 4096, APPLY_COLUMNS = 1024 };
+
+static int64_t panel_columns(const bufs_t *b, int64_t n) {
+  if (b->gpu) return EIG_GPU_PANEL;
+  const int64_t w = b->workers > 0 ? b->workers : 1;
+  const int64_t panels = ((n + APPLY_COLUMNS - 1) / APPLY_COLUMNS + w - 1) / w * w;
+  const int64_t cols = (n + panels - 1) / panels;
+  return cols > 0 ? cols : 1;
+}
 
 /* The band's blocks after stage 1, by copy tasks where the tiles are: the diagonal blocks
  * (kd x kd, A's block k at rows k kd of D, n x kd) and the R_k below them (the top of V's panel
@@ -238,14 +251,6 @@ static int reduce_to_band(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n,
   free(dh);
   free(rh);
   return rc;
-}
-
-static int64_t panel_columns(const bufs_t *b, int64_t n) {
-  if (b->gpu) return EIG_GPU_PANEL;
-  const int64_t w = b->workers > 0 ? b->workers : 1;
-  const int64_t panels = ((n + APPLY_COLUMNS - 1) / APPLY_COLUMNS + w - 1) / w * w;
-  const int64_t cols = (n + panels - 1) / panels;
-  return cols > 0 ? cols : 1;
 }
 
 /* E = Q1 E on rows nb .. n - 1 of b->h (E): the first stage's reflectors by unmqr tasks. */
@@ -468,7 +473,7 @@ static int solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tesse
   const int nb = tessera_tile_for_eig(ctx, n);
   const size_t es = tessera_dtype_size(dt);
   tessera_scope_t scope;
-  const bool gpu = eig_gpu(ctx, n, &scope);
+  const bool gpu = eig_gpu(ctx, job, dt, n, &scope);
   /* the GPU forms with vectors work in A itself (its eigenvectors overwrite it): no n² copy
    * in and out. Values alone leave A's other triangle as it was, as LAPACK's do. The CPU forms'
    * working copy has columns not a multiple of 32 elements apart: column strides of a power of
@@ -500,18 +505,17 @@ static int solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tesse
   }
   const double s = scaling(dt, amax);
   if (s != 1) scale_lower(dt, n, b.h, b.ldh, s);
-  /* the GPU forms' tile stages (the band reduction, Q1) within the call's accelerators: a CPU
-   * worker taking one of their gemms would move its tiles to the host and back */
+  /* the GPU forms' stages within the call's accelerators: a CPU worker taking one of the tile
+   * stages' gemms (the band reduction, Q1) would move its tiles to the host and back. The host
+   * stages' kernels run on the CPU workers whatever the scope. */
   const tessera_scope_t outer = tessera_get_scope(ctx);
   tsr_he2hb_t H = {0};
   int rc = b.gpu ? tessera_set_scope(ctx, b.scope) : 0;
   if (!rc) rc = reduce_to_band(ctx, dt, n, nb, &b, &H);
-  (void)tessera_set_scope(ctx, outer);
   if (!rc) rc = solve_band(ctx, dt, job, n, nb, &b);
   const int freed = (b.vh ? tessera_data_release(ctx, b.vh) : 0) |
                     (b.tauh ? tessera_data_release(ctx, b.tauh) : 0);
   if (!rc) rc = freed;
-  if (!rc && job == TESSERA_VECTORS && b.gpu) rc = tessera_set_scope(ctx, b.scope);
   if (!rc && job == TESSERA_VECTORS) rc = first_back(ctx, dt, n, nb, &b, &H);
   (void)tessera_set_scope(ctx, outer);
   tsr_he2hb_destroy(&H);

@@ -95,6 +95,30 @@ typedef struct {
   tessera_data_t **planh;
 } merges_t;
 
+/* Merge i of a level, of the block of order m whose halves have n1 and m - n1 rows: its plan
+ * from the halves' eigenvalues d and coupling vector z (cpu/laed.h), its secular equation's
+ * roots as laed_roots tasks. */
+static int plan_merge(tessera_context_t *ctx, int64_t i, int64_t m, int64_t n1, const double *d,
+                      const double *z, double rho, tsr_laed_plan_t **plan) {
+  tsr_laed_plan_t *p = *plan = tsr_laed_deflate(m, n1, d, z, rho);
+  if (!p) return tsr_error(ctx, TESSERA_ERR_NOMEM, "stedc: out of memory for a merge");
+  int rc = 0;
+  for (int64_t j = 0; j < p->k && !rc; j += ROOTS_PER_TASK) {
+    const int tag[3] = {(int)i, 2, (int)j};
+    rc = tsr_task_laed_roots(ctx, p, j, j + ROOTS_PER_TASK < p->k ? j + ROOTS_PER_TASK : p->k, tag);
+  }
+  return rc;
+}
+
+/* After plan p's roots (the block at a of T's order n): LAPACK's info where a root failed, else
+ * 0 with the merged eigenvalues into d (the block's). */
+static int finish_merge(int64_t n, int64_t a, tsr_laed_plan_t *p, double *d) {
+  if (p->info) return failed_on(n, a, p->m);
+  tsr_laed_finish(p);
+  memcpy(d, tsr_laed_d(p, p->lambda), (size_t)p->m * sizeof *d);
+  return 0;
+}
+
 /* The merges of level `up` (blocks made of level `down`'s pairs). */
 static int merge_level(merges_t *M, const level_t *up, const level_t *down) {
   tessera_context_t *ctx = M->ctx;
@@ -106,23 +130,15 @@ static int merge_level(merges_t *M, const level_t *up, const level_t *down) {
   }
   if (!rc) rc = tessera_data_sync(ctx, M->zh);
   for (int64_t i = 0; i < up->count && !rc; i++) {
-    const int64_t a = up->start[i], m = up->size[i], n1 = down->size[2 * i];
-    M->plan[i] = tsr_laed_deflate(m, n1, M->d + a, M->z + a, M->e[a + n1 - 1]);
-    if (!M->plan[i]) return tsr_error(ctx, TESSERA_ERR_NOMEM, "stedc: out of memory for a merge");
-    for (int64_t j = 0; j < M->plan[i]->k && !rc; j += ROOTS_PER_TASK) {
-      const int tag[3] = {(int)i, 2, (int)j};
-      const int64_t j1 = j + ROOTS_PER_TASK < M->plan[i]->k ? j + ROOTS_PER_TASK : M->plan[i]->k;
-      rc = tsr_task_laed_roots(ctx, M->plan[i], j, j1, tag);
-    }
+    const int64_t a = up->start[i], n1 = down->size[2 * i];
+    rc = plan_merge(ctx, i, up->size[i], n1, M->d + a, M->z + a, M->e[a + n1 - 1], &M->plan[i]);
   }
   const int waited = tessera_wait_all(ctx);
   if (rc || waited) return rc ? rc : waited;
   for (int64_t i = 0; i < up->count && !rc; i++) {
     tsr_laed_plan_t *p = M->plan[i];
     const int64_t a = up->start[i];
-    if (p->info) return failed_on(M->n, a, p->m);
-    tsr_laed_finish(p);
-    memcpy(M->d + a, tsr_laed_d(p, p->lambda), (size_t)p->m * sizeof *M->d);
+    if ((rc = finish_merge(M->n, a, p, M->d + a))) return rc;
     const int tag[3] = {(int)i, 3, 0};
     rc = tessera_data_register(ctx, TESSERA_HOST_NODE, p, (size_t)p->bytes, 1, (size_t)p->bytes, 1,
                                &M->planh[i]);
@@ -174,9 +190,9 @@ static int update_tasks(tessera_context_t *ctx, tsr_laed_plan_t *p, int phase, i
  * (rows: 2 x n, leading dimension 2), from which the next level's coupling vectors come. Each
  * merge: the coupling vector from its halves' kept rows, the plan and its roots (as with
  * vectors), then the block's two kept rows, [first row of the left half, 0] and [0, last row of
- * the right half], through the plan: rotations and regrouping on this thread, Löwner's weights
- * and the product with S as laed_update tasks over index ranges (O(k²) each), the columns
- * placed on this thread. */
+ * the right half], through the plan: rotations and regrouping on this thread
+ * (tsr_laed_regroup), Löwner's weights and the product with S as laed_update tasks over index
+ * ranges (O(k²) each), the columns placed on this thread (tsr_laed_place). */
 static int values_level(tessera_context_t *ctx, int64_t n, const level_t *up, const level_t *down,
                         double *d, const double *e, double *rows, double *z) {
   const int64_t count = up->count;
@@ -186,24 +202,13 @@ static int values_level(tessera_context_t *ctx, int64_t n, const level_t *up, co
   for (int64_t i = 0; i < count && !rc; i++) {
     const int64_t a = up->start[i], m = up->size[i], n1 = down->size[2 * i];
     for (int64_t c = 0; c < m; c++) z[a + c] = rows[2 * (a + c) + (c < n1 ? 1 : 0)];
-    if (!(plan[i] = tsr_laed_deflate(m, n1, d + a, z + a, e[a + n1 - 1])))
-      rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "stedc: out of memory for a merge");
-    for (int64_t j = 0; !rc && j < plan[i]->k; j += ROOTS_PER_TASK) {
-      const int tag[3] = {(int)i, 2, (int)j};
-      const int64_t j1 = j + ROOTS_PER_TASK < plan[i]->k ? j + ROOTS_PER_TASK : plan[i]->k;
-      rc = tsr_task_laed_roots(ctx, plan[i], j, j1, tag);
-    }
+    rc = plan_merge(ctx, i, m, n1, d + a, z + a, e[a + n1 - 1], &plan[i]);
   }
   int waited = tessera_wait_all(ctx);
   for (int64_t i = 0; i < count && !rc && !waited; i++) {
     tsr_laed_plan_t *p = plan[i];
     const int64_t a = up->start[i], m = p->m, n1 = p->n1, k = p->k;
-    if (p->info) {
-      rc = failed_on(n, a, m);
-      break;
-    }
-    tsr_laed_finish(p);
-    memcpy(d + a, tsr_laed_d(p, p->lambda), (size_t)m * sizeof *d);
+    if ((rc = finish_merge(n, a, p, d + a))) break;
     double *q = buf[i] = malloc((size_t)(4 * m + 3 * k + 1) * sizeof *q), *q2 = q + 2 * m;
     if (!q) {
       rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "stedc: out of memory for a merge");
@@ -211,17 +216,7 @@ static int values_level(tessera_context_t *ctx, int64_t n, const level_t *up, co
     }
     for (int64_t c = 0; c < m; c++)
       q[2 * c] = c < n1 ? rows[2 * (a + c)] : 0, q[2 * c + 1] = c < n1 ? 0 : rows[2 * (a + c) + 1];
-    const double *rot = tsr_laed_d(p, p->rot);
-    for (int64_t r = 0; r < p->nrot; r++) {
-      double *x = q + 2 * (int64_t)rot[4 * r], *y = q + 2 * (int64_t)rot[4 * r + 1];
-      const double cs = rot[4 * r + 2], sn = rot[4 * r + 3];
-      for (int t = 0; t < 2; t++) {
-        const double u = x[t], v = y[t];
-        x[t] = cs * u + sn * v, y[t] = cs * v - sn * u;
-      }
-    }
-    const int *src = tsr_laed_i(p, p->src);
-    for (int64_t c = 0; c < m; c++) q2[2 * c] = q[2 * src[c]], q2[2 * c + 1] = q[2 * src[c] + 1];
+    tsr_laed_regroup(p, q, 2, 2, q2);
     if (k > 2) rc = update_tasks(ctx, p, 0, i, q2, q2 + 2 * m, q2 + 2 * m + k);
   }
   waited = tessera_wait_all(ctx);
@@ -232,14 +227,8 @@ static int values_level(tessera_context_t *ctx, int64_t n, const level_t *up, co
   }
   waited = tessera_wait_all(ctx);
   for (int64_t i = 0; i < count && !rc && !waited; i++) {
-    const tsr_laed_plan_t *p = plan[i];
-    const int64_t a = up->start[i], m = p->m, k = p->k;
-    const double *q2 = buf[i] + 2 * m, *u = q2 + 2 * m + k;
-    const int *out = tsr_laed_i(p, p->out);
-    for (int64_t c = 0; c < m; c++) {
-      const double *from = out[c] < k ? u + 2 * out[c] : q2 + 2 * out[c];
-      rows[2 * (a + c)] = from[0], rows[2 * (a + c) + 1] = from[1];
-    }
+    const double *q2 = buf[i] + 2 * plan[i]->m;
+    tsr_laed_place(plan[i], q2 + 2 * plan[i]->m + plan[i]->k, q2, 2, rows + 2 * up->start[i], 2);
   }
   for (int64_t i = 0; i < count && plan && buf; i++) free(plan[i]), free(buf[i]);
   free(plan), free(buf);
