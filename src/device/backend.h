@@ -42,6 +42,10 @@ struct tsr_backend {
   /** Host memory suited to fast copies with this kind (pinned); NULL if the kind has none. */
   void *(*host_alloc)(void *state, size_t bytes);
   void (*host_free)(void *state, void *ptr);
+  /** Pins `bytes` of the caller's host memory at ptr for fast copies with this kind (0), or
+   *  -1 where it cannot; NULL where the kind has no pinning. Unpinned by host_unregister. */
+  int (*host_register)(void *state, void *ptr, size_t bytes);
+  void (*host_unregister)(void *state, void *ptr);
 
   /** Copies a 2D block (rows x cols elements of elsize bytes, column-major) between memory of
    *  two nodes, where `dst_dev` / `src_dev` are -1 for host memory and a device index of this

@@ -101,6 +101,11 @@ struct tessera_context {
  *  nobody reads. Returns 0 or a negative status. */
 int tsr_data_drop(tessera_context_t *ctx, tessera_data_t *h);
 
+/** Pins the caller's host memory (bytes at ptr) for fast copies with the context's devices:
+ *  1 when pinned (unpin with tsr_host_unpin), 0 where no backend pins or pinning failed. */
+int tsr_host_pin(tessera_context_t *ctx, void *ptr, size_t bytes);
+void tsr_host_unpin(tessera_context_t *ctx, void *ptr);
+
 /** Allocates / frees host memory for tiles (pinned when a backend offers it). */
 void *tsr_host_alloc(tessera_context_t *ctx, size_t bytes);
 void tsr_host_free(tessera_context_t *ctx, void *ptr);

@@ -142,3 +142,13 @@ void tsr_host_free(tessera_context_t *ctx, void *ptr) {
   b->be->host_free(b->state, ptr);
   pthread_mutex_unlock(&ctx->alloc_lock);
 }
+
+int tsr_host_pin(tessera_context_t *ctx, void *ptr, size_t bytes) {
+  const tsr_backend_slot_t *b = pinning_backend(ctx);
+  return b && b->be->host_register && b->be->host_register(b->state, ptr, bytes) == 0;
+}
+
+void tsr_host_unpin(tessera_context_t *ctx, void *ptr) {
+  const tsr_backend_slot_t *b = pinning_backend(ctx);
+  if (b && b->be->host_unregister) b->be->host_unregister(b->state, ptr);
+}

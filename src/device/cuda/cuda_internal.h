@@ -47,6 +47,8 @@ void tsr_cuda_leave(int dev, int prev);
 void *tsr_cuda_alloc(void *state, int dev, size_t bytes);
 void tsr_cuda_free(void *state, int dev, void *ptr);
 void *tsr_cuda_host_alloc(void *state, size_t bytes);
+int tsr_cuda_host_register(void *state, void *ptr, size_t bytes);
+void tsr_cuda_host_unregister(void *state, void *ptr);
 void tsr_cuda_host_free(void *state, void *ptr);
 int tsr_cuda_copy2d(void *state, int dst_dev, void *dst, size_t ldd, int src_dev, const void *src,
                     size_t lds, size_t rows, size_t cols, size_t elsize, void *queue);

@@ -59,6 +59,18 @@ void tsr_cuda_host_free(void *state, void *ptr) {
   if (ptr) (void)tsr_cuda_status(cudaFreeHost(ptr));
 }
 
+int tsr_cuda_host_register(void *state, void *ptr, size_t bytes) {
+  (void)state;
+  return ptr && bytes && !tsr_cuda_status(cudaHostRegister(ptr, bytes, cudaHostRegisterPortable))
+             ? 0
+             : -1;
+}
+
+void tsr_cuda_host_unregister(void *state, void *ptr) {
+  (void)state;
+  if (ptr) (void)tsr_cuda_status(cudaHostUnregister(ptr));
+}
+
 int tsr_cuda_mem_info(void *state, int dev, size_t *free_bytes, size_t *total_bytes) {
   int prev;
   size_t f = 0, t = 0;

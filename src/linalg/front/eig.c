@@ -34,6 +34,7 @@ typedef struct {
   tessera_scope_t scope;     /* Q2's tasks: those accelerators, else the CPU workers */
   int workers;               /* the context's CPU workers (cpu_workers) */
   bool in_place;             /* h is A itself (GPU forms, vectors), not freed with the rest */
+  bool pinned;               /* h pinned for the GPU forms' copies (tsr_host_pin) */
   void *h;                   /* n x n working copy (lower), then the eigenvectors */
   int64_t ldh;               /* its leading dimension */
   void *ab;                  /* the band, (kd + 1) x n */
@@ -43,7 +44,8 @@ typedef struct {
   tessera_matrix_t *E;       /* E = T's eigenvectors as one tile, from the merges to Q2, or NULL */
 } bufs_t;
 
-static void bufs_free(bufs_t *b) {
+static void bufs_free(tessera_context_t *ctx, bufs_t *b) {
+  if (b->pinned) tsr_host_unpin(ctx, b->h);
   if (b->E) (void)tessera_matrix_destroy(b->E);
   if (!b->in_place) free(b->h);
   free(b->ab), free(b->d), free(b->e), free(b->z), free(b->v), free(b->tau);
@@ -501,14 +503,17 @@ static int solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tesse
               .d = calloc((size_t)n, sizeof(double)),
               .e = calloc((size_t)n, sizeof(double))};
   if (!b.h || !b.ab || !b.d || !b.e) {
-    bufs_free(&b);
+    bufs_free(ctx, &b);
     return tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory for a copy of A (n = %lld)", f,
                      (long long)n);
   }
+  /* the GPU forms copy h to the accelerator and back in blocks: at the link's speed only from
+   * pinned memory */
+  b.pinned = gpu && tsr_host_pin(ctx, b.h, (size_t)(ldh * (n - 1) + n) * es);
   double amax = 0;
   const int64_t bad = prepare(ctx, dt, (char)uplo, n, a, lda, b.h, b.ldh, b.workers, &amax);
   if (bad) {
-    bufs_free(&b);
+    bufs_free(ctx, &b);
     if (bad < 0) return (int)bad;
     fill_nan(dt, job, (char)uplo, n, a, lda, w);
     return tsr_error(ctx, (int)bad, "%s: A holds a NaN or an infinity in column %lld", f,
@@ -535,7 +540,7 @@ static int solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tesse
     for (int64_t j = 0; j < n && job == TESSERA_VECTORS && !b.in_place; j++)
       memcpy((char *)a + idx(0, j, lda) * es, (char *)b.h + idx(0, j, b.ldh) * es, (size_t)n * es);
   }
-  bufs_free(&b);
+  bufs_free(ctx, &b);
   return rc;
 }
 

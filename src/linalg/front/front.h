@@ -49,6 +49,7 @@ typedef struct {
   bool dist;             /* the context spans processes: the views are distributed matrices */
   bool panels;           /* tiles span the rows (column panels of `tile` columns: LU, QR) */
   int io[TSR_MAX_VIEWS]; /* how the routine touches each (TSR_IN, TSR_OUT) */
+  void *pinned[TSR_MAX_VIEWS]; /* the arrays pinned for the call (tsr_host_pin), else NULL */
 } tsr_views_t;
 /** Starts a call whose own checks gave `rc`, in tiles of `tile` (this process's choice): on a
  *  distributed context the k scalar arguments (numbers argno) are compared across the processes
@@ -56,11 +57,13 @@ typedef struct {
 int tsr_views_begin(tsr_views_t *vs, tessera_context_t *ctx, const char *f, int rc, int k,
                     const int64_t *values, const int *argno, int64_t tile);
 /** Adds the view of the m x n array a (lda; distributed: the root's, dealt over the grid, only
- *  the tiles of `part`, 'L', 'U' or 0 for all) touched as `io`. */
+ *  the tiles of `part`, 'L', 'U' or 0 for all) touched as `io`. Within one process the array is
+ *  pinned for the call where the context's accelerators pin host memory. */
 int tsr_views_add(tsr_views_t *vs, tessera_dtype_t dtype, int64_t m, int64_t n, const void *a,
                   int64_t lda, char part, int io);
 /** Ends the call whose status is rc: distributed, the written parts go back to the root (after a
- *  factorization's info too, as LAPACK leaves the partial factor); the views are destroyed. */
+ *  factorization's info too, as LAPACK leaves the partial factor); the views are destroyed and
+ *  the arrays unpinned. */
 int tsr_views_release(tsr_views_t *vs, int rc);
 
 /* Argument checks of the LAPACK-style front doors (checks.c): each returns 0, or -argno with a

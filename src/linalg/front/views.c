@@ -4,6 +4,7 @@
 #include <stdint.h>
 
 #include "linalg/front/front.h"
+#include "runtime/context.h"
 
 int tsr_views_begin(tsr_views_t *vs, tessera_context_t *ctx, const char *f, int rc, int k,
                     const int64_t *values, const int *argno, int64_t tile) {
@@ -24,6 +25,11 @@ int tsr_views_add(tsr_views_t *vs, tessera_dtype_t dtype, int64_t m, int64_t n, 
                     : tsr_error(vs->ctx, rc, "cannot view a %lld x %lld array", (long long)m,
                                 (long long)n);
   vs->io[vs->n] = io;
+  /* copies between the array and the accelerators run at the link's speed only from pinned
+   * memory; pageable memory goes through the driver's staging buffers */
+  const size_t bytes = m > 0 && n > 0 ? ((size_t)(lda * (n - 1) + m)) * tessera_dtype_size(dtype) : 0;
+  if (!vs->dist && bytes && tsr_host_pin(vs->ctx, (void *)(uintptr_t)a, bytes))
+    vs->pinned[vs->n] = (void *)(uintptr_t)a;
   vs->n++;
   return 0;
 }
@@ -37,6 +43,7 @@ int tsr_views_release(tsr_views_t *vs, int rc) {
     int d = tessera_matrix_destroy(vs->v[i]), e = tessera_matrix_destroy(vs->r[i]);
     if (d && !rc) rc = d;
     if (e && !rc) rc = e;
+    if (vs->pinned[i]) tsr_host_unpin(vs->ctx, vs->pinned[i]);
   }
   return rc;
 }
