@@ -507,6 +507,10 @@ static int solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tesse
     return tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory for a copy of A (n = %lld)", f,
                      (long long)n);
   }
+  /* the GPU forms with vectors copy A to the accelerator and back in blocks, several times:
+   * at the link's speed only from pinned memory. Values alone copy their working copy up once
+   * and the band back, where pinning costs more than it saves (docs/decisions.md) */
+  b.pinned = in_place && tsr_host_pin(ctx, b.h, (size_t)(ldh * (n - 1) + n) * es);
   double amax = 0;
   const int64_t bad = prepare(ctx, dt, (char)uplo, n, a, lda, b.h, b.ldh, b.workers, &amax);
   if (bad) {
@@ -516,10 +520,6 @@ static int solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tesse
     return tsr_error(ctx, (int)bad, "%s: A holds a NaN or an infinity in column %lld", f,
                      (long long)bad);
   }
-  /* the GPU forms copy h to the accelerator and back in blocks: at the link's speed only from
-   * pinned memory. Pinned once prepare's tasks have touched its pages: pinning pages not yet
-   * touched maps them one by one in the calling thread */
-  b.pinned = gpu && tsr_host_pin(ctx, b.h, (size_t)(ldh * (n - 1) + n) * es);
   const double s = scaling(dt, amax);
   if (s != 1) scale_lower(dt, n, b.h, b.ldh, s);
   /* the GPU forms' stages within the call's accelerators: a CPU worker taking one of the tile
