@@ -213,6 +213,35 @@ static void test_host_alloc(void **state) {
   g_be->host_free(g_st, NULL);
 }
 
+/* The caller's memory pinned in place: copies from and to it, a second pin of the same range
+ * refused without leaving an error behind, and the memory pageable again after the unpin. */
+static void test_host_register(void **state) {
+  (void)state;
+  NEED_GPUS(1);
+  /* whole pages each: pinning works on pages, and a page pinned twice is refused */
+  const size_t rows = 512, cols = 17, bytes = rows * cols * 8;
+  unsigned char *src = aligned_alloc(4096, bytes), *dst = aligned_alloc(4096, bytes);
+  assert_non_null(src);
+  assert_non_null(dst);
+  fill(src, rows, rows, cols, 8, 7);
+  memset(dst, 0, bytes);
+  assert_int_equal(g_be->host_register(g_st, src, bytes), 0);
+  assert_int_equal(g_be->host_register(g_st, dst, bytes), 0);
+  assert_int_equal(g_be->host_register(g_st, src, bytes), -1);
+  assert_int_equal(g_be->host_register(g_st, NULL, bytes), -1);
+  void *d = g_be->alloc(g_st, 0, bytes);
+  assert_non_null(d);
+  assert_int_equal(g_be->copy2d(g_st, 0, d, rows, -1, src, rows, rows, cols, 8, NULL), 0);
+  assert_int_equal(g_be->copy2d(g_st, -1, dst, rows, 0, d, rows, rows, cols, 8, NULL), 0);
+  check(dst, rows, rows, cols, 8, 7, 0);
+  g_be->host_unregister(g_st, src);
+  g_be->host_unregister(g_st, dst);
+  assert_int_equal(g_be->host_register(g_st, src, bytes), 0); /* pageable again: pins anew */
+  g_be->host_unregister(g_st, src);
+  g_be->free(g_st, 0, d);
+  free(src), free(dst);
+}
+
 static void test_copy_sync(void **state) {
   (void)state;
   NEED_GPUS(1);
@@ -385,12 +414,12 @@ static void test_worker(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_open_clamps), cmocka_unit_test(test_info),
-      cmocka_unit_test(test_alloc_free),  cmocka_unit_test(test_host_alloc),
-      cmocka_unit_test(test_copy_sync),   cmocka_unit_test(test_copy_async),
-      cmocka_unit_test(test_copy_args),   cmocka_unit_test(test_copy_peer),
-      cmocka_unit_test(test_bandwidth),   cmocka_unit_test(test_mem_info),
-      cmocka_unit_test(test_worker),
+      cmocka_unit_test(test_open_clamps),   cmocka_unit_test(test_info),
+      cmocka_unit_test(test_alloc_free),    cmocka_unit_test(test_host_alloc),
+      cmocka_unit_test(test_host_register), cmocka_unit_test(test_copy_sync),
+      cmocka_unit_test(test_copy_async),    cmocka_unit_test(test_copy_args),
+      cmocka_unit_test(test_copy_peer),     cmocka_unit_test(test_bandwidth),
+      cmocka_unit_test(test_mem_info),      cmocka_unit_test(test_worker),
   };
   tt_watchdog(300);
   return cmocka_run_group_tests(tests, group_setup, group_teardown);

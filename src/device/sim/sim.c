@@ -70,6 +70,15 @@ static void sim_host_free(void *state, void *ptr) {
   sim_free(state, -1, ptr);
 }
 
+/* Host memory is the devices' memory: pinning has nothing to do. */
+static int sim_host_register(void *state, void *ptr, size_t bytes) {
+  (void)state;
+  return ptr && bytes ? 0 : -1;
+}
+static void sim_host_unregister(void *state, void *ptr) {
+  (void)state, (void)ptr;
+}
+
 static int sim_copy2d(void *state, int dst_dev, void *dst, size_t ldd, int src_dev, const void *src,
                       size_t lds, size_t rows, size_t cols, size_t elsize, void *queue) {
   (void)state, (void)dst_dev, (void)src_dev, (void)queue;
@@ -142,6 +151,8 @@ static const tsr_backend_t sim_backend = {
     .alloc = sim_alloc,
     .free = sim_free,
     .host_alloc = sim_host_alloc,
+    .host_register = sim_host_register,
+    .host_unregister = sim_host_unregister,
     .host_free = sim_host_free,
     .copy2d = sim_copy2d,
     .queue_create = sim_token,

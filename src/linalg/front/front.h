@@ -45,10 +45,10 @@ typedef struct {
   tessera_matrix_t *v[TSR_MAX_VIEWS];
   tessera_matrix_t *r[TSR_MAX_VIEWS]; /* distributed: the root's arrays as matrices of the root */
   int n;
-  int64_t tile;          /* one tile size for every array of the call */
-  bool dist;             /* the context spans processes: the views are distributed matrices */
-  bool panels;           /* tiles span the rows (column panels of `tile` columns: LU, QR) */
-  int io[TSR_MAX_VIEWS]; /* how the routine touches each (TSR_IN, TSR_OUT) */
+  int64_t tile;                /* one tile size for every array of the call */
+  bool dist;                   /* the context spans processes: the views are distributed matrices */
+  bool panels;                 /* tiles span the rows (column panels of `tile` columns: LU, QR) */
+  int io[TSR_MAX_VIEWS];       /* how the routine touches each (TSR_IN, TSR_OUT) */
   void *pinned[TSR_MAX_VIEWS]; /* the arrays pinned for the call (tsr_host_pin), else NULL */
 } tsr_views_t;
 /** Starts a call whose own checks gave `rc`, in tiles of `tile` (this process's choice): on a

@@ -27,7 +27,8 @@ int tsr_views_add(tsr_views_t *vs, tessera_dtype_t dtype, int64_t m, int64_t n, 
   vs->io[vs->n] = io;
   /* copies between the array and the accelerators run at the link's speed only from pinned
    * memory; pageable memory goes through the driver's staging buffers */
-  const size_t bytes = m > 0 && n > 0 ? ((size_t)(lda * (n - 1) + m)) * tessera_dtype_size(dtype) : 0;
+  const size_t bytes =
+      m > 0 && n > 0 ? ((size_t)(lda * (n - 1) + m)) * tessera_dtype_size(dtype) : 0;
   if (!vs->dist && bytes && tsr_host_pin(vs->ctx, (void *)(uintptr_t)a, bytes))
     vs->pinned[vs->n] = (void *)(uintptr_t)a;
   vs->n++;
