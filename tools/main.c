@@ -274,8 +274,8 @@ static const struct {
     {F_REQUIRE_GPUS, ~0u, "--require-gpus   fail (exit 1) when fewer GPUs than --gpus are found"},
     {F_SCHED, ~0u, "--sched cost|locality  scheduling policy"},
     {F_GRID, EIG,
-     "--grid PxQ       over the P x Q processes of an mpirun: refused for now, with the\n"
-     "                   library's reason (the eigensolver runs on one process)"},
+     "--grid PxQ       over the P x Q processes of an mpirun (process 0 prints): process 0\n"
+     "                   solves, the others wait with it and receive the eigenvalues"},
     {F_GRID, ~0u,
      "--grid PxQ       distributed over the P x Q processes of an mpirun (process 0 prints);\n"
      "                   every process makes the same matrix (TESSERA_GRID=PxQ|auto does\n"

@@ -12,13 +12,16 @@
  *      panels (CPU or GPU kernels), then Q1 (Q2 Z) by the QR's unmqr tasks on the first stage's
  *      reflectors (rows nb .. n - 1).
  *
- * One process: a context over processes is refused with a message. */
+ * Over processes, process 0 (which holds A) solves it alone while the others wait with it, and
+ * every process receives the eigenvalues; the tile-level form collects a distributed A there
+ * first and deals the eigenvectors back into its tiles. */
 #include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist/dist.h"
 #include "kernels/cpu/hb2st.h"
 #include "kernels/kernels.h"
 #include "linalg/front/front.h"
@@ -434,6 +437,39 @@ static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t 
 static int solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
                  tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w);
 
+/* One call's arguments, for the root to solve them (tsr_lapack_on_root). */
+typedef struct {
+  tessera_context_t *ctx;
+  const char *f;
+  tessera_job_t job;
+  tessera_uplo_t uplo;
+  tessera_dtype_t dt;
+  int64_t n;
+  void *a;
+  int64_t lda;
+  void *w;
+} call_t;
+
+static int solve_call(void *p) {
+  const call_t *c = p;
+  return solve(c->ctx, c->f, c->job, c->uplo, c->dt, c->n, c->a, c->lda, c->w);
+}
+
+/* Over the processes of comm: process 0 holds A (a, lda) and solves it on its own workers and
+ * devices (its stages are host and tile work on arrays only it has), the others waiting with
+ * it; every process that gave w receives the eigenvalues (NaN after an info), and every one
+ * returns the root's status. */
+static int on_root(tessera_context_t *ctx, tessera_comm_t *comm, const char *f, tessera_job_t job,
+                   tessera_uplo_t uplo, tessera_dtype_t dt, int64_t n, void *a, int64_t lda,
+                   void *w) {
+  call_t c = {ctx, f, job, uplo, dt, n, a, lda, w};
+  const int rc = tsr_root_run(ctx, comm, f, solve_call, &c);
+  if (rc < 0) return rc;
+  const size_t rs = tsr_dtype_single(dt) ? sizeof(float) : sizeof(double);
+  const int s = tsr_root_broadcast(ctx, comm, w, (size_t)n * rs);
+  return s ? s : rc;
+}
+
 static int syevd(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
                  tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w) {
   if (!ctx) return -1;
@@ -446,10 +482,37 @@ static int syevd(tessera_context_t *ctx, const char *f, tessera_job_t job, tesse
   if (!rc) rc = tsr_arg_ptr(ctx, f, 6, a, n, n);
   if (!rc) rc = tsr_arg_ld(ctx, f, 7, lda, n);
   if (!rc) rc = tsr_arg_ptr(ctx, f, 8, w, n, 1);
-  if (!rc && tessera_context_comm(ctx))
-    rc = tsr_error(ctx, TESSERA_ERR_UNSUPPORTED,
-                   "%s: the eigensolver runs on one process; this context spans several", f);
-  return rc || n == 0 ? rc : solve(ctx, f, job, uplo, dt, n, a, lda, w);
+  tessera_comm_t *comm = tessera_context_comm(ctx);
+  if (!comm) return rc || n == 0 ? rc : solve(ctx, f, job, uplo, dt, n, a, lda, w);
+  int64_t tile = 1;
+  const int64_t values[4] = {job, uplo, dt, n};
+  const int argno[4] = {2, 3, 4, 5};
+  rc = tsr_lapack_agree(ctx, f, 4, values, argno, rc, &tile);
+  return rc || n == 0 ? rc : on_root(ctx, comm, f, job, uplo, dt, n, a, lda, w);
+}
+
+/* The tile-level form of a distributed A (its checks gave rc): A collected into an array of
+ * process 0, solved there as the LAPACK-style call over processes does, the eigenvectors dealt
+ * back into A's tiles. */
+static int tile_processes(tessera_context_t *ctx, const char *f, tessera_job_t job,
+                          tessera_uplo_t uplo, tessera_matrix_t *A, void *w, int rc) {
+  const int64_t n = A->n, values[3] = {job, uplo, n};
+  const int argno[3] = {1, 2, 3};
+  const char *names[3] = {"argument 1 (job)", "argument 2 (uplo)", "the order of A"};
+  rc = tsr_dist_same_on(ctx, A->comm, f, 3, values, argno, names, rc);
+  if (rc || n == 0) return rc;
+  const bool root = tessera_comm_rank(A->comm) == 0;
+  void *h = root ? malloc((size_t)(n * n) * tessera_dtype_size(A->dtype)) : NULL;
+  tessera_matrix_t *home = NULL;
+  rc = tsr_lapack_collect(A, h, &home);
+  if (!rc) rc = on_root(ctx, A->comm, f, job, uplo, A->dtype, n, h, n, w);
+  if (rc >= 0 && home && (rc > 0 || job == TESSERA_VECTORS)) { /* the vectors, or NaN */
+    const int s = tsr_lapack_deal(home, A);
+    if (!rc) rc = s;
+  }
+  const int d = home ? tessera_matrix_destroy(home) : 0;
+  free(h);
+  return rc ? rc : d;
 }
 
 int tessera_tile_syevd(tessera_job_t job, tessera_uplo_t uplo, tessera_matrix_t *A, void *w) {
@@ -462,10 +525,8 @@ int tessera_tile_syevd(tessera_job_t job, tessera_uplo_t uplo, tessera_matrix_t 
     rc = tsr_error(ctx, -3, "%s: A is %lld x %lld; it must be square, of order at most %d", f,
                    (long long)A->m, (long long)A->n, INT_MAX / 2);
   if (!rc && A->n > 0 && !w) rc = tsr_error(ctx, -4, "%s: argument 4 (w) is NULL", f);
-  if (!rc && A->comm)
-    rc = tsr_error(ctx, TESSERA_ERR_UNSUPPORTED,
-                   "%s: the eigensolver runs on one process; A is distributed over several", f);
   const int64_t n = A->n;
+  if (A->comm) return tile_processes(ctx, f, job, uplo, A, w, rc);
   if (rc || n == 0) return rc;
   /* through a host copy: the band and the tridiagonal stages run on the host */
   void *h = malloc((size_t)(n * n) * tessera_dtype_size(A->dtype));

@@ -23,8 +23,24 @@ int tsr_lapack_agree(tessera_context_t *ctx, const char *f, int k, const int64_t
                      const int *argno, int rc, int64_t *tile);
 /** The root's `flag` on every process (its own where the exchange fails). */
 int tsr_lapack_root_flag(tessera_context_t *ctx, int flag);
-/** The root's `bytes` (a multiple of 4) of buf on every process. */
+/** The root's `bytes` (a multiple of 4) of buf on every process; buf may be NULL on the others
+ *  (the bytes are received and dropped). */
 int tsr_lapack_broadcast(tessera_context_t *ctx, void *buf, size_t bytes);
+/** The root's `bytes` of buf on every process of c (tsr_lapack_broadcast on any communicator). */
+int tsr_root_broadcast(tessera_context_t *ctx, tessera_comm_t *c, void *buf, size_t bytes);
+/** run(arg) on process 0 of c alone (on a thread of its own), while every process exchanges a
+ *  small message with the others every few milliseconds until it has returned: a collective
+ *  call whose work only the root can do (it reads the root's arrays in ways no tile flow
+ *  describes) and which may outlast the communicator's timeout. Returns the root's status and
+ *  message on every process, or the exchange's failure; run(arg) alone where c is NULL. */
+int tsr_root_run(tessera_context_t *ctx, tessera_comm_t *c, const char *f, int (*run)(void *),
+                 void *arg);
+/** The distributed A into the root's array h (A->m x A->n, leading dimension A->m; NULL on the
+ *  others), through *home, a distributed matrix of A's tiling whose tiles are all the root's, in
+ *  h (destroy it after tsr_lapack_deal, or at once). The same status on every process. */
+int tsr_lapack_collect(tessera_matrix_t *A, void *h, tessera_matrix_t **home);
+/** The root's array back into the distributed A, from the *home of tsr_lapack_collect. */
+int tsr_lapack_deal(tessera_matrix_t *home, tessera_matrix_t *A);
 /** A matrix of the context's grid in nb x nb tiles (only the tiles of `part`: 'L', 'U' triangle
  *  of tiles, 0 all), or with `panels` in column panels of nb columns dealt over a 1 x P grid of
  *  every process (LU), and `root`, the root's m x n array a (lda) as a matrix the root owns;

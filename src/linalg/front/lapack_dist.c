@@ -10,7 +10,11 @@
  * the context's devices allow, and the routine starts on the tiles as they arrive), then the
  * written tiles back. The distributed matrix's tiles have no home memory: they live where their
  * copy is made (a GPU of their owner, typically) and go when the call ends. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "dist/dist.h"
 #include "linalg/front/front.h"
@@ -49,11 +53,68 @@ int tsr_lapack_root_flag(tessera_context_t *ctx, int flag) {
 }
 
 int tsr_lapack_broadcast(tessera_context_t *ctx, void *buf, size_t bytes) {
-  tessera_comm_t *c = tessera_context_comm(ctx);
+  return tsr_root_broadcast(ctx, tessera_context_comm(ctx), buf, bytes);
+}
+
+int tsr_root_broadcast(tessera_context_t *ctx, tessera_comm_t *c, void *buf, size_t bytes) {
   if (!c || !bytes) return 0;
-  /* every dtype's scalar is a whole number of 32-bit words */
-  const int rc = tessera_comm_broadcast(c, buf, bytes / 4, TESSERA_COMM_I32, ROOT, NULL);
+  /* every dtype's scalar is a whole number of 32-bit words; a process without a buffer takes
+   * the bytes in pieces and drops them */
+  enum { PIECE = 4096 };
+  int32_t piece[PIECE];
+  int rc = 0;
+  for (size_t at = 0; at < bytes / 4 && !rc; at += buf ? bytes / 4 : PIECE) {
+    const size_t k = buf ? bytes / 4 : (bytes / 4 - at < PIECE ? bytes / 4 - at : PIECE);
+    rc = tessera_comm_broadcast(c, buf ? buf : piece, k, TESSERA_COMM_I32, ROOT, NULL);
+  }
   return rc ? tsr_error(ctx, rc, "%s", tessera_comm_last_error(c)) : 0;
+}
+
+/* The root's work on a thread of its own, `done` set when it has returned. */
+typedef struct {
+  int (*run)(void *);
+  void *arg;
+  int rc;
+  atomic_int done;
+} root_work_t;
+
+static void *root_thread(void *p) {
+  root_work_t *r = p;
+  r->rc = r->run(r->arg);
+  atomic_store(&r->done, 1);
+  return NULL;
+}
+
+/* How long the root sleeps between two of the processes' exchanges while it works. */
+static const struct timespec BEAT = {.tv_nsec = 5000000};
+
+int tsr_root_run(tessera_context_t *ctx, tessera_comm_t *c, const char *f, int (*run)(void *),
+                 void *arg) {
+  if (!c) return run(arg);
+  const bool root = tessera_comm_rank(c) == ROOT;
+  root_work_t r = {.run = run, .arg = arg};
+  atomic_init(&r.done, 0);
+  pthread_t thread;
+  const bool threaded = root && pthread_create(&thread, NULL, root_thread, &r) == 0;
+  if (root && !threaded) root_thread(&r); /* the others wait as long as the timeout lets */
+  int rc = 0;
+  for (int64_t done = 0; !done && !rc;) {
+    const int64_t mine = atomic_load(&r.done);
+    rc = tessera_comm_allreduce(c, &mine, &done, 1, TESSERA_COMM_I64, TESSERA_MAX, NULL);
+    if (!rc && !done && root) nanosleep(&BEAT, NULL);
+  }
+  if (threaded) pthread_join(thread, NULL); /* the message after it: the root's work writes one */
+  if (rc) return tsr_error(ctx, rc, "%s: %s", f, tessera_comm_last_error(c));
+  int32_t s = root ? r.rc : 0;
+  rc = tessera_comm_broadcast(c, &s, 1, TESSERA_COMM_I32, ROOT, NULL);
+  if (rc) return tsr_error(ctx, rc, "%s: %s", f, tessera_comm_last_error(c));
+  if (s == 0) return 0;
+  /* the root's message on every process */
+  char msg[256] = {0};
+  if (root) snprintf(msg, sizeof msg, "%s", tessera_last_error(ctx));
+  rc = tsr_root_broadcast(ctx, c, msg, sizeof msg);
+  msg[sizeof msg - 1] = 0;
+  return rc ? rc : root ? s : tsr_error(ctx, s, "%s", msg);
 }
 
 int tsr_lapack_scatter(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
@@ -86,4 +147,26 @@ int tsr_lapack_gather(tessera_matrix_t *A, tessera_matrix_t *root) {
   if (!rc) rc = w;
   if (!rc && tessera_comm_rank(A->comm) == ROOT) rc = tsr_matrix_flush(root); /* into the array */
   return tsr_dist_agree(A->comm, rc);
+}
+
+int tsr_lapack_collect(tessera_matrix_t *A, void *h, tessera_matrix_t **home) {
+  tessera_context_t *ctx = A->ctx;
+  const bool root = tessera_comm_rank(A->comm) == ROOT;
+  *home = NULL;
+  int rc = tsr_dist_agree_on(ctx, A->comm, root && !h ? TESSERA_ERR_NOMEM : 0,
+                             "process 0 is out of memory for a copy of A");
+  if (rc) return root ? tsr_error(ctx, rc, "out of memory for a copy of A on process 0") : rc;
+  /* every tile the root's; a matrix dealt by blocks has no grid of its own: the context's */
+  const tessera_grid_t g =
+      A->grid.p > 0 ? A->grid : (tessera_grid_t){1, tessera_comm_size(A->comm)};
+  const tsr_dist_place_t at = {.on = ROOT, .mine = root ? h : NULL, .ld = A->m > 1 ? A->m : 1};
+  rc =
+      tsr_matrix_create_distributed(ctx, A->comm, g, A->dtype, A->m, A->n, A->mb, A->nb, &at, home);
+  return rc ? rc : tsr_lapack_gather(A, *home);
+}
+
+int tsr_lapack_deal(tessera_matrix_t *home, tessera_matrix_t *A) {
+  const int rc = tsr_dist_flush_matrix(home, tsr_pxlacpy(home, A));
+  const int w = tessera_wait_all(A->ctx);
+  return tsr_dist_agree(A->comm, rc ? rc : w);
 }

@@ -1,0 +1,216 @@
+/* The Hermitian eigensolver over processes: tessera_syevd on a context over processes (A on
+ * process 0 only, w given on some of the others and NULL on the rest) and tessera_tile_syevd on
+ * a distributed descriptor, every dtype, both triangles, with vectors and values only, orders
+ * 0, 1 and not tile multiples: the residual ‖A V − V Λ‖ / (‖A‖ n ε), the orthogonality
+ * ‖I − Vᴴ V‖ / (n ε) and the eigenvalues against LAPACK's on process 0, the same eigenvalues on
+ * every process that asked for them; a NaN gives the same info and message on every process,
+ * and a bad or differing argument fails on all of them. */
+/* ctest-label: mpi */
+/* ctest-mpi-procs: 1 2 3 */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "../linalg/linalg_common.h"
+#include "mpi_common.h"
+#include <tessera/distribution.h>
+
+enum { TILE = 8 };
+
+static tessera_context_t *open_ctx(void) {
+  tessera_config_t cfg;
+  tessera_config_init(&cfg);
+  cfg.cpu_workers = 2;
+  cfg.gpus = 0;
+  cfg.tile_size = TILE;
+  cfg.distributed = 1;
+  tessera_context_t *ctx = NULL;
+  const int rc = tessera_init(&ctx, &cfg);
+  if (rc) fail_msg("tessera_init: %d", rc);
+  return ctx;
+}
+
+static void expect(tessera_context_t *ctx, const char *call, int rc, int want) {
+  if (rc != want)
+    fail_msg("process %d: %s = %d, expected %d (%s)", g_rank, call, rc, want,
+             tessera_last_error(ctx));
+}
+
+static double eigval(tessera_dtype_t dt, const void *w, int64_t i) {
+  return dt == TESSERA_F32 || dt == TESSERA_C64 ? ((const float *)w)[i] : ((const double *)w)[i];
+}
+
+/* A random Hermitian n x n (full, double complex; the same on every process for one seed). */
+static zc_t *hermitian(tessera_dtype_t dt, int64_t n, uint64_t seed) {
+  tt_rng_t r = tt_rng(seed);
+  zc_t *h = lc_zalloc((size_t)(n * n) + 1);
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = j; i < n; i++) {
+      const zc_t v = lc_rand(dt, &r);
+      h[i + j * n] = i == j ? creal(v) : v;
+      h[j + i * n] = conj(h[i + j * n]);
+    }
+  return h;
+}
+
+/* The eigenvalues w (and with vectors v, n x n, ld) of the Hermitian `full` as the file's header
+ * says; `what` names the call. */
+static void check(tessera_dtype_t dt, tessera_job_t job, int64_t n, const zc_t *full, const void *v,
+                  int64_t ld, const void *w, const char *what) {
+  const double an = lc_norm_fro(full, (size_t)(n * n)), eps = lc_eps(dt);
+  const double denom = (an > 0 ? an : 1) * (double)(n > 0 ? n : 1) * eps;
+  zc_t *copy = lc_zalloc((size_t)(n * n) + 1);
+  memcpy(copy, full, (size_t)(n * n) * sizeof *copy);
+  double *ref = calloc((size_t)n + 1, sizeof *ref), worst = 0;
+  if (n > 0)
+    assert_int_equal(LAPACKE_zheev(LAPACK_COL_MAJOR, 'N', 'L', (lapack_int)n,
+                                   (lapack_complex_double *)copy, (lapack_int)n, ref),
+                     0);
+  for (int64_t i = 0; i < n; i++) worst = fmax(worst, fabs(eigval(dt, w, i) - ref[i]));
+  if (!(worst / denom < 10)) fail_msg("%s: eigenvalues off by %g", what, worst / denom);
+  if (job == TESSERA_VECTORS && v) {
+    zc_t *z = lc_promote(dt, n, n, v, ld);
+    zc_t *av = lc_zalloc((size_t)(n * n) + 1), *vv = lc_zalloc((size_t)(n * n) + 1);
+    const zc_t one = 1, zero = 0;
+    if (n > 0) {
+      cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, &one, full,
+                  (int)n, z, (int)n, &zero, av, (int)n);
+      cblas_zgemm(CblasColMajor, CblasConjTrans, CblasNoTrans, (int)n, (int)n, (int)n, &one, z,
+                  (int)n, z, (int)n, &zero, vv, (int)n);
+    }
+    for (int64_t j = 0; j < n; j++)
+      for (int64_t i = 0; i < n; i++) {
+        av[i + j * n] -= z[i + j * n] * eigval(dt, w, j);
+        vv[i + j * n] -= i == j ? 1 : 0;
+      }
+    const double res = lc_norm_fro(av, (size_t)(n * n)) / denom;
+    const double orth = lc_norm_fro(vv, (size_t)(n * n)) / ((double)(n > 0 ? n : 1) * eps);
+    if (!(res < 10) || !(orth < 10)) fail_msg("%s: residual %g, orthogonality %g", what, res, orth);
+    free(z), free(av), free(vv);
+  }
+  free(copy), free(ref);
+}
+
+/* The LAPACK-style call: A's `uplo` triangle on process 0 (the other NaN, never read), w on
+ * process 0 and the odd-numbered processes. */
+static void lapack_case(tessera_context_t *ctx, tessera_dtype_t dt, tessera_uplo_t uplo,
+                        tessera_job_t job, int64_t n, uint64_t seed) {
+  char what[128];
+  snprintf(what, sizeof what, "process %d: syevd %s %c %c n %lld", g_rank, lc_name(dt), (char)uplo,
+           (char)job, (long long)n);
+  zc_t *full = hermitian(dt, n, seed);
+  const int64_t lda = n + 3;
+  void *a = NULL, *w = NULL;
+  if (g_rank == 0) {
+    a = lc_alloc(dt, (size_t)(lda * (n > 0 ? n : 1)));
+    lc_fill_nan(dt, a, (size_t)(lda * (n > 0 ? n : 1)));
+    for (int64_t j = 0; j < n; j++)
+      for (int64_t i = 0; i < n; i++)
+        if (lc_in_tri(uplo, i, j)) lc_set(dt, a, (size_t)(i + j * lda), full[i + j * n]);
+  }
+  if (g_rank == 0 || g_rank % 2) w = calloc((size_t)n + 1, sizeof(double));
+  expect(ctx, what, tessera_syevd(ctx, job, uplo, dt, n, a, lda, w), 0);
+  if (w) check(dt, job, n, full, g_rank == 0 ? a : NULL, lda, w, what);
+  free(a), free(w), free(full);
+}
+
+/* The tile-level call on a descriptor dealt over the context's grid in TILE x 5 tiles: A
+ * imported on every process, the eigenvectors exported and summed (each tile has one owner). */
+static void tile_case(tessera_context_t *ctx, tessera_dtype_t dt, tessera_uplo_t uplo,
+                      tessera_job_t job, int64_t n, uint64_t seed) {
+  char what[128];
+  snprintf(what, sizeof what, "process %d: tile_syevd %s %c %c n %lld", g_rank, lc_name(dt),
+           (char)uplo, (char)job, (long long)n);
+  zc_t *full = hermitian(dt, n, seed);
+  const int64_t ld = n > 0 ? n : 1;
+  const size_t count = (size_t)(ld * (n > 0 ? n : 1));
+  void *a = lc_alloc(dt, count), *w = calloc((size_t)n + 1, sizeof(double));
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < n; i++) lc_set(dt, a, (size_t)(i + j * ld), full[i + j * n]);
+  tessera_matrix_t *A = NULL;
+  tessera_comm_t *comm = tessera_context_comm(ctx);
+  expect(ctx, "create",
+         tessera_matrix_create_distributed(ctx, comm, tessera_context_grid(ctx), dt, n, n, TILE, 5,
+                                           &A),
+         0);
+  expect(ctx, "import", tessera_matrix_import(A, a, ld), 0);
+  expect(ctx, what, tessera_tile_syevd(job, uplo, A, w), 0);
+  if (job == TESSERA_VECTORS) {
+    memset(a, 0, count * lc_esize(dt));
+    expect(ctx, "export", tessera_matrix_export(A, a, ld), 0);
+    expect(ctx, "allreduce",
+           tessera_comm_allreduce(comm, a, a, count, (tessera_comm_type_t)dt, TESSERA_SUM, NULL),
+           0);
+  }
+  check(dt, job, n, full, a, ld, w, what);
+  expect(ctx, "destroy", tessera_matrix_destroy(A), 0);
+  free(a), free(w), free(full);
+}
+
+static void test_syevd_processes(void **state) {
+  (void)state;
+  tessera_context_t *ctx = open_ctx();
+  const int64_t sizes[] = {0, 1, 5, 37};
+  uint64_t seed = 700;
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
+    for (int u = 0; u < 2; u++)
+      for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++, seed++) {
+        lapack_case(ctx, lc_dtypes[d], lc_uplos[u], TESSERA_VECTORS, sizes[s], seed);
+        lapack_case(ctx, lc_dtypes[d], lc_uplos[u], TESSERA_VALUES, sizes[s], seed);
+      }
+  assert_int_equal(tessera_finalize(ctx), 0);
+}
+
+static void test_tile_syevd_processes(void **state) {
+  (void)state;
+  tessera_context_t *ctx = open_ctx();
+  const int64_t sizes[] = {0, 1, 29};
+  uint64_t seed = 900;
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++, seed++) {
+      tile_case(ctx, lc_dtypes[d], lc_uplos[(d + s) % 2], TESSERA_VECTORS, sizes[s], seed);
+      tile_case(ctx, lc_dtypes[d], lc_uplos[(d + s) % 2], TESSERA_VALUES, sizes[s], seed);
+    }
+  assert_int_equal(tessera_finalize(ctx), 0);
+}
+
+/* A NaN in process 0's A: the same info and message everywhere, NaN eigenvalues on the
+ * processes that asked for them; a bad uplo on process 0 alone and an order that differs
+ * across the processes fail on every process. */
+static void test_errors(void **state) {
+  (void)state;
+  tessera_context_t *ctx = open_ctx();
+  const int64_t n = 20;
+  double *a = NULL, *w = calloc((size_t)n, sizeof *w);
+  zc_t *full = hermitian(TESSERA_F64, n, 5);
+  if (g_rank == 0) {
+    a = malloc((size_t)(n * n) * sizeof *a);
+    for (int64_t i = 0; i < n * n; i++) a[i] = creal(full[i]);
+    a[7 + 3 * n] = NAN;
+  }
+  expect(ctx, "syevd NaN",
+         tessera_syevd(ctx, TESSERA_VECTORS, TESSERA_LOWER, TESSERA_F64, n, a, n, w), 4);
+  assert_non_null(strstr(tessera_last_error(ctx), "NaN"));
+  assert_true(isnan(w[0]) && isnan(w[n - 1]));
+  for (int64_t i = 0; i < n * n && a; i++) a[i] = creal(full[i]); /* NaN-filled by the call */
+  const tessera_uplo_t uplo = g_rank == 0 ? (tessera_uplo_t)'X' : TESSERA_LOWER;
+  expect(ctx, "syevd uplo", tessera_syevd(ctx, TESSERA_VALUES, uplo, TESSERA_F64, n, a, n, w), -3);
+  const int64_t m = g_rank == g_size - 1 && g_size > 1 ? n - 1 : n;
+  expect(ctx, "syevd n", tessera_syevd(ctx, TESSERA_VALUES, TESSERA_LOWER, TESSERA_F64, m, a, n, w),
+         g_size > 1 ? -5 : 0);
+  if (g_size > 1) assert_non_null(strstr(tessera_last_error(ctx), "differs"));
+  free(a), free(w), free(full);
+  assert_int_equal(tessera_finalize(ctx), 0);
+}
+
+int main(int argc, char **argv) {
+  if (mpi_start(&argc, &argv)) return 2;
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_syevd_processes),
+                                     cmocka_unit_test(test_tile_syevd_processes),
+                                     cmocka_unit_test(test_errors)};
+  return mpi_finish(cmocka_run_group_tests(tests, group_setup, group_teardown));
+}
