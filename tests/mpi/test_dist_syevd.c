@@ -3,8 +3,9 @@
  * a distributed descriptor, every dtype, both triangles, with vectors and values only, orders
  * 0, 1 and not tile multiples: the residual ‖A V − V Λ‖ / (‖A‖ n ε), the orthogonality
  * ‖I − Vᴴ V‖ / (n ε) and the eigenvalues against LAPACK's on process 0, the same eigenvalues on
- * every process that asked for them; a NaN gives the same info and message on every process,
- * and a bad or differing argument fails on all of them. */
+ * every process that asked for them (with vectors the back-transformations dealt over the
+ * processes by columns); on the processes' devices where they have some; a NaN gives the same
+ * info and message on every process, and a bad or differing argument fails on all of them. */
 /* ctest-label: mpi */
 /* ctest-mpi-procs: 1 2 3 */
 #define _POSIX_C_SOURCE 200809L
@@ -120,8 +121,9 @@ static void lapack_case(tessera_context_t *ctx, tessera_dtype_t dt, tessera_uplo
 
 /* The tile-level call on a descriptor dealt over the context's grid in TILE x 5 tiles: A
  * imported on every process, the eigenvectors exported and summed (each tile has one owner). */
-static void tile_case(tessera_context_t *ctx, tessera_dtype_t dt, tessera_uplo_t uplo,
-                      tessera_job_t job, int64_t n, uint64_t seed) {
+static void tile_case(tessera_context_t *ctx, tessera_comm_t *comm, tessera_grid_t grid,
+                      tessera_dtype_t dt, tessera_uplo_t uplo, tessera_job_t job, int64_t n,
+                      uint64_t seed) {
   char what[128];
   snprintf(what, sizeof what, "process %d: tile_syevd %s %c %c n %lld", g_rank, lc_name(dt),
            (char)uplo, (char)job, (long long)n);
@@ -132,10 +134,7 @@ static void tile_case(tessera_context_t *ctx, tessera_dtype_t dt, tessera_uplo_t
   for (int64_t j = 0; j < n; j++)
     for (int64_t i = 0; i < n; i++) lc_set(dt, a, (size_t)(i + j * ld), full[i + j * n]);
   tessera_matrix_t *A = NULL;
-  tessera_comm_t *comm = tessera_context_comm(ctx);
-  expect(ctx, "create",
-         tessera_matrix_create_distributed(ctx, comm, tessera_context_grid(ctx), dt, n, n, TILE, 5,
-                                           &A),
+  expect(ctx, "create", tessera_matrix_create_distributed(ctx, comm, grid, dt, n, n, TILE, 5, &A),
          0);
   expect(ctx, "import", tessera_matrix_import(A, a, ld), 0);
   expect(ctx, what, tessera_tile_syevd(job, uplo, A, w), 0);
@@ -171,11 +170,26 @@ static void test_tile_syevd_processes(void **state) {
   const int64_t sizes[] = {0, 1, 29};
   uint64_t seed = 900;
   for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
-    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++, seed++) {
-      tile_case(ctx, lc_dtypes[d], lc_uplos[(d + s) % 2], TESSERA_VECTORS, sizes[s], seed);
-      tile_case(ctx, lc_dtypes[d], lc_uplos[(d + s) % 2], TESSERA_VALUES, sizes[s], seed);
-    }
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++, seed++)
+      for (int j = 0; j < 2; j++)
+        tile_case(ctx, tessera_context_comm(ctx), tessera_context_grid(ctx), lc_dtypes[d],
+                  lc_uplos[(d + s) % 2], j ? TESSERA_VALUES : TESSERA_VECTORS, sizes[s], seed);
   assert_int_equal(tessera_finalize(ctx), 0);
+}
+
+/* The tile-level call on the processes' devices (devices_open: each process a context of its
+ * own, A distributed over the suite's processes by columns): process 0's stages on its devices
+ * (the chase's reflectors left there, copied home for the others), each process's columns of
+ * the back-transformations on its own. Skipped where the processes have no devices. */
+static void test_on_devices(void **state) {
+  (void)state;
+  tessera_context_t *ctx = NULL;
+  tessera_comm_t *comm = NULL;
+  if (!devices_open(2, &ctx, &comm)) skip();
+  const tessera_grid_t grid = {1, g_size};
+  tile_case(ctx, comm, grid, TESSERA_F64, TESSERA_LOWER, TESSERA_VECTORS, 70, 41);
+  tile_case(ctx, comm, grid, TESSERA_C64, TESSERA_UPPER, TESSERA_VECTORS, 45, 42);
+  devices_close(ctx, comm);
 }
 
 /* A NaN in process 0's A: the same info and message everywhere, NaN eigenvalues on the
@@ -208,9 +222,10 @@ static void test_errors(void **state) {
 }
 
 int main(int argc, char **argv) {
+  own_gpu();
   if (mpi_start(&argc, &argv)) return 2;
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_syevd_processes),
-                                     cmocka_unit_test(test_tile_syevd_processes),
-                                     cmocka_unit_test(test_errors)};
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_syevd_processes), cmocka_unit_test(test_tile_syevd_processes),
+      cmocka_unit_test(test_on_devices), cmocka_unit_test(test_errors)};
   return mpi_finish(cmocka_run_group_tests(tests, group_setup, group_teardown));
 }

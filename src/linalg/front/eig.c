@@ -38,6 +38,7 @@ typedef struct {
   int workers;               /* the context's CPU workers (cpu_workers) */
   bool in_place;             /* h is A itself (GPU forms, vectors), not freed with the rest */
   bool pinned;               /* h pinned for the GPU forms' copies (tsr_host_pin) */
+  bool defer;                /* the back-transformations run elsewhere (tsr_eig_solve's out) */
   void *h;                   /* n x n working copy (lower), then the eigenvectors */
   int64_t ldh;               /* its leading dimension */
   void *ab;                  /* the band, (kd + 1) x n */
@@ -260,15 +261,16 @@ static int reduce_to_band(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n,
   return rc;
 }
 
-/* E = Q1 E on rows nb .. n - 1 of b->h (E): the first stage's reflectors by unmqr tasks. */
-static int first_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb, bufs_t *b,
-                      tsr_he2hb_t *H) {
+/* E = Q1 E on rows nb .. n - 1 of b->h (E, n x m): the first stage's reflectors by unmqr
+ * tasks. */
+static int first_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int64_t m, int nb,
+                      bufs_t *b, tsr_he2hb_t *H) {
   if (!H->V) return 0;
   const size_t es = tessera_dtype_size(dt);
   tessera_matrix_t *C = NULL;
   tsr_qr_work_t wk = {0};
   char *rows = (char *)b->h + (size_t)nb * es;
-  int rc = tessera_matrix_view(ctx, dt, n - nb, n, n - nb, panel_columns(b, n), rows, b->ldh, &C);
+  int rc = tessera_matrix_view(ctx, dt, n - nb, m, n - nb, panel_columns(b, n), rows, b->ldh, &C);
   if (!rc) rc = tsr_qr_work_create(C, nb, &wk);
   if (!rc) rc = tsr_pxunmqr('N', H->V, &H->Q, C, &wk);
   if (!rc) rc = tessera_wait_all(ctx);
@@ -286,11 +288,11 @@ static int first_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int
  * and its leaves (dstedc with vectors on each, whose rows it keeps). */
 enum { STEDC_LEAF = 512, STEDC_VALUES_MIN = 4096, STEDC_VALUES_LEAF = 128 };
 
-/* E = Q2 E (b->h, n x n) with the reflectors b->v, b->tau (lay): tasks on column panels of E
+/* E = Q2 E (b->h, n x m) with the reflectors b->v, b->tau (lay): tasks on column panels of E
  * within b->scope where the context has CPU workers or the GPU forms run, else on this thread. */
-static int second_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb, bufs_t *b,
-                       const tsr_hb2st_layout_t *lay, int workers) {
-  tsr_hb2st_apply_args_t aa = {.dtype = dt, .n = (int)n, .kd = nb, .m = (int)n};
+static int second_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int64_t m, int nb,
+                       bufs_t *b, const tsr_hb2st_layout_t *lay, int workers) {
+  tsr_hb2st_apply_args_t aa = {.dtype = dt, .n = (int)n, .kd = nb, .m = (int)m};
   if (workers == 0 && !b->gpu) {
     void *ap[3] = {b->v, b->tau, b->h};
     const size_t al[3] = {1, 1, (size_t)b->ldh};
@@ -303,7 +305,7 @@ static int second_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, in
   tessera_data_t *v = b->vh, *tau = b->tauh; /* the device's, or the host arrays' */
   const size_t nv = (size_t)lay->nv + 1, nt = (size_t)lay->ntau + 1;
   b->E = NULL;
-  int rc = E ? 0 : tessera_matrix_view(ctx, dt, n, n, n, panel_columns(b, n), b->h, b->ldh, &E);
+  int rc = E ? 0 : tessera_matrix_view(ctx, dt, n, m, n, panel_columns(b, n), b->h, b->ldh, &E);
   if (!rc && !v) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->v, nv, 1, nv, es, &v);
   if (!rc && !tau) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->tau, nt, 1, nt, es, &tau);
   if (!rc) rc = tsr_pxhb2st_apply(E, nb, v, tau, b->scope);
@@ -413,7 +415,7 @@ static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t 
     /* f64 on one accelerator: E one tile, the merges' Q, which stays there for Q2 (no copy
      * home and back between them); on several, Q2's panels spread over them */
     tessera_data_t *qh = NULL;
-    if (direct && tessera_scope_nodes(ctx, b->scope, NULL, 0) == 1) {
+    if (direct && !b->defer && tessera_scope_nodes(ctx, b->scope, NULL, 0) == 1) {
       rc = tessera_matrix_view(ctx, dt, n, n, n, n, b->h, b->ldh, &b->E);
       if (rc) return rc;
       qh = tessera_matrix_tile(b->E, 0, 0);
@@ -431,43 +433,120 @@ static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t 
     for (int64_t i = 0; i < n; i++)
       tsr_scalar_store(dt, (char *)b->h + idx(i, j, b->ldh) * es,
                        (tsr_scalar_t){b->z[idx(i, j, n)], 0});
-  return second_back(ctx, dt, n, nb, b, &lay, workers);
+  return b->defer ? 0 : second_back(ctx, dt, n, n, nb, b, &lay, workers);
 }
 
-static int solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
-                 tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w);
-
-/* One call's arguments, for the root to solve them (tsr_lapack_on_root). */
-typedef struct {
-  tessera_context_t *ctx;
-  const char *f;
-  tessera_job_t job;
-  tessera_uplo_t uplo;
-  tessera_dtype_t dt;
-  int64_t n;
-  void *a;
-  int64_t lda;
-  void *w;
-} call_t;
-
-static int solve_call(void *p) {
-  const call_t *c = p;
-  return solve(c->ctx, c->f, c->job, c->uplo, c->dt, c->n, c->a, c->lda, c->w);
+/* Handle h's bytes on the host node copied into `to` (count elements) by a task, where h lies. */
+static int copy_home(tessera_context_t *ctx, tessera_dtype_t dt, tessera_data_t *h, void *to,
+                     int64_t rows, int64_t cols, int64_t ld) {
+  tessera_data_t *t = NULL;
+  const int tag[3] = {0, 0, 0};
+  int rc = tessera_data_register(ctx, TESSERA_HOST_NODE, to, (size_t)rows, (size_t)cols, (size_t)ld,
+                                 tessera_dtype_size(dt), &t);
+  if (!rc)
+    rc = tsr_task_lacpy_block(dt, ctx, h, 0, 0, t, 0, TESSERA_W, (int)rows, (int)cols, tag, 0);
+  if (!rc) rc = tessera_wait_all(ctx);
+  const int r = t ? tessera_data_release(ctx, t) : 0;
+  return rc ? rc : r;
 }
 
-/* Over the processes of comm: process 0 holds A (a, lda) and solves it on its own workers and
- * devices (its stages are host and tile work on arrays only it has), the others waiting with
- * it; every process that gave w receives the eigenvalues (NaN after an info), and every one
- * returns the root's status. */
-static int on_root(tessera_context_t *ctx, tessera_comm_t *comm, const char *f, tessera_job_t job,
-                   tessera_uplo_t uplo, tessera_dtype_t dt, int64_t n, void *a, int64_t lda,
-                   void *w) {
-  call_t c = {ctx, f, job, uplo, dt, n, a, lda, w};
-  const int rc = tsr_root_run(ctx, comm, f, solve_call, &c);
-  if (rc < 0) return rc;
-  const size_t rs = tsr_dtype_single(dt) ? sizeof(float) : sizeof(double);
-  const int s = tsr_root_broadcast(ctx, comm, w, (size_t)n * rs);
-  return s ? s : rc;
+/* The reflectors of both stages into host arrays of out, for back-transformations elsewhere:
+ * Q2's v and tau (from the device where the GPU chased), V and each step's T of stage 1. */
+static int export_reflectors(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb,
+                             bufs_t *b, const tsr_he2hb_t *H, tsr_eig_reflectors_t *out) {
+  const size_t es = tessera_dtype_size(dt);
+  tsr_hb2st_layout_t lay;
+  if (tsr_hb2st_layout((int)n, nb, &lay)) return TESSERA_ERR_STATE;
+  *out = (tsr_eig_reflectors_t){.nb = nb, .nv = lay.nv, .ntau = lay.ntau};
+  int rc = 0;
+  if (b->vh) { /* on the device: copied home */
+    out->v = calloc((size_t)lay.nv + 1, es), out->tau = calloc((size_t)lay.ntau + 1, es);
+    rc = out->v && out->tau ? 0 : TESSERA_ERR_NOMEM;
+    if (!rc && lay.nv) rc = copy_home(ctx, dt, b->vh, out->v, lay.nv, 1, lay.nv);
+    if (!rc && lay.ntau) rc = copy_home(ctx, dt, b->tauh, out->tau, lay.ntau, 1, lay.ntau);
+  } else {
+    out->v = b->v, out->tau = b->tau, b->v = b->tau = NULL;
+  }
+  if (!rc && H->V) {
+    const int64_t rows = n - nb, steps = H->Q.steps;
+    out->steps = steps;
+    out->V = malloc((size_t)(rows * steps * nb) * es);
+    out->T = calloc((size_t)(steps * nb * nb), es);
+    rc = out->V && out->T ? 0 : TESSERA_ERR_NOMEM;
+    if (!rc) rc = tessera_matrix_export(H->V, out->V, rows);
+    for (int64_t k = 0; k < steps && !rc; k++) {
+      const int64_t kb = rows - k * nb < nb ? rows - k * nb : nb;
+      rc = copy_home(ctx, dt, H->Q.T[k], (char *)out->T + (size_t)(k * nb * nb) * es, kb, kb, nb);
+    }
+  }
+  return rc == TESSERA_ERR_NOMEM
+             ? tsr_error(ctx, rc, "syevd: out of memory for the reflectors of n = %lld",
+                         (long long)n)
+             : rc;
+}
+
+/* H's V and T (nothing else of H) from the host arrays of r: V viewed in place, each step's T
+ * copied into the workspace handles of a QR's reflectors. */
+static int q1_of(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n,
+                 const tsr_eig_reflectors_t *r, tsr_he2hb_t *H) {
+  const int nb = r->nb;
+  const int64_t rows = n - nb;
+  const size_t es = tessera_dtype_size(dt);
+  const int tag[3] = {0, 0, 0};
+  tessera_data_t **t = calloc((size_t)r->steps, sizeof *t);
+  int rc = t ? 0 : TESSERA_ERR_NOMEM;
+  if (!rc) rc = tessera_matrix_view(ctx, dt, rows, r->steps * nb, rows, nb, r->V, rows, &H->V);
+  if (!rc) rc = tsr_qr_create(H->V, rows, nb, &H->Q);
+  for (int64_t k = 0; k < r->steps && !rc; k++) {
+    const int64_t kb = rows - k * nb < nb ? rows - k * nb : nb;
+    rc = tessera_data_register(ctx, TESSERA_HOST_NODE, (char *)r->T + (size_t)(k * nb * nb) * es,
+                               (size_t)kb, (size_t)kb, (size_t)nb, es, &t[k]);
+    if (!rc)
+      rc = tsr_task_lacpy_block(dt, ctx, t[k], 0, 0, H->Q.T[k], 0, TESSERA_W, (int)kb, (int)kb, tag,
+                                0);
+  }
+  const int waited = tessera_wait_all(ctx);
+  if (!rc) rc = waited;
+  for (int64_t k = 0; t && k < r->steps; k++)
+    if (t[k]) {
+      const int rel = tessera_data_release(ctx, t[k]);
+      if (!rc) rc = rel;
+    }
+  free(t);
+  return rc;
+}
+
+int tsr_eig_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int64_t m, void *e,
+                 int64_t lde, const tsr_eig_reflectors_t *r) {
+  tsr_hb2st_layout_t lay;
+  if (n == 0 || m == 0) return 0;
+  if (tsr_hb2st_layout((int)n, r->nb, &lay))
+    return tsr_error(ctx, TESSERA_ERR_STATE, "syevd: no bulge chasing for n = %lld, kd = %d",
+                     (long long)n, r->nb);
+  tessera_scope_t scope;
+  const bool gpu = eig_gpu(ctx, TESSERA_VECTORS, dt, n, &scope);
+  bufs_t b = {.gpu = gpu,
+              .scope = scope,
+              .workers = cpu_workers(ctx),
+              .in_place = true,
+              .h = e,
+              .ldh = lde,
+              .v = r->v,
+              .tau = r->tau};
+  const tessera_scope_t outer = tessera_get_scope(ctx);
+  tsr_he2hb_t H = {.kd = r->nb};
+  int rc = gpu ? tessera_set_scope(ctx, scope) : 0;
+  if (!rc) rc = second_back(ctx, dt, n, m, r->nb, &b, &lay, b.workers);
+  if (!rc && r->steps > 0) rc = q1_of(ctx, dt, n, r, &H);
+  if (!rc && H.V) rc = first_back(ctx, dt, n, m, r->nb, &b, &H);
+  (void)tessera_set_scope(ctx, outer);
+  if (H.V) tsr_he2hb_destroy(&H);
+  return rc;
+}
+
+void tsr_eig_reflectors_free(tsr_eig_reflectors_t *r) {
+  free(r->v), free(r->tau), free(r->V), free(r->T);
+  *r = (tsr_eig_reflectors_t){0};
 }
 
 static int syevd(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
@@ -483,12 +562,12 @@ static int syevd(tessera_context_t *ctx, const char *f, tessera_job_t job, tesse
   if (!rc) rc = tsr_arg_ld(ctx, f, 7, lda, n);
   if (!rc) rc = tsr_arg_ptr(ctx, f, 8, w, n, 1);
   tessera_comm_t *comm = tessera_context_comm(ctx);
-  if (!comm) return rc || n == 0 ? rc : solve(ctx, f, job, uplo, dt, n, a, lda, w);
+  if (!comm) return rc || n == 0 ? rc : tsr_eig_solve(ctx, f, job, uplo, dt, n, a, lda, w, NULL);
   int64_t tile = 1;
   const int64_t values[4] = {job, uplo, dt, n};
   const int argno[4] = {2, 3, 4, 5};
   rc = tsr_lapack_agree(ctx, f, 4, values, argno, rc, &tile);
-  return rc || n == 0 ? rc : on_root(ctx, comm, f, job, uplo, dt, n, a, lda, w);
+  return rc || n == 0 ? rc : tsr_eig_processes(ctx, comm, f, job, uplo, dt, n, a, lda, w);
 }
 
 /* The tile-level form of a distributed A (its checks gave rc): A collected into an array of
@@ -503,16 +582,14 @@ static int tile_processes(tessera_context_t *ctx, const char *f, tessera_job_t j
   if (rc || n == 0) return rc;
   const bool root = tessera_comm_rank(A->comm) == 0;
   void *h = root ? malloc((size_t)(n * n) * tessera_dtype_size(A->dtype)) : NULL;
-  tessera_matrix_t *home = NULL;
-  rc = tsr_lapack_collect(A, h, &home);
-  if (!rc) rc = on_root(ctx, A->comm, f, job, uplo, A->dtype, n, h, n, w);
-  if (rc >= 0 && home && (rc > 0 || job == TESSERA_VECTORS)) { /* the vectors, or NaN */
-    const int s = tsr_lapack_deal(home, A);
+  rc = tsr_lapack_collect(A, h);
+  if (!rc) rc = tsr_eig_processes(ctx, A->comm, f, job, uplo, A->dtype, n, h, n, w);
+  if (rc >= 0 && (rc > 0 || job == TESSERA_VECTORS)) { /* the vectors, or NaN */
+    const int s = tsr_lapack_deal(h, A);
     if (!rc) rc = s;
   }
-  const int d = home ? tessera_matrix_destroy(home) : 0;
   free(h);
-  return rc ? rc : d;
+  return rc;
 }
 
 int tessera_tile_syevd(tessera_job_t job, tessera_uplo_t uplo, tessera_matrix_t *A, void *w) {
@@ -532,7 +609,7 @@ int tessera_tile_syevd(tessera_job_t job, tessera_uplo_t uplo, tessera_matrix_t 
   void *h = malloc((size_t)(n * n) * tessera_dtype_size(A->dtype));
   if (!h) return tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory for a copy of A", f);
   rc = tessera_matrix_export(A, h, n);
-  if (!rc) rc = solve(ctx, f, job, uplo, A->dtype, n, h, n, w);
+  if (!rc) rc = tsr_eig_solve(ctx, f, job, uplo, A->dtype, n, h, n, w, NULL);
   if (rc >= 0 && (rc > 0 || job == TESSERA_VECTORS)) { /* the vectors, or NaN where A had one */
     const int s = tessera_matrix_import(A, h, n);
     if (!rc) rc = s;
@@ -541,9 +618,9 @@ int tessera_tile_syevd(tessera_job_t job, tessera_uplo_t uplo, tessera_matrix_t 
   return rc;
 }
 
-/* The solver on the host array a (lda), its arguments checked, n > 0. */
-static int solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
-                 tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w) {
+int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
+                  tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w,
+                  tsr_eig_reflectors_t *out) {
   const int nb = tessera_tile_for_eig(ctx, n);
   const size_t es = tessera_dtype_size(dt);
   tessera_scope_t scope;
@@ -558,6 +635,7 @@ static int solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tesse
               .scope = scope,
               .workers = cpu_workers(ctx),
               .in_place = in_place,
+              .defer = out && job == TESSERA_VECTORS,
               .h = in_place ? a : malloc((size_t)(ldh * n) * es),
               .ldh = ldh,
               .ab = calloc((size_t)(n * (nb + 1)), es),
@@ -591,10 +669,11 @@ static int solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tesse
   int rc = b.gpu ? tessera_set_scope(ctx, b.scope) : 0;
   if (!rc) rc = reduce_to_band(ctx, dt, n, nb, &b, &H);
   if (!rc) rc = solve_band(ctx, dt, job, n, nb, &b);
+  if (!rc && b.defer) rc = export_reflectors(ctx, dt, n, nb, &b, &H, out);
   const int freed = (b.vh ? tessera_data_release(ctx, b.vh) : 0) |
                     (b.tauh ? tessera_data_release(ctx, b.tauh) : 0);
   if (!rc) rc = freed;
-  if (!rc && job == TESSERA_VECTORS) rc = first_back(ctx, dt, n, nb, &b, &H);
+  if (!rc && job == TESSERA_VECTORS && !b.defer) rc = first_back(ctx, dt, n, n, nb, &b, &H);
   (void)tessera_set_scope(ctx, outer);
   tsr_he2hb_destroy(&H);
   if (!rc) {

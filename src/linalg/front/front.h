@@ -35,12 +35,17 @@ int tsr_root_broadcast(tessera_context_t *ctx, tessera_comm_t *c, void *buf, siz
  *  message on every process, or the exchange's failure; run(arg) alone where c is NULL. */
 int tsr_root_run(tessera_context_t *ctx, tessera_comm_t *c, const char *f, int (*run)(void *),
                  void *arg);
+/** run(arg) on every process of c at once (each on a thread of its own), the processes
+ *  exchanging a small message every few milliseconds until every one has returned: work of
+ *  unequal lengths that may outlast the timeout. The same status on every process (the one at
+ *  fault keeps its message). */
+int tsr_all_run(tessera_context_t *ctx, tessera_comm_t *c, const char *f, int (*run)(void *),
+                void *arg);
 /** The distributed A into the root's array h (A->m x A->n, leading dimension A->m; NULL on the
- *  others), through *home, a distributed matrix of A's tiling whose tiles are all the root's, in
- *  h (destroy it after tsr_lapack_deal, or at once). The same status on every process. */
-int tsr_lapack_collect(tessera_matrix_t *A, void *h, tessera_matrix_t **home);
-/** The root's array back into the distributed A, from the *home of tsr_lapack_collect. */
-int tsr_lapack_deal(tessera_matrix_t *home, tessera_matrix_t *A);
+ *  others), by tile copies to the root. The same status on every process. */
+int tsr_lapack_collect(tessera_matrix_t *A, void *h);
+/** The root's array h (as tsr_lapack_collect's) back into the distributed A's tiles. */
+int tsr_lapack_deal(const void *h, tessera_matrix_t *A);
 /** A matrix of the context's grid in nb x nb tiles (only the tiles of `part`: 'L', 'U' triangle
  *  of tiles, 0 all), or with `panels` in column panels of nb columns dealt over a 1 x P grid of
  *  every process (LU), and `root`, the root's m x n array a (lda) as a matrix the root owns;
@@ -90,6 +95,34 @@ int tsr_arg_ptr(tessera_context_t *ctx, const char *name, int argno, const void 
 int tsr_arg_dim(tessera_context_t *ctx, const char *name, int argno, int64_t v);
 int tsr_arg_flag(tessera_context_t *ctx, const char *name, int argno, int v, const char *allowed);
 int tsr_arg_dtype(tessera_context_t *ctx, const char *name, int argno, tessera_dtype_t d);
+
+/* The Hermitian eigensolver's parts (eig.c) and its form over processes (eig_dist.c). */
+
+/** The reflectors of both stages as host arrays, for back-transformations run elsewhere: the
+ *  band nb; Q2's v and tau (nv and ntau elements, the bulge chasing's layout, kernels/cpu/hb2st.h);
+ *  stage 1's V ((n - nb) x steps nb, leading dimension n - nb) and each step's T (kb x kb at
+ *  column k nb of an nb x steps nb array, leading dimension nb). */
+typedef struct {
+  int nb;
+  int64_t nv, ntau, steps;
+  void *v, *tau, *V, *T;
+} tsr_eig_reflectors_t;
+void tsr_eig_reflectors_free(tsr_eig_reflectors_t *r);
+/** The solver on the host array a (lda) of this process, its arguments checked, n > 0. With
+ *  vectors and `out`, a receives T's eigenvectors E (in the dtype) and *out the reflectors
+ *  (freed by the caller, whatever the status): E's back-transformations are left to
+ *  tsr_eig_back. */
+int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
+                  tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w,
+                  tsr_eig_reflectors_t *out);
+/** E (n x m, leading dimension lde: columns of T's eigenvectors) = Q1 Q2 E on this process's
+ *  workers and devices, the reflectors r's. */
+int tsr_eig_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int64_t m, void *e,
+                 int64_t lde, const tsr_eig_reflectors_t *r);
+/** syevd over the processes of comm (eig_dist.c): a and lda process 0's, w where given. */
+int tsr_eig_processes(tessera_context_t *ctx, tessera_comm_t *comm, const char *f,
+                      tessera_job_t job, tessera_uplo_t uplo, tessera_dtype_t dt, int64_t n,
+                      void *a, int64_t lda, void *w);
 
 /** Least squares on column panels (qr.c): P is A (m x k, m >= k, `wide` false) or Aᴴ (the
  *  minimum norm solution of the wide A, `wide` true), factored by QR in place, and Bp (P's rows)

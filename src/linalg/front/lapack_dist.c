@@ -63,49 +63,61 @@ int tsr_root_broadcast(tessera_context_t *ctx, tessera_comm_t *c, void *buf, siz
   enum { PIECE = 4096 };
   int32_t piece[PIECE];
   int rc = 0;
-  for (size_t at = 0; at < bytes / 4 && !rc; at += buf ? bytes / 4 : PIECE) {
-    const size_t k = buf ? bytes / 4 : (bytes / 4 - at < PIECE ? bytes / 4 - at : PIECE);
-    rc = tessera_comm_broadcast(c, buf ? buf : piece, k, TESSERA_COMM_I32, ROOT, NULL);
+  const size_t words = bytes / 4, step = buf ? (size_t)1 << 28 : PIECE; /* MPI counts in int */
+  for (size_t at = 0; at < words && !rc; at += step) {
+    const size_t k = words - at < step ? words - at : step;
+    rc = tessera_comm_broadcast(c, buf ? (int32_t *)buf + at : piece, k, TESSERA_COMM_I32, ROOT,
+                                NULL);
   }
   return rc ? tsr_error(ctx, rc, "%s", tessera_comm_last_error(c)) : 0;
 }
 
-/* The root's work on a thread of its own, `done` set when it has returned. */
+/* A process's work on a thread of its own, `done` set when it has returned. */
 typedef struct {
   int (*run)(void *);
   void *arg;
   int rc;
   atomic_int done;
-} root_work_t;
+} work_t;
 
-static void *root_thread(void *p) {
-  root_work_t *r = p;
-  r->rc = r->run(r->arg);
-  atomic_store(&r->done, 1);
+static void *work_thread(void *p) {
+  work_t *w = p;
+  w->rc = w->run(w->arg);
+  atomic_store(&w->done, 1);
   return NULL;
 }
 
-/* How long the root sleeps between two of the processes' exchanges while it works. */
+/* How long a working process sleeps between two of the processes' exchanges. */
 static const struct timespec BEAT = {.tv_nsec = 5000000};
+
+/* run(arg) on this process where `mine` (on a thread of its own), every process of c joining a
+ * one-element all-reduce every few milliseconds until every such run has returned (its status
+ * in *own). 0, or the exchange's failure with its message on ctx. */
+static int beat_while(tessera_context_t *ctx, tessera_comm_t *c, const char *f, bool mine,
+                      int (*run)(void *), void *arg, int *own) {
+  work_t w = {.run = run, .arg = arg};
+  atomic_init(&w.done, mine ? 0 : 1);
+  pthread_t thread;
+  const bool threaded = mine && pthread_create(&thread, NULL, work_thread, &w) == 0;
+  if (mine && !threaded) work_thread(&w); /* the others wait as long as the timeout lets */
+  int rc = 0;
+  for (int64_t all = 0; !all && !rc;) {
+    const int64_t done = atomic_load(&w.done);
+    rc = tessera_comm_allreduce(c, &done, &all, 1, TESSERA_COMM_I64, TESSERA_MIN, NULL);
+    if (!rc && !all && !done) nanosleep(&BEAT, NULL);
+  }
+  if (threaded) pthread_join(thread, NULL); /* the message after it: the work writes one */
+  *own = w.rc;
+  return rc ? tsr_error(ctx, rc, "%s: %s", f, tessera_comm_last_error(c)) : 0;
+}
 
 int tsr_root_run(tessera_context_t *ctx, tessera_comm_t *c, const char *f, int (*run)(void *),
                  void *arg) {
   if (!c) return run(arg);
   const bool root = tessera_comm_rank(c) == ROOT;
-  root_work_t r = {.run = run, .arg = arg};
-  atomic_init(&r.done, 0);
-  pthread_t thread;
-  const bool threaded = root && pthread_create(&thread, NULL, root_thread, &r) == 0;
-  if (root && !threaded) root_thread(&r); /* the others wait as long as the timeout lets */
-  int rc = 0;
-  for (int64_t done = 0; !done && !rc;) {
-    const int64_t mine = atomic_load(&r.done);
-    rc = tessera_comm_allreduce(c, &mine, &done, 1, TESSERA_COMM_I64, TESSERA_MAX, NULL);
-    if (!rc && !done && root) nanosleep(&BEAT, NULL);
-  }
-  if (threaded) pthread_join(thread, NULL); /* the message after it: the root's work writes one */
-  if (rc) return tsr_error(ctx, rc, "%s: %s", f, tessera_comm_last_error(c));
-  int32_t s = root ? r.rc : 0;
+  int own = 0, rc = beat_while(ctx, c, f, root, run, arg, &own);
+  if (rc) return rc;
+  int32_t s = root ? own : 0;
   rc = tessera_comm_broadcast(c, &s, 1, TESSERA_COMM_I32, ROOT, NULL);
   if (rc) return tsr_error(ctx, rc, "%s: %s", f, tessera_comm_last_error(c));
   if (s == 0) return 0;
@@ -115,6 +127,17 @@ int tsr_root_run(tessera_context_t *ctx, tessera_comm_t *c, const char *f, int (
   rc = tsr_root_broadcast(ctx, c, msg, sizeof msg);
   msg[sizeof msg - 1] = 0;
   return rc ? rc : root ? s : tsr_error(ctx, s, "%s", msg);
+}
+
+int tsr_all_run(tessera_context_t *ctx, tessera_comm_t *c, const char *f, int (*run)(void *),
+                void *arg) {
+  if (!c) return run(arg);
+  int own = 0;
+  const int rc = beat_while(ctx, c, f, true, run, arg, &own);
+  if (rc) return rc;
+  char why[160];
+  snprintf(why, sizeof why, "%s: another process failed", f);
+  return tsr_dist_agree_on(ctx, c, own, why);
 }
 
 int tsr_lapack_scatter(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
@@ -149,24 +172,36 @@ int tsr_lapack_gather(tessera_matrix_t *A, tessera_matrix_t *root) {
   return tsr_dist_agree(A->comm, rc);
 }
 
-int tsr_lapack_collect(tessera_matrix_t *A, void *h, tessera_matrix_t **home) {
-  tessera_context_t *ctx = A->ctx;
+/* A distributed matrix of A's tiling whose tiles are all the root's, its array h there. */
+static int root_matrix(tessera_matrix_t *A, void *h, tessera_matrix_t **home) {
   const bool root = tessera_comm_rank(A->comm) == ROOT;
-  *home = NULL;
-  int rc = tsr_dist_agree_on(ctx, A->comm, root && !h ? TESSERA_ERR_NOMEM : 0,
-                             "process 0 is out of memory for a copy of A");
-  if (rc) return root ? tsr_error(ctx, rc, "out of memory for a copy of A on process 0") : rc;
-  /* every tile the root's; a matrix dealt by blocks has no grid of its own: the context's */
+  /* a matrix dealt by blocks has no grid of its own */
   const tessera_grid_t g =
       A->grid.p > 0 ? A->grid : (tessera_grid_t){1, tessera_comm_size(A->comm)};
   const tsr_dist_place_t at = {.on = ROOT, .mine = root ? h : NULL, .ld = A->m > 1 ? A->m : 1};
-  rc =
-      tsr_matrix_create_distributed(ctx, A->comm, g, A->dtype, A->m, A->n, A->mb, A->nb, &at, home);
-  return rc ? rc : tsr_lapack_gather(A, *home);
+  return tsr_matrix_create_distributed(A->ctx, A->comm, g, A->dtype, A->m, A->n, A->mb, A->nb, &at,
+                                       home);
 }
 
-int tsr_lapack_deal(tessera_matrix_t *home, tessera_matrix_t *A) {
-  const int rc = tsr_dist_flush_matrix(home, tsr_pxlacpy(home, A));
+int tsr_lapack_collect(tessera_matrix_t *A, void *h) {
+  tessera_context_t *ctx = A->ctx;
+  const bool root = tessera_comm_rank(A->comm) == ROOT;
+  int rc = tsr_dist_agree_on(ctx, A->comm, root && !h ? TESSERA_ERR_NOMEM : 0,
+                             "process 0 is out of memory for a copy of A");
+  if (rc) return root ? tsr_error(ctx, rc, "out of memory for a copy of A on process 0") : rc;
+  tessera_matrix_t *home = NULL;
+  rc = root_matrix(A, h, &home);
+  if (!rc) rc = tsr_lapack_gather(A, home);
+  /* gone before the caller writes h: its tiles' copies elsewhere would outlive the change */
+  const int d = home ? tessera_matrix_destroy(home) : 0;
+  return rc ? rc : tsr_dist_agree(A->comm, d);
+}
+
+int tsr_lapack_deal(const void *h, tessera_matrix_t *A) {
+  tessera_matrix_t *home = NULL;
+  int rc = root_matrix(A, (void *)(uintptr_t)h, &home);
+  if (!rc) rc = tsr_dist_flush_matrix(home, tsr_pxlacpy(home, A));
   const int w = tessera_wait_all(A->ctx);
-  return tsr_dist_agree(A->comm, rc ? rc : w);
+  const int d = home ? tessera_matrix_destroy(home) : 0;
+  return tsr_dist_agree(A->comm, rc ? rc : w ? w : d);
 }

@@ -1,0 +1,161 @@
+/* The Hermitian eigensolver over processes (front.h: tsr_eig_processes).
+ *
+ * Process 0 (the root) holds A and runs the stages whose data only it has: the band reduction,
+ * the bulge chasing and the tridiagonal divide and conquer read and write host arrays (the band,
+ * T, the merges' plans decided from values) that no tile flow describes, so it runs them alone
+ * (tsr_root_run: the others wait with it). With vectors the back-transformations, whose columns
+ * are independent and which hold most of the flops (4 n³ of them), are then dealt over the
+ * processes: the root broadcasts both stages' reflectors (tsr_eig_solve's host arrays), sends
+ * each process a block of E's columns, every process applies Q1 Q2 to its block on its own
+ * workers and devices (tsr_eig_back), and the blocks come back to the root's array. Every
+ * process that gave w receives the eigenvalues; every one returns the same status. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dist/dist.h"
+#include "linalg/front/front.h"
+
+enum { ROOT = 0 };
+
+/* Elements per message: MPI counts in int. */
+#define CHUNK ((size_t)1 << 28)
+
+/* A send (or receive) of count elements of buf to (from) peer, in chunks MPI can count. */
+static int xfer(tessera_context_t *ctx, tessera_comm_t *c, bool send, void *buf, size_t count,
+                tessera_dtype_t dt, int peer) {
+  const size_t es = tessera_dtype_size(dt);
+  for (size_t at = 0; at < count; at += CHUNK) {
+    const size_t k = count - at < CHUNK ? count - at : CHUNK;
+    char *b = (char *)buf + at * es;
+    const int rc = send ? tessera_comm_send(c, b, k, (tessera_comm_type_t)dt, peer, NULL)
+                        : tessera_comm_recv(c, b, k, (tessera_comm_type_t)dt, peer, NULL);
+    if (rc) return tsr_error(ctx, rc, "%s", tessera_comm_last_error(c));
+  }
+  return 0;
+}
+
+/* Process p's columns of E: [first, first + count). */
+static void columns_of(int64_t n, int p, int size, int64_t *first, int64_t *count) {
+  *first = n * p / size;
+  *count = n * (p + 1) / size - *first;
+}
+
+/* Columns c0 .. c0 + m - 1 of a (lda) to or from the packed n x m block `blk`. */
+static void pack(size_t es, int64_t n, int64_t m, char *a, int64_t lda, int64_t c0, char *blk,
+                 bool into_a) {
+  for (int64_t j = 0; j < m; j++) {
+    char *col = a + (size_t)((c0 + j) * lda) * es, *p = blk + (size_t)(j * n) * es;
+    memcpy(into_a ? col : p, into_a ? p : col, (size_t)n * es);
+  }
+}
+
+/* The root's reflectors on every process (the others allocate theirs). */
+static int share_reflectors(tessera_context_t *ctx, tessera_comm_t *c, tessera_dtype_t dt,
+                            int64_t n, tsr_eig_reflectors_t *r) {
+  const bool root = tessera_comm_rank(c) == ROOT;
+  const size_t es = tessera_dtype_size(dt);
+  int64_t head[4] = {r->nb, r->nv, r->ntau, r->steps};
+  int rc = tsr_root_broadcast(ctx, c, head, sizeof head);
+  if (rc) return rc;
+  const size_t sizes[4] = {(size_t)head[1] + 1, (size_t)head[2] + 1,
+                           (size_t)((n - head[0]) * head[3] * head[0]),
+                           (size_t)(head[3] * head[0] * head[0])};
+  void **arrays[4] = {&r->v, &r->tau, &r->V, &r->T};
+  int lack = 0;
+  if (!root) {
+    r->nb = (int)head[0], r->nv = head[1], r->ntau = head[2], r->steps = head[3];
+    for (int i = 0; i < 4; i++)
+      if (sizes[i] && !(*arrays[i] = malloc(sizes[i] * es))) lack = TESSERA_ERR_NOMEM;
+  }
+  rc = tsr_dist_agree_on(ctx, c, lack, "a process is out of memory for the reflectors");
+  if (lack)
+    tsr_error(ctx, lack, "syevd: out of memory for the reflectors of n = %lld", (long long)n);
+  for (int i = 0; i < 4 && !rc; i++) rc = tsr_root_broadcast(ctx, c, *arrays[i], sizes[i] * es);
+  return rc;
+}
+
+/* One process's block of columns for tsr_eig_back (tsr_all_run). */
+typedef struct {
+  tessera_context_t *ctx;
+  tessera_dtype_t dt;
+  int64_t n, m;
+  void *e;
+  int64_t lde;
+  const tsr_eig_reflectors_t *r;
+} back_t;
+
+static int back_call(void *p) {
+  const back_t *b = p;
+  return tsr_eig_back(b->ctx, b->dt, b->n, b->m, b->e, b->lde, b->r);
+}
+
+/* E = Q1 Q2 E on the root's array a (lda) by blocks of columns dealt over the processes. */
+static int deal_back(tessera_context_t *ctx, tessera_comm_t *c, tessera_dtype_t dt, int64_t n,
+                     void *a, int64_t lda, tsr_eig_reflectors_t *r) {
+  const int me = tessera_comm_rank(c), size = tessera_comm_size(c);
+  const size_t es = tessera_dtype_size(dt);
+  int64_t c0, m, most = 0;
+  for (int p = 0; p < size; p++) {
+    columns_of(n, p, size, &c0, &m);
+    if (m > most) most = m;
+  }
+  int rc = share_reflectors(ctx, c, dt, n, r);
+  if (rc) return rc;
+  /* a block of `most` columns: the root's for packing, each other process's E */
+  char *blk = size > 1 ? malloc((size_t)(n * most) * es) : NULL;
+  rc = tsr_dist_agree_on(ctx, c, size > 1 && !blk ? TESSERA_ERR_NOMEM : 0,
+                         "a process is out of memory for its columns of E");
+  for (int p = 1; p < size && !rc; p++) { /* the blocks out */
+    columns_of(n, p, size, &c0, &m);
+    if (me == ROOT) pack(es, n, m, a, lda, c0, blk, false);
+    if (me == ROOT || me == p) rc = xfer(ctx, c, me == ROOT, blk, (size_t)(n * m), dt, me ? 0 : p);
+  }
+  if (!rc) {
+    columns_of(n, me, size, &c0, &m);
+    back_t b = {
+        ctx, dt, n, m, me == ROOT ? (char *)a + (size_t)(c0 * lda) * es : blk, me == ROOT ? lda : n,
+        r};
+    rc = tsr_all_run(ctx, c, "syevd", back_call, &b);
+  }
+  for (int p = 1; p < size && !rc; p++) { /* and back */
+    columns_of(n, p, size, &c0, &m);
+    if (me == ROOT || me == p) rc = xfer(ctx, c, me == p, blk, (size_t)(n * m), dt, me ? 0 : p);
+    if (!rc && me == ROOT) pack(es, n, m, a, lda, c0, blk, true);
+  }
+  free(blk);
+  return tsr_dist_agree(c, rc);
+}
+
+/* One call's arguments, for the root's part (tsr_root_run). */
+typedef struct {
+  tessera_context_t *ctx;
+  const char *f;
+  tessera_job_t job;
+  tessera_uplo_t uplo;
+  tessera_dtype_t dt;
+  int64_t n;
+  void *a;
+  int64_t lda;
+  void *w;
+  tsr_eig_reflectors_t *out;
+} call_t;
+
+static int solve_call(void *p) {
+  const call_t *c = p;
+  return tsr_eig_solve(c->ctx, c->f, c->job, c->uplo, c->dt, c->n, c->a, c->lda, c->w, c->out);
+}
+
+int tsr_eig_processes(tessera_context_t *ctx, tessera_comm_t *comm, const char *f,
+                      tessera_job_t job, tessera_uplo_t uplo, tessera_dtype_t dt, int64_t n,
+                      void *a, int64_t lda, void *w) {
+  tsr_eig_reflectors_t r = {0};
+  const bool deal = job == TESSERA_VECTORS && tessera_comm_size(comm) > 1;
+  call_t c = {ctx, f, job, uplo, dt, n, a, lda, w, deal ? &r : NULL};
+  int rc = tsr_root_run(ctx, comm, f, solve_call, &c);
+  if (rc == 0 && deal) rc = deal_back(ctx, comm, dt, n, a, lda, &r);
+  tsr_eig_reflectors_free(&r);
+  if (rc < 0) return rc;
+  const size_t rs = tsr_dtype_single(dt) ? sizeof(float) : sizeof(double);
+  const int s = tsr_root_broadcast(ctx, comm, w, (size_t)n * rs);
+  return s ? s : rc;
+}
