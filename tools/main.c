@@ -275,7 +275,8 @@ static const struct {
     {F_SCHED, ~0u, "--sched cost|locality  scheduling policy"},
     {F_GRID, EIG,
      "--grid PxQ       over the P x Q processes of an mpirun (process 0 prints): process 0\n"
-     "                   solves, the others wait with it and receive the eigenvalues"},
+     "                   runs the stages up to T's eigenvectors, the back-transformations\n"
+     "                   are dealt over the processes by columns"},
     {F_GRID, ~0u,
      "--grid PxQ       distributed over the P x Q processes of an mpirun (process 0 prints);\n"
      "                   every process makes the same matrix (TESSERA_GRID=PxQ|auto does\n"

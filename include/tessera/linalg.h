@@ -194,10 +194,11 @@ TESSERA_API int tessera_gels(tessera_context_t *ctx, tessera_dtype_t dtype, int6
  *  destroyed. A is scaled first where its largest entry would let the reduction under- or
  *  overflow, as LAPACK does. Returns 0; i > 0 when A holds a NaN or an infinity, first in column
  *  i (w and `a` are then NaN), or when the tridiagonal eigensolver failed (LAPACK's info); or a
- *  negative status. On a context over processes a and lda are process 0's (the others may pass
- *  NULL), which solves alone on its workers and devices while the others wait; w receives the
- *  eigenvalues on every process that gives it (NULL allowed but on process 0), and every
- *  process returns the same status and message. */
+ *  negative status. On a context over processes (a collective call) a and lda are process 0's
+ *  (the others may pass NULL), which runs the stages up to T's eigenvectors on its workers and
+ *  devices while the others wait; with VECTORS the back-transformations are then dealt over
+ *  the processes by blocks of columns. w receives the eigenvalues on every process that gives
+ *  it (NULL allowed but on process 0), and every process returns the same status and message. */
 TESSERA_API int tessera_syevd(tessera_context_t *ctx, tessera_job_t job, tessera_uplo_t uplo,
                               tessera_dtype_t dtype, int64_t n, void *a, int64_t lda, void *w);
 /** The same as tessera_syevd (its name for complex dtypes). */
@@ -323,9 +324,9 @@ TESSERA_API int tessera_tile_geqrf(tessera_matrix_t *A, void *tau);
  *  ascending order (the dtype's real type), A the eigenvectors with VECTORS (its triangle is
  *  left as it was with VALUES). The solver's band and tridiagonal stages run on the host: A goes
  *  through a host copy. Returns 0, info > 0 as tessera_syevd (A then NaN), or a negative status.
- *  A distributed A (over its context's processes): a collective call, A collected on process 0
- *  and solved there as tessera_syevd over processes does, the eigenvectors dealt back into its
- *  tiles; w (on every process) receives the eigenvalues. */
+ *  A distributed A: a collective call over its processes, A collected on process 0 and solved
+ *  as tessera_syevd over processes does, the eigenvectors dealt back into its tiles; w (on
+ *  every process) receives the eigenvalues. */
 TESSERA_API int tessera_tile_syevd(tessera_job_t job, tessera_uplo_t uplo, tessera_matrix_t *A,
                                    void *w);
 
