@@ -1,4 +1,4 @@
-/* LAPACK-style Hermitian eigensolver (syevd / heevd) in two stages:
+/* The Hermitian eigensolver (syevd / heevd) in two stages:
  *
  *   1. A (its triangle, made the lower one of a working copy by eig_prepare tasks, scaled as
  *      LAPACK scales it) to a band of nb subdiagonals (loops/he2hb.c: tile tasks, any device;
@@ -12,16 +12,14 @@
  *      panels (CPU or GPU kernels), then Q1 (Q2 Z) by the QR's unmqr tasks on the first stage's
  *      reflectors (rows nb .. n - 1).
  *
- * Over processes, process 0 (which holds A) solves it alone while the others wait with it, and
- * every process receives the eigenvalues; the tile-level form collects a distributed A there
- * first and deals the eigenvectors back into its tiles. */
+ * tsr_eig_solve runs them on this process's array; with its `out` it stops before stage 3 and
+ * exports the reflectors, for tsr_eig_back to apply to blocks of E's columns elsewhere (the
+ * form over processes, eig_dist.c). The front doors are eig_api.c's. */
 #include <float.h>
-#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dist/dist.h"
 #include "kernels/cpu/hb2st.h"
 #include "kernels/kernels.h"
 #include "linalg/front/front.h"
@@ -549,75 +547,6 @@ void tsr_eig_reflectors_free(tsr_eig_reflectors_t *r) {
   *r = (tsr_eig_reflectors_t){0};
 }
 
-static int syevd(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
-                 tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w) {
-  if (!ctx) return -1;
-  int rc = tsr_arg_flag(ctx, f, 2, job, "NV");
-  if (!rc) rc = tsr_arg_flag(ctx, f, 3, uplo, "LU");
-  if (!rc) rc = tsr_arg_dtype(ctx, f, 4, dt);
-  if (!rc && (n < 0 || n > INT_MAX / 2))
-    rc = tsr_error(ctx, -5, "%s: argument 5 (n) = %lld is out of range [0, %d]", f, (long long)n,
-                   INT_MAX / 2);
-  if (!rc) rc = tsr_arg_ptr(ctx, f, 6, a, n, n);
-  if (!rc) rc = tsr_arg_ld(ctx, f, 7, lda, n);
-  if (!rc) rc = tsr_arg_ptr(ctx, f, 8, w, n, 1);
-  tessera_comm_t *comm = tessera_context_comm(ctx);
-  if (!comm) return rc || n == 0 ? rc : tsr_eig_solve(ctx, f, job, uplo, dt, n, a, lda, w, NULL);
-  int64_t tile = 1;
-  const int64_t values[4] = {job, uplo, dt, n};
-  const int argno[4] = {2, 3, 4, 5};
-  rc = tsr_lapack_agree(ctx, f, 4, values, argno, rc, &tile);
-  return rc || n == 0 ? rc : tsr_eig_processes(ctx, comm, f, job, uplo, dt, n, a, lda, w);
-}
-
-/* The tile-level form of a distributed A (its checks gave rc): A collected into an array of
- * process 0, solved there as the LAPACK-style call over processes does, the eigenvectors dealt
- * back into A's tiles. */
-static int tile_processes(tessera_context_t *ctx, const char *f, tessera_job_t job,
-                          tessera_uplo_t uplo, tessera_matrix_t *A, void *w, int rc) {
-  const int64_t n = A->n, values[3] = {job, uplo, n};
-  const int argno[3] = {1, 2, 3};
-  const char *names[3] = {"argument 1 (job)", "argument 2 (uplo)", "the order of A"};
-  rc = tsr_dist_same_on(ctx, A->comm, f, 3, values, argno, names, rc);
-  if (rc || n == 0) return rc;
-  const bool root = tessera_comm_rank(A->comm) == 0;
-  void *h = root ? malloc((size_t)(n * n) * tessera_dtype_size(A->dtype)) : NULL;
-  rc = tsr_lapack_collect(A, h);
-  if (!rc) rc = tsr_eig_processes(ctx, A->comm, f, job, uplo, A->dtype, n, h, n, w);
-  if (rc >= 0 && (rc > 0 || job == TESSERA_VECTORS)) { /* the vectors, or NaN */
-    const int s = tsr_lapack_deal(h, A);
-    if (!rc) rc = s;
-  }
-  free(h);
-  return rc;
-}
-
-int tessera_tile_syevd(tessera_job_t job, tessera_uplo_t uplo, tessera_matrix_t *A, void *w) {
-  if (!A) return -3;
-  tessera_context_t *ctx = A->ctx;
-  const char *f = "tile_syevd";
-  int rc = tsr_arg_flag(ctx, f, 1, job, "NV");
-  if (!rc) rc = tsr_arg_flag(ctx, f, 2, uplo, "LU");
-  if (!rc && (A->m != A->n || A->n > INT_MAX / 2))
-    rc = tsr_error(ctx, -3, "%s: A is %lld x %lld; it must be square, of order at most %d", f,
-                   (long long)A->m, (long long)A->n, INT_MAX / 2);
-  if (!rc && A->n > 0 && !w) rc = tsr_error(ctx, -4, "%s: argument 4 (w) is NULL", f);
-  const int64_t n = A->n;
-  if (A->comm) return tile_processes(ctx, f, job, uplo, A, w, rc);
-  if (rc || n == 0) return rc;
-  /* through a host copy: the band and the tridiagonal stages run on the host */
-  void *h = malloc((size_t)(n * n) * tessera_dtype_size(A->dtype));
-  if (!h) return tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory for a copy of A", f);
-  rc = tessera_matrix_export(A, h, n);
-  if (!rc) rc = tsr_eig_solve(ctx, f, job, uplo, A->dtype, n, h, n, w, NULL);
-  if (rc >= 0 && (rc > 0 || job == TESSERA_VECTORS)) { /* the vectors, or NaN where A had one */
-    const int s = tessera_matrix_import(A, h, n);
-    if (!rc) rc = s;
-  }
-  free(h);
-  return rc;
-}
-
 int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
                   tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w,
                   tsr_eig_reflectors_t *out) {
@@ -683,14 +612,4 @@ int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tess
   }
   bufs_free(ctx, &b);
   return rc;
-}
-
-int tessera_syevd(tessera_context_t *ctx, tessera_job_t job, tessera_uplo_t uplo,
-                  tessera_dtype_t dtype, int64_t n, void *a, int64_t lda, void *w) {
-  return syevd(ctx, "syevd", job, uplo, dtype, n, a, lda, w);
-}
-
-int tessera_heevd(tessera_context_t *ctx, tessera_job_t job, tessera_uplo_t uplo,
-                  tessera_dtype_t dtype, int64_t n, void *a, int64_t lda, void *w) {
-  return syevd(ctx, "heevd", job, uplo, dtype, n, a, lda, w);
 }
