@@ -110,6 +110,7 @@ static int deal_back(tessera_context_t *ctx, tessera_comm_t *c, tessera_dtype_t 
     if (me == ROOT) pack(es, n, m, a, lda, c0, blk, false);
     if (me == ROOT || me == p) rc = xfer(ctx, c, me == ROOT, blk, (size_t)(n * m), dt, me ? 0 : p);
   }
+  rc = tsr_dist_agree(c, rc);
   if (!rc) {
     columns_of(n, me, size, &c0, &m);
     back_t b = {
