@@ -98,13 +98,13 @@ def check_eig(w, v, a, dtype, what):
         close(v.conj().T @ v, np.eye(len(w)), dtype, f"syevd's V {what}")
 
 
-def check_functions():
+def check_functions(dtypes=DTYPES):
     """Every function, every dtype, on every mesh, sizes that split evenly and not (qr and
     least_squares: an 18 x 7 A, whose rows or columns do not split evenly; syevd solved on the
     process of mesh device 0, the result broadcast)."""
     for mesh, spec in meshes():
         for n in (16, 13):
-            for dtype in DTYPES:
+            for dtype in dtypes:
                 what = f"{dict(mesh.shape)} n={n} {np.dtype(dtype).name}"
                 a, m = hpd(n, dtype, n)
                 b = rhs(n, 3, dtype, n)
@@ -305,7 +305,14 @@ def check_local():
     close(a @ np.asarray(x), b, np.float64, "potrs on this process's devices")
 
 
-CASES = {"functions": check_functions, "failures": check_failures, "sharded": check_sharded,
+def check_functions_two_dtypes():
+    """check_functions on one real and one complex dtype of different precisions (every dtype
+    runs in one of the launches)."""
+    check_functions((np.float32, np.complex128))
+
+
+CASES = {"functions": check_functions, "functions_two_dtypes": check_functions_two_dtypes,
+         "failures": check_failures, "sharded": check_sharded,
          "mismatch": check_mismatch, "absent": check_absent,
          "absent_first": check_absent_first, "local": check_local}
 
