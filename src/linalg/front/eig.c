@@ -434,7 +434,7 @@ static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t 
   return b->defer ? 0 : second_back(ctx, dt, n, n, nb, b, &lay, workers);
 }
 
-/* Handle h's bytes on the host node copied into `to` (count elements) by a task, where h lies. */
+/* Handle h's rows x cols block copied by a task, where h lies, into the host array `to` (ld). */
 static int copy_home(tessera_context_t *ctx, tessera_dtype_t dt, tessera_data_t *h, void *to,
                      int64_t rows, int64_t cols, int64_t ld) {
   tessera_data_t *t = NULL;
@@ -446,6 +446,34 @@ static int copy_home(tessera_context_t *ctx, tessera_dtype_t dt, tessera_data_t 
   if (!rc) rc = tessera_wait_all(ctx);
   const int r = t ? tessera_data_release(ctx, t) : 0;
   return rc ? rc : r;
+}
+
+/* Each step's T of Q (kb x kb, rows reflectors in steps of nb) and the host array t (step k's
+ * at column k nb, leading dimension nb): copied into t (`home`) or from it, by tasks where the
+ * handles lie, waited for together. */
+static int steps_t(tessera_context_t *ctx, tessera_dtype_t dt, const tsr_qr_t *Q, int64_t rows,
+                   int nb, void *t, bool home) {
+  const size_t es = tessera_dtype_size(dt);
+  const int tag[3] = {0, 0, 0};
+  tessera_data_t **h = calloc((size_t)Q->steps + 1, sizeof *h);
+  int rc = h ? 0 : TESSERA_ERR_NOMEM;
+  for (int64_t k = 0; k < Q->steps && !rc; k++) {
+    const int kb = (int)(rows - k * nb < nb ? rows - k * nb : nb);
+    rc = tessera_data_register(ctx, TESSERA_HOST_NODE, (char *)t + (size_t)(k * nb * nb) * es,
+                               (size_t)kb, (size_t)kb, (size_t)nb, es, &h[k]);
+    if (!rc)
+      rc = tsr_task_lacpy_block(dt, ctx, home ? Q->T[k] : h[k], 0, 0, home ? h[k] : Q->T[k], 0,
+                                TESSERA_W, kb, kb, tag, 0);
+  }
+  const int waited = tessera_wait_all(ctx);
+  if (!rc) rc = waited;
+  for (int64_t k = 0; h && k < Q->steps; k++)
+    if (h[k]) {
+      const int rel = tessera_data_release(ctx, h[k]);
+      if (!rc) rc = rel;
+    }
+  free(h);
+  return rc;
 }
 
 /* The reflectors of both stages into host arrays of out, for back-transformations elsewhere:
@@ -472,10 +500,7 @@ static int export_reflectors(tessera_context_t *ctx, tessera_dtype_t dt, int64_t
     out->T = calloc((size_t)(steps * nb * nb), es);
     rc = out->V && out->T ? 0 : TESSERA_ERR_NOMEM;
     if (!rc) rc = tessera_matrix_export(H->V, out->V, rows);
-    for (int64_t k = 0; k < steps && !rc; k++) {
-      const int64_t kb = rows - k * nb < nb ? rows - k * nb : nb;
-      rc = copy_home(ctx, dt, H->Q.T[k], (char *)out->T + (size_t)(k * nb * nb) * es, kb, kb, nb);
-    }
+    if (!rc) rc = steps_t(ctx, dt, &H->Q, rows, nb, out->T, true);
   }
   return rc == TESSERA_ERR_NOMEM
              ? tsr_error(ctx, rc, "syevd: out of memory for the reflectors of n = %lld",
@@ -489,29 +514,9 @@ static int q1_of(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n,
                  const tsr_eig_reflectors_t *r, tsr_he2hb_t *H) {
   const int nb = r->nb;
   const int64_t rows = n - nb;
-  const size_t es = tessera_dtype_size(dt);
-  const int tag[3] = {0, 0, 0};
-  tessera_data_t **t = calloc((size_t)r->steps, sizeof *t);
-  int rc = t ? 0 : TESSERA_ERR_NOMEM;
-  if (!rc) rc = tessera_matrix_view(ctx, dt, rows, r->steps * nb, rows, nb, r->V, rows, &H->V);
+  int rc = tessera_matrix_view(ctx, dt, rows, r->steps * nb, rows, nb, r->V, rows, &H->V);
   if (!rc) rc = tsr_qr_create(H->V, rows, nb, &H->Q);
-  for (int64_t k = 0; k < r->steps && !rc; k++) {
-    const int64_t kb = rows - k * nb < nb ? rows - k * nb : nb;
-    rc = tessera_data_register(ctx, TESSERA_HOST_NODE, (char *)r->T + (size_t)(k * nb * nb) * es,
-                               (size_t)kb, (size_t)kb, (size_t)nb, es, &t[k]);
-    if (!rc)
-      rc = tsr_task_lacpy_block(dt, ctx, t[k], 0, 0, H->Q.T[k], 0, TESSERA_W, (int)kb, (int)kb, tag,
-                                0);
-  }
-  const int waited = tessera_wait_all(ctx);
-  if (!rc) rc = waited;
-  for (int64_t k = 0; t && k < r->steps; k++)
-    if (t[k]) {
-      const int rel = tessera_data_release(ctx, t[k]);
-      if (!rc) rc = rel;
-    }
-  free(t);
-  return rc;
+  return rc ? rc : steps_t(ctx, dt, &H->Q, rows, nb, r->T, false);
 }
 
 int tsr_eig_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int64_t m, void *e,

@@ -17,15 +17,12 @@
 
 enum { ROOT = 0 };
 
-/* Elements per message: MPI counts in int. */
-#define CHUNK ((size_t)1 << 28)
-
 /* A send (or receive) of count elements of buf to (from) peer, in chunks MPI can count. */
 static int xfer(tessera_context_t *ctx, tessera_comm_t *c, bool send, void *buf, size_t count,
                 tessera_dtype_t dt, int peer) {
   const size_t es = tessera_dtype_size(dt);
-  for (size_t at = 0; at < count; at += CHUNK) {
-    const size_t k = count - at < CHUNK ? count - at : CHUNK;
+  for (size_t at = 0; at < count; at += TSR_MESSAGE_ELEMENTS) {
+    const size_t k = count - at < TSR_MESSAGE_ELEMENTS ? count - at : TSR_MESSAGE_ELEMENTS;
     char *b = (char *)buf + at * es;
     const int rc = send ? tessera_comm_send(c, b, k, (tessera_comm_type_t)dt, peer, NULL)
                         : tessera_comm_recv(c, b, k, (tessera_comm_type_t)dt, peer, NULL);
@@ -67,9 +64,9 @@ static int share_reflectors(tessera_context_t *ctx, tessera_comm_t *c, tessera_d
     for (int i = 0; i < 4; i++)
       if (sizes[i] && !(*arrays[i] = malloc(sizes[i] * es))) lack = TESSERA_ERR_NOMEM;
   }
-  rc = tsr_dist_agree_on(ctx, c, lack, "a process is out of memory for the reflectors");
-  if (lack)
+  if (lack) /* this process's message; the others take the agreement's */
     tsr_error(ctx, lack, "syevd: out of memory for the reflectors of n = %lld", (long long)n);
+  rc = tsr_dist_agree_on(ctx, c, lack, "a process is out of memory for the reflectors");
   for (int i = 0; i < 4 && !rc; i++) rc = tsr_root_broadcast(ctx, c, *arrays[i], sizes[i] * es);
   return rc;
 }
@@ -90,8 +87,8 @@ static int back_call(void *p) {
 }
 
 /* E = Q1 Q2 E on the root's array a (lda) by blocks of columns dealt over the processes. */
-static int deal_back(tessera_context_t *ctx, tessera_comm_t *c, tessera_dtype_t dt, int64_t n,
-                     void *a, int64_t lda, tsr_eig_reflectors_t *r) {
+static int deal_back(tessera_context_t *ctx, tessera_comm_t *c, const char *f, tessera_dtype_t dt,
+                     int64_t n, void *a, int64_t lda, tsr_eig_reflectors_t *r) {
   const int me = tessera_comm_rank(c), size = tessera_comm_size(c);
   const size_t es = tessera_dtype_size(dt);
   int64_t c0, m, most = 0;
@@ -116,7 +113,7 @@ static int deal_back(tessera_context_t *ctx, tessera_comm_t *c, tessera_dtype_t 
     back_t b = {
         ctx, dt, n, m, me == ROOT ? (char *)a + (size_t)(c0 * lda) * es : blk, me == ROOT ? lda : n,
         r};
-    rc = tsr_all_run(ctx, c, "syevd", back_call, &b);
+    rc = tsr_all_run(ctx, c, f, back_call, &b);
   }
   for (int p = 1; p < size && !rc; p++) { /* and back */
     columns_of(n, p, size, &c0, &m);
@@ -153,7 +150,7 @@ int tsr_eig_processes(tessera_context_t *ctx, tessera_comm_t *comm, const char *
   const bool deal = job == TESSERA_VECTORS && tessera_comm_size(comm) > 1;
   call_t c = {ctx, f, job, uplo, dt, n, a, lda, w, deal ? &r : NULL};
   int rc = tsr_root_run(ctx, comm, f, solve_call, &c);
-  if (rc == 0 && deal) rc = deal_back(ctx, comm, dt, n, a, lda, &r);
+  if (rc == 0 && deal) rc = deal_back(ctx, comm, f, dt, n, a, lda, &r);
   tsr_eig_reflectors_free(&r);
   if (rc < 0) return rc;
   const size_t rs = tsr_dtype_single(dt) ? sizeof(float) : sizeof(double);

@@ -26,6 +26,8 @@ int tsr_lapack_root_flag(tessera_context_t *ctx, int flag);
 /** The root's `bytes` (a multiple of 4) of buf on every process; buf may be NULL on the others
  *  (the bytes are received and dropped). */
 int tsr_lapack_broadcast(tessera_context_t *ctx, void *buf, size_t bytes);
+/** Most elements one message of the front doors moves: MPI counts in int. */
+#define TSR_MESSAGE_ELEMENTS ((size_t)1 << 28)
 /** The root's `bytes` of buf on every process of c (tsr_lapack_broadcast on any communicator). */
 int tsr_root_broadcast(tessera_context_t *ctx, tessera_comm_t *c, void *buf, size_t bytes);
 /** run(arg) on process 0 of c alone (on a thread of its own), while every process exchanges a

@@ -63,7 +63,7 @@ int tsr_root_broadcast(tessera_context_t *ctx, tessera_comm_t *c, void *buf, siz
   enum { PIECE = 4096 };
   int32_t piece[PIECE];
   int rc = 0;
-  const size_t words = bytes / 4, step = buf ? (size_t)1 << 28 : PIECE; /* MPI counts in int */
+  const size_t words = bytes / 4, step = buf ? TSR_MESSAGE_ELEMENTS : PIECE;
   for (size_t at = 0; at < words && !rc; at += step) {
     const size_t k = words - at < step ? words - at : step;
     rc = tessera_comm_broadcast(c, buf ? (int32_t *)buf + at : piece, k, TESSERA_COMM_I32, ROOT,
