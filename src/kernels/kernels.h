@@ -190,7 +190,7 @@ typedef struct {
   double *wt, *u;
 } tsr_laed_update_args_t;
 
-/** laed_merge: buffers {Q (RW) n x n doubles, the plan (R) its bytes, work (RW) 3 m² doubles}.
+/** laed_merge: buffers {Q (RW) n x n doubles, the plan (R) its bytes, work (RW) 2 m² doubles}.
  *  The merge's plan carried out on Q's diagonal block at a, of the plan's order m; `plan`
  *  repeats the plan's header. */
 typedef struct {

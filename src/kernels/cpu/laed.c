@@ -229,12 +229,16 @@ void tsr_laed_place(const tsr_laed_plan_t *p, const double *U, const double *Q2,
 
 void tsr_laed_merge_host(const tsr_laed_plan_t *p, double *Qb, int64_t ldq, double *work) {
   const int64_t m = p->m, k = p->k;
-  double *Q2 = work, *S = Q2 + m * m, *U = S + m * m;
+  double *Q2 = work, *S = Q2 + m * m;
   tsr_laed_regroup(p, Qb, ldq, m, Q2);
+  /* Qb is free once regrouped: Löwner's weights in its first column, then U in its first k
+   * columns, copied over Q2's first k (which the product no longer needs) so that every output
+   * column is a column of Q2 */
   if (k > 0) {
-    secular_vectors(p, S, U);
+    secular_vectors(p, S, Qb);
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)k, (int)k, 1, Q2, (int)m, S,
-                (int)k, 0, U, (int)m);
+                (int)k, 0, Qb, (int)ldq);
+    for (int64_t j = 0; j < k; j++) memcpy(Q2 + j * m, Qb + j * ldq, (size_t)m * sizeof *Q2);
   }
-  tsr_laed_place(p, U, Q2, m, Qb, ldq);
+  tsr_laed_place(p, Q2, Q2, m, Qb, ldq);
 }

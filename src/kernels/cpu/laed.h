@@ -69,7 +69,8 @@ void tsr_laed_place(const tsr_laed_plan_t *p, const double *U, const double *Q2,
                     double *Qb, int64_t ldq);
 
 /** The plan carried out on the host: the block Qb (m x m, leading dimension ldq) becomes the
- *  merged block's eigenvectors (ascending). work: 3 m² doubles. */
+ *  merged block's eigenvectors (ascending). work: 2 m² doubles (Q2 and S; U is formed in Qb
+ *  and copied over Q2's first k columns). */
 void tsr_laed_merge_host(const tsr_laed_plan_t *p, double *Qb, int64_t ldq, double *work);
 
 /** After every root (k > 2): Löwner's weights i0 .. i1 - 1 into wt (k doubles), from which the

@@ -193,7 +193,8 @@ int tsr_cuda_hb2st_apply(const tessera_exec_t *ex, void *args) {
 
 /* The tridiagonal divide and conquer's merges (cpu/laed.h) on a GPU: the rows of the coupling
  * vector, and a merge: rotations, regrouping and the secular vectors (laed.cu), the product
- * u = q2[:, 0:k] s by cuBLAS, then the columns placed. */
+ * u = q2[:, 0:k] s by cuBLAS into the block's first k columns (free once regrouped), then the
+ * columns placed. */
 int tsr_cuda_laed_rows(const tessera_exec_t *ex, void *args) {
   const tsr_laed_rows_args_t *a = args;
   if (ex->ndata < 2 || a->a < 0 || a->n1 < 1 || a->m <= a->n1) return TESSERA_ERR_KERNEL;
@@ -225,12 +226,11 @@ int tsr_cuda_laed_merge(const tessera_exec_t *ex, void *args) {
                              .origin = (const int *)(plan + h->origin),
                              .out = (const int *)(plan + h->out),
                              .q2 = work,
-                             .s = work + m * m,
-                             .u = work + 2 * m * m};
+                             .s = work + m * m};
   if (tsr_cuda_laed_prepare(&p, ex->stream)) return TESSERA_ERR_KERNEL;
   const double one = 1, zero = 0;
   if (k > 0 && cublasDgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)k, (int)k, &one, p.q2,
-                           (int)m, p.s, (int)k, &zero, p.u, (int)m) != CUBLAS_STATUS_SUCCESS)
+                           (int)m, p.s, (int)k, &zero, p.q, (int)p.ld) != CUBLAS_STATUS_SUCCESS)
     return TESSERA_ERR_KERNEL;
   return tsr_cuda_laed_place(&p, ex->stream) ? TESSERA_ERR_KERNEL : 0;
 }

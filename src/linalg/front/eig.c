@@ -163,19 +163,6 @@ static void fill_nan(tessera_dtype_t dt, tessera_job_t job, char uplo, int64_t n
         tsr_scalar_store(dt, (char *)a + idx(i, j, lda) * es, (tsr_scalar_t){q, q});
 }
 
-/* Whether the call runs the GPU forms of its stages (wide tiles and panels, the divide and
- * conquer, Q2 on the accelerators): an accelerator of the context's scope can hold the largest
- * stage's data. With vectors 5 n² doubles (the merges' Q and workspace; Q2's reflectors and a
- * panel of E); values alone 3 n² of the dtype (stage 1's working copy and V, or V beside the
- * chase's reflectors). Else every stage takes its CPU form, whose tiles fit any pool. */
-static bool eig_gpu(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t n,
-                    tessera_scope_t *scope) {
-  const size_t nn = (size_t)n * (size_t)n;
-  const size_t bytes =
-      job == TESSERA_VECTORS ? 5 * nn * sizeof(double) : 3 * nn * tessera_dtype_size(dt);
-  return tsr_fitting_accelerators(ctx, bytes, scope);
-}
-
 /* Tiles of the band reduction on a band of kd: kd itself on CPUs, on GPUs the largest multiple
  * of kd up to EIG_GPU_TILE (the products' gemms large enough for a GPU). */
 enum { EIG_GPU_TILE = 2048 };
@@ -197,6 +184,22 @@ static int64_t panel_columns(const bufs_t *b, int64_t n) {
   const int64_t panels = ((n + APPLY_COLUMNS - 1) / APPLY_COLUMNS + w - 1) / w * w;
   const int64_t cols = (n + panels - 1) / panels;
   return cols > 0 ? cols : 1;
+}
+
+/* Whether the call runs the GPU forms of its stages (wide tiles and panels, the divide and
+ * conquer, Q2 on the accelerators): an accelerator of the context's scope can hold the largest
+ * stage's data. With vectors the merges' Q and workspace (3 n² doubles) beside the GPU chase's
+ * reflectors (n² of the dtype), or those reflectors beside E and a panel; stage 1's V is
+ * workspace tiles, evicted to the host while the merges need the room. Values alone 3 n² of
+ * the dtype (stage 1's working copy and V, or V beside the chase's reflectors). Else every
+ * stage takes its CPU form, whose tiles fit any pool. */
+static bool eig_gpu(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t n,
+                    tessera_scope_t *scope) {
+  const size_t nn = (size_t)n * (size_t)n, es = tessera_dtype_size(dt);
+  const size_t merges = 3 * nn * sizeof(double) + nn * es;
+  const size_t q2 = (2 * nn + (size_t)n * (size_t)(n < EIG_GPU_PANEL ? n : EIG_GPU_PANEL)) * es;
+  const size_t bytes = job == TESSERA_VECTORS ? (merges > q2 ? merges : q2) : 3 * nn * es;
+  return tsr_fitting_accelerators(ctx, bytes, scope);
 }
 
 /* The band's blocks after stage 1, by copy tasks where the tiles are: the diagonal blocks
