@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "kernels/cpu/hb2st.h"
+#include "kernels/cpu/laed.h"
 #include "kernels/kernels.h"
 #include "linalg/front/front.h"
 #include "linalg/loops/loops.h"
@@ -188,7 +189,8 @@ static int64_t panel_columns(const bufs_t *b, int64_t n) {
 
 /* Whether the call runs the GPU forms of its stages (wide tiles and panels, the divide and
  * conquer, Q2 on the accelerators): an accelerator of the context's scope can hold the largest
- * stage's data. With vectors the merges' Q and workspace (3 n² doubles) beside the GPU chase's
+ * stage's data. With vectors the merges' Q and workspace (2 n² doubles and a chunk of columns)
+ * beside the GPU chase's
  * reflectors (n² of the dtype), or those reflectors beside E and a panel; stage 1's V is
  * workspace tiles, evicted to the host while the merges need the room. Values alone 3 n² of
  * the dtype (stage 1's working copy and V, or V beside the chase's reflectors). Else every
@@ -196,7 +198,7 @@ static int64_t panel_columns(const bufs_t *b, int64_t n) {
 static bool eig_gpu(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t n,
                     tessera_scope_t *scope) {
   const size_t nn = (size_t)n * (size_t)n, es = tessera_dtype_size(dt);
-  const size_t merges = 3 * nn * sizeof(double) + nn * es;
+  const size_t merges = (nn + (size_t)tsr_laed_work(n)) * sizeof(double) + nn * es;
   const size_t q2 = (2 * nn + (size_t)n * (size_t)(n < EIG_GPU_PANEL ? n : EIG_GPU_PANEL)) * es;
   const size_t bytes = job == TESSERA_VECTORS ? (merges > q2 ? merges : q2) : 3 * nn * es;
   return tsr_fitting_accelerators(ctx, bytes, scope);
