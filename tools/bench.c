@@ -299,7 +299,7 @@ static void bench_footprint(const void *arg, int64_t n, cli_footprint_t *f) {
     cli_footprint_add(f, "the resident descriptor:", cli_descriptor_host_bytes(b->ctx, a));
   if (b->o->routine == CMD_GETRF)
     cli_footprint_add(f, "the pivots:", 2.0 * (double)n * sizeof(int));
-  if (b->o->routine == CMD_SYEVD) cli_footprint_eig(b->o->dtype, cli_eig_job(b->o), n, f);
+  if (b->o->routine == CMD_SYEVD) cli_footprint_eig(b->ctx, b->o->dtype, cli_eig_job(b->o), n, f);
   cli_footprint_add(f, "the residual's vectors:", 2 * cli_array_bytes(b->o->dtype, n, 1));
 }
 

@@ -134,8 +134,9 @@ int cli_read_operand(const char *path, int64_t rows, tessera_dtype_t dtype, int 
  *  arrays do not fit in memory together (tools/footprint.h): the order and dtype come from --n
  *  and --dtype or the header of --input, the right-hand sides from --nrhs or the header of
  *  --rhs (a file that cannot be read is reported later, when it is read). Returns CLI_OK, or
- *  CLI_FAILED with the footprint and the memory there is printed. */
-int cli_check_memory(const cli_opts_t *o);
+ *  CLI_FAILED with the footprint and the memory there is printed. ctx: the context syevd runs
+ *  on (NULL for the other commands). */
+int cli_check_memory(const cli_opts_t *o, tessera_context_t *ctx);
 
 /** Bytes of physical memory of this machine (0 when unknown). */
 double cli_host_memory(void);

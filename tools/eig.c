@@ -231,12 +231,12 @@ int cli_eig(const cli_opts_t *o) {
   cli_progress_t prog;
   progress_init(&prog);
   tessera_context_t *ctx = NULL;
-  int rc = cli_check_memory(o);
-  if (rc == CLI_OK) rc = prepare(o, &p, &prog);
-  if (rc == CLI_OK) rc = cli_context(o, &ctx);
+  int rc = cli_context(o, &ctx); /* its devices decide what the solve holds on the host */
   if (rc == CLI_OK) {
+    rc = cli_check_memory(o, ctx);
+    if (rc == CLI_OK) rc = prepare(o, &p, &prog);
     cli_result_t r;
-    rc = run(ctx, o, &p, &prog, &r);
+    if (rc == CLI_OK) rc = run(ctx, o, &p, &prog, &r);
     if (rc == CLI_OK && cli_holds(ctx)) {
       cli_print_header(o, NULL, NULL);
       cli_print_result(o, &r);

@@ -108,14 +108,20 @@ int cli_check_footprint(cli_footprint_fn fn, const void *arg, int64_t n, const c
   return CLI_FAILED;
 }
 
-void cli_footprint_eig(tessera_dtype_t dtype, tessera_job_t job, int64_t n, cli_footprint_t *f) {
-  const double a = cli_array_bytes(dtype, n, n), vectors = job == TESSERA_VECTORS;
-  /* the band of at most 128 subdiagonals (tessera_tile_for_eig's default), the bulge chasing's
-   * reflectors about half a triangle, T's eigenvectors in f64 */
-  cli_footprint_add(f, "tessera's working arrays:",
-                    1.5 * a + cli_array_bytes(dtype, n, 129) +
-                        vectors * cli_array_bytes(TESSERA_F64, n, n));
-  cli_footprint_add(f, vectors ? "the check's product:" : "LAPACK's copy of A for the check:", a);
+void cli_footprint_eig(tessera_context_t *ctx, tessera_dtype_t dtype, tessera_job_t job, int64_t n,
+                       cli_footprint_t *f) {
+  const double a = cli_array_bytes(dtype, n, n);
+  const double work = tessera_syevd_host_bytes(ctx, job, dtype, n);
+  /* the check's array comes once tessera's working arrays are freed: the larger one counts */
+  const double check = a;
+  if (work >= check)
+    cli_footprint_add(f, "tessera's working arrays (the check's after them):", work);
+  else
+    cli_footprint_add(f,
+                      job == TESSERA_VECTORS ? "the check's product (after tessera's arrays):"
+                                             : "LAPACK's copy of A for the check (after tessera's "
+                                               "arrays):",
+                      check);
   cli_footprint_add(f, "the eigenvalues:", 2 * cli_array_bytes(cli_real_dtype(dtype), n, 1));
 }
 
@@ -127,7 +133,7 @@ void cli_footprint_solve(const void *arg, int64_t n, cli_footprint_t *f) {
                     "A twice, the original kept for the residual and the copy overwritten:", 2 * a);
   if (cli_is_lu(r)) cli_footprint_add(f, "the pivots:", (double)n * sizeof(int));
   if (r == CMD_SYEVD)
-    cli_footprint_eig(s->dtype, s->job, n, f);
+    cli_footprint_eig(s->ctx, s->dtype, s->job, n, f);
   else if (!cli_is_factor(r))
     cli_footprint_add(f,
                       "B three times, the right-hand sides, the solution and the residual:", 3 * b);

@@ -68,13 +68,15 @@ typedef struct {
   cli_cmd_t routine;
   tessera_dtype_t dtype;
   int64_t nrhs;
-  tessera_job_t job; /**< syevd: VALUES or VECTORS */
+  tessera_job_t job;      /**< syevd: VALUES or VECTORS */
+  tessera_context_t *ctx; /**< syevd: the context it runs on */
 } cli_solve_footprint_t;
 
-/** What syevd holds besides the two copies of A: tessera's working arrays (a copy
- *  of A, the band and its reflectors, with VECTORS T's eigenvectors in f64), the check's (an
- *  n x n product, or for VALUES LAPACK's copy of A) and the eigenvalues. */
-void cli_footprint_eig(tessera_dtype_t dtype, tessera_job_t job, int64_t n, cli_footprint_t *f);
+/** What syevd holds besides the two copies of A: tessera's working arrays on ctx
+ *  (tessera_syevd_host_bytes) or, where larger, the check's (an n x n product, or for VALUES
+ *  LAPACK's copy of A), which comes after them; and the eigenvalues. */
+void cli_footprint_eig(tessera_context_t *ctx, tessera_dtype_t dtype, tessera_job_t job, int64_t n,
+                       cli_footprint_t *f);
 
 /** potrf .. gesv, syevd (and demo) on one process: A twice, the
  *  pivots, B three times, the residual's vectors; syevd's cli_footprint_eig. `arg` is a

@@ -196,9 +196,9 @@ static int write_result(const cli_opts_t *o, const problem_t *p) {
   return write_npy(o->output, p->dtype, p->n, p->n, p->a, p->ld);
 }
 
-int cli_check_memory(const cli_opts_t *o) {
+int cli_check_memory(const cli_opts_t *o, tessera_context_t *ctx) {
   cli_solve_footprint_t s = {o->routine, o->dtype, cli_is_factor(o->routine) ? 0 : o->nrhs,
-                             cli_eig_job(o)};
+                             cli_eig_job(o), ctx};
   int64_t n = o->sizes[0];
   npy_array_t h;
   char err[256], subject[160];
@@ -224,7 +224,7 @@ static int run_command(const cli_opts_t *o, int demo) {
   cli_progress_t prog;
   progress_init(&prog);
   tessera_context_t *ctx = NULL;
-  int rc = cli_check_memory(o);
+  int rc = cli_check_memory(o, NULL);
   if (rc == CLI_OK) rc = prepare(o, &p, &prog);
   progress_phase(&prog, NULL);
   if (rc == CLI_OK) rc = cli_context(o, &ctx);

@@ -190,9 +190,9 @@ typedef struct {
   double *wt, *u;
 } tsr_laed_update_args_t;
 
-/** laed_merge: buffers {Q (RW) n x n doubles, the plan (R) its bytes, work (RW) 3 m² doubles}.
- *  The merge's plan carried out on Q's diagonal block at a, of the plan's order m; `plan`
- *  repeats the plan's header. */
+/** laed_merge: buffers {Q (RW) n x n doubles, the plan (R) its bytes, work (RW) tsr_laed_work(m)
+ * doubles (cpu/laed.h)}. The merge's plan carried out on Q's diagonal block at a, of the plan's
+ * order m; `plan` repeats the plan's header. */
 typedef struct {
   tsr_laed_plan_t plan;
   int64_t a;

@@ -1,5 +1,6 @@
-/* Memory pools: one slab per device memory node, allocated once, carved first-fit into blocks;
- * freed blocks coalesce with their neighbours. Nothing reaches the device allocator afterwards. */
+/* Memory pools: one slab per device memory node, allocated once, carved into blocks (first fit
+ * from the bottom, large blocks from the top); freed blocks coalesce with their neighbours.
+ * Nothing reaches the device allocator afterwards. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,22 +31,31 @@ static size_t round_up(size_t bytes) {
   return (bytes + ALIGN - 1) / ALIGN * ALIGN;
 }
 
+/* Blocks of at least a sixteenth of the pool are carved from the top of the highest free extent
+ * that holds them, the others first-fit from the bottom: the few large arrays a call keeps for
+ * long (a whole matrix as one tile, a merge's workspace) stack from the top, away from the tiles
+ * that come and go, whose holes would otherwise split the room a large block needs. */
 void *tsr_pool_alloc(tsr_pool_t *p, size_t bytes) {
   size_t len = round_up(bytes ? bytes : 1);
+  const bool large = len >= p->size / 16;
   void *out = NULL;
   pthread_mutex_lock(&p->lock);
-  for (int i = 0; i < p->n; i++) {
+  int i = -1;
+  for (int k = 0; k < p->n; k++)
+    if (p->free[k].len >= len) {
+      i = k;
+      if (!large) break;
+    }
+  if (i >= 0) {
     tsr_extent_t *e = &p->free[i];
-    if (e->len < len) continue;
-    out = (char *)p->base + e->off;
-    e->off += len;
+    out = (char *)p->base + (large ? e->off + e->len - len : e->off);
+    if (!large) e->off += len;
     e->len -= len;
     if (e->len == 0) {
       memmove(e, e + 1, sizeof *e * (size_t)(p->n - i - 1));
       p->n--;
     }
     p->used += len;
-    break;
   }
   pthread_mutex_unlock(&p->lock);
   return out;

@@ -248,6 +248,21 @@ static void test_syevd_nan_and_args(void **state) {
   lc_assert_error(ctx);
   assert_int_equal(tessera_heevd(ctx, TESSERA_VALUES, TESSERA_LOWER, TESSERA_F64, 0, NULL, 1, NULL),
                    0);
+  /* the host bytes: n = 0 none; at least stage 1's reflectors (and with values alone a working
+   * copy), more for c128 (twice the bytes, T's eigenvectors in f64 beside them); bad arguments
+   * refused */
+  const int64_t m = 300;
+  const double mm = (double)m * (double)m;
+  assert_true(tessera_syevd_host_bytes(ctx, TESSERA_VECTORS, TESSERA_F64, 0) == 0);
+  const double f64 = tessera_syevd_host_bytes(ctx, TESSERA_VECTORS, TESSERA_F64, m);
+  const double c128 = tessera_syevd_host_bytes(ctx, TESSERA_VECTORS, TESSERA_C128, m);
+  assert_true(f64 >= mm * 8 && c128 > f64 + mm * 8);
+  assert_true(tessera_syevd_host_bytes(ctx, TESSERA_VALUES, TESSERA_F32, m) >= 2 * mm * 4);
+  assert_true(tessera_syevd_host_bytes(ctx, (tessera_job_t)'X', TESSERA_F64, m) == -2);
+  assert_true(tessera_syevd_host_bytes(ctx, TESSERA_VALUES, (tessera_dtype_t)9, m) == -3);
+  assert_true(tessera_syevd_host_bytes(ctx, TESSERA_VALUES, TESSERA_F64, -1) == -4);
+  assert_true(tessera_syevd_host_bytes(NULL, TESSERA_VALUES, TESSERA_F64, m) == -1);
+  lc_assert_error(ctx);
   tessera_matrix_t *R = NULL;
   assert_int_equal(tessera_matrix_create(ctx, TESSERA_F64, 3, 2, 2, 2, &R), 0);
   assert_int_equal(tessera_tile_syevd(TESSERA_VALUES, TESSERA_LOWER, R, w), -3);

@@ -1,4 +1,5 @@
-/* Device memory pool: first-fit blocks in one slab, coalescing, exhaustion. Runs on host memory. */
+/* Device memory pool: first-fit blocks in one slab, large ones from the top, coalescing,
+ * exhaustion. Runs on host memory. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -71,10 +72,35 @@ static void random_blocks_never_overlap(void **state) {
   tsr_pool_destroy(&p);
 }
 
+/* Blocks of a sixteenth of the slab or more come from the top of the highest extent holding
+ * them, smaller ones from the bottom: small blocks freed between large ones leave the large
+ * room whole. */
+static void large_blocks_from_the_top(void **state) {
+  (void)state;
+  static char slab[SLAB];
+  tsr_pool_t p;
+  assert_int_equal(tsr_pool_init(&p, slab, SLAB), 0);
+  char *small = tsr_pool_alloc(&p, 1024), *big = tsr_pool_alloc(&p, SLAB / 4);
+  assert_ptr_equal(small, slab);
+  assert_ptr_equal(big, slab + SLAB - SLAB / 4);
+  char *tiles[8];
+  for (int i = 0; i < 8; i++) assert_non_null(tiles[i] = tsr_pool_alloc(&p, SLAB / 32));
+  assert_true(tiles[7] + SLAB / 32 <= big); /* small blocks stacked from the bottom */
+  char *big2 = tsr_pool_alloc(&p, SLAB / 4);
+  assert_ptr_equal(big2, big - SLAB / 4); /* the next large block just below the first */
+  for (int i = 0; i < 8; i += 2) assert_int_equal(tsr_pool_free(&p, tiles[i], SLAB / 32), 0);
+  /* the holes are too small; the room between the tiles and big2 holds a third */
+  char *big3 = tsr_pool_alloc(&p, SLAB / 8);
+  assert_ptr_equal(big3, big2 - SLAB / 8);
+  assert_null(tsr_pool_alloc(&p, SLAB / 4));
+  tsr_pool_destroy(&p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(fills_and_reports_exhaustion),
       cmocka_unit_test(random_blocks_never_overlap),
+      cmocka_unit_test(large_blocks_from_the_top),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -176,16 +176,16 @@ static void secular_column(const tsr_laed_plan_t *p, const double *wt, int64_t j
   for (int64_t i = 0; i < k; i++) c[i] /= nrm;
 }
 
-/* S (k x k) of the plan: the secular problem's normalized eigenvectors; wt: k doubles of
- * scratch (Löwner's weights, recomputed from the roots so that S is orthogonal). */
-static void secular_vectors(const tsr_laed_plan_t *p, double *S, double *wt) {
+/* Columns j0 .. j1 - 1 of S (k x k) of the plan, the secular problem's normalized
+ * eigenvectors, into C (k x (j1 - j0)); wt: Löwner's weights (k > 2). */
+static void secular_vectors(const tsr_laed_plan_t *p, const double *wt, int64_t j0, int64_t j1,
+                            double *C) {
   const int64_t k = p->k;
-  if (k <= 2) {
-    memcpy(S, tsr_laed_d(p, p->vec2), (size_t)(k * k) * sizeof *S);
-    return;
-  }
-  tsr_laed_weights(p, 0, k, wt);
-  for (int64_t j = 0; j < k; j++) secular_column(p, wt, j, S + j * k);
+  for (int64_t j = j0; j < j1; j++)
+    if (k <= 2)
+      memcpy(C + (j - j0) * k, tsr_laed_d(p, p->vec2) + j * k, (size_t)k * sizeof *C);
+    else
+      secular_column(p, wt, j, C + (j - j0) * k);
 }
 
 void tsr_laed_row_product(const tsr_laed_plan_t *p, const double *q2, const double *wt, int64_t j0,
@@ -229,12 +229,18 @@ void tsr_laed_place(const tsr_laed_plan_t *p, const double *U, const double *Q2,
 
 void tsr_laed_merge_host(const tsr_laed_plan_t *p, double *Qb, int64_t ldq, double *work) {
   const int64_t m = p->m, k = p->k;
-  double *Q2 = work, *S = Q2 + m * m, *U = S + m * m;
+  double *Q2 = work, *wt = Q2 + m * m, *C = wt + m;
   tsr_laed_regroup(p, Qb, ldq, m, Q2);
-  if (k > 0) {
-    secular_vectors(p, S, U);
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)k, (int)k, 1, Q2, (int)m, S,
-                (int)k, 0, U, (int)m);
+  /* Qb is free once regrouped: U = Q2[:, 0:k] S into its first k columns, S formed a chunk of
+   * columns at a time, then U copied over Q2's first k columns (which the product no longer
+   * needs) so that every output column is a column of Q2 */
+  if (k > 2) tsr_laed_weights(p, 0, k, wt);
+  for (int64_t j0 = 0; j0 < k; j0 += TSR_LAED_COLUMNS) {
+    const int64_t j1 = j0 + TSR_LAED_COLUMNS < k ? j0 + TSR_LAED_COLUMNS : k;
+    secular_vectors(p, wt, j0, j1, C);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)(j1 - j0), (int)k, 1, Q2,
+                (int)m, C, (int)k, 0, Qb + j0 * ldq, (int)ldq);
   }
-  tsr_laed_place(p, U, Q2, m, Qb, ldq);
+  for (int64_t j = 0; j < k; j++) memcpy(Q2 + j * m, Qb + j * ldq, (size_t)m * sizeof *Q2);
+  tsr_laed_place(p, Q2, Q2, m, Qb, ldq);
 }

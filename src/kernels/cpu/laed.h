@@ -32,6 +32,14 @@
 
 #include <stdint.h>
 
+/** Columns of the secular problem's eigenvectors S formed at a time by a merge (and multiplied
+ *  by the regrouped block in one gemm), and the workspace of a merge of order m in doubles: the
+ *  regrouped block, Löwner's weights and one chunk of S. */
+enum { TSR_LAED_COLUMNS = 4096 };
+static inline int64_t tsr_laed_work(int64_t m) {
+  return m * (m + 1 + (m < TSR_LAED_COLUMNS ? m : TSR_LAED_COLUMNS));
+}
+
 /** A merge's plan: its sizes and the byte offsets of its arrays from the header's start. */
 typedef struct {
   int64_t m, n1, k, nrot;
@@ -69,7 +77,8 @@ void tsr_laed_place(const tsr_laed_plan_t *p, const double *U, const double *Q2,
                     double *Qb, int64_t ldq);
 
 /** The plan carried out on the host: the block Qb (m x m, leading dimension ldq) becomes the
- *  merged block's eigenvectors (ascending). work: 3 m² doubles. */
+ *  merged block's eigenvectors (ascending). work: tsr_laed_work(m) doubles (Q2, the weights
+ *  and a chunk of S's columns; U is formed in Qb and copied over Q2's first k columns). */
 void tsr_laed_merge_host(const tsr_laed_plan_t *p, double *Qb, int64_t ldq, double *work);
 
 /** After every root (k > 2): Löwner's weights i0 .. i1 - 1 into wt (k doubles), from which the

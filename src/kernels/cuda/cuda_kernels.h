@@ -144,23 +144,28 @@ int tsr_cuda_laed_rows_enqueue(const double *q, size_t ld, long long a, long lon
 
 /** A merge of the tridiagonal divide and conquer on a device (cpu/laed.h's plan): the block q
  *  (m x m, leading dimension ld), the plan's arrays in device memory, and the workspace: q2
- *  (m x m), s (k x k) and u (m x k), leading dimensions m, k and m. */
+ *  (m x m, leading dimension m), wt (k doubles) and s (a chunk of S's columns, leading dimension
+ *  k). */
 typedef struct {
   double *q;
   size_t ld;
   long long m, k, nrot;
   const double *rot, *dlamda, *w, *delta, *vec2;
   const int *src, *origin, *out;
-  double *q2, *s, *u;
+  double *q2, *wt, *s;
 } tsr_cuda_laed_t;
 
 /** Enqueues a merge's first part: the rotations on q's columns, q2 = q's columns regrouped (src)
- *  and the secular problem's normalized eigenvectors into s. Returns 0, or -1 for a failed
- *  launch. */
+ *  and Löwner's weights into wt (k > 2). Returns 0, or -1 for a failed launch. */
 int tsr_cuda_laed_prepare(const tsr_cuda_laed_t *p, void *stream);
 
-/** Enqueues a merge's last part, after u = q2[:, 0:k] s: q's column c = column out[c] of u
- *  (out[c] < k) or of q2. Returns 0, or -1 for a failed launch. */
+/** Enqueues the secular problem's normalized eigenvectors j0 .. j1 - 1 into s's first j1 - j0
+ *  columns. Returns 0, or -1 for a failed launch. */
+int tsr_cuda_laed_vectors(const tsr_cuda_laed_t *p, long long j0, long long j1, void *stream);
+
+/** Enqueues a merge's last part, after u = q2[:, 0:k] S into q's first k columns: u copied over
+ *  q2's first k columns, then q's column c = column out[c] of q2. Returns 0, or -1 for a failed
+ *  launch. */
 int tsr_cuda_laed_place(const tsr_cuda_laed_t *p, void *stream);
 
 /** The bulge chasing on a GPU (cpu/hb2st.h's reduction, every dtype): the band ab (LAPACK's

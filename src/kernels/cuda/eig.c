@@ -192,8 +192,9 @@ int tsr_cuda_hb2st_apply(const tessera_exec_t *ex, void *args) {
 }
 
 /* The tridiagonal divide and conquer's merges (cpu/laed.h) on a GPU: the rows of the coupling
- * vector, and a merge: rotations, regrouping and the secular vectors (laed.cu), the product
- * u = q2[:, 0:k] s by cuBLAS, then the columns placed. */
+ * vector, and a merge: rotations, regrouping and the weights (laed.cu), the product
+ * u = q2[:, 0:k] S into the block's first k columns (free once regrouped) by cuBLAS a chunk of
+ * S's columns at a time, each chunk formed just before, then the columns placed. */
 int tsr_cuda_laed_rows(const tessera_exec_t *ex, void *args) {
   const tsr_laed_rows_args_t *a = args;
   if (ex->ndata < 2 || a->a < 0 || a->n1 < 1 || a->m <= a->n1) return TESSERA_ERR_KERNEL;
@@ -225,13 +226,18 @@ int tsr_cuda_laed_merge(const tessera_exec_t *ex, void *args) {
                              .origin = (const int *)(plan + h->origin),
                              .out = (const int *)(plan + h->out),
                              .q2 = work,
-                             .s = work + m * m,
-                             .u = work + 2 * m * m};
+                             .wt = work + m * m,
+                             .s = work + m * m + m};
   if (tsr_cuda_laed_prepare(&p, ex->stream)) return TESSERA_ERR_KERNEL;
   const double one = 1, zero = 0;
-  if (k > 0 && cublasDgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)k, (int)k, &one, p.q2,
-                           (int)m, p.s, (int)k, &zero, p.u, (int)m) != CUBLAS_STATUS_SUCCESS)
-    return TESSERA_ERR_KERNEL;
+  for (long long j0 = 0; j0 < k; j0 += TSR_LAED_COLUMNS) {
+    const long long j1 = j0 + TSR_LAED_COLUMNS < k ? j0 + TSR_LAED_COLUMNS : k;
+    if (tsr_cuda_laed_vectors(&p, j0, j1, ex->stream) ||
+        cublasDgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)(j1 - j0), (int)k, &one, p.q2,
+                    (int)m, p.s, (int)k, &zero, p.q + (size_t)j0 * p.ld,
+                    (int)p.ld) != CUBLAS_STATUS_SUCCESS)
+      return TESSERA_ERR_KERNEL;
+  }
   return tsr_cuda_laed_place(&p, ex->stream) ? TESSERA_ERR_KERNEL : 0;
 }
 

@@ -59,12 +59,13 @@ __global__ void weights(long long k, const double *dl, const double *w, const in
   wt[i] = copysign(sqrt(-x), w[i]);
 }
 
-/* Column j (a block each) of S: wt[i] / (dlamda[i] - root j), normalized. */
-__global__ void vectors(long long k, const double *dl, const int *origin, const double *delta,
-                        const double *wt, double *s) {
+/* Column j = j0 + the block's index of S: wt[i] / (dlamda[i] - root j), normalized, into column
+ * j - j0 of s. */
+__global__ void vectors(long long k, long long j0, const double *dl, const int *origin,
+                        const double *delta, const double *wt, double *s) {
   __shared__ double part[kThreads];
-  const long long j = blockIdx.x;
-  double *c = s + j * k, sum = 0;
+  const long long j = j0 + blockIdx.x;
+  double *c = s + blockIdx.x * k, sum = 0;
   for (long long i = threadIdx.x; i < k; i += blockDim.x) {
     const double v = wt[i] / gap(dl, origin, delta, i, j);
     c[i] = v;
@@ -80,12 +81,10 @@ __global__ void vectors(long long k, const double *dl, const int *origin, const 
   for (long long i = threadIdx.x; i < k; i += blockDim.x) c[i] *= inv;
 }
 
-/* Column q of the block: column out[q] of u (out[q] < k) or of q2 (else), m rows each. */
-__global__ void place(double *q, long long ld, long long m, const int *out, long long k,
-                      const double *u, const double *q2) {
+/* Column q of the block: column out[q] of q2 (u copied over its first k columns), m rows each. */
+__global__ void place(double *q, long long ld, long long m, const int *out, const double *q2) {
   for (long long c = blockIdx.y; c < m; c += gridDim.y) {
-    const long long o = out[c];
-    const double *f = o < k ? u + o * m : q2 + o * m;
+    const double *f = q2 + out[c] * m;
     for (long long i = blockIdx.x * blockDim.x + threadIdx.x; i < m; i += gridDim.x * blockDim.x)
       q[c * ld + i] = f[i];
   }
@@ -124,23 +123,38 @@ extern "C" int tsr_cuda_laed_prepare(const tsr_cuda_laed_t *p, void *stream) {
   if (m > 0)
     gather<<<dim3(blocks(m) < 8 ? blocks(m) : 8, columns(m)), kThreads, 0, st>>>(
         p->q, ld, m, p->src, m, p->q2, m);
-  if (k > 2) {
+  if (k > 2)
     weights<<<static_cast<unsigned>((k + kThreads - 1) / kThreads), kThreads, 0, st>>>(
-        k, p->dlamda, p->w, p->origin, p->delta, p->u);
-    vectors<<<static_cast<unsigned>(k), kThreads, 0, st>>>(k, p->dlamda, p->origin, p->delta, p->u,
-                                                           p->s);
-  } else if (k > 0 && cudaMemcpyAsync(p->s, p->vec2, static_cast<size_t>(k * k) * sizeof(double),
-                                      cudaMemcpyDeviceToDevice, st) != cudaSuccess) {
-    return -1;
-  }
+        k, p->dlamda, p->w, p->origin, p->delta, p->wt);
+  return launched();
+}
+
+extern "C" int tsr_cuda_laed_vectors(const tsr_cuda_laed_t *p, long long j0, long long j1,
+                                     void *stream) {
+  const cudaStream_t st = static_cast<cudaStream_t>(stream);
+  const long long k = p->k;
+  if (k <= 2)
+    return j1 > j0 && cudaMemcpyAsync(p->s, p->vec2 + j0 * k,
+                                      static_cast<size_t>((j1 - j0) * k) * sizeof(double),
+                                      cudaMemcpyDeviceToDevice, st) != cudaSuccess
+               ? -1
+               : 0;
+  if (j1 > j0)
+    vectors<<<static_cast<unsigned>(j1 - j0), kThreads, 0, st>>>(k, j0, p->dlamda, p->origin,
+                                                                 p->delta, p->wt, p->s);
   return launched();
 }
 
 extern "C" int tsr_cuda_laed_place(const tsr_cuda_laed_t *p, void *stream) {
+  const cudaStream_t st = static_cast<cudaStream_t>(stream);
   const long long m = p->m;
+  const size_t col = static_cast<size_t>(m) * sizeof(double);
+  if (p->k > 0 &&
+      cudaMemcpy2DAsync(p->q2, col, p->q, p->ld * sizeof(double), col, static_cast<size_t>(p->k),
+                        cudaMemcpyDeviceToDevice, st) != cudaSuccess)
+    return -1;
   if (m > 0)
-    place<<<dim3(blocks(m) < 8 ? blocks(m) : 8, columns(m)), kThreads, 0,
-            static_cast<cudaStream_t>(stream)>>>(p->q, static_cast<long long>(p->ld), m, p->out,
-                                                 p->k, p->u, p->q2);
+    place<<<dim3(blocks(m) < 8 ? blocks(m) : 8, columns(m)), kThreads, 0, st>>>(
+        p->q, static_cast<long long>(p->ld), m, p->out, p->q2);
   return launched();
 }

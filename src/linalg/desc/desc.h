@@ -109,6 +109,13 @@ int tsr_matrix_check_host(const tessera_matrix_t *A, double tile_bytes);
 /** Allocates A's (empty) tile list: 0 or TESSERA_ERR_NOMEM with a message. */
 int tsr_matrix_tile_list(tessera_matrix_t *A);
 
+/** tessera_matrix_create with workspace tiles (tessera_data_create_workspace): each lives where
+ *  its first writer runs and reaches the host only when evicted as its last copy, so a matrix of
+ *  intermediate results on a device gives way when a later stage needs the pool; freed with A,
+ *  never copied home. */
+int tsr_matrix_create_workspace(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
+                                int64_t mb, int64_t nb, tessera_matrix_t **out);
+
 /** tessera_matrix_destroy without bringing the tiles' latest contents home (tsr_data_drop): for
  *  a view of a working copy whose last contents nobody reads. */
 int tsr_matrix_drop(tessera_matrix_t *A);

@@ -120,9 +120,9 @@ int tsr_matrix_tile_list(tessera_matrix_t *A) {
 
 /* Creates the descriptor (arguments checked); views place each tile in its block (registered
  * in place); `stored` 'L' or 'U' creates only the tiles of that triangle (tessera-owned tiles
- * only). */
+ * only); `workspace` makes tessera-owned tiles workspace handles (no placement). */
 static int matrix_new(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
-                      int64_t mb, int64_t nb, const tsr_blocks_t *pan, char stored,
+                      int64_t mb, int64_t nb, const tsr_blocks_t *pan, char stored, bool workspace,
                       tessera_matrix_t **out) {
   size_t es = tessera_dtype_size(dtype);
   tessera_matrix_t *A = tsr_matrix_describe(ctx, dtype, m, n, mb, nb, stored);
@@ -130,7 +130,7 @@ static int matrix_new(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, 
   A->is_view = pan->bm > 0;
   int rc = tsr_matrix_check_host(A, 0); /* the tile list first: it also bounds stored_bytes */
   placement_t pl = {.p = 0};
-  if (!rc && !pan->bm) {
+  if (!rc && !pan->bm && !workspace) {
     pl = placement(ctx, stored_bytes(A), (double)mb * (double)nb * (double)es);
     if (!pl.p) rc = tsr_matrix_check_host(A, stored_bytes(A));
   }
@@ -148,6 +148,8 @@ static int matrix_new(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, 
         char *a;
         const int64_t k = tsr_block_of(pan, mb, nb, i, j, es, &a);
         rc = tessera_data_register(ctx, pan->node[k], a, tm, tn, (size_t)pan->ld, es, t);
+      } else if (workspace) {
+        rc = tessera_data_create_workspace(ctx, tm, tn, es, t);
       } else if (pl.p && tessera_data_create_on(ctx, pl.nodes[(i % pl.p) * pl.q + j % pl.q], tm, tn,
                                                 es, t) == 0)
         rc = 0;
@@ -169,7 +171,13 @@ static int matrix_new(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, 
 int tessera_matrix_create(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
                           int64_t mb, int64_t nb, tessera_matrix_t **out) {
   int rc = check_new(ctx, "matrix_create", 2, dtype, m, n, mb, nb, out, 7);
-  return rc ? rc : matrix_new(ctx, dtype, m, n, mb, nb, &(tsr_blocks_t){0}, 0, out);
+  return rc ? rc : matrix_new(ctx, dtype, m, n, mb, nb, &(tsr_blocks_t){0}, 0, false, out);
+}
+
+int tsr_matrix_create_workspace(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
+                                int64_t mb, int64_t nb, tessera_matrix_t **out) {
+  int rc = check_new(ctx, "matrix_create_workspace", 2, dtype, m, n, mb, nb, out, 7);
+  return rc ? rc : matrix_new(ctx, dtype, m, n, mb, nb, &(tsr_blocks_t){0}, 0, true, out);
 }
 
 int tessera_matrix_create_triangle(tessera_context_t *ctx, tessera_dtype_t dtype,
@@ -185,7 +193,7 @@ int tessera_matrix_create_triangle(tessera_context_t *ctx, tessera_dtype_t dtype
     return tsr_error(ctx, -5, "matrix_create_triangle: tile size %lld is out of range",
                      (long long)nb);
   if (!out) return tsr_error(ctx, -6, "matrix_create_triangle: NULL output");
-  return matrix_new(ctx, dtype, n, n, nb, nb, &(tsr_blocks_t){0}, (char)uplo, out);
+  return matrix_new(ctx, dtype, n, n, nb, nb, &(tsr_blocks_t){0}, (char)uplo, false, out);
 }
 
 /* A view of one array on one node: a single panel. */
@@ -198,7 +206,7 @@ static int view_one(tessera_context_t *ctx, int node, tessera_dtype_t dtype, int
                       .ld = lda,
                       .ptr = &a,
                       .node = &node};
-  return matrix_new(ctx, dtype, m, n, mb, nb, &pan, 0, out);
+  return matrix_new(ctx, dtype, m, n, mb, nb, &pan, 0, false, out);
 }
 
 int tessera_matrix_view_on(tessera_context_t *ctx, int node, tessera_dtype_t dtype, int64_t m,
@@ -254,7 +262,7 @@ int tessera_matrix_view_panels(tessera_context_t *ctx, tessera_dtype_t dtype, in
                       .ld = lda,
                       .ptr = a,
                       .node = nodes};
-  return matrix_new(ctx, dtype, m, n, mb, nb, &pan, 0, out);
+  return matrix_new(ctx, dtype, m, n, mb, nb, &pan, 0, false, out);
 }
 
 int tsr_blocks_check(tessera_context_t *ctx, const char *f, int argno, const tsr_blocks_t *b,
@@ -307,7 +315,7 @@ int tsr_matrix_view_blocks(tessera_context_t *ctx, tessera_dtype_t dtype, int64_
   tsr_blocks_grid(&blk, m, n);
   if ((rc = tsr_blocks_check(ctx, f, 8, &blk, m, n, mb, nb, -1))) return rc;
   if (!blk.bm || !blk.bn) blk.bm = blk.bn = 1; /* an empty matrix: still a view */
-  return matrix_new(ctx, dtype, m, n, mb, nb, &blk, 0, out);
+  return matrix_new(ctx, dtype, m, n, mb, nb, &blk, 0, false, out);
 }
 
 /* Frees A, its tiles' latest contents brought home where `home`. */

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "kernels/cpu/hb2st.h"
+#include "kernels/cpu/laed.h"
 #include "kernels/kernels.h"
 #include "linalg/front/front.h"
 #include "linalg/loops/loops.h"
@@ -163,19 +164,6 @@ static void fill_nan(tessera_dtype_t dt, tessera_job_t job, char uplo, int64_t n
         tsr_scalar_store(dt, (char *)a + idx(i, j, lda) * es, (tsr_scalar_t){q, q});
 }
 
-/* Whether the call runs the GPU forms of its stages (wide tiles and panels, the divide and
- * conquer, Q2 on the accelerators): an accelerator of the context's scope can hold the largest
- * stage's data. With vectors 5 n² doubles (the merges' Q and workspace; Q2's reflectors and a
- * panel of E); values alone 3 n² of the dtype (stage 1's working copy and V, or V beside the
- * chase's reflectors). Else every stage takes its CPU form, whose tiles fit any pool. */
-static bool eig_gpu(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t n,
-                    tessera_scope_t *scope) {
-  const size_t nn = (size_t)n * (size_t)n;
-  const size_t bytes =
-      job == TESSERA_VECTORS ? 5 * nn * sizeof(double) : 3 * nn * tessera_dtype_size(dt);
-  return tsr_fitting_accelerators(ctx, bytes, scope);
-}
-
 /* Tiles of the band reduction on a band of kd: kd itself on CPUs, on GPUs the largest multiple
  * of kd up to EIG_GPU_TILE (the products' gemms large enough for a GPU). */
 enum { EIG_GPU_TILE = 2048 };
@@ -197,6 +185,41 @@ static int64_t panel_columns(const bufs_t *b, int64_t n) {
   const int64_t panels = ((n + APPLY_COLUMNS - 1) / APPLY_COLUMNS + w - 1) / w * w;
   const int64_t cols = (n + panels - 1) / panels;
   return cols > 0 ? cols : 1;
+}
+
+/* Whether the call runs the GPU forms of its stages (wide tiles and panels, the divide and
+ * conquer, Q2 on the accelerators): an accelerator of the context's scope can hold the largest
+ * stage's data. With vectors the merges' Q and workspace (2 n² doubles and a chunk of columns)
+ * beside the GPU chase's
+ * reflectors (n² of the dtype), or those reflectors beside E and a panel; stage 1's V is
+ * workspace tiles, evicted to the host while the merges need the room. Values alone 3 n² of
+ * the dtype (stage 1's working copy and V, or V beside the chase's reflectors). Else every
+ * stage takes its CPU form, whose tiles fit any pool. */
+static bool eig_gpu(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t n,
+                    tessera_scope_t *scope) {
+  const size_t nn = (size_t)n * (size_t)n, es = tessera_dtype_size(dt);
+  const size_t merges = (nn + (size_t)tsr_laed_work(n)) * sizeof(double) + nn * es;
+  const size_t q2 = (2 * nn + (size_t)n * (size_t)(n < EIG_GPU_PANEL ? n : EIG_GPU_PANEL)) * es;
+  const size_t bytes = job == TESSERA_VECTORS ? (merges > q2 ? merges : q2) : 3 * nn * es;
+  return tsr_fitting_accelerators(ctx, bytes, scope);
+}
+
+double tsr_eig_host_bytes(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt,
+                          int64_t n) {
+  const int nb = tessera_tile_for_eig(ctx, n);
+  tessera_scope_t scope;
+  tsr_hb2st_layout_t lay;
+  if (n == 0 || tsr_hb2st_layout((int)n, nb, &lay)) return 0;
+  const bool gpu = eig_gpu(ctx, job, dt, n, &scope), vectors = job == TESSERA_VECTORS;
+  const double es = (double)tessera_dtype_size(dt), nn = (double)n * (double)n;
+  /* the band, its blocks' copies home, T; stage 1's V (host tiles in the CPU forms, evicted to
+   * the host from a full pool in the GPU forms) */
+  double b = (double)n * (3 * nb + 1) * es + 2.0 * (double)n * sizeof(double) + nn * es;
+  if (!(gpu && vectors)) b += (double)n * (double)(n % 32 ? n : n + 8) * es; /* the working copy */
+  if (!gpu) /* the chase's reflectors and working band on the host */
+    b += ((double)lay.nv + (double)lay.ntau + (double)lay.ldw * (double)n) * es;
+  if (vectors && dt != TESSERA_F64) b += nn * sizeof(double); /* T's eigenvectors */
+  return b;
 }
 
 /* The band's blocks after stage 1, by copy tasks where the tiles are: the diagonal blocks

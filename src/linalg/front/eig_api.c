@@ -89,3 +89,15 @@ int tessera_heevd(tessera_context_t *ctx, tessera_job_t job, tessera_uplo_t uplo
                   tessera_dtype_t dtype, int64_t n, void *a, int64_t lda, void *w) {
   return syevd(ctx, "heevd", job, uplo, dtype, n, a, lda, w);
 }
+
+double tessera_syevd_host_bytes(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dtype,
+                                int64_t n) {
+  const char *f = "syevd_host_bytes";
+  if (!ctx) return -1;
+  int rc = tsr_arg_flag(ctx, f, 2, job, "NV");
+  if (!rc) rc = tsr_arg_dtype(ctx, f, 3, dtype);
+  if (!rc && (n < 0 || n > INT_MAX / 2))
+    rc = tsr_error(ctx, -4, "%s: argument 4 (n) = %lld is out of range [0, %d]", f, (long long)n,
+                   INT_MAX / 2);
+  return rc ? rc : tsr_eig_host_bytes(ctx, job, dtype, n);
+}

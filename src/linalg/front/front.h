@@ -110,6 +110,10 @@ typedef struct {
   void *v, *tau, *V, *T;
 } tsr_eig_reflectors_t;
 void tsr_eig_reflectors_free(tsr_eig_reflectors_t *r);
+/** The host memory tsr_eig_solve on ctx holds at most besides A and w, in bytes (the forms
+ *  its stages take on ctx's devices decided as the call decides them). */
+double tsr_eig_host_bytes(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t n);
+
 /** The solver on the host array a (lda) of this process, its arguments checked, n > 0. With
  *  vectors and `out`, a receives T's eigenvectors E (in the dtype) and *out the reflectors
  *  (freed by the caller, whatever the status): E's back-transformations are left to

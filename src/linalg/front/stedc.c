@@ -236,10 +236,10 @@ static int values_level(tessera_context_t *ctx, int64_t n, const level_t *up, co
 }
 
 /* Where the tasks on Q run: the context's accelerators where one of them can hold Q and the
- * merges' workspace (4 n² doubles), else the CPU workers (Q stays on the host). */
+ * merges' workspace (about 2 n² doubles), else the CPU workers (Q stays on the host). */
 static tessera_scope_t q_scope(tessera_context_t *ctx, int64_t n) {
   tessera_scope_t s;
-  (void)tsr_fitting_accelerators(ctx, 4 * (size_t)n * (size_t)n * sizeof(double), &s);
+  (void)tsr_fitting_accelerators(ctx, (size_t)(n * n + tsr_laed_work(n)) * sizeof(double), &s);
   return s;
 }
 
@@ -325,7 +325,9 @@ static int dc(tessera_context_t *ctx, int64_t n, double *d, double *e, double *q
                                  &M.Q);
     if (!rc)
       rc = tessera_data_register(ctx, TESSERA_HOST_NODE, M.z, (size_t)n, 1, (size_t)n, 8, &M.zh);
-    if (!rc) rc = tessera_data_create_workspace(ctx, (size_t)n, 3 * (size_t)n, 8, &M.work);
+    if (!rc)
+      rc =
+          tessera_data_create_workspace(ctx, (size_t)n, (size_t)(tsr_laed_work(n) / n), 8, &M.work);
     for (int l = L - 2; l >= 0 && !rc; l--) {
       rc = merge_level(&M, &lv[l], &lv[l + 1]);
       const int r = release_plans(&M, lv[l].count);

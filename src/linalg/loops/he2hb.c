@@ -39,7 +39,7 @@ int tsr_he2hb_create(const tessera_matrix_t *A, int kd, tsr_he2hb_t *H) {
   if (n <= kd) return 0; /* already a band of kd >= n - 1 subdiagonals */
   const size_t es = tessera_dtype_size(A->dtype);
   const int64_t steps = (n - kd + kd - 1) / kd;
-  int rc = tessera_matrix_create(ctx, A->dtype, n - kd, steps * kd, n - kd, kd, &H->V);
+  int rc = tsr_matrix_create_workspace(ctx, A->dtype, n - kd, steps * kd, n - kd, kd, &H->V);
   if (!rc) rc = tsr_qr_create(H->V, n - kd, kd, &H->Q);
   H->v = calloc((size_t)nt, sizeof *H->v);
   H->w = calloc((size_t)nt, sizeof *H->w);
