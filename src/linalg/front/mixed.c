@@ -50,18 +50,36 @@ static void store(tessera_dtype_t dt, void *p, size_t k, cplx v) {
   tsr_scalar_store(dt, (char *)p + k * tessera_dtype_size(dt), (tsr_scalar_t){creal(v), cimag(v)});
 }
 
-/* ‖A‖∞ of the Hermitian A from its `uplo` triangle: the largest row sum of moduli. */
+/* Row sums of moduli from column j's rows i0 .. i1 - 1 of a (ld), into row[]; the column's own
+ * sum (the mirror image's row j) returned, without the diagonal element's. One per real type
+ * and kind (K reals an element), the table indexed by [single][complex]. */
+#define ROW_SUMS(name, T, K, ABS)                                                                  \
+  static double name(const void *a, int64_t ld, int64_t j, int64_t i0, int64_t i1, double *row) {  \
+    const T *c = (const T *)a + (size_t)j * (size_t)ld * K;                                        \
+    double s = 0;                                                                                  \
+    for (int64_t i = i0; i < i1; i++) {                                                            \
+      const double v = ABS;                                                                        \
+      row[i] += v;                                                                                 \
+      if (i != j) s += v;                                                                          \
+    }                                                                                              \
+    return s;                                                                                      \
+  }
+ROW_SUMS(sums_d, double, 1, fabs(c[i]))
+ROW_SUMS(sums_s, float, 1, fabs((double)c[i]))
+ROW_SUMS(sums_z, double, 2, hypot(c[2 * i], c[2 * i + 1]))
+ROW_SUMS(sums_c, float, 2, hypot((double)c[2 * i], (double)c[2 * i + 1]))
+typedef double (*sums_fn)(const void *, int64_t, int64_t, int64_t, int64_t, double *);
+static const sums_fn sums_of[2][2] = {{sums_d, sums_z}, {sums_s, sums_c}};
+
+/* ‖A‖∞ of the Hermitian A from its `uplo` triangle: the largest row sum of moduli (NaN kept). */
 static double norm_inf(tessera_dtype_t dt, char uplo, int64_t n, const void *a, int64_t lda) {
   double *row = calloc((size_t)n, sizeof *row), most = 0;
   if (!row) return NAN;
+  const sums_fn f = sums_of[tsr_dtype_single(dt)][tsr_dtype_complex(dt)];
   for (int64_t j = 0; j < n; j++)
-    for (int64_t i = uplo == 'L' ? j : 0; i < (uplo == 'L' ? n : j + 1); i++) {
-      const double v = cabs(load(dt, a, at(i, j, lda)));
-      row[i] += v;
-      if (i != j) row[j] += v;
-    }
+    row[j] += f(a, lda, j, uplo == 'L' ? j : 0, uplo == 'L' ? n : j + 1, row);
   for (int64_t i = 0; i < n; i++)
-    if (!(row[i] <= most)) most = row[i]; /* NaN kept */
+    if (!(row[i] <= most)) most = row[i];
   free(row);
   return most;
 }
