@@ -327,22 +327,25 @@ int tessera_posv_mixed(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtyp
                .nb = tessera_tile_for(ctx, n),
                .es = tessera_dtype_size(dtype)};
   m.les = tessera_dtype_size(m.lo);
+  /* the conversion and the factor's tasks first; ‖A‖∞ on this thread while they run (an
+   * overflow of the factor's precision found there discards the factor: the fallback) */
+  int code = 0; /* the fallback's reason, else 0 */
+  m.low = malloc((size_t)(n * nrhs) * m.les);
+  if (!m.low) rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "posv_mixed: out of memory");
+  if (!rc) rc = tessera_matrix_view(ctx, dtype, n, n, m.nb, m.nb, a, lda, &m.A);
+  if (!rc) rc = tessera_matrix_create(ctx, m.lo, n, n, m.nb, m.nb, &m.L);
+  if (!rc) rc = tsr_pxconvert((char)uplo, m.A, m.L);
+  if (!rc) rc = tsr_pxpotrf((char)uplo, m.L, NULL);
   const double anrm = norm_inf(dtype, (char)uplo, n, a, lda);
   const double cte = anrm * DBL_EPSILON / 2 * sqrt((double)n);
-  int code = 0;                            /* the fallback's reason, else 0 */
-  if (!(anrm <= FLT_MAX)) code = OVERFLOW; /* and NaN: the working-precision call reports it */
-  m.low = code ? NULL : malloc((size_t)(n * nrhs) * m.les);
-  if (!code && !m.low) rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "posv_mixed: out of memory");
-  if (!code && !rc) rc = tessera_matrix_view(ctx, dtype, n, n, m.nb, m.nb, a, lda, &m.A);
-  if (!code && !rc) rc = tessera_matrix_create(ctx, m.lo, n, n, m.nb, m.nb, &m.L);
-  if (!code && !rc) rc = tsr_pxconvert((char)uplo, m.A, m.L);
-  if (!code && !rc) {
-    const int info = tessera_tile_potrf(uplo, m.L);
+  if (m.L) {
+    const int info = tsr_tile_finish(m.L, rc);
     if (info > 0)
       code = BROKE_DOWN;
     else
       rc = info;
   }
+  if (!rc && !(anrm <= FLT_MAX)) code = OVERFLOW; /* and NaN: the working-precision call says */
   if (!code && !rc) rc = tsr_hemm_create((char)uplo, m.A, &m.H);
   if (!code && !rc) {
     res->factor = f;
