@@ -89,7 +89,8 @@ TESSERA_API int tessera_posv(tessera_context_t *ctx, tessera_uplo_t uplo, tesser
 
 /** The precision a mixed-precision solve factors A in. */
 typedef enum {
-  TESSERA_FACTOR_AUTO = 0,    /**< chosen by the call: SINGLE for f64 and c128, else WORKING */
+  TESSERA_FACTOR_AUTO = 0,    /**< chosen by the call: SINGLE for f64 and c128 on a context of
+                                   CPUs alone, else WORKING */
   TESSERA_FACTOR_WORKING = 1, /**< A's own dtype: the plain solve, no refinement */
   TESSERA_FACTOR_SINGLE = 2,  /**< f32 (c64 for c128), refined to A's precision */
 } tessera_factor_t;

@@ -96,7 +96,8 @@ static void one_case(tessera_context_t *ctx, tessera_dtype_t dt, tessera_uplo_t 
   void *a = lc_alloc(dt, (size_t)(n * n) + 1);
   zc_t *full = lc_gen_hpd(dt, uplo, n, a, n, &r);
   const tessera_mixed_result_t res = solve(ctx, dt, uplo, n, 3, a, full, NULL, &r);
-  const bool low = dt == TESSERA_F64 || dt == TESSERA_C128;
+  /* the defaults factor f64 and c128 in single precision on CPUs alone */
+  const bool low = (dt == TESSERA_F64 || dt == TESSERA_C128) && tessera_accelerator_count(ctx) == 0;
   /* at n = 1 the residual's own rounding may stay above dsposv's bound: the fallback's answer */
   if (n != 1 && res.factor != (low && n > 0 ? TESSERA_FACTOR_SINGLE : TESSERA_FACTOR_WORKING))
     fail_msg("%s n %lld: factor %d, iter %d", lc_name(dt), (long long)n, (int)res.factor, res.iter);
@@ -121,8 +122,10 @@ static void test_posv_mixed_conditions(void **state) {
   const int64_t n = 3 * nb + 5;
   const double conds[5] = {10, 1e4, 1e6, 1e8, 1e12};
   const tessera_dtype_t dts[2] = {TESSERA_F64, TESSERA_C128};
-  tessera_mixed_options_t classical;
-  tessera_mixed_options_init(&classical);
+  tessera_mixed_options_t classical, single;
+  tessera_mixed_options_init(&single);
+  single.factor = TESSERA_FACTOR_SINGLE;
+  classical = single;
   classical.gmres = -1;
   for (int d = 0; d < 2; d++)
     for (int c = 0; c < 5; c++)
@@ -130,8 +133,8 @@ static void test_posv_mixed_conditions(void **state) {
         tt_rng_t r = tt_rng((uint64_t)(700 + 10 * d + c + 100 * u));
         void *a = lc_alloc(dts[d], (size_t)(n * n));
         zc_t *full = conditioned(dts[d], lc_uplos[u], n, conds[c], 1, a, &r);
-        const tessera_mixed_result_t res =
-            solve(ctx, dts[d], lc_uplos[u], n, 2, a, full, conds[c] <= 1e6 ? &classical : NULL, &r);
+        const tessera_mixed_result_t res = solve(ctx, dts[d], lc_uplos[u], n, 2, a, full,
+                                                 conds[c] <= 1e6 ? &classical : &single, &r);
         if (conds[c] <= 1e6) assert_true(res.iter > 0 && res.gmres_steps == 0);
         if (conds[c] >= 1e12) assert_true(res.iter < 0 && res.factor == TESSERA_FACTOR_WORKING);
         free(a), free(full);
@@ -148,8 +151,10 @@ static void test_posv_mixed_paths(void **state) {
     const tessera_dtype_t dt = d ? TESSERA_C128 : TESSERA_F64;
     tt_rng_t r = tt_rng((uint64_t)(900 + d));
     void *a = lc_alloc(dt, (size_t)(n * n));
-    tessera_mixed_options_t o;
-    tessera_mixed_options_init(&o);
+    tessera_mixed_options_t o, single;
+    tessera_mixed_options_init(&single);
+    single.factor = TESSERA_FACTOR_SINGLE;
+    o = single;
     o.gmres = 1;
     zc_t *full = conditioned(dt, TESSERA_LOWER, n, 1e5, 1, a, &r);
     tessera_mixed_result_t res = solve(ctx, dt, TESSERA_LOWER, n, 2, a, full, &o, &r);
@@ -161,11 +166,11 @@ static void test_posv_mixed_paths(void **state) {
     assert_int_equal(res.iter, -31);
     free(full);
     full = conditioned(dt, TESSERA_UPPER, n, 100, 1e39, a, &r); /* beyond f32's range */
-    res = solve(ctx, dt, TESSERA_UPPER, n, 1, a, full, NULL, &r);
+    res = solve(ctx, dt, TESSERA_UPPER, n, 1, a, full, &single, &r);
     assert_int_equal(res.iter, -2);
     free(full);
     full = conditioned(dt, TESSERA_LOWER, n, 1e12, 1, a, &r); /* f32's Cholesky breaks down */
-    res = solve(ctx, dt, TESSERA_LOWER, n, 1, a, full, NULL, &r);
+    res = solve(ctx, dt, TESSERA_LOWER, n, 1, a, full, &single, &r);
     assert_int_equal(res.iter, -3);
     free(a), free(full);
   }
@@ -180,8 +185,12 @@ static void test_posv_mixed_errors(void **state) {
   double *a = calloc((size_t)(n * n), sizeof *a), b[64] = {0}, x[64];
   for (int64_t i = 0; i < n; i++) a[i + i * n] = i == 5 ? -1 : 2, b[i] = 1;
   tessera_mixed_result_t res;
+  tessera_mixed_options_t single;
+  tessera_mixed_options_init(&single);
+  single.factor = TESSERA_FACTOR_SINGLE;
   assert_int_equal(
-      tessera_posv_mixed(ctx, TESSERA_LOWER, TESSERA_F64, n, 1, a, n, b, n, x, n, NULL, &res), 6);
+      tessera_posv_mixed(ctx, TESSERA_LOWER, TESSERA_F64, n, 1, a, n, b, n, x, n, &single, &res),
+      6);
   lc_assert_error(ctx);
   assert_true(res.iter == -3 && res.factor == TESSERA_FACTOR_WORKING);
   for (int64_t i = 0; i < n * n; i++) a[i] = 0;

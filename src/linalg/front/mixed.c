@@ -314,9 +314,12 @@ int tessera_posv_mixed(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtyp
   *res = (tessera_mixed_result_t){.factor = TESSERA_FACTOR_WORKING};
   int rc = check(ctx, uplo, dtype, n, nrhs, a, lda, b, ldb, x, ldx, &o);
   if (rc || n == 0 || nrhs == 0) return rc;
+  /* auto: single precision on CPUs, where it runs at twice f64's rate; not on accelerators,
+   * whose f32 (without tensor cores) runs at f64's (docs/decisions.md) */
+  const bool single = !tsr_dtype_single(dtype) && tessera_accelerator_count(ctx) == 0;
   const tessera_factor_t f = o.factor != TESSERA_FACTOR_AUTO ? o.factor
-                             : tsr_dtype_single(dtype)       ? TESSERA_FACTOR_WORKING
-                                                             : TESSERA_FACTOR_SINGLE;
+                             : single                        ? TESSERA_FACTOR_SINGLE
+                                                             : TESSERA_FACTOR_WORKING;
   if (f == TESSERA_FACTOR_WORKING)
     return fallback(ctx, uplo, dtype, n, nrhs, a, lda, b, ldb, x, ldx);
   mixed_t m = {.ctx = ctx,
