@@ -45,8 +45,9 @@ typedef struct {
   int dtype_set; /**< --dtype was given */
   int tile;      /**< -1: auto */
   tessera_uplo_t uplo;
-  int uplo_set;                     /**< --uplo was given */
-  int values_only;                  /**< syevd: --values-only, eigenvalues only (job N) */
+  int uplo_set;    /**< --uplo was given */
+  int values_only; /**< syevd: --values-only, eigenvalues only (job N) */
+  int mixed;       /**< posv: --mixed, the factor's precision (tessera_factor_t); -1: not asked */
   const char *input, *rhs, *output; /**< trace: input is the trace file, output the SVG */
   int reps;
   int workers, gpus; /**< -1: auto */
@@ -79,8 +80,10 @@ typedef struct {
   int has_baseline, has_baseline2;
   const char *baseline, *baseline2;
   double baseline_seconds, baseline_gflops, baseline2_seconds, baseline2_gflops;
-  int baseline_tile; /**< tile size of the baseline (cuSolverMg), 0 when none */
-  const char *home;  /**< bench --out-of-core: where the tiles live ("gpus", "host", "mixed") */
+  int baseline_tile;  /**< tile size of the baseline (cuSolverMg), 0 when none */
+  const char *home;   /**< bench --out-of-core: where the tiles live ("gpus", "host", "mixed") */
+  const char *factor; /**< --mixed: the precision A was factored in (its dtype's name); or NULL */
+  int iterations;     /**< --mixed: the refinement's steps (negative: the fallback's code) */
 } cli_result_t;
 
 /** Sets the thread count of the BLAS library where it can be set (the LAPACKE baselines). */

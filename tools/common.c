@@ -217,6 +217,7 @@ void cli_print_header(const cli_opts_t *o, const char *baseline, const char *bas
   else
     printf("%-5s %-4s %7s %5s %5s %4s %4s %11s %10s %10s", "dtype", "uplo", "n", "nrhs", "tile",
            "dev", "wrk", "seconds", "GFLOP/s", "residual");
+  if (o->mixed >= 0) printf(" %6s %5s", "factor", "iter");
   char s[64], rate[64];
   if (baseline) {
     snprintf(s, sizeof s, "%s s", baseline);
@@ -260,6 +261,8 @@ void cli_print_result(const cli_opts_t *o, const cli_result_t *r) {
     if (r->m > 0 || cli_is_qr(o->routine)) printf(", \"m\": %lld", (long long)r->m);
     if (r->job) printf(", \"job\": \"%c\"", r->job);
     if (isfinite(r->orthogonality)) json_num("orthogonality", r->orthogonality);
+    if (r->factor)
+      printf(", \"factor_precision\": \"%s\", \"iterations\": %d", r->factor, r->iterations);
     if (r->has_baseline) {
       printf(", \"baseline\": \"%s\"", r->baseline);
       if (r->baseline_tile > 0) printf(", \"baseline_tile\": %d", r->baseline_tile);
@@ -293,6 +296,7 @@ void cli_print_result(const cli_opts_t *o, const cli_result_t *r) {
       printf("%-5s %-4c %7lld %5lld %5d %4d %4d %11.6f %10.2f %10.3g", tessera_dtype_name(r->dtype),
              (char)r->uplo, (long long)r->n, (long long)r->nrhs, r->tile, r->devices, r->workers,
              r->seconds, r->gflops, r->residual);
+    if (r->factor) printf(" %6s %5d", r->factor, r->iterations);
     if (r->has_baseline)
       printf(" %*.6f %*.2f %7.2f", col_seconds(r->baseline), r->baseline_seconds,
              col_rate(r->baseline), r->baseline_gflops, ratio);

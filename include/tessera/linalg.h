@@ -87,6 +87,51 @@ TESSERA_API int tessera_potrs(tessera_context_t *ctx, tessera_uplo_t uplo, tesse
 TESSERA_API int tessera_posv(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dtype,
                              int64_t n, int64_t nrhs, void *a, int64_t lda, void *b, int64_t ldb);
 
+/** The precision a mixed-precision solve factors A in. */
+typedef enum {
+  TESSERA_FACTOR_AUTO = 0,    /**< chosen by the call: SINGLE for f64 and c128 on a context of
+                                   CPUs alone, else WORKING */
+  TESSERA_FACTOR_WORKING = 1, /**< A's own dtype: the plain solve, no refinement */
+  TESSERA_FACTOR_SINGLE = 2,  /**< f32 (c64 for c128), refined to A's precision */
+} tessera_factor_t;
+
+/** Options of the mixed-precision solves (tessera_mixed_options_init sets the defaults). */
+typedef struct {
+  tessera_factor_t factor; /**< the factor's precision (default AUTO) */
+  int max_iter;            /**< refinement steps before the working-precision fallback (30) */
+  int gmres; /**< 0: classical refinement, GMRES-IR from where it stalls (default); 1: GMRES-IR
+                  from the start; -1: classical refinement only */
+} tessera_mixed_options_t;
+
+/** What a mixed-precision solve did. */
+typedef struct {
+  tessera_factor_t factor; /**< the precision A was factored in (WORKING after a fallback) */
+  int iter;                /**< refinement steps run; negative where the working-precision solve ran
+                                instead, as LAPACK's dsposv says: -2 A overflows the factor's precision,
+                                -3 the factor's Cholesky broke down, -31 the refinement did not converge
+                                within max_iter steps */
+  int gmres_steps; /**< GMRES iterations within those steps (0: classical refinement only) */
+} tessera_mixed_result_t;
+
+/** Sets the defaults of `opts`. */
+TESSERA_API void tessera_mixed_options_init(tessera_mixed_options_t *opts);
+
+/** Solves A X = B (A Hermitian positive definite in its `uplo` triangle, n x n; B and X
+ *  n x nrhs) as LAPACK's dsposv / zcposv: A factored in the lower precision of opts (NULL: the
+ *  defaults), X refined in A's precision until every column's residual meets
+ *  ‖b − A x‖∞ ≤ ‖x‖∞ ‖A‖∞ ε √n; classical refinement, and GMRES preconditioned by the low
+ *  precision factors (GMRES-IR) where classical refinement stalls. Where the factor breaks down
+ *  or the refinement does not converge, the working-precision posv runs instead, and `res` says
+ *  so; so it does for a WORKING factor. A then holds its factor, as dsposv leaves it; else A is
+ *  unchanged. B is never written. res (may be NULL) receives the precision used and the steps.
+ *  One process. Returns 0, i > 0 when A is not positive definite in its own precision (its
+ *  leading minor of order i), or a negative status. */
+TESSERA_API int tessera_posv_mixed(tessera_context_t *ctx, tessera_uplo_t uplo,
+                                   tessera_dtype_t dtype, int64_t n, int64_t nrhs, void *a,
+                                   int64_t lda, const void *b, int64_t ldb, void *x, int64_t ldx,
+                                   const tessera_mixed_options_t *opts,
+                                   tessera_mixed_result_t *res);
+
 /** Inverse of A from its Cholesky factor (as left by tessera_potrf): the `uplo` triangle of
  *  `a` is overwritten by that triangle of A⁻¹. Returns 0, or i > 0 when the factor's diagonal
  *  entry i is zero. */

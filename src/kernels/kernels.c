@@ -102,6 +102,16 @@ static uint64_t lacpy_key(const void *args) {
   return size_key(a->dtype, 0, a->m, a->n, 0);
 }
 
+static double convert_flops(const void *args) {
+  (void)args;
+  return 0.0;
+}
+
+static uint64_t convert_key(const void *args) {
+  const tsr_convert_args_t *a = args;
+  return size_key(a->to, tsr_dtype_single(a->from), a->m, a->n, 0);
+}
+
 static double diagonal_flops(const void *args) {
   (void)args;
   return 0.0;
@@ -432,6 +442,7 @@ KERNEL_TABLE(trsm, trsm_blocked);
 KERNEL_TABLE(syrk, syrk);
 KERNEL_TABLE(gemm, gemm);
 KERNEL_TABLE(lacpy, lacpy);
+KERNEL_TABLE(convert, convert);
 KERNEL_TABLE(diagonal, diagonal);
 KERNEL_TABLE(transpose, transpose);
 KERNEL_TABLE(identity, identity);

@@ -70,6 +70,20 @@ typedef struct {
   int src_col;
 } tsr_lacpy_args_t;
 
+/** convert: buffers {src (R) of dtype `from`, dst (W) of dtype `to`}, m x n each. dst = src in
+ *  `to`'s precision (rounded to nearest, or exact when widening); the pair is of one kind (real
+ *  or complex, tsr_convert_pair). */
+typedef struct {
+  tessera_dtype_t from, to;
+  int m, n;
+} tsr_convert_args_t;
+
+/** Whether convert takes the pair (from, to): both valid and of one kind. */
+static inline bool tsr_convert_pair(tessera_dtype_t from, tessera_dtype_t to) {
+  return tsr_dtype_valid(from) && tsr_dtype_valid(to) &&
+         tsr_dtype_complex(from) == tsr_dtype_complex(to);
+}
+
 /** transpose: buffers {A (R), B (W, or RW when the copy fills part of it)}. The conjugate
  *  transpose (the transpose on real dtypes) of A's m x n block at (src_row, src_col) into B's
  *  n x m block at (dst_row, dst_col). */
@@ -356,6 +370,7 @@ extern const tessera_kernel_t tsr_kernel_trsm;
 extern const tessera_kernel_t tsr_kernel_syrk;
 extern const tessera_kernel_t tsr_kernel_gemm;
 extern const tessera_kernel_t tsr_kernel_lacpy;
+extern const tessera_kernel_t tsr_kernel_convert;
 extern const tessera_kernel_t tsr_kernel_diagonal;
 extern const tessera_kernel_t tsr_kernel_transpose;
 extern const tessera_kernel_t tsr_kernel_identity;
@@ -390,6 +405,7 @@ int tsr_cpu_trsm(const tessera_exec_t *ex, void *args);
 int tsr_cpu_syrk(const tessera_exec_t *ex, void *args);
 int tsr_cpu_gemm(const tessera_exec_t *ex, void *args);
 int tsr_cpu_lacpy(const tessera_exec_t *ex, void *args);
+int tsr_cpu_convert(const tessera_exec_t *ex, void *args);
 int tsr_cpu_diagonal(const tessera_exec_t *ex, void *args);
 int tsr_cpu_transpose(const tessera_exec_t *ex, void *args);
 int tsr_cpu_identity(const tessera_exec_t *ex, void *args);
@@ -468,6 +484,7 @@ int tsr_cuda_trsm(const tessera_exec_t *ex, void *args);
 int tsr_cuda_syrk(const tessera_exec_t *ex, void *args);
 int tsr_cuda_gemm(const tessera_exec_t *ex, void *args);
 int tsr_cuda_lacpy(const tessera_exec_t *ex, void *args);
+int tsr_cuda_convert(const tessera_exec_t *ex, void *args);
 int tsr_cuda_diagonal(const tessera_exec_t *ex, void *args);
 int tsr_cuda_transpose(const tessera_exec_t *ex, void *args);
 int tsr_cuda_identity(const tessera_exec_t *ex, void *args);

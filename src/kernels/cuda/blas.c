@@ -349,6 +349,17 @@ int tsr_cuda_diagonal(const tessera_exec_t *ex, void *args) {
                                              (cudaStream_t)ex->stream));
 }
 
+int tsr_cuda_convert(const tessera_exec_t *ex, void *args) {
+  const tsr_convert_args_t *a = args;
+  const int lds = tsr_operand_ld(ex, 0, a->m, a->n), ldd = tsr_operand_ld(ex, 1, a->m, a->n);
+  if (!tsr_convert_pair(a->from, a->to) || lds < 0 || ldd < 0) return TESSERA_ERR_KERNEL;
+  return tsr_cuda_convert_block(tsr_dtype_single(a->from), tsr_dtype_single(a->to),
+                                tsr_dtype_complex(a->from) ? 2 : 1, ex->ptr[0], (size_t)lds,
+                                ex->ptr[1], (size_t)ldd, a->m, a->n, ex->stream)
+             ? TESSERA_ERR_KERNEL
+             : 0;
+}
+
 int tsr_cuda_lacpy(const tessera_exec_t *ex, void *args) {
   const tsr_lacpy_args_t *a = args;
   if (!tsr_dtype_valid(a->dtype) || a->src_row < 0 || a->dst_row < 0 || a->src_col < 0)

@@ -138,4 +138,25 @@ int tsr_pxidentity_rows(tessera_matrix_t *C, int64_t from, bool ones);
  *  (distributed: every process the whole tau, a collective call). */
 int tsr_qr_tau(const tsr_qr_t *Q, tessera_dtype_t dtype, void *tau);
 
+/** L (dtype of its own, A's tiling) = A tile by tile in L's precision (kernel convert): the
+ *  tiles of A's lower ('L') or upper ('U') triangle, or all (0). */
+int tsr_pxconvert(char part, const tessera_matrix_t *A, tessera_matrix_t *L);
+
+/** A Hermitian matrix stored in its `uplo` triangle, for products (hemm.c): its diagonal tiles
+ *  made whole once into workspaces. */
+typedef struct {
+  char uplo;
+  const tessera_matrix_t *A;
+  int64_t nt;
+  tessera_data_t **diag;
+} tsr_hemm_t;
+
+/** Inserts the tasks making A's diagonal tiles whole (A must outlive H). Returns 0 or a status. */
+int tsr_hemm_create(char uplo, const tessera_matrix_t *A, tsr_hemm_t *H);
+/** Frees the workspaces (waiting for their tasks). */
+void tsr_hemm_destroy(tsr_hemm_t *H);
+/** C = alpha A B + beta C (B, C: A's row tiling) by gemm tasks. */
+int tsr_pxhemm(const tsr_hemm_t *H, tsr_scalar_t alpha, const tessera_matrix_t *B,
+               tsr_scalar_t beta, tessera_matrix_t *C);
+
 #endif

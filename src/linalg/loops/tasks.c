@@ -187,6 +187,15 @@ int tsr_task_lacpy_rows(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_d
   return tsr_task_lacpy_block(dtype, ctx, src, src_row, 0, dst, dst_row, dst_mode, m, n, tag, prio);
 }
 
+int tsr_task_convert(tessera_context_t *ctx, tessera_dtype_t from, tessera_data_t *src,
+                     tessera_dtype_t to, tessera_data_t *dst, int m, int n, const int tag[3],
+                     int prio) {
+  tsr_convert_args_t args = {.from = from, .to = to, .m = m, .n = n};
+  tessera_data_t *d[2] = {src, dst};
+  tessera_access_t md[2] = {TESSERA_R, TESSERA_W};
+  return insert(ctx, &tsr_kernel_convert, &args, sizeof args, 2, d, md, tag, prio);
+}
+
 int tsr_task_lacpy_block(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
                          int src_row, int src_col, tessera_data_t *dst, int dst_row,
                          tessera_access_t dst_mode, int m, int n, const int tag[3], int prio) {

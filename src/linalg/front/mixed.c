@@ -1,0 +1,369 @@
+/* Mixed-precision solves (tessera/linalg.h: tessera_posv_mixed), as LAPACK's dsposv / zcposv:
+ * A converted tile by tile into the lower precision (f32, or c64 for c128) and factored there by
+ * tile tasks on every device, then X refined in A's precision: the residuals by a Hermitian
+ * product of A's own tiles (loops/hemm.c), the corrections by the low-precision factor's
+ * solves. Classical refinement first; where a step does not halve the residual, GMRES
+ * preconditioned by the low-precision factors (GMRES-IR, Carson and Higham), whose operator
+ * M⁻¹ A is applied in A's precision but for the factor's solves; the working-precision posv
+ * where the factor breaks down or the refinement does not converge, with dsposv's codes. The
+ * refinement's vectors (n x nrhs) live on the host; the products and solves are tile tasks. */
+#include <complex.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "linalg/front/front.h"
+#include "linalg/loops/loops.h"
+#include "tessera/linalg.h"
+
+typedef double complex cplx;
+
+/* Refinement steps by default (dsposv's ITERMAX), GMRES's largest basis per step, the relative
+ * decrease of the preconditioned residual a GMRES step aims at, the decrease below which
+ * GMRES-IR has stalled, and the fallback's codes. */
+enum { MAX_ITER = 30, BASIS = 50 };
+enum { OVERFLOW = -2, BROKE_DOWN = -3, NO_CONVERGENCE = -31 };
+static const double GMRES_TOL = 1e-8, STALL = 0.9;
+
+typedef struct {
+  tessera_context_t *ctx;
+  tessera_dtype_t dt, lo; /* A's dtype and the factor's */
+  char uplo;
+  int64_t n, nb;
+  size_t es, les;
+  tessera_matrix_t *A, *L; /* a view of A, and its low-precision copy factored */
+  tsr_hemm_t H;
+  void *low; /* n x nrhs of the factor's dtype: the solves' right-hand sides */
+} mixed_t;
+
+static size_t at(int64_t i, int64_t j, int64_t ld) {
+  return (size_t)i + (size_t)j * (size_t)ld;
+}
+
+static cplx load(tessera_dtype_t dt, const void *p, size_t k) {
+  const tsr_scalar_t s = tsr_scalar_load(dt, (const char *)p + k * tessera_dtype_size(dt), 0);
+  return s.re + I * s.im;
+}
+
+static void store(tessera_dtype_t dt, void *p, size_t k, cplx v) {
+  tsr_scalar_store(dt, (char *)p + k * tessera_dtype_size(dt), (tsr_scalar_t){creal(v), cimag(v)});
+}
+
+/* Row sums of moduli from column j's rows i0 .. i1 - 1 of a (ld), into row[]; the column's own
+ * sum (the mirror image's row j) returned, without the diagonal element's. One per real type
+ * and kind (K reals an element), the table indexed by [single][complex]. */
+#define ROW_SUMS(name, T, K, ABS)                                                                  \
+  static double name(const void *a, int64_t ld, int64_t j, int64_t i0, int64_t i1, double *row) {  \
+    const T *c = (const T *)a + (size_t)j * (size_t)ld * K;                                        \
+    double s = 0;                                                                                  \
+    for (int64_t i = i0; i < i1; i++) {                                                            \
+      const double v = ABS;                                                                        \
+      row[i] += v;                                                                                 \
+      if (i != j) s += v;                                                                          \
+    }                                                                                              \
+    return s;                                                                                      \
+  }
+ROW_SUMS(sums_d, double, 1, fabs(c[i]))
+ROW_SUMS(sums_s, float, 1, fabs((double)c[i]))
+ROW_SUMS(sums_z, double, 2, hypot(c[2 * i], c[2 * i + 1]))
+ROW_SUMS(sums_c, float, 2, hypot((double)c[2 * i], (double)c[2 * i + 1]))
+typedef double (*sums_fn)(const void *, int64_t, int64_t, int64_t, int64_t, double *);
+static const sums_fn sums_of[2][2] = {{sums_d, sums_z}, {sums_s, sums_c}};
+
+/* ‖A‖∞ of the Hermitian A from its `uplo` triangle: the largest row sum of moduli (NaN kept). */
+static double norm_inf(tessera_dtype_t dt, char uplo, int64_t n, const void *a, int64_t lda) {
+  double *row = calloc((size_t)n, sizeof *row), most = 0;
+  if (!row) return NAN;
+  const sums_fn f = sums_of[tsr_dtype_single(dt)][tsr_dtype_complex(dt)];
+  for (int64_t j = 0; j < n; j++)
+    row[j] += f(a, lda, j, uplo == 'L' ? j : 0, uplo == 'L' ? n : j + 1, row);
+  for (int64_t i = 0; i < n; i++)
+    if (!(row[i] <= most)) most = row[i];
+  free(row);
+  return most;
+}
+
+/* y (n x c, ldy) = alpha A x (ldx) + beta y, by the tile product; x and y host arrays. */
+static int product(mixed_t *m, cplx alpha, const void *x, int64_t ldx, cplx beta, void *y,
+                   int64_t ldy, int64_t c) {
+  tessera_matrix_t *X = NULL, *Y = NULL;
+  int rc = tessera_matrix_view(m->ctx, m->dt, m->n, c, m->nb, m->nb, (void *)x, ldx, &X);
+  if (!rc) rc = tessera_matrix_view(m->ctx, m->dt, m->n, c, m->nb, m->nb, y, ldy, &Y);
+  if (!rc)
+    rc = tsr_pxhemm(&m->H, (tsr_scalar_t){creal(alpha), cimag(alpha)}, X,
+                    (tsr_scalar_t){creal(beta), cimag(beta)}, Y);
+  const int waited = tessera_wait_all(m->ctx);
+  if (!rc) rc = waited;
+  const int d = (X ? tessera_matrix_destroy(X) : 0) | (Y ? tessera_matrix_destroy(Y) : 0);
+  return rc ? rc : d;
+}
+
+/* y (n x c, ldy, A's dtype) = M⁻¹ y with M = the low-precision factor's product: y rounded to
+ * the factor's dtype (OVERFLOW where it does not fit), solved there, widened back. */
+static int solve_low(mixed_t *m, void *y, int64_t ldy, int64_t c) {
+  const double most = FLT_MAX;
+  for (int64_t j = 0; j < c; j++)
+    for (int64_t i = 0; i < m->n; i++) {
+      const cplx v = load(m->dt, y, at(i, j, ldy));
+      if (fabs(creal(v)) > most || fabs(cimag(v)) > most) return OVERFLOW;
+      store(m->lo, m->low, at(i, j, m->n), v);
+    }
+  tessera_matrix_t *W = NULL;
+  int rc = tessera_matrix_view(m->ctx, m->lo, m->n, c, m->nb, m->nb, m->low, m->n, &W);
+  if (!rc) rc = tessera_tile_potrs((tessera_uplo_t)m->uplo, m->L, W);
+  const int d = W ? tessera_matrix_destroy(W) : 0;
+  if (rc || d) return rc ? rc : d;
+  for (int64_t j = 0; j < c; j++)
+    for (int64_t i = 0; i < m->n; i++)
+      store(m->dt, y, at(i, j, ldy), load(m->lo, m->low, at(i, j, m->n)));
+  return 0;
+}
+
+/* The largest modulus of column j of y (NaN kept). */
+static double col_max(tessera_dtype_t dt, const void *y, int64_t ld, int64_t n, int64_t j) {
+  double most = 0;
+  for (int64_t i = 0; i < n; i++) {
+    const double v = cabs(load(dt, y, at(i, j, ld)));
+    if (!(v <= most)) most = v;
+  }
+  return most;
+}
+
+/* w = M⁻¹ A v for the GMRES basis (n complex doubles each); y: n of A's dtype, scratch. */
+static int apply(mixed_t *m, const cplx *v, cplx *w, void *y, void *q) {
+  for (int64_t i = 0; i < m->n; i++) store(m->dt, y, (size_t)i, v[i]);
+  int rc = product(m, 1, y, m->n, 0, q, m->n, 1);
+  if (!rc) rc = solve_low(m, q, m->n, 1);
+  for (int64_t i = 0; i < m->n && !rc; i++) w[i] = load(m->dt, q, (size_t)i);
+  return rc;
+}
+
+static cplx dot(int64_t n, const cplx *u, const cplx *v) {
+  cplx s = 0;
+  for (int64_t i = 0; i < n; i++) s += conj(u[i]) * v[i];
+  return s;
+}
+
+/* One GMRES-IR step on column r (A's dtype, n): d (n complex) approximately solves A d = r by
+ * GMRES on M⁻¹ A d = M⁻¹ r from d = 0, until the preconditioned residual falls by GMRES_TOL or
+ * the basis holds BASIS vectors. *steps += the iterations. */
+static int gmres(mixed_t *m, const void *r, cplx *d, int *steps) {
+  const int64_t n = m->n, k1 = BASIS + 1;
+  cplx *V = malloc(sizeof *V * (size_t)(n * k1)), *Hm = calloc((size_t)(k1 * BASIS), sizeof *Hm);
+  cplx *g = calloc((size_t)k1, sizeof *g), *s = calloc((size_t)BASIS, sizeof *s);
+  double *c = calloc((size_t)BASIS, sizeof *c);
+  void *y = malloc((size_t)n * m->es), *q = malloc((size_t)n * m->es);
+  int rc = V && Hm && g && s && c && y && q ? 0 : TESSERA_ERR_NOMEM;
+  if (!rc) { /* V_0 = M⁻¹ r / β */
+    memcpy(q, r, (size_t)n * m->es);
+    rc = solve_low(m, q, n, 1);
+    for (int64_t i = 0; i < n && !rc; i++) V[i] = load(m->dt, q, (size_t)i);
+  }
+  const double beta = rc ? 0 : sqrt(creal(dot(n, V, V)));
+  int k = 0;
+  memset(d, 0, sizeof *d * (size_t)n);
+  if (!rc && beta > 0) {
+    for (int64_t i = 0; i < n; i++) V[i] /= beta;
+    g[0] = beta;
+    while (k < BASIS && !rc) {
+      cplx *w = V + (k + 1) * n, *h = Hm + k * k1;
+      if ((rc = apply(m, V + k * n, w, y, q))) break;
+      for (int i = 0; i <= k; i++) { /* modified Gram-Schmidt */
+        h[i] = dot(n, V + i * n, w);
+        for (int64_t l = 0; l < n; l++) w[l] -= h[i] * V[i * n + l];
+      }
+      h[k + 1] = sqrt(creal(dot(n, w, w)));
+      for (int i = 0; i < k; i++) { /* the earlier rotations on the new column */
+        const cplx t = c[i] * h[i] + s[i] * h[i + 1];
+        h[i + 1] = -conj(s[i]) * h[i] + c[i] * h[i + 1];
+        h[i] = t;
+      }
+      const double a = cabs(h[k]), t = hypot(a, cabs(h[k + 1]));
+      c[k] = t > 0 ? a / t : 1;
+      s[k] = t == 0 ? 0 : a == 0 ? 1 : (h[k] / a) * conj(h[k + 1]) / t;
+      const cplx hk = c[k] * h[k] + s[k] * h[k + 1];
+      if (creal(h[k + 1]) > 0)
+        for (int64_t l = 0; l < n; l++) w[l] /= creal(h[k + 1]);
+      h[k] = hk, h[k + 1] = 0;
+      g[k + 1] = -conj(s[k]) * g[k];
+      g[k] = c[k] * g[k];
+      k++;
+      if (!(cabs(g[k]) > GMRES_TOL * beta) || hk == 0) break;
+    }
+    for (int i = k - 1; i >= 0 && !rc; i--) { /* H y = g, y into g */
+      for (int j = i + 1; j < k; j++) g[i] -= Hm[j * k1 + i] * g[j];
+      g[i] = Hm[i * k1 + i] != 0 ? g[i] / Hm[i * k1 + i] : 0;
+    }
+    for (int i = 0; i < k && !rc; i++)
+      for (int64_t l = 0; l < n; l++) d[l] += g[i] * V[i * n + l];
+  }
+  *steps += k;
+  free(V), free(Hm), free(g), free(s), free(c), free(y), free(q);
+  return rc;
+}
+
+/* The refinement of x (n x nrhs) from X = M⁻¹ B: 0 when every column converged within
+ * max_iter steps (*iter the steps), NO_CONVERGENCE, OVERFLOW, or a negative status. */
+static int refine(mixed_t *m, const tessera_mixed_options_t *o, double cte, const void *b,
+                  int64_t ldb, void *x, int64_t ldx, int64_t nrhs, tessera_mixed_result_t *res) {
+  const int64_t n = m->n;
+  void *r = malloc((size_t)(n * nrhs) * m->es);
+  cplx *d = malloc(sizeof *d * (size_t)n);
+  int rc = r && d ? 0 : TESSERA_ERR_NOMEM;
+  for (int64_t j = 0; j < nrhs && !rc; j++)
+    memcpy((char *)x + at(0, j, ldx) * m->es, (const char *)b + at(0, j, ldb) * m->es,
+           (size_t)n * m->es);
+  if (!rc) rc = solve_low(m, x, ldx, nrhs);
+  bool gm = o->gmres == 1;
+  double last = INFINITY;
+  for (int it = 0; !rc; it++) {
+    for (int64_t j = 0; j < nrhs; j++)
+      memcpy((char *)r + at(0, j, n) * m->es, (const char *)b + at(0, j, ldb) * m->es,
+             (size_t)n * m->es);
+    if ((rc = product(m, -1, x, ldx, 1, r, n, nrhs))) break;
+    double worst = 0; /* the largest ‖r‖ / (‖x‖ cte) over the columns: converged at <= 1 */
+    for (int64_t j = 0; j < nrhs; j++) {
+      const double q = col_max(m->dt, r, n, n, j) / (col_max(m->dt, x, ldx, n, j) * cte);
+      if (!(q <= worst)) worst = q;
+    }
+    res->iter = it;
+    if (worst <= 1) break;
+    /* no convergence: the steps spent, a NaN, or GMRES-IR itself no longer reducing the
+     * residual (it stays at the level of its own rounding) */
+    if (it == o->max_iter || isnan(worst) || (gm && it > 0 && worst > STALL * last)) {
+      rc = NO_CONVERGENCE;
+      break;
+    }
+    if (!gm && o->gmres == 0 && it > 0 && worst > 0.5 * last) gm = true; /* classical stalls */
+    last = worst;
+    if (!gm) {
+      if ((rc = solve_low(m, r, n, nrhs))) break;
+      for (int64_t j = 0; j < nrhs; j++)
+        for (int64_t i = 0; i < n; i++)
+          store(m->dt, x, at(i, j, ldx),
+                load(m->dt, x, at(i, j, ldx)) + load(m->dt, r, at(i, j, n)));
+      continue;
+    }
+    for (int64_t j = 0; j < nrhs && !rc; j++) {
+      rc = gmres(m, (char *)r + at(0, j, n) * m->es, d, &res->gmres_steps);
+      for (int64_t i = 0; i < n && !rc; i++)
+        store(m->dt, x, at(i, j, ldx), load(m->dt, x, at(i, j, ldx)) + d[i]);
+    }
+  }
+  free(r), free(d);
+  return rc;
+}
+
+void tessera_mixed_options_init(tessera_mixed_options_t *opts) {
+  if (opts) *opts = (tessera_mixed_options_t){.factor = TESSERA_FACTOR_AUTO, .max_iter = MAX_ITER};
+}
+
+static int check(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dt, int64_t n,
+                 int64_t nrhs, const void *a, int64_t lda, const void *b, int64_t ldb,
+                 const void *x, int64_t ldx, const tessera_mixed_options_t *o) {
+  const char *f = "posv_mixed";
+  int rc = tsr_arg_flag(ctx, f, 2, uplo, "LU");
+  if (!rc) rc = tsr_arg_dtype(ctx, f, 3, dt);
+  if (!rc) rc = tsr_arg_dim(ctx, f, 4, n);
+  if (!rc) rc = tsr_arg_dim(ctx, f, 5, nrhs);
+  if (!rc) rc = tsr_arg_ptr(ctx, f, 6, a, n, n);
+  if (!rc) rc = tsr_arg_ld(ctx, f, 7, lda, n);
+  if (!rc) rc = tsr_arg_ptr(ctx, f, 8, b, n, nrhs);
+  if (!rc) rc = tsr_arg_ld(ctx, f, 9, ldb, n);
+  if (!rc) rc = tsr_arg_ptr(ctx, f, 10, x, n, nrhs);
+  if (!rc) rc = tsr_arg_ld(ctx, f, 11, ldx, n);
+  if (!rc && (o->factor < TESSERA_FACTOR_AUTO || o->factor > TESSERA_FACTOR_SINGLE))
+    rc = tsr_error(ctx, -12, "%s: argument 12's factor = %d is not a factor precision", f,
+                   (int)o->factor);
+  if (!rc && (o->max_iter < 1 || o->gmres < -1 || o->gmres > 1))
+    rc = tsr_error(ctx, -12,
+                   "%s: argument 12 asks max_iter = %d (at least 1) and gmres = %d (-1, 0 or 1)", f,
+                   o->max_iter, o->gmres);
+  if (!rc && o->factor == TESSERA_FACTOR_SINGLE && tsr_dtype_single(dt))
+    rc = tsr_error(ctx, -12,
+                   "%s: argument 12 asks a single-precision factor of a %s matrix, "
+                   "which is single precision already",
+                   f, tessera_dtype_name(dt));
+  if (!rc && tessera_context_comm(ctx))
+    rc = tsr_error(ctx, TESSERA_ERR_STATE, "%s: runs on one process; this context spans %d", f,
+                   tessera_comm_size(tessera_context_comm(ctx)));
+  return rc;
+}
+
+/* The working-precision solve instead: X = B, then posv on A (left holding its factor). */
+static int fallback(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dt, int64_t n,
+                    int64_t nrhs, void *a, int64_t lda, const void *b, int64_t ldb, void *x,
+                    int64_t ldx) {
+  const size_t es = tessera_dtype_size(dt);
+  for (int64_t j = 0; j < nrhs; j++)
+    memcpy((char *)x + at(0, j, ldx) * es, (const char *)b + at(0, j, ldb) * es, (size_t)n * es);
+  return tessera_posv(ctx, uplo, dt, n, nrhs, a, lda, x, ldx);
+}
+
+int tessera_posv_mixed(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dtype,
+                       int64_t n, int64_t nrhs, void *a, int64_t lda, const void *b, int64_t ldb,
+                       void *x, int64_t ldx, const tessera_mixed_options_t *opts,
+                       tessera_mixed_result_t *res) {
+  if (!ctx) return -1;
+  tessera_mixed_options_t o;
+  tessera_mixed_options_init(&o);
+  if (opts) o = *opts;
+  tessera_mixed_result_t own;
+  if (!res) res = &own;
+  *res = (tessera_mixed_result_t){.factor = TESSERA_FACTOR_WORKING};
+  int rc = check(ctx, uplo, dtype, n, nrhs, a, lda, b, ldb, x, ldx, &o);
+  if (rc || n == 0 || nrhs == 0) return rc;
+  /* auto: single precision on CPUs, where it runs at twice f64's rate; not on accelerators,
+   * whose f32 (without tensor cores) runs at f64's (docs/decisions.md) */
+  const bool single = !tsr_dtype_single(dtype) && tessera_accelerator_count(ctx) == 0;
+  const tessera_factor_t f = o.factor != TESSERA_FACTOR_AUTO ? o.factor
+                             : single                        ? TESSERA_FACTOR_SINGLE
+                                                             : TESSERA_FACTOR_WORKING;
+  if (f == TESSERA_FACTOR_WORKING)
+    return fallback(ctx, uplo, dtype, n, nrhs, a, lda, b, ldb, x, ldx);
+  mixed_t m = {.ctx = ctx,
+               .dt = dtype,
+               .lo = tsr_dtype_complex(dtype) ? TESSERA_C64 : TESSERA_F32,
+               .uplo = (char)uplo,
+               .n = n,
+               .nb = tessera_tile_for(ctx, n),
+               .es = tessera_dtype_size(dtype)};
+  m.les = tessera_dtype_size(m.lo);
+  /* the conversion and the factor's tasks first; ‖A‖∞ on this thread while they run (an
+   * overflow of the factor's precision found there discards the factor: the fallback) */
+  int code = 0; /* the fallback's reason, else 0 */
+  m.low = malloc((size_t)(n * nrhs) * m.les);
+  if (!m.low) rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "posv_mixed: out of memory");
+  if (!rc) rc = tessera_matrix_view(ctx, dtype, n, n, m.nb, m.nb, a, lda, &m.A);
+  if (!rc) rc = tessera_matrix_create(ctx, m.lo, n, n, m.nb, m.nb, &m.L);
+  if (!rc) rc = tsr_pxconvert((char)uplo, m.A, m.L);
+  if (!rc) rc = tsr_pxpotrf((char)uplo, m.L, NULL);
+  const double anrm = norm_inf(dtype, (char)uplo, n, a, lda);
+  const double cte = anrm * DBL_EPSILON / 2 * sqrt((double)n);
+  if (m.L) {
+    const int info = tsr_tile_finish(m.L, rc);
+    if (info > 0)
+      code = BROKE_DOWN;
+    else
+      rc = info;
+  }
+  if (!rc && !(anrm <= FLT_MAX)) code = OVERFLOW; /* and NaN: the working-precision call says */
+  if (!code && !rc) rc = tsr_hemm_create((char)uplo, m.A, &m.H);
+  if (!code && !rc) {
+    res->factor = f;
+    const int r = refine(&m, &o, cte, b, ldb, x, ldx, nrhs, res);
+    if (r == OVERFLOW || r == NO_CONVERGENCE)
+      code = r;
+    else
+      rc = r;
+  }
+  if (m.H.diag) tsr_hemm_destroy(&m.H);
+  const int d = (m.A ? tessera_matrix_destroy(m.A) : 0) | (m.L ? tessera_matrix_destroy(m.L) : 0);
+  free(m.low);
+  if (!rc) rc = d;
+  if (rc || !code) return rc;
+  *res = (tessera_mixed_result_t){
+      .factor = TESSERA_FACTOR_WORKING, .iter = code, .gmres_steps = res->gmres_steps};
+  return fallback(ctx, uplo, dtype, n, nrhs, a, lda, b, ldb, x, ldx);
+}

@@ -1,0 +1,252 @@
+/* tessera_posv_mixed: every dtype, both triangles, orders that are not tile multiples, n 0 and
+ * 1; matrices of prescribed condition from 10 to 10¹² (eigenvalues spaced geometrically, random
+ * eigenvectors); the classical refinement, the GMRES-IR path, and each fallback (the factor's
+ * breakdown, overflow of the factor's precision, no convergence within max_iter) with its code;
+ * non-definite and NaN input, bad arguments. Every solution meets dsposv's criterion
+ * (backward error measured in double complex against the full matrix). */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "linalg_common.h"
+
+enum { nb = 16 };
+
+/* A random unitary n x n (double complex, ld n): Q of a random matrix's QR. */
+static zc_t *unitary(int64_t n, tt_rng_t *r) {
+  zc_t *q = lc_zalloc((size_t)(n * n)), *tau = lc_zalloc((size_t)n + 1);
+  for (int64_t i = 0; i < n * n; i++) q[i] = lc_rand(TESSERA_C128, r);
+  assert_int_equal(LAPACKE_zgeqrf(LAPACK_COL_MAJOR, (int)n, (int)n, q, (int)n, tau), 0);
+  assert_int_equal(LAPACKE_zungqr(LAPACK_COL_MAJOR, (int)n, (int)n, (int)n, q, (int)n, tau), 0);
+  free(tau);
+  return q;
+}
+
+/* A = Q diag(λ) Qᴴ (Q real for real dtypes) with λ from 1 down to 1 / cond, geometrically, in
+ * the uplo triangle of a (ld n, the rest NaN); returns the full matrix as rounded. */
+static zc_t *conditioned(tessera_dtype_t dt, tessera_uplo_t uplo, int64_t n, double cond,
+                         double scale, void *a, tt_rng_t *r) {
+  zc_t *q = unitary(n, r), *w = lc_zalloc((size_t)(n * n)), *full = lc_zalloc((size_t)(n * n));
+  if (!lc_is_complex(dt))
+    for (int64_t i = 0; i < n * n; i++) q[i] = creal(q[i]);
+  if (!lc_is_complex(dt)) { /* orthonormal columns again after dropping the imaginary parts */
+    zc_t *tau = lc_zalloc((size_t)n + 1);
+    LAPACKE_zgeqrf(LAPACK_COL_MAJOR, (int)n, (int)n, q, (int)n, tau);
+    LAPACKE_zungqr(LAPACK_COL_MAJOR, (int)n, (int)n, (int)n, q, (int)n, tau);
+    for (int64_t i = 0; i < n * n; i++) q[i] = creal(q[i]);
+    free(tau);
+  }
+  for (int64_t j = 0; j < n; j++) {
+    const double l = scale * pow(cond, n > 1 ? -(double)j / (double)(n - 1) : 0);
+    for (int64_t i = 0; i < n; i++) w[i + j * n] = q[i + j * n] * l;
+  }
+  const zc_t one = 1, zero = 0;
+  cblas_zgemm(CblasColMajor, CblasNoTrans, CblasConjTrans, (int)n, (int)n, (int)n, &one, w, (int)n,
+              q, (int)n, &zero, full, (int)n);
+  lc_fill_nan(dt, a, (size_t)(n * n));
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < n; i++) {
+      if (!lc_in_tri(uplo, i, j)) continue;
+      zc_t v = i == j ? creal(full[i + j * n]) : full[i + j * n];
+      lc_set(dt, a, (size_t)(i + j * n), v);
+    }
+  for (int64_t j = 0; j < n; j++) /* the matrix as rounded, both triangles */
+    for (int64_t i = 0; i < n; i++) {
+      const int64_t s = lc_in_tri(uplo, i, j) ? i + j * n : j + i * n;
+      const zc_t v = lc_get(dt, a, (size_t)s);
+      full[i + j * n] = lc_in_tri(uplo, i, j) ? v : conj(v);
+    }
+  free(q), free(w);
+  return full;
+}
+
+/* Solves with opts and checks the solution (backward error below 10 n ε-units), B as it was
+ * and A too unless the working-precision solve ran; returns the result. */
+static tessera_mixed_result_t solve(tessera_context_t *ctx, tessera_dtype_t dt, tessera_uplo_t uplo,
+                                    int64_t n, int64_t nrhs, void *a, const zc_t *full,
+                                    const tessera_mixed_options_t *o, tt_rng_t *r) {
+  void *b = lc_alloc(dt, (size_t)(n * nrhs) + 1), *x = lc_alloc(dt, (size_t)(n * nrhs) + 1);
+  lc_fill_random(dt, b, n, nrhs, n, r);
+  void *a0 = lc_dup(dt, a, (size_t)(n * n) + 1), *b0 = lc_dup(dt, b, (size_t)(n * nrhs) + 1);
+  tessera_mixed_result_t res;
+  const int64_t ld = n > 1 ? n : 1;
+  const int rc = tessera_posv_mixed(ctx, uplo, dt, n, nrhs, a, ld, b, ld, x, ld, o, &res);
+  if (rc) fail_msg("posv_mixed = %d: %s", rc, tessera_last_error(ctx));
+  zc_t *B = lc_promote(dt, n, nrhs, b, n);
+  const double err = lc_solve_resid(dt, n, nrhs, full, x, n, B);
+  if (!(err < 10))
+    fail_msg("%s %c n %lld: backward error %g (iter %d, gmres %d)", lc_name(dt), (char)uplo,
+             (long long)n, err, res.iter, res.gmres_steps);
+  assert_int_equal(memcmp(b, b0, (size_t)(n * nrhs) * lc_esize(dt)), 0);
+  if (res.factor != TESSERA_FACTOR_WORKING)
+    assert_int_equal(memcmp(a, a0, (size_t)(n * n) * lc_esize(dt)), 0);
+  free(b), free(x), free(a0), free(b0), free(B);
+  return res;
+}
+
+static void one_case(tessera_context_t *ctx, tessera_dtype_t dt, tessera_uplo_t uplo, int64_t n,
+                     uint64_t seed, void *arg) {
+  (void)arg;
+  tt_rng_t r = tt_rng(seed);
+  void *a = lc_alloc(dt, (size_t)(n * n) + 1);
+  zc_t *full = lc_gen_hpd(dt, uplo, n, a, n, &r);
+  const tessera_mixed_result_t res = solve(ctx, dt, uplo, n, 3, a, full, NULL, &r);
+  /* the defaults factor f64 and c128 in single precision on CPUs alone */
+  const bool low = (dt == TESSERA_F64 || dt == TESSERA_C128) && tessera_accelerator_count(ctx) == 0;
+  /* at n = 1 the residual's own rounding may stay above dsposv's bound: the fallback's answer */
+  if (n != 1 && res.factor != (low && n > 0 ? TESSERA_FACTOR_SINGLE : TESSERA_FACTOR_WORKING))
+    fail_msg("%s n %lld: factor %d, iter %d", lc_name(dt), (long long)n, (int)res.factor, res.iter);
+  assert_true(n == 1 || res.iter >= 0);
+  free(a), free(full);
+}
+
+static void test_posv_mixed_sweep(void **state) {
+  (void)state;
+  tessera_context_t *ctx = lc_context(nb);
+  lc_sweep(ctx, nb, one_case, NULL);
+  lc_finalize(ctx);
+}
+
+/* Condition 10 .. 10¹² for f64 and c128 at an order of several tiles: up to 10⁶ the classical
+ * refinement converges alone; beyond the single-precision factor breaks down or the refinement
+ * gives way to GMRES-IR or to the working-precision solve, and every answer still meets the
+ * criterion. */
+static void test_posv_mixed_conditions(void **state) {
+  (void)state;
+  tessera_context_t *ctx = lc_context(nb);
+  const int64_t n = 3 * nb + 5;
+  const double conds[5] = {10, 1e4, 1e6, 1e8, 1e12};
+  const tessera_dtype_t dts[2] = {TESSERA_F64, TESSERA_C128};
+  tessera_mixed_options_t classical, single;
+  tessera_mixed_options_init(&single);
+  single.factor = TESSERA_FACTOR_SINGLE;
+  classical = single;
+  classical.gmres = -1;
+  for (int d = 0; d < 2; d++)
+    for (int c = 0; c < 5; c++)
+      for (int u = 0; u < 2; u++) {
+        tt_rng_t r = tt_rng((uint64_t)(700 + 10 * d + c + 100 * u));
+        void *a = lc_alloc(dts[d], (size_t)(n * n));
+        zc_t *full = conditioned(dts[d], lc_uplos[u], n, conds[c], 1, a, &r);
+        const tessera_mixed_result_t res = solve(ctx, dts[d], lc_uplos[u], n, 2, a, full,
+                                                 conds[c] <= 1e6 ? &classical : &single, &r);
+        if (conds[c] <= 1e6) assert_true(res.iter > 0 && res.gmres_steps == 0);
+        if (conds[c] >= 1e12) assert_true(res.iter < 0 && res.factor == TESSERA_FACTOR_WORKING);
+        free(a), free(full);
+      }
+  lc_finalize(ctx);
+}
+
+/* GMRES-IR from the start converges with GMRES steps; each fallback says its code. */
+static void test_posv_mixed_paths(void **state) {
+  (void)state;
+  tessera_context_t *ctx = lc_context(nb);
+  const int64_t n = 2 * nb + 3;
+  for (int d = 0; d < 2; d++) {
+    const tessera_dtype_t dt = d ? TESSERA_C128 : TESSERA_F64;
+    tt_rng_t r = tt_rng((uint64_t)(900 + d));
+    void *a = lc_alloc(dt, (size_t)(n * n));
+    tessera_mixed_options_t o, single;
+    tessera_mixed_options_init(&single);
+    single.factor = TESSERA_FACTOR_SINGLE;
+    o = single;
+    o.gmres = 1;
+    zc_t *full = conditioned(dt, TESSERA_LOWER, n, 1e5, 1, a, &r);
+    tessera_mixed_result_t res = solve(ctx, dt, TESSERA_LOWER, n, 2, a, full, &o, &r);
+    assert_true(res.iter >= 1 && res.gmres_steps > 0 && res.factor == TESSERA_FACTOR_SINGLE);
+    o.gmres = -1, o.max_iter = 1; /* classical refinement needs more than one step at 10⁶ */
+    free(full);
+    full = conditioned(dt, TESSERA_LOWER, n, 1e6, 1, a, &r);
+    res = solve(ctx, dt, TESSERA_LOWER, n, 1, a, full, &o, &r);
+    assert_int_equal(res.iter, -31);
+    free(full);
+    full = conditioned(dt, TESSERA_UPPER, n, 100, 1e39, a, &r); /* beyond f32's range */
+    res = solve(ctx, dt, TESSERA_UPPER, n, 1, a, full, &single, &r);
+    assert_int_equal(res.iter, -2);
+    free(full);
+    full = conditioned(dt, TESSERA_LOWER, n, 1e12, 1, a, &r); /* f32's Cholesky breaks down */
+    res = solve(ctx, dt, TESSERA_LOWER, n, 1, a, full, &single, &r);
+    assert_int_equal(res.iter, -3);
+    free(a), free(full);
+  }
+  lc_finalize(ctx);
+}
+
+/* Not positive definite, NaN: LAPACK's info with a message; bad arguments. */
+static void test_posv_mixed_errors(void **state) {
+  (void)state;
+  tessera_context_t *ctx = lc_context(nb);
+  const int64_t n = nb + 3;
+  double *a = calloc((size_t)(n * n), sizeof *a), b[64] = {0}, x[64];
+  for (int64_t i = 0; i < n; i++) a[i + i * n] = i == 5 ? -1 : 2, b[i] = 1;
+  tessera_mixed_result_t res;
+  tessera_mixed_options_t single;
+  tessera_mixed_options_init(&single);
+  single.factor = TESSERA_FACTOR_SINGLE;
+  assert_int_equal(
+      tessera_posv_mixed(ctx, TESSERA_LOWER, TESSERA_F64, n, 1, a, n, b, n, x, n, &single, &res),
+      6);
+  lc_assert_error(ctx);
+  assert_true(res.iter == -3 && res.factor == TESSERA_FACTOR_WORKING);
+  for (int64_t i = 0; i < n * n; i++) a[i] = 0;
+  for (int64_t i = 0; i < n; i++) a[i + i * n] = 2;
+  a[3 + 2 * n] = NAN;
+  assert_true(
+      tessera_posv_mixed(ctx, TESSERA_LOWER, TESSERA_F64, n, 1, a, n, b, n, x, n, NULL, &res) > 0);
+  lc_assert_error(ctx);
+  tessera_mixed_options_t o;
+  tessera_mixed_options_init(&o);
+  const double one[1] = {1};
+  double y[1];
+  assert_int_equal(tessera_posv_mixed(NULL, TESSERA_LOWER, TESSERA_F64, 1, 1, (void *)one, 1, one,
+                                      1, y, 1, NULL, NULL),
+                   -1);
+  assert_int_equal(tessera_posv_mixed(ctx, (tessera_uplo_t)'X', TESSERA_F64, 1, 1, (void *)one, 1,
+                                      one, 1, y, 1, NULL, NULL),
+                   -2);
+  assert_int_equal(tessera_posv_mixed(ctx, TESSERA_LOWER, (tessera_dtype_t)9, 1, 1, (void *)one, 1,
+                                      one, 1, y, 1, NULL, NULL),
+                   -3);
+  assert_int_equal(tessera_posv_mixed(ctx, TESSERA_LOWER, TESSERA_F64, -1, 1, (void *)one, 1, one,
+                                      1, y, 1, NULL, NULL),
+                   -4);
+  assert_int_equal(tessera_posv_mixed(ctx, TESSERA_LOWER, TESSERA_F64, 1, 1, (void *)one, 1, one, 1,
+                                      NULL, 1, NULL, NULL),
+                   -10);
+  assert_int_equal(
+      tessera_posv_mixed(ctx, TESSERA_LOWER, TESSERA_F64, 2, 1, a, 2, b, 1, y, 2, NULL, NULL), -9);
+  o.factor = (tessera_factor_t)7;
+  assert_int_equal(tessera_posv_mixed(ctx, TESSERA_LOWER, TESSERA_F64, 1, 1, (void *)one, 1, one, 1,
+                                      y, 1, &o, NULL),
+                   -12);
+  tessera_mixed_options_init(&o);
+  o.max_iter = 0;
+  assert_int_equal(tessera_posv_mixed(ctx, TESSERA_LOWER, TESSERA_F64, 1, 1, (void *)one, 1, one, 1,
+                                      y, 1, &o, NULL),
+                   -12);
+  tessera_mixed_options_init(&o);
+  o.factor = TESSERA_FACTOR_SINGLE;
+  const float onef[1] = {1};
+  float yf[1];
+  assert_int_equal(tessera_posv_mixed(ctx, TESSERA_LOWER, TESSERA_F32, 1, 1, (void *)onef, 1, onef,
+                                      1, yf, 1, &o, NULL),
+                   -12);
+  lc_assert_error(ctx);
+  free(a);
+  lc_finalize(ctx);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_posv_mixed_sweep),
+      cmocka_unit_test(test_posv_mixed_conditions),
+      cmocka_unit_test(test_posv_mixed_paths),
+      cmocka_unit_test(test_posv_mixed_errors),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
