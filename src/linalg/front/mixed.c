@@ -15,6 +15,7 @@
 
 #include "linalg/front/front.h"
 #include "linalg/loops/loops.h"
+#include "runtime/context.h"
 #include "tessera/linalg.h"
 
 typedef double complex cplx;
@@ -337,6 +338,14 @@ int tessera_posv_mixed(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtyp
                .es = tessera_dtype_size(dtype),
                .mu = 1};
   m.les = tessera_dtype_size(m.lo);
+  /* on a context with accelerators every task of the solve runs on them: the conversion where
+   * A's tiles would otherwise stay (the host), A's f64 copies there for the residuals */
+  const tessera_scope_t outer = tessera_get_scope(ctx);
+  const bool accelerated = tessera_accelerator_count(ctx) > 0;
+  if (accelerated) rc = tessera_set_scope(ctx, tessera_scope_gpus());
+  /* A's tiles reach the accelerators at the link's speed only from pinned memory */
+  const bool pinned =
+      accelerated && tsr_host_pin(ctx, a, (size_t)(lda * (n - 1) + n) * tessera_dtype_size(dtype));
   /* the conversion and the factor's tasks first; ‖A‖∞ on this thread while they run (an
    * overflow of the factor's precision found there discards the factor: the fallback) */
   int code = 0; /* the fallback's reason, else 0 */
@@ -376,6 +385,8 @@ int tessera_posv_mixed(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtyp
       rc = r;
   }
   if (m.H.diag) tsr_hemm_destroy(&m.H);
+  (void)tessera_set_scope(ctx, outer);
+  if (pinned) tsr_host_unpin(ctx, a);
   const int d = (m.A ? tessera_matrix_destroy(m.A) : 0) | (m.L ? tessera_matrix_destroy(m.L) : 0);
   free(m.low);
   if (!rc) rc = d;
