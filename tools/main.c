@@ -301,7 +301,8 @@ static const struct {
      "--values-only    syevd, bench syevd: eigenvalues only (LAPACK's job N), no eigenvectors"},
     {F_MIXED, ~0u,
      "--mixed P        posv: A factored in a lower precision P and the solution refined to A's\n"
-     "                   (auto: single for d and z without GPUs; s: single, f32 or c64);\n"
+     "                   (auto: single for d and z without GPUs; s: single, f32 or c64;\n"
+     "                   tf32, bf16, h: held in single, its products on GPU tensor cores);\n"
      "                   prints the factor's precision and the refinement's steps\n"
      "                   (negative: the working-precision solve ran, with dsposv's code)"},
     {F_OUT_OF_CORE, ~0u,
@@ -436,9 +437,12 @@ static int apply(size_t f, const char *val, cli_opts_t *o) {
   else if (id == F_VALUES_ONLY)
     o->values_only = 1;
   else if (id == F_MIXED) {
-    if (strcmp(val, "auto") && strcmp(val, "s"))
-      return usage_error("--mixed: '%s' is not a factor precision (auto or s)", val);
-    o->mixed = val[0] == 's' ? TESSERA_FACTOR_SINGLE : TESSERA_FACTOR_AUTO;
+    static const char *names[] = {"auto", "", "s", "tf32", "bf16", "h"};
+    o->mixed = -1;
+    for (int k = 0; k < 6 && o->mixed < 0; k++)
+      if (names[k][0] && !strcmp(val, names[k])) o->mixed = k;
+    if (o->mixed < 0)
+      return usage_error("--mixed: '%s' is not a factor precision (auto, s, tf32, bf16, h)", val);
   } else if (id == F_REQUIRE_GPUS)
     o->require_gpus = 1;
   else if (id == F_GRID) {

@@ -93,6 +93,11 @@ typedef enum {
                                    CPUs alone, else WORKING */
   TESSERA_FACTOR_WORKING = 1, /**< A's own dtype: the plain solve, no refinement */
   TESSERA_FACTOR_SINGLE = 2,  /**< f32 (c64 for c128), refined to A's precision */
+  TESSERA_FACTOR_TF32 = 3,    /**< held in single precision, its products on GPU tensor cores on
+                                   inputs rounded to TF32 (f32 accumulation); needs GPUs */
+  TESSERA_FACTOR_BF16 = 4,    /**< the same on BF16 inputs */
+  TESSERA_FACTOR_HALF = 5,    /**< the same on FP16 inputs, A scaled by a power of two into
+                                   FP16's range first */
 } tessera_factor_t;
 
 /** Options of the mixed-precision solves (tessera_mixed_options_init sets the defaults). */

@@ -34,6 +34,11 @@ typedef struct {
   tsr_scalar_t alpha;
 } tsr_trsm_args_t;
 
+/** The arithmetic of a single-precision product on a GPU: the dtype's own, or tensor cores on
+ *  inputs rounded to TF32, BF16 or FP16, accumulated in f32 (cuBLAS's fast compute types). CPUs
+ *  and simulated devices compute in the dtype's own. */
+typedef enum { TSR_MATH_OWN = 0, TSR_MATH_TF32, TSR_MATH_BF16, TSR_MATH_F16 } tsr_math_t;
+
 /** syrk / herk: buffers {A (R), C (RW)}. C = alpha op(A) op(A)^T (or ^H when herk) + beta C on
  *  the `uplo` triangle of the n x n C; op(A) is n x k ('N') or A is k x n ('T' / 'C').
  *  herk: alpha and beta real (imaginary parts ignored). */
@@ -43,6 +48,7 @@ typedef struct {
   int herk; /* 1: Hermitian (conjugate) update; 0: symmetric */
   int n, k;
   tsr_scalar_t alpha, beta;
+  int math; /* tsr_math_t; with tensor cores the whole n x n tile is written */
 } tsr_syrk_args_t;
 
 /** gemm: buffers {A (R), B (R), C (RW)}. C = alpha op(A) op(B) + beta C; C m x n, op(A) m x k,
@@ -52,6 +58,7 @@ typedef struct {
   char transa, transb;
   int m, n, k;
   tsr_scalar_t alpha, beta;
+  int math; /* tsr_math_t */
 } tsr_gemm_args_t;
 
 /** geadd: buffers {A (R), C (RW)}. C = alpha A + beta C, both m x n. */
@@ -70,12 +77,13 @@ typedef struct {
   int src_col;
 } tsr_lacpy_args_t;
 
-/** convert: buffers {src (R) of dtype `from`, dst (W) of dtype `to`}, m x n each. dst = src in
- *  `to`'s precision (rounded to nearest, or exact when widening); the pair is of one kind (real
+/** convert: buffers {src (R) of dtype `from`, dst (W) of dtype `to`}, m x n each. dst = scale src
+ *  in `to`'s precision (rounded to nearest, or exact when widening); the pair is of one kind (real
  *  or complex, tsr_convert_pair). */
 typedef struct {
   tessera_dtype_t from, to;
   int m, n;
+  double scale; /* dst = scale src (a power of two keeps the rounding that of src alone) */
 } tsr_convert_args_t;
 
 /** Whether convert takes the pair (from, to): both valid and of one kind. */

@@ -177,6 +177,36 @@ static void test_posv_mixed_paths(void **state) {
   lc_finalize(ctx);
 }
 
+/* Factors on tensor cores: on a context with accelerators (GPUs, or simulated devices, which
+ * compute in f32) each solves to the criterion, FP16's with A scaled into its range first (a
+ * matrix of norm 10⁶ here); on CPUs alone they are refused with a message. */
+static void test_posv_mixed_tensor_factors(void **state) {
+  (void)state;
+  tessera_context_t *ctx = lc_context(nb);
+  const int64_t n = 2 * nb + 7;
+  const tessera_factor_t fs[3] = {TESSERA_FACTOR_TF32, TESSERA_FACTOR_BF16, TESSERA_FACTOR_HALF};
+  const tessera_dtype_t dts[3] = {TESSERA_F64, TESSERA_C128, TESSERA_F32};
+  for (int k = 0; k < 3; k++) {
+    tt_rng_t r = tt_rng((uint64_t)(1200 + k));
+    void *a = lc_alloc(dts[k], (size_t)(n * n));
+    zc_t *full = conditioned(dts[k], TESSERA_LOWER, n, 100, 1e6, a, &r);
+    tessera_mixed_options_t o;
+    tessera_mixed_options_init(&o);
+    o.factor = fs[k];
+    if (tessera_accelerator_count(ctx) > 0) {
+      const tessera_mixed_result_t res = solve(ctx, dts[k], TESSERA_LOWER, n, 2, a, full, &o, &r);
+      assert_true(res.factor == fs[k] && res.iter >= 0);
+    } else {
+      double x[1];
+      assert_int_equal(
+          tessera_posv_mixed(ctx, TESSERA_LOWER, dts[k], n, 1, a, n, a, n, x, n, &o, NULL), -12);
+      lc_assert_error(ctx);
+    }
+    free(a), free(full);
+  }
+  lc_finalize(ctx);
+}
+
 /* Not positive definite, NaN: LAPACK's info with a message; bad arguments. */
 static void test_posv_mixed_errors(void **state) {
   (void)state;
@@ -243,9 +273,8 @@ static void test_posv_mixed_errors(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_posv_mixed_sweep),
-      cmocka_unit_test(test_posv_mixed_conditions),
-      cmocka_unit_test(test_posv_mixed_paths),
+      cmocka_unit_test(test_posv_mixed_sweep),  cmocka_unit_test(test_posv_mixed_conditions),
+      cmocka_unit_test(test_posv_mixed_paths),  cmocka_unit_test(test_posv_mixed_tensor_factors),
       cmocka_unit_test(test_posv_mixed_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

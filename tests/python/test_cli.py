@@ -716,9 +716,20 @@ def test_posv_mixed_reports_factor_and_steps(dtype, mixed, factor):
     assert "factor" in text and "f32" in text
 
 
-@pytest.mark.parametrize("args,says", [(["posv", "--mixed", "h"], "not a factor precision"),
+@pytest.mark.parametrize("args,says", [(["posv", "--mixed", "q"], "not a factor precision"),
                                        (["posv", "--dtype", "c", "--mixed", "s"], "already"),
                                        (["gesv", "--mixed", "s"], "does not apply")])
 def test_posv_mixed_usage_errors(args, says):
     p = run(*args)
     assert p.returncode == 2 and says in p.stderr, p.stderr
+
+
+def test_posv_mixed_tensor_cores_need_gpus():
+    """--mixed tf32 runs on GPUs (the factor's products on tensor cores) and is refused with a
+    sentence on a machine without."""
+    p = run("posv", "--n", 200, "--mixed", "tf32", "--json")
+    if p.returncode == 0:
+        (r,) = json_lines(p.stdout)
+        assert r["factor_precision"] == "tf32" and 0 <= r["residual"] < 10, r
+    else:
+        assert "needs a context with GPUs" in p.stderr, p.stderr

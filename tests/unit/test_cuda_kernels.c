@@ -183,9 +183,10 @@ typedef struct {
 /* Runs `gpu` on device copies of the tiles and `cpu` on the host tiles (in place). When both
  * succeed, compares tile `out` (the `mask` triangle, 'L' or 'U', or all ld rows for 0) and
  * fails with `what` beyond the dtype's tolerance. */
-static outcome_t run_both(tessera_kernel_fn gpu, tessera_kernel_fn cpu, void *args,
-                          tessera_dtype_t dt, tile_t *t, int nt, int out, char mask,
-                          const char *what) {
+/* As run_both, the results compared within `tol`; *rel receives their relative difference. */
+static outcome_t run_within(tessera_kernel_fn gpu, tessera_kernel_fn cpu, void *args,
+                            tessera_dtype_t dt, tile_t *t, int nt, int out, char mask,
+                            const char *what, double tol, double *rel_out) {
   tessera_exec_t ex = gpu_exec(nt);
   for (int b = 0; b < nt; b++) {
     assert_int_equal(cudaMalloc(&ex.ptr[b], tile_bytes(dt, &t[b])), cudaSuccess);
@@ -226,12 +227,19 @@ static outcome_t run_both(tessera_kernel_fn gpu, tessera_kernel_fn cpu, void *ar
         big = fmax(big, hypot(cr, ci));
       }
     double rel = err / (big > 0 ? big : 1);
-    if (!(rel <= tolerance(dt)))
+    if (rel_out) *rel_out = rel;
+    if (!(rel <= tol))
       fail_msg("%s %s: relative difference %g (tolerance %g)", what, tessera_dtype_name(dt), rel,
-               tolerance(dt));
+               tol);
   }
   free(dev_out);
   return o;
+}
+
+static outcome_t run_both(tessera_kernel_fn gpu, tessera_kernel_fn cpu, void *args,
+                          tessera_dtype_t dt, tile_t *t, int nt, int out, char mask,
+                          const char *what) {
+  return run_within(gpu, cpu, args, dt, t, nt, out, mask, what, tolerance(dt), NULL);
 }
 
 static void expect_ok(outcome_t o) {
@@ -257,7 +265,7 @@ static void gemm_matches_cpu(void **state) {
         tile_t t[3] = {ta ? tile_random(dt, k, m, 3, &r) : tile_random(dt, m, k, 3, &r),
                        tb ? tile_random(dt, n, k, 5, &r) : tile_random(dt, k, n, 5, &r),
                        tile_random(dt, m, n, 7, &r)};
-        tsr_gemm_args_t a = {dt, NTC[ta], "NTC" [tb], m, n, k, {0.75, 0.5 }, {-0.5, 0.25}};
+        tsr_gemm_args_t a = {dt, NTC[ta], "NTC" [tb], m, n, k, {0.75, 0.5 }, {-0.5, 0.25}, 0};
         /* The kernel binds the handle to the task's stream, whatever it was bound to. */
         if (tb == 1) cublasSetStream(g.scratch.cublas, NULL);
         char what[32];
@@ -265,6 +273,39 @@ static void gemm_matches_cpu(void **state) {
         expect_ok(run_both(tsr_cuda_gemm, tsr_cpu_gemm, &a, dt, t, 3, 2, 0, what));
         free_tiles(t, 3);
       }
+}
+
+/* Single-precision gemm and syrk / herk on tensor cores (TF32, BF16, FP16 inputs, f32
+ * accumulation): within their inputs' rounding of the CPU's f32 products, and visibly not the
+ * f32 products themselves (the arithmetic asked is the one run). */
+static void tensor_core_products_near_cpu(void **state) {
+  (void)state;
+  NEED_GPU();
+  const int m = 64, n = 48, k = 96;
+  const double tol[4] = {0, 1e-2, 5e-2, 1e-2};
+  const tessera_dtype_t single[2] = {TESSERA_F32, TESSERA_C64};
+  for (int math = TSR_MATH_TF32; math <= TSR_MATH_F16; math++)
+    for (int d = 0; d < 2; d++) {
+      const tessera_dtype_t dt = single[d];
+      tt_rng_t r = tt_rng((uint64_t)(5000 + 10 * math + d));
+      tile_t t[3] = {tile_random(dt, m, k, 3, &r), tile_random(dt, k, n, 5, &r),
+                     tile_random(dt, m, n, 7, &r)};
+      tsr_gemm_args_t a = {dt, 'N', 'N', m, n, k, {0.75, 0}, {-0.5, 0}, math};
+      double rel = 0;
+      char what[32];
+      snprintf(what, sizeof what, "gemm math %d", math);
+      expect_ok(run_within(tsr_cuda_gemm, tsr_cpu_gemm, &a, dt, t, 3, 2, 0, what, tol[math], &rel));
+      assert_true(rel > 1e-6);
+      free_tiles(t, 3);
+      tile_t u[2] = {tile_random(dt, n, k, 3, &r), tile_random(dt, n, n, 4, &r)};
+      shape(dt, &u[1], 1);
+      tsr_syrk_args_t s = {dt, 'L', 'N', 1, n, k, {0.75, 0}, {-0.5, 0}, math};
+      snprintf(what, sizeof what, "herk math %d", math);
+      expect_ok(
+          run_within(tsr_cuda_syrk, tsr_cpu_syrk, &s, dt, u, 2, 1, 'L', what, tol[math], &rel));
+      assert_true(rel > 1e-6);
+      free_tiles(u, 2);
+    }
 }
 
 static void syrk_herk_match_cpu(void **state) {
@@ -280,7 +321,7 @@ static void syrk_herk_match_cpu(void **state) {
           tile_t t[2] = {tr ? tile_random(dt, k, n, 3, &r) : tile_random(dt, n, k, 3, &r),
                          tile_random(dt, n, n, 4, &r)};
           shape(dt, &t[1], 1); /* a Hermitian C keeps herk's real diagonal meaningful */
-          tsr_syrk_args_t a = {dt, UL[u], "NTC" [tr], herk, n, k, {0.75, 0.5 }, {-0.5, 0.25}};
+          tsr_syrk_args_t a = {dt, UL[u], "NTC" [tr], herk, n, k, {0.75, 0.5 }, {-0.5, 0.25}, 0};
           char what[32];
           snprintf(what, sizeof what, "%s %c%c", herk ? "herk" : "syrk", a.uplo, a.trans);
           expect_ok(run_both(tsr_cuda_syrk, tsr_cpu_syrk, &a, dt, t, 2, 1, a.uplo, what));
@@ -664,7 +705,7 @@ static void invalid_arguments_fail_before_enqueuing(void **state) {
   p.n = 8;
   p.dtype = (tessera_dtype_t)7;
   assert_int_equal(tsr_cuda_potrf(&ex, &p), TESSERA_ERR_KERNEL); /* dtype */
-  tsr_gemm_args_t gm = {TESSERA_F64, 'N', 'Q', 4, 4, 4, {1, 0}, {0, 0}};
+  tsr_gemm_args_t gm = {TESSERA_F64, 'N', 'Q', 4, 4, 4, {1, 0}, {0, 0}, 0};
   assert_int_equal(tsr_cuda_gemm(&ex, &gm), TESSERA_ERR_KERNEL); /* trans */
   tsr_trmm_args_t tm = {TESSERA_F64, 'L', 'L', 'N', 'X', 4, 4, {1, 0}};
   assert_int_equal(tsr_cuda_trmm(&ex, &tm), TESSERA_ERR_KERNEL); /* diag */
@@ -686,6 +727,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(gemm_matches_cpu),
       cmocka_unit_test(syrk_herk_match_cpu),
+      cmocka_unit_test(tensor_core_products_near_cpu),
       cmocka_unit_test(trsm_matches_cpu),
       cmocka_unit_test(trmm_matches_cpu),
       cmocka_unit_test(lacpy_matches_cpu),

@@ -18,6 +18,16 @@ static int blas_status(cublasStatus_t st) {
   return st == CUBLAS_STATUS_SUCCESS ? 0 : TESSERA_ERR_KERNEL;
 }
 
+/* cuBLAS's compute type of a product of a single-precision dtype in arithmetic `math`
+ * (kernels.h's tsr_math_t); double-precision dtypes compute in their own. */
+static cublasComputeType_t compute_type(tessera_dtype_t dt, int math) {
+  static const cublasComputeType_t fast[4] = {CUBLAS_COMPUTE_32F, CUBLAS_COMPUTE_32F_FAST_TF32,
+                                              CUBLAS_COMPUTE_32F_FAST_16BF,
+                                              CUBLAS_COMPUTE_32F_FAST_16F};
+  if (!tsr_dtype_single(dt)) return CUBLAS_COMPUTE_64F;
+  return math > 0 && math < 4 ? fast[math] : CUBLAS_COMPUTE_32F;
+}
+
 int tsr_cuda_gemm(const tessera_exec_t *ex, void *args) {
   const tsr_gemm_args_t *a = args;
   const int ta = tsr_op_index(a->transa, a->dtype), tb = tsr_op_index(a->transb, a->dtype);
@@ -28,14 +38,12 @@ int tsr_cuda_gemm(const tessera_exec_t *ex, void *args) {
   cublasHandle_t h = tsr_cuda_blas(ex);
   if (lda < 0 || ldb < 0 || ldc < 0 || !h) return TESSERA_ERR_KERNEL;
   if (a->m == 0 || a->n == 0) return 0;
-  const bool single = tsr_dtype_single(a->dtype);
   const cudaDataType type = tsr_cuda_type(a->dtype);
   const tsr_cuda_scalar_t al = tsr_cuda_scalar(a->dtype, a->alpha);
   const tsr_cuda_scalar_t be = tsr_cuda_scalar(a->dtype, a->beta);
   return blas_status(cublasGemmEx(h, tsr_cuda_op(ta), tsr_cuda_op(tb), a->m, a->n, a->k, &al,
                                   ex->ptr[0], type, lda, ex->ptr[1], type, ldb, &be, ex->ptr[2],
-                                  type, ldc, single ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_64F,
-                                  CUBLAS_GEMM_DEFAULT));
+                                  type, ldc, compute_type(a->dtype, a->math), CUBLAS_GEMM_DEFAULT));
 }
 
 typedef cublasStatus_t (*rank_k_fn)(cublasHandle_t, cublasFillMode_t, cublasOperation_t, int, int,
@@ -70,6 +78,16 @@ int tsr_cuda_syrk(const tessera_exec_t *ex, void *args) {
   const cublasOperation_t op = t == 0 ? CUBLAS_OP_N : herk ? CUBLAS_OP_C : CUBLAS_OP_T;
   const tsr_cuda_scalar_t al = tsr_cuda_scalar(a->dtype, a->alpha);
   const tsr_cuda_scalar_t be = tsr_cuda_scalar(a->dtype, a->beta);
+  if (a->math && tsr_dtype_single(a->dtype)) { /* tensor cores: a gemm over the whole tile */
+    const cublasOperation_t other = t == 0 ? (herk ? CUBLAS_OP_C : CUBLAS_OP_T) : CUBLAS_OP_N;
+    const tsr_scalar_t ar = {a->alpha.re, herk ? 0 : a->alpha.im};
+    const tsr_scalar_t br = {a->beta.re, herk ? 0 : a->beta.im};
+    const tsr_cuda_scalar_t ga = tsr_cuda_scalar(a->dtype, ar), gb = tsr_cuda_scalar(a->dtype, br);
+    const cudaDataType type = tsr_cuda_type(a->dtype);
+    return blas_status(cublasGemmEx(h, op, other, a->n, a->n, a->k, &ga, ex->ptr[0], type, lda,
+                                    ex->ptr[0], type, lda, &gb, ex->ptr[1], type, ldc,
+                                    compute_type(a->dtype, a->math), CUBLAS_GEMM_DEFAULT));
+  }
   return blas_status((a->herk ? herk_of : syrk_of)[a->dtype](
       h, tsr_cuda_fill(u), op, a->n, a->k, &al, ex->ptr[0], lda, &be, ex->ptr[1], ldc));
 }
@@ -355,7 +373,7 @@ int tsr_cuda_convert(const tessera_exec_t *ex, void *args) {
   if (!tsr_convert_pair(a->from, a->to) || lds < 0 || ldd < 0) return TESSERA_ERR_KERNEL;
   return tsr_cuda_convert_block(tsr_dtype_single(a->from), tsr_dtype_single(a->to),
                                 tsr_dtype_complex(a->from) ? 2 : 1, ex->ptr[0], (size_t)lds,
-                                ex->ptr[1], (size_t)ldd, a->m, a->n, ex->stream)
+                                ex->ptr[1], (size_t)ldd, a->m, a->n, a->scale, ex->stream)
              ? TESSERA_ERR_KERNEL
              : 0;
 }

@@ -6,22 +6,26 @@
 
 namespace {
 
-/* One thread block a column: dst[i, j] = src[i, j] in D's precision. */
+/* One thread block a column: dst[i, j] = scale src[i, j] in D's precision. */
 template <typename S, typename D>
-__global__ void convert(const S *src, long long lds, D *dst, long long ldd, long long rows) {
+__global__ void convert(const S *src, long long lds, D *dst, long long ldd, long long rows,
+                        double scale) {
   const S *s = src + static_cast<long long>(blockIdx.x) * lds;
   D *d = dst + static_cast<long long>(blockIdx.x) * ldd;
-  for (long long i = threadIdx.x; i < rows; i += blockDim.x) d[i] = static_cast<D>(s[i]);
+  for (long long i = threadIdx.x; i < rows; i += blockDim.x)
+    d[i] = static_cast<D>(scale * static_cast<double>(s[i]));
 }
 
 template <typename S, typename D>
 void launch(const void *src, size_t lds, void *dst, size_t ldd, long long rows, int cols,
-            cudaStream_t st) {
+            double scale, cudaStream_t st) {
   convert<S, D><<<cols, 256, 0, st>>>(static_cast<const S *>(src), static_cast<long long>(lds),
-                                      static_cast<D *>(dst), static_cast<long long>(ldd), rows);
+                                      static_cast<D *>(dst), static_cast<long long>(ldd), rows,
+                                      scale);
 }
 
-using convert_fn = void (*)(const void *, size_t, void *, size_t, long long, int, cudaStream_t);
+using convert_fn = void (*)(const void *, size_t, void *, size_t, long long, int, double,
+                            cudaStream_t);
 /* [source single][destination single] */
 constexpr convert_fn by_width[2][2] = {{launch<double, double>, launch<double, float>},
                                        {launch<float, double>, launch<float, float>}};
@@ -29,12 +33,12 @@ constexpr convert_fn by_width[2][2] = {{launch<double, double>, launch<double, f
 } // namespace
 
 extern "C" int tsr_cuda_convert_block(int from_single, int to_single, int reals, const void *src,
-                                      size_t lds, void *dst, size_t ldd, int m, int n,
+                                      size_t lds, void *dst, size_t ldd, int m, int n, double scale,
                                       void *stream) {
   if (m <= 0 || n <= 0) return 0;
   const size_t r = static_cast<size_t>(reals);
   by_width[from_single != 0][to_single != 0](src, lds * r, dst, ldd * r,
-                                             static_cast<long long>(m) * reals, n,
+                                             static_cast<long long>(m) * reals, n, scale,
                                              static_cast<cudaStream_t>(stream));
   return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }

@@ -34,6 +34,10 @@ struct tessera_matrix {
   tessera_comm_t *comm;
   tessera_grid_t grid;
   void *dist;
+  /* The products' arithmetic on accelerators for a single-precision descriptor (kernels.h's
+   * tsr_math_t): 0 its own, else tensor cores on rounded inputs with f32 accumulation; set by
+   * the mixed-precision solves on their factor's copy. */
+  int math;
 };
 
 /** The conjugate-transpose view of A (a value sharing A's tiles; a view of a view is the

@@ -15,6 +15,7 @@
 
 #include "linalg/front/front.h"
 #include "linalg/loops/loops.h"
+#include "runtime/context.h"
 #include "tessera/linalg.h"
 
 typedef double complex cplx;
@@ -35,6 +36,7 @@ typedef struct {
   tessera_matrix_t *A, *L; /* a view of A, and its low-precision copy factored */
   tsr_hemm_t H;
   void *low; /* n x nrhs of the factor's dtype: the solves' right-hand sides */
+  double mu; /* the factor is that of mu A (a power of two) */
 } mixed_t;
 
 static size_t at(int64_t i, int64_t j, int64_t ld) {
@@ -116,7 +118,7 @@ static int solve_low(mixed_t *m, void *y, int64_t ldy, int64_t c) {
   if (rc || d) return rc ? rc : d;
   for (int64_t j = 0; j < c; j++)
     for (int64_t i = 0; i < m->n; i++)
-      store(m->dt, y, at(i, j, ldy), load(m->lo, m->low, at(i, j, m->n)));
+      store(m->dt, y, at(i, j, ldy), m->mu * load(m->lo, m->low, at(i, j, m->n)));
   return 0;
 }
 
@@ -273,7 +275,7 @@ static int check(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dt
   if (!rc) rc = tsr_arg_ld(ctx, f, 9, ldb, n);
   if (!rc) rc = tsr_arg_ptr(ctx, f, 10, x, n, nrhs);
   if (!rc) rc = tsr_arg_ld(ctx, f, 11, ldx, n);
-  if (!rc && (o->factor < TESSERA_FACTOR_AUTO || o->factor > TESSERA_FACTOR_SINGLE))
+  if (!rc && (o->factor < TESSERA_FACTOR_AUTO || o->factor > TESSERA_FACTOR_HALF))
     rc = tsr_error(ctx, -12, "%s: argument 12's factor = %d is not a factor precision", f,
                    (int)o->factor);
   if (!rc && (o->max_iter < 1 || o->gmres < -1 || o->gmres > 1))
@@ -285,6 +287,11 @@ static int check(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dt
                    "%s: argument 12 asks a single-precision factor of a %s matrix, "
                    "which is single precision already",
                    f, tessera_dtype_name(dt));
+  if (!rc && o->factor > TESSERA_FACTOR_SINGLE && tessera_accelerator_count(ctx) == 0)
+    rc = tsr_error(ctx, -12,
+                   "%s: argument 12 asks a factor on tensor cores (TF32, BF16 or FP16 "
+                   "inputs), which needs a context with GPUs",
+                   f);
   if (!rc && tessera_context_comm(ctx))
     rc = tsr_error(ctx, TESSERA_ERR_STATE, "%s: runs on one process; this context spans %d", f,
                    tessera_comm_size(tessera_context_comm(ctx)));
@@ -328,8 +335,17 @@ int tessera_posv_mixed(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtyp
                .uplo = (char)uplo,
                .n = n,
                .nb = tessera_tile_for(ctx, n),
-               .es = tessera_dtype_size(dtype)};
+               .es = tessera_dtype_size(dtype),
+               .mu = 1};
   m.les = tessera_dtype_size(m.lo);
+  /* on a context with accelerators every task of the solve runs on them: the conversion where
+   * A's tiles would otherwise stay (the host), A's f64 copies there for the residuals */
+  const tessera_scope_t outer = tessera_get_scope(ctx);
+  const bool accelerated = tessera_accelerator_count(ctx) > 0;
+  if (accelerated) rc = tessera_set_scope(ctx, tessera_scope_gpus());
+  /* A's tiles reach the accelerators at the link's speed only from pinned memory */
+  const bool pinned =
+      accelerated && tsr_host_pin(ctx, a, (size_t)(lda * (n - 1) + n) * tessera_dtype_size(dtype));
   /* the conversion and the factor's tasks first; ‖A‖∞ on this thread while they run (an
    * overflow of the factor's precision found there discards the factor: the fallback) */
   int code = 0; /* the fallback's reason, else 0 */
@@ -337,10 +353,20 @@ int tessera_posv_mixed(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtyp
   if (!m.low) rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "posv_mixed: out of memory");
   if (!rc) rc = tessera_matrix_view(ctx, dtype, n, n, m.nb, m.nb, a, lda, &m.A);
   if (!rc) rc = tessera_matrix_create(ctx, m.lo, n, n, m.nb, m.nb, &m.L);
-  if (!rc) rc = tsr_pxconvert((char)uplo, m.A, m.L);
+  /* FP16 inputs: A scaled first by the power of two bringing ‖A‖∞ near a tenth of FP16's
+   * largest value, which no entry of A or of its Cholesky factor then exceeds */
+  static const int math_of[6] = {[TESSERA_FACTOR_TF32] = TSR_MATH_TF32,
+                                 [TESSERA_FACTOR_BF16] = TSR_MATH_BF16,
+                                 [TESSERA_FACTOR_HALF] = TSR_MATH_F16};
+  const bool half = f == TESSERA_FACTOR_HALF;
+  double anrm = half ? norm_inf(dtype, (char)uplo, n, a, lda) : 0;
+  if (half && anrm > 0 && isfinite(anrm)) m.mu = exp2(floor(log2(6550.0 / anrm)));
+  if (m.L) m.L->math = math_of[f];
+  if (!rc) rc = tsr_pxconvert((char)uplo, m.A, m.mu, m.L);
   if (!rc) rc = tsr_pxpotrf((char)uplo, m.L, NULL);
-  const double anrm = norm_inf(dtype, (char)uplo, n, a, lda);
-  const double cte = anrm * DBL_EPSILON / 2 * sqrt((double)n);
+  if (!half) anrm = norm_inf(dtype, (char)uplo, n, a, lda);
+  const double eps = tsr_dtype_single(dtype) ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
+  const double cte = anrm * eps * sqrt((double)n);
   if (m.L) {
     const int info = tsr_tile_finish(m.L, rc);
     if (info > 0)
@@ -359,6 +385,8 @@ int tessera_posv_mixed(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtyp
       rc = r;
   }
   if (m.H.diag) tsr_hemm_destroy(&m.H);
+  (void)tessera_set_scope(ctx, outer);
+  if (pinned) tsr_host_unpin(ctx, a);
   const int d = (m.A ? tessera_matrix_destroy(m.A) : 0) | (m.L ? tessera_matrix_destroy(m.L) : 0);
   free(m.low);
   if (!rc) rc = d;

@@ -12,13 +12,13 @@
 #include "linalg/loops/loops.h"
 #include "linalg/loops/tasks.h"
 
-int tsr_pxconvert(char part, const tessera_matrix_t *A, tessera_matrix_t *L) {
+int tsr_pxconvert(char part, const tessera_matrix_t *A, double scale, tessera_matrix_t *L) {
   int rc = 0;
   for (int64_t j = 0; j < A->nt && !rc; j++)
     for (int64_t i = part == 'L' ? j : 0; i < (part == 'U' ? j + 1 : A->mt) && !rc; i++) {
       const int tag[3] = {(int)i, (int)j, 0};
       rc = tsr_task_convert(A->ctx, A->dtype, tsr_tile(A, i, j), L->dtype, tsr_tile(L, i, j),
-                            tsr_tile_m(A, i), tsr_tile_n(A, j), tag, 0);
+                            tsr_tile_m(A, i), tsr_tile_n(A, j), scale, tag, 0);
     }
   return rc;
 }

@@ -123,7 +123,8 @@ int tsr_task_syrk(const tessera_matrix_t *C, int herk, char uplo, char trans, in
                           .n = n,
                           .k = k,
                           .alpha = alpha,
-                          .beta = beta};
+                          .beta = beta,
+                          .math = C->math};
   tessera_data_t *d[2] = {a.h, c.h};
   tessera_access_t md[2] = {TESSERA_R, TESSERA_RW};
   return insert(C->ctx, &tsr_kernel_syrk, &args, sizeof args, 2, d, md, tag, prio);
@@ -175,7 +176,8 @@ static int gemm_as(const tessera_matrix_t *C, tsr_operand_t a, tsr_operand_t b, 
                           .n = n,
                           .k = k,
                           .alpha = alpha,
-                          .beta = beta};
+                          .beta = beta,
+                          .math = C->math};
   tessera_data_t *d[3] = {a.h, b.h, c.h};
   tessera_access_t md[3] = {TESSERA_R, TESSERA_R, cmode};
   return insert(C->ctx, &tsr_kernel_gemm, &args, sizeof args, 3, d, md, tag, prio);
@@ -188,9 +190,9 @@ int tsr_task_lacpy_rows(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_d
 }
 
 int tsr_task_convert(tessera_context_t *ctx, tessera_dtype_t from, tessera_data_t *src,
-                     tessera_dtype_t to, tessera_data_t *dst, int m, int n, const int tag[3],
-                     int prio) {
-  tsr_convert_args_t args = {.from = from, .to = to, .m = m, .n = n};
+                     tessera_dtype_t to, tessera_data_t *dst, int m, int n, double scale,
+                     const int tag[3], int prio) {
+  tsr_convert_args_t args = {.from = from, .to = to, .m = m, .n = n, .scale = scale};
   tessera_data_t *d[2] = {src, dst};
   tessera_access_t md[2] = {TESSERA_R, TESSERA_W};
   return insert(ctx, &tsr_kernel_convert, &args, sizeof args, 2, d, md, tag, prio);
