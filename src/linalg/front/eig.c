@@ -31,7 +31,7 @@
 
 /* The buffers of one call, freed together, and where its stages run. */
 typedef struct {
-  bool gpu;                  /* the GPU forms: an accelerator holds the largest stage (eig_gpu) */
+  bool gpu;                  /* the GPU forms: an accelerator holds the largest stage (tsr_eig_gpu) */
   tessera_data_t *vh, *tauh; /* Q2's reflectors as workspace handles where a GPU chased */
   tessera_scope_t scope;     /* Q2's tasks: those accelerators, else the CPU workers */
   int workers;               /* the context's CPU workers (cpu_workers) */
@@ -195,31 +195,13 @@ static int64_t panel_columns(const bufs_t *b, int64_t n) {
  * workspace tiles, evicted to the host while the merges need the room. Values alone 3 n² of
  * the dtype (stage 1's working copy and V, or V beside the chase's reflectors). Else every
  * stage takes its CPU form, whose tiles fit any pool. */
-static bool eig_gpu(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t n,
-                    tessera_scope_t *scope) {
+bool tsr_eig_gpu(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t n,
+                 tessera_scope_t *scope) {
   const size_t nn = (size_t)n * (size_t)n, es = tessera_dtype_size(dt);
   const size_t merges = (nn + (size_t)tsr_laed_work(n)) * sizeof(double) + nn * es;
   const size_t q2 = (2 * nn + (size_t)n * (size_t)(n < EIG_GPU_PANEL ? n : EIG_GPU_PANEL)) * es;
   const size_t bytes = job == TESSERA_VECTORS ? (merges > q2 ? merges : q2) : 3 * nn * es;
   return tsr_fitting_accelerators(ctx, bytes, scope);
-}
-
-double tsr_eig_host_bytes(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt,
-                          int64_t n) {
-  const int nb = tessera_tile_for_eig(ctx, n);
-  tessera_scope_t scope;
-  tsr_hb2st_layout_t lay;
-  if (n == 0 || tsr_hb2st_layout((int)n, nb, &lay)) return 0;
-  const bool gpu = eig_gpu(ctx, job, dt, n, &scope), vectors = job == TESSERA_VECTORS;
-  const double es = (double)tessera_dtype_size(dt), nn = (double)n * (double)n;
-  /* the band, its blocks' copies home, T; stage 1's V (host tiles in the CPU forms, evicted to
-   * the host from a full pool in the GPU forms) */
-  double b = (double)n * (3 * nb + 1) * es + 2.0 * (double)n * sizeof(double) + nn * es;
-  if (!(gpu && vectors)) b += (double)n * (double)(n % 32 ? n : n + 8) * es; /* the working copy */
-  if (!gpu) /* the chase's reflectors and working band on the host */
-    b += ((double)lay.nv + (double)lay.ntau + (double)lay.ldw * (double)n) * es;
-  if (vectors && dt != TESSERA_F64) b += nn * sizeof(double); /* T's eigenvectors */
-  return b;
 }
 
 /* The band's blocks after stage 1, by copy tasks where the tiles are: the diagonal blocks
@@ -550,7 +532,7 @@ int tsr_eig_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int64_t 
     return tsr_error(ctx, TESSERA_ERR_STATE, "syevd: no bulge chasing for n = %lld, kd = %d",
                      (long long)n, r->nb);
   tessera_scope_t scope;
-  const bool gpu = eig_gpu(ctx, TESSERA_VECTORS, dt, n, &scope);
+  const bool gpu = tsr_eig_gpu(ctx, TESSERA_VECTORS, dt, n, &scope);
   bufs_t b = {.gpu = gpu,
               .scope = scope,
               .workers = cpu_workers(ctx),
@@ -581,7 +563,7 @@ int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tess
   const int nb = tessera_tile_for_eig(ctx, n);
   const size_t es = tessera_dtype_size(dt);
   tessera_scope_t scope;
-  const bool gpu = eig_gpu(ctx, job, dt, n, &scope);
+  const bool gpu = tsr_eig_gpu(ctx, job, dt, n, &scope);
   /* the GPU forms with vectors work in A itself (its eigenvectors overwrite it): no n² copy
    * in and out. Values alone leave A's other triangle as it was, as LAPACK's do. The CPU forms'
    * working copy has columns not a multiple of 32 elements apart: column strides of a power of

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "dist/dist.h"
+#include "kernels/cpu/hb2st.h"
 #include "linalg/front/front.h"
 #include "tessera/linalg.h"
 
@@ -88,6 +89,24 @@ int tessera_syevd(tessera_context_t *ctx, tessera_job_t job, tessera_uplo_t uplo
 int tessera_heevd(tessera_context_t *ctx, tessera_job_t job, tessera_uplo_t uplo,
                   tessera_dtype_t dtype, int64_t n, void *a, int64_t lda, void *w) {
   return syevd(ctx, "heevd", job, uplo, dtype, n, a, lda, w);
+}
+
+double tsr_eig_host_bytes(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt,
+                          int64_t n) {
+  const int nb = tessera_tile_for_eig(ctx, n);
+  tessera_scope_t scope;
+  tsr_hb2st_layout_t lay;
+  if (n == 0 || tsr_hb2st_layout((int)n, nb, &lay)) return 0;
+  const bool gpu = tsr_eig_gpu(ctx, job, dt, n, &scope), vectors = job == TESSERA_VECTORS;
+  const double es = (double)tessera_dtype_size(dt), nn = (double)n * (double)n;
+  /* the band, its blocks' copies home, T; stage 1's V (host tiles in the CPU forms, evicted to
+   * the host from a full pool in the GPU forms) */
+  double b = (double)n * (3 * nb + 1) * es + 2.0 * (double)n * sizeof(double) + nn * es;
+  if (!(gpu && vectors)) b += (double)n * (double)(n % 32 ? n : n + 8) * es; /* the working copy */
+  if (!gpu) /* the chase's reflectors and working band on the host */
+    b += ((double)lay.nv + (double)lay.ntau + (double)lay.ldw * (double)n) * es;
+  if (vectors && dt != TESSERA_F64) b += nn * sizeof(double); /* T's eigenvectors */
+  return b;
 }
 
 double tessera_syevd_host_bytes(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dtype,

@@ -110,8 +110,14 @@ typedef struct {
   void *v, *tau, *V, *T;
 } tsr_eig_reflectors_t;
 void tsr_eig_reflectors_free(tsr_eig_reflectors_t *r);
+/** Whether syevd's stages take their GPU forms on ctx (eig.c): an accelerator of the context's
+ *  scope holds the largest stage's data; *scope receives the accelerators' scope, else the
+ *  CPUs'. */
+bool tsr_eig_gpu(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t n,
+                 tessera_scope_t *scope);
+
 /** The host memory tsr_eig_solve on ctx holds at most besides A and w, in bytes (the forms
- *  its stages take on ctx's devices decided as the call decides them). */
+ *  its stages take on ctx's devices decided as the call decides them; eig_api.c). */
 double tsr_eig_host_bytes(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t n);
 
 /** The solver on the host array a (lda) of this process, its arguments checked, n > 0. With
