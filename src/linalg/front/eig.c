@@ -31,7 +31,7 @@
 
 /* The buffers of one call, freed together, and where its stages run. */
 typedef struct {
-  bool gpu;                  /* the GPU forms: an accelerator holds the largest stage (tsr_eig_gpu) */
+  bool gpu; /* the GPU forms: an accelerator holds the largest stage (tsr_eig_gpu) */
   tessera_data_t *vh, *tauh; /* Q2's reflectors as workspace handles where a GPU chased */
   tessera_scope_t scope;     /* Q2's tasks: those accelerators, else the CPU workers */
   int workers;               /* the context's CPU workers (cpu_workers) */
@@ -190,11 +190,10 @@ static int64_t panel_columns(const bufs_t *b, int64_t n) {
 /* Whether the call runs the GPU forms of its stages (wide tiles and panels, the divide and
  * conquer, Q2 on the accelerators): an accelerator of the context's scope can hold the largest
  * stage's data. With vectors the merges' Q and workspace (2 n² doubles and a chunk of columns)
- * beside the GPU chase's
- * reflectors (n² of the dtype), or those reflectors beside E and a panel; stage 1's V is
- * workspace tiles, evicted to the host while the merges need the room. Values alone 3 n² of
- * the dtype (stage 1's working copy and V, or V beside the chase's reflectors). Else every
- * stage takes its CPU form, whose tiles fit any pool. */
+ * beside the GPU chase's reflectors (n² of the dtype), or those reflectors beside E and a panel;
+ * stage 1's V is workspace tiles, evicted to the host while the merges need the room. Values
+ * alone 3 n² of the dtype (stage 1's working copy and V, or V beside the chase's reflectors).
+ * Else every stage takes its CPU form, whose tiles fit any pool. */
 bool tsr_eig_gpu(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t n,
                  tessera_scope_t *scope) {
   const size_t nn = (size_t)n * (size_t)n, es = tessera_dtype_size(dt);
