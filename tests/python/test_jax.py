@@ -16,8 +16,7 @@ from jax_support import _native  # noqa: F401
 from tessera import _common  # noqa: E402
 
 
-SWEEP = [(8, "explicit"), (10, "auto"), (37, "explicit"), (64, "auto"), (203, "auto"),
-         (300, "explicit")]
+SWEEP = [(8, "explicit"), (10, "auto"), (37, "explicit"), (300, "auto")]
 
 
 @UPLO
