@@ -196,7 +196,7 @@ static const struct {
     {"--no-mg", F_NO_MG, 0, BIT(CMD_BENCH), 0},
     {"--out-of-core", F_OUT_OF_CORE, 0, BIT(CMD_BENCH), 0},
     {"--values-only", F_VALUES_ONLY, 0, EIG | BIT(CMD_BENCH), 0},
-    {"--mixed", F_MIXED, 1, BIT(CMD_POSV), 0},
+    {"--mixed", F_MIXED, 1, BIT(CMD_POSV) | BIT(CMD_GESV), 0},
     {"--version", F_VERSION, 0, ~0u, 0},
     {"--help", F_HELP, 0, ~0u, 0},
     {"-h", F_HELP, 0, ~0u, 0},
@@ -300,7 +300,8 @@ static const struct {
     {F_VALUES_ONLY, ~0u,
      "--values-only    syevd, bench syevd: eigenvalues only (LAPACK's job N), no eigenvectors"},
     {F_MIXED, ~0u,
-     "--mixed P        posv: A factored in a lower precision P and the solution refined to A's\n"
+     "--mixed P        posv, gesv: A factored in a lower precision P and the solution refined\n"
+     "                   to A's"
      "                   (auto: single for d and z without GPUs; s: single, f32 or c64;\n"
      "                   tf32, bf16, h: held in single, its products on GPU tensor cores);\n"
      "                   prints the factor's precision and the refinement's steps\n"

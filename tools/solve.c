@@ -98,15 +98,18 @@ static void reset(const problem_t *p, cli_cmd_t routine) {
   if (!cli_is_factor(routine)) memcpy(p->b, p->b0, (size_t)(p->ld * p->nrhs) * es);
 }
 
-/* posv --mixed: B the original right-hand sides (never written), X into p->b. */
+/* posv / gesv --mixed: B the original right-hand sides (never written), X into p->b. */
 static int run_mixed(tessera_context_t *ctx, const cli_opts_t *o, const problem_t *p,
                      cli_result_t *r) {
   tessera_mixed_options_t opts;
   tessera_mixed_options_init(&opts);
   opts.factor = (tessera_factor_t)o->mixed;
   tessera_mixed_result_t res;
-  const int rc = tessera_posv_mixed(ctx, o->uplo, p->dtype, p->n, p->nrhs, p->a, p->ld, p->b0,
-                                    p->ld, p->b, p->ld, &opts, &res);
+  const int rc = o->routine == CMD_GESV
+                     ? tessera_gesv_mixed(ctx, p->dtype, p->n, p->nrhs, p->a, p->ld, p->ipiv, p->b0,
+                                          p->ld, p->b, p->ld, &opts, &res)
+                     : tessera_posv_mixed(ctx, o->uplo, p->dtype, p->n, p->nrhs, p->a, p->ld, p->b0,
+                                          p->ld, p->b, p->ld, &opts, &res);
   const int cplx = tessera_dtype_is_complex(p->dtype);
   static const char *tensor[6] = {[TESSERA_FACTOR_TF32] = "tf32",
                                   [TESSERA_FACTOR_BF16] = "bf16",

@@ -137,6 +137,20 @@ TESSERA_API int tessera_posv_mixed(tessera_context_t *ctx, tessera_uplo_t uplo,
                                    const tessera_mixed_options_t *opts,
                                    tessera_mixed_result_t *res);
 
+/** Solves A X = B for the general n x n A as LAPACK's dsgesv / zcgesv, the way
+ *  tessera_posv_mixed solves a Hermitian one: A factored by LU with partial pivoting in the lower
+ *  precision of opts, X refined in A's precision (classical, then GMRES-IR), the
+ *  working-precision gesv where the factor breaks down (a zero pivot) or the refinement does not
+ *  converge, with dsgesv's codes in res. ipiv (n) receives the pivots of the factor used. A is
+ *  unchanged unless the working-precision gesv ran (then it holds its factors); B is never
+ *  written. One process. Returns 0, i > 0 when U(i, i) of the working-precision factor is
+ *  exactly zero, or a negative status. */
+TESSERA_API int tessera_gesv_mixed(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t n,
+                                   int64_t nrhs, void *a, int64_t lda, int *ipiv, const void *b,
+                                   int64_t ldb, void *x, int64_t ldx,
+                                   const tessera_mixed_options_t *opts,
+                                   tessera_mixed_result_t *res);
+
 /** Inverse of A from its Cholesky factor (as left by tessera_potrf): the `uplo` triangle of
  *  `a` is overwritten by that triangle of A⁻¹. Returns 0, or i > 0 when the factor's diagonal
  *  entry i is zero. */

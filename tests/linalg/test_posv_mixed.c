@@ -1,9 +1,9 @@
-/* tessera_posv_mixed: every dtype, both triangles, orders that are not tile multiples, n 0 and
- * 1; matrices of prescribed condition from 10 to 10¹² (eigenvalues spaced geometrically, random
- * eigenvectors); the classical refinement, the GMRES-IR path, and each fallback (the factor's
- * breakdown, overflow of the factor's precision, no convergence within max_iter) with its code;
- * non-definite and NaN input, bad arguments. Every solution meets dsposv's criterion
- * (backward error measured in double complex against the full matrix). */
+/* tessera_posv_mixed (and tessera_gesv_mixed, last): every dtype, both triangles, orders that are
+ * not tile multiples, n 0 and 1; matrices of prescribed condition from 10 to 10¹² (eigenvalues
+ * spaced geometrically, random eigenvectors); the classical refinement, the GMRES-IR path, and each
+ * fallback (the factor's breakdown, overflow of the factor's precision, no convergence within
+ * max_iter) with its code; non-definite and NaN input, bad arguments. Every solution meets dsposv's
+ * criterion (backward error measured in double complex against the full matrix). */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdbool.h>
@@ -17,10 +17,11 @@
 
 enum { nb = 16 };
 
-/* A random unitary n x n (double complex, ld n): Q of a random matrix's QR. */
-static zc_t *unitary(int64_t n, tt_rng_t *r) {
+/* A random unitary n x n (double complex, ld n; real orthogonal with `real`): Q of a random
+ * matrix's QR. */
+static zc_t *unitary(int64_t n, bool real, tt_rng_t *r) {
   zc_t *q = lc_zalloc((size_t)(n * n)), *tau = lc_zalloc((size_t)n + 1);
-  for (int64_t i = 0; i < n * n; i++) q[i] = lc_rand(TESSERA_C128, r);
+  for (int64_t i = 0; i < n * n; i++) q[i] = lc_rand(real ? TESSERA_F64 : TESSERA_C128, r);
   assert_int_equal(LAPACKE_zgeqrf(LAPACK_COL_MAJOR, (int)n, (int)n, q, (int)n, tau), 0);
   assert_int_equal(LAPACKE_zungqr(LAPACK_COL_MAJOR, (int)n, (int)n, (int)n, q, (int)n, tau), 0);
   free(tau);
@@ -31,16 +32,8 @@ static zc_t *unitary(int64_t n, tt_rng_t *r) {
  * the uplo triangle of a (ld n, the rest NaN); returns the full matrix as rounded. */
 static zc_t *conditioned(tessera_dtype_t dt, tessera_uplo_t uplo, int64_t n, double cond,
                          double scale, void *a, tt_rng_t *r) {
-  zc_t *q = unitary(n, r), *w = lc_zalloc((size_t)(n * n)), *full = lc_zalloc((size_t)(n * n));
-  if (!lc_is_complex(dt))
-    for (int64_t i = 0; i < n * n; i++) q[i] = creal(q[i]);
-  if (!lc_is_complex(dt)) { /* orthonormal columns again after dropping the imaginary parts */
-    zc_t *tau = lc_zalloc((size_t)n + 1);
-    LAPACKE_zgeqrf(LAPACK_COL_MAJOR, (int)n, (int)n, q, (int)n, tau);
-    LAPACKE_zungqr(LAPACK_COL_MAJOR, (int)n, (int)n, (int)n, q, (int)n, tau);
-    for (int64_t i = 0; i < n * n; i++) q[i] = creal(q[i]);
-    free(tau);
-  }
+  zc_t *q = unitary(n, !lc_is_complex(dt), r), *w = lc_zalloc((size_t)(n * n)),
+       *full = lc_zalloc((size_t)(n * n));
   for (int64_t j = 0; j < n; j++) {
     const double l = scale * pow(cond, n > 1 ? -(double)j / (double)(n - 1) : 0);
     for (int64_t i = 0; i < n; i++) w[i + j * n] = q[i + j * n] * l;
@@ -207,6 +200,70 @@ static void test_posv_mixed_tensor_factors(void **state) {
   lc_finalize(ctx);
 }
 
+/* gesv_mixed: general matrices of singular values from 1 down to 1 / cond (U Σ Vᴴ, random
+ * unitary U and V; real for real dtypes), every dtype, orders not tile multiples: the criterion
+ * met, the single-precision factor used up to 10⁶, the fallback beyond; a zero column gives
+ * LAPACK's info; bad arguments. */
+static void test_gesv_mixed(void **state) {
+  (void)state;
+  tessera_context_t *ctx = lc_context(nb);
+  const double conds[3] = {10, 1e5, 1e12};
+  tessera_mixed_options_t o;
+  tessera_mixed_options_init(&o);
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
+    for (int c = 0; c < 3; c++) {
+      const tessera_dtype_t dt = lc_dtypes[d];
+      const bool low = dt == TESSERA_F64 || dt == TESSERA_C128;
+      const int64_t n = c == 1 ? 2 * nb + 3 : nb + 5, nrhs = 2;
+      tt_rng_t r = tt_rng((uint64_t)(1500 + 10 * d + c));
+      const bool real = !lc_is_complex(dt);
+      zc_t *u = unitary(n, real, &r), *v = unitary(n, real, &r), *full = lc_zalloc((size_t)(n * n));
+      for (int64_t j = 0; j < n; j++) /* u Σ, then (u Σ) vᴴ */
+        for (int64_t i = 0; i < n; i++) u[i + j * n] *= pow(conds[c], -(double)j / (double)(n - 1));
+      const zc_t one = 1, zero = 0;
+      cblas_zgemm(CblasColMajor, CblasNoTrans, CblasConjTrans, (int)n, (int)n, (int)n, &one, u,
+                  (int)n, v, (int)n, &zero, full, (int)n);
+      void *a = lc_alloc(dt, (size_t)(n * n)), *b = lc_alloc(dt, (size_t)(n * nrhs)),
+           *x = lc_alloc(dt, (size_t)(n * nrhs));
+      for (int64_t i = 0; i < n * n; i++) {
+        lc_set(dt, a, (size_t)i, full[i]);
+        full[i] = lc_get(dt, a, (size_t)i);
+      }
+      lc_fill_random(dt, b, n, nrhs, n, &r);
+      int *ipiv = malloc((size_t)n * sizeof *ipiv);
+      o.factor = low ? TESSERA_FACTOR_SINGLE : TESSERA_FACTOR_AUTO;
+      tessera_mixed_result_t res;
+      const int rc = tessera_gesv_mixed(ctx, dt, n, nrhs, a, n, ipiv, b, n, x, n, &o, &res);
+      if (rc) fail_msg("gesv_mixed = %d: %s", rc, tessera_last_error(ctx));
+      zc_t *B = lc_promote(dt, n, nrhs, b, n);
+      const double err = lc_solve_resid(dt, n, nrhs, full, x, n, B);
+      if (!(err < 10))
+        fail_msg("gesv_mixed %s cond %g: backward error %g (iter %d)", lc_name(dt), conds[c], err,
+                 res.iter);
+      if (low && c < 2) assert_true(res.factor == TESSERA_FACTOR_SINGLE && res.iter >= 0);
+      if (low && c == 2) assert_true(res.iter < 0);
+      free(u), free(v), free(full), free(a), free(b), free(x), free(ipiv), free(B);
+    }
+  const int64_t n = nb + 3;
+  double *a = calloc((size_t)(n * n), sizeof *a), b[64], x[64];
+  int ipiv[64];
+  for (int64_t i = 0; i < n; i++) a[i + i * n] = i == 4 ? 0 : 2, b[i] = 1;
+  o.factor = TESSERA_FACTOR_SINGLE;
+  tessera_mixed_result_t res;
+  assert_int_equal(tessera_gesv_mixed(ctx, TESSERA_F64, n, 1, a, n, ipiv, b, n, x, n, &o, &res), 5);
+  lc_assert_error(ctx);
+  assert_int_equal(res.iter, -3);
+  assert_int_equal(
+      tessera_gesv_mixed(ctx, (tessera_dtype_t)9, 1, 1, a, 1, ipiv, b, 1, x, 1, NULL, NULL), -2);
+  assert_int_equal(tessera_gesv_mixed(ctx, TESSERA_F64, -1, 1, a, 1, ipiv, b, 1, x, 1, NULL, NULL),
+                   -3);
+  assert_int_equal(tessera_gesv_mixed(ctx, TESSERA_F64, 1, 1, a, 1, NULL, b, 1, x, 1, NULL, NULL),
+                   -7);
+  lc_assert_error(ctx);
+  free(a);
+  lc_finalize(ctx);
+}
+
 /* Not positive definite, NaN: LAPACK's info with a message; bad arguments. */
 static void test_posv_mixed_errors(void **state) {
   (void)state;
@@ -275,7 +332,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_posv_mixed_sweep),  cmocka_unit_test(test_posv_mixed_conditions),
       cmocka_unit_test(test_posv_mixed_paths),  cmocka_unit_test(test_posv_mixed_tensor_factors),
-      cmocka_unit_test(test_posv_mixed_errors),
+      cmocka_unit_test(test_posv_mixed_errors), cmocka_unit_test(test_gesv_mixed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -703,12 +703,13 @@ def test_grid_syevd_solves_on_process_0():
         assert only or 0 <= r["orthogonality"] < 10, r
 
 
+@pytest.mark.parametrize("routine", ["posv", "gesv"])
 @pytest.mark.parametrize("dtype,mixed,factor", [("d", "s", "f32"), ("z", "s", "c64"),
                                                 ("s", "auto", "f32")])
-def test_posv_mixed_reports_factor_and_steps(dtype, mixed, factor):
-    """posv --mixed: the factor's precision and the refinement's steps beside the residual
-    (single-precision dtypes factor in their own precision: no steps)."""
-    (r,) = json_lines(run("posv", "--n", 150, "--dtype", dtype, "--nrhs", 2, "--mixed", mixed,
+def test_posv_mixed_reports_factor_and_steps(routine, dtype, mixed, factor):
+    """posv / gesv --mixed: the factor's precision and the refinement's steps beside the
+    residual (single-precision dtypes factor in their own precision: no steps)."""
+    (r,) = json_lines(run(routine, "--n", 150, "--dtype", dtype, "--nrhs", 2, "--mixed", mixed,
                           "--tile", 32, "--json", check=0).stdout)
     assert r["factor_precision"] == factor and 0 <= r["residual"] < 10, r
     assert r["iterations"] >= (1 if dtype in "dz" else 0), r
@@ -718,7 +719,7 @@ def test_posv_mixed_reports_factor_and_steps(dtype, mixed, factor):
 
 @pytest.mark.parametrize("args,says", [(["posv", "--mixed", "q"], "not a factor precision"),
                                        (["posv", "--dtype", "c", "--mixed", "s"], "already"),
-                                       (["gesv", "--mixed", "s"], "does not apply")])
+                                       (["getrf", "--mixed", "s"], "does not apply")])
 def test_posv_mixed_usage_errors(args, says):
     p = run(*args)
     assert p.returncode == 2 and says in p.stderr, p.stderr

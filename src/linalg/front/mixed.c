@@ -1,4 +1,6 @@
-/* Mixed-precision solves (tessera/linalg.h: tessera_posv_mixed), as LAPACK's dsposv / zcposv:
+/* Mixed-precision solves (tessera/linalg.h: tessera_posv_mixed, tessera_gesv_mixed), as LAPACK's
+ * dsposv / zcposv and dsgesv / zcgesv (LU with partial pivoting on column panels, residuals by a
+ * general product):
  * A converted tile by tile into the lower precision (f32, or c64 for c128) and factored there by
  * tile tasks on every device, then X refined in A's precision: the residuals by a Hermitian
  * product of A's own tiles (loops/hemm.c), the corrections by the low-precision factor's
@@ -36,6 +38,7 @@ typedef struct {
   tessera_matrix_t *A, *L; /* a view of A, and its low-precision copy factored */
   tsr_hemm_t H;
   void *low; /* n x nrhs of the factor's dtype: the solves' right-hand sides */
+  int *ipiv; /* LU (gesv): the factor's pivots; NULL: Cholesky (posv), A Hermitian */
   double mu; /* the factor is that of mu A (a power of two) */
 } mixed_t;
 
@@ -73,28 +76,33 @@ ROW_SUMS(sums_c, float, 2, hypot((double)c[2 * i], (double)c[2 * i + 1]))
 typedef double (*sums_fn)(const void *, int64_t, int64_t, int64_t, int64_t, double *);
 static const sums_fn sums_of[2][2] = {{sums_d, sums_z}, {sums_s, sums_c}};
 
-/* ‖A‖∞ of the Hermitian A from its `uplo` triangle: the largest row sum of moduli (NaN kept). */
+/* ‖A‖∞ of the Hermitian A from its `uplo` triangle, or of the general A (uplo 0): the largest
+ * row sum of moduli (NaN kept). */
 static double norm_inf(tessera_dtype_t dt, char uplo, int64_t n, const void *a, int64_t lda) {
   double *row = calloc((size_t)n, sizeof *row), most = 0;
   if (!row) return NAN;
   const sums_fn f = sums_of[tsr_dtype_single(dt)][tsr_dtype_complex(dt)];
-  for (int64_t j = 0; j < n; j++)
-    row[j] += f(a, lda, j, uplo == 'L' ? j : 0, uplo == 'L' ? n : j + 1, row);
+  for (int64_t j = 0; j < n; j++) {
+    const double mirror = f(a, lda, j, uplo == 'L' ? j : 0, uplo == 'U' ? j + 1 : n, row);
+    if (uplo) row[j] += mirror;
+  }
   for (int64_t i = 0; i < n; i++)
     if (!(row[i] <= most)) most = row[i];
   free(row);
   return most;
 }
 
-/* y (n x c, ldy) = alpha A x (ldx) + beta y, by the tile product; x and y host arrays. */
+/* y (n x c, ldy) = alpha A x (ldx) + beta y, by the tile product (Hermitian, or general on A's
+ * column panels, y one tile of rows); x and y host arrays. */
 static int product(mixed_t *m, cplx alpha, const void *x, int64_t ldx, cplx beta, void *y,
                    int64_t ldy, int64_t c) {
   tessera_matrix_t *X = NULL, *Y = NULL;
+  const int64_t yb = m->ipiv ? m->n : m->nb;
+  const tsr_scalar_t al = {creal(alpha), cimag(alpha)}, be = {creal(beta), cimag(beta)};
   int rc = tessera_matrix_view(m->ctx, m->dt, m->n, c, m->nb, m->nb, (void *)x, ldx, &X);
-  if (!rc) rc = tessera_matrix_view(m->ctx, m->dt, m->n, c, m->nb, m->nb, y, ldy, &Y);
+  if (!rc) rc = tessera_matrix_view(m->ctx, m->dt, m->n, c, yb, m->nb, y, ldy, &Y);
   if (!rc)
-    rc = tsr_pxhemm(&m->H, (tsr_scalar_t){creal(alpha), cimag(alpha)}, X,
-                    (tsr_scalar_t){creal(beta), cimag(beta)}, Y);
+    rc = m->ipiv ? tsr_pxgemm('N', 'N', al, m->A, X, be, Y) : tsr_pxhemm(&m->H, al, X, be, Y);
   const int waited = tessera_wait_all(m->ctx);
   if (!rc) rc = waited;
   const int d = (X ? tessera_matrix_destroy(X) : 0) | (Y ? tessera_matrix_destroy(Y) : 0);
@@ -112,8 +120,11 @@ static int solve_low(mixed_t *m, void *y, int64_t ldy, int64_t c) {
       store(m->lo, m->low, at(i, j, m->n), v);
     }
   tessera_matrix_t *W = NULL;
-  int rc = tessera_matrix_view(m->ctx, m->lo, m->n, c, m->nb, m->nb, m->low, m->n, &W);
-  if (!rc) rc = tessera_tile_potrs((tessera_uplo_t)m->uplo, m->L, W);
+  int rc =
+      tessera_matrix_view(m->ctx, m->lo, m->n, c, m->ipiv ? m->n : m->nb, m->nb, m->low, m->n, &W);
+  if (!rc)
+    rc = m->ipiv ? tessera_tile_getrs(TESSERA_NOTRANS, m->L, m->ipiv, W)
+                 : tessera_tile_potrs((tessera_uplo_t)m->uplo, m->L, W);
   const int d = W ? tessera_matrix_destroy(W) : 0;
   if (rc || d) return rc ? rc : d;
   for (int64_t j = 0; j < c; j++)
@@ -261,16 +272,20 @@ void tessera_mixed_options_init(tessera_mixed_options_t *opts) {
   if (opts) *opts = (tessera_mixed_options_t){.factor = TESSERA_FACTOR_AUTO, .max_iter = MAX_ITER};
 }
 
-static int check(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dt, int64_t n,
-                 int64_t nrhs, const void *a, int64_t lda, const void *b, int64_t ldb,
-                 const void *x, int64_t ldx, const tessera_mixed_options_t *o) {
-  const char *f = "posv_mixed";
-  int rc = tsr_arg_flag(ctx, f, 2, uplo, "LU");
-  if (!rc) rc = tsr_arg_dtype(ctx, f, 3, dt);
-  if (!rc) rc = tsr_arg_dim(ctx, f, 4, n);
-  if (!rc) rc = tsr_arg_dim(ctx, f, 5, nrhs);
-  if (!rc) rc = tsr_arg_ptr(ctx, f, 6, a, n, n);
-  if (!rc) rc = tsr_arg_ld(ctx, f, 7, lda, n);
+/* The arguments as posv_mixed numbers them (uplo 2, then dtype .. lda), or gesv_mixed (`lu`: no
+ * uplo, each of dtype .. lda one place earlier, ipiv 7); b .. opts are 8 .. 12 in both. */
+static int check(tessera_context_t *ctx, const char *f, bool lu, tessera_uplo_t uplo,
+                 tessera_dtype_t dt, int64_t n, int64_t nrhs, const void *a, int64_t lda,
+                 const int *ipiv, const void *b, int64_t ldb, const void *x, int64_t ldx,
+                 const tessera_mixed_options_t *o) {
+  const int k = lu ? 1 : 0;
+  int rc = lu ? 0 : tsr_arg_flag(ctx, f, 2, uplo, "LU");
+  if (!rc) rc = tsr_arg_dtype(ctx, f, 3 - k, dt);
+  if (!rc) rc = tsr_arg_dim(ctx, f, 4 - k, n);
+  if (!rc) rc = tsr_arg_dim(ctx, f, 5 - k, nrhs);
+  if (!rc) rc = tsr_arg_ptr(ctx, f, 6 - k, a, n, n);
+  if (!rc) rc = tsr_arg_ld(ctx, f, 7 - k, lda, n);
+  if (!rc && lu) rc = tsr_arg_ptr(ctx, f, 7, ipiv, n, 1);
   if (!rc) rc = tsr_arg_ptr(ctx, f, 8, b, n, nrhs);
   if (!rc) rc = tsr_arg_ld(ctx, f, 9, ldb, n);
   if (!rc) rc = tsr_arg_ptr(ctx, f, 10, x, n, nrhs);
@@ -298,20 +313,23 @@ static int check(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dt
   return rc;
 }
 
-/* The working-precision solve instead: X = B, then posv on A (left holding its factor). */
+/* The working-precision solve instead: X = B, then posv or gesv on A (left holding its
+ * factor). */
 static int fallback(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dt, int64_t n,
-                    int64_t nrhs, void *a, int64_t lda, const void *b, int64_t ldb, void *x,
-                    int64_t ldx) {
+                    int64_t nrhs, void *a, int64_t lda, int *ipiv, const void *b, int64_t ldb,
+                    void *x, int64_t ldx) {
   const size_t es = tessera_dtype_size(dt);
   for (int64_t j = 0; j < nrhs; j++)
     memcpy((char *)x + at(0, j, ldx) * es, (const char *)b + at(0, j, ldb) * es, (size_t)n * es);
-  return tessera_posv(ctx, uplo, dt, n, nrhs, a, lda, x, ldx);
+  return ipiv ? tessera_gesv(ctx, dt, n, nrhs, a, lda, ipiv, x, ldx)
+              : tessera_posv(ctx, uplo, dt, n, nrhs, a, lda, x, ldx);
 }
 
-int tessera_posv_mixed(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dtype,
-                       int64_t n, int64_t nrhs, void *a, int64_t lda, const void *b, int64_t ldb,
-                       void *x, int64_t ldx, const tessera_mixed_options_t *opts,
-                       tessera_mixed_result_t *res) {
+/* posv_mixed (ipiv NULL, lu false) or gesv_mixed (lu). */
+static int mixed(tessera_context_t *ctx, const char *fname, bool lu, tessera_uplo_t uplo,
+                 tessera_dtype_t dtype, int64_t n, int64_t nrhs, void *a, int64_t lda, int *ipiv,
+                 const void *b, int64_t ldb, void *x, int64_t ldx,
+                 const tessera_mixed_options_t *opts, tessera_mixed_result_t *res) {
   if (!ctx) return -1;
   tessera_mixed_options_t o;
   tessera_mixed_options_init(&o);
@@ -319,7 +337,7 @@ int tessera_posv_mixed(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtyp
   tessera_mixed_result_t own;
   if (!res) res = &own;
   *res = (tessera_mixed_result_t){.factor = TESSERA_FACTOR_WORKING};
-  int rc = check(ctx, uplo, dtype, n, nrhs, a, lda, b, ldb, x, ldx, &o);
+  int rc = check(ctx, fname, lu, uplo, dtype, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, &o);
   if (rc || n == 0 || nrhs == 0) return rc;
   /* auto: single precision on CPUs, where it runs at twice f64's rate; not on accelerators,
    * whose f32 (without tensor cores) runs at f64's (docs/decisions.md) */
@@ -328,13 +346,14 @@ int tessera_posv_mixed(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtyp
                              : single                        ? TESSERA_FACTOR_SINGLE
                                                              : TESSERA_FACTOR_WORKING;
   if (f == TESSERA_FACTOR_WORKING)
-    return fallback(ctx, uplo, dtype, n, nrhs, a, lda, b, ldb, x, ldx);
+    return fallback(ctx, uplo, dtype, n, nrhs, a, lda, lu ? ipiv : NULL, b, ldb, x, ldx);
   mixed_t m = {.ctx = ctx,
                .dt = dtype,
                .lo = tsr_dtype_complex(dtype) ? TESSERA_C64 : TESSERA_F32,
-               .uplo = (char)uplo,
+               .uplo = lu ? 0 : (char)uplo,
                .n = n,
-               .nb = tessera_tile_for(ctx, n),
+               .nb = lu ? tessera_tile_for_lu(ctx, n, n) : tessera_tile_for(ctx, n),
+               .ipiv = lu ? ipiv : NULL,
                .es = tessera_dtype_size(dtype),
                .mu = 1};
   m.les = tessera_dtype_size(m.lo);
@@ -351,31 +370,33 @@ int tessera_posv_mixed(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtyp
   int code = 0; /* the fallback's reason, else 0 */
   m.low = malloc((size_t)(n * nrhs) * m.les);
   if (!m.low) rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "posv_mixed: out of memory");
-  if (!rc) rc = tessera_matrix_view(ctx, dtype, n, n, m.nb, m.nb, a, lda, &m.A);
-  if (!rc) rc = tessera_matrix_create(ctx, m.lo, n, n, m.nb, m.nb, &m.L);
+  /* LU on column panels (tiles spanning the rows), Cholesky on square tiles */
+  const int64_t mb = lu ? n : m.nb;
+  if (!rc) rc = tessera_matrix_view(ctx, dtype, n, n, mb, m.nb, a, lda, &m.A);
+  if (!rc) rc = tessera_matrix_create(ctx, m.lo, n, n, mb, m.nb, &m.L);
   /* FP16 inputs: A scaled first by the power of two bringing ‖A‖∞ near a tenth of FP16's
    * largest value, which no entry of A or of its Cholesky factor then exceeds */
   static const int math_of[6] = {[TESSERA_FACTOR_TF32] = TSR_MATH_TF32,
                                  [TESSERA_FACTOR_BF16] = TSR_MATH_BF16,
                                  [TESSERA_FACTOR_HALF] = TSR_MATH_F16};
   const bool half = f == TESSERA_FACTOR_HALF;
-  double anrm = half ? norm_inf(dtype, (char)uplo, n, a, lda) : 0;
+  double anrm = half ? norm_inf(dtype, m.uplo, n, a, lda) : 0;
   if (half && anrm > 0 && isfinite(anrm)) m.mu = exp2(floor(log2(6550.0 / anrm)));
   if (m.L) m.L->math = math_of[f];
-  if (!rc) rc = tsr_pxconvert((char)uplo, m.A, m.mu, m.L);
-  if (!rc) rc = tsr_pxpotrf((char)uplo, m.L, NULL);
-  if (!half) anrm = norm_inf(dtype, (char)uplo, n, a, lda);
+  if (!rc) rc = tsr_pxconvert(m.uplo, m.A, m.mu, m.L);
+  if (!rc && !lu) rc = tsr_pxpotrf(m.uplo, m.L, NULL);
+  if (!half) anrm = norm_inf(dtype, m.uplo, n, a, lda);
   const double eps = tsr_dtype_single(dtype) ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
   const double cte = anrm * eps * sqrt((double)n);
   if (m.L) {
-    const int info = tsr_tile_finish(m.L, rc);
+    const int info = lu && !rc ? tessera_tile_getrf(m.L, ipiv) : tsr_tile_finish(m.L, rc);
     if (info > 0)
       code = BROKE_DOWN;
     else
       rc = info;
   }
   if (!rc && !(anrm <= FLT_MAX)) code = OVERFLOW; /* and NaN: the working-precision call says */
-  if (!code && !rc) rc = tsr_hemm_create((char)uplo, m.A, &m.H);
+  if (!code && !rc && !lu) rc = tsr_hemm_create(m.uplo, m.A, &m.H);
   if (!code && !rc) {
     res->factor = f;
     const int r = refine(&m, &o, cte, b, ldb, x, ldx, nrhs, res);
@@ -393,5 +414,21 @@ int tessera_posv_mixed(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtyp
   if (rc || !code) return rc;
   *res = (tessera_mixed_result_t){
       .factor = TESSERA_FACTOR_WORKING, .iter = code, .gmres_steps = res->gmres_steps};
-  return fallback(ctx, uplo, dtype, n, nrhs, a, lda, b, ldb, x, ldx);
+  return fallback(ctx, uplo, dtype, n, nrhs, a, lda, lu ? ipiv : NULL, b, ldb, x, ldx);
+}
+
+int tessera_posv_mixed(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dtype,
+                       int64_t n, int64_t nrhs, void *a, int64_t lda, const void *b, int64_t ldb,
+                       void *x, int64_t ldx, const tessera_mixed_options_t *opts,
+                       tessera_mixed_result_t *res) {
+  return mixed(ctx, "posv_mixed", false, uplo, dtype, n, nrhs, a, lda, NULL, b, ldb, x, ldx, opts,
+               res);
+}
+
+int tessera_gesv_mixed(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t n, int64_t nrhs,
+                       void *a, int64_t lda, int *ipiv, const void *b, int64_t ldb, void *x,
+                       int64_t ldx, const tessera_mixed_options_t *opts,
+                       tessera_mixed_result_t *res) {
+  return mixed(ctx, "gesv_mixed", true, TESSERA_LOWER, dtype, n, nrhs, a, lda, ipiv, b, ldb, x, ldx,
+               opts, res);
 }
