@@ -46,6 +46,14 @@ static size_t at(int64_t i, int64_t j, int64_t ld) {
   return (size_t)i + (size_t)j * (size_t)ld;
 }
 
+/* dst (n x cols, ldd) = src (lds), elements of es bytes. */
+static void copy_columns(size_t es, int64_t n, int64_t cols, const void *src, int64_t lds,
+                         void *dst, int64_t ldd) {
+  for (int64_t j = 0; j < cols; j++)
+    memcpy((char *)dst + at(0, j, ldd) * es, (const char *)src + at(0, j, lds) * es,
+           (size_t)n * es);
+}
+
 static cplx load(tessera_dtype_t dt, const void *p, size_t k) {
   const tsr_scalar_t s = tsr_scalar_load(dt, (const char *)p + k * tessera_dtype_size(dt), 0);
   return s.re + I * s.im;
@@ -224,16 +232,12 @@ static int refine(mixed_t *m, const tessera_mixed_options_t *o, double cte, cons
   void *r = malloc((size_t)(n * nrhs) * m->es);
   cplx *d = malloc(sizeof *d * (size_t)n);
   int rc = r && d ? 0 : TESSERA_ERR_NOMEM;
-  for (int64_t j = 0; j < nrhs && !rc; j++)
-    memcpy((char *)x + at(0, j, ldx) * m->es, (const char *)b + at(0, j, ldb) * m->es,
-           (size_t)n * m->es);
+  if (!rc) copy_columns(m->es, n, nrhs, b, ldb, x, ldx);
   if (!rc) rc = solve_low(m, x, ldx, nrhs);
   bool gm = o->gmres == 1;
   double last = INFINITY;
   for (int it = 0; !rc; it++) {
-    for (int64_t j = 0; j < nrhs; j++)
-      memcpy((char *)r + at(0, j, n) * m->es, (const char *)b + at(0, j, ldb) * m->es,
-             (size_t)n * m->es);
+    copy_columns(m->es, n, nrhs, b, ldb, r, n);
     if ((rc = product(m, -1, x, ldx, 1, r, n, nrhs))) break;
     double worst = 0; /* the largest ‖r‖ / (‖x‖ cte) over the columns: converged at <= 1 */
     for (int64_t j = 0; j < nrhs; j++) {
@@ -318,9 +322,7 @@ static int check(tessera_context_t *ctx, const char *f, bool lu, tessera_uplo_t 
 static int fallback(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dt, int64_t n,
                     int64_t nrhs, void *a, int64_t lda, int *ipiv, const void *b, int64_t ldb,
                     void *x, int64_t ldx) {
-  const size_t es = tessera_dtype_size(dt);
-  for (int64_t j = 0; j < nrhs; j++)
-    memcpy((char *)x + at(0, j, ldx) * es, (const char *)b + at(0, j, ldb) * es, (size_t)n * es);
+  copy_columns(tessera_dtype_size(dt), n, nrhs, b, ldb, x, ldx);
   return ipiv ? tessera_gesv(ctx, dt, n, nrhs, a, lda, ipiv, x, ldx)
               : tessera_posv(ctx, uplo, dt, n, nrhs, a, lda, x, ldx);
 }
