@@ -17,6 +17,14 @@
 
 enum { nb = 16 };
 
+/* The default options with factor precision f. */
+static tessera_mixed_options_t with_factor(tessera_factor_t f) {
+  tessera_mixed_options_t o;
+  tessera_mixed_options_init(&o);
+  o.factor = f;
+  return o;
+}
+
 /* A random unitary n x n (double complex, ld n; real orthogonal with `real`): Q of a random
  * matrix's QR. */
 static zc_t *unitary(int64_t n, bool real, tt_rng_t *r) {
@@ -115,10 +123,8 @@ static void test_posv_mixed_conditions(void **state) {
   const int64_t n = 3 * nb + 5;
   const double conds[5] = {10, 1e4, 1e6, 1e8, 1e12};
   const tessera_dtype_t dts[2] = {TESSERA_F64, TESSERA_C128};
-  tessera_mixed_options_t classical, single;
-  tessera_mixed_options_init(&single);
-  single.factor = TESSERA_FACTOR_SINGLE;
-  classical = single;
+  const tessera_mixed_options_t single = with_factor(TESSERA_FACTOR_SINGLE);
+  tessera_mixed_options_t classical = single;
   classical.gmres = -1;
   for (int d = 0; d < 2; d++)
     for (int c = 0; c < 5; c++)
@@ -144,10 +150,8 @@ static void test_posv_mixed_paths(void **state) {
     const tessera_dtype_t dt = d ? TESSERA_C128 : TESSERA_F64;
     tt_rng_t r = tt_rng((uint64_t)(900 + d));
     void *a = lc_alloc(dt, (size_t)(n * n));
-    tessera_mixed_options_t o, single;
-    tessera_mixed_options_init(&single);
-    single.factor = TESSERA_FACTOR_SINGLE;
-    o = single;
+    const tessera_mixed_options_t single = with_factor(TESSERA_FACTOR_SINGLE);
+    tessera_mixed_options_t o = single;
     o.gmres = 1;
     zc_t *full = conditioned(dt, TESSERA_LOWER, n, 1e5, 1, a, &r);
     tessera_mixed_result_t res = solve(ctx, dt, TESSERA_LOWER, n, 2, a, full, &o, &r);
@@ -183,9 +187,7 @@ static void test_posv_mixed_tensor_factors(void **state) {
     tt_rng_t r = tt_rng((uint64_t)(1200 + k));
     void *a = lc_alloc(dts[k], (size_t)(n * n));
     zc_t *full = conditioned(dts[k], TESSERA_LOWER, n, 100, 1e6, a, &r);
-    tessera_mixed_options_t o;
-    tessera_mixed_options_init(&o);
-    o.factor = fs[k];
+    const tessera_mixed_options_t o = with_factor(fs[k]);
     if (tessera_accelerator_count(ctx) > 0) {
       const tessera_mixed_result_t res = solve(ctx, dts[k], TESSERA_LOWER, n, 2, a, full, &o, &r);
       assert_true(res.factor == fs[k] && res.iter >= 0);
@@ -272,9 +274,7 @@ static void test_posv_mixed_errors(void **state) {
   double *a = calloc((size_t)(n * n), sizeof *a), b[64] = {0}, x[64];
   for (int64_t i = 0; i < n; i++) a[i + i * n] = i == 5 ? -1 : 2, b[i] = 1;
   tessera_mixed_result_t res;
-  tessera_mixed_options_t single;
-  tessera_mixed_options_init(&single);
-  single.factor = TESSERA_FACTOR_SINGLE;
+  const tessera_mixed_options_t single = with_factor(TESSERA_FACTOR_SINGLE);
   assert_int_equal(
       tessera_posv_mixed(ctx, TESSERA_LOWER, TESSERA_F64, n, 1, a, n, b, n, x, n, &single, &res),
       6);
@@ -316,8 +316,7 @@ static void test_posv_mixed_errors(void **state) {
   assert_int_equal(tessera_posv_mixed(ctx, TESSERA_LOWER, TESSERA_F64, 1, 1, (void *)one, 1, one, 1,
                                       y, 1, &o, NULL),
                    -12);
-  tessera_mixed_options_init(&o);
-  o.factor = TESSERA_FACTOR_SINGLE;
+  o = with_factor(TESSERA_FACTOR_SINGLE);
   const float onef[1] = {1};
   float yf[1];
   assert_int_equal(tessera_posv_mixed(ctx, TESSERA_LOWER, TESSERA_F32, 1, 1, (void *)onef, 1, onef,
