@@ -409,8 +409,8 @@ static int mixed(tessera_context_t *ctx, const char *fname, bool lu, tessera_upl
   }
   if (m.H.diag) tsr_hemm_destroy(&m.H);
   (void)tessera_set_scope(ctx, outer);
-  if (pinned) tsr_host_unpin(ctx, a);
   const int d = (m.A ? tessera_matrix_destroy(m.A) : 0) | (m.L ? tessera_matrix_destroy(m.L) : 0);
+  if (pinned) tsr_host_unpin(ctx, a); /* after A's view, whose tiles it backs */
   free(m.low);
   if (!rc) rc = d;
   if (rc || !code) return rc;
