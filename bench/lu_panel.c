@@ -101,7 +101,7 @@ static int enqueue(probe_t *p, int op) {
     ex.ptr[3] = p->inv, ex.ld[3] = (size_t)p->t;
     return tsr_cuda_lu_step(&ex, &a) ? -1 : 0;
   }
-  tsr_trsm_args_t a = {p->dt, 'L', 'L', 'N', 'U', p->t, p->t, {1, 0}};
+  tsr_trsm_args_t a = {p->dt, 'L', 'L', 'N', 'U', p->t, p->t, {1, 0}, 0};
   ex.ndata = 2;
   ex.ptr[0] = op == TOP_TRSM ? p->panel : p->inv, ex.ld[0] = op == TOP_TRSM ? m : (size_t)p->t;
   ex.ptr[1] = p->b, ex.ld[1] = m;

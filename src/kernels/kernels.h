@@ -16,6 +16,11 @@
  *  (no recursive halving onto gemm), the CUDA one as one trsv call per right-hand side. */
 #define TSR_TRSM_NARROW 4
 
+/** The arithmetic of a single-precision product on a GPU: the dtype's own, or tensor cores on
+ *  inputs rounded to TF32, BF16 or FP16, accumulated in f32 (cuBLAS's fast compute types). CPUs
+ *  and simulated devices compute in the dtype's own. */
+typedef enum { TSR_MATH_OWN = 0, TSR_MATH_TF32, TSR_MATH_BF16, TSR_MATH_F16 } tsr_math_t;
+
 /** potrf: buffers {A (RW), n x n}. Factors the `uplo` triangle. Returns 0, or
  *  `offset` + j (1-based j within the tile) for the first non-positive or NaN pivot. */
 typedef struct {
@@ -23,6 +28,7 @@ typedef struct {
   char uplo; /* 'L' or 'U' */
   int n;
   int64_t offset; /* global index of the tile's first row, for the returned info */
+  int math;       /* tsr_math_t of the products within the tile (GPUs: recursive halving) */
 } tsr_potrf_args_t;
 
 /** trsm: buffers {A (R), B (RW)}. B = alpha op(A)^-1 B (side 'L', A m x m) or
@@ -32,12 +38,8 @@ typedef struct {
   char side, uplo, trans, diag;
   int m, n;
   tsr_scalar_t alpha;
+  int math; /* tsr_math_t of the products of a solve by recursive halving */
 } tsr_trsm_args_t;
-
-/** The arithmetic of a single-precision product on a GPU: the dtype's own, or tensor cores on
- *  inputs rounded to TF32, BF16 or FP16, accumulated in f32 (cuBLAS's fast compute types). CPUs
- *  and simulated devices compute in the dtype's own. */
-typedef enum { TSR_MATH_OWN = 0, TSR_MATH_TF32, TSR_MATH_BF16, TSR_MATH_F16 } tsr_math_t;
 
 /** syrk / herk: buffers {A (R), C (RW)}. C = alpha op(A) op(A)^T (or ^H when herk) + beta C on
  *  the `uplo` triangle of the n x n C; op(A) is n x k ('N') or A is k x n ('T' / 'C').
@@ -77,13 +79,15 @@ typedef struct {
   int src_col;
 } tsr_lacpy_args_t;
 
-/** convert: buffers {src (R) of dtype `from`, dst (W) of dtype `to`}, m x n each. dst = scale src
- *  in `to`'s precision (rounded to nearest, or exact when widening); the pair is of one kind (real
- *  or complex, tsr_convert_pair). */
+/** convert: buffers {src (R) of dtype `from`, m x n; dst (W, or RW when the block is part of
+ *  it) of dtype `to`}. dst's m x n block at (dst_row, dst_col) = scale src in `to`'s precision
+ *  (rounded to nearest, or exact when widening); the pair is of one kind (real or complex,
+ *  tsr_convert_pair). */
 typedef struct {
   tessera_dtype_t from, to;
   int m, n;
   double scale; /* dst = scale src (a power of two keeps the rounding that of src alone) */
+  int dst_row, dst_col;
 } tsr_convert_args_t;
 
 /** Whether convert takes the pair (from, to): both valid and of one kind. */
@@ -443,9 +447,9 @@ int tsr_cpu_larft(const tessera_exec_t *ex, void *args);
 int tsr_cpu_posv(const tessera_exec_t *ex, void *args);
 int tsr_cpu_gesv(const tessera_exec_t *ex, void *args);
 
-/* Recursive halving (trsm_blocked.c, trtri_blocked.c, lauum_blocked.c): one code for every device
- * kind, calling the device kind's own kernels, given as function pointers, on sub-blocks through
- * copies of the task's tessera_exec_t. */
+/* Recursive halving (potrf_blocked.c, trsm_blocked.c, trtri_blocked.c, lauum_blocked.c): one code
+ * for every device kind, calling the device kind's own kernels, given as function pointers, on
+ * sub-blocks through copies of the task's tessera_exec_t. */
 
 /** Order of the first half when the recursive kernels halve a triangle of order n: about n / 2,
  *  rounded up to a multiple of 16 (n / 2 below order 32). */
@@ -456,6 +460,13 @@ static inline int tsr_half_order(int n) {
  *  TSR_TRSM_NARROW right-hand sides) and `gemm`. */
 int tsr_trsm_blocked(const tessera_exec_t *ex, void *args, tessera_kernel_fn trsm,
                      tessera_kernel_fn gemm, int leaf);
+/** potrf (tsr_potrf_args_t) by recursive halving onto `leaf_fn` (a potrf of order <= leaf on a
+ *  diagonal block, its args' offset that of the block: it returns the info, or leaves a failed
+ *  pivot NaN for the caller's scan), `trsm` and `herk` (a tsr_syrk_args_t kernel) and `gemm`,
+ *  the products in the args' math. Stops at the first leaf returning non-zero. */
+int tsr_potrf_blocked(const tessera_exec_t *ex, const tsr_potrf_args_t *a,
+                      tessera_kernel_fn leaf_fn, tessera_kernel_fn trsm, tessera_kernel_fn herk,
+                      tessera_kernel_fn gemm, int leaf);
 /** trtri by recursive halving onto `leaf_fn` (a trtri of order <= leaf, its info ignored) and
  *  `trmm`; the caller reports the info. */
 int tsr_trtri_blocked(const tessera_exec_t *ex, const tsr_trtri_args_t *a,

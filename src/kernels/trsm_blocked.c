@@ -27,7 +27,7 @@ static int update(const rec_t *r, const tsr_trsm_args_t *a, char *S, size_t lds,
   const char sop = (a->trans == 'N' || a->trans == 'n') ? 'N' : a->trans;
   tessera_exec_t e = *r->ex;
   e.ndata = 3;
-  tsr_gemm_args_t g = {.dtype = a->dtype, .alpha = {-1, 0}, .beta = beta};
+  tsr_gemm_args_t g = {.dtype = a->dtype, .alpha = {-1, 0}, .beta = beta, .math = a->math};
   if (left) { /* C (nleft x n) -= op(S) (nleft x nsolved) X (nsolved x n) */
     g.transa = sop, g.transb = 'N', g.m = nleft, g.n = a->n, g.k = nsolved;
     e.ptr[0] = S, e.ld[0] = lds, e.ptr[1] = X, e.ld[1] = ldx;

@@ -345,10 +345,10 @@ static void check_triangular(int solve) {
                NU[dg]);
       outcome_t o;
       if (solve) {
-        tsr_trsm_args_t a = {dt, LR[s], UL[u], NTC[tr], "NU" [dg], m, n, {0.75, -0.5 }};
+        tsr_trsm_args_t a = {dt, LR[s], UL[u], NTC[tr], "NU" [dg], m, n, {0.75, -0.5 }, 0};
         o = run_both(tsr_cuda_trsm, tsr_cpu_trsm, &a, dt, t, 2, 1, 0, what);
       } else {
-        tsr_trmm_args_t a = {dt, LR[s], UL[u], NTC[tr], "NU" [dg], m, n, {0.75, -0.5 }};
+        tsr_trmm_args_t a = {dt, LR[s], UL[u], NTC[tr], "NU" [dg], m, n, {0.75, -0.5 }, 0};
         o = run_both(tsr_cuda_trmm, tsr_cpu_trmm, &a, dt, t, 2, 1, 0, what);
       }
       expect_ok(o);
@@ -448,7 +448,7 @@ static void potrf_info_matches_cpu(void **state) {
         el_set(dt, t.h, j * t.ld + i, cases[c][e].v, 0.0);
         if (cases[c][e].mirrored) el_set(dt, t.h, i * t.ld + j, cases[c][e].v, 0.0);
       }
-      tsr_potrf_args_t a = {dt, UL[d % 2], n, offset};
+      tsr_potrf_args_t a = {dt, UL[d % 2], n, offset, 0};
       outcome_t o = run_both(tsr_cuda_potrf, tsr_cpu_potrf, &a, dt, &t, 1, 0, a.uplo, "potrf");
       if (o.cpu != offset + cases[c][0].want || o.gpu != o.cpu)
         fail_msg("potrf %s uplo %c case %zu: gpu %d cpu %d, expected %lld", tessera_dtype_name(dt),
@@ -473,7 +473,7 @@ static void lapack_kernels_match_cpu(void **state) {
       tt_rng_t r = tt_rng((uint64_t)(4000 + 10 * d + v));
       tile_t t = tile_random(dt, n, n, 5, &r);
       shape(dt, &t, v < 2);
-      tsr_potrf_args_t pa = {dt, UL[u], n, 140};
+      tsr_potrf_args_t pa = {dt, UL[u], n, 140, 0};
       tsr_trtri_args_t ta = {dt, UL[u], NU[dg], n, 70};
       tsr_lauum_args_t la = {dt, UL[u], n};
       if (v < 2)
@@ -688,6 +688,37 @@ static void trtri_recursive_matches_cpu(void **state) {
     }
 }
 
+/* potrf with tensor-core products (recursive halving above the leaf): within the products'
+ * rounding of the CPU's f32 potrf, both triangles, f32 and c64; a non-positive or NaN pivot in
+ * a later leaf reported as the CPU reports it. */
+static void potrf_tensor_near_cpu(void **state) {
+  (void)state;
+  NEED_GPU();
+  const int n = 2300;
+  const tessera_dtype_t single[2] = {TESSERA_F32, TESSERA_C64};
+  for (int math = TSR_MATH_TF32; math <= TSR_MATH_BF16; math++)
+    for (int d = 0; d < 4; d++) {
+      const tessera_dtype_t dt = single[d / 2];
+      const char uplo = UL[d % 2];
+      tt_rng_t r = tt_rng((uint64_t)(7000 + 10 * math + d));
+      tile_t t = tile_random(dt, n, n, 3, &r);
+      shape(dt, &t, 1);
+      tsr_potrf_args_t a = {dt, uplo, n, 100, math};
+      double rel = 0;
+      expect_ok(run_within(tsr_cuda_potrf, tsr_cpu_potrf, &a, dt, &t, 1, 0, uplo, "potrf tensor",
+                           math == TSR_MATH_TF32 ? 1e-2 : 5e-2, &rel));
+      free(t.h);
+      const int at[2] = {1700, 2299};
+      t = tile_random(dt, n, n, 3, &r);
+      shape(dt, &t, 1);
+      el_set(dt, t.h, (size_t)at[d % 2] * (t.ld + 1), d / 2 ? NAN : -1e6, 0.0);
+      outcome_t o = run_both(tsr_cuda_potrf, tsr_cpu_potrf, &a, dt, &t, 1, 0, uplo, "potrf info");
+      assert_int_equal(o.cpu, 100 + at[d % 2] + 1);
+      assert_int_equal(o.gpu, o.cpu);
+      free(t.h);
+    }
+}
+
 /* ---------------------------------------------------------------- invalid arguments */
 
 static void invalid_arguments_fail_before_enqueuing(void **state) {
@@ -697,7 +728,7 @@ static void invalid_arguments_fail_before_enqueuing(void **state) {
   assert_int_equal(cudaMalloc((void **)&d, 16 * 16 * sizeof(double)), cudaSuccess);
   tessera_exec_t ex = gpu_exec(3);
   for (int b = 0; b < 3; b++) ex.ptr[b] = d, ex.ld[b] = 16;
-  tsr_potrf_args_t p = {TESSERA_F64, 'X', 8, 0};
+  tsr_potrf_args_t p = {TESSERA_F64, 'X', 8, 0, 0};
   assert_int_equal(tsr_cuda_potrf(&ex, &p), TESSERA_ERR_KERNEL); /* uplo */
   p.uplo = 'L';
   p.n = 17;
@@ -707,7 +738,7 @@ static void invalid_arguments_fail_before_enqueuing(void **state) {
   assert_int_equal(tsr_cuda_potrf(&ex, &p), TESSERA_ERR_KERNEL); /* dtype */
   tsr_gemm_args_t gm = {TESSERA_F64, 'N', 'Q', 4, 4, 4, {1, 0}, {0, 0}, 0};
   assert_int_equal(tsr_cuda_gemm(&ex, &gm), TESSERA_ERR_KERNEL); /* trans */
-  tsr_trmm_args_t tm = {TESSERA_F64, 'L', 'L', 'N', 'X', 4, 4, {1, 0}};
+  tsr_trmm_args_t tm = {TESSERA_F64, 'L', 'L', 'N', 'X', 4, 4, {1, 0}, 0};
   assert_int_equal(tsr_cuda_trmm(&ex, &tm), TESSERA_ERR_KERNEL); /* diag */
   tsr_lauum_args_t la = {TESSERA_F64, 'L', 4};
   ex.scratch = NULL;
@@ -738,6 +769,7 @@ int main(void) {
       cmocka_unit_test(hb2st_apply_matches_cpu),
       cmocka_unit_test(hb2st_matches_cpu),
       cmocka_unit_test(potrf_info_matches_cpu),
+      cmocka_unit_test(potrf_tensor_near_cpu),
       cmocka_unit_test(invalid_arguments_fail_before_enqueuing),
   };
   tt_watchdog(240);

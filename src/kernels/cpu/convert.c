@@ -24,12 +24,14 @@ CONVERT(s_to_s, float, float)
 int tsr_cpu_convert(const tessera_exec_t *ex, void *args) {
   const tsr_convert_args_t *a = args;
   tsr_cpu_operand_t S, D;
-  if (!tsr_convert_pair(a->from, a->to) || tsr_cpu_operand(ex, 0, a->m, a->n, &S) ||
-      tsr_cpu_operand(ex, 1, a->m, a->n, &D))
+  if (!tsr_convert_pair(a->from, a->to) || a->dst_row < 0 || a->dst_col < 0 ||
+      tsr_cpu_operand(ex, 0, a->m, a->n, &S) ||
+      tsr_cpu_operand(ex, 1, a->dst_row + a->m, a->dst_col + a->n, &D))
     return TESSERA_ERR_KERNEL;
   if (a->m == 0 || a->n == 0) return 0;
   /* reals per element, and the real loop of the pair: [source single][destination single] */
   const size_t r = tsr_dtype_complex(a->from) ? 2 : 1;
+  D.p = (char *)D.p + ((size_t)a->dst_row + (size_t)a->dst_col * D.ld) * tessera_dtype_size(a->to);
   static const convert_fn by_width[2][2] = {{d_to_d, d_to_s}, {s_to_d, s_to_s}};
   by_width[tsr_dtype_single(a->from)][tsr_dtype_single(a->to)](
       S.p, (size_t)S.ld * r, D.p, (size_t)D.ld * r, (size_t)a->m * r, (size_t)a->n, a->scale);

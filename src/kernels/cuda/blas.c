@@ -212,7 +212,7 @@ int tsr_cuda_trsm(const tessera_exec_t *ex, void *args) {
 
 int tsr_cuda_trmm(const tessera_exec_t *ex, void *args) {
   const tsr_trmm_args_t *m = args;
-  const tsr_trsm_args_t a = {m->dtype, m->side, m->uplo, m->trans, m->diag, m->m, m->n, m->alpha};
+  const tsr_trsm_args_t a = *m;
   return triangular(ex, &a, 0);
 }
 
@@ -369,11 +369,16 @@ int tsr_cuda_diagonal(const tessera_exec_t *ex, void *args) {
 
 int tsr_cuda_convert(const tessera_exec_t *ex, void *args) {
   const tsr_convert_args_t *a = args;
-  const int lds = tsr_operand_ld(ex, 0, a->m, a->n), ldd = tsr_operand_ld(ex, 1, a->m, a->n);
-  if (!tsr_convert_pair(a->from, a->to) || lds < 0 || ldd < 0) return TESSERA_ERR_KERNEL;
+  if (!tsr_convert_pair(a->from, a->to) || a->dst_row < 0 || a->dst_col < 0)
+    return TESSERA_ERR_KERNEL;
+  const int lds = tsr_operand_ld(ex, 0, a->m, a->n);
+  const int ldd = tsr_operand_ld(ex, 1, a->dst_row + a->m, a->dst_col + a->n);
+  if (lds < 0 || ldd < 0) return TESSERA_ERR_KERNEL;
+  char *dst = (char *)ex->ptr[1] +
+              ((size_t)a->dst_row + (size_t)a->dst_col * (size_t)ldd) * tessera_dtype_size(a->to);
   return tsr_cuda_convert_block(tsr_dtype_single(a->from), tsr_dtype_single(a->to),
-                                tsr_dtype_complex(a->from) ? 2 : 1, ex->ptr[0], (size_t)lds,
-                                ex->ptr[1], (size_t)ldd, a->m, a->n, a->scale, ex->stream)
+                                tsr_dtype_complex(a->from) ? 2 : 1, ex->ptr[0], (size_t)lds, dst,
+                                (size_t)ldd, a->m, a->n, a->scale, ex->stream)
              ? TESSERA_ERR_KERNEL
              : 0;
 }

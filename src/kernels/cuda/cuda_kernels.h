@@ -20,6 +20,13 @@ extern "C" {
 int tsr_cuda_diag_nan_check(tessera_dtype_t dtype, const void *a, size_t ld, int n, int *dev_info,
                             void *stream);
 
+/** Enqueues on `stream`: when the device int `*dev_info` holds k > 0 (a pivot potrf found not
+ *  positive), the real part of a(k - 1, k - 1) becomes NaN, so that tsr_cuda_diag_nan_check
+ *  over a larger factor containing `a` finds it after later calls reused the info. Returns 0,
+ *  or -1 for an invalid dtype or a failed launch. */
+int tsr_cuda_diag_poison(tessera_dtype_t dtype, void *a, size_t ld, const int *dev_info,
+                         void *stream);
+
 /** As tsr_cuda_diag_nan_check, looking for an exactly zero a(j, j) (both parts, for complex
  *  dtypes): LAPACK trtri's info for a singular triangle. */
 int tsr_cuda_diag_zero_check(tessera_dtype_t dtype, const void *a, size_t ld, int n, int *dev_info,

@@ -91,6 +91,23 @@ constexpr logsum_fn logsum_of[TESSERA_NUM_DTYPES] = {
     launch_diag_logsum<float, false>, launch_diag_logsum<double, false>,
     launch_diag_logsum<float, true>, launch_diag_logsum<double, true>};
 
+/* A failed pivot made NaN: when *info = k > 0, the real part of a(k - 1, k - 1). */
+template <typename Real> __global__ void diag_poison(Real *a, long long step, const int *info) {
+  const int k = *info;
+  if (k > 0) a[(k - 1) * step] = CUDART_NAN_F;
+}
+
+template <typename Real, bool cplx>
+void launch_diag_poison(void *a, size_t ld, const int *dev_info, cudaStream_t stream) {
+  const long long step = (cplx ? 2 : 1) * (static_cast<long long>(ld) + 1); /* in reals */
+  diag_poison<Real><<<1, 1, 0, stream>>>(static_cast<Real *>(a), step, dev_info);
+}
+
+using poison_fn = void (*)(void *, size_t, const int *, cudaStream_t);
+constexpr poison_fn poison_of[TESSERA_NUM_DTYPES] = {
+    launch_diag_poison<float, false>, launch_diag_poison<double, false>,
+    launch_diag_poison<float, true>, launch_diag_poison<double, true>};
+
 /* No column found: every byte 0x7f (set by a memset), above any column index. */
 constexpr int kNoColumn = 0x7f7f7f7f;
 
@@ -476,6 +493,13 @@ extern "C" int tsr_cuda_diag_nan_check(tessera_dtype_t dtype, const void *a, siz
 extern "C" int tsr_cuda_diag_zero_check(tessera_dtype_t dtype, const void *a, size_t ld, int n,
                                         int *dev_info, void *stream) {
   return diag_scan_dtype<Scan::Zero>(dtype, a, ld, n, dev_info, stream);
+}
+
+extern "C" int tsr_cuda_diag_poison(tessera_dtype_t dtype, void *a, size_t ld, const int *dev_info,
+                                    void *stream) {
+  if (static_cast<int>(dtype) < 0 || static_cast<int>(dtype) >= TESSERA_NUM_DTYPES) return -1;
+  poison_of[dtype](a, ld, dev_info, static_cast<cudaStream_t>(stream));
+  return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }
 
 extern "C" int tsr_cuda_diag_logsum(tessera_dtype_t dtype, const void *a, size_t ld, int n,

@@ -78,6 +78,25 @@ static int report_info(const tessera_exec_t *ex, const tessera_cuda_scratch_t *s
                                            cudaMemcpyDeviceToHost, (cudaStream_t)ex->stream));
 }
 
+/* Order from which a potrf whose products take tensor cores (tsr_potrf_args_t.math) runs by
+ * recursive halving (potrf_blocked.c) onto cuSOLVER's potrf of blocks up to this order. */
+enum { POTRF_LEAF = 2048 };
+
+/* A leaf of the recursive potrf: cuSOLVER's potrf of the block, then its failed pivot (if any)
+ * made NaN for the scan after the last leaf, which reuses the info slot. */
+static int potrf_leaf(const tessera_exec_t *ex, void *args) {
+  const tsr_potrf_args_t *a = args;
+  cusolverDnHandle_t h = NULL;
+  const tessera_cuda_scratch_t *s = solver_scratch(ex, &h);
+  const int lda = tsr_operand_ld(ex, 0, a->n, a->n);
+  if (lda < 0 || !s ||
+      run_uplo(potrf_of, ex, s, h, a->dtype, tsr_cuda_fill(tsr_letter(a->uplo, "UL")), a->n, lda))
+    return TESSERA_ERR_KERNEL;
+  return tsr_cuda_diag_poison(a->dtype, ex->ptr[0], (size_t)lda, s->dev_info, ex->stream)
+             ? TESSERA_ERR_KERNEL
+             : 0;
+}
+
 int tsr_cuda_potrf(const tessera_exec_t *ex, void *args) {
   const tsr_potrf_args_t *a = args;
   const int u = tsr_letter(a->uplo, "UL");
@@ -87,7 +106,16 @@ int tsr_cuda_potrf(const tessera_exec_t *ex, void *args) {
   const tessera_cuda_scratch_t *s = solver_scratch(ex, &h);
   if (lda < 0 || !s) return TESSERA_ERR_KERNEL;
   if (a->n == 0) return 0;
-  int status = run_uplo(potrf_of, ex, s, h, a->dtype, tsr_cuda_fill(u), a->n, lda);
+  int status = 0;
+  if (a->math && tsr_dtype_single(a->dtype) && a->n > POTRF_LEAF) {
+    /* the leaves' infos became NaN pivots: the scan below finds the first */
+    status = tsr_potrf_blocked(ex, a, potrf_leaf, tsr_cuda_trsm_blocked, tsr_cuda_syrk,
+                               tsr_cuda_gemm, POTRF_LEAF);
+    if (!status)
+      status = tsr_cuda_enqueued(cudaMemsetAsync(s->dev_info, 0, sizeof(int), ex->stream));
+  } else {
+    status = run_uplo(potrf_of, ex, s, h, a->dtype, tsr_cuda_fill(u), a->n, lda);
+  }
   if (status) return status;
   /* cuSOLVER's pivot test may let a NaN through: the scan reports the first NaN pivot before
    * any failure cuSOLVER found, as the CPU kernel does, before the info is copied out. */

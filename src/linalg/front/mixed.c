@@ -128,8 +128,9 @@ static int solve_low(mixed_t *m, void *y, int64_t ldy, int64_t c) {
       store(m->lo, m->low, at(i, j, m->n), v);
     }
   tessera_matrix_t *W = NULL;
-  int rc =
-      tessera_matrix_view(m->ctx, m->lo, m->n, c, m->ipiv ? m->n : m->nb, m->nb, m->low, m->n, &W);
+  /* tiled as the factor's solves take it: square tiles of L's for potrs, any width for getrs */
+  const int64_t mb = m->L->mb, nb = m->ipiv ? m->nb : mb;
+  int rc = tessera_matrix_view(m->ctx, m->lo, m->n, c, mb, nb, m->low, m->n, &W);
   if (!rc)
     rc = m->ipiv ? tessera_tile_getrs(TESSERA_NOTRANS, m->L, m->ipiv, W)
                  : tessera_tile_potrs((tessera_uplo_t)m->uplo, m->L, W);
@@ -372,15 +373,20 @@ static int mixed(tessera_context_t *ctx, const char *fname, bool lu, tessera_upl
   int code = 0; /* the fallback's reason, else 0 */
   m.low = malloc((size_t)(n * nrhs) * m.les);
   if (!m.low) rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "posv_mixed: out of memory");
-  /* LU on column panels (tiles spanning the rows), Cholesky on square tiles */
-  const int64_t mb = lu ? n : m.nb;
-  if (!rc) rc = tessera_matrix_view(ctx, dtype, n, n, mb, m.nb, a, lda, &m.A);
-  if (!rc) rc = tessera_matrix_create(ctx, m.lo, n, n, mb, m.nb, &m.L);
-  /* FP16 inputs: A scaled first by the power of two bringing ‖A‖∞ near a tenth of FP16's
-   * largest value, which no entry of A or of its Cholesky factor then exceeds */
+  /* LU on column panels (tiles spanning the rows), Cholesky on square tiles; a Cholesky factor
+   * on tensor cores of one accelerator as one tile there, which its kernel factors by recursive
+   * halving on the tensor cores without the tile loop's task per block */
   static const int math_of[6] = {[TESSERA_FACTOR_TF32] = TSR_MATH_TF32,
                                  [TESSERA_FACTOR_BF16] = TSR_MATH_BF16,
                                  [TESSERA_FACTOR_HALF] = TSR_MATH_F16};
+  tessera_scope_t fit;
+  const bool one_tile = !lu && math_of[f] && tessera_accelerator_count(ctx) == 1 &&
+                        tsr_fitting_accelerators(ctx, 2 * (size_t)n * (size_t)n * m.les, &fit);
+  const int64_t mb = lu ? n : m.nb, lb = one_tile ? n : m.nb;
+  if (!rc) rc = tessera_matrix_view(ctx, dtype, n, n, mb, m.nb, a, lda, &m.A);
+  if (!rc) rc = tsr_matrix_create_workspace(ctx, m.lo, n, n, lu ? n : lb, lb, &m.L);
+  /* FP16 inputs: A scaled first by the power of two bringing ‖A‖∞ near a tenth of FP16's
+   * largest value, which no entry of A or of its Cholesky factor then exceeds */
   const bool half = f == TESSERA_FACTOR_HALF;
   double anrm = half ? norm_inf(dtype, m.uplo, n, a, lda) : 0;
   if (half && anrm > 0 && isfinite(anrm)) m.mu = exp2(floor(log2(6550.0 / anrm)));

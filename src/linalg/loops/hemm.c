@@ -13,11 +13,15 @@
 #include "linalg/loops/tasks.h"
 
 int tsr_pxconvert(char part, const tessera_matrix_t *A, double scale, tessera_matrix_t *L) {
+  /* L one tile: each of A's tiles into its block of it (read-write: the others' blocks stay) */
+  const bool whole = L->mt == 1 && L->nt == 1;
   int rc = 0;
   for (int64_t j = 0; j < A->nt && !rc; j++)
     for (int64_t i = part == 'L' ? j : 0; i < (part == 'U' ? j + 1 : A->mt) && !rc; i++) {
       const int tag[3] = {(int)i, (int)j, 0};
-      rc = tsr_task_convert(A->ctx, A->dtype, tsr_tile(A, i, j), L->dtype, tsr_tile(L, i, j),
+      rc = tsr_task_convert(A->ctx, A->dtype, tsr_tile(A, i, j), L->dtype,
+                            tsr_tile(L, whole ? 0 : i, whole ? 0 : j), whole ? (int)(i * A->mb) : 0,
+                            whole ? (int)(j * A->nb) : 0, whole ? TESSERA_RW : TESSERA_W,
                             tsr_tile_m(A, i), tsr_tile_n(A, j), scale, tag, 0);
     }
   return rc;

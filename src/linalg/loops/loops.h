@@ -138,8 +138,8 @@ int tsr_pxidentity_rows(tessera_matrix_t *C, int64_t from, bool ones);
  *  (distributed: every process the whole tau, a collective call). */
 int tsr_qr_tau(const tsr_qr_t *Q, tessera_dtype_t dtype, void *tau);
 
-/** L (dtype of its own, A's tiling) = scale A tile by tile in L's precision (kernel convert):
- *  the tiles of A's lower ('L') or upper ('U') triangle, or all (0). */
+/** L (dtype of its own; A's tiling, or one tile) = scale A tile by tile in L's precision (kernel
+ *  convert): the tiles of A's lower ('L') or upper ('U') triangle, or all (0). */
 int tsr_pxconvert(char part, const tessera_matrix_t *A, double scale, tessera_matrix_t *L);
 
 /** A Hermitian matrix stored in its `uplo` triangle, for products (hemm.c): its diagonal tiles

@@ -64,7 +64,8 @@ int tsr_task_potrf(const tessera_matrix_t *A, char uplo, int64_t k, int prio) {
   tsr_potrf_args_t a = {.dtype = A->dtype,
                         .uplo = diagonal_uplo(A, uplo),
                         .n = tsr_tile_m(A, k),
-                        .offset = k * A->mb};
+                        .offset = k * A->mb,
+                        .math = A->math};
   tessera_data_t *d[1] = {tsr_tile(A, k, k)};
   tessera_access_t m[1] = {TESSERA_RW};
   int tag[3] = {(int)k, (int)k, (int)k};
@@ -94,7 +95,8 @@ static int triangular(const tessera_kernel_t *kernel, const tessera_matrix_t *A,
                           .diag = diag,
                           .m = m,
                           .n = n,
-                          .alpha = alpha};
+                          .alpha = alpha,
+                          .math = A->math};
   tessera_data_t *d[2] = {a.h, b.h};
   tessera_access_t md[2] = {TESSERA_R, TESSERA_RW};
   return insert(A->ctx, kernel, &args, sizeof args, 2, d, md, tag, prio);
@@ -190,11 +192,13 @@ int tsr_task_lacpy_rows(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_d
 }
 
 int tsr_task_convert(tessera_context_t *ctx, tessera_dtype_t from, tessera_data_t *src,
-                     tessera_dtype_t to, tessera_data_t *dst, int m, int n, double scale,
-                     const int tag[3], int prio) {
-  tsr_convert_args_t args = {.from = from, .to = to, .m = m, .n = n, .scale = scale};
+                     tessera_dtype_t to, tessera_data_t *dst, int row, int col,
+                     tessera_access_t dst_mode, int m, int n, double scale, const int tag[3],
+                     int prio) {
+  tsr_convert_args_t args = {
+      .from = from, .to = to, .m = m, .n = n, .scale = scale, .dst_row = row, .dst_col = col};
   tessera_data_t *d[2] = {src, dst};
-  tessera_access_t md[2] = {TESSERA_R, TESSERA_W};
+  tessera_access_t md[2] = {TESSERA_R, dst_mode};
   return insert(ctx, &tsr_kernel_convert, &args, sizeof args, 2, d, md, tag, prio);
 }
 

@@ -45,11 +45,12 @@ int tsr_task_transpose(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_da
  *  dst accessed with dst_mode. */
 int tsr_task_identity(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *dst, int row,
                       tessera_access_t dst_mode, int m, int n, int d, const int tag[3], int prio);
-/** dst (tile, dtype `to`, m x n) = scale src (dtype `from`) in `to`'s precision (kernel
- *  convert). */
+/** dst's m x n block at (row, col) (dtype `to`) = scale src (dtype `from`, m x n) in `to`'s
+ *  precision (kernel convert), dst accessed with dst_mode. */
 int tsr_task_convert(tessera_context_t *ctx, tessera_dtype_t from, tessera_data_t *src,
-                     tessera_dtype_t to, tessera_data_t *dst, int m, int n, double scale,
-                     const int tag[3], int prio);
+                     tessera_dtype_t to, tessera_data_t *dst, int row, int col,
+                     tessera_access_t dst_mode, int m, int n, double scale, const int tag[3],
+                     int prio);
 
 /** A lacpy of src's m x n block at (src_row, src_col) into dst at row dst_row (dst_mode). */
 int tsr_task_lacpy_block(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
