@@ -277,35 +277,51 @@ static void gemm_matches_cpu(void **state) {
 
 /* Single-precision gemm and syrk / herk on tensor cores (TF32, BF16, FP16 inputs, f32
  * accumulation): within their inputs' rounding of the CPU's f32 products, and visibly not the
- * f32 products themselves (the arithmetic asked is the one run). */
+ * f32 products themselves (the arithmetic asked is the one run). f32 in BF16 / FP16 rounds its
+ * operands into the workspace: every stored shape, and with a workspace that takes k in chunks
+ * (`room`: bytes of it the kernels see, 0 for all). */
+static void tensor_products_with(size_t room) {
+  const int m = 64, n = 48, k = room ? 600 : 96;
+  const double tol[4] = {0, 1e-2, 5e-2, 1e-2};
+  const tessera_dtype_t single[2] = {TESSERA_F32, TESSERA_C64};
+  const size_t whole = g.scratch.workspace_bytes;
+  if (room) g.scratch.workspace_bytes = room;
+  for (int math = TSR_MATH_TF32; math <= TSR_MATH_F16; math++)
+    for (int d = 0; d < 2; d++)
+      for (int shape_of = 0; shape_of < 2; shape_of++) {
+        const tessera_dtype_t dt = single[d];
+        tt_rng_t r = tt_rng((uint64_t)(5000 + 100 * math + 10 * d + shape_of));
+        const int ta = shape_of, tb = 1 - shape_of; /* N T, then T N */
+        tile_t t[3] = {ta ? tile_random(dt, k, m, 3, &r) : tile_random(dt, m, k, 3, &r),
+                       tb ? tile_random(dt, n, k, 5, &r) : tile_random(dt, k, n, 5, &r),
+                       tile_random(dt, m, n, 7, &r)};
+        tsr_gemm_args_t a = {dt, "NC"[ta], "NC"[tb], m, n, k, {0.75, 0}, {-0.5, 0}, math};
+        double rel = 0;
+        char what[48];
+        snprintf(what, sizeof what, "gemm %c%c math %d", a.transa, a.transb, math);
+        expect_ok(
+            run_within(tsr_cuda_gemm, tsr_cpu_gemm, &a, dt, t, 3, 2, 0, what, tol[math], &rel));
+        assert_true(rel > 1e-6);
+        free_tiles(t, 3);
+        const char uplo = UL[shape_of], trans = "NC"[shape_of];
+        tile_t u[2] = {trans == 'N' ? tile_random(dt, n, k, 3, &r) : tile_random(dt, k, n, 3, &r),
+                       tile_random(dt, n, n, 4, &r)};
+        shape(dt, &u[1], 1);
+        tsr_syrk_args_t s = {dt, uplo, trans, 1, n, k, {0.75, 0}, {-0.5, 0}, math};
+        snprintf(what, sizeof what, "herk %c%c math %d", uplo, trans, math);
+        expect_ok(run_within(tsr_cuda_syrk, tsr_cpu_syrk, &s, dt, u, 2, 1, uplo, what, tol[math],
+                             &rel));
+        assert_true(rel > 1e-6);
+        free_tiles(u, 2);
+      }
+  g.scratch.workspace_bytes = whole;
+}
+
 static void tensor_core_products_near_cpu(void **state) {
   (void)state;
   NEED_GPU();
-  const int m = 64, n = 48, k = 96;
-  const double tol[4] = {0, 1e-2, 5e-2, 1e-2};
-  const tessera_dtype_t single[2] = {TESSERA_F32, TESSERA_C64};
-  for (int math = TSR_MATH_TF32; math <= TSR_MATH_F16; math++)
-    for (int d = 0; d < 2; d++) {
-      const tessera_dtype_t dt = single[d];
-      tt_rng_t r = tt_rng((uint64_t)(5000 + 10 * math + d));
-      tile_t t[3] = {tile_random(dt, m, k, 3, &r), tile_random(dt, k, n, 5, &r),
-                     tile_random(dt, m, n, 7, &r)};
-      tsr_gemm_args_t a = {dt, 'N', 'N', m, n, k, {0.75, 0}, {-0.5, 0}, math};
-      double rel = 0;
-      char what[32];
-      snprintf(what, sizeof what, "gemm math %d", math);
-      expect_ok(run_within(tsr_cuda_gemm, tsr_cpu_gemm, &a, dt, t, 3, 2, 0, what, tol[math], &rel));
-      assert_true(rel > 1e-6);
-      free_tiles(t, 3);
-      tile_t u[2] = {tile_random(dt, n, k, 3, &r), tile_random(dt, n, n, 4, &r)};
-      shape(dt, &u[1], 1);
-      tsr_syrk_args_t s = {dt, 'L', 'N', 1, n, k, {0.75, 0}, {-0.5, 0}, math};
-      snprintf(what, sizeof what, "herk math %d", math);
-      expect_ok(
-          run_within(tsr_cuda_syrk, tsr_cpu_syrk, &s, dt, u, 2, 1, 'L', what, tol[math], &rel));
-      assert_true(rel > 1e-6);
-      free_tiles(u, 2);
-    }
+  tensor_products_with(0);
+  tensor_products_with((size_t)(64 + 48) * 2 * 300); /* chunks of 256 columns of k */
 }
 
 static void syrk_herk_match_cpu(void **state) {

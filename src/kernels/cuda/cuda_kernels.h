@@ -81,6 +81,12 @@ int tsr_cuda_identity_block(tessera_dtype_t dtype, void *a, size_t ld, int m, in
 int tsr_cuda_convert_block(int from_single, int to_single, int reals, const void *src, size_t lds,
                            void *dst, size_t ldd, int m, int n, double scale, void *stream);
 
+/** Enqueues dst (rows x cols, leading dimension ldd, 16-bit floats: FP16 when to_f16, else
+ *  BF16) = src (lds, f32) rounded to nearest. Returns 0, or -1 for a failed
+ *  launch. */
+int tsr_cuda_round_block(int to_f16, const float *src, size_t lds, void *dst, size_t ldd,
+                         long long rows, int cols, void *stream);
+
 /** Enqueues a k x k triangle of `src` (leading dimension lds) into `dst` (ldd), zeros in the
  *  other: uplo 'L' the unit lower triangle (the strictly lower part, ones on the diagonal: a
  *  block of Householder vectors), 'U' the upper triangle with the diagonal (a T). Returns 0, or
