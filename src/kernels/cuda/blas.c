@@ -443,6 +443,21 @@ int tsr_cuda_diagonal(const tessera_exec_t *ex, void *args) {
                                              (cudaStream_t)ex->stream));
 }
 
+int tsr_cuda_absum(const tessera_exec_t *ex, void *args) {
+  const tsr_absum_args_t *a = args;
+  const int lda = tsr_operand_ld(ex, 0, a->m, a->n), ldr = tsr_operand_ld(ex, 1, a->m, 1);
+  const int ldc = a->part ? 0 : tsr_operand_ld(ex, 2, a->n, 1);
+  if (!tsr_dtype_valid(a->dtype) || lda < 0 || ldr < 0 || ldc < 0 ||
+      (a->part && a->part != 'G' && !tsr_absum_hermitian(a->part)) ||
+      (tsr_absum_hermitian(a->part) && a->m != a->n))
+    return TESSERA_ERR_KERNEL;
+  return tsr_cuda_absum_block(tsr_dtype_single(a->dtype), tsr_dtype_complex(a->dtype), ex->ptr[0],
+                              (size_t)lda, a->m, a->n, a->part, ex->ptr[1],
+                              a->part ? NULL : ex->ptr[2], ex->stream)
+             ? TESSERA_ERR_KERNEL
+             : 0;
+}
+
 int tsr_cuda_convert(const tessera_exec_t *ex, void *args) {
   const tsr_convert_args_t *a = args;
   if (!tsr_convert_pair(a->from, a->to) || a->dst_row < 0 || a->dst_col < 0)

@@ -1,6 +1,7 @@
 /* The precision conversion of a tile on a GPU (kernels.h's convert): the real loop of the pair
- * over twice the rows for complex dtypes, as the CPU's (cpu/convert.c); and the rounding of
- * single-precision blocks to 16-bit floats, the operands of tensor-core products. */
+ * over twice the rows for complex dtypes, as the CPU's (cpu/convert.c); the rounding of
+ * single-precision blocks to 16-bit floats, the operands of tensor-core products; and the sums
+ * of a tile's moduli by rows and columns (absum). */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -43,6 +44,56 @@ __global__ void round16(const float *src, long long lds, D *dst, long long ldd, 
   for (long long j = blockIdx.y; j < cols; j += gridDim.y) dst[i + j * ldd] = D(src[i + j * lds]);
 }
 
+/* The modulus of element i of a column of T's (K reals an element). */
+template <typename T, int K> __device__ double modulus(const T *c, long long i) {
+  if (K == 1) return fabs(static_cast<double>(c[i]));
+  return hypot(static_cast<double>(c[2 * i]), static_cast<double>(c[2 * i + 1]));
+}
+
+/* rows[i] += the sum of row i's moduli: a thread a row, over the columns (coalesced reads);
+ * with `part` ('L' or 'U') of the Hermitian tile stored in that triangle. */
+template <typename T, int K>
+__global__ void row_sums(const T *a, long long ld, int m, int n, char part, double *rows) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < m; i += gridDim.x * blockDim.x) {
+    double s = 0;
+    for (int j = 0; j < n; j++) {
+      const bool stored = (part != 'L' && part != 'U') || (part == 'L' ? i >= j : i <= j);
+      s += stored ? modulus<T, K>(a + j * ld * K, i) : modulus<T, K>(a + i * ld * K, j);
+    }
+    rows[i] += s;
+  }
+}
+
+/* cols[j] += the sum of column j's moduli: a block a column. */
+template <typename T, int K>
+__global__ void col_sums(const T *a, long long ld, int m, double *cols) {
+  __shared__ double part[256];
+  const T *c = a + static_cast<long long>(blockIdx.x) * ld * K;
+  double s = 0;
+  for (int i = threadIdx.x; i < m; i += blockDim.x) s += modulus<T, K>(c, i);
+  part[threadIdx.x] = s;
+  __syncthreads();
+  for (int h = blockDim.x / 2; h > 0; h /= 2) {
+    if (threadIdx.x < h) part[threadIdx.x] += part[threadIdx.x + h];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) cols[blockIdx.x] += part[0];
+}
+
+template <typename T, int K>
+void launch_absum(const void *a, size_t ld, int m, int n, char part, double *rows, double *cols,
+                  cudaStream_t st) {
+  const T *p = static_cast<const T *>(a);
+  const long long l = static_cast<long long>(ld);
+  row_sums<T, K><<<(m + 255) / 256, 256, 0, st>>>(p, l, m, n, part, rows);
+  if (!part) col_sums<T, K><<<n, 256, 0, st>>>(p, l, m, cols);
+}
+
+using absum_fn = void (*)(const void *, size_t, int, int, char, double *, double *, cudaStream_t);
+/* [single][complex] */
+constexpr absum_fn absum_of[2][2] = {{launch_absum<double, 1>, launch_absum<double, 2>},
+                                     {launch_absum<float, 1>, launch_absum<float, 2>}};
+
 } // namespace
 
 extern "C" int tsr_cuda_convert_block(int from_single, int to_single, int reals, const void *src,
@@ -69,5 +120,13 @@ extern "C" int tsr_cuda_round_block(int to_f16, const float *src, size_t lds, vo
   else
     round16<__nv_bfloat16>
         <<<grid, threads, 0, st>>>(src, ls, static_cast<__nv_bfloat16 *>(dst), ld, rows, cols);
+  return cudaGetLastError() == cudaSuccess ? 0 : -1;
+}
+
+extern "C" int tsr_cuda_absum_block(int single, int complex_, const void *a, size_t ld, int m,
+                                    int n, char part, double *rows, double *cols, void *stream) {
+  if (m <= 0 || n <= 0) return 0;
+  absum_of[single != 0][complex_ != 0](a, ld, m, n, part, rows, cols,
+                                       static_cast<cudaStream_t>(stream));
   return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }

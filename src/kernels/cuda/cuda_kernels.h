@@ -75,6 +75,11 @@ int tsr_cuda_row_gather(tessera_dtype_t dtype, void *a, size_t ld, int n, const 
 int tsr_cuda_identity_block(tessera_dtype_t dtype, void *a, size_t ld, int m, int n, int d,
                             void *stream);
 
+/** Enqueues kernels.h's absum on a (m x n, leading dimension ld in elements): single or double
+ *  precision, real or complex. Returns 0, or -1 for a failed launch. */
+int tsr_cuda_absum_block(int single, int complex_, const void *a, size_t ld, int m, int n,
+                         char part, double *rows, double *cols, void *stream);
+
 /** Enqueues dst (m x n, leading dimension ldd) = scale src (lds) in dst's precision: elements of
  *  `reals` reals (2 for complex), single or double precision as from_single and to_single say.
  *  Returns 0, or -1 for a failed launch. */

@@ -63,41 +63,30 @@ static void store(tessera_dtype_t dt, void *p, size_t k, cplx v) {
   tsr_scalar_store(dt, (char *)p + k * tessera_dtype_size(dt), (tsr_scalar_t){creal(v), cimag(v)});
 }
 
-/* Row sums of moduli from column j's rows i0 .. i1 - 1 of a (ld), into row[]; the column's own
- * sum (the mirror image's row j) returned, without the diagonal element's. One per real type
- * and kind (K reals an element), the table indexed by [single][complex]. */
-#define ROW_SUMS(name, T, K, ABS)                                                                  \
-  static double name(const void *a, int64_t ld, int64_t j, int64_t i0, int64_t i1, double *row) {  \
-    const T *c = (const T *)a + (size_t)j * (size_t)ld * K;                                        \
-    double s = 0;                                                                                  \
-    for (int64_t i = i0; i < i1; i++) {                                                            \
-      const double v = ABS;                                                                        \
-      row[i] += v;                                                                                 \
-      if (i != j) s += v;                                                                          \
-    }                                                                                              \
-    return s;                                                                                      \
-  }
-ROW_SUMS(sums_d, double, 1, fabs(c[i]))
-ROW_SUMS(sums_s, float, 1, fabs((double)c[i]))
-ROW_SUMS(sums_z, double, 2, hypot(c[2 * i], c[2 * i + 1]))
-ROW_SUMS(sums_c, float, 2, hypot((double)c[2 * i], (double)c[2 * i + 1]))
-typedef double (*sums_fn)(const void *, int64_t, int64_t, int64_t, int64_t, double *);
-static const sums_fn sums_of[2][2] = {{sums_d, sums_z}, {sums_s, sums_c}};
+/* ‖A‖∞ of m->A (Hermitian in its uplo triangle, or general: uplo 0): absum tasks where A's tiles
+ * are, each block row's sums into a handle of rows (n doubles, zeroed); norm_end waits for them. */
+static int norm_begin(mixed_t *m, double *rows, tessera_data_t **R) {
+  int rc = 0;
+  for (int64_t i = 0; i < m->A->mt && !rc; i++)
+    rc = tessera_data_register(m->ctx, TESSERA_HOST_NODE, rows + i * m->A->mb,
+                               (size_t)tsr_tile_m(m->A, i), 1, (size_t)tsr_tile_m(m->A, i),
+                               sizeof *rows, &R[i]);
+  return rc ? rc : tsr_pxabsum(m->uplo, m->A, R);
+}
 
-/* ‖A‖∞ of the Hermitian A from its `uplo` triangle, or of the general A (uplo 0): the largest
- * row sum of moduli (NaN kept). */
-static double norm_inf(tessera_dtype_t dt, char uplo, int64_t n, const void *a, int64_t lda) {
-  double *row = calloc((size_t)n, sizeof *row), most = 0;
-  if (!row) return NAN;
-  const sums_fn f = sums_of[tsr_dtype_single(dt)][tsr_dtype_complex(dt)];
-  for (int64_t j = 0; j < n; j++) {
-    const double mirror = f(a, lda, j, uplo == 'L' ? j : 0, uplo == 'U' ? j + 1 : n, row);
-    if (uplo) row[j] += mirror;
-  }
-  for (int64_t i = 0; i < n; i++)
-    if (!(row[i] <= most)) most = row[i];
-  free(row);
-  return most;
+/* The largest row sum (NaN kept) once the handles are released (their sums home). */
+static int norm_end(mixed_t *m, double *rows, tessera_data_t **R, int rc, double *anrm) {
+  for (int64_t i = 0; i < m->A->mt; i++)
+    if (R[i]) {
+      const int r = tessera_data_release(m->ctx, R[i]);
+      if (!rc) rc = r;
+      R[i] = NULL;
+    }
+  double most = 0;
+  for (int64_t i = 0; i < m->n; i++)
+    if (!(rows[i] <= most)) most = rows[i];
+  *anrm = most;
+  return rc;
 }
 
 /* y (n x c, ldy) = alpha A x (ldx) + beta y, by the tile product (Hermitian, or general on A's
@@ -368,8 +357,8 @@ static int mixed(tessera_context_t *ctx, const char *fname, bool lu, tessera_upl
   /* A's tiles reach the accelerators at the link's speed only from pinned memory */
   const bool pinned =
       accelerated && tsr_host_pin(ctx, a, (size_t)(lda * (n - 1) + n) * tessera_dtype_size(dtype));
-  /* the conversion and the factor's tasks first; ‖A‖∞ on this thread while they run (an
-   * overflow of the factor's precision found there discards the factor: the fallback) */
+  /* the conversion, the factor and ‖A‖∞ as tasks (an overflow of the factor's precision found
+   * there discards the factor: the fallback) */
   int code = 0; /* the fallback's reason, else 0 */
   m.low = malloc((size_t)(n * nrhs) * m.les);
   if (!m.low) rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "posv_mixed: out of memory");
@@ -386,16 +375,22 @@ static int mixed(tessera_context_t *ctx, const char *fname, bool lu, tessera_upl
   if (!rc) rc = tessera_matrix_view(ctx, dtype, n, n, mb, m.nb, a, lda, &m.A);
   if (!rc) rc = tsr_matrix_create_workspace(ctx, m.lo, n, n, lu ? n : lb, lb, &m.L);
   /* FP16 inputs: A scaled first by the power of two bringing ‖A‖∞ near a tenth of FP16's
-   * largest value, which no entry of A or of its Cholesky factor then exceeds */
+   * largest value, which no entry of A or of its Cholesky factor then exceeds; else ‖A‖∞'s tasks
+   * after the factor's */
   const bool half = f == TESSERA_FACTOR_HALF;
-  double anrm = half ? norm_inf(dtype, m.uplo, n, a, lda) : 0;
-  if (half && anrm > 0 && isfinite(anrm)) m.mu = exp2(floor(log2(6550.0 / anrm)));
+  double anrm = 0, *rows = calloc((size_t)n, sizeof *rows);
+  tessera_data_t **R = m.A ? calloc((size_t)m.A->mt, sizeof *R) : NULL;
+  if (!rc && (!rows || !R)) rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory", fname);
+  if (!rc && half) {
+    rc = norm_begin(&m, rows, R);
+    const int w = tessera_wait_all(ctx);
+    rc = norm_end(&m, rows, R, rc ? rc : w, &anrm);
+    if (!rc && anrm > 0 && isfinite(anrm)) m.mu = exp2(floor(log2(6550.0 / anrm)));
+  }
   if (m.L) m.L->math = math_of[f];
   if (!rc) rc = tsr_pxconvert(m.uplo, m.A, m.mu, m.L);
   if (!rc && !lu) rc = tsr_pxpotrf(m.uplo, m.L, NULL);
-  if (!half) anrm = norm_inf(dtype, m.uplo, n, a, lda);
-  const double eps = tsr_dtype_single(dtype) ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
-  const double cte = anrm * eps * sqrt((double)n);
+  if (!rc && !half) rc = norm_begin(&m, rows, R);
   if (m.L) {
     const int info = lu && !rc ? tessera_tile_getrf(m.L, ipiv) : tsr_tile_finish(m.L, rc);
     if (info > 0)
@@ -403,6 +398,16 @@ static int mixed(tessera_context_t *ctx, const char *fname, bool lu, tessera_upl
     else
       rc = info;
   }
+  if (!half && R) rc = norm_end(&m, rows, R, rc, &anrm);
+  if (!rc && code == BROKE_DOWN && !half) { /* the failed flow may have skipped the sums: again */
+    memset(rows, 0, (size_t)n * sizeof *rows);
+    rc = norm_begin(&m, rows, R);
+    const int w = tessera_wait_all(ctx);
+    rc = norm_end(&m, rows, R, rc ? rc : w, &anrm);
+  }
+  free(rows), free(R);
+  const double eps = tsr_dtype_single(dtype) ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
+  const double cte = anrm * eps * sqrt((double)n);
   if (!rc && !(anrm <= FLT_MAX)) code = OVERFLOW; /* and NaN: the working-precision call says */
   if (!code && !rc && !lu) rc = tsr_hemm_create(m.uplo, m.A, &m.H);
   if (!code && !rc) {
