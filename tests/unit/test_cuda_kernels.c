@@ -324,6 +324,29 @@ static void tensor_core_products_near_cpu(void **state) {
   tensor_products_with((size_t)(64 + 48) * 2 * 300); /* chunks of 256 columns of k */
 }
 
+/* absum on f64 tiles (the harness copies every buffer in one dtype; the other dtypes' run in
+ * test_posv_mixed on the GPU): a tile's row and column sums of moduli (part 0), and the row
+ * sums of a Hermitian diagonal tile from either stored triangle, as the CPU's. */
+static void absum_matches_cpu(void **state) {
+  (void)state;
+  NEED_GPU();
+  const int m = 70, n = 45;
+  for (int p = 0; p < 3; p++)
+    for (int out = 1; out < (p ? 2 : 3); out++) {
+      const tessera_dtype_t dt = TESSERA_F64;
+      tt_rng_t r = tt_rng((uint64_t)(7000 + 10 * out + p));
+      const int rows = p ? n : m;
+      tile_t t[3] = {tile_random(dt, rows, n, 3, &r), tile_random(TESSERA_F64, rows, 1, 5, &r),
+                     tile_random(TESSERA_F64, n, 1, 7, &r)};
+      tsr_absum_args_t a = {dt, rows, n, "\0LU"[p]};
+      char what[32];
+      snprintf(what, sizeof what, "absum part %d out %d", p, out);
+      expect_ok(run_within(tsr_cuda_absum, tsr_cpu_absum, &a, TESSERA_F64, t, p ? 2 : 3, out, 0,
+                           what, 1e-12, NULL));
+      free_tiles(t, 3);
+    }
+}
+
 static void syrk_herk_match_cpu(void **state) {
   (void)state;
   NEED_GPU();
@@ -775,6 +798,7 @@ int main(void) {
       cmocka_unit_test(gemm_matches_cpu),
       cmocka_unit_test(syrk_herk_match_cpu),
       cmocka_unit_test(tensor_core_products_near_cpu),
+      cmocka_unit_test(absum_matches_cpu),
       cmocka_unit_test(trsm_matches_cpu),
       cmocka_unit_test(trmm_matches_cpu),
       cmocka_unit_test(lacpy_matches_cpu),
