@@ -325,20 +325,22 @@ static void tensor_core_products_near_cpu(void **state) {
 }
 
 /* absum on f64 tiles (the harness copies every buffer in one dtype; the other dtypes' run in
- * test_posv_mixed on the GPU): a tile's row and column sums of moduli (part 0), and the row
- * sums of a Hermitian diagonal tile from either stored triangle, as the CPU's. */
+ * test_posv_mixed on the GPU): a tile's row and column sums of moduli (part 0), its row sums
+ * alone (part 'G'), and the row sums of a Hermitian diagonal tile from either stored triangle,
+ * as the CPU's. */
 static void absum_matches_cpu(void **state) {
   (void)state;
   NEED_GPU();
   const int m = 70, n = 45;
-  for (int p = 0; p < 3; p++)
+  for (int p = 0; p < 4; p++)
     for (int out = 1; out < (p ? 2 : 3); out++) {
       const tessera_dtype_t dt = TESSERA_F64;
+      const char part = "\0LUG"[p];
       tt_rng_t r = tt_rng((uint64_t)(7000 + 10 * out + p));
-      const int rows = p ? n : m;
+      const int rows = part == 'L' || part == 'U' ? n : m;
       tile_t t[3] = {tile_random(dt, rows, n, 3, &r), tile_random(TESSERA_F64, rows, 1, 5, &r),
                      tile_random(TESSERA_F64, n, 1, 7, &r)};
-      tsr_absum_args_t a = {dt, rows, n, "\0LU"[p]};
+      tsr_absum_args_t a = {dt, rows, n, part};
       char what[32];
       snprintf(what, sizeof what, "absum part %d out %d", p, out);
       expect_ok(run_within(tsr_cuda_absum, tsr_cpu_absum, &a, TESSERA_F64, t, p ? 2 : 3, out, 0,
