@@ -328,9 +328,12 @@ int tsr_cuda_trmm_dense(const tessera_exec_t *ex, void *args) {
   return rc;
 }
 
-/* Solves up to order 512 in cuBLAS's trsm, larger ones by recursive halving onto gemm. */
+/* Solves up to order 512 in cuBLAS's trsm (256 where the products take tensor cores, whose gemms
+ * of short k still outrun the leaves), larger ones by recursive halving onto gemm. */
 int tsr_cuda_trsm_blocked(const tessera_exec_t *ex, void *args) {
-  return tsr_trsm_blocked(ex, args, tsr_cuda_trsm, tsr_cuda_gemm, 512);
+  const tsr_trsm_args_t *a = args;
+  const int leaf = a->math && tsr_dtype_single(a->dtype) ? 256 : 512;
+  return tsr_trsm_blocked(ex, args, tsr_cuda_trsm, tsr_cuda_gemm, leaf);
 }
 
 typedef cublasStatus_t (*geam_fn)(cublasHandle_t, int, int, const void *, const void *, int,
