@@ -1,9 +1,10 @@
-/* tessera_posv_mixed (and tessera_gesv_mixed and tessera_tile_posv_mixed, last): every dtype, both triangles, orders that are
- * not tile multiples, n 0 and 1; matrices of prescribed condition from 10 to 10¹² (eigenvalues
- * spaced geometrically, random eigenvectors); the classical refinement, the GMRES-IR path, and each
- * fallback (the factor's breakdown, overflow of the factor's precision, no convergence within
- * max_iter) with its code; non-definite and NaN input, bad arguments. Every solution meets dsposv's
- * criterion (backward error measured in double complex against the full matrix). */
+/* tessera_posv_mixed (and tessera_gesv_mixed and tessera_tile_posv_mixed, last): every dtype, both
+ * triangles, orders that are not tile multiples, n 0 and 1; matrices of prescribed condition from
+ * 10 to 10¹² (eigenvalues spaced geometrically, random eigenvectors); the classical refinement, the
+ * GMRES-IR path, and each fallback (the factor's breakdown, overflow of the factor's precision, no
+ * convergence within max_iter) with its code; non-definite and NaN input, bad arguments. Every
+ * solution meets dsposv's criterion (backward error measured in double complex against the full
+ * matrix). */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdbool.h>
@@ -379,7 +380,8 @@ static void test_tile_posv_mixed(void **state) {
         for (int64_t j = 0; j < n; j++)
           for (int64_t i = 0; i < n; i++)
             if (lc_in_tri(uplo, i, j))
-              assert_true(lc_get(dt, a, (size_t)(i + j * n)) == lc_get(dt, a1, (size_t)(i + j * n)));
+              assert_true(lc_get(dt, a, (size_t)(i + j * n)) ==
+                          lc_get(dt, a1, (size_t)(i + j * n)));
       } else {
         assert_true(res.factor == TESSERA_FACTOR_WORKING && res.iter < 0);
       }
@@ -387,9 +389,8 @@ static void test_tile_posv_mixed(void **state) {
     }
   double one[1] = {4}, rhs[1] = {8}, x1[1] = {0};
   tessera_mixed_result_t res;
-  assert_int_equal(tile_solve(ctx, TESSERA_F64, TESSERA_LOWER, 1, 1, one, rhs, x1, NULL, &single,
-                              &res),
-                   0);
+  assert_int_equal(
+      tile_solve(ctx, TESSERA_F64, TESSERA_LOWER, 1, 1, one, rhs, x1, NULL, &single, &res), 0);
   assert_true(x1[0] == 2);
   tessera_matrix_t *A = NULL, *B = NULL;
   assert_int_equal(tessera_matrix_create(ctx, TESSERA_F64, 0, 0, nb, nb, &A), 0);

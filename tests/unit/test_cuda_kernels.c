@@ -295,7 +295,7 @@ static void tensor_products_with(size_t room) {
         tile_t t[3] = {ta ? tile_random(dt, k, m, 3, &r) : tile_random(dt, m, k, 3, &r),
                        tb ? tile_random(dt, n, k, 5, &r) : tile_random(dt, k, n, 5, &r),
                        tile_random(dt, m, n, 7, &r)};
-        tsr_gemm_args_t a = {dt, "NC"[ta], "NC"[tb], m, n, k, {0.75, 0}, {-0.5, 0}, math};
+        tsr_gemm_args_t a = {dt, "NC"[ta], "NC" [tb], m, n, k, {0.75, 0 }, {-0.5, 0}, math};
         double rel = 0;
         char what[48];
         snprintf(what, sizeof what, "gemm %c%c math %d", a.transa, a.transb, math);
@@ -309,8 +309,8 @@ static void tensor_products_with(size_t room) {
         shape(dt, &u[1], 1);
         tsr_syrk_args_t s = {dt, uplo, trans, 1, n, k, {0.75, 0}, {-0.5, 0}, math};
         snprintf(what, sizeof what, "herk %c%c math %d", uplo, trans, math);
-        expect_ok(run_within(tsr_cuda_syrk, tsr_cpu_syrk, &s, dt, u, 2, 1, uplo, what, tol[math],
-                             &rel));
+        expect_ok(
+            run_within(tsr_cuda_syrk, tsr_cpu_syrk, &s, dt, u, 2, 1, uplo, what, tol[math], &rel));
         assert_true(rel > 1e-6);
         free_tiles(u, 2);
       }

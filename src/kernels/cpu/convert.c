@@ -67,9 +67,8 @@ int tsr_cpu_absum(const tessera_exec_t *ex, void *args) {
   const tsr_absum_args_t *a = args;
   tsr_cpu_operand_t A, R, C = {0};
   if (!tsr_dtype_valid(a->dtype) || (a->part && a->part != 'G' && !tsr_absum_hermitian(a->part)) ||
-      (tsr_absum_hermitian(a->part) && a->m != a->n) ||
-      tsr_cpu_operand(ex, 0, a->m, a->n, &A) || tsr_cpu_operand(ex, 1, a->m, 1, &R) ||
-      (!a->part && tsr_cpu_operand(ex, 2, a->n, 1, &C)))
+      (tsr_absum_hermitian(a->part) && a->m != a->n) || tsr_cpu_operand(ex, 0, a->m, a->n, &A) ||
+      tsr_cpu_operand(ex, 1, a->m, 1, &R) || (!a->part && tsr_cpu_operand(ex, 2, a->n, 1, &C)))
     return TESSERA_ERR_KERNEL;
   static const absum_fn of[2][2] = {{absum_d, absum_z}, {absum_s, absum_c}};
   of[tsr_dtype_single(a->dtype)][tsr_dtype_complex(a->dtype)](A.p, (size_t)A.ld, a->m, a->n,

@@ -4,10 +4,11 @@
  * TESSERA_ERR_KERNEL without enqueuing anything when they are invalid; then it binds the
  * worker's cuBLAS handle to ex->stream and enqueues. Nothing synchronises or allocates. gemm is
  * one type-generic cublasGemmEx call in the dtype's own precision, or for single-precision dtypes
- * in the task's arithmetic (tsr_math_t: TF32, BF16, FP16 inputs on tensor cores); the others call the routine of the dtype from the
- * operation's table (one entry per dtype, indexed by it, all of one signature: scalars and
- * operands as untyped pointers). Products of f32 in BF16 / FP16 arithmetic (gemm, and syrk as a
- * gemm) round their operands into the worker's workspace first (low_product).
+ * in the task's arithmetic (tsr_math_t: TF32, BF16, FP16 inputs on tensor cores); the others call
+ * the routine of the dtype from the operation's table (one entry per dtype, indexed by it, all of
+ * one signature: scalars and operands as untyped pointers). Products of f32 in BF16 / FP16
+ * arithmetic (gemm, and syrk as a gemm) round their operands into the worker's workspace first
+ * (low_product).
  */
 #include <stdbool.h>
 

@@ -271,8 +271,8 @@ static int check_options(tessera_context_t *ctx, const char *f, int argno, tesse
                          const tessera_mixed_options_t *o) {
   int rc = 0;
   if (o->factor < TESSERA_FACTOR_AUTO || o->factor > TESSERA_FACTOR_HALF)
-    rc = tsr_error(ctx, -argno, "%s: argument %d's factor = %d is not a factor precision", f,
-                   argno, (int)o->factor);
+    rc = tsr_error(ctx, -argno, "%s: argument %d's factor = %d is not a factor precision", f, argno,
+                   (int)o->factor);
   if (!rc && (o->max_iter < 1 || o->gmres < -1 || o->gmres > 1))
     rc = tsr_error(ctx, -argno,
                    "%s: argument %d asks max_iter = %d (at least 1) and gmres = %d (-1, 0 or 1)", f,
@@ -365,7 +365,8 @@ static int factor_refine(mixed_t *m, tessera_factor_t f, const tessera_mixed_opt
   const bool half = f == TESSERA_FACTOR_HALF;
   double anrm = 0, *rows = calloc((size_t)n, sizeof *rows);
   tessera_data_t **R = calloc((size_t)m->A->mt, sizeof *R);
-  if (!rc && (!rows || !R || !m->low)) rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "mixed-precision solve: out of memory");
+  if (!rc && (!rows || !R || !m->low))
+    rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "mixed-precision solve: out of memory");
   if (!rc && half) {
     rc = norm_begin(m, rows, R);
     const int w = tessera_wait_all(ctx);
