@@ -342,6 +342,17 @@ TESSERA_API int tessera_tile_potrs(tessera_uplo_t uplo, const tessera_matrix_t *
 /** Factors A and solves A X = B. */
 TESSERA_API int tessera_tile_posv(tessera_uplo_t uplo, tessera_matrix_t *A, tessera_matrix_t *B);
 
+/** tessera_posv_mixed on descriptors: A X = B for A (f64 or c128, also f32 with a factor on
+ *  tensor cores) Hermitian positive definite in its `uplo` triangle, square tiles, wherever its
+ *  tiles are (on GPUs they stay there: the factor's copy, its products and the residuals'
+ *  run where A is); B (n x nrhs, A's tiling of n) is overwritten by X. The factor's precision,
+ *  the refinement, the fallback and `res` as tessera_posv_mixed's: after a fallback A holds its
+ *  working-precision factor (as tessera_tile_posv leaves it), else A is unchanged. One process.
+ *  Returns as tessera_tile_posv. */
+TESSERA_API int tessera_tile_posv_mixed(tessera_uplo_t uplo, tessera_matrix_t *A,
+                                        tessera_matrix_t *B, const tessera_mixed_options_t *opts,
+                                        tessera_mixed_result_t *res);
+
 /** Inverse from the Cholesky factor in place (see tessera_potri). */
 TESSERA_API int tessera_tile_potri(tessera_uplo_t uplo, tessera_matrix_t *A);
 

@@ -112,6 +112,16 @@ static uint64_t convert_key(const void *args) {
   return size_key(a->to, tsr_dtype_single(a->from), a->m, a->n, 0);
 }
 
+static double absum_flops(const void *args) {
+  (void)args;
+  return 0.0;
+}
+
+static uint64_t absum_key(const void *args) {
+  const tsr_absum_args_t *a = args;
+  return size_key(a->dtype, a->part != 0, a->m, a->n, 0);
+}
+
 static double diagonal_flops(const void *args) {
   (void)args;
   return 0.0;
@@ -443,6 +453,7 @@ KERNEL_TABLE(syrk, syrk);
 KERNEL_TABLE(gemm, gemm);
 KERNEL_TABLE(lacpy, lacpy);
 KERNEL_TABLE(convert, convert);
+KERNEL_TABLE(absum, absum);
 KERNEL_TABLE(diagonal, diagonal);
 KERNEL_TABLE(transpose, transpose);
 KERNEL_TABLE(identity, identity);

@@ -90,6 +90,21 @@ typedef struct {
   int dst_row, dst_col;
 } tsr_convert_args_t;
 
+/** absum: buffers {A (R) m x n, rows (RW) m doubles, cols (RW) n doubles, absent with `part`}.
+ *  rows[i] += Σ_j |a_ij| and cols[j] += Σ_i |a_ij| (part 0); rows alone (part 'G'); or for a
+ *  Hermitian diagonal tile (m = n) stored in its `part` triangle ('L' or 'U'), rows[i] += the
+ *  sum of row i of the whole Hermitian tile. |z| is the modulus for complex dtypes. */
+typedef struct {
+  tessera_dtype_t dtype;
+  int m, n;
+  char part;
+} tsr_absum_args_t;
+
+/** Whether an absum part names a Hermitian tile's stored triangle. */
+static inline bool tsr_absum_hermitian(char part) {
+  return part == 'L' || part == 'U';
+}
+
 /** Whether convert takes the pair (from, to): both valid and of one kind. */
 static inline bool tsr_convert_pair(tessera_dtype_t from, tessera_dtype_t to) {
   return tsr_dtype_valid(from) && tsr_dtype_valid(to) &&
@@ -383,6 +398,7 @@ extern const tessera_kernel_t tsr_kernel_syrk;
 extern const tessera_kernel_t tsr_kernel_gemm;
 extern const tessera_kernel_t tsr_kernel_lacpy;
 extern const tessera_kernel_t tsr_kernel_convert;
+extern const tessera_kernel_t tsr_kernel_absum;
 extern const tessera_kernel_t tsr_kernel_diagonal;
 extern const tessera_kernel_t tsr_kernel_transpose;
 extern const tessera_kernel_t tsr_kernel_identity;
@@ -418,6 +434,7 @@ int tsr_cpu_syrk(const tessera_exec_t *ex, void *args);
 int tsr_cpu_gemm(const tessera_exec_t *ex, void *args);
 int tsr_cpu_lacpy(const tessera_exec_t *ex, void *args);
 int tsr_cpu_convert(const tessera_exec_t *ex, void *args);
+int tsr_cpu_absum(const tessera_exec_t *ex, void *args);
 int tsr_cpu_diagonal(const tessera_exec_t *ex, void *args);
 int tsr_cpu_transpose(const tessera_exec_t *ex, void *args);
 int tsr_cpu_identity(const tessera_exec_t *ex, void *args);
@@ -504,6 +521,7 @@ int tsr_cuda_syrk(const tessera_exec_t *ex, void *args);
 int tsr_cuda_gemm(const tessera_exec_t *ex, void *args);
 int tsr_cuda_lacpy(const tessera_exec_t *ex, void *args);
 int tsr_cuda_convert(const tessera_exec_t *ex, void *args);
+int tsr_cuda_absum(const tessera_exec_t *ex, void *args);
 int tsr_cuda_diagonal(const tessera_exec_t *ex, void *args);
 int tsr_cuda_transpose(const tessera_exec_t *ex, void *args);
 int tsr_cuda_identity(const tessera_exec_t *ex, void *args);

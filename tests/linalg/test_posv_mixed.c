@@ -1,9 +1,10 @@
-/* tessera_posv_mixed (and tessera_gesv_mixed, last): every dtype, both triangles, orders that are
- * not tile multiples, n 0 and 1; matrices of prescribed condition from 10 to 10¹² (eigenvalues
- * spaced geometrically, random eigenvectors); the classical refinement, the GMRES-IR path, and each
- * fallback (the factor's breakdown, overflow of the factor's precision, no convergence within
- * max_iter) with its code; non-definite and NaN input, bad arguments. Every solution meets dsposv's
- * criterion (backward error measured in double complex against the full matrix). */
+/* tessera_posv_mixed (and tessera_gesv_mixed and tessera_tile_posv_mixed, last): every dtype, both
+ * triangles, orders that are not tile multiples, n 0 and 1; matrices of prescribed condition from
+ * 10 to 10¹² (eigenvalues spaced geometrically, random eigenvectors); the classical refinement, the
+ * GMRES-IR path, and each fallback (the factor's breakdown, overflow of the factor's precision, no
+ * convergence within max_iter) with its code; non-definite and NaN input, bad arguments. Every
+ * solution meets dsposv's criterion (backward error measured in double complex against the full
+ * matrix). */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdbool.h>
@@ -327,11 +328,106 @@ static void test_posv_mixed_errors(void **state) {
   lc_finalize(ctx);
 }
 
+/* B's columns of A X = B with opts through tessera_tile_posv_mixed on descriptors of nb x nb tiles
+ * (A's `uplo` triangle from a, B from b), the answer into x; A's contents after it into a_out
+ * when not NULL. Returns the call's status. */
+static int tile_solve(tessera_context_t *ctx, tessera_dtype_t dt, tessera_uplo_t uplo, int64_t n,
+                      int64_t nrhs, const void *a, const void *b, void *x, void *a_out,
+                      const tessera_mixed_options_t *o, tessera_mixed_result_t *res) {
+  tessera_matrix_t *A = NULL, *B = NULL;
+  const int64_t ld = n > 1 ? n : 1;
+  assert_int_equal(tessera_matrix_create(ctx, dt, n, n, nb, nb, &A), 0);
+  assert_int_equal(tessera_matrix_create(ctx, dt, n, nrhs, nb, nb, &B), 0);
+  assert_int_equal(tessera_matrix_import(A, a, ld), 0);
+  assert_int_equal(tessera_matrix_import(B, b, ld), 0);
+  const int rc = tessera_tile_posv_mixed(uplo, A, B, o, res);
+  assert_int_equal(tessera_matrix_export(B, x, ld), 0);
+  if (a_out) assert_int_equal(tessera_matrix_export(A, a_out, ld), 0);
+  assert_int_equal(tessera_matrix_destroy(A), 0);
+  assert_int_equal(tessera_matrix_destroy(B), 0);
+  return rc;
+}
+
+/* tessera_tile_posv_mixed: f64 and c128, both triangles, an order that is not a tile multiple;
+ * condition 10⁴ (the single-precision factor refined, A unchanged) and 10¹² (the fallback, A
+ * then holding its factor), every answer to the criterion; orders 1 and 0; a non-definite A's
+ * info; bad arguments. */
+static void test_tile_posv_mixed(void **state) {
+  (void)state;
+  tessera_context_t *ctx = lc_context(nb);
+  const int64_t n = 3 * nb + 5, nrhs = 2;
+  const tessera_mixed_options_t single = with_factor(TESSERA_FACTOR_SINGLE);
+  for (int d = 0; d < 2; d++)
+    for (int k = 0; k < 4; k++) {
+      const tessera_dtype_t dt = d ? TESSERA_C128 : TESSERA_F64;
+      const tessera_uplo_t uplo = lc_uplos[k % 2];
+      const double cond = k < 2 ? 1e4 : 1e12;
+      tt_rng_t r = tt_rng((uint64_t)(1700 + 10 * d + k));
+      void *a = lc_alloc(dt, (size_t)(n * n)), *a1 = lc_alloc(dt, (size_t)(n * n));
+      void *b = lc_alloc(dt, (size_t)(n * nrhs)), *x = lc_alloc(dt, (size_t)(n * nrhs));
+      zc_t *full = conditioned(dt, uplo, n, cond, 1, a, &r);
+      lc_fill_random(dt, b, n, nrhs, n, &r);
+      tessera_mixed_result_t res;
+      const int rc = tile_solve(ctx, dt, uplo, n, nrhs, a, b, x, a1, &single, &res);
+      if (rc) fail_msg("tile_posv_mixed = %d: %s", rc, tessera_last_error(ctx));
+      zc_t *B = lc_promote(dt, n, nrhs, b, n);
+      const double err = lc_solve_resid(dt, n, nrhs, full, x, n, B);
+      if (!(err < 10))
+        fail_msg("tile_posv_mixed %s %c cond %g: backward error %g (iter %d)", lc_name(dt),
+                 (char)uplo, cond, err, res.iter);
+      if (cond < 1e6) {
+        assert_true(res.factor == TESSERA_FACTOR_SINGLE && res.iter > 0);
+        for (int64_t j = 0; j < n; j++)
+          for (int64_t i = 0; i < n; i++)
+            if (lc_in_tri(uplo, i, j))
+              assert_true(lc_get(dt, a, (size_t)(i + j * n)) ==
+                          lc_get(dt, a1, (size_t)(i + j * n)));
+      } else {
+        assert_true(res.factor == TESSERA_FACTOR_WORKING && res.iter < 0);
+      }
+      free(a), free(a1), free(b), free(x), free(full), free(B);
+    }
+  double one[1] = {4}, rhs[1] = {8}, x1[1] = {0};
+  tessera_mixed_result_t res;
+  assert_int_equal(
+      tile_solve(ctx, TESSERA_F64, TESSERA_LOWER, 1, 1, one, rhs, x1, NULL, &single, &res), 0);
+  assert_true(x1[0] == 2);
+  tessera_matrix_t *A = NULL, *B = NULL;
+  assert_int_equal(tessera_matrix_create(ctx, TESSERA_F64, 0, 0, nb, nb, &A), 0);
+  assert_int_equal(tessera_matrix_create(ctx, TESSERA_F64, 0, 1, nb, nb, &B), 0);
+  assert_int_equal(tessera_tile_posv_mixed(TESSERA_LOWER, A, B, &single, NULL), 0);
+  assert_int_equal(tessera_matrix_destroy(A), 0);
+  assert_int_equal(tessera_matrix_destroy(B), 0);
+  const int64_t m = nb + 3;
+  double *a = calloc((size_t)(m * m), sizeof *a), b[64] = {0}, x[64];
+  for (int64_t i = 0; i < m; i++) a[i + i * m] = i == 5 ? -1 : 2, b[i] = 1;
+  assert_int_equal(tile_solve(ctx, TESSERA_F64, TESSERA_LOWER, m, 1, a, b, x, NULL, &single, &res),
+                   6);
+  lc_assert_error(ctx);
+  assert_true(res.iter == -3 && res.factor == TESSERA_FACTOR_WORKING);
+  assert_int_equal(tessera_matrix_create(ctx, TESSERA_F64, m, m, nb, nb + 2, &A), 0);
+  assert_int_equal(tessera_matrix_create(ctx, TESSERA_F64, m, 1, nb, nb, &B), 0);
+  assert_int_equal(tessera_tile_posv_mixed(TESSERA_LOWER, A, B, &single, NULL), -2);
+  lc_assert_error(ctx);
+  tessera_mixed_options_t o = with_factor((tessera_factor_t)7);
+  assert_int_equal(tessera_matrix_destroy(A), 0);
+  assert_int_equal(tessera_matrix_create(ctx, TESSERA_F64, m, m, nb, nb, &A), 0);
+  assert_int_equal(tessera_tile_posv_mixed((tessera_uplo_t)'X', A, B, &single, NULL), -1);
+  assert_int_equal(tessera_tile_posv_mixed(TESSERA_LOWER, A, B, &o, NULL), -4);
+  lc_assert_error(ctx);
+  assert_int_equal(tessera_tile_posv_mixed(TESSERA_LOWER, A, NULL, &single, NULL) < 0, 1);
+  assert_int_equal(tessera_matrix_destroy(A), 0);
+  assert_int_equal(tessera_matrix_destroy(B), 0);
+  free(a);
+  lc_finalize(ctx);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_posv_mixed_sweep),  cmocka_unit_test(test_posv_mixed_conditions),
       cmocka_unit_test(test_posv_mixed_paths),  cmocka_unit_test(test_posv_mixed_tensor_factors),
       cmocka_unit_test(test_posv_mixed_errors), cmocka_unit_test(test_gesv_mixed),
+      cmocka_unit_test(test_tile_posv_mixed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -277,34 +277,75 @@ static void gemm_matches_cpu(void **state) {
 
 /* Single-precision gemm and syrk / herk on tensor cores (TF32, BF16, FP16 inputs, f32
  * accumulation): within their inputs' rounding of the CPU's f32 products, and visibly not the
- * f32 products themselves (the arithmetic asked is the one run). */
+ * f32 products themselves (the arithmetic asked is the one run). f32 in BF16 / FP16 rounds its
+ * operands into the workspace: every stored shape, and with a workspace that takes k in chunks
+ * (`room`: bytes of it the kernels see, 0 for all). */
+static void tensor_products_with(size_t room) {
+  const int m = 64, n = 48, k = room ? 600 : 96;
+  const double tol[4] = {0, 1e-2, 5e-2, 1e-2};
+  const tessera_dtype_t single[2] = {TESSERA_F32, TESSERA_C64};
+  const size_t whole = g.scratch.workspace_bytes;
+  if (room) g.scratch.workspace_bytes = room;
+  for (int math = TSR_MATH_TF32; math <= TSR_MATH_F16; math++)
+    for (int d = 0; d < 2; d++)
+      for (int shape_of = 0; shape_of < 2; shape_of++) {
+        const tessera_dtype_t dt = single[d];
+        tt_rng_t r = tt_rng((uint64_t)(5000 + 100 * math + 10 * d + shape_of));
+        const int ta = shape_of, tb = 1 - shape_of; /* N T, then T N */
+        tile_t t[3] = {ta ? tile_random(dt, k, m, 3, &r) : tile_random(dt, m, k, 3, &r),
+                       tb ? tile_random(dt, n, k, 5, &r) : tile_random(dt, k, n, 5, &r),
+                       tile_random(dt, m, n, 7, &r)};
+        tsr_gemm_args_t a = {dt, "NC"[ta], "NC" [tb], m, n, k, {0.75, 0 }, {-0.5, 0}, math};
+        double rel = 0;
+        char what[48];
+        snprintf(what, sizeof what, "gemm %c%c math %d", a.transa, a.transb, math);
+        expect_ok(
+            run_within(tsr_cuda_gemm, tsr_cpu_gemm, &a, dt, t, 3, 2, 0, what, tol[math], &rel));
+        assert_true(rel > 1e-6);
+        free_tiles(t, 3);
+        const char uplo = UL[shape_of], trans = "NC"[shape_of];
+        tile_t u[2] = {trans == 'N' ? tile_random(dt, n, k, 3, &r) : tile_random(dt, k, n, 3, &r),
+                       tile_random(dt, n, n, 4, &r)};
+        shape(dt, &u[1], 1);
+        tsr_syrk_args_t s = {dt, uplo, trans, 1, n, k, {0.75, 0}, {-0.5, 0}, math};
+        snprintf(what, sizeof what, "herk %c%c math %d", uplo, trans, math);
+        expect_ok(
+            run_within(tsr_cuda_syrk, tsr_cpu_syrk, &s, dt, u, 2, 1, uplo, what, tol[math], &rel));
+        assert_true(rel > 1e-6);
+        free_tiles(u, 2);
+      }
+  g.scratch.workspace_bytes = whole;
+}
+
 static void tensor_core_products_near_cpu(void **state) {
   (void)state;
   NEED_GPU();
-  const int m = 64, n = 48, k = 96;
-  const double tol[4] = {0, 1e-2, 5e-2, 1e-2};
-  const tessera_dtype_t single[2] = {TESSERA_F32, TESSERA_C64};
-  for (int math = TSR_MATH_TF32; math <= TSR_MATH_F16; math++)
-    for (int d = 0; d < 2; d++) {
-      const tessera_dtype_t dt = single[d];
-      tt_rng_t r = tt_rng((uint64_t)(5000 + 10 * math + d));
-      tile_t t[3] = {tile_random(dt, m, k, 3, &r), tile_random(dt, k, n, 5, &r),
-                     tile_random(dt, m, n, 7, &r)};
-      tsr_gemm_args_t a = {dt, 'N', 'N', m, n, k, {0.75, 0}, {-0.5, 0}, math};
-      double rel = 0;
+  tensor_products_with(0);
+  tensor_products_with((size_t)(64 + 48) * 2 * 300); /* chunks of 256 columns of k */
+}
+
+/* absum on f64 tiles (the harness copies every buffer in one dtype; the other dtypes' run in
+ * test_posv_mixed on the GPU): a tile's row and column sums of moduli (part 0), its row sums
+ * alone (part 'G'), and the row sums of a Hermitian diagonal tile from either stored triangle,
+ * as the CPU's. */
+static void absum_matches_cpu(void **state) {
+  (void)state;
+  NEED_GPU();
+  const int m = 70, n = 45;
+  for (int p = 0; p < 4; p++)
+    for (int out = 1; out < (p ? 2 : 3); out++) {
+      const tessera_dtype_t dt = TESSERA_F64;
+      const char part = "\0LUG"[p];
+      tt_rng_t r = tt_rng((uint64_t)(7000 + 10 * out + p));
+      const int rows = part == 'L' || part == 'U' ? n : m;
+      tile_t t[3] = {tile_random(dt, rows, n, 3, &r), tile_random(TESSERA_F64, rows, 1, 5, &r),
+                     tile_random(TESSERA_F64, n, 1, 7, &r)};
+      tsr_absum_args_t a = {dt, rows, n, part};
       char what[32];
-      snprintf(what, sizeof what, "gemm math %d", math);
-      expect_ok(run_within(tsr_cuda_gemm, tsr_cpu_gemm, &a, dt, t, 3, 2, 0, what, tol[math], &rel));
-      assert_true(rel > 1e-6);
+      snprintf(what, sizeof what, "absum part %d out %d", p, out);
+      expect_ok(run_within(tsr_cuda_absum, tsr_cpu_absum, &a, TESSERA_F64, t, p ? 2 : 3, out, 0,
+                           what, 1e-12, NULL));
       free_tiles(t, 3);
-      tile_t u[2] = {tile_random(dt, n, k, 3, &r), tile_random(dt, n, n, 4, &r)};
-      shape(dt, &u[1], 1);
-      tsr_syrk_args_t s = {dt, 'L', 'N', 1, n, k, {0.75, 0}, {-0.5, 0}, math};
-      snprintf(what, sizeof what, "herk math %d", math);
-      expect_ok(
-          run_within(tsr_cuda_syrk, tsr_cpu_syrk, &s, dt, u, 2, 1, 'L', what, tol[math], &rel));
-      assert_true(rel > 1e-6);
-      free_tiles(u, 2);
     }
 }
 
@@ -694,7 +735,7 @@ static void trtri_recursive_matches_cpu(void **state) {
 static void potrf_tensor_near_cpu(void **state) {
   (void)state;
   NEED_GPU();
-  const int n = 2300;
+  const int n = 4400; /* two leaves of the recursion */
   const tessera_dtype_t single[2] = {TESSERA_F32, TESSERA_C64};
   for (int math = TSR_MATH_TF32; math <= TSR_MATH_BF16; math++)
     for (int d = 0; d < 4; d++) {
@@ -708,7 +749,7 @@ static void potrf_tensor_near_cpu(void **state) {
       expect_ok(run_within(tsr_cuda_potrf, tsr_cpu_potrf, &a, dt, &t, 1, 0, uplo, "potrf tensor",
                            math == TSR_MATH_TF32 ? 1e-2 : 5e-2, &rel));
       free(t.h);
-      const int at[2] = {1700, 2299};
+      const int at[2] = {1700, 4399};
       t = tile_random(dt, n, n, 3, &r);
       shape(dt, &t, 1);
       el_set(dt, t.h, (size_t)at[d % 2] * (t.ld + 1), d / 2 ? NAN : -1e6, 0.0);
@@ -759,6 +800,7 @@ int main(void) {
       cmocka_unit_test(gemm_matches_cpu),
       cmocka_unit_test(syrk_herk_match_cpu),
       cmocka_unit_test(tensor_core_products_near_cpu),
+      cmocka_unit_test(absum_matches_cpu),
       cmocka_unit_test(trsm_matches_cpu),
       cmocka_unit_test(trmm_matches_cpu),
       cmocka_unit_test(lacpy_matches_cpu),

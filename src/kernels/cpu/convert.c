@@ -1,6 +1,9 @@
 /* The precision conversion of a tile (convert), scaled: f64 <-> f32, c128 <-> c64, or within one
- * dtype. A complex element is two reals, so every pair is a real loop over twice the rows: the
- * table is indexed by the source's and the destination's real width. */
+ * dtype; and the sums of moduli of a tile's rows and columns (absum), for ‖A‖∞. A complex element
+ * is two reals, so every pair is a real loop over twice the rows: the table is indexed by the
+ * source's and the destination's real width. */
+#include <math.h>
+
 #include "kernels/cpu/cpu_blas.h"
 
 typedef void (*convert_fn)(const void *src, size_t lds, void *dst, size_t ldd, size_t rows,
@@ -35,5 +38,40 @@ int tsr_cpu_convert(const tessera_exec_t *ex, void *args) {
   static const convert_fn by_width[2][2] = {{d_to_d, d_to_s}, {s_to_d, s_to_s}};
   by_width[tsr_dtype_single(a->from)][tsr_dtype_single(a->to)](
       S.p, (size_t)S.ld * r, D.p, (size_t)D.ld * r, (size_t)a->m * r, (size_t)a->n, a->scale);
+  return 0;
+}
+
+/* Sums of moduli of a tile (absum): one loop per real type and kind (K reals an element). */
+#define ABSUM(name, T, K, ABS)                                                                     \
+  static void name(const void *a, size_t ld, int m, int n, char part, double *rows,                \
+                   double *cols) {                                                                 \
+    for (int j = 0; j < n; j++) {                                                                  \
+      const T *c = (const T *)a + (size_t)j * ld * K;                                              \
+      for (int i = part == 'L' ? j : 0; i < (part == 'U' ? j + 1 : m); i++) {                      \
+        const double v = ABS;                                                                      \
+        rows[i] += v;                                                                              \
+        if (part == 0)                                                                             \
+          cols[j] += v;                                                                            \
+        else if (part != 'G' && i != j)                                                            \
+          rows[j] += v;                                                                            \
+      }                                                                                            \
+    }                                                                                              \
+  }
+ABSUM(absum_d, double, 1, fabs(c[i]))
+ABSUM(absum_s, float, 1, fabs((double)c[i]))
+ABSUM(absum_z, double, 2, hypot(c[2 * i], c[2 * i + 1]))
+ABSUM(absum_c, float, 2, hypot((double)c[2 * i], (double)c[2 * i + 1]))
+typedef void (*absum_fn)(const void *, size_t, int, int, char, double *, double *);
+
+int tsr_cpu_absum(const tessera_exec_t *ex, void *args) {
+  const tsr_absum_args_t *a = args;
+  tsr_cpu_operand_t A, R, C = {0};
+  if (!tsr_dtype_valid(a->dtype) || (a->part && a->part != 'G' && !tsr_absum_hermitian(a->part)) ||
+      (tsr_absum_hermitian(a->part) && a->m != a->n) || tsr_cpu_operand(ex, 0, a->m, a->n, &A) ||
+      tsr_cpu_operand(ex, 1, a->m, 1, &R) || (!a->part && tsr_cpu_operand(ex, 2, a->n, 1, &C)))
+    return TESSERA_ERR_KERNEL;
+  static const absum_fn of[2][2] = {{absum_d, absum_z}, {absum_s, absum_c}};
+  of[tsr_dtype_single(a->dtype)][tsr_dtype_complex(a->dtype)](A.p, (size_t)A.ld, a->m, a->n,
+                                                              a->part, R.p, C.p);
   return 0;
 }

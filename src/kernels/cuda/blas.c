@@ -3,10 +3,12 @@
  * Each kernel checks its arguments like its CPU twin (cpu/blas.c) and returns
  * TESSERA_ERR_KERNEL without enqueuing anything when they are invalid; then it binds the
  * worker's cuBLAS handle to ex->stream and enqueues. Nothing synchronises or allocates. gemm is
- * one type-generic cublasGemmEx call (f32 / c64 computed in FP32, f64 / c128 in FP64, no TF32 or
- * reduced-precision compute types); the others call the routine of the dtype from the
- * operation's table (one entry per dtype, indexed by it, all of one signature: scalars and
- * operands as untyped pointers).
+ * one type-generic cublasGemmEx call in the dtype's own precision, or for single-precision dtypes
+ * in the task's arithmetic (tsr_math_t: TF32, BF16, FP16 inputs on tensor cores); the others call
+ * the routine of the dtype from the operation's table (one entry per dtype, indexed by it, all of
+ * one signature: scalars and operands as untyped pointers). Products of f32 in BF16 / FP16
+ * arithmetic (gemm, and syrk as a gemm) round their operands into the worker's workspace first
+ * (low_product).
  */
 #include <stdbool.h>
 
@@ -28,6 +30,69 @@ static cublasComputeType_t compute_type(tessera_dtype_t dt, int math) {
   return math > 0 && math < 4 ? fast[math] : CUBLAS_COMPUTE_32F;
 }
 
+/* Whether a product of `dtype` in arithmetic `math` rounds its operands to 16 bits itself:
+ * f32 with BF16 or FP16 inputs (complex products keep cuBLAS's fast compute types). */
+static bool sixteen_bits(tessera_dtype_t dtype, int math) {
+  return dtype == TESSERA_F32 && (math == TSR_MATH_BF16 || math == TSR_MATH_F16);
+}
+
+/* Whether [p, p + bytes) and the worker's workspace overlap. */
+static bool in_workspace(const tessera_cuda_scratch_t *x, const void *p, size_t bytes) {
+  const char *w = x->workspace, *c = p;
+  return c < w + x->workspace_bytes && w < c + bytes;
+}
+
+/* An operand of a product: op(X) is rows x k, X stored at p (ld) as rows x k (t == 0) or
+ * k x rows. */
+typedef struct {
+  const float *p;
+  int ld, t, rows;
+} operand_t;
+
+/* Rounds columns k0 .. k0 + kc - 1 of op(X) to 16 bits into dst, stored as X is (its leading
+ * dimension rows, or kc); the leading dimension returned, or -1 for a failed launch. */
+static int round_chunk(const tessera_exec_t *ex, int f16, operand_t x, int k0, int kc, void *dst) {
+  const bool cols = x.t == 0;
+  const float *src = x.p + (cols ? (size_t)k0 * (size_t)x.ld : (size_t)k0);
+  const int rows = cols ? x.rows : kc, n = cols ? kc : x.rows;
+  return tsr_cuda_round_block(f16, src, (size_t)x.ld, dst, (size_t)rows, rows, n, ex->stream)
+             ? -1
+             : rows;
+}
+
+/* C (m x n, ldc, f32) = alpha op(A) op(B) + beta C with A and B rounded to BF16 or FP16 (math)
+ * and the products accumulated in f32: tensor cores at the rate of 16-bit operands, which
+ * cuBLAS's fast compute types on f32 operands do not reach. The operands go to the worker's
+ * workspace in chunks of k that fit there (B the same as A: rounded once). Returns 1 when the
+ * workspace cannot take a chunk of 256 or overlaps an operand, else 0 or TESSERA_ERR_KERNEL. */
+static int low_product(const tessera_exec_t *ex, cublasHandle_t h, int math, operand_t a,
+                       operand_t b, bool same, int k, float alpha, float beta, float *C, int ldc) {
+  const tessera_cuda_scratch_t *x = tsr_cuda_scratch(ex);
+  const size_t per = (size_t)(a.rows + (same ? 0 : b.rows)) * 2; /* bytes of one k */
+  const int kmin = k < 256 ? k : 256;
+  if (!x || !x->workspace || per * (size_t)kmin > x->workspace_bytes) return 1;
+  const size_t cspan = (size_t)ldc * (size_t)(b.rows - 1) + (size_t)a.rows;
+  if (in_workspace(x, C, cspan * sizeof(float))) return 1;
+  const int f16 = math == TSR_MATH_F16;
+  const cudaDataType low = f16 ? CUDA_R_16F : CUDA_R_16BF;
+  size_t fit = x->workspace_bytes / per;
+  if (fit >= 256) fit = fit / 256 * 256;
+  const int kc = fit < (size_t)k ? (int)fit : k;
+  char *wa = x->workspace, *wb = wa + (size_t)a.rows * (size_t)kc * 2;
+  for (int k0 = 0; k0 < k; k0 += kc) {
+    const int kn = k - k0 < kc ? k - k0 : kc;
+    const int la = round_chunk(ex, f16, a, k0, kn, wa);
+    const int lb = same ? la : round_chunk(ex, f16, b, k0, kn, wb);
+    if (la < 0 || lb < 0) return TESSERA_ERR_KERNEL;
+    const float be = k0 == 0 ? beta : 1.0f;
+    const cublasStatus_t st = cublasGemmEx(
+        h, tsr_cuda_op(a.t), tsr_cuda_op(b.t ? 0 : 1), a.rows, b.rows, kn, &alpha, wa, low, la,
+        same ? wa : wb, low, lb, &be, C, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    if (st != CUBLAS_STATUS_SUCCESS) return TESSERA_ERR_KERNEL;
+  }
+  return 0;
+}
+
 int tsr_cuda_gemm(const tessera_exec_t *ex, void *args) {
   const tsr_gemm_args_t *a = args;
   const int ta = tsr_op_index(a->transa, a->dtype), tb = tsr_op_index(a->transb, a->dtype);
@@ -38,6 +103,12 @@ int tsr_cuda_gemm(const tessera_exec_t *ex, void *args) {
   cublasHandle_t h = tsr_cuda_blas(ex);
   if (lda < 0 || ldb < 0 || ldc < 0 || !h) return TESSERA_ERR_KERNEL;
   if (a->m == 0 || a->n == 0) return 0;
+  if (sixteen_bits(a->dtype, a->math) && a->k > 0) {
+    const operand_t A = {ex->ptr[0], lda, ta != 0, a->m}, B = {ex->ptr[1], ldb, tb == 0, a->n};
+    const int rc = low_product(ex, h, a->math, A, B, false, a->k, (float)a->alpha.re,
+                               (float)a->beta.re, ex->ptr[2], ldc);
+    if (rc <= 0) return rc;
+  }
   const cudaDataType type = tsr_cuda_type(a->dtype);
   const tsr_cuda_scalar_t al = tsr_cuda_scalar(a->dtype, a->alpha);
   const tsr_cuda_scalar_t be = tsr_cuda_scalar(a->dtype, a->beta);
@@ -78,6 +149,12 @@ int tsr_cuda_syrk(const tessera_exec_t *ex, void *args) {
   const cublasOperation_t op = t == 0 ? CUBLAS_OP_N : herk ? CUBLAS_OP_C : CUBLAS_OP_T;
   const tsr_cuda_scalar_t al = tsr_cuda_scalar(a->dtype, a->alpha);
   const tsr_cuda_scalar_t be = tsr_cuda_scalar(a->dtype, a->beta);
+  if (sixteen_bits(a->dtype, a->math) && a->k > 0) { /* op(A) and op(A)ᴴ: one rounding */
+    const operand_t A = {ex->ptr[0], lda, t != 0, a->n};
+    const int rc = low_product(ex, h, a->math, A, A, true, a->k, (float)a->alpha.re,
+                               (float)a->beta.re, ex->ptr[1], ldc);
+    if (rc <= 0) return rc;
+  }
   if (a->math && tsr_dtype_single(a->dtype)) { /* tensor cores: a gemm over the whole tile */
     const cublasOperation_t other = t == 0 ? (herk ? CUBLAS_OP_C : CUBLAS_OP_T) : CUBLAS_OP_N;
     const tsr_scalar_t ar = {a->alpha.re, herk ? 0 : a->alpha.im};
@@ -252,9 +329,12 @@ int tsr_cuda_trmm_dense(const tessera_exec_t *ex, void *args) {
   return rc;
 }
 
-/* Solves up to order 512 in cuBLAS's trsm, larger ones by recursive halving onto gemm. */
+/* Solves up to order 512 in cuBLAS's trsm (256 where the products take tensor cores, whose gemms
+ * of short k still outrun the leaves), larger ones by recursive halving onto gemm. */
 int tsr_cuda_trsm_blocked(const tessera_exec_t *ex, void *args) {
-  return tsr_trsm_blocked(ex, args, tsr_cuda_trsm, tsr_cuda_gemm, 512);
+  const tsr_trsm_args_t *a = args;
+  const int leaf = a->math && tsr_dtype_single(a->dtype) ? 256 : 512;
+  return tsr_trsm_blocked(ex, args, tsr_cuda_trsm, tsr_cuda_gemm, leaf);
 }
 
 typedef cublasStatus_t (*geam_fn)(cublasHandle_t, int, int, const void *, const void *, int,
@@ -365,6 +445,21 @@ int tsr_cuda_diagonal(const tessera_exec_t *ex, void *args) {
   return tsr_cuda_enqueued(cudaMemcpy2DAsync(ex->ptr[1], es, top, ((size_t)lda + 1) * es, es,
                                              (size_t)a->n, cudaMemcpyDefault,
                                              (cudaStream_t)ex->stream));
+}
+
+int tsr_cuda_absum(const tessera_exec_t *ex, void *args) {
+  const tsr_absum_args_t *a = args;
+  const int lda = tsr_operand_ld(ex, 0, a->m, a->n), ldr = tsr_operand_ld(ex, 1, a->m, 1);
+  const int ldc = a->part ? 0 : tsr_operand_ld(ex, 2, a->n, 1);
+  if (!tsr_dtype_valid(a->dtype) || lda < 0 || ldr < 0 || ldc < 0 ||
+      (a->part && a->part != 'G' && !tsr_absum_hermitian(a->part)) ||
+      (tsr_absum_hermitian(a->part) && a->m != a->n))
+    return TESSERA_ERR_KERNEL;
+  return tsr_cuda_absum_block(tsr_dtype_single(a->dtype), tsr_dtype_complex(a->dtype), ex->ptr[0],
+                              (size_t)lda, a->m, a->n, a->part, ex->ptr[1],
+                              a->part ? NULL : ex->ptr[2], ex->stream)
+             ? TESSERA_ERR_KERNEL
+             : 0;
 }
 
 int tsr_cuda_convert(const tessera_exec_t *ex, void *args) {

@@ -75,11 +75,22 @@ int tsr_cuda_row_gather(tessera_dtype_t dtype, void *a, size_t ld, int n, const 
 int tsr_cuda_identity_block(tessera_dtype_t dtype, void *a, size_t ld, int m, int n, int d,
                             void *stream);
 
+/** Enqueues kernels.h's absum on a (m x n, leading dimension ld in elements): single or double
+ *  precision, real or complex. Returns 0, or -1 for a failed launch. */
+int tsr_cuda_absum_block(int single, int complex_, const void *a, size_t ld, int m, int n,
+                         char part, double *rows, double *cols, void *stream);
+
 /** Enqueues dst (m x n, leading dimension ldd) = scale src (lds) in dst's precision: elements of
  *  `reals` reals (2 for complex), single or double precision as from_single and to_single say.
  *  Returns 0, or -1 for a failed launch. */
 int tsr_cuda_convert_block(int from_single, int to_single, int reals, const void *src, size_t lds,
                            void *dst, size_t ldd, int m, int n, double scale, void *stream);
+
+/** Enqueues dst (rows x cols, leading dimension ldd, 16-bit floats: FP16 when to_f16, else
+ *  BF16) = src (lds, f32) rounded to nearest. Returns 0, or -1 for a failed
+ *  launch. */
+int tsr_cuda_round_block(int to_f16, const float *src, size_t lds, void *dst, size_t ldd,
+                         long long rows, int cols, void *stream);
 
 /** Enqueues a k x k triangle of `src` (leading dimension lds) into `dst` (ldd), zeros in the
  *  other: uplo 'L' the unit lower triangle (the strictly lower part, ones on the diagonal: a

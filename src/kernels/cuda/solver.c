@@ -80,7 +80,7 @@ static int report_info(const tessera_exec_t *ex, const tessera_cuda_scratch_t *s
 
 /* Order from which a potrf whose products take tensor cores (tsr_potrf_args_t.math) runs by
  * recursive halving (potrf_blocked.c) onto cuSOLVER's potrf of blocks up to this order. */
-enum { POTRF_LEAF = 2048 };
+enum { POTRF_LEAF = 4096 };
 
 /* A leaf of the recursive potrf: cuSOLVER's potrf of the block, then its failed pivot (if any)
  * made NaN for the scan after the last leaf, which reuses the info slot. */

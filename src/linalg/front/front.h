@@ -148,6 +148,10 @@ int tsr_qr_gels_panels(tessera_matrix_t *P, bool wide, tessera_matrix_t *Bp, con
 /** Ends a tile-level call whose flow on `out` was inserted with status rc: flushes, waits, and
  *  on a distributed matrix agrees on one status across the processes. */
 int tsr_tile_finish(tessera_matrix_t *out, int rc);
+/** The operands of a Cholesky solve (uplo 1, A 2, B 3): same context and tiling of n, A square
+ *  and stored where the solve reads it. */
+int tsr_check_potrs(tessera_uplo_t uplo, const tessera_matrix_t *A, const tessera_matrix_t *B,
+                    const char *name);
 /** Refuses operand `argno` when it stores one triangle only and the routine touches tiles
  *  outside it (`need`: the triangle it touches, 'L' or 'U', or 0 for every tile). */
 int tsr_check_stored(const tessera_matrix_t *X, char need, int argno, const char *name);

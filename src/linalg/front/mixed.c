@@ -63,41 +63,30 @@ static void store(tessera_dtype_t dt, void *p, size_t k, cplx v) {
   tsr_scalar_store(dt, (char *)p + k * tessera_dtype_size(dt), (tsr_scalar_t){creal(v), cimag(v)});
 }
 
-/* Row sums of moduli from column j's rows i0 .. i1 - 1 of a (ld), into row[]; the column's own
- * sum (the mirror image's row j) returned, without the diagonal element's. One per real type
- * and kind (K reals an element), the table indexed by [single][complex]. */
-#define ROW_SUMS(name, T, K, ABS)                                                                  \
-  static double name(const void *a, int64_t ld, int64_t j, int64_t i0, int64_t i1, double *row) {  \
-    const T *c = (const T *)a + (size_t)j * (size_t)ld * K;                                        \
-    double s = 0;                                                                                  \
-    for (int64_t i = i0; i < i1; i++) {                                                            \
-      const double v = ABS;                                                                        \
-      row[i] += v;                                                                                 \
-      if (i != j) s += v;                                                                          \
-    }                                                                                              \
-    return s;                                                                                      \
-  }
-ROW_SUMS(sums_d, double, 1, fabs(c[i]))
-ROW_SUMS(sums_s, float, 1, fabs((double)c[i]))
-ROW_SUMS(sums_z, double, 2, hypot(c[2 * i], c[2 * i + 1]))
-ROW_SUMS(sums_c, float, 2, hypot((double)c[2 * i], (double)c[2 * i + 1]))
-typedef double (*sums_fn)(const void *, int64_t, int64_t, int64_t, int64_t, double *);
-static const sums_fn sums_of[2][2] = {{sums_d, sums_z}, {sums_s, sums_c}};
+/* ‖A‖∞ of m->A (Hermitian in its uplo triangle, or general: uplo 0): absum tasks where A's tiles
+ * are, each block row's sums into a handle of rows (n doubles, zeroed); norm_end waits for them. */
+static int norm_begin(mixed_t *m, double *rows, tessera_data_t **R) {
+  int rc = 0;
+  for (int64_t i = 0; i < m->A->mt && !rc; i++)
+    rc = tessera_data_register(m->ctx, TESSERA_HOST_NODE, rows + i * m->A->mb,
+                               (size_t)tsr_tile_m(m->A, i), 1, (size_t)tsr_tile_m(m->A, i),
+                               sizeof *rows, &R[i]);
+  return rc ? rc : tsr_pxabsum(m->uplo, m->A, R);
+}
 
-/* ‖A‖∞ of the Hermitian A from its `uplo` triangle, or of the general A (uplo 0): the largest
- * row sum of moduli (NaN kept). */
-static double norm_inf(tessera_dtype_t dt, char uplo, int64_t n, const void *a, int64_t lda) {
-  double *row = calloc((size_t)n, sizeof *row), most = 0;
-  if (!row) return NAN;
-  const sums_fn f = sums_of[tsr_dtype_single(dt)][tsr_dtype_complex(dt)];
-  for (int64_t j = 0; j < n; j++) {
-    const double mirror = f(a, lda, j, uplo == 'L' ? j : 0, uplo == 'U' ? j + 1 : n, row);
-    if (uplo) row[j] += mirror;
-  }
-  for (int64_t i = 0; i < n; i++)
-    if (!(row[i] <= most)) most = row[i];
-  free(row);
-  return most;
+/* The largest row sum (NaN kept) once the handles are released (their sums home). */
+static int norm_end(mixed_t *m, double *rows, tessera_data_t **R, int rc, double *anrm) {
+  for (int64_t i = 0; i < m->A->mt; i++)
+    if (R[i]) {
+      const int r = tessera_data_release(m->ctx, R[i]);
+      if (!rc) rc = r;
+      R[i] = NULL;
+    }
+  double most = 0;
+  for (int64_t i = 0; i < m->n; i++)
+    if (!(rows[i] <= most)) most = rows[i];
+  *anrm = most;
+  return rc;
 }
 
 /* y (n x c, ldy) = alpha A x (ldx) + beta y, by the tile product (Hermitian, or general on A's
@@ -277,6 +266,33 @@ void tessera_mixed_options_init(tessera_mixed_options_t *opts) {
   if (opts) *opts = (tessera_mixed_options_t){.factor = TESSERA_FACTOR_AUTO, .max_iter = MAX_ITER};
 }
 
+/* The options (argument `argno` of routine f) for a matrix of dtype dt on ctx's devices. */
+static int check_options(tessera_context_t *ctx, const char *f, int argno, tessera_dtype_t dt,
+                         const tessera_mixed_options_t *o) {
+  int rc = 0;
+  if (o->factor < TESSERA_FACTOR_AUTO || o->factor > TESSERA_FACTOR_HALF)
+    rc = tsr_error(ctx, -argno, "%s: argument %d's factor = %d is not a factor precision", f, argno,
+                   (int)o->factor);
+  if (!rc && (o->max_iter < 1 || o->gmres < -1 || o->gmres > 1))
+    rc = tsr_error(ctx, -argno,
+                   "%s: argument %d asks max_iter = %d (at least 1) and gmres = %d (-1, 0 or 1)", f,
+                   argno, o->max_iter, o->gmres);
+  if (!rc && o->factor == TESSERA_FACTOR_SINGLE && tsr_dtype_single(dt))
+    rc = tsr_error(ctx, -argno,
+                   "%s: argument %d asks a single-precision factor of a %s matrix, "
+                   "which is single precision already",
+                   f, argno, tessera_dtype_name(dt));
+  if (!rc && o->factor > TESSERA_FACTOR_SINGLE && tessera_accelerator_count(ctx) == 0)
+    rc = tsr_error(ctx, -argno,
+                   "%s: argument %d asks a factor on tensor cores (TF32, BF16 or FP16 "
+                   "inputs), which needs a context with GPUs",
+                   f, argno);
+  if (!rc && tessera_context_comm(ctx))
+    rc = tsr_error(ctx, TESSERA_ERR_STATE, "%s: runs on one process; this context spans %d", f,
+                   tessera_comm_size(tessera_context_comm(ctx)));
+  return rc;
+}
+
 /* The arguments as posv_mixed numbers them (uplo 2, then dtype .. lda), or gesv_mixed (`lu`: no
  * uplo, each of dtype .. lda one place earlier, ipiv 7); b .. opts are 8 .. 12 in both. */
 static int check(tessera_context_t *ctx, const char *f, bool lu, tessera_uplo_t uplo,
@@ -295,27 +311,7 @@ static int check(tessera_context_t *ctx, const char *f, bool lu, tessera_uplo_t 
   if (!rc) rc = tsr_arg_ld(ctx, f, 9, ldb, n);
   if (!rc) rc = tsr_arg_ptr(ctx, f, 10, x, n, nrhs);
   if (!rc) rc = tsr_arg_ld(ctx, f, 11, ldx, n);
-  if (!rc && (o->factor < TESSERA_FACTOR_AUTO || o->factor > TESSERA_FACTOR_HALF))
-    rc = tsr_error(ctx, -12, "%s: argument 12's factor = %d is not a factor precision", f,
-                   (int)o->factor);
-  if (!rc && (o->max_iter < 1 || o->gmres < -1 || o->gmres > 1))
-    rc = tsr_error(ctx, -12,
-                   "%s: argument 12 asks max_iter = %d (at least 1) and gmres = %d (-1, 0 or 1)", f,
-                   o->max_iter, o->gmres);
-  if (!rc && o->factor == TESSERA_FACTOR_SINGLE && tsr_dtype_single(dt))
-    rc = tsr_error(ctx, -12,
-                   "%s: argument 12 asks a single-precision factor of a %s matrix, "
-                   "which is single precision already",
-                   f, tessera_dtype_name(dt));
-  if (!rc && o->factor > TESSERA_FACTOR_SINGLE && tessera_accelerator_count(ctx) == 0)
-    rc = tsr_error(ctx, -12,
-                   "%s: argument 12 asks a factor on tensor cores (TF32, BF16 or FP16 "
-                   "inputs), which needs a context with GPUs",
-                   f);
-  if (!rc && tessera_context_comm(ctx))
-    rc = tsr_error(ctx, TESSERA_ERR_STATE, "%s: runs on one process; this context spans %d", f,
-                   tessera_comm_size(tessera_context_comm(ctx)));
-  return rc;
+  return rc ? rc : check_options(ctx, f, 12, dt, o);
 }
 
 /* The working-precision solve instead: X = B, then posv or gesv on A (left holding its
@@ -326,6 +322,98 @@ static int fallback(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t
   copy_columns(tessera_dtype_size(dt), n, nrhs, b, ldb, x, ldx);
   return ipiv ? tessera_gesv(ctx, dt, n, nrhs, a, lda, ipiv, x, ldx)
               : tessera_posv(ctx, uplo, dt, n, nrhs, a, lda, x, ldx);
+}
+
+/* The product arithmetic of each factor precision on tensor cores (0: none). */
+static const int math_of[6] = {[TESSERA_FACTOR_TF32] = TSR_MATH_TF32,
+                               [TESSERA_FACTOR_BF16] = TSR_MATH_BF16,
+                               [TESSERA_FACTOR_HALF] = TSR_MATH_F16};
+
+/* The precision o asks, AUTO resolved: single precision on CPUs, where it runs at twice f64's
+ * rate; not on accelerators, whose f32 (without tensor cores) runs at f64's
+ * (docs/decisions.md). */
+static tessera_factor_t precision_of(tessera_context_t *ctx, tessera_dtype_t dt,
+                                     const tessera_mixed_options_t *o) {
+  if (o->factor != TESSERA_FACTOR_AUTO) return o->factor;
+  const bool single = !tsr_dtype_single(dt) && tessera_accelerator_count(ctx) == 0;
+  return single ? TESSERA_FACTOR_SINGLE : TESSERA_FACTOR_WORKING;
+}
+
+/* Factors m->A (LU when m->ipiv is set, else Cholesky) in precision f and refines x (n x nrhs,
+ * ldx) from b (ldb): 0 or a negative status, with *code the fallback's reason (BROKE_DOWN,
+ * OVERFLOW, NO_CONVERGENCE) or 0. The conversion, the factor and ‖A‖∞ run as tasks (an overflow
+ * of the factor's precision found there discards the factor: the fallback). */
+static int factor_refine(mixed_t *m, tessera_factor_t f, const tessera_mixed_options_t *o,
+                         const void *b, int64_t ldb, void *x, int64_t ldx, int64_t nrhs,
+                         tessera_mixed_result_t *res, int *code) {
+  tessera_context_t *ctx = m->ctx;
+  const bool lu = m->ipiv != NULL;
+  const int64_t n = m->n;
+  int rc = 0;
+  m->low = malloc((size_t)(n * nrhs) * m->les);
+  /* LU on column panels (tiles spanning the rows), Cholesky on square tiles; a Cholesky factor
+   * on tensor cores of one accelerator as one tile there, which its kernel factors by recursive
+   * halving on the tensor cores without the tile loop's task per block */
+  tessera_scope_t fit;
+  const bool one_tile = !lu && math_of[f] && tessera_accelerator_count(ctx) == 1 &&
+                        tsr_fitting_accelerators(ctx, 2 * (size_t)n * (size_t)n * m->les, &fit);
+  const int64_t lb = one_tile ? n : m->nb;
+  rc = tsr_matrix_create_workspace(ctx, m->lo, n, n, lu ? n : lb, lb, &m->L);
+  /* FP16 inputs: A scaled first by the power of two bringing ‖A‖∞ near a tenth of FP16's
+   * largest value, which no entry of A or of its Cholesky factor then exceeds; else ‖A‖∞'s tasks
+   * after the factor's */
+  const bool half = f == TESSERA_FACTOR_HALF;
+  double anrm = 0, *rows = calloc((size_t)n, sizeof *rows);
+  tessera_data_t **R = calloc((size_t)m->A->mt, sizeof *R);
+  if (!rc && (!rows || !R || !m->low))
+    rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "mixed-precision solve: out of memory");
+  if (!rc && half) {
+    rc = norm_begin(m, rows, R);
+    const int w = tessera_wait_all(ctx);
+    rc = norm_end(m, rows, R, rc ? rc : w, &anrm);
+    if (!rc && anrm > 0 && isfinite(anrm)) m->mu = exp2(floor(log2(6550.0 / anrm)));
+  }
+  if (m->L) m->L->math = math_of[f];
+  if (!rc) rc = tsr_pxconvert(m->uplo, m->A, m->mu, m->L);
+  if (!rc && !lu) rc = tsr_pxpotrf(m->uplo, m->L, NULL);
+  if (!rc && !half) rc = norm_begin(m, rows, R);
+  if (m->L) {
+    const int info = lu && !rc ? tessera_tile_getrf(m->L, m->ipiv) : tsr_tile_finish(m->L, rc);
+    if (info > 0)
+      *code = BROKE_DOWN;
+    else
+      rc = info;
+  }
+  if (!half && R) rc = norm_end(m, rows, R, rc, &anrm);
+  if (!rc && *code == BROKE_DOWN && !half) { /* the failed flow may have skipped the sums: again */
+    memset(rows, 0, (size_t)n * sizeof *rows);
+    rc = norm_begin(m, rows, R);
+    const int w = tessera_wait_all(ctx);
+    rc = norm_end(m, rows, R, rc ? rc : w, &anrm);
+  }
+  free(rows), free(R);
+  const double eps = tsr_dtype_single(m->dt) ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
+  const double cte = anrm * eps * sqrt((double)n);
+  if (!rc && !(anrm <= FLT_MAX)) *code = OVERFLOW; /* and NaN: the working-precision call says */
+  if (!*code && !rc && !lu) rc = tsr_hemm_create(m->uplo, m->A, &m->H);
+  if (!*code && !rc) {
+    res->factor = f;
+    const int r = refine(m, o, cte, b, ldb, x, ldx, nrhs, res);
+    if (r == OVERFLOW || r == NO_CONVERGENCE)
+      *code = r;
+    else
+      rc = r;
+  }
+  if (m->H.diag) tsr_hemm_destroy(&m->H);
+  const int d = m->L ? tessera_matrix_destroy(m->L) : 0;
+  free(m->low);
+  return rc ? rc : d;
+}
+
+/* What a solve that fell back to working precision (reason `code`) reports. */
+static tessera_mixed_result_t fell_back(const tessera_mixed_result_t *res, int code) {
+  return (tessera_mixed_result_t){
+      .factor = TESSERA_FACTOR_WORKING, .iter = code, .gmres_steps = res->gmres_steps};
 }
 
 /* posv_mixed (ipiv NULL, lu false) or gesv_mixed (lu). */
@@ -342,12 +430,7 @@ static int mixed(tessera_context_t *ctx, const char *fname, bool lu, tessera_upl
   *res = (tessera_mixed_result_t){.factor = TESSERA_FACTOR_WORKING};
   int rc = check(ctx, fname, lu, uplo, dtype, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, &o);
   if (rc || n == 0 || nrhs == 0) return rc;
-  /* auto: single precision on CPUs, where it runs at twice f64's rate; not on accelerators,
-   * whose f32 (without tensor cores) runs at f64's (docs/decisions.md) */
-  const bool single = !tsr_dtype_single(dtype) && tessera_accelerator_count(ctx) == 0;
-  const tessera_factor_t f = o.factor != TESSERA_FACTOR_AUTO ? o.factor
-                             : single                        ? TESSERA_FACTOR_SINGLE
-                                                             : TESSERA_FACTOR_WORKING;
+  const tessera_factor_t f = precision_of(ctx, dtype, &o);
   if (f == TESSERA_FACTOR_WORKING)
     return fallback(ctx, uplo, dtype, n, nrhs, a, lda, lu ? ipiv : NULL, b, ldb, x, ldx);
   mixed_t m = {.ctx = ctx,
@@ -368,60 +451,15 @@ static int mixed(tessera_context_t *ctx, const char *fname, bool lu, tessera_upl
   /* A's tiles reach the accelerators at the link's speed only from pinned memory */
   const bool pinned =
       accelerated && tsr_host_pin(ctx, a, (size_t)(lda * (n - 1) + n) * tessera_dtype_size(dtype));
-  /* the conversion and the factor's tasks first; ‖A‖∞ on this thread while they run (an
-   * overflow of the factor's precision found there discards the factor: the fallback) */
   int code = 0; /* the fallback's reason, else 0 */
-  m.low = malloc((size_t)(n * nrhs) * m.les);
-  if (!m.low) rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "posv_mixed: out of memory");
-  /* LU on column panels (tiles spanning the rows), Cholesky on square tiles; a Cholesky factor
-   * on tensor cores of one accelerator as one tile there, which its kernel factors by recursive
-   * halving on the tensor cores without the tile loop's task per block */
-  static const int math_of[6] = {[TESSERA_FACTOR_TF32] = TSR_MATH_TF32,
-                                 [TESSERA_FACTOR_BF16] = TSR_MATH_BF16,
-                                 [TESSERA_FACTOR_HALF] = TSR_MATH_F16};
-  tessera_scope_t fit;
-  const bool one_tile = !lu && math_of[f] && tessera_accelerator_count(ctx) == 1 &&
-                        tsr_fitting_accelerators(ctx, 2 * (size_t)n * (size_t)n * m.les, &fit);
-  const int64_t mb = lu ? n : m.nb, lb = one_tile ? n : m.nb;
-  if (!rc) rc = tessera_matrix_view(ctx, dtype, n, n, mb, m.nb, a, lda, &m.A);
-  if (!rc) rc = tsr_matrix_create_workspace(ctx, m.lo, n, n, lu ? n : lb, lb, &m.L);
-  /* FP16 inputs: A scaled first by the power of two bringing ‖A‖∞ near a tenth of FP16's
-   * largest value, which no entry of A or of its Cholesky factor then exceeds */
-  const bool half = f == TESSERA_FACTOR_HALF;
-  double anrm = half ? norm_inf(dtype, m.uplo, n, a, lda) : 0;
-  if (half && anrm > 0 && isfinite(anrm)) m.mu = exp2(floor(log2(6550.0 / anrm)));
-  if (m.L) m.L->math = math_of[f];
-  if (!rc) rc = tsr_pxconvert(m.uplo, m.A, m.mu, m.L);
-  if (!rc && !lu) rc = tsr_pxpotrf(m.uplo, m.L, NULL);
-  if (!half) anrm = norm_inf(dtype, m.uplo, n, a, lda);
-  const double eps = tsr_dtype_single(dtype) ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
-  const double cte = anrm * eps * sqrt((double)n);
-  if (m.L) {
-    const int info = lu && !rc ? tessera_tile_getrf(m.L, ipiv) : tsr_tile_finish(m.L, rc);
-    if (info > 0)
-      code = BROKE_DOWN;
-    else
-      rc = info;
-  }
-  if (!rc && !(anrm <= FLT_MAX)) code = OVERFLOW; /* and NaN: the working-precision call says */
-  if (!code && !rc && !lu) rc = tsr_hemm_create(m.uplo, m.A, &m.H);
-  if (!code && !rc) {
-    res->factor = f;
-    const int r = refine(&m, &o, cte, b, ldb, x, ldx, nrhs, res);
-    if (r == OVERFLOW || r == NO_CONVERGENCE)
-      code = r;
-    else
-      rc = r;
-  }
-  if (m.H.diag) tsr_hemm_destroy(&m.H);
+  if (!rc) rc = tessera_matrix_view(ctx, dtype, n, n, lu ? n : m.nb, m.nb, a, lda, &m.A);
+  if (!rc) rc = factor_refine(&m, f, &o, b, ldb, x, ldx, nrhs, res, &code);
   (void)tessera_set_scope(ctx, outer);
-  const int d = (m.A ? tessera_matrix_destroy(m.A) : 0) | (m.L ? tessera_matrix_destroy(m.L) : 0);
+  const int d = m.A ? tessera_matrix_destroy(m.A) : 0;
   if (pinned) tsr_host_unpin(ctx, a); /* after A's view, whose tiles it backs */
-  free(m.low);
   if (!rc) rc = d;
   if (rc || !code) return rc;
-  *res = (tessera_mixed_result_t){
-      .factor = TESSERA_FACTOR_WORKING, .iter = code, .gmres_steps = res->gmres_steps};
+  *res = fell_back(res, code);
   return fallback(ctx, uplo, dtype, n, nrhs, a, lda, lu ? ipiv : NULL, b, ldb, x, ldx);
 }
 
@@ -439,4 +477,56 @@ int tessera_gesv_mixed(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t n,
                        tessera_mixed_result_t *res) {
   return mixed(ctx, "gesv_mixed", true, TESSERA_LOWER, dtype, n, nrhs, a, lda, ipiv, b, ldb, x, ldx,
                opts, res);
+}
+
+int tessera_tile_posv_mixed(tessera_uplo_t uplo, tessera_matrix_t *A, tessera_matrix_t *B,
+                            const tessera_mixed_options_t *opts, tessera_mixed_result_t *res) {
+  const char *f = "tile_posv_mixed";
+  int rc = tsr_check_potrs(uplo, A, B, f);
+  if (rc) return rc;
+  tessera_context_t *ctx = A->ctx;
+  tessera_mixed_options_t o;
+  tessera_mixed_options_init(&o);
+  if (opts) o = *opts;
+  tessera_mixed_result_t own;
+  if (!res) res = &own;
+  *res = (tessera_mixed_result_t){.factor = TESSERA_FACTOR_WORKING};
+  rc = check_options(ctx, f, 4, A->dtype, &o);
+  if (!rc && A->mb != A->nb)
+    rc = tsr_error(ctx, -2, "%s: A's tiles are %lld x %lld; its products take square tiles", f,
+                   (long long)A->mb, (long long)A->nb);
+  if (rc || A->m == 0 || B->n == 0) return rc;
+  const tessera_factor_t fp = precision_of(ctx, A->dtype, &o);
+  if (fp == TESSERA_FACTOR_WORKING) return tessera_tile_posv(uplo, A, B);
+  const int64_t n = A->m, nrhs = B->n;
+  mixed_t m = {.ctx = ctx,
+               .dt = A->dtype,
+               .lo = tsr_dtype_complex(A->dtype) ? TESSERA_C64 : TESSERA_F32,
+               .uplo = (char)uplo,
+               .n = n,
+               .nb = A->nb,
+               .es = tessera_dtype_size(A->dtype),
+               .A = A,
+               .mu = 1};
+  m.les = tessera_dtype_size(m.lo);
+  /* the refinement's vectors on the host, B's columns fetched once and X's stored once */
+  void *b = malloc((size_t)(n * nrhs) * m.es), *x = malloc((size_t)(n * nrhs) * m.es);
+  if (!b || !x) rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory", f);
+  if (!rc) rc = tessera_matrix_export(B, b, n);
+  const tessera_scope_t outer = tessera_get_scope(ctx);
+  if (!rc && tessera_accelerator_count(ctx) > 0) rc = tessera_set_scope(ctx, tessera_scope_gpus());
+  int code = 0;
+  if (!rc) rc = factor_refine(&m, fp, &o, b, n, x, n, nrhs, res, &code);
+  (void)tessera_set_scope(ctx, outer);
+  if (!rc && !code) rc = tessera_matrix_import(B, x, n);
+  free(b), free(x);
+  if (rc || !code) return rc;
+  *res = fell_back(res, code);
+  rc = tessera_tile_posv(uplo, A, B);
+  if (rc > 0)
+    rc = tsr_error(ctx, rc,
+                   "%s: A is not positive definite in its own precision either: its leading "
+                   "minor of order %d is not",
+                   f, rc);
+  return rc;
 }

@@ -93,8 +93,8 @@ int tessera_tile_logdet(tessera_uplo_t uplo, const tessera_matrix_t *A, double *
   return rc;
 }
 
-static int check_potrs(tessera_uplo_t uplo, const tessera_matrix_t *A, const tessera_matrix_t *B,
-                       const char *name) {
+int tsr_check_potrs(tessera_uplo_t uplo, const tessera_matrix_t *A, const tessera_matrix_t *B,
+                    const char *name) {
   const tessera_matrix_t *m[2] = {A, B};
   int rc = tsr_check_tiling(m, (const int[]){2, 3}, 2, name);
   if (rc) return rc;
@@ -108,12 +108,12 @@ static int check_potrs(tessera_uplo_t uplo, const tessera_matrix_t *A, const tes
 }
 
 int tessera_tile_potrs(tessera_uplo_t uplo, const tessera_matrix_t *A, tessera_matrix_t *B) {
-  int rc = check_potrs(uplo, A, B, "tile_potrs");
+  int rc = tsr_check_potrs(uplo, A, B, "tile_potrs");
   return rc ? rc : tsr_tile_finish(B, tsr_dist_flush_matrix(A, tsr_pxpotrs((char)uplo, A, B)));
 }
 
 int tessera_tile_posv(tessera_uplo_t uplo, tessera_matrix_t *A, tessera_matrix_t *B) {
-  int rc = check_potrs(uplo, A, B, "tile_posv");
+  int rc = tsr_check_potrs(uplo, A, B, "tile_posv");
   if (rc) return rc;
   rc = tsr_tile_finish(A, tsr_pxpotrf((char)uplo, A, NULL));
   return rc ? rc : tsr_tile_finish(B, tsr_dist_flush_matrix(A, tsr_pxpotrs((char)uplo, A, B)));

@@ -1,5 +1,6 @@
 /* Tile loops of the mixed-precision solves: a matrix converted tile by tile into another dtype,
- * and the product with a Hermitian matrix stored in one triangle.
+ * the row sums of moduli of a Hermitian matrix stored in one triangle or of a general one (for
+ * ‖A‖∞), and the product with the Hermitian one.
  *
  * hemm: C = alpha A B + beta C, A Hermitian in its `uplo` triangle, written once on the lower
  * triangle (an upper A through its conjugate-transpose view): C_i += A_ij B_j for the tiles
@@ -23,6 +24,21 @@ int tsr_pxconvert(char part, const tessera_matrix_t *A, double scale, tessera_ma
                             tsr_tile(L, whole ? 0 : i, whole ? 0 : j), whole ? (int)(i * A->mb) : 0,
                             whole ? (int)(j * A->nb) : 0, whole ? TESSERA_RW : TESSERA_W,
                             tsr_tile_m(A, i), tsr_tile_n(A, j), scale, tag, 0);
+    }
+  return rc;
+}
+
+int tsr_pxabsum(char uplo, const tessera_matrix_t *A, tessera_data_t **R) {
+  int rc = 0;
+  for (int64_t j = 0; j < A->nt && !rc; j++)
+    for (int64_t i = uplo == 'U' ? 0
+                     : uplo      ? j
+                                 : 0;
+         i < (uplo == 'U' ? j + 1 : A->mt) && !rc; i++) {
+      const int tag[3] = {(int)i, (int)j, 0};
+      const char part = !uplo ? 'G' : i == j ? uplo : 0;
+      rc = tsr_task_absum(A->ctx, A->dtype, tsr_tile(A, i, j), tsr_tile_m(A, i), tsr_tile_n(A, j),
+                          part, R[i], part ? NULL : R[j], tag);
     }
   return rc;
 }

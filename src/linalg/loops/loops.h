@@ -142,6 +142,10 @@ int tsr_qr_tau(const tsr_qr_t *Q, tessera_dtype_t dtype, void *tau);
  *  convert): the tiles of A's lower ('L') or upper ('U') triangle, or all (0). */
 int tsr_pxconvert(char part, const tessera_matrix_t *A, double scale, tessera_matrix_t *L);
 
+/** Inserts the tasks adding the row sums of moduli of A (Hermitian in its `uplo` triangle, or
+ *  general: uplo 0) into R[i], a handle of m_i doubles per block row of A (kernel absum). */
+int tsr_pxabsum(char uplo, const tessera_matrix_t *A, tessera_data_t **R);
+
 /** A Hermitian matrix stored in its `uplo` triangle, for products (hemm.c): its diagonal tiles
  *  made whole once into workspaces. */
 typedef struct {

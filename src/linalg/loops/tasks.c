@@ -191,6 +191,14 @@ int tsr_task_lacpy_rows(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_d
   return tsr_task_lacpy_block(dtype, ctx, src, src_row, 0, dst, dst_row, dst_mode, m, n, tag, prio);
 }
 
+int tsr_task_absum(tessera_context_t *ctx, tessera_dtype_t dtype, tessera_data_t *a, int m, int n,
+                   char part, tessera_data_t *rows, tessera_data_t *cols, const int tag[3]) {
+  const tsr_absum_args_t args = {.dtype = dtype, .m = m, .n = n, .part = part};
+  tessera_data_t *d[3] = {a, rows, cols};
+  const tessera_access_t md[3] = {TESSERA_R, TESSERA_RW, TESSERA_RW};
+  return insert(ctx, &tsr_kernel_absum, &args, sizeof args, part ? 2 : 3, d, md, tag, 0);
+}
+
 int tsr_task_convert(tessera_context_t *ctx, tessera_dtype_t from, tessera_data_t *src,
                      tessera_dtype_t to, tessera_data_t *dst, int row, int col,
                      tessera_access_t dst_mode, int m, int n, double scale, const int tag[3],

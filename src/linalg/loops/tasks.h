@@ -45,6 +45,12 @@ int tsr_task_transpose(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_da
  *  dst accessed with dst_mode. */
 int tsr_task_identity(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *dst, int row,
                       tessera_access_t dst_mode, int m, int n, int d, const int tag[3], int prio);
+/** The moduli of tile a (m x n) summed into rows (m doubles) and cols (n doubles), or with part
+ *  'L' / 'U' those of the Hermitian diagonal tile stored in that triangle into rows alone (kernel
+ *  absum; cols unused). */
+int tsr_task_absum(tessera_context_t *ctx, tessera_dtype_t dtype, tessera_data_t *a, int m, int n,
+                   char part, tessera_data_t *rows, tessera_data_t *cols, const int tag[3]);
+
 /** dst's m x n block at (row, col) (dtype `to`) = scale src (dtype `from`, m x n) in `to`'s
  *  precision (kernel convert), dst accessed with dst_mode. */
 int tsr_task_convert(tessera_context_t *ctx, tessera_dtype_t from, tessera_data_t *src,
