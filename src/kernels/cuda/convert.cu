@@ -50,18 +50,23 @@ template <typename T, int K> __device__ double modulus(const T *c, long long i) 
   return hypot(static_cast<double>(c[2 * i]), static_cast<double>(c[2 * i + 1]));
 }
 
-/* rows[i] += the sum of row i's moduli: a thread a row, over the columns (coalesced reads);
- * with `part` ('L' or 'U') of the Hermitian tile stored in that triangle. */
+/* Columns of the tile that one thread block of row_sums takes. */
+constexpr int kRowSumCols = 32;
+
+/* rows[i] += the sum of row i's moduli: a thread a row over kRowSumCols columns
+ * (blockIdx.y the stretch; coalesced reads), its partial sum added atomically; with `part`
+ * ('L' or 'U') of the Hermitian tile stored in that triangle. */
 template <typename T, int K>
 __global__ void row_sums(const T *a, long long ld, int m, int n, char part, double *rows) {
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < m; i += gridDim.x * blockDim.x) {
-    double s = 0;
-    for (int j = 0; j < n; j++) {
-      const bool stored = (part != 'L' && part != 'U') || (part == 'L' ? i >= j : i <= j);
-      s += stored ? modulus<T, K>(a + j * ld * K, i) : modulus<T, K>(a + i * ld * K, j);
-    }
-    rows[i] += s;
+  const int i = blockIdx.x * blockDim.x + threadIdx.x, j0 = blockIdx.y * kRowSumCols;
+  if (i >= m) return;
+  const int j1 = j0 + kRowSumCols < n ? j0 + kRowSumCols : n;
+  double s = 0;
+  for (int j = j0; j < j1; j++) {
+    const bool stored = (part != 'L' && part != 'U') || (part == 'L' ? i >= j : i <= j);
+    s += stored ? modulus<T, K>(a + j * ld * K, i) : modulus<T, K>(a + i * ld * K, j);
   }
+  atomicAdd(rows + i, s);
 }
 
 /* cols[j] += the sum of column j's moduli: a block a column. */
@@ -85,7 +90,8 @@ void launch_absum(const void *a, size_t ld, int m, int n, char part, double *row
                   cudaStream_t st) {
   const T *p = static_cast<const T *>(a);
   const long long l = static_cast<long long>(ld);
-  row_sums<T, K><<<(m + 255) / 256, 256, 0, st>>>(p, l, m, n, part, rows);
+  const dim3 grid((m + 255) / 256, (n + kRowSumCols - 1) / kRowSumCols);
+  row_sums<T, K><<<grid, 256, 0, st>>>(p, l, m, n, part, rows);
   if (!part) col_sums<T, K><<<n, 256, 0, st>>>(p, l, m, cols);
 }
 
