@@ -1,5 +1,6 @@
-/* tessera CLI — the GPU baselines of `tessera bench potrf|getrf|syevd` (cuSolverMg and cusolverDnX)
- * and of `tessera bench geqrf|gels` (cusolverDnXgeqrf and cusolverDn<t><t>gels). */
+/* tessera CLI — the GPU baselines of `tessera bench potrf|getrf|syevd` (cuSolverMg and
+ * cusolverDnX), of `tessera bench geqrf|gels` (cusolverDnXgeqrf and cusolverDn<t><t>gels) and of
+ * `tessera bench gesv --mixed` (cusolverDn<t><l>gesv). */
 #ifndef TESSERA_TOOLS_BENCH_GPU_H
 #define TESSERA_TOOLS_BENCH_GPU_H
 
@@ -46,5 +47,15 @@ const char *bench_gpu_qr_name(const cli_opts_t *o);
  *  tessera context must be finalized first: it holds nearly all GPU memory in its pools. */
 double bench_gpu_qr(const cli_opts_t *o, int64_t m, int64_t n, int64_t nrhs, const void *a,
                     int64_t lda, const void *b, int64_t ldb, cli_progress_t *prog);
+
+/** Times cuSOLVER's mixed-precision LU solve (cusolverDn<t><l>gesv) of the n x n column-major
+ *  host matrix `a` and the n x nrhs right-hand sides `b` (o->dtype) on GPU 0, in each of its
+ *  lower precisions for the dtype (bench_irs.c), printing each mode's time and iterations as a
+ *  comment line (not with --json). Returns the best time of the fastest mode that converged, its
+ *  routine's name in *name; where none converged, the fastest (which fell back); INFINITY and
+ *  *name NULL where it could not run (the reason printed) or without the CUDA backend. The
+ *  tessera context must be finalized first. */
+double bench_irs_gesv(const cli_opts_t *o, int64_t n, int64_t nrhs, const void *a, int64_t lda,
+                      const void *b, int64_t ldb, cli_progress_t *prog, const char **name);
 
 #endif

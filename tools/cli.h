@@ -181,6 +181,8 @@ int cli_solve(const cli_opts_t *o);
 /** geqrf and gels on one m x n matrix (tools/qr.c), and their bench against LAPACKE. */
 int cli_qr(const cli_opts_t *o);
 int cli_bench_qr(const cli_opts_t *o);
+/** `tessera bench posv|gesv --mixed P` (bench_mixed.c). */
+int cli_bench_mixed(const cli_opts_t *o);
 /** `tessera syevd` (tools/eig.c): eigenvalues, and eigenvectors unless --values-only, of a
  *  generated or .npy Hermitian matrix, timed and checked. */
 int cli_eig(const cli_opts_t *o);

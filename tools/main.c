@@ -110,11 +110,13 @@ static const struct {
      "eigenvalues and eigenvectors (--values-only: eigenvalues) of a generated or .npy\n"
      "Hermitian (real symmetric) matrix: time, GFLOP/s, residual and orthogonality",
      RESIDUAL_SYEVD},
-    {"bench", CMD_BENCH, cli_bench, "potrf|getrf|geqrf|gels|syevd [options]",
+    {"bench", CMD_BENCH, cli_bench,
+     "potrf|getrf|geqrf|gels|syevd [options] | posv|gesv --mixed P [options]",
      "tessera against cuSolverMg (same GPUs) and cusolverDnX (GPU 0), their matrix\n"
      "already on the GPUs (geqrf, gels: cusolverDnXgeqrf, cusolverDn<t><t>gels on GPU 0;\n"
      "syevd: cusolverMgSyevd and cusolverDnXsyevd); without GPUs, against LAPACKE with the\n"
-     "same thread count",
+     "same thread count. posv|gesv --mixed P: the mixed-precision solve against tessera's\n"
+     "working-precision solve (gesv on GPUs: and cuSOLVER's IRS gesv on GPU 0)",
      RESIDUAL_BENCH},
     {"demo", CMD_DEMO, cli_demo, "[options]", "f64 posv on every device, checks the residual",
      RESIDUAL_SOLVE},
@@ -196,7 +198,7 @@ static const struct {
     {"--no-mg", F_NO_MG, 0, BIT(CMD_BENCH), 0},
     {"--out-of-core", F_OUT_OF_CORE, 0, BIT(CMD_BENCH), 0},
     {"--values-only", F_VALUES_ONLY, 0, EIG | BIT(CMD_BENCH), 0},
-    {"--mixed", F_MIXED, 1, BIT(CMD_POSV) | BIT(CMD_GESV), 0},
+    {"--mixed", F_MIXED, 1, BIT(CMD_POSV) | BIT(CMD_GESV) | BIT(CMD_BENCH), 0},
     {"--version", F_VERSION, 0, ~0u, 0},
     {"--help", F_HELP, 0, ~0u, 0},
     {"-h", F_HELP, 0, ~0u, 0},
@@ -300,7 +302,8 @@ static const struct {
     {F_VALUES_ONLY, ~0u,
      "--values-only    syevd, bench syevd: eigenvalues only (LAPACK's job N), no eigenvectors"},
     {F_MIXED, ~0u,
-     "--mixed P        posv, gesv: A factored in a lower precision P and the solution refined\n"
+     "--mixed P        posv, gesv, bench posv|gesv: A factored in a lower precision P and the\n"
+     "                   solution refined\n"
      "                   to A's"
      "                   (auto: single for d and z without GPUs; s: single, f32 or c64;\n"
      "                   tf32, bf16, h: held in single, its products on GPU tensor cores);\n"
@@ -522,8 +525,16 @@ static int finish_options(cli_opts_t *o) {
   if (o->m >= 0 && !cli_is_qr(o->routine))
     return usage_error("--m is for geqrf and gels (an m x n matrix)");
   if (o->input && o->m >= 0) return usage_error("--m and --input exclude each other");
-  if (o->cmd == CMD_BENCH && o->nrhs >= 0 && o->routine != CMD_GELS)
+  const int solves = o->routine == CMD_POSV || o->routine == CMD_GESV;
+  if (o->cmd == CMD_BENCH && o->nrhs >= 0 && o->routine != CMD_GELS && !solves)
     return usage_error("--nrhs does not apply to 'bench %s'", cli_cmd_name(o->routine));
+  if (o->cmd == CMD_BENCH && solves != (o->mixed >= 0))
+    return usage_error(solves ? "bench %s needs --mixed P (the precision to compare)"
+                              : "--mixed applies to 'bench posv' and 'bench gesv', not 'bench %s'",
+                       cli_cmd_name(o->routine));
+  if (o->cmd == CMD_BENCH && o->routine == CMD_GESV && o->resident)
+    return usage_error("--resident and --resident-only are bench posv's (no tile-level "
+                       "gesv_mixed)");
   if (o->cmd == CMD_DEMO) o->routine = CMD_POSV;
   if (o->nrhs < 0) o->nrhs = cli_is_factor(o->routine) || o->routine == CMD_SYEVD ? 0 : 1;
   if (o->out_of_core && o->routine != CMD_POTRF) return usage_error("--out-of-core is potrf's");
@@ -598,12 +609,15 @@ int main(int argc, char **argv) {
       return CLI_OK;
     }
   if (o.cmd == CMD_BENCH && i < argc && argv[i][0] != '-') {
-    static const cli_cmd_t benched[] = {CMD_POTRF, CMD_GETRF, CMD_GEQRF, CMD_GELS, CMD_SYEVD};
+    static const cli_cmd_t benched[] = {CMD_POTRF, CMD_GETRF, CMD_GEQRF, CMD_GELS,
+                                        CMD_SYEVD, CMD_POSV,  CMD_GESV};
     size_t r = 0;
     while (r < sizeof benched / sizeof benched[0] && strcmp(argv[i], cli_cmd_name(benched[r]))) r++;
     if (r == sizeof benched / sizeof benched[0])
       return usage_error(
-          "bench: unsupported routine '%s' (supported: potrf, getrf, geqrf, gels, syevd)", argv[i]);
+          "bench: unsupported routine '%s' (supported: potrf, getrf, geqrf, gels, syevd, posv, "
+          "gesv)",
+          argv[i]);
     o.routine = benched[r];
     i++;
   }
