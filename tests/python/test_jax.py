@@ -505,7 +505,7 @@ def test_shardmap_forms_on_a_2d_mesh(fn, dtype, shape, devices):
 def test_potrs_mixed_precision_factor(dtype, lower, devices):
     """potrs(mixed="s"): A factored in single precision, x refined to A's precision (the
     working precision's tolerance); mixed=... is refused with return_logdet and for an unknown
-    precision; a factor on tensor cores needs GPUs (a negative status and NaN without)."""
+    precision; a BF16 factor on tensor cores on GPUs, a negative status and NaN without."""
     mesh = make_mesh(devices, "explicit")
     n = 12 * len(devices) + 5
     a, b = hpd(n, dtype), rhs(n, dtype, 2)
@@ -516,7 +516,10 @@ def test_potrs_mixed_precision_factor(dtype, lower, devices):
         tj.potrs(a, b, 3, mesh, P("x", None), return_logdet=True, mixed="s")
     with pytest.raises(ValueError, match="not a factor precision"):
         tj.potrs(a, b, 3, mesh, P("x", None), mixed="fp8")
+    x, status = tj.potrs(a, b, 3, mesh, P("x", None), return_status=True, mixed="bf16")
     if devices[0].platform == "cpu":
-        x, status = tj.potrs(a, b, 3, mesh, P("x", None), return_status=True, mixed="tf32")
         assert int(status) < 0
         assert_all_nan(x)
+    else:
+        assert int(status) == 0
+        check("potrs", x, a, b)
