@@ -34,7 +34,8 @@ typedef struct {
                                TRANSPOSED, its rows of B transposed, nrhs x cols) */
   int64_t m, n, tile, lower, logdet; /* m: A's rows with TRANSPOSED (else A is n x n) */
   int64_t vectors;                   /* syevd: 1 for the eigenvectors too */
-  void *w;                           /* syevd: its eigenvalues' buffer (n, A's real type) */
+  int64_t mixed; /* potrs: -1, or the factor precision of a mixed-precision solve */
+  void *w;       /* syevd: its eigenvalues' buffer (n, A's real type) */
   int dtype;
 } part_t;
 

@@ -43,7 +43,7 @@ static int same_call(const call_t *c, const part_t *p, int count) {
     if (p[i].rows != p[0].rows || p[i].cols != p[0].cols || p[i].nrhs != p[0].nrhs ||
         p[i].m != p[0].m || p[i].n != p[0].n || p[i].tile != p[0].tile ||
         p[i].lower != p[0].lower || p[i].dtype != p[0].dtype || p[i].logdet != p[0].logdet ||
-        p[i].vectors != p[0].vectors)
+        p[i].vectors != p[0].vectors || p[i].mixed != p[0].mixed)
       return fprintf(stderr, "tessera.jax: the devices' calls disagree (device %d)\n", p[i].rank),
              TESSERA_ERR_STATE;
   if (c->op == OP_QR || c->op == OP_LEAST_SQUARES) return tsr_jax_qr_shape(c, p);
@@ -86,6 +86,50 @@ static int same_op(const call_t *c, const part_t *p, int rc) {
   return 0;
 }
 
+/* Negates the imaginary part of the element at z (complex dtypes; real ones unchanged). */
+static void conjugate(tessera_dtype_t dt, void *z) {
+  if (dt == TESSERA_C128) ((double *)z)[1] = -((double *)z)[1];
+  if (dt == TESSERA_C64) ((float *)z)[1] = -((float *)z)[1];
+}
+
+/* dst (cols x rows, ldd = cols) = the conjugate transpose of src (rows x cols, lds = rows). */
+static void conj_transpose(tessera_dtype_t dt, int64_t rows, int64_t cols, const char *src,
+                           char *dst) {
+  const size_t es = tessera_dtype_size(dt);
+  for (int64_t j = 0; j < cols; j++)
+    for (int64_t i = 0; i < rows; i++) {
+      char *d = dst + (size_t)(j + i * cols) * es;
+      memcpy(d, src + (size_t)(i + j * rows) * es, es);
+      conjugate(dt, d);
+    }
+}
+
+/* The mixed-precision solve of potrs (p->mixed >= 0): A the blocks of Aᵀ, which for Hermitian A
+ * is conj(A), BT those of Bᵀ. Through the host (the refinement's vectors are there anyway):
+ * C = conj(B) (n x k), tessera_tile_posv_mixed on Aᵀ and C, whose answer Z = conj(A)⁻¹ conj(B)
+ * is conj(X), and Xᵀ = conj(Z)ᵀ back into BT. */
+static int mixed_solve(tessera_context_t *ctx, tessera_uplo_t uplo, const part_t *p,
+                       tessera_matrix_t *A, tessera_matrix_t *BT) {
+  const int64_t n = p->n, k = p->nrhs;
+  const tessera_dtype_t dt = (tessera_dtype_t)p->dtype;
+  const size_t bytes = (size_t)(n * k) * tessera_dtype_size(dt);
+  char *bt = malloc(bytes), *cz = malloc(bytes);
+  tessera_matrix_t *C = NULL;
+  int rc = bt && cz ? tessera_matrix_export(BT, bt, k) : TESSERA_ERR_NOMEM;
+  if (!rc) conj_transpose(dt, k, n, bt, cz);
+  tessera_mixed_options_t o;
+  tessera_mixed_options_init(&o);
+  o.factor = (tessera_factor_t)p->mixed;
+  if (!rc) rc = tessera_matrix_view(ctx, dt, n, k, p->tile, p->tile, cz, n, &C);
+  if (!rc) rc = tessera_tile_posv_mixed(uplo, A, C, &o, NULL);
+  const int d = C ? tessera_matrix_destroy(C) : 0; /* the answer home in cz */
+  if (!rc) rc = d;
+  if (!rc) conj_transpose(dt, n, k, cz, bt);
+  if (!rc) rc = tessera_matrix_import(BT, bt, k);
+  free(bt), free(cz);
+  return rc;
+}
+
 /* Cholesky family on the shards (leader, scope set): potrf, then the log det and the solve
  * (potrs) or the inverse (potri). A is the blocks of Aᵀ, BT those of Bᵀ (potrs). */
 static int cholesky_ops(tessera_context_t *ctx, const call_t *c, const part_t *p, int count,
@@ -103,6 +147,17 @@ static int cholesky_ops(tessera_context_t *ctx, const call_t *c, const part_t *p
     tsr_jax_blocks(c, p, count, p[0].nrhs, n, p[0].nrhs, p[0].rows, 1, 1, 1, &bb);
     rc = tessera_matrix_view_blocks(ctx, c->comm, p[0].dtype, p[0].nrhs, n, nb, nb, p[0].nrhs,
                                     p[0].rows, bb.a, bb.nodes, bb.owners, p[0].nrhs, &BT);
+  }
+  if (!rc && BT && p[0].mixed >= 0) {
+    if (c->comm) /* tessera_tile_posv_mixed runs within one process */
+      rc = tsr_jax_agree(c, (fprintf(stderr, "tessera.jax: potrs with a mixed-precision factor "
+                                             "runs on the devices of one process\n"),
+                             TESSERA_ERR_STATE));
+    else
+      rc = mixed_solve(ctx, uplo, &p[0], A, BT);
+    if (rc < 0) fprintf(stderr, "tessera.jax: %s\n", tessera_last_error(ctx));
+    const int d1 = tessera_matrix_destroy(BT), d2 = tessera_matrix_destroy(A);
+    return rc ? rc : d1 ? d1 : d2;
   }
   if (!rc) rc = tessera_tile_potrf(uplo, A);
   if (!rc && c->op == OP_POTRS && p[0].logdet) rc = tessera_tile_logdet(uplo, A, logdet);
@@ -223,7 +278,7 @@ static int solve(tsr_jax_state_t *s, tessera_context_t *ctx, const call_t *c, co
  * matrix of one tile, an operation with a whole-matrix solve on a queue (potrs, cholesky,
  * lu_solve). */
 static int is_queued(const call_t *c, const part_t *p) {
-  return c->ndev == 1 && !c->comm && p->tile >= p->n &&
+  return c->ndev == 1 && !c->comm && p->tile >= p->n && p->mixed < 0 &&
          (c->op == OP_POTRS || c->op == OP_CHOLESKY || c->op == OP_LU_SOLVE);
 }
 
@@ -295,7 +350,7 @@ static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax
   const int flags = OPS[op].flags, has_b = (flags & RHS) != 0,
             has_ld = (flags & TESSERA_JAX_LOGDET) != 0, has_w = (flags & TESSERA_JAX_EIGEN) != 0;
   int64_t site = 0;
-  part_t me = {.dtype = -1};
+  part_t me = {.dtype = -1, .mixed = -1};
   call_t c = {.op = op, .platform = platform};
   char why[160] = "";
   if (tsr_xla_attr_int(cf, "site", &site) || tsr_xla_attr_int(cf, "n", &me.n) ||
@@ -303,7 +358,8 @@ static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax
       ((flags & TESSERA_JAX_LOWER) && tsr_xla_attr_int(cf, "lower", &me.lower)) ||
       (has_ld && tsr_xla_attr_int(cf, "logdet", &me.logdet)) ||
       ((flags & TESSERA_JAX_TRANSPOSED) && tsr_xla_attr_int(cf, "m", &me.m)) ||
-      (has_w && tsr_xla_attr_int(cf, "vectors", &me.vectors)))
+      (has_w && tsr_xla_attr_int(cf, "vectors", &me.vectors)) ||
+      ((flags & TESSERA_JAX_MIXED) && tsr_xla_attr_int(cf, "mixed", &me.mixed)))
     return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT,
                          "tessera %s: missing or malformed attributes", name);
   if (!(flags & TESSERA_JAX_TRANSPOSED)) me.m = me.n;
@@ -450,7 +506,7 @@ HANDLERS(syevd, OP_SYEVD)
 
 static const op_spec_t OPS[OP_COUNT] = {
     [OP_POTRS] = {"potrs",
-                  TESSERA_JAX_RHS_ROWS | TESSERA_JAX_LOWER | TESSERA_JAX_LOGDET,
+                  TESSERA_JAX_RHS_ROWS | TESSERA_JAX_LOWER | TESSERA_JAX_LOGDET | TESSERA_JAX_MIXED,
                   {potrs_cpu, potrs_cuda}},
     [OP_POTRI] = {"potri", TESSERA_JAX_LOWER, {potri_cpu, potri_cuda}},
     [OP_CHOLESKY] = {"cholesky", TESSERA_JAX_LOWER, {cholesky_cpu, cholesky_cuda}},

@@ -52,6 +52,7 @@
  *   lower    (s32)   Cholesky ops: 1: A's lower triangle is read (and the factor / inverse
  *                    written there)
  *   logdet   (s32)   potrs: 1 to compute log det A
+ *   mixed    (s64)   potrs: -1, or the factor precision of tessera_tile_posv_mixed
  *   vectors  (s64)   syevd: 1 for the eigenvectors too, 0 for the eigenvalues alone
  * Operands: A's shard, potrs' B shard or lu_solve's Bᵀ, and the device's place in the mesh
  * (row * gcols + column, s32 scalar). Results: the matrix in place (aliased to A: the factors,
@@ -145,8 +146,10 @@ enum {
   TESSERA_JAX_TRANSPOSED = 16, /**< attribute `m`: A is m x n, its blocks given transposed (row-
                                     major blocks of Aᵀ); with RHS_ROWS, operand 1 is this
                                     device's rows of B transposed (nrhs x its rows) */
-  TESSERA_JAX_EIGEN = 32       /**< attribute `vectors`; the result before the status: the
+  TESSERA_JAX_EIGEN = 32,      /**< attribute `vectors`; the result before the status: the
                                     eigenvalues (n, A's real type) */
+  TESSERA_JAX_MIXED = 64       /**< attribute `mixed`: the factor precision of a mixed-precision
+                                    solve (tessera_factor_t), or -1 for the plain solve */
 };
 
 /** QR's panel width for an m x n matrix on `platform` (tessera_tile_for_qr of its context): > 0,

@@ -37,7 +37,8 @@ def _tile_target(platform, n, ndev, op):
 _Results = collections.namedtuple("_Results", "a x logdet w status")
 
 
-def _ffi(op, a, b, rank, *, n, lay, tile, lower=False, logdet=False, m=None, vectors=False):
+def _ffi(op, a, b, rank, *, n, lay, tile, lower=False, logdet=False, m=None, vectors=False,
+         mixed=-1):
     """tessera's call on this device's shard (inside shard_map): the handler's results by role
     (_native.OPS: a, x, logdet, w, status; None where the operation has no such result). The
     status, log det and eigenvalues are the same on every device (the leader's), so the global
@@ -50,7 +51,7 @@ def _ffi(op, a, b, rank, *, n, lay, tile, lower=False, logdet=False, m=None, vec
     operands, results = spec.operands(a, b, rank), spec.results(a, b, n)
     attrs = spec.attributes(state=native().state, site=next(_sites), ndev=lay.ndev,
                             gcols=lay.gcols, owners=lay.owners, n=n, tile=tile, lower=lower,
-                            logdet=logdet, m=m, vectors=vectors)
+                            logdet=logdet, m=m, vectors=vectors, mixed=mixed)
     outs = jax.ffi.ffi_call(spec.target,
                             [jax.ShapeDtypeStruct(shape, dtype) for _, shape, dtype, _ in results],
                             input_output_aliases=spec.aliases())(*operands, **attrs)

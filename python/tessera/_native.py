@@ -21,7 +21,8 @@ in order: A's shard in place (aliased to operand 0: the factor or inverse), X in
 to operand 1) when there is a right-hand side, log det (f64[1]) with LOGDET, the eigenvalues
 ((n,), A's real dtype) with EIGEN, and the status (s32[1]). Attributes: state, site, ndev,
 gcols, owners, n, tile; `lower` with LOWER, `logdet` with LOGDET, `m` with TRANSPOSED,
-`vectors` with EIGEN (tessera_jax.h describes them). Per device or the same on every device:
+`vectors` with EIGEN, `mixed` with MIXED (tessera_jax.h describes them). Per device or the
+same on every device:
 A's shard and RHS_ROWS' X are this device's; the status, log det and eigenvalues are agreed by
 every process, and RHS_WHOLE_T's X is mesh device 0's solution copied into every device's
 buffer, so those are the same on every device (Op.results' per_device)."""
@@ -42,6 +43,7 @@ LOWER = 4
 LOGDET = 8
 TRANSPOSED = 16
 EIGEN = 32
+MIXED = 64
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,7 @@ class Op:
         return out
 
     def attributes(self, *, state, site, ndev, gcols, owners, n, tile, lower=False,
-                   logdet=False, m=None, vectors=False):
+                   logdet=False, m=None, vectors=False, mixed=-1):
         """The attributes this operation takes, as numpy values: XLA types them from these."""
         attrs = dict(state=np.uint64(state), site=np.int64(site), ndev=np.int64(ndev),
                      gcols=np.int64(gcols), owners=np.asarray(owners, np.int64),
@@ -94,12 +96,14 @@ class Op:
             attrs["m"] = np.int64(m)
         if self.flags & EIGEN:
             attrs["vectors"] = np.int64(bool(vectors))
+        if self.flags & MIXED:
+            attrs["mixed"] = np.int64(mixed)
         return attrs
 
 
 # The operations; index i is the C handler table's entry i.
 OPS = (
-    Op("potrs", RHS_ROWS | LOWER | LOGDET),
+    Op("potrs", RHS_ROWS | LOWER | LOGDET | MIXED),
     Op("potri", LOWER),
     Op("cholesky", LOWER),
     Op("lu_solve", RHS_WHOLE_T, lu=True),

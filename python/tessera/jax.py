@@ -107,10 +107,12 @@ def status_message(status, op=None):
 
 
 @functools.lru_cache(maxsize=64)
-def _potrs_fn(lay, n, np_, nb, dtype, b_shape, b_spec, lower, logdet, donate_a, donate_b):
+def _potrs_fn(lay, n, np_, nb, dtype, b_shape, b_spec, lower, logdet, donate_a, donate_b,
+              mixed=-1):
     """The jitted solve for one plan (cached: tracing and compiling happen once per shape)."""
     def local(a, b):
-        r = _ffi("potrs", a, b, _rank(lay), n=n, lay=lay, tile=nb, lower=lower, logdet=logdet)
+        r = _ffi("potrs", a, b, _rank(lay), n=n, lay=lay, tile=nb, lower=lower, logdet=logdet,
+                 mixed=mixed)
         return r.a, _first_column(r.x, lay), r.logdet, r.status
 
     def run(a, b):
@@ -130,16 +132,29 @@ def _potrs_fn(lay, n, np_, nb, dtype, b_shape, b_spec, lower, logdet, donate_a, 
     return jax.jit(run, donate_argnums=(0,) * donate_a + (1,) * donate_b)
 
 
+# The factor precisions of potrs(mixed=...), as tessera_factor_t.
+MIXED_FACTORS = {"auto": 0, "s": 2, "tf32": 3, "bf16": 4, "h": 5}
+
+
 def potrs(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_status=False,
-          return_logdet=False, pad=True, donate=False, lower=False):
+          return_logdet=False, pad=True, donate=False, lower=False, mixed=None):
     """Solves A x = b for Hermitian positive definite A sharded by rows over a 1D mesh.
 
     a: (N, N); b: (N,) or (N, k), replicated or sharded by rows like A, castable to A's dtype; x
     comes back in b's shape and layout and in A's dtype (as ``jnp.linalg.solve``), the log det
     in A's real dtype. mesh / in_specs (or matrix_specs): the mesh and ``P("x", None)``, a
     1-tuple of it, or jaxmg 0.x's pair ``(P("x", None), P(None, None))``; read from
-    ``a.sharding`` when omitted. Returns x, (x, status), (x, logdet) or (x, logdet, status)."""
+    ``a.sharding`` when omitted. mixed: None, or a factor precision ("s", "tf32", "bf16", "h",
+    "auto"): A factored in it and x refined to A's precision (tessera_tile_posv_mixed; the
+    devices of one process; no log det). Returns x, (x, status), (x, logdet) or
+    (x, logdet, status)."""
     name = "tessera.jax.potrs"
+    if mixed is not None and mixed not in MIXED_FACTORS:
+        raise ValueError(f"{name}: mixed={mixed!r} is not a factor precision "
+                         f"({', '.join(MIXED_FACTORS)}, or None)")
+    if mixed is not None and return_logdet:
+        raise ValueError(f"{name}: return_logdet needs A's own Cholesky factor, which a solve "
+                         "with mixed= does not form")
     lay, n, np_, nb = _prepare("potrs", a, T_A, mesh, in_specs, matrix_specs, pad)
     dtype = np.dtype(a.dtype)
     _layout.check_rhs(b, n, dtype, name)
@@ -151,7 +166,8 @@ def potrs(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_stat
         a, donate_a = _donated(a, lay, lay.a_spec, donate and np_ == n)
         b, donate_b = _donated(b, lay, b_spec, donate and np.dtype(b.dtype) == dtype)
         fn = _potrs_fn(lay, n, np_, nb, dtype, tuple(b.shape), b_spec, bool(lower),
-                       bool(return_logdet), donate_a, donate_b)
+                       bool(return_logdet), donate_a, donate_b,
+                       -1 if mixed is None else MIXED_FACTORS[mixed])
         x, logdet, status, _ = fn(a, b)
     out = (x,) + ((logdet,) if return_logdet else ()) + ((status,) if return_status else ())
     return out[0] if len(out) == 1 else out

@@ -498,3 +498,28 @@ def test_shardmap_forms_on_a_2d_mesh(fn, dtype, shape, devices):
             if fn == "potri":
                 out = np.asarray(tj.potri_symmetrize(out))
             check(fn, out, a, b, triangle_only=False)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+@UPLO
+def test_potrs_mixed_precision_factor(dtype, lower, devices):
+    """potrs(mixed="s"): A factored in single precision, x refined to A's precision (the
+    working precision's tolerance); mixed=... is refused with return_logdet and for an unknown
+    precision; a BF16 factor on tensor cores on GPUs, a negative status and NaN without."""
+    mesh = make_mesh(devices, "explicit")
+    n = 12 * len(devices) + 5
+    a, b = hpd(n, dtype), rhs(n, dtype, 2)
+    x, status = tj.potrs(a, b, 3, mesh, P("x", None), return_status=True, lower=lower, mixed="s")
+    assert int(status) == 0
+    check("potrs", x, a, b, lower)
+    with pytest.raises(ValueError, match="return_logdet"):
+        tj.potrs(a, b, 3, mesh, P("x", None), return_logdet=True, mixed="s")
+    with pytest.raises(ValueError, match="not a factor precision"):
+        tj.potrs(a, b, 3, mesh, P("x", None), mixed="fp8")
+    x, status = tj.potrs(a, b, 3, mesh, P("x", None), return_status=True, mixed="bf16")
+    if devices[0].platform == "cpu":
+        assert int(status) < 0
+        assert_all_nan(x)
+    else:
+        assert int(status) == 0
+        check("potrs", x, a, b)
