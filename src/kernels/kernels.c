@@ -81,6 +81,17 @@ static uint64_t gemm_key(const void *args) {
   return size_key(a->dtype, 0, a->m, a->n, a->k);
 }
 
+static double hemm_pair_flops(const void *args) {
+  const tsr_hemm_pair_args_t *a = args;
+  const double rck = 2.0 * (double)a->r * a->c * a->k;
+  return op_count(a->dtype, rck, rck);
+}
+
+static uint64_t hemm_pair_key(const void *args) {
+  const tsr_hemm_pair_args_t *a = args;
+  return size_key(a->dtype, 0, a->r, a->c, a->k);
+}
+
 static double geadd_flops(const void *args) {
   const tsr_geadd_args_t *a = args;
   const double mn = (double)a->m * a->n;
@@ -451,6 +462,7 @@ KERNEL_TABLE(potrf, potrf);
 KERNEL_TABLE(trsm, trsm_blocked);
 KERNEL_TABLE(syrk, syrk);
 KERNEL_TABLE(gemm, gemm);
+KERNEL_TABLE(hemm_pair, hemm_pair);
 KERNEL_TABLE(lacpy, lacpy);
 KERNEL_TABLE(convert, convert);
 KERNEL_TABLE(absum, absum);

@@ -63,6 +63,15 @@ typedef struct {
   int math; /* tsr_math_t */
 } tsr_gemm_args_t;
 
+/** hemm_pair: buffers {S (R) r x c, Xc (R) c x k, Xr (R) r x k, Yr (RW) r x k, Yc (RW) c x k}.
+ *  Yr += alpha S Xc and Yc += alpha Sᴴ Xr: the two products of an off-diagonal tile of a
+ *  Hermitian matrix stored in one triangle, from one pass over S. */
+typedef struct {
+  tessera_dtype_t dtype;
+  int r, c, k;
+  tsr_scalar_t alpha;
+} tsr_hemm_pair_args_t;
+
 /** geadd: buffers {A (R), C (RW)}. C = alpha A + beta C, both m x n. */
 typedef struct {
   tessera_dtype_t dtype;
@@ -396,6 +405,7 @@ extern const tessera_kernel_t tsr_kernel_potrf;
 extern const tessera_kernel_t tsr_kernel_trsm;
 extern const tessera_kernel_t tsr_kernel_syrk;
 extern const tessera_kernel_t tsr_kernel_gemm;
+extern const tessera_kernel_t tsr_kernel_hemm_pair;
 extern const tessera_kernel_t tsr_kernel_lacpy;
 extern const tessera_kernel_t tsr_kernel_convert;
 extern const tessera_kernel_t tsr_kernel_absum;
@@ -432,6 +442,7 @@ int tsr_cpu_potrf(const tessera_exec_t *ex, void *args);
 int tsr_cpu_trsm(const tessera_exec_t *ex, void *args);
 int tsr_cpu_syrk(const tessera_exec_t *ex, void *args);
 int tsr_cpu_gemm(const tessera_exec_t *ex, void *args);
+int tsr_cpu_hemm_pair(const tessera_exec_t *ex, void *args);
 int tsr_cpu_lacpy(const tessera_exec_t *ex, void *args);
 int tsr_cpu_convert(const tessera_exec_t *ex, void *args);
 int tsr_cpu_absum(const tessera_exec_t *ex, void *args);
@@ -477,6 +488,10 @@ static inline int tsr_half_order(int n) {
  *  TSR_TRSM_NARROW right-hand sides) and `gemm`. */
 int tsr_trsm_blocked(const tessera_exec_t *ex, void *args, tessera_kernel_fn trsm,
                      tessera_kernel_fn gemm, int leaf);
+/** hemm_pair (tsr_hemm_pair_args_t) onto a device kind's `gemm`: the two products on blocks of
+ *  `chunk` columns of S at a time (each block read by both while it is in cache). */
+int tsr_hemm_pair(const tessera_exec_t *ex, const tsr_hemm_pair_args_t *a, tessera_kernel_fn gemm,
+                  int chunk);
 /** potrf (tsr_potrf_args_t) by recursive halving onto `leaf_fn` (a potrf of order <= leaf on a
  *  diagonal block, its args' offset that of the block: it returns the info, or leaves a failed
  *  pivot NaN for the caller's scan), `trsm` and `herk` (a tsr_syrk_args_t kernel) and `gemm`,
@@ -519,6 +534,7 @@ int tsr_cuda_potrf(const tessera_exec_t *ex, void *args);
 int tsr_cuda_trsm(const tessera_exec_t *ex, void *args);
 int tsr_cuda_syrk(const tessera_exec_t *ex, void *args);
 int tsr_cuda_gemm(const tessera_exec_t *ex, void *args);
+int tsr_cuda_hemm_pair(const tessera_exec_t *ex, void *args);
 int tsr_cuda_lacpy(const tessera_exec_t *ex, void *args);
 int tsr_cuda_convert(const tessera_exec_t *ex, void *args);
 int tsr_cuda_absum(const tessera_exec_t *ex, void *args);

@@ -349,6 +349,27 @@ static void absum_matches_cpu(void **state) {
     }
 }
 
+/* hemm_pair (both products of a Hermitian matrix's off-diagonal tile, one task): each output as
+ * the CPU's, every dtype, one and several columns. */
+static void hemm_pair_matches_cpu(void **state) {
+  (void)state;
+  NEED_GPU();
+  const int r = 70, c = 45;
+  for (int d = 0; d < 4; d++)
+    for (int k = 1; k <= 3; k += 2)
+      for (int out = 3; out <= 4; out++) {
+        const tessera_dtype_t dt = dtypes[d];
+        tt_rng_t g = tt_rng((uint64_t)(9000 + 10 * d + k + 100 * out));
+        tile_t t[5] = {tile_random(dt, r, c, 3, &g), tile_random(dt, c, k, 1, &g),
+                       tile_random(dt, r, k, 2, &g), tile_random(dt, r, k, 4, &g),
+                       tile_random(dt, c, k, 5, &g)};
+        tsr_hemm_pair_args_t a = {dt, r, c, k, {0.75, dt == TESSERA_C64 || dt == TESSERA_C128}};
+        expect_ok(run_both(tsr_cuda_hemm_pair, tsr_cpu_hemm_pair, &a, dt, t, 5, out, 0,
+                           out == 3 ? "hemm_pair Yr" : "hemm_pair Yc"));
+        free_tiles(t, 5);
+      }
+}
+
 static void syrk_herk_match_cpu(void **state) {
   (void)state;
   NEED_GPU();
@@ -812,6 +833,7 @@ int main(void) {
       cmocka_unit_test(hb2st_matches_cpu),
       cmocka_unit_test(potrf_info_matches_cpu),
       cmocka_unit_test(potrf_tensor_near_cpu),
+      cmocka_unit_test(hemm_pair_matches_cpu),
       cmocka_unit_test(invalid_arguments_fail_before_enqueuing),
   };
   tt_watchdog(240);

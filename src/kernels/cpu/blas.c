@@ -145,6 +145,11 @@ int tsr_cpu_trsm_blocked(const tessera_exec_t *ex, void *args) {
   return tsr_trsm_blocked(ex, args, tsr_cpu_trsm, tsr_cpu_gemm, 48);
 }
 
+/* Blocks of 64 columns: S's block (a tile's rows x 64) stays in cache for its second product. */
+int tsr_cpu_hemm_pair(const tessera_exec_t *ex, void *args) {
+  return tsr_hemm_pair(ex, args, tsr_cpu_gemm, 64);
+}
+
 /* ---------------------------------------------------------------- geadd */
 
 /* C = alpha A + beta C, column by column: scal then axpy (standard CBLAS, no axpby). */

@@ -329,6 +329,13 @@ int tsr_cuda_trmm_dense(const tessera_exec_t *ex, void *args) {
   return rc;
 }
 
+/* The whole tile at once: a GPU reads it at the memory's rate either way; one task and two
+ * products instead of two tasks. */
+int tsr_cuda_hemm_pair(const tessera_exec_t *ex, void *args) {
+  const tsr_hemm_pair_args_t *a = args;
+  return tsr_hemm_pair(ex, a, tsr_cuda_gemm, a->c > 0 ? a->c : 1);
+}
+
 /* Solves up to order 512 in cuBLAS's trsm (256 where the products take tensor cores, whose gemms
  * of short k still outrun the leaves), larger ones by recursive halving onto gemm. */
 int tsr_cuda_trsm_blocked(const tessera_exec_t *ex, void *args) {

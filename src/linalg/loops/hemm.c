@@ -4,7 +4,9 @@
  *
  * hemm: C = alpha A B + beta C, A Hermitian in its `uplo` triangle, written once on the lower
  * triangle (an upper A through its conjugate-transpose view): C_i += A_ij B_j for the tiles
- * below the diagonal and C_j += A_ijᴴ B_i for their mirror images; each diagonal tile made
+ * below the diagonal and C_j += A_ijᴴ B_i for their mirror images, both in one hemm_pair task
+ * per stored tile (one pass over it; two gemm tasks where B or C is a view of a conjugate
+ * transpose); each diagonal tile made
  * whole once (a copy, conjugate-transposed for an upper A, then hefill) into a workspace the
  * descriptor keeps for later products. beta is applied by each C tile's diagonal product,
  * inserted first. */
@@ -82,11 +84,22 @@ int tsr_pxhemm(const tsr_hemm_t *H, tsr_scalar_t alpha, const tessera_matrix_t *
       rc = tsr_task_gemm(C, (tsr_operand_t){H->diag[i], 'N'}, tsr_tile_op(B, i, k), m,
                          tsr_tile_n(C, k), m, alpha, beta, tsr_tile_op(C, i, k), tag, 1);
     }
+  /* B and C of their own tiles (not views of a conjugate transpose): each stored off-diagonal
+   * tile S in one task, both of its products from one pass (Yr the block row S sits in) */
+  const bool pair = H->A->op != 'C' && B->op != 'C' && C->op != 'C';
   for (int64_t k = 0; k < C->nt && !rc; k++)
     for (int64_t j = 0; j < L.nt && !rc; j++)
       for (int64_t i = j + 1; i < L.mt && !rc; i++) {
         const int tag[3] = {(int)i, (int)k, (int)j}, mi = tsr_tile_m(C, i), mj = tsr_tile_m(C, j);
         const int nk = tsr_tile_n(C, k);
+        const bool lower = H->uplo == 'L';
+        if (pair) { /* lower: S = A(i, j); upper: S = A(j, i) */
+          const int64_t r = lower ? i : j, c = lower ? j : i;
+          rc = tsr_task_hemm_pair(C->ctx, C->dtype, tsr_tile(H->A, r, c), tsr_tile(B, c, k),
+                                  tsr_tile(B, r, k), tsr_tile(C, r, k), tsr_tile(C, c, k),
+                                  lower ? mi : mj, lower ? mj : mi, nk, alpha, tag);
+          continue;
+        }
         rc = tsr_task_gemm(C, tsr_op_tile(&L, 'N', i, j), tsr_tile_op(B, j, k), mi, nk, mj, alpha,
                            one, tsr_tile_op(C, i, k), tag, 0);
         if (!rc)

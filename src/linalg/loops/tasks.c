@@ -191,6 +191,16 @@ int tsr_task_lacpy_rows(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_d
   return tsr_task_lacpy_block(dtype, ctx, src, src_row, 0, dst, dst_row, dst_mode, m, n, tag, prio);
 }
 
+int tsr_task_hemm_pair(tessera_context_t *ctx, tessera_dtype_t dtype, tessera_data_t *S,
+                       tessera_data_t *Xc, tessera_data_t *Xr, tessera_data_t *Yr,
+                       tessera_data_t *Yc, int r, int c, int k, tsr_scalar_t alpha,
+                       const int tag[3]) {
+  const tsr_hemm_pair_args_t args = {.dtype = dtype, .r = r, .c = c, .k = k, .alpha = alpha};
+  tessera_data_t *d[5] = {S, Xc, Xr, Yr, Yc};
+  const tessera_access_t md[5] = {TESSERA_R, TESSERA_R, TESSERA_R, TESSERA_RW, TESSERA_RW};
+  return insert(ctx, &tsr_kernel_hemm_pair, &args, sizeof args, 5, d, md, tag, 0);
+}
+
 int tsr_task_absum(tessera_context_t *ctx, tessera_dtype_t dtype, tessera_data_t *a, int m, int n,
                    char part, tessera_data_t *rows, tessera_data_t *cols, const int tag[3]) {
   const tsr_absum_args_t args = {.dtype = dtype, .m = m, .n = n, .part = part};

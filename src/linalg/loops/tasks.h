@@ -45,6 +45,12 @@ int tsr_task_transpose(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_da
  *  dst accessed with dst_mode. */
 int tsr_task_identity(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *dst, int row,
                       tessera_access_t dst_mode, int m, int n, int d, const int tag[3], int prio);
+/** Yr += alpha S Xc and Yc += alpha Sᴴ Xr for the r x c tile S (kernel hemm_pair): an
+ *  off-diagonal tile's two products in a Hermitian product, k columns. */
+int tsr_task_hemm_pair(tessera_context_t *ctx, tessera_dtype_t dtype, tessera_data_t *S,
+                       tessera_data_t *Xc, tessera_data_t *Xr, tessera_data_t *Yr,
+                       tessera_data_t *Yc, int r, int c, int k, tsr_scalar_t alpha,
+                       const int tag[3]);
 /** The moduli of tile a (m x n) summed into rows (m doubles) and cols (n doubles), or with part
  *  'L' / 'U' those of the Hermitian diagonal tile stored in that triangle into rows alone (kernel
  *  absum; cols unused). */

@@ -1,0 +1,85 @@
+/* The hemm_pair kernel (an off-diagonal tile's two products in a Hermitian product) on the CPU
+ * kernels against the products computed in double complex: every dtype, a tile wider than one
+ * block of columns and not a multiple of it, leading dimensions beyond the rows, one and several
+ * columns; and its refusal of a buffer whose leading dimension is short. */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "../linalg/linalg_common.h"
+#include "kernels/kernels.h"
+
+/* A random rows x cols array of dt, leading dimension ld. */
+static void *random_array(tessera_dtype_t dt, int rows, int cols, int ld, tt_rng_t *r) {
+  void *a = lc_alloc(dt, (size_t)ld * (size_t)(cols > 0 ? cols : 1));
+  lc_fill_random(dt, a, rows, cols, ld, r);
+  return a;
+}
+
+/* The largest |got - want| over a rows x cols array (ld), relative to the largest |want|. */
+static double rel_diff(tessera_dtype_t dt, const void *got, const zc_t *want, int rows, int cols,
+                       int ld) {
+  double err = 0, big = 0;
+  for (int j = 0; j < cols; j++)
+    for (int i = 0; i < rows; i++) {
+      const zc_t w = want[i + j * rows];
+      err = fmax(err, cabs(lc_get(dt, got, (size_t)(i + j * ld)) - w));
+      big = fmax(big, cabs(w));
+    }
+  return err / (big > 0 ? big : 1);
+}
+
+static void matches_two_products(void **state) {
+  (void)state;
+  const int shapes[3][3] = {{37, 150, 1}, {130, 70, 3}, {5, 1, 2}}; /* r, c, k */
+  for (int d = 0; d < 4; d++)
+    for (int s = 0; s < 3; s++) {
+      const tessera_dtype_t dt = lc_dtypes[d];
+      const int r = shapes[s][0], c = shapes[s][1], k = shapes[s][2];
+      tt_rng_t g = tt_rng((uint64_t)(300 + 10 * d + s));
+      void *S = random_array(dt, r, c, r + 3, &g), *Xc = random_array(dt, c, k, c + 1, &g);
+      void *Xr = random_array(dt, r, k, r, &g), *Yr = random_array(dt, r, k, r + 2, &g);
+      void *Yc = random_array(dt, c, k, c, &g);
+      const zc_t alpha = CMPLX(0.75, lc_is_complex(dt) ? -0.5 : 0);
+      zc_t *wr = lc_zalloc((size_t)(r * k)), *wc = lc_zalloc((size_t)(c * k));
+      for (int j = 0; j < k; j++) {
+        for (int i = 0; i < r; i++) {
+          zc_t v = lc_get(dt, Yr, (size_t)(i + j * (r + 2)));
+          for (int l = 0; l < c; l++)
+            v += alpha * lc_get(dt, S, (size_t)(i + l * (r + 3))) *
+                 lc_get(dt, Xc, (size_t)(l + j * (c + 1)));
+          wr[i + j * r] = v;
+        }
+        for (int l = 0; l < c; l++) {
+          zc_t v = lc_get(dt, Yc, (size_t)(l + j * c));
+          for (int i = 0; i < r; i++)
+            v += alpha * conj(lc_get(dt, S, (size_t)(i + l * (r + 3)))) *
+                 lc_get(dt, Xr, (size_t)(i + j * r));
+          wc[l + j * c] = v;
+        }
+      }
+      tessera_exec_t ex = {.ndata = 5, .kind = TESSERA_DEVICE_CPU};
+      void *ptr[5] = {S, Xc, Xr, Yr, Yc};
+      const size_t ld[5] = {(size_t)r + 3, (size_t)c + 1, (size_t)r, (size_t)r + 2, (size_t)c};
+      for (int b = 0; b < 5; b++) ex.ptr[b] = ptr[b], ex.ld[b] = ld[b];
+      tsr_hemm_pair_args_t a = {dt, r, c, k, {creal(alpha), cimag(alpha)}};
+      assert_int_equal(tsr_cpu_hemm_pair(&ex, &a), 0);
+      const double tol = dt == TESSERA_F32 || dt == TESSERA_C64 ? 1e-5 : 1e-13;
+      const double er = rel_diff(dt, Yr, wr, r, k, r + 2), ec = rel_diff(dt, Yc, wc, c, k, c);
+      if (!(er <= tol && ec <= tol))
+        fail_msg("%s r %d c %d k %d: differences %g and %g", tessera_dtype_name(dt), r, c, k, er,
+                 ec);
+      ex.ld[4] = (size_t)c - 1; /* Yc's leading dimension below its rows */
+      assert_int_equal(tsr_cpu_hemm_pair(&ex, &a), TESSERA_ERR_KERNEL);
+      free(S), free(Xc), free(Xr), free(Yr), free(Yc), free(wr), free(wc);
+    }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {cmocka_unit_test(matches_two_products)};
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
