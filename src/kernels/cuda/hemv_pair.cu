@@ -12,9 +12,7 @@ namespace {
 constexpr int kRows = 256, kCols = 32, kWarps = kRows / 32;
 
 /* An element of a real (C false) or complex (C true) type of reals R. */
-template <typename R, bool C> struct Elem {
-  R re, im;
-};
+template <typename R, bool C> struct Elem { R re, im; };
 
 template <typename R, bool C> __device__ Elem<R, C> load(const R *p, long long i) {
   return C ? Elem<R, C>{p[2 * i], p[2 * i + 1]} : Elem<R, C>{p[i], R(0)};
@@ -30,8 +28,8 @@ template <typename R, bool C> __device__ void add(R *p, long long i, Elem<R, C> 
 }
 
 /* s += a b (conj: s += conj(a) b) */
-template <typename R, bool C> __device__ void fma_to(Elem<R, C> &s, Elem<R, C> a, Elem<R, C> b,
-                                                     bool conj) {
+template <typename R, bool C>
+__device__ void fma_to(Elem<R, C> &s, Elem<R, C> a, Elem<R, C> b, bool conj) {
   const R ai = conj ? -a.im : a.im;
   s.re += a.re * b.re - ai * b.im;
   if (C) s.im += a.re * b.im + ai * b.re;
