@@ -329,11 +329,20 @@ int tsr_cuda_trmm_dense(const tessera_exec_t *ex, void *args) {
   return rc;
 }
 
-/* The whole tile at once: a GPU reads it at the memory's rate either way; one task and two
- * products instead of two tasks. */
+/* One right-hand side: one kernel reading S once (hemv_pair.cu); more: the two products of the
+ * whole tile by cuBLAS. */
 int tsr_cuda_hemm_pair(const tessera_exec_t *ex, void *args) {
   const tsr_hemm_pair_args_t *a = args;
-  return tsr_hemm_pair(ex, a, tsr_cuda_gemm, a->c > 0 ? a->c : 1);
+  if (a->k != 1 || !tsr_dtype_valid(a->dtype) || ex->ndata < 5)
+    return tsr_hemm_pair(ex, a, tsr_cuda_gemm, a->c > 0 ? a->c : 1);
+  const int ls = tsr_operand_ld(ex, 0, a->r, a->c);
+  if (ls < 0 || tsr_operand_ld(ex, 1, a->c, 1) < 0 || tsr_operand_ld(ex, 2, a->r, 1) < 0 ||
+      tsr_operand_ld(ex, 3, a->r, 1) < 0 || tsr_operand_ld(ex, 4, a->c, 1) < 0)
+    return TESSERA_ERR_KERNEL;
+  return tsr_cuda_hemv_pair(a->dtype, ex->ptr[0], (size_t)ls, a->r, a->c, ex->ptr[1], ex->ptr[2],
+                            ex->ptr[3], ex->ptr[4], a->alpha.re, a->alpha.im, ex->stream)
+             ? TESSERA_ERR_KERNEL
+             : 0;
 }
 
 /* Solves up to order 512 in cuBLAS's trsm (256 where the products take tensor cores, whose gemms

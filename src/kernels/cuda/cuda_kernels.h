@@ -92,6 +92,14 @@ int tsr_cuda_convert_block(int from_single, int to_single, int reals, const void
 int tsr_cuda_round_block(int to_f16, const float *src, size_t lds, void *dst, size_t ldd,
                          long long rows, int cols, void *stream);
 
+/** Enqueues yr += alpha S xc and yc += alpha Sᴴ xr (one column each; S r x c, leading dimension
+ *  lds; dtype's elements, alpha's imaginary part ignored for real dtypes) from one read of S,
+ *  adding into yr and yc atomically (hemv_pair.cu). Returns 0, or -1 for an invalid dtype or a
+ *  failed launch. */
+int tsr_cuda_hemv_pair(tessera_dtype_t dtype, const void *S, size_t lds, int r, int c,
+                       const void *xc, const void *xr, void *yr, void *yc, double alpha_re,
+                       double alpha_im, void *stream);
+
 /** Enqueues a k x k triangle of `src` (leading dimension lds) into `dst` (ldd), zeros in the
  *  other: uplo 'L' the unit lower triangle (the strictly lower part, ones on the diagonal: a
  *  block of Householder vectors), 'U' the upper triangle with the diagonal (a T). Returns 0, or
