@@ -345,6 +345,21 @@ HEMM(Zhemm)
 /* Indexed by the dtype: a Hermitian product of a real dtype is its symmetric one. */
 static const hemm_fn hemm_of[TESSERA_NUM_DTYPES] = {Ssymm, Dsymm, Chemm, Zhemm};
 
+typedef cublasStatus_t (*hemv_fn)(cublasHandle_t, cublasFillMode_t, int, const void *, const void *,
+                                  int, const void *, int, const void *, void *, int);
+#define HEMV(name)                                                                                 \
+  static cublasStatus_t name(cublasHandle_t h, cublasFillMode_t uplo, int n, const void *al,       \
+                             const void *A, int lda, const void *x, int incx, const void *be,      \
+                             void *y, int incy) {                                                  \
+    return cublas##name(h, uplo, n, al, A, lda, x, incx, be, y, incy);                             \
+  }
+HEMV(Ssymv)
+HEMV(Dsymv)
+HEMV(Chemv)
+HEMV(Zhemv)
+static const hemv_fn hemv_of[TESSERA_NUM_DTYPES] = {Ssymv, Dsymv, Chemv, Zhemv};
+
+/* One column by cuBLAS's symv / hemv, more by its symm / hemm. */
 int tsr_cuda_hemm(const tessera_exec_t *ex, void *args) {
   const tsr_hemm_args_t *a = args;
   const int u = tsr_letter(a->uplo, "UL");
@@ -356,6 +371,9 @@ int tsr_cuda_hemm(const tessera_exec_t *ex, void *args) {
   if (a->m == 0 || a->n == 0) return 0;
   const tsr_cuda_scalar_t al = tsr_cuda_scalar(a->dtype, a->alpha);
   const tsr_cuda_scalar_t be = tsr_cuda_scalar(a->dtype, a->beta);
+  if (a->n == 1)
+    return blas_status(hemv_of[a->dtype](h, tsr_cuda_fill(u), a->m, &al, ex->ptr[0], lda,
+                                         ex->ptr[1], 1, &be, ex->ptr[2], 1));
   return blas_status(hemm_of[a->dtype](h, CUBLAS_SIDE_LEFT, tsr_cuda_fill(u), a->m, a->n, &al,
                                        ex->ptr[0], lda, ex->ptr[1], ldb, &be, ex->ptr[2], ldc));
 }
