@@ -81,6 +81,17 @@ static uint64_t gemm_key(const void *args) {
   return size_key(a->dtype, 0, a->m, a->n, a->k);
 }
 
+static double hemm_flops(const void *args) {
+  const tsr_hemm_args_t *a = args;
+  const double mmn = (double)a->m * a->m * a->n;
+  return op_count(a->dtype, mmn, mmn);
+}
+
+static uint64_t hemm_key(const void *args) {
+  const tsr_hemm_args_t *a = args;
+  return size_key(a->dtype, a->uplo == 'U', a->m, a->n, 0);
+}
+
 static double hemm_pair_flops(const void *args) {
   const tsr_hemm_pair_args_t *a = args;
   const double rck = 2.0 * (double)a->r * a->c * a->k;
@@ -463,6 +474,7 @@ KERNEL_TABLE(trsm, trsm_blocked);
 KERNEL_TABLE(syrk, syrk);
 KERNEL_TABLE(gemm, gemm);
 KERNEL_TABLE(hemm_pair, hemm_pair);
+KERNEL_TABLE(hemm, hemm);
 KERNEL_TABLE(lacpy, lacpy);
 KERNEL_TABLE(convert, convert);
 KERNEL_TABLE(absum, absum);

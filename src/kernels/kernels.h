@@ -63,6 +63,16 @@ typedef struct {
   int math; /* tsr_math_t */
 } tsr_gemm_args_t;
 
+/** hemm: buffers {A (R) m x m, B (R) m x n, C (RW) m x n}. C = alpha A B + beta C for A
+ *  Hermitian (symmetric for real dtypes) stored in its `uplo` triangle ('L' or 'U'): a diagonal
+ *  tile's product, read from the stored triangle. */
+typedef struct {
+  tessera_dtype_t dtype;
+  char uplo;
+  int m, n;
+  tsr_scalar_t alpha, beta;
+} tsr_hemm_args_t;
+
 /** hemm_pair: buffers {S (R) r x c, Xc (R) c x k, Xr (R) r x k, Yr (RW) r x k, Yc (RW) c x k}.
  *  Yr += alpha S Xc and Yc += alpha Sᴴ Xr: the two products of an off-diagonal tile of a
  *  Hermitian matrix stored in one triangle, from one pass over S. */
@@ -406,6 +416,7 @@ extern const tessera_kernel_t tsr_kernel_trsm;
 extern const tessera_kernel_t tsr_kernel_syrk;
 extern const tessera_kernel_t tsr_kernel_gemm;
 extern const tessera_kernel_t tsr_kernel_hemm_pair;
+extern const tessera_kernel_t tsr_kernel_hemm;
 extern const tessera_kernel_t tsr_kernel_lacpy;
 extern const tessera_kernel_t tsr_kernel_convert;
 extern const tessera_kernel_t tsr_kernel_absum;
@@ -443,6 +454,7 @@ int tsr_cpu_trsm(const tessera_exec_t *ex, void *args);
 int tsr_cpu_syrk(const tessera_exec_t *ex, void *args);
 int tsr_cpu_gemm(const tessera_exec_t *ex, void *args);
 int tsr_cpu_hemm_pair(const tessera_exec_t *ex, void *args);
+int tsr_cpu_hemm(const tessera_exec_t *ex, void *args);
 int tsr_cpu_lacpy(const tessera_exec_t *ex, void *args);
 int tsr_cpu_convert(const tessera_exec_t *ex, void *args);
 int tsr_cpu_absum(const tessera_exec_t *ex, void *args);
@@ -535,6 +547,7 @@ int tsr_cuda_trsm(const tessera_exec_t *ex, void *args);
 int tsr_cuda_syrk(const tessera_exec_t *ex, void *args);
 int tsr_cuda_gemm(const tessera_exec_t *ex, void *args);
 int tsr_cuda_hemm_pair(const tessera_exec_t *ex, void *args);
+int tsr_cuda_hemm(const tessera_exec_t *ex, void *args);
 int tsr_cuda_lacpy(const tessera_exec_t *ex, void *args);
 int tsr_cuda_convert(const tessera_exec_t *ex, void *args);
 int tsr_cuda_absum(const tessera_exec_t *ex, void *args);

@@ -370,6 +370,26 @@ static void hemm_pair_matches_cpu(void **state) {
       }
 }
 
+/* hemm (a diagonal tile's product from its stored triangle) as the CPU's: every dtype, both
+ * triangles, one and several columns. */
+static void hemm_matches_cpu(void **state) {
+  (void)state;
+  NEED_GPU();
+  const int m = 70;
+  for (int d = 0; d < 4; d++)
+    for (int u = 0; u < 2; u++)
+      for (int k = 1; k <= 3; k += 2) {
+        const tessera_dtype_t dt = dtypes[d];
+        tt_rng_t g = tt_rng((uint64_t)(9700 + 10 * d + u + 100 * k));
+        tile_t t[3] = {tile_random(dt, m, m, 3, &g), tile_random(dt, m, k, 1, &g),
+                       tile_random(dt, m, k, 2, &g)};
+        shape(dt, &t[0], 1);
+        tsr_hemm_args_t a = {dt, UL[u], m, k, {0.75, 0.5}, {-0.5, 0}};
+        expect_ok(run_both(tsr_cuda_hemm, tsr_cpu_hemm, &a, dt, t, 3, 2, 0, "hemm"));
+        free_tiles(t, 3);
+      }
+}
+
 static void syrk_herk_match_cpu(void **state) {
   (void)state;
   NEED_GPU();
@@ -834,6 +854,7 @@ int main(void) {
       cmocka_unit_test(potrf_info_matches_cpu),
       cmocka_unit_test(potrf_tensor_near_cpu),
       cmocka_unit_test(hemm_pair_matches_cpu),
+      cmocka_unit_test(hemm_matches_cpu),
       cmocka_unit_test(invalid_arguments_fail_before_enqueuing),
   };
   tt_watchdog(240);

@@ -1,7 +1,8 @@
-/* The hemm_pair kernel (an off-diagonal tile's two products in a Hermitian product) on the CPU
- * kernels against the products computed in double complex: every dtype, a tile wider than one
- * block of columns and not a multiple of it, leading dimensions beyond the rows, one and several
- * columns; and its refusal of a buffer whose leading dimension is short. */
+/* The kernels of a Hermitian product on the CPU against products computed in double complex:
+ * hemm_pair (an off-diagonal tile's two products) on a tile wider than one block of columns and
+ * not a multiple of it, and hemm (a diagonal tile's product from its stored triangle, NaN in the
+ * other); every dtype, leading dimensions beyond the rows, one and several columns; and the
+ * refusal of a buffer whose leading dimension is short. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -79,7 +80,44 @@ static void matches_two_products(void **state) {
     }
 }
 
+static void hemm_reads_the_stored_triangle(void **state) {
+  (void)state;
+  const int m = 45;
+  for (int d = 0; d < 4; d++)
+    for (int u = 0; u < 2; u++)
+      for (int k = 1; k <= 3; k += 2) {
+        const tessera_dtype_t dt = lc_dtypes[d];
+        const char uplo = "LU"[u];
+        tt_rng_t g = tt_rng((uint64_t)(500 + 10 * d + u + 100 * k));
+        void *A = lc_alloc(dt, (size_t)(m + 2) * m);
+        zc_t *full = lc_gen_hpd(dt, u ? TESSERA_UPPER : TESSERA_LOWER, m, A, m + 2, &g);
+        void *B = random_array(dt, m, k, m, &g), *C = random_array(dt, m, k, m + 1, &g);
+        const zc_t alpha = CMPLX(0.5, lc_is_complex(dt) ? 0.25 : 0), beta = -1.5;
+        zc_t *want = lc_zalloc((size_t)(m * k));
+        for (int j = 0; j < k; j++)
+          for (int i = 0; i < m; i++) {
+            zc_t v = beta * lc_get(dt, C, (size_t)(i + j * (m + 1)));
+            for (int l = 0; l < m; l++)
+              v += alpha * full[i + l * m] * lc_get(dt, B, (size_t)(l + j * m));
+            want[i + j * m] = v;
+          }
+        tessera_exec_t ex = {.ndata = 3, .kind = TESSERA_DEVICE_CPU};
+        ex.ptr[0] = A, ex.ld[0] = (size_t)m + 2, ex.ptr[1] = B, ex.ld[1] = (size_t)m;
+        ex.ptr[2] = C, ex.ld[2] = (size_t)m + 1;
+        tsr_hemm_args_t a = {dt, uplo, m, k, {creal(alpha), cimag(alpha)}, {creal(beta), 0}};
+        assert_int_equal(tsr_cpu_hemm(&ex, &a), 0);
+        const double tol = dt == TESSERA_F32 || dt == TESSERA_C64 ? 1e-5 : 1e-13;
+        const double e = rel_diff(dt, C, want, m, k, m + 1);
+        if (!(e <= tol))
+          fail_msg("hemm %s %c k %d: difference %g", tessera_dtype_name(dt), uplo, k, e);
+        a.uplo = 'X';
+        assert_int_equal(tsr_cpu_hemm(&ex, &a), TESSERA_ERR_KERNEL);
+        free(A), free(full), free(B), free(C), free(want);
+      }
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(matches_two_products)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(matches_two_products),
+                                     cmocka_unit_test(hemm_reads_the_stored_triangle)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

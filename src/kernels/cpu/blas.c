@@ -57,6 +57,37 @@ int tsr_cpu_gemm(const tessera_exec_t *ex, void *args) {
   return 0;
 }
 
+/* ---------------------------------------------------------------- hemm (symm) */
+
+typedef void (*hemm_fn)(enum CBLAS_UPLO, blasint, blasint, const scal_t *, const void *, blasint,
+                        const void *, blasint, const scal_t *, void *, blasint);
+#define HEMM(name, routine, S)                                                                     \
+  static void name(enum CBLAS_UPLO uplo, blasint m, blasint n, const scal_t *al, const void *A,    \
+                   blasint lda, const void *B, blasint ldb, const scal_t *be, void *C,             \
+                   blasint ldc) {                                                                  \
+    routine(CblasColMajor, CblasLeft, uplo, m, n, S(al), A, lda, B, ldb, S(be), C, ldc);           \
+  }
+HEMM(ssymm, cblas_ssymm, SCAL_s)
+HEMM(dsymm, cblas_dsymm, SCAL_d)
+HEMM(chemm, cblas_chemm, SCAL_c)
+HEMM(zhemm, cblas_zhemm, SCAL_z)
+/* Indexed by the dtype: a Hermitian product of a real dtype is its symmetric one. */
+static const hemm_fn hemm_of[TESSERA_NUM_DTYPES] = {ssymm, dsymm, chemm, zhemm};
+
+int tsr_cpu_hemm(const tessera_exec_t *ex, void *args) {
+  const tsr_hemm_args_t *a = args;
+  const int u = tsr_letter(a->uplo, "UL");
+  tsr_cpu_operand_t A, B, C;
+  if (!tsr_dtype_valid(a->dtype) || u < 0 || tsr_cpu_operand(ex, 0, a->m, a->m, &A) ||
+      tsr_cpu_operand(ex, 1, a->m, a->n, &B) || tsr_cpu_operand(ex, 2, a->m, a->n, &C))
+    return TESSERA_ERR_KERNEL;
+  if (a->m == 0 || a->n == 0) return 0;
+  const scal_t al = tsr_blas_scalar(a->alpha), be = tsr_blas_scalar(a->beta);
+  hemm_of[a->dtype](u ? CblasLower : CblasUpper, a->m, a->n, &al, A.p, A.ld, B.p, B.ld, &be, C.p,
+                    C.ld);
+  return 0;
+}
+
 /* ---------------------------------------------------------------- syrk / herk */
 
 typedef void (*rank_k_fn)(enum CBLAS_UPLO, enum CBLAS_TRANSPOSE, blasint, blasint, const scal_t *,

@@ -1,4 +1,4 @@
-/* CUDA tile kernels through cuBLAS: gemm, syrk / herk, trsm, trmm, and lacpy (a 2D copy).
+/* CUDA tile kernels through cuBLAS: gemm, hemm, syrk / herk, trsm, trmm, and lacpy (a 2D copy).
  *
  * Each kernel checks its arguments like its CPU twin (cpu/blas.c) and returns
  * TESSERA_ERR_KERNEL without enqueuing anything when they are invalid; then it binds the
@@ -327,6 +327,55 @@ int tsr_cuda_trmm_dense(const tessera_exec_t *ex, void *args) {
     if (!rc) rc = copy_2d(ex, bj, ldb, x->workspace, a->m, a->m, g.n, es);
   }
   return rc;
+}
+
+typedef cublasStatus_t (*hemm_fn)(cublasHandle_t, cublasSideMode_t, cublasFillMode_t, int, int,
+                                  const void *, const void *, int, const void *, int, const void *,
+                                  void *, int);
+#define HEMM(name)                                                                                 \
+  static cublasStatus_t name(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo,       \
+                             int m, int n, const void *al, const void *A, int lda, const void *B,  \
+                             int ldb, const void *be, void *C, int ldc) {                          \
+    return cublas##name(h, side, uplo, m, n, al, A, lda, B, ldb, be, C, ldc);                      \
+  }
+HEMM(Ssymm)
+HEMM(Dsymm)
+HEMM(Chemm)
+HEMM(Zhemm)
+/* Indexed by the dtype: a Hermitian product of a real dtype is its symmetric one. */
+static const hemm_fn hemm_of[TESSERA_NUM_DTYPES] = {Ssymm, Dsymm, Chemm, Zhemm};
+
+typedef cublasStatus_t (*hemv_fn)(cublasHandle_t, cublasFillMode_t, int, const void *, const void *,
+                                  int, const void *, int, const void *, void *, int);
+#define HEMV(name)                                                                                 \
+  static cublasStatus_t name(cublasHandle_t h, cublasFillMode_t uplo, int n, const void *al,       \
+                             const void *A, int lda, const void *x, int incx, const void *be,      \
+                             void *y, int incy) {                                                  \
+    return cublas##name(h, uplo, n, al, A, lda, x, incx, be, y, incy);                             \
+  }
+HEMV(Ssymv)
+HEMV(Dsymv)
+HEMV(Chemv)
+HEMV(Zhemv)
+static const hemv_fn hemv_of[TESSERA_NUM_DTYPES] = {Ssymv, Dsymv, Chemv, Zhemv};
+
+/* One column by cuBLAS's symv / hemv, more by its symm / hemm. */
+int tsr_cuda_hemm(const tessera_exec_t *ex, void *args) {
+  const tsr_hemm_args_t *a = args;
+  const int u = tsr_letter(a->uplo, "UL");
+  if (!tsr_dtype_valid(a->dtype) || u < 0) return TESSERA_ERR_KERNEL;
+  const int lda = tsr_operand_ld(ex, 0, a->m, a->m), ldb = tsr_operand_ld(ex, 1, a->m, a->n);
+  const int ldc = tsr_operand_ld(ex, 2, a->m, a->n);
+  cublasHandle_t h = tsr_cuda_blas(ex);
+  if (lda < 0 || ldb < 0 || ldc < 0 || !h) return TESSERA_ERR_KERNEL;
+  if (a->m == 0 || a->n == 0) return 0;
+  const tsr_cuda_scalar_t al = tsr_cuda_scalar(a->dtype, a->alpha);
+  const tsr_cuda_scalar_t be = tsr_cuda_scalar(a->dtype, a->beta);
+  if (a->n == 1)
+    return blas_status(hemv_of[a->dtype](h, tsr_cuda_fill(u), a->m, &al, ex->ptr[0], lda,
+                                         ex->ptr[1], 1, &be, ex->ptr[2], 1));
+  return blas_status(hemm_of[a->dtype](h, CUBLAS_SIDE_LEFT, tsr_cuda_fill(u), a->m, a->n, &al,
+                                       ex->ptr[0], lda, ex->ptr[1], ldb, &be, ex->ptr[2], ldc));
 }
 
 /* One right-hand side: one kernel reading S once (hemv_pair.cu); more: the two products of the

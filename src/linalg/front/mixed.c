@@ -36,10 +36,9 @@ typedef struct {
   int64_t n, nb;
   size_t es, les;
   tessera_matrix_t *A, *L; /* a view of A, and its low-precision copy factored */
-  tsr_hemm_t H;
-  void *low; /* n x nrhs of the factor's dtype: the solves' right-hand sides */
-  int *ipiv; /* LU (gesv): the factor's pivots; NULL: Cholesky (posv), A Hermitian */
-  double mu; /* the factor is that of mu A (a power of two) */
+  void *low;               /* n x nrhs of the factor's dtype: the solves' right-hand sides */
+  int *ipiv;               /* LU (gesv): the factor's pivots; NULL: Cholesky (posv), A Hermitian */
+  double mu;               /* the factor is that of mu A (a power of two) */
 } mixed_t;
 
 static size_t at(int64_t i, int64_t j, int64_t ld) {
@@ -99,7 +98,8 @@ static int product(mixed_t *m, cplx alpha, const void *x, int64_t ldx, cplx beta
   int rc = tessera_matrix_view(m->ctx, m->dt, m->n, c, m->nb, m->nb, (void *)x, ldx, &X);
   if (!rc) rc = tessera_matrix_view(m->ctx, m->dt, m->n, c, yb, m->nb, y, ldy, &Y);
   if (!rc)
-    rc = m->ipiv ? tsr_pxgemm('N', 'N', al, m->A, X, be, Y) : tsr_pxhemm(&m->H, al, X, be, Y);
+    rc = m->ipiv ? tsr_pxgemm('N', 'N', al, m->A, X, be, Y)
+                 : tsr_pxhemm(m->uplo, m->A, al, X, be, Y);
   const int waited = tessera_wait_all(m->ctx);
   if (!rc) rc = waited;
   const int d = (X ? tessera_matrix_destroy(X) : 0) | (Y ? tessera_matrix_destroy(Y) : 0);
@@ -395,7 +395,6 @@ static int factor_refine(mixed_t *m, tessera_factor_t f, const tessera_mixed_opt
   const double eps = tsr_dtype_single(m->dt) ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
   const double cte = anrm * eps * sqrt((double)n);
   if (!rc && !(anrm <= FLT_MAX)) *code = OVERFLOW; /* and NaN: the working-precision call says */
-  if (!*code && !rc && !lu) rc = tsr_hemm_create(m->uplo, m->A, &m->H);
   if (!*code && !rc) {
     res->factor = f;
     const int r = refine(m, o, cte, b, ldb, x, ldx, nrhs, res);
@@ -404,7 +403,6 @@ static int factor_refine(mixed_t *m, tessera_factor_t f, const tessera_mixed_opt
     else
       rc = r;
   }
-  if (m->H.diag) tsr_hemm_destroy(&m->H);
   const int d = m->L ? tessera_matrix_destroy(m->L) : 0;
   free(m->low);
   return rc ? rc : d;

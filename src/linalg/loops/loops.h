@@ -146,21 +146,9 @@ int tsr_pxconvert(char part, const tessera_matrix_t *A, double scale, tessera_ma
  *  general: uplo 0) into R[i], a handle of m_i doubles per block row of A (kernel absum). */
 int tsr_pxabsum(char uplo, const tessera_matrix_t *A, tessera_data_t **R);
 
-/** A Hermitian matrix stored in its `uplo` triangle, for products (hemm.c): its diagonal tiles
- *  made whole once into workspaces. */
-typedef struct {
-  char uplo;
-  const tessera_matrix_t *A;
-  int64_t nt;
-  tessera_data_t **diag;
-} tsr_hemm_t;
-
-/** Inserts the tasks making A's diagonal tiles whole (A must outlive H). Returns 0 or a status. */
-int tsr_hemm_create(char uplo, const tessera_matrix_t *A, tsr_hemm_t *H);
-/** Frees the workspaces (waiting for their tasks). */
-void tsr_hemm_destroy(tsr_hemm_t *H);
-/** C = alpha A B + beta C (B, C: A's row tiling) by gemm tasks. */
-int tsr_pxhemm(const tsr_hemm_t *H, tsr_scalar_t alpha, const tessera_matrix_t *B,
+/** C = alpha A B + beta C for A Hermitian in its `uplo` triangle (B, C: A's row tiling; none a
+ *  view of a conjugate transpose) by hemm and hemm_pair tasks (hemm.c). */
+int tsr_pxhemm(char uplo, const tessera_matrix_t *A, tsr_scalar_t alpha, const tessera_matrix_t *B,
                tsr_scalar_t beta, tessera_matrix_t *C);
 
 #endif

@@ -191,6 +191,16 @@ int tsr_task_lacpy_rows(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_d
   return tsr_task_lacpy_block(dtype, ctx, src, src_row, 0, dst, dst_row, dst_mode, m, n, tag, prio);
 }
 
+int tsr_task_hemm(tessera_context_t *ctx, tessera_dtype_t dtype, char uplo, tessera_data_t *A,
+                  tessera_data_t *B, tessera_data_t *C, int m, int n, tsr_scalar_t alpha,
+                  tsr_scalar_t beta, const int tag[3], int prio) {
+  const tsr_hemm_args_t args = {
+      .dtype = dtype, .uplo = uplo, .m = m, .n = n, .alpha = alpha, .beta = beta};
+  tessera_data_t *d[3] = {A, B, C};
+  const tessera_access_t md[3] = {TESSERA_R, TESSERA_R, TESSERA_RW};
+  return insert(ctx, &tsr_kernel_hemm, &args, sizeof args, 3, d, md, tag, prio);
+}
+
 int tsr_task_hemm_pair(tessera_context_t *ctx, tessera_dtype_t dtype, tessera_data_t *S,
                        tessera_data_t *Xc, tessera_data_t *Xr, tessera_data_t *Yr,
                        tessera_data_t *Yc, int r, int c, int k, tsr_scalar_t alpha,

@@ -45,6 +45,11 @@ int tsr_task_transpose(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_da
  *  dst accessed with dst_mode. */
 int tsr_task_identity(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *dst, int row,
                       tessera_access_t dst_mode, int m, int n, int d, const int tag[3], int prio);
+/** C = alpha A B + beta C (kernel hemm) for the m x m tile A Hermitian in its `uplo` triangle,
+ *  B and C m x n. */
+int tsr_task_hemm(tessera_context_t *ctx, tessera_dtype_t dtype, char uplo, tessera_data_t *A,
+                  tessera_data_t *B, tessera_data_t *C, int m, int n, tsr_scalar_t alpha,
+                  tsr_scalar_t beta, const int tag[3], int prio);
 /** Yr += alpha S Xc and Yc += alpha Sᴴ Xr for the r x c tile S (kernel hemm_pair): an
  *  off-diagonal tile's two products in a Hermitian product, k columns. */
 int tsr_task_hemm_pair(tessera_context_t *ctx, tessera_dtype_t dtype, tessera_data_t *S,
