@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "resident.h"
 #include "tessera/linalg.h"
 #include "tessera/tessera.h"
 
@@ -100,20 +101,6 @@ static double criterion(int64_t n, const double *a, double anorm, const double *
 
 static const char *const factor_name[6] = {"auto", "f64", "s", "tf32", "bf16", "h"};
 
-/* Brings A's tiles (imported through the host) onto the context's GPUs before a timed solve, by
- * a product Y = A B there: the solves then start from A resident. No-op without GPUs. */
-static int to_devices(tessera_context_t *ctx, tessera_matrix_t *A, tessera_matrix_t *B,
-                      tessera_matrix_t *Y) {
-  if (tessera_accelerator_count(ctx) == 0) return 0;
-  const tessera_scope_t outer = tessera_get_scope(ctx);
-  const double one = 1, zero = 0;
-  int rc = tessera_set_scope(ctx, tessera_scope_gpus());
-  if (!rc) rc = tessera_tile_gemm(TESSERA_NOTRANS, TESSERA_NOTRANS, &one, A, B, &zero, Y);
-  const int w = tessera_wait_all(ctx);
-  (void)tessera_set_scope(ctx, outer);
-  return rc ? rc : w;
-}
-
 /* One solve (factor 1: tessera_tile_posv; else tile_posv_mixed with it), best of reps. */
 static int run(tessera_context_t *ctx, tessera_matrix_t *A, tessera_matrix_t *B,
                tessera_matrix_t *Y, const double *a, const double *b, int64_t n, int factor,
@@ -125,7 +112,7 @@ static int run(tessera_context_t *ctx, tessera_matrix_t *A, tessera_matrix_t *B,
   for (int r = 0; r < reps; r++) {
     int rc = tessera_matrix_import(A, a, n);
     if (!rc) rc = tessera_matrix_import(B, b, n);
-    if (!rc) rc = to_devices(ctx, A, B, Y);
+    if (!rc) rc = resident_on_gpus(ctx, A, B, Y);
     const double t0 = now();
     if (!rc)
       rc = factor == TESSERA_FACTOR_WORKING ? tessera_tile_posv(TESSERA_LOWER, A, B)

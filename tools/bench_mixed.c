@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "footprint.h"
 #include "gen.h"
+#include "resident.h"
 #include "residual.h"
 
 /** The arrays of one size: A and B as generated, the copies a solve takes, X. */
@@ -25,29 +26,6 @@ typedef struct {
   int *ipiv;
   tessera_matrix_t *A, *B, *Y; /**< --resident: A, B (X after the solve), a product's target */
 } mixed_arrays_t;
-
-/** The name of the precision a mixed solve factored in. */
-static const char *factor_name(tessera_dtype_t dtype, tessera_factor_t f) {
-  static const char *tensor[6] = {[TESSERA_FACTOR_TF32] = "tf32",
-                                  [TESSERA_FACTOR_BF16] = "bf16",
-                                  [TESSERA_FACTOR_HALF] = "f16"};
-  if (f > TESSERA_FACTOR_SINGLE) return tensor[f];
-  if (f == TESSERA_FACTOR_SINGLE)
-    return tessera_dtype_name(tessera_dtype_is_complex(dtype) ? TESSERA_C64 : TESSERA_F32);
-  return tessera_dtype_name(dtype);
-}
-
-/** Brings the resident A onto the context's GPUs (Y = A B there), untimed; no-op without GPUs. */
-static int to_devices(tessera_context_t *ctx, mixed_arrays_t *m) {
-  if (tessera_accelerator_count(ctx) == 0) return 0;
-  const tessera_scope_t outer = tessera_get_scope(ctx);
-  const double one[2] = {1, 0}, zero[2] = {0, 0};
-  int rc = tessera_set_scope(ctx, tessera_scope_gpus());
-  if (!rc) rc = tessera_tile_gemm(TESSERA_NOTRANS, TESSERA_NOTRANS, one, m->A, m->B, zero, m->Y);
-  const int w = tessera_wait_all(ctx);
-  (void)tessera_set_scope(ctx, outer);
-  return rc ? rc : w;
-}
 
 /** One timed solve: api k (0 host arrays, 1 descriptors), mixed or in the working precision;
  *  X into m->x. Returns the seconds (negative: the call's status, printed). */
@@ -67,7 +45,7 @@ static double solve_once(tessera_context_t *ctx, const cli_opts_t *o, mixed_arra
   } else {
     status = tessera_matrix_import(m->A, m->a0, ld);
     if (!status) status = tessera_matrix_import(m->B, m->b0, ld);
-    if (!status) status = to_devices(ctx, m);
+    if (!status) status = resident_on_gpus(ctx, m->A, m->B, m->Y);
   }
   const double t0 = progress_now();
   if (status) {
@@ -148,7 +126,7 @@ static int bench_api(tessera_context_t *ctx, const cli_opts_t *o, mixed_arrays_t
   r.seconds = best[1];
   r.gflops = flops / best[1] * 1e-9;
   r.residual = residual;
-  r.factor = factor_name(o->dtype, res.factor);
+  r.factor = cli_factor_name(o->dtype, res.factor);
   r.iterations = res.iter;
   r.has_baseline = 1;
   r.baseline = "working";

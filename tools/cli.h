@@ -92,6 +92,10 @@ void cli_blas_threads(int threads);
 /** Name of a subcommand or routine. */
 const char *cli_cmd_name(cli_cmd_t cmd);
 
+/** The name of the precision a mixed-precision solve of a `dtype` matrix factored in (`f`, as
+ *  tessera_mixed_result_t reports it): "tf32", "bf16", "f16", or a dtype's name. */
+const char *cli_factor_name(tessera_dtype_t dtype, tessera_factor_t f);
+
 /** Creates the context from the options (workers, gpus, sched, tile, trace). Prints the error
  *  and returns CLI_FAILED on failure. With --gpus G and fewer GPUs found, warns that it runs on
  *  what exists, or fails with --require-gpus. */

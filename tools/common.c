@@ -78,6 +78,16 @@ const char *cli_cmd_name(cli_cmd_t cmd) {
   return cmd_names[cmd];
 }
 
+const char *cli_factor_name(tessera_dtype_t dtype, tessera_factor_t f) {
+  static const char *tensor[6] = {[TESSERA_FACTOR_TF32] = "tf32",
+                                  [TESSERA_FACTOR_BF16] = "bf16",
+                                  [TESSERA_FACTOR_HALF] = "f16"};
+  if (f > TESSERA_FACTOR_SINGLE && f <= TESSERA_FACTOR_HALF) return tensor[f];
+  if (f == TESSERA_FACTOR_SINGLE)
+    return tessera_dtype_name(tessera_dtype_is_complex(dtype) ? TESSERA_C64 : TESSERA_F32);
+  return tessera_dtype_name(dtype);
+}
+
 /** Compares the GPUs the context found with --gpus: fewer is a warning, or with --require-gpus
  *  a failure (the context is then finalized). Returns CLI_OK or CLI_FAILED. */
 static int check_gpus(const cli_opts_t *o, tessera_context_t **ctx) {

@@ -110,14 +110,7 @@ static int run_mixed(tessera_context_t *ctx, const cli_opts_t *o, const problem_
                                           p->ld, p->b, p->ld, &opts, &res)
                      : tessera_posv_mixed(ctx, o->uplo, p->dtype, p->n, p->nrhs, p->a, p->ld, p->b0,
                                           p->ld, p->b, p->ld, &opts, &res);
-  const int cplx = tessera_dtype_is_complex(p->dtype);
-  static const char *tensor[6] = {[TESSERA_FACTOR_TF32] = "tf32",
-                                  [TESSERA_FACTOR_BF16] = "bf16",
-                                  [TESSERA_FACTOR_HALF] = "f16"};
-  r->factor = res.factor > TESSERA_FACTOR_SINGLE ? tensor[res.factor]
-              : res.factor == TESSERA_FACTOR_SINGLE
-                  ? tessera_dtype_name(cplx ? TESSERA_C64 : TESSERA_F32)
-                  : tessera_dtype_name(p->dtype);
+  r->factor = cli_factor_name(p->dtype, res.factor);
   r->iterations = res.iter;
   return rc;
 }

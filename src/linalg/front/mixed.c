@@ -349,7 +349,10 @@ static int factor_refine(mixed_t *m, tessera_factor_t f, const tessera_mixed_opt
   tessera_context_t *ctx = m->ctx;
   const bool lu = m->ipiv != NULL;
   const int64_t n = m->n;
-  int rc = 0;
+  /* on a context with accelerators every task of the solve runs on them: the conversion where
+   * A's tiles would otherwise stay (the host), A's copies there for the residuals */
+  const tessera_scope_t outer = tessera_get_scope(ctx);
+  int rc = tessera_accelerator_count(ctx) > 0 ? tessera_set_scope(ctx, tessera_scope_gpus()) : 0;
   m->low = malloc((size_t)(n * nrhs) * m->les);
   /* LU on column panels (tiles spanning the rows), Cholesky on square tiles; a Cholesky factor
    * on tensor cores of one accelerator as one tile there, which its kernel factors by recursive
@@ -358,7 +361,7 @@ static int factor_refine(mixed_t *m, tessera_factor_t f, const tessera_mixed_opt
   const bool one_tile = !lu && math_of[f] && tessera_accelerator_count(ctx) == 1 &&
                         tsr_fitting_accelerators(ctx, 2 * (size_t)n * (size_t)n * m->les, &fit);
   const int64_t lb = one_tile ? n : m->nb;
-  rc = tsr_matrix_create_workspace(ctx, m->lo, n, n, lu ? n : lb, lb, &m->L);
+  if (!rc) rc = tsr_matrix_create_workspace(ctx, m->lo, n, n, lu ? n : lb, lb, &m->L);
   /* FP16 inputs: A scaled first by the power of two bringing ‖A‖∞ near a tenth of FP16's
    * largest value, which no entry of A or of its Cholesky factor then exceeds; else ‖A‖∞'s tasks
    * after the factor's */
@@ -405,7 +408,23 @@ static int factor_refine(mixed_t *m, tessera_factor_t f, const tessera_mixed_opt
   }
   const int d = m->L ? tessera_matrix_destroy(m->L) : 0;
   free(m->low);
+  (void)tessera_set_scope(ctx, outer);
   return rc ? rc : d;
+}
+
+/* The solve's state for an n x n A of `dtype` (uplo 0: general, LU), tiles nb wide. */
+static mixed_t mixed_of(tessera_context_t *ctx, tessera_dtype_t dtype, char uplo, int64_t n,
+                        int64_t nb) {
+  const tessera_dtype_t lo = tsr_dtype_complex(dtype) ? TESSERA_C64 : TESSERA_F32;
+  return (mixed_t){.ctx = ctx,
+                   .dt = dtype,
+                   .lo = lo,
+                   .uplo = uplo,
+                   .n = n,
+                   .nb = nb,
+                   .es = tessera_dtype_size(dtype),
+                   .les = tessera_dtype_size(lo),
+                   .mu = 1};
 }
 
 /* What a solve that fell back to working precision (reason `code`) reports. */
@@ -431,28 +450,15 @@ static int mixed(tessera_context_t *ctx, const char *fname, bool lu, tessera_upl
   const tessera_factor_t f = precision_of(ctx, dtype, &o);
   if (f == TESSERA_FACTOR_WORKING)
     return fallback(ctx, uplo, dtype, n, nrhs, a, lda, lu ? ipiv : NULL, b, ldb, x, ldx);
-  mixed_t m = {.ctx = ctx,
-               .dt = dtype,
-               .lo = tsr_dtype_complex(dtype) ? TESSERA_C64 : TESSERA_F32,
-               .uplo = lu ? 0 : (char)uplo,
-               .n = n,
-               .nb = lu ? tessera_tile_for_lu(ctx, n, n) : tessera_tile_for(ctx, n),
-               .ipiv = lu ? ipiv : NULL,
-               .es = tessera_dtype_size(dtype),
-               .mu = 1};
-  m.les = tessera_dtype_size(m.lo);
-  /* on a context with accelerators every task of the solve runs on them: the conversion where
-   * A's tiles would otherwise stay (the host), A's f64 copies there for the residuals */
-  const tessera_scope_t outer = tessera_get_scope(ctx);
-  const bool accelerated = tessera_accelerator_count(ctx) > 0;
-  if (accelerated) rc = tessera_set_scope(ctx, tessera_scope_gpus());
+  mixed_t m = mixed_of(ctx, dtype, lu ? 0 : (char)uplo, n,
+                       lu ? tessera_tile_for_lu(ctx, n, n) : tessera_tile_for(ctx, n));
+  m.ipiv = lu ? ipiv : NULL;
   /* A's tiles reach the accelerators at the link's speed only from pinned memory */
-  const bool pinned =
-      accelerated && tsr_host_pin(ctx, a, (size_t)(lda * (n - 1) + n) * tessera_dtype_size(dtype));
+  const bool pinned = tessera_accelerator_count(ctx) > 0 &&
+                      tsr_host_pin(ctx, a, (size_t)(lda * (n - 1) + n) * tessera_dtype_size(dtype));
   int code = 0; /* the fallback's reason, else 0 */
-  if (!rc) rc = tessera_matrix_view(ctx, dtype, n, n, lu ? n : m.nb, m.nb, a, lda, &m.A);
+  rc = tessera_matrix_view(ctx, dtype, n, n, lu ? n : m.nb, m.nb, a, lda, &m.A);
   if (!rc) rc = factor_refine(&m, f, &o, b, ldb, x, ldx, nrhs, res, &code);
-  (void)tessera_set_scope(ctx, outer);
   const int d = m.A ? tessera_matrix_destroy(m.A) : 0;
   if (pinned) tsr_host_unpin(ctx, a); /* after A's view, whose tiles it backs */
   if (!rc) rc = d;
@@ -497,25 +503,14 @@ int tessera_tile_posv_mixed(tessera_uplo_t uplo, tessera_matrix_t *A, tessera_ma
   const tessera_factor_t fp = precision_of(ctx, A->dtype, &o);
   if (fp == TESSERA_FACTOR_WORKING) return tessera_tile_posv(uplo, A, B);
   const int64_t n = A->m, nrhs = B->n;
-  mixed_t m = {.ctx = ctx,
-               .dt = A->dtype,
-               .lo = tsr_dtype_complex(A->dtype) ? TESSERA_C64 : TESSERA_F32,
-               .uplo = (char)uplo,
-               .n = n,
-               .nb = A->nb,
-               .es = tessera_dtype_size(A->dtype),
-               .A = A,
-               .mu = 1};
-  m.les = tessera_dtype_size(m.lo);
+  mixed_t m = mixed_of(ctx, A->dtype, (char)uplo, n, A->nb);
+  m.A = A;
   /* the refinement's vectors on the host, B's columns fetched once and X's stored once */
   void *b = malloc((size_t)(n * nrhs) * m.es), *x = malloc((size_t)(n * nrhs) * m.es);
   if (!b || !x) rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory", f);
   if (!rc) rc = tessera_matrix_export(B, b, n);
-  const tessera_scope_t outer = tessera_get_scope(ctx);
-  if (!rc && tessera_accelerator_count(ctx) > 0) rc = tessera_set_scope(ctx, tessera_scope_gpus());
   int code = 0;
   if (!rc) rc = factor_refine(&m, fp, &o, b, n, x, n, nrhs, res, &code);
-  (void)tessera_set_scope(ctx, outer);
   if (!rc && !code) rc = tessera_matrix_import(B, x, n);
   free(b), free(x);
   if (rc || !code) return rc;

@@ -1,0 +1,15 @@
+/* tessera CLI and benchmarks — a resident matrix's tiles brought onto the GPUs before a timed
+ * call, so that its time does not include their copies from the host (an import writes them
+ * there). */
+#ifndef TESSERA_TOOLS_RESIDENT_H
+#define TESSERA_TOOLS_RESIDENT_H
+
+#include <tessera/tessera.h>
+
+/** Y = A B on the GPUs of ctx (every tile of A read there), waited for; the scope restored after.
+ *  A n x n, B and Y n x k of A's dtype and tiling. No-op on a context without GPUs. Returns 0
+ *  or the call's status. */
+int resident_on_gpus(tessera_context_t *ctx, tessera_matrix_t *A, tessera_matrix_t *B,
+                     tessera_matrix_t *Y);
+
+#endif
