@@ -353,6 +353,18 @@ TESSERA_API int tessera_tile_posv_mixed(tessera_uplo_t uplo, tessera_matrix_t *A
                                         tessera_matrix_t *B, const tessera_mixed_options_t *opts,
                                         tessera_mixed_result_t *res);
 
+/** tessera_gesv_mixed on descriptors: A X = B for the general n x n A (f64 or c128, also f32
+ *  with a factor on tensor cores), any tiling, wherever its tiles are (on GPUs the factor's copy,
+ *  its products and the residuals' run where A is; column panels, tiles spanning the rows, spare
+ *  the factor's copy into panels); B (n x nrhs, any tiling) is overwritten by X; ipiv (n)
+ *  receives the pivots of the factor used. The factor's precision, the refinement, the fallback
+ *  and `res` as tessera_gesv_mixed's: after a fallback A holds its working-precision LU factors
+ *  (as tessera_tile_gesv leaves them), else A is unchanged. One process. Returns as
+ *  tessera_tile_gesv. */
+TESSERA_API int tessera_tile_gesv_mixed(tessera_matrix_t *A, int *ipiv, tessera_matrix_t *B,
+                                        const tessera_mixed_options_t *opts,
+                                        tessera_mixed_result_t *res);
+
 /** Inverse from the Cholesky factor in place (see tessera_potri). */
 TESSERA_API int tessera_tile_potri(tessera_uplo_t uplo, tessera_matrix_t *A);
 

@@ -88,15 +88,14 @@ static int norm_end(mixed_t *m, double *rows, tessera_data_t **R, int rc, double
   return rc;
 }
 
-/* y (n x c, ldy) = alpha A x (ldx) + beta y, by the tile product (Hermitian, or general on A's
- * column panels, y one tile of rows); x and y host arrays. */
+/* y (n x c, ldy) = alpha A x (ldx) + beta y, by the tile product (Hermitian, or general), x
+ * tiled as A's columns and y as its rows; x and y host arrays. */
 static int product(mixed_t *m, cplx alpha, const void *x, int64_t ldx, cplx beta, void *y,
                    int64_t ldy, int64_t c) {
   tessera_matrix_t *X = NULL, *Y = NULL;
-  const int64_t yb = m->ipiv ? m->n : m->nb;
   const tsr_scalar_t al = {creal(alpha), cimag(alpha)}, be = {creal(beta), cimag(beta)};
-  int rc = tessera_matrix_view(m->ctx, m->dt, m->n, c, m->nb, m->nb, (void *)x, ldx, &X);
-  if (!rc) rc = tessera_matrix_view(m->ctx, m->dt, m->n, c, yb, m->nb, y, ldy, &Y);
+  int rc = tessera_matrix_view(m->ctx, m->dt, m->n, c, m->A->nb, m->nb, (void *)x, ldx, &X);
+  if (!rc) rc = tessera_matrix_view(m->ctx, m->dt, m->n, c, m->A->mb, m->nb, y, ldy, &Y);
   if (!rc)
     rc = m->ipiv ? tsr_pxgemm('N', 'N', al, m->A, X, be, Y)
                  : tsr_pxhemm(m->uplo, m->A, al, X, be, Y);
@@ -324,8 +323,11 @@ static int fallback(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t
               : tessera_posv(ctx, uplo, dt, n, nrhs, a, lda, x, ldx);
 }
 
-/* The product arithmetic of each factor precision on tensor cores (0: none). */
-static const int math_of[6] = {[TESSERA_FACTOR_TF32] = TSR_MATH_TF32,
+/* The product arithmetic of each factor precision on tensor cores (0: none); a single-precision
+ * factor's products on GPUs in three TF32 products of split operands, f32's accuracy at the rate
+ * of tensor cores, where f32 itself runs at f64's. */
+static const int math_of[6] = {[TESSERA_FACTOR_SINGLE] = TSR_MATH_TF32X3,
+                               [TESSERA_FACTOR_TF32] = TSR_MATH_TF32,
                                [TESSERA_FACTOR_BF16] = TSR_MATH_BF16,
                                [TESSERA_FACTOR_HALF] = TSR_MATH_F16};
 
@@ -361,7 +363,9 @@ static int factor_refine(mixed_t *m, tessera_factor_t f, const tessera_mixed_opt
   const bool one_tile = !lu && math_of[f] && tessera_accelerator_count(ctx) == 1 &&
                         tsr_fitting_accelerators(ctx, 2 * (size_t)n * (size_t)n * m->les, &fit);
   const int64_t lb = one_tile ? n : m->nb;
-  if (!rc) rc = tsr_matrix_create_workspace(ctx, m->lo, n, n, lu ? n : lb, lb, &m->L);
+  if (!rc)
+    rc = tsr_matrix_create_workspace(ctx, m->lo, n, n, lu ? m->A->mb : lb, lu ? m->A->nb : lb,
+                                     &m->L);
   /* FP16 inputs: A scaled first by the power of two bringing ‖A‖∞ near a tenth of FP16's
    * largest value, which no entry of A or of its Cholesky factor then exceeds; else ‖A‖∞'s tasks
    * after the factor's */
@@ -483,10 +487,12 @@ int tessera_gesv_mixed(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t n,
                opts, res);
 }
 
-int tessera_tile_posv_mixed(tessera_uplo_t uplo, tessera_matrix_t *A, tessera_matrix_t *B,
-                            const tessera_mixed_options_t *opts, tessera_mixed_result_t *res) {
-  const char *f = "tile_posv_mixed";
-  int rc = tsr_check_potrs(uplo, A, B, f);
+/* tile_posv_mixed (lu false) or tile_gesv_mixed (lu): arguments as they number them, opts 4 in
+ * both. */
+static int tile_mixed(const char *f, bool lu, tessera_uplo_t uplo, tessera_matrix_t *A, int *ipiv,
+                      tessera_matrix_t *B, const tessera_mixed_options_t *opts,
+                      tessera_mixed_result_t *res) {
+  int rc = lu ? tsr_check_gesv(A, ipiv, B, f) : tsr_check_potrs(uplo, A, B, f);
   if (rc) return rc;
   tessera_context_t *ctx = A->ctx;
   tessera_mixed_options_t o;
@@ -496,30 +502,46 @@ int tessera_tile_posv_mixed(tessera_uplo_t uplo, tessera_matrix_t *A, tessera_ma
   if (!res) res = &own;
   *res = (tessera_mixed_result_t){.factor = TESSERA_FACTOR_WORKING};
   rc = check_options(ctx, f, 4, A->dtype, &o);
-  if (!rc && A->mb != A->nb)
+  if (!rc && !lu && A->mb != A->nb)
     rc = tsr_error(ctx, -2, "%s: A's tiles are %lld x %lld; its products take square tiles", f,
                    (long long)A->mb, (long long)A->nb);
   if (rc || A->m == 0 || B->n == 0) return rc;
   const tessera_factor_t fp = precision_of(ctx, A->dtype, &o);
-  if (fp == TESSERA_FACTOR_WORKING) return tessera_tile_posv(uplo, A, B);
   const int64_t n = A->m, nrhs = B->n;
-  mixed_t m = mixed_of(ctx, A->dtype, (char)uplo, n, A->nb);
+  mixed_t m = mixed_of(ctx, A->dtype, lu ? 0 : (char)uplo, n, A->nb);
   m.A = A;
-  /* the refinement's vectors on the host, B's columns fetched once and X's stored once */
-  void *b = malloc((size_t)(n * nrhs) * m.es), *x = malloc((size_t)(n * nrhs) * m.es);
-  if (!b || !x) rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory", f);
-  if (!rc) rc = tessera_matrix_export(B, b, n);
+  m.ipiv = lu ? ipiv : NULL;
   int code = 0;
-  if (!rc) rc = factor_refine(&m, fp, &o, b, n, x, n, nrhs, res, &code);
-  if (!rc && !code) rc = tessera_matrix_import(B, x, n);
-  free(b), free(x);
-  if (rc || !code) return rc;
-  *res = fell_back(res, code);
-  rc = tessera_tile_posv(uplo, A, B);
-  if (rc > 0)
-    rc = tsr_error(ctx, rc,
-                   "%s: A is not positive definite in its own precision either: its leading "
-                   "minor of order %d is not",
-                   f, rc);
+  if (fp != TESSERA_FACTOR_WORKING) {
+    /* the refinement's vectors on the host, B's columns fetched once and X's stored once */
+    void *b = malloc((size_t)(n * nrhs) * m.es), *x = malloc((size_t)(n * nrhs) * m.es);
+    if (!b || !x) rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory", f);
+    if (!rc) rc = tessera_matrix_export(B, b, n);
+    if (!rc) rc = factor_refine(&m, fp, &o, b, n, x, n, nrhs, res, &code);
+    if (!rc && !code) rc = tessera_matrix_import(B, x, n);
+    free(b), free(x);
+    if (rc || !code) return rc;
+    *res = fell_back(res, code);
+  }
+  rc = lu ? tessera_tile_gesv(A, ipiv, B) : tessera_tile_posv(uplo, A, B);
+  if (rc > 0 && code)
+    rc = lu ? tsr_error(ctx, rc,
+                        "%s: A is singular in its own precision too: U(%d, %d) of its LU factors "
+                        "is exactly zero",
+                        f, rc, rc)
+            : tsr_error(ctx, rc,
+                        "%s: A is not positive definite in its own precision either: its leading "
+                        "minor of order %d is not",
+                        f, rc);
   return rc;
+}
+
+int tessera_tile_posv_mixed(tessera_uplo_t uplo, tessera_matrix_t *A, tessera_matrix_t *B,
+                            const tessera_mixed_options_t *opts, tessera_mixed_result_t *res) {
+  return tile_mixed("tile_posv_mixed", false, uplo, A, NULL, B, opts, res);
+}
+
+int tessera_tile_gesv_mixed(tessera_matrix_t *A, int *ipiv, tessera_matrix_t *B,
+                            const tessera_mixed_options_t *opts, tessera_mixed_result_t *res) {
+  return tile_mixed("tile_gesv_mixed", true, TESSERA_LOWER, A, ipiv, B, opts, res);
 }
