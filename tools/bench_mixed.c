@@ -45,7 +45,8 @@ static double solve_once(tessera_context_t *ctx, const cli_opts_t *o, mixed_arra
   } else {
     status = tessera_matrix_import(m->A, m->a0, ld);
     if (!status) status = tessera_matrix_import(m->B, m->b0, ld);
-    if (!status) status = resident_on_gpus(ctx, m->A, m->B, m->Y);
+    if (!status)
+      status = lu ? resident_panels_on_gpus(ctx, m->A) : resident_on_gpus(ctx, m->A, m->B, m->Y);
   }
   const double t0 = progress_now();
   if (status) {
@@ -83,15 +84,16 @@ static int arrays_new(const cli_opts_t *o, int64_t n, mixed_arrays_t *m) {
   return m->a0 && m->a && m->b0 && m->x && m->ipiv ? CLI_OK : CLI_FAILED;
 }
 
-/** The descriptors of --resident on ctx (gesv's A in column panels, as LU takes it, B tiled as
- *  its columns and Y as its rows); CLI_OK or CLI_FAILED (message printed). */
+/** The descriptors of --resident on ctx (gesv's A in column panels, as LU takes it; posv's Y the
+ *  target of the product bringing A onto the GPUs); CLI_OK or CLI_FAILED (message printed). */
 static int descriptors_new(tessera_context_t *ctx, const cli_opts_t *o, mixed_arrays_t *m) {
   const int lu = o->routine == CMD_GESV;
   const int64_t tile = lu ? tessera_tile_for_lu(ctx, m->n, m->n) : tessera_tile_for(ctx, m->n);
-  const int64_t rows = lu && m->n > 0 ? m->n : tile;
-  int status = tessera_matrix_create(ctx, o->dtype, m->n, m->n, rows, tile, &m->A);
+  int status =
+      tessera_matrix_create(ctx, o->dtype, m->n, m->n, lu && m->n > 0 ? m->n : tile, tile, &m->A);
   if (!status) status = tessera_matrix_create(ctx, o->dtype, m->n, m->nrhs, tile, tile, &m->B);
-  if (!status) status = tessera_matrix_create(ctx, o->dtype, m->n, m->nrhs, rows, tile, &m->Y);
+  if (!status && !lu)
+    status = tessera_matrix_create(ctx, o->dtype, m->n, m->nrhs, tile, tile, &m->Y);
   return status ? cli_report(ctx, NULL, "matrix create", status) : CLI_OK;
 }
 
