@@ -256,6 +256,34 @@ static void test_gesv_mixed(void **state) {
       if (low && c == 2) assert_true(res.iter < 0);
       free(full), free(a), free(b), free(x), free(ipiv), free(B);
     }
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++) /* op(A) X = B: transposed, conjugated */
+    for (int t = 0; t < 2; t++) {
+      const tessera_dtype_t dt = lc_dtypes[d];
+      const int64_t n = 2 * nb + 3, nrhs = 2;
+      tt_rng_t r = tt_rng((uint64_t)(1600 + 10 * d + t));
+      void *a = lc_alloc(dt, (size_t)(n * n)), *b = lc_alloc(dt, (size_t)(n * nrhs)),
+           *x = lc_alloc(dt, (size_t)(n * nrhs));
+      zc_t *full = general(dt, n, 1e3, a, &r), *op = lc_zalloc((size_t)(n * n));
+      for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < n; i++) op[i + j * n] = t ? conj(full[j + i * n]) : full[j + i * n];
+      lc_fill_random(dt, b, n, nrhs, n, &r);
+      int *ipiv = malloc((size_t)n * sizeof *ipiv);
+      /* single dtypes: the working-precision getrf and getrs of op(A) */
+      const bool low = dt == TESSERA_F64 || dt == TESSERA_C128;
+      o.factor = low ? TESSERA_FACTOR_SINGLE : TESSERA_FACTOR_WORKING;
+      o.trans = t ? TESSERA_CONJTRANS : TESSERA_TRANS;
+      tessera_mixed_result_t res;
+      const int rc = tessera_gesv_mixed(ctx, dt, n, nrhs, a, n, ipiv, b, n, x, n, &o, &res);
+      if (rc) fail_msg("gesv_mixed trans %c = %d: %s", (char)o.trans, rc, tessera_last_error(ctx));
+      zc_t *B = lc_promote(dt, n, nrhs, b, n);
+      const double err = lc_solve_resid(dt, n, nrhs, op, x, n, B);
+      if (!(err < 10))
+        fail_msg("gesv_mixed %s trans %c: backward error %g (iter %d)", lc_name(dt), (char)o.trans,
+                 err, res.iter);
+      assert_true(res.factor == o.factor && res.iter >= 0);
+      free(full), free(op), free(a), free(b), free(x), free(ipiv), free(B);
+    }
+  o.trans = TESSERA_NOTRANS;
   const int64_t n = nb + 3;
   double *a = calloc((size_t)(n * n), sizeof *a), b[64], x[64];
   int ipiv[64];
@@ -271,6 +299,10 @@ static void test_gesv_mixed(void **state) {
                    -3);
   assert_int_equal(tessera_gesv_mixed(ctx, TESSERA_F64, 1, 1, a, 1, NULL, b, 1, x, 1, NULL, NULL),
                    -7);
+  o.trans = (tessera_op_t)'X';
+  assert_int_equal(tessera_gesv_mixed(ctx, TESSERA_F64, n, 1, a, n, ipiv, b, n, x, n, &o, NULL),
+                   -12);
+  lc_assert_error(ctx);
   lc_assert_error(ctx);
   free(a);
   lc_finalize(ctx);
@@ -424,6 +456,10 @@ static void test_tile_posv_mixed(void **state) {
   assert_int_equal(tessera_tile_posv_mixed((tessera_uplo_t)'X', A, B, &single, NULL), -1);
   assert_int_equal(tessera_tile_posv_mixed(TESSERA_LOWER, A, B, &o, NULL), -4);
   lc_assert_error(ctx);
+  o = with_factor(TESSERA_FACTOR_SINGLE);
+  o.trans = TESSERA_TRANS;
+  assert_int_equal(tessera_tile_posv_mixed(TESSERA_LOWER, A, B, &o, NULL), -4);
+  lc_assert_error(ctx);
   assert_int_equal(tessera_tile_posv_mixed(TESSERA_LOWER, A, NULL, &single, NULL) < 0, 1);
   assert_int_equal(tessera_matrix_destroy(A), 0);
   assert_int_equal(tessera_matrix_destroy(B), 0);
@@ -432,9 +468,9 @@ static void test_tile_posv_mixed(void **state) {
 }
 
 /* tessera_tile_gesv_mixed on A tiled in column panels (mb = n) and in square tiles: f64 and
- * c128, an order that is not a tile multiple; condition 10⁴ (the single-precision factor refined,
- * A unchanged, ipiv its pivots) and 10¹² (the fallback, A then holding its LU factors), every
- * answer to the criterion; orders 1 and 0; a singular A's info; bad arguments. */
+ * c128 (once with Aᴴ), an order that is not a tile multiple; condition 10⁴ (the single-precision
+ * factor refined, A unchanged, ipiv its pivots) and 10¹² (the fallback, A then holding its LU
+ * factors), every answer to the criterion; orders 1 and 0; a singular A's info; bad arguments. */
 static void test_tile_gesv_mixed(void **state) {
   (void)state;
   tessera_context_t *ctx = lc_context(nb);
@@ -456,7 +492,16 @@ static void test_tile_gesv_mixed(void **state) {
     assert_int_equal(tessera_matrix_import(A, a, n), 0);
     assert_int_equal(tessera_matrix_import(B, b, n), 0);
     tessera_mixed_result_t res;
-    const int rc = tessera_tile_gesv_mixed(A, ipiv, B, &single, &res);
+    tessera_mixed_options_t o = single;
+    if (k == 3) { /* c128 in panels: Aᴴ X = B */
+      o.trans = TESSERA_CONJTRANS;
+      zc_t *h = lc_zalloc((size_t)(n * n));
+      for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < n; i++) h[i + j * n] = conj(full[j + i * n]);
+      free(full);
+      full = h;
+    }
+    const int rc = tessera_tile_gesv_mixed(A, ipiv, B, &o, &res);
     if (rc) fail_msg("tile_gesv_mixed = %d: %s", rc, tessera_last_error(ctx));
     assert_int_equal(tessera_matrix_export(B, x, n), 0);
     assert_int_equal(tessera_matrix_export(A, a1, n), 0);
