@@ -18,16 +18,15 @@
 
 /** The arithmetic of a single-precision product on a GPU: the dtype's own, or tensor cores on
  *  inputs rounded to TF32, BF16 or FP16, accumulated in f32 (cuBLAS's fast compute types), or
- *  on tensor cores in three products of split operands, x = hi + lo each rounded to TF32 or
- *  BF16: hi·hi + lo·hi + hi·lo, which keeps about twice the inputs' bits (TF32X3: f32's
- *  accuracy). CPUs and simulated devices compute in the dtype's own. */
+ *  TF32X3: on TF32 tensor cores in three products of split operands, x = hi + lo each rounded to
+ *  TF32, hi·hi + lo·hi + hi·lo (the operands' f32 bits kept; the sums those of the tensor cores'
+ *  f32 accumulation). CPUs and simulated devices compute in the dtype's own. */
 typedef enum {
   TSR_MATH_OWN = 0,
   TSR_MATH_TF32,
   TSR_MATH_BF16,
   TSR_MATH_F16,
-  TSR_MATH_TF32X3,
-  TSR_MATH_BF16X3
+  TSR_MATH_TF32X3
 } tsr_math_t;
 
 /** potrf: buffers {A (RW), n x n}. Factors the `uplo` triangle. Returns 0, or

@@ -31,10 +31,10 @@ static cublasComputeType_t compute_type(tessera_dtype_t dt, int math) {
 }
 
 /* Whether a product of `dtype` in arithmetic `math` rounds its operands itself: f32 with BF16 or
- * FP16 inputs, or split ones (complex products keep cuBLAS's fast compute types, and the split
- * arithmetic's f32 where the operands are not split). */
+ * FP16 inputs, or split TF32 ones (complex products keep cuBLAS's fast compute types, and TF32X3
+ * f32's own where the operands are not split). */
 static bool rounds_operands(tessera_dtype_t dtype, int math) {
-  return dtype == TESSERA_F32 && math >= TSR_MATH_BF16 && math <= TSR_MATH_BF16X3;
+  return dtype == TESSERA_F32 && math >= TSR_MATH_BF16 && math <= TSR_MATH_TF32X3;
 }
 
 /* Whether [p, p + bytes) and the worker's workspace overlap. */
@@ -51,10 +51,10 @@ typedef struct {
 } operand_t;
 
 /* Rounds columns k0 .. k0 + kc - 1 of op(X) into dst, stored as X is (its leading dimension
- * rows, or the chunk's k): to 16 bits, or split (`split` 1: TF32, 2: BF16) into three blocks
- * along k, hi lo hi for a left operand and hi hi lo for a right one, so that one product over
- * 3 kc is hi·hi + lo·hi + hi·lo. The leading dimension returned, or -1 for a failed launch. */
-static int round_chunk(const tessera_exec_t *ex, int f16, int split, operand_t x, int k0, int kc,
+ * rows, or the chunk's k): to 16 bits, or (`split`) into three TF32 blocks along k, hi lo hi for
+ * a left operand and hi hi lo for a right one, so that one product over 3 kc is
+ * hi·hi + lo·hi + hi·lo. The leading dimension returned, or -1 for a failed launch. */
+static int round_chunk(const tessera_exec_t *ex, int f16, bool split, operand_t x, int k0, int kc,
                        void *dst) {
   const bool cols = x.t == 0;
   const float *src = x.p + (cols ? (size_t)k0 * (size_t)x.ld : (size_t)k0);
@@ -63,36 +63,36 @@ static int round_chunk(const tessera_exec_t *ex, int f16, int split, operand_t x
     return tsr_cuda_round_block(f16, src, (size_t)x.ld, dst, (size_t)rows, rows, n, ex->stream)
                ? -1
                : rows;
-  const size_t es = split == 1 ? 4 : 2, ld = cols ? (size_t)rows : 3 * (size_t)kc;
-  const size_t step = (cols ? (size_t)rows * (size_t)kc : (size_t)kc) * es; /* block to block */
-  char *b0 = dst, *b1 = b0 + step, *b2 = b1 + step;
-  return tsr_cuda_split_block(split == 1, src, (size_t)x.ld, b0, x.second ? b2 : b1,
-                              x.second ? b1 : b2, ld, rows, n, ex->stream)
+  const size_t ld = cols ? (size_t)rows : 3 * (size_t)kc;
+  const size_t step = cols ? (size_t)rows * (size_t)kc : (size_t)kc; /* block to block */
+  float *b0 = dst, *b1 = b0 + step, *b2 = b1 + step;
+  return tsr_cuda_split_block(src, (size_t)x.ld, b0, x.second ? b2 : b1, x.second ? b1 : b2, ld,
+                              rows, n, ex->stream)
              ? -1
              : (int)ld;
 }
 
 /* C (m x n, ldc, f32) = alpha op(A) op(B) + beta C with A and B rounded to BF16 or FP16 (math)
  * and the products accumulated in f32: tensor cores at the rate of 16-bit operands, which
- * cuBLAS's fast compute types on f32 operands do not reach; or with A and B split (TF32X3,
- * BF16X3), each chunk's three products one cuBLAS call over thrice its k. The operands go to the
+ * cuBLAS's fast compute types on f32 operands do not reach; or with A and B split (TF32X3),
+ * each chunk's three products one cuBLAS call over thrice its k. The operands go to the
  * worker's workspace in chunks of k that fit there (B the same as A: rounded once, for 16-bit
  * inputs). Returns 1 when the workspace cannot take a chunk of 256 or overlaps an operand, else
  * 0 or TESSERA_ERR_KERNEL. */
 static int low_product(const tessera_exec_t *ex, cublasHandle_t h, int math, operand_t a,
                        operand_t b, bool same, int k, float alpha, float beta, float *C, int ldc) {
   const tessera_cuda_scratch_t *x = tsr_cuda_scratch(ex);
-  const int split = math == TSR_MATH_TF32X3 ? 1 : math == TSR_MATH_BF16X3 ? 2 : 0;
+  const bool split = math == TSR_MATH_TF32X3;
   if (split) same = false; /* a left and a right operand stack their blocks differently */
-  const size_t es = split == 1 ? 4 : 2, copies = split ? 3 : 1;
+  const size_t es = split ? 4 : 2, copies = split ? 3 : 1;
   const size_t per = (size_t)(a.rows + (same ? 0 : b.rows)) * es * copies; /* bytes of one k */
   const int kmin = k < 256 ? k : 256;
   if (!x || !x->workspace || per * (size_t)kmin > x->workspace_bytes) return 1;
   const size_t cspan = (size_t)ldc * (size_t)(b.rows - 1) + (size_t)a.rows;
   if (in_workspace(x, C, cspan * sizeof(float))) return 1;
   const int f16 = math == TSR_MATH_F16;
-  const cudaDataType low = split == 1 ? CUDA_R_32F : f16 ? CUDA_R_16F : CUDA_R_16BF;
-  const cublasComputeType_t ct = split == 1 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  const cudaDataType low = split ? CUDA_R_32F : f16 ? CUDA_R_16F : CUDA_R_16BF;
+  const cublasComputeType_t ct = split ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   size_t fit = x->workspace_bytes / per;
   if (fit >= 256) fit = fit / 256 * 256;
   const int kc = fit < (size_t)k ? (int)fit : k;

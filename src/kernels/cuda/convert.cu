@@ -44,35 +44,22 @@ __global__ void round16(const float *src, long long lds, D *dst, long long ldd, 
   for (long long j = blockIdx.y; j < cols; j += gridDim.y) dst[i + j * ldd] = D(src[i + j * lds]);
 }
 
-/* x rounded to nearest into D: BF16, or TF32 held in a float (its 13 low bits of mantissa
- * cleared, the rounding away from zero at the half); and D widened back. */
-template <typename D> __device__ D narrow(float x);
-template <> __device__ __nv_bfloat16 narrow<__nv_bfloat16>(float x) {
-  return __float2bfloat16_rn(x);
-}
-template <> __device__ float narrow<float>(float x) {
+/* x = hi + lo split into TF32 values held in floats (rounded to nearest, away from zero at the
+ * half: the 13 low bits of mantissa cleared): hi[i, j] = hi2[i, j] = tf32(x), lo[i, j] =
+ * tf32(x - hi), src's layout as round16's. */
+__device__ float tf32(float x) {
   return __uint_as_float((__float_as_uint(x) + 0x1000u) & 0xffffe000u);
 }
-__device__ float widen(__nv_bfloat16 x) {
-  return __bfloat162float(x);
-}
-__device__ float widen(float x) {
-  return x;
-}
 
-/* x = hi + lo split into D: hi[i, j] = hi2[i, j] = D(x), lo[i, j] = D(x - hi), src's layout as
- * round16's. */
-template <typename D>
-__global__ void split3(const float *src, long long lds, D *hi, D *lo, D *hi2, long long ldd,
-                       long long rows, int cols) {
+__global__ void split3(const float *src, long long lds, float *hi, float *lo, float *hi2,
+                       long long ldd, long long rows, int cols) {
   const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= rows) return;
   for (long long j = blockIdx.y; j < cols; j += gridDim.y) {
-    const float x = src[i + j * lds];
-    const D h = narrow<D>(x);
+    const float x = src[i + j * lds], h = tf32(x);
     hi[i + j * ldd] = h;
     hi2[i + j * ldd] = h;
-    lo[i + j * ldd] = narrow<D>(x - widen(h));
+    lo[i + j * ldd] = tf32(x - h);
   }
 }
 
@@ -161,22 +148,14 @@ extern "C" int tsr_cuda_round_block(int to_f16, const float *src, size_t lds, vo
   return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }
 
-extern "C" int tsr_cuda_split_block(int tf32, const float *src, size_t lds, void *hi, void *lo,
-                                    void *hi2, size_t ldd, long long rows, int cols, void *stream) {
+extern "C" int tsr_cuda_split_block(const float *src, size_t lds, float *hi, float *lo, float *hi2,
+                                    size_t ldd, long long rows, int cols, void *stream) {
   if (rows <= 0 || cols <= 0) return 0;
   const unsigned threads = 256;
   const dim3 grid(static_cast<unsigned>((rows + threads - 1) / threads),
                   static_cast<unsigned>(cols < 65535 ? cols : 65535));
-  const auto st = static_cast<cudaStream_t>(stream);
-  const auto ls = static_cast<long long>(lds), ld = static_cast<long long>(ldd);
-  if (tf32)
-    split3<float><<<grid, threads, 0, st>>>(src, ls, static_cast<float *>(hi),
-                                            static_cast<float *>(lo), static_cast<float *>(hi2), ld,
-                                            rows, cols);
-  else
-    split3<__nv_bfloat16><<<grid, threads, 0, st>>>(
-        src, ls, static_cast<__nv_bfloat16 *>(hi), static_cast<__nv_bfloat16 *>(lo),
-        static_cast<__nv_bfloat16 *>(hi2), ld, rows, cols);
+  split3<<<grid, threads, 0, static_cast<cudaStream_t>(stream)>>>(
+      src, static_cast<long long>(lds), hi, lo, hi2, static_cast<long long>(ldd), rows, cols);
   return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }
 

@@ -350,29 +350,32 @@ static int fallback(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_op_t tr
 }
 
 /* The product arithmetic of each factor precision on tensor cores (0: none); a single-precision
- * factor's products on GPUs in three TF32 products of split operands, f32's accuracy at the rate
- * of tensor cores, where f32 itself runs at f64's. */
-static const int math_of[6] = {[TESSERA_FACTOR_SINGLE] = TSR_MATH_TF32X3,
-                               [TESSERA_FACTOR_TF32] = TSR_MATH_TF32,
+ * LU's products on GPUs in three TF32 products of split operands (the Cholesky factor's stay in
+ * f32: docs/decisions.md). */
+static const int math_of[6] = {[TESSERA_FACTOR_TF32] = TSR_MATH_TF32,
                                [TESSERA_FACTOR_BF16] = TSR_MATH_BF16,
                                [TESSERA_FACTOR_HALF] = TSR_MATH_F16};
+static int math_for(tessera_factor_t f, bool lu) {
+  return f == TESSERA_FACTOR_SINGLE && lu ? TSR_MATH_TF32X3 : math_of[f];
+}
 
-/* Order from which AUTO factors on the GPUs of a context that has them: below it the
- * refinement's fixed costs outweigh what the factor saves (docs/benchmarks.md). */
-enum { AUTO_GPU_MIN = 16384 };
+/* Orders from which AUTO factors a Cholesky and an LU solve on the GPUs of a context that has
+ * them: below, the refinement's fixed costs outweigh what the factor saves
+ * (docs/benchmarks.md). */
+enum { AUTO_GPU_CHOLESKY = 16384, AUTO_GPU_LU = 32768 };
 
 /* The precision o asks, AUTO resolved by device and matrix (docs/decisions.md): on CPUs alone,
- * single precision for f64 and c128 (twice f64's rate); with GPUs, from order AUTO_GPU_MIN, a
+ * single precision for f64 and c128 (twice f64's rate); with GPUs, from the orders above, a
  * Cholesky factor on BF16 tensor cores and an LU factor in single precision on TF32X3 products
- * (an LU on 16-bit inputs is too rough for the refinement on general matrices), else the working
- * precision. */
+ * (an LU on 16-bit inputs leaves the refinement too much to do on general matrices), else the
+ * working precision. */
 static tessera_factor_t precision_of(tessera_context_t *ctx, tessera_dtype_t dt, bool lu, int64_t n,
                                      const tessera_mixed_options_t *o) {
   if (o->factor != TESSERA_FACTOR_AUTO) return o->factor;
   const bool single = tsr_dtype_single(dt);
   if (tessera_accelerator_count(ctx) == 0)
     return single ? TESSERA_FACTOR_WORKING : TESSERA_FACTOR_SINGLE;
-  if (n < AUTO_GPU_MIN || (lu && single)) return TESSERA_FACTOR_WORKING;
+  if (n < (lu ? AUTO_GPU_LU : AUTO_GPU_CHOLESKY) || (lu && single)) return TESSERA_FACTOR_WORKING;
   return lu ? TESSERA_FACTOR_SINGLE : TESSERA_FACTOR_BF16;
 }
 
@@ -391,14 +394,11 @@ static int factor_refine(mixed_t *m, tessera_factor_t f, const tessera_mixed_opt
   const tessera_scope_t outer = tessera_get_scope(ctx);
   int rc = tessera_accelerator_count(ctx) > 0 ? tessera_set_scope(ctx, tessera_scope_gpus()) : 0;
   m->low = malloc((size_t)(n * nrhs) * m->les);
-  /* LU in A's tiling, Cholesky on square tiles; a Cholesky factor on 16-bit or TF32 inputs on
-   * one accelerator as one tile there, which its kernel factors by recursive halving on the
-   * tensor cores without the tile loop's task per block. A single-precision factor keeps the
-   * tiles: its refinement at large condition numbers needs the solves of tiles, whose products
-   * accumulate more accurately than one triangle's trsv. */
+  /* LU in A's tiling, Cholesky on square tiles; a Cholesky factor on tensor cores of one
+   * accelerator as one tile there, which its kernel factors by recursive halving on the tensor
+   * cores without the tile loop's task per block */
   tessera_scope_t fit;
-  const bool one_tile = !lu && math_of[f] && f != TESSERA_FACTOR_SINGLE &&
-                        tessera_accelerator_count(ctx) == 1 &&
+  const bool one_tile = !lu && math_of[f] && tessera_accelerator_count(ctx) == 1 &&
                         tsr_fitting_accelerators(ctx, 2 * (size_t)n * (size_t)n * m->les, &fit);
   const int64_t lb = one_tile ? n : m->nb;
   if (!rc)
@@ -418,7 +418,7 @@ static int factor_refine(mixed_t *m, tessera_factor_t f, const tessera_mixed_opt
     rc = norm_end(m, rows, R, rc ? rc : w, &anrm);
     if (!rc && anrm > 0 && isfinite(anrm)) m->mu = exp2(floor(log2(6550.0 / anrm)));
   }
-  if (m->L) m->L->math = math_of[f];
+  if (m->L) m->L->math = math_for(f, lu);
   if (!rc) rc = tsr_pxconvert(m->uplo, m->A, m->mu, m->L);
   if (!rc && !lu) rc = tsr_pxpotrf(m->uplo, m->L, NULL);
   if (!rc && !half) rc = norm_begin(m, rows, R);
