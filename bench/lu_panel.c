@@ -93,7 +93,7 @@ static int enqueue(probe_t *p, int op) {
     return tsr_cuda_getrf(&ex, &a) ? -1 : 0;
   }
   if (op == LU_STEP_INV || op == LU_STEP_TRSM) {
-    tsr_lu_step_args_t a = {p->dt, 'L', 'N', p->m, p->t, 0, p->t};
+    tsr_lu_step_args_t a = {p->dt, 'L', 'N', p->m, p->t, 0, p->t, TSR_MATH_OWN};
     ex.ndata = op == LU_STEP_INV ? 4 : 3;
     ex.ptr[0] = p->panel, ex.ld[0] = m;
     ex.ptr[1] = p->b, ex.ld[1] = m;

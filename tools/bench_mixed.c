@@ -1,6 +1,6 @@
 /* tessera CLI — `tessera bench posv|gesv --mixed P`: the mixed-precision solve against tessera's
  * own working-precision solve on the same matrix and right-hand sides in the same run,
- * interleaved, best of --reps each: LAPACK-style on host arrays, and with --resident (posv) the
+ * interleaved, best of --reps each: LAPACK-style on host arrays, and with --resident the
  * tile level on a descriptor made once, A brought onto the GPUs before each timed call by an
  * untimed product. gesv on a GPU also runs cuSOLVER's mixed-precision LU solve
  * (cusolverDn<t><l>gesv, bench_irs.c) in each of its lower precisions, the fastest kept. The
@@ -45,13 +45,18 @@ static double solve_once(tessera_context_t *ctx, const cli_opts_t *o, mixed_arra
   } else {
     status = tessera_matrix_import(m->A, m->a0, ld);
     if (!status) status = tessera_matrix_import(m->B, m->b0, ld);
-    if (!status) status = resident_on_gpus(ctx, m->A, m->B, m->Y);
+    if (!status)
+      status = lu ? resident_panels_on_gpus(ctx, m->A) : resident_on_gpus(ctx, m->A, m->B, m->Y);
   }
   const double t0 = progress_now();
   if (status) {
   } else if (k == 1) {
-    status = mixed ? tessera_tile_posv_mixed(o->uplo, m->A, m->B, &opts, res)
-                   : tessera_tile_posv(o->uplo, m->A, m->B);
+    if (lu)
+      status = mixed ? tessera_tile_gesv_mixed(m->A, m->ipiv, m->B, &opts, res)
+                     : tessera_tile_gesv(m->A, m->ipiv, m->B);
+    else
+      status = mixed ? tessera_tile_posv_mixed(o->uplo, m->A, m->B, &opts, res)
+                     : tessera_tile_posv(o->uplo, m->A, m->B);
   } else if (mixed) {
     status = lu ? tessera_gesv_mixed(ctx, o->dtype, n, m->nrhs, m->a, ld, m->ipiv, m->b0, ld, m->x,
                                      ld, &opts, res)
@@ -79,12 +84,16 @@ static int arrays_new(const cli_opts_t *o, int64_t n, mixed_arrays_t *m) {
   return m->a0 && m->a && m->b0 && m->x && m->ipiv ? CLI_OK : CLI_FAILED;
 }
 
-/** The descriptors of --resident on ctx; CLI_OK or CLI_FAILED (message printed). */
+/** The descriptors of --resident on ctx (gesv's A in column panels, as LU takes it; posv's Y the
+ *  target of the product bringing A onto the GPUs); CLI_OK or CLI_FAILED (message printed). */
 static int descriptors_new(tessera_context_t *ctx, const cli_opts_t *o, mixed_arrays_t *m) {
-  const int tile = tessera_tile_for(ctx, m->n);
-  int status = tessera_matrix_create(ctx, o->dtype, m->n, m->n, tile, tile, &m->A);
+  const int lu = o->routine == CMD_GESV;
+  const int64_t tile = lu ? tessera_tile_for_lu(ctx, m->n, m->n) : tessera_tile_for(ctx, m->n);
+  int status =
+      tessera_matrix_create(ctx, o->dtype, m->n, m->n, lu && m->n > 0 ? m->n : tile, tile, &m->A);
   if (!status) status = tessera_matrix_create(ctx, o->dtype, m->n, m->nrhs, tile, tile, &m->B);
-  if (!status) status = tessera_matrix_create(ctx, o->dtype, m->n, m->nrhs, tile, tile, &m->Y);
+  if (!status && !lu)
+    status = tessera_matrix_create(ctx, o->dtype, m->n, m->nrhs, tile, tile, &m->Y);
   return status ? cli_report(ctx, NULL, "matrix create", status) : CLI_OK;
 }
 

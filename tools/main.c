@@ -532,9 +532,6 @@ static int finish_options(cli_opts_t *o) {
     return usage_error(solves ? "bench %s needs --mixed P (the precision to compare)"
                               : "--mixed applies to 'bench posv' and 'bench gesv', not 'bench %s'",
                        cli_cmd_name(o->routine));
-  if (o->cmd == CMD_BENCH && o->routine == CMD_GESV && o->resident)
-    return usage_error("--resident and --resident-only are bench posv's (no tile-level "
-                       "gesv_mixed)");
   if (o->cmd == CMD_DEMO) o->routine = CMD_POSV;
   if (o->nrhs < 0) o->nrhs = cli_is_factor(o->routine) || o->routine == CMD_SYEVD ? 0 : 1;
   if (o->out_of_core && o->routine != CMD_POTRF) return usage_error("--out-of-core is potrf's");

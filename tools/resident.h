@@ -12,4 +12,9 @@
 int resident_on_gpus(tessera_context_t *ctx, tessera_matrix_t *A, tessera_matrix_t *B,
                      tessera_matrix_t *Y);
 
+/** A (column panels, as LU takes it) onto the GPUs of ctx: the identity's row interchange on
+ *  every panel there (each panel written there, its only copy then), waited for; the scope
+ *  restored after. No-op on a context without GPUs. Returns 0 or the call's status. */
+int resident_panels_on_gpus(tessera_context_t *ctx, tessera_matrix_t *A);
+
 #endif

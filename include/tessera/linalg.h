@@ -89,10 +89,13 @@ TESSERA_API int tessera_posv(tessera_context_t *ctx, tessera_uplo_t uplo, tesser
 
 /** The precision a mixed-precision solve factors A in. */
 typedef enum {
-  TESSERA_FACTOR_AUTO = 0,    /**< chosen by the call: SINGLE for f64 and c128 on a context of
-                                   CPUs alone, else WORKING */
+  TESSERA_FACTOR_AUTO = 0,    /**< chosen by the call: on CPUs alone SINGLE for f64 and c128;
+                                   with GPUs BF16 for posv from order 16384 and SINGLE for gesv
+                                   of f64 and c128 from 32768; else WORKING */
   TESSERA_FACTOR_WORKING = 1, /**< A's own dtype: the plain solve, no refinement */
-  TESSERA_FACTOR_SINGLE = 2,  /**< f32 (c64 for c128), refined to A's precision */
+  TESSERA_FACTOR_SINGLE = 2,  /**< f32 (c64 for c128), refined to A's precision; on GPUs an f32
+                                   LU's products run on tensor cores as three TF32 products of
+                                   split operands (hi + lo) */
   TESSERA_FACTOR_TF32 = 3,    /**< held in single precision, its products on GPU tensor cores on
                                    inputs rounded to TF32 (f32 accumulation); needs GPUs */
   TESSERA_FACTOR_BF16 = 4,    /**< the same on BF16 inputs */
@@ -106,6 +109,8 @@ typedef struct {
   int max_iter;            /**< refinement steps before the working-precision fallback (30) */
   int gmres; /**< 0: classical refinement, GMRES-IR from where it stalls (default); 1: GMRES-IR
                   from the start; -1: classical refinement only */
+  tessera_op_t trans; /**< gesv_mixed: op(A) X = B, as getrs's trans (default NOTRANS); the
+                           Cholesky solves take NOTRANS only */
 } tessera_mixed_options_t;
 
 /** What a mixed-precision solve did. */
@@ -351,6 +356,18 @@ TESSERA_API int tessera_tile_posv(tessera_uplo_t uplo, tessera_matrix_t *A, tess
  *  Returns as tessera_tile_posv. */
 TESSERA_API int tessera_tile_posv_mixed(tessera_uplo_t uplo, tessera_matrix_t *A,
                                         tessera_matrix_t *B, const tessera_mixed_options_t *opts,
+                                        tessera_mixed_result_t *res);
+
+/** tessera_gesv_mixed on descriptors: A X = B for the general n x n A (f64 or c128, also f32
+ *  with a factor on tensor cores), any tiling, wherever its tiles are (on GPUs the factor's copy,
+ *  its products and the residuals' run where A is; column panels, tiles spanning the rows, spare
+ *  the factor's copy into panels); B (n x nrhs, any tiling) is overwritten by X; ipiv (n)
+ *  receives the pivots of the factor used. The factor's precision, the refinement, the fallback
+ *  and `res` as tessera_gesv_mixed's: after a fallback A holds its working-precision LU factors
+ *  (as tessera_tile_gesv leaves them), else A is unchanged. One process. Returns as
+ *  tessera_tile_gesv. */
+TESSERA_API int tessera_tile_gesv_mixed(tessera_matrix_t *A, int *ipiv, tessera_matrix_t *B,
+                                        const tessera_mixed_options_t *opts,
                                         tessera_mixed_result_t *res);
 
 /** Inverse from the Cholesky factor in place (see tessera_potri). */

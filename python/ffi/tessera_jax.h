@@ -52,7 +52,8 @@
  *   lower    (s32)   Cholesky ops: 1: A's lower triangle is read (and the factor / inverse
  *                    written there)
  *   logdet   (s32)   potrs: 1 to compute log det A
- *   mixed    (s64)   potrs: -1, or the factor precision of tessera_tile_posv_mixed
+ *   mixed    (s64)   potrs, lu_solve: -1, or the factor precision of tessera_tile_posv_mixed /
+ *                    tessera_tile_gesv_mixed
  *   vectors  (s64)   syevd: 1 for the eigenvectors too, 0 for the eigenvalues alone
  * Operands: A's shard, potrs' B shard or lu_solve's Bᵀ, and the device's place in the mesh
  * (row * gcols + column, s32 scalar). Results: the matrix in place (aliased to A: the factors,

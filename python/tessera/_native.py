@@ -106,7 +106,7 @@ OPS = (
     Op("potrs", RHS_ROWS | LOWER | LOGDET | MIXED),
     Op("potri", LOWER),
     Op("cholesky", LOWER),
-    Op("lu_solve", RHS_WHOLE_T, lu=True),
+    Op("lu_solve", RHS_WHOLE_T | MIXED, lu=True),
     Op("qr", RHS_ROWS | TRANSPOSED),
     Op("least_squares", RHS_ROWS | TRANSPOSED),
     Op("syevd", EIGEN),

@@ -132,8 +132,14 @@ def _potrs_fn(lay, n, np_, nb, dtype, b_shape, b_spec, lower, logdet, donate_a, 
     return jax.jit(run, donate_argnums=(0,) * donate_a + (1,) * donate_b)
 
 
-# The factor precisions of potrs(mixed=...), as tessera_factor_t.
+# The factor precisions of potrs(mixed=...) and lu_solve(mixed=...), as tessera_factor_t.
 MIXED_FACTORS = {"auto": 0, "s": 2, "tf32": 3, "bf16": 4, "h": 5}
+
+
+def _check_mixed(name, mixed):
+    if mixed is not None and mixed not in MIXED_FACTORS:
+        raise ValueError(f"{name}: mixed={mixed!r} is not a factor precision "
+                         f"({', '.join(MIXED_FACTORS)}, or None)")
 
 
 def potrs(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_status=False,
@@ -149,9 +155,7 @@ def potrs(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_stat
     devices of one process; no log det). Returns x, (x, status), (x, logdet) or
     (x, logdet, status)."""
     name = "tessera.jax.potrs"
-    if mixed is not None and mixed not in MIXED_FACTORS:
-        raise ValueError(f"{name}: mixed={mixed!r} is not a factor precision "
-                         f"({', '.join(MIXED_FACTORS)}, or None)")
+    _check_mixed(name, mixed)
     if mixed is not None and return_logdet:
         raise ValueError(f"{name}: return_logdet needs A's own Cholesky factor, which a solve "
                          "with mixed= does not form")
@@ -222,12 +226,12 @@ def cholesky(a, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_stat
 
 
 @functools.lru_cache(maxsize=64)
-def _lu_solve_fn(lay, n, np_, nb, dtype, b_shape, b_spec, donate_a, donate_b):
+def _lu_solve_fn(lay, n, np_, nb, dtype, b_shape, b_spec, donate_a, donate_b, mixed=-1):
     """The jitted LU solve for one plan. b goes to the handler as Bᵀ (k, Np) on every device:
     read column-major it is B with the leading dimension of A's padded columns, what getrs
     solves in place (the transposes are XLA's, on the n x k right-hand side only)."""
     def local(a, bt):
-        r = _ffi("lu_solve", a, bt, _rank(lay), n=n, lay=lay, tile=nb)
+        r = _ffi("lu_solve", a, bt, _rank(lay), n=n, lay=lay, tile=nb, mixed=mixed)
         return r.a, r.x, r.status
 
     def run(a, b):
@@ -247,7 +251,7 @@ def _lu_solve_fn(lay, n, np_, nb, dtype, b_shape, b_spec, donate_a, donate_b):
 
 
 def lu_solve(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_status=False,
-             pad=True, donate=False):
+             pad=True, donate=False, mixed=None):
     """Solves A x = b for a general square A sharded by rows over a 1D mesh, by LU with partial
     pivoting (jaxmg's ``lu_solve``; jax.scipy.linalg's ``lu_solve(lu_factor(a), b)``).
 
@@ -257,7 +261,9 @@ def lu_solve(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_s
     (or matrix_specs): as for ``potrs``, read from ``a.sharding`` when omitted. T_A: jaxmg's
     tile size, checked, tessera picks its own. pad: let tessera pad A when N does not split
     evenly (else such an N raises). donate: A's and b's buffers may be reused by the call (those
-    it takes are deleted; the module's notes say which it can take).
+    it takes are deleted; the module's notes say which it can take). mixed: None, or a factor
+    precision ("s", "tf32", "bf16", "h", "auto"): A factored in it and x refined to A's precision
+    (tessera_tile_gesv_mixed; the devices of one process).
 
     tessera factors Aᵀ, whose column panels the row shards are, in place on the devices
     (P Aᵀ = L U) and solves (Aᵀ)ᵀ x = b. Returns x, or (x, status) with ``return_status``:
@@ -265,6 +271,7 @@ def lu_solve(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_s
     NaN, or a negative tessera status; when it is not 0, x is all NaN. Unlike jaxmg, whose
     status is a vector per rank, status is one int32 scalar, as ``potrs``'s."""
     name = "tessera.jax.lu_solve"
+    _check_mixed(name, mixed)
     lay, n, np_, nb = _prepare("lu_solve", a, T_A, mesh, in_specs, matrix_specs, pad)
     dtype = np.dtype(a.dtype)
     _layout.check_rhs(b, n, dtype, name)
@@ -274,7 +281,8 @@ def lu_solve(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_s
         b_spec = _rhs_spec(b, lay)
         a, donate_a = _donated(a, lay, lay.a_spec, donate and np_ == n)
         b, donate_b = _donated(b, lay, b_spec, donate and np.dtype(b.dtype) == dtype)
-        fn = _lu_solve_fn(lay, n, np_, nb, dtype, tuple(b.shape), b_spec, donate_a, donate_b)
+        fn = _lu_solve_fn(lay, n, np_, nb, dtype, tuple(b.shape), b_spec, donate_a, donate_b,
+                          -1 if mixed is None else MIXED_FACTORS[mixed])
         x, status, _ = fn(a, b)
     return (x, status) if return_status else x
 

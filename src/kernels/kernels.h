@@ -17,9 +17,17 @@
 #define TSR_TRSM_NARROW 4
 
 /** The arithmetic of a single-precision product on a GPU: the dtype's own, or tensor cores on
- *  inputs rounded to TF32, BF16 or FP16, accumulated in f32 (cuBLAS's fast compute types). CPUs
- *  and simulated devices compute in the dtype's own. */
-typedef enum { TSR_MATH_OWN = 0, TSR_MATH_TF32, TSR_MATH_BF16, TSR_MATH_F16 } tsr_math_t;
+ *  inputs rounded to TF32, BF16 or FP16, accumulated in f32 (cuBLAS's fast compute types), or
+ *  TF32X3: on TF32 tensor cores in three products of split operands, x = hi + lo each rounded to
+ *  TF32, hi·hi + lo·hi + hi·lo (the operands' f32 bits kept; the sums those of the tensor cores'
+ *  f32 accumulation). CPUs and simulated devices compute in the dtype's own. */
+typedef enum {
+  TSR_MATH_OWN = 0,
+  TSR_MATH_TF32,
+  TSR_MATH_BF16,
+  TSR_MATH_F16,
+  TSR_MATH_TF32X3
+} tsr_math_t;
 
 /** potrf: buffers {A (RW), n x n}. Factors the `uplo` triangle. Returns 0, or
  *  `offset` + j (1-based j within the tile) for the first non-positive or NaN pivot. */
@@ -350,6 +358,8 @@ typedef struct {
   char uplo, trans;
   int m, n;
   int r0, kb;
+  int math; /* tsr_math_t of the product with the panel's off-diagonal part (the solve with its
+               diagonal block stays in the dtype's own arithmetic) */
 } tsr_lu_step_args_t;
 
 /** geqrt: buffers {A (RW), T (W)}. Householder QR of the block of the column panel A (m rows

@@ -43,7 +43,8 @@ static int product(const tessera_exec_t *ex, const tsr_lu_step_args_t *a, tesser
   tessera_exec_t e = *ex;
   e.ndata = 3;
   tsr_exec_rows(&e, 0, ex, 0, s0, es);
-  tsr_gemm_args_t g = {.dtype = a->dtype, .alpha = {-1, 0}, .beta = {1, 0}, .n = a->n};
+  tsr_gemm_args_t g = {
+      .dtype = a->dtype, .alpha = {-1, 0}, .beta = {1, 0}, .n = a->n, .math = a->math};
   if (notrans) { /* B_S (rows x n) -= S (rows x kb) B1 (kb x n) */
     g.transa = 'N', g.transb = 'N', g.m = rows, g.k = a->kb;
     tsr_exec_rows(&e, 1, ex, 1, a->r0, es);

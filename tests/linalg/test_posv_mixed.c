@@ -1,10 +1,10 @@
-/* tessera_posv_mixed (and tessera_gesv_mixed and tessera_tile_posv_mixed, last): every dtype, both
- * triangles, orders that are not tile multiples, n 0 and 1; matrices of prescribed condition from
- * 10 to 10¹² (eigenvalues spaced geometrically, random eigenvectors); the classical refinement, the
- * GMRES-IR path, and each fallback (the factor's breakdown, overflow of the factor's precision, no
- * convergence within max_iter) with its code; non-definite and NaN input, bad arguments. Every
- * solution meets dsposv's criterion (backward error measured in double complex against the full
- * matrix). */
+/* tessera_posv_mixed (and tessera_gesv_mixed, tessera_tile_posv_mixed and tessera_tile_gesv_mixed,
+ * last): every dtype, both triangles, orders that are not tile multiples, n 0 and 1; matrices of
+ * prescribed condition from 10 to 10¹² (eigenvalues spaced geometrically, random eigenvectors); the
+ * classical refinement, the GMRES-IR path, and each fallback (the factor's breakdown, overflow of
+ * the factor's precision, no convergence within max_iter) with its code; non-definite and NaN
+ * input, bad arguments. Every solution meets dsposv's criterion (backward error measured in double
+ * complex against the full matrix). */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdbool.h>
@@ -203,6 +203,25 @@ static void test_posv_mixed_tensor_factors(void **state) {
   lc_finalize(ctx);
 }
 
+/* A = U Σ Vᴴ into a (n x n, ld n) with singular values from 1 down to 1 / cond, geometrically
+ * (random unitary U and V, real for real dtypes); returns the full matrix as rounded. */
+static zc_t *general(tessera_dtype_t dt, int64_t n, double cond, void *a, tt_rng_t *r) {
+  const bool real = !lc_is_complex(dt);
+  zc_t *u = unitary(n, real, r), *v = unitary(n, real, r), *full = lc_zalloc((size_t)(n * n));
+  for (int64_t j = 0; j < n; j++) /* u Σ, then (u Σ) vᴴ */
+    for (int64_t i = 0; i < n; i++)
+      u[i + j * n] *= pow(cond, n > 1 ? -(double)j / (double)(n - 1) : 0);
+  const zc_t one = 1, zero = 0;
+  cblas_zgemm(CblasColMajor, CblasNoTrans, CblasConjTrans, (int)n, (int)n, (int)n, &one, u, (int)n,
+              v, (int)n, &zero, full, (int)n);
+  for (int64_t i = 0; i < n * n; i++) {
+    lc_set(dt, a, (size_t)i, full[i]);
+    full[i] = lc_get(dt, a, (size_t)i);
+  }
+  free(u), free(v);
+  return full;
+}
+
 /* gesv_mixed: general matrices of singular values from 1 down to 1 / cond (U Σ Vᴴ, random
  * unitary U and V; real for real dtypes), every dtype, orders not tile multiples: the criterion
  * met, the single-precision factor used up to 10⁶, the fallback beyond; a zero column gives
@@ -219,19 +238,9 @@ static void test_gesv_mixed(void **state) {
       const bool low = dt == TESSERA_F64 || dt == TESSERA_C128;
       const int64_t n = c == 1 ? 2 * nb + 3 : nb + 5, nrhs = 2;
       tt_rng_t r = tt_rng((uint64_t)(1500 + 10 * d + c));
-      const bool real = !lc_is_complex(dt);
-      zc_t *u = unitary(n, real, &r), *v = unitary(n, real, &r), *full = lc_zalloc((size_t)(n * n));
-      for (int64_t j = 0; j < n; j++) /* u Σ, then (u Σ) vᴴ */
-        for (int64_t i = 0; i < n; i++) u[i + j * n] *= pow(conds[c], -(double)j / (double)(n - 1));
-      const zc_t one = 1, zero = 0;
-      cblas_zgemm(CblasColMajor, CblasNoTrans, CblasConjTrans, (int)n, (int)n, (int)n, &one, u,
-                  (int)n, v, (int)n, &zero, full, (int)n);
       void *a = lc_alloc(dt, (size_t)(n * n)), *b = lc_alloc(dt, (size_t)(n * nrhs)),
            *x = lc_alloc(dt, (size_t)(n * nrhs));
-      for (int64_t i = 0; i < n * n; i++) {
-        lc_set(dt, a, (size_t)i, full[i]);
-        full[i] = lc_get(dt, a, (size_t)i);
-      }
+      zc_t *full = general(dt, n, conds[c], a, &r);
       lc_fill_random(dt, b, n, nrhs, n, &r);
       int *ipiv = malloc((size_t)n * sizeof *ipiv);
       o.factor = low ? TESSERA_FACTOR_SINGLE : TESSERA_FACTOR_AUTO;
@@ -245,8 +254,36 @@ static void test_gesv_mixed(void **state) {
                  res.iter);
       if (low && c < 2) assert_true(res.factor == TESSERA_FACTOR_SINGLE && res.iter >= 0);
       if (low && c == 2) assert_true(res.iter < 0);
-      free(u), free(v), free(full), free(a), free(b), free(x), free(ipiv), free(B);
+      free(full), free(a), free(b), free(x), free(ipiv), free(B);
     }
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++) /* op(A) X = B: transposed, conjugated */
+    for (int t = 0; t < 2; t++) {
+      const tessera_dtype_t dt = lc_dtypes[d];
+      const int64_t n = 2 * nb + 3, nrhs = 2;
+      tt_rng_t r = tt_rng((uint64_t)(1600 + 10 * d + t));
+      void *a = lc_alloc(dt, (size_t)(n * n)), *b = lc_alloc(dt, (size_t)(n * nrhs)),
+           *x = lc_alloc(dt, (size_t)(n * nrhs));
+      zc_t *full = general(dt, n, 1e3, a, &r), *op = lc_zalloc((size_t)(n * n));
+      for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < n; i++) op[i + j * n] = t ? conj(full[j + i * n]) : full[j + i * n];
+      lc_fill_random(dt, b, n, nrhs, n, &r);
+      int *ipiv = malloc((size_t)n * sizeof *ipiv);
+      /* single dtypes: the working-precision getrf and getrs of op(A) */
+      const bool low = dt == TESSERA_F64 || dt == TESSERA_C128;
+      o.factor = low ? TESSERA_FACTOR_SINGLE : TESSERA_FACTOR_WORKING;
+      o.trans = t ? TESSERA_CONJTRANS : TESSERA_TRANS;
+      tessera_mixed_result_t res;
+      const int rc = tessera_gesv_mixed(ctx, dt, n, nrhs, a, n, ipiv, b, n, x, n, &o, &res);
+      if (rc) fail_msg("gesv_mixed trans %c = %d: %s", (char)o.trans, rc, tessera_last_error(ctx));
+      zc_t *B = lc_promote(dt, n, nrhs, b, n);
+      const double err = lc_solve_resid(dt, n, nrhs, op, x, n, B);
+      if (!(err < 10))
+        fail_msg("gesv_mixed %s trans %c: backward error %g (iter %d)", lc_name(dt), (char)o.trans,
+                 err, res.iter);
+      assert_true(res.factor == o.factor && res.iter >= 0);
+      free(full), free(op), free(a), free(b), free(x), free(ipiv), free(B);
+    }
+  o.trans = TESSERA_NOTRANS;
   const int64_t n = nb + 3;
   double *a = calloc((size_t)(n * n), sizeof *a), b[64], x[64];
   int ipiv[64];
@@ -262,6 +299,10 @@ static void test_gesv_mixed(void **state) {
                    -3);
   assert_int_equal(tessera_gesv_mixed(ctx, TESSERA_F64, 1, 1, a, 1, NULL, b, 1, x, 1, NULL, NULL),
                    -7);
+  o.trans = (tessera_op_t)'X';
+  assert_int_equal(tessera_gesv_mixed(ctx, TESSERA_F64, n, 1, a, n, ipiv, b, n, x, n, &o, NULL),
+                   -12);
+  lc_assert_error(ctx);
   lc_assert_error(ctx);
   free(a);
   lc_finalize(ctx);
@@ -415,7 +456,108 @@ static void test_tile_posv_mixed(void **state) {
   assert_int_equal(tessera_tile_posv_mixed((tessera_uplo_t)'X', A, B, &single, NULL), -1);
   assert_int_equal(tessera_tile_posv_mixed(TESSERA_LOWER, A, B, &o, NULL), -4);
   lc_assert_error(ctx);
+  o = with_factor(TESSERA_FACTOR_SINGLE);
+  o.trans = TESSERA_TRANS;
+  assert_int_equal(tessera_tile_posv_mixed(TESSERA_LOWER, A, B, &o, NULL), -4);
+  lc_assert_error(ctx);
   assert_int_equal(tessera_tile_posv_mixed(TESSERA_LOWER, A, NULL, &single, NULL) < 0, 1);
+  assert_int_equal(tessera_matrix_destroy(A), 0);
+  assert_int_equal(tessera_matrix_destroy(B), 0);
+  free(a);
+  lc_finalize(ctx);
+}
+
+/* tessera_tile_gesv_mixed on A tiled in column panels (mb = n) and in square tiles: f64 and
+ * c128 (once with Aᴴ), an order that is not a tile multiple; condition 10⁴ (the single-precision
+ * factor refined, A unchanged, ipiv its pivots) and 10¹² (the fallback, A then holding its LU
+ * factors), every answer to the criterion; orders 1 and 0; a singular A's info; bad arguments. */
+static void test_tile_gesv_mixed(void **state) {
+  (void)state;
+  tessera_context_t *ctx = lc_context(nb);
+  const int64_t n = 3 * nb + 5, nrhs = 2;
+  const tessera_mixed_options_t single = with_factor(TESSERA_FACTOR_SINGLE);
+  for (int k = 0; k < 8; k++) {
+    const tessera_dtype_t dt = k & 1 ? TESSERA_C128 : TESSERA_F64;
+    const int64_t mb = k & 2 ? n : nb;
+    const double cond = k & 4 ? 1e12 : 1e4;
+    tt_rng_t r = tt_rng((uint64_t)(1900 + k));
+    void *a = lc_alloc(dt, (size_t)(n * n)), *a1 = lc_alloc(dt, (size_t)(n * n));
+    void *b = lc_alloc(dt, (size_t)(n * nrhs)), *x = lc_alloc(dt, (size_t)(n * nrhs));
+    zc_t *full = general(dt, n, cond, a, &r);
+    lc_fill_random(dt, b, n, nrhs, n, &r);
+    int *ipiv = malloc((size_t)n * sizeof *ipiv);
+    tessera_matrix_t *A = NULL, *B = NULL;
+    assert_int_equal(tessera_matrix_create(ctx, dt, n, n, mb, nb, &A), 0);
+    assert_int_equal(tessera_matrix_create(ctx, dt, n, nrhs, nb, nb, &B), 0);
+    assert_int_equal(tessera_matrix_import(A, a, n), 0);
+    assert_int_equal(tessera_matrix_import(B, b, n), 0);
+    tessera_mixed_result_t res;
+    tessera_mixed_options_t o = single;
+    if (k == 3) { /* c128 in panels: Aᴴ X = B */
+      o.trans = TESSERA_CONJTRANS;
+      zc_t *h = lc_zalloc((size_t)(n * n));
+      for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < n; i++) h[i + j * n] = conj(full[j + i * n]);
+      free(full);
+      full = h;
+    }
+    const int rc = tessera_tile_gesv_mixed(A, ipiv, B, &o, &res);
+    if (rc) fail_msg("tile_gesv_mixed = %d: %s", rc, tessera_last_error(ctx));
+    assert_int_equal(tessera_matrix_export(B, x, n), 0);
+    assert_int_equal(tessera_matrix_export(A, a1, n), 0);
+    zc_t *Bz = lc_promote(dt, n, nrhs, b, n);
+    const double err = lc_solve_resid(dt, n, nrhs, full, x, n, Bz);
+    if (!(err < 10))
+      fail_msg("tile_gesv_mixed %s mb %lld cond %g: backward error %g (iter %d)", lc_name(dt),
+               (long long)mb, cond, err, res.iter);
+    for (int64_t i = 0; i < n; i++) assert_true(ipiv[i] > i && ipiv[i] <= n);
+    const bool same = memcmp(a, a1, (size_t)(n * n) * lc_esize(dt)) == 0;
+    if (cond < 1e6)
+      assert_true(res.factor == TESSERA_FACTOR_SINGLE && res.iter > 0 && same);
+    else
+      assert_true(res.factor == TESSERA_FACTOR_WORKING && res.iter < 0 && !same);
+    assert_int_equal(tessera_matrix_destroy(A), 0);
+    assert_int_equal(tessera_matrix_destroy(B), 0);
+    free(a), free(a1), free(b), free(x), free(full), free(Bz), free(ipiv);
+  }
+  tessera_matrix_t *A = NULL, *B = NULL;
+  int ipiv[64];
+  double v = 4;
+  assert_int_equal(tessera_matrix_create(ctx, TESSERA_F64, 1, 1, nb, nb, &A), 0);
+  assert_int_equal(tessera_matrix_create(ctx, TESSERA_F64, 1, 1, nb, nb, &B), 0);
+  assert_int_equal(tessera_matrix_import(A, &v, 1), 0);
+  v = 8;
+  assert_int_equal(tessera_matrix_import(B, &v, 1), 0);
+  assert_int_equal(tessera_tile_gesv_mixed(A, ipiv, B, &single, NULL), 0);
+  assert_int_equal(tessera_matrix_export(B, &v, 1), 0);
+  assert_true(v == 2 && ipiv[0] == 1);
+  assert_int_equal(tessera_matrix_destroy(A), 0);
+  assert_int_equal(tessera_matrix_destroy(B), 0);
+  assert_int_equal(tessera_matrix_create(ctx, TESSERA_F64, 0, 0, nb, nb, &A), 0);
+  assert_int_equal(tessera_matrix_create(ctx, TESSERA_F64, 0, 1, nb, nb, &B), 0);
+  assert_int_equal(tessera_tile_gesv_mixed(A, NULL, B, &single, NULL), 0);
+  assert_int_equal(tessera_matrix_destroy(A), 0);
+  assert_int_equal(tessera_matrix_destroy(B), 0);
+  const int64_t m = nb + 3;
+  double *a = calloc((size_t)(m * m), sizeof *a), b[64];
+  for (int64_t i = 0; i < m; i++) a[i + i * m] = i == 5 ? 0 : 2, b[i] = 1;
+  assert_int_equal(tessera_matrix_create(ctx, TESSERA_F64, m, m, m, nb, &A), 0);
+  assert_int_equal(tessera_matrix_create(ctx, TESSERA_F64, m, 1, nb, nb, &B), 0);
+  assert_int_equal(tessera_matrix_import(A, a, m), 0);
+  assert_int_equal(tessera_matrix_import(B, b, m), 0);
+  tessera_mixed_result_t res;
+  assert_int_equal(tessera_tile_gesv_mixed(A, ipiv, B, &single, &res), 6);
+  lc_assert_error(ctx);
+  assert_true(res.iter == -3 && res.factor == TESSERA_FACTOR_WORKING);
+  assert_int_equal(tessera_tile_gesv_mixed(A, NULL, B, &single, NULL), -2);
+  lc_assert_error(ctx);
+  tessera_mixed_options_t o = with_factor((tessera_factor_t)7);
+  assert_int_equal(tessera_tile_gesv_mixed(A, ipiv, B, &o, NULL), -4);
+  lc_assert_error(ctx);
+  assert_int_equal(tessera_matrix_destroy(B), 0);
+  assert_int_equal(tessera_matrix_create(ctx, TESSERA_F64, m + 1, 1, nb, nb, &B), 0);
+  assert_int_equal(tessera_tile_gesv_mixed(A, ipiv, B, &single, NULL), -3);
+  lc_assert_error(ctx);
   assert_int_equal(tessera_matrix_destroy(A), 0);
   assert_int_equal(tessera_matrix_destroy(B), 0);
   free(a);
@@ -427,7 +569,7 @@ int main(void) {
       cmocka_unit_test(test_posv_mixed_sweep),  cmocka_unit_test(test_posv_mixed_conditions),
       cmocka_unit_test(test_posv_mixed_paths),  cmocka_unit_test(test_posv_mixed_tensor_factors),
       cmocka_unit_test(test_posv_mixed_errors), cmocka_unit_test(test_gesv_mixed),
-      cmocka_unit_test(test_tile_posv_mixed),
+      cmocka_unit_test(test_tile_posv_mixed),   cmocka_unit_test(test_tile_gesv_mixed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

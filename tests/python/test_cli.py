@@ -725,7 +725,8 @@ def test_posv_mixed_usage_errors(args, says):
     assert p.returncode == 2 and says in p.stderr, p.stderr
 
 
-@pytest.mark.parametrize("routine,extra", [("posv", ["--resident"]), ("gesv", ["--nrhs", 2])])
+@pytest.mark.parametrize("routine,extra", [("posv", ["--resident"]),
+                                           ("gesv", ["--nrhs", 2, "--resident"])])
 def test_bench_mixed_against_working_precision(routine, extra):
     """bench posv|gesv --mixed s: one line per api, the mixed solve's time, factor precision,
     steps and residual beside tessera's working-precision solve and their ratio."""
@@ -733,18 +734,16 @@ def test_bench_mixed_against_working_precision(routine, extra):
             "--json", *extra)
     assert p.returncode == 0, p.stderr
     rows = json_lines(p.stdout)
-    assert len(rows) == (4 if routine == "posv" else 2), rows
+    assert len(rows) == 4, rows
     for r in rows:
         assert r["routine"] == routine and r["factor_precision"] == "f32", r
         assert r["iterations"] >= 1 and 0 <= r["residual"] < 10, r
         assert r["baseline"] == "working" and r["baseline_seconds"] > 0 and r["ratio"] > 0, r
-    assert {r["api"] for r in rows} == ({"lapack", "tile"} if routine == "posv" else {"lapack"})
+    assert {r["api"] for r in rows} == {"lapack", "tile"}
 
 
 @pytest.mark.parametrize("args,says", [(["bench", "posv", "--n", 100], "needs --mixed"),
-                                       (["bench", "potrf", "--mixed", "s"], "not 'bench potrf'"),
-                                       (["bench", "gesv", "--mixed", "s", "--resident"],
-                                        "bench posv's")])
+                                       (["bench", "potrf", "--mixed", "s"], "not 'bench potrf'")])
 def test_bench_mixed_usage_errors(args, says):
     p = run(*args)
     assert p.returncode == 2 and says in p.stderr, p.stderr

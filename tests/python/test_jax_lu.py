@@ -349,3 +349,27 @@ def test_many_panels_per_device_in_a_fresh_process(devices):
     if devices[0].platform != "cpu":
         pytest.skip("the fresh process runs on 4 CPU devices")
     run_with_tile_3(PANELS, "lu_solve")
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_mixed_precision_factor(dtype, devices):
+    """lu_solve(mixed="s"): A factored in single precision, x refined to A's precision (the
+    working precision's tolerance), padded and with a zero diagonal; an unknown precision is
+    refused; a BF16 factor on tensor cores on GPUs, a negative status and NaN without."""
+    mesh = make_mesh(devices, "explicit")
+    n = 12 * len(devices) + 5
+    b = rhs(n, dtype, 2)
+    for make in MATRICES.values():
+        a = make(n, dtype)
+        x, status = lu(a, b, 3, mesh, mixed="s")
+        assert int(status) == 0
+        check_lu(x, a, b)
+    with pytest.raises(ValueError, match="not a factor precision"):
+        lu(a, b, 3, mesh, mixed="fp8")
+    x, status = lu(a, b, 3, mesh, mixed="bf16")
+    if devices[0].platform == "cpu":
+        assert int(status) < 0
+        assert_all_nan(x)
+    else:
+        assert int(status) == 0
+        check_lu(x, a, b)

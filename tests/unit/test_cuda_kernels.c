@@ -317,11 +317,45 @@ static void tensor_products_with(size_t room) {
   g.scratch.workspace_bytes = whole;
 }
 
+/* f32 gemm and syrk in TF32X3 (three TF32 products of hi + lo operands): within a small multiple
+ * of f32's rounding of the CPU's products, well inside what TF32 inputs alone give; every
+ * stored shape, and in chunks of k (`room` as tensor_products_with's). */
+static void split_products_with(size_t room) {
+  const int m = 64, n = 48, k = room ? 600 : 96;
+  const tessera_dtype_t dt = TESSERA_F32;
+  const double tol = 2e-5;
+  const size_t whole = g.scratch.workspace_bytes;
+  if (room) g.scratch.workspace_bytes = room;
+  for (int shape_of = 0; shape_of < 2; shape_of++) {
+    tt_rng_t r = tt_rng((uint64_t)(5500 + shape_of));
+    const int ta = shape_of, tb = 1 - shape_of;
+    tile_t t[3] = {ta ? tile_random(dt, k, m, 3, &r) : tile_random(dt, m, k, 3, &r),
+                   tb ? tile_random(dt, n, k, 5, &r) : tile_random(dt, k, n, 5, &r),
+                   tile_random(dt, m, n, 7, &r)};
+    tsr_gemm_args_t a = {dt, "NT"[ta], "NT" [tb], m, n, k, {0.75, 0 }, {-0.5, 0}, TSR_MATH_TF32X3};
+    char what[48];
+    snprintf(what, sizeof what, "gemm %c%c TF32X3", a.transa, a.transb);
+    expect_ok(run_within(tsr_cuda_gemm, tsr_cpu_gemm, &a, dt, t, 3, 2, 0, what, tol, NULL));
+    free_tiles(t, 3);
+    const char uplo = UL[shape_of], trans = "NT"[shape_of];
+    tile_t u[2] = {trans == 'N' ? tile_random(dt, n, k, 3, &r) : tile_random(dt, k, n, 3, &r),
+                   tile_random(dt, n, n, 4, &r)};
+    shape(dt, &u[1], 1);
+    tsr_syrk_args_t s = {dt, uplo, trans, 0, n, k, {0.75, 0}, {-0.5, 0}, TSR_MATH_TF32X3};
+    snprintf(what, sizeof what, "syrk %c%c TF32X3", uplo, trans);
+    expect_ok(run_within(tsr_cuda_syrk, tsr_cpu_syrk, &s, dt, u, 2, 1, uplo, what, tol, NULL));
+    free_tiles(u, 2);
+  }
+  g.scratch.workspace_bytes = whole;
+}
+
 static void tensor_core_products_near_cpu(void **state) {
   (void)state;
   NEED_GPU();
   tensor_products_with(0);
   tensor_products_with((size_t)(64 + 48) * 2 * 300); /* chunks of 256 columns of k */
+  split_products_with(0);
+  split_products_with((size_t)(64 + 48) * 12 * 300); /* chunks of 256 columns of k */
 }
 
 /* absum on f64 tiles (the harness copies every buffer in one dtype; the other dtypes' run in

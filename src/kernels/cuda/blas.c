@@ -6,9 +6,9 @@
  * one type-generic cublasGemmEx call in the dtype's own precision, or for single-precision dtypes
  * in the task's arithmetic (tsr_math_t: TF32, BF16, FP16 inputs on tensor cores); the others call
  * the routine of the dtype from the operation's table (one entry per dtype, indexed by it, all of
- * one signature: scalars and operands as untyped pointers). Products of f32 in BF16 / FP16
- * arithmetic (gemm, and syrk as a gemm) round their operands into the worker's workspace first
- * (low_product).
+ * one signature: scalars and operands as untyped pointers). Products of f32 in BF16 / FP16 or
+ * split arithmetic (gemm, and syrk as a gemm) round their operands into the worker's workspace
+ * first (low_product).
  */
 #include <stdbool.h>
 
@@ -30,10 +30,11 @@ static cublasComputeType_t compute_type(tessera_dtype_t dt, int math) {
   return math > 0 && math < 4 ? fast[math] : CUBLAS_COMPUTE_32F;
 }
 
-/* Whether a product of `dtype` in arithmetic `math` rounds its operands to 16 bits itself:
- * f32 with BF16 or FP16 inputs (complex products keep cuBLAS's fast compute types). */
-static bool sixteen_bits(tessera_dtype_t dtype, int math) {
-  return dtype == TESSERA_F32 && (math == TSR_MATH_BF16 || math == TSR_MATH_F16);
+/* Whether a product of `dtype` in arithmetic `math` rounds its operands itself: f32 with BF16 or
+ * FP16 inputs, or split TF32 ones (complex products keep cuBLAS's fast compute types, and TF32X3
+ * f32's own where the operands are not split). */
+static bool rounds_operands(tessera_dtype_t dtype, int math) {
+  return dtype == TESSERA_F32 && math >= TSR_MATH_BF16 && math <= TSR_MATH_TF32X3;
 }
 
 /* Whether [p, p + bytes) and the worker's workspace overlap. */
@@ -43,51 +44,69 @@ static bool in_workspace(const tessera_cuda_scratch_t *x, const void *p, size_t 
 }
 
 /* An operand of a product: op(X) is rows x k, X stored at p (ld) as rows x k (t == 0) or
- * k x rows. */
+ * k x rows; `second`: the product's right operand. */
 typedef struct {
   const float *p;
-  int ld, t, rows;
+  int ld, t, rows, second;
 } operand_t;
 
-/* Rounds columns k0 .. k0 + kc - 1 of op(X) to 16 bits into dst, stored as X is (its leading
- * dimension rows, or kc); the leading dimension returned, or -1 for a failed launch. */
-static int round_chunk(const tessera_exec_t *ex, int f16, operand_t x, int k0, int kc, void *dst) {
+/* Rounds columns k0 .. k0 + kc - 1 of op(X) into dst, stored as X is (its leading dimension
+ * rows, or the chunk's k): to 16 bits, or (`split`) into three TF32 blocks along k, hi lo hi for
+ * a left operand and hi hi lo for a right one, so that one product over 3 kc is
+ * hi·hi + lo·hi + hi·lo. The leading dimension returned, or -1 for a failed launch. */
+static int round_chunk(const tessera_exec_t *ex, int f16, bool split, operand_t x, int k0, int kc,
+                       void *dst) {
   const bool cols = x.t == 0;
   const float *src = x.p + (cols ? (size_t)k0 * (size_t)x.ld : (size_t)k0);
   const int rows = cols ? x.rows : kc, n = cols ? kc : x.rows;
-  return tsr_cuda_round_block(f16, src, (size_t)x.ld, dst, (size_t)rows, rows, n, ex->stream)
+  if (!split)
+    return tsr_cuda_round_block(f16, src, (size_t)x.ld, dst, (size_t)rows, rows, n, ex->stream)
+               ? -1
+               : rows;
+  const size_t ld = cols ? (size_t)rows : 3 * (size_t)kc;
+  const size_t step = cols ? (size_t)rows * (size_t)kc : (size_t)kc; /* block to block */
+  float *b0 = dst, *b1 = b0 + step, *b2 = b1 + step;
+  return tsr_cuda_split_block(src, (size_t)x.ld, b0, x.second ? b2 : b1, x.second ? b1 : b2, ld,
+                              rows, n, ex->stream)
              ? -1
-             : rows;
+             : (int)ld;
 }
 
 /* C (m x n, ldc, f32) = alpha op(A) op(B) + beta C with A and B rounded to BF16 or FP16 (math)
  * and the products accumulated in f32: tensor cores at the rate of 16-bit operands, which
- * cuBLAS's fast compute types on f32 operands do not reach. The operands go to the worker's
- * workspace in chunks of k that fit there (B the same as A: rounded once). Returns 1 when the
- * workspace cannot take a chunk of 256 or overlaps an operand, else 0 or TESSERA_ERR_KERNEL. */
+ * cuBLAS's fast compute types on f32 operands do not reach; or with A and B split (TF32X3),
+ * each chunk's three products one cuBLAS call over thrice its k. The operands go to the
+ * worker's workspace in chunks of k that fit there (B the same as A: rounded once, for 16-bit
+ * inputs). Returns 1 when the workspace cannot take a chunk of 256 or overlaps an operand, else
+ * 0 or TESSERA_ERR_KERNEL. */
 static int low_product(const tessera_exec_t *ex, cublasHandle_t h, int math, operand_t a,
                        operand_t b, bool same, int k, float alpha, float beta, float *C, int ldc) {
   const tessera_cuda_scratch_t *x = tsr_cuda_scratch(ex);
-  const size_t per = (size_t)(a.rows + (same ? 0 : b.rows)) * 2; /* bytes of one k */
+  const bool split = math == TSR_MATH_TF32X3;
+  if (split) same = false; /* a left and a right operand stack their blocks differently */
+  const size_t es = split ? 4 : 2, copies = split ? 3 : 1;
+  const size_t per = (size_t)(a.rows + (same ? 0 : b.rows)) * es * copies; /* bytes of one k */
   const int kmin = k < 256 ? k : 256;
   if (!x || !x->workspace || per * (size_t)kmin > x->workspace_bytes) return 1;
   const size_t cspan = (size_t)ldc * (size_t)(b.rows - 1) + (size_t)a.rows;
   if (in_workspace(x, C, cspan * sizeof(float))) return 1;
   const int f16 = math == TSR_MATH_F16;
-  const cudaDataType low = f16 ? CUDA_R_16F : CUDA_R_16BF;
+  const cudaDataType low = split ? CUDA_R_32F : f16 ? CUDA_R_16F : CUDA_R_16BF;
+  const cublasComputeType_t ct = split ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   size_t fit = x->workspace_bytes / per;
   if (fit >= 256) fit = fit / 256 * 256;
   const int kc = fit < (size_t)k ? (int)fit : k;
-  char *wa = x->workspace, *wb = wa + (size_t)a.rows * (size_t)kc * 2;
+  a.second = 0, b.second = 1;
+  char *wa = x->workspace, *wb = wa + (size_t)a.rows * (size_t)kc * es * copies;
   for (int k0 = 0; k0 < k; k0 += kc) {
     const int kn = k - k0 < kc ? k - k0 : kc;
-    const int la = round_chunk(ex, f16, a, k0, kn, wa);
-    const int lb = same ? la : round_chunk(ex, f16, b, k0, kn, wb);
+    const int la = round_chunk(ex, f16, split, a, k0, kn, wa);
+    const int lb = same ? la : round_chunk(ex, f16, split, b, k0, kn, wb);
     if (la < 0 || lb < 0) return TESSERA_ERR_KERNEL;
     const float be = k0 == 0 ? beta : 1.0f;
     const cublasStatus_t st = cublasGemmEx(
-        h, tsr_cuda_op(a.t), tsr_cuda_op(b.t ? 0 : 1), a.rows, b.rows, kn, &alpha, wa, low, la,
-        same ? wa : wb, low, lb, &be, C, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+        h, tsr_cuda_op(a.t), tsr_cuda_op(b.t ? 0 : 1), a.rows, b.rows, kn * (int)copies, &alpha, wa,
+        low, la, same ? wa : wb, low, lb, &be, C, CUDA_R_32F, ldc, ct, CUBLAS_GEMM_DEFAULT);
     if (st != CUBLAS_STATUS_SUCCESS) return TESSERA_ERR_KERNEL;
   }
   return 0;
@@ -103,8 +122,9 @@ int tsr_cuda_gemm(const tessera_exec_t *ex, void *args) {
   cublasHandle_t h = tsr_cuda_blas(ex);
   if (lda < 0 || ldb < 0 || ldc < 0 || !h) return TESSERA_ERR_KERNEL;
   if (a->m == 0 || a->n == 0) return 0;
-  if (sixteen_bits(a->dtype, a->math) && a->k > 0) {
-    const operand_t A = {ex->ptr[0], lda, ta != 0, a->m}, B = {ex->ptr[1], ldb, tb == 0, a->n};
+  if (rounds_operands(a->dtype, a->math) && a->k > 0) {
+    const operand_t A = {ex->ptr[0], lda, ta != 0, a->m, 0},
+                    B = {ex->ptr[1], ldb, tb == 0, a->n, 1};
     const int rc = low_product(ex, h, a->math, A, B, false, a->k, (float)a->alpha.re,
                                (float)a->beta.re, ex->ptr[2], ldc);
     if (rc <= 0) return rc;
@@ -149,8 +169,8 @@ int tsr_cuda_syrk(const tessera_exec_t *ex, void *args) {
   const cublasOperation_t op = t == 0 ? CUBLAS_OP_N : herk ? CUBLAS_OP_C : CUBLAS_OP_T;
   const tsr_cuda_scalar_t al = tsr_cuda_scalar(a->dtype, a->alpha);
   const tsr_cuda_scalar_t be = tsr_cuda_scalar(a->dtype, a->beta);
-  if (sixteen_bits(a->dtype, a->math) && a->k > 0) { /* op(A) and op(A)ᴴ: one rounding */
-    const operand_t A = {ex->ptr[0], lda, t != 0, a->n};
+  if (rounds_operands(a->dtype, a->math) && a->k > 0) { /* op(A) and op(A)ᴴ: one rounding */
+    const operand_t A = {ex->ptr[0], lda, t != 0, a->n, 0};
     const int rc = low_product(ex, h, a->math, A, A, true, a->k, (float)a->alpha.re,
                                (float)a->beta.re, ex->ptr[1], ldc);
     if (rc <= 0) return rc;

@@ -44,6 +44,25 @@ __global__ void round16(const float *src, long long lds, D *dst, long long ldd, 
   for (long long j = blockIdx.y; j < cols; j += gridDim.y) dst[i + j * ldd] = D(src[i + j * lds]);
 }
 
+/* x = hi + lo split into TF32 values held in floats (rounded to nearest, away from zero at the
+ * half: the 13 low bits of mantissa cleared): hi[i, j] = hi2[i, j] = tf32(x), lo[i, j] =
+ * tf32(x - hi), src's layout as round16's. */
+__device__ float tf32(float x) {
+  return __uint_as_float((__float_as_uint(x) + 0x1000u) & 0xffffe000u);
+}
+
+__global__ void split3(const float *src, long long lds, float *hi, float *lo, float *hi2,
+                       long long ldd, long long rows, int cols) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= rows) return;
+  for (long long j = blockIdx.y; j < cols; j += gridDim.y) {
+    const float x = src[i + j * lds], h = tf32(x);
+    hi[i + j * ldd] = h;
+    hi2[i + j * ldd] = h;
+    lo[i + j * ldd] = tf32(x - h);
+  }
+}
+
 /* The modulus of element i of a column of T's (K reals an element). */
 template <typename T, int K> __device__ double modulus(const T *c, long long i) {
   if (K == 1) return fabs(static_cast<double>(c[i]));
@@ -126,6 +145,17 @@ extern "C" int tsr_cuda_round_block(int to_f16, const float *src, size_t lds, vo
   else
     round16<__nv_bfloat16>
         <<<grid, threads, 0, st>>>(src, ls, static_cast<__nv_bfloat16 *>(dst), ld, rows, cols);
+  return cudaGetLastError() == cudaSuccess ? 0 : -1;
+}
+
+extern "C" int tsr_cuda_split_block(const float *src, size_t lds, float *hi, float *lo, float *hi2,
+                                    size_t ldd, long long rows, int cols, void *stream) {
+  if (rows <= 0 || cols <= 0) return 0;
+  const unsigned threads = 256;
+  const dim3 grid(static_cast<unsigned>((rows + threads - 1) / threads),
+                  static_cast<unsigned>(cols < 65535 ? cols : 65535));
+  split3<<<grid, threads, 0, static_cast<cudaStream_t>(stream)>>>(
+      src, static_cast<long long>(lds), hi, lo, hi2, static_cast<long long>(ldd), rows, cols);
   return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }
 

@@ -92,6 +92,12 @@ int tsr_cuda_convert_block(int from_single, int to_single, int reals, const void
 int tsr_cuda_round_block(int to_f16, const float *src, size_t lds, void *dst, size_t ldd,
                          long long rows, int cols, void *stream);
 
+/** Enqueues the split of src (rows x cols, lds, f32) into hi + lo, each rounded to nearest into
+ *  TF32 (held in f32): hi and hi2 (the same values) receive hi, lo the rounding of src - hi, all
+ *  three with leading dimension ldd. Returns 0, or -1 for a failed launch. */
+int tsr_cuda_split_block(const float *src, size_t lds, float *hi, float *lo, float *hi2, size_t ldd,
+                         long long rows, int cols, void *stream);
+
 /** Enqueues yr += alpha S xc and yc += alpha Sᴴ xr (one column each; S r x c, leading dimension
  *  lds; dtype's elements, alpha's imaginary part ignored for real dtypes) from one read of S,
  *  adding into yr and yc atomically (hemv_pair.cu). Returns 0, or -1 for an invalid dtype or a

@@ -152,6 +152,10 @@ int tsr_tile_finish(tessera_matrix_t *out, int rc);
  *  and stored where the solve reads it. */
 int tsr_check_potrs(tessera_uplo_t uplo, const tessera_matrix_t *A, const tessera_matrix_t *B,
                     const char *name);
+/** The operands of an LU solve (A 1, ipiv 2, B 3): A square, B of its rows, one context, dtype
+ *  and communicator, ipiv given where A is not empty. */
+int tsr_check_gesv(const tessera_matrix_t *A, const int *ipiv, const tessera_matrix_t *B,
+                   const char *name);
 /** Refuses operand `argno` when it stores one triangle only and the routine touches tiles
  *  outside it (`need`: the triangle it touches, 'L' or 'U', or 0 for every tile). */
 int tsr_check_stored(const tessera_matrix_t *X, char need, int argno, const char *name);

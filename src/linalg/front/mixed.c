@@ -33,6 +33,7 @@ typedef struct {
   tessera_context_t *ctx;
   tessera_dtype_t dt, lo; /* A's dtype and the factor's */
   char uplo;
+  char trans; /* LU: op(A) X = B, 'N', 'T' or 'C' */
   int64_t n, nb;
   size_t es, les;
   tessera_matrix_t *A, *L; /* a view of A, and its low-precision copy factored */
@@ -62,20 +63,34 @@ static void store(tessera_dtype_t dt, void *p, size_t k, cplx v) {
   tsr_scalar_store(dt, (char *)p + k * tessera_dtype_size(dt), (tsr_scalar_t){creal(v), cimag(v)});
 }
 
-/* ‖A‖∞ of m->A (Hermitian in its uplo triangle, or general: uplo 0): absum tasks where A's tiles
- * are, each block row's sums into a handle of rows (n doubles, zeroed); norm_end waits for them. */
-static int norm_begin(mixed_t *m, double *rows, tessera_data_t **R) {
-  int rc = 0;
-  for (int64_t i = 0; i < m->A->mt && !rc; i++)
-    rc = tessera_data_register(m->ctx, TESSERA_HOST_NODE, rows + i * m->A->mb,
-                               (size_t)tsr_tile_m(m->A, i), 1, (size_t)tsr_tile_m(m->A, i),
-                               sizeof *rows, &R[i]);
-  return rc ? rc : tsr_pxabsum(m->uplo, m->A, R);
+/* Handles norm_begin takes: A's row tiles, and its column tiles for a transposed op(A). */
+static int64_t norm_handles(const mixed_t *m) {
+  return m->A->mt + m->A->nt;
 }
 
-/* The largest row sum (NaN kept) once the handles are released (their sums home). */
-static int norm_end(mixed_t *m, double *rows, tessera_data_t **R, int rc, double *anrm) {
-  for (int64_t i = 0; i < m->A->mt; i++)
+/* ‖op(A)‖∞ of m->A (Hermitian in its uplo triangle, or general: uplo 0, with op m->trans):
+ * absum tasks where A's tiles are, the row sums of op(A) into handles over sums[0, n) (zeroed;
+ * for a transposed op(A) A's column sums, A's row sums going to sums[n, 2n)); norm_end waits for
+ * them. R: norm_handles(m) entries, NULL. */
+static int norm_begin(mixed_t *m, double *sums, tessera_data_t **R) {
+  const tessera_matrix_t *A = m->A;
+  const bool t = m->ipiv && m->trans != 'N';
+  tessera_data_t **rows = t ? R + A->nt : R, **cols = t ? R : NULL;
+  int rc = 0;
+  for (int64_t i = 0; i < A->mt && !rc; i++)
+    rc = tessera_data_register(m->ctx, TESSERA_HOST_NODE, sums + (t ? m->n : 0) + i * A->mb,
+                               (size_t)tsr_tile_m(A, i), 1, (size_t)tsr_tile_m(A, i), sizeof *sums,
+                               &rows[i]);
+  for (int64_t j = 0; t && j < A->nt && !rc; j++)
+    rc =
+        tessera_data_register(m->ctx, TESSERA_HOST_NODE, sums + j * A->nb, (size_t)tsr_tile_n(A, j),
+                              1, (size_t)tsr_tile_n(A, j), sizeof *sums, &cols[j]);
+  return rc ? rc : tsr_pxabsum(m->uplo, A, rows, cols);
+}
+
+/* The largest row sum of op(A) (NaN kept) once the handles are released (their sums home). */
+static int norm_end(mixed_t *m, double *sums, tessera_data_t **R, int rc, double *anrm) {
+  for (int64_t i = 0; i < norm_handles(m); i++)
     if (R[i]) {
       const int r = tessera_data_release(m->ctx, R[i]);
       if (!rc) rc = r;
@@ -83,22 +98,23 @@ static int norm_end(mixed_t *m, double *rows, tessera_data_t **R, int rc, double
     }
   double most = 0;
   for (int64_t i = 0; i < m->n; i++)
-    if (!(rows[i] <= most)) most = rows[i];
+    if (!(sums[i] <= most)) most = sums[i];
   *anrm = most;
   return rc;
 }
 
-/* y (n x c, ldy) = alpha A x (ldx) + beta y, by the tile product (Hermitian, or general on A's
- * column panels, y one tile of rows); x and y host arrays. */
+/* y (n x c, ldy) = alpha op(A) x (ldx) + beta y, by the tile product (Hermitian, or general
+ * with op m->trans), x tiled as op(A)'s columns and y as its rows; x and y host arrays. */
 static int product(mixed_t *m, cplx alpha, const void *x, int64_t ldx, cplx beta, void *y,
                    int64_t ldy, int64_t c) {
   tessera_matrix_t *X = NULL, *Y = NULL;
-  const int64_t yb = m->ipiv ? m->n : m->nb;
   const tsr_scalar_t al = {creal(alpha), cimag(alpha)}, be = {creal(beta), cimag(beta)};
-  int rc = tessera_matrix_view(m->ctx, m->dt, m->n, c, m->nb, m->nb, (void *)x, ldx, &X);
+  const bool t = m->trans != 'N';
+  const int64_t xb = t ? m->A->mb : m->A->nb, yb = t ? m->A->nb : m->A->mb;
+  int rc = tessera_matrix_view(m->ctx, m->dt, m->n, c, xb, m->nb, (void *)x, ldx, &X);
   if (!rc) rc = tessera_matrix_view(m->ctx, m->dt, m->n, c, yb, m->nb, y, ldy, &Y);
   if (!rc)
-    rc = m->ipiv ? tsr_pxgemm('N', 'N', al, m->A, X, be, Y)
+    rc = m->ipiv ? tsr_pxgemm(m->trans, 'N', al, m->A, X, be, Y)
                  : tsr_pxhemm(m->uplo, m->A, al, X, be, Y);
   const int waited = tessera_wait_all(m->ctx);
   if (!rc) rc = waited;
@@ -121,7 +137,7 @@ static int solve_low(mixed_t *m, void *y, int64_t ldy, int64_t c) {
   const int64_t mb = m->L->mb, nb = m->ipiv ? m->nb : mb;
   int rc = tessera_matrix_view(m->ctx, m->lo, m->n, c, mb, nb, m->low, m->n, &W);
   if (!rc)
-    rc = m->ipiv ? tessera_tile_getrs(TESSERA_NOTRANS, m->L, m->ipiv, W)
+    rc = m->ipiv ? tessera_tile_getrs((tessera_op_t)m->trans, m->L, m->ipiv, W)
                  : tessera_tile_potrs((tessera_uplo_t)m->uplo, m->L, W);
   const int d = W ? tessera_matrix_destroy(W) : 0;
   if (rc || d) return rc ? rc : d;
@@ -263,14 +279,21 @@ static int refine(mixed_t *m, const tessera_mixed_options_t *o, double cte, cons
 }
 
 void tessera_mixed_options_init(tessera_mixed_options_t *opts) {
-  if (opts) *opts = (tessera_mixed_options_t){.factor = TESSERA_FACTOR_AUTO, .max_iter = MAX_ITER};
+  if (opts)
+    *opts = (tessera_mixed_options_t){
+        .factor = TESSERA_FACTOR_AUTO, .max_iter = MAX_ITER, .trans = TESSERA_NOTRANS};
 }
 
-/* The options (argument `argno` of routine f) for a matrix of dtype dt on ctx's devices. */
-static int check_options(tessera_context_t *ctx, const char *f, int argno, tessera_dtype_t dt,
-                         const tessera_mixed_options_t *o) {
+/* The options (argument `argno` of routine f, an LU solve's with `lu`) for a matrix of dtype dt
+ * on ctx's devices. */
+static int check_options(tessera_context_t *ctx, const char *f, int argno, bool lu,
+                         tessera_dtype_t dt, const tessera_mixed_options_t *o) {
   int rc = 0;
-  if (o->factor < TESSERA_FACTOR_AUTO || o->factor > TESSERA_FACTOR_HALF)
+  const char t = (char)o->trans;
+  if (t != 'N' && (!lu || (t != 'T' && t != 'C')))
+    rc = tsr_error(ctx, -argno, "%s: argument %d's trans = '%c' is not %s", f, argno, t,
+                   lu ? "'N', 'T' or 'C'" : "'N' (a Cholesky solve takes A as it is)");
+  if (!rc && (o->factor < TESSERA_FACTOR_AUTO || o->factor > TESSERA_FACTOR_HALF))
     rc = tsr_error(ctx, -argno, "%s: argument %d's factor = %d is not a factor precision", f, argno,
                    (int)o->factor);
   if (!rc && (o->max_iter < 1 || o->gmres < -1 || o->gmres > 1))
@@ -311,32 +334,49 @@ static int check(tessera_context_t *ctx, const char *f, bool lu, tessera_uplo_t 
   if (!rc) rc = tsr_arg_ld(ctx, f, 9, ldb, n);
   if (!rc) rc = tsr_arg_ptr(ctx, f, 10, x, n, nrhs);
   if (!rc) rc = tsr_arg_ld(ctx, f, 11, ldx, n);
-  return rc ? rc : check_options(ctx, f, 12, dt, o);
+  return rc ? rc : check_options(ctx, f, 12, lu, dt, o);
 }
 
-/* The working-precision solve instead: X = B, then posv or gesv on A (left holding its
- * factor). */
-static int fallback(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dt, int64_t n,
-                    int64_t nrhs, void *a, int64_t lda, int *ipiv, const void *b, int64_t ldb,
-                    void *x, int64_t ldx) {
+/* The working-precision solve instead: X = B, then posv, or gesv of op(A) (getrf and getrs
+ * where op transposes), on A (left holding its factor). */
+static int fallback(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_op_t trans,
+                    tessera_dtype_t dt, int64_t n, int64_t nrhs, void *a, int64_t lda, int *ipiv,
+                    const void *b, int64_t ldb, void *x, int64_t ldx) {
   copy_columns(tessera_dtype_size(dt), n, nrhs, b, ldb, x, ldx);
-  return ipiv ? tessera_gesv(ctx, dt, n, nrhs, a, lda, ipiv, x, ldx)
-              : tessera_posv(ctx, uplo, dt, n, nrhs, a, lda, x, ldx);
+  if (!ipiv) return tessera_posv(ctx, uplo, dt, n, nrhs, a, lda, x, ldx);
+  if (trans == TESSERA_NOTRANS) return tessera_gesv(ctx, dt, n, nrhs, a, lda, ipiv, x, ldx);
+  const int rc = tessera_getrf(ctx, dt, n, n, a, lda, ipiv);
+  return rc ? rc : tessera_getrs(ctx, trans, dt, n, nrhs, a, lda, ipiv, x, ldx);
 }
 
-/* The product arithmetic of each factor precision on tensor cores (0: none). */
+/* The product arithmetic of each factor precision on tensor cores (0: none); a single-precision
+ * LU's products on GPUs in three TF32 products of split operands (the Cholesky factor's stay in
+ * f32: docs/decisions.md). */
 static const int math_of[6] = {[TESSERA_FACTOR_TF32] = TSR_MATH_TF32,
                                [TESSERA_FACTOR_BF16] = TSR_MATH_BF16,
                                [TESSERA_FACTOR_HALF] = TSR_MATH_F16};
+static int math_for(tessera_factor_t f, bool lu) {
+  return f == TESSERA_FACTOR_SINGLE && lu ? TSR_MATH_TF32X3 : math_of[f];
+}
 
-/* The precision o asks, AUTO resolved: single precision on CPUs, where it runs at twice f64's
- * rate; not on accelerators, whose f32 (without tensor cores) runs at f64's
- * (docs/decisions.md). */
-static tessera_factor_t precision_of(tessera_context_t *ctx, tessera_dtype_t dt,
+/* Orders from which AUTO factors a Cholesky and an LU solve on the GPUs of a context that has
+ * them: below, the refinement's fixed costs outweigh what the factor saves
+ * (docs/benchmarks.md). */
+enum { AUTO_GPU_CHOLESKY = 16384, AUTO_GPU_LU = 32768 };
+
+/* The precision o asks, AUTO resolved by device and matrix (docs/decisions.md): on CPUs alone,
+ * single precision for f64 and c128 (twice f64's rate); with GPUs, from the orders above, a
+ * Cholesky factor on BF16 tensor cores and an LU factor in single precision on TF32X3 products
+ * (an LU on 16-bit inputs leaves the refinement too much to do on general matrices), else the
+ * working precision. */
+static tessera_factor_t precision_of(tessera_context_t *ctx, tessera_dtype_t dt, bool lu, int64_t n,
                                      const tessera_mixed_options_t *o) {
   if (o->factor != TESSERA_FACTOR_AUTO) return o->factor;
-  const bool single = !tsr_dtype_single(dt) && tessera_accelerator_count(ctx) == 0;
-  return single ? TESSERA_FACTOR_SINGLE : TESSERA_FACTOR_WORKING;
+  const bool single = tsr_dtype_single(dt);
+  if (tessera_accelerator_count(ctx) == 0)
+    return single ? TESSERA_FACTOR_WORKING : TESSERA_FACTOR_SINGLE;
+  if (n < (lu ? AUTO_GPU_LU : AUTO_GPU_CHOLESKY) || (lu && single)) return TESSERA_FACTOR_WORKING;
+  return lu ? TESSERA_FACTOR_SINGLE : TESSERA_FACTOR_BF16;
 }
 
 /* Factors m->A (LU when m->ipiv is set, else Cholesky) in precision f and refines x (n x nrhs,
@@ -354,20 +394,22 @@ static int factor_refine(mixed_t *m, tessera_factor_t f, const tessera_mixed_opt
   const tessera_scope_t outer = tessera_get_scope(ctx);
   int rc = tessera_accelerator_count(ctx) > 0 ? tessera_set_scope(ctx, tessera_scope_gpus()) : 0;
   m->low = malloc((size_t)(n * nrhs) * m->les);
-  /* LU on column panels (tiles spanning the rows), Cholesky on square tiles; a Cholesky factor
-   * on tensor cores of one accelerator as one tile there, which its kernel factors by recursive
-   * halving on the tensor cores without the tile loop's task per block */
+  /* LU in A's tiling, Cholesky on square tiles; a Cholesky factor on tensor cores of one
+   * accelerator as one tile there, which its kernel factors by recursive halving on the tensor
+   * cores without the tile loop's task per block */
   tessera_scope_t fit;
   const bool one_tile = !lu && math_of[f] && tessera_accelerator_count(ctx) == 1 &&
                         tsr_fitting_accelerators(ctx, 2 * (size_t)n * (size_t)n * m->les, &fit);
   const int64_t lb = one_tile ? n : m->nb;
-  if (!rc) rc = tsr_matrix_create_workspace(ctx, m->lo, n, n, lu ? n : lb, lb, &m->L);
+  if (!rc)
+    rc = tsr_matrix_create_workspace(ctx, m->lo, n, n, lu ? m->A->mb : lb, lu ? m->A->nb : lb,
+                                     &m->L);
   /* FP16 inputs: A scaled first by the power of two bringing ‖A‖∞ near a tenth of FP16's
    * largest value, which no entry of A or of its Cholesky factor then exceeds; else ‖A‖∞'s tasks
    * after the factor's */
   const bool half = f == TESSERA_FACTOR_HALF;
-  double anrm = 0, *rows = calloc((size_t)n, sizeof *rows);
-  tessera_data_t **R = calloc((size_t)m->A->mt, sizeof *R);
+  double anrm = 0, *rows = calloc(2 * (size_t)n, sizeof *rows);
+  tessera_data_t **R = calloc((size_t)norm_handles(m), sizeof *R);
   if (!rc && (!rows || !R || !m->low))
     rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "mixed-precision solve: out of memory");
   if (!rc && half) {
@@ -376,7 +418,7 @@ static int factor_refine(mixed_t *m, tessera_factor_t f, const tessera_mixed_opt
     rc = norm_end(m, rows, R, rc ? rc : w, &anrm);
     if (!rc && anrm > 0 && isfinite(anrm)) m->mu = exp2(floor(log2(6550.0 / anrm)));
   }
-  if (m->L) m->L->math = math_of[f];
+  if (m->L) m->L->math = math_for(f, lu);
   if (!rc) rc = tsr_pxconvert(m->uplo, m->A, m->mu, m->L);
   if (!rc && !lu) rc = tsr_pxpotrf(m->uplo, m->L, NULL);
   if (!rc && !half) rc = norm_begin(m, rows, R);
@@ -389,7 +431,7 @@ static int factor_refine(mixed_t *m, tessera_factor_t f, const tessera_mixed_opt
   }
   if (!half && R) rc = norm_end(m, rows, R, rc, &anrm);
   if (!rc && *code == BROKE_DOWN && !half) { /* the failed flow may have skipped the sums: again */
-    memset(rows, 0, (size_t)n * sizeof *rows);
+    memset(rows, 0, 2 * (size_t)n * sizeof *rows);
     rc = norm_begin(m, rows, R);
     const int w = tessera_wait_all(ctx);
     rc = norm_end(m, rows, R, rc ? rc : w, &anrm);
@@ -424,6 +466,7 @@ static mixed_t mixed_of(tessera_context_t *ctx, tessera_dtype_t dtype, char uplo
                    .nb = nb,
                    .es = tessera_dtype_size(dtype),
                    .les = tessera_dtype_size(lo),
+                   .trans = 'N',
                    .mu = 1};
 }
 
@@ -447,12 +490,13 @@ static int mixed(tessera_context_t *ctx, const char *fname, bool lu, tessera_upl
   *res = (tessera_mixed_result_t){.factor = TESSERA_FACTOR_WORKING};
   int rc = check(ctx, fname, lu, uplo, dtype, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, &o);
   if (rc || n == 0 || nrhs == 0) return rc;
-  const tessera_factor_t f = precision_of(ctx, dtype, &o);
+  const tessera_factor_t f = precision_of(ctx, dtype, lu, n, &o);
   if (f == TESSERA_FACTOR_WORKING)
-    return fallback(ctx, uplo, dtype, n, nrhs, a, lda, lu ? ipiv : NULL, b, ldb, x, ldx);
+    return fallback(ctx, uplo, o.trans, dtype, n, nrhs, a, lda, lu ? ipiv : NULL, b, ldb, x, ldx);
   mixed_t m = mixed_of(ctx, dtype, lu ? 0 : (char)uplo, n,
                        lu ? tessera_tile_for_lu(ctx, n, n) : tessera_tile_for(ctx, n));
   m.ipiv = lu ? ipiv : NULL;
+  m.trans = (char)o.trans;
   /* A's tiles reach the accelerators at the link's speed only from pinned memory */
   const bool pinned = tessera_accelerator_count(ctx) > 0 &&
                       tsr_host_pin(ctx, a, (size_t)(lda * (n - 1) + n) * tessera_dtype_size(dtype));
@@ -464,7 +508,7 @@ static int mixed(tessera_context_t *ctx, const char *fname, bool lu, tessera_upl
   if (!rc) rc = d;
   if (rc || !code) return rc;
   *res = fell_back(res, code);
-  return fallback(ctx, uplo, dtype, n, nrhs, a, lda, lu ? ipiv : NULL, b, ldb, x, ldx);
+  return fallback(ctx, uplo, o.trans, dtype, n, nrhs, a, lda, lu ? ipiv : NULL, b, ldb, x, ldx);
 }
 
 int tessera_posv_mixed(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_dtype_t dtype,
@@ -483,10 +527,12 @@ int tessera_gesv_mixed(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t n,
                opts, res);
 }
 
-int tessera_tile_posv_mixed(tessera_uplo_t uplo, tessera_matrix_t *A, tessera_matrix_t *B,
-                            const tessera_mixed_options_t *opts, tessera_mixed_result_t *res) {
-  const char *f = "tile_posv_mixed";
-  int rc = tsr_check_potrs(uplo, A, B, f);
+/* tile_posv_mixed (lu false) or tile_gesv_mixed (lu): arguments as they number them, opts 4 in
+ * both. */
+static int tile_mixed(const char *f, bool lu, tessera_uplo_t uplo, tessera_matrix_t *A, int *ipiv,
+                      tessera_matrix_t *B, const tessera_mixed_options_t *opts,
+                      tessera_mixed_result_t *res) {
+  int rc = lu ? tsr_check_gesv(A, ipiv, B, f) : tsr_check_potrs(uplo, A, B, f);
   if (rc) return rc;
   tessera_context_t *ctx = A->ctx;
   tessera_mixed_options_t o;
@@ -495,31 +541,53 @@ int tessera_tile_posv_mixed(tessera_uplo_t uplo, tessera_matrix_t *A, tessera_ma
   tessera_mixed_result_t own;
   if (!res) res = &own;
   *res = (tessera_mixed_result_t){.factor = TESSERA_FACTOR_WORKING};
-  rc = check_options(ctx, f, 4, A->dtype, &o);
-  if (!rc && A->mb != A->nb)
+  rc = check_options(ctx, f, 4, lu, A->dtype, &o);
+  if (!rc && !lu && A->mb != A->nb)
     rc = tsr_error(ctx, -2, "%s: A's tiles are %lld x %lld; its products take square tiles", f,
                    (long long)A->mb, (long long)A->nb);
   if (rc || A->m == 0 || B->n == 0) return rc;
-  const tessera_factor_t fp = precision_of(ctx, A->dtype, &o);
-  if (fp == TESSERA_FACTOR_WORKING) return tessera_tile_posv(uplo, A, B);
+  const tessera_factor_t fp = precision_of(ctx, A->dtype, lu, A->m, &o);
   const int64_t n = A->m, nrhs = B->n;
-  mixed_t m = mixed_of(ctx, A->dtype, (char)uplo, n, A->nb);
+  mixed_t m = mixed_of(ctx, A->dtype, lu ? 0 : (char)uplo, n, A->nb);
   m.A = A;
-  /* the refinement's vectors on the host, B's columns fetched once and X's stored once */
-  void *b = malloc((size_t)(n * nrhs) * m.es), *x = malloc((size_t)(n * nrhs) * m.es);
-  if (!b || !x) rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory", f);
-  if (!rc) rc = tessera_matrix_export(B, b, n);
+  m.ipiv = lu ? ipiv : NULL;
+  m.trans = (char)o.trans;
   int code = 0;
-  if (!rc) rc = factor_refine(&m, fp, &o, b, n, x, n, nrhs, res, &code);
-  if (!rc && !code) rc = tessera_matrix_import(B, x, n);
-  free(b), free(x);
-  if (rc || !code) return rc;
-  *res = fell_back(res, code);
-  rc = tessera_tile_posv(uplo, A, B);
-  if (rc > 0)
-    rc = tsr_error(ctx, rc,
-                   "%s: A is not positive definite in its own precision either: its leading "
-                   "minor of order %d is not",
-                   f, rc);
+  if (fp != TESSERA_FACTOR_WORKING) {
+    /* the refinement's vectors on the host, B's columns fetched once and X's stored once */
+    void *b = malloc((size_t)(n * nrhs) * m.es), *x = malloc((size_t)(n * nrhs) * m.es);
+    if (!b || !x) rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory", f);
+    if (!rc) rc = tessera_matrix_export(B, b, n);
+    if (!rc) rc = factor_refine(&m, fp, &o, b, n, x, n, nrhs, res, &code);
+    if (!rc && !code) rc = tessera_matrix_import(B, x, n);
+    free(b), free(x);
+    if (rc || !code) return rc;
+    *res = fell_back(res, code);
+  }
+  if (!lu)
+    rc = tessera_tile_posv(uplo, A, B);
+  else if (o.trans == TESSERA_NOTRANS)
+    rc = tessera_tile_gesv(A, ipiv, B);
+  else if (!(rc = tessera_tile_getrf(A, ipiv)))
+    rc = tessera_tile_getrs(o.trans, A, ipiv, B);
+  if (rc > 0 && code)
+    rc = lu ? tsr_error(ctx, rc,
+                        "%s: A is singular in its own precision too: U(%d, %d) of its LU factors "
+                        "is exactly zero",
+                        f, rc, rc)
+            : tsr_error(ctx, rc,
+                        "%s: A is not positive definite in its own precision either: its leading "
+                        "minor of order %d is not",
+                        f, rc);
   return rc;
+}
+
+int tessera_tile_posv_mixed(tessera_uplo_t uplo, tessera_matrix_t *A, tessera_matrix_t *B,
+                            const tessera_mixed_options_t *opts, tessera_mixed_result_t *res) {
+  return tile_mixed("tile_posv_mixed", false, uplo, A, NULL, B, opts, res);
+}
+
+int tessera_tile_gesv_mixed(tessera_matrix_t *A, int *ipiv, tessera_matrix_t *B,
+                            const tessera_mixed_options_t *opts, tessera_mixed_result_t *res) {
+  return tile_mixed("tile_gesv_mixed", true, TESSERA_LOWER, A, ipiv, B, opts, res);
 }

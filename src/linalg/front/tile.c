@@ -363,10 +363,15 @@ int tessera_tile_getrs(tessera_op_t trans, const tessera_matrix_t *A, const int 
   return lu_close(&c, rc);
 }
 
+int tsr_check_gesv(const tessera_matrix_t *A, const int *ipiv, const tessera_matrix_t *B,
+                   const char *name) {
+  const int rc = check_solve(A, B, 1, 3, name);
+  return rc ? rc : check_ipiv(A, ipiv, name);
+}
+
 int tessera_tile_gesv(tessera_matrix_t *A, int *ipiv, tessera_matrix_t *B) {
-  int rc = check_solve(A, B, 1, 3, "tile_gesv");
+  int rc = tsr_check_gesv(A, ipiv, B, "tile_gesv");
   if (!A || !B) return rc;
-  if (!rc) rc = check_ipiv(A, ipiv, "tile_gesv");
   rc = agree_lu(A, "tile_gesv", rc, NULL, 0, 0, 2);
   if (rc) return rc;
   lu_call_t c;

@@ -26,7 +26,7 @@ int tsr_pxconvert(char part, const tessera_matrix_t *A, double scale, tessera_ma
   return rc;
 }
 
-int tsr_pxabsum(char uplo, const tessera_matrix_t *A, tessera_data_t **R) {
+int tsr_pxabsum(char uplo, const tessera_matrix_t *A, tessera_data_t **R, tessera_data_t **C) {
   int rc = 0;
   for (int64_t j = 0; j < A->nt && !rc; j++)
     for (int64_t i = uplo == 'U' ? 0
@@ -34,9 +34,13 @@ int tsr_pxabsum(char uplo, const tessera_matrix_t *A, tessera_data_t **R) {
                                  : 0;
          i < (uplo == 'U' ? j + 1 : A->mt) && !rc; i++) {
       const int tag[3] = {(int)i, (int)j, 0};
-      const char part = !uplo ? 'G' : i == j ? uplo : 0;
+      const char part = !uplo ? (C ? 0 : 'G') : i == j ? uplo : 0;
       rc = tsr_task_absum(A->ctx, A->dtype, tsr_tile(A, i, j), tsr_tile_m(A, i), tsr_tile_n(A, j),
-                          part, R[i], part ? NULL : R[j], tag);
+                          part, R[i],
+                          part ? NULL
+                          : C  ? C[j]
+                               : R[j],
+                          tag);
     }
   return rc;
 }

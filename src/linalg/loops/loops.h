@@ -143,8 +143,9 @@ int tsr_qr_tau(const tsr_qr_t *Q, tessera_dtype_t dtype, void *tau);
 int tsr_pxconvert(char part, const tessera_matrix_t *A, double scale, tessera_matrix_t *L);
 
 /** Inserts the tasks adding the row sums of moduli of A (Hermitian in its `uplo` triangle, or
- *  general: uplo 0) into R[i], a handle of m_i doubles per block row of A (kernel absum). */
-int tsr_pxabsum(char uplo, const tessera_matrix_t *A, tessera_data_t **R);
+ *  general: uplo 0) into R[i], a handle of m_i doubles per block row of A (kernel absum); for a
+ *  general A with C not NULL, also its column sums into C[j] (n_j doubles per block column). */
+int tsr_pxabsum(char uplo, const tessera_matrix_t *A, tessera_data_t **R, tessera_data_t **C);
 
 /** C = alpha A B + beta C for A Hermitian in its `uplo` triangle (B, C: A's row tiling; none a
  *  view of a conjugate transpose) by hemm and hemm_pair tasks (hemm.c). */

@@ -384,8 +384,14 @@ int tsr_task_laswp(const tessera_matrix_t *A, tessera_data_t *tile, tessera_data
 int tsr_task_lu_step(const tessera_matrix_t *B, char uplo, char trans, tessera_data_t *panel,
                      tessera_data_t *b, tessera_data_t *piv, tessera_data_t *inv, int n, int r0,
                      int kb, const int tag[3], int prio) {
-  tsr_lu_step_args_t a = {
-      .dtype = B->dtype, .uplo = uplo, .trans = trans, .m = (int)B->m, .n = n, .r0 = r0, .kb = kb};
+  tsr_lu_step_args_t a = {.dtype = B->dtype,
+                          .uplo = uplo,
+                          .trans = trans,
+                          .m = (int)B->m,
+                          .n = n,
+                          .r0 = r0,
+                          .kb = kb,
+                          .math = B->math};
   tessera_data_t *d[4] = {panel, b, piv, inv};
   tessera_access_t m[4] = {TESSERA_R, TESSERA_RW, TESSERA_R, TESSERA_R};
   const int nd = piv ? (inv ? 4 : 3) : 2;
