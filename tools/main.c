@@ -303,10 +303,10 @@ static const struct {
      "--values-only    syevd, bench syevd: eigenvalues only (LAPACK's job N), no eigenvectors"},
     {F_MIXED, ~0u,
      "--mixed P        posv, gesv, bench posv|gesv: A factored in a lower precision P and the\n"
-     "                   solution refined\n"
-     "                   to A's"
-     "                   (auto: single for d and z without GPUs; s: single, f32 or c64;\n"
-     "                   tf32, bf16, h: held in single, its products on GPU tensor cores);\n"
+     "                   solution refined to A's (auto: single for d and z without GPUs;\n"
+     "                   with GPUs bf16 for posv from n 16384, s for gesv from 32768;\n"
+     "                   s: single, f32 or c64; tf32, bf16, h: held in single, its products\n"
+     "                   on GPU tensor cores);\n"
      "                   prints the factor's precision and the refinement's steps\n"
      "                   (negative: the working-precision solve ran, with dsposv's code)"},
     {F_OUT_OF_CORE, ~0u,
