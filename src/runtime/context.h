@@ -43,6 +43,17 @@ typedef struct {
   int ndevices;
 } tsr_backend_slot_t;
 
+/* Host tiles freed and kept for reuse: blocks[0 .. count) of their sizes, `bytes` in all, at
+ * most `limit`. */
+typedef struct {
+  struct tsr_host_block {
+    void *ptr;
+    size_t bytes;
+  } * blocks;
+  int count, cap;
+  size_t bytes, limit;
+} tsr_host_cache_t;
+
 struct tessera_context {
   tessera_config_t cfg;
   char trace_path[1024];
@@ -87,9 +98,10 @@ struct tessera_context {
   _Alignas(TSR_CACHE_LINE) pthread_mutex_t wait_lock;
   pthread_cond_t wait_cond;
 
-  pthread_mutex_t alloc_lock; /* serialises allocations that reach a backend */
-  size_t gpu_mem_limit;       /* bytes of each GPU's pool; 0 = most of the free memory */
-  int sim_devices;            /* simulated devices standing in for GPUs (builds with them) */
+  pthread_mutex_t alloc_lock;  /* serialises allocations that reach a backend, and host_cache */
+  tsr_host_cache_t host_cache; /* host tiles freed, kept for reuse (nodes.c) */
+  size_t gpu_mem_limit;        /* bytes of each GPU's pool; 0 = most of the free memory */
+  int sim_devices;             /* simulated devices standing in for GPUs (builds with them) */
   double t0;
   bool tracing;
   char errmsg[TSR_ERRMSG];
@@ -106,9 +118,12 @@ int tsr_data_drop(tessera_context_t *ctx, tessera_data_t *h);
 int tsr_host_pin(tessera_context_t *ctx, void *ptr, size_t bytes);
 void tsr_host_unpin(tessera_context_t *ctx, void *ptr);
 
-/** Allocates / frees host memory for tiles (pinned when a backend offers it). */
+/** Allocates / frees host memory for tiles (pinned when a backend offers it): a block freed is
+ *  kept for a later allocation of its size, within a share of the machine's memory, so that a
+ *  repeated call's workspaces do not fault their pages in again; `bytes` at free: the size it
+ *  was allocated with. */
 void *tsr_host_alloc(tessera_context_t *ctx, size_t bytes);
-void tsr_host_free(tessera_context_t *ctx, void *ptr);
+void tsr_host_free(tessera_context_t *ctx, void *ptr, size_t bytes);
 
 /** Opens the backends and lays out memory nodes (host, then devices with their pools). */
 int tsr_nodes_open(tessera_context_t *ctx);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runtime/base.h"
 #include "runtime/context.h"
@@ -93,6 +94,86 @@ int tsr_nodes_open(tessera_context_t *ctx) {
   return rc;
 }
 
+/* The backend whose pinned host memory tiles use (the last device kind with devices that
+ * offers it), or NULL for plain host memory. */
+static const tsr_backend_slot_t *pinning_backend(const tessera_context_t *ctx) {
+  for (int k = TESSERA_DEVICE_KINDS - 1; k >= 0; k--) {
+    const tsr_backend_slot_t *b = &ctx->backends[k];
+    if (b->be && b->ndevices > 0 && b->be->host_alloc) return b;
+  }
+  return NULL;
+}
+
+/* Share of the machine's memory the host cache keeps at most. */
+enum { HOST_CACHE_SHARE = 4 };
+
+/* A host block from the backend: pinned where one offers it (alloc_lock held). */
+static void *host_alloc_new(tessera_context_t *ctx, size_t bytes) {
+  const tsr_backend_slot_t *b = pinning_backend(ctx);
+  return b ? b->be->host_alloc(b->state, bytes)
+           : ctx->backends[TESSERA_DEVICE_CPU].be->alloc(NULL, 0, bytes);
+}
+
+static void host_free_now(tessera_context_t *ctx, void *ptr) {
+  const tsr_backend_slot_t *b = pinning_backend(ctx);
+  if (b)
+    b->be->host_free(b->state, ptr);
+  else
+    ctx->backends[TESSERA_DEVICE_CPU].be->free(NULL, 0, ptr);
+}
+
+/* Gives every cached block back to its backend (alloc_lock held). */
+static void host_cache_flush(tessera_context_t *ctx) {
+  tsr_host_cache_t *c = &ctx->host_cache;
+  for (int i = 0; i < c->count; i++) host_free_now(ctx, c->blocks[i].ptr);
+  c->count = 0;
+  c->bytes = 0;
+}
+
+void *tsr_host_alloc(tessera_context_t *ctx, size_t bytes) {
+  tsr_host_cache_t *c = &ctx->host_cache;
+  void *p = NULL;
+  pthread_mutex_lock(&ctx->alloc_lock);
+  for (int i = c->count - 1; i >= 0 && !p; i--) /* the latest freed first: warm in cache */
+    if (c->blocks[i].bytes == bytes) {
+      p = c->blocks[i].ptr;
+      c->bytes -= bytes;
+      c->blocks[i] = c->blocks[--c->count];
+    }
+  if (!p) p = host_alloc_new(ctx, bytes);
+  if (!p && c->count > 0) { /* the cache's blocks back to the system, then once more */
+    host_cache_flush(ctx);
+    p = host_alloc_new(ctx, bytes);
+  }
+  pthread_mutex_unlock(&ctx->alloc_lock);
+  return p;
+}
+
+void tsr_host_free(tessera_context_t *ctx, void *ptr, size_t bytes) {
+  if (!ptr) return;
+  tsr_host_cache_t *c = &ctx->host_cache;
+  pthread_mutex_lock(&ctx->alloc_lock);
+  if (!c->limit) {
+    const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    c->limit = pages > 0 && size > 0 ? (size_t)pages / HOST_CACHE_SHARE * (size_t)size : 1;
+  }
+  bool kept = false;
+  if (c->bytes + bytes <= c->limit) {
+    if (c->count == c->cap) {
+      const int cap = c->cap ? 2 * c->cap : 64;
+      struct tsr_host_block *grown = realloc(c->blocks, (size_t)cap * sizeof *grown);
+      if (grown) c->blocks = grown, c->cap = cap;
+    }
+    if (c->count < c->cap) {
+      c->blocks[c->count++] = (struct tsr_host_block){ptr, bytes};
+      c->bytes += bytes;
+      kept = true;
+    }
+  }
+  if (!kept) host_free_now(ctx, ptr);
+  pthread_mutex_unlock(&ctx->alloc_lock);
+}
+
 void tsr_nodes_close(tessera_context_t *ctx) {
   for (int i = 0; i < ctx->nnodes; i++) {
     tsr_inline_close(ctx, &ctx->nodes[i]);
@@ -107,40 +188,13 @@ void tsr_nodes_close(tessera_context_t *ctx) {
     pthread_mutex_destroy(&nd->lru_lock);
   }
   if (ctx->nnodes > 0) pthread_mutex_destroy(&ctx->nodes[0].lru_lock);
+  if (ctx->backends[TESSERA_DEVICE_CPU].be) host_cache_flush(ctx); /* before the pinning backend */
+  free(ctx->host_cache.blocks);
+  ctx->host_cache = (tsr_host_cache_t){0};
   for (int k = TESSERA_DEVICE_KINDS - 1; k >= 0; k--)
     if (ctx->backends[k].be) ctx->backends[k].be->close(ctx->backends[k].state);
   memset(ctx->backends, 0, sizeof ctx->backends);
   ctx->nnodes = 0;
-}
-
-/* The backend whose pinned host memory tiles use (the last device kind with devices that
- * offers it), or NULL for plain host memory. */
-static const tsr_backend_slot_t *pinning_backend(const tessera_context_t *ctx) {
-  for (int k = TESSERA_DEVICE_KINDS - 1; k >= 0; k--) {
-    const tsr_backend_slot_t *b = &ctx->backends[k];
-    if (b->be && b->ndevices > 0 && b->be->host_alloc) return b;
-  }
-  return NULL;
-}
-
-void *tsr_host_alloc(tessera_context_t *ctx, size_t bytes) {
-  const tsr_backend_slot_t *b = pinning_backend(ctx);
-  if (!b) return ctx->backends[TESSERA_DEVICE_CPU].be->alloc(NULL, 0, bytes);
-  pthread_mutex_lock(&ctx->alloc_lock);
-  void *p = b->be->host_alloc(b->state, bytes);
-  pthread_mutex_unlock(&ctx->alloc_lock);
-  return p;
-}
-
-void tsr_host_free(tessera_context_t *ctx, void *ptr) {
-  const tsr_backend_slot_t *b = pinning_backend(ctx);
-  if (!b) {
-    ctx->backends[TESSERA_DEVICE_CPU].be->free(NULL, 0, ptr);
-    return;
-  }
-  pthread_mutex_lock(&ctx->alloc_lock);
-  b->be->host_free(b->state, ptr);
-  pthread_mutex_unlock(&ctx->alloc_lock);
 }
 
 int tsr_host_pin(tessera_context_t *ctx, void *ptr, size_t bytes) {

@@ -55,7 +55,7 @@ void tsr_replica_free(tessera_context_t *ctx, tessera_data_t *h, int node) {
   tsr_replica_t *r = &h->rep[node];
   if (r->allocated && r->ptr) {
     if (node == TESSERA_HOST_NODE) {
-      tsr_host_free(ctx, r->ptr);
+      tsr_host_free(ctx, r->ptr, tsr_data_bytes(h));
     } else {
       tsr_node_t *nd = &ctx->nodes[node];
       pthread_mutex_lock(&nd->lru_lock);

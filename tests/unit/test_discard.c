@@ -1,6 +1,7 @@
 /* tessera_data_discard: a workspace's replicas are freed once the tasks inserted before have
  * finished (and not before: they read the contents first); the next writer allocates it again;
- * handles with a home of the caller's are refused. */
+ * handles with a home of the caller's are refused. Host memory freed comes back to the next
+ * allocation of its size (the context's host cache). */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -80,8 +81,39 @@ static void test_discard_refuses(void **state) {
   assert_int_equal(tessera_finalize(ctx), 0);
 }
 
+/* A workspace's host block, freed by a discard or a release, is the one a later workspace of its
+ * size is given (no fresh pages to fault in); another size gets another block. */
+static void test_freed_memory_comes_back(void **state) {
+  (void)state;
+  tessera_context_t *ctx = tt_cpu_context(1, TESSERA_SCHED_COST);
+  tessera_data_t *h = NULL, *g = NULL, *other = NULL;
+  assert_int_equal(tessera_data_create_workspace(ctx, 512, 512, sizeof(double), &h), 0);
+  insert(ctx, &put_k, (args_t){.value = 1}, h, TESSERA_W);
+  assert_int_equal(tessera_wait_all(ctx), 0);
+  void *first = tessera_data_ptr(h);
+  assert_non_null(first);
+  assert_int_equal(tessera_data_discard(ctx, h), 0);
+  assert_int_equal(tessera_wait_all(ctx), 0);
+  insert(ctx, &put_k, (args_t){.value = 2}, h, TESSERA_W);
+  assert_int_equal(tessera_wait_all(ctx), 0);
+  assert_ptr_equal(tessera_data_ptr(h), first);
+  assert_int_equal(tessera_data_release(ctx, h), 0);
+  assert_int_equal(tessera_data_create_workspace(ctx, 256, 256, sizeof(double), &other), 0);
+  assert_int_equal(tessera_data_create_workspace(ctx, 512, 512, sizeof(double), &g), 0);
+  insert(ctx, &put_k, (args_t){.value = 3}, other, TESSERA_W);
+  insert(ctx, &put_k, (args_t){.value = 4}, g, TESSERA_W);
+  assert_int_equal(tessera_wait_all(ctx), 0);
+  assert_ptr_equal(tessera_data_ptr(g), first);
+  assert_ptr_not_equal(tessera_data_ptr(other), first);
+  assert_true(*(double *)tessera_data_ptr(g) == 4);
+  assert_int_equal(tessera_data_release(ctx, g), 0);
+  assert_int_equal(tessera_data_release(ctx, other), 0);
+  assert_int_equal(tessera_finalize(ctx), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_discard_after_readers),
-                                     cmocka_unit_test(test_discard_refuses)};
+                                     cmocka_unit_test(test_discard_refuses),
+                                     cmocka_unit_test(test_freed_memory_comes_back)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,8 @@
  * hemm_pair (an off-diagonal tile's two products) on a tile wider than one block of columns and
  * not a multiple of it, and hemm (a diagonal tile's product from its stored triangle, NaN in the
  * other); every dtype, leading dimensions beyond the rows, one and several columns; and the
- * refusal of a buffer whose leading dimension is short. */
+ * refusal of a buffer whose leading dimension is short. With them, absum (the sums of moduli
+ * behind ‖A‖∞ of the mixed solves) against sums taken element by element, every part. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -116,8 +117,48 @@ static void hemm_reads_the_stored_triangle(void **state) {
       }
 }
 
+/* absum's row and column sums (part 0), row sums alone ('G'), and a Hermitian tile's row sums
+ * from its stored triangle ('L', 'U'; NaN in the other), added to what rows and cols held. */
+static void absum_matches_elementwise_sums(void **state) {
+  (void)state;
+  const char parts[4] = {0, 'G', 'L', 'U'};
+  for (int d = 0; d < 4; d++)
+    for (int p = 0; p < 4; p++) {
+      const tessera_dtype_t dt = lc_dtypes[d];
+      const char part = parts[p];
+      const int m = 37, n = part == 'L' || part == 'U' ? 37 : 23, ld = m + 3;
+      tt_rng_t g = tt_rng((uint64_t)(700 + 10 * d + p));
+      void *A = random_array(dt, m, n, ld, &g);
+      double rows[37], cols[37], want_r[37], want_c[37];
+      for (int i = 0; i < 37; i++) rows[i] = want_r[i] = cols[i] = want_c[i] = 0.5 * i;
+      for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) {
+          const bool stored = !part || part == 'G' || (part == 'L' ? i >= j : i <= j);
+          if (!stored) {
+            lc_set(dt, A, (size_t)(i + j * ld), NAN);
+            continue;
+          }
+          const double v = cabs(lc_get(dt, A, (size_t)(i + j * ld)));
+          want_r[i] += v;
+          if (!part) want_c[j] += v;
+          if (part && part != 'G' && i != j) want_r[j] += v; /* the unstored mirror image */
+        }
+      tessera_exec_t ex = {.ndata = part ? 2 : 3, .kind = TESSERA_DEVICE_CPU};
+      ex.ptr[0] = A, ex.ld[0] = (size_t)ld, ex.ptr[1] = rows, ex.ld[1] = (size_t)m;
+      ex.ptr[2] = cols, ex.ld[2] = (size_t)n;
+      tsr_absum_args_t a = {.dtype = dt, .m = m, .n = n, .part = part};
+      assert_int_equal(tsr_cpu_absum(&ex, &a), 0);
+      for (int i = 0; i < 37; i++) {
+        assert_true(fabs(rows[i] - want_r[i]) <= 1e-12 * want_r[i]);
+        assert_true(fabs(cols[i] - want_c[i]) <= 1e-12 * want_c[i]);
+      }
+      free(A);
+    }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(matches_two_products),
-                                     cmocka_unit_test(hemm_reads_the_stored_triangle)};
+                                     cmocka_unit_test(hemm_reads_the_stored_triangle),
+                                     cmocka_unit_test(absum_matches_elementwise_sums)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

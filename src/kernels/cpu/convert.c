@@ -3,6 +3,7 @@
  * is two reals, so every pair is a real loop over twice the rows: the table is indexed by the
  * source's and the destination's real width. */
 #include <math.h>
+#include <stdbool.h>
 
 #include "kernels/cpu/cpu_blas.h"
 
@@ -41,20 +42,28 @@ int tsr_cpu_convert(const tessera_exec_t *ex, void *args) {
   return 0;
 }
 
-/* Sums of moduli of a tile (absum): one loop per real type and kind (K reals an element). */
+/* Sums of moduli of a tile (absum): one loop per real type and kind (K reals an element). A
+ * column's sum goes to cols[j] (part 0), or without its diagonal element to rows[j] (a Hermitian
+ * tile's stored triangle: the unstored one's rows), kept in four partial sums so that the
+ * additions do not wait on one another. */
 #define ABSUM(name, T, K, ABS)                                                                     \
-  static void name(const void *a, size_t ld, int m, int n, char part, double *rows,                \
-                   double *cols) {                                                                 \
+  static void name(const void *restrict a, size_t ld, int m, int n, char part,                     \
+                   double *restrict rows, double *restrict cols) {                                 \
+    const bool herm = part && part != 'G';                                                         \
     for (int j = 0; j < n; j++) {                                                                  \
-      const T *c = (const T *)a + (size_t)j * ld * K;                                              \
-      for (int i = part == 'L' ? j : 0; i < (part == 'U' ? j + 1 : m); i++) {                      \
+      const T *restrict c = (const T *)a + (size_t)j * ld * K;                                     \
+      const int i0 = part == 'L' ? j : 0, i1 = part == 'U' ? (j + 1 < m ? j + 1 : m) : m;          \
+      double s[4] = {0, 0, 0, 0};                                                                  \
+      for (int i = i0; i < i1; i++) {                                                              \
         const double v = ABS;                                                                      \
         rows[i] += v;                                                                              \
-        if (part == 0)                                                                             \
-          cols[j] += v;                                                                            \
-        else if (part != 'G' && i != j)                                                            \
-          rows[j] += v;                                                                            \
+        s[i & 3] += herm && i == j ? 0 : v;                                                        \
       }                                                                                            \
+      const double sum = (s[0] + s[1]) + (s[2] + s[3]);                                            \
+      if (part == 0)                                                                               \
+        cols[j] += sum;                                                                            \
+      else if (herm)                                                                               \
+        rows[j] += sum;                                                                            \
     }                                                                                              \
   }
 ABSUM(absum_d, double, 1, fabs(c[i]))
