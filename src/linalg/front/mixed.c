@@ -55,7 +55,8 @@ static int norm_begin(mixed_t *m, double *sums, tessera_data_t **R) {
   return rc ? rc : tsr_pxabsum(m->uplo, A, rows, cols);
 }
 
-/* The largest row sum of op(A) (NaN kept) once the handles are released (their sums home). */
+/* The largest row sum of op(A) (NaN kept) once the handles are released (their sums home; over
+ * processes, summed). */
 static int norm_end(mixed_t *m, double *sums, tessera_data_t **R, int rc, double *anrm) {
   for (int64_t i = 0; i < norm_handles(m); i++)
     if (R[i]) {
@@ -63,6 +64,8 @@ static int norm_end(mixed_t *m, double *sums, tessera_data_t **R, int rc, double
       if (!rc) rc = r;
       R[i] = NULL;
     }
+  /* over processes each one's sums are of the tiles it owns */
+  if (!rc) rc = tsr_mixed_agree(m, sums, 2 * (size_t)m->n, TESSERA_F64);
   double most = 0;
   for (int64_t i = 0; i < m->n; i++)
     if (!(sums[i] <= most)) most = sums[i];
@@ -102,9 +105,6 @@ static int check_options(tessera_context_t *ctx, const char *f, int argno, bool 
                    "%s: argument %d asks a factor on tensor cores (TF32, BF16 or FP16 "
                    "inputs), which needs a context with GPUs",
                    f, argno);
-  if (!rc && tessera_context_comm(ctx))
-    rc = tsr_error(ctx, TESSERA_ERR_STATE, "%s: runs on one process; this context spans %d", f,
-                   tessera_comm_size(tessera_context_comm(ctx)));
   return rc;
 }
 
@@ -171,6 +171,40 @@ static tessera_factor_t precision_of(tessera_context_t *ctx, tessera_dtype_t dt,
   return lu ? TESSERA_FACTOR_SINGLE : TESSERA_FACTOR_BF16;
 }
 
+/* The process owning A's tile (i, j), or for a Hermitian A the stored one of (i, j) and
+ * (j, i). */
+static int owner_of(const mixed_t *m, int64_t i, int64_t j) {
+  const bool swap = (m->uplo == 'L' && i < j) || (m->uplo == 'U' && i > j);
+  return tessera_matrix_tile_owner(m->A, swap ? j : i, swap ? i : j);
+}
+
+/* m->L, A's low-precision copy in tiles of mb x nb (A's, or one tile): a workspace; over
+ * processes a distributed matrix whose tiles are owned as A's, each process's tiles in blocks of
+ * *store (its own, freed by the caller). */
+static int low_copy(mixed_t *m, int64_t mb, int64_t nb, void **store) {
+  const int64_t n = m->n;
+  if (!m->comm) return tsr_matrix_create_workspace(m->ctx, m->lo, n, n, mb, nb, &m->L);
+  const int64_t mt = (n + mb - 1) / mb, nt = (n + nb - 1) / nb, count = mt * nt;
+  const int me = tessera_comm_rank(m->comm);
+  void **blocks = calloc((size_t)count, sizeof *blocks);
+  int *owners = malloc((size_t)count * sizeof *owners),
+      *nodes = calloc((size_t)count, sizeof *nodes);
+  int64_t mine = 0;
+  for (int64_t k = 0; owners && k < count; k++)
+    mine += (owners[k] = owner_of(m, k % mt, k / mt)) == me;
+  const size_t tile = (size_t)(mb * nb) * m->les;
+  *store = malloc(mine > 0 ? (size_t)mine * tile : 1);
+  int rc = blocks && owners && nodes && *store ? 0 : TESSERA_ERR_NOMEM;
+  for (int64_t k = 0, used = 0; !rc && k < count; k++)
+    if (owners[k] == me) blocks[k] = (char *)*store + (size_t)used++ * tile;
+  if (!rc)
+    rc = tessera_matrix_view_blocks(m->ctx, m->comm, m->lo, n, n, mb, nb, mb, nb, blocks, nodes,
+                                    owners, mb, &m->L);
+  free(blocks), free(owners), free(nodes);
+  return rc == TESSERA_ERR_NOMEM ? tsr_error(m->ctx, rc, "mixed-precision solve: out of memory")
+                                 : rc;
+}
+
 /* Factors m->A (LU when m->ipiv is set, else Cholesky) in precision f and refines x (n x nrhs,
  * ldx) from b (ldb): 0 or a negative status, with *code the fallback's reason (BROKE_DOWN,
  * OVERFLOW, NO_CONVERGENCE) or 0. The conversion, the factor and ‖A‖∞ run as tasks (an overflow
@@ -190,12 +224,11 @@ static int factor_refine(mixed_t *m, tessera_factor_t f, const tessera_mixed_opt
    * accelerator as one tile there, which its kernel factors by recursive halving on the tensor
    * cores without the tile loop's task per block */
   tessera_scope_t fit;
-  const bool one_tile = !lu && math_of[f] && tessera_accelerator_count(ctx) == 1 &&
+  const bool one_tile = !lu && !m->comm && math_of[f] && tessera_accelerator_count(ctx) == 1 &&
                         tsr_fitting_accelerators(ctx, 2 * (size_t)n * (size_t)n * m->les, &fit);
   const int64_t lb = one_tile ? n : m->nb;
-  if (!rc)
-    rc = tsr_matrix_create_workspace(ctx, m->lo, n, n, lu ? m->A->mb : lb, lu ? m->A->nb : lb,
-                                     &m->L);
+  void *store = NULL; /* over processes: this one's tiles of L */
+  if (!rc) rc = low_copy(m, lu ? m->A->mb : lb, lu ? m->A->nb : lb, &store);
   /* FP16 inputs: A scaled first by the power of two bringing ‖A‖∞ near a tenth of FP16's
    * largest value, which no entry of A or of its Cholesky factor then exceeds; else ‖A‖∞'s tasks
    * after the factor's */
@@ -241,6 +274,7 @@ static int factor_refine(mixed_t *m, tessera_factor_t f, const tessera_mixed_opt
       rc = r;
   }
   const int d = m->L ? tessera_matrix_destroy(m->L) : 0;
+  free(store);
   free(m->low);
   (void)tessera_set_scope(ctx, outer);
   return rc ? rc : d;
@@ -268,6 +302,35 @@ static tessera_mixed_result_t fell_back(const tessera_mixed_result_t *res, int c
       .factor = TESSERA_FACTOR_WORKING, .iter = code, .gmres_steps = res->gmres_steps};
 }
 
+static int tile_mixed(const char *f, bool lu, tessera_uplo_t uplo, tessera_matrix_t *A, int *ipiv,
+                      tessera_matrix_t *B, const tessera_mixed_options_t *opts,
+                      tessera_mixed_result_t *res);
+
+/* posv_mixed or gesv_mixed on a context over processes (the arrays the root's; `rc` this
+ * process's checks): the arguments and options compared across the processes, X = B on the
+ * root, then A and X dealt over the grid and the tile-level solve run distributed; X, and A
+ * (its factor after a fallback), back on the root. */
+static int over_processes(tessera_context_t *ctx, const char *f, bool lu, tessera_uplo_t uplo,
+                          tessera_dtype_t dtype, int64_t n, int64_t nrhs, void *a, int64_t lda,
+                          int *ipiv, const void *b, int64_t ldb, void *x, int64_t ldx,
+                          const tessera_mixed_options_t *o, tessera_mixed_result_t *res, int rc) {
+  const int64_t values[7] = {lu ? o->trans : uplo, dtype,   n, nrhs, o->factor,
+                             o->max_iter,          o->gmres};
+  const int argno[7] = {lu ? 12 : 2, lu ? 2 : 3, lu ? 3 : 4, lu ? 4 : 5, 12, 12, 12};
+  tsr_views_t vs;
+  int *piv = ipiv;
+  rc = lu ? tsr_lu_views_begin(&vs, ctx, f, rc, 7, values, argno, n, n, ipiv, &piv, false)
+          : tsr_views_begin(&vs, ctx, f, rc, 7, values, argno, tessera_tile_for(ctx, n));
+  if (rc || n == 0 || nrhs == 0) return lu ? tsr_lu_views_end(&vs, rc, ipiv, piv) : rc;
+  if (tsr_lapack_holds_arrays(ctx))
+    tsr_mixed_copy_columns(tessera_dtype_size(dtype), n, nrhs, b, ldb, x, ldx);
+  rc = tsr_views_add(&vs, dtype, n, n, a, lda, lu ? 0 : (char)uplo, TSR_IN | TSR_OUT);
+  if (!rc) rc = tsr_views_add(&vs, dtype, n, nrhs, x, ldx, 0, TSR_IN | TSR_OUT);
+  if (!rc)
+    rc = tile_mixed(lu ? "gesv_mixed" : "posv_mixed", lu, uplo, vs.v[0], piv, vs.v[1], o, res);
+  return lu ? tsr_lu_views_end(&vs, rc, ipiv, piv) : tsr_views_release(&vs, rc);
+}
+
 /* posv_mixed (ipiv NULL, lu false) or gesv_mixed (lu). */
 static int mixed(tessera_context_t *ctx, const char *fname, bool lu, tessera_uplo_t uplo,
                  tessera_dtype_t dtype, int64_t n, int64_t nrhs, void *a, int64_t lda, int *ipiv,
@@ -281,6 +344,9 @@ static int mixed(tessera_context_t *ctx, const char *fname, bool lu, tessera_upl
   if (!res) res = &own;
   *res = (tessera_mixed_result_t){.factor = TESSERA_FACTOR_WORKING};
   int rc = check(ctx, fname, lu, uplo, dtype, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, &o);
+  if (tessera_context_comm(ctx))
+    return over_processes(ctx, fname, lu, uplo, dtype, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, &o,
+                          res, rc);
   if (rc || n == 0 || nrhs == 0) return rc;
   const tessera_factor_t f = precision_of(ctx, dtype, lu, n, &o);
   if (f == TESSERA_FACTOR_WORKING)
@@ -344,12 +410,15 @@ static int tile_mixed(const char *f, bool lu, tessera_uplo_t uplo, tessera_matri
   m.A = A;
   m.ipiv = lu ? ipiv : NULL;
   m.trans = (char)o.trans;
+  m.comm = A->comm;
   int code = 0;
   if (fp != TESSERA_FACTOR_WORKING) {
     /* the refinement's vectors on the host, B's columns fetched once and X's stored once */
     void *b = malloc((size_t)(n * nrhs) * m.es), *x = malloc((size_t)(n * nrhs) * m.es);
     if (!b || !x) rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory", f);
+    if (b) memset(b, 0, (size_t)(n * nrhs) * m.es); /* over processes: each its own tiles */
     if (!rc) rc = tessera_matrix_export(B, b, n);
+    if (!rc) rc = tsr_mixed_agree(&m, b, (size_t)(n * nrhs), m.dt);
     if (!rc) rc = factor_refine(&m, fp, &o, b, n, x, n, nrhs, res, &code);
     if (!rc && !code) rc = tessera_matrix_import(B, x, n);
     free(b), free(x);

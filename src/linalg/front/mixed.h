@@ -22,7 +22,14 @@ typedef struct {
   void *low;               /* n x nrhs of the factor's dtype: the solves' right-hand sides */
   int *ipiv;               /* LU (gesv): the factor's pivots; NULL: Cholesky (posv), A Hermitian */
   double mu;               /* the factor is that of mu A (a power of two) */
+  tessera_comm_t *comm;    /* A's processes (distributed A), or NULL */
 } tsr_mixed_t;
+
+/** Over m's processes (nothing for one): every process's count elements of dt at v summed, and
+ *  the sum every process then holds the same, bit for bit (process 0's), so that the
+ *  refinement, which each process runs on its copy of the vectors, takes the same steps
+ *  everywhere. Returns 0 or a negative status (message on the context). */
+int tsr_mixed_agree(const tsr_mixed_t *m, void *v, size_t count, tessera_dtype_t dt);
 
 /** dst (n x cols, ldd) = src (lds), elements of es bytes. */
 void tsr_mixed_copy_columns(size_t es, int64_t n, int64_t cols, const void *src, int64_t lds,

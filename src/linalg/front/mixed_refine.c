@@ -43,23 +43,87 @@ static void store(tessera_dtype_t dt, void *p, size_t k, cplx v) {
   tsr_scalar_store(dt, (char *)p + k * tessera_dtype_size(dt), (tsr_scalar_t){creal(v), cimag(v)});
 }
 
+int tsr_mixed_agree(const tsr_mixed_t *m, void *v, size_t count, tessera_dtype_t dt) {
+  if (!m->comm || count == 0) return 0;
+  const tessera_comm_type_t t = (tessera_comm_type_t)dt;
+  int rc = tessera_comm_allreduce(m->comm, v, v, count, t, TESSERA_SUM, NULL);
+  if (!rc) rc = tessera_comm_broadcast(m->comm, v, count, t, 0, NULL);
+  return rc ? tsr_error(m->ctx, rc, "mixed-precision solve: %s", tessera_comm_last_error(m->comm))
+            : 0;
+}
+
 /* y (n x c, ldy) = alpha op(A) x (ldx) + beta y, by the tile product (Hermitian, or general
- * with op m->trans), x tiled as op(A)'s columns and y as its rows; x and y host arrays. */
+ * with op m->trans), x tiled as op(A)'s columns and y as its rows; x and y host arrays. Over
+ * processes each one's tasks (those of the tiles of A it owns) add its part of op(A) x into a
+ * zeroed array of its own, summed over the processes after. */
 static int product(mixed_t *m, cplx alpha, const void *x, int64_t ldx, cplx beta, void *y,
                    int64_t ldy, int64_t c) {
   tessera_matrix_t *X = NULL, *Y = NULL;
-  const tsr_scalar_t al = {creal(alpha), cimag(alpha)}, be = {creal(beta), cimag(beta)};
+  void *q = m->comm ? calloc((size_t)(m->n * c), m->es) : y;
+  const int64_t ldq = m->comm ? m->n : ldy;
+  if (!q) return tsr_error(m->ctx, TESSERA_ERR_NOMEM, "mixed-precision solve: out of memory");
+  const cplx a = m->comm ? 1 : alpha, b = m->comm ? 0 : beta;
+  const tsr_scalar_t al = {creal(a), cimag(a)}, be = {creal(b), cimag(b)};
   const bool t = m->trans != 'N';
   const int64_t xb = t ? m->A->mb : m->A->nb, yb = t ? m->A->nb : m->A->mb;
   int rc = tessera_matrix_view(m->ctx, m->dt, m->n, c, xb, m->nb, (void *)x, ldx, &X);
-  if (!rc) rc = tessera_matrix_view(m->ctx, m->dt, m->n, c, yb, m->nb, y, ldy, &Y);
+  if (!rc) rc = tessera_matrix_view(m->ctx, m->dt, m->n, c, yb, m->nb, q, ldq, &Y);
   if (!rc)
     rc = m->ipiv ? tsr_pxgemm(m->trans, 'N', al, m->A, X, be, Y)
                  : tsr_pxhemm(m->uplo, m->A, al, X, be, Y);
   const int waited = tessera_wait_all(m->ctx);
   if (!rc) rc = waited;
   const int d = (X ? tessera_matrix_destroy(X) : 0) | (Y ? tessera_matrix_destroy(Y) : 0);
-  return rc ? rc : d;
+  if (!rc) rc = d;
+  if (!rc && m->comm) rc = tsr_mixed_agree(m, q, (size_t)(m->n * c), m->dt);
+  for (int64_t j = 0; j < c && !rc && m->comm; j++)
+    for (int64_t i = 0; i < m->n; i++) {
+      const size_t k = at(i, j, ldy);
+      store(m->dt, y, k, alpha * load(m->dt, q, at(i, j, ldq)) + beta * load(m->dt, y, k));
+    }
+  if (m->comm) free(q);
+  return rc;
+}
+
+/* The factor's solves on W (n x c of the factor's dtype at m->low): a view of it, or over
+ * processes its blocks of rows dealt as L's diagonal tiles are (one block, L's first panel's
+ * process, for LU's panels), each process's array zeroed but for its own blocks after the solve
+ * and summed over the processes. */
+static int solve_factor(mixed_t *m, int64_t c) {
+  tessera_matrix_t *W = NULL;
+  /* tiled as the factor's solves take it: square tiles of L's for potrs, any width for getrs */
+  const int64_t mb = m->L->mb, nb = m->ipiv ? m->nb : mb, bm = (m->n + mb - 1) / mb;
+  int rc = 0, me = m->comm ? tessera_comm_rank(m->comm) : 0;
+  int *owners = NULL, *nodes = NULL;
+  void **blocks = NULL;
+  if (!m->comm) {
+    rc = tessera_matrix_view(m->ctx, m->lo, m->n, c, mb, nb, m->low, m->n, &W);
+  } else {
+    owners = malloc((size_t)bm * sizeof *owners), nodes = calloc((size_t)bm, sizeof *nodes);
+    blocks = malloc((size_t)bm * sizeof *blocks);
+    if (!owners || !nodes || !blocks) rc = TESSERA_ERR_NOMEM;
+    for (int64_t i = 0; i < bm && !rc; i++) {
+      owners[i] = tessera_matrix_tile_owner(m->L, i, i);
+      blocks[i] = (char *)m->low + (size_t)(i * mb) * m->les;
+    }
+    if (!rc)
+      rc = tessera_matrix_view_blocks(m->ctx, m->comm, m->lo, m->n, c, mb, nb, mb, c, blocks, nodes,
+                                      owners, m->n, &W);
+  }
+  if (!rc)
+    rc = m->ipiv ? tessera_tile_getrs((tessera_op_t)m->trans, m->L, m->ipiv, W)
+                 : tessera_tile_potrs((tessera_uplo_t)m->uplo, m->L, W);
+  const int d = W ? tessera_matrix_destroy(W) : 0;
+  if (!rc) rc = d;
+  for (int64_t i = 0; i < bm && !rc && m->comm; i++) {
+    const int64_t rows = i + 1 < bm ? mb : m->n - i * mb;
+    for (int64_t j = 0; j < c && owners[i] != me; j++)
+      memset((char *)m->low + at(i * mb, j, m->n) * m->les, 0, (size_t)rows * m->les);
+  }
+  if (!rc && m->comm) rc = tsr_mixed_agree(m, m->low, (size_t)(m->n * c), m->lo);
+  free(owners), free(nodes), free(blocks);
+  return rc == TESSERA_ERR_NOMEM ? tsr_error(m->ctx, rc, "mixed-precision solve: out of memory")
+                                 : rc;
 }
 
 /* y (n x c, ldy, A's dtype) = M⁻¹ y with M = the low-precision factor's product: y rounded to
@@ -72,15 +136,8 @@ static int solve_low(mixed_t *m, void *y, int64_t ldy, int64_t c) {
       if (fabs(creal(v)) > most || fabs(cimag(v)) > most) return OVERFLOW;
       store(m->lo, m->low, at(i, j, m->n), v);
     }
-  tessera_matrix_t *W = NULL;
-  /* tiled as the factor's solves take it: square tiles of L's for potrs, any width for getrs */
-  const int64_t mb = m->L->mb, nb = m->ipiv ? m->nb : mb;
-  int rc = tessera_matrix_view(m->ctx, m->lo, m->n, c, mb, nb, m->low, m->n, &W);
-  if (!rc)
-    rc = m->ipiv ? tessera_tile_getrs((tessera_op_t)m->trans, m->L, m->ipiv, W)
-                 : tessera_tile_potrs((tessera_uplo_t)m->uplo, m->L, W);
-  const int d = W ? tessera_matrix_destroy(W) : 0;
-  if (rc || d) return rc ? rc : d;
+  const int rc = solve_factor(m, c);
+  if (rc) return rc;
   for (int64_t j = 0; j < c; j++)
     for (int64_t i = 0; i < m->n; i++)
       store(m->dt, y, at(i, j, ldy), m->mu * load(m->lo, m->low, at(i, j, m->n)));
