@@ -1,5 +1,6 @@
 /* `tessera potrf|potrs|posv|getrf|gesv --grid PxQ` under mpirun: the routine on tile matrices
- * dealt over the P x Q processes (LU: column panels dealt over all P Q of them). Every process
+ * dealt over the P x Q processes (LU: column panels dealt over all P Q of them); posv and gesv
+ * with --mixed P the mixed-precision solve. Every process
  * writes its own tiles of the generated matrix (the values gen_spd or gen_dense gives those
  * positions) and the whole right-hand side; the routine runs distributed, timed between two
  * barriers; each process's tiles of the result are summed onto process 0, which computes the
@@ -27,7 +28,8 @@ typedef struct {
   int64_t n, nrhs;
   int64_t mb; /* rows of a tile: nb, or n for LU's column panels */
   bool lu;
-  int *ipiv; /* LU: the pivots, on every process */
+  int *ipiv;                    /* LU: the pivots, on every process */
+  tessera_mixed_result_t mixed; /* --mixed: what the solve did (the same on every process) */
 } dist_run_t;
 
 /* Writes this process's tiles of the generated matrix into A's tiles (homed on the host). */
@@ -62,9 +64,13 @@ static int assemble(const dist_run_t *d, tessera_matrix_t *X, tessera_dtype_t dt
   return rc;
 }
 
-/* Runs the routine, timed; potrs factors first, untimed. */
-static int run_routine(const cli_opts_t *o, const dist_run_t *d, double *seconds) {
+/* Runs the routine, timed; potrs factors first, untimed; posv and gesv with --mixed the
+ * mixed-precision solve. */
+static int run_routine(const cli_opts_t *o, dist_run_t *d, double *seconds) {
   int rc = 0;
+  tessera_mixed_options_t opts;
+  tessera_mixed_options_init(&opts);
+  opts.factor = (tessera_factor_t)o->mixed;
   if (o->routine == CMD_POTRS) rc = tessera_tile_potrf(o->uplo, d->A);
   if (!rc) rc = tessera_comm_barrier(d->comm, NULL);
   const double t0 = progress_now();
@@ -79,10 +85,12 @@ static int run_routine(const cli_opts_t *o, const dist_run_t *d, double *seconds
       rc = tessera_tile_getrf(d->A, d->ipiv);
       break;
     case CMD_GESV:
-      rc = tessera_tile_gesv(d->A, d->ipiv, d->B);
+      rc = o->mixed >= 0 ? tessera_tile_gesv_mixed(d->A, d->ipiv, d->B, &opts, &d->mixed)
+                         : tessera_tile_gesv(d->A, d->ipiv, d->B);
       break;
     default:
-      rc = tessera_tile_posv(o->uplo, d->A, d->B);
+      rc = o->mixed >= 0 ? tessera_tile_posv_mixed(o->uplo, d->A, d->B, &opts, &d->mixed)
+                         : tessera_tile_posv(o->uplo, d->A, d->B);
     }
   const int sync = tessera_comm_barrier(d->comm, NULL);
   *seconds = progress_now() - t0;
@@ -287,6 +295,10 @@ int cli_solve_distributed(const cli_opts_t *o) {
     r.gflops = seconds > 0 ? cli_flops(o->routine, dtype, d.n, d.nrhs) / seconds * 1e-9 : 0;
     r.residual = residual;
     r.api = "grid";
+    if (o->mixed >= 0) {
+      r.factor = cli_factor_name(dtype, d.mixed.factor);
+      r.iterations = d.mixed.iter;
+    }
     if (!o->json)
       printf("distributed over a %dx%d grid of processes%s (each: %d workers)\n", d.grid.p,
              d.grid.q, d.lu ? ", in column panels" : "", tessera_worker_count(d.ctx));

@@ -518,7 +518,6 @@ static int finish_options(cli_opts_t *o) {
     return usage_error("--values-only is syevd's (bench syevd)");
   if (o->mixed == TESSERA_FACTOR_SINGLE && (o->dtype == TESSERA_F32 || o->dtype == TESSERA_C64))
     return usage_error("--mixed s: %s is single precision already", tessera_dtype_name(o->dtype));
-  if (o->mixed >= 0 && o->grid_p) return usage_error("--mixed runs on one process (no --grid)");
   if (o->resident && o->routine == CMD_SYEVD)
     return usage_error("--resident and --resident-only do not apply to 'bench syevd' (no "
                        "tile-level eigensolver)");

@@ -134,8 +134,9 @@ TESSERA_API void tessera_mixed_options_init(tessera_mixed_options_t *opts);
  *  or the refinement does not converge, the working-precision posv runs instead, and `res` says
  *  so; so it does for a WORKING factor. A then holds its factor, as dsposv leaves it; else A is
  *  unchanged. B is never written. res (may be NULL) receives the precision used and the steps.
- *  One process. Returns 0, i > 0 when A is not positive definite in its own precision (its
- *  leading minor of order i), or a negative status. */
+ *  On a context over processes a collective call, the arrays on process 0 (dealt over the grid,
+ *  the tile-level solve run distributed). Returns 0, i > 0 when A is not positive definite in
+ *  its own precision (its leading minor of order i), or a negative status. */
 TESSERA_API int tessera_posv_mixed(tessera_context_t *ctx, tessera_uplo_t uplo,
                                    tessera_dtype_t dtype, int64_t n, int64_t nrhs, void *a,
                                    int64_t lda, const void *b, int64_t ldb, void *x, int64_t ldx,
@@ -148,8 +149,8 @@ TESSERA_API int tessera_posv_mixed(tessera_context_t *ctx, tessera_uplo_t uplo,
  *  working-precision gesv where the factor breaks down (a zero pivot) or the refinement does not
  *  converge, with dsgesv's codes in res. ipiv (n) receives the pivots of the factor used. A is
  *  unchanged unless the working-precision gesv ran (then it holds its factors); B is never
- *  written. One process. Returns 0, i > 0 when U(i, i) of the working-precision factor is
- *  exactly zero, or a negative status. */
+ *  written. Over processes as tessera_posv_mixed. Returns 0, i > 0 when U(i, i) of the
+ *  working-precision factor is exactly zero, or a negative status. */
 TESSERA_API int tessera_gesv_mixed(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t n,
                                    int64_t nrhs, void *a, int64_t lda, int *ipiv, const void *b,
                                    int64_t ldb, void *x, int64_t ldx,
@@ -352,7 +353,10 @@ TESSERA_API int tessera_tile_posv(tessera_uplo_t uplo, tessera_matrix_t *A, tess
  *  tiles are (on GPUs they stay there: the factor's copy, its products and the residuals'
  *  run where A is); B (n x nrhs, A's tiling of n) is overwritten by X. The factor's precision,
  *  the refinement, the fallback and `res` as tessera_posv_mixed's: after a fallback A holds its
- *  working-precision factor (as tessera_tile_posv leaves it), else A is unchanged. One process.
+ *  working-precision factor (as tessera_tile_posv leaves it), else A is unchanged. A distributed
+ *  A (and B over its communicator): a collective call, the factor's copy dealt as A's tiles,
+ *  the residuals' products run where A's tiles are, the refinement's vectors on every process
+ *  (summed over the processes after each product and solve), the same result everywhere.
  *  Returns as tessera_tile_posv. */
 TESSERA_API int tessera_tile_posv_mixed(tessera_uplo_t uplo, tessera_matrix_t *A,
                                         tessera_matrix_t *B, const tessera_mixed_options_t *opts,
@@ -364,7 +368,8 @@ TESSERA_API int tessera_tile_posv_mixed(tessera_uplo_t uplo, tessera_matrix_t *A
  *  the factor's copy into panels); B (n x nrhs, any tiling) is overwritten by X; ipiv (n)
  *  receives the pivots of the factor used. The factor's precision, the refinement, the fallback
  *  and `res` as tessera_gesv_mixed's: after a fallback A holds its working-precision LU factors
- *  (as tessera_tile_gesv leaves them), else A is unchanged. One process. Returns as
+ *  (as tessera_tile_gesv leaves them), else A is unchanged. Over processes as
+ *  tessera_tile_posv_mixed. Returns as
  *  tessera_tile_gesv. */
 TESSERA_API int tessera_tile_gesv_mixed(tessera_matrix_t *A, int *ipiv, tessera_matrix_t *B,
                                         const tessera_mixed_options_t *opts,

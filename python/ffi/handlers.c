@@ -212,7 +212,8 @@ static int spread(tessera_context_t *ctx, const call_t *c, const part_t *p, int 
  * in place (when the blocks span its rows: a 1D mesh; else through a copy in column panels):
  * P Aᵀ = L U. A x = b is then (Aᵀ)ᵀ x = b, getrs with TRANS (not CONJTRANS: (Aᵀ)ᵀ = A for
  * complex A too); with a mixed-precision factor (p->mixed >= 0), tessera_tile_gesv_mixed with
- * TRANS on the same descriptors (A factored in a copy, left as it was unless it falls back). Every device holds the whole Bᵀ (nrhs x Np row-major: B, n x nrhs
+ * TRANS on the same descriptors (A factored in a copy, left as it was unless it falls back; over
+ * processes too). Every device holds the whole Bᵀ (nrhs x Np row-major: B, n x nrhs
  * column-major with leading dimension Np); mesh device 0's copy is solved in place and the
  * solution copied into the others'. Returns 0, getrf's info > 0 (B untouched, as LAPACK's
  * gesv), or a negative status, the same on every process. */
@@ -240,17 +241,11 @@ static int lu_solve(tessera_context_t *ctx, const call_t *c, const part_t *p, in
                                     &node0, &owner0, ld, &B);
   }
   if (!rc && B && p[0].mixed >= 0) { /* (Aᵀ)ᵀ X = B refined from a low-precision LU of Aᵀ */
-    if (c->comm) { /* tessera_tile_gesv_mixed runs within one process */
-      fprintf(stderr, "tessera.jax: lu_solve with a mixed-precision factor runs on the devices "
-                      "of one process\n");
-      rc = TESSERA_ERR_STATE;
-    } else {
-      tessera_mixed_options_t o;
-      tessera_mixed_options_init(&o);
-      o.factor = (tessera_factor_t)p[0].mixed;
-      o.trans = TESSERA_TRANS;
-      rc = tessera_tile_gesv_mixed(A, ipiv, B, &o, NULL);
-    }
+    tessera_mixed_options_t o;
+    tessera_mixed_options_init(&o);
+    o.factor = (tessera_factor_t)p[0].mixed;
+    o.trans = TESSERA_TRANS;
+    rc = tessera_tile_gesv_mixed(A, ipiv, B, &o, NULL);
   } else {
     if (!rc) rc = tessera_tile_getrf(A, ipiv);
     if (!rc && B) rc = tessera_tile_getrs(TESSERA_TRANS, A, ipiv, B);
@@ -525,7 +520,8 @@ static const op_spec_t OPS[OP_COUNT] = {
                   {potrs_cpu, potrs_cuda}},
     [OP_POTRI] = {"potri", TESSERA_JAX_LOWER, {potri_cpu, potri_cuda}},
     [OP_CHOLESKY] = {"cholesky", TESSERA_JAX_LOWER, {cholesky_cpu, cholesky_cuda}},
-    [OP_LU_SOLVE] = {"lu_solve", TESSERA_JAX_RHS_WHOLE_T | TESSERA_JAX_MIXED,
+    [OP_LU_SOLVE] = {"lu_solve",
+                     TESSERA_JAX_RHS_WHOLE_T | TESSERA_JAX_MIXED,
                      {lu_solve_cpu, lu_solve_cuda}},
     [OP_QR] = {"qr", TESSERA_JAX_RHS_ROWS | TESSERA_JAX_TRANSPOSED, {qr_cpu, qr_cuda}},
     [OP_LEAST_SQUARES] = {"least_squares",

@@ -263,7 +263,7 @@ def lu_solve(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_s
     evenly (else such an N raises). donate: A's and b's buffers may be reused by the call (those
     it takes are deleted; the module's notes say which it can take). mixed: None, or a factor
     precision ("s", "tf32", "bf16", "h", "auto"): A factored in it and x refined to A's precision
-    (tessera_tile_gesv_mixed; the devices of one process).
+    (tessera_tile_gesv_mixed; over processes too).
 
     tessera factors Aᵀ, whose column panels the row shards are, in place on the devices
     (P Aᵀ = L U) and solves (Aᵀ)ᵀ x = b. Returns x, or (x, status) with ``return_status``:

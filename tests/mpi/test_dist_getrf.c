@@ -19,23 +19,8 @@
 
 #include "../linalg/lu_common.h"
 #include "mpi_common.h"
+#include "dist_common.h"
 #include <tessera/distribution.h>
-
-static void fail_rc(tessera_context_t *ctx, const char *what, int rc) {
-  if (rc) fail_msg("process %d: %s = %d (%s)", g_rank, what, rc, tessera_last_error(ctx));
-}
-
-/* Every process's panels of X (rows x cols, leading dimension ld) summed over the processes. */
-static void *assemble(tessera_context_t *ctx, tessera_dtype_t dt, tessera_matrix_t *X, int64_t ld,
-                      int64_t cols) {
-  const size_t count = (size_t)(ld * cols);
-  void *a = lc_alloc(dt, count ? count : 1);
-  memset(a, 0, count * lc_esize(dt));
-  fail_rc(ctx, "export", tessera_matrix_export(X, a, ld));
-  fail_rc(ctx, "allreduce",
-          tessera_comm_allreduce(g_comm, a, a, count, (tessera_comm_type_t)dt, TESSERA_SUM, NULL));
-  return a;
-}
 
 /* The pivots are the same on every process. */
 static void same_everywhere(const int *ipiv, int64_t k) {

@@ -20,11 +20,8 @@
 
 #include "../linalg/qr_common.h"
 #include "mpi_common.h"
+#include "dist_common.h"
 #include <tessera/distribution.h>
-
-static void fail_rc(tessera_context_t *ctx, const char *what, int rc) {
-  if (rc) fail_msg("process %d: %s = %d (%s)", g_rank, what, rc, tessera_last_error(ctx));
-}
 
 /* tile geqrf of a random m x n matrix (the same on every process) on grid g, tiles mb x nb. */
 static void tile_case(tessera_context_t *ctx, tessera_grid_t g, tessera_dtype_t dt, int64_t m,

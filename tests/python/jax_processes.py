@@ -121,6 +121,11 @@ def check_functions(dtypes=DTYPES):
                 xl, st = tj.lu_solve(g, b[:, 0], 4, mesh, spec, return_status=True)
                 assert int(st) == 0, f"lu_solve {what}: status {int(st)}"
                 close(g @ whole(xl), b[:, 0], dtype, f"lu_solve {what}")
+                if dtype in (np.float64, np.complex128):
+                    xm, st = tj.lu_solve(g, b[:, 0], 4, mesh, spec, return_status=True,
+                                         mixed="s")
+                    assert int(st) == 0, f"lu_solve mixed {what}: status {int(st)}"
+                    close(g @ whole(xm), b[:, 0], dtype, f"lu_solve mixed {what}")
                 h = (g + g.conj().T) / 2  # Hermitian, indefinite
                 w, v, st = tj.syevd(h, 4, mesh, spec, return_status=True)
                 assert int(st) == 0, f"syevd {what}: status {int(st)}"

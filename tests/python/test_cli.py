@@ -758,3 +758,15 @@ def test_posv_mixed_tensor_cores_need_gpus():
         assert r["factor_precision"] == "tf32" and 0 <= r["residual"] < 10, r
     else:
         assert "needs a context with GPUs" in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize("routine", ["posv", "gesv"])
+def test_grid_mixed_solve_over_processes(routine):
+    """posv|gesv --mixed s --grid: the mixed-precision solve on a matrix dealt over 2
+    processes, its factor precision, steps and residual in process 0's one line."""
+    p = mpirun(2, routine, "--n", 300, "--grid", "1x2", "--workers", 1, "--gpus", 0, "--mixed",
+               "s", "--json")
+    assert p.returncode == 0, p.stderr
+    (r,) = json_lines(p.stdout)
+    assert r["api"] == "grid" and r["factor_precision"] == "f32", r
+    assert r["iterations"] >= 1 and 0 <= r["residual"] < 10, r

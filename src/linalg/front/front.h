@@ -89,6 +89,16 @@ int tsr_views_add(tsr_views_t *vs, tessera_dtype_t dtype, int64_t m, int64_t n, 
  *  the arrays unpinned. */
 int tsr_views_release(tsr_views_t *vs, int rc);
 
+/** An LU call's views (lapack.c) begun: tsr_views_begin in LU's tiles and panels (the tile
+ *  size the smallest any process would choose, on a context over processes), and on a context
+ *  over processes `*piv`, the call's pivots on every process: the root's ipiv, scratch
+ *  elsewhere (kmin of them; with read_ipiv the root's copied in). End with tsr_lu_views_end. */
+int tsr_lu_views_begin(tsr_views_t *vs, tessera_context_t *ctx, const char *f, int rc, int k,
+                       const int64_t *values, const int *argno, int64_t m, int64_t n, int *ipiv,
+                       int **piv, bool read_ipiv);
+/** tsr_views_release, and the scratch pivots freed. */
+int tsr_lu_views_end(tsr_views_t *vs, int rc, int *ipiv, int *piv);
+
 /* Argument checks of the LAPACK-style front doors (checks.c): each returns 0, or -argno with a
  * message naming the routine `name` and the argument. */
 int tsr_arg_ld(tessera_context_t *ctx, const char *name, int argno, int64_t ld, int64_t rows);

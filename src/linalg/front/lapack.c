@@ -275,13 +275,9 @@ int tessera_gemm(tessera_context_t *ctx, tessera_op_t transa, tessera_op_t trans
 
 /* ---------------------------------------------------------------- LU */
 
-/* Starts an LU call on an m x n matrix: column panels of tessera_tile_for_lu's width (the
- * smallest any process would choose, on a context over processes), and on a context over
- * processes `*piv`, the call's pivots on every process: the root's ipiv, scratch elsewhere
- * (kmin of them; getrs: the root's copied in). */
-static int begin_lu(tsr_views_t *vs, tessera_context_t *ctx, const char *f, int rc, int k,
-                    const int64_t *values, const int *argno, int64_t m, int64_t n, int *ipiv,
-                    int **piv, bool read_ipiv) {
+int tsr_lu_views_begin(tsr_views_t *vs, tessera_context_t *ctx, const char *f, int rc, int k,
+                       const int64_t *values, const int *argno, int64_t m, int64_t n, int *ipiv,
+                       int **piv, bool read_ipiv) {
   rc = tsr_views_begin(vs, ctx, f, rc, k, values, argno, tessera_tile_for_lu(ctx, m, n));
   vs->panels = true;
   *piv = ipiv;
@@ -297,8 +293,7 @@ static int begin_lu(tsr_views_t *vs, tessera_context_t *ctx, const char *f, int 
   return rc;
 }
 
-/* Ends an LU call begun with begin_lu. */
-static int end_lu(tsr_views_t *vs, int rc, int *ipiv, int *piv) {
+int tsr_lu_views_end(tsr_views_t *vs, int rc, int *ipiv, int *piv) {
   rc = tsr_views_release(vs, rc);
   if (piv != ipiv) free(piv);
   return rc;
@@ -337,11 +332,11 @@ int tessera_getrf(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int6
   if (!rc) rc = check_ipiv(ctx, f, 7, ipiv, m < n ? m : n);
   tsr_views_t vs;
   int *piv = NULL;
-  rc = begin_lu(&vs, ctx, f, rc, 3, (const int64_t[]){dtype, m, n}, (const int[]){2, 3, 4}, m, n,
-                ipiv, &piv, false);
+  rc = tsr_lu_views_begin(&vs, ctx, f, rc, 3, (const int64_t[]){dtype, m, n},
+                          (const int[]){2, 3, 4}, m, n, ipiv, &piv, false);
   if (!rc && m > 0 && n > 0) rc = tsr_views_add(&vs, dtype, m, n, a, lda, 0, TSR_IN | TSR_OUT);
   if (!rc && m > 0 && n > 0) rc = tessera_tile_getrf(vs.v[0], piv);
-  rc = end_lu(&vs, rc, ipiv, piv);
+  rc = tsr_lu_views_end(&vs, rc, ipiv, piv);
   return rc > 0 ? lu_info_message(ctx, f, rc, dtype, a, lda) : rc;
 }
 
@@ -365,8 +360,8 @@ static int lu_solve(tessera_context_t *ctx, int factor, tessera_op_t trans, tess
   if (!rc) rc = tsr_arg_ld(ctx, f, o + 7, ldb, n);
   tsr_views_t vs;
   int *piv = NULL;
-  rc = begin_lu(&vs, ctx, f, rc, 4, (const int64_t[]){trans, dtype, n, nrhs},
-                (const int[]){2, o, o + 1, o + 2}, n, n, ipiv, &piv, !factor);
+  rc = tsr_lu_views_begin(&vs, ctx, f, rc, 4, (const int64_t[]){trans, dtype, n, nrhs},
+                          (const int[]){2, o, o + 1, o + 2}, n, n, ipiv, &piv, !factor);
   if (!rc && n > 0)
     rc = tsr_views_add(&vs, dtype, n, n, a, lda, 0, factor ? TSR_IN | TSR_OUT : TSR_IN);
   if (!rc && n > 0 && nrhs > 0)
@@ -376,7 +371,7 @@ static int lu_solve(tessera_context_t *ctx, int factor, tessera_op_t trans, tess
                                 : tessera_tile_getrf(vs.v[0], piv))
          : nrhs > 0 ? tessera_tile_getrs(trans, vs.v[0], piv, vs.v[1])
                     : 0;
-  rc = end_lu(&vs, rc, ipiv, piv);
+  rc = tsr_lu_views_end(&vs, rc, ipiv, piv);
   return rc > 0 ? lu_info_message(ctx, f, rc, dtype, a, lda) : rc;
 }
 

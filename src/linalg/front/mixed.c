@@ -5,10 +5,9 @@
  * tile tasks on every device, then X refined in A's precision: the residuals by a Hermitian
  * product of A's own tiles (loops/hemm.c), the corrections by the low-precision factor's
  * solves. Classical refinement first; where a step does not halve the residual, GMRES
- * preconditioned by the low-precision factors (GMRES-IR, Carson and Higham), whose operator
- * M⁻¹ A is applied in A's precision but for the factor's solves; the working-precision posv
- * where the factor breaks down or the refinement does not converge, with dsposv's codes. The
- * refinement's vectors (n x nrhs) live on the host; the products and solves are tile tasks. */
+ * preconditioned by the low-precision factors (GMRES-IR, Carson and Higham: mixed_refine.c);
+ * the working-precision posv where the factor breaks down or the refinement does not converge,
+ * with dsposv's codes. */
 #include <complex.h>
 #include <float.h>
 #include <math.h>
@@ -16,52 +15,20 @@
 #include <string.h>
 
 #include "linalg/front/front.h"
+#include "linalg/front/mixed.h"
 #include "linalg/loops/loops.h"
 #include "runtime/context.h"
 #include "tessera/linalg.h"
 
-typedef double complex cplx;
+typedef tsr_mixed_t mixed_t;
 
-/* Refinement steps by default (dsposv's ITERMAX), GMRES's largest basis per step, the relative
- * decrease of the preconditioned residual a GMRES step aims at, the decrease below which
- * GMRES-IR has stalled, and the fallback's codes. */
-enum { MAX_ITER = 30, BASIS = 50 };
-enum { OVERFLOW = -2, BROKE_DOWN = -3, NO_CONVERGENCE = -31 };
-static const double GMRES_TOL = 1e-8, STALL = 0.9;
-
-typedef struct {
-  tessera_context_t *ctx;
-  tessera_dtype_t dt, lo; /* A's dtype and the factor's */
-  char uplo;
-  char trans; /* LU: op(A) X = B, 'N', 'T' or 'C' */
-  int64_t n, nb;
-  size_t es, les;
-  tessera_matrix_t *A, *L; /* a view of A, and its low-precision copy factored */
-  void *low;               /* n x nrhs of the factor's dtype: the solves' right-hand sides */
-  int *ipiv;               /* LU (gesv): the factor's pivots; NULL: Cholesky (posv), A Hermitian */
-  double mu;               /* the factor is that of mu A (a power of two) */
-} mixed_t;
-
-static size_t at(int64_t i, int64_t j, int64_t ld) {
-  return (size_t)i + (size_t)j * (size_t)ld;
-}
-
-/* dst (n x cols, ldd) = src (lds), elements of es bytes. */
-static void copy_columns(size_t es, int64_t n, int64_t cols, const void *src, int64_t lds,
-                         void *dst, int64_t ldd) {
-  for (int64_t j = 0; j < cols; j++)
-    memcpy((char *)dst + at(0, j, ldd) * es, (const char *)src + at(0, j, lds) * es,
-           (size_t)n * es);
-}
-
-static cplx load(tessera_dtype_t dt, const void *p, size_t k) {
-  const tsr_scalar_t s = tsr_scalar_load(dt, (const char *)p + k * tessera_dtype_size(dt), 0);
-  return s.re + I * s.im;
-}
-
-static void store(tessera_dtype_t dt, void *p, size_t k, cplx v) {
-  tsr_scalar_store(dt, (char *)p + k * tessera_dtype_size(dt), (tsr_scalar_t){creal(v), cimag(v)});
-}
+/* Refinement steps by default (dsposv's ITERMAX), and the fallback's codes. */
+enum { MAX_ITER = 30 };
+enum {
+  OVERFLOW = TSR_MIXED_OVERFLOW,
+  BROKE_DOWN = TSR_MIXED_BROKE_DOWN,
+  NO_CONVERGENCE = TSR_MIXED_NO_CONVERGENCE
+};
 
 /* Handles norm_begin takes: A's row tiles, and its column tiles for a transposed op(A). */
 static int64_t norm_handles(const mixed_t *m) {
@@ -88,7 +55,8 @@ static int norm_begin(mixed_t *m, double *sums, tessera_data_t **R) {
   return rc ? rc : tsr_pxabsum(m->uplo, A, rows, cols);
 }
 
-/* The largest row sum of op(A) (NaN kept) once the handles are released (their sums home). */
+/* The largest row sum of op(A) (NaN kept) once the handles are released (their sums home; over
+ * processes, summed). */
 static int norm_end(mixed_t *m, double *sums, tessera_data_t **R, int rc, double *anrm) {
   for (int64_t i = 0; i < norm_handles(m); i++)
     if (R[i]) {
@@ -96,185 +64,12 @@ static int norm_end(mixed_t *m, double *sums, tessera_data_t **R, int rc, double
       if (!rc) rc = r;
       R[i] = NULL;
     }
+  /* over processes each one's sums are of the tiles it owns */
+  if (!rc) rc = tsr_mixed_agree(m, sums, 2 * (size_t)m->n, TESSERA_F64);
   double most = 0;
   for (int64_t i = 0; i < m->n; i++)
     if (!(sums[i] <= most)) most = sums[i];
   *anrm = most;
-  return rc;
-}
-
-/* y (n x c, ldy) = alpha op(A) x (ldx) + beta y, by the tile product (Hermitian, or general
- * with op m->trans), x tiled as op(A)'s columns and y as its rows; x and y host arrays. */
-static int product(mixed_t *m, cplx alpha, const void *x, int64_t ldx, cplx beta, void *y,
-                   int64_t ldy, int64_t c) {
-  tessera_matrix_t *X = NULL, *Y = NULL;
-  const tsr_scalar_t al = {creal(alpha), cimag(alpha)}, be = {creal(beta), cimag(beta)};
-  const bool t = m->trans != 'N';
-  const int64_t xb = t ? m->A->mb : m->A->nb, yb = t ? m->A->nb : m->A->mb;
-  int rc = tessera_matrix_view(m->ctx, m->dt, m->n, c, xb, m->nb, (void *)x, ldx, &X);
-  if (!rc) rc = tessera_matrix_view(m->ctx, m->dt, m->n, c, yb, m->nb, y, ldy, &Y);
-  if (!rc)
-    rc = m->ipiv ? tsr_pxgemm(m->trans, 'N', al, m->A, X, be, Y)
-                 : tsr_pxhemm(m->uplo, m->A, al, X, be, Y);
-  const int waited = tessera_wait_all(m->ctx);
-  if (!rc) rc = waited;
-  const int d = (X ? tessera_matrix_destroy(X) : 0) | (Y ? tessera_matrix_destroy(Y) : 0);
-  return rc ? rc : d;
-}
-
-/* y (n x c, ldy, A's dtype) = M⁻¹ y with M = the low-precision factor's product: y rounded to
- * the factor's dtype (OVERFLOW where it does not fit), solved there, widened back. */
-static int solve_low(mixed_t *m, void *y, int64_t ldy, int64_t c) {
-  const double most = FLT_MAX;
-  for (int64_t j = 0; j < c; j++)
-    for (int64_t i = 0; i < m->n; i++) {
-      const cplx v = load(m->dt, y, at(i, j, ldy));
-      if (fabs(creal(v)) > most || fabs(cimag(v)) > most) return OVERFLOW;
-      store(m->lo, m->low, at(i, j, m->n), v);
-    }
-  tessera_matrix_t *W = NULL;
-  /* tiled as the factor's solves take it: square tiles of L's for potrs, any width for getrs */
-  const int64_t mb = m->L->mb, nb = m->ipiv ? m->nb : mb;
-  int rc = tessera_matrix_view(m->ctx, m->lo, m->n, c, mb, nb, m->low, m->n, &W);
-  if (!rc)
-    rc = m->ipiv ? tessera_tile_getrs((tessera_op_t)m->trans, m->L, m->ipiv, W)
-                 : tessera_tile_potrs((tessera_uplo_t)m->uplo, m->L, W);
-  const int d = W ? tessera_matrix_destroy(W) : 0;
-  if (rc || d) return rc ? rc : d;
-  for (int64_t j = 0; j < c; j++)
-    for (int64_t i = 0; i < m->n; i++)
-      store(m->dt, y, at(i, j, ldy), m->mu * load(m->lo, m->low, at(i, j, m->n)));
-  return 0;
-}
-
-/* The largest modulus of column j of y (NaN kept). */
-static double col_max(tessera_dtype_t dt, const void *y, int64_t ld, int64_t n, int64_t j) {
-  double most = 0;
-  for (int64_t i = 0; i < n; i++) {
-    const double v = cabs(load(dt, y, at(i, j, ld)));
-    if (!(v <= most)) most = v;
-  }
-  return most;
-}
-
-/* w = M⁻¹ A v for the GMRES basis (n complex doubles each); y: n of A's dtype, scratch. */
-static int apply(mixed_t *m, const cplx *v, cplx *w, void *y, void *q) {
-  for (int64_t i = 0; i < m->n; i++) store(m->dt, y, (size_t)i, v[i]);
-  int rc = product(m, 1, y, m->n, 0, q, m->n, 1);
-  if (!rc) rc = solve_low(m, q, m->n, 1);
-  for (int64_t i = 0; i < m->n && !rc; i++) w[i] = load(m->dt, q, (size_t)i);
-  return rc;
-}
-
-static cplx dot(int64_t n, const cplx *u, const cplx *v) {
-  cplx s = 0;
-  for (int64_t i = 0; i < n; i++) s += conj(u[i]) * v[i];
-  return s;
-}
-
-/* One GMRES-IR step on column r (A's dtype, n): d (n complex) approximately solves A d = r by
- * GMRES on M⁻¹ A d = M⁻¹ r from d = 0, until the preconditioned residual falls by GMRES_TOL or
- * the basis holds BASIS vectors. *steps += the iterations. */
-static int gmres(mixed_t *m, const void *r, cplx *d, int *steps) {
-  const int64_t n = m->n, k1 = BASIS + 1;
-  cplx *V = malloc(sizeof *V * (size_t)(n * k1)), *Hm = calloc((size_t)(k1 * BASIS), sizeof *Hm);
-  cplx *g = calloc((size_t)k1, sizeof *g), *s = calloc((size_t)BASIS, sizeof *s);
-  double *c = calloc((size_t)BASIS, sizeof *c);
-  void *y = malloc((size_t)n * m->es), *q = malloc((size_t)n * m->es);
-  int rc = V && Hm && g && s && c && y && q ? 0 : TESSERA_ERR_NOMEM;
-  if (!rc) { /* V_0 = M⁻¹ r / β */
-    memcpy(q, r, (size_t)n * m->es);
-    rc = solve_low(m, q, n, 1);
-    for (int64_t i = 0; i < n && !rc; i++) V[i] = load(m->dt, q, (size_t)i);
-  }
-  const double beta = rc ? 0 : sqrt(creal(dot(n, V, V)));
-  int k = 0;
-  memset(d, 0, sizeof *d * (size_t)n);
-  if (!rc && beta > 0) {
-    for (int64_t i = 0; i < n; i++) V[i] /= beta;
-    g[0] = beta;
-    while (k < BASIS && !rc) {
-      cplx *w = V + (k + 1) * n, *h = Hm + k * k1;
-      if ((rc = apply(m, V + k * n, w, y, q))) break;
-      for (int i = 0; i <= k; i++) { /* modified Gram-Schmidt */
-        h[i] = dot(n, V + i * n, w);
-        for (int64_t l = 0; l < n; l++) w[l] -= h[i] * V[i * n + l];
-      }
-      h[k + 1] = sqrt(creal(dot(n, w, w)));
-      for (int i = 0; i < k; i++) { /* the earlier rotations on the new column */
-        const cplx t = c[i] * h[i] + s[i] * h[i + 1];
-        h[i + 1] = -conj(s[i]) * h[i] + c[i] * h[i + 1];
-        h[i] = t;
-      }
-      const double a = cabs(h[k]), t = hypot(a, cabs(h[k + 1]));
-      c[k] = t > 0 ? a / t : 1;
-      s[k] = t == 0 ? 0 : a == 0 ? 1 : (h[k] / a) * conj(h[k + 1]) / t;
-      const cplx hk = c[k] * h[k] + s[k] * h[k + 1];
-      if (creal(h[k + 1]) > 0)
-        for (int64_t l = 0; l < n; l++) w[l] /= creal(h[k + 1]);
-      h[k] = hk, h[k + 1] = 0;
-      g[k + 1] = -conj(s[k]) * g[k];
-      g[k] = c[k] * g[k];
-      k++;
-      if (!(cabs(g[k]) > GMRES_TOL * beta) || hk == 0) break;
-    }
-    for (int i = k - 1; i >= 0 && !rc; i--) { /* H y = g, y into g */
-      for (int j = i + 1; j < k; j++) g[i] -= Hm[j * k1 + i] * g[j];
-      g[i] = Hm[i * k1 + i] != 0 ? g[i] / Hm[i * k1 + i] : 0;
-    }
-    for (int i = 0; i < k && !rc; i++)
-      for (int64_t l = 0; l < n; l++) d[l] += g[i] * V[i * n + l];
-  }
-  *steps += k;
-  free(V), free(Hm), free(g), free(s), free(c), free(y), free(q);
-  return rc;
-}
-
-/* The refinement of x (n x nrhs) from X = M⁻¹ B: 0 when every column converged within
- * max_iter steps (*iter the steps), NO_CONVERGENCE, OVERFLOW, or a negative status. */
-static int refine(mixed_t *m, const tessera_mixed_options_t *o, double cte, const void *b,
-                  int64_t ldb, void *x, int64_t ldx, int64_t nrhs, tessera_mixed_result_t *res) {
-  const int64_t n = m->n;
-  void *r = malloc((size_t)(n * nrhs) * m->es);
-  cplx *d = malloc(sizeof *d * (size_t)n);
-  int rc = r && d ? 0 : TESSERA_ERR_NOMEM;
-  if (!rc) copy_columns(m->es, n, nrhs, b, ldb, x, ldx);
-  if (!rc) rc = solve_low(m, x, ldx, nrhs);
-  bool gm = o->gmres == 1;
-  double last = INFINITY;
-  for (int it = 0; !rc; it++) {
-    copy_columns(m->es, n, nrhs, b, ldb, r, n);
-    if ((rc = product(m, -1, x, ldx, 1, r, n, nrhs))) break;
-    double worst = 0; /* the largest ‖r‖ / (‖x‖ cte) over the columns: converged at <= 1 */
-    for (int64_t j = 0; j < nrhs; j++) {
-      const double q = col_max(m->dt, r, n, n, j) / (col_max(m->dt, x, ldx, n, j) * cte);
-      if (!(q <= worst)) worst = q;
-    }
-    res->iter = it;
-    if (worst <= 1) break;
-    /* no convergence: the steps spent, a NaN, or GMRES-IR itself no longer reducing the
-     * residual (it stays at the level of its own rounding) */
-    if (it == o->max_iter || isnan(worst) || (gm && it > 0 && worst > STALL * last)) {
-      rc = NO_CONVERGENCE;
-      break;
-    }
-    if (!gm && o->gmres == 0 && it > 0 && worst > 0.5 * last) gm = true; /* classical stalls */
-    last = worst;
-    if (!gm) {
-      if ((rc = solve_low(m, r, n, nrhs))) break;
-      for (int64_t j = 0; j < nrhs; j++)
-        for (int64_t i = 0; i < n; i++)
-          store(m->dt, x, at(i, j, ldx),
-                load(m->dt, x, at(i, j, ldx)) + load(m->dt, r, at(i, j, n)));
-      continue;
-    }
-    for (int64_t j = 0; j < nrhs && !rc; j++) {
-      rc = gmres(m, (char *)r + at(0, j, n) * m->es, d, &res->gmres_steps);
-      for (int64_t i = 0; i < n && !rc; i++)
-        store(m->dt, x, at(i, j, ldx), load(m->dt, x, at(i, j, ldx)) + d[i]);
-    }
-  }
-  free(r), free(d);
   return rc;
 }
 
@@ -310,9 +105,6 @@ static int check_options(tessera_context_t *ctx, const char *f, int argno, bool 
                    "%s: argument %d asks a factor on tensor cores (TF32, BF16 or FP16 "
                    "inputs), which needs a context with GPUs",
                    f, argno);
-  if (!rc && tessera_context_comm(ctx))
-    rc = tsr_error(ctx, TESSERA_ERR_STATE, "%s: runs on one process; this context spans %d", f,
-                   tessera_comm_size(tessera_context_comm(ctx)));
   return rc;
 }
 
@@ -342,7 +134,7 @@ static int check(tessera_context_t *ctx, const char *f, bool lu, tessera_uplo_t 
 static int fallback(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_op_t trans,
                     tessera_dtype_t dt, int64_t n, int64_t nrhs, void *a, int64_t lda, int *ipiv,
                     const void *b, int64_t ldb, void *x, int64_t ldx) {
-  copy_columns(tessera_dtype_size(dt), n, nrhs, b, ldb, x, ldx);
+  tsr_mixed_copy_columns(tessera_dtype_size(dt), n, nrhs, b, ldb, x, ldx);
   if (!ipiv) return tessera_posv(ctx, uplo, dt, n, nrhs, a, lda, x, ldx);
   if (trans == TESSERA_NOTRANS) return tessera_gesv(ctx, dt, n, nrhs, a, lda, ipiv, x, ldx);
   const int rc = tessera_getrf(ctx, dt, n, n, a, lda, ipiv);
@@ -379,6 +171,40 @@ static tessera_factor_t precision_of(tessera_context_t *ctx, tessera_dtype_t dt,
   return lu ? TESSERA_FACTOR_SINGLE : TESSERA_FACTOR_BF16;
 }
 
+/* The process owning A's tile (i, j), or for a Hermitian A the stored one of (i, j) and
+ * (j, i). */
+static int owner_of(const mixed_t *m, int64_t i, int64_t j) {
+  const bool swap = (m->uplo == 'L' && i < j) || (m->uplo == 'U' && i > j);
+  return tessera_matrix_tile_owner(m->A, swap ? j : i, swap ? i : j);
+}
+
+/* m->L, A's low-precision copy in tiles of mb x nb (A's, or one tile): a workspace; over
+ * processes a distributed matrix whose tiles are owned as A's, each process's tiles in blocks of
+ * *store (its own, freed by the caller). */
+static int low_copy(mixed_t *m, int64_t mb, int64_t nb, void **store) {
+  const int64_t n = m->n;
+  if (!m->comm) return tsr_matrix_create_workspace(m->ctx, m->lo, n, n, mb, nb, &m->L);
+  const int64_t mt = (n + mb - 1) / mb, nt = (n + nb - 1) / nb, count = mt * nt;
+  const int me = tessera_comm_rank(m->comm);
+  void **blocks = calloc((size_t)count, sizeof *blocks);
+  int *owners = malloc((size_t)count * sizeof *owners),
+      *nodes = calloc((size_t)count, sizeof *nodes);
+  int64_t mine = 0;
+  for (int64_t k = 0; owners && k < count; k++)
+    mine += (owners[k] = owner_of(m, k % mt, k / mt)) == me;
+  const size_t tile = (size_t)(mb * nb) * m->les;
+  *store = malloc(mine > 0 ? (size_t)mine * tile : 1);
+  int rc = blocks && owners && nodes && *store ? 0 : TESSERA_ERR_NOMEM;
+  for (int64_t k = 0, used = 0; !rc && k < count; k++)
+    if (owners[k] == me) blocks[k] = (char *)*store + (size_t)used++ * tile;
+  if (!rc)
+    rc = tessera_matrix_view_blocks(m->ctx, m->comm, m->lo, n, n, mb, nb, mb, nb, blocks, nodes,
+                                    owners, mb, &m->L);
+  free(blocks), free(owners), free(nodes);
+  return rc == TESSERA_ERR_NOMEM ? tsr_error(m->ctx, rc, "mixed-precision solve: out of memory")
+                                 : rc;
+}
+
 /* Factors m->A (LU when m->ipiv is set, else Cholesky) in precision f and refines x (n x nrhs,
  * ldx) from b (ldb): 0 or a negative status, with *code the fallback's reason (BROKE_DOWN,
  * OVERFLOW, NO_CONVERGENCE) or 0. The conversion, the factor and ‖A‖∞ run as tasks (an overflow
@@ -398,12 +224,11 @@ static int factor_refine(mixed_t *m, tessera_factor_t f, const tessera_mixed_opt
    * accelerator as one tile there, which its kernel factors by recursive halving on the tensor
    * cores without the tile loop's task per block */
   tessera_scope_t fit;
-  const bool one_tile = !lu && math_of[f] && tessera_accelerator_count(ctx) == 1 &&
+  const bool one_tile = !lu && !m->comm && math_of[f] && tessera_accelerator_count(ctx) == 1 &&
                         tsr_fitting_accelerators(ctx, 2 * (size_t)n * (size_t)n * m->les, &fit);
   const int64_t lb = one_tile ? n : m->nb;
-  if (!rc)
-    rc = tsr_matrix_create_workspace(ctx, m->lo, n, n, lu ? m->A->mb : lb, lu ? m->A->nb : lb,
-                                     &m->L);
+  void *store = NULL; /* over processes: this one's tiles of L */
+  if (!rc) rc = low_copy(m, lu ? m->A->mb : lb, lu ? m->A->nb : lb, &store);
   /* FP16 inputs: A scaled first by the power of two bringing ‖A‖∞ near a tenth of FP16's
    * largest value, which no entry of A or of its Cholesky factor then exceeds; else ‖A‖∞'s tasks
    * after the factor's */
@@ -442,13 +267,14 @@ static int factor_refine(mixed_t *m, tessera_factor_t f, const tessera_mixed_opt
   if (!rc && !(anrm <= FLT_MAX)) *code = OVERFLOW; /* and NaN: the working-precision call says */
   if (!*code && !rc) {
     res->factor = f;
-    const int r = refine(m, o, cte, b, ldb, x, ldx, nrhs, res);
+    const int r = tsr_mixed_refine(m, o, cte, b, ldb, x, ldx, nrhs, res);
     if (r == OVERFLOW || r == NO_CONVERGENCE)
       *code = r;
     else
       rc = r;
   }
   const int d = m->L ? tessera_matrix_destroy(m->L) : 0;
+  free(store);
   free(m->low);
   (void)tessera_set_scope(ctx, outer);
   return rc ? rc : d;
@@ -476,6 +302,35 @@ static tessera_mixed_result_t fell_back(const tessera_mixed_result_t *res, int c
       .factor = TESSERA_FACTOR_WORKING, .iter = code, .gmres_steps = res->gmres_steps};
 }
 
+static int tile_mixed(const char *f, bool lu, tessera_uplo_t uplo, tessera_matrix_t *A, int *ipiv,
+                      tessera_matrix_t *B, const tessera_mixed_options_t *opts,
+                      tessera_mixed_result_t *res);
+
+/* posv_mixed or gesv_mixed on a context over processes (the arrays the root's; `rc` this
+ * process's checks): the arguments and options compared across the processes, X = B on the
+ * root, then A and X dealt over the grid and the tile-level solve run distributed; X, and A
+ * (its factor after a fallback), back on the root. */
+static int over_processes(tessera_context_t *ctx, const char *f, bool lu, tessera_uplo_t uplo,
+                          tessera_dtype_t dtype, int64_t n, int64_t nrhs, void *a, int64_t lda,
+                          int *ipiv, const void *b, int64_t ldb, void *x, int64_t ldx,
+                          const tessera_mixed_options_t *o, tessera_mixed_result_t *res, int rc) {
+  const int64_t values[7] = {lu ? o->trans : uplo, dtype,   n, nrhs, o->factor,
+                             o->max_iter,          o->gmres};
+  const int argno[7] = {lu ? 12 : 2, lu ? 2 : 3, lu ? 3 : 4, lu ? 4 : 5, 12, 12, 12};
+  tsr_views_t vs;
+  int *piv = ipiv;
+  rc = lu ? tsr_lu_views_begin(&vs, ctx, f, rc, 7, values, argno, n, n, ipiv, &piv, false)
+          : tsr_views_begin(&vs, ctx, f, rc, 7, values, argno, tessera_tile_for(ctx, n));
+  if (rc || n == 0 || nrhs == 0) return lu ? tsr_lu_views_end(&vs, rc, ipiv, piv) : rc;
+  if (tsr_lapack_holds_arrays(ctx))
+    tsr_mixed_copy_columns(tessera_dtype_size(dtype), n, nrhs, b, ldb, x, ldx);
+  rc = tsr_views_add(&vs, dtype, n, n, a, lda, lu ? 0 : (char)uplo, TSR_IN | TSR_OUT);
+  if (!rc) rc = tsr_views_add(&vs, dtype, n, nrhs, x, ldx, 0, TSR_IN | TSR_OUT);
+  if (!rc)
+    rc = tile_mixed(lu ? "gesv_mixed" : "posv_mixed", lu, uplo, vs.v[0], piv, vs.v[1], o, res);
+  return lu ? tsr_lu_views_end(&vs, rc, ipiv, piv) : tsr_views_release(&vs, rc);
+}
+
 /* posv_mixed (ipiv NULL, lu false) or gesv_mixed (lu). */
 static int mixed(tessera_context_t *ctx, const char *fname, bool lu, tessera_uplo_t uplo,
                  tessera_dtype_t dtype, int64_t n, int64_t nrhs, void *a, int64_t lda, int *ipiv,
@@ -489,6 +344,9 @@ static int mixed(tessera_context_t *ctx, const char *fname, bool lu, tessera_upl
   if (!res) res = &own;
   *res = (tessera_mixed_result_t){.factor = TESSERA_FACTOR_WORKING};
   int rc = check(ctx, fname, lu, uplo, dtype, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, &o);
+  if (tessera_context_comm(ctx))
+    return over_processes(ctx, fname, lu, uplo, dtype, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, &o,
+                          res, rc);
   if (rc || n == 0 || nrhs == 0) return rc;
   const tessera_factor_t f = precision_of(ctx, dtype, lu, n, &o);
   if (f == TESSERA_FACTOR_WORKING)
@@ -552,12 +410,15 @@ static int tile_mixed(const char *f, bool lu, tessera_uplo_t uplo, tessera_matri
   m.A = A;
   m.ipiv = lu ? ipiv : NULL;
   m.trans = (char)o.trans;
+  m.comm = A->comm;
   int code = 0;
   if (fp != TESSERA_FACTOR_WORKING) {
     /* the refinement's vectors on the host, B's columns fetched once and X's stored once */
     void *b = malloc((size_t)(n * nrhs) * m.es), *x = malloc((size_t)(n * nrhs) * m.es);
     if (!b || !x) rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory", f);
+    if (b) memset(b, 0, (size_t)(n * nrhs) * m.es); /* over processes: each its own tiles */
     if (!rc) rc = tessera_matrix_export(B, b, n);
+    if (!rc) rc = tsr_mixed_agree(&m, b, (size_t)(n * nrhs), m.dt);
     if (!rc) rc = factor_refine(&m, fp, &o, b, n, x, n, nrhs, res, &code);
     if (!rc && !code) rc = tessera_matrix_import(B, x, n);
     free(b), free(x);
