@@ -179,11 +179,16 @@ static int owner_of(const mixed_t *m, int64_t i, int64_t j) {
 }
 
 /* m->L, A's low-precision copy in tiles of mb x nb (A's, or one tile): a workspace; over
- * processes a distributed matrix whose tiles are owned as A's, each process's tiles in blocks of
+ * processes a distributed matrix whose tiles are owned as A's: of A's grid, its tiles workspaces
+ * (no home in host memory), where a grid deals A, else blocks of this process's tiles in
  * *store (its own, freed by the caller). */
 static int low_copy(mixed_t *m, int64_t mb, int64_t nb, void **store) {
   const int64_t n = m->n;
   if (!m->comm) return tsr_matrix_create_workspace(m->ctx, m->lo, n, n, mb, nb, &m->L);
+  const tessera_matrix_t *A = m->A;
+  if (!A->is_view && A->grid.p > 0 && A->mb == mb && A->nb == nb) /* dealt by a grid: A's owners */
+    return tsr_matrix_create_distributed(m->ctx, m->comm, A->grid, m->lo, n, n, mb, nb,
+                                         &(tsr_dist_place_t){.on = -2}, &m->L);
   const int64_t mt = (n + mb - 1) / mb, nt = (n + nb - 1) / nb, count = mt * nt;
   const int me = tessera_comm_rank(m->comm);
   void **blocks = calloc((size_t)count, sizeof *blocks);
