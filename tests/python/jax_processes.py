@@ -121,7 +121,7 @@ def check_functions(dtypes=DTYPES):
                 xl, st = tj.lu_solve(g, b[:, 0], 4, mesh, spec, return_status=True)
                 assert int(st) == 0, f"lu_solve {what}: status {int(st)}"
                 close(g @ whole(xl), b[:, 0], dtype, f"lu_solve {what}")
-                if dtype in (np.float64, np.complex128):
+                if n == 13 and dtype == np.complex128:  # one mixed-precision solve a mesh
                     xm, st = tj.lu_solve(g, b[:, 0], 4, mesh, spec, return_status=True,
                                          mixed="s")
                     assert int(st) == 0, f"lu_solve mixed {what}: status {int(st)}"

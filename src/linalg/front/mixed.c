@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "linalg/front/front.h"
-#include "linalg/front/mixed.h"
+#include "linalg/front/mixed_refine.h"
 #include "linalg/loops/loops.h"
 #include "runtime/context.h"
 #include "tessera/linalg.h"

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "linalg/front/front.h"
-#include "linalg/front/mixed.h"
+#include "linalg/front/mixed_refine.h"
 #include "linalg/loops/loops.h"
 
 typedef double complex cplx;

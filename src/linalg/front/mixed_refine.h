@@ -1,7 +1,7 @@
-/* The state of a mixed-precision solve shared by its entry points and factor (mixed.c) and its
- * refinement (mixed_refine.c). */
-#ifndef TSR_LINALG_FRONT_MIXED_H
-#define TSR_LINALG_FRONT_MIXED_H
+/* The refinement of a mixed-precision solve (mixed_refine.c) and the solve's state it works on,
+ * which the entry points and the factor (mixed.c) set up. */
+#ifndef TSR_LINALG_FRONT_MIXED_REFINE_H
+#define TSR_LINALG_FRONT_MIXED_REFINE_H
 
 #include <stdbool.h>
 #include <stdint.h>
