@@ -104,29 +104,57 @@ static void conj_transpose(tessera_dtype_t dt, int64_t rows, int64_t cols, const
     }
 }
 
+/* The n x k array at `a` (leading dimension n) summed over the call's processes in place: each
+ * process's tiles of a distributed matrix, zeros elsewhere, made whole on every process. */
+static int summed(const call_t *c, tessera_dtype_t dt, void *a, int64_t n, int64_t k) {
+  if (!c->comm) return 0;
+  const int rc = tessera_comm_allreduce(c->comm, a, a, (size_t)(n * k), (tessera_comm_type_t)dt,
+                                        TESSERA_SUM, NULL);
+  if (rc) fprintf(stderr, "tessera.jax: %s\n", tessera_comm_last_error(c->comm));
+  return rc;
+}
+
 /* The mixed-precision solve of potrs (p->mixed >= 0): A the blocks of Aᵀ, which for Hermitian A
  * is conj(A), BT those of Bᵀ. Through the host (the refinement's vectors are there anyway):
  * C = conj(B) (n x k), tessera_tile_posv_mixed on Aᵀ and C, whose answer Z = conj(A)⁻¹ conj(B)
- * is conj(X), and Xᵀ = conj(Z)ᵀ back into BT. */
-static int mixed_solve(tessera_context_t *ctx, tessera_uplo_t uplo, const part_t *p,
-                       tessera_matrix_t *A, tessera_matrix_t *BT) {
-  const int64_t n = p->n, k = p->nrhs;
+ * is conj(X), and Xᵀ = conj(Z)ᵀ back into BT. Over processes every one puts Bᵀ together from
+ * the processes' tiles, C's rows are dealt as A's diagonal tiles are, and Z is put together the
+ * same way before each process writes its own tiles of BT. */
+static int mixed_solve(tessera_context_t *ctx, const call_t *c, tessera_uplo_t uplo,
+                       const part_t *p, tessera_matrix_t *A, tessera_matrix_t *BT) {
+  const int64_t n = p->n, k = p->nrhs, nb = p->tile, bm = (n + nb - 1) / nb;
   const tessera_dtype_t dt = (tessera_dtype_t)p->dtype;
-  const size_t bytes = (size_t)(n * k) * tessera_dtype_size(dt);
-  char *bt = malloc(bytes), *cz = malloc(bytes);
+  const size_t es = tessera_dtype_size(dt), bytes = (size_t)(n * k) * es;
+  char *bt = calloc(1, bytes), *cz = malloc(bytes);
+  void **blocks = calloc((size_t)bm, sizeof *blocks);
+  int *owners = calloc((size_t)bm, sizeof *owners), *nodes = calloc((size_t)bm, sizeof *nodes);
   tessera_matrix_t *C = NULL;
-  int rc = bt && cz ? tessera_matrix_export(BT, bt, k) : TESSERA_ERR_NOMEM;
+  int rc =
+      bt && cz && blocks && owners && nodes ? tessera_matrix_export(BT, bt, k) : TESSERA_ERR_NOMEM;
+  if (!rc) rc = summed(c, dt, bt, k, n);
   if (!rc) conj_transpose(dt, k, n, bt, cz);
   tessera_mixed_options_t o;
   tessera_mixed_options_init(&o);
   o.factor = (tessera_factor_t)p->mixed;
-  if (!rc) rc = tessera_matrix_view(ctx, dt, n, k, p->tile, p->tile, cz, n, &C);
+  for (int64_t i = 0; i < bm && !rc; i++) {
+    blocks[i] = cz + (size_t)(i * nb) * es;
+    owners[i] = c->comm ? tessera_matrix_tile_owner(A, i, i) : 0;
+  }
+  if (!rc)
+    rc = c->comm ? tessera_matrix_view_blocks(ctx, c->comm, dt, n, k, nb, nb, nb, k, blocks, nodes,
+                                              owners, n, &C)
+                 : tessera_matrix_view(ctx, dt, n, k, nb, nb, cz, n, &C);
   if (!rc) rc = tessera_tile_posv_mixed(uplo, A, C, &o, NULL);
-  const int d = C ? tessera_matrix_destroy(C) : 0; /* the answer home in cz */
+  const int d = C ? tessera_matrix_destroy(C) : 0; /* the answer home in cz (its owners') */
   if (!rc) rc = d;
+  const int me = c->comm ? tessera_comm_rank(c->comm) : 0;
+  for (int64_t i = 0; i < bm && !rc && c->comm; i++) /* the others' blocks, for the sum */
+    for (int64_t j = 0; j < k && owners[i] != me; j++)
+      memset(cz + (size_t)(i * nb + j * n) * es, 0, (size_t)(i + 1 < bm ? nb : n - i * nb) * es);
+  if (!rc) rc = summed(c, dt, cz, n, k);
   if (!rc) conj_transpose(dt, n, k, cz, bt);
   if (!rc) rc = tessera_matrix_import(BT, bt, k);
-  free(bt), free(cz);
+  free(bt), free(cz), free(blocks), free(owners), free(nodes);
   return rc;
 }
 
@@ -149,12 +177,7 @@ static int cholesky_ops(tessera_context_t *ctx, const call_t *c, const part_t *p
                                     p[0].rows, bb.a, bb.nodes, bb.owners, p[0].nrhs, &BT);
   }
   if (!rc && BT && p[0].mixed >= 0) {
-    if (c->comm) /* tessera_tile_posv_mixed runs within one process */
-      rc = tsr_jax_agree(c, (fprintf(stderr, "tessera.jax: potrs with a mixed-precision factor "
-                                             "runs on the devices of one process\n"),
-                             TESSERA_ERR_STATE));
-    else
-      rc = mixed_solve(ctx, uplo, &p[0], A, BT);
+    rc = mixed_solve(ctx, c, uplo, &p[0], A, BT);
     if (rc < 0) fprintf(stderr, "tessera.jax: %s\n", tessera_last_error(ctx));
     const int d1 = tessera_matrix_destroy(BT), d2 = tessera_matrix_destroy(A);
     return rc ? rc : d1 ? d1 : d2;

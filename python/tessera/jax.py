@@ -151,8 +151,8 @@ def potrs(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_stat
     in A's real dtype. mesh / in_specs (or matrix_specs): the mesh and ``P("x", None)``, a
     1-tuple of it, or jaxmg 0.x's pair ``(P("x", None), P(None, None))``; read from
     ``a.sharding`` when omitted. mixed: None, or a factor precision ("s", "tf32", "bf16", "h",
-    "auto"): A factored in it and x refined to A's precision (tessera_tile_posv_mixed; the
-    devices of one process; no log det). Returns x, (x, status), (x, logdet) or
+    "auto"): A factored in it and x refined to A's precision (tessera_tile_posv_mixed; over
+    processes too; no log det). Returns x, (x, status), (x, logdet) or
     (x, logdet, status)."""
     name = "tessera.jax.potrs"
     _check_mixed(name, mixed)

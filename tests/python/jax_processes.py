@@ -121,11 +121,14 @@ def check_functions(dtypes=DTYPES):
                 xl, st = tj.lu_solve(g, b[:, 0], 4, mesh, spec, return_status=True)
                 assert int(st) == 0, f"lu_solve {what}: status {int(st)}"
                 close(g @ whole(xl), b[:, 0], dtype, f"lu_solve {what}")
-                if n == 13 and dtype == np.complex128:  # one mixed-precision solve a mesh
+                if n == 13 and dtype == np.complex128:  # mixed-precision solves, once a mesh
                     xm, st = tj.lu_solve(g, b[:, 0], 4, mesh, spec, return_status=True,
                                          mixed="s")
                     assert int(st) == 0, f"lu_solve mixed {what}: status {int(st)}"
                     close(g @ whole(xm), b[:, 0], dtype, f"lu_solve mixed {what}")
+                    xm, st = tj.potrs(a, b, 4, mesh, spec, return_status=True, mixed="s")
+                    assert int(st) == 0, f"potrs mixed {what}: status {int(st)}"
+                    close(a @ whole(xm), b, dtype, f"potrs mixed {what}")
                 h = (g + g.conj().T) / 2  # Hermitian, indefinite
                 w, v, st = tj.syevd(h, 4, mesh, spec, return_status=True)
                 assert int(st) == 0, f"syevd {what}: status {int(st)}"
