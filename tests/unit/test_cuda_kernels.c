@@ -275,12 +275,41 @@ static void gemm_matches_cpu(void **state) {
       }
 }
 
+/* One stored shape (shape_of 0: N T, 1: T N) of a single-precision gemm and syrk / herk of dt in
+ * arithmetic `math` on the GPU against the CPU's products in the dtype's own: within tol, and
+ * where min_rel > 0 farther than it (the arithmetic asked is the one run). */
+static void products_case(tessera_dtype_t dt, int math, int shape_of, int m, int n, int k,
+                          double tol, double min_rel, uint64_t seed) {
+  tt_rng_t r = tt_rng(seed);
+  const int ta = shape_of, tb = 1 - shape_of;
+  tile_t t[3] = {ta ? tile_random(dt, k, m, 3, &r) : tile_random(dt, m, k, 3, &r),
+                 tb ? tile_random(dt, n, k, 5, &r) : tile_random(dt, k, n, 5, &r),
+                 tile_random(dt, m, n, 7, &r)};
+  tsr_gemm_args_t a = {dt, "NC"[ta], "NC" [tb], m, n, k, {0.75, 0 }, {-0.5, 0}, math};
+  double rel = 0;
+  char what[48];
+  snprintf(what, sizeof what, "gemm %c%c math %d", a.transa, a.transb, math);
+  expect_ok(run_within(tsr_cuda_gemm, tsr_cpu_gemm, &a, dt, t, 3, 2, 0, what, tol, &rel));
+  if (min_rel > 0) assert_true(rel > min_rel);
+  free_tiles(t, 3);
+  const char uplo = UL[shape_of], trans = "NC"[shape_of];
+  tile_t u[2] = {trans == 'N' ? tile_random(dt, n, k, 3, &r) : tile_random(dt, k, n, 3, &r),
+                 tile_random(dt, n, n, 4, &r)};
+  shape(dt, &u[1], 1);
+  tsr_syrk_args_t s = {dt, uplo, trans, 1, n, k, {0.75, 0}, {-0.5, 0}, math};
+  snprintf(what, sizeof what, "herk %c%c math %d", uplo, trans, math);
+  expect_ok(run_within(tsr_cuda_syrk, tsr_cpu_syrk, &s, dt, u, 2, 1, uplo, what, tol, &rel));
+  if (min_rel > 0) assert_true(rel > min_rel);
+  free_tiles(u, 2);
+}
+
 /* Single-precision gemm and syrk / herk on tensor cores (TF32, BF16, FP16 inputs, f32
  * accumulation): within their inputs' rounding of the CPU's f32 products, and visibly not the
- * f32 products themselves (the arithmetic asked is the one run). f32 in BF16 / FP16 rounds its
- * operands into the workspace: every stored shape, and with a workspace that takes k in chunks
- * (`room`: bytes of it the kernels see, 0 for all). */
-static void tensor_products_with(size_t room) {
+ * f32 products themselves. f32 in BF16 / FP16 rounds its operands into the workspace. Then f32
+ * in TF32X3 (three TF32 products of hi + lo operands): within a small multiple of f32's
+ * rounding, well inside what TF32 inputs alone give. Every stored shape, and with a workspace
+ * that takes k in chunks (`room`: bytes of it the kernels see, 0 for all). */
+static void tensor_products_with(size_t room, size_t split_room) {
   const int m = 64, n = 48, k = room ? 600 : 96;
   const double tol[4] = {0, 1e-2, 5e-2, 1e-2};
   const tessera_dtype_t single[2] = {TESSERA_F32, TESSERA_C64};
@@ -288,74 +317,22 @@ static void tensor_products_with(size_t room) {
   if (room) g.scratch.workspace_bytes = room;
   for (int math = TSR_MATH_TF32; math <= TSR_MATH_F16; math++)
     for (int d = 0; d < 2; d++)
-      for (int shape_of = 0; shape_of < 2; shape_of++) {
-        const tessera_dtype_t dt = single[d];
-        tt_rng_t r = tt_rng((uint64_t)(5000 + 100 * math + 10 * d + shape_of));
-        const int ta = shape_of, tb = 1 - shape_of; /* N T, then T N */
-        tile_t t[3] = {ta ? tile_random(dt, k, m, 3, &r) : tile_random(dt, m, k, 3, &r),
-                       tb ? tile_random(dt, n, k, 5, &r) : tile_random(dt, k, n, 5, &r),
-                       tile_random(dt, m, n, 7, &r)};
-        tsr_gemm_args_t a = {dt, "NC"[ta], "NC" [tb], m, n, k, {0.75, 0 }, {-0.5, 0}, math};
-        double rel = 0;
-        char what[48];
-        snprintf(what, sizeof what, "gemm %c%c math %d", a.transa, a.transb, math);
-        expect_ok(
-            run_within(tsr_cuda_gemm, tsr_cpu_gemm, &a, dt, t, 3, 2, 0, what, tol[math], &rel));
-        assert_true(rel > 1e-6);
-        free_tiles(t, 3);
-        const char uplo = UL[shape_of], trans = "NC"[shape_of];
-        tile_t u[2] = {trans == 'N' ? tile_random(dt, n, k, 3, &r) : tile_random(dt, k, n, 3, &r),
-                       tile_random(dt, n, n, 4, &r)};
-        shape(dt, &u[1], 1);
-        tsr_syrk_args_t s = {dt, uplo, trans, 1, n, k, {0.75, 0}, {-0.5, 0}, math};
-        snprintf(what, sizeof what, "herk %c%c math %d", uplo, trans, math);
-        expect_ok(
-            run_within(tsr_cuda_syrk, tsr_cpu_syrk, &s, dt, u, 2, 1, uplo, what, tol[math], &rel));
-        assert_true(rel > 1e-6);
-        free_tiles(u, 2);
-      }
-  g.scratch.workspace_bytes = whole;
-}
-
-/* f32 gemm and syrk in TF32X3 (three TF32 products of hi + lo operands): within a small multiple
- * of f32's rounding of the CPU's products, well inside what TF32 inputs alone give; every
- * stored shape, and in chunks of k (`room` as tensor_products_with's). */
-static void split_products_with(size_t room) {
-  const int m = 64, n = 48, k = room ? 600 : 96;
-  const tessera_dtype_t dt = TESSERA_F32;
-  const double tol = 2e-5;
-  const size_t whole = g.scratch.workspace_bytes;
-  if (room) g.scratch.workspace_bytes = room;
-  for (int shape_of = 0; shape_of < 2; shape_of++) {
-    tt_rng_t r = tt_rng((uint64_t)(5500 + shape_of));
-    const int ta = shape_of, tb = 1 - shape_of;
-    tile_t t[3] = {ta ? tile_random(dt, k, m, 3, &r) : tile_random(dt, m, k, 3, &r),
-                   tb ? tile_random(dt, n, k, 5, &r) : tile_random(dt, k, n, 5, &r),
-                   tile_random(dt, m, n, 7, &r)};
-    tsr_gemm_args_t a = {dt, "NT"[ta], "NT" [tb], m, n, k, {0.75, 0 }, {-0.5, 0}, TSR_MATH_TF32X3};
-    char what[48];
-    snprintf(what, sizeof what, "gemm %c%c TF32X3", a.transa, a.transb);
-    expect_ok(run_within(tsr_cuda_gemm, tsr_cpu_gemm, &a, dt, t, 3, 2, 0, what, tol, NULL));
-    free_tiles(t, 3);
-    const char uplo = UL[shape_of], trans = "NT"[shape_of];
-    tile_t u[2] = {trans == 'N' ? tile_random(dt, n, k, 3, &r) : tile_random(dt, k, n, 3, &r),
-                   tile_random(dt, n, n, 4, &r)};
-    shape(dt, &u[1], 1);
-    tsr_syrk_args_t s = {dt, uplo, trans, 0, n, k, {0.75, 0}, {-0.5, 0}, TSR_MATH_TF32X3};
-    snprintf(what, sizeof what, "syrk %c%c TF32X3", uplo, trans);
-    expect_ok(run_within(tsr_cuda_syrk, tsr_cpu_syrk, &s, dt, u, 2, 1, uplo, what, tol, NULL));
-    free_tiles(u, 2);
-  }
+      for (int shape_of = 0; shape_of < 2; shape_of++)
+        products_case(single[d], math, shape_of, m, n, k, tol[math], 1e-6,
+                      (uint64_t)(5000 + 100 * math + 10 * d + shape_of));
+  if (split_room) g.scratch.workspace_bytes = split_room;
+  for (int shape_of = 0; shape_of < 2; shape_of++)
+    products_case(TESSERA_F32, TSR_MATH_TF32X3, shape_of, m, n, k, 2e-5, 0,
+                  (uint64_t)(5500 + shape_of));
   g.scratch.workspace_bytes = whole;
 }
 
 static void tensor_core_products_near_cpu(void **state) {
   (void)state;
   NEED_GPU();
-  tensor_products_with(0);
-  tensor_products_with((size_t)(64 + 48) * 2 * 300); /* chunks of 256 columns of k */
-  split_products_with(0);
-  split_products_with((size_t)(64 + 48) * 12 * 300); /* chunks of 256 columns of k */
+  tensor_products_with(0, 0);
+  /* chunks of 256 columns of k: 16-bit operands, then three TF32 blocks of them */
+  tensor_products_with((size_t)(64 + 48) * 2 * 300, (size_t)(64 + 48) * 12 * 300);
 }
 
 /* absum on f64 tiles (the harness copies every buffer in one dtype; the other dtypes' run in
