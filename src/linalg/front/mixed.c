@@ -73,6 +73,12 @@ static int norm_end(mixed_t *m, double *sums, tessera_data_t **R, int rc, double
   return rc;
 }
 
+/* ‖op(A)‖∞ now: norm_begin's tasks waited for, then norm_end. */
+static int norm_now(mixed_t *m, double *sums, tessera_data_t **R, double *anrm) {
+  const int rc = norm_begin(m, sums, R), w = tessera_wait_all(m->ctx);
+  return norm_end(m, sums, R, rc ? rc : w, anrm);
+}
+
 void tessera_mixed_options_init(tessera_mixed_options_t *opts) {
   if (opts)
     *opts = (tessera_mixed_options_t){
@@ -243,9 +249,7 @@ static int factor_refine(mixed_t *m, tessera_factor_t f, const tessera_mixed_opt
   if (!rc && (!rows || !R || !m->low))
     rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "mixed-precision solve: out of memory");
   if (!rc && half) {
-    rc = norm_begin(m, rows, R);
-    const int w = tessera_wait_all(ctx);
-    rc = norm_end(m, rows, R, rc ? rc : w, &anrm);
+    rc = norm_now(m, rows, R, &anrm);
     if (!rc && anrm > 0 && isfinite(anrm)) m->mu = exp2(floor(log2(6550.0 / anrm)));
   }
   if (m->L) m->L->math = math_for(f, lu);
@@ -262,9 +266,7 @@ static int factor_refine(mixed_t *m, tessera_factor_t f, const tessera_mixed_opt
   if (!half && R) rc = norm_end(m, rows, R, rc, &anrm);
   if (!rc && *code == BROKE_DOWN && !half) { /* the failed flow may have skipped the sums: again */
     memset(rows, 0, 2 * (size_t)n * sizeof *rows);
-    rc = norm_begin(m, rows, R);
-    const int w = tessera_wait_all(ctx);
-    rc = norm_end(m, rows, R, rc ? rc : w, &anrm);
+    rc = norm_now(m, rows, R, &anrm);
   }
   free(rows), free(R);
   const double eps = tsr_dtype_single(m->dt) ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
@@ -285,19 +287,21 @@ static int factor_refine(mixed_t *m, tessera_factor_t f, const tessera_mixed_opt
   return rc ? rc : d;
 }
 
-/* The solve's state for an n x n A of `dtype` (uplo 0: general, LU), tiles nb wide. */
-static mixed_t mixed_of(tessera_context_t *ctx, tessera_dtype_t dtype, char uplo, int64_t n,
-                        int64_t nb) {
+/* The solve's state for an n x n A of `dtype`, tiles nb wide: a Cholesky solve (uplo), or with
+ * ipiv an LU one of op(A) (trans). */
+static mixed_t mixed_of(tessera_context_t *ctx, tessera_dtype_t dtype, tessera_uplo_t uplo,
+                        int *ipiv, tessera_op_t trans, int64_t n, int64_t nb) {
   const tessera_dtype_t lo = tsr_dtype_complex(dtype) ? TESSERA_C64 : TESSERA_F32;
   return (mixed_t){.ctx = ctx,
                    .dt = dtype,
                    .lo = lo,
-                   .uplo = uplo,
+                   .uplo = ipiv ? 0 : (char)uplo,
+                   .trans = ipiv ? (char)trans : 'N',
                    .n = n,
                    .nb = nb,
                    .es = tessera_dtype_size(dtype),
                    .les = tessera_dtype_size(lo),
-                   .trans = 'N',
+                   .ipiv = ipiv,
                    .mu = 1};
 }
 
@@ -356,10 +360,8 @@ static int mixed(tessera_context_t *ctx, const char *fname, bool lu, tessera_upl
   const tessera_factor_t f = precision_of(ctx, dtype, lu, n, &o);
   if (f == TESSERA_FACTOR_WORKING)
     return fallback(ctx, uplo, o.trans, dtype, n, nrhs, a, lda, lu ? ipiv : NULL, b, ldb, x, ldx);
-  mixed_t m = mixed_of(ctx, dtype, lu ? 0 : (char)uplo, n,
+  mixed_t m = mixed_of(ctx, dtype, uplo, lu ? ipiv : NULL, o.trans, n,
                        lu ? tessera_tile_for_lu(ctx, n, n) : tessera_tile_for(ctx, n));
-  m.ipiv = lu ? ipiv : NULL;
-  m.trans = (char)o.trans;
   /* A's tiles reach the accelerators at the link's speed only from pinned memory */
   const bool pinned = tessera_accelerator_count(ctx) > 0 &&
                       tsr_host_pin(ctx, a, (size_t)(lda * (n - 1) + n) * tessera_dtype_size(dtype));
@@ -411,10 +413,8 @@ static int tile_mixed(const char *f, bool lu, tessera_uplo_t uplo, tessera_matri
   if (rc || A->m == 0 || B->n == 0) return rc;
   const tessera_factor_t fp = precision_of(ctx, A->dtype, lu, A->m, &o);
   const int64_t n = A->m, nrhs = B->n;
-  mixed_t m = mixed_of(ctx, A->dtype, lu ? 0 : (char)uplo, n, A->nb);
+  mixed_t m = mixed_of(ctx, A->dtype, uplo, lu ? ipiv : NULL, o.trans, n, A->nb);
   m.A = A;
-  m.ipiv = lu ? ipiv : NULL;
-  m.trans = (char)o.trans;
   m.comm = A->comm;
   int code = 0;
   if (fp != TESSERA_FACTOR_WORKING) {
