@@ -2,8 +2,8 @@
  * solve, in the same run: tessera_tile_posv (f64: potrf and potrs) and tessera_tile_posv_mixed
  * with each factor precision asked, on A made once on the context's devices (the tiles stay
  * there: each timed solve starts from A's tiles on the GPUs, brought there by an untimed product
- * after the import). A = H₂ H₁ D H₁ H₂ (f64, order n): D's eigenvalues from 1 down to 1 / cond,
- * geometrically; H₁, H₂ Householder reflectors of random unit vectors, so that the condition
+ * after the import). A = Q D Qᵀ (f64, order n, tools/gen.c's gen_cond): D's eigenvalues from
+ * 1 down to 1 / cond, geometrically; Q from the QR of a random matrix, so that the condition
  * number is exactly cond. One right-hand side of random entries in (-0.5, 0.5). Each solve's
  * best time of --reps (A and B imported again before each, untimed), the ratio to the f64
  * solve's, the steps and GMRES iterations, and dsposv's criterion ‖b − A x‖∞ / (‖A‖∞ ‖x‖∞ ε √n)
@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "gen.h"
 #include "resident.h"
 #include "tessera/linalg.h"
 #include "tessera/tessera.h"
@@ -52,37 +53,13 @@ static void symv(int64_t n, const double *a, const double *v, double *y) {
   }
 }
 
-/* a = H a H with H = I - 2 v vᵀ (v of unit length): a - 2 v wᵀ - 2 w vᵀ + 4 (vᵀ w) v vᵀ, w = a v.
- */
-static void reflect(int64_t n, double *a, const double *v, double *w) {
-  symv(n, a, v, w);
-  double alpha = 0;
-  for (int64_t i = 0; i < n; i++) alpha += v[i] * w[i];
-  for (int64_t j = 0; j < n; j++) {
-    double *c = a + (size_t)j * (size_t)n;
-    const double vj = v[j], wj = w[j];
-    for (int64_t i = 0; i < n; i++) c[i] += -2 * v[i] * wj - 2 * w[i] * vj + 4 * alpha * v[i] * vj;
-  }
-}
-
-/* The matrix of condition cond described above, both triangles stored; returns ‖A‖∞. */
-static double generate(int64_t n, double cond, double *a, uint64_t seed) {
-  memset(a, 0, (size_t)n * (size_t)n * sizeof *a);
-  for (int64_t i = 0; i < n; i++)
-    a[i + i * n] = pow(cond, n > 1 ? -(double)i / (double)(n - 1) : 0);
-  double *v = malloc((size_t)n * sizeof *v), *w = malloc((size_t)n * sizeof *w);
-  for (int r = 0; r < 2; r++) {
-    double norm = 0;
-    for (int64_t i = 0; i < n; i++) v[i] = uniform(&seed), norm += v[i] * v[i];
-    for (int64_t i = 0; i < n; i++) v[i] /= sqrt(norm);
-    reflect(n, a, v, w);
-  }
-  double most = 0;
-  for (int64_t i = 0; i < n; i++) w[i] = 0;
+/* ‖a‖∞ of the n x n a. */
+static double norm_inf(int64_t n, const double *a) {
+  double *w = calloc((size_t)n, sizeof *w), most = 0;
   for (int64_t j = 0; j < n; j++)
     for (int64_t i = 0; i < n; i++) w[i] += fabs(a[i + j * n]);
   for (int64_t i = 0; i < n; i++) most = w[i] > most ? w[i] : most;
-  free(v), free(w);
+  free(w);
   return most;
 }
 
@@ -155,9 +132,9 @@ int main(int argc, char **argv) {
   if (tessera_init(&ctx, NULL)) return fprintf(stderr, "tessera_init failed\n"), 1;
   const int nb = tessera_tile_for(ctx, n);
   double *a = malloc((size_t)n * (size_t)n * sizeof *a), *b = malloc((size_t)n * sizeof *b);
-  double *x = malloc((size_t)n * sizeof *x);
+  double *x = malloc((size_t)n * sizeof *x), *w = malloc((size_t)n * (size_t)n * sizeof *w);
   tessera_matrix_t *A = NULL, *B = NULL, *Y = NULL;
-  if (!a || !b || !x) return fprintf(stderr, "out of memory\n"), 1;
+  if (!a || !b || !x || !w) return fprintf(stderr, "out of memory\n"), 1;
   int rc = tessera_matrix_create(ctx, TESSERA_F64, n, n, nb, nb, &A);
   if (!rc) rc = tessera_matrix_create(ctx, TESSERA_F64, n, 1, nb, nb, &B);
   if (!rc) rc = tessera_matrix_create(ctx, TESSERA_F64, n, 1, nb, nb, &Y);
@@ -171,7 +148,10 @@ int main(int argc, char **argv) {
   snprintf(clist, sizeof clist, "%s", conds);
   char *save = NULL;
   for (char *t = strtok_r(clist, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
-    const double cond = atof(t), anorm = generate(n, cond, a, 99);
+    const double cond = atof(t);
+    rc = gen_cond(ctx, TESSERA_F64, n, cond, 1, a, n, w, 99);
+    if (rc) break;
+    const double anorm = norm_inf(n, a);
     double base = 0, s = 0;
     tessera_mixed_result_t res;
     rc = run(ctx, A, B, Y, a, b, n, TESSERA_FACTOR_WORKING, reps, &base, x, &res);
@@ -192,6 +172,6 @@ int main(int argc, char **argv) {
   if (B) (void)tessera_matrix_destroy(B);
   if (A) (void)tessera_matrix_destroy(A);
   (void)tessera_finalize(ctx);
-  free(a), free(b), free(x);
+  free(a), free(b), free(x), free(w);
   return rc ? 1 : 0;
 }

@@ -137,6 +137,7 @@ static int bench_api(tessera_context_t *ctx, const cli_opts_t *o, mixed_arrays_t
   r.residual = residual;
   r.factor = cli_factor_name(o->dtype, res.factor);
   r.iterations = res.iter;
+  r.cond = o->cond;
   r.has_baseline = 1;
   r.baseline = "working";
   r.baseline_seconds = best[0];
@@ -163,10 +164,15 @@ static int bench_size(tessera_context_t **ctx, const cli_opts_t *o, int64_t n, i
   const char *irs_name = NULL;
   if (rc == CLI_OK) {
     progress_phase(prog, "generating n=%lld", (long long)n);
-    if (o->routine == CMD_GESV)
+    if (o->cond > 0) { /* the copy `a` is the QR's work array until the solves take it */
+      const int status =
+          gen_cond(*ctx, o->dtype, n, o->cond, o->routine == CMD_POSV, m.a0, ld, m.a, GEN_SEED_A);
+      if (status) rc = cli_report(*ctx, prog, "generating A of condition --cond", status);
+    } else if (o->routine == CMD_GESV) {
       gen_dense(o->dtype, n, n, m.a0, ld, GEN_SEED_A);
-    else
+    } else {
       gen_spd(o->dtype, n, m.a0, ld, GEN_SEED_A);
+    }
     gen_dense(o->dtype, n, m.nrhs, m.b0, ld, GEN_SEED_B);
   }
   if (rc == CLI_OK && irs_gpu) {
@@ -211,6 +217,10 @@ int cli_bench_mixed(const cli_opts_t *o) {
     if (irs_gpu) printf(" and cuSOLVER's IRS gesv on GPU 0 (the fastest of its precisions)");
     printf(", %lld right-hand side%s, best of %d after a warm-up\n", (long long)o->nrhs,
            o->nrhs == 1 ? "" : "s", o->reps);
+    if (o->cond > 0)
+      printf("# A = Q1 D Q2^H of condition number %g (D geometric from 1 to 1/%g, Q1 and Q2 "
+             "from the QR of random matrices%s)\n",
+             o->cond, o->cond, o->routine == CMD_POSV ? ", Q2 = Q1" : "");
     if (o->resident)
       printf("# api tile: tessera_tile_%s_mixed and tessera_tile_%s on descriptors made once, A "
              "imported and brought onto the GPUs before each run (untimed)\n",

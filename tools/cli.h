@@ -48,6 +48,8 @@ typedef struct {
   int uplo_set;    /**< --uplo was given */
   int values_only; /**< syevd: --values-only, eigenvalues only (job N) */
   int mixed;       /**< posv: --mixed, the factor's precision (tessera_factor_t); -1: not asked */
+  double cond;     /**< bench posv|gesv --mixed: A of this condition number (gen_cond); 0: the
+                        generated matrix of the plain solves */
   const char *input, *rhs, *output; /**< trace: input is the trace file, output the SVG */
   int reps;
   int workers, gpus; /**< -1: auto */
@@ -84,6 +86,7 @@ typedef struct {
   const char *home;   /**< bench --out-of-core: where the tiles live ("gpus", "host", "mixed") */
   const char *factor; /**< --mixed: the precision A was factored in (its dtype's name); or NULL */
   int iterations;     /**< --mixed: the refinement's steps (negative: the fallback's code) */
+  double cond;        /**< bench --mixed --cond: A's condition number; 0 otherwise */
 } cli_result_t;
 
 /** Sets the thread count of the BLAS library where it can be set (the LAPACKE baselines). */

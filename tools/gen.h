@@ -44,6 +44,15 @@ void gen_dense_block(tessera_dtype_t dtype, int64_t i0, int64_t j0, int64_t rows
  *  and dropping the imaginary part of the diagonal. */
 void gen_mirror(tessera_dtype_t dtype, tessera_uplo_t uplo, int64_t n, void *a, int64_t lda);
 
+/** Fills the n x n column-major `a` with A = Q₁ D Q₂ᴴ of condition number exactly `cond` (≥ 1):
+ *  D's diagonal geometric from 1 down to 1 / cond, Q₁ and Q₂ the unitary factors of the QR of two
+ *  gen_dense matrices (seeds `seed` and `seed` + 1), applied by the context's geqrf and unmqr
+ *  (their cost: about that of four n x n QR factorizations). `hermitian`: Q₂ = Q₁, a Hermitian
+ *  positive definite A (its upper triangle mirrored from the lower). `work` holds n x n
+ *  elements. Returns 0 or the failing call's status. */
+int gen_cond(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t n, double cond, int hermitian,
+             void *a, int64_t lda, void *work, uint64_t seed);
+
 /** Bytes of a rows x cols array of `dtype`, or 0 with *ok = 0 when that overflows. */
 size_t gen_bytes(tessera_dtype_t dtype, int64_t rows, int64_t cols, int *ok);
 

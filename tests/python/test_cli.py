@@ -742,8 +742,28 @@ def test_bench_mixed_against_working_precision(routine, extra):
     assert {r["api"] for r in rows} == {"lapack", "tile"}
 
 
+@pytest.mark.parametrize("routine", ["posv", "gesv"])
+def test_bench_mixed_of_prescribed_condition(routine):
+    """bench posv|gesv --mixed s --cond C: A of condition number C; a well-conditioned A takes
+    the fewest steps, one of condition 10⁸ (single precision's unit roundoff times C above 1)
+    more, and both answers meet the criterion."""
+    steps = {}
+    for cond in ("10", "1e8"):
+        p = run("bench", routine, "--mixed", "s", "--cond", cond, "--n", 150, "--reps", 1,
+                "--tile", 32, "--resident-only", "--json")
+        assert p.returncode == 0, p.stderr
+        (r,) = json_lines(p.stdout)
+        assert r["cond"] == float(cond) and r["factor_precision"] == "f32", r
+        assert r["iterations"] >= 1 and 0 <= r["residual"] < 10, r
+        steps[cond] = r["iterations"]
+    assert steps["10"] <= 3 and steps["1e8"] > steps["10"], steps
+
+
 @pytest.mark.parametrize("args,says", [(["bench", "posv", "--n", 100], "needs --mixed"),
-                                       (["bench", "potrf", "--mixed", "s"], "not 'bench potrf'")])
+                                       (["bench", "potrf", "--mixed", "s"], "not 'bench potrf'"),
+                                       (["bench", "potrf", "--cond", "10"], "--cond is for"),
+                                       (["bench", "gesv", "--mixed", "s", "--cond", "0.5"],
+                                        "not a condition number")])
 def test_bench_mixed_usage_errors(args, says):
     p = run(*args)
     assert p.returncode == 2 and says in p.stderr, p.stderr
