@@ -13,7 +13,10 @@ each with the preconditioner M⁻¹ applied in f32 (M32: r rounded to f32, solve
 does) and in f64 with the f32 factors (M64). Prints the factor's backward error, the condition
 number, and per method the steps and the criterion after each.
 
-  python3 bench/lu_refine_model.py N FACTOR     # FACTOR: s, tf32, bf16, tf32x3, bf16x3
+  python3 bench/lu_refine_model.py N FACTOR [COND]   # FACTOR: s, tf32, bf16, tf32x3, bf16x3
+
+With COND, A = Q1 D Q2ᵀ of that condition number instead (`tessera bench gesv --cond`'s kind:
+D geometric from 1 to 1 / COND, Q1 and Q2 the Q factors of random matrices).
 """
 import sys
 import time
@@ -80,9 +83,13 @@ def gmres(apply, z, tol=1e-8, basis=100):
     return np.array(v[:k]).T @ y, k
 
 
-def main(n, mode, seed=1):
+def main(n, mode, cond=None, seed=1):
     rng = np.random.default_rng(seed)
     a = rng.uniform(-0.5, 0.5, (n, n))
+    if cond:
+        q1 = np.linalg.qr(a)[0]
+        q2 = np.linalg.qr(rng.uniform(-0.5, 0.5, (n, n)))[0]
+        a = (q1 * cond ** -np.linspace(0, 1, n)) @ q2.T
     b = rng.uniform(-0.5, 0.5, n)
     t = time.time()
     f, piv = lu(a, mode)
@@ -125,4 +132,4 @@ def main(n, mode, seed=1):
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]), sys.argv[2])
+    main(int(sys.argv[1]), sys.argv[2], float(sys.argv[3]) if len(sys.argv) > 3 else None)

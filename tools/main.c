@@ -307,7 +307,7 @@ static const struct {
     {F_MIXED, ~0u,
      "--mixed P        posv, gesv, bench posv|gesv: A factored in a lower precision P and the\n"
      "                   solution refined to A's (auto: single for d and z without GPUs;\n"
-     "                   with GPUs bf16 for posv from n 16384, s for gesv from 32768;\n"
+     "                   with GPUs h for posv from n 16384, s for gesv from 32768;\n"
      "                   s: single, f32 or c64; tf32, bf16, h: held in single, its products\n"
      "                   on GPU tensor cores);\n"
      "                   prints the factor's precision and the refinement's steps\n"

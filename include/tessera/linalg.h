@@ -90,7 +90,7 @@ TESSERA_API int tessera_posv(tessera_context_t *ctx, tessera_uplo_t uplo, tesser
 /** The precision a mixed-precision solve factors A in. */
 typedef enum {
   TESSERA_FACTOR_AUTO = 0,    /**< chosen by the call: on CPUs alone SINGLE for f64 and c128;
-                                   with GPUs BF16 for posv from order 16384 and SINGLE for gesv
+                                   with GPUs HALF for posv from order 16384 and SINGLE for gesv
                                    of f64 and c128 from 32768; else WORKING */
   TESSERA_FACTOR_WORKING = 1, /**< A's own dtype: the plain solve, no refinement */
   TESSERA_FACTOR_SINGLE = 2,  /**< f32 (c64 for c128), refined to A's precision; on GPUs an f32

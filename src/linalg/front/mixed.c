@@ -164,7 +164,8 @@ enum { AUTO_GPU_CHOLESKY = 16384, AUTO_GPU_LU = 32768 };
 
 /* The precision o asks, AUTO resolved by device and matrix (docs/decisions.md): on CPUs alone,
  * single precision for f64 and c128 (twice f64's rate); with GPUs, from the orders above, a
- * Cholesky factor on BF16 tensor cores and an LU factor in single precision on TF32X3 products
+ * Cholesky factor on FP16 tensor cores (A scaled into FP16's range; three more bits than BF16,
+ * so fewer refinement steps) and an LU factor in single precision on TF32X3 products
  * (an LU on 16-bit inputs leaves the refinement too much to do on general matrices), else the
  * working precision. */
 static tessera_factor_t precision_of(tessera_context_t *ctx, tessera_dtype_t dt, bool lu, int64_t n,
@@ -174,7 +175,7 @@ static tessera_factor_t precision_of(tessera_context_t *ctx, tessera_dtype_t dt,
   if (tessera_accelerator_count(ctx) == 0)
     return single ? TESSERA_FACTOR_WORKING : TESSERA_FACTOR_SINGLE;
   if (n < (lu ? AUTO_GPU_LU : AUTO_GPU_CHOLESKY) || (lu && single)) return TESSERA_FACTOR_WORKING;
-  return lu ? TESSERA_FACTOR_SINGLE : TESSERA_FACTOR_BF16;
+  return lu ? TESSERA_FACTOR_SINGLE : TESSERA_FACTOR_HALF;
 }
 
 /* The process owning A's tile (i, j), or for a Hermitian A the stored one of (i, j) and
