@@ -116,7 +116,7 @@ def main(n, mode, cond=None, seed=1):
         x, hist = m(b), []
         for _ in range(30):
             hist.append(crit(x))
-            if hist[-1] <= 1:
+            if hist[-1] <= 1 or not hist[-1] < 1e30:  # converged, or diverged
                 break
             x = x + m(b - a @ x)
         print(f"  classical {name}: {len(hist) - 1} steps", [f"{c:.1e}" for c in hist[:8]])
