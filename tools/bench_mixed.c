@@ -137,7 +137,6 @@ static int bench_api(tessera_context_t *ctx, const cli_opts_t *o, mixed_arrays_t
   r.residual = residual;
   r.factor = cli_factor_name(o->dtype, res.factor);
   r.iterations = res.iter;
-  r.cond = o->cond;
   r.has_baseline = 1;
   r.baseline = "working";
   r.baseline_seconds = best[0];

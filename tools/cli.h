@@ -86,7 +86,6 @@ typedef struct {
   const char *home;   /**< bench --out-of-core: where the tiles live ("gpus", "host", "mixed") */
   const char *factor; /**< --mixed: the precision A was factored in (its dtype's name); or NULL */
   int iterations;     /**< --mixed: the refinement's steps (negative: the fallback's code) */
-  double cond;        /**< bench --mixed --cond: A's condition number; 0 otherwise */
 } cli_result_t;
 
 /** Sets the thread count of the BLAS library where it can be set (the LAPACKE baselines). */

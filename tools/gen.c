@@ -205,17 +205,6 @@ void gen_mirror(tessera_dtype_t dtype, tessera_uplo_t uplo, int64_t n, void *a, 
   }
 }
 
-/** q = the n x n factor Q of gen_dense's matrix of `seed` (its reflectors and tau, as geqrf
- *  leaves them), then c = Q c from the left or c Qᴴ from the right. */
-static int apply_random_q(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t n, void *q,
-                          void *tau, uint64_t seed, tessera_side_t side, void *c, int64_t ldc) {
-  gen_dense(dtype, n, n, q, n, seed);
-  int rc = tessera_geqrf(ctx, dtype, n, n, q, n, tau);
-  return rc ? rc
-            : tessera_unmqr(ctx, side, side == TESSERA_LEFT ? TESSERA_NOTRANS : TESSERA_CONJTRANS,
-                            dtype, n, n, n, q, n, tau, c, ldc);
-}
-
 int gen_cond(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t n, double cond, int hermitian,
              void *a, int64_t lda, void *work, uint64_t seed) {
   if (n <= 0) return 0;
@@ -227,16 +216,20 @@ int gen_cond(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t n, double co
     elem_set(dtype, a, (size_t)(j + j * lda), pow(cond, n > 1 ? -(double)j / (double)(n - 1) : 0),
              0);
   }
-  int rc = apply_random_q(ctx, dtype, n, work, tau, seed, TESSERA_LEFT, a, lda);
-  if (!rc) {
-    if (!hermitian) { /* Q₂ of its own: the Q₁ kept in `work` is not needed again */
-      rc = apply_random_q(ctx, dtype, n, work, tau, seed + 1, TESSERA_RIGHT, a, lda);
-    } else {
-      rc = tessera_unmqr(ctx, TESSERA_RIGHT, TESSERA_CONJTRANS, dtype, n, n, n, work, n, tau, a,
-                         lda);
-      if (!rc) gen_mirror(dtype, TESSERA_LOWER, n, a, lda);
+  /* A = Q₁ D from the left, then A Q₂ᴴ from the right: each Q the reflectors and tau geqrf
+   * leaves of gen_dense's matrix of its seed, in `work`; a Hermitian A keeps Q₁ for Q₂ */
+  int rc = 0;
+  for (int s = 0; s < 2 && !rc; s++) {
+    if (s == 0 || !hermitian) {
+      gen_dense(dtype, n, n, work, n, seed + (uint64_t)s);
+      rc = tessera_geqrf(ctx, dtype, n, n, work, n, tau);
     }
+    if (!rc)
+      rc = tessera_unmqr(ctx, s ? TESSERA_RIGHT : TESSERA_LEFT,
+                         s ? TESSERA_CONJTRANS : TESSERA_NOTRANS, dtype, n, n, n, work, n, tau, a,
+                         lda);
   }
+  if (!rc && hermitian) gen_mirror(dtype, TESSERA_LOWER, n, a, lda);
   free(tau);
   return rc;
 }
