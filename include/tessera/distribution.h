@@ -149,6 +149,14 @@ TESSERA_API tessera_comm_t *tessera_context_comm(const tessera_context_t *ctx);
 /** The process grid of such a context; {0, 0} for a context of this process alone. */
 TESSERA_API tessera_grid_t tessera_context_grid(const tessera_context_t *ctx);
 
+/** The same status on every process of `comm`, for a caller ending a collective call of its own
+ *  alike everywhere: *status becomes the lowest negative status any process passes, else the
+ *  lowest positive one (LAPACK's first failing minor), else 0. Returns 0, or the communicator's
+ *  failure (its message in tessera_comm_last_error; *status unchanged). Collective: every
+ *  process of comm calls it, in the same order as its other collectives. Thread safety: that of
+ *  comm's other collectives. */
+TESSERA_API int tessera_agree(tessera_comm_t *comm, int *status);
+
 /** The rank owning tile (i, j) of A: its grid owner for a distributed matrix, else the rank of
  *  no process (-1). */
 TESSERA_API int tessera_matrix_tile_owner(const tessera_matrix_t *A, int64_t i, int64_t j);

@@ -31,10 +31,9 @@ void tsr_jax_blocks(const call_t *c, const part_t *p, int count, int64_t rows, i
  * reached. */
 int tsr_jax_agree(const call_t *c, int rc) {
   if (!c->comm) return rc;
-  int64_t v[2] = {rc < 0 ? rc : 0, rc > 0 ? rc : INT64_MAX};
-  if (tessera_comm_allreduce(c->comm, v, v, 2, TESSERA_COMM_I64, TESSERA_MIN, NULL)) {
+  if (tessera_agree(c->comm, &rc)) {
     fprintf(stderr, "tessera.jax: %s\n", tessera_comm_last_error(c->comm));
     return TESSERA_ERR_TIMEOUT;
   }
-  return (int)(v[0] < 0 ? v[0] : v[1] != INT64_MAX ? v[1] : 0);
+  return rc;
 }

@@ -1,4 +1,5 @@
 /* Agreement across the processes of a collective call (see agree.h). */
+#include <stdbool.h>
 #include <string.h>
 
 #include "dist/agree.h"
@@ -35,13 +36,19 @@ int tsr_dist_same_on(tessera_context_t *ctx, tessera_comm_t *c, const char *call
   return s == rc ? rc : tsr_error(ctx, s, "%s", tessera_comm_last_error(c));
 }
 
-int tsr_dist_agree(tessera_comm_t *c, int status) {
-  /* the lowest negative status, else the lowest positive one: one minimum over an encoding */
+/* *status becomes the agreed one: the lowest negative status, else the lowest positive one, as
+ * one minimum over an encoding. 0 or the communicator's failure. */
+static int agree(tessera_comm_t *c, int *status) {
   const long big = 1L << 40;
   long lo = 0, hi = 0;
-  int rc = tsr_host_minmax(c, status ? status : big, &lo, &hi);
-  if (rc) return rc;
-  return lo == big ? 0 : (int)lo;
+  const int rc = tsr_host_minmax(c, *status ? *status : big, &lo, &hi);
+  if (!rc) *status = lo == big ? 0 : (int)lo;
+  return rc;
+}
+
+int tsr_dist_agree(tessera_comm_t *c, int status) {
+  const int rc = agree(c, &status);
+  return rc ? rc : status;
 }
 
 int tsr_dist_agree_on(tessera_context_t *ctx, tessera_comm_t *c, int status, const char *why) {
@@ -55,4 +62,35 @@ int tsr_dist_min(tessera_context_t *ctx, tessera_comm_t *c, const char *call, in
   if (a) return tsr_error(ctx, a, "%s: %s", call, tessera_comm_last_error(c));
   *value = lo;
   return 0;
+}
+
+int tessera_agree(tessera_comm_t *comm, int *status) {
+  if (!comm) return -1;
+  if (!status) return -2;
+  return agree(comm, status);
+}
+
+int tsr_dist_allreduce(tessera_comm_t *c, void *v, size_t count, tessera_comm_type_t t,
+                       tessera_reduce_t op) {
+  if (count == 0) return 0;
+  int rc = tessera_comm_allreduce(c, v, v, count, t, op, NULL);
+  const bool exact =
+      t == TESSERA_COMM_I32 || t == TESSERA_COMM_I64 || op == TESSERA_MIN || op == TESSERA_MAX;
+  if (!rc && !exact) rc = tessera_comm_broadcast(c, v, count, t, 0, NULL);
+  return rc;
+}
+
+int tsr_dist_broadcast(tessera_comm_t *c, void *buf, size_t bytes, int root) {
+  /* a process without a buffer takes the words in pieces and drops them */
+  enum { PIECE = 4096 };
+  const size_t most = (size_t)1 << 28;
+  int32_t piece[PIECE];
+  int rc = 0;
+  const size_t words = bytes / 4, step = buf ? most : PIECE;
+  for (size_t at = 0; at < words && !rc; at += step) {
+    const size_t k = words - at < step ? words - at : step;
+    rc = tessera_comm_broadcast(c, buf ? (int32_t *)buf + at : piece, k, TESSERA_COMM_I32, root,
+                                NULL);
+  }
+  return rc;
 }

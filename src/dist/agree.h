@@ -5,6 +5,7 @@
 #ifndef TSR_DIST_AGREE_H
 #define TSR_DIST_AGREE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "comm/comm.h"
@@ -31,6 +32,17 @@ int tsr_dist_agree(tessera_comm_t *c, int status);
 /** tsr_dist_agree for a status found on some processes only (a check of this process's own
  *  resources): the processes that did not find it take `why` as their message on ctx. */
 int tsr_dist_agree_on(tessera_context_t *ctx, tessera_comm_t *c, int status, const char *why);
+
+/** v (count values of type t) becomes its reduction `op` over the processes of c, the same bits
+ *  on every process: a floating-point sum or product, which each process may round in its own
+ *  order, is process 0's, broadcast. 0, or the communicator's failure. */
+int tsr_dist_allreduce(tessera_comm_t *c, void *v, size_t count, tessera_comm_type_t t,
+                       tessera_reduce_t op);
+
+/** bytes at buf (a whole number of 32-bit words) on every process of c become process root's,
+ *  in messages of at most 2^28 words; a process passing NULL takes them and drops them.
+ *  0, or the communicator's failure. */
+int tsr_dist_broadcast(tessera_comm_t *c, void *buf, size_t bytes, int root);
 
 /** *value becomes the smallest any process of c holds. 0, or the communicator's failure with
  *  its message on ctx, prefixed by `call`. */

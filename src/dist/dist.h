@@ -11,6 +11,7 @@
 
 #include "comm/comm.h"
 #include "dist/agree.h"
+#include "runtime/flow.h"
 #include "tessera/task.h"
 
 /** The distribution's record of one tile, the same on every process. */
@@ -55,6 +56,10 @@ int tsr_dist_insert(tessera_context_t *ctx, const tessera_task_t *t);
  *  receives it again. No-op for a handle of this process alone. Returns 0 or a negative
  *  status. */
 int tsr_dist_flush(tessera_context_t *ctx, tessera_data_t *h);
+
+/** A distributed flow (runtime/flow.h) over comm for context ctx: the table a distributed matrix
+ *  inserts and flushes through. NULL when out of memory; free with its `destroy`. */
+tsr_flow_t *tsr_dist_flow_create(tessera_context_t *ctx, tessera_comm_t *comm);
 
 /** Stops the transfer engine (tessera_comm_destroy calls it through the communicator's
  *  dist_close, which the engine's start sets: the API stays below the distributed flows). */

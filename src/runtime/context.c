@@ -161,6 +161,8 @@ int tsr_context_create(tessera_context_t **out, const tessera_config_t *cfg,
   pthread_cond_init(&ctx->wait_cond, NULL);
   pthread_mutex_init(&ctx->alloc_lock, NULL);
   ctx->t0 = tsr_now();
+  tsr_flow_local_init(ctx, &ctx->local_flow);
+  ctx->flow = &ctx->local_flow;
   int rc = resolve_config(ctx, cfg, extra);
   if (!rc) rc = tsr_nodes_open(ctx);
   if (!rc) rc = make_workers(ctx);

@@ -10,6 +10,7 @@
 
 #include "device/backend.h"
 #include "runtime/base.h"
+#include "runtime/flow.h"
 #include "runtime/perfmodel.h"
 #include "runtime/pool.h"
 #include "runtime/task.h"
@@ -106,6 +107,8 @@ struct tessera_context {
   bool tracing;
   char errmsg[TSR_ERRMSG];
   void *upper; /* the layers above keep their state of the context here (runtime/attach.h) */
+  tsr_flow_t local_flow; /* the flow of this process's own tasks (flow.c) */
+  tsr_flow_t *flow;      /* the flow over the processes the context spans, else &local_flow */
 };
 
 /** Waits for every task inserted so far that uses `h` and frees it without bringing its latest

@@ -22,7 +22,8 @@ static tessera_data_t *host_block(tessera_context_t *ctx, double *a) {
 
 static void copy(tessera_context_t *ctx, tessera_data_t *src, tessera_data_t *dst) {
   int tag[3] = {0, 0, 0};
-  assert_int_equal(tsr_task_lacpy(TESSERA_F64, ctx, src, dst, N, N, tag, 0), 0);
+  assert_int_equal(tsr_task_lacpy(TESSERA_F64, tsr_context_local_flow(ctx), src, dst, N, N, tag, 0),
+                   0);
 }
 
 static void round_trip(void **state) {

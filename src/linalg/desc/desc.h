@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include "kernels/kernels.h"
 #include "runtime/error.h"
+#include "runtime/flow.h"
 #include "tessera/tessera.h"
 
 /** Workspace tiles a descriptor may hold (see struct tessera_matrix). */
@@ -29,8 +30,11 @@ struct tessera_matrix {
    * shares (dimensions, tiling and `stored` swapped, tile (i, j) is that one's (j, i) with Aᴴ
    * applied in the kernel calls); 0 or 'N': the matrix itself. */
   char op;
-  /* A distributed matrix (tessera_matrix_create_distributed): the communicator, the grid, and
-   * the tiles' records (dist/dist.h); NULL comm for a matrix of this process alone. */
+  /* How the algorithms insert its tasks and let go of its tiles (runtime/flow.h): its context's
+   * local flow for a matrix of this process alone, a distributed flow of its own for a
+   * distributed matrix, which also has the communicator and grid it was made on (NULL comm: of
+   * this process alone) and the flow's record of its tiles (`dist`, what the flow adopted). */
+  tsr_flow_t *flow;
   tessera_comm_t *comm;
   tessera_grid_t grid;
   void *dist;
@@ -193,23 +197,49 @@ int tsr_check_tiling(const tessera_matrix_t *const *mats, const int *argno, int 
 int tsr_check_operands(const tessera_matrix_t *const *mats, const int *argno, int count,
                        const char *routine);
 
-/** A workspace tile of a flow on distributed X, rows x cols of X's dtype, owned by process
- *  `owner` (its tasks run there; the others hold a place for the copies they receive): a
- *  collective call, every process making the same ones in the same order. Free it with
- *  tsr_dist_workspace_free once its last task is inserted. */
-int tsr_dist_workspace(const tessera_matrix_t *X, int owner, size_t rows, size_t cols,
-                       tessera_data_t **w);
+/** A workspace tile of a flow on X, rows x cols of X's dtype, owned by process `owner` (-1: this
+ *  one; its tasks run there; on a distributed flow the others hold a place for the copies they
+ *  receive): a collective call on a distributed X, every process making the same ones in the
+ *  same order. Free it with tsr_matrix_workspace_free once its last task is inserted. */
+typedef struct {
+  tessera_data_t *h;
+  void *set; /* the flow's record of it */
+} tsr_work_t;
+int tsr_matrix_workspace(const tessera_matrix_t *X, int owner, size_t rows, size_t cols,
+                         tsr_work_t *w);
 /** After its last reader is inserted: drops the received copies, waits for the tasks using w
  *  and frees it with its record. Returns `rc`, else the first failure. */
-int tsr_dist_workspace_free(const tessera_matrix_t *X, tessera_data_t *w, int rc);
+int tsr_matrix_workspace_free(const tessera_matrix_t *X, tsr_work_t *w, int rc);
 
 /** Makes the home memory of every tile current (a view's array then holds the result); of a
  *  distributed matrix, of the tiles this process owns. */
 int tsr_matrix_flush(tessera_matrix_t *A);
 /** After the last task of a flow on X (every process alike): each process drops the copies of
- *  X's tiles it received once their readers finish (tsr_dist_flush on every tile), so that
+ *  X's tiles it received once their readers finish (the flow's flush of every tile), so that
  *  what a routine received is not kept past it. Returns `rc` unchanged when it is nonzero or X
- *  is not distributed (nothing done), else 0 or a failure. */
-int tsr_dist_flush_matrix(const tessera_matrix_t *X, int rc);
+ *  is of this process alone (nothing to drop), else 0 or a failure. */
+int tsr_matrix_flush_copies(const tessera_matrix_t *X, int rc);
+
+/** The same status on every process X spans (the flow's agreement; X's own on one process). */
+static inline int tsr_matrix_agree(const tessera_matrix_t *X, int status) {
+  return tsr_flow_agree(X->flow, status);
+}
+
+/** C as the tasks of an operation on C, A and B insert it: with the first distributed flow of
+ *  the three. A task writing tiles of this process alone but reading a distributed matrix then
+ *  runs on the owner of the distributed tile it reads (each process adds the products of the
+ *  tiles it owns into its own C: the residuals of the mixed-precision solves over processes). */
+static inline tessera_matrix_t tsr_matrix_in_flow(const tessera_matrix_t *C,
+                                                  const tessera_matrix_t *A,
+                                                  const tessera_matrix_t *B) {
+  tessera_matrix_t v = *C;
+  if (!C->flow->distributed) v.flow = A->flow->distributed ? A->flow : B->flow;
+  return v;
+}
+
+/** Whether this process runs the tasks writing tile (i, j) of A. */
+static inline bool tsr_tile_mine(const tessera_matrix_t *A, int64_t i, int64_t j) {
+  return tsr_flow_mine(A->flow, tsr_tile(A, i, j));
+}
 
 #endif

@@ -99,44 +99,50 @@ int tsr_matrix_create_distributed(tessera_context_t *ctx, tessera_comm_t *comm, 
                                          (double)tessera_numroc(n, nb, col, grid.q) * (double)es;
   rc = A ? tsr_matrix_check_host(A, own) : TESSERA_ERR_NOMEM;
   if (!rc) rc = tsr_matrix_tile_list(A);
+  tsr_flow_t *flow = rc ? NULL : tsr_dist_flow_create(ctx, comm);
+  const size_t count = rc ? 0 : (size_t)(A->mt * A->nt); /* the tile list fits: no overflow */
+  int *owner = rc ? NULL : malloc((count ? count : 1) * sizeof *owner);
+  if (!rc && (!flow || !owner)) rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory", f);
   rc = tsr_dist_agree_on(ctx, comm, rc,
                          "matrix_create_distributed: another process cannot hold its part of "
                          "the matrix in host memory.");
-  tsr_dist_tile_t *rec = NULL;
-  if (!rc) { /* the tile list fits: its count does not overflow */
-    rc = tsr_dist_tiles(comm, ctx, (size_t)(A->mt * A->nt), &rec);
-    if (rc)
-      rc = tsr_error(ctx, rc, "%s: %s", f,
-                     rc == TESSERA_ERR_NOMEM ? "out of memory" : tessera_comm_last_error(comm));
-  }
-  if (rc && (!A || !A->tiles)) {
+  if (rc) {
+    if (flow) flow->ops->destroy(flow);
+    free(owner);
+    if (A) free(A->tiles);
     free(A);
     return rc;
   }
-  A->dist = rec;
-  for (int64_t j = 0; j < A->nt && !rc; j++)
-    for (int64_t i = 0; i < A->mt && !rc; i++) {
+  A->flow = flow;
+  /* every tile's owner, then the tiles, then the flow adopts them all (a collective call that
+   * every process makes, whether or not it could make its tiles) */
+  for (int64_t j = 0; j < A->nt; j++)
+    for (int64_t i = 0; i < A->mt; i++) {
+      const size_t t = (size_t)(i + j * A->mt);
+      owner[t] = -1;
       if (!tsr_in_part(at->part, i, j)) continue;
-      const size_t tm = (size_t)tsr_tile_m(A, i), tn = (size_t)tsr_tile_n(A, j);
-      tsr_dist_tile_t *r = &rec[i + j * A->mt];
-      tessera_data_t **t = &A->tiles[i + j * A->mt];
       char *place = NULL;
+      const size_t tm = (size_t)tsr_tile_m(A, i), tn = (size_t)tsr_tile_n(A, j);
       int node = TESSERA_HOST_NODE;
       size_t ld = (size_t)at->ld;
       if (given) {
         const int64_t k = tsr_block_of(&blk, mb, nb, i, j, es, &place);
-        r->owner = blk.owner[k];
-        node = r->owner == rank ? blk.node[k] : node;
+        owner[t] = blk.owner[k];
+        node = owner[t] == rank ? blk.node[k] : node;
         ld = (size_t)blk.ld;
       } else {
-        r->owner = at->on >= 0 ? at->on : tessera_grid_owner(grid, i, j); /* -1, -2: the grid */
+        owner[t] = at->on >= 0 ? at->on : tessera_grid_owner(grid, i, j); /* -1, -2: the grid */
         if (at->mine) place = (char *)at->mine + (size_t)(i * mb + j * nb * at->ld) * es;
       }
-      rc = r->owner != rank || at->on == -2 ? tessera_data_create_workspace(ctx, tm, tn, es, t)
-           : place ? tessera_data_register(ctx, node, place, tm, tn, ld, es, t)
-                   : tessera_data_create(ctx, tm, tn, es, t);
-      if (!rc) tsr_dist_attach(*t, r);
+      if (rc) continue;
+      rc = owner[t] != rank || at->on == -2
+               ? tessera_data_create_workspace(ctx, tm, tn, es, &A->tiles[t])
+           : place ? tessera_data_register(ctx, node, place, tm, tn, ld, es, &A->tiles[t])
+                   : tessera_data_create(ctx, tm, tn, es, &A->tiles[t]);
     }
+  const int adopted = flow->ops->adopt(flow, count, A->tiles, owner, &A->dist);
+  free(owner);
+  if (!rc) rc = adopted;
   if (rc) {
     tessera_matrix_destroy(A);
     return rc;
@@ -160,40 +166,7 @@ int tessera_matrix_view_blocks(tessera_context_t *ctx, tessera_comm_t *comm, tes
 int tessera_matrix_tile_owner(const tessera_matrix_t *A, int64_t i, int64_t j) {
   if (!A || !A->comm || i < 0 || j < 0 || i >= A->mt || j >= A->nt) return -1;
   const tsr_dist_tile_t *rec = A->dist;
-  return rec[i + j * A->mt].owner;
-}
-
-int tsr_dist_workspace(const tessera_matrix_t *X, int owner, size_t rows, size_t cols,
-                       tessera_data_t **w) {
-  tsr_dist_tile_t *rec = NULL;
-  *w = NULL;
-  int rc = tsr_dist_tiles(X->comm, X->ctx, 1, &rec);
-  if (rc)
-    return tsr_error(X->ctx, rc, "distributed workspace: %s", tessera_comm_last_error(X->comm));
-  rec->owner = owner;
-  rc = tessera_data_create_workspace(X->ctx, rows, cols, tessera_dtype_size(X->dtype), w);
-  if (rc) {
-    tsr_dist_tiles_free(rec);
-    return rc;
-  }
-  tsr_dist_attach(*w, rec);
-  return 0;
-}
-
-int tsr_dist_workspace_free(const tessera_matrix_t *X, tessera_data_t *w, int rc) {
-  if (!w) return rc;
-  tsr_dist_tile_t *rec = tsr_dist_of(w);
-  const int f = tsr_dist_flush(X->ctx, w);
-  const int r = tessera_data_release(X->ctx, w);
-  tsr_dist_tiles_free(rec);
-  return rc ? rc : f ? f : r;
-}
-
-int tsr_dist_flush_matrix(const tessera_matrix_t *X, int rc) {
-  if (!X || !X->comm) return rc;
-  for (int64_t t = 0; t < X->mt * X->nt && !rc; t++)
-    if (X->tiles[t]) rc = tsr_dist_flush(X->ctx, X->tiles[t]);
-  return rc;
+  return rec[i + j * A->mt].owner; /* also where a part's tile is absent */
 }
 
 /* Copies between A's tiles on this process and its ScaLAPACK local array, through a view of the
@@ -225,10 +198,10 @@ static int copy_local(tessera_matrix_t *A, void *local, int64_t lld, int to_loca
     for (int64_t i = row; i < A->mt && !rc; i += A->grid.p) {
       tessera_data_t *t = tsr_tile(A, i, j), *v = tsr_tile(V, i / A->grid.p, j / A->grid.q);
       const int tag[3] = {(int)i, (int)j, 0};
-      rc = tsr_task_lacpy(A->dtype, A->ctx, to_local ? t : v, to_local ? v : t, tsr_tile_m(A, i),
+      rc = tsr_task_lacpy(A->dtype, A->flow, to_local ? t : v, to_local ? v : t, tsr_tile_m(A, i),
                           tsr_tile_n(A, j), tag, 0);
     }
-  if (!to_local) rc = tsr_dist_flush_matrix(A, rc); /* new contents: old copies dropped */
+  if (!to_local) rc = tsr_matrix_flush_copies(A, rc); /* new contents: old copies dropped */
   const int w = tessera_wait_all(A->ctx);
   const int d = V ? tessera_matrix_destroy(V) : 0;
   return tsr_dist_agree(A->comm, rc ? rc : w ? w : d);

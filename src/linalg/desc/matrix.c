@@ -1,7 +1,6 @@
 /* Tiled matrix descriptors: tessera-owned tiles or views of a LAPACK array. */
 #include <stdlib.h>
 
-#include "dist/dist.h"
 #include "linalg/loops/loops.h"
 #include "linalg/loops/tasks.h"
 #include "runtime/context.h"
@@ -108,7 +107,8 @@ tessera_matrix_t *tsr_matrix_describe(tessera_context_t *ctx, tessera_dtype_t dt
                           .nb = nb,
                           .mt = m / mb + (m % mb != 0), /* no overflow near INT64_MAX */
                           .nt = n / nb + (n % nb != 0),
-                          .stored = stored};
+                          .stored = stored,
+                          .flow = tsr_context_local_flow(ctx)};
   return A;
 }
 
@@ -332,7 +332,8 @@ static int destroy(tessera_matrix_t *A, bool home) {
     if (r && !rc) rc = r;
   }
   free(A->tiles);
-  tsr_dist_tiles_free(A->dist);
+  A->flow->ops->forget(A->flow, A->dist);
+  if (A->flow != tsr_context_local_flow(A->ctx)) A->flow->ops->destroy(A->flow);
   free(A);
   return rc;
 }
@@ -398,7 +399,7 @@ int tsr_pxlacpy(const tessera_matrix_t *A, tessera_matrix_t *B) {
       tessera_data_t *src = tsr_tile(A, out ? 0 : i, j), *dst = tsr_tile(B, into ? 0 : i, j);
       if (!src || !dst) continue; /* absent from a triangle */
       const int row = (int)(i * T->mb), tag[3] = {(int)i, (int)j, 0};
-      int rc = tsr_task_lacpy_rows(A->dtype, A->ctx, src, out ? row : 0, dst, into ? row : 0,
+      int rc = tsr_task_lacpy_rows(A->dtype, A->flow, src, out ? row : 0, dst, into ? row : 0,
                                    into ? TESSERA_RW : TESSERA_W, tsr_tile_m(T, i),
                                    tsr_tile_n(T, j), tag, 0);
       if (rc) return rc;
@@ -430,7 +431,7 @@ int tsr_pxtranspose(const tessera_matrix_t *A, tessera_matrix_t *B) {
             continue;
           const bool whole = rb - ra == tsr_tile_n(B, q) && cb - ca == tsr_tile_m(B, p);
           const int tag[3] = {(int)i, (int)j, (int)(p * B->nt + q)};
-          const int rc = tsr_task_transpose(A->dtype, A->ctx, src, (int)(ra - r0), (int)(ca - c0),
+          const int rc = tsr_task_transpose(A->dtype, A->flow, src, (int)(ra - r0), (int)(ca - c0),
                                             dst, (int)(ca - p * B->mb), (int)(ra - q * B->nb),
                                             whole ? TESSERA_W : TESSERA_RW, (int)(rb - ra),
                                             (int)(cb - ca), tag, 0);
@@ -442,13 +443,30 @@ int tsr_pxtranspose(const tessera_matrix_t *A, tessera_matrix_t *B) {
 
 int tsr_matrix_flush(tessera_matrix_t *A) {
   int rc = 0;
-  const int me = A->comm ? tessera_comm_rank(A->comm) : -1;
-  for (int64_t t = 0; t < A->mt * A->nt && !rc; t++) {
-    /* a distributed matrix's home is its owners' memory: the copies of other processes' tiles
-     * have none to go to */
-    const tsr_dist_tile_t *r = A->tiles[t] ? tsr_dist_of(A->tiles[t]) : NULL;
-    if (A->tiles[t] && (!r || r->owner == me)) rc = tessera_data_sync(A->ctx, A->tiles[t]);
-  }
+  /* a distributed matrix's home is its owners' memory: the copies of other processes' tiles
+   * have none to go to */
+  for (int64_t t = 0; t < A->mt * A->nt && !rc; t++)
+    if (A->tiles[t] && tsr_flow_mine(A->flow, A->tiles[t]))
+      rc = tessera_data_sync(A->ctx, A->tiles[t]);
+  return rc;
+}
+
+int tsr_matrix_flush_copies(const tessera_matrix_t *X, int rc) {
+  if (!X || !X->flow->distributed) return rc;
+  for (int64_t t = 0; t < X->mt * X->nt && !rc; t++)
+    if (X->tiles[t]) rc = tsr_flow_flush(X->flow, X->tiles[t]);
+  return rc;
+}
+
+int tsr_matrix_workspace(const tessera_matrix_t *X, int owner, size_t rows, size_t cols,
+                         tsr_work_t *w) {
+  return tsr_flow_workspace(X->flow, owner, rows, cols, tessera_dtype_size(X->dtype), &w->h,
+                            &w->set);
+}
+
+int tsr_matrix_workspace_free(const tessera_matrix_t *X, tsr_work_t *w, int rc) {
+  rc = tsr_flow_workspace_free(X->flow, w->h, w->set, rc);
+  *w = (tsr_work_t){0};
   return rc;
 }
 

@@ -221,12 +221,12 @@ static int band_blocks(tessera_matrix_t *A, const tsr_he2hb_t *H, int nb, void *
   for (int64_t r = 0; r < n && !rc; r += nb) {
     const int kb = (int)(n - r < nb ? n - r : nb), at = (int)(r % t),
               tag[3] = {(int)(r / nb), 0, 0};
-    rc = tsr_task_lacpy_block(dt, ctx, tsr_tile(A, r / t, r / t), at, at, D, (int)r, TESSERA_RW, kb,
-                              kb, tag, 0);
+    rc = tsr_task_lacpy_block(dt, tsr_context_local_flow(ctx), tsr_tile(A, r / t, r / t), at, at, D,
+                              (int)r, TESSERA_RW, kb, kb, tag, 0);
     const int64_t k = r / nb, below = n - r - nb; /* R_k's rows: those below the block */
     if (!rc && H->V && below > 0 && k < H->V->nt)
-      rc = tsr_task_lacpy_rows(dt, ctx, tsr_tile(H->V, 0, k), (int)r, R, (int)r, TESSERA_RW,
-                               (int)(below < nb ? below : nb), nb, tag, 0);
+      rc = tsr_task_lacpy_rows(dt, tsr_context_local_flow(ctx), tsr_tile(H->V, 0, k), (int)r, R,
+                               (int)r, TESSERA_RW, (int)(below < nb ? below : nb), nb, tag, 0);
   }
   if (!rc) rc = tessera_wait_all(ctx);
   const int s = tessera_data_release(ctx, D) | (R ? tessera_data_release(ctx, R) : 0);
@@ -446,7 +446,8 @@ static int copy_home(tessera_context_t *ctx, tessera_dtype_t dt, tessera_data_t 
   int rc = tessera_data_register(ctx, TESSERA_HOST_NODE, to, (size_t)rows, (size_t)cols, (size_t)ld,
                                  tessera_dtype_size(dt), &t);
   if (!rc)
-    rc = tsr_task_lacpy_block(dt, ctx, h, 0, 0, t, 0, TESSERA_W, (int)rows, (int)cols, tag, 0);
+    rc = tsr_task_lacpy_block(dt, tsr_context_local_flow(ctx), h, 0, 0, t, 0, TESSERA_W, (int)rows,
+                              (int)cols, tag, 0);
   if (!rc) rc = tessera_wait_all(ctx);
   const int r = t ? tessera_data_release(ctx, t) : 0;
   return rc ? rc : r;
@@ -466,8 +467,8 @@ static int steps_t(tessera_context_t *ctx, tessera_dtype_t dt, const tsr_qr_t *Q
     rc = tessera_data_register(ctx, TESSERA_HOST_NODE, (char *)t + (size_t)(k * nb * nb) * es,
                                (size_t)kb, (size_t)kb, (size_t)nb, es, &h[k]);
     if (!rc)
-      rc = tsr_task_lacpy_block(dt, ctx, home ? Q->T[k] : h[k], 0, 0, home ? h[k] : Q->T[k], 0,
-                                TESSERA_W, kb, kb, tag, 0);
+      rc = tsr_task_lacpy_block(dt, tsr_context_local_flow(ctx), home ? Q->T[k] : h[k], 0, 0,
+                                home ? h[k] : Q->T[k], 0, TESSERA_W, kb, kb, tag, 0);
   }
   const int waited = tessera_wait_all(ctx);
   if (!rc) rc = waited;

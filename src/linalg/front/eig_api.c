@@ -7,7 +7,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "dist/dist.h"
 #include "kernels/cpu/hb2st.h"
 #include "linalg/front/front.h"
 #include "tessera/linalg.h"
@@ -24,35 +23,9 @@ static int syevd(tessera_context_t *ctx, const char *f, tessera_job_t job, tesse
   if (!rc) rc = tsr_arg_ptr(ctx, f, 6, a, n, n);
   if (!rc) rc = tsr_arg_ld(ctx, f, 7, lda, n);
   if (!rc) rc = tsr_arg_ptr(ctx, f, 8, w, n, 1);
-  tessera_comm_t *comm = tessera_context_comm(ctx);
-  if (!comm) return rc || n == 0 ? rc : tsr_eig_solve(ctx, f, job, uplo, dt, n, a, lda, w, NULL);
-  int64_t tile = 1;
-  const int64_t values[4] = {job, uplo, dt, n};
-  const int argno[4] = {2, 3, 4, 5};
-  rc = tsr_lapack_agree(ctx, f, 4, values, argno, rc, &tile);
-  return rc || n == 0 ? rc : tsr_eig_processes(ctx, comm, f, job, uplo, dt, n, a, lda, w);
-}
-
-/* The tile-level form of a distributed A (its checks gave rc): A collected into an array of
- * process 0, solved there as the LAPACK-style call over processes does, the eigenvectors dealt
- * back into A's tiles. */
-static int tile_processes(tessera_context_t *ctx, const char *f, tessera_job_t job,
-                          tessera_uplo_t uplo, tessera_matrix_t *A, void *w, int rc) {
-  const int64_t n = A->n, values[3] = {job, uplo, n};
-  const int argno[3] = {1, 2, 3};
-  const char *names[3] = {"argument 1 (job)", "argument 2 (uplo)", "the order of A"};
-  rc = tsr_dist_same_on(ctx, A->comm, f, 3, values, argno, names, rc);
-  if (rc || n == 0) return rc;
-  const bool root = tessera_comm_rank(A->comm) == 0;
-  void *h = root ? malloc((size_t)(n * n) * tessera_dtype_size(A->dtype)) : NULL;
-  rc = tsr_lapack_collect(A, h);
-  if (!rc) rc = tsr_eig_processes(ctx, A->comm, f, job, uplo, A->dtype, n, h, n, w);
-  if (rc >= 0 && (rc > 0 || job == TESSERA_VECTORS)) { /* the vectors, or NaN */
-    const int s = tsr_lapack_deal(h, A);
-    if (!rc) rc = s;
-  }
-  free(h);
-  return rc;
+  if (tsr_context_flow(ctx)->distributed)
+    return tsr_eig_lapack_processes(ctx, f, job, uplo, dt, n, a, lda, w, rc);
+  return rc || n == 0 ? rc : tsr_eig_solve(ctx, f, job, uplo, dt, n, a, lda, w, NULL);
 }
 
 int tessera_tile_syevd(tessera_job_t job, tessera_uplo_t uplo, tessera_matrix_t *A, void *w) {
@@ -66,7 +39,7 @@ int tessera_tile_syevd(tessera_job_t job, tessera_uplo_t uplo, tessera_matrix_t 
                    (long long)A->m, (long long)A->n, INT_MAX / 2);
   if (!rc && A->n > 0 && !w) rc = tsr_error(ctx, -4, "%s: argument 4 (w) is NULL", f);
   const int64_t n = A->n;
-  if (A->comm) return tile_processes(ctx, f, job, uplo, A, w, rc);
+  if (A->flow->distributed) return tsr_eig_tile_processes(ctx, f, job, uplo, A, w, rc);
   if (rc || n == 0) return rc;
   /* through a host copy: the band and the tridiagonal stages run on the host */
   void *h = malloc((size_t)(n * n) * tessera_dtype_size(A->dtype));

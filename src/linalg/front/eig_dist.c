@@ -157,3 +157,36 @@ int tsr_eig_processes(tessera_context_t *ctx, tessera_comm_t *comm, const char *
   const int s = tsr_root_broadcast(ctx, comm, w, (size_t)n * rs);
   return s ? s : rc;
 }
+
+int tsr_eig_lapack_processes(tessera_context_t *ctx, const char *f, tessera_job_t job,
+                             tessera_uplo_t uplo, tessera_dtype_t dt, int64_t n, void *a,
+                             int64_t lda, void *w, int rc) {
+  int64_t tile = 1;
+  const int64_t values[4] = {job, uplo, dt, n};
+  const int argno[4] = {2, 3, 4, 5};
+  rc = tsr_lapack_agree(ctx, f, 4, values, argno, rc, &tile);
+  if (rc || n == 0) return rc;
+  return tsr_eig_processes(ctx, tessera_context_comm(ctx), f, job, uplo, dt, n, a, lda, w);
+}
+
+/* The tile-level form of a distributed A (its checks gave rc): A collected into an array of
+ * process 0, solved there as the LAPACK-style call over processes does, the eigenvectors dealt
+ * back into A's tiles. */
+int tsr_eig_tile_processes(tessera_context_t *ctx, const char *f, tessera_job_t job,
+                           tessera_uplo_t uplo, tessera_matrix_t *A, void *w, int rc) {
+  const int64_t n = A->n, values[3] = {job, uplo, n};
+  const int argno[3] = {1, 2, 3};
+  const char *names[3] = {"argument 1 (job)", "argument 2 (uplo)", "the order of A"};
+  rc = tsr_dist_same_on(ctx, A->comm, f, 3, values, argno, names, rc);
+  if (rc || n == 0) return rc;
+  const bool root = tessera_comm_rank(A->comm) == 0;
+  void *h = root ? malloc((size_t)(n * n) * tessera_dtype_size(A->dtype)) : NULL;
+  rc = tsr_lapack_collect(A, h);
+  if (!rc) rc = tsr_eig_processes(ctx, A->comm, f, job, uplo, A->dtype, n, h, n, w);
+  if (rc >= 0 && (rc > 0 || job == TESSERA_VECTORS)) { /* the vectors, or NaN */
+    const int s = tsr_lapack_deal(h, A);
+    if (!rc) rc = s;
+  }
+  free(h);
+  return rc;
+}

@@ -7,25 +7,40 @@
 #define TSR_LINALG_FRONT_H
 
 #include <stdbool.h>
+#include <stdint.h>
+
 #include "linalg/desc/desc.h"
 
-/* LAPACK-style calls on a context over processes (lapack_dist.c); a call on a context of one
- * process never makes them. */
+/* LAPACK-style calls on a context over processes. What every call asks goes through the
+ * context's flow (runtime/flow.h), which on a context of one process answers at once; the rest
+ * (lapack_dist.c) a call on a context of one process never makes. */
 
 /** Whether this process holds the arrays of LAPACK-style calls: every process of a context of
  *  its own, process 0 of a distributed context. */
-bool tsr_lapack_holds_arrays(const tessera_context_t *ctx);
+static inline bool tsr_lapack_holds_arrays(const tessera_context_t *ctx) {
+  return tsr_context_flow(ctx)->rank == 0;
+}
+/** The same status on every process of the context. */
+static inline int tsr_lapack_agreed(const tessera_context_t *ctx, int rc) {
+  return tsr_flow_agree(tsr_context_flow(ctx), rc);
+}
+/** The root's `bytes` (a multiple of 4) of buf on every process; buf may be NULL on the others
+ *  (the bytes are received and dropped). */
+static inline int tsr_lapack_broadcast(const tessera_context_t *ctx, void *buf, size_t bytes) {
+  tsr_flow_t *f = tsr_context_flow(ctx);
+  return f->ops->broadcast(f, buf, bytes, 0);
+}
+/** The root's `flag` on every process (its own where the exchange fails). */
+static inline int tsr_lapack_root_flag(const tessera_context_t *ctx, int flag) {
+  int32_t v = flag;
+  return tsr_lapack_broadcast(ctx, &v, sizeof v) ? flag : v;
+}
 /** Compares the k scalar arguments `values` (argument numbers `argno`) across the processes
  *  together with each one's own checks (`rc`: 0 or -argno), and agrees on the tile size: *tile,
  *  this process's choice on entry, becomes the smallest any process chose. The same status on
  *  every process; the one at fault keeps its own message. At most 8 values. */
 int tsr_lapack_agree(tessera_context_t *ctx, const char *f, int k, const int64_t *values,
                      const int *argno, int rc, int64_t *tile);
-/** The root's `flag` on every process (its own where the exchange fails). */
-int tsr_lapack_root_flag(tessera_context_t *ctx, int flag);
-/** The root's `bytes` (a multiple of 4) of buf on every process; buf may be NULL on the others
- *  (the bytes are received and dropped). */
-int tsr_lapack_broadcast(tessera_context_t *ctx, void *buf, size_t bytes);
 /** Most elements one message of the front doors moves: MPI counts in int. */
 #define TSR_MESSAGE_ELEMENTS ((size_t)1 << 28)
 /** The root's `bytes` of buf on every process of c (tsr_lapack_broadcast on any communicator). */
@@ -141,6 +156,15 @@ int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tess
  *  workers and devices, the reflectors r's. */
 int tsr_eig_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int64_t m, void *e,
                  int64_t lde, const tsr_eig_reflectors_t *r);
+/** The LAPACK-style syevd on a context over processes, its own checks `rc` agreed first. */
+int tsr_eig_lapack_processes(tessera_context_t *ctx, const char *f, tessera_job_t job,
+                             tessera_uplo_t uplo, tessera_dtype_t dt, int64_t n, void *a,
+                             int64_t lda, void *w, int rc);
+/** The tile-level syevd of a distributed A (its own checks gave rc): A collected into an array of
+ *  process 0, solved there as the LAPACK-style call over processes does, the eigenvectors dealt
+ *  back into A's tiles. */
+int tsr_eig_tile_processes(tessera_context_t *ctx, const char *f, tessera_job_t job,
+                           tessera_uplo_t uplo, tessera_matrix_t *A, void *w, int rc);
 /** syevd over the processes of comm (eig_dist.c): a and lda process 0's, w where given. */
 int tsr_eig_processes(tessera_context_t *ctx, tessera_comm_t *comm, const char *f,
                       tessera_job_t job, tessera_uplo_t uplo, tessera_dtype_t dt, int64_t n,

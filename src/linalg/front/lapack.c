@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dist/dist.h"
 #include "linalg/front/front.h"
 #include "linalg/loops/pivots.h"
 
@@ -282,13 +281,12 @@ int tsr_lu_views_begin(tsr_views_t *vs, tessera_context_t *ctx, const char *f, i
   vs->panels = true;
   *piv = ipiv;
   if (rc || !vs->dist) return rc;
-  tessera_comm_t *c = tessera_context_comm(ctx);
   const int64_t kmin = m < n ? m : n;
   if (!tsr_lapack_holds_arrays(ctx) && kmin > 0) {
     *piv = calloc((size_t)kmin, sizeof **piv);
     rc = *piv ? 0 : tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory for the pivots", f);
   }
-  rc = tsr_dist_agree(c, rc);
+  rc = tsr_lapack_agreed(ctx, rc);
   if (!rc && read_ipiv) rc = tsr_lapack_broadcast(ctx, *piv, (size_t)kmin * sizeof **piv);
   return rc;
 }

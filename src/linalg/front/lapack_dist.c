@@ -22,11 +22,6 @@
 
 enum { ROOT = 0 };
 
-bool tsr_lapack_holds_arrays(const tessera_context_t *ctx) {
-  tessera_comm_t *c = tessera_context_comm(ctx);
-  return !c || tessera_comm_rank(c) == ROOT;
-}
-
 int tsr_lapack_agree(tessera_context_t *ctx, const char *f, int k, const int64_t *values,
                      const int *argno, int rc, int64_t *tile) {
   tessera_comm_t *c = tessera_context_comm(ctx);
@@ -44,31 +39,9 @@ int tsr_lapack_agree(tessera_context_t *ctx, const char *f, int k, const int64_t
   return s ? s : tsr_dist_min(ctx, c, f, tile);
 }
 
-int tsr_lapack_root_flag(tessera_context_t *ctx, int flag) {
-  tessera_comm_t *c = tessera_context_comm(ctx);
-  if (!c) return flag;
-  int32_t mine = tessera_comm_rank(c) == ROOT ? flag : 0, out = mine;
-  return tessera_comm_allreduce(c, &mine, &out, 1, TESSERA_COMM_I32, TESSERA_MAX, NULL) ? flag
-                                                                                        : out;
-}
-
-int tsr_lapack_broadcast(tessera_context_t *ctx, void *buf, size_t bytes) {
-  return tsr_root_broadcast(ctx, tessera_context_comm(ctx), buf, bytes);
-}
-
 int tsr_root_broadcast(tessera_context_t *ctx, tessera_comm_t *c, void *buf, size_t bytes) {
   if (!c || !bytes) return 0;
-  /* every dtype's scalar is a whole number of 32-bit words; a process without a buffer takes
-   * the bytes in pieces and drops them */
-  enum { PIECE = 4096 };
-  int32_t piece[PIECE];
-  int rc = 0;
-  const size_t words = bytes / 4, step = buf ? TSR_MESSAGE_ELEMENTS : PIECE;
-  for (size_t at = 0; at < words && !rc; at += step) {
-    const size_t k = words - at < step ? words - at : step;
-    rc = tessera_comm_broadcast(c, buf ? (int32_t *)buf + at : piece, k, TESSERA_COMM_I32, ROOT,
-                                NULL);
-  }
+  const int rc = tsr_dist_broadcast(c, buf, bytes, ROOT);
   return rc ? tsr_error(ctx, rc, "%s", tessera_comm_last_error(c)) : 0;
 }
 
@@ -154,7 +127,7 @@ int tsr_lapack_scatter(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m,
   int rc = tsr_matrix_create_distributed(ctx, c, g, dtype, m, n, mb, nb, &work, out);
   if (!rc) rc = tsr_matrix_create_distributed(ctx, c, g, dtype, m, n, mb, nb, &home, root);
   if (!rc && in) /* the copies of the root's tiles go once their copy is made */
-    rc = tsr_dist_flush_matrix(*root, tsr_pxlacpy(*root, *out));
+    rc = tsr_matrix_flush_copies(*root, tsr_pxlacpy(*root, *out));
   if (rc) {
     (void)tessera_wait_all(ctx);
     tessera_matrix_destroy(*out);
@@ -165,7 +138,7 @@ int tsr_lapack_scatter(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m,
 }
 
 int tsr_lapack_gather(tessera_matrix_t *A, tessera_matrix_t *root) {
-  int rc = tsr_dist_flush_matrix(A, tsr_pxlacpy(A, root));
+  int rc = tsr_matrix_flush_copies(A, tsr_pxlacpy(A, root));
   const int w = tessera_wait_all(A->ctx);
   if (!rc) rc = w;
   if (!rc && tessera_comm_rank(A->comm) == ROOT) rc = tsr_matrix_flush(root); /* into the array */
@@ -200,7 +173,7 @@ int tsr_lapack_collect(tessera_matrix_t *A, void *h) {
 int tsr_lapack_deal(const void *h, tessera_matrix_t *A) {
   tessera_matrix_t *home = NULL;
   int rc = root_matrix(A, (void *)(uintptr_t)h, &home);
-  if (!rc) rc = tsr_dist_flush_matrix(home, tsr_pxlacpy(home, A));
+  if (!rc) rc = tsr_matrix_flush_copies(home, tsr_pxlacpy(home, A));
   const int w = tessera_wait_all(A->ctx);
   const int d = home ? tessera_matrix_destroy(home) : 0;
   return tsr_dist_agree(A->comm, rc ? rc : w ? w : d);

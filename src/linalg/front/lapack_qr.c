@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dist/agree.h"
 #include "linalg/front/front.h"
 #include "linalg/loops/loops.h"
 #include "tessera/linalg.h"
@@ -17,12 +16,6 @@
 static void *holder(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t count, void *p) {
   if (tsr_lapack_holds_arrays(ctx) && (p || count == 0)) return p;
   return calloc((size_t)(count > 0 ? count : 1), tessera_dtype_size(dtype));
-}
-
-/* The same status on every process of a step that may fail on one of them (memory). */
-static int agreed(tessera_context_t *ctx, int rc) {
-  tessera_comm_t *c = tessera_context_comm(ctx);
-  return c ? tsr_dist_agree(c, rc) : rc;
 }
 
 int tessera_geqrf(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n, void *a,
@@ -45,7 +38,7 @@ int tessera_geqrf(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int6
   const int64_t k = m < n ? m : n;
   void *t = rc || k == 0 ? NULL : holder(ctx, dtype, k, tau);
   if (!rc && k > 0 && !t) rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory for tau", f);
-  if (vs.dist) rc = agreed(ctx, rc);
+  if (vs.dist) rc = tsr_lapack_agreed(ctx, rc);
   if (!rc && k > 0) rc = tsr_views_add(&vs, dtype, m, n, a, lda, 0, TSR_IN | TSR_OUT);
   if (!rc && k > 0) rc = tessera_tile_geqrf(vs.v[0], t);
   if (t != tau) free(t);
@@ -57,7 +50,8 @@ int tessera_geqrf(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int6
 static void *shared_tau(tessera_context_t *ctx, const char *f, const tsr_views_t *vs,
                         tessera_dtype_t dtype, int64_t k, const void *tau, int *rc) {
   void *t = holder(ctx, dtype, k, (void *)(uintptr_t)tau);
-  *rc = agreed(ctx, t ? 0 : tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory for tau", f));
+  *rc = tsr_lapack_agreed(
+      ctx, t ? 0 : tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory for tau", f));
   if (!*rc && vs->dist) *rc = tsr_lapack_broadcast(ctx, t, (size_t)k * tessera_dtype_size(dtype));
   return t;
 }

@@ -4,7 +4,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "dist/agree.h"
 #include "linalg/front/front.h"
 #include "linalg/loops/loops.h"
 #include "tessera/linalg.h"
@@ -19,7 +18,7 @@ int tessera_tile_geqrf(tessera_matrix_t *A, void *tau) {
   else if (!tau && kmin > 0)
     rc = tsr_error(A->ctx, -2, "tile_geqrf: argument 2 (tau) is NULL");
   if (!rc) rc = tsr_check_stored(A, 0, 1, "tile_geqrf");
-  if (A->comm) rc = tsr_dist_agree(A->comm, rc); /* the same status on every process */
+  rc = tsr_matrix_agree(A, rc); /* the same status on every process */
   if (rc || kmin == 0) return rc;
   tessera_matrix_t *P = NULL;
   tsr_qr_t Q = {0};
@@ -40,7 +39,7 @@ int tessera_tile_geqrf(tessera_matrix_t *A, void *tau) {
 static int transposed(tessera_matrix_t *X, tessera_matrix_t **out) {
   tessera_matrix_t *P = NULL;
   int rc = tsr_panels_new(X, X->n, X->m, X->mt > 1 ? X->mb : X->nb, &P);
-  if (!rc) rc = tsr_dist_flush_matrix(X, tsr_pxtranspose(X, P));
+  if (!rc) rc = tsr_matrix_flush_copies(X, tsr_pxtranspose(X, P));
   if (rc) (void)tessera_matrix_destroy(P); /* waits for the copies inserted */
   *out = rc ? NULL : P;
   return rc;
@@ -54,7 +53,7 @@ static int unmqr_right(tessera_op_t trans, const tessera_matrix_t *A, const void
   if (!rc)
     rc = tessera_tile_unmqr(
         TESSERA_LEFT, trans == TESSERA_NOTRANS ? TESSERA_CONJTRANS : TESSERA_NOTRANS, A, tau, P);
-  if (!rc) rc = tsr_tile_finish(C, tsr_dist_flush_matrix(P, tsr_pxtranspose(P, C)));
+  if (!rc) rc = tsr_tile_finish(C, tsr_matrix_flush_copies(P, tsr_pxtranspose(P, C)));
   const int d = P ? tessera_matrix_destroy(P) : 0;
   return rc ? rc : d;
 }
@@ -80,7 +79,7 @@ int tessera_tile_unmqr(tessera_side_t side, tessera_op_t trans, const tessera_ma
   if (!rc && !tau && k > 0) rc = tsr_error(A->ctx, -4, "%s: argument 4 (tau) is NULL", f);
   if (!rc) rc = tsr_check_stored(A, 0, 3, f);
   if (!rc) rc = tsr_check_stored(C, 0, 5, f);
-  if (A->comm) rc = tsr_dist_agree(A->comm, rc);
+  rc = tsr_matrix_agree(A, rc);
   if (rc || k == 0 || C->m == 0 || C->n == 0) return rc;
   if (side == TESSERA_RIGHT) return unmqr_right(trans, A, tau, C);
   tessera_matrix_t *Ap = NULL, *Cp = NULL;
@@ -112,7 +111,7 @@ int tessera_tile_ungqr(tessera_matrix_t *A, int64_t k, const void *tau) {
   else if (!tau && k > 0)
     rc = tsr_error(A->ctx, -3, "%s: argument 3 (tau) is NULL", f);
   if (!rc) rc = tsr_check_stored(A, 0, 1, f);
-  if (A->comm) rc = tsr_dist_agree(A->comm, rc);
+  rc = tsr_matrix_agree(A, rc);
   if (rc || A->n == 0) return rc;
   /* Q [I; 0]: the identity's first n columns in panels, Q applied from the left, then into A */
   tessera_matrix_t *Ap = NULL, *C = NULL;
@@ -126,7 +125,7 @@ int tessera_tile_ungqr(tessera_matrix_t *A, int64_t k, const void *tau) {
   if (!rc && k > 0) rc = tsr_qr_work_create(C, nb, &w);
   if (!rc && k > 0) rc = tsr_pxlarft(Ap, tau, &Q);
   if (!rc && k > 0) rc = tsr_pxunmqr('N', Ap, &Q, C, &w);
-  if (!rc) rc = tsr_dist_flush_matrix(C, tsr_pxlacpy(C, A));
+  if (!rc) rc = tsr_matrix_flush_copies(C, tsr_pxlacpy(C, A));
   rc = tsr_tile_finish(A, rc);
   tsr_qr_work_destroy(&w);
   tsr_qr_destroy(&Q);
@@ -187,7 +186,7 @@ int tessera_tile_gels(tessera_matrix_t *A, tessera_matrix_t *B) {
     rc = tsr_error(A->ctx, -2, "%s: B has %lld rows; it needs max(m, n) = %lld", f, (long long)B->m,
                    (long long)(wide ? A->n : A->m));
   if (!rc) rc = tsr_check_stored(B, 0, 2, f);
-  if (A->comm) rc = tsr_dist_agree(A->comm, rc);
+  rc = tsr_matrix_agree(A, rc);
   if (rc || A->m == 0 || A->n == 0 || B->n == 0) return rc;
   if (wide) return gels_wide(A, B, f);
   tessera_matrix_t *Ap = NULL, *Bp = NULL;

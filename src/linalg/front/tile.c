@@ -2,7 +2,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "dist/dist.h"
 #include "linalg/front/front.h"
 #include "linalg/loops/loops.h"
 
@@ -13,13 +12,13 @@ static bool is_op(int c) {
 /* Waits for the flow whatever happened at insertion (an insertion error wins), then brings the
  * result home when `out` views the caller's array. */
 int tsr_tile_finish(tessera_matrix_t *out, int rc) {
-  rc = tsr_dist_flush_matrix(out, rc);
+  rc = tsr_matrix_flush_copies(out, rc);
   int w = tessera_wait_all(out->ctx);
   int f = out->is_view ? tsr_matrix_flush(out) : 0;
   rc = rc ? rc : w ? w : f;
   /* a distributed flow: every process returns the same status (a failing minor is found on
    * one process only) */
-  return out->comm ? tsr_dist_agree(out->comm, rc) : rc;
+  return tsr_matrix_agree(out, rc);
 }
 
 /* Rows / columns of op(X). */
@@ -85,10 +84,8 @@ int tessera_tile_logdet(tessera_uplo_t uplo, const tessera_matrix_t *A, double *
   double s = 0; /* distributed: each process has the logs of the diagonal tiles it owns */
   for (int64_t k = 0; k < A->nt; k++) s += logs[k];
   free(logs);
-  if (A->comm) {
-    int c = tessera_comm_allreduce(A->comm, &s, &s, 1, TESSERA_COMM_F64, TESSERA_SUM, NULL);
-    if (c && !rc) rc = tsr_error(A->ctx, c, "tile_logdet: %s", tessera_comm_last_error(A->comm));
-  }
+  const int c = A->flow->ops->allreduce(A->flow, &s, 1, TESSERA_COMM_F64, TESSERA_SUM);
+  if (c && !rc) rc = c;
   *logdet = 2 * s;
   return rc;
 }
@@ -109,14 +106,14 @@ int tsr_check_potrs(tessera_uplo_t uplo, const tessera_matrix_t *A, const tesser
 
 int tessera_tile_potrs(tessera_uplo_t uplo, const tessera_matrix_t *A, tessera_matrix_t *B) {
   int rc = tsr_check_potrs(uplo, A, B, "tile_potrs");
-  return rc ? rc : tsr_tile_finish(B, tsr_dist_flush_matrix(A, tsr_pxpotrs((char)uplo, A, B)));
+  return rc ? rc : tsr_tile_finish(B, tsr_matrix_flush_copies(A, tsr_pxpotrs((char)uplo, A, B)));
 }
 
 int tessera_tile_posv(tessera_uplo_t uplo, tessera_matrix_t *A, tessera_matrix_t *B) {
   int rc = tsr_check_potrs(uplo, A, B, "tile_posv");
   if (rc) return rc;
   rc = tsr_tile_finish(A, tsr_pxpotrf((char)uplo, A, NULL));
-  return rc ? rc : tsr_tile_finish(B, tsr_dist_flush_matrix(A, tsr_pxpotrs((char)uplo, A, B)));
+  return rc ? rc : tsr_tile_finish(B, tsr_matrix_flush_copies(A, tsr_pxpotrs((char)uplo, A, B)));
 }
 
 int tessera_tile_trsm(tessera_side_t side, tessera_uplo_t uplo, tessera_op_t transa,
@@ -143,8 +140,8 @@ int tessera_tile_trsm(tessera_side_t side, tessera_uplo_t uplo, tessera_op_t tra
     return rc;
   tsr_scalar_t a = tsr_scalar_load(A->dtype, alpha, 1);
   return tsr_tile_finish(B,
-                         tsr_dist_flush_matrix(A, tsr_pxtrsm((char)side, (char)uplo, (char)transa,
-                                                             (char)diag, a, A, B)));
+                         tsr_matrix_flush_copies(A, tsr_pxtrsm((char)side, (char)uplo, (char)transa,
+                                                               (char)diag, a, A, B)));
 }
 
 static int check_rank_k(tessera_uplo_t uplo, tessera_op_t trans, const tessera_matrix_t *A,
@@ -175,7 +172,7 @@ int tessera_tile_syrk(tessera_uplo_t uplo, tessera_op_t trans, const void *alpha
   if (!alpha || !beta) return tsr_error(A->ctx, alpha ? -5 : -3, "tile_syrk: NULL scalar");
   tsr_scalar_t a = tsr_scalar_load(A->dtype, alpha, 1), b = tsr_scalar_load(A->dtype, beta, 0);
   return tsr_tile_finish(
-      C, tsr_dist_flush_matrix(A, tsr_pxsyrk(0, (char)uplo, (char)trans, a, A, b, C)));
+      C, tsr_matrix_flush_copies(A, tsr_pxsyrk(0, (char)uplo, (char)trans, a, A, b, C)));
 }
 
 int tessera_tile_herk(tessera_uplo_t uplo, tessera_op_t trans, double alpha,
@@ -184,7 +181,7 @@ int tessera_tile_herk(tessera_uplo_t uplo, tessera_op_t trans, double alpha,
   if (rc) return rc;
   tsr_scalar_t a = {alpha, 0}, b = {beta, 0};
   return tsr_tile_finish(
-      C, tsr_dist_flush_matrix(A, tsr_pxsyrk(1, (char)uplo, (char)trans, a, A, b, C)));
+      C, tsr_matrix_flush_copies(A, tsr_pxsyrk(1, (char)uplo, (char)trans, a, A, b, C)));
 }
 
 int tessera_tile_gemm(tessera_op_t transa, tessera_op_t transb, const void *alpha,
@@ -208,7 +205,7 @@ int tessera_tile_gemm(tessera_op_t transa, tessera_op_t transb, const void *alph
   if (rc) return rc;
   tsr_scalar_t a = tsr_scalar_load(A->dtype, alpha, 1), b = tsr_scalar_load(A->dtype, beta, 0);
   rc = tsr_pxgemm((char)transa, (char)transb, a, A, B, b, C);
-  return tsr_tile_finish(C, tsr_dist_flush_matrix(B, tsr_dist_flush_matrix(A, rc)));
+  return tsr_tile_finish(C, tsr_matrix_flush_copies(B, tsr_matrix_flush_copies(A, rc)));
 }
 
 /* ---------------------------------------------------------------- LU */
@@ -240,7 +237,7 @@ int tsr_panels_of(tessera_matrix_t *X, tessera_matrix_t **out) {
   if (X->mt <= 1) return 0;
   tessera_matrix_t *P = NULL;
   int rc = tsr_panels_new(X, X->m, X->n, X->nb, &P);
-  if (!rc) rc = tsr_dist_flush_matrix(X, tsr_pxlacpy(X, P));
+  if (!rc) rc = tsr_matrix_flush_copies(X, tsr_pxlacpy(X, P));
   if (rc) {
     (void)tessera_matrix_destroy(P); /* waits for the copies inserted */
     return rc;
@@ -252,7 +249,7 @@ int tsr_panels_of(tessera_matrix_t *X, tessera_matrix_t **out) {
 /* Inserts the copy of panels P (from panels_of) back into X after the flow (rc 0). */
 int tsr_panels_back(tessera_matrix_t *X, tessera_matrix_t *P, int rc) {
   if (P == X || rc) return rc;
-  return tsr_dist_flush_matrix(P, tsr_pxlacpy(P, X));
+  return tsr_matrix_flush_copies(P, tsr_pxlacpy(P, X));
 }
 
 /* Frees panels P (from panels_of) once the flow is over. */
@@ -271,11 +268,11 @@ static int min64(int64_t a, int64_t b) {
  * process passes the whole ipiv, the same everywhere. */
 static int agree_lu(const tessera_matrix_t *X, const char *name, int rc, const int *ipiv,
                     int64_t from, int64_t to, int argno) {
-  if (!X->comm) return rc;
+  if (!X->flow->distributed) return rc;
   int64_t sum = 0; /* a checksum of the pivots and their places */
   for (int64_t i = from; !rc && ipiv && i < to; i++) sum += (int64_t)ipiv[i] * (i % 8191 + 1);
   const char *const what[] = {"ipiv (a checksum of its pivots)"};
-  return tsr_dist_same_on(X->ctx, X->comm, name, ipiv ? 1 : 0, &sum, &argno, what, rc);
+  return X->flow->ops->same(X->flow, name, ipiv ? 1 : 0, &sum, &argno, what, rc);
 }
 
 /* -2 with a message when getrf's ipiv is NULL and A has elements. */
@@ -359,7 +356,7 @@ int tessera_tile_getrs(tessera_op_t trans, const tessera_matrix_t *A, const int 
   lu_call_t c; /* A is read only: its panels are a copy or A */
   rc = lu_open(&c, (tessera_matrix_t *)(uintptr_t)A, B, A->n, 0, false, ipiv);
   if (!rc) rc = tsr_pxgetrs((char)trans, c.Ap, &c.P, c.Bp);
-  if (c.Bp) rc = tsr_tile_finish(B, tsr_panels_back(B, c.Bp, tsr_dist_flush_matrix(c.Ap, rc)));
+  if (c.Bp) rc = tsr_tile_finish(B, tsr_panels_back(B, c.Bp, tsr_matrix_flush_copies(c.Ap, rc)));
   return lu_close(&c, rc);
 }
 

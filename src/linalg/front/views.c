@@ -8,7 +8,7 @@
 
 int tsr_views_begin(tsr_views_t *vs, tessera_context_t *ctx, const char *f, int rc, int k,
                     const int64_t *values, const int *argno, int64_t tile) {
-  *vs = (tsr_views_t){.ctx = ctx, .dist = tessera_context_comm(ctx) != NULL, .tile = tile};
+  *vs = (tsr_views_t){.ctx = ctx, .dist = tsr_context_flow(ctx)->distributed, .tile = tile};
   return vs->dist ? tsr_lapack_agree(ctx, f, k, values, argno, rc, &vs->tile) : rc;
 }
 

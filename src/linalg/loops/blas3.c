@@ -15,16 +15,18 @@ int tsr_pxgemm(char transa, char transb, tsr_scalar_t alpha, const tessera_matri
                const tessera_matrix_t *B, tsr_scalar_t beta, tessera_matrix_t *C) {
   const tsr_scalar_t one = {1, 0};
   const int64_t kt = transa == 'N' ? A->nt : A->mt;
+  const tessera_matrix_t Cf = tsr_matrix_in_flow(C, A, B);
   int rc = 0;
   for (int64_t j = 0; j < C->nt && !rc; j++)
     for (int64_t i = 0; i < C->mt && !rc; i++) {
       const tsr_operand_t c = tsr_tile_op(C, i, j);
       int tag[3] = {(int)i, (int)j, 0};
       if (kt == 0) /* C = beta C: a product with k = 0 */
-        rc = tsr_task_gemm(C, c, c, tsr_tile_m(C, i), tsr_tile_n(C, j), 0, alpha, beta, c, tag, 0);
+        rc =
+            tsr_task_gemm(&Cf, c, c, tsr_tile_m(C, i), tsr_tile_n(C, j), 0, alpha, beta, c, tag, 0);
       for (int64_t l = 0; l < kt && !rc; l++) {
         tag[2] = (int)l;
-        rc = tsr_task_gemm(C, tsr_op_tile(A, transa, i, l), tsr_op_tile(B, transb, l, j),
+        rc = tsr_task_gemm(&Cf, tsr_op_tile(A, transa, i, l), tsr_op_tile(B, transb, l, j),
                            tsr_tile_m(C, i), tsr_tile_n(C, j), inner(A, transa, l), alpha,
                            l == 0 ? beta : one, c, tag, (int)(kt - l));
       }

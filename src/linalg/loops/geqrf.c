@@ -18,8 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dist/agree.h"
-#include "dist/dist.h"
 #include "linalg/loops/loops.h"
 #include "linalg/loops/tasks.h"
 
@@ -36,74 +34,72 @@ static void release_all(tessera_context_t *ctx, tessera_data_t **h, int64_t n) {
   free(h);
 }
 
-/* The records of `count` handles of V's communicator (NULL when V is not distributed). */
-static int records(const tessera_matrix_t *V, size_t count, void **out) {
-  *out = NULL;
-  if (!V->comm || count == 0) return 0;
-  tsr_dist_tile_t *rec = NULL;
-  const int rc = tsr_dist_tiles(V->comm, V->ctx, count, &rec);
-  if (rc) return tsr_error(V->ctx, rc, "QR: %s", tessera_comm_last_error(V->comm));
-  *out = rec;
-  return 0;
+/* Makes handles h[0 .. count) tiles of V's flow, handle k owned by the process of V's column
+ * panel holding column k nb: a collective call on a distributed V, made even where the handles
+ * could not be. Returns `rc`, else the flow's status. */
+static int adopt(const tessera_matrix_t *V, int64_t nb, size_t count, tessera_data_t **h,
+                 void **set, int rc) {
+  int *owner = calloc(count ? count : 1, sizeof *owner);
+  for (size_t k = 0; k < count && owner; k++)
+    owner[k] = tessera_matrix_tile_owner(V, 0, (int64_t)k * nb / V->nb);
+  const int a = owner ? V->flow->ops->adopt(V->flow, count, h, owner, set)
+                      : tsr_error(V->ctx, TESSERA_ERR_NOMEM, "QR: out of memory");
+  free(owner);
+  return rc ? rc : a;
 }
 
 int tsr_qr_create(const tessera_matrix_t *V, int64_t kmin, int64_t nb, tsr_qr_t *Q) {
   tessera_context_t *ctx = V->ctx;
-  *Q = (tsr_qr_t){.ctx = ctx, .comm = V->comm, .kmin = kmin, .nb = nb};
+  *Q = (tsr_qr_t){.ctx = ctx, .flow = V->flow, .kmin = kmin, .nb = nb};
   Q->steps = kmin > 0 ? (kmin + nb - 1) / nb : 0;
   if (Q->steps == 0) return 0;
   Q->T = calloc((size_t)Q->steps, sizeof *Q->T);
   if (!Q->T) return tsr_error(ctx, TESSERA_ERR_NOMEM, "QR: out of memory for the reflectors");
-  int rc = records(V, (size_t)Q->steps, &Q->dist);
-  tsr_dist_tile_t *rec = Q->dist;
   const size_t es = tessera_dtype_size(V->dtype);
+  int rc = 0;
   for (int64_t k = 0; k < Q->steps && !rc; k++) {
     const size_t kb = (size_t)step_width(Q, k);
-    if (rec) rec[k].owner = tessera_matrix_tile_owner(V, 0, k * nb / V->nb);
     rc = tessera_data_create_workspace(ctx, kb, kb, es, &Q->T[k]);
-    if (!rc && rec) tsr_dist_attach(Q->T[k], &rec[k]);
   }
+  rc = adopt(V, nb, (size_t)Q->steps, Q->T, &Q->set, rc);
   if (rc) tsr_qr_destroy(Q);
   return rc;
 }
 
 void tsr_qr_destroy(tsr_qr_t *Q) {
   release_all(Q->ctx, Q->T, Q->steps);
-  tsr_dist_tiles_free(Q->dist);
+  if (Q->flow) Q->flow->ops->forget(Q->flow, Q->set);
   Q->T = NULL;
-  Q->dist = NULL;
+  Q->set = NULL;
   Q->steps = 0;
 }
 
 int tsr_qr_work_create(const tessera_matrix_t *C, int64_t nb, tsr_qr_work_t *w) {
-  *w = (tsr_qr_work_t){.ctx = C->ctx, .count = C->nt};
+  *w = (tsr_qr_work_t){.ctx = C->ctx, .flow = C->flow, .count = C->nt};
   w->W = calloc((size_t)C->nt, sizeof *w->W);
   if (!w->W) return tsr_error(C->ctx, TESSERA_ERR_NOMEM, "QR: out of memory for the workspaces");
-  int rc = records(C, (size_t)C->nt, &w->dist);
-  tsr_dist_tile_t *rec = w->dist;
   const size_t es = tessera_dtype_size(C->dtype);
-  for (int64_t j = 0; j < C->nt && !rc; j++) {
-    if (rec) rec[j].owner = tessera_matrix_tile_owner(C, 0, j);
+  int rc = 0;
+  for (int64_t j = 0; j < C->nt && !rc; j++)
     rc = tessera_data_create_workspace(C->ctx, (size_t)nb, (size_t)tsr_tile_n(C, j), es, &w->W[j]);
-    if (!rc && rec) tsr_dist_attach(w->W[j], &rec[j]);
-  }
+  rc = adopt(C, C->nb, (size_t)C->nt, w->W, &w->set, rc); /* W[j] on C's panel j's process */
   if (rc) tsr_qr_work_destroy(w);
   return rc;
 }
 
 void tsr_qr_work_destroy(tsr_qr_work_t *w) {
   release_all(w->ctx, w->W, w->count);
-  tsr_dist_tiles_free(w->dist);
+  if (w->flow) w->flow->ops->forget(w->flow, w->set);
   w->W = NULL;
-  w->dist = NULL;
+  w->set = NULL;
   w->count = 0;
 }
 
 /* Distributed: the copies other processes received of step k's panel and T go once the step's
  * tasks are inserted. */
 static int flush_step(const tessera_matrix_t *A, const tsr_qr_t *Q, int64_t k) {
-  const int rc = tsr_dist_flush(A->ctx, tsr_tile(A, 0, k));
-  return rc ? rc : tsr_dist_flush(A->ctx, Q->T[k]);
+  const int rc = tsr_flow_flush(A->flow, tsr_tile(A, 0, k));
+  return rc ? rc : tsr_flow_flush(Q->flow, Q->T[k]);
 }
 
 /* The update of C's column panel j by step k's reflector (the vectors in A's panel k). */
@@ -164,7 +160,7 @@ int tsr_pxqr_solve(const tessera_matrix_t *A, int64_t n, char trans, tessera_mat
       rc = tsr_task_lu_step(B, 'U', trans, tsr_tile(A, 0, k), tsr_tile(B, 0, c), NULL, NULL,
                             tsr_tile_n(B, c), (int)r0, (int)kb, tag, 0);
     }
-    if (!rc) rc = tsr_dist_flush(A->ctx, tsr_tile(A, 0, k));
+    if (!rc) rc = tsr_flow_flush(A->flow, tsr_tile(A, 0, k));
   }
   return rc;
 }
@@ -183,13 +179,12 @@ int tsr_qr_zero_diagonal(const tessera_matrix_t *A, int64_t n) {
   tessera_data_t **d = calloc((size_t)(count > 0 ? count : 1), sizeof *d);
   int info = 0, rc = d ? 0 : tsr_error(A->ctx, TESSERA_ERR_NOMEM, "QR: out of memory");
   for (int64_t j = 0; j < count && !rc; j++) {
-    const tsr_dist_tile_t *r = tsr_dist_of(tsr_tile(A, 0, j));
-    if (r && r->owner != tessera_comm_rank(A->comm)) continue;
+    if (!tsr_tile_mine(A, 0, j)) continue;
     const int64_t kb = diagonal_width(A, n, j);
     const int tag[3] = {0, (int)j, (int)j};
     rc = tessera_data_create(A->ctx, (size_t)kb, 1, es, &d[j]);
     if (!rc)
-      rc = tsr_task_diagonal(A->dtype, A->ctx, tsr_tile(A, 0, j), (int)(j * A->nb), d[j], (int)kb,
+      rc = tsr_task_diagonal(A->dtype, A->flow, tsr_tile(A, 0, j), (int)(j * A->nb), d[j], (int)kb,
                              tag, 0);
   }
   for (int64_t j = 0; j < count && !rc && !info; j++) {
@@ -205,36 +200,32 @@ int tsr_qr_zero_diagonal(const tessera_matrix_t *A, int64_t n) {
   }
   release_all(A->ctx, d, count);
   const int status = rc < 0 ? rc : info;
-  return A->comm ? tsr_dist_agree(A->comm, status) : status;
+  return tsr_matrix_agree(A, status);
 }
 
 int tsr_qr_tau(const tsr_qr_t *Q, tessera_dtype_t dtype, void *tau) {
   /* T stays where it was formed: a task copies each owned step's diagonal into its slice of tau */
   const size_t es = tessera_dtype_size(dtype);
-  const tsr_dist_tile_t *rec = Q->dist;
-  const int me = Q->comm ? tessera_comm_rank(Q->comm) : 0;
-  if (Q->comm) memset(tau, 0, (size_t)Q->kmin * es); /* each entry from its one owner */
+  memset(tau, 0, (size_t)Q->kmin * es); /* over processes each entry comes from its owner */
   tessera_data_t **d = calloc((size_t)Q->steps + 1, sizeof *d);
   int rc = d ? 0 : tsr_error(Q->ctx, TESSERA_ERR_NOMEM, "QR: out of memory for tau's handles");
   for (int64_t k = 0; k < Q->steps && !rc; k++) {
-    if (rec && rec[k].owner != me) continue;
+    if (!tsr_flow_mine(Q->flow, Q->T[k])) continue;
     const int64_t kb = step_width(Q, k);
     const int tag[3] = {0, (int)k, (int)k};
     rc = tessera_data_register(Q->ctx, TESSERA_HOST_NODE, (char *)tau + (size_t)(k * Q->nb) * es,
                                (size_t)kb, 1, (size_t)kb, es, &d[k]);
-    if (!rc) rc = tsr_task_diagonal(dtype, Q->ctx, Q->T[k], 0, d[k], (int)kb, tag, 0);
+    if (!rc) rc = tsr_task_diagonal(dtype, Q->flow, Q->T[k], 0, d[k], (int)kb, tag, 0);
   }
   release_all(Q->ctx, d, Q->steps); /* each release waits for its own task and copies it home */
   if (!rc) rc = tessera_wait_all(Q->ctx);
-  if (Q->comm) rc = tsr_dist_agree(Q->comm, rc); /* every process takes part in the sum, or none */
-  if (rc) return rc;
-  if (!Q->comm || Q->kmin == 0) return 0;
+  rc = tsr_flow_agree(Q->flow, rc); /* every process takes part in the sum, or none */
+  if (rc || Q->kmin == 0) return rc;
   /* summed in the real type: a complex entry is two */
   const bool single = dtype == TESSERA_F32 || dtype == TESSERA_C64;
   const size_t count = (size_t)Q->kmin * (es / (single ? sizeof(float) : sizeof(double)));
-  rc = tessera_comm_allreduce(Q->comm, tau, tau, count,
-                              single ? TESSERA_COMM_F32 : TESSERA_COMM_F64, TESSERA_SUM, NULL);
-  return rc ? tsr_error(Q->ctx, rc, "QR: %s", tessera_comm_last_error(Q->comm)) : 0;
+  return Q->flow->ops->allreduce(Q->flow, tau, count, single ? TESSERA_COMM_F32 : TESSERA_COMM_F64,
+                                 TESSERA_SUM);
 }
 
 int tsr_pxidentity_rows(tessera_matrix_t *C, int64_t from, bool ones) {
@@ -243,7 +234,7 @@ int tsr_pxidentity_rows(tessera_matrix_t *C, int64_t from, bool ones) {
     /* the diagonal where global row == global column; for zeros d = cols, on no element */
     const int d = ones ? (int)(from - j * C->nb) : cols;
     const int rc =
-        tsr_task_identity(C->dtype, C->ctx, tsr_tile(C, 0, j), (int)from,
+        tsr_task_identity(C->dtype, C->flow, tsr_tile(C, 0, j), (int)from,
                           from ? TESSERA_RW : TESSERA_W, (int)(C->m - from), cols, d, tag, 0);
     if (rc) return rc;
   }

@@ -29,7 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dist/dist.h"
 #include "linalg/loops/loops.h"
 #include "linalg/loops/pivots.h"
 #include "linalg/loops/tasks.h"
@@ -54,46 +53,39 @@ static int step_owner(const tessera_matrix_t *A, const tsr_pivots_t *P, int64_t 
 }
 
 static bool owns(const tsr_pivots_t *P, int64_t k) {
-  return !P->dist || ((tsr_dist_tile_t *)P->dist)[k].owner == tessera_comm_rank(P->comm);
+  return tsr_flow_mine(P->flow, P->h[k]);
 }
 
 int tsr_pivots_create(const tessera_matrix_t *A, int64_t kmin, int64_t nb, bool factor,
                       tsr_pivots_t *P) {
   tessera_context_t *ctx = A->ctx;
-  *P = (tsr_pivots_t){.ctx = ctx, .comm = A->comm, .m = A->m, .kmin = kmin, .nb = nb};
+  *P = (tsr_pivots_t){.ctx = ctx, .flow = A->flow, .m = A->m, .kmin = kmin, .nb = nb};
   P->steps = nb > 0 ? (kmin + nb - 1) / nb : 0;
   if (P->steps == 0) return 0;
   const size_t steps = (size_t)P->steps, handles = factor ? 2 * steps : steps;
   P->h = calloc(handles, sizeof *P->h); /* the pivots, then the inverses */
-  if (!P->h) return tsr_error(ctx, TESSERA_ERR_NOMEM, "getrf: out of memory for the pivots");
-  if (factor) P->inv = P->h + steps;
-  tsr_dist_tile_t *rec = NULL;
-  if (A->comm) { /* a collective call: every process makes the same records */
-    const int rc = tsr_dist_tiles(A->comm, ctx, handles, &rec);
-    if (rc) {
-      tsr_pivots_destroy(P);
-      return tsr_error(ctx, rc, "getrf: %s", tessera_comm_last_error(A->comm));
-    }
-    P->dist = rec;
-  }
+  int *owner = calloc(handles, sizeof *owner);
+  int rc =
+      P->h && owner ? 0 : tsr_error(ctx, TESSERA_ERR_NOMEM, "getrf: out of memory for the pivots");
+  if (factor && P->h) P->inv = P->h + steps;
   const size_t es = tessera_dtype_size(A->dtype);
-  for (size_t i = 0; i < handles; i++) {
+  for (size_t i = 0; i < handles && !rc; i++) {
     const int64_t k = (int64_t)(i % steps), kb = tsr_pivots_count(P, k);
-    if (rec) rec[i].owner = step_owner(A, P, k);
-    int rc;
+    owner[i] = step_owner(A, P, k);
     if (i >= steps) /* L_kk⁻¹: written by the step's getrf, dropped after the step */
       rc = tessera_data_create_workspace(ctx, (size_t)kb, (size_t)kb, es, &P->h[i]);
-    else if (owns(P, k))
+    else if (tsr_flow_is_mine(P->flow, owner[i]))
       rc = tessera_data_create(ctx, (size_t)TSR_PIV_INTS(kb), 1, sizeof(int), &P->h[i]);
     else
       rc = tessera_data_create_workspace(ctx, (size_t)TSR_PIV_INTS(kb), 1, sizeof(int), &P->h[i]);
-    if (rc) {
-      tsr_pivots_destroy(P);
-      return rc;
-    }
-    if (rec) tsr_dist_attach(P->h[i], &rec[i]);
   }
-  return 0;
+  /* a collective call on a distributed A: made even where the handles could not be */
+  const int adopted =
+      P->h && owner ? P->flow->ops->adopt(P->flow, handles, P->h, owner, &P->set) : 0;
+  free(owner);
+  if (!rc) rc = adopted;
+  if (rc) tsr_pivots_destroy(P);
+  return rc;
 }
 
 void tsr_pivots_destroy(tsr_pivots_t *P) {
@@ -101,9 +93,9 @@ void tsr_pivots_destroy(tsr_pivots_t *P) {
   for (int64_t i = 0; P->h && i < handles; i++)
     if (P->h[i]) (void)tessera_data_release(P->ctx, P->h[i]);
   free(P->h);
-  tsr_dist_tiles_free(P->dist);
+  if (P->flow) P->flow->ops->forget(P->flow, P->set);
   P->h = P->inv = NULL;
-  P->dist = NULL;
+  P->set = NULL;
   P->steps = 0;
 }
 
@@ -146,16 +138,14 @@ int tsr_pivots_export(tsr_pivots_t *P, int *ipiv) {
     for (int64_t i = 0; i < kb; i++) ipiv[r0 + i] = (int)(p[1 + i] + r0);
     if (p[0] > 0 && !info) info = (int)(p[0] + r0);
   }
-  if (!P->comm) return rc ? rc : info;
-  /* every pivot comes from its one owner, the others hold 0 there */
+  /* every pivot comes from its one owner, the others hold 0 there (one process: all its own) */
   enum { CHUNK = 1 << 24 };
   for (int64_t i = 0; i < P->kmin; i += CHUNK) {
     const size_t count = (size_t)(P->kmin - i < CHUNK ? P->kmin - i : CHUNK);
-    const int a = tessera_comm_allreduce(P->comm, ipiv + i, ipiv + i, count, TESSERA_COMM_I32,
-                                         TESSERA_MAX, NULL);
-    if (a && !rc) rc = tsr_error(P->ctx, a, "getrf: %s", tessera_comm_last_error(P->comm));
+    const int a = P->flow->ops->allreduce(P->flow, ipiv + i, count, TESSERA_COMM_I32, TESSERA_MAX);
+    if (a && !rc) rc = a;
   }
-  return tsr_dist_agree(P->comm, rc ? rc : info);
+  return tsr_flow_agree(P->flow, rc ? rc : info);
 }
 
 int tsr_pxgetrf(tessera_matrix_t *A, tsr_pivots_t *P) {
@@ -177,10 +167,10 @@ int tsr_pxgetrf(tessera_matrix_t *A, tsr_pivots_t *P) {
                           tsr_panel_prio(nt, j, k));
     }
     /* distributed: the copies of panel k and its pivots other processes received go */
-    if (!rc) rc = tsr_dist_flush(A->ctx, tsr_tile(A, 0, k));
-    if (!rc) rc = tsr_dist_flush(A->ctx, P->h[k]);
+    if (!rc) rc = tsr_flow_flush(A->flow, tsr_tile(A, 0, k));
+    if (!rc) rc = tsr_flow_flush(P->flow, P->h[k]);
     /* L_kk⁻¹ goes once the step's updates have read it */
-    if (!rc && inv) rc = tsr_dist_flush(A->ctx, inv);
+    if (!rc && inv) rc = tsr_flow_flush(P->flow, inv);
     if (!rc && inv && owns(P, k)) rc = tessera_data_discard(A->ctx, inv);
   }
   return rc;
@@ -195,7 +185,7 @@ int tsr_pxlaswp(tessera_matrix_t *B, const tsr_pivots_t *P, int incx) {
       rc = tsr_task_laswp(B, tsr_tile(B, 0, c), P->h[k], tsr_tile_n(B, c), (int)(k * P->nb),
                           (int)tsr_pivots_count(P, k), incx, tag, 0);
     }
-    if (!rc) rc = tsr_dist_flush(B->ctx, P->h[k]);
+    if (!rc) rc = tsr_flow_flush(P->flow, P->h[k]);
   }
   return rc;
 }
@@ -214,7 +204,7 @@ static int substitute(const tessera_matrix_t *A, const tsr_pivots_t *P, char upl
           tsr_task_lu_step(B, uplo, trans, tsr_tile(A, 0, k), tsr_tile(B, 0, c), NULL, NULL,
                            tsr_tile_n(B, c), (int)(k * A->nb), (int)tsr_pivots_count(P, k), tag, 0);
     }
-    if (!rc) rc = tsr_dist_flush(B->ctx, tsr_tile(A, 0, k)); /* distributed: received copies go */
+    if (!rc) rc = tsr_flow_flush(A->flow, tsr_tile(A, 0, k)); /* received copies go */
   }
   return rc;
 }

@@ -101,7 +101,7 @@ static int panel(tessera_matrix_t *A, tsr_he2hb_t *H, int64_t k, int prio) {
   int rc = 0;
   for (int64_t i = s.i0; i < A->nt && !rc; i++) { /* V's row = A's row - kd */
     const int from = i == s.i0 ? s.ro : 0, tag[3] = {(int)i, (int)k, (int)k};
-    rc = tsr_task_lacpy_block(dt, ctx, tsr_tile(A, i, s.kt), from, s.c0, vp,
+    rc = tsr_task_lacpy_block(dt, tsr_context_local_flow(ctx), tsr_tile(A, i, s.kt), from, s.c0, vp,
                               (int)(i * t + from - kd), TESSERA_RW, tsr_tile_m(A, i) - from,
                               (int)kd, tag, prio);
   }
@@ -109,17 +109,19 @@ static int panel(tessera_matrix_t *A, tsr_he2hb_t *H, int64_t k, int prio) {
   const int m0 = tsr_tile_m(A, s.i0), below = m0 - s.ro - s.kb;
   const int vr = (int)(s.r - kd), tag[3] = {(int)s.i0, (int)k, (int)k};
   if (!rc) /* v[i0]: zeros, the unit lower block at row ro, the vectors below it */
-    rc = tsr_task_identity(dt, ctx, H->v[s.i0], 0, TESSERA_W, m0, (int)kd, (int)kd, tag, prio);
+    rc = tsr_task_identity(dt, tsr_context_local_flow(ctx), H->v[s.i0], 0, TESSERA_W, m0, (int)kd,
+                           (int)kd, tag, prio);
   if (!rc) rc = tsr_task_triangle(dt, ctx, vp, vr, 'L', H->t, s.kb, tag, prio);
   if (!rc)
-    rc = tsr_task_lacpy_rows(dt, ctx, H->t, 0, H->v[s.i0], s.ro, TESSERA_RW, s.kb, s.kb, tag, prio);
+    rc = tsr_task_lacpy_rows(dt, tsr_context_local_flow(ctx), H->t, 0, H->v[s.i0], s.ro, TESSERA_RW,
+                             s.kb, s.kb, tag, prio);
   if (!rc && below > 0)
-    rc = tsr_task_lacpy_rows(dt, ctx, vp, vr + s.kb, H->v[s.i0], s.ro + s.kb, TESSERA_RW, below,
-                             s.kb, tag, prio);
+    rc = tsr_task_lacpy_rows(dt, tsr_context_local_flow(ctx), vp, vr + s.kb, H->v[s.i0],
+                             s.ro + s.kb, TESSERA_RW, below, s.kb, tag, prio);
   for (int64_t i = s.i0 + 1; i < A->nt && !rc; i++) {
     const int ti[3] = {(int)i, (int)k, (int)k};
-    rc = tsr_task_lacpy_rows(dt, ctx, vp, (int)(i * t - kd), H->v[i], 0, TESSERA_W,
-                             tsr_tile_m(A, i), s.kb, ti, prio);
+    rc = tsr_task_lacpy_rows(dt, tsr_context_local_flow(ctx), vp, (int)(i * t - kd), H->v[i], 0,
+                             TESSERA_W, tsr_tile_m(A, i), s.kb, ti, prio);
   }
   return rc;
 }
@@ -141,7 +143,7 @@ static int products(tessera_matrix_t *A, tsr_he2hb_t *H, int64_t k, int prio) {
                                      tag, prio);
     }
     if (!rc && i == s.i0 && s.ro > 0) /* the rows above r: none of A22 */
-      rc = tsr_task_identity(A->dtype, A->ctx, H->w[i], 0, TESSERA_RW, s.ro, kb, kb, tag, prio);
+      rc = tsr_task_identity(A->dtype, A->flow, H->w[i], 0, TESSERA_RW, s.ro, kb, kb, tag, prio);
     if (!rc)
       rc = tsr_task_trmm(A, 'R', 'U', 'N', 'N', one, op(t, 'N'), op(H->w[i], 'N'), mi, kb, tag,
                          prio);

@@ -18,7 +18,7 @@ int tsr_pxconvert(char part, const tessera_matrix_t *A, double scale, tessera_ma
   for (int64_t j = 0; j < A->nt && !rc; j++)
     for (int64_t i = part == 'L' ? j : 0; i < (part == 'U' ? j + 1 : A->mt) && !rc; i++) {
       const int tag[3] = {(int)i, (int)j, 0};
-      rc = tsr_task_convert(A->ctx, A->dtype, tsr_tile(A, i, j), L->dtype,
+      rc = tsr_task_convert(A->flow, A->dtype, tsr_tile(A, i, j), L->dtype,
                             tsr_tile(L, whole ? 0 : i, whole ? 0 : j), whole ? (int)(i * A->mb) : 0,
                             whole ? (int)(j * A->nb) : 0, whole ? TESSERA_RW : TESSERA_W,
                             tsr_tile_m(A, i), tsr_tile_n(A, j), scale, tag, 0);
@@ -35,7 +35,7 @@ int tsr_pxabsum(char uplo, const tessera_matrix_t *A, tessera_data_t **R, tesser
          i < (uplo == 'U' ? j + 1 : A->mt) && !rc; i++) {
       const int tag[3] = {(int)i, (int)j, 0};
       const char part = !uplo ? (C ? 0 : 'G') : i == j ? uplo : 0;
-      rc = tsr_task_absum(A->ctx, A->dtype, tsr_tile(A, i, j), tsr_tile_m(A, i), tsr_tile_n(A, j),
+      rc = tsr_task_absum(A->flow, A->dtype, tsr_tile(A, i, j), tsr_tile_m(A, i), tsr_tile_n(A, j),
                           part, R[i],
                           part ? NULL
                           : C  ? C[j]
@@ -57,7 +57,7 @@ int tsr_pxhemm(char uplo, const tessera_matrix_t *A, tsr_scalar_t alpha, const t
   for (int64_t k = 0; k < C->nt && !rc; k++)
     for (int64_t i = 0; i < C->mt && !rc; i++) {
       const int tag[3] = {(int)i, (int)k, (int)i}, m = tsr_tile_m(C, i);
-      rc = tsr_task_hemm(C->ctx, C->dtype, uplo, tsr_tile(A, i, i), tsr_tile(B, i, k),
+      rc = tsr_task_hemm(A->flow, C->dtype, uplo, tsr_tile(A, i, i), tsr_tile(B, i, k),
                          tsr_tile(C, i, k), m, tsr_tile_n(C, k), alpha, beta, tag, 1);
     }
   /* each stored off-diagonal tile S in one task, both of its products from one pass (lower:
@@ -67,7 +67,7 @@ int tsr_pxhemm(char uplo, const tessera_matrix_t *A, tsr_scalar_t alpha, const t
       for (int64_t i = j + 1; i < A->mt && !rc; i++) {
         const int tag[3] = {(int)i, (int)k, (int)j}, mi = tsr_tile_m(C, i), mj = tsr_tile_m(C, j);
         const int64_t r = lower ? i : j, c = lower ? j : i;
-        rc = tsr_task_hemm_pair(C->ctx, C->dtype, tsr_tile(A, r, c), tsr_tile(B, c, k),
+        rc = tsr_task_hemm_pair(A->flow, C->dtype, tsr_tile(A, r, c), tsr_tile(B, c, k),
                                 tsr_tile(B, r, k), tsr_tile(C, r, k), tsr_tile(C, c, k),
                                 lower ? mi : mj, lower ? mj : mi, tsr_tile_n(C, k), alpha, tag);
       }

@@ -40,19 +40,20 @@ int tsr_panel_prio(int64_t nt, int64_t j, int64_t k);
  *  its diagonal LAPACK's tau) for the kmin reflectors of a matrix in steps of nb columns. */
 typedef struct {
   tessera_context_t *ctx;
-  tessera_comm_t *comm; /* the reflectors' matrix's communicator, or NULL */
+  tsr_flow_t *flow; /* the reflectors' matrix's */
   int64_t kmin, nb, steps;
   tessera_data_t **T;
-  void *dist; /* distributed: the handles' records (dist/dist.h), step k's T owned by the
-                 process of the panel holding column k nb */
+  void *set; /* the flow's record of the handles: step k's T owned by the process of the
+                panel holding column k nb */
 } tsr_qr_t;
 /** The workspaces of the updates of a matrix's column panels by block reflectors of up to nb
  *  vectors: one nb x n_j handle per column panel j (distributed: panel j's process's). */
 typedef struct {
   tessera_context_t *ctx;
   int64_t count;
+  tsr_flow_t *flow;
   tessera_data_t **W;
-  void *dist;
+  void *set; /* the flow's record of the handles */
 } tsr_qr_work_t;
 /** The reduction of a Hermitian matrix to a band of kd subdiagonals (he2hb.c): its reflectors,
  *  step k's in column panel k of V ((n - kd) x ceil((n - kd) / kd) kd, panels of kd: row r of

@@ -11,11 +11,11 @@
  *  the panel of column k nb, which factors it; the others receive it where they read it. */
 typedef struct {
   tessera_context_t *ctx;
-  tessera_comm_t *comm;       /* the matrix's communicator, or NULL */
+  tsr_flow_t *flow;           /* the matrix's */
   int64_t m, kmin, nb, steps; /* m: the rows the pivots may name */
   tessera_data_t **h;
   tessera_data_t **inv; /* a factorization's: step k's L_kk⁻¹ (workspace), or NULL */
-  void *dist;           /* the handles' distributed records (dist/dist.h), or NULL */
+  void *set;            /* the flow's record of the handles */
 } tsr_pivots_t;
 
 /** Pivots of step k: min(nb, kmin - k nb). */

@@ -12,7 +12,6 @@
  * L_kk⁻¹, inverted once per step into a ring of workspace tiles held by the descriptor. On GPUs a
  * triangular solve of a tile runs at a fraction of the triangular product's speed, and W_k is off
  * the critical path. */
-#include "dist/dist.h"
 #include "linalg/loops/loops.h"
 #include "linalg/loops/policy.h"
 #include "linalg/loops/tasks.h"
@@ -26,7 +25,7 @@ static int prio(int64_t nt, int64_t i, int64_t j, int64_t k) {
  * size, 0 for triangular solves, or a negative status. */
 static int inverse_ring(tessera_matrix_t *A, const tessera_potrf_options_t *opts) {
   /* a distributed matrix solves its panels: the ring's tiles are no process's to send */
-  int choice = A->comm ? 0 : tsr_panel_inverse(A->ctx, opts);
+  int choice = A->flow->distributed ? 0 : tsr_panel_inverse(A->ctx, opts);
   if (choice <= 0 || A->nt < 3) return choice;
   const size_t es = tessera_dtype_size(A->dtype), nb = (size_t)A->nb;
   while (A->nwork < TSR_MATRIX_WORK &&
@@ -50,7 +49,7 @@ static int panel(const tessera_matrix_t *L, int64_t i, int64_t k, const tsr_oper
 static int invert_diagonal(const tessera_matrix_t *L, int64_t k, tsr_operand_t w) {
   const int kb = tsr_tile_n(L, k), p = prio(L->nt, k, k, k) + 1;
   int tag[3] = {(int)k, (int)k, (int)k};
-  int rc = tsr_task_lacpy(L->dtype, L->ctx, tsr_tile(L, k, k), w.h, kb, kb, tag, p);
+  int rc = tsr_task_lacpy(L->dtype, L->flow, tsr_tile(L, k, k), w.h, kb, kb, tag, p);
   return rc ? rc : tsr_task_trtri_on(L, w, 'L', 'N', kb, k * L->mb, tag, p);
 }
 
@@ -81,7 +80,7 @@ int tsr_pxpotrf(char uplo, tessera_matrix_t *A, const tessera_potrf_options_t *o
       }
     }
     /* column k is read no more: copies other processes received of it go */
-    for (int64_t i = k; i < nt && !rc; i++) rc = tsr_dist_flush(A->ctx, tsr_tile(&L, i, k));
+    for (int64_t i = k; i < nt && !rc; i++) rc = tsr_flow_flush(A->flow, tsr_tile(&L, i, k));
   }
   return rc;
 }

@@ -6,7 +6,6 @@
  *                         A_kn = A_kkᴴ A_kn (n < k);  A_kk = A_kkᴴ A_kk.
  * Upper runs the same loops on the conjugate-transpose view (the factor U is Uᴴ's lower
  * triangle; PLASMA's pztrtri / pzlauum order). */
-#include "dist/dist.h"
 #include "linalg/loops/loops.h"
 #include "linalg/loops/tasks.h"
 
@@ -79,7 +78,7 @@ int tsr_pxlogdiag(const tessera_matrix_t *A, double *logs) {
                         .mode = {TESSERA_R},
                         .tag = {(int)k, (int)k, 0},
                         .ntag = 2};
-    rc = tsr_dist_insert(A->ctx, &t); /* on the diagonal tile's owner */
+    rc = tsr_flow_insert(A->flow, &t); /* on the diagonal tile's owner */
   }
   return rc;
 }

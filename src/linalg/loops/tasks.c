@@ -1,12 +1,10 @@
 /* One inserter per tile kernel: fills the kernel's arguments and access modes. */
-#include "dist/dist.h"
 #include "linalg/loops/tasks.h"
 
 /* A task of kernel k within `scope` (its zero value: the context's). */
-static int insert_in(tessera_context_t *ctx, const tessera_kernel_t *k, const void *args,
-                     size_t size, int ndata, tessera_data_t *const *data,
-                     const tessera_access_t *mode, tessera_scope_t scope, const int tag[3],
-                     int prio) {
+static int insert_in(tsr_flow_t *f, const tessera_kernel_t *k, const void *args, size_t size,
+                     int ndata, tessera_data_t *const *data, const tessera_access_t *mode,
+                     tessera_scope_t scope, const int tag[3], int prio) {
   tessera_task_t t = {.kernel = k,
                       .args = args,
                       .args_size = size,
@@ -19,21 +17,21 @@ static int insert_in(tessera_context_t *ctx, const tessera_kernel_t *k, const vo
     t.mode[i] = mode[i];
   }
   for (int i = 0; i < 3; i++) t.tag[i] = tag[i];
-  return tsr_dist_insert(ctx, &t); /* tessera_task_insert unless a tile is distributed */
+  return tsr_flow_insert(f, &t);
 }
 
-static int insert(tessera_context_t *ctx, const tessera_kernel_t *k, const void *args, size_t size,
+static int insert(tsr_flow_t *f, const tessera_kernel_t *k, const void *args, size_t size,
                   int ndata, tessera_data_t *const *data, const tessera_access_t *mode,
                   const int tag[3], int prio) {
-  return insert_in(ctx, k, args, size, ndata, data, mode, tessera_scope_all(), tag, prio);
+  return insert_in(f, k, args, size, ndata, data, mode, tessera_scope_all(), tag, prio);
 }
 
 /* A kernel with a host implementation alone (HOST_KERNEL_TABLE): on the CPU workers whatever
  * the context's scope, which may hold the accelerators alone (the JAX binding's GPU calls). */
-static int insert_host(tessera_context_t *ctx, const tessera_kernel_t *k, const void *args,
-                       size_t size, int ndata, tessera_data_t *const *data,
-                       const tessera_access_t *mode, const int tag[3], int prio) {
-  return insert_in(ctx, k, args, size, ndata, data, mode, tessera_scope_cpus(), tag, prio);
+static int insert_host(tsr_flow_t *f, const tessera_kernel_t *k, const void *args, size_t size,
+                       int ndata, tessera_data_t *const *data, const tessera_access_t *mode,
+                       const int tag[3], int prio) {
+  return insert_in(f, k, args, size, ndata, data, mode, tessera_scope_cpus(), tag, prio);
 }
 
 static char flip_uplo(char uplo) {
@@ -69,7 +67,7 @@ int tsr_task_potrf(const tessera_matrix_t *A, char uplo, int64_t k, int prio) {
   tessera_data_t *d[1] = {tsr_tile(A, k, k)};
   tessera_access_t m[1] = {TESSERA_RW};
   int tag[3] = {(int)k, (int)k, (int)k};
-  return insert(A->ctx, &tsr_kernel_potrf, &a, sizeof a, 1, d, m, tag, prio);
+  return insert(A->flow, &tsr_kernel_potrf, &a, sizeof a, 1, d, m, tag, prio);
 }
 
 /* trsm and trmm: the same arguments, buffers {A (R), B (RW)}. With B presented as op(Bs) (Bsᴴ
@@ -99,7 +97,7 @@ static int triangular(const tessera_kernel_t *kernel, const tessera_matrix_t *A,
                           .math = A->math};
   tessera_data_t *d[2] = {a.h, b.h};
   tessera_access_t md[2] = {TESSERA_R, TESSERA_RW};
-  return insert(A->ctx, kernel, &args, sizeof args, 2, d, md, tag, prio);
+  return insert(A->flow, kernel, &args, sizeof args, 2, d, md, tag, prio);
 }
 
 int tsr_task_trsm(const tessera_matrix_t *A, char side, char uplo, char trans, char diag,
@@ -129,7 +127,7 @@ int tsr_task_syrk(const tessera_matrix_t *C, int herk, char uplo, char trans, in
                           .math = C->math};
   tessera_data_t *d[2] = {a.h, c.h};
   tessera_access_t md[2] = {TESSERA_R, TESSERA_RW};
-  return insert(C->ctx, &tsr_kernel_syrk, &args, sizeof args, 2, d, md, tag, prio);
+  return insert(C->flow, &tsr_kernel_syrk, &args, sizeof args, 2, d, md, tag, prio);
 }
 
 /* With C presented as op(Cs) (Csᴴ on a view): Cs = alpha' op(op(b)) op(op(a)) + beta' Cs, the
@@ -156,7 +154,7 @@ int tsr_task_geadd(const tessera_matrix_t *C, tessera_data_t *a, tsr_scalar_t al
   const tsr_geadd_args_t args = {.dtype = C->dtype, .m = m, .n = n, .alpha = alpha, .beta = beta};
   tessera_data_t *d[2] = {a, c};
   const tessera_access_t md[2] = {TESSERA_R, TESSERA_RW};
-  return insert(C->ctx, &tsr_kernel_geadd, &args, sizeof args, 2, d, md, tag, prio);
+  return insert(C->flow, &tsr_kernel_geadd, &args, sizeof args, 2, d, md, tag, prio);
 }
 
 static int gemm_as(const tessera_matrix_t *C, tsr_operand_t a, tsr_operand_t b, int m, int n, int k,
@@ -182,66 +180,64 @@ static int gemm_as(const tessera_matrix_t *C, tsr_operand_t a, tsr_operand_t b, 
                           .math = C->math};
   tessera_data_t *d[3] = {a.h, b.h, c.h};
   tessera_access_t md[3] = {TESSERA_R, TESSERA_R, cmode};
-  return insert(C->ctx, &tsr_kernel_gemm, &args, sizeof args, 3, d, md, tag, prio);
+  return insert(C->flow, &tsr_kernel_gemm, &args, sizeof args, 3, d, md, tag, prio);
 }
 
-int tsr_task_lacpy_rows(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
-                        int src_row, tessera_data_t *dst, int dst_row, tessera_access_t dst_mode,
-                        int m, int n, const int tag[3], int prio) {
-  return tsr_task_lacpy_block(dtype, ctx, src, src_row, 0, dst, dst_row, dst_mode, m, n, tag, prio);
+int tsr_task_lacpy_rows(tessera_dtype_t dtype, tsr_flow_t *f, tessera_data_t *src, int src_row,
+                        tessera_data_t *dst, int dst_row, tessera_access_t dst_mode, int m, int n,
+                        const int tag[3], int prio) {
+  return tsr_task_lacpy_block(dtype, f, src, src_row, 0, dst, dst_row, dst_mode, m, n, tag, prio);
 }
 
-int tsr_task_hemm(tessera_context_t *ctx, tessera_dtype_t dtype, char uplo, tessera_data_t *A,
+int tsr_task_hemm(tsr_flow_t *f, tessera_dtype_t dtype, char uplo, tessera_data_t *A,
                   tessera_data_t *B, tessera_data_t *C, int m, int n, tsr_scalar_t alpha,
                   tsr_scalar_t beta, const int tag[3], int prio) {
   const tsr_hemm_args_t args = {
       .dtype = dtype, .uplo = uplo, .m = m, .n = n, .alpha = alpha, .beta = beta};
   tessera_data_t *d[3] = {A, B, C};
   const tessera_access_t md[3] = {TESSERA_R, TESSERA_R, TESSERA_RW};
-  return insert(ctx, &tsr_kernel_hemm, &args, sizeof args, 3, d, md, tag, prio);
+  return insert(f, &tsr_kernel_hemm, &args, sizeof args, 3, d, md, tag, prio);
 }
 
-int tsr_task_hemm_pair(tessera_context_t *ctx, tessera_dtype_t dtype, tessera_data_t *S,
-                       tessera_data_t *Xc, tessera_data_t *Xr, tessera_data_t *Yr,
-                       tessera_data_t *Yc, int r, int c, int k, tsr_scalar_t alpha,
-                       const int tag[3]) {
+int tsr_task_hemm_pair(tsr_flow_t *f, tessera_dtype_t dtype, tessera_data_t *S, tessera_data_t *Xc,
+                       tessera_data_t *Xr, tessera_data_t *Yr, tessera_data_t *Yc, int r, int c,
+                       int k, tsr_scalar_t alpha, const int tag[3]) {
   const tsr_hemm_pair_args_t args = {.dtype = dtype, .r = r, .c = c, .k = k, .alpha = alpha};
   tessera_data_t *d[5] = {S, Xc, Xr, Yr, Yc};
   const tessera_access_t md[5] = {TESSERA_R, TESSERA_R, TESSERA_R, TESSERA_RW, TESSERA_RW};
-  return insert(ctx, &tsr_kernel_hemm_pair, &args, sizeof args, 5, d, md, tag, 0);
+  return insert(f, &tsr_kernel_hemm_pair, &args, sizeof args, 5, d, md, tag, 0);
 }
 
-int tsr_task_absum(tessera_context_t *ctx, tessera_dtype_t dtype, tessera_data_t *a, int m, int n,
-                   char part, tessera_data_t *rows, tessera_data_t *cols, const int tag[3]) {
+int tsr_task_absum(tsr_flow_t *f, tessera_dtype_t dtype, tessera_data_t *a, int m, int n, char part,
+                   tessera_data_t *rows, tessera_data_t *cols, const int tag[3]) {
   const tsr_absum_args_t args = {.dtype = dtype, .m = m, .n = n, .part = part};
   tessera_data_t *d[3] = {a, rows, cols};
   const tessera_access_t md[3] = {TESSERA_R, TESSERA_RW, TESSERA_RW};
-  return insert(ctx, &tsr_kernel_absum, &args, sizeof args, part ? 2 : 3, d, md, tag, 0);
+  return insert(f, &tsr_kernel_absum, &args, sizeof args, part ? 2 : 3, d, md, tag, 0);
 }
 
-int tsr_task_convert(tessera_context_t *ctx, tessera_dtype_t from, tessera_data_t *src,
-                     tessera_dtype_t to, tessera_data_t *dst, int row, int col,
-                     tessera_access_t dst_mode, int m, int n, double scale, const int tag[3],
-                     int prio) {
+int tsr_task_convert(tsr_flow_t *f, tessera_dtype_t from, tessera_data_t *src, tessera_dtype_t to,
+                     tessera_data_t *dst, int row, int col, tessera_access_t dst_mode, int m, int n,
+                     double scale, const int tag[3], int prio) {
   tsr_convert_args_t args = {
       .from = from, .to = to, .m = m, .n = n, .scale = scale, .dst_row = row, .dst_col = col};
   tessera_data_t *d[2] = {src, dst};
   tessera_access_t md[2] = {TESSERA_R, dst_mode};
-  return insert(ctx, &tsr_kernel_convert, &args, sizeof args, 2, d, md, tag, prio);
+  return insert(f, &tsr_kernel_convert, &args, sizeof args, 2, d, md, tag, prio);
 }
 
-int tsr_task_lacpy_block(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
-                         int src_row, int src_col, tessera_data_t *dst, int dst_row,
-                         tessera_access_t dst_mode, int m, int n, const int tag[3], int prio) {
+int tsr_task_lacpy_block(tessera_dtype_t dtype, tsr_flow_t *f, tessera_data_t *src, int src_row,
+                         int src_col, tessera_data_t *dst, int dst_row, tessera_access_t dst_mode,
+                         int m, int n, const int tag[3], int prio) {
   tsr_lacpy_args_t args = {
       .dtype = dtype, .m = m, .n = n, .src_row = src_row, .dst_row = dst_row, .src_col = src_col};
   tessera_data_t *d[2] = {src, dst};
   tessera_access_t md[2] = {TESSERA_R, dst_mode};
-  return insert(ctx, &tsr_kernel_lacpy, &args, sizeof args, 2, d, md, tag, prio);
+  return insert(f, &tsr_kernel_lacpy, &args, sizeof args, 2, d, md, tag, prio);
 }
 
-int tsr_task_transpose(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
-                       int src_row, int src_col, tessera_data_t *dst, int dst_row, int dst_col,
+int tsr_task_transpose(tessera_dtype_t dtype, tsr_flow_t *f, tessera_data_t *src, int src_row,
+                       int src_col, tessera_data_t *dst, int dst_row, int dst_col,
                        tessera_access_t dst_mode, int m, int n, const int tag[3], int prio) {
   tsr_transpose_args_t args = {.dtype = dtype,
                                .m = m,
@@ -252,7 +248,7 @@ int tsr_task_transpose(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_da
                                .dst_col = dst_col};
   tessera_data_t *h[2] = {src, dst};
   tessera_access_t md[2] = {TESSERA_R, dst_mode};
-  return insert(ctx, &tsr_kernel_transpose, &args, sizeof args, 2, h, md, tag, prio);
+  return insert(f, &tsr_kernel_transpose, &args, sizeof args, 2, h, md, tag, prio);
 }
 
 int tsr_task_triangle(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
@@ -261,7 +257,8 @@ int tsr_task_triangle(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_dat
   tsr_triangle_args_t args = {.dtype = dtype, .uplo = uplo, .k = k, .src_row = src_row};
   tessera_data_t *h[2] = {src, dst};
   tessera_access_t md[2] = {TESSERA_R, TESSERA_W};
-  return insert(ctx, &tsr_kernel_triangle, &args, sizeof args, 2, h, md, tag, prio);
+  return insert(tsr_context_local_flow(ctx), &tsr_kernel_triangle, &args, sizeof args, 2, h, md,
+                tag, prio);
 }
 
 int tsr_task_hb2st(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *ab,
@@ -270,7 +267,8 @@ int tsr_task_hb2st(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t
   tsr_hb2st_args_t args = {.dtype = dtype, .n = n, .kd = kd};
   tessera_data_t *h[5] = {ab, d, e, v, tau};
   tessera_access_t md[5] = {TESSERA_R, TESSERA_W, TESSERA_W, TESSERA_W, TESSERA_W};
-  return insert_in(ctx, &tsr_kernel_hb2st, &args, sizeof args, 5, h, md, scope, tag, 0);
+  return insert_in(tsr_context_local_flow(ctx), &tsr_kernel_hb2st, &args, sizeof args, 5, h, md,
+                   scope, tag, 0);
 }
 
 int tsr_task_hb2st_apply(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *v,
@@ -279,7 +277,8 @@ int tsr_task_hb2st_apply(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_
   tsr_hb2st_apply_args_t args = {.dtype = dtype, .n = n, .kd = kd, .m = m};
   tessera_data_t *h[3] = {v, tau, e};
   tessera_access_t md[3] = {TESSERA_R, TESSERA_R, TESSERA_RW};
-  return insert_in(ctx, &tsr_kernel_hb2st_apply, &args, sizeof args, 3, h, md, scope, tag, 0);
+  return insert_in(tsr_context_local_flow(ctx), &tsr_kernel_hb2st_apply, &args, sizeof args, 3, h,
+                   md, scope, tag, 0);
 }
 
 int tsr_task_hb2st_steps(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *const *cols,
@@ -300,7 +299,8 @@ int tsr_task_hb2st_steps(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_
                                  .tau = tau};
   tessera_access_t md[TESSERA_MAX_TASK_DATA];
   for (int i = 0; i < ncols; i++) md[i] = TESSERA_RW;
-  return insert_host(ctx, &tsr_kernel_hb2st_steps, &args, sizeof args, ncols, cols, md, tag, prio);
+  return insert_host(tsr_context_local_flow(ctx), &tsr_kernel_hb2st_steps, &args, sizeof args,
+                     ncols, cols, md, tag, prio);
 }
 
 int tsr_task_hefill(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *a, int n,
@@ -308,28 +308,29 @@ int tsr_task_hefill(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_
   tsr_hefill_args_t args = {.dtype = dtype, .n = n};
   tessera_data_t *h[1] = {a};
   tessera_access_t md[1] = {TESSERA_RW};
-  return insert(ctx, &tsr_kernel_hefill, &args, sizeof args, 1, h, md, tag, prio);
+  return insert(tsr_context_local_flow(ctx), &tsr_kernel_hefill, &args, sizeof args, 1, h, md, tag,
+                prio);
 }
 
-int tsr_task_identity(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *dst, int row,
+int tsr_task_identity(tessera_dtype_t dtype, tsr_flow_t *f, tessera_data_t *dst, int row,
                       tessera_access_t dst_mode, int m, int n, int d, const int tag[3], int prio) {
   tsr_identity_args_t args = {.dtype = dtype, .m = m, .n = n, .row = row, .d = d};
   tessera_data_t *h[1] = {dst};
   tessera_access_t md[1] = {dst_mode};
-  return insert(ctx, &tsr_kernel_identity, &args, sizeof args, 1, h, md, tag, prio);
+  return insert(f, &tsr_kernel_identity, &args, sizeof args, 1, h, md, tag, prio);
 }
 
-int tsr_task_diagonal(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *A, int row,
+int tsr_task_diagonal(tessera_dtype_t dtype, tsr_flow_t *f, tessera_data_t *A, int row,
                       tessera_data_t *d, int n, const int tag[3], int prio) {
   tsr_diagonal_args_t args = {.dtype = dtype, .n = n, .row = row};
   tessera_data_t *h[2] = {A, d};
   tessera_access_t md[2] = {TESSERA_R, TESSERA_W};
-  return insert(ctx, &tsr_kernel_diagonal, &args, sizeof args, 2, h, md, tag, prio);
+  return insert(f, &tsr_kernel_diagonal, &args, sizeof args, 2, h, md, tag, prio);
 }
 
-int tsr_task_lacpy(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
-                   tessera_data_t *dst, int m, int n, const int tag[3], int prio) {
-  return tsr_task_lacpy_rows(dtype, ctx, src, 0, dst, 0, TESSERA_W, m, n, tag, prio);
+int tsr_task_lacpy(tessera_dtype_t dtype, tsr_flow_t *f, tessera_data_t *src, tessera_data_t *dst,
+                   int m, int n, const int tag[3], int prio) {
+  return tsr_task_lacpy_rows(dtype, f, src, 0, dst, 0, TESSERA_W, m, n, tag, prio);
 }
 
 /* The inverse of Tsᴴ is (Ts⁻¹)ᴴ: trtri of the other triangle. */
@@ -339,7 +340,7 @@ int tsr_task_trtri_on(const tessera_matrix_t *A, tsr_operand_t a, char uplo, cha
       .dtype = A->dtype, .uplo = stored_uplo(uplo, a.op), .diag = diag, .n = n, .offset = offset};
   tessera_data_t *d[1] = {a.h};
   tessera_access_t m[1] = {TESSERA_RW};
-  return insert(A->ctx, &tsr_kernel_trtri, &args, sizeof args, 1, d, m, tag, prio);
+  return insert(A->flow, &tsr_kernel_trtri, &args, sizeof args, 1, d, m, tag, prio);
 }
 
 int tsr_task_trtri(const tessera_matrix_t *A, char uplo, char diag, int64_t k, int prio) {
@@ -354,7 +355,7 @@ int tsr_task_lauum(const tessera_matrix_t *A, char uplo, int64_t k, int prio) {
   tessera_data_t *d[1] = {tsr_tile(A, k, k)};
   tessera_access_t m[1] = {TESSERA_RW};
   int tag[3] = {(int)k, (int)k, (int)k};
-  return insert(A->ctx, &tsr_kernel_lauum, &a, sizeof a, 1, d, m, tag, prio);
+  return insert(A->flow, &tsr_kernel_lauum, &a, sizeof a, 1, d, m, tag, prio);
 }
 
 int tsr_task_trmm(const tessera_matrix_t *A, char side, char uplo, char trans, char diag,
@@ -370,7 +371,7 @@ int tsr_task_getrf(const tessera_matrix_t *A, int64_t k, tessera_data_t *piv, te
   tessera_data_t *d[3] = {tsr_tile(A, 0, k), piv, inv};
   tessera_access_t m[3] = {TESSERA_RW, TESSERA_W, TESSERA_W};
   int tag[3] = {0, (int)k, (int)k};
-  return insert(A->ctx, &tsr_kernel_getrf, &a, sizeof a, inv ? 3 : 2, d, m, tag, prio);
+  return insert(A->flow, &tsr_kernel_getrf, &a, sizeof a, inv ? 3 : 2, d, m, tag, prio);
 }
 
 int tsr_task_laswp(const tessera_matrix_t *A, tessera_data_t *tile, tessera_data_t *piv, int n,
@@ -378,7 +379,7 @@ int tsr_task_laswp(const tessera_matrix_t *A, tessera_data_t *tile, tessera_data
   tsr_laswp_args_t a = {.dtype = A->dtype, .m = (int)A->m, .n = n, .r0 = r0, .k = k, .incx = incx};
   tessera_data_t *d[2] = {tile, piv};
   tessera_access_t m[2] = {TESSERA_RW, TESSERA_R};
-  return insert(A->ctx, &tsr_kernel_laswp, &a, sizeof a, 2, d, m, tag, prio);
+  return insert(A->flow, &tsr_kernel_laswp, &a, sizeof a, 2, d, m, tag, prio);
 }
 
 int tsr_task_lu_step(const tessera_matrix_t *B, char uplo, char trans, tessera_data_t *panel,
@@ -395,7 +396,7 @@ int tsr_task_lu_step(const tessera_matrix_t *B, char uplo, char trans, tessera_d
   tessera_data_t *d[4] = {panel, b, piv, inv};
   tessera_access_t m[4] = {TESSERA_R, TESSERA_RW, TESSERA_R, TESSERA_R};
   const int nd = piv ? (inv ? 4 : 3) : 2;
-  return insert(B->ctx, &tsr_kernel_lu_step, &a, sizeof a, nd, d, m, tag, prio);
+  return insert(B->flow, &tsr_kernel_lu_step, &a, sizeof a, nd, d, m, tag, prio);
 }
 
 int tsr_task_geqrt(const tessera_matrix_t *A, int64_t k, tessera_data_t *t, int prio) {
@@ -407,7 +408,7 @@ int tsr_task_geqrt(const tessera_matrix_t *A, int64_t k, tessera_data_t *t, int 
   tessera_data_t *d[2] = {tsr_tile(A, 0, k), t};
   tessera_access_t m[2] = {TESSERA_RW, TESSERA_W};
   int tag[3] = {0, (int)k, (int)k};
-  return insert(A->ctx, &tsr_kernel_geqrt, &a, sizeof a, 2, d, m, tag, prio);
+  return insert(A->flow, &tsr_kernel_geqrt, &a, sizeof a, 2, d, m, tag, prio);
 }
 
 int tsr_task_qr_step(const tessera_matrix_t *B, char trans, tessera_data_t *panel,
@@ -417,7 +418,7 @@ int tsr_task_qr_step(const tessera_matrix_t *B, char trans, tessera_data_t *pane
       .dtype = B->dtype, .trans = trans, .m = (int)B->m, .n = n, .r0 = r0, .kb = kb};
   tessera_data_t *d[4] = {panel, c, t, w};
   tessera_access_t m[4] = {TESSERA_R, TESSERA_RW, TESSERA_R, TESSERA_RW};
-  return insert(B->ctx, &tsr_kernel_qr_step, &a, sizeof a, 4, d, m, tag, prio);
+  return insert(B->flow, &tsr_kernel_qr_step, &a, sizeof a, 4, d, m, tag, prio);
 }
 
 int tsr_task_larft(const tessera_matrix_t *A, int64_t k, tessera_data_t *tau, tessera_data_t *t,
@@ -426,7 +427,7 @@ int tsr_task_larft(const tessera_matrix_t *A, int64_t k, tessera_data_t *tau, te
   tessera_data_t *d[3] = {tsr_tile(A, 0, k), tau, t};
   tessera_access_t m[3] = {TESSERA_R, TESSERA_R, TESSERA_W};
   int tag[3] = {0, (int)k, (int)k};
-  return insert(A->ctx, &tsr_kernel_larft, &a, sizeof a, 3, d, m, tag, prio);
+  return insert(A->flow, &tsr_kernel_larft, &a, sizeof a, 3, d, m, tag, prio);
 }
 
 int tsr_task_stedc(tessera_context_t *ctx, tessera_data_t *d, tessera_data_t *e, tessera_data_t *z,
@@ -434,7 +435,8 @@ int tsr_task_stedc(tessera_context_t *ctx, tessera_data_t *d, tessera_data_t *e,
   tsr_stedc_args_t args = {.n = n, .vectors = 1, .threads = 1, .rows = rows, .row = row};
   tessera_data_t *h[3] = {d, e, z};
   tessera_access_t md[3] = {TESSERA_RW, TESSERA_RW, TESSERA_W};
-  return insert_host(ctx, &tsr_kernel_stedc, &args, sizeof args, 3, h, md, tag, prio);
+  return insert_host(tsr_context_local_flow(ctx), &tsr_kernel_stedc, &args, sizeof args, 3, h, md,
+                     tag, prio);
 }
 
 int tsr_task_laed_rows(tessera_context_t *ctx, tessera_data_t *q, tessera_data_t *z, int64_t a,
@@ -442,18 +444,21 @@ int tsr_task_laed_rows(tessera_context_t *ctx, tessera_data_t *q, tessera_data_t
   tsr_laed_rows_args_t args = {.a = a, .m = m, .n1 = n1};
   tessera_data_t *h[2] = {q, z};
   tessera_access_t md[2] = {TESSERA_R, TESSERA_RW};
-  return insert_in(ctx, &tsr_kernel_laed_rows, &args, sizeof args, 2, h, md, scope, tag, 0);
+  return insert_in(tsr_context_local_flow(ctx), &tsr_kernel_laed_rows, &args, sizeof args, 2, h, md,
+                   scope, tag, 0);
 }
 
 int tsr_task_laed_roots(tessera_context_t *ctx, tsr_laed_plan_t *plan, int64_t j0, int64_t j1,
                         const int tag[3]) {
   tsr_laed_roots_args_t args = {.plan = plan, .j0 = j0, .j1 = j1};
-  return insert_host(ctx, &tsr_kernel_laed_roots, &args, sizeof args, 0, NULL, NULL, tag, 0);
+  return insert_host(tsr_context_local_flow(ctx), &tsr_kernel_laed_roots, &args, sizeof args, 0,
+                     NULL, NULL, tag, 0);
 }
 
 int tsr_task_laed_update(tessera_context_t *ctx, const tsr_laed_update_args_t *args,
                          const int tag[3]) {
-  return insert_host(ctx, &tsr_kernel_laed_update, args, sizeof *args, 0, NULL, NULL, tag, 0);
+  return insert_host(tsr_context_local_flow(ctx), &tsr_kernel_laed_update, args, sizeof *args, 0,
+                     NULL, NULL, tag, 0);
 }
 
 int tsr_task_laed_merge(tessera_context_t *ctx, tessera_data_t *q, tessera_data_t *plan,
@@ -462,10 +467,12 @@ int tsr_task_laed_merge(tessera_context_t *ctx, tessera_data_t *q, tessera_data_
   tsr_laed_merge_args_t args = {.plan = *header, .a = a};
   tessera_data_t *h[3] = {q, plan, work};
   tessera_access_t md[3] = {TESSERA_RW, TESSERA_R, TESSERA_RW};
-  return insert_in(ctx, &tsr_kernel_laed_merge, &args, sizeof args, 3, h, md, scope, tag, 0);
+  return insert_in(tsr_context_local_flow(ctx), &tsr_kernel_laed_merge, &args, sizeof args, 3, h,
+                   md, scope, tag, 0);
 }
 
 int tsr_task_eig_prepare(tessera_context_t *ctx, const tsr_eig_prepare_args_t *args,
                          const int tag[3]) {
-  return insert_host(ctx, &tsr_kernel_eig_prepare, args, sizeof *args, 0, NULL, NULL, tag, 0);
+  return insert_host(tsr_context_local_flow(ctx), &tsr_kernel_eig_prepare, args, sizeof *args, 0,
+                     NULL, NULL, tag, 0);
 }

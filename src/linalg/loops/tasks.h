@@ -8,7 +8,9 @@
 /* Inserters: one task each, tagged (i, j, k) for traces. Flags and dimensions are those of the
  * operation as the operands present it (tiles of a view included); an operation whose written
  * operand carries Aᴴ is inserted as its conjugate transpose on the tiles themselves. Return 0 or
- * a negative status. */
+ * a negative status. Tasks go through the flow of the matrix they are given (A->flow), or the
+ * flow `f` an inserter of bare handles takes: the flow of the matrix whose tiles they are (the
+ * inserters of the eigensolver's host stages insert into their context's local flow). */
 int tsr_task_potrf(const tessera_matrix_t *A, char uplo, int64_t k, int prio);
 int tsr_task_trsm(const tessera_matrix_t *A, char side, char uplo, char trans, char diag,
                   tsr_scalar_t alpha, tsr_operand_t a, tsr_operand_t b, int m, int n,
@@ -34,45 +36,43 @@ int tsr_task_lauum(const tessera_matrix_t *A, char uplo, int64_t k, int prio);
 int tsr_task_trmm(const tessera_matrix_t *A, char side, char uplo, char trans, char diag,
                   tsr_scalar_t alpha, tsr_operand_t a, tsr_operand_t b, int m, int n,
                   const int tag[3], int prio);
-int tsr_task_lacpy(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
-                   tessera_data_t *dst, int m, int n, const int tag[3], int prio);
+int tsr_task_lacpy(tessera_dtype_t dtype, tsr_flow_t *f, tessera_data_t *src, tessera_data_t *dst,
+                   int m, int n, const int tag[3], int prio);
 /** The conjugate transpose of src's m x n block at (src_row, src_col) into dst's n x m block at
  *  (dst_row, dst_col), dst accessed with dst_mode. */
-int tsr_task_transpose(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
-                       int src_row, int src_col, tessera_data_t *dst, int dst_row, int dst_col,
+int tsr_task_transpose(tessera_dtype_t dtype, tsr_flow_t *f, tessera_data_t *src, int src_row,
+                       int src_col, tessera_data_t *dst, int dst_row, int dst_col,
                        tessera_access_t dst_mode, int m, int n, const int tag[3], int prio);
 /** dst's m x n block from row `row` as a block of an identity (ones where column - row == d),
  *  dst accessed with dst_mode. */
-int tsr_task_identity(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *dst, int row,
+int tsr_task_identity(tessera_dtype_t dtype, tsr_flow_t *f, tessera_data_t *dst, int row,
                       tessera_access_t dst_mode, int m, int n, int d, const int tag[3], int prio);
 /** C = alpha A B + beta C (kernel hemm) for the m x m tile A Hermitian in its `uplo` triangle,
  *  B and C m x n. */
-int tsr_task_hemm(tessera_context_t *ctx, tessera_dtype_t dtype, char uplo, tessera_data_t *A,
+int tsr_task_hemm(tsr_flow_t *f, tessera_dtype_t dtype, char uplo, tessera_data_t *A,
                   tessera_data_t *B, tessera_data_t *C, int m, int n, tsr_scalar_t alpha,
                   tsr_scalar_t beta, const int tag[3], int prio);
 /** Yr += alpha S Xc and Yc += alpha Sᴴ Xr for the r x c tile S (kernel hemm_pair): an
  *  off-diagonal tile's two products in a Hermitian product, k columns. */
-int tsr_task_hemm_pair(tessera_context_t *ctx, tessera_dtype_t dtype, tessera_data_t *S,
-                       tessera_data_t *Xc, tessera_data_t *Xr, tessera_data_t *Yr,
-                       tessera_data_t *Yc, int r, int c, int k, tsr_scalar_t alpha,
-                       const int tag[3]);
+int tsr_task_hemm_pair(tsr_flow_t *f, tessera_dtype_t dtype, tessera_data_t *S, tessera_data_t *Xc,
+                       tessera_data_t *Xr, tessera_data_t *Yr, tessera_data_t *Yc, int r, int c,
+                       int k, tsr_scalar_t alpha, const int tag[3]);
 /** The moduli of tile a (m x n) summed into rows (m doubles) and cols (n doubles), or with part
  *  'L' / 'U' those of the Hermitian diagonal tile stored in that triangle into rows alone (kernel
  *  absum; cols unused). */
-int tsr_task_absum(tessera_context_t *ctx, tessera_dtype_t dtype, tessera_data_t *a, int m, int n,
-                   char part, tessera_data_t *rows, tessera_data_t *cols, const int tag[3]);
+int tsr_task_absum(tsr_flow_t *f, tessera_dtype_t dtype, tessera_data_t *a, int m, int n, char part,
+                   tessera_data_t *rows, tessera_data_t *cols, const int tag[3]);
 
 /** dst's m x n block at (row, col) (dtype `to`) = scale src (dtype `from`, m x n) in `to`'s
  *  precision (kernel convert), dst accessed with dst_mode. */
-int tsr_task_convert(tessera_context_t *ctx, tessera_dtype_t from, tessera_data_t *src,
-                     tessera_dtype_t to, tessera_data_t *dst, int row, int col,
-                     tessera_access_t dst_mode, int m, int n, double scale, const int tag[3],
-                     int prio);
+int tsr_task_convert(tsr_flow_t *f, tessera_dtype_t from, tessera_data_t *src, tessera_dtype_t to,
+                     tessera_data_t *dst, int row, int col, tessera_access_t dst_mode, int m, int n,
+                     double scale, const int tag[3], int prio);
 
 /** A lacpy of src's m x n block at (src_row, src_col) into dst at row dst_row (dst_mode). */
-int tsr_task_lacpy_block(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
-                         int src_row, int src_col, tessera_data_t *dst, int dst_row,
-                         tessera_access_t dst_mode, int m, int n, const int tag[3], int prio);
+int tsr_task_lacpy_block(tessera_dtype_t dtype, tsr_flow_t *f, tessera_data_t *src, int src_row,
+                         int src_col, tessera_data_t *dst, int dst_row, tessera_access_t dst_mode,
+                         int m, int n, const int tag[3], int prio);
 /** dst (k x k, written whole) = the unit lower ('L') or upper ('U') triangle of src's k x k block
  *  from row src_row, zeros in the other. */
 int tsr_task_triangle(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
@@ -117,13 +117,13 @@ int tsr_task_laed_merge(tessera_context_t *ctx, tessera_data_t *q, tessera_data_
 int tsr_task_hefill(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *a, int n,
                     const int tag[3], int prio);
 /** The diagonal of A's n x n block from row `row` into d (n x 1). */
-int tsr_task_diagonal(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *A, int row,
+int tsr_task_diagonal(tessera_dtype_t dtype, tsr_flow_t *f, tessera_data_t *A, int row,
                       tessera_data_t *d, int n, const int tag[3], int prio);
 /** A lacpy of the m x n block at row src_row of src into dst at row dst_row, dst accessed
  *  with dst_mode (TESSERA_RW where the copy fills part of it). */
-int tsr_task_lacpy_rows(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
-                        int src_row, tessera_data_t *dst, int dst_row, tessera_access_t dst_mode,
-                        int m, int n, const int tag[3], int prio);
+int tsr_task_lacpy_rows(tessera_dtype_t dtype, tsr_flow_t *f, tessera_data_t *src, int src_row,
+                        tessera_data_t *dst, int dst_row, tessera_access_t dst_mode, int m, int n,
+                        const int tag[3], int prio);
 
 /** getrf of column panel k of A (one tile row) from row k nb, its pivots and info into `piv`,
  *  the inverse of its unit lower diagonal block into `inv` when not NULL. */

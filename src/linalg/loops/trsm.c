@@ -7,26 +7,26 @@
  * conjugate-transpose view (tsr_matrix_ct): its tiles carry the operation into the tasks. */
 #include <stdlib.h>
 
-#include "dist/dist.h"
 #include "linalg/loops/loops.h"
 #include "linalg/loops/tasks.h"
 
-/* The process where an update c -= x op(a) of distributed B runs best, when not c's own: a's,
- * when c (rows x cols) is far smaller than a's tile (kb on the solved side), so that moving the
- * product x op(a) costs far less than moving a. -1: c's owner runs it as any task. */
+/* The process where an update c -= x op(a) of B runs best, when not c's own: a's, when c
+ * (rows x cols) is far smaller than a's tile (kb on the solved side), so that moving the product
+ * x op(a) costs far less than moving a. -1: c's owner runs it as any task (always, on one
+ * process). */
 static int remote_owner(const tessera_matrix_t *B, tsr_operand_t a, tsr_operand_t x,
                         tsr_operand_t c, int rows, int cols, int kb) {
-  if (!B->comm || c.op != 'N' || x.op != 'N') return -1;
-  const tsr_dist_tile_t *ra = tsr_dist_of(a.h), *rc = tsr_dist_of(c.h);
-  if (!ra || !rc || ra->owner == rc->owner) return -1;
+  if (c.op != 'N' || x.op != 'N') return -1;
+  const int oa = tsr_flow_owner(B->flow, a.h), oc = tsr_flow_owner(B->flow, c.h);
+  if (oa < 0 || oc < 0 || oa == oc) return -1;
   const double small = (double)rows * cols, big = (double)kb * (rows < cols ? cols : rows);
-  return 4 * small <= big ? ra->owner : -1;
+  return 4 * small <= big ? oa : -1;
 }
 
 /* The workspaces of a solve's updates run where A's tiles live, freed once the flow is
  * inserted. */
 typedef struct {
-  tessera_data_t **w;
+  tsr_work_t *w;
   size_t count, cap;
 } spent_t;
 
@@ -37,14 +37,15 @@ static int update_remote(const tessera_matrix_t *B, spent_t *ws, int owner, bool
                          tsr_scalar_t lalpha, const int tag[3], int prio) {
   if (ws->count == ws->cap) {
     size_t cap = ws->cap ? 2 * ws->cap : 16;
-    tessera_data_t **w = realloc(ws->w, cap * sizeof *w);
+    tsr_work_t *w = realloc(ws->w, cap * sizeof *w);
     if (!w) return tsr_error(B->ctx, TESSERA_ERR_NOMEM, "trsm: out of memory for workspaces");
     ws->w = w, ws->cap = cap;
   }
-  tessera_data_t *w = NULL;
-  int rc = tsr_dist_workspace(B, owner, (size_t)m, (size_t)n, &w);
+  tsr_work_t *work = &ws->w[ws->count];
+  int rc = tsr_matrix_workspace(B, owner, (size_t)m, (size_t)n, work);
   if (rc) return rc;
-  ws->w[ws->count++] = w;
+  ws->count++;
+  tessera_data_t *w = work->h;
   const tsr_scalar_t one = {1, 0}, mone = {-1, 0};
   rc = left ? tsr_task_gemm_new(B, a, x, m, n, kb, one, w, tag, prio)
             : tsr_task_gemm_new(B, x, a, m, n, kb, one, w, tag, prio);
@@ -94,7 +95,7 @@ int tsr_pxtrsm(char side, char uplo, char trans, char diag, tsr_scalar_t alpha,
       }
     }
   }
-  for (size_t w = 0; w < ws.count; w++) rc = tsr_dist_workspace_free(B, ws.w[w], rc);
+  for (size_t w = 0; w < ws.count; w++) rc = tsr_matrix_workspace_free(B, &ws.w[w], rc);
   free(ws.w);
   return rc;
 }
