@@ -1,6 +1,6 @@
-/* The tile loops (potrf.c, trsm.c, blas3.c, potri.c, getrf.c, matrix.c): each inserts the tasks
- * of one whole operation on descriptors without waiting; the front doors (tile.c, lapack.c) call
- * them. */
+/* The tile loops (potrf.c, trsm.c, blas3.c, potri.c, getrf.c, geqrf.c, copy.c, he2hb.c, hb2st.c,
+ * hb2st_apply.c, hemm.c): each inserts the tasks of one whole operation on descriptors without
+ * waiting; the front doors (tile.c, lapack.c, ...) call them. */
 #ifndef TSR_LINALG_LOOPS_H
 #define TSR_LINALG_LOOPS_H
 
