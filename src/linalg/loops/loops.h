@@ -92,9 +92,6 @@ typedef struct {
   int group, width, count;
   tessera_data_t **cols;
 } tsr_hb2st_band_t;
-/** Steps per task for a band of order n and bandwidth kd on `workers` CPU workers: tasks of
- *  tens of microseconds, sweeps cut into enough of them to overlap; at least 2. */
-int tsr_hb2st_group(int n, int kd, int workers);
 /** Registers the working band w (host memory, leading dimension ldw) of a reduction of order n
  *  and bandwidth kd for tasks of `group` steps (nothing when there are no sweeps). */
 int tsr_hb2st_band_create(tessera_context_t *ctx, tessera_dtype_t dtype, int n, int kd, void *w,

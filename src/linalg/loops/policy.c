@@ -1,10 +1,12 @@
 /* The algorithms layer's device, size and precision choices (policy.h): the tile size of
  * LAPACK-style calls (from the order, the workers and the GPUs), the Cholesky panel method (per
  * call, else the context's configuration, else from the scope's devices), which accelerators
- * can hold a stage, the eigensolver's forms, tiles, panels and tridiagonal method, and the
- * mixed-precision solves' factor precision, arithmetic, devices and factor tiling. */
+ * can hold a stage, the eigensolver's forms, tiles, panels, bulge-chasing tasks and tridiagonal
+ * method, and the mixed-precision solves' factor precision, arithmetic, devices and factor
+ * tiling. */
 #include <stdlib.h>
 
+#include "kernels/cpu/hb2st.h"
 #include "kernels/cpu/laed.h"
 #include "linalg/desc/desc.h"
 #include "linalg/loops/policy.h"
@@ -156,6 +158,24 @@ bool tsr_eig_gpu(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, 
   const size_t q2 = (2 * nn + (size_t)n * (size_t)(n < EIG_GPU_PANEL ? n : EIG_GPU_PANEL)) * es;
   const size_t bytes = job == TESSERA_VECTORS ? (merges > q2 ? merges : q2) : 3 * nn * es;
   return tsr_fitting_accelerators(ctx, bytes, scope);
+}
+
+/* Steps per task of the bulge chasing. A step is about 12 kd'^2 flops of level-2 BLAS, a few
+ * microseconds at kd' = 64, against a runtime cost of about a microsecond per task: tasks of at
+ * least 4 steps of kd' = 64, more for narrower bands (docs/benchmarks.md has the group sizes
+ * tried). But sweeps start 2 G steps apart (task (s + 1, 0) follows (s, 1)), so about n / (2 kd' G)
+ * sweeps are in flight at the start, half that midway: G <= n / (8 kd' workers) keeps every worker
+ * fed. */
+enum { TASK_WORK = 4 * 64 * 64 };
+
+int tsr_hb2st_group(int n, int kd, int workers) {
+  tsr_hb2st_layout_t L;
+  if (tsr_hb2st_layout(n, kd, &L) || L.kd < 1) return 2;
+  const int64_t k2 = (int64_t)L.kd * L.kd;
+  int64_t g = (TASK_WORK + k2 - 1) / k2;
+  const int64_t fed = n / (8 * (int64_t)L.kd * (workers > 1 ? workers : 1));
+  if (g > fed) g = fed;
+  return (int)(g < 2 ? 2 : g > 64 ? 64 : g);
 }
 
 /* Rows of the divide and conquer's leaves where the merges may run on accelerators: a leaf per

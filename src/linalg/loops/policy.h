@@ -32,6 +32,10 @@ int64_t tsr_eig_band_tile(bool gpu, int64_t n, int kd);
 /** Columns of E (n x n) per task of the back-transformations, in the GPU forms or on `workers`
  *  CPU workers. */
 int64_t tsr_eig_panel_columns(bool gpu, int workers, int64_t n);
+/** Steps per task of the bulge chasing (loops/hb2st.c) for a band of order n and bandwidth kd on
+ *  `workers` CPU workers: tasks of tens of microseconds, sweeps cut into enough of them to
+ *  overlap; at least 2. */
+int tsr_hb2st_group(int n, int kd, int workers);
 /** How T's eigenproblem of order n is solved: the rows of the leaves of the divide and conquer
  *  as tasks (front/stedc.c: with vectors tsr_stedc_dc, without tsr_stedc_values), or 0 for
  *  LAPACK's stedc / sterf on the calling thread; in the GPU forms (`gpu`) or not, on `workers`
