@@ -26,6 +26,7 @@
 #include "kernels/cpu/hb2st.h"
 #include "kernels/kernels.h"
 #include "linalg/loops/loops.h"
+#include "linalg/loops/policy.h"
 
 static const tessera_dtype_t dtypes[] = {TESSERA_F32, TESSERA_F64, TESSERA_C64, TESSERA_C128};
 

@@ -114,6 +114,11 @@ tessera_matrix_t *tsr_matrix_describe(tessera_context_t *ctx, tessera_dtype_t dt
  *  TESSERA_ERR_NOMEM with a message on A's context: beyond it the kernel overcommits and the
  *  first use of the memory fails. */
 int tsr_matrix_check_host(const tessera_matrix_t *A, double tile_bytes);
+/** Checks the array of a view or a copy for routine `f`: argument `argno` is the array (NULL
+ *  only when the matrix is empty), argument argno + 1 its leading dimension. Returns 0 or
+ *  -(argument number), with a message on ctx. */
+int tsr_check_array(tessera_context_t *ctx, const char *f, int argno, const void *a, int64_t m,
+                    int64_t n, int64_t lda);
 /** Allocates A's (empty) tile list: 0 or TESSERA_ERR_NOMEM with a message. */
 int tsr_matrix_tile_list(tessera_matrix_t *A);
 

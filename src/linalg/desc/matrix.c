@@ -1,8 +1,7 @@
 /* Tiled matrix descriptors: tessera-owned tiles or views of a LAPACK array. */
 #include <stdlib.h>
 
-#include "linalg/loops/loops.h"
-#include "linalg/loops/tasks.h"
+#include "linalg/desc/desc.h"
 #include "runtime/context.h"
 
 /* Home of tessera-owned tiles: 2D block-cyclic over the device nodes of the context's scope
@@ -53,8 +52,8 @@ static int check_new(tessera_context_t *ctx, const char *f, int first, tessera_d
 /* Checks the array of a view or a copy for routine `f`: argument `argno` is the array (NULL
  * only when the matrix is empty), argument argno + 1 its leading dimension. Returns 0 or
  * -(argument number), with a message. */
-static int check_array(tessera_context_t *ctx, const char *f, int argno, const void *a, int64_t m,
-                       int64_t n, int64_t lda) {
+int tsr_check_array(tessera_context_t *ctx, const char *f, int argno, const void *a, int64_t m,
+                    int64_t n, int64_t lda) {
   if (!a && m > 0 && n > 0)
     return tsr_error(ctx, -argno, "%s: argument %d (the array of a %lld x %lld matrix) is NULL", f,
                      argno, (long long)m, (long long)n);
@@ -218,14 +217,14 @@ int tessera_matrix_view_on(tessera_context_t *ctx, int node, tessera_dtype_t dty
   if (node < 0 || node >= tessera_memory_node_count(ctx))
     return tsr_error(ctx, -2, "%s: argument 2 = memory node %d, which does not exist (%d nodes)", f,
                      node, tessera_memory_node_count(ctx));
-  if ((rc = check_array(ctx, f, 8, a, m, n, lda))) return rc;
+  if ((rc = tsr_check_array(ctx, f, 8, a, m, n, lda))) return rc;
   return view_one(ctx, node, dtype, m, n, mb, nb, a, lda, out);
 }
 
 int tessera_matrix_view(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
                         int64_t mb, int64_t nb, void *a, int64_t lda, tessera_matrix_t **out) {
   int rc = check_new(ctx, "matrix_view", 2, dtype, m, n, mb, nb, out, 9);
-  if (!rc) rc = check_array(ctx, "matrix_view", 7, a, m, n, lda);
+  if (!rc) rc = tsr_check_array(ctx, "matrix_view", 7, a, m, n, lda);
   if (rc) return rc;
   return view_one(ctx, TESSERA_HOST_NODE, dtype, m, n, mb, nb, a, lda, out);
 }
@@ -346,28 +345,6 @@ int tsr_matrix_drop(tessera_matrix_t *A) {
   return destroy(A, false);
 }
 
-/* Copies between the descriptor and a LAPACK array through a temporary view. */
-static int copy_lapack(tessera_matrix_t *A, void *a, int64_t lda, int to_array) {
-  if (!A) return -1;
-  int rc = check_array(A->ctx, to_array ? "matrix_export" : "matrix_import", 2, a, A->m, A->n, lda);
-  if (rc) return rc;
-  tessera_matrix_t *V;
-  rc = tessera_matrix_view(A->ctx, A->dtype, A->m, A->n, A->mb, A->nb, a, lda, &V);
-  if (rc) return rc;
-  rc = to_array ? tsr_pxlacpy(A, V) : tsr_pxlacpy(V, A);
-  int w = tessera_wait_all(A->ctx);
-  int d = tessera_matrix_destroy(V);
-  return rc ? rc : w ? w : d;
-}
-
-int tessera_matrix_import(tessera_matrix_t *A, const void *a, int64_t lda) {
-  return copy_lapack(A, (void *)(uintptr_t)a, lda, 0);
-}
-
-int tessera_matrix_export(tessera_matrix_t *A, void *a, int64_t lda) {
-  return copy_lapack(A, a, lda, 1);
-}
-
 int64_t tessera_matrix_rows(const tessera_matrix_t *A) {
   return A ? A->m : 0;
 }
@@ -387,58 +364,6 @@ tessera_dtype_t tessera_matrix_dtype(const tessera_matrix_t *A) {
 tessera_data_t *tessera_matrix_tile(const tessera_matrix_t *A, int64_t i, int64_t j) {
   if (!A || i < 0 || j < 0 || i >= A->mt || j >= A->nt) return NULL;
   return tsr_tile(A, i, j);
-}
-
-int tsr_pxlacpy(const tessera_matrix_t *A, tessera_matrix_t *B) {
-  /* one of the two in column panels, the other not: a copy per tile of the other, into or out
-   * of its rows of the panel */
-  const bool into = B->mt == 1 && A->mt > 1, out = A->mt == 1 && B->mt > 1;
-  const tessera_matrix_t *T = into ? A : B; /* whose tiles the copies follow */
-  for (int64_t j = 0; j < T->nt; j++)
-    for (int64_t i = 0; i < T->mt; i++) {
-      tessera_data_t *src = tsr_tile(A, out ? 0 : i, j), *dst = tsr_tile(B, into ? 0 : i, j);
-      if (!src || !dst) continue; /* absent from a triangle */
-      const int row = (int)(i * T->mb), tag[3] = {(int)i, (int)j, 0};
-      int rc = tsr_task_lacpy_rows(A->dtype, A->flow, src, out ? row : 0, dst, into ? row : 0,
-                                   into ? TESSERA_RW : TESSERA_W, tsr_tile_m(T, i),
-                                   tsr_tile_n(T, j), tag, 0);
-      if (rc) return rc;
-    }
-  return 0;
-}
-
-/* [lo, hi) ∩ [lo2, hi2) into [*a, *b); whether it is empty. */
-static bool overlap(int64_t lo, int64_t hi, int64_t lo2, int64_t hi2, int64_t *a, int64_t *b) {
-  *a = lo > lo2 ? lo : lo2;
-  *b = hi < hi2 ? hi : hi2;
-  return *a >= *b;
-}
-
-int tsr_pxtranspose(const tessera_matrix_t *A, tessera_matrix_t *B) {
-  /* each block where a tile of A meets the transpose of a tile of B: B(p, q) covers A's
-   * columns of B's tile row p and A's rows of B's tile column q */
-  for (int64_t j = 0; j < A->nt; j++)
-    for (int64_t i = 0; i < A->mt; i++) {
-      tessera_data_t *src = tsr_tile(A, i, j);
-      const int64_t r0 = i * A->mb, r1 = r0 + tsr_tile_m(A, i);
-      const int64_t c0 = j * A->nb, c1 = c0 + tsr_tile_n(A, j);
-      for (int64_t p = c0 / B->mb; src && p < B->mt && p * B->mb < c1; p++)
-        for (int64_t q = r0 / B->nb; q < B->nt && q * B->nb < r1; q++) {
-          tessera_data_t *dst = tsr_tile(B, p, q);
-          int64_t ra, rb, ca, cb;
-          if (!dst || overlap(r0, r1, q * B->nb, q * B->nb + tsr_tile_n(B, q), &ra, &rb) ||
-              overlap(c0, c1, p * B->mb, p * B->mb + tsr_tile_m(B, p), &ca, &cb))
-            continue;
-          const bool whole = rb - ra == tsr_tile_n(B, q) && cb - ca == tsr_tile_m(B, p);
-          const int tag[3] = {(int)i, (int)j, (int)(p * B->nt + q)};
-          const int rc = tsr_task_transpose(A->dtype, A->flow, src, (int)(ra - r0), (int)(ca - c0),
-                                            dst, (int)(ca - p * B->mb), (int)(ra - q * B->nb),
-                                            whole ? TESSERA_W : TESSERA_RW, (int)(rb - ra),
-                                            (int)(cb - ca), tag, 0);
-          if (rc) return rc;
-        }
-    }
-  return 0;
 }
 
 int tsr_matrix_flush(tessera_matrix_t *A) {

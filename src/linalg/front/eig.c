@@ -2,7 +2,7 @@
  *
  *   1. A (its triangle, made the lower one of a working copy by eig_prepare tasks, scaled as
  *      LAPACK scales it) to a band of nb subdiagonals (loops/he2hb.c: tile tasks, any device;
- *      tiles of nb on CPUs, of a multiple of nb up to EIG_GPU_TILE with accelerators);
+ *      tiles of nb on CPUs, wider with accelerators: loops/policy.c);
  *   2. the band to the real tridiagonal T by bulge chasing, a pipeline of tasks of a few steps
  *      on the CPU workers (loops/hb2st.c; inline on the calling thread in a context without
  *      them), then T's eigenvalues (and vectors): with vectors on a context with accelerators
@@ -164,45 +164,6 @@ static void fill_nan(tessera_dtype_t dt, tessera_job_t job, char uplo, int64_t n
         tsr_scalar_store(dt, (char *)a + idx(i, j, lda) * es, (tsr_scalar_t){q, q});
 }
 
-/* Tiles of the band reduction on a band of kd: kd itself on CPUs, on GPUs the largest multiple
- * of kd up to EIG_GPU_TILE (the products' gemms large enough for a GPU). */
-enum { EIG_GPU_TILE = 2048 };
-
-static int64_t band_tile(bool gpu, int64_t n, int kd) {
-  if (!gpu) return kd;
-  const int64_t t = (n < EIG_GPU_TILE ? n : EIG_GPU_TILE) / kd * kd;
-  return t > kd ? t : kd;
-}
-
-/* Columns of E per task of the back-transformations: EIG_GPU_PANEL in the GPU forms (fewer,
- * wider products); on CPUs about APPLY_COLUMNS (wide for the block reflectors' gemms), the
- * panels a multiple of the CPU workers so that none finishes its last panel alone. */
-enum { EIG_GPU_PANEL = 4096, APPLY_COLUMNS = 1024 };
-
-static int64_t panel_columns(const bufs_t *b, int64_t n) {
-  if (b->gpu) return EIG_GPU_PANEL;
-  const int64_t w = b->workers > 0 ? b->workers : 1;
-  const int64_t panels = ((n + APPLY_COLUMNS - 1) / APPLY_COLUMNS + w - 1) / w * w;
-  const int64_t cols = (n + panels - 1) / panels;
-  return cols > 0 ? cols : 1;
-}
-
-/* Whether the call runs the GPU forms of its stages (wide tiles and panels, the divide and
- * conquer, Q2 on the accelerators): an accelerator of the context's scope can hold the largest
- * stage's data. With vectors the merges' Q and workspace (2 n² doubles and a chunk of columns)
- * beside the GPU chase's reflectors (n² of the dtype), or those reflectors beside E and a panel;
- * stage 1's V is workspace tiles, evicted to the host while the merges need the room. Values
- * alone 3 n² of the dtype (stage 1's working copy and V, or V beside the chase's reflectors).
- * Else every stage takes its CPU form, whose tiles fit any pool. */
-bool tsr_eig_gpu(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t n,
-                 tessera_scope_t *scope) {
-  const size_t nn = (size_t)n * (size_t)n, es = tessera_dtype_size(dt);
-  const size_t merges = (nn + (size_t)tsr_laed_work(n)) * sizeof(double) + nn * es;
-  const size_t q2 = (2 * nn + (size_t)n * (size_t)(n < EIG_GPU_PANEL ? n : EIG_GPU_PANEL)) * es;
-  const size_t bytes = job == TESSERA_VECTORS ? (merges > q2 ? merges : q2) : 3 * nn * es;
-  return tsr_fitting_accelerators(ctx, bytes, scope);
-}
-
 /* The band's blocks after stage 1, by copy tasks where the tiles are: the diagonal blocks
  * (kd x kd, A's block k at rows k kd of D, n x kd) and the R_k below them (the top of V's panel
  * k at rows k kd of R) — a few kd x n elements home, where the working copy's and V's whole
@@ -239,7 +200,7 @@ static int band_blocks(tessera_matrix_t *A, const tsr_he2hb_t *H, int nb, void *
 static int reduce_to_band(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb, bufs_t *b,
                           tsr_he2hb_t *H) {
   const size_t es = tessera_dtype_size(dt);
-  const int64_t t = band_tile(b->gpu, n, nb);
+  const int64_t t = tsr_eig_band_tile(b->gpu, n, nb);
   tessera_matrix_t *A = NULL;
   char *dh = malloc((size_t)(n * nb) * es), *rh = malloc((size_t)(n * nb) * es);
   int rc = dh && rh ? 0 : tsr_error(ctx, TESSERA_ERR_NOMEM, "syevd: out of memory for the band");
@@ -272,7 +233,8 @@ static int first_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int
   tessera_matrix_t *C = NULL;
   tsr_qr_work_t wk = {0};
   char *rows = (char *)b->h + (size_t)nb * es;
-  int rc = tessera_matrix_view(ctx, dt, n - nb, m, n - nb, panel_columns(b, n), rows, b->ldh, &C);
+  int rc = tessera_matrix_view(ctx, dt, n - nb, m, n - nb,
+                               tsr_eig_panel_columns(b->gpu, b->workers, n), rows, b->ldh, &C);
   if (!rc) rc = tsr_qr_work_create(C, nb, &wk);
   if (!rc) rc = tsr_pxunmqr('N', H->V, &H->Q, C, &wk);
   if (!rc) rc = tessera_wait_all(ctx);
@@ -283,12 +245,6 @@ static int first_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int
   }
   return rc;
 }
-
-/* Rows of the divide and conquer's leaves where the merges may run on accelerators: a leaf per
- * CPU worker or more at the orders GPUs take. Without vectors: the order from which the
- * divide and conquer on the CPU workers (O(n²) in tasks) replaces dsterf (O(n²) on one core),
- * and its leaves (dstedc with vectors on each, whose rows it keeps). */
-enum { STEDC_LEAF = 512, STEDC_VALUES_MIN = 4096, STEDC_VALUES_LEAF = 128 };
 
 /* E = Q2 E (b->h, n x m) with the reflectors b->v, b->tau (lay): tasks on column panels of E
  * within b->scope where the context has CPU workers or the GPU forms run, else on this thread. */
@@ -307,7 +263,9 @@ static int second_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, in
   tessera_data_t *v = b->vh, *tau = b->tauh; /* the device's, or the host arrays' */
   const size_t nv = (size_t)lay->nv + 1, nt = (size_t)lay->ntau + 1;
   b->E = NULL;
-  int rc = E ? 0 : tessera_matrix_view(ctx, dt, n, m, n, panel_columns(b, n), b->h, b->ldh, &E);
+  int rc = E ? 0
+             : tessera_matrix_view(ctx, dt, n, m, n, tsr_eig_panel_columns(b->gpu, b->workers, n),
+                                   b->h, b->ldh, &E);
   if (!rc && !v) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->v, nv, 1, nv, es, &v);
   if (!rc && !tau) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->tau, nt, 1, nt, es, &tau);
   if (!rc) rc = tsr_pxhb2st_apply(E, nb, v, tau, b->scope);
@@ -413,7 +371,8 @@ static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t 
                      (long long)n);
   int rc = chase(ctx, dt, n, nb, b, &lay, workers);
   if (rc) return rc < 0 ? rc : tsr_error(ctx, TESSERA_ERR_KERNEL, "syevd: bulge chasing failed");
-  if (job == TESSERA_VECTORS && workers > 0 && b->gpu) {
+  const int64_t leaf = tsr_eig_stedc_leaf(job, b->gpu, workers, n);
+  if (leaf && job == TESSERA_VECTORS) {
     /* f64 on one accelerator: E one tile, the merges' Q, which stays there for Q2 (no copy
      * home and back between them); on several, Q2's panels spread over them */
     tessera_data_t *qh = NULL;
@@ -422,10 +381,10 @@ static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t 
       if (rc) return rc;
       qh = tessera_matrix_tile(b->E, 0, 0);
     }
-    rc = tsr_stedc_dc(ctx, n, b->d, b->e, z, ldz, STEDC_LEAF, qh);
+    rc = tsr_stedc_dc(ctx, n, b->d, b->e, z, ldz, leaf, qh);
     if (rc > 0) return tsr_error(ctx, rc, "syevd: the tridiagonal eigensolver failed: info %d", rc);
-  } else if (job == TESSERA_VALUES && workers > 1 && n >= STEDC_VALUES_MIN) {
-    rc = tsr_stedc_values(ctx, n, b->d, b->e, STEDC_VALUES_LEAF);
+  } else if (leaf) {
+    rc = tsr_stedc_values(ctx, n, b->d, b->e, leaf);
     if (rc > 0) return tsr_error(ctx, rc, "syevd: the tridiagonal eigensolver failed: info %d", rc);
   } else {
     rc = inline_stedc(ctx, job, n, b, z, ldz, workers);

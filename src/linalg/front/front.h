@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "linalg/desc/desc.h"
+#include "linalg/loops/policy.h"
 
 /* LAPACK-style calls on a context over processes. What every call asks goes through the
  * context's flow (runtime/flow.h), which on a context of one process answers at once; the rest
@@ -135,12 +136,6 @@ typedef struct {
   void *v, *tau, *V, *T;
 } tsr_eig_reflectors_t;
 void tsr_eig_reflectors_free(tsr_eig_reflectors_t *r);
-/** Whether syevd's stages take their GPU forms on ctx (eig.c): an accelerator of the context's
- *  scope holds the largest stage's data; *scope receives the accelerators' scope, else the
- *  CPUs'. */
-bool tsr_eig_gpu(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t n,
-                 tessera_scope_t *scope);
-
 /** The host memory tsr_eig_solve on ctx holds at most besides A and w, in bytes (the forms
  *  its stages take on ctx's devices decided as the call decides them; eig_api.c). */
 double tsr_eig_host_bytes(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t n);
@@ -204,10 +199,6 @@ int tsr_panels_of(tessera_matrix_t *X, tessera_matrix_t **out);
 int tsr_panels_back(tessera_matrix_t *X, tessera_matrix_t *P, int rc);
 /** Frees panels P (from tsr_panels_of) once the flow is over: rc, else the free's status. */
 int tsr_panels_free(tessera_matrix_t *X, tessera_matrix_t *P, int rc);
-
-/** The accelerators of the context's scope into *scope when one of them can hold `bytes` (its
- *  pool's capacity), and true; else the CPU workers' scope and false. */
-bool tsr_fitting_accelerators(tessera_context_t *ctx, size_t bytes, tessera_scope_t *scope);
 
 /** The eigenvalues (into d, ascending) and eigenvectors (into q, n x n, leading dimension ldq) of
  *  the symmetric tridiagonal matrix of diagonal d and subdiagonal e (n - 1 entries) by divide

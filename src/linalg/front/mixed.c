@@ -1,13 +1,14 @@
 /* Mixed-precision solves (tessera/linalg.h: tessera_posv_mixed, tessera_gesv_mixed), as LAPACK's
  * dsposv / zcposv and dsgesv / zcgesv (LU with partial pivoting on column panels, residuals by a
- * general product):
+ * general product): the front doors and the stages they drive.
  * A converted tile by tile into the lower precision (f32, or c64 for c128) and factored there by
- * tile tasks on every device, then X refined in A's precision: the residuals by a Hermitian
- * product of A's own tiles (loops/hemm.c), the corrections by the low-precision factor's
- * solves. Classical refinement first; where a step does not halve the residual, GMRES
- * preconditioned by the low-precision factors (GMRES-IR, Carson and Higham: mixed_refine.c);
- * the working-precision posv where the factor breaks down or the refinement does not converge,
- * with dsposv's codes. */
+ * tile tasks on every device, then X refined in A's precision (loops/refine.c): the residuals by
+ * a Hermitian product of A's own tiles (loops/hemm.c), the corrections by the low-precision
+ * factor's solves. Classical refinement first; where a step does not halve the residual, GMRES
+ * preconditioned by the low-precision factors (GMRES-IR, Carson and Higham); the
+ * working-precision posv where the factor breaks down or the refinement does not converge, with
+ * dsposv's codes. The factor's precision, its devices and its tiling are loops/policy.c's; the
+ * form over processes is mixed_dist.c's. */
 #include <complex.h>
 #include <float.h>
 #include <math.h>
@@ -15,8 +16,9 @@
 #include <string.h>
 
 #include "linalg/front/front.h"
-#include "linalg/front/mixed_refine.h"
+#include "linalg/front/mixed.h"
 #include "linalg/loops/loops.h"
+#include "linalg/loops/refine.h"
 #include "runtime/context.h"
 #include "tessera/linalg.h"
 
@@ -29,55 +31,6 @@ enum {
   BROKE_DOWN = TSR_MIXED_BROKE_DOWN,
   NO_CONVERGENCE = TSR_MIXED_NO_CONVERGENCE
 };
-
-/* Handles norm_begin takes: A's row tiles, and its column tiles for a transposed op(A). */
-static int64_t norm_handles(const mixed_t *m) {
-  return m->A->mt + m->A->nt;
-}
-
-/* ‖op(A)‖∞ of m->A (Hermitian in its uplo triangle, or general: uplo 0, with op m->trans):
- * absum tasks where A's tiles are, the row sums of op(A) into handles over sums[0, n) (zeroed;
- * for a transposed op(A) A's column sums, A's row sums going to sums[n, 2n)); norm_end waits for
- * them. R: norm_handles(m) entries, NULL. */
-static int norm_begin(mixed_t *m, double *sums, tessera_data_t **R) {
-  const tessera_matrix_t *A = m->A;
-  const bool t = m->ipiv && m->trans != 'N';
-  tessera_data_t **rows = t ? R + A->nt : R, **cols = t ? R : NULL;
-  int rc = 0;
-  for (int64_t i = 0; i < A->mt && !rc; i++)
-    rc = tessera_data_register(m->ctx, TESSERA_HOST_NODE, sums + (t ? m->n : 0) + i * A->mb,
-                               (size_t)tsr_tile_m(A, i), 1, (size_t)tsr_tile_m(A, i), sizeof *sums,
-                               &rows[i]);
-  for (int64_t j = 0; t && j < A->nt && !rc; j++)
-    rc =
-        tessera_data_register(m->ctx, TESSERA_HOST_NODE, sums + j * A->nb, (size_t)tsr_tile_n(A, j),
-                              1, (size_t)tsr_tile_n(A, j), sizeof *sums, &cols[j]);
-  return rc ? rc : tsr_pxabsum(m->uplo, A, rows, cols);
-}
-
-/* The largest row sum of op(A) (NaN kept) once the handles are released (their sums home; over
- * processes, summed). */
-static int norm_end(mixed_t *m, double *sums, tessera_data_t **R, int rc, double *anrm) {
-  for (int64_t i = 0; i < norm_handles(m); i++)
-    if (R[i]) {
-      const int r = tessera_data_release(m->ctx, R[i]);
-      if (!rc) rc = r;
-      R[i] = NULL;
-    }
-  /* over processes each one's sums are of the tiles it owns */
-  if (!rc) rc = tsr_mixed_agree(m, sums, 2 * (size_t)m->n, TESSERA_F64);
-  double most = 0;
-  for (int64_t i = 0; i < m->n; i++)
-    if (!(sums[i] <= most)) most = sums[i];
-  *anrm = most;
-  return rc;
-}
-
-/* ‖op(A)‖∞ now: norm_begin's tasks waited for, then norm_end. */
-static int norm_now(mixed_t *m, double *sums, tessera_data_t **R, double *anrm) {
-  const int rc = norm_begin(m, sums, R), w = tessera_wait_all(m->ctx);
-  return norm_end(m, sums, R, rc ? rc : w, anrm);
-}
 
 void tessera_mixed_options_init(tessera_mixed_options_t *opts) {
   if (opts)
@@ -147,76 +100,6 @@ static int fallback(tessera_context_t *ctx, tessera_uplo_t uplo, tessera_op_t tr
   return rc ? rc : tessera_getrs(ctx, trans, dt, n, nrhs, a, lda, ipiv, x, ldx);
 }
 
-/* The product arithmetic of each factor precision on tensor cores (0: none); a single-precision
- * LU's products on GPUs in three TF32 products of split operands (the Cholesky factor's stay in
- * f32: docs/decisions.md). */
-static const int math_of[6] = {[TESSERA_FACTOR_TF32] = TSR_MATH_TF32,
-                               [TESSERA_FACTOR_BF16] = TSR_MATH_BF16,
-                               [TESSERA_FACTOR_HALF] = TSR_MATH_F16};
-static int math_for(tessera_factor_t f, bool lu) {
-  return f == TESSERA_FACTOR_SINGLE && lu ? TSR_MATH_TF32X3 : math_of[f];
-}
-
-/* Orders from which AUTO factors a Cholesky and an LU solve on the GPUs of a context that has
- * them: below, the refinement's fixed costs outweigh what the factor saves
- * (docs/benchmarks.md). */
-enum { AUTO_GPU_CHOLESKY = 16384, AUTO_GPU_LU = 32768 };
-
-/* The precision o asks, AUTO resolved by device and matrix (docs/decisions.md): on CPUs alone,
- * single precision for f64 and c128 (twice f64's rate); with GPUs, from the orders above, a
- * Cholesky factor on FP16 tensor cores (A scaled into FP16's range; three more bits than BF16,
- * so fewer refinement steps) and an LU factor in single precision on TF32X3 products
- * (an LU on 16-bit inputs leaves the refinement too much to do on general matrices), else the
- * working precision. */
-static tessera_factor_t precision_of(tessera_context_t *ctx, tessera_dtype_t dt, bool lu, int64_t n,
-                                     const tessera_mixed_options_t *o) {
-  if (o->factor != TESSERA_FACTOR_AUTO) return o->factor;
-  const bool single = tsr_dtype_single(dt);
-  if (tessera_accelerator_count(ctx) == 0)
-    return single ? TESSERA_FACTOR_WORKING : TESSERA_FACTOR_SINGLE;
-  if (n < (lu ? AUTO_GPU_LU : AUTO_GPU_CHOLESKY) || (lu && single)) return TESSERA_FACTOR_WORKING;
-  return lu ? TESSERA_FACTOR_SINGLE : TESSERA_FACTOR_HALF;
-}
-
-/* The process owning A's tile (i, j), or for a Hermitian A the stored one of (i, j) and
- * (j, i). */
-static int owner_of(const mixed_t *m, int64_t i, int64_t j) {
-  const bool swap = (m->uplo == 'L' && i < j) || (m->uplo == 'U' && i > j);
-  return tessera_matrix_tile_owner(m->A, swap ? j : i, swap ? i : j);
-}
-
-/* m->L, A's low-precision copy in tiles of mb x nb (A's, or one tile): a workspace; over
- * processes a distributed matrix whose tiles are owned as A's: of A's grid, its tiles workspaces
- * (no home in host memory), where a grid deals A, else blocks of this process's tiles in
- * *store (its own, freed by the caller). */
-static int low_copy(mixed_t *m, int64_t mb, int64_t nb, void **store) {
-  const int64_t n = m->n;
-  if (!m->comm) return tsr_matrix_create_workspace(m->ctx, m->lo, n, n, mb, nb, &m->L);
-  const tessera_matrix_t *A = m->A;
-  if (!A->is_view && A->grid.p > 0 && A->mb == mb && A->nb == nb) /* dealt by a grid: A's owners */
-    return tsr_matrix_create_distributed(m->ctx, m->comm, A->grid, m->lo, n, n, mb, nb,
-                                         &(tsr_dist_place_t){.on = -2}, &m->L);
-  const int64_t mt = (n + mb - 1) / mb, nt = (n + nb - 1) / nb, count = mt * nt;
-  const int me = tessera_comm_rank(m->comm);
-  void **blocks = calloc((size_t)count, sizeof *blocks);
-  int *owners = malloc((size_t)count * sizeof *owners),
-      *nodes = calloc((size_t)count, sizeof *nodes);
-  int64_t mine = 0;
-  for (int64_t k = 0; owners && k < count; k++)
-    mine += (owners[k] = owner_of(m, k % mt, k / mt)) == me;
-  const size_t tile = (size_t)(mb * nb) * m->les;
-  *store = malloc(mine > 0 ? (size_t)mine * tile : 1);
-  int rc = blocks && owners && nodes && *store ? 0 : TESSERA_ERR_NOMEM;
-  for (int64_t k = 0, used = 0; !rc && k < count; k++)
-    if (owners[k] == me) blocks[k] = (char *)*store + (size_t)used++ * tile;
-  if (!rc)
-    rc = tessera_matrix_view_blocks(m->ctx, m->comm, m->lo, n, n, mb, nb, mb, nb, blocks, nodes,
-                                    owners, mb, &m->L);
-  free(blocks), free(owners), free(nodes);
-  return rc == TESSERA_ERR_NOMEM ? tsr_error(m->ctx, rc, "mixed-precision solve: out of memory")
-                                 : rc;
-}
-
 /* Factors m->A (LU when m->ipiv is set, else Cholesky) in precision f and refines x (n x nrhs,
  * ldx) from b (ldb): 0 or a negative status, with *code the fallback's reason (BROKE_DOWN,
  * OVERFLOW, NO_CONVERGENCE) or 0. The conversion, the factor and ‖A‖∞ run as tasks (an overflow
@@ -227,36 +110,33 @@ static int factor_refine(mixed_t *m, tessera_factor_t f, const tessera_mixed_opt
   tessera_context_t *ctx = m->ctx;
   const bool lu = m->ipiv != NULL;
   const int64_t n = m->n;
-  /* on a context with accelerators every task of the solve runs on them: the conversion where
-   * A's tiles would otherwise stay (the host), A's copies there for the residuals */
+  /* the solve's tasks on the accelerators where the policy puts them */
   const tessera_scope_t outer = tessera_get_scope(ctx);
-  int rc = tessera_accelerator_count(ctx) > 0 ? tessera_set_scope(ctx, tessera_scope_gpus()) : 0;
+  int rc = tsr_mixed_on_accelerators(ctx) ? tessera_set_scope(ctx, tessera_scope_gpus()) : 0;
   m->low = malloc((size_t)(n * nrhs) * m->les);
-  /* LU in A's tiling, Cholesky on square tiles; a Cholesky factor on tensor cores of one
-   * accelerator as one tile there, which its kernel factors by recursive halving on the tensor
-   * cores without the tile loop's task per block */
-  tessera_scope_t fit;
-  const bool one_tile = !lu && !m->comm && math_of[f] && tessera_accelerator_count(ctx) == 1 &&
-                        tsr_fitting_accelerators(ctx, 2 * (size_t)n * (size_t)n * m->les, &fit);
-  const int64_t lb = one_tile ? n : m->nb;
+  /* LU in A's tiling, Cholesky on square tiles, or as one tile where the policy says */
+  const bool one_tile = tsr_mixed_one_tile(ctx, f, lu, m->comm != NULL, n, m->les);
+  const int64_t lb = one_tile ? n : m->nb, mb = lu ? m->A->mb : lb, nb = lu ? m->A->nb : lb;
   void *store = NULL; /* over processes: this one's tiles of L */
-  if (!rc) rc = low_copy(m, lu ? m->A->mb : lb, lu ? m->A->nb : lb, &store);
+  if (!rc)
+    rc = m->comm ? tsr_mixed_low_copy(m, mb, nb, &store)
+                 : tsr_matrix_create_workspace(ctx, m->lo, n, n, mb, nb, &m->L);
   /* FP16 inputs: A scaled first by the power of two bringing ‖A‖∞ near a tenth of FP16's
    * largest value, which no entry of A or of its Cholesky factor then exceeds; else ‖A‖∞'s tasks
    * after the factor's */
   const bool half = f == TESSERA_FACTOR_HALF;
   double anrm = 0, *rows = calloc(2 * (size_t)n, sizeof *rows);
-  tessera_data_t **R = calloc((size_t)norm_handles(m), sizeof *R);
+  tessera_data_t **R = calloc((size_t)tsr_mixed_norm_handles(m), sizeof *R);
   if (!rc && (!rows || !R || !m->low))
     rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "mixed-precision solve: out of memory");
   if (!rc && half) {
-    rc = norm_now(m, rows, R, &anrm);
+    rc = tsr_mixed_norm_now(m, rows, R, &anrm);
     if (!rc && anrm > 0 && isfinite(anrm)) m->mu = exp2(floor(log2(6550.0 / anrm)));
   }
-  if (m->L) m->L->math = math_for(f, lu);
+  if (m->L) m->L->math = tsr_mixed_math(f, lu);
   if (!rc) rc = tsr_pxconvert(m->uplo, m->A, m->mu, m->L);
   if (!rc && !lu) rc = tsr_pxpotrf(m->uplo, m->L, NULL);
-  if (!rc && !half) rc = norm_begin(m, rows, R);
+  if (!rc && !half) rc = tsr_mixed_norm_begin(m, rows, R);
   if (m->L) {
     const int info = lu && !rc ? tessera_tile_getrf(m->L, m->ipiv) : tsr_tile_finish(m->L, rc);
     if (info > 0)
@@ -264,10 +144,10 @@ static int factor_refine(mixed_t *m, tessera_factor_t f, const tessera_mixed_opt
     else
       rc = info;
   }
-  if (!half && R) rc = norm_end(m, rows, R, rc, &anrm);
+  if (!half && R) rc = tsr_mixed_norm_end(m, rows, R, rc, &anrm);
   if (!rc && *code == BROKE_DOWN && !half) { /* the failed flow may have skipped the sums: again */
     memset(rows, 0, 2 * (size_t)n * sizeof *rows);
-    rc = norm_now(m, rows, R, &anrm);
+    rc = tsr_mixed_norm_now(m, rows, R, &anrm);
   }
   free(rows), free(R);
   const double eps = tsr_dtype_single(m->dt) ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
@@ -286,24 +166,6 @@ static int factor_refine(mixed_t *m, tessera_factor_t f, const tessera_mixed_opt
   free(m->low);
   (void)tessera_set_scope(ctx, outer);
   return rc ? rc : d;
-}
-
-/* The solve's state for an n x n A of `dtype`, tiles nb wide: a Cholesky solve (uplo), or with
- * ipiv an LU one of op(A) (trans). */
-static mixed_t mixed_of(tessera_context_t *ctx, tessera_dtype_t dtype, tessera_uplo_t uplo,
-                        int *ipiv, tessera_op_t trans, int64_t n, int64_t nb) {
-  const tessera_dtype_t lo = tsr_dtype_complex(dtype) ? TESSERA_C64 : TESSERA_F32;
-  return (mixed_t){.ctx = ctx,
-                   .dt = dtype,
-                   .lo = lo,
-                   .uplo = ipiv ? 0 : (char)uplo,
-                   .trans = ipiv ? (char)trans : 'N',
-                   .n = n,
-                   .nb = nb,
-                   .es = tessera_dtype_size(dtype),
-                   .les = tessera_dtype_size(lo),
-                   .ipiv = ipiv,
-                   .mu = 1};
 }
 
 /* What a solve that fell back to working precision (reason `code`) reports. */
@@ -358,13 +220,13 @@ static int mixed(tessera_context_t *ctx, const char *fname, bool lu, tessera_upl
     return over_processes(ctx, fname, lu, uplo, dtype, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, &o,
                           res, rc);
   if (rc || n == 0 || nrhs == 0) return rc;
-  const tessera_factor_t f = precision_of(ctx, dtype, lu, n, &o);
+  const tessera_factor_t f = tsr_mixed_precision(ctx, dtype, lu, n, &o);
   if (f == TESSERA_FACTOR_WORKING)
     return fallback(ctx, uplo, o.trans, dtype, n, nrhs, a, lda, lu ? ipiv : NULL, b, ldb, x, ldx);
-  mixed_t m = mixed_of(ctx, dtype, uplo, lu ? ipiv : NULL, o.trans, n,
-                       lu ? tessera_tile_for_lu(ctx, n, n) : tessera_tile_for(ctx, n));
+  mixed_t m = tsr_mixed_state(ctx, dtype, uplo, lu ? ipiv : NULL, o.trans, n,
+                              lu ? tessera_tile_for_lu(ctx, n, n) : tessera_tile_for(ctx, n));
   /* A's tiles reach the accelerators at the link's speed only from pinned memory */
-  const bool pinned = tessera_accelerator_count(ctx) > 0 &&
+  const bool pinned = tsr_mixed_on_accelerators(ctx) &&
                       tsr_host_pin(ctx, a, (size_t)(lda * (n - 1) + n) * tessera_dtype_size(dtype));
   int code = 0; /* the fallback's reason, else 0 */
   rc = tessera_matrix_view(ctx, dtype, n, n, lu ? n : m.nb, m.nb, a, lda, &m.A);
@@ -412,9 +274,9 @@ static int tile_mixed(const char *f, bool lu, tessera_uplo_t uplo, tessera_matri
     rc = tsr_error(ctx, -2, "%s: A's tiles are %lld x %lld; its products take square tiles", f,
                    (long long)A->mb, (long long)A->nb);
   if (rc || A->m == 0 || B->n == 0) return rc;
-  const tessera_factor_t fp = precision_of(ctx, A->dtype, lu, A->m, &o);
+  const tessera_factor_t fp = tsr_mixed_precision(ctx, A->dtype, lu, A->m, &o);
   const int64_t n = A->m, nrhs = B->n;
-  mixed_t m = mixed_of(ctx, A->dtype, uplo, lu ? ipiv : NULL, o.trans, n, A->nb);
+  mixed_t m = tsr_mixed_state(ctx, A->dtype, uplo, lu ? ipiv : NULL, o.trans, n, A->nb);
   m.A = A;
   m.comm = A->comm;
   int code = 0;

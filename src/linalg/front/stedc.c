@@ -147,23 +147,6 @@ static int merge_level(merges_t *M, const level_t *up, const level_t *down) {
   return rc;
 }
 
-bool tsr_fitting_accelerators(tessera_context_t *ctx, size_t bytes, tessera_scope_t *scope) {
-  const tessera_scope_t all = tessera_get_scope(ctx);
-  tessera_scope_t s = all;
-  s.kinds =
-      (all.kinds ? all.kinds : (1u << TESSERA_DEVICE_KINDS) - 1) & ~(1u << TESSERA_DEVICE_CPU);
-  enum { MOST_NODES = 64 };
-  int nodes[MOST_NODES];
-  const int count = s.kinds ? tessera_scope_nodes(ctx, s, nodes, MOST_NODES) : 0;
-  for (int i = 0; i < count && i < MOST_NODES; i++)
-    if (tessera_memory_node_capacity(ctx, nodes[i]) >= bytes) {
-      *scope = s;
-      return true;
-    }
-  *scope = tessera_scope_cpus();
-  return false;
-}
-
 /* Indices of a merge per laed_update task (values alone). */
 enum { UPDATE_PER_TASK = 256 };
 

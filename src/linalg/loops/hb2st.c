@@ -26,23 +26,6 @@
 #include "linalg/loops/loops.h"
 #include "linalg/loops/tasks.h"
 
-/* Steps per task. A step is about 12 kd'^2 flops of level-2 BLAS, a few microseconds at
- * kd' = 64, against a runtime cost of about a microsecond per task: tasks of at least 4 steps of
- * kd' = 64, more for narrower bands (docs/benchmarks.md has the group sizes tried). But
- * sweeps start 2 G steps apart (task (s + 1, 0) follows (s, 1)), so about n / (2 kd' G) sweeps are
- * in flight at the start, half that midway: G <= n / (8 kd' workers) keeps every worker fed. */
-enum { TASK_WORK = 4 * 64 * 64 };
-
-int tsr_hb2st_group(int n, int kd, int workers) {
-  tsr_hb2st_layout_t L;
-  if (tsr_hb2st_layout(n, kd, &L) || L.kd < 1) return 2;
-  const int64_t k2 = (int64_t)L.kd * L.kd;
-  int64_t g = (TASK_WORK + k2 - 1) / k2;
-  const int64_t fed = n / (8 * (int64_t)L.kd * (workers > 1 ? workers : 1));
-  if (g > fed) g = fed;
-  return (int)(g < 2 ? 2 : g > 64 ? 64 : g);
-}
-
 int tsr_hb2st_band_create(tessera_context_t *ctx, tessera_dtype_t dtype, int n, int kd, void *w,
                           int ldw, int group, tsr_hb2st_band_t *B) {
   tsr_hb2st_layout_t L;

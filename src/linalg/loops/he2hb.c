@@ -184,17 +184,6 @@ static int update(tessera_matrix_t *A, tsr_he2hb_t *H, int64_t k) {
   return rc;
 }
 
-int tsr_pxhb2st_apply(tessera_matrix_t *E, int kd, tessera_data_t *v, tessera_data_t *tau,
-                      tessera_scope_t scope) {
-  int rc = 0;
-  for (int64_t j = 0; j < E->nt && !rc; j++) {
-    const int tag[3] = {0, (int)j, 0};
-    rc = tsr_task_hb2st_apply(E->dtype, E->ctx, v, tau, tsr_tile(E, 0, j), (int)E->m, kd,
-                              tsr_tile_n(E, j), scope, tag);
-  }
-  return rc;
-}
-
 int tsr_pxhe2hb(tessera_matrix_t *A, tsr_he2hb_t *H) {
   const int64_t nt = A->nt;
   int rc = 0;

@@ -1,6 +1,6 @@
-/* The tile loops (potrf.c, trsm.c, blas3.c, potri.c, getrf.c, matrix.c): each inserts the tasks
- * of one whole operation on descriptors without waiting; the front doors (tile.c, lapack.c) call
- * them. */
+/* The tile loops (potrf.c, trsm.c, blas3.c, potri.c, getrf.c, geqrf.c, copy.c, he2hb.c, hb2st.c,
+ * hb2st_apply.c, hemm.c): each inserts the tasks of one whole operation on descriptors without
+ * waiting; the front doors (tile.c, lapack.c, ...) call them. */
 #ifndef TSR_LINALG_LOOPS_H
 #define TSR_LINALG_LOOPS_H
 
@@ -93,9 +93,6 @@ typedef struct {
   int group, width, count;
   tessera_data_t **cols;
 } tsr_hb2st_band_t;
-/** Steps per task for a band of order n and bandwidth kd on `workers` CPU workers: tasks of
- *  tens of microseconds, sweeps cut into enough of them to overlap; at least 2. */
-int tsr_hb2st_group(int n, int kd, int workers);
 /** Registers the working band w (host memory, leading dimension ldw) of a reduction of order n
  *  and bandwidth kd for tasks of `group` steps (nothing when there are no sweeps). */
 int tsr_hb2st_band_create(tessera_context_t *ctx, tessera_dtype_t dtype, int n, int kd, void *w,

@@ -1,8 +1,13 @@
-/* The algorithms layer's choices that depend on the context: the tile size of LAPACK-style calls
- * (from the order, the workers and the GPUs) and the Cholesky panel method (per call, else the
- * context's configuration, else from the scope's devices). */
+/* The algorithms layer's device, size and precision choices (policy.h): the tile size of
+ * LAPACK-style calls (from the order, the workers and the GPUs), the Cholesky panel method (per
+ * call, else the context's configuration, else from the scope's devices), which accelerators
+ * can hold a stage, the eigensolver's forms, tiles, panels, bulge-chasing tasks and tridiagonal
+ * method, and the mixed-precision solves' factor precision, arithmetic, devices and factor
+ * tiling. */
 #include <stdlib.h>
 
+#include "kernels/cpu/hb2st.h"
+#include "kernels/cpu/laed.h"
 #include "linalg/desc/desc.h"
 #include "linalg/loops/policy.h"
 
@@ -97,4 +102,138 @@ int tsr_panel_inverse(tessera_context_t *ctx, const tessera_potrf_options_t *opt
   const int given = tessera_config(ctx)->trsm_inverse;
   if (given >= 0) return given > 0;
   return tessera_scope_nodes(ctx, tessera_get_scope(ctx), NULL, 0) > 0;
+}
+
+bool tsr_fitting_accelerators(tessera_context_t *ctx, size_t bytes, tessera_scope_t *scope) {
+  const tessera_scope_t all = tessera_get_scope(ctx);
+  tessera_scope_t s = all;
+  s.kinds =
+      (all.kinds ? all.kinds : (1u << TESSERA_DEVICE_KINDS) - 1) & ~(1u << TESSERA_DEVICE_CPU);
+  enum { MOST_NODES = 64 };
+  int nodes[MOST_NODES];
+  const int count = s.kinds ? tessera_scope_nodes(ctx, s, nodes, MOST_NODES) : 0;
+  for (int i = 0; i < count && i < MOST_NODES; i++)
+    if (tessera_memory_node_capacity(ctx, nodes[i]) >= bytes) {
+      *scope = s;
+      return true;
+    }
+  *scope = tessera_scope_cpus();
+  return false;
+}
+
+/* Tiles of the band reduction on a band of kd: kd itself on CPUs, on GPUs the largest multiple
+ * of kd up to EIG_GPU_TILE (the products' gemms large enough for a GPU). */
+enum { EIG_GPU_TILE = 2048 };
+
+int64_t tsr_eig_band_tile(bool gpu, int64_t n, int kd) {
+  if (!gpu) return kd;
+  const int64_t t = (n < EIG_GPU_TILE ? n : EIG_GPU_TILE) / kd * kd;
+  return t > kd ? t : kd;
+}
+
+/* Columns of E per task of the back-transformations: EIG_GPU_PANEL in the GPU forms (fewer,
+ * wider products); on CPUs about APPLY_COLUMNS (wide for the block reflectors' gemms), the
+ * panels a multiple of the CPU workers so that none finishes its last panel alone. */
+enum { EIG_GPU_PANEL = 4096, APPLY_COLUMNS = 1024 };
+
+int64_t tsr_eig_panel_columns(bool gpu, int workers, int64_t n) {
+  if (gpu) return EIG_GPU_PANEL;
+  const int64_t w = workers > 0 ? workers : 1;
+  const int64_t panels = ((n + APPLY_COLUMNS - 1) / APPLY_COLUMNS + w - 1) / w * w;
+  const int64_t cols = (n + panels - 1) / panels;
+  return cols > 0 ? cols : 1;
+}
+
+/* The GPU forms (wide tiles and panels, the divide and conquer, Q2 on the accelerators) where an
+ * accelerator of the context's scope can hold the largest stage's data. With vectors the
+ * merges' Q and workspace (2 n² doubles and a chunk of columns) beside the GPU chase's
+ * reflectors (n² of the dtype), or those reflectors beside E and a panel; stage 1's V is
+ * workspace tiles, evicted to the host while the merges need the room. Values alone 3 n² of the
+ * dtype (stage 1's working copy and V, or V beside the chase's reflectors). Else every stage
+ * takes its CPU form, whose tiles fit any pool. */
+bool tsr_eig_gpu(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t n,
+                 tessera_scope_t *scope) {
+  const size_t nn = (size_t)n * (size_t)n, es = tessera_dtype_size(dt);
+  const size_t merges = (nn + (size_t)tsr_laed_work(n)) * sizeof(double) + nn * es;
+  const size_t q2 = (2 * nn + (size_t)n * (size_t)(n < EIG_GPU_PANEL ? n : EIG_GPU_PANEL)) * es;
+  const size_t bytes = job == TESSERA_VECTORS ? (merges > q2 ? merges : q2) : 3 * nn * es;
+  return tsr_fitting_accelerators(ctx, bytes, scope);
+}
+
+/* Steps per task of the bulge chasing. A step is about 12 kd'^2 flops of level-2 BLAS, a few
+ * microseconds at kd' = 64, against a runtime cost of about a microsecond per task: tasks of at
+ * least 4 steps of kd' = 64, more for narrower bands (docs/benchmarks.md has the group sizes
+ * tried). But sweeps start 2 G steps apart (task (s + 1, 0) follows (s, 1)), so about n / (2 kd' G)
+ * sweeps are in flight at the start, half that midway: G <= n / (8 kd' workers) keeps every worker
+ * fed. */
+enum { TASK_WORK = 4 * 64 * 64 };
+
+int tsr_hb2st_group(int n, int kd, int workers) {
+  tsr_hb2st_layout_t L;
+  if (tsr_hb2st_layout(n, kd, &L) || L.kd < 1) return 2;
+  const int64_t k2 = (int64_t)L.kd * L.kd;
+  int64_t g = (TASK_WORK + k2 - 1) / k2;
+  const int64_t fed = n / (8 * (int64_t)L.kd * (workers > 1 ? workers : 1));
+  if (g > fed) g = fed;
+  return (int)(g < 2 ? 2 : g > 64 ? 64 : g);
+}
+
+/* Rows of the divide and conquer's leaves where the merges may run on accelerators: a leaf per
+ * CPU worker or more at the orders GPUs take. Without vectors: the order from which the
+ * divide and conquer on the CPU workers (O(n²) in tasks) replaces dsterf (O(n²) on one core),
+ * and its leaves (dstedc with vectors on each, whose rows it keeps). */
+enum { STEDC_LEAF = 512, STEDC_VALUES_MIN = 4096, STEDC_VALUES_LEAF = 128 };
+
+int64_t tsr_eig_stedc_leaf(tessera_job_t job, bool gpu, int workers, int64_t n) {
+  if (job == TESSERA_VECTORS && workers > 0 && gpu) return STEDC_LEAF;
+  if (job == TESSERA_VALUES && workers > 1 && n >= STEDC_VALUES_MIN) return STEDC_VALUES_LEAF;
+  return 0;
+}
+
+/* Orders from which AUTO factors a Cholesky and an LU solve on the GPUs of a context that has
+ * them: below, the refinement's fixed costs outweigh what the factor saves
+ * (docs/benchmarks.md). */
+enum { AUTO_GPU_CHOLESKY = 16384, AUTO_GPU_LU = 32768 };
+
+/* AUTO resolved by device and matrix (docs/decisions.md): on CPUs alone, single precision for
+ * f64 and c128 (twice f64's rate); with GPUs, from the orders above, a Cholesky factor on FP16
+ * tensor cores (A scaled into FP16's range; three more bits than BF16, so fewer refinement
+ * steps) and an LU factor in single precision on TF32X3 products (an LU on 16-bit inputs leaves
+ * the refinement too much to do on general matrices), else the working precision. */
+tessera_factor_t tsr_mixed_precision(tessera_context_t *ctx, tessera_dtype_t dt, bool lu, int64_t n,
+                                     const tessera_mixed_options_t *o) {
+  if (o->factor != TESSERA_FACTOR_AUTO) return o->factor;
+  const bool single = tsr_dtype_single(dt);
+  if (tessera_accelerator_count(ctx) == 0)
+    return single ? TESSERA_FACTOR_WORKING : TESSERA_FACTOR_SINGLE;
+  if (n < (lu ? AUTO_GPU_LU : AUTO_GPU_CHOLESKY) || (lu && single)) return TESSERA_FACTOR_WORKING;
+  return lu ? TESSERA_FACTOR_SINGLE : TESSERA_FACTOR_HALF;
+}
+
+/* The product arithmetic of each factor precision on tensor cores (0: none); a single-precision
+ * LU's products on GPUs in three TF32 products of split operands (the Cholesky factor's stay in
+ * f32: docs/decisions.md). */
+static const int math_of[6] = {[TESSERA_FACTOR_TF32] = TSR_MATH_TF32,
+                               [TESSERA_FACTOR_BF16] = TSR_MATH_BF16,
+                               [TESSERA_FACTOR_HALF] = TSR_MATH_F16};
+
+int tsr_mixed_math(tessera_factor_t f, bool lu) {
+  return f == TESSERA_FACTOR_SINGLE && lu ? TSR_MATH_TF32X3 : math_of[f];
+}
+
+/* On a context with accelerators every task of the solve runs on them: the conversion where A's
+ * tiles would otherwise stay (the host), A's copies there for the residuals; A's tiles reach
+ * them at the link's speed only from pinned memory. */
+bool tsr_mixed_on_accelerators(tessera_context_t *ctx) {
+  return tessera_accelerator_count(ctx) > 0;
+}
+
+/* A Cholesky factor on tensor cores of one accelerator as one tile there (the copy and its
+ * factor, 2 n² of the factor's dtype, fitting it), which its kernel factors by recursive halving
+ * on the tensor cores without the tile loop's task per block. */
+bool tsr_mixed_one_tile(tessera_context_t *ctx, tessera_factor_t f, bool lu, bool distributed,
+                        int64_t n, size_t les) {
+  tessera_scope_t fit;
+  return !lu && !distributed && tsr_mixed_math(f, lu) && tessera_accelerator_count(ctx) == 1 &&
+         tsr_fitting_accelerators(ctx, 2 * (size_t)n * (size_t)n * les, &fit);
 }

@@ -1,12 +1,63 @@
-/* The algorithms layer's choices that depend on the context (policy.c); the public tile sizes
- * are in tessera/linalg.h. */
+/* The algorithms layer's device, size and precision choices (policy.c): every choice of where a
+ * call's tasks run, how large its tiles and panels are, and in which precision it factors is one
+ * entry here, which the front doors and the loops ask. The public tile sizes are in
+ * tessera/linalg.h. */
 #ifndef TSR_LINALG_POLICY_H
 #define TSR_LINALG_POLICY_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tessera/linalg.h"
 #include "tessera/tessera.h"
 
 /** The Cholesky panel method of a call (policy.c): 1 for products with inverted diagonal tiles,
  *  0 for triangular solves. `opts` may be NULL (automatic). */
 int tsr_panel_inverse(tessera_context_t *ctx, const tessera_potrf_options_t *opts);
+
+/** The accelerators of the context's scope into *scope when one of them can hold `bytes` (its
+ *  pool's capacity), and true; else the CPU workers' scope and false. */
+bool tsr_fitting_accelerators(tessera_context_t *ctx, size_t bytes, tessera_scope_t *scope);
+
+/* The eigensolver (front/eig.c, front/stedc.c). */
+
+/** Whether syevd's stages take their GPU forms on ctx: an accelerator of the context's scope
+ *  holds the largest stage's data; *scope receives the accelerators' scope, else the CPUs'. */
+bool tsr_eig_gpu(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t n,
+                 tessera_scope_t *scope);
+/** The tile of the band reduction of an n x n matrix to a band of kd subdiagonals, in its GPU
+ *  forms (`gpu`) or its CPU forms. */
+int64_t tsr_eig_band_tile(bool gpu, int64_t n, int kd);
+/** Columns of E (n x n) per task of the back-transformations, in the GPU forms or on `workers`
+ *  CPU workers. */
+int64_t tsr_eig_panel_columns(bool gpu, int workers, int64_t n);
+/** Steps per task of the bulge chasing (loops/hb2st.c) for a band of order n and bandwidth kd on
+ *  `workers` CPU workers: tasks of tens of microseconds, sweeps cut into enough of them to
+ *  overlap; at least 2. */
+int tsr_hb2st_group(int n, int kd, int workers);
+/** How T's eigenproblem of order n is solved: the rows of the leaves of the divide and conquer
+ *  as tasks (front/stedc.c: with vectors tsr_stedc_dc, without tsr_stedc_values), or 0 for
+ *  LAPACK's stedc / sterf on the calling thread; in the GPU forms (`gpu`) or not, on `workers`
+ *  CPU workers. */
+int64_t tsr_eig_stedc_leaf(tessera_job_t job, bool gpu, int workers, int64_t n);
+
+/* The mixed-precision solves (front/mixed.c, loops/refine.c). */
+
+/** The factor precision o asks of a solve (Cholesky, or LU with `lu`) of order n and dtype dt on
+ *  ctx's devices, TESSERA_FACTOR_AUTO resolved. */
+tessera_factor_t tsr_mixed_precision(tessera_context_t *ctx, tessera_dtype_t dt, bool lu, int64_t n,
+                                     const tessera_mixed_options_t *o);
+/** The product arithmetic (TSR_MATH_*) of factor precision f's tasks (an LU with `lu`); 0: the
+ *  factor's dtype's own. */
+int tsr_mixed_math(tessera_factor_t f, bool lu);
+/** Whether a mixed-precision solve's tasks run on ctx's accelerators (its scope narrowed to
+ *  them and the caller's array pinned). */
+bool tsr_mixed_on_accelerators(tessera_context_t *ctx);
+/** Whether the low-precision factor of an n x n A (`les` bytes an element) in precision f is one
+ *  tile, on ctx's current scope: a Cholesky factor (not `lu`) on tensor cores of the one
+ *  accelerator that holds it, A on this process alone (not `distributed`). */
+bool tsr_mixed_one_tile(tessera_context_t *ctx, tessera_factor_t f, bool lu, bool distributed,
+                        int64_t n, size_t les);
 
 #endif

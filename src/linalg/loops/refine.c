@@ -1,4 +1,4 @@
-/* The refinement of a mixed-precision solve (mixed.h): classical iterative refinement, and
+/* The refinement of a mixed-precision solve (refine.h): classical iterative refinement, and
  * GMRES preconditioned by the low-precision factors (GMRES-IR, Carson and Higham) from where a
  * classical step no longer halves the residual, whose operator M⁻¹ op(A) is applied in A's
  * precision but for the factor's solves. The vectors (n x nrhs) live on the host; the residuals'
@@ -10,9 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "linalg/front/front.h"
-#include "linalg/front/mixed_refine.h"
 #include "linalg/loops/loops.h"
+#include "linalg/loops/refine.h"
 
 typedef double complex cplx;
 typedef tsr_mixed_t mixed_t;
@@ -271,4 +270,72 @@ int tsr_mixed_refine(mixed_t *m, const tessera_mixed_options_t *o, double cte, c
   }
   free(r), free(d);
   return rc;
+}
+
+/* The solve's state for an n x n A of `dtype`, tiles nb wide: a Cholesky solve (uplo), or with
+ * ipiv an LU one of op(A) (trans). */
+tsr_mixed_t tsr_mixed_state(tessera_context_t *ctx, tessera_dtype_t dtype, tessera_uplo_t uplo,
+                            int *ipiv, tessera_op_t trans, int64_t n, int64_t nb) {
+  const tessera_dtype_t lo = tsr_dtype_complex(dtype) ? TESSERA_C64 : TESSERA_F32;
+  return (tsr_mixed_t){.ctx = ctx,
+                       .dt = dtype,
+                       .lo = lo,
+                       .uplo = ipiv ? 0 : (char)uplo,
+                       .trans = ipiv ? (char)trans : 'N',
+                       .n = n,
+                       .nb = nb,
+                       .es = tessera_dtype_size(dtype),
+                       .les = tessera_dtype_size(lo),
+                       .ipiv = ipiv,
+                       .mu = 1};
+}
+
+/* Handles tsr_mixed_norm_begin takes: A's row tiles, and its column tiles for a transposed op(A).
+ */
+int64_t tsr_mixed_norm_handles(const mixed_t *m) {
+  return m->A->mt + m->A->nt;
+}
+
+/* ‖op(A)‖∞ of m->A (Hermitian in its uplo triangle, or general: uplo 0, with op m->trans):
+ * absum tasks where A's tiles are, the row sums of op(A) into handles over sums[0, n) (zeroed;
+ * for a transposed op(A) A's column sums, A's row sums going to sums[n, 2n));
+ * tsr_mixed_norm_end waits for them. R: tsr_mixed_norm_handles(m) entries, NULL. */
+int tsr_mixed_norm_begin(mixed_t *m, double *sums, tessera_data_t **R) {
+  const tessera_matrix_t *A = m->A;
+  const bool t = m->ipiv && m->trans != 'N';
+  tessera_data_t **rows = t ? R + A->nt : R, **cols = t ? R : NULL;
+  int rc = 0;
+  for (int64_t i = 0; i < A->mt && !rc; i++)
+    rc = tessera_data_register(m->ctx, TESSERA_HOST_NODE, sums + (t ? m->n : 0) + i * A->mb,
+                               (size_t)tsr_tile_m(A, i), 1, (size_t)tsr_tile_m(A, i), sizeof *sums,
+                               &rows[i]);
+  for (int64_t j = 0; t && j < A->nt && !rc; j++)
+    rc =
+        tessera_data_register(m->ctx, TESSERA_HOST_NODE, sums + j * A->nb, (size_t)tsr_tile_n(A, j),
+                              1, (size_t)tsr_tile_n(A, j), sizeof *sums, &cols[j]);
+  return rc ? rc : tsr_pxabsum(m->uplo, A, rows, cols);
+}
+
+/* The largest row sum of op(A) (NaN kept) once the handles are released (their sums home; over
+ * processes, summed). */
+int tsr_mixed_norm_end(mixed_t *m, double *sums, tessera_data_t **R, int rc, double *anrm) {
+  for (int64_t i = 0; i < tsr_mixed_norm_handles(m); i++)
+    if (R[i]) {
+      const int r = tessera_data_release(m->ctx, R[i]);
+      if (!rc) rc = r;
+      R[i] = NULL;
+    }
+  /* over processes each one's sums are of the tiles it owns */
+  if (!rc) rc = tsr_mixed_agree(m, sums, 2 * (size_t)m->n, TESSERA_F64);
+  double most = 0;
+  for (int64_t i = 0; i < m->n; i++)
+    if (!(sums[i] <= most)) most = sums[i];
+  *anrm = most;
+  return rc;
+}
+
+/* ‖op(A)‖∞ now: tsr_mixed_norm_begin's tasks waited for, then tsr_mixed_norm_end. */
+int tsr_mixed_norm_now(mixed_t *m, double *sums, tessera_data_t **R, double *anrm) {
+  const int rc = tsr_mixed_norm_begin(m, sums, R), w = tessera_wait_all(m->ctx);
+  return tsr_mixed_norm_end(m, sums, R, rc ? rc : w, anrm);
 }

@@ -1,7 +1,7 @@
-/* The refinement of a mixed-precision solve (mixed_refine.c) and the solve's state it works on,
- * which the entry points and the factor (mixed.c) set up. */
-#ifndef TSR_LINALG_FRONT_MIXED_REFINE_H
-#define TSR_LINALG_FRONT_MIXED_REFINE_H
+/* The refinement of a mixed-precision solve (refine.c): the solve's state, ‖op(A)‖∞'s tasks and
+ * the refinement loop, which the front doors (front/mixed.c) drive after the factor. */
+#ifndef TSR_LINALG_LOOPS_REFINE_H
+#define TSR_LINALG_LOOPS_REFINE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -24,6 +24,25 @@ typedef struct {
   double mu;               /* the factor is that of mu A (a power of two) */
   tessera_comm_t *comm;    /* A's processes (distributed A), or NULL */
 } tsr_mixed_t;
+
+/** The solve's state for an n x n A of `dtype`, tiles nb wide: a Cholesky solve (uplo), or with
+ *  ipiv an LU one of op(A) (trans); its factor's dtype f32, or c64 for a complex A. A, L, low
+ *  and comm left for the caller. */
+tsr_mixed_t tsr_mixed_state(tessera_context_t *ctx, tessera_dtype_t dtype, tessera_uplo_t uplo,
+                            int *ipiv, tessera_op_t trans, int64_t n, int64_t nb);
+
+/** The handles tsr_mixed_norm_begin takes: A's row tiles, and its column tiles for a transposed
+ *  op(A). */
+int64_t tsr_mixed_norm_handles(const tsr_mixed_t *m);
+/** Inserts the tasks of ‖op(A)‖∞ of m->A (Hermitian in its uplo triangle, or general: uplo 0,
+ *  with op m->trans): the row sums of op(A) into handles R (tsr_mixed_norm_handles(m) entries,
+ *  NULL) over sums (2 n doubles, zeroed). Returns 0 or a negative status. */
+int tsr_mixed_norm_begin(tsr_mixed_t *m, double *sums, tessera_data_t **R);
+/** Releases R (waiting for its tasks; `rc` the status so far) and sets *anrm to the largest row
+ *  sum (NaN kept; over processes the sums summed). Returns rc, else the first failure. */
+int tsr_mixed_norm_end(tsr_mixed_t *m, double *sums, tessera_data_t **R, int rc, double *anrm);
+/** ‖op(A)‖∞ now: tsr_mixed_norm_begin, its tasks waited for, then tsr_mixed_norm_end. */
+int tsr_mixed_norm_now(tsr_mixed_t *m, double *sums, tessera_data_t **R, double *anrm);
 
 /** Over m's processes (nothing for one): every process's count elements of dt at v summed, and
  *  the sum every process then holds the same, bit for bit (process 0's), so that the
