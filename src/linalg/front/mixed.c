@@ -115,12 +115,12 @@ static int factor_refine(mixed_t *m, tessera_factor_t f, const tessera_mixed_opt
   int rc = tsr_mixed_on_accelerators(ctx) ? tessera_set_scope(ctx, tessera_scope_gpus()) : 0;
   m->low = malloc((size_t)(n * nrhs) * m->les);
   /* LU in A's tiling, Cholesky on square tiles, or as one tile where the policy says */
-  const bool one_tile = tsr_mixed_one_tile(ctx, f, lu, m->comm != NULL, n, m->les);
+  const bool one_tile = tsr_mixed_one_tile(ctx, f, lu, m->flow->distributed, n, m->les);
   const int64_t lb = one_tile ? n : m->nb, mb = lu ? m->A->mb : lb, nb = lu ? m->A->nb : lb;
   void *store = NULL; /* over processes: this one's tiles of L */
   if (!rc)
-    rc = m->comm ? tsr_mixed_low_copy(m, mb, nb, &store)
-                 : tsr_matrix_create_workspace(ctx, m->lo, n, n, mb, nb, &m->L);
+    rc = m->flow->distributed ? tsr_mixed_low_copy(m, mb, nb, &store)
+                              : tsr_matrix_create_workspace(ctx, m->lo, n, n, mb, nb, &m->L);
   /* FP16 inputs: A scaled first by the power of two bringing ‖A‖∞ near a tenth of FP16's
    * largest value, which no entry of A or of its Cholesky factor then exceeds; else ‖A‖∞'s tasks
    * after the factor's */
@@ -216,7 +216,7 @@ static int mixed(tessera_context_t *ctx, const char *fname, bool lu, tessera_upl
   if (!res) res = &own;
   *res = (tessera_mixed_result_t){.factor = TESSERA_FACTOR_WORKING};
   int rc = check(ctx, fname, lu, uplo, dtype, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, &o);
-  if (tessera_context_comm(ctx))
+  if (tsr_context_flow(ctx)->distributed)
     return over_processes(ctx, fname, lu, uplo, dtype, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, &o,
                           res, rc);
   if (rc || n == 0 || nrhs == 0) return rc;
@@ -279,6 +279,7 @@ static int tile_mixed(const char *f, bool lu, tessera_uplo_t uplo, tessera_matri
   mixed_t m = tsr_mixed_state(ctx, A->dtype, uplo, lu ? ipiv : NULL, o.trans, n, A->nb);
   m.A = A;
   m.comm = A->comm;
+  m.flow = A->flow;
   int code = 0;
   if (fp != TESSERA_FACTOR_WORKING) {
     /* the refinement's vectors on the host, B's columns fetched once and X's stored once */
@@ -286,7 +287,7 @@ static int tile_mixed(const char *f, bool lu, tessera_uplo_t uplo, tessera_matri
     if (!b || !x) rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory", f);
     if (b) memset(b, 0, (size_t)(n * nrhs) * m.es); /* over processes: each its own tiles */
     if (!rc) rc = tessera_matrix_export(B, b, n);
-    if (!rc) rc = tsr_mixed_agree(&m, b, (size_t)(n * nrhs), m.dt);
+    if (!rc) rc = tsr_mixed_sum(&m, b, (size_t)(n * nrhs), m.dt);
     if (!rc) rc = factor_refine(&m, fp, &o, b, n, x, n, nrhs, res, &code);
     if (!rc && !code) rc = tessera_matrix_import(B, x, n);
     free(b), free(x);

@@ -42,13 +42,8 @@ static void store(tessera_dtype_t dt, void *p, size_t k, cplx v) {
   tsr_scalar_store(dt, (char *)p + k * tessera_dtype_size(dt), (tsr_scalar_t){creal(v), cimag(v)});
 }
 
-int tsr_mixed_agree(const tsr_mixed_t *m, void *v, size_t count, tessera_dtype_t dt) {
-  if (!m->comm || count == 0) return 0;
-  const tessera_comm_type_t t = (tessera_comm_type_t)dt;
-  int rc = tessera_comm_allreduce(m->comm, v, v, count, t, TESSERA_SUM, NULL);
-  if (!rc) rc = tessera_comm_broadcast(m->comm, v, count, t, 0, NULL);
-  return rc ? tsr_error(m->ctx, rc, "mixed-precision solve: %s", tessera_comm_last_error(m->comm))
-            : 0;
+int tsr_mixed_sum(const tsr_mixed_t *m, void *v, size_t count, tessera_dtype_t dt) {
+  return m->flow->ops->allreduce(m->flow, v, count, (tessera_comm_type_t)dt, TESSERA_SUM);
 }
 
 /* y (n x c, ldy) = alpha op(A) x (ldx) + beta y, by the tile product (Hermitian, or general
@@ -58,10 +53,10 @@ int tsr_mixed_agree(const tsr_mixed_t *m, void *v, size_t count, tessera_dtype_t
 static int product(mixed_t *m, cplx alpha, const void *x, int64_t ldx, cplx beta, void *y,
                    int64_t ldy, int64_t c) {
   tessera_matrix_t *X = NULL, *Y = NULL;
-  void *q = m->comm ? calloc((size_t)(m->n * c), m->es) : y;
-  const int64_t ldq = m->comm ? m->n : ldy;
+  void *q = m->flow->distributed ? calloc((size_t)(m->n * c), m->es) : y;
+  const int64_t ldq = m->flow->distributed ? m->n : ldy;
   if (!q) return tsr_error(m->ctx, TESSERA_ERR_NOMEM, "mixed-precision solve: out of memory");
-  const cplx a = m->comm ? 1 : alpha, b = m->comm ? 0 : beta;
+  const cplx a = m->flow->distributed ? 1 : alpha, b = m->flow->distributed ? 0 : beta;
   const tsr_scalar_t al = {creal(a), cimag(a)}, be = {creal(b), cimag(b)};
   const bool t = m->trans != 'N';
   const int64_t xb = t ? m->A->mb : m->A->nb, yb = t ? m->A->nb : m->A->mb;
@@ -74,13 +69,13 @@ static int product(mixed_t *m, cplx alpha, const void *x, int64_t ldx, cplx beta
   if (!rc) rc = waited;
   const int d = (X ? tessera_matrix_destroy(X) : 0) | (Y ? tessera_matrix_destroy(Y) : 0);
   if (!rc) rc = d;
-  if (!rc && m->comm) rc = tsr_mixed_agree(m, q, (size_t)(m->n * c), m->dt);
-  for (int64_t j = 0; j < c && !rc && m->comm; j++)
+  if (!rc && m->flow->distributed) rc = tsr_mixed_sum(m, q, (size_t)(m->n * c), m->dt);
+  for (int64_t j = 0; j < c && !rc && m->flow->distributed; j++)
     for (int64_t i = 0; i < m->n; i++) {
       const size_t k = at(i, j, ldy);
       store(m->dt, y, k, alpha * load(m->dt, q, at(i, j, ldq)) + beta * load(m->dt, y, k));
     }
-  if (m->comm) free(q);
+  if (m->flow->distributed) free(q);
   return rc;
 }
 
@@ -92,10 +87,10 @@ static int solve_factor(mixed_t *m, int64_t c) {
   tessera_matrix_t *W = NULL;
   /* tiled as the factor's solves take it: square tiles of L's for potrs, any width for getrs */
   const int64_t mb = m->L->mb, nb = m->ipiv ? m->nb : mb, bm = (m->n + mb - 1) / mb;
-  int rc = 0, me = m->comm ? tessera_comm_rank(m->comm) : 0;
+  int rc = 0, me = m->flow->rank;
   int *owners = NULL, *nodes = NULL;
   void **blocks = NULL;
-  if (!m->comm) {
+  if (!m->flow->distributed) {
     rc = tessera_matrix_view(m->ctx, m->lo, m->n, c, mb, nb, m->low, m->n, &W);
   } else {
     owners = malloc((size_t)bm * sizeof *owners), nodes = calloc((size_t)bm, sizeof *nodes);
@@ -114,12 +109,12 @@ static int solve_factor(mixed_t *m, int64_t c) {
                  : tessera_tile_potrs((tessera_uplo_t)m->uplo, m->L, W);
   const int d = W ? tessera_matrix_destroy(W) : 0;
   if (!rc) rc = d;
-  for (int64_t i = 0; i < bm && !rc && m->comm; i++) {
+  for (int64_t i = 0; i < bm && !rc && m->flow->distributed; i++) {
     const int64_t rows = i + 1 < bm ? mb : m->n - i * mb;
     for (int64_t j = 0; j < c && owners[i] != me; j++)
       memset((char *)m->low + at(i * mb, j, m->n) * m->les, 0, (size_t)rows * m->les);
   }
-  if (!rc && m->comm) rc = tsr_mixed_agree(m, m->low, (size_t)(m->n * c), m->lo);
+  if (!rc && m->flow->distributed) rc = tsr_mixed_sum(m, m->low, (size_t)(m->n * c), m->lo);
   free(owners), free(nodes), free(blocks);
   return rc == TESSERA_ERR_NOMEM ? tsr_error(m->ctx, rc, "mixed-precision solve: out of memory")
                                  : rc;
@@ -287,7 +282,8 @@ tsr_mixed_t tsr_mixed_state(tessera_context_t *ctx, tessera_dtype_t dtype, tesse
                        .es = tessera_dtype_size(dtype),
                        .les = tessera_dtype_size(lo),
                        .ipiv = ipiv,
-                       .mu = 1};
+                       .mu = 1,
+                       .flow = tsr_context_local_flow(ctx)};
 }
 
 /* Handles tsr_mixed_norm_begin takes: A's row tiles, and its column tiles for a transposed op(A).
@@ -326,7 +322,7 @@ int tsr_mixed_norm_end(mixed_t *m, double *sums, tessera_data_t **R, int rc, dou
       R[i] = NULL;
     }
   /* over processes each one's sums are of the tiles it owns */
-  if (!rc) rc = tsr_mixed_agree(m, sums, 2 * (size_t)m->n, TESSERA_F64);
+  if (!rc) rc = tsr_mixed_sum(m, sums, 2 * (size_t)m->n, TESSERA_F64);
   double most = 0;
   for (int64_t i = 0; i < m->n; i++)
     if (!(sums[i] <= most)) most = sums[i];

@@ -23,6 +23,7 @@ typedef struct {
   int *ipiv;               /* LU (gesv): the factor's pivots; NULL: Cholesky (posv), A Hermitian */
   double mu;               /* the factor is that of mu A (a power of two) */
   tessera_comm_t *comm;    /* A's processes (distributed A), or NULL */
+  tsr_flow_t *flow;        /* A's flow */
 } tsr_mixed_t;
 
 /** The solve's state for an n x n A of `dtype`, tiles nb wide: a Cholesky solve (uplo), or with
@@ -45,10 +46,10 @@ int tsr_mixed_norm_end(tsr_mixed_t *m, double *sums, tessera_data_t **R, int rc,
 int tsr_mixed_norm_now(tsr_mixed_t *m, double *sums, tessera_data_t **R, double *anrm);
 
 /** Over m's processes (nothing for one): every process's count elements of dt at v summed, and
- *  the sum every process then holds the same, bit for bit (process 0's), so that the
+ *  the sum every process then holds the same, bit for bit (the flow's reduction), so that the
  *  refinement, which each process runs on its copy of the vectors, takes the same steps
  *  everywhere. Returns 0 or a negative status (message on the context). */
-int tsr_mixed_agree(const tsr_mixed_t *m, void *v, size_t count, tessera_dtype_t dt);
+int tsr_mixed_sum(const tsr_mixed_t *m, void *v, size_t count, tessera_dtype_t dt);
 
 /** dst (n x cols, ldd) = src (lds), elements of es bytes. */
 void tsr_mixed_copy_columns(size_t es, int64_t n, int64_t cols, const void *src, int64_t lds,
