@@ -6,6 +6,7 @@
  *
  * Device-independent: the calls go to the device kind's gemm on sub-blocks through copies of the
  * task's tessera_exec_t. */
+#include "kernels/blas3.h"
 #include "kernels/kernel_args.h"
 
 int tsr_hemm_pair(const tessera_exec_t *ex, const tsr_hemm_pair_args_t *a, tessera_kernel_fn gemm,

@@ -7,7 +7,8 @@
 
 #include <limits.h>
 
-#include "kernels/kernels.h"
+#include "kernels/dtype.h"
+#include "tessera/task.h"
 
 /** Position of `c` (either case) in `letters` (upper case), or -1. */
 static inline int tsr_letter(char c, const char *letters) {

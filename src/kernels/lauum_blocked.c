@@ -6,7 +6,7 @@
  * Device-independent: the calls go to the device kind's kernels, given as function pointers, on
  * sub-blocks through copies of the task's tessera_exec_t (on GPUs they queue in order on the
  * task's stream). */
-#include "kernels/kernels.h"
+#include "kernels/cholesky.h"
 
 typedef struct {
   const tessera_exec_t *ex;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "kernels/kernel_args.h"
+#include "kernels/lu.h"
 
 /* B1 = op(T)⁻¹ B1: T the kb x kb diagonal block of A at row r0, B1 the rows r0 .. r0 + kb of B;
  * with getrf's T⁻¹ (buffer 3: lower, notrans), B1 = T⁻¹ B1. */

@@ -17,7 +17,7 @@
  * diagonal. */
 #include <stdbool.h>
 
-#include "kernels/kernels.h"
+#include "kernels/cholesky.h"
 
 typedef struct {
   const tessera_exec_t *ex;

@@ -12,7 +12,10 @@
  * Device-independent: the device kind's own lacpy, trmm, gemm and geadd kernels, given as
  * function pointers, on sub-blocks through copies of the task's tessera_exec_t (as lu_step.c
  * does), queued in order on the task's stream on GPUs. */
+#include "kernels/blas3.h"
+#include "kernels/copy.h"
 #include "kernels/kernel_args.h"
+#include "kernels/qr.h"
 
 /* Runs `fn` on the two blocks (buffer i from row ri, buffer j from row rj). */
 static int pair(tessera_kernel_fn fn, void *args, const tessera_exec_t *ex, int i, int ri, int j,

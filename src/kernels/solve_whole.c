@@ -1,7 +1,8 @@
 /* The solves of the whole-matrix kernels posv and gesv once their factors are in place: one
  * code for every device kind, calling the kind's trsm and laswp kernels on the same buffers
  * through copies of the kernel's tessera_exec_t (as the recursive kernels do). */
-#include "kernels/kernels.h"
+#include "kernels/cholesky.h"
+#include "kernels/lu.h"
 
 /* Buffers 0 (the factor) and 1 (B) of `ex`, as the two operands of a trsm or laswp. */
 static tessera_exec_t operands(const tessera_exec_t *ex) {

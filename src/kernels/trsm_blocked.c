@@ -8,7 +8,7 @@
  * serves CPUs and GPUs (where the calls queue in order on the task's stream). */
 #include <stdbool.h>
 
-#include "kernels/kernels.h"
+#include "kernels/blas3.h"
 
 /* One solve on the block A (order na, leading dimension lda) and B (m x n, ldb). */
 typedef struct {

@@ -10,7 +10,7 @@
  * the task's tessera_exec_t (on GPUs they queue in order on the task's stream). */
 #include <stdbool.h>
 
-#include "kernels/kernels.h"
+#include "kernels/cholesky.h"
 
 typedef struct {
   const tessera_exec_t *ex;

@@ -143,7 +143,7 @@ static double sim_bandwidth(void *state, int dst_dev, int src_dev) {
 
 static const tsr_backend_t sim_backend = {
     .name = "sim",
-    .kind = TESSERA_DEVICE_SIM, /* a kind of its own; its kernels are the CPU's (kernels.c) */
+    .kind = TESSERA_DEVICE_SIM, /* a kind of its own; its kernels are the CPU's (kernels/table.h) */
     .async = true,
     .open = sim_open,
     .close = sim_close,

@@ -1,5 +1,6 @@
-/* What the CPU tile kernels (blas.c, lapack.c) share: CBLAS flags from tessera's letters,
- * scalars in the forms CBLAS takes, and the operands of a task checked against their shapes.
+/* What the CPU tile kernels (blas3.c, cholesky.c, lu.c, qr.c, copy.c, eig.c) share: CBLAS flags
+ * from tessera's letters, scalars in the forms CBLAS takes, and the operands of a task checked
+ * against their shapes.
  */
 #ifndef TSR_KERNELS_CPU_BLAS_H
 #define TSR_KERNELS_CPU_BLAS_H
@@ -14,7 +15,7 @@ static const enum CBLAS_UPLO tsr_cblas_uplo[] = {CblasUpper, CblasLower};
 static const enum CBLAS_SIDE tsr_cblas_side[] = {CblasLeft, CblasRight};
 static const enum CBLAS_DIAG tsr_cblas_diag[] = {CblasNonUnit, CblasUnit};
 
-/** A scalar in every form the routines of a dtype table take (see blas.c). */
+/** A scalar in every form the routines of a dtype table take (see blas3.c). */
 typedef struct {
   float s[2];
   double d[2];

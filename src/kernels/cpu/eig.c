@@ -13,6 +13,7 @@
 #include "device/cpu/cpu.h"
 #include "kernels/cpu/cpu_blas.h"
 #include "kernels/cpu/hb2st.h"
+#include "kernels/eig.h"
 
 int tsr_cpu_hb2st(const tessera_exec_t *ex, void *args) {
   const tsr_hb2st_args_t *a = args;

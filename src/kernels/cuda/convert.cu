@@ -1,5 +1,5 @@
 /* The precision conversion of a tile on a GPU (kernels.h's convert): the real loop of the pair
- * over twice the rows for complex dtypes, as the CPU's (cpu/convert.c); the rounding of
+ * over twice the rows for complex dtypes, as the CPU's (cpu/copy.c); the rounding of
  * single-precision blocks to 16-bit floats, the operands of tensor-core products; and the sums
  * of a tile's moduli by rows and columns (absum). */
 #include <cuda_bf16.h>

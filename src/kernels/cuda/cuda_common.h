@@ -1,6 +1,7 @@
-/* Helpers shared by the CUDA tile kernels written in C (blas.c: cuBLAS, solver.c: cuSOLVER):
- * library flags and data types from tessera's letters and dtypes, scalars as host pointers, and
- * the worker's library handles bound to the task's stream.
+/* Helpers shared by the CUDA tile kernels written in C (blas3.c and copy.c through cuBLAS,
+ * cholesky.c and lu.c through cuSOLVER, qr.c, qr_tall.c, eig.c): library flags and data types
+ * from tessera's letters and dtypes, scalars as host pointers, the worker's library handles bound
+ * to the task's stream, and the per-worker hooks that make them (handles.c).
  *
  * A handle is re-bound only when it is on another stream: cublasSetStream resets the handle's
  * cuBLAS workspace, which a worker may have set once for all its tasks.
@@ -64,6 +65,20 @@ static inline int tsr_cuda_enqueued(cudaError_t e) {
   return TESSERA_ERR_KERNEL;
 }
 
+/** 0 for a cuBLAS call that succeeded, else TESSERA_ERR_KERNEL. */
+static inline int tsr_cuda_blas_status(cublasStatus_t st) {
+  return st == CUBLAS_STATUS_SUCCESS ? 0 : TESSERA_ERR_KERNEL;
+}
+
+/** Enqueues the copy of the m x n block src (leading dimension lds) into dst (ldd), elements of
+ *  es bytes, on ex->stream. */
+static inline int tsr_cuda_copy_2d(const tessera_exec_t *ex, void *dst, int ldd, const void *src,
+                                   int lds, int m, int n, size_t es) {
+  return tsr_cuda_enqueued(cudaMemcpy2DAsync(dst, (size_t)ldd * es, src, (size_t)lds * es,
+                                             (size_t)m * es, (size_t)n, cudaMemcpyDefault,
+                                             (cudaStream_t)ex->stream));
+}
+
 /** The scratch of the worker running `ex`, or NULL when it lacks the CUDA handles. */
 static inline const tessera_cuda_scratch_t *tsr_cuda_scratch(const tessera_exec_t *ex) {
   const tessera_cuda_scratch_t *s = ex->scratch;
@@ -94,5 +109,20 @@ static inline cusolverDnHandle_t tsr_cuda_solver(const tessera_exec_t *ex) {
     return NULL;
   return h;
 }
+
+/** The scratch of `ex` with its cuSOLVER handle bound to ex->stream in *h, or NULL when the
+ *  worker's scratch lacks what the solver kernels (cholesky.c, lu.c) use. */
+static inline const tessera_cuda_scratch_t *tsr_cuda_solver_scratch(const tessera_exec_t *ex,
+                                                                    cusolverDnHandle_t *h) {
+  const tessera_cuda_scratch_t *s = tsr_cuda_scratch(ex);
+  if (!s || !s->dev_info || (!s->workspace && s->workspace_bytes > 0)) return NULL;
+  *h = tsr_cuda_solver(ex);
+  return *h ? s : NULL;
+}
+
+/* The per-worker hooks of the CUDA kernels (handles.c), listed in the backend registry: make and
+ * free a tessera_cuda_scratch_t on a thread bound to device `dev`. */
+int tsr_cuda_scratch_create(int dev, void **scratch);
+void tsr_cuda_scratch_destroy(int dev, void *scratch);
 
 #endif

@@ -1,4 +1,5 @@
-/* Custom device kernels of the CUDA tile kernels (kernels.cu), callable from C. Each launcher
+/* The device kernels of the CUDA tile kernels, callable from C, by the .cu file that defines
+ * them (the family's name where it has one: cholesky.cu, lu.cu, copy.cu, qr.cu). Each launcher
  * enqueues on the given stream and never synchronises.
  */
 #ifndef TSR_KERNELS_CUDA_KERNELS_H
@@ -11,6 +12,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* cholesky.cu: the Cholesky family's scans of a factor's diagonal and its log-sum. */
 
 /** Enqueues on `stream` (a cudaStream_t) a scan of the diagonal of the n x n Cholesky factor `a`
  *  (device memory, `dtype`, leading dimension `ld` elements) against the device int
@@ -37,6 +40,8 @@ int tsr_cuda_diag_zero_check(tessera_dtype_t dtype, const void *a, size_t ld, in
  *  `*dev_sum`. Returns 0, or -1 for an invalid dtype or a failed launch. */
 int tsr_cuda_diag_logsum(tessera_dtype_t dtype, const void *a, size_t ld, int n, double scale,
                          double *dev_sum, void *stream);
+
+/* lu.cu: the LU family's NaN column scans, the interchanges' permutation and the row gather. */
 
 /** Enqueues on `stream` a scan of the m x n block `a` (device memory, `dtype`, leading
  *  dimension `ld`) for NaN: when column j (0-based) holds one and j + 1 is below the device int
@@ -70,10 +75,25 @@ int tsr_cuda_lu_swaps(int *piv, int k, void *stream);
 int tsr_cuda_row_gather(tessera_dtype_t dtype, void *a, size_t ld, int n, const int *piv, int k,
                         int incx, void *stream);
 
+/* copy.cu: blocks of an identity, Hermitian fills and triangles. */
+
 /** Enqueues the m x n block `a` (ld) of an identity: ones where column - row == d, zeros
  *  elsewhere. Returns 0, or -1 for an invalid dtype or a failed launch. */
 int tsr_cuda_identity_block(tessera_dtype_t dtype, void *a, size_t ld, int m, int n, int d,
                             void *stream);
+
+/** Enqueues a k x k triangle of `src` (leading dimension lds) into `dst` (ldd), zeros in the
+ *  other: uplo 'L' the unit lower triangle (the strictly lower part, ones on the diagonal: a
+ *  block of Householder vectors), 'U' the upper triangle with the diagonal (a T). Returns 0, or
+ *  -1 for an invalid dtype or uplo or a failed launch. */
+int tsr_cuda_triangle(tessera_dtype_t dtype, const void *src, size_t lds, int k, char uplo,
+                      void *dst, size_t ldd, void *stream);
+
+/** Enqueues the strictly upper triangle of the n x n block a (ld) from its lower, conjugated.
+ *  Returns 0, or -1 for an invalid dtype or a failed launch. */
+int tsr_cuda_hermitian_fill(tessera_dtype_t dtype, void *a, size_t ld, int n, void *stream);
+
+/* convert.cu: conversions of precision and sums of moduli. */
 
 /** Enqueues kernels.h's absum on a (m x n, leading dimension ld in elements): single or double
  *  precision, real or complex. Returns 0, or -1 for a failed launch. */
@@ -98,6 +118,8 @@ int tsr_cuda_round_block(int to_f16, const float *src, size_t lds, void *dst, si
 int tsr_cuda_split_block(const float *src, size_t lds, float *hi, float *lo, float *hi2, size_t ldd,
                          long long rows, int cols, void *stream);
 
+/* hemv_pair.cu: hemm_pair for one right-hand side. */
+
 /** Enqueues yr += alpha S xc and yc += alpha Sᴴ xr (one column each; S r x c, leading dimension
  *  lds; dtype's elements, alpha's imaginary part ignored for real dtypes) from one read of S,
  *  adding into yr and yc atomically (hemv_pair.cu). Returns 0, or -1 for an invalid dtype or a
@@ -106,12 +128,7 @@ int tsr_cuda_hemv_pair(tessera_dtype_t dtype, const void *S, size_t lds, int r, 
                        const void *xc, const void *xr, void *yr, void *yc, double alpha_re,
                        double alpha_im, void *stream);
 
-/** Enqueues a k x k triangle of `src` (leading dimension lds) into `dst` (ldd), zeros in the
- *  other: uplo 'L' the unit lower triangle (the strictly lower part, ones on the diagonal: a
- *  block of Householder vectors), 'U' the upper triangle with the diagonal (a T). Returns 0, or
- *  -1 for an invalid dtype or uplo or a failed launch. */
-int tsr_cuda_triangle(tessera_dtype_t dtype, const void *src, size_t lds, int k, char uplo,
-                      void *dst, size_t ldd, void *stream);
+/* householder.cu: block reflectors (larft, and the staging of the bulge chasing's). */
 
 /** Enqueues the start of LAPACK's larft (forward, columnwise) from G = Vᴴ V (k x k, leading
  *  dimension ldg, its upper triangle read) and the k scalars tau, into T (ldt): the diagonal
@@ -147,6 +164,8 @@ typedef struct {
 int tsr_cuda_hb2st_stage(tessera_dtype_t dtype, const tsr_cuda_hb2st_batch_t *batch, const void *v,
                          const void *tau, void *V, void *taub, void *stream);
 
+/* qr.cu: the QR of a tall panel (qr_tall.c). */
+
 /** Enqueues the panel of columns k0 .. k0 + b - 1 (rows k0 .. n - 1) of the LU factorization
  *  without pivoting of the n x n block w (ldw) less a diagonal of signs chosen as it goes (each
  *  the opposite of its pivot's), in place, the signs to sgn[k0 .. k0 + b): Householder
@@ -162,10 +181,6 @@ int tsr_cuda_tall_finish(tessera_dtype_t dtype, const void *y, size_t ldy, const
                          size_t ldw, const void *sgn, int n, void *a, size_t lda, void *t,
                          size_t ldt, void *stream);
 
-/** Enqueues the strictly upper triangle of the n x n block a (ld) from its lower, conjugated.
- *  Returns 0, or -1 for an invalid dtype or a failed launch. */
-int tsr_cuda_hermitian_fill(tessera_dtype_t dtype, void *a, size_t ld, int n, void *stream);
-
 /** Enqueues the spread of the Gram matrix g (n x n, leading dimension ldg, symmetric, real
  *  dtypes) scaled to a unit diagonal: the largest sum of the moduli off the diagonal in a row,
  *  into the device double *out (infinity where a diagonal entry is not positive or an entry is
@@ -173,6 +188,8 @@ int tsr_cuda_hermitian_fill(tessera_dtype_t dtype, void *a, size_t ld, int n, vo
  *  Returns 0, or -1 for another dtype or a failed launch. */
 int tsr_cuda_gram_spread(tessera_dtype_t dtype, const void *g, size_t ldg, int n, double *out,
                          void *stream);
+
+/* laed.cu: the merges of the tridiagonal divide and conquer. */
 
 /** Enqueues z[c] = q(r, c) + q(r + 1, c) for c in [a, a + m) (f64, q's leading dimension ld):
  *  the coupling vector of a merge of the tridiagonal divide and conquer (cpu/laed.h). Returns 0,
@@ -205,6 +222,8 @@ int tsr_cuda_laed_vectors(const tsr_cuda_laed_t *p, long long j0, long long j1, 
  *  q2's first k columns, then q's column c = column out[c] of q2. Returns 0, or -1 for a failed
  *  launch. */
 int tsr_cuda_laed_place(const tsr_cuda_laed_t *p, void *stream);
+
+/* hb2st.cu: the bulge chasing. */
 
 /** The bulge chasing on a GPU (cpu/hb2st.h's reduction, every dtype): the band ab (LAPACK's
  *  lower band storage, ldab) loaded into the working band w (ldw >= 2 kd x n, device scratch),

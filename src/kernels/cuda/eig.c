@@ -26,7 +26,7 @@
 #include "kernels/cpu/hb2st.h"
 #include "kernels/cuda/cuda_common.h"
 #include "kernels/cuda/cuda_kernels.h"
-#include "kernels/kernels.h"
+#include "kernels/eig.h"
 
 /* Sweeps per block reflector (at most kd'): wide gemms, a staircase of at most 1.5 x the useful
  * flops at kd = 128. */

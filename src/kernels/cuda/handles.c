@@ -4,12 +4,7 @@
  * per queue, after the CUDA backend has bound the thread to its device. */
 #include <stdlib.h>
 
-#include <cublas_v2.h>
-#include <cuda_runtime.h>
-#include <cusolverDn.h>
-
-#include "kernels/kernels.h"
-#include "tessera/device.h"
+#include "kernels/cuda/cuda_common.h"
 
 /* Per-worker library workspaces. */
 enum { WORKSPACE_BYTES = 256 << 20, HOST_WORKSPACE_BYTES = 16 << 20 };

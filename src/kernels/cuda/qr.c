@@ -7,7 +7,7 @@
  * T from tau (larft, and geqrt's base) comes from the Gram matrix of the reflectors' vectors,
  * G = Vᴴ V = V1ᴴ V1 + V2ᴴ V2 (V1 the unit lower k x k top, made explicit in the workspace; V2 the
  * rows below it, read in place), two gemms; then the column recurrence on diagonal blocks of
- * LARFT_BLOCK columns (kernels.cu) and the blocks joined pairwise by trmms.
+ * LARFT_BLOCK columns (householder.cu) and the blocks joined pairwise by trmms.
  *
  * A tall matrix's only panel (rows >= TALL_RATIO columns, real dtypes) is factored by
  * CholeskyQR2 and Householder reconstruction (qr_tall.c) where that is accurate; its two host
@@ -20,9 +20,11 @@
  * Workspace: the worker's scratch, used from its start by each step in turn (all is ordered on
  * the task's stream); a request beyond it fails with TESSERA_ERR_KERNEL before anything is
  * enqueued. */
+#include "kernels/copy.h"
 #include "kernels/cuda/cuda_common.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/qr_ops.h"
+#include "kernels/qr.h"
 
 typedef struct {
   cusolverStatus_t (*size)(cusolverDnHandle_t, int, int, void *, int, int *);

@@ -1,10 +1,10 @@
 /* Helpers of the CUDA QR kernels (qr.c, qr_tall.c): BLAS calls on blocks of device memory,
- * through the tile kernels of blas.c on copies of the task's tessera_exec_t, on its stream. */
+ * through the tile kernels of blas3.c on copies of the task's tessera_exec_t, on its stream. */
 #ifndef TESSERA_KERNELS_CUDA_QR_OPS_H
 #define TESSERA_KERNELS_CUDA_QR_OPS_H
 
 #include "kernels/cuda/cuda_common.h"
-#include "kernels/kernels.h"
+#include "kernels/blas3.h"
 
 /* Bytes rounded up to the workspace's alignment. */
 static inline size_t tsr_qr_aligned(size_t bytes) {

@@ -1,6 +1,7 @@
-/* CUDA tile kernels through cuBLAS: gemm, hemm, syrk / herk, trsm, trmm, and lacpy (a 2D copy).
+/* CUDA tile kernels of the BLAS-3 family (blas3.h) through cuBLAS: gemm, hemm, syrk / herk,
+ * trsm, trmm, hemm_pair (hemm_pair.c onto gemm, or hemv_pair.cu for one column) and geadd.
  *
- * Each kernel checks its arguments like its CPU twin (cpu/blas.c) and returns
+ * Each kernel checks its arguments like its CPU twin (cpu/blas3.c) and returns
  * TESSERA_ERR_KERNEL without enqueuing anything when they are invalid; then it binds the
  * worker's cuBLAS handle to ex->stream and enqueues. Nothing synchronises or allocates. gemm is
  * one type-generic cublasGemmEx call in the dtype's own precision, or for single-precision dtypes
@@ -12,13 +13,9 @@
  */
 #include <stdbool.h>
 
+#include "kernels/blas3.h"
 #include "kernels/cuda/cuda_common.h"
 #include "kernels/cuda/cuda_kernels.h"
-
-/* Enqueued, or the failure of a cuBLAS call. */
-static int blas_status(cublasStatus_t st) {
-  return st == CUBLAS_STATUS_SUCCESS ? 0 : TESSERA_ERR_KERNEL;
-}
 
 /* cuBLAS's compute type of a product of a single-precision dtype in arithmetic `math`
  * (kernels.h's tsr_math_t); double-precision dtypes compute in their own. */
@@ -132,9 +129,9 @@ int tsr_cuda_gemm(const tessera_exec_t *ex, void *args) {
   const cudaDataType type = tsr_cuda_type(a->dtype);
   const tsr_cuda_scalar_t al = tsr_cuda_scalar(a->dtype, a->alpha);
   const tsr_cuda_scalar_t be = tsr_cuda_scalar(a->dtype, a->beta);
-  return blas_status(cublasGemmEx(h, tsr_cuda_op(ta), tsr_cuda_op(tb), a->m, a->n, a->k, &al,
-                                  ex->ptr[0], type, lda, ex->ptr[1], type, ldb, &be, ex->ptr[2],
-                                  type, ldc, compute_type(a->dtype, a->math), CUBLAS_GEMM_DEFAULT));
+  return tsr_cuda_blas_status(cublasGemmEx(
+      h, tsr_cuda_op(ta), tsr_cuda_op(tb), a->m, a->n, a->k, &al, ex->ptr[0], type, lda, ex->ptr[1],
+      type, ldb, &be, ex->ptr[2], type, ldc, compute_type(a->dtype, a->math), CUBLAS_GEMM_DEFAULT));
 }
 
 typedef cublasStatus_t (*rank_k_fn)(cublasHandle_t, cublasFillMode_t, cublasOperation_t, int, int,
@@ -181,21 +178,12 @@ int tsr_cuda_syrk(const tessera_exec_t *ex, void *args) {
     const tsr_scalar_t br = {a->beta.re, herk ? 0 : a->beta.im};
     const tsr_cuda_scalar_t ga = tsr_cuda_scalar(a->dtype, ar), gb = tsr_cuda_scalar(a->dtype, br);
     const cudaDataType type = tsr_cuda_type(a->dtype);
-    return blas_status(cublasGemmEx(h, op, other, a->n, a->n, a->k, &ga, ex->ptr[0], type, lda,
-                                    ex->ptr[0], type, lda, &gb, ex->ptr[1], type, ldc,
-                                    compute_type(a->dtype, a->math), CUBLAS_GEMM_DEFAULT));
+    return tsr_cuda_blas_status(cublasGemmEx(h, op, other, a->n, a->n, a->k, &ga, ex->ptr[0], type,
+                                             lda, ex->ptr[0], type, lda, &gb, ex->ptr[1], type, ldc,
+                                             compute_type(a->dtype, a->math), CUBLAS_GEMM_DEFAULT));
   }
-  return blas_status((a->herk ? herk_of : syrk_of)[a->dtype](
+  return tsr_cuda_blas_status((a->herk ? herk_of : syrk_of)[a->dtype](
       h, tsr_cuda_fill(u), op, a->n, a->k, &al, ex->ptr[0], lda, &be, ex->ptr[1], ldc));
-}
-
-/* Enqueues the copy of the m x n block src (leading dimension lds) into dst (ldd), elements of
- * es bytes, on ex->stream. */
-static int copy_2d(const tessera_exec_t *ex, void *dst, int ldd, const void *src, int lds, int m,
-                   int n, size_t es) {
-  return tsr_cuda_enqueued(cudaMemcpy2DAsync(dst, (size_t)ldd * es, src, (size_t)lds * es,
-                                             (size_t)m * es, (size_t)n, cudaMemcpyDefault,
-                                             (cudaStream_t)ex->stream));
 }
 
 typedef cublasStatus_t (*trsv_fn)(cublasHandle_t, cublasFillMode_t, cublasOperation_t,
@@ -231,7 +219,7 @@ static int narrow_solve(cublasHandle_t h, const tsr_trsm_args_t *a, int s, int u
     void *x = (char *)B + (size_t)k * (s ? 1 : (size_t)ldb) * es;
     st = trsv_of[a->dtype](h, uplo, op, diag, na, A, lda, x, inc);
   }
-  return blas_status(st);
+  return tsr_cuda_blas_status(st);
 }
 
 typedef cublasStatus_t (*trsm_fn)(cublasHandle_t, cublasSideMode_t, cublasFillMode_t,
@@ -299,8 +287,8 @@ static int triangular(const tessera_exec_t *ex, const tsr_trsm_args_t *a, int so
   const cublasStatus_t st =
       solve ? trsm_of[a->dtype](h, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb)
             : trmm_of[a->dtype](h, side, uplo, op, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
-  if (st != CUBLAS_STATUS_SUCCESS || !staged) return blas_status(st);
-  return copy_2d(ex, B, ldb, C, ldc, m, n, es);
+  if (st != CUBLAS_STATUS_SUCCESS || !staged) return tsr_cuda_blas_status(st);
+  return tsr_cuda_copy_2d(ex, B, ldb, C, ldc, m, n, es);
 }
 
 int tsr_cuda_trsm(const tessera_exec_t *ex, void *args) {
@@ -344,7 +332,7 @@ int tsr_cuda_trmm_dense(const tessera_exec_t *ex, void *args) {
     char *bj = (char *)ex->ptr[1] + (size_t)j * (size_t)ldb * es;
     e.ptr[1] = bj;
     rc = tsr_cuda_gemm(&e, &g);
-    if (!rc) rc = copy_2d(ex, bj, ldb, x->workspace, a->m, a->m, g.n, es);
+    if (!rc) rc = tsr_cuda_copy_2d(ex, bj, ldb, x->workspace, a->m, a->m, g.n, es);
   }
   return rc;
 }
@@ -392,10 +380,11 @@ int tsr_cuda_hemm(const tessera_exec_t *ex, void *args) {
   const tsr_cuda_scalar_t al = tsr_cuda_scalar(a->dtype, a->alpha);
   const tsr_cuda_scalar_t be = tsr_cuda_scalar(a->dtype, a->beta);
   if (a->n == 1)
-    return blas_status(hemv_of[a->dtype](h, tsr_cuda_fill(u), a->m, &al, ex->ptr[0], lda,
-                                         ex->ptr[1], 1, &be, ex->ptr[2], 1));
-  return blas_status(hemm_of[a->dtype](h, CUBLAS_SIDE_LEFT, tsr_cuda_fill(u), a->m, a->n, &al,
-                                       ex->ptr[0], lda, ex->ptr[1], ldb, &be, ex->ptr[2], ldc));
+    return tsr_cuda_blas_status(hemv_of[a->dtype](h, tsr_cuda_fill(u), a->m, &al, ex->ptr[0], lda,
+                                                  ex->ptr[1], 1, &be, ex->ptr[2], 1));
+  return tsr_cuda_blas_status(hemm_of[a->dtype](h, CUBLAS_SIDE_LEFT, tsr_cuda_fill(u), a->m, a->n,
+                                                &al, ex->ptr[0], lda, ex->ptr[1], ldb, &be,
+                                                ex->ptr[2], ldc));
 }
 
 /* One right-hand side: one kernel reading S once (hemv_pair.cu); more: the two products of the
@@ -436,22 +425,6 @@ GEAM(Cgeam, cuComplex)
 GEAM(Zgeam, cuDoubleComplex)
 static const geam_fn geam_of[TESSERA_NUM_DTYPES] = {Sgeam, Dgeam, Cgeam, Zgeam};
 
-/* B (ldb) = op(A), op(A) m x n: geam with beta 0 and B as its own second operand. */
-typedef cublasStatus_t (*geam_t_fn)(cublasHandle_t, cublasOperation_t, int, int, const void *,
-                                    const void *, int, const void *, void *, int);
-#define GEAM_T(name, T)                                                                            \
-  static cublasStatus_t name##_t(cublasHandle_t h, cublasOperation_t op, int m, int n,             \
-                                 const void *al, const void *A, int lda, const void *be, void *B,  \
-                                 int ldb) {                                                        \
-    return cublas##name(h, op, CUBLAS_OP_N, m, n, (const T *)al, (const T *)A, lda, (const T *)be, \
-                        (const T *)B, ldb, (T *)B, ldb);                                           \
-  }
-GEAM_T(Sgeam, float)
-GEAM_T(Dgeam, double)
-GEAM_T(Cgeam, cuComplex)
-GEAM_T(Zgeam, cuDoubleComplex)
-static const geam_t_fn geam_t_of[TESSERA_NUM_DTYPES] = {Sgeam_t, Dgeam_t, Cgeam_t, Zgeam_t};
-
 /* C = alpha A + beta C in place (cuBLAS's geam allows C to be its second operand). */
 int tsr_cuda_geadd(const tessera_exec_t *ex, void *args) {
   const tsr_geadd_args_t *a = args;
@@ -462,118 +435,6 @@ int tsr_cuda_geadd(const tessera_exec_t *ex, void *args) {
   if (a->m == 0 || a->n == 0) return 0;
   const tsr_cuda_scalar_t al = tsr_cuda_scalar(a->dtype, a->alpha);
   const tsr_cuda_scalar_t be = tsr_cuda_scalar(a->dtype, a->beta);
-  return blas_status(geam_of[a->dtype](h, a->m, a->n, &al, ex->ptr[0], lda, &be, ex->ptr[1], ldc));
-}
-
-/* The conjugate transpose by cuBLAS's geam (beta 0, B its own second operand). */
-int tsr_cuda_transpose(const tessera_exec_t *ex, void *args) {
-  const tsr_transpose_args_t *a = args;
-  if (!tsr_dtype_valid(a->dtype) || a->src_row < 0 || a->src_col < 0 || a->dst_row < 0 ||
-      a->dst_col < 0)
-    return TESSERA_ERR_KERNEL;
-  const int lda = tsr_operand_ld(ex, 0, a->src_row + a->m, a->src_col + a->n);
-  const int ldb = tsr_operand_ld(ex, 1, a->dst_row + a->n, a->dst_col + a->m);
-  cublasHandle_t h = tsr_cuda_blas(ex);
-  if (lda < 0 || ldb < 0 || !h) return TESSERA_ERR_KERNEL;
-  if (a->m == 0 || a->n == 0) return 0;
-  const size_t es = tessera_dtype_size(a->dtype);
-  const char *A =
-      (const char *)ex->ptr[0] + ((size_t)a->src_col * (size_t)lda + (size_t)a->src_row) * es;
-  char *B = (char *)ex->ptr[1] + ((size_t)a->dst_col * (size_t)ldb + (size_t)a->dst_row) * es;
-  const tsr_cuda_scalar_t one = tsr_cuda_scalar(a->dtype, (tsr_scalar_t){1, 0});
-  const tsr_cuda_scalar_t zero = tsr_cuda_scalar(a->dtype, (tsr_scalar_t){0, 0});
-  const cublasOperation_t op = tsr_dtype_complex(a->dtype) ? CUBLAS_OP_C : CUBLAS_OP_T;
-  return blas_status(geam_t_of[a->dtype](h, op, a->n, a->m, &one, A, lda, &zero, B, ldb));
-}
-
-int tsr_cuda_identity(const tessera_exec_t *ex, void *args) {
-  const tsr_identity_args_t *a = args;
-  const int lda = tsr_operand_ld(ex, 0, a->row + a->m, a->n);
-  if (!tsr_dtype_valid(a->dtype) || a->row < 0 || lda < 0) return TESSERA_ERR_KERNEL;
-  char *p = (char *)ex->ptr[0] + (size_t)a->row * tessera_dtype_size(a->dtype);
-  return tsr_cuda_identity_block(a->dtype, p, (size_t)lda, a->m, a->n, a->d, ex->stream)
-             ? TESSERA_ERR_KERNEL
-             : 0;
-}
-
-int tsr_cuda_triangle_copy(const tessera_exec_t *ex, void *args) {
-  const tsr_triangle_args_t *a = args;
-  const int lds = tsr_operand_ld(ex, 0, a->src_row + a->k, a->k);
-  const int ldd = tsr_operand_ld(ex, 1, a->k, a->k);
-  if (!tsr_dtype_valid(a->dtype) || a->src_row < 0 || lds < 0 || ldd < 0 ||
-      (a->uplo != 'L' && a->uplo != 'U'))
-    return TESSERA_ERR_KERNEL;
-  const char *src = (const char *)ex->ptr[0] + (size_t)a->src_row * tessera_dtype_size(a->dtype);
-  return tsr_cuda_triangle(a->dtype, src, (size_t)lds, a->k, a->uplo, ex->ptr[1], (size_t)ldd,
-                           ex->stream)
-             ? TESSERA_ERR_KERNEL
-             : 0;
-}
-
-int tsr_cuda_hefill(const tessera_exec_t *ex, void *args) {
-  const tsr_hefill_args_t *a = args;
-  const int lda = tsr_operand_ld(ex, 0, a->n, a->n);
-  if (!tsr_dtype_valid(a->dtype) || lda < 0) return TESSERA_ERR_KERNEL;
-  return tsr_cuda_hermitian_fill(a->dtype, ex->ptr[0], (size_t)lda, a->n, ex->stream)
-             ? TESSERA_ERR_KERNEL
-             : 0;
-}
-
-/* The diagonal as a 2D copy of n rows of one element, (ld + 1) elements apart. */
-int tsr_cuda_diagonal(const tessera_exec_t *ex, void *args) {
-  const tsr_diagonal_args_t *a = args;
-  const int lda = tsr_operand_ld(ex, 0, a->row + a->n, a->n), ldd = tsr_operand_ld(ex, 1, a->n, 1);
-  if (!tsr_dtype_valid(a->dtype) || a->row < 0 || lda < 0 || ldd < 0) return TESSERA_ERR_KERNEL;
-  if (a->n == 0) return 0;
-  const size_t es = tessera_dtype_size(a->dtype);
-  const char *top = (const char *)ex->ptr[0] + (size_t)a->row * es;
-  return tsr_cuda_enqueued(cudaMemcpy2DAsync(ex->ptr[1], es, top, ((size_t)lda + 1) * es, es,
-                                             (size_t)a->n, cudaMemcpyDefault,
-                                             (cudaStream_t)ex->stream));
-}
-
-int tsr_cuda_absum(const tessera_exec_t *ex, void *args) {
-  const tsr_absum_args_t *a = args;
-  const int lda = tsr_operand_ld(ex, 0, a->m, a->n), ldr = tsr_operand_ld(ex, 1, a->m, 1);
-  const int ldc = a->part ? 0 : tsr_operand_ld(ex, 2, a->n, 1);
-  if (!tsr_dtype_valid(a->dtype) || lda < 0 || ldr < 0 || ldc < 0 ||
-      (a->part && a->part != 'G' && !tsr_absum_hermitian(a->part)) ||
-      (tsr_absum_hermitian(a->part) && a->m != a->n))
-    return TESSERA_ERR_KERNEL;
-  return tsr_cuda_absum_block(tsr_dtype_single(a->dtype), tsr_dtype_complex(a->dtype), ex->ptr[0],
-                              (size_t)lda, a->m, a->n, a->part, ex->ptr[1],
-                              a->part ? NULL : ex->ptr[2], ex->stream)
-             ? TESSERA_ERR_KERNEL
-             : 0;
-}
-
-int tsr_cuda_convert(const tessera_exec_t *ex, void *args) {
-  const tsr_convert_args_t *a = args;
-  if (!tsr_convert_pair(a->from, a->to) || a->dst_row < 0 || a->dst_col < 0)
-    return TESSERA_ERR_KERNEL;
-  const int lds = tsr_operand_ld(ex, 0, a->m, a->n);
-  const int ldd = tsr_operand_ld(ex, 1, a->dst_row + a->m, a->dst_col + a->n);
-  if (lds < 0 || ldd < 0) return TESSERA_ERR_KERNEL;
-  char *dst = (char *)ex->ptr[1] +
-              ((size_t)a->dst_row + (size_t)a->dst_col * (size_t)ldd) * tessera_dtype_size(a->to);
-  return tsr_cuda_convert_block(tsr_dtype_single(a->from), tsr_dtype_single(a->to),
-                                tsr_dtype_complex(a->from) ? 2 : 1, ex->ptr[0], (size_t)lds, dst,
-                                (size_t)ldd, a->m, a->n, a->scale, ex->stream)
-             ? TESSERA_ERR_KERNEL
-             : 0;
-}
-
-int tsr_cuda_lacpy(const tessera_exec_t *ex, void *args) {
-  const tsr_lacpy_args_t *a = args;
-  if (!tsr_dtype_valid(a->dtype) || a->src_row < 0 || a->dst_row < 0 || a->src_col < 0)
-    return TESSERA_ERR_KERNEL;
-  const int lds = tsr_operand_ld(ex, 0, a->src_row + a->m, a->src_col + a->n);
-  const int ldd = tsr_operand_ld(ex, 1, a->dst_row + a->m, a->n);
-  if (lds < 0 || ldd < 0) return TESSERA_ERR_KERNEL;
-  const size_t es = tessera_dtype_size(a->dtype);
-  const char *src =
-      (const char *)ex->ptr[0] + ((size_t)a->src_col * (size_t)lds + (size_t)a->src_row) * es;
-  char *dst = (char *)ex->ptr[1] + (size_t)a->dst_row * es;
-  if (a->m == 0 || a->n == 0 || (src == dst && lds == ldd)) return 0;
-  return copy_2d(ex, dst, ldd, src, lds, a->m, a->n, es);
+  return tsr_cuda_blas_status(
+      geam_of[a->dtype](h, a->m, a->n, &al, ex->ptr[0], lda, &be, ex->ptr[1], ldc));
 }

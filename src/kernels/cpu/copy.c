@@ -1,10 +1,14 @@
-/* The precision conversion of a tile (convert), scaled: f64 <-> f32, c128 <-> c64, or within one
- * dtype; and the sums of moduli of a tile's rows and columns (absum), for ‖A‖∞. A complex element
- * is two reals, so every pair is a real loop over twice the rows: the table is indexed by the
- * source's and the destination's real width. */
+/* CPU tile kernels of the copies and conversions (copy.h) on host memory: the precision
+ * conversion of a tile (convert), scaled: f64 <-> f32, c128 <-> c64, or within one dtype; the
+ * sums of moduli of a tile's rows and columns (absum), for ‖A‖∞; and the copies (transpose,
+ * identity, triangle, hefill, diagonal, lacpy). A complex element is two reals, so every
+ * conversion pair is a real loop over twice the rows: the table is indexed by the source's and
+ * the destination's real width. */
 #include <math.h>
 #include <stdbool.h>
+#include <string.h>
 
+#include "kernels/copy.h"
 #include "kernels/cpu/cpu_blas.h"
 
 typedef void (*convert_fn)(const void *src, size_t lds, void *dst, size_t ldd, size_t rows,
@@ -82,5 +86,112 @@ int tsr_cpu_absum(const tessera_exec_t *ex, void *args) {
   static const absum_fn of[2][2] = {{absum_d, absum_z}, {absum_s, absum_c}};
   of[tsr_dtype_single(a->dtype)][tsr_dtype_complex(a->dtype)](A.p, (size_t)A.ld, a->m, a->n,
                                                               a->part, R.p, C.p);
+  return 0;
+}
+
+/* ---------------------------------------------------------------- copies */
+
+int tsr_cpu_transpose(const tessera_exec_t *ex, void *args) {
+  const tsr_transpose_args_t *a = args;
+  tsr_cpu_operand_t A, B;
+  if (!tsr_dtype_valid(a->dtype) || a->src_row < 0 || a->src_col < 0 || a->dst_row < 0 ||
+      a->dst_col < 0 || tsr_cpu_operand(ex, 0, a->src_row + a->m, a->src_col + a->n, &A) ||
+      tsr_cpu_operand(ex, 1, a->dst_row + a->n, a->dst_col + a->m, &B))
+    return TESSERA_ERR_KERNEL;
+  const size_t es = tessera_dtype_size(a->dtype);
+  for (int c = 0; c < a->n; c++)
+    for (int r = 0; r < a->m; r++) {
+      const size_t from = (size_t)(a->src_col + c) * (size_t)A.ld + (size_t)(a->src_row + r);
+      const size_t to = (size_t)(a->dst_col + r) * (size_t)B.ld + (size_t)(a->dst_row + c);
+      tsr_scalar_t v = tsr_scalar_load(a->dtype, (const char *)A.p + from * es, 0);
+      v.im = -v.im;
+      tsr_scalar_store(a->dtype, (char *)B.p + to * es, v);
+    }
+  return 0;
+}
+
+int tsr_cpu_identity(const tessera_exec_t *ex, void *args) {
+  const tsr_identity_args_t *a = args;
+  tsr_cpu_operand_t A;
+  if (!tsr_dtype_valid(a->dtype) || a->row < 0 || tsr_cpu_operand(ex, 0, a->row + a->m, a->n, &A))
+    return TESSERA_ERR_KERNEL;
+  const size_t es = tessera_dtype_size(a->dtype);
+  for (int c = 0; c < a->n; c++) {
+    char *col = (char *)A.p + ((size_t)c * (size_t)A.ld + (size_t)a->row) * es;
+    memset(col, 0, (size_t)a->m * es);
+    if (c - a->d >= 0 && c - a->d < a->m)
+      tsr_scalar_store(a->dtype, col + (size_t)(c - a->d) * es, (tsr_scalar_t){1, 0});
+  }
+  return 0;
+}
+
+int tsr_cpu_triangle_copy(const tessera_exec_t *ex, void *args) {
+  const tsr_triangle_args_t *a = args;
+  const int u = tsr_letter(a->uplo, "LU");
+  tsr_cpu_operand_t S, D;
+  if (!tsr_dtype_valid(a->dtype) || u < 0 || a->src_row < 0 ||
+      tsr_cpu_operand(ex, 0, a->src_row + a->k, a->k, &S) || tsr_cpu_operand(ex, 1, a->k, a->k, &D))
+    return TESSERA_ERR_KERNEL;
+  const size_t es = tessera_dtype_size(a->dtype);
+  for (int c = 0; c < a->k; c++)
+    for (int r = 0; r < a->k; r++) {
+      char *to = (char *)D.p + ((size_t)c * (size_t)D.ld + (size_t)r) * es;
+      const bool kept = u ? r <= c : r > c;
+      if (kept)
+        memcpy(to, (const char *)S.p + ((size_t)c * (size_t)S.ld + (size_t)(a->src_row + r)) * es,
+               es);
+      else
+        tsr_scalar_store(a->dtype, to, (tsr_scalar_t){!u && r == c ? 1 : 0, 0});
+    }
+  return 0;
+}
+
+int tsr_cpu_hefill(const tessera_exec_t *ex, void *args) {
+  const tsr_hefill_args_t *a = args;
+  tsr_cpu_operand_t A;
+  if (!tsr_dtype_valid(a->dtype) || tsr_cpu_operand(ex, 0, a->n, a->n, &A))
+    return TESSERA_ERR_KERNEL;
+  const size_t es = tessera_dtype_size(a->dtype), ld = (size_t)A.ld;
+  for (int c = 1; c < a->n; c++)
+    for (int r = 0; r < c; r++) {
+      tsr_scalar_t v =
+          tsr_scalar_load(a->dtype, (const char *)A.p + ((size_t)r * ld + (size_t)c) * es, 0);
+      v.im = -v.im;
+      tsr_scalar_store(a->dtype, (char *)A.p + ((size_t)c * ld + (size_t)r) * es, v);
+    }
+  return 0;
+}
+
+int tsr_cpu_diagonal(const tessera_exec_t *ex, void *args) {
+  const tsr_diagonal_args_t *a = args;
+  tsr_cpu_operand_t A, D;
+  if (!tsr_dtype_valid(a->dtype) || a->row < 0 || tsr_cpu_operand(ex, 0, a->row + a->n, a->n, &A) ||
+      tsr_cpu_operand(ex, 1, a->n, 1, &D))
+    return TESSERA_ERR_KERNEL;
+  const size_t es = tessera_dtype_size(a->dtype), step = ((size_t)A.ld + 1) * es;
+  const char *top = (const char *)A.p + (size_t)a->row * es;
+  for (int i = 0; i < a->n; i++) memcpy((char *)D.p + (size_t)i * es, top + (size_t)i * step, es);
+  return 0;
+}
+
+int tsr_cpu_lacpy(const tessera_exec_t *ex, void *args) {
+  const tsr_lacpy_args_t *a = args;
+  tsr_cpu_operand_t S, D;
+  if (!tsr_dtype_valid(a->dtype) || a->src_row < 0 || a->dst_row < 0 || a->src_col < 0 ||
+      tsr_cpu_operand(ex, 0, a->src_row + a->m, a->src_col + a->n, &S) ||
+      tsr_cpu_operand(ex, 1, a->dst_row + a->m, a->n, &D))
+    return TESSERA_ERR_KERNEL;
+  size_t elsize = tessera_dtype_size(a->dtype);
+  S.p = (char *)S.p + ((size_t)a->src_col * (size_t)S.ld + (size_t)a->src_row) * elsize;
+  D.p = (char *)D.p + (size_t)a->dst_row * elsize;
+  if (a->m == 0 || a->n == 0 || (S.p == D.p && S.ld == D.ld)) return 0;
+  size_t col = (size_t)a->m * elsize;
+  size_t lds = (size_t)S.ld * elsize, ldd = (size_t)D.ld * elsize;
+  if (lds == col && ldd == col) {
+    memcpy(D.p, S.p, col * (size_t)a->n);
+    return 0;
+  }
+  for (int j = 0; j < a->n; j++)
+    memcpy((char *)D.p + (size_t)j * ldd, (const char *)S.p + (size_t)j * lds, col);
   return 0;
 }

@@ -1,0 +1,118 @@
+/* The eigensolver's kernel tables (eig.h): for each kernel, its implementations per device kind
+ * (host-only kernels: the CPU's alone), its operation count and its size key for the cost
+ * model. */
+#include "kernels/eig.h"
+#include "kernels/table.h"
+
+/* One pass over the columns' triangle entries. */
+static double eig_prepare_flops(const void *args) {
+  const tsr_eig_prepare_args_t *a = args;
+  return (double)(a->j1 - a->j0) * (double)(a->n - (a->j0 + a->j1) / 2);
+}
+
+static uint64_t eig_prepare_key(const void *args) {
+  const tsr_eig_prepare_args_t *a = args;
+  return tsr_size_key(a->dtype, 0, a->n, a->j1 - a->j0, 0);
+}
+
+/* Bulge chasing: about 6 n² kd real operations (a two-sided update of a kd x kd block per kd
+ * entries annihilated), complex four times as many. */
+static double hb2st_flops(const void *args) {
+  const tsr_hb2st_args_t *a = args;
+  const double n = a->n, kd = a->kd;
+  return tsr_op_count(a->dtype, 3 * n * n * kd, 3 * n * n * kd);
+}
+
+static uint64_t hb2st_key(const void *args) {
+  const tsr_hb2st_args_t *a = args;
+  return tsr_size_key(a->dtype, 0, a->n, a->kd, 0);
+}
+
+/* A step: the bulge's two rank-one updates of kd x kd (j >= 1) and the diagonal block's
+ * two-sided update (hemv + her2), about 6 kd² multiplications and as many additions. */
+static double hb2st_steps_flops(const void *args) {
+  const tsr_hb2st_steps_args_t *a = args;
+  const double kd = a->kd < a->n - 1 ? a->kd : a->n - 1, steps = a->count;
+  return kd > 0 ? tsr_op_count(a->dtype, 6 * kd * kd * steps, 6 * kd * kd * steps) : 0.0;
+}
+
+static uint64_t hb2st_steps_key(const void *args) {
+  const tsr_hb2st_steps_args_t *a = args;
+  return tsr_size_key(a->dtype, 0, a->kd < a->n - 1 ? a->kd : a->n - 1, a->count, 0);
+}
+
+/* n² / kd reflectors of kd entries, each applied to m columns. */
+static double hb2st_apply_flops(const void *args) {
+  const tsr_hb2st_apply_args_t *a = args;
+  const double n = a->n, m = a->m;
+  return tsr_op_count(a->dtype, 2 * n * n * m, 2 * n * n * m);
+}
+
+static uint64_t hb2st_apply_key(const void *args) {
+  const tsr_hb2st_apply_args_t *a = args;
+  return tsr_size_key(a->dtype, 0, a->n, a->m, a->kd);
+}
+
+/* Divide and conquer: about 4/3 n³ for the merges' products with vectors, O(n²) without. */
+static double stedc_flops(const void *args) {
+  const tsr_stedc_args_t *a = args;
+  const double n = a->n;
+  return a->vectors ? 4 * n * n * n / 3 : 30 * n * n;
+}
+
+static uint64_t stedc_key(const void *args) {
+  const tsr_stedc_args_t *a = args;
+  return tsr_size_key(TESSERA_F64, a->vectors != 0, a->n, 0, 0);
+}
+
+static double laed_rows_flops(const void *args) {
+  return (double)((const tsr_laed_rows_args_t *)args)->m;
+}
+
+static uint64_t laed_rows_key(const void *args) {
+  return tsr_size_key(TESSERA_F64, 0, ((const tsr_laed_rows_args_t *)args)->m, 0, 0);
+}
+
+/* dlaed4: a few passes over the k poles per root. */
+static double laed_roots_flops(const void *args) {
+  const tsr_laed_roots_args_t *a = args;
+  return 40.0 * (double)a->plan->k * (double)(a->j1 - a->j0);
+}
+
+static uint64_t laed_roots_key(const void *args) {
+  const tsr_laed_roots_args_t *a = args;
+  return tsr_size_key(TESSERA_F64, 0, a->plan->k, a->j1 - a->j0, 0);
+}
+
+/* Löwner's products (phase 0) or a column of S and its two sums (phase 1): a few flops per pole
+ * for each index. */
+static double laed_update_flops(const void *args) {
+  const tsr_laed_update_args_t *a = args;
+  return (a->phase ? 6.0 : 3.0) * (double)a->plan->k * (double)(a->i1 - a->i0);
+}
+
+static uint64_t laed_update_key(const void *args) {
+  const tsr_laed_update_args_t *a = args;
+  return tsr_size_key(TESSERA_F64, a->phase, a->plan->k, a->i1 - a->i0, 0);
+}
+
+/* The product of the m x k regrouped vectors by the k x k secular ones. */
+static double laed_merge_flops(const void *args) {
+  const tsr_laed_plan_t *p = &((const tsr_laed_merge_args_t *)args)->plan;
+  return 2.0 * (double)p->m * (double)p->k * (double)p->k;
+}
+
+static uint64_t laed_merge_key(const void *args) {
+  const tsr_laed_plan_t *p = &((const tsr_laed_merge_args_t *)args)->plan;
+  return tsr_size_key(TESSERA_F64, 0, p->m, p->k, 0);
+}
+
+TSR_HOST_KERNEL_TABLE(eig_prepare);
+TSR_KERNEL_TABLE(hb2st, hb2st);
+TSR_HOST_KERNEL_TABLE(hb2st_steps);
+TSR_KERNEL_TABLE(hb2st_apply, hb2st_apply);
+TSR_HOST_KERNEL_TABLE(stedc);
+TSR_KERNEL_TABLE(laed_rows, laed_rows);
+TSR_HOST_KERNEL_TABLE(laed_roots);
+TSR_HOST_KERNEL_TABLE(laed_update);
+TSR_KERNEL_TABLE(laed_merge, laed_merge);

@@ -1,0 +1,142 @@
+/* The eigensolver's tile kernels: the working copy of a Hermitian matrix (eig_prepare), bulge
+ * chasing (hb2st, hb2st_steps) and its back-transformation (hb2st_apply), the tridiagonal
+ * eigensolver (stedc) and the merges of tessera's divide and conquer (laed_rows, laed_roots,
+ * laed_update, laed_merge). Their tables, operation counts and size keys: eig.c; their
+ * implementations: cpu/eig.c over cpu/hb2st.c, cpu/hb2st_apply.c and cpu/laed.c (the reduction's
+ * and the merge's own code, with their layouts in cpu/hb2st.h and cpu/laed.h), cuda/eig.c over
+ * cuda/hb2st.cu, cuda/laed.cu and cuda/householder.cu. Buffers and arguments as blas3.h
+ * describes; "host only" kernels have a CPU implementation alone.
+ */
+#ifndef TSR_KERNELS_EIG_H
+#define TSR_KERNELS_EIG_H
+
+#include "kernels/cpu/laed.h"
+#include "kernels/dtype.h"
+#include "tessera/task.h"
+
+/** hb2st: buffers {ab (R) (kd + 1) x n, d (W) n doubles, e (W) n - 1 doubles, v (W),
+ *  tau (W)}. The Hermitian band ab (LAPACK's lower band storage, kd
+ * subdiagonals) reduced to the real tridiagonal T (d, e) by bulge chasing, the reflectors of Q2 (ab
+ * = Q2 T Q2ᴴ) into v and tau in cpu/hb2st.h's layout. */
+typedef struct {
+  tessera_dtype_t dtype;
+  int n, kd;
+} tsr_hb2st_args_t;
+
+/** hb2st_steps (host only): buffers {the working band's blocks of columns (RW), `width` columns
+ *  each (the last of a band may be narrower), consecutive: buffer i holds columns
+ *  col0 + i width ..}, each ldw x its columns, leading dimension ldw, one allocation (their
+ *  replicas in host memory, where they were registered). Steps first .. first + count - 1 of
+ *  sweep `sweep` of a reduction of order n and bandwidth kd (cpu/hb2st.h) on that working band,
+ *  their columns within the buffers'; they write reflector slots (sweep, first ..) of v and tau
+ *  and read (sweep, first - 1): host arrays of hb2st's layout, passed as pointers (each slot is
+ *  written by one task only and read, during the flow, only by the next step of its sweep, which
+ *  the band's columns they share order after it). */
+typedef struct {
+  tessera_dtype_t dtype;
+  int n, kd, ldw;
+  int sweep, first, count;
+  int col0, width;
+  void *v, *tau;
+} tsr_hb2st_steps_args_t;
+
+/** hb2st_apply: buffers {v (R), tau (R), E (RW) n x m}. E = Q2 E with hb2st's reflectors of a
+ *  band of order n and kd subdiagonals (v and tau as one-column handles of the layout's nv and
+ *  ntau elements). CPUs and GPUs group the reflectors alike, in blocks of their own widths. */
+typedef struct {
+  tessera_dtype_t dtype;
+  int n, kd, m;
+} tsr_hb2st_apply_args_t;
+
+/** stedc (host only): buffers {d (RW) n doubles, e (RW) n - 1 doubles[, z (W) n x n doubles]}.
+ *  The eigenvalues of the real symmetric tridiagonal T (d, e) into d in ascending order, with
+ *  `vectors` its eigenvectors into z (LAPACK's dstedc; dsterf without). Returns 0 or LAPACK's
+ *  info > 0. */
+typedef struct {
+  int n, vectors;
+  int threads;  /* BLAS threads for the call (run while the context's workers are idle) */
+  int64_t rows; /* with vectors, z is n columns of `rows` rows (0: n): T's block of them at */
+  int64_t row;  /* row `row`, the others zeroed (a leaf of the divide and conquer) */
+} tsr_stedc_args_t;
+
+/** eig_prepare (host only, no buffers): columns j0 .. j1 - 1 of the n x n Hermitian A's `uplo`
+ *  triangle (host array a, lda) into the lower triangle of h (ldh), conjugated from the upper,
+ *  the diagonal's imaginary parts dropped; the largest modulus of those entries into *amax and
+ *  the first of those columns (1-based) holding a NaN or an infinity into *bad (0: none). Tasks
+ *  on disjoint column ranges write disjoint parts of h and their own *amax and *bad. */
+typedef struct {
+  tessera_dtype_t dtype;
+  char uplo;
+  int64_t n, lda, ldh, j0, j1;
+  const void *a;
+  void *h;
+  double *amax;
+  int64_t *bad;
+} tsr_eig_prepare_args_t;
+
+/** laed_rows: buffers {Q (R) n x n doubles, z (W) n doubles}. z[a .. a + m) = the sum of Q's
+ *  rows a + n1 - 1 and a + n1 over columns a .. a + m - 1: the coupling vector of the merge of
+ *  the diagonal block at a of order m, halves n1 and m - n1 (cpu/laed.h). */
+typedef struct {
+  int64_t a, m, n1;
+} tsr_laed_rows_args_t;
+
+/** laed_roots (host only, no buffers): the secular equation's roots j0 .. j1 - 1 of the plan,
+ *  a host pointer (tsr_laed_roots; each range written by one task, read after a wait). */
+typedef struct {
+  tsr_laed_plan_t *plan;
+  int64_t j0, j1;
+} tsr_laed_roots_args_t;
+
+/** laed_update (host only, no buffers): the values-only divide and conquer's merge on the
+ *  block's two kept eigenvector rows, over indices i0 .. i1 - 1 of the plan (host pointers;
+ *  each range written by one task, read after a wait): phase 0 Löwner's weights into wt
+ *  (tsr_laed_weights), phase 1 those columns of u = q2 S (tsr_laed_row_product). */
+typedef struct {
+  tsr_laed_plan_t *plan;
+  int phase;
+  int64_t i0, i1;
+  const double *q2;
+  double *wt, *u;
+} tsr_laed_update_args_t;
+
+/** laed_merge: buffers {Q (RW) n x n doubles, the plan (R) its bytes, work (RW) tsr_laed_work(m)
+ * doubles (cpu/laed.h)}. The merge's plan carried out on Q's diagonal block at a, of the plan's
+ * order m; `plan` repeats the plan's header. */
+typedef struct {
+  tsr_laed_plan_t plan;
+  int64_t a;
+} tsr_laed_merge_args_t;
+
+/** The kernels (eig.c). */
+extern const tessera_kernel_t tsr_kernel_eig_prepare;
+extern const tessera_kernel_t tsr_kernel_hb2st;
+extern const tessera_kernel_t tsr_kernel_hb2st_steps;
+extern const tessera_kernel_t tsr_kernel_hb2st_apply;
+extern const tessera_kernel_t tsr_kernel_stedc;
+extern const tessera_kernel_t tsr_kernel_laed_rows;
+extern const tessera_kernel_t tsr_kernel_laed_roots;
+extern const tessera_kernel_t tsr_kernel_laed_update;
+extern const tessera_kernel_t tsr_kernel_laed_merge;
+
+/* CPU implementations (cpu/eig.c). */
+int tsr_cpu_eig_prepare(const tessera_exec_t *ex, void *args);
+int tsr_cpu_hb2st(const tessera_exec_t *ex, void *args);
+int tsr_cpu_hb2st_steps(const tessera_exec_t *ex, void *args);
+int tsr_cpu_hb2st_apply(const tessera_exec_t *ex, void *args);
+int tsr_cpu_stedc(const tessera_exec_t *ex, void *args);
+int tsr_cpu_laed_rows(const tessera_exec_t *ex, void *args);
+int tsr_cpu_laed_roots(const tessera_exec_t *ex, void *args);
+int tsr_cpu_laed_update(const tessera_exec_t *ex, void *args);
+int tsr_cpu_laed_merge(const tessera_exec_t *ex, void *args);
+
+#ifdef TESSERA_HAVE_CUDA
+/* CUDA implementations (cuda/eig.c): enqueue on ex->stream with the handles in ex->scratch
+ * (tessera_cuda_scratch_t). */
+int tsr_cuda_hb2st(const tessera_exec_t *ex, void *args);
+int tsr_cuda_hb2st_apply(const tessera_exec_t *ex, void *args);
+int tsr_cuda_laed_rows(const tessera_exec_t *ex, void *args);
+int tsr_cuda_laed_merge(const tessera_exec_t *ex, void *args);
+#endif
+
+#endif
