@@ -3,8 +3,11 @@
 Reads the object files of the library with `nm`: file A depends on file B when A uses a symbol
 that B defines. Calls through function pointers (a layer calling back into a higher one) are
 not edges. Prints every strongly connected set of two or more files, with the symbols on each
-edge inside it, and every edge from a layer to one above it (LAYERS, bottom to top: the
-project's design), and exits 1 when there is either.
+edge inside it, every edge from a layer to one above it (LAYERS, bottom to top: the project's
+design), every edge into the distributed flows from an algorithms file that is not one of the
+front doors' distributed files (a call on one process never enters distributed code: the
+others reach it through a matrix's flow), and every edge from the descriptors to the tile
+loops; exits 1 when there is any.
 
 Usage: check_file_graph.py OBJECT...   (the objects of the library, as $<TARGET_OBJECTS:...>;
 an argument may be a ;-separated list)"""
@@ -20,6 +23,26 @@ NM = os.environ.get("NM", "nm")
 # The generated backend registry, glue between backends and kernels, is in none.
 LAYERS = ["src/device/", "src/runtime/", "src/comm/", "src/dist/", "src/kernels/", "src/linalg/",
           "src/init/"]
+
+
+# The algorithms' files that know of processes; the others reach the distributed flows only
+# through a flow's table (runtime/flow.h).
+DISTRIBUTED_DOORS = {"src/linalg/desc/distribution.c", "src/linalg/front/lapack_dist.c",
+                     "src/linalg/front/eig_dist.c", "src/linalg/front/mixed_dist.c",
+                     "src/linalg/front/matrix_dist.c"}
+# Folders of one layer that must not use another of it (the descriptors are the loops' ground).
+FORBIDDEN = [("src/linalg/desc/", "src/linalg/loops/")]
+
+
+def forbidden(a, b):
+    """Why the edge a -> b breaks a rule of the algorithms layer, or None."""
+    na, nb = source_name(a), source_name(b)
+    if na.startswith("src/linalg/") and nb.startswith("src/dist/") and na not in DISTRIBUTED_DOORS:
+        return "into the distributed flows"
+    for low, high in FORBIDDEN:
+        if na.startswith(low) and nb.startswith(high):
+            return f"from {low} to {high}"
+    return None
 
 
 def layer(obj):
@@ -112,10 +135,18 @@ def main(objects):
                 upward += 1
                 syms = sorted(s for s in used[a] if defined.get(s) == b)
                 print(f"upward: {source_name(a)} -> {source_name(b)}: {', '.join(syms[:8])}")
+    broken = 0
+    for a in sorted(objects):
+        for b in sorted(edges[a]):
+            why = forbidden(a, b)
+            if why:
+                broken += 1
+                syms = sorted(s for s in used[a] if defined.get(s) == b)
+                print(f"{why}: {source_name(a)} -> {source_name(b)}: {', '.join(syms[:8])}")
     nedges = sum(len(e) for e in edges.values())
     print(f"check_file_graph: {len(objects)} files, {nedges} edges, {len(found)} cycle(s), "
-          f"{upward} upward edge(s)")
-    return 1 if found or upward else 0
+          f"{upward} upward edge(s), {broken} edge(s) against the algorithms' rules")
+    return 1 if found or upward or broken else 0
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@
 
 #include "comm/comm.h"
 #include "dist/dist.h"
-#include "linalg/loops/tasks.h"
+#include "linalg/desc/desc.h"
 #include "tessera/distribution.h"
 
 int tessera_matrix_create_distributed(tessera_context_t *ctx, tessera_comm_t *comm,
@@ -167,50 +167,4 @@ int tessera_matrix_tile_owner(const tessera_matrix_t *A, int64_t i, int64_t j) {
   if (!A || !A->comm || i < 0 || j < 0 || i >= A->mt || j >= A->nt) return -1;
   const tsr_dist_tile_t *rec = A->dist;
   return rec[i + j * A->mt].owner; /* also where a part's tile is absent */
-}
-
-/* Copies between A's tiles on this process and its ScaLAPACK local array, through a view of the
- * local array whose tile (i / p, j / q) is A's tile (i, j). */
-static int copy_local(tessera_matrix_t *A, void *local, int64_t lld, int to_local) {
-  const char *f = to_local ? "matrix_export_local" : "matrix_import_local";
-  if (!A) return -1;
-  if (!A->comm) return tsr_error(A->ctx, -1, "%s: the matrix is not distributed", f);
-  if (A->grid.p < 1)
-    return tsr_error(A->ctx, -1, "%s: the matrix is a view of blocks in place, not dealt by a grid",
-                     f);
-  int row, col;
-  tessera_grid_coords(A->grid, tessera_comm_rank(A->comm), &row, &col);
-  const int64_t lr = tessera_numroc(A->m, A->mb, row, A->grid.p);
-  const int64_t lc = tessera_numroc(A->n, A->nb, col, A->grid.q);
-  int rc = 0; /* the arguments first, agreed: a process refusing its own leaves nobody waiting */
-  if (!local && lr > 0 && lc > 0)
-    rc = tsr_error(A->ctx, -2, "%s: the local array is NULL and this process holds %lld x %lld", f,
-                   (long long)lr, (long long)lc);
-  else if (lld < (lr > 1 ? lr : 1))
-    rc = tsr_error(A->ctx, -3, "%s: lld %lld is below this process's %lld local rows", f,
-                   (long long)lld, (long long)lr);
-  rc = tsr_dist_agree(A->comm, rc);
-  if (rc) return rc;
-  tessera_matrix_t *V = NULL;
-  if (lr > 0 && lc > 0)
-    rc = tessera_matrix_view(A->ctx, A->dtype, lr, lc, A->mb, A->nb, local, lld, &V);
-  for (int64_t j = col; j < A->nt && V && !rc; j += A->grid.q)
-    for (int64_t i = row; i < A->mt && !rc; i += A->grid.p) {
-      tessera_data_t *t = tsr_tile(A, i, j), *v = tsr_tile(V, i / A->grid.p, j / A->grid.q);
-      const int tag[3] = {(int)i, (int)j, 0};
-      rc = tsr_task_lacpy(A->dtype, A->flow, to_local ? t : v, to_local ? v : t, tsr_tile_m(A, i),
-                          tsr_tile_n(A, j), tag, 0);
-    }
-  if (!to_local) rc = tsr_matrix_flush_copies(A, rc); /* new contents: old copies dropped */
-  const int w = tessera_wait_all(A->ctx);
-  const int d = V ? tessera_matrix_destroy(V) : 0;
-  return tsr_dist_agree(A->comm, rc ? rc : w ? w : d);
-}
-
-int tessera_matrix_import_local(tessera_matrix_t *A, const void *local, int64_t lld) {
-  return copy_local(A, (void *)(uintptr_t)local, lld, 0);
-}
-
-int tessera_matrix_export_local(tessera_matrix_t *A, void *local, int64_t lld) {
-  return copy_local(A, local, lld, 1);
 }
