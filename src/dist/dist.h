@@ -13,6 +13,9 @@
 #include "dist/agree.h"
 #include "tessera/task.h"
 
+/** A communicator's transfer engine (dist.c), its attachment (tsr_comm_attach). */
+typedef struct tsr_dist tsr_dist_t;
+
 /** The distribution's record of one tile, the same on every process. */
 typedef struct {
   tsr_dist_t *d;
@@ -55,9 +58,5 @@ int tsr_dist_insert(tessera_context_t *ctx, const tessera_task_t *t);
  *  receives it again. No-op for a handle of this process alone. Returns 0 or a negative
  *  status. */
 int tsr_dist_flush(tessera_context_t *ctx, tessera_data_t *h);
-
-/** Stops the transfer engine (tessera_comm_destroy calls it through the communicator's
- *  dist_close, which the engine's start sets: the API stays below the distributed flows). */
-void tsr_dist_close(tessera_comm_t *c);
 
 #endif
