@@ -1,6 +1,6 @@
 /* The communication layer's ground: operations' names, error messages, breaking a communicator,
- * waiting against its deadline. The transports (mpi/, gloo/, nccl/), the queues and the API
- * (comm.c) all call these; this file calls none of them. */
+ * waiting against its deadline, what a layer above attaches to it. The transports (mpi/, gloo/,
+ * nccl/), the queues and the API (comm.c) all call these; this file calls none of them. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stdio.h>
@@ -30,6 +30,15 @@ int tsr_comm_error(tessera_comm_t *c, int status, const char *fmt, ...) {
 int tsr_comm_break(tessera_comm_t *c, int status) {
   atomic_store(&c->broken, true);
   return status;
+}
+
+int tsr_comm_attach(tessera_comm_t *c, void *obj, void (*close)(void *obj)) {
+  if (c->attached)
+    return tsr_comm_error(c, TESSERA_ERR_STATE,
+                          "The communicator already carries an attachment of a layer above.");
+  c->attached = obj;
+  c->attached_close = close;
+  return 0;
 }
 
 int tsr_comm_wait(tessera_comm_t *c, int (*poll)(void *arg), void *arg, const char *what) {

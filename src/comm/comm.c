@@ -1,8 +1,8 @@
 #define _POSIX_C_SOURCE 200809L
 /* The collectives API (tessera/comm.h): communicators, queues, and the checks every operation
  * passes before a transport sees it. Host buffers go to MPI (mpi/host.c), device buffers to NCCL
- * (nccl/device.c); a host queue's operations go through its thread (queue.c). Host buffers go to
- * MPI, or to Gloo when the communicator is made over a key-value store: one table of functions
+ * (nccl/device.c); a host queue's operations go through its thread (host_queue.c). Host buffers go
+ * to MPI, or to Gloo when the communicator is made over a key-value store: one table of functions
  * each (tsr_host_ops_t), chosen here. */
 #include <limits.h>
 #include <stdarg.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "comm/comm.h"
+#include "comm/host_queue.h"
 #include "tessera/context.h"
 
 const char *tessera_comm_last_error(const tessera_comm_t *comm) {
@@ -121,7 +121,7 @@ int tessera_comm_destroy(tessera_comm_t *comm) {
     return tsr_comm_error(comm, TESSERA_ERR_STATE,
                           "The communicator still has %d queue(s): destroy them first.",
                           atomic_load(&comm->queues));
-  if (comm->dist_close) comm->dist_close(comm);
+  if (comm->attached_close) comm->attached_close(comm->attached);
   if (comm->nccl) tsr_nccl_close(comm);
   comm->host->close(comm);
   pthread_mutex_destroy(&comm->err_lock);
@@ -167,7 +167,7 @@ int tessera_comm_queue_create(tessera_comm_t *comm, int device, void *cuda_strea
   q->stream = cuda_stream;
   if (!cuda_stream) {
     int rc = tsr_host_chan_open(comm, &q->chan);
-    if (rc == 0) rc = tsr_queue_start(q);
+    if (rc == 0) rc = tsr_host_queue_start(q);
     if (rc) {
       tsr_host_chan_close(comm, q->chan);
       free(q);
@@ -181,15 +181,15 @@ int tessera_comm_queue_create(tessera_comm_t *comm, int device, void *cuda_strea
 
 int tessera_comm_queue_sync(tessera_comm_queue_t *queue) {
   if (!queue) return -1;
-  if (queue->device >= 0) return tsr_nccl_run_one(queue->comm, queue->device, NULL, queue);
-  return tsr_queue_wait(queue);
+  if (queue->device >= 0) return tsr_nccl_run_one(queue->comm, queue->device, NULL, queue->stream);
+  return tsr_host_queue_wait(queue);
 }
 
 int tessera_comm_queue_destroy(tessera_comm_queue_t *queue) {
   if (!queue) return 0;
   int rc = tessera_comm_queue_sync(queue);
   if (queue->device < 0) {
-    int stop = tsr_queue_stop(queue);
+    int stop = tsr_host_queue_stop(queue);
     rc = rc ? rc : stop;
     tsr_host_chan_close(queue->comm, queue->chan);
   }
@@ -284,15 +284,15 @@ static int submit(tessera_comm_t *c, const tsr_coll_t *op, tessera_comm_queue_t 
     return tsr_comm_error(c, -at.queue,
                           dev < 0 ? "Host buffers need a host queue (made with no CUDA stream)."
                                   : "Device buffers need a queue on their GPU's stream.");
-  if (dev < 0) return q ? tsr_queue_put(q, op) : tsr_host_run(c, NULL, op);
+  if (dev < 0) return q ? tsr_host_queue_put(q, op) : tsr_host_run(c, NULL, op);
   const bool p2p = op->kind == TSR_COLL_SEND || op->kind == TSR_COLL_RECV;
   if (c->ndevices > 1 && !p2p)
     return tsr_comm_error(c, TESSERA_ERR_STATE,
                           "The communicator drives %d GPUs in this process: device collectives "
                           "take a buffer per GPU (the _group forms).",
                           c->ndevices);
-  if (p2p) return tsr_nccl_run_one(c, dev, op, q);
-  return tsr_nccl_run(c, op, q ? &q : NULL);
+  if (p2p) return tsr_nccl_run_one(c, dev, op, q ? q->stream : NULL);
+  return tsr_nccl_run(c, op, q ? &q->stream : NULL);
 }
 
 /* Checks a group operation (ops[i] on local GPU i) and runs it. */
@@ -315,7 +315,9 @@ static int submit_group(tessera_comm_t *c, tsr_coll_t *ops, tessera_comm_queue_t
                           i, c->devices[i]);
     if (rc) return rc;
   }
-  return tsr_nccl_run(c, ops, queues);
+  void *streams[TSR_COMM_MAX_DEVICES];
+  for (int i = 0; queues && i < c->ndevices; i++) streams[i] = queues[i]->stream;
+  return tsr_nccl_run(c, ops, queues ? streams : NULL);
 }
 
 /* The operations. Positions count the communicator as 1. */
@@ -374,7 +376,7 @@ int tessera_comm_barrier(tessera_comm_t *comm, tessera_comm_queue_t *queue) {
                             "needs a queue per GPU (tessera_comm_allreduce_group of nothing "
                             "orders them all).",
                             comm->ndevices);
-    return tsr_nccl_run(comm, &o, &queue);
+    return tsr_nccl_run(comm, &o, &queue->stream);
   }
   return submit(comm, &o, queue, (positions_t){0, 0, 0, 0, 0, 0, 2});
 }

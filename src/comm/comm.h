@@ -1,11 +1,12 @@
-/* The communication layer's insides: the communicator, its queues, one operation as a value, and
- * the transports under them (for host buffers mpi/host.c or gloo/host.c, one table each; for
- * device buffers nccl/device.c).
+/* The communication layer's insides: the communicator, one operation as a value, and the
+ * transports under them (for host buffers mpi/host.c or gloo/host.c, one table each; for device
+ * buffers nccl/device.c). This is the transport header: the layers above and the host queues
+ * (host_queue.h) stand on it, and it knows nothing of either.
  *
- * comm.c checks every call's arguments and hands a checked operation to a transport; queue.c
- * runs host operations in order on a thread of the queue; base.c is the ground all of them
- * stand on (messages, deadlines). A transport never checks arguments
- * and never reads the environment. */
+ * comm.c checks every call's arguments and hands a checked operation to a transport (or to a
+ * host queue, host_queue.c, which runs host operations in order on a thread of its own); base.c
+ * is the ground all of them stand on (messages, deadlines, attachments). A transport never checks
+ * arguments and never reads the environment. */
 #ifndef TSR_COMM_COMM_H
 #define TSR_COMM_COMM_H
 
@@ -46,36 +47,22 @@ typedef struct {
 typedef struct tsr_host_chan tsr_host_chan_t; /* a channel: one per host queue, one for tiles */
 typedef struct tsr_host_req tsr_host_req_t;   /* a point-to-point transfer in flight */
 typedef struct tsr_nccl tsr_nccl_t;           /* nccl/device.c */
-typedef struct tsr_dist tsr_dist_t;           /* dist.c: transfers of distributed tiles */
 
 struct tessera_comm {
   int rank, size, ndevices;
   int devices[TSR_COMM_MAX_DEVICES];
   double timeout_s;
-  const struct tsr_host_ops *host;       /* the host transport's table (MPI or Gloo) */
-  void *host_state;                      /* its state, the transport's own */
-  tsr_nccl_t *nccl;                      /* NULL without device endpoints */
-  tsr_dist_t *dist;                      /* made with the first distributed matrix (dist.c) */
-  void (*dist_close)(tessera_comm_t *c); /* set with `dist`: stops it (destroy calls it) */
+  const struct tsr_host_ops *host; /* the host transport's table (MPI or Gloo) */
+  void *host_state;                /* its state, the transport's own */
+  tsr_nccl_t *nccl;                /* NULL without device endpoints */
+  /* what a layer above keeps on the communicator (tsr_comm_attach): the communication layer
+   * never reads it, and destroy hands it to its close function before the transports end */
+  void *attached;
+  void (*attached_close)(void *attached);
   atomic_bool broken; /* a wait timed out or a transport failed: only destroy is left */
   atomic_int queues;  /* queues made and not destroyed */
   pthread_mutex_t err_lock;
   char errmsg[TSR_COMM_ERRMSG];
-};
-
-struct tessera_comm_queue {
-  tessera_comm_t *comm;
-  int device; /* -1: a host queue */
-  void *stream;
-  /* host queues: a thread runs the operations in order on a channel of their own */
-  tsr_host_chan_t *chan;
-  pthread_t thread;
-  pthread_mutex_t lock;
-  pthread_cond_t cond;
-  tsr_coll_t *ring;
-  size_t cap, head, tail; /* operations ring[head .. tail) wait; `running` one is under way */
-  bool running, stop;
-  int status; /* the first failure not yet reported by a sync */
 };
 
 /** Records a message for tessera_comm_last_error and returns `status`. */
@@ -84,6 +71,17 @@ int tsr_comm_error(tessera_comm_t *c, int status, const char *fmt, ...)
 
 /** Marks the communicator broken after a failed or timed-out operation; returns `status`. */
 int tsr_comm_break(tessera_comm_t *c, int status);
+
+/** Attaches `obj` to the communicator for a layer above, with the function that frees it:
+ *  tessera_comm_destroy calls close(obj) first, while the transports still run. One attachment
+ *  per communicator: returns 0, or TESSERA_ERR_STATE (with a message) when one is there. Not
+ *  thread safe: the caller orders it with its other calls on the communicator. */
+int tsr_comm_attach(tessera_comm_t *c, void *obj, void (*close)(void *obj));
+
+/** What tsr_comm_attach attached with `close` (the attachment's kind), or NULL. */
+static inline void *tsr_comm_attachment(const tessera_comm_t *c, void (*close)(void *obj)) {
+  return c->attached_close == close ? c->attached : NULL;
+}
 
 /** Polls `poll(arg)` (1: done, 0: not yet, < 0: a failure status, recorded) until it is done or
  *  the communicator's timeout has passed since the call: spins first (small operations complete
@@ -189,12 +187,13 @@ int tsr_nccl_open(tessera_comm_t *c);
 void tsr_nccl_close(tessera_comm_t *c);
 /** The CUDA device holding `ptr`, or -1 for host memory. */
 int tsr_nccl_device_of(const void *ptr);
-/** Runs ops[i] on local GPU i for every i (one NCCL group), on queues[i]'s stream, or when
- *  `queues` is NULL on the communicator's streams, waited for within c->timeout_s. */
-int tsr_nccl_run(tessera_comm_t *c, const tsr_coll_t *ops, tessera_comm_queue_t *const *queues);
-/** Runs op on the one local GPU `device` only (send, recv). */
-int tsr_nccl_run_one(tessera_comm_t *c, int device, const tsr_coll_t *op,
-                     tessera_comm_queue_t *queue);
+/** Runs ops[i] on local GPU i for every i (one NCCL group), enqueued on CUDA stream
+ *  streams[i], or when `streams` is NULL on the communicator's streams, waited for within
+ *  c->timeout_s. */
+int tsr_nccl_run(tessera_comm_t *c, const tsr_coll_t *ops, void *const *streams);
+/** Runs op on the one local GPU `device` only (send, recv), on `stream` (NULL: the
+ *  communicator's, waited for); with op NULL, waits for `stream` within c->timeout_s. */
+int tsr_nccl_run_one(tessera_comm_t *c, int device, const tsr_coll_t *op, void *stream);
 void tsr_nccl_describe(char *buf, size_t len);
 
 /** A tile transfer between device endpoints in flight (nccl/device.c). */
@@ -214,16 +213,5 @@ int tsr_nccl_p2p_post(tessera_comm_t *c, int device, bool receive, void *ptr, si
 /** 1 when the transfer is done (the request is then freed), 0 while it is not, or a failure
  *  (freed as well). Any thread. */
 int tsr_nccl_p2p_test(tessera_comm_t *c, tsr_nccl_req_t *req);
-
-/* Host queues (queue.c). */
-
-/** Starts the thread of a host queue. */
-int tsr_queue_start(tessera_comm_queue_t *q);
-/** Puts one host operation on the queue. */
-int tsr_queue_put(tessera_comm_queue_t *q, const tsr_coll_t *op);
-/** Waits for the queue's operations; returns and clears the first failure. */
-int tsr_queue_wait(tessera_comm_queue_t *q);
-/** Waits, stops the thread and frees what tsr_queue_start made. */
-int tsr_queue_stop(tessera_comm_queue_t *q);
 
 #endif

@@ -26,6 +26,10 @@ struct tsr_backend {
    *  learnt complete through events (the queue and event entries below are all set). Without
    *  it, a worker runs each task to completion on its thread. */
   bool async;
+  /** Its devices are simulated, not found: the runtime opens as many as the configuration asks
+   *  (TESSERA_SIM_DEVICES) within TESSERA_GPUS, where a kind of real devices opens every device
+   *  it finds within TESSERA_GPUS. */
+  bool simulated;
 
   /** Opens the backend for a context: counts devices (<= max), sets up what the whole
    *  process needs. `*state` receives backend state for this context. Returns 0 or a status. */

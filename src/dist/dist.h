@@ -14,6 +14,9 @@
 #include "runtime/flow.h"
 #include "tessera/task.h"
 
+/** A communicator's transfer engine (dist.c), its attachment (tsr_comm_attach). */
+typedef struct tsr_dist tsr_dist_t;
+
 /** The distribution's record of one tile, the same on every process. */
 typedef struct {
   tsr_dist_t *d;
@@ -60,9 +63,5 @@ int tsr_dist_flush(tessera_context_t *ctx, tessera_data_t *h);
 /** A distributed flow (runtime/flow.h) over comm for context ctx: the table a distributed matrix
  *  inserts and flushes through. NULL when out of memory; free with its `destroy`. */
 tsr_flow_t *tsr_dist_flow_create(tessera_context_t *ctx, tessera_comm_t *comm);
-
-/** Stops the transfer engine (tessera_comm_destroy calls it through the communicator's
- *  dist_close, which the engine's start sets: the API stays below the distributed flows). */
-void tsr_dist_close(tessera_comm_t *c);
 
 #endif

@@ -159,8 +159,27 @@ static void *engine(void *arg) {
   return NULL;
 }
 
-static int engine_start(tessera_comm_t *c) {
-  if (c->dist) return 0;
+/* Stops the engine and frees it (tessera_comm_destroy, through the communicator's attachment). */
+static void engine_close(void *engine) {
+  tsr_dist_t *d = engine;
+  tessera_comm_t *c = d->comm;
+  pthread_mutex_lock(&d->lock);
+  d->stop = true;
+  pthread_cond_broadcast(&d->cond);
+  pthread_mutex_unlock(&d->lock);
+  pthread_join(d->thread, NULL);
+  pthread_cond_destroy(&d->cond);
+  pthread_mutex_destroy(&d->lock);
+  tsr_beats_close(d->beats);
+  tsr_host_chan_close(c, d->chan);
+  free(d->xfer);
+  free(d);
+}
+
+/* The communicator's transfer engine, started on first use: it is the communicator's attachment,
+ * which tessera_comm_destroy hands back to engine_close. */
+static int engine_start(tessera_comm_t *c, tsr_dist_t **out) {
+  if ((*out = tsr_comm_attachment(c, engine_close)) != NULL) return 0;
   if (!tsr_host_multithreaded(c))
     return tsr_comm_error(c, TESSERA_ERR_UNSUPPORTED,
                           "Distributed matrices move tiles from threads of tessera's own, which "
@@ -184,27 +203,13 @@ static int engine_start(tessera_comm_t *c) {
     free(d);
     return tsr_comm_error(c, TESSERA_ERR_NOMEM, "The transfer engine's thread did not start.");
   }
-  c->dist = d;
-  c->dist_close = tsr_dist_close;
+  rc = tsr_comm_attach(c, d, engine_close);
+  if (rc) {
+    engine_close(d);
+    return rc;
+  }
+  *out = d;
   return 0;
-}
-
-void tsr_dist_close(tessera_comm_t *c) {
-  tsr_dist_t *d = c->dist;
-  if (!d) return;
-  pthread_mutex_lock(&d->lock);
-  d->stop = true;
-  pthread_cond_broadcast(&d->cond);
-  pthread_mutex_unlock(&d->lock);
-  pthread_join(d->thread, NULL);
-  pthread_cond_destroy(&d->cond);
-  pthread_mutex_destroy(&d->lock);
-  tsr_beats_close(d->beats);
-  tsr_host_chan_close(c, d->chan);
-  free(d->xfer);
-  free(d);
-  c->dist = NULL;
-  c->dist_close = NULL;
 }
 
 /* How this process could move tiles for ctx: over NCCL when the communicator's GPUs are all
@@ -256,9 +261,9 @@ static int bind_context(tsr_dist_t *d, tessera_context_t *ctx) {
 
 int tsr_dist_tiles(tessera_comm_t *c, tessera_context_t *ctx, size_t count,
                    tsr_dist_tile_t **tiles) {
-  int rc = engine_start(c);
+  tsr_dist_t *d = NULL;
+  int rc = engine_start(c, &d);
   if (rc) return rc;
-  tsr_dist_t *d = c->dist;
   rc = bind_context(d, ctx);
   if (rc) return rc;
   if ((long long)d->next_tag + (long long)count > d->tag_limit)

@@ -101,11 +101,11 @@ static int resolve_config(tessera_context_t *ctx, const tessera_config_t *in,
   return 0;
 }
 
-/* One worker per CPU core given, then one per device node (GPUs). */
+/* One worker per CPU core given (on the host's node), then one per device node (GPUs). */
 static int make_workers(tessera_context_t *ctx) {
-  tsr_backend_slot_t *cpu = &ctx->backends[TESSERA_DEVICE_CPU];
+  const tsr_node_t *host = &ctx->nodes[TESSERA_HOST_NODE];
   tessera_device_info_t info;
-  cpu->be->info(cpu->state, 0, &info);
+  host->be->info(host->be_state, 0, &info);
   int ndev = ctx->nnodes - 1, cores = info.workers > 0 ? info.workers : 1;
   int ncpu = ctx->cfg.cpu_workers >= 0 ? ctx->cfg.cpu_workers
                                        : (cores > ndev ? cores - ndev : (ndev ? 0 : 1));
@@ -130,7 +130,7 @@ static int make_workers(tessera_context_t *ctx) {
     w->be_state = nd->be_state;
     w->entry = ctx->backends[nd->be->kind].entry;
     w->ctx = ctx;
-    if (tsr_queue_init(&w->queue)) return tsr_error(ctx, TESSERA_ERR_NOMEM, "out of memory");
+    if (tsr_ready_init(&w->ready)) return tsr_error(ctx, TESSERA_ERR_NOMEM, "out of memory");
     ctx->nworkers = i + 1;
   }
   return 0;
@@ -138,7 +138,7 @@ static int make_workers(tessera_context_t *ctx) {
 
 static void context_free(tessera_context_t *ctx) {
   for (int i = 0; i < ctx->nworkers; i++) {
-    tsr_queue_destroy(&ctx->workers[i].queue);
+    tsr_ready_destroy(&ctx->workers[i].ready);
     free(ctx->workers[i].events);
   }
   tsr_task_pool_free(ctx);
@@ -163,6 +163,7 @@ int tsr_context_create(tessera_context_t **out, const tessera_config_t *cfg,
   ctx->t0 = tsr_now();
   tsr_flow_local_init(ctx, &ctx->local_flow);
   ctx->flow = &ctx->local_flow;
+  tsr_run_kernel_init(&ctx->run_kernel);
   int rc = resolve_config(ctx, cfg, extra);
   if (!rc) rc = tsr_nodes_open(ctx);
   if (!rc) rc = make_workers(ctx);

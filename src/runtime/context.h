@@ -27,7 +27,7 @@ typedef struct {
 } tsr_inline_t;
 
 typedef struct {
-  const tsr_backend_t *be; /* backend owning the memory (CPU for the host) */
+  const tsr_backend_t *be; /* backend owning the memory (the registry's first for the host) */
   void *be_state;
   int device; /* -1 for host memory */
   void *slab; /* device nodes: the pool's memory, allocated once */
@@ -103,6 +103,7 @@ struct tessera_context {
   tsr_host_cache_t host_cache; /* host tiles freed, kept for reuse (nodes.c) */
   size_t gpu_mem_limit;        /* bytes of each GPU's pool; 0 = most of the free memory */
   int sim_devices;             /* simulated devices standing in for GPUs (builds with them) */
+  tessera_kernel_t run_kernel; /* tessera_run_on_device's, on every kind (tsr_run_kernel_init) */
   double t0;
   bool tracing;
   char errmsg[TSR_ERRMSG];
@@ -127,6 +128,10 @@ void tsr_host_unpin(tessera_context_t *ctx, void *ptr);
  *  was allocated with. */
 void *tsr_host_alloc(tessera_context_t *ctx, size_t bytes);
 void tsr_host_free(tessera_context_t *ctx, void *ptr, size_t bytes);
+
+/** Makes the kernel of tessera_run_on_device (devices.c): the caller's function, implemented on
+ *  every device kind, the task's scope choosing the device. */
+void tsr_run_kernel_init(tessera_kernel_t *k);
 
 /** Opens the backends and lays out memory nodes (host, then devices with their pools). */
 int tsr_nodes_open(tessera_context_t *ctx);

@@ -94,17 +94,9 @@ int tessera_data_create_workspace(tessera_context_t *ctx, size_t rows, size_t co
   return rc;
 }
 
-/* What a discard task names: it runs nowhere (TSR_KERNEL_DISCARD), so every device kind has it
- * only to pass insertion's check that some worker may run the task. */
-static int no_kernel(const tessera_exec_t *ex, void *args) {
-  (void)ex, (void)args;
-  return 0;
-}
-static const tessera_kernel_t discard_kernel = {.name = "discard",
-                                                .impl = {[TESSERA_DEVICE_CPU] = no_kernel,
-                                                         [TESSERA_DEVICE_CUDA] = no_kernel,
-                                                         [TESSERA_DEVICE_SIM] = no_kernel},
-                                                .flags = TSR_KERNEL_DISCARD};
+/* What a discard task names: it runs nowhere (TSR_KERNEL_DISCARD), so it has no implementation
+ * on any kind, and insertion asks for none. */
+static const tessera_kernel_t discard_kernel = {.name = "discard", .flags = TSR_KERNEL_DISCARD};
 
 int tessera_data_discard(tessera_context_t *ctx, tessera_data_t *h) {
   if (!ctx) return -1;

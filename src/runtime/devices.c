@@ -3,13 +3,14 @@
 
 #include "runtime/base.h"
 #include "runtime/context.h"
+#include "runtime/runs_on.h"
 #include "runtime/worker.h"
 
 int tessera_device_count(const tessera_context_t *ctx, tessera_device_kind_t kind) {
   if (!ctx || (int)kind < 0 || kind >= TESSERA_DEVICE_KINDS) return 0;
-  if (kind == TESSERA_DEVICE_CPU) {
+  if (kind == ctx->nodes[TESSERA_HOST_NODE].be->kind) { /* the host's: one if a worker runs on it */
     for (int i = 0; i < ctx->nworkers; i++)
-      if (ctx->workers[i].kind == TESSERA_DEVICE_CPU) return 1;
+      if (ctx->workers[i].node == TESSERA_HOST_NODE) return 1;
     return 0;
   }
   return ctx->backends[kind].be ? ctx->backends[kind].ndevices : 0;
@@ -42,8 +43,7 @@ int tessera_scope_nodes(const tessera_context_t *ctx, tessera_scope_t scope, int
   int n = 0;
   for (int i = 1; i < ctx->nnodes; i++) {
     const tsr_node_t *nd = &ctx->nodes[i];
-    if (scope.kinds && !(scope.kinds & (1u << nd->be->kind))) continue;
-    if (scope.gpu_mask && !(scope.gpu_mask >> nd->device & 1u)) continue;
+    if (!tsr_scope_admits(scope, nd->be->kind, nd->device)) continue;
     if (n < max && nodes) nodes[n] = i;
     n++;
   }
@@ -53,8 +53,9 @@ int tessera_scope_nodes(const tessera_context_t *ctx, tessera_scope_t scope, int
 size_t tessera_memory_node_capacity(const tessera_context_t *ctx, int node) {
   if (!ctx || node < 0 || node >= ctx->nnodes) return 0;
   if (node == TESSERA_HOST_NODE) {
+    const tsr_node_t *host = &ctx->nodes[TESSERA_HOST_NODE];
     tessera_device_info_t info;
-    ctx->backends[TESSERA_DEVICE_CPU].be->info(NULL, 0, &info);
+    host->be->info(host->be_state, 0, &info);
     return info.memory_bytes;
   }
   return ctx->nodes[node].pool.size;
@@ -78,7 +79,8 @@ size_t tessera_memory_node_available(const tessera_context_t *ctx, int node) {
   return p->size > used ? p->size - used : 0;
 }
 
-/* tessera_run_on_device: a task whose kernel calls the user's function, on one GPU only. */
+/* tessera_run_on_device: a task whose kernel calls the user's function, on one accelerator
+ * only (its scope). */
 typedef struct {
   int (*fn)(void *);
   void *arg;
@@ -92,9 +94,10 @@ static int run_on_device(const tessera_exec_t *ex, void *args) {
   return 0;
 }
 
-static const tessera_kernel_t run_kernel = {
-    .name = "run_on_device",
-    .impl = {[TESSERA_DEVICE_CUDA] = run_on_device, [TESSERA_DEVICE_SIM] = run_on_device}};
+void tsr_run_kernel_init(tessera_kernel_t *k) {
+  *k = (tessera_kernel_t){.name = "run_on_device"};
+  for (int kind = 0; kind < TESSERA_DEVICE_KINDS; kind++) k->impl[kind] = run_on_device;
+}
 
 int tessera_run_on_device(tessera_context_t *ctx, int dev, int (*fn)(void *arg), void *arg) {
   if (!ctx) return -1;
@@ -109,7 +112,7 @@ int tessera_run_on_device(tessera_context_t *ctx, int dev, int (*fn)(void *arg),
   if (rc) return rc;
   run_args_t a = {fn, arg, &result};
   tessera_task_t t = {
-      .kernel = &run_kernel,
+      .kernel = &ctx->run_kernel,
       .args = &a,
       .args_size = sizeof a,
       .ndata = 1,
@@ -165,10 +168,7 @@ int tessera_set_scope(tessera_context_t *ctx, tessera_scope_t scope) {
   if (!ctx) return -1;
   for (int i = 0; i < ctx->nworkers; i++) {
     const tsr_worker_t *w = &ctx->workers[i];
-    bool kind_ok = !scope.kinds || (scope.kinds & (1u << w->kind));
-    bool gpu_ok =
-        w->kind == TESSERA_DEVICE_CPU || !scope.gpu_mask || (scope.gpu_mask >> w->device & 1u);
-    if (kind_ok && gpu_ok) {
+    if (tsr_scope_admits(scope, w->kind, tsr_worker_accel(w))) {
       ctx->scope = scope;
       return 0;
     }

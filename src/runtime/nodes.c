@@ -11,7 +11,7 @@
 #include "runtime/pool.h"
 
 /* Bytes of a device's pool: the limit asked for, else its free memory less a reserve for
- * library workspaces and the CUDA context. */
+ * library workspaces and the device runtime's own. */
 static size_t pool_bytes(tessera_context_t *ctx, const tsr_backend_t *be, void *st, int dev) {
   size_t free_b = 0, total = 0;
   if (be->mem_info(st, dev, &free_b, &total)) return 0;
@@ -74,7 +74,7 @@ int tsr_nodes_open(tessera_context_t *ctx) {
   tsr_backend_slot_t *host = &ctx->backends[cpu->kind];
   int n = 0;
   int rc = cpu->open(1, &n, &host->state);
-  if (rc) return tsr_error(ctx, rc, "cannot open the CPU backend");
+  if (rc) return tsr_error(ctx, rc, "cannot open the %s backend", cpu->name);
   host->be = cpu;
   host->entry = &reg[0];
   host->ndevices = n;
@@ -83,10 +83,10 @@ int tsr_nodes_open(tessera_context_t *ctx) {
   pthread_mutex_init(&ctx->nodes[0].inl.lock, NULL);
   ctx->nnodes = 1;
   /* Every other kind brings device nodes, up to cfg.gpus of them in all (-1: every device);
-   * simulated devices, as many as the configuration asks to stand in for GPUs. */
+   * a kind of simulated devices, as many as the configuration asks to stand in for GPUs. */
   for (int k = 1; k < nentries && !rc; k++) {
     int left = ctx->cfg.gpus < 0 ? -1 : ctx->cfg.gpus - (ctx->nnodes - 1);
-    if (reg[k].backend()->kind == TESSERA_DEVICE_SIM && (left < 0 || left > ctx->sim_devices))
+    if (reg[k].backend()->simulated && (left < 0 || left > ctx->sim_devices))
       left = ctx->sim_devices;
     rc = open_devices(ctx, &reg[k], left);
   }
@@ -107,19 +107,21 @@ static const tsr_backend_slot_t *pinning_backend(const tessera_context_t *ctx) {
 /* Share of the machine's memory the host cache keeps at most. */
 enum { HOST_CACHE_SHARE = 4 };
 
-/* A host block from the backend: pinned where one offers it (alloc_lock held). */
+/* A host block from the backend: pinned where one offers it, else the host's (alloc_lock
+ * held). */
 static void *host_alloc_new(tessera_context_t *ctx, size_t bytes) {
   const tsr_backend_slot_t *b = pinning_backend(ctx);
-  return b ? b->be->host_alloc(b->state, bytes)
-           : ctx->backends[TESSERA_DEVICE_CPU].be->alloc(NULL, 0, bytes);
+  const tsr_node_t *host = &ctx->nodes[TESSERA_HOST_NODE];
+  return b ? b->be->host_alloc(b->state, bytes) : host->be->alloc(host->be_state, 0, bytes);
 }
 
 static void host_free_now(tessera_context_t *ctx, void *ptr) {
   const tsr_backend_slot_t *b = pinning_backend(ctx);
+  const tsr_node_t *host = &ctx->nodes[TESSERA_HOST_NODE];
   if (b)
     b->be->host_free(b->state, ptr);
   else
-    ctx->backends[TESSERA_DEVICE_CPU].be->free(NULL, 0, ptr);
+    host->be->free(host->be_state, 0, ptr);
 }
 
 /* Gives every cached block back to its backend (alloc_lock held). */
@@ -187,8 +189,10 @@ void tsr_nodes_close(tessera_context_t *ctx) {
     }
     pthread_mutex_destroy(&nd->lru_lock);
   }
-  if (ctx->nnodes > 0) pthread_mutex_destroy(&ctx->nodes[0].lru_lock);
-  if (ctx->backends[TESSERA_DEVICE_CPU].be) host_cache_flush(ctx); /* before the pinning backend */
+  if (ctx->nnodes > 0) { /* the host's node was laid out */
+    pthread_mutex_destroy(&ctx->nodes[0].lru_lock);
+    host_cache_flush(ctx); /* before the pinning backend */
+  }
   free(ctx->host_cache.blocks);
   ctx->host_cache = (tsr_host_cache_t){0};
   for (int k = TESSERA_DEVICE_KINDS - 1; k >= 0; k--)

@@ -8,13 +8,17 @@
 
 #include "runtime/task.h"
 
-/** Whether `t` may run on device `device` of `kind` (the device index is ignored for the CPU). */
-static inline bool tsr_task_runs_on(const tsr_task_t *t, tessera_device_kind_t kind, int device) {
-  if (!t->kernel->impl[kind]) return false;
-  tessera_scope_t s = t->scope;
+/** Whether scope `s` admits a worker of `kind` on accelerator `accel` (its index among the
+ *  devices of its kind), or on the host when `accel` is -1 (the scope's accelerator mask does not
+ *  restrict the host's workers). */
+static inline bool tsr_scope_admits(tessera_scope_t s, tessera_device_kind_t kind, int accel) {
   if (s.kinds && !(s.kinds & (1u << kind))) return false;
-  if (kind != TESSERA_DEVICE_CPU && s.gpu_mask && !(s.gpu_mask >> device & 1u)) return false;
-  return true;
+  return accel < 0 || !s.gpu_mask || (s.gpu_mask >> accel & 1u);
+}
+
+/** Whether `t` may run on a worker of `kind` on accelerator `accel` (-1: on the host). */
+static inline bool tsr_task_runs_on(const tsr_task_t *t, tessera_device_kind_t kind, int accel) {
+  return t->kernel->impl[kind] && tsr_scope_admits(t->scope, kind, accel);
 }
 
 #endif

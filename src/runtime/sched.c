@@ -25,44 +25,44 @@ static int enqueue(tessera_context_t *ctx, tsr_worker_t *w, tsr_task_t *t, doubl
   tsr_worker_t *thief = NULL;
   for (int i = 0; i < ctx->nworkers && !thief; i++) {
     tsr_worker_t *o = &ctx->workers[i];
-    if (o != w && o->node == w->node && __atomic_load_n(&o->queue.sleeping, __ATOMIC_RELAXED) &&
+    if (o != w && o->node == w->node && __atomic_load_n(&o->ready.sleeping, __ATOMIC_RELAXED) &&
         tsr_worker_can_run(o, t))
       thief = o;
   }
   t->predicted = predicted;
-  tsr_queue_add_load(&w->queue, predicted);
-  pthread_mutex_lock(&w->queue.lock);
-  if (tsr_queue_push_locked(&w->queue, t) != 0) {
-    pthread_mutex_unlock(&w->queue.lock);
-    tsr_queue_add_load(&w->queue, -predicted);
+  tsr_ready_add_load(&w->ready, predicted);
+  pthread_mutex_lock(&w->ready.lock);
+  if (tsr_ready_push_locked(&w->ready, t) != 0) {
+    pthread_mutex_unlock(&w->ready.lock);
+    tsr_ready_add_load(&w->ready, -predicted);
     return TESSERA_ERR_NOMEM;
   }
-  bool asleep = w->queue.sleeping;
+  bool asleep = w->ready.sleeping;
   /* The inserting thread wakes a sleeping CPU worker only once a few tasks wait for it: a
    * wake-up costs it a system call per task otherwise. Sleeps are short, and every wait call
    * wakes workers. GPU workers are woken at once: their queues feed long kernels. */
-  bool defer = !from && !w->be->async && w->queue.n < TSR_WAKE_BATCH;
-  if (asleep && !defer) pthread_cond_signal(&w->queue.cond);
-  pthread_mutex_unlock(&w->queue.lock);
-  if (!asleep && thief && !defer) tsr_queue_wake(&thief->queue);
+  bool defer = !from && !w->be->async && w->ready.n < TSR_WAKE_BATCH;
+  if (asleep && !defer) pthread_cond_signal(&w->ready.cond);
+  pthread_mutex_unlock(&w->ready.lock);
+  if (!asleep && thief && !defer) tsr_ready_wake(&thief->ready);
   return 0;
 }
 
 /* Own queue first, then steal from workers of the same memory node. */
 static tsr_task_t *pop_steal(tessera_context_t *ctx, tsr_worker_t *w) {
-  pthread_mutex_lock(&w->queue.lock);
-  tsr_task_t *t = tsr_queue_pop_locked(&w->queue);
-  pthread_mutex_unlock(&w->queue.lock);
+  pthread_mutex_lock(&w->ready.lock);
+  tsr_task_t *t = tsr_ready_pop_locked(&w->ready);
+  pthread_mutex_unlock(&w->ready.lock);
   if (t) return t;
   for (int k = 1; k < ctx->nworkers; k++) {
     tsr_worker_t *o = &ctx->workers[(w->id + k) % ctx->nworkers];
-    if (o->node != w->node || __atomic_load_n(&o->queue.n, __ATOMIC_RELAXED) == 0) continue;
-    pthread_mutex_lock(&o->queue.lock);
-    t = tsr_queue_steal_locked(&o->queue, w->kind, w->device);
-    pthread_mutex_unlock(&o->queue.lock);
+    if (o->node != w->node || __atomic_load_n(&o->ready.n, __ATOMIC_RELAXED) == 0) continue;
+    pthread_mutex_lock(&o->ready.lock);
+    t = tsr_ready_steal_locked(&o->ready, w->kind, tsr_worker_accel(w));
+    pthread_mutex_unlock(&o->ready.lock);
     if (t) {
-      tsr_queue_add_load(&o->queue, -t->predicted);
-      tsr_queue_add_load(&w->queue, t->predicted);
+      tsr_ready_add_load(&o->ready, -t->predicted);
+      tsr_ready_add_load(&w->ready, t->predicted);
       return t;
     }
   }
@@ -131,7 +131,7 @@ static bool candidate(const tessera_context_t *ctx, const tsr_worker_t *w, const
 }
 
 static double queue_load(tsr_worker_t *w) {
-  return atomic_load_explicit(&w->queue.load, memory_order_relaxed);
+  return atomic_load_explicit(&w->ready.load, memory_order_relaxed);
 }
 
 static int cost_push(tessera_context_t *ctx, tsr_task_t *t, tsr_worker_t *from,
@@ -173,7 +173,7 @@ static int locality_push(tessera_context_t *ctx, tsr_task_t *t, tsr_worker_t *fr
     size_t bytes = 0;
     for (int d = 0; d < t->ndata; d++)
       if (tsr_data_valid_on(t->data[d], w->node)) bytes += tsr_data_bytes(t->data[d]);
-    int len = __atomic_load_n(&w->queue.n, __ATOMIC_RELAXED);
+    int len = __atomic_load_n(&w->ready.n, __ATOMIC_RELAXED);
     bool better = !best || bytes > best_bytes ||
                   (bytes == best_bytes && (w == from || (best != from && len < best_len)));
     if (better) {

@@ -4,7 +4,7 @@
 
 #include "runtime/base.h"
 #include "runtime/context.h"
-#include "runtime/queue.h"
+#include "runtime/ready.h"
 #include "runtime/replica.h"
 #include "runtime/runs_on.h"
 #include "runtime/sched.h"
@@ -155,9 +155,11 @@ static int track_access(tessera_data_t *h, tsr_task_t *t, tessera_access_t mode)
   return 0;
 }
 
+/* Whether some worker may run `t`; a discard task runs nowhere, and needs none. */
 static bool scope_has_worker(tessera_context_t *ctx, const tsr_task_t *t) {
+  if (t->kernel->flags & TSR_KERNEL_DISCARD) return true;
   for (int i = 0; i < ctx->nworkers; i++)
-    if (tsr_task_runs_on(t, ctx->workers[i].kind, ctx->workers[i].device)) return true;
+    if (tsr_worker_can_run(&ctx->workers[i], t)) return true;
   return false;
 }
 
@@ -173,7 +175,7 @@ static bool on_worker_thread(const tessera_context_t *ctx) {
 static void wake_idle(tessera_context_t *ctx) {
   for (int i = 0; i < ctx->nworkers; i++) {
     tsr_worker_t *w = &ctx->workers[i];
-    if (__atomic_load_n(&w->queue.sleeping, __ATOMIC_RELAXED)) tsr_queue_wake(&w->queue);
+    if (__atomic_load_n(&w->ready.sleeping, __ATOMIC_RELAXED)) tsr_ready_wake(&w->ready);
   }
 }
 

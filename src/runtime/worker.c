@@ -50,7 +50,7 @@ void tsr_worker_finish(tsr_worker_t *w, tsr_task_t *t, double t0, double t1, boo
     if (++w->samples.n >= 16 || w->samples.sum >= 1e-3) tsr_worker_flush_samples(w);
   }
   if (ctx->tracing) tsr_trace_event(w, t->kernel->name, t->tag, t->ntag, t0, t1, 0);
-  tsr_queue_add_load(&w->queue, -t->predicted);
+  tsr_ready_add_load(&w->ready, -t->predicted);
   tsr_task_complete(t, w);
 }
 
@@ -81,7 +81,7 @@ void tessera_task_resume(tessera_deferred_t *deferred, int status) {
     atomic_store_explicit(&t->resumed, true, memory_order_release);
   } else {
     if (status) tsr_flow_fail(ctx, status);
-    tsr_queue_add_load(&w->queue, -t->predicted);
+    tsr_ready_add_load(&w->ready, -t->predicted);
     tsr_task_complete(t, NULL);
   }
   atomic_fetch_sub(&ctx->resuming, 1); /* the last touch of the context */
@@ -106,17 +106,17 @@ tsr_task_t *tsr_worker_next_task(tsr_worker_t *w) {
     else
       sched_yield();
   }
-  pthread_mutex_lock(&w->queue.lock);
-  if (w->queue.n == 0 && !atomic_load(&ctx->stop)) {
-    __atomic_store_n(&w->queue.sleeping, true, __ATOMIC_RELAXED);
+  pthread_mutex_lock(&w->ready.lock);
+  if (w->ready.n == 0 && !atomic_load(&ctx->stop)) {
+    __atomic_store_n(&w->ready.sleeping, true, __ATOMIC_RELAXED);
     /* A bounded sleep: work pushed to a busy neighbour may be stolen on waking. */
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     ts.tv_nsec += 2000000;
     if (ts.tv_nsec >= 1000000000) ts.tv_sec++, ts.tv_nsec -= 1000000000;
-    pthread_cond_timedwait(&w->queue.cond, &w->queue.lock, &ts);
-    __atomic_store_n(&w->queue.sleeping, false, __ATOMIC_RELAXED);
+    pthread_cond_timedwait(&w->ready.cond, &w->ready.lock, &ts);
+    __atomic_store_n(&w->ready.sleeping, false, __ATOMIC_RELAXED);
   }
-  pthread_mutex_unlock(&w->queue.lock);
+  pthread_mutex_unlock(&w->ready.lock);
   return NULL;
 }

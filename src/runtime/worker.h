@@ -10,7 +10,7 @@
 #include "device/backend.h"
 #include "runtime/base.h"
 #include "runtime/perfmodel.h"
-#include "runtime/queue.h"
+#include "runtime/ready.h"
 #include "runtime/runs_on.h"
 #include "runtime/task.h"
 
@@ -72,8 +72,8 @@ struct tsr_worker {
   void *scratch;
   tessera_context_t *ctx;
   pthread_t thread;
-  pthread_t self; /* set by the worker itself before it counts as started */
-  tsr_queue_t queue;
+  pthread_t self;    /* set by the worker itself before it counts as started */
+  tsr_ready_t ready; /* its ready tasks (ready.c) */
   _Alignas(TSR_CACHE_LINE) tessera_worker_stats_t stats; /* written by this worker only */
   /* its kernels running now (a CPU call; GPU kernels enqueued and not done; a deferred task's
    * not once its kernel returned): written by this worker only, read by tsr_workers_running */
@@ -106,9 +106,15 @@ struct tsr_worker {
   double last_done;
 };
 
+/** The accelerator worker `w` drives (its device's index among its kind's), or -1 for a worker
+ *  on the host. */
+static inline int tsr_worker_accel(const tsr_worker_t *w) {
+  return w->node == TESSERA_HOST_NODE ? -1 : w->device;
+}
+
 /** Whether worker `w` may run task `t` (implementation present and scope allows). */
 static inline bool tsr_worker_can_run(const tsr_worker_t *w, const tsr_task_t *t) {
-  return tsr_task_runs_on(t, w->kind, w->device);
+  return tsr_task_runs_on(t, w->kind, tsr_worker_accel(w));
 }
 
 /** The worker among `workers[0..n)` running on the calling thread, or NULL. */

@@ -162,9 +162,9 @@ static bool is_urgent(const tsr_worker_t *w, const tsr_task_t *t) {
 static bool urgent_waiting(tsr_worker_t *w) {
   const int bar = urgent_bar(w);
   if (bar == INT_MAX) return false;
-  pthread_mutex_lock(&w->queue.lock);
-  const bool u = w->queue.n > 0 && w->queue.heap[0]->priority > bar;
-  pthread_mutex_unlock(&w->queue.lock);
+  pthread_mutex_lock(&w->ready.lock);
+  const bool u = w->ready.n > 0 && w->ready.heap[0]->priority > bar;
+  pthread_mutex_unlock(&w->ready.lock);
   return u;
 }
 

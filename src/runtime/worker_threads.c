@@ -54,6 +54,6 @@ int tsr_workers_start(tessera_context_t *ctx) {
 
 void tsr_workers_stop(tessera_context_t *ctx) {
   atomic_store(&ctx->stop, true);
-  for (int i = 0; i < ctx->nworkers; i++) tsr_queue_wake(&ctx->workers[i].queue);
+  for (int i = 0; i < ctx->nworkers; i++) tsr_ready_wake(&ctx->workers[i].ready);
   for (int i = 0; i < ctx->nworkers; i++) pthread_join(ctx->workers[i].thread, NULL);
 }

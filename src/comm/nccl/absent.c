@@ -30,14 +30,13 @@ int tsr_nccl_device_of(const void *ptr) {
   return -1;
 }
 
-int tsr_nccl_run(tessera_comm_t *c, const tsr_coll_t *ops, tessera_comm_queue_t *const *queues) {
-  (void)ops, (void)queues;
+int tsr_nccl_run(tessera_comm_t *c, const tsr_coll_t *ops, void *const *streams) {
+  (void)ops, (void)streams;
   return absent(c);
 }
 
-int tsr_nccl_run_one(tessera_comm_t *c, int device, const tsr_coll_t *op,
-                     tessera_comm_queue_t *queue) {
-  (void)device, (void)op, (void)queue;
+int tsr_nccl_run_one(tessera_comm_t *c, int device, const tsr_coll_t *op, void *stream) {
+  (void)device, (void)op, (void)stream;
   return absent(c);
 }
 

@@ -225,9 +225,8 @@ static int wait_streams(tessera_comm_t *c, cudaStream_t *streams, unsigned which
   return rc;
 }
 
-/* Runs ops[i] on the GPUs in `which`, on queues[i]'s streams or the communicator's. */
-static int run_on(tessera_comm_t *c, const tsr_coll_t *ops, tessera_comm_queue_t *const *queues,
-                  unsigned which) {
+/* Runs ops[i] on the GPUs in `which`, on streams[i] or the communicator's streams. */
+static int run_on(tessera_comm_t *c, const tsr_coll_t *ops, void *const *given, unsigned which) {
   tsr_nccl_t *n = c->nccl;
   if (atomic_load(&c->broken))
     return tsr_comm_error(c, TESSERA_ERR_STATE,
@@ -245,31 +244,30 @@ static int run_on(tessera_comm_t *c, const tsr_coll_t *ops, tessera_comm_queue_t
   ncclResult_t r = ncclGroupStart();
   for (int i = 0; r == ncclSuccess && i < c->ndevices; i++) {
     if (!(which >> i & 1)) continue;
-    streams[i] = queues ? (cudaStream_t)queues[i]->stream : n->stream[i];
+    streams[i] = given ? (cudaStream_t)given[i] : n->stream[i];
     if (ops[i].count > 0 || ops[i].kind == TSR_COLL_BARRIER) r = enqueue(n, i, &ops[i], streams[i]);
   }
   ncclResult_t g = ncclGroupEnd();
   if (r == ncclSuccess) r = g;
   if (r != ncclSuccess) return tsr_comm_break(c, nccl_failed(c, r, "Enqueuing a device operation"));
-  return queues ? 0 : wait_streams(c, streams, which);
+  return given ? 0 : wait_streams(c, streams, which);
 }
 
-int tsr_nccl_run(tessera_comm_t *c, const tsr_coll_t *ops, tessera_comm_queue_t *const *queues) {
-  return run_on(c, ops, queues, (1u << c->ndevices) - 1);
+int tsr_nccl_run(tessera_comm_t *c, const tsr_coll_t *ops, void *const *streams) {
+  return run_on(c, ops, streams, (1u << c->ndevices) - 1);
 }
 
-int tsr_nccl_run_one(tessera_comm_t *c, int device, const tsr_coll_t *op,
-                     tessera_comm_queue_t *queue) {
+int tsr_nccl_run_one(tessera_comm_t *c, int device, const tsr_coll_t *op, void *stream) {
   if (!op) { /* a device queue's sync: its stream within the deadline */
     cudaStream_t streams[TSR_COMM_MAX_DEVICES] = {0};
-    streams[device] = queue->stream;
+    streams[device] = stream;
     return wait_streams(c, streams, 1u << device);
   }
   tsr_coll_t ops[TSR_COMM_MAX_DEVICES];
-  tessera_comm_queue_t *qs[TSR_COMM_MAX_DEVICES] = {0};
+  void *given[TSR_COMM_MAX_DEVICES] = {0};
   ops[device] = *op;
-  qs[device] = queue;
-  return run_on(c, ops, queue ? qs : NULL, 1u << device);
+  given[device] = stream;
+  return run_on(c, ops, stream ? given : NULL, 1u << device);
 }
 
 /* ---------------------------------------------------------------------------- tile channel */

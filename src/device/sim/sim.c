@@ -145,6 +145,7 @@ static const tsr_backend_t sim_backend = {
     .name = "sim",
     .kind = TESSERA_DEVICE_SIM, /* a kind of its own; its kernels are the CPU's (kernels/table.h) */
     .async = true,
+    .simulated = true,
     .open = sim_open,
     .close = sim_close,
     .info = sim_info,

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm/comm.h"
+#include "comm/host_queue.h"
 
 static void *queue_thread(void *arg) {
   tessera_comm_queue_t *q = arg;
@@ -32,7 +32,7 @@ static void *queue_thread(void *arg) {
   return NULL;
 }
 
-int tsr_queue_start(tessera_comm_queue_t *q) {
+int tsr_host_queue_start(tessera_comm_queue_t *q) {
   q->cap = 16;
   q->ring = malloc(q->cap * sizeof *q->ring);
   if (!q->ring) return tsr_comm_error(q->comm, TESSERA_ERR_NOMEM, "Out of memory for a queue.");
@@ -47,7 +47,7 @@ int tsr_queue_start(tessera_comm_queue_t *q) {
   return 0;
 }
 
-int tsr_queue_put(tessera_comm_queue_t *q, const tsr_coll_t *op) {
+int tsr_host_queue_put(tessera_comm_queue_t *q, const tsr_coll_t *op) {
   pthread_mutex_lock(&q->lock);
   if (q->tail - q->head == q->cap) {
     tsr_coll_t *grown = malloc(2 * q->cap * sizeof *grown);
@@ -67,7 +67,7 @@ int tsr_queue_put(tessera_comm_queue_t *q, const tsr_coll_t *op) {
   return 0;
 }
 
-int tsr_queue_wait(tessera_comm_queue_t *q) {
+int tsr_host_queue_wait(tessera_comm_queue_t *q) {
   pthread_mutex_lock(&q->lock);
   while (q->head != q->tail || q->running) pthread_cond_wait(&q->cond, &q->lock);
   const int rc = q->status;
@@ -76,8 +76,8 @@ int tsr_queue_wait(tessera_comm_queue_t *q) {
   return rc;
 }
 
-int tsr_queue_stop(tessera_comm_queue_t *q) {
-  const int rc = tsr_queue_wait(q);
+int tsr_host_queue_stop(tessera_comm_queue_t *q) {
+  const int rc = tsr_host_queue_wait(q);
   pthread_mutex_lock(&q->lock);
   q->stop = true;
   pthread_cond_broadcast(&q->cond);
