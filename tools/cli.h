@@ -94,6 +94,10 @@ void cli_blas_threads(int threads);
 /** Name of a subcommand or routine. */
 const char *cli_cmd_name(cli_cmd_t cmd);
 
+/** The value of --mixed that asks the factor precision `mixed` (a tessera_factor_t): "auto",
+ *  "s", "tf32", "bf16" or "h"; "" for TESSERA_FACTOR_WORKING (no value asks it), NULL beyond. */
+const char *cli_mixed_name(int mixed);
+
 /** The name of the precision a mixed-precision solve of a `dtype` matrix factored in (`f`, as
  *  tessera_mixed_result_t reports it): "tf32", "bf16", "f16", or a dtype's name. */
 const char *cli_factor_name(tessera_dtype_t dtype, tessera_factor_t f);
@@ -133,9 +137,13 @@ int cli_holds(const tessera_context_t *ctx);
  *  least 1. */
 int cli_baseline_threads(const cli_opts_t *o, const tessera_context_t *ctx);
 
-/** Reads the .npy operand `path`: `rows` rows (a square matrix when rows < 0) of dtype `dtype`
- *  (any when `any_dtype`). Prints what is wrong, naming the file, and returns CLI_FAILED (arr's
- *  data freed) when it cannot be read or does not fit; CLI_OK otherwise. */
+/** What cli_read_operand asks of an operand's rows besides a count: a square matrix, or any
+ *  shape (a QR's m x n A). */
+enum { CLI_SQUARE = -1, CLI_ANY_SHAPE = -2 };
+
+/** Reads the .npy operand `path`: `rows` rows (CLI_SQUARE: a square matrix; CLI_ANY_SHAPE: any)
+ *  of dtype `dtype` (any when `any_dtype`). Prints what is wrong, naming the file, and returns
+ *  CLI_FAILED (arr's data freed) when it cannot be read or does not fit; CLI_OK otherwise. */
 int cli_read_operand(const char *path, int64_t rows, tessera_dtype_t dtype, int any_dtype,
                      npy_array_t *arr);
 

@@ -78,6 +78,11 @@ const char *cli_cmd_name(cli_cmd_t cmd) {
   return cmd_names[cmd];
 }
 
+const char *cli_mixed_name(int mixed) {
+  static const char *const names[] = {"auto", "", "s", "tf32", "bf16", "h"};
+  return mixed >= 0 && mixed < (int)(sizeof names / sizeof names[0]) ? names[mixed] : NULL;
+}
+
 const char *cli_factor_name(tessera_dtype_t dtype, tessera_factor_t f) {
   static const char *tensor[6] = {[TESSERA_FACTOR_TF32] = "tf32",
                                   [TESSERA_FACTOR_BF16] = "bf16",
@@ -108,7 +113,22 @@ static int check_gpus(const cli_opts_t *o, tessera_context_t **ctx) {
   return CLI_FAILED;
 }
 
-/** cli_context and cli_context_again: `check` compares the GPUs found with --gpus. */
+/** Refuses --mixed tf32, bf16 or h on a context without GPUs (tensor cores compute those
+ *  factors), saying what runs on CPUs; the context is then finalized. Returns CLI_OK or
+ *  CLI_FAILED. */
+static int check_tensor_cores(const cli_opts_t *o, tessera_context_t **ctx) {
+  if (o->mixed <= TESSERA_FACTOR_SINGLE || tessera_accelerator_count(*ctx) > 0) return CLI_OK;
+  fprintf(stderr,
+          "tessera: --mixed %s factors A on GPU tensor cores, but this run has no GPU (%s); use "
+          "--mixed s for a single-precision factor on the CPUs, or --mixed auto\n",
+          cli_mixed_name(o->mixed), o->gpus == 0 ? "--gpus 0" : "none is usable here");
+  tessera_finalize(*ctx);
+  *ctx = NULL;
+  return CLI_FAILED;
+}
+
+/** cli_context and cli_context_again: `check` compares the GPUs found with --gpus and asks for
+ *  them where --mixed needs tensor cores. */
 static int open_context(const cli_opts_t *o, tessera_context_t **ctx, int check) {
   tessera_config_t cfg;
   tessera_config_init(&cfg);
@@ -121,7 +141,8 @@ static int open_context(const cli_opts_t *o, tessera_context_t **ctx, int check)
   cfg.distributed = o->grid_p != 0;
   if (o->grid_p > 0) cfg.grid_p = o->grid_p, cfg.grid_q = o->grid_q;
   int status = tessera_init(ctx, &cfg);
-  if (status == 0) return check ? check_gpus(o, ctx) : CLI_OK;
+  if (status == 0 && check && check_gpus(o, ctx)) return CLI_FAILED;
+  if (status == 0) return check ? check_tensor_cores(o, ctx) : CLI_OK;
   *ctx = NULL;
   if (status > TESSERA_ERR_BASE) /* tessera_init printed which setting and why */
     fprintf(stderr,
@@ -218,9 +239,10 @@ void cli_print_header(const cli_opts_t *o, const char *baseline, const char *bas
   if (o->json) return;
   printf("%-6s ", "op");
   if (o->cmd == CMD_BENCH) printf("%-6s ", "api");
-  if (cli_is_qr(o->routine))
-    printf("%-5s %7s %7s %5s %5s %4s %4s %11s %10s %10s %10s", "dtype", "m", "n", "nrhs", "tile",
-           "dev", "wrk", "seconds", "GFLOP/s", "residual", "orth");
+  if (cli_is_qr(o->routine)) /* gels has no orthogonality to show */
+    printf("%-5s %7s %7s %5s %5s %4s %4s %11s %10s %10s%s", "dtype", "m", "n", "nrhs", "tile",
+           "dev", "wrk", "seconds", "GFLOP/s", "residual",
+           o->routine == CMD_GEQRF ? "       orth" : "");
   else if (o->routine == CMD_SYEVD)
     printf("%-5s %-4s %-3s %7s %5s %4s %4s %11s %10s %10s %10s", "dtype", "uplo", "job", "n",
            "tile", "dev", "wrk", "seconds", "GFLOP/s", "residual", "orth");
@@ -291,11 +313,12 @@ void cli_print_result(const cli_opts_t *o, const cli_result_t *r) {
   } else {
     printf("%-6s ", r->routine);
     if (o->cmd == CMD_BENCH) printf("%-6s ", r->api ? r->api : "");
-    if (cli_is_qr(o->routine))
-      printf("%-5s %7lld %7lld %5lld %5d %4d %4d %11.6f %10.2f %10.3g %10.3g",
+    if (cli_is_qr(o->routine)) {
+      printf("%-5s %7lld %7lld %5lld %5d %4d %4d %11.6f %10.2f %10.3g",
              tessera_dtype_name(r->dtype), (long long)r->m, (long long)r->n, (long long)r->nrhs,
-             r->tile, r->devices, r->workers, r->seconds, r->gflops, r->residual, r->orthogonality);
-    else if (r->job) {
+             r->tile, r->devices, r->workers, r->seconds, r->gflops, r->residual);
+      if (o->routine == CMD_GEQRF) printf(" %10.3g", r->orthogonality);
+    } else if (r->job) {
       printf("%-5s %-4c %-3c %7lld %5d %4d %4d %11.6f %10.2f %10.3g", tessera_dtype_name(r->dtype),
              (char)r->uplo, r->job, (long long)r->n, r->tile, r->devices, r->workers, r->seconds,
              r->gflops, r->residual);

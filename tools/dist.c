@@ -154,10 +154,11 @@ typedef struct {
   int nranks;
 } host_footprint_t;
 
-/* What the processes of a host hold at once at order n: each its tiles of A (and B), the whole
- * right-hand side, the pivots, and for the residual the result put together on every process;
- * process 0 also the whole generated A, the result and the residual's work arrays. */
-static void host_footprint(const void *arg, int64_t n, cli_footprint_t *f) {
+/* What the processes of a host hold at once at order n with nrhs right-hand sides: each its
+ * tiles of A (and B), the whole right-hand side, the pivots, and for the residual the result put
+ * together on every process; process 0 also the whole generated A, the result and the
+ * residual's work arrays. */
+static void host_footprint(const void *arg, int64_t n, int64_t nrhs, cli_footprint_t *f) {
   const host_footprint_t *h = arg;
   const cli_opts_t *o = h->o;
   tessera_grid_t grid = h->grid;
@@ -165,7 +166,7 @@ static void host_footprint(const void *arg, int64_t n, cli_footprint_t *f) {
   int64_t mb;
   shape(o, h->ctx, n, &grid, &nb, &mb);
   const int factor = cli_is_factor(o->routine);
-  const int64_t k = factor ? 0 : o->nrhs, cols = factor ? n : k;
+  const int64_t k = factor ? 0 : nrhs, cols = factor ? n : k;
   const bool checked = !(factor && n > CHECK_MAX_FACTOR);
   for (int i = 0; i < h->nranks; i++) {
     int row, col;
@@ -234,8 +235,9 @@ static int check_memory(const cli_opts_t *o, const dist_run_t *d) {
     strcpy(where, " on the host of ");
     name_ranks(ranks, nranks, where + strlen(where), sizeof where - strlen(where));
     const host_footprint_t h = {o, d->ctx, tessera_context_grid(d->ctx), ranks, nranks};
-    refuse = cli_check_footprint(host_footprint, &h, d->n, "--n", subject, where, "that host", mem,
-                                 ranks[0] != d->rank) != CLI_OK;
+    refuse = cli_check_footprint_rhs(
+                 host_footprint, &h, d->n, cli_is_factor(o->routine) ? 0 : o->nrhs, "--n", "--nrhs",
+                 subject, where, "that host", mem, ranks[0] != d->rank) != CLI_OK;
     st = tessera_comm_allreduce(d->comm, &refuse, &refuse, 1, TESSERA_COMM_I32, TESSERA_MAX, NULL);
   }
   free(all);

@@ -55,11 +55,6 @@ int cli_eig_lapacke(tessera_job_t job, tessera_uplo_t uplo, tessera_dtype_t dtyp
   return -1;
 }
 
-/* num / den: 0 for an exact zero, infinite for a zero denominator; NaN propagates. */
-static double relative(double num, double den) {
-  return num == 0 ? 0 : den > 0 ? num / den : INFINITY;
-}
-
 /* x (n elements, unit stride) *= s, a real scalar whatever the dtype. */
 static void scale(tessera_dtype_t dtype, int64_t n, void *x, double s) {
   switch (dtype) {
@@ -102,7 +97,7 @@ static int check_vectors(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, 
   int s = tessera_gemm(ctx, TESSERA_NOTRANS, TESSERA_NOTRANS, dt, n, n, n, one, a0, lda, v, lda,
                        mone, r, n);
   if (!s) {
-    *res = relative(residual_fro(dt, n, n, r, n), an * scale_n);
+    *res = residual_relative(residual_fro(dt, n, n, r, n), an * scale_n);
     memset(r, 0, (size_t)(n * n) * es);
     for (int64_t i = 0; i < n; i++) elem_set(dt, r, (size_t)(i + i * n), 1, 0);
     s = tessera_gemm(ctx, TESSERA_CONJTRANS, TESSERA_NOTRANS, dt, n, n, n, mone, v, lda, v, lda,
@@ -151,7 +146,7 @@ int cli_eig_check(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dty
     const double e = fabs(eigenvalue(dtype, w, i) - eigenvalue(dtype, wref, i));
     if (!(e <= d)) d = e; /* NaN kept */
   }
-  *res = relative(d, an * (double)n * residual_eps(dtype));
+  *res = residual_relative(d, an * (double)n * residual_eps(dtype));
   free(own);
   return CLI_OK;
 }
@@ -170,7 +165,7 @@ static int prepare(const cli_opts_t *o, eig_problem_t *p, cli_progress_t *prog) 
   p->n = o->sizes[0];
   if (o->input) {
     npy_array_t arr;
-    if (cli_read_operand(o->input, -1, o->dtype, !o->dtype_set, &arr)) return CLI_FAILED;
+    if (cli_read_operand(o->input, CLI_SQUARE, o->dtype, !o->dtype_set, &arr)) return CLI_FAILED;
     p->dtype = arr.dtype, p->n = arr.shape[0], p->a0 = arr.data;
   }
   p->ld = p->n > 0 ? p->n : 1;

@@ -77,10 +77,17 @@ static double bytes_at(cli_footprint_fn fn, const void *arg, int64_t n) {
   return f.bytes;
 }
 
-int cli_check_footprint(cli_footprint_fn fn, const void *arg, int64_t n, const char *flag,
-                        const char *subject, const char *where, const char *holder,
-                        cli_memory_t mem, int quiet) {
-  const double limit = mem.available > 0 ? mem.available : mem.total;
+/** The bytes a footprint is held to: those available, else the memory in all (0: unknown). */
+static double limit_of(cli_memory_t mem) {
+  return mem.available > 0 ? mem.available : mem.total;
+}
+
+/** cli_check_footprint along one size n of fn's: the advice names `flag` and the largest n that
+ *  fits, or, when flag is NULL, says `otherwise` (a format of that n). */
+static int check_size(cli_footprint_fn fn, const void *arg, int64_t n, const char *flag,
+                      const char *otherwise, const char *subject, const char *where,
+                      const char *holder, cli_memory_t mem, int quiet) {
+  const double limit = limit_of(mem);
   cli_footprint_t f = {0};
   fn(arg, n, &f);
   if (limit <= 0 || f.bytes <= limit) return CLI_OK;
@@ -99,13 +106,47 @@ int cli_check_footprint(cli_footprint_fn fn, const void *arg, int64_t n, const c
   if (flag)
     snprintf(advice, sizeof advice, "choose %s %lld or less", flag, (long long)lo);
   else
-    snprintf(advice, sizeof advice, "use a smaller matrix (order %lld or less)", (long long)lo);
+    snprintf(advice, sizeof advice, otherwise, (long long)lo);
   fprintf(stderr, "tessera: %s needs %s of memory at once%s (%s), but %s has %s available", subject,
           format_bytes(need, sizeof need, f.bytes), where ? where : "", parts,
           holder ? holder : "this machine", format_bytes(avail, sizeof avail, limit));
   if (mem.total > 0) fprintf(stderr, " (%s in all)", format_bytes(total, sizeof total, mem.total));
   fprintf(stderr, "; %s.\n", advice);
   return CLI_FAILED;
+}
+
+int cli_check_footprint(cli_footprint_fn fn, const void *arg, int64_t n, const char *flag,
+                        const char *subject, const char *where, const char *holder,
+                        cli_memory_t mem, int quiet) {
+  return check_size(fn, arg, n, flag, "use a smaller matrix (order %lld or less)", subject, where,
+                    holder, mem, quiet);
+}
+
+/** A footprint of the order and the right-hand sides seen along one of them, the other fixed. */
+typedef struct {
+  cli_footprint_rhs_fn fn;
+  const void *arg;
+  int64_t n, k;
+  int along_k; /**< the size varied is k (else n) */
+} along_t;
+
+static void along(const void *arg, int64_t size, cli_footprint_t *f) {
+  const along_t *a = arg;
+  a->fn(a->arg, a->along_k ? a->n : size, a->along_k ? size : a->k, f);
+}
+
+int cli_check_footprint_rhs(cli_footprint_rhs_fn fn, const void *arg, int64_t n, int64_t k,
+                            const char *flag, const char *kflag, const char *subject,
+                            const char *where, const char *holder, cli_memory_t mem, int quiet) {
+  cli_footprint_t one = {0}; /* with one right-hand side */
+  fn(arg, n, k < 1 ? k : 1, &one);
+  const double limit = limit_of(mem);
+  along_t a = {fn, arg, n, k, k > 1 && (limit <= 0 || one.bytes <= limit)};
+  if (a.along_k)
+    return check_size(along, &a, k, kflag, "use %lld right-hand sides or fewer", subject, where,
+                      holder, mem, quiet);
+  return check_size(along, &a, n, flag, "use a smaller matrix (order %lld or less)", subject, where,
+                    holder, mem, quiet);
 }
 
 void cli_footprint_eig(tessera_context_t *ctx, tessera_dtype_t dtype, tessera_job_t job, int64_t n,
@@ -125,10 +166,10 @@ void cli_footprint_eig(tessera_context_t *ctx, tessera_dtype_t dtype, tessera_jo
   cli_footprint_add(f, "the eigenvalues:", 2 * cli_array_bytes(cli_real_dtype(dtype), n, 1));
 }
 
-void cli_footprint_solve(const void *arg, int64_t n, cli_footprint_t *f) {
+void cli_footprint_solve(const void *arg, int64_t n, int64_t k, cli_footprint_t *f) {
   const cli_solve_footprint_t *s = arg;
   const cli_cmd_t r = s->routine;
-  const double a = cli_array_bytes(s->dtype, n, n), b = cli_array_bytes(s->dtype, n, s->nrhs);
+  const double a = cli_array_bytes(s->dtype, n, n), b = cli_array_bytes(s->dtype, n, k);
   cli_footprint_add(f,
                     "A twice, the original kept for the residual and the copy overwritten:", 2 * a);
   if (cli_is_lu(r)) cli_footprint_add(f, "the pivots:", (double)n * sizeof(int));

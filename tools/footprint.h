@@ -62,12 +62,22 @@ int cli_check_footprint(cli_footprint_fn fn, const void *arg, int64_t n, const c
                         const char *subject, const char *where, const char *holder,
                         cli_memory_t mem, int quiet);
 
+/** The footprint of a command at matrix order n with k right-hand sides. */
+typedef void (*cli_footprint_rhs_fn)(const void *arg, int64_t n, int64_t k, cli_footprint_t *f);
+
+/** cli_check_footprint for a footprint of the order n and k right-hand sides. When it does not
+ *  fit but would with one right-hand side, the advice names the right-hand sides and the most
+ *  that fit ("choose <kflag> K or less"; kflag NULL, the right-hand sides of a file: "use K
+ *  right-hand sides or fewer"); otherwise the order, as cli_check_footprint's. */
+int cli_check_footprint_rhs(cli_footprint_rhs_fn fn, const void *arg, int64_t n, int64_t k,
+                            const char *flag, const char *kflag, const char *subject,
+                            const char *where, const char *holder, cli_memory_t mem, int quiet);
+
 /** Arguments of the footprints of potrf, potrs, posv, getrf, gesv, syevd and demo on one
  *  process. */
 typedef struct {
   cli_cmd_t routine;
   tessera_dtype_t dtype;
-  int64_t nrhs;
   tessera_job_t job;      /**< syevd: VALUES or VECTORS */
   tessera_context_t *ctx; /**< syevd: the context it runs on */
 } cli_solve_footprint_t;
@@ -78,10 +88,10 @@ typedef struct {
 void cli_footprint_eig(tessera_context_t *ctx, tessera_dtype_t dtype, tessera_job_t job, int64_t n,
                        cli_footprint_t *f);
 
-/** potrf .. gesv, syevd (and demo) on one process: A twice, the
- *  pivots, B three times, the residual's vectors; syevd's cli_footprint_eig. `arg` is a
- *  cli_solve_footprint_t. */
-void cli_footprint_solve(const void *arg, int64_t n, cli_footprint_t *f);
+/** potrf .. gesv, syevd (and demo) on one process with k right-hand sides (0 for potrf, getrf
+ *  and syevd): A twice, the pivots, B three times, the residual's vectors; syevd's
+ *  cli_footprint_eig. `arg` is a cli_solve_footprint_t. */
+void cli_footprint_solve(const void *arg, int64_t n, int64_t k, cli_footprint_t *f);
 
 /** Checks fn's footprint at order n for `tessera bench` (every size of --n is checked before
  *  the first runs). Returns CLI_OK or CLI_FAILED (message printed). */

@@ -1,4 +1,4 @@
-/* tessera CLI — a small streaming JSON scanner (see json.h). */
+/* tessera CLI — a small streaming JSON scanner and a string writer (see json.h). */
 #include "json.h"
 
 #include <ctype.h>
@@ -119,4 +119,19 @@ void json_where(const json_t *s, int *line, int *column) {
   for (const char *q = s->begin; q < s->p; q++)
     if (*q == '\n') ++*line, bol = q + 1;
   *column = (int)(s->p - bol) + 1;
+}
+
+void json_put_string(FILE *f, const char *text) {
+  fputc('"', f);
+  for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+    if (*c == '"' || *c == '\\')
+      fprintf(f, "\\%c", *c);
+    else if (*c == '\n')
+      fputs("\\n", f);
+    else if (*c < 0x20)
+      fprintf(f, "\\u%04x", *c);
+    else
+      fputc(*c, f);
+  }
+  fputc('"', f);
 }

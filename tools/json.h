@@ -1,4 +1,4 @@
-/* tessera CLI — a small streaming JSON scanner (no tree is built).
+/* tessera CLI — a small streaming JSON scanner (no tree is built), and a string writer.
  *
  * The caller walks the input: json_object() calls a function for each key, which reads the value
  * (json_text, json_number, a nested json_object / json_array) or skips it (json_skip). Numbers
@@ -9,6 +9,7 @@
 #define TESSERA_TOOLS_JSON_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /** Scanner state over the bytes [begin, end); `end` must point to a NUL byte. */
 typedef struct {
@@ -49,5 +50,9 @@ int json_number(json_t *s, double *v, int depth);
 
 /** 1-based line and column of the scanner's position. */
 void json_where(const json_t *s, int *line, int *column);
+
+/** Writes `text` to `f` as a JSON string: quoted, with '"', '\\' and control characters
+ *  escaped. */
+void json_put_string(FILE *f, const char *text);
 
 #endif

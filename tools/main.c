@@ -9,73 +9,14 @@
 #include <string.h>
 
 #include "cli.h"
+#include "failure.h"
+#include "help.h"
 
 #define BIT(c) (1u << (c))
 #define RUNS (BIT(CMD_POTRF) | BIT(CMD_POTRS) | BIT(CMD_POSV) | BIT(CMD_GETRF) | BIT(CMD_GESV))
 #define QR (BIT(CMD_GEQRF) | BIT(CMD_GELS))
 #define EIG BIT(CMD_SYEVD)
 #define CTX (RUNS | QR | EIG | BIT(CMD_INFO) | BIT(CMD_BENCH) | BIT(CMD_DEMO))
-
-/* What the residual column is (tools/residual.c, tools/bench_ooc.c), and what value passes. */
-#define RESIDUAL_EPS                                                                               \
-  "  n the order and eps the machine epsilon of the dtype's real type (f32, c64:\n"                \
-  "  2^-23 = 1.19e-7; f64, c128: 2^-52 = 2.22e-16). A correct result gives about 1 or less;\n"     \
-  "  below 10 passes (the threshold of demo and of the tests); far above it, the result is\n"      \
-  "  wrong."
-#define RESIDUAL_V                                                                                 \
-  "  v a fixed generated vector (values in [-0.5, 0.5]), ||v||_1 the sum of its moduli,\n"
-#define RESIDUAL_POTRF                                                                             \
-  "residual = ||A v - L (L^H v)||_1 / (||A||_1 ||v||_1 n eps) (--uplo U: U^H (U v)), with\n"       \
-  "  L or U the computed factor of A,\n" RESIDUAL_V                                                \
-  "  ||A||_1 the largest column sum of moduli of A,\n" RESIDUAL_EPS
-#define RESIDUAL_GETRF                                                                             \
-  "residual = ||A v - P^T (L (U v))||_1 / (||A||_1 ||v||_1 n eps), with P L U the computed\n"      \
-  "  factors of A (P the row interchanges of the pivots),\n" RESIDUAL_V                            \
-  "  ||A||_1 the largest column sum of moduli of A,\n" RESIDUAL_EPS
-#define RESIDUAL_SOLVE                                                                             \
-  "residual = the largest over the columns j of ||A x_j - b_j||_1 / (||A||_1 ||x_j||_1 n eps),\n"  \
-  "  with x_j the computed solution of the right-hand side b_j, ||x_j||_1 the sum of its\n"        \
-  "  moduli, ||A||_1 the largest column sum of moduli of A,\n" RESIDUAL_EPS
-#define RESIDUAL_GEQRF                                                                             \
-  "residual = ||A - Q R||_F / (||A||_F max(m, n) eps) and orthogonality =\n"                       \
-  "  ||I - Q^H Q||_F / (m eps), with Q (m x min(m, n)) formed from the computed reflectors\n"      \
-  "  (tessera_ungqr) and R the computed upper trapezoid,\n" RESIDUAL_EPS
-#define RESIDUAL_GELS                                                                              \
-  "residual = LAPACK's least-squares test ratio: for m >= n, ||(b - A x)^H A||_F /\n"              \
-  "  (max(m, n, nrhs) ||A||_F ||b||_F eps), the residual orthogonal to A's columns; for m < n,\n"  \
-  "  ||b - A x||_F / (max(m, n) ||A||_F ||x||_F eps),\n" RESIDUAL_EPS
-#define RESIDUAL_SYEVD                                                                             \
-  "residual = ||A V - V diag(w)||_F / (||A||_F n eps) and orthogonality = ||I - V^H V||_F /\n"     \
-  "  (n eps), with V the computed eigenvectors and w the computed eigenvalues (two gemms);\n"      \
-  "  with --values-only, residual = max_i |w_i - w_i(LAPACK)| / (||A||_F n eps), w(LAPACK)\n"      \
-  "  the eigenvalues LAPACKE's ?syevd / ?heevd (job N) computes of a copy of A in the same\n"      \
-  "  dtype, ||.||_F the Frobenius norm,\n" RESIDUAL_EPS                                            \
-  "\n  GFLOP/s counts LAPACK's usual estimate: 4/3 n^3 without eigenvectors, 9 n^3 with them\n"    \
-  "  (four times that for c64 and c128)."
-#define RESIDUAL_BENCH                                                                             \
-  "residual of potrf = ||A v - L (L^H v)||_1 / (||A||_1 ||v||_1 n eps) (--uplo U: U^H (U v)),\n"   \
-  "  of getrf = ||A v - P^T (L (U v))||_1 / (||A||_1 ||v||_1 n eps),\n"                            \
-  "  of geqrf = ||A v - Q [R v; 0]||_1 / (||A||_1 ||v||_1 max(m, n) eps), with its\n"              \
-  "  orthogonality = ||w - Q^H (Q w)||_1 / (||w||_1 m eps),\n"                                     \
-  "  of gels = ||(b - A x)^H A||_F / (max(m, n, nrhs) ||A||_F ||b||_F eps) for m >= n,\n"          \
-  "  ||b - A x||_F / (max(m, n) ||A||_F ||x||_F eps) for m < n (LAPACK's least-squares\n"          \
-  "  test ratios),\n"                                                                              \
-  "  of syevd = ||A V - V diag(w)||_F / (||A||_F n eps), with its orthogonality =\n"               \
-  "  ||I - V^H V||_F / (n eps) (V and w the computed eigenvectors and eigenvalues; two gemms,\n"   \
-  "  O(n^3)); with --values-only max_i |w_i - w_i(LAPACK)| / (||A||_F n eps), w(LAPACK)\n"         \
-  "  LAPACKE's eigenvalues (job N) of the same matrix; syevd's GFLOP/s count 4/3 n^3 without\n"    \
-  "  eigenvectors, 9 n^3 with them (LAPACK's usual estimate; four times that for complex),\n"      \
-  "  of --out-of-core = ||b - A x||_inf / ((||A||_inf ||x||_inf + ||b||_inf) n eps),\n"            \
-  "  with L, U and P the computed factors of A, Q and R (min(m, n) x n) those of the m x n\n"      \
-  "  A's QR (Q applied to vectors by unmqr, tile unmqr for api tile, never formed),\n"             \
-  "  v (n elements) and w (m) fixed generated vectors (values in [-0.5, 0.5]), ||v||_1 the\n"      \
-  "  sum of its moduli, x gels' computed solution for the generated b (--out-of-core: what\n"      \
-  "  tile potrs computes for b = A x0, x0 generated), ||x||_inf its largest modulus,\n"            \
-  "  ||.||_F the Frobenius norm (each check but syevd's O(m n) a vector: no product of two\n"      \
-  "  matrices),\n"                                                                                 \
-  "  ||A||_1 (||A||_inf) the largest column (row) sum of moduli of A,\n" RESIDUAL_EPS
-#define RESIDUAL_GRID                                                                              \
-  "\n  With --grid, a factorization's residual above n = 16384 is not computed (nan)."
 
 /** The subcommands: name, what follows it on the usage line, what it does, and what its
  *  residual column is (NULL: none). */
@@ -182,7 +123,7 @@ static const struct {
     {"--tile", F_TILE, 1, CTX, 1},
     {"--uplo", F_UPLO, 1, CHOL | EIG | BIT(CMD_BENCH) | BIT(CMD_DEMO), 0},
     {"--input", F_INPUT, 1, RUNS | QR | EIG, 0},
-    {"--rhs", F_RHS, 1, SOLVES, 0},
+    {"--rhs", F_RHS, 1, SOLVES | BIT(CMD_GELS), 0},
     {"--output", F_OUTPUT, 1, RUNS | QR | EIG | BIT(CMD_GEN) | BIT(CMD_TRACE), 0},
     {"-o", F_OUTPUT, 1, RUNS | QR | EIG | BIT(CMD_GEN) | BIT(CMD_TRACE), 0},
     {"--reps", F_REPS, 1, RUNS | QR | EIG | BIT(CMD_BENCH), 1},
@@ -200,7 +141,7 @@ static const struct {
     {"--no-mg", F_NO_MG, 0, BIT(CMD_BENCH), 0},
     {"--out-of-core", F_OUT_OF_CORE, 0, BIT(CMD_BENCH), 0},
     {"--values-only", F_VALUES_ONLY, 0, EIG | BIT(CMD_BENCH), 0},
-    {"--mixed", F_MIXED, 1, BIT(CMD_POSV) | BIT(CMD_GESV) | BIT(CMD_BENCH), 0},
+    {"--mixed", F_MIXED, 2, BIT(CMD_POSV) | BIT(CMD_GESV) | BIT(CMD_BENCH), 0},
     {"--cond", F_COND, 1, BIT(CMD_BENCH), 0},
     {"--version", F_VERSION, 0, ~0u, 0},
     {"--help", F_HELP, 0, ~0u, 0},
@@ -242,7 +183,10 @@ static const struct {
     {F_INPUT, ~0u,
      "--input a.npy    square matrix instead of a generated one (potrf, potrs, posv, syevd:\n"
      "                   its --uplo triangle, made Hermitian; getrf, gesv: as it is)"},
-    {F_RHS, ~0u, "--rhs b.npy      right-hand sides (n or n x K) instead of generated ones"},
+    {F_RHS, BIT(CMD_GELS),
+     "--rhs b.npy      right-hand sides (m or m x K) instead of generated ones"},
+    {F_RHS, ~0u,
+     "--rhs b.npy      right-hand sides (n or n x K; gels: m or m x K) instead of generated ones"},
     {F_OUTPUT, BIT(CMD_POTRF),
      "--output l.npy, -o l.npy\n"
      "                   writes the factor (its other triangle zeroed)"},
@@ -292,7 +236,9 @@ static const struct {
      "--trace f.json   writes a Chrome trace of every task at the end (with GPU baselines,\n"
      "                   of the last size only)"},
     {F_TRACE, ~0u, "--trace f.json   writes a Chrome trace of every task at the end"},
-    {F_JSON, ~0u, "--json           one JSON object per result line"},
+    {F_JSON, ~0u,
+     "--json           one JSON object per result line; on failure one with the exit status\n"
+     "                   and the message"},
     {F_WIDTH, ~0u, "--width W        width of the chart in pixels (default 1600)"},
     {F_RESIDENT, ~0u,
      "--resident       also times the tile-level call (tessera_tile_potrf, getrf, geqrf, gels)\n"
@@ -305,11 +251,11 @@ static const struct {
     {F_VALUES_ONLY, ~0u,
      "--values-only    syevd, bench syevd: eigenvalues only (LAPACK's job N), no eigenvectors"},
     {F_MIXED, ~0u,
-     "--mixed P        posv, gesv, bench posv|gesv: A factored in a lower precision P and the\n"
-     "                   solution refined to A's (auto: single for d and z without GPUs;\n"
-     "                   with GPUs h for posv from n 16384, s for gesv from 32768;\n"
-     "                   s: single, f32 or c64; tf32, bf16, h: held in single, its products\n"
-     "                   on GPU tensor cores);\n"
+     "--mixed [P]      posv, gesv, bench posv|gesv: A factored in a lower precision P and the\n"
+     "                   solution refined to A's (auto, also --mixed alone: single for d and\n"
+     "                   z without GPUs; with GPUs h for posv from n 16384, s for gesv from\n"
+     "                   32768; s: single, f32 or c64; tf32, bf16, h: held in single, its\n"
+     "                   products on GPU tensor cores, which they need);\n"
      "                   prints the factor's precision and the refinement's steps\n"
      "                   (negative: the working-precision solve ran, with dsposv's code)"},
     {F_COND, ~0u,
@@ -448,10 +394,9 @@ static int apply(size_t f, const char *val, cli_opts_t *o) {
   else if (id == F_VALUES_ONLY)
     o->values_only = 1;
   else if (id == F_MIXED) {
-    static const char *names[] = {"auto", "", "s", "tf32", "bf16", "h"};
     o->mixed = -1;
-    for (int k = 0; k < 6 && o->mixed < 0; k++)
-      if (names[k][0] && !strcmp(val, names[k])) o->mixed = k;
+    for (int k = 0; cli_mixed_name(k) && o->mixed < 0; k++) /* no value: auto */
+      if (cli_mixed_name(k)[0] && !strcmp(val ? val : "auto", cli_mixed_name(k))) o->mixed = k;
     if (o->mixed < 0)
       return usage_error("--mixed: '%s' is not a factor precision (auto, s, tf32, bf16, h)", val);
   } else if (id == F_COND) {
@@ -500,10 +445,12 @@ static int parse_options(int argc, char **argv, int i, cli_opts_t *o) {
       return usage_error("%s does not apply to '%s'", flags[f].name, cli_cmd_name(o->cmd));
     if (!flags[f].has_value && eq) return usage_error("%s takes no value", flags[f].name);
     const char *val = eq ? eq + 1 : NULL;
-    if (flags[f].has_value && !val) {
-      if (i + 1 >= argc) return usage_error("%s needs a value", flags[f].name);
+    /* has_value 2: the value may be left out, when no argument or an option follows */
+    if (flags[f].has_value && !val && i + 1 < argc &&
+        (flags[f].has_value == 1 || argv[i + 1][0] != '-'))
       val = argv[++i];
-    }
+    else if (flags[f].has_value == 1 && !val)
+      return usage_error("%s needs a value", flags[f].name);
     if (apply(f, val, o)) return CLI_USAGE;
   }
   return 0;
@@ -631,7 +578,13 @@ int main(int argc, char **argv) {
     o.routine = benched[r];
     i++;
   }
+  int json = 0; /* --json: a failure, a usage error among them, said in one JSON object too */
+  for (int k = i; k < argc; k++) json |= !strcmp(argv[k], "--json");
+  cli_failure_t failure;
+  if (json) cli_failure_watch(&failure);
   int rc = parse_options(argc, argv, i, &o);
-  if (rc || (rc = finish_options(&o)) || (rc = check_outputs(&o))) return rc;
-  return commands[c].run(&o);
+  if (!rc && !(rc = finish_options(&o)) && !(rc = check_outputs(&o))) rc = commands[c].run(&o);
+  const cli_cmd_t routine = o.cmd == CMD_BENCH ? o.routine : o.cmd == CMD_DEMO ? CMD_POSV : o.cmd;
+  if (json) cli_failure_end(&failure, commands[c].name, cli_cmd_name(routine), rc);
+  return rc;
 }

@@ -21,198 +21,73 @@
 #include "cli.h"
 #include "gen.h"
 #include "npy.h"
+#include "qr.h"
 #include "residual.h"
-
-/** The problem of one run: A (m x n, lda m), B (max(m, n) x nrhs) for gels, their pristine
- *  copies, tau. */
-typedef struct {
-  tessera_dtype_t dtype;
-  int64_t m, n, nrhs, ldb;
-  void *a0, *a, *b0, *b, *tau;
-} qr_problem_t;
 
 static void problem_free(qr_problem_t *p) {
   free(p->a0), free(p->a), free(p->b0), free(p->b), free(p->tau);
 }
 
-static size_t bytes_of(tessera_dtype_t dtype, int64_t rows, int64_t cols) {
-  return (size_t)(rows > 0 ? rows : 1) * (size_t)(cols > 0 ? cols : 1) * tessera_dtype_size(dtype);
+/* Reads --input (A, any m x n of --dtype where given) and gels' --rhs (b: A's m rows) into p on
+ * the process holding the arrays; their shapes and dtype into shape[] (shape[0] -1 when one
+ * cannot be read or does not fit: the reason printed). */
+static void read_operands(const cli_opts_t *o, qr_problem_t *p, int64_t shape[4]) {
+  npy_array_t in;
+  if (o->input && cli_read_operand(o->input, CLI_ANY_SHAPE, o->dtype, !o->dtype_set, &in)) {
+    shape[0] = -1;
+    return;
+  }
+  if (o->input) {
+    shape[0] = in.shape[0], shape[1] = in.shape[1], shape[2] = in.dtype;
+    p->a0 = in.data;
+  }
+  if (!o->rhs) return;
+  if (cli_read_operand(o->rhs, shape[0], (tessera_dtype_t)shape[2], 0, &in)) {
+    shape[0] = -1;
+    return;
+  }
+  shape[3] = in.shape[1];
+  p->b0 = in.data; /* m x nrhs: moved into B's max(m, n) rows once B is made */
 }
 
-/* The problem: --input's matrix or a generated m x n one, and for gels nrhs generated columns;
- * the arrays on the process holding them only (--input read there, its shape told to the
- * others). */
+/* The problem: --input's matrix or a generated m x n one, and for gels nrhs columns, --rhs's or
+ * generated; the arrays on the process holding them only (the files read there, their shapes
+ * told to the others). */
 static int problem(tessera_context_t *ctx, const cli_opts_t *o, int64_t m, int64_t n,
                    qr_problem_t *p) {
   *p = (qr_problem_t){.dtype = o->dtype, .m = m, .n = n};
-  const int mine = cli_holds(ctx);
-  int64_t shape[3] = {m, n, o->dtype};
-  int rc = CLI_OK;
-  if (o->input && mine) {
-    npy_array_t in;
-    char err[256];
-    if (npy_read(o->input, &in, err, sizeof err)) {
-      fprintf(stderr, "tessera: %s: %s\n", o->input, err);
-      shape[0] = -1;
-    } else {
-      shape[0] = in.shape[0], shape[1] = in.shape[1], shape[2] = in.dtype;
-      p->a0 = in.data;
-    }
-  }
+  const int mine = cli_holds(ctx), gels = o->routine == CMD_GELS;
+  int64_t shape[4] = {m, n, o->dtype, gels ? (o->nrhs > 0 ? o->nrhs : 1) : 0};
+  if (mine) read_operands(o, p, shape);
   tessera_comm_t *c = tessera_context_comm(ctx);
-  if (o->input && c && tessera_comm_broadcast(c, shape, 3, TESSERA_COMM_I64, 0, NULL))
+  if ((o->input || o->rhs) && c && tessera_comm_broadcast(c, shape, 4, TESSERA_COMM_I64, 0, NULL))
     shape[0] = -1;
   if (shape[0] < 0) return CLI_FAILED;
   p->m = m = shape[0], p->n = n = shape[1], p->dtype = (tessera_dtype_t)shape[2];
-  p->nrhs = o->routine == CMD_GELS ? (o->nrhs > 0 ? o->nrhs : 1) : 0;
+  p->nrhs = shape[3];
   p->ldb = m > n ? m : n;
   if (!mine) return CLI_OK;
-  if (!p->a0) p->a0 = malloc(bytes_of(p->dtype, m, n));
-  p->a = malloc(bytes_of(p->dtype, m, n));
-  p->tau = malloc(bytes_of(p->dtype, m < n ? m : n, 1));
-  p->b0 = malloc(bytes_of(p->dtype, p->ldb, p->nrhs));
-  p->b = malloc(bytes_of(p->dtype, p->ldb, p->nrhs));
+  void *rhs = p->b0;
+  if (!p->a0) p->a0 = malloc(qr_bytes(p->dtype, m, n));
+  p->a = malloc(qr_bytes(p->dtype, m, n));
+  p->tau = malloc(qr_bytes(p->dtype, m < n ? m : n, 1));
+  p->b0 = calloc(1, qr_bytes(p->dtype, p->ldb, p->nrhs));
+  p->b = malloc(qr_bytes(p->dtype, p->ldb, p->nrhs));
+  int rc = CLI_OK;
   if (!p->a0 || !p->a || !p->tau || !p->b0 || !p->b) {
     fprintf(stderr, "tessera: out of memory for a %lld x %lld problem\n", (long long)m,
             (long long)n);
     rc = CLI_FAILED;
   }
+  const size_t es = tessera_dtype_size(p->dtype);
   if (!rc && !o->input) gen_dense(p->dtype, m, n, p->a0, m > 0 ? m : 1, GEN_SEED_A);
-  if (!rc && p->nrhs) gen_dense(p->dtype, p->ldb, p->nrhs, p->b0, p->ldb, GEN_SEED_B);
-  return rc;
-}
-
-/* geqrf's residual and orthogonality from the factored p->a and tau (computed by every
- * process, the arrays process 0's under --grid; the numbers there). */
-static int check_geqrf(tessera_context_t *ctx, const qr_problem_t *p, double *res, double *orth) {
-  const int64_t m = p->m, n = p->n, k = m < n ? m : n;
-  *res = *orth = 0;
-  if (k == 0) return 0;
-  const tessera_dtype_t dt = p->dtype;
-  const int mine = cli_holds(ctx);
-  void *q = NULL, *r = NULL, *d = NULL, *e = NULL;
-  int rc = 0;
-  const size_t es = tessera_dtype_size(dt);
-  if (mine) {
-    q = malloc(bytes_of(dt, m, k)), r = calloc(1, bytes_of(dt, k, n));
-    d = malloc(bytes_of(dt, m, n)), e = calloc(1, bytes_of(dt, k, k));
-    rc = !q || !r || !d || !e ? TESSERA_ERR_NOMEM : 0;
-  }
-  if (mine && !rc) {
-    memcpy(q, p->a, (size_t)(m * k) * es);
-    for (int64_t j = 0; j < n; j++) /* R: the upper trapezoid */
-      memcpy((char *)r + (size_t)(j * k) * es, (char *)p->a + (size_t)(j * m) * es,
-             (size_t)((j < k ? j : k - 1) + 1) * es);
-    memcpy(d, p->a0, (size_t)(m * n) * es);
-    for (int64_t i = 0; i < k; i++) elem_set(dt, e, (size_t)(i + i * k), 1, 0);
-  }
-  if (!rc) rc = tessera_ungqr(ctx, dt, m, k, k, q, m, p->tau);
-  double mone[2], one[2];
-  residual_scalars(dt, mone, one);
-  if (!rc) /* D = A - Q R */
-    rc = tessera_gemm(ctx, TESSERA_NOTRANS, TESSERA_NOTRANS, dt, m, n, k, mone, q, m, r, k, one, d,
-                      m);
-  if (!rc) /* E = I - Qᴴ Q */
-    rc = tessera_gemm(ctx, TESSERA_CONJTRANS, TESSERA_NOTRANS, dt, k, k, m, mone, q, m, q, m, one,
-                      e, k);
-  if (!rc && mine) {
-    const double an = residual_fro(dt, m, n, p->a0, m), eps = residual_eps(dt);
-    *res = an > 0 ? residual_fro(dt, m, n, d, m) / (an * (double)(m > n ? m : n) * eps) : 0;
-    *orth = residual_fro(dt, k, k, e, k) / ((double)m * eps);
-  }
-  free(q), free(r), free(d), free(e);
-  return rc;
-}
-
-/* c = op(Q) c for the m x 2 c (process 0's; NULL elsewhere): Q the reflectors in the host p->a
- * and p->tau (tessera_unmqr), or, given the m x 2 descriptor C, those in the descriptor A and
- * p->tau (tessera_tile_unmqr on C, c imported into it and exported back). */
-static int apply_q(tessera_context_t *ctx, const qr_problem_t *p, tessera_matrix_t *A,
-                   tessera_matrix_t *C, tessera_op_t op, void *c) {
-  const int64_t m = p->m, k = m < p->n ? m : p->n;
-  if (!C) return tessera_unmqr(ctx, TESSERA_LEFT, op, p->dtype, m, 2, k, p->a, m, p->tau, c, m);
-  int s = tessera_matrix_import(C, c, m);
-  if (!s) s = tessera_tile_unmqr(TESSERA_LEFT, op, A, p->tau, C);
-  return s ? s : tessera_matrix_export(C, c, m);
-}
-
-/* bench geqrf's check by probe vectors, O(m n) on the host and two applications of Q to two
- * vectors (Q never formed): residual ‖A v − Q [R v; 0]‖₁ / (‖A‖₁ ‖v‖₁ max(m, n) eps),
- * orthogonality ‖w − Qᴴ (Q w)‖₁ / (‖w‖₁ m eps), v (n) and w (m) generated, R v from the upper
- * trapezoid of the factored p->a; Q from p->a and p->tau, or from the descriptor A (the tile
- * api's, p->a its export) and p->tau. As check_geqrf: every process, process 0's arrays. */
-static int probe_geqrf(tessera_context_t *ctx, const qr_problem_t *p, tessera_matrix_t *A,
-                       double *res, double *orth) {
-  const int64_t m = p->m, n = p->n;
-  *res = *orth = 0;
-  if (m == 0 || n == 0) return 0;
-  const tessera_dtype_t dt = p->dtype;
-  const size_t col = (size_t)m * tessera_dtype_size(dt);
-  const int mine = cli_holds(ctx);
-  char *c = NULL; /* m x 2: [R v; 0] and w, then Q times them, then Qᴴ times those */
-  void *v = NULL;
-  tessera_matrix_t *C = NULL;
-  int rc = 0;
-  if (mine) {
-    c = malloc(2 * col), v = malloc(bytes_of(dt, n, 1));
-    rc = !c || !v ? TESSERA_ERR_NOMEM : 0;
-  }
-  if (mine && !rc) {
-    gen_dense(dt, n, 1, v, n, GEN_SEED_V);
-    residual_upper_mv(dt, m, n, p->a, m, v, c);
-    gen_dense(dt, m, 1, c + col, m, GEN_SEED_V);
-  }
-  if (!rc && A) rc = tessera_matrix_create(ctx, dt, m, 2, m, 2, &C);
-  if (!rc) rc = apply_q(ctx, p, A, C, TESSERA_NOTRANS, c);
-  if (!rc && mine) *res = residual_mv(dt, m, n, p->a0, m, v, c, m > n ? m : n);
-  if (!rc) rc = apply_q(ctx, p, A, C, TESSERA_CONJTRANS, c);
-  if (!rc && mine) { /* w again into the first column, and how far Qᴴ Q w is from it */
-    double one[2], mone[2];
-    residual_scalars(dt, mone, one);
-    gen_dense(dt, m, 1, c, m, GEN_SEED_V);
-    *orth = residual_mv(dt, m, 1, c, m, one, c + col, m);
-  }
-  const int d = C ? tessera_matrix_destroy(C) : 0;
-  free(c), free(v);
-  return rc ? rc : d;
-}
-
-/* gels' test ratio from the solution in p->b (as check_geqrf: every process, process 0's
- * arrays). */
-static int check_gels(tessera_context_t *ctx, const qr_problem_t *p, double *res) {
-  const int64_t m = p->m, n = p->n, k = p->nrhs, ldb = p->ldb;
-  const tessera_dtype_t dt = p->dtype;
-  *res = 0;
-  if (m == 0 || n == 0 || k == 0) return 0;
-  const int mine = cli_holds(ctx);
-  void *r = NULL, *g = NULL;
-  int rc = 0;
-  const size_t es = tessera_dtype_size(dt);
-  if (mine) {
-    r = malloc(bytes_of(dt, m, k)), g = calloc(1, bytes_of(dt, n, k));
-    rc = !r || !g ? TESSERA_ERR_NOMEM : 0;
-    for (int64_t j = 0; !rc && j < k; j++)
-      memcpy((char *)r + (size_t)(j * m) * es, (char *)p->b0 + (size_t)(j * ldb) * es,
+  if (!rc && rhs) /* --rhs's m rows; rows m .. n - 1 of a wide A's B are zero */
+    for (int64_t j = 0; j < p->nrhs; j++)
+      memcpy((char *)p->b0 + (size_t)(j * p->ldb) * es, (char *)rhs + (size_t)(j * m) * es,
              (size_t)m * es);
-  }
-  double mone[2], one[2], zero[2] = {0, 0};
-  residual_scalars(dt, mone, one);
-  if (!rc) /* R = b - A x */
-    rc = tessera_gemm(ctx, TESSERA_NOTRANS, TESSERA_NOTRANS, dt, m, k, n, mone, p->a0, m, p->b, ldb,
-                      one, r, m);
-  if (!rc && m >= n) /* G = Aᴴ R */
-    rc = tessera_gemm(ctx, TESSERA_CONJTRANS, TESSERA_NOTRANS, dt, n, k, m, one, p->a0, m, r, m,
-                      zero, g, n);
-  if (!rc && mine) {
-    const double an = residual_fro(dt, m, n, p->a0, m), eps = residual_eps(dt);
-    const double big = (double)(m > n ? m : n);
-    if (m >= n)
-      *res = residual_fro(dt, n, k, g, n) /
-             ((big > k ? big : (double)k) * an * residual_fro(dt, m, k, p->b0, ldb) * eps);
-    else
-      *res = residual_fro(dt, m, k, r, m) / (big * an * residual_fro(dt, n, k, p->b, ldb) * eps);
-  }
-  free(r), free(g);
+  else if (!rc && p->nrhs)
+    gen_dense(p->dtype, p->ldb, p->nrhs, p->b0, p->ldb, GEN_SEED_B);
+  free(rhs);
   return rc;
 }
 
@@ -334,7 +209,7 @@ static int tessera_rep(qr_run_t *q, int k, int rep) {
     s = qr ? tessera_tile_geqrf(q->A, q->tau) : tessera_tile_gels(q->A, q->B);
     t = progress_now() - t0;
   }
-  if (s) return cli_report(q->ctx, q->prog, name, s);
+  if (s) return qr_report(q->ctx, q->prog, q->o->routine, p, name, s);
   if (rep >= 0) q->r[k].seconds = fmin(q->r[k].seconds, t);
   return CLI_OK;
 }
@@ -364,7 +239,7 @@ static int qr_reps(qr_run_t *q, int warmup) {
 
 /* Checks api k's result, brought into the problem's arrays: the LAPACK-style call's, run again
  * (untimed) where LAPACKE overwrote them; the descriptors', exported (geqrf's A for R, gels' B),
- * with the tile call's tau; bench geqrf's Q applied on the descriptor (probe_geqrf). */
+ * with the tile call's tau; bench geqrf's Q applied on the descriptor (qr_probe_geqrf). */
 static int check_api(qr_run_t *q, int k) {
   qr_problem_t c = *q->p;
   cli_result_t *r = &q->r[k];
@@ -372,7 +247,7 @@ static int check_api(qr_run_t *q, int k) {
   int s = 0;
   progress_phase(q->prog, "checking");
   if (k == 0 && q->threads > 0 && (s = run_tessera(q->ctx, &c, q->o->routine, &t)))
-    return cli_report(q->ctx, q->prog, cli_cmd_name(q->o->routine), s);
+    return qr_report(q->ctx, q->prog, q->o->routine, &c, cli_cmd_name(q->o->routine), s);
   const int qr = q->o->routine == CMD_GEQRF;
   if (k == 1) { /* geqrf's R from A; gels' check reads only B */
     c.tau = q->tau;
@@ -381,10 +256,12 @@ static int check_api(qr_run_t *q, int k) {
     if (s) return cli_report(q->ctx, q->prog, "matrix export", s);
   }
   if (qr && q->o->cmd == CMD_BENCH)
-    s = probe_geqrf(q->ctx, &c, k ? q->A : NULL, &r->residual, &r->orthogonality);
+    s = qr_probe_geqrf(q->ctx, &c, k ? q->A : NULL, &r->residual, &r->orthogonality);
   else
-    s = qr ? check_geqrf(q->ctx, &c, &r->residual, &r->orthogonality)
-           : check_gels(q->ctx, &c, &r->residual);
+    s = qr ? qr_check_geqrf(q->ctx, &c, &r->residual, &r->orthogonality)
+           : qr_check_gels(q->ctx, &c, &r->residual);
+  /* the command's gels (its result in c, LAPACKE not run): is R numerically singular? */
+  if (!s && !qr && k == 0 && q->o->cmd != CMD_BENCH) s = qr_rank_warning(q->ctx, &c);
   progress_phase(q->prog, NULL);
   return s ? cli_report(q->ctx, q->prog, "the check", s) : CLI_OK;
 }
@@ -413,7 +290,7 @@ static int make_descriptors(qr_run_t *q, int *tile) {
     s = tessera_matrix_create(q->ctx, p->dtype, p->m, p->nrhs, mb,
                               p->nrhs < *tile ? p->nrhs : *tile, &q->B);
   if (s) return cli_report(q->ctx, q->prog, "matrix create", s);
-  if (!(q->tau = malloc(bytes_of(p->dtype, k, 1)))) {
+  if (!(q->tau = malloc(qr_bytes(p->dtype, k, 1)))) {
     fprintf(stderr, "tessera: out of memory for tau\n");
     return CLI_FAILED;
   }
@@ -444,11 +321,33 @@ static int gpu_baseline(tessera_context_t **ctx, const cli_opts_t *o, const qr_p
   return cli_context_again(o, ctx);
 }
 
-/* One size: tessera's best times (the tile call's too with bench --resident), the baseline's
- * (LAPACKE with `threads` threads, or cuSOLVER on GPU 0 when `gpus`), the checks of each api,
- * the result lines; `warmup`: a first untimed round of tessera. */
-static int run_size(tessera_context_t **ctx, const cli_opts_t *o, int64_t m, int64_t n, int threads,
-                    int gpus, int warmup, cli_progress_t *prog) {
+/* How the sizes of one command run: the baseline (LAPACKE with `threads` threads, or cuSOLVER
+ * on GPU 0 when `gpus`; neither for `tessera geqrf|gels`), a first untimed round of tessera
+ * (`warmup`), and whether the table's header is out (printed before the first result line). */
+typedef struct {
+  int threads, gpus, warmup, headed;
+} qr_plan_t;
+
+/* The result lines of the apis run, once every check is finite (the table's header before the
+ * first); CLI_FAILED with the reason said when a check is not. Process 0's. */
+static int print_results(qr_run_t *q, qr_plan_t *plan) {
+  const cli_opts_t *o = q->o;
+  for (int k = api_first(q); k < api_end(q); k++)
+    if (qr_finite(o->routine, q->p, q->r[k].residual,
+                  o->routine == CMD_GEQRF ? q->r[k].orthogonality : 0))
+      return CLI_FAILED;
+  if (!plan->headed)
+    cli_print_header(o, plan->gpus ? "cusolverDn" : plan->threads > 0 ? "lapacke" : NULL, NULL);
+  plan->headed = 1;
+  for (int k = api_first(q); k < api_end(q); k++) cli_print_result(o, &q->r[k]);
+  return CLI_OK;
+}
+
+/* One size: tessera's best times (the tile call's too with bench --resident), the baseline's,
+ * the checks of each api, the result lines. */
+static int run_size(tessera_context_t **ctx, const cli_opts_t *o, int64_t m, int64_t n,
+                    qr_plan_t *plan, cli_progress_t *prog) {
+  const int threads = plan->threads, gpus = plan->gpus;
   qr_problem_t p;
   int rc = problem(*ctx, o, m, n, &p);
   const int mine = cli_holds(*ctx);
@@ -467,15 +366,15 @@ static int run_size(tessera_context_t **ctx, const cli_opts_t *o, int64_t m, int
     r->has_baseline = has_baseline;
     r->baseline = gpus > 0 ? "cusolverDn" : "lapacke";
   }
-  if (rc == CLI_OK) rc = qr_reps(&q, warmup);
+  if (rc == CLI_OK) rc = qr_reps(&q, plan->warmup);
   const double flops = qr_flops(o->routine, p.dtype, p.m, p.n, p.nrhs);
   for (int k = api_first(&q); rc == CLI_OK && k < api_end(&q); k++) {
     cli_result_t *r = &q.r[k];
     r->gflops = rate(flops, r->seconds);
     if (has_baseline) r->baseline_gflops = rate(flops, r->baseline_seconds);
     rc = check_api(&q, k); /* the tile api's last: --output writes the LAPACK-style result */
-    if (rc == CLI_OK && mine) cli_print_result(o, r);
   }
+  if (rc == CLI_OK && mine) rc = print_results(&q, plan);
   if (rc == CLI_OK && mine && o->output) rc = write_outputs(o, &p);
   progress_phase(prog, NULL);
   int s = q.B ? tessera_matrix_destroy(q.B) : 0;
@@ -492,8 +391,8 @@ int cli_qr(const cli_opts_t *o) {
   if (cli_context(o, &ctx)) return CLI_FAILED;
   const int64_t n = o->sizes[0], m = o->m >= 0 ? o->m : n;
   cli_progress_t quiet = {.running = 0}; /* no progress line */
-  if (cli_holds(ctx)) cli_print_header(o, NULL, NULL);
-  const int rc = run_size(&ctx, o, m, n, 0, 0, 0, &quiet);
+  qr_plan_t plan = {0};
+  const int rc = run_size(&ctx, o, m, n, &plan, &quiet);
   return cli_finish(ctx, rc);
 }
 
@@ -518,13 +417,12 @@ int cli_bench_qr(const cli_opts_t *o) {
              "made once (column panels), imported before each run (untimed)\n",
              name, name);
   }
-  cli_print_header(o, gpus ? "cusolverDn" : threads > 0 ? "lapacke" : NULL, NULL);
   cli_progress_t prog;
   progress_init(&prog);
+  qr_plan_t plan = {.threads = threads, .gpus = gpus, .warmup = has_gpus};
   int rc = CLI_OK;
   for (int i = 0; i < o->nsizes && rc == CLI_OK; i++)
-    rc = run_size(&ctx, o, o->m >= 0 ? o->m : o->sizes[i], o->sizes[i], threads, gpus, has_gpus,
-                  &prog);
+    rc = run_size(&ctx, o, o->m >= 0 ? o->m : o->sizes[i], o->sizes[i], &plan, &prog);
   progress_end(&prog);
   return cli_finish(ctx, rc);
 }

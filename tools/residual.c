@@ -15,6 +15,21 @@ double residual_eps(tessera_dtype_t dtype) {
   return dtype == TESSERA_F32 || dtype == TESSERA_C64 ? FLT_EPSILON : DBL_EPSILON;
 }
 
+double residual_relative(double num, double den) {
+  return num == 0 ? 0 : den > 0 ? num / den : INFINITY;
+}
+
+int64_t residual_nonfinite_column(tessera_dtype_t dtype, int64_t m, int64_t n, const void *a,
+                                  int64_t lda) {
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < m; i++) {
+      double re, im;
+      elem_get(dtype, a, (size_t)(i + j * lda), &re, &im);
+      if (!isfinite(re) || !isfinite(im)) return j + 1;
+    }
+  return 0;
+}
+
 /** x = op(T) x, T the `uplo` triangle of the n x n `a` (diagonal `diag`). */
 static void trmv(tessera_dtype_t dtype, enum CBLAS_UPLO uplo, enum CBLAS_TRANSPOSE trans,
                  enum CBLAS_DIAG diag, int n, const void *a, int lda, void *x) {

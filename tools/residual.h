@@ -13,6 +13,14 @@ double residual_eps(tessera_dtype_t dtype);
 /** Frobenius norm of the m x n `a` (LAPACK's lange; 0 when empty, NaN propagates). */
 double residual_fro(tessera_dtype_t dtype, int64_t m, int64_t n, const void *a, int64_t lda);
 
+/** num / den: 0 for an exact zero, infinite for a zero denominator; NaN propagates. */
+double residual_relative(double num, double den);
+
+/** The first column (1-based) of the m x n `a` that holds a NaN or an infinity; 0 when every
+ *  element is finite. */
+int64_t residual_nonfinite_column(tessera_dtype_t dtype, int64_t m, int64_t n, const void *a,
+                                  int64_t lda);
+
 /** alpha = −1 and beta = 1 in the dtype's scalar form (each at most two doubles), for gemms
  *  that subtract a product. */
 void residual_scalars(tessera_dtype_t dtype, double mone[2], double one[2]);

@@ -37,10 +37,10 @@ int cli_read_operand(const char *path, int64_t rows, tessera_dtype_t dtype, int 
   char bad[96] = "";
   if (!any_dtype && arr->dtype != dtype)
     snprintf(bad, sizeof bad, "expected dtype %s", tessera_dtype_name(dtype));
-  else if (rows < 0 && (arr->ndim != 2 || arr->shape[0] != arr->shape[1]))
+  else if (rows == CLI_SQUARE && (arr->ndim != 2 || arr->shape[0] != arr->shape[1]))
     snprintf(bad, sizeof bad, "expected a square matrix");
   else if (rows >= 0 && arr->shape[0] != rows)
-    snprintf(bad, sizeof bad, "expected %lld rows (the matrix order)", (long long)rows);
+    snprintf(bad, sizeof bad, "expected %lld rows, as A has", (long long)rows);
   else if (arr->shape[0] > INT32_MAX || arr->shape[1] > INT32_MAX)
     snprintf(bad, sizeof bad, "too large");
   if (!bad[0]) return CLI_OK;
@@ -56,7 +56,7 @@ static int prepare(const cli_opts_t *o, problem_t *p, cli_progress_t *prog) {
   npy_array_t arr;
   p->dtype = o->dtype;
   if (o->input) {
-    if (cli_read_operand(o->input, -1, o->dtype, !o->dtype_set, &arr)) return CLI_FAILED;
+    if (cli_read_operand(o->input, CLI_SQUARE, o->dtype, !o->dtype_set, &arr)) return CLI_FAILED;
     p->dtype = arr.dtype;
     p->n = arr.shape[0];
     p->a0 = arr.data;
@@ -215,25 +215,26 @@ static int write_result(const cli_opts_t *o, const problem_t *p) {
 }
 
 int cli_check_memory(const cli_opts_t *o, tessera_context_t *ctx) {
-  cli_solve_footprint_t s = {o->routine, o->dtype, cli_is_factor(o->routine) ? 0 : o->nrhs,
-                             cli_eig_job(o), ctx};
-  int64_t n = o->sizes[0];
+  cli_solve_footprint_t s = {o->routine, o->dtype, cli_eig_job(o), ctx};
+  int64_t n = o->sizes[0], k = cli_is_factor(o->routine) ? 0 : o->nrhs;
   npy_array_t h;
-  char err[256], subject[160];
+  char err[256], subject[200], rhs[64] = "";
   if (o->input && npy_read_shape(o->input, &h, err, sizeof err)) return CLI_OK;
   if (o->input) {
     n = h.shape[0];
     if (!o->dtype_set) s.dtype = h.dtype;
   }
-  if (o->rhs && s.nrhs > 0 && npy_read_shape(o->rhs, &h, err, sizeof err) == 0) s.nrhs = h.shape[1];
+  if (o->rhs && k > 0 && npy_read_shape(o->rhs, &h, err, sizeof err) == 0) k = h.shape[1];
+  if (k > 1) snprintf(rhs, sizeof rhs, "%lld right-hand sides, ", (long long)k);
   if (o->input)
-    snprintf(subject, sizeof subject, "%s of %s (n = %lld, %s)", cli_cmd_name(o->cmd), o->input,
-             (long long)n, tessera_dtype_name(s.dtype));
+    snprintf(subject, sizeof subject, "%s of %s (n = %lld, %s%s)", cli_cmd_name(o->cmd), o->input,
+             (long long)n, rhs, tessera_dtype_name(s.dtype));
   else
-    snprintf(subject, sizeof subject, "%s with n = %lld (%s)", cli_cmd_name(o->cmd), (long long)n,
-             tessera_dtype_name(s.dtype));
-  return cli_check_footprint(cli_footprint_solve, &s, n, o->input ? NULL : "--n", subject, NULL,
-                             NULL, cli_memory_here(), 0);
+    snprintf(subject, sizeof subject, "%s with n = %lld (%s%s)", cli_cmd_name(o->cmd), (long long)n,
+             rhs, tessera_dtype_name(s.dtype));
+  return cli_check_footprint_rhs(cli_footprint_solve, &s, n, k, o->input ? NULL : "--n",
+                                 o->rhs ? NULL : "--nrhs", subject, NULL, NULL, cli_memory_here(),
+                                 0);
 }
 
 /** potrf / potrs / posv, and with `demo` the device listing and the residual check. */

@@ -202,7 +202,7 @@ def test_each_command_has_its_own_usage(command, flag):
     assert p.stdout != glob
     # only the options the command takes
     assert ("--out-of-core" in p.stdout) == (command == "bench")
-    assert ("--rhs" in p.stdout) == (command in ("potrs", "posv", "gesv"))
+    assert ("--rhs" in p.stdout) == (command in ("potrs", "posv", "gesv", "gels"))
     # after other options too
     assert run(command, "--json", flag, check=0).stdout == p.stdout
 
@@ -286,6 +286,18 @@ def test_two_copies_that_do_not_fit_together_are_refused_before_allocating(args)
     p = run_limited([*args, "--n", n], limit=int(0.5 * n * n * 8))
     assert_refused(p, n, time.monotonic() - t0)
     assert "A twice" in p.stderr
+
+
+@pytest.mark.parametrize("routine", ["posv", "potrs", "gesv", "demo"])
+def test_right_hand_sides_that_do_not_fit_are_named(routine):
+    """Too many right-hand sides for an order that fits: the advice names --nrhs and how many
+    fit, not an order of 10."""
+    p = run(routine, "--n", 1000, "--nrhs", 100000000)
+    assert p.returncode == 1 and not p.stdout, (p.stdout, p.stderr)
+    err = " ".join(p.stderr.split())
+    assert "100000000 right-hand sides" in err and "choose --n " not in err, err
+    k = int(err.split("choose --nrhs ")[1].split()[0])
+    assert 1 <= k < 100000000, err
 
 
 def test_gen_refuses_a_matrix_larger_than_the_memory(tmp_path):
@@ -525,6 +537,139 @@ def test_geqrf_and_gels_npy_round_trip(tmp_path):
     run("gels", "--input", tmp_path / "a.npy", "-o", tmp_path / "x.npy", check=0)
     x = np.load(tmp_path / "x.npy")
     assert x.shape == (25, 1) and np.isfinite(x).all()
+
+
+def columns_npy(path, m, n, column):
+    """An m x n float64 .npy whose column j (0-based) is column(j): a list of m values."""
+    write_npy(path, m, n, [v for j in range(n) for v in column(j)])
+
+
+def generic(m):
+    """Column j of a full-rank m-row matrix: distinct smooth values, no two columns alike."""
+    return lambda j: [1.0 / (1 + i + j) + (2.0 if i == j else 0.0) for i in range(m)]
+
+
+def only_json_object(p):
+    (r,) = json_lines(p.stdout)
+    return r
+
+
+@pytest.mark.parametrize("routine", ["geqrf", "gels"])
+@pytest.mark.parametrize("dtype,name", [("s", "f32"), ("c", "c64"), ("z", "c128")])
+def test_qr_input_of_another_dtype_is_refused(tmp_path, routine, dtype, name):
+    """geqrf and gels compute in --input's dtype: an f64 file asked as another dtype is refused
+    as posv, getrf and syevd refuse it, not computed in f64 and labelled otherwise."""
+    columns_npy(tmp_path / "a.npy", 12, 5, generic(12))
+    p = run(routine, "--input", tmp_path / "a.npy", "--dtype", dtype)
+    assert p.returncode == 1 and not p.stdout, (p.stdout, p.stderr)
+    assert "expected dtype %s (holds f64" % name in p.stderr, p.stderr
+    (r,) = json_lines(run(routine, "--input", tmp_path / "a.npy", "--dtype", "d", "--json",
+                          check=0).stdout)
+    assert r["dtype"] == "f64" and r["residual"] < 10, r
+
+
+@pytest.mark.parametrize("routine", ["geqrf", "gels"])
+def test_qr_nan_input_is_named_and_fails(tmp_path, routine):
+    """A NaN in A (or in gels' b) is reported with its column and the command fails, as getrf's
+    and syevd's do, instead of a residual of 0 or null and exit 0."""
+    m, n = 12, 6
+    a = generic(m)
+    columns_npy(tmp_path / "a.npy", m, n, lambda j: [float("nan")] * 2 + a(j)[2:] if j == 3
+                else a(j))
+    for out in ([], ["--json"]):
+        p = run(routine, "--input", tmp_path / "a.npy", *out)
+        assert p.returncode == 1, (p.stdout, p.stderr)
+        assert "NaN" in p.stderr and "column 4" in p.stderr and "A holds" in p.stderr, p.stderr
+        assert "residual" not in p.stdout and "null" not in p.stdout, p.stdout
+    if routine == "gels":
+        columns_npy(tmp_path / "a.npy", m, n, a)
+        columns_npy(tmp_path / "b.npy", m, 2, lambda j: [1.0] * m if j == 0 else
+                    [float("inf")] + [0.0] * (m - 1))
+        p = run("gels", "--input", tmp_path / "a.npy", "--rhs", tmp_path / "b.npy")
+        assert p.returncode == 1 and "b holds NaN (or Inf) in column 2" in p.stderr, p.stderr
+
+
+def matrix_with(m, n, replace):
+    """A full-rank m x n matrix as columns, whose column (tall) or row (wide) i, 0-based, is
+    replace(i, the matrix) where that is not None: a zero one, or a copy of another."""
+    wide = m < n
+    a = generic(max(m, n))
+    rows = [a(i)[:n] for i in range(m)] if wide else None
+    cols = None if wide else [a(j)[:m] for j in range(n)]
+    lines = rows if wide else cols
+    for i in range(len(lines)):
+        new = replace(i, lines)
+        if new is not None:
+            lines[i] = new
+    return [[rows[i][j] for i in range(m)] for j in range(n)] if wide else cols
+
+
+@pytest.mark.parametrize("shape", [(12, 6), (6, 12)])
+def test_gels_of_a_singular_matrix_says_so(tmp_path, shape):
+    """gels of A not of full rank: an exactly zero R(i, i) fails with LAPACK's info = i in a
+    sentence naming the command (no internal routine's name, no empty table); a numerically
+    singular R is warned of and the run goes on. Tall: A's column 3 zero, column 5 a copy of 4;
+    wide: the same of A's rows (the columns of the Aᴴ whose QR gels takes)."""
+    m, n = shape
+    zero = matrix_with(m, n, lambda i, lines: [0.0] * len(lines[i]) if i == 2 else None)
+    columns_npy(tmp_path / "zero.npy", m, n, lambda j: zero[j])
+    for out in ([], ["--json"]):
+        p = run("gels", "--input", tmp_path / "zero.npy", *out)
+        assert p.returncode == 1, (p.stdout, p.stderr)
+        assert "R(3, 3)" in p.stderr and "exactly zero" in p.stderr and "info = 3" in p.stderr
+        assert "tile_gels" not in p.stderr and "op " not in p.stdout, (p.stdout, p.stderr)
+    near = matrix_with(m, n, lambda i, lines: list(lines[3]) if i == 4 else None)
+    columns_npy(tmp_path / "near.npy", m, n, lambda j: near[j])
+    p = run("gels", "--input", tmp_path / "near.npy")
+    assert p.returncode == 0, p.stderr
+    assert "warning" in p.stderr and "numerically rank deficient" in p.stderr, p.stderr
+    assert "R(5, 5)" in p.stderr and p.stdout.startswith("op "), (p.stdout, p.stderr)
+    full = matrix_with(m, n, lambda i, lines: None)
+    columns_npy(tmp_path / "full.npy", m, n, lambda j: full[j])
+    p = run("gels", "--input", tmp_path / "full.npy", check=0)
+    assert "warning" not in p.stderr and "R(" not in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize("shape", [(30, 10), (10, 30)])
+def test_gels_takes_the_users_rhs(tmp_path, shape):
+    """gels --rhs b.npy (m x K) solves for the user's b: the least squares solution (m >= n)
+    or the minimum norm one (m < n), as numpy's lstsq gives them."""
+    np = pytest.importorskip("numpy")
+    m, n = shape
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal((m, n)), rng.standard_normal((m, 3))
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+    (r,) = json_lines(run("gels", "--input", tmp_path / "a.npy", "--rhs", tmp_path / "b.npy",
+                          "-o", tmp_path / "x.npy", "--json", check=0).stdout)
+    assert r["nrhs"] == 3 and r["residual"] < 10, r
+    x = np.load(tmp_path / "x.npy")
+    assert x.shape == (n, 3)
+    assert np.allclose(x, np.linalg.lstsq(a, b, rcond=None)[0], atol=1e-10)
+    np.save(tmp_path / "b1.npy", b[:, 0])  # one right-hand side, 1-D
+    run("gels", "--input", tmp_path / "a.npy", "--rhs", tmp_path / "b1.npy", "-o",
+        tmp_path / "x1.npy", check=0)
+    assert np.allclose(np.load(tmp_path / "x1.npy")[:, 0], x[:, 0], atol=1e-10)
+    np.save(tmp_path / "short.npy", b[:-1])
+    p = run("gels", "--input", tmp_path / "a.npy", "--rhs", tmp_path / "short.npy")
+    assert p.returncode == 1 and "expected %d rows" % m in p.stderr, p.stderr
+    assert run("gels", "--rhs", tmp_path / "b.npy", "--nrhs", 2).returncode == 2
+    assert "--rhs" in run("gels", "--help", check=0).stdout
+
+
+def test_gels_table_has_no_dead_column():
+    """gels computes no orthogonality: its table has no column for it (geqrf's does)."""
+    for routine, orth in (("gels", False), ("geqrf", True)):
+        lines = run(routine, "--m", 40, "--n", 20, check=0).stdout.splitlines()
+        header, row = lines[0].split(), lines[1].split()
+        assert ("orth" in header) == orth and len(header) == len(row), lines
+        assert "nan" not in row, lines
+
+
+def test_bench_gels_table_has_no_dead_column():
+    lines = [l.split() for l in run("bench", "gels", "--n", 60, "--m", 90, "--reps", 1,
+                                    check=0).stdout.splitlines() if not l.startswith("#")]
+    assert "orth" not in lines[0] and "residual" in lines[0] and "nan" not in lines[1], lines
 
 
 def test_bench_geqrf_against_lapacke():
@@ -769,15 +914,33 @@ def test_bench_mixed_usage_errors(args, says):
     assert p.returncode == 2 and says in p.stderr, p.stderr
 
 
-def test_posv_mixed_tensor_cores_need_gpus():
-    """--mixed tf32 runs on GPUs (the factor's products on tensor cores) and is refused with a
-    sentence on a machine without."""
-    p = run("posv", "--n", 200, "--mixed", "tf32", "--json")
+@pytest.mark.parametrize("mixed", ["tf32", "bf16", "h"])
+def test_posv_mixed_tensor_cores_need_gpus(mixed):
+    """--mixed tf32|bf16|h runs on GPUs (the factor's products on tensor cores) and is refused,
+    in the CLI's words, on a run without them: what they need and what to use instead."""
+    p = run("posv", "--n", 200, "--mixed", mixed, "--json")
     if p.returncode == 0:
         (r,) = json_lines(p.stdout)
-        assert r["factor_precision"] == "tf32" and 0 <= r["residual"] < 10, r
+        assert r["factor_precision"] == {"h": "f16"}.get(mixed, mixed), r
+        assert 0 <= r["residual"] < 10, r
     else:
-        assert "needs a context with GPUs" in p.stderr, p.stderr
+        assert p.returncode == 1 and "argument 12" not in p.stderr, p.stderr
+        assert "--mixed %s factors A on GPU tensor cores" % mixed in p.stderr, p.stderr
+        assert "use --mixed s" in p.stderr, p.stderr
+    p = run("gesv", "--n", 50, "--mixed", mixed, "--gpus", 0)
+    assert p.returncode == 1 and "no GPU (--gpus 0)" in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize("routine", ["posv", "gesv"])
+def test_mixed_without_a_value_is_auto(routine):
+    """--mixed alone asks auto, at the end of the line or before another option."""
+    auto = only_json_object(run(routine, "--n", 120, "--mixed", "auto", "--json", check=0))
+    for args in (["--mixed", "--n", 120, "--json"], ["--n", 120, "--json", "--mixed"]):
+        r = only_json_object(run(routine, *args, check=0))
+        assert r["factor_precision"] == auto["factor_precision"], (r, auto)
+        assert r["iterations"] == auto["iterations"] and r["residual"] < 10, r
+    assert run("bench", routine, "--n", 60, "--reps", 1, "--mixed", "--no-baseline").returncode == 0
+    assert "[P]" in run(routine, "--help", check=0).stdout
 
 
 @pytest.mark.parametrize("routine", ["posv", "gesv"])
@@ -790,3 +953,38 @@ def test_grid_mixed_solve_over_processes(routine):
     (r,) = json_lines(p.stdout)
     assert r["api"] == "grid" and r["factor_precision"] == "f32", r
     assert r["iterations"] >= 1 and 0 <= r["residual"] < 10, r
+
+
+# -------------------------------------------------------------- --json: failures too
+
+@pytest.mark.parametrize("args,status,says", [
+    (["posv", "--n", 100, "--mixed", "tf32", "--gpus", 0], 1, "tensor cores"),
+    (["geqrf", "--input", "/nonexistent/a.npy"], 1, "/nonexistent/a.npy"),
+    (["posv", "--nrhs", 100000000], 1, "choose --nrhs"),
+    (["bench", "potrf", "--n", "100,2000000", "--gpus", 0], 1, "of memory at once"),
+    (["potrf", "--tile", 0], 2, "--tile must be >= 1"),
+    (["gels", "--m", 5, "--n", 3, "--bogus"], 2, "unknown option"),
+])
+def test_json_failures_print_one_object(args, status, says):
+    """A --json run that fails prints one JSON object with its exit status and the message it
+    wrote to stderr (the usage hint left out); a run that succeeds prints none."""
+    p = run(*args, "--json")
+    assert p.returncode == status, (p.stdout, p.stderr)
+    r = only_json_object(p)
+    assert r["status"] == status and says in r["message"], r
+    assert not r["message"].startswith("tessera:") and "Run 'tessera" not in r["message"], r
+    assert r["message"].split(" (")[0] in " ".join(p.stderr.split()), (r, p.stderr)
+    assert r["command"] == str(args[0]), r
+    p = run("posv", "--n", 40, "--json", check=0)
+    assert "status" not in only_json_object(p) and not p.stderr
+
+
+def test_json_failure_keeps_warnings_out_and_the_environments_message_in():
+    p = subprocess.run([str(CLI), "potrf", "--n", "10", "--json"], capture_output=True, text=True,
+                       env=dict(ENV, TESSERA_CPU_WORKERS="100000"), timeout=60)
+    assert p.returncode == 1, p.stderr
+    r = only_json_object(p)
+    assert "TESSERA_CPU_WORKERS" in r["message"] and r["routine"] == "potrf", r
+    p = run("posv", "--n", 40, "--gpus", 64, "--mixed", "tf32", "--json")
+    if p.returncode:  # fewer GPUs than asked: a warning first, then the refusal
+        assert "warning" in p.stderr and "warning" not in only_json_object(p)["message"], p.stderr

@@ -61,8 +61,9 @@ static int check_options(tessera_context_t *ctx, const char *f, int argno, bool 
                    f, argno, tessera_dtype_name(dt));
   if (!rc && o->factor > TESSERA_FACTOR_SINGLE && tessera_accelerator_count(ctx) == 0)
     rc = tsr_error(ctx, -argno,
-                   "%s: argument %d asks a factor on tensor cores (TF32, BF16 or FP16 "
-                   "inputs), which needs a context with GPUs",
+                   "%s: argument %d (the options) asks a factor on GPU tensor cores (TF32, "
+                   "BF16 or FP16 inputs), which needs a context with GPUs; without them, "
+                   "TESSERA_FACTOR_SINGLE factors in single precision on the CPUs",
                    f, argno);
   return rc;
 }
