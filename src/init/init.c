@@ -5,8 +5,8 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "dist/agree.h"
-#include "dist/span.h"
+#include "distributed/agree.h"
+#include "distributed/span.h"
 #include "runtime/attach.h"
 #include "tessera/tessera.h"
 

@@ -2,7 +2,7 @@
  * whatever processes a matrix spans. A matrix carries its flow, chosen where it is made: a
  * matrix of one process the local flow of its context (insertion is tessera_task_insert, there
  * is nothing to let go, a status is its own), a distributed matrix a flow of the distributed
- * layer (src/dist/) over its communicator. The loops call only what this header declares, so
+ * layer (src/distributed/) over its communicator. The loops call only what this header declares, so
  * a call on a one-process matrix never enters distributed code; the distributed layer fills
  * the same table. */
 #ifndef TSR_RUNTIME_FLOW_H

@@ -134,7 +134,7 @@ static inline void tsr_worker_running_add(tsr_worker_t *w, long delta) {
 }
 /** Whether a kernel of any worker of `ctx` runs now: with the count of tasks in flight, the
  *  sign of progress the transfer engine's heartbeats carry to the other processes
- *  (dist/flow.c). Any thread. */
+ *  (distributed/flow.c). Any thread. */
 bool tsr_workers_running(const tessera_context_t *ctx);
 
 /** Next task for `w`: spins briefly, then sleeps up to a few ms; NULL if none came. */

@@ -16,7 +16,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "dist/dist.h"
+#include "distributed/dist.h"
 #include "mpi_common.h"
 #include <tessera/distribution.h>
 

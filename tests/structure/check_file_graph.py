@@ -21,7 +21,7 @@ NM = os.environ.get("NM", "nm")
 
 # The layers by folder, bottom to top; a file may use only files of its own layer or below.
 # The generated backend registry, glue between backends and kernels, is in none.
-LAYERS = ["src/device/", "src/runtime/", "src/comm/", "src/dist/", "src/kernels/", "src/linalg/",
+LAYERS = ["src/device/", "src/runtime/", "src/comm/", "src/distributed/", "src/kernels/", "src/linalg/",
           "src/init/"]
 
 
@@ -37,7 +37,7 @@ FORBIDDEN = [("src/linalg/desc/", "src/linalg/loops/")]
 def forbidden(a, b):
     """Why the edge a -> b breaks a rule of the algorithms layer, or None."""
     na, nb = source_name(a), source_name(b)
-    if na.startswith("src/linalg/") and nb.startswith("src/dist/") and na not in DISTRIBUTED_DOORS:
+    if na.startswith("src/linalg/") and nb.startswith("src/distributed/") and na not in DISTRIBUTED_DOORS:
         return "into the distributed flows"
     for low, high in FORBIDDEN:
         if na.startswith(low) and nb.startswith(high):

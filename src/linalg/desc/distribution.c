@@ -1,12 +1,12 @@
 /* Distributed matrices (tessera_matrix_create_distributed and its import / export of ScaLAPACK
- * local arrays): descriptors whose tiles carry the distributed flows' records (dist/dist.h),
- * dealt over a process grid by the 2D block-cyclic layout (dist/layout.c). */
+ * local arrays): descriptors whose tiles carry the distributed flows' records (distributed/dist.h),
+ * dealt over a process grid by the 2D block-cyclic layout (distributed/layout.c). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "comm/comm.h"
-#include "dist/dist.h"
+#include "distributed/dist.h"
 #include "linalg/desc/desc.h"
 #include "tessera/distribution.h"
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dist/dist.h"
+#include "distributed/dist.h"
 #include "linalg/front/front.h"
 
 enum { ROOT = 0 };

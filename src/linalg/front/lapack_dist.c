@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "dist/dist.h"
+#include "distributed/dist.h"
 #include "linalg/front/front.h"
 #include "linalg/loops/loops.h"
 

@@ -2,8 +2,8 @@
  * runtime's slot of the context (runtime/attach.h). tessera_init sets them; every layer above
  * the distributed flows reads them through tessera_context_comm and tessera_context_grid
  * (tessera/distribution.h). */
-#ifndef TSR_DIST_SPAN_H
-#define TSR_DIST_SPAN_H
+#ifndef TSR_DISTRIBUTED_SPAN_H
+#define TSR_DISTRIBUTED_SPAN_H
 
 #include "comm/comm.h"
 #include "tessera/distribution.h"

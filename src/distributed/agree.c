@@ -2,7 +2,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "dist/agree.h"
+#include "distributed/agree.h"
 #include "runtime/error.h"
 
 int tsr_dist_same(tessera_comm_t *c, const char *call, int k, const int64_t *values, const int *pos,

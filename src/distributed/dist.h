@@ -3,14 +3,14 @@
  * reads need are inserted as tasks of their own (StarPU-MPI's model). For the algorithms layer:
  * it attaches a record to each tile of a distributed matrix and inserts through
  * tsr_dist_insert. */
-#ifndef TSR_DIST_DIST_H
-#define TSR_DIST_DIST_H
+#ifndef TSR_DISTRIBUTED_DIST_H
+#define TSR_DISTRIBUTED_DIST_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "comm/comm.h"
-#include "dist/agree.h"
+#include "distributed/agree.h"
 #include "runtime/flow.h"
 #include "tessera/task.h"
 

@@ -3,8 +3,8 @@
  * process busy in a long task keeps its peers' transfers waiting, a process that has stopped
  * (gone, or waiting itself) lets them fail after the communicator's timeout. Used by one thread
  * at a time (the engine's; open and close around it). */
-#ifndef TSR_DIST_BEATS_H
-#define TSR_DIST_BEATS_H
+#ifndef TSR_DISTRIBUTED_BEATS_H
+#define TSR_DISTRIBUTED_BEATS_H
 
 #include <stdbool.h>
 

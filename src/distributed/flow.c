@@ -30,8 +30,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "dist/beats.h"
-#include "dist/dist.h"
+#include "distributed/beats.h"
+#include "distributed/dist.h"
 #include "runtime/base.h"
 #include "runtime/error.h"
 #include "runtime/flows.h"

@@ -2,8 +2,8 @@
  * above uses to make all processes end a call alike: the same arguments (compared, with each
  * process's own checks folded in), the same status, the smallest of a value. Each is a
  * collective call over the communicator, made by every process in the same order. */
-#ifndef TSR_DIST_AGREE_H
-#define TSR_DIST_AGREE_H
+#ifndef TSR_DISTRIBUTED_AGREE_H
+#define TSR_DISTRIBUTED_AGREE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -4,7 +4,7 @@
  * agreed over the communicator (agree.c). */
 #include <stdlib.h>
 
-#include "dist/dist.h"
+#include "distributed/dist.h"
 #include "runtime/error.h"
 
 typedef struct {

@@ -1,8 +1,8 @@
 /* The processes a context spans (see span.h). */
 #include <stdlib.h>
 
-#include "dist/dist.h"
-#include "dist/span.h"
+#include "distributed/dist.h"
+#include "distributed/span.h"
 #include "runtime/attach.h"
 
 typedef struct {

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "comm/comm.h"
-#include "dist/agree.h"
+#include "distributed/agree.h"
 #include "tessera/distribution.h"
 
 enum { CHUNK = 1 << 24 }; /* elements a message carries at most */

@@ -3,7 +3,7 @@
  * process progressed; one receive posted per peer, reposted as each beat arrives. */
 #include <stdlib.h>
 
-#include "dist/beats.h"
+#include "distributed/beats.h"
 #include "runtime/base.h"
 
 struct tsr_beats {
