@@ -1,5 +1,5 @@
-/* What the distributed flows (src/distributed/) need of the runtime, and nothing more: a record on a
- * data handle the runtime carries without reading, a handle's shape, whether a context makes
+/* What the distributed flows (src/distributed/) need of the runtime, and nothing more: a record on
+ * a data handle the runtime carries without reading, a handle's shape, whether a context makes
  * progress (flows.c), and tasks chained in insertion order (task.h's tsr_task_insert_chained). */
 #ifndef TSR_RUNTIME_FLOWS_H
 #define TSR_RUNTIME_FLOWS_H

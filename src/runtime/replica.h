@@ -33,8 +33,8 @@ struct tessera_data {
   int nreaders, capreaders;
   atomic_long pending; /* inserted tasks using this handle that have not finished */
   bool workspace;      /* tessera_data_create_workspace: no home memory of the caller's */
-  /* The distribution layer's record of the handle (src/distributed/flow.c: its owner process, what was
-   * sent and received), NULL for a handle of this process alone. The runtime never reads it. */
+  /* The distribution layer's record of the handle (src/distributed/flow.c: its owner process, what
+   * was sent and received), NULL for a handle of this process alone. The runtime never reads it. */
   void *dist;
 };
 
