@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "distributed/agree.h"
+#include "tessera/distribution.h"
 #include "runtime/error.h"
 
 int tsr_dist_same(tessera_comm_t *c, const char *call, int k, const int64_t *values, const int *pos,
