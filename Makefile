@@ -106,9 +106,10 @@ test-asan: setup
 	  $(CTEST) --test-dir build-asan
 
 # The unit tests under TSan on CPU cores only. build-sim (below) serves: TESSERA_SIM_DEVICES=0
-# gives its simulated backend no device, so the runtime runs as in a build without one. With the
-# CUDA backend in the sanitizer builds (SANITIZE_CUDA not OFF) they run in build-tsan, which has
-# it, and on the GPUs found.
+# gives its simulated backend no device, so the runtime runs as in a build without one (the tile
+# kernels' tests run under TSan in test-sim). With the CUDA backend in the sanitizer builds
+# (SANITIZE_CUDA not OFF) they run in build-tsan, which has it, and on the GPUs found, with the
+# kernels' tests (the CUDA kernels' among them, which build-sim does not build).
 ifeq ($(SANITIZE_CUDA),OFF)
 test-tsan: setup
 	@$(call CMAKE_CONFIGURE,build-sim,$(SIM_CONFIG))
@@ -120,9 +121,9 @@ else
 test-tsan: setup
 	@$(call CMAKE_CONFIGURE,build-tsan,-DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSERA_SANITIZE=thread -DTESSERA_CUDA=$(SANITIZE_CUDA))
 	@$(call CMAKE_BUILD,build-tsan)
-	@echo "== ctest: build-tsan (ThreadSanitizer, unit tests) =="
+	@echo "== ctest: build-tsan (ThreadSanitizer, unit and kernel tests) =="
 	@TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-	  $(CTEST) --test-dir build-tsan -L unit
+	  $(CTEST) --test-dir build-tsan -L 'unit|kernels'
 endif
 
 # Simulated devices (host memory standing in for GPUs) under TSan: the runtime's device paths

@@ -41,6 +41,10 @@
 #define TT_ASAN 0
 #endif
 
+/** The exit status of a test program that ran nothing wrong but skipped checks it could not make
+ *  here: ctest reports the test skipped (SKIP_RETURN_CODE in CMakeLists.txt), not passed. */
+#define TT_SKIPPED 77
+
 /** 1 when the test should use small counts: TESSERA_TEST_QUICK set (and not "0"), or a
  *  sanitizer build. */
 static inline int tt_quick(void) {

@@ -238,11 +238,14 @@ static void check_trsm(tessera_context_t *ctx, tessera_dtype_t dt, tessera_side_
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) free(bufs[i]);
 }
 
+/* In quick mode tiles of 100 leave out the largest shape (3 x 3 tiles), most of a sanitizer run:
+ * the smaller tiles cover the same loops, the other shapes the kernel's halving. */
 static void test_trsm(void **state) {
   int nb = *(int *)*state;
   tessera_context_t *ctx = lc_context(nb);
   int64_t mn[6][2] = {
       {0, 5}, {5, 0}, {1, 1}, {nb - 1, 2 * nb + 3}, {2 * nb + 5, nb + 1}, {3 * nb + 2, 3 * nb + 5}};
+  const int shapes = tt_quick() && nb == g_tiles[2] ? 5 : 6;
   static const tessera_side_t sides[2] = {TESSERA_LEFT, TESSERA_RIGHT};
   static const tessera_diag_t diags[2] = {TESSERA_NONUNIT, TESSERA_UNIT};
   for (int d = 0; d < TESSERA_NUM_DTYPES; d++) {
@@ -250,11 +253,11 @@ static void test_trsm(void **state) {
       for (int u = 0; u < 2; u++)
         for (int t = 0; t < 3; t++)
           for (int g = 0; g < 2; g++)
-            for (int s = 0; s < 6; s++)
+            for (int s = 0; s < shapes; s++)
               check_trsm(ctx, lc_dtypes[d], sides[si], lc_uplos[u], ops[t], diags[g], mn[s][0],
                          mn[s][1], 0);
-    check_trsm(ctx, lc_dtypes[d], sides[d % 2], lc_uplos[d / 2], ops[d % 3], diags[d % 2], mn[5][0],
-               mn[5][1], 1);
+    check_trsm(ctx, lc_dtypes[d], sides[d % 2], lc_uplos[d / 2], ops[d % 3], diags[d % 2],
+               mn[shapes - 1][0], mn[shapes - 1][1], 1);
   }
   lc_finalize(ctx);
 }

@@ -51,13 +51,17 @@ static zc_t *hermitian(tessera_dtype_t dt, int64_t n, const double *spectrum, tt
                                     (lapack_complex_double *)g, (lapack_int)n,
                                     (lapack_complex_double *)tau),
                      0);
-    for (int64_t j = 0; j < n; j++)
-      for (int64_t i = 0; i < n; i++) {
-        zc_t s = 0;
-        for (int64_t k = 0; k < n; k++) s += g[i + k * n] * spectrum[k] * conj(g[j + k * n]);
-        h[i + j * n] = s;
-      }
-    for (int64_t i = 0; i < n; i++) h[i + i * n] = creal(h[i + i * n]);
+    /* h = Q diag(spectrum) Qᴴ, Q the unitary factor now in g */
+    zc_t *qs = lc_zalloc((size_t)(n * n));
+    for (int64_t k = 0; k < n; k++)
+      for (int64_t i = 0; i < n; i++) qs[i + k * n] = g[i + k * n] * spectrum[k];
+    const zc_t one = 1, zero = 0;
+    cblas_zgemm(CblasColMajor, CblasNoTrans, CblasConjTrans, (int)n, (int)n, (int)n, &one, qs,
+                (int)n, g, (int)n, &zero, h, (int)n);
+    for (int64_t j = 0; j < n; j++) /* Hermitian to the last bit */
+      for (int64_t i = j; i < n; i++)
+        h[i + j * n] = i == j ? creal(h[i + j * n]) : conj(h[j + i * n]);
+    free(qs);
     free(tau);
   }
   free(g);
@@ -172,11 +176,12 @@ static void test_syevd_spectra_and_norms(void **state) {
 /* Orders above the divide and conquer's leaves (where the context has accelerators: simulated
  * devices or GPUs, the merges run there), random and with a third of the spectrum repeated;
  * under the sanitizers f64 alone, random; with accelerators, f64 also within a scope of the
- * accelerators alone. */
+ * accelerators alone. On tiles of 40 (15 x 15 of them): the merges need an order above the
+ * leaves, not small tiles, and the reduction's tasks grow as the cube of the tiles a side. */
 static void test_syevd_merges(void **state) {
   (void)state;
-  tessera_context_t *ctx = lc_context(nb);
-  enum { N = 600 };
+  enum { N = 600, TILE = 40 };
+  tessera_context_t *ctx = lc_context(TILE);
   static double spectrum[N];
   for (int i = 0; i < N; i++) spectrum[i] = i < N / 3 ? 1.0 : (double)i / N;
   const bool quick = tt_quick();
@@ -195,7 +200,7 @@ static void test_syevd_merges(void **state) {
    * enough for the tiles: the host stages' tasks still run on the CPU workers */
   tessera_config_t cfg;
   tessera_config_init(&cfg);
-  cfg.tile_size = nb;
+  cfg.tile_size = TILE;
   cfg.cpu_workers = 2;
   cfg.gpu_mem_limit = (int64_t)256 << 20;
   assert_int_equal(tessera_init(&ctx, &cfg), 0);

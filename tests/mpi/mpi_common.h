@@ -25,6 +25,7 @@
 static tessera_comm_t *g_comm; /* the suite's communicator (MPI_COMM_WORLD, host only) */
 static int g_rank, g_size;     /* this process in it */
 static int g_thread_multiple;  /* MPI runs with MPI_THREAD_MULTIPLE: host queues can be made */
+static int g_queues_skipped;   /* a test was skipped for want of host queues */
 static char g_what[200];       /* the call being checked, for failure messages */
 /* The queue a test has open: closed by the test, or by drop_open() when the test fails half way */
 static tessera_comm_queue_t *g_queue;
@@ -200,6 +201,16 @@ static inline void check_filled(tessera_comm_type_t t, const void *buf, size_t n
 
 /* ---------------------------------------------------------------- queues */
 
+/* Skips the current test where MPI runs below MPI_THREAD_MULTIPLE (no host queues); the program
+ * then reports itself skipped (mpi_finish), not passed. */
+#define skip_without_queues()                                                                      \
+  do {                                                                                             \
+    if (!g_thread_multiple) {                                                                      \
+      g_queues_skipped = 1;                                                                        \
+      skip();                                                                                      \
+    }                                                                                              \
+  } while (0)
+
 /* Mode 0: no queue (NULL); mode 1: a new host queue on g_comm, kept in g_queue until closed. */
 static inline tessera_comm_queue_t *open_queue(int mode) {
   tessera_comm_queue_t *q = NULL;
@@ -354,10 +365,11 @@ static inline int mpi_start(int *argc, char ***argv) {
   return 0;
 }
 
-/* Finalises MPI after the group's run, which `failed` tests failed; the exit status. */
+/* Finalises MPI after the group's run, which `failed` tests failed; the exit status: 1 when a test
+ * failed, else TT_SKIPPED when a test was skipped for want of host queues, else 0. */
 static inline int mpi_finish(int failed) {
   MPI_Finalize();
-  return failed != 0;
+  return failed ? 1 : g_queues_skipped ? TT_SKIPPED : 0;
 }
 
 #endif /* TESSERA_MPI_COMMON_H */

@@ -283,7 +283,7 @@ static void test_barrier(void **state) {
  * an allgather of that, enqueued back to back, synced once. */
 static void test_queue_order(void **state) {
   (void)state;
-  if (!g_thread_multiple) skip();
+  skip_without_queues();
   tessera_comm_queue_t *q = open_queue(1);
   const size_t n = 7;
   const int root = g_size - 1;
