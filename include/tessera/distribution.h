@@ -157,6 +157,15 @@ TESSERA_API tessera_grid_t tessera_context_grid(const tessera_context_t *ctx);
  *  comm's other collectives. */
 TESSERA_API int tessera_agree(tessera_comm_t *comm, int *status);
 
+/** Compares `count` values (at most 16: a collective call's arguments) across the processes of
+ *  `comm`, with each process's own status folded in: *differs becomes the index of the first
+ *  value that is not the same on every process (-1 when none is), and *status the lowest
+ *  negative status any process passes (else its own). Returns 0, or the communicator's failure
+ *  (*differs and *status unchanged), or -2 for a count outside [0, 16]. Collective, as
+ *  tessera_agree. */
+TESSERA_API int tessera_agree_values(tessera_comm_t *comm, int count, const int64_t *values,
+                                     int *differs, int *status);
+
 /** The rank owning tile (i, j) of A: its grid owner for a distributed matrix, else the rank of
  *  no process (-1). */
 TESSERA_API int tessera_matrix_tile_owner(const tessera_matrix_t *A, int64_t i, int64_t j);

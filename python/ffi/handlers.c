@@ -65,24 +65,22 @@ static int same_call(const call_t *c, const part_t *p, int count) {
 static int same_op(const call_t *c, const part_t *p, int rc) {
   if (!c->comm) return rc;
   enum { K = 10 };
-  int64_t v[2 * K + 1] = {c->op, p->lower, p->logdet, p->nrhs, p->vectors,
-                          p->n,  p->m,     p->dtype,  p->rows, p->cols};
-  for (int i = 0; i < K; i++) v[K + i] = -v[i];
-  v[2 * K] = -(int64_t)rc;
-  if (tessera_comm_allreduce(c->comm, v, v, 2 * K + 1, TESSERA_COMM_I64, TESSERA_MAX, NULL)) {
+  const int64_t v[K] = {c->op, p->lower, p->logdet, p->nrhs, p->vectors,
+                        p->n,  p->m,     p->dtype,  p->rows, p->cols};
+  int differs = -1;
+  if (tessera_agree_values(c->comm, K, v, &differs, &rc)) {
     fprintf(stderr, "tessera.jax: %s\n", tessera_comm_last_error(c->comm));
     return TESSERA_ERR_TIMEOUT;
   }
-  if (v[2 * K] > 0) return (int)-v[2 * K];
+  if (rc < 0) return rc;
   static const char *const what[K] = {
       "the operation",    "the triangle",       "the log det",  "the right-hand sides",
       "the eigenvectors", "the order",          "the rows (m)", "the dtype",
       "the shards' rows", "the shards' columns"};
-  for (int i = 0; i < K; i++)
-    if (v[i] != -v[K + i]) {
-      fprintf(stderr, "tessera.jax: the processes' calls disagree (%s)\n", what[i]);
-      return TESSERA_ERR_STATE;
-    }
+  if (differs >= 0) {
+    fprintf(stderr, "tessera.jax: the processes' calls disagree (%s)\n", what[differs]);
+    return TESSERA_ERR_STATE;
+  }
   return 0;
 }
 

@@ -2,7 +2,8 @@
  * from a root's LAPACK-style array into every process's local array and gather back, on every
  * grid the process count allows (1 x s, s x 1, and 2 x 2 with 4), every dtype, sizes that are
  * not block multiples and empty ones, every root; arguments that differ across processes, or are
- * bad on one process, fail on all of them with the same status. */
+ * bad on one process, fail on all of them with the same status; tessera_agree and
+ * tessera_agree_values, the agreement a caller's own collective calls use. */
 /* ctest-label: mpi */
 /* ctest-mpi-procs: 1 2 3 4 */
 #define _POSIX_C_SOURCE 200809L
@@ -223,10 +224,44 @@ static void test_mismatch(void **state) {
   assert_int_equal(tessera_scatter_2d(g_comm, g, TESSERA_F64, 8, 8, 2, 2, 0, a, 8, loc, 8), 0);
 }
 
+/* The same status on every process: the lowest negative, else the lowest positive, else 0; the
+ * first value that differs across the processes, with the lowest negative status folded in. */
+static void test_agree(void **state) {
+  (void)state;
+  const int last = g_size - 1;
+  int st = g_rank == last ? 3 : 0; /* a positive status on one process: every one takes it */
+  assert_int_equal(tessera_agree(g_comm, &st), 0);
+  assert_int_equal(st, 3);
+  st = g_rank == 0 ? 5 : g_rank == last ? -7 : 2; /* a negative one wins */
+  assert_int_equal(tessera_agree(g_comm, &st), 0);
+  assert_int_equal(st, g_size > 1 ? -7 : 5);
+  st = 0;
+  assert_int_equal(tessera_agree(g_comm, &st), 0);
+  assert_int_equal(st, 0);
+  assert_int_equal(tessera_agree(NULL, &st), -1);
+  assert_int_equal(tessera_agree(g_comm, NULL), -2);
+
+  const int64_t same[3] = {4, -9, 1LL << 40};
+  int differs = 99;
+  st = g_rank == last ? -4 : 0;
+  assert_int_equal(tessera_agree_values(g_comm, 3, same, &differs, &st), 0);
+  assert_int_equal(differs, -1);
+  assert_int_equal(st, -4);
+  const int64_t other[3] = {4, g_rank == last ? -8 : -9, g_rank == 0 ? 0 : 1};
+  st = 0;
+  assert_int_equal(tessera_agree_values(g_comm, 3, other, &differs, &st), 0);
+  assert_int_equal(differs, g_size > 1 ? 1 : -1);
+  assert_int_equal(st, 0);
+  assert_int_equal(tessera_agree_values(g_comm, 0, NULL, &differs, &st), 0);
+  assert_int_equal(differs, -1);
+  assert_int_equal(tessera_agree_values(g_comm, 17, same, &differs, &st), -2);
+}
+
 int main(int argc, char **argv) {
   if (mpi_start(&argc, &argv)) return 2;
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_numroc), cmocka_unit_test(test_scatter_gather),
-      cmocka_unit_test(test_local_entry), cmocka_unit_test(test_mismatch)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_numroc),
+                                     cmocka_unit_test(test_scatter_gather),
+                                     cmocka_unit_test(test_local_entry),
+                                     cmocka_unit_test(test_mismatch), cmocka_unit_test(test_agree)};
   return mpi_finish(cmocka_run_group_tests(tests, group_setup, group_teardown));
 }
