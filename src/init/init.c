@@ -69,6 +69,7 @@ int tessera_init(tessera_context_t **out, const tessera_config_t *cfg) {
   tsr_settings_extra_t extra;
   char why[256] = "";
   int rc = tsr_settings_resolve(cfg, &given, &extra, why, sizeof why);
+  if (!rc) rc = tsr_settings_check(&given, why, sizeof why); /* the fields given, by one bound */
   if (rc) {
     fprintf(stderr, "tessera: %s\n", why);
     return rc;

@@ -39,7 +39,8 @@ void tessera_config_init(tessera_config_t *cfg) {
 }
 
 /* Checks the configuration tessera_init resolved (tsr_settings_resolve: the environment read
- * there) and fills what is still "auto" with the built-in defaults. */
+ * there; tsr_settings_check: every numeric field within its row's bounds) and fills what is still
+ * "auto" with the built-in defaults. */
 static int resolve_config(tessera_context_t *ctx, const tessera_config_t *in,
                           const tsr_settings_extra_t *extra) {
   tessera_config_t c = *in;
@@ -81,11 +82,6 @@ static int resolve_config(tessera_context_t *ctx, const tessera_config_t *in,
   }
   ctx->window_low = c.max_submitted - c.max_submitted / 10;
   if (ctx->window_low >= c.max_submitted) ctx->window_low = c.max_submitted - 1;
-  if (c.gpu_queues == 0 || c.gpu_queues > TESSERA_MAX_GPU_QUEUES) {
-    fprintf(stderr, "tessera: gpu_queues = %d is not in [1, %d].\n", c.gpu_queues,
-            TESSERA_MAX_GPU_QUEUES);
-    return -2;
-  }
   if (c.trace_file && *c.trace_file)
     snprintf(ctx->trace_path, sizeof ctx->trace_path, "%s", c.trace_file);
   if (c.perfmodel_file && *c.perfmodel_file) {
@@ -109,6 +105,7 @@ static int make_workers(tessera_context_t *ctx) {
   int ndev = ctx->nnodes - 1, cores = info.workers > 0 ? info.workers : 1;
   int ncpu = ctx->cfg.cpu_workers >= 0 ? ctx->cfg.cpu_workers
                                        : (cores > ndev ? cores - ndev : (ndev ? 0 : 1));
+  if (ncpu > TSR_MAX_WORKERS) ncpu = TSR_MAX_WORKERS;
   ctx->cfg.cpu_workers = ncpu;
   ctx->cfg.gpus = ndev;
   if (ncpu + ndev == 0)
