@@ -153,7 +153,9 @@ TESSERA_API int tessera_setting_show(const tessera_config_t *cfg, int i, char *b
 
 /** Creates a context: resolves the configuration against the environment, discovers
  *  devices, starts workers; for a distributed context (tessera_config_t.distributed), a
- *  collective call that also makes its communicator over the processes.
+ *  collective call that also makes its communicator over the processes, and where cpu_workers
+ *  is "auto" shares the cores among the processes that run on them (one host, the same CPU
+ *  affinity).
  *  @param ctx  receives the context
  *  @param cfg  configuration, or NULL for all defaults
  *  @return 0, -1 for a NULL `ctx`, -2 for a configuration that cannot work (an unknown

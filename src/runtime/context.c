@@ -97,12 +97,18 @@ static int resolve_config(tessera_context_t *ctx, const tessera_config_t *in,
   return 0;
 }
 
-/* One worker per CPU core given, then one per device node (GPUs). */
-static int make_workers(tessera_context_t *ctx) {
+/* One worker per CPU core given, then one per device node (GPUs). Without a count given, the
+ * cores this process runs on, less one per GPU: its part of them when `sharers` processes run on
+ * the same cores (the first cores % sharers of them, by `index`, take one more). */
+static int make_workers(tessera_context_t *ctx, int sharers, int index) {
   tsr_backend_slot_t *cpu = &ctx->backends[TESSERA_DEVICE_CPU];
   tessera_device_info_t info;
   cpu->be->info(cpu->state, 0, &info);
-  int ndev = ctx->nnodes - 1, cores = info.workers > 0 ? info.workers : 1;
+  const int all = info.workers > 0 ? info.workers : 1, ndev = ctx->nnodes - 1;
+  if (sharers < 1 || index < 0 || index >= sharers) sharers = 1, index = 0;
+  const int part = all / sharers, extra = all % sharers;
+  int cores = part + (index < extra), first = index * part + (index < extra ? index : extra);
+  if (cores < 1) cores = 1, first = index % all; /* more processes than cores: one each */
   int ncpu = ctx->cfg.cpu_workers >= 0 ? ctx->cfg.cpu_workers
                                        : (cores > ndev ? cores - ndev : (ndev ? 0 : 1));
   if (ncpu > TSR_MAX_WORKERS) ncpu = TSR_MAX_WORKERS;
@@ -121,7 +127,7 @@ static int make_workers(tessera_context_t *ctx) {
     w->kind = nd->be->kind;
     w->device = i < ncpu ? 0 : nd->device;
     w->node = i < ncpu ? TESSERA_HOST_NODE : 1 + i - ncpu;
-    w->core = ctx->cfg.bind_workers ? i % cores : -1;
+    w->core = ctx->cfg.bind_workers ? (first + i % cores) % all : -1;
     w->gflops = di.gflops > 0 ? di.gflops : 1;
     w->be = nd->be;
     w->be_state = nd->be_state;
@@ -160,7 +166,17 @@ int tsr_context_create(tessera_context_t **out, const tessera_config_t *cfg,
   ctx->t0 = tsr_now();
   int rc = resolve_config(ctx, cfg, extra);
   if (!rc) rc = tsr_nodes_open(ctx);
-  if (!rc) rc = make_workers(ctx);
+  if (rc) {
+    if (ctx->errmsg[0] && rc != TESSERA_ERR_ENV) fprintf(stderr, "tessera: %s\n", ctx->errmsg);
+    context_free(ctx);
+    return rc;
+  }
+  *out = ctx;
+  return 0;
+}
+
+int tsr_context_start(tessera_context_t *ctx, int sharers, int index) {
+  int rc = make_workers(ctx, sharers, index);
   if (!rc) {
     ctx->sched = ctx->cfg.sched == TESSERA_SCHED_LOCALITY ? tsr_sched_locality() : tsr_sched_cost();
     ctx->perfmodel = tsr_perfmodel_create();
@@ -170,17 +186,19 @@ int tsr_context_create(tessera_context_t **out, const tessera_config_t *cfg,
   ctx->tracing = ctx->trace_path[0] != 0;
   if (!rc) rc = tsr_workers_start(ctx);
   if (rc) {
-    if (ctx->errmsg[0] && rc != TESSERA_ERR_ENV) fprintf(stderr, "tessera: %s\n", ctx->errmsg);
+    if (ctx->errmsg[0]) fprintf(stderr, "tessera: %s\n", ctx->errmsg);
     if (atomic_load(&ctx->started)) tsr_workers_stop(ctx);
-    context_free(ctx);
-    return rc;
+    atomic_store(&ctx->started, 0); /* tsr_context_destroy only frees it */
   }
-  *out = ctx;
-  return 0;
+  return rc;
 }
 
 int tsr_context_destroy(tessera_context_t *ctx) {
   if (!ctx) return 0;
+  if (!atomic_load(&ctx->started)) { /* never started, or failed to: nothing ran */
+    context_free(ctx);
+    return 0;
+  }
   int status = tessera_wait_all(ctx);
   while (atomic_load(&ctx->resuming) > 0) sched_yield(); /* deferred tasks' resumes leaving */
   tsr_workers_stop(ctx);
