@@ -164,8 +164,9 @@ TESSERA_API int tessera_setting_show(const tessera_config_t *cfg, int i, char *b
  *          worker at all, a grid that is not the number of processes or differs across them),
  *          TESSERA_ERR_ENV for a malformed TESSERA_* variable, TESSERA_ERR_NOMEM,
  *          TESSERA_ERR_BACKEND, and for a distributed context what tessera_comm_create returns
- *          (TESSERA_ERR_UNSUPPORTED in a build without MPI). A message saying why is printed on
- *          stderr, since no context exists to hold it.
+ *          (TESSERA_ERR_UNSUPPORTED in a build without MPI), or TESSERA_ERR_UNSUPPORTED where
+ *          MPI runs below MPI_THREAD_MULTIPLE (a program that called MPI_Init itself). A
+ *          message saying why is printed on stderr, since no context exists to hold it.
  *  Thread safe; each context is independent. */
 TESSERA_API int tessera_init(tessera_context_t **ctx, const tessera_config_t *cfg);
 

@@ -76,7 +76,20 @@ static int distribute(tessera_context_t *ctx, const tessera_config_t *given, int
     fprintf(stderr, "tessera: the context's communicator: %s\n", why);
     return rc;
   }
-  rc = core_sharers(comm, sharers, index);
+  /* tiles move from threads of tessera's own: refused here rather than at every call after */
+  long lo = 0, hi = 0;
+  rc = tsr_host_minmax(comm, tsr_host_multithreaded(comm), &lo, &hi);
+  if (rc) {
+    fprintf(stderr, "tessera: %s\n", tessera_comm_last_error(comm));
+  } else if (!lo) {
+    if (tessera_comm_rank(comm) == 0) /* the same on every process: said once */
+      fprintf(stderr, "tessera: a distributed context moves tiles from threads of its own, which "
+                      "needs MPI_THREAD_MULTIPLE: initialise MPI with MPI_Init_thread(&argc, "
+                      "&argv, MPI_THREAD_MULTIPLE, &provided) rather than MPI_Init, or let "
+                      "tessera_init start MPI (an MPI built with thread support).\n");
+    rc = TESSERA_ERR_UNSUPPORTED;
+  }
+  if (!rc) rc = core_sharers(comm, sharers, index);
   if (rc) {
     tessera_comm_destroy(comm);
     return rc;
