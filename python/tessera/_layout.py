@@ -310,7 +310,9 @@ def check_block(a, name):
 
 
 def check_rhs(b, n, dtype, name, rows=None, dim="N", of=""):
-    """b is (N,) or (N, k) (or this device's `rows` rows), castable to A's dtype; `dim` and `of`
+    """b is (N,) or (N, k) (or this device's `rows` rows) of numbers that A's dtype holds: it is
+    cast to A's dtype, as jnp.linalg.solve casts a NumPy float64 b with jax's 64-bit types off
+    (complex b is refused for real A, whose cast would drop its imaginary part); `dim` and `of`
     name N in the message (least squares: "M", ", A's rows")."""
     shape = tuple(getattr(b, "shape", ()))
     want = (n, rows) if rows is not None else (n,)
@@ -319,8 +321,9 @@ def check_rhs(b, n, dtype, name, rows=None, dim="N", of=""):
                          + (f" (or this device's {rows} rows)" if rows is not None else "")
                          + f"; got shape {shape}")
     bt = np.dtype(b.dtype)
-    if bt != dtype and np.result_type(bt, dtype) != dtype:
-        raise TypeError(f"{name}: b's dtype {bt} does not cast to A's {dtype}")
+    if bt.kind not in "biufc" or (bt.kind == "c" and np.dtype(dtype).kind != "c"):
+        raise TypeError(f"{name}: b's dtype {bt} does not cast to A's {dtype}"
+                        + (" without losing its imaginary part" if bt.kind == "c" else ""))
 
 
 def best_divisor(w, target):

@@ -293,6 +293,18 @@ def test_solution_dtype_is_as_documented(fn, devices):
         assert "b's shape, dtype" not in doc and "in b's dtype" not in doc, f.__name__
 
 
+@pytest.mark.parametrize("fn", ["potrs", "lu_solve", "least_squares"])
+def test_float64_b_is_cast_to_a_float32_a(fn, devices):
+    """b as NumPy makes it (float64) beside a float32 A is cast to A's dtype, as
+    jnp.linalg.solve casts it with jax's 64-bit types off (test_no_warnings_with_jax_defaults
+    makes the same calls there); x comes back in float32."""
+    mesh, n = make_mesh(devices, "explicit"), 4 * len(devices)
+    a, b = hpd(n, np.float32), np.ones(n)
+    x = getattr(tj, fn)(a, b, 2, mesh, ROW)
+    assert x.dtype == np.float32 and x.shape == b.shape
+    np.testing.assert_allclose(np.asarray(x), np.linalg.solve(hi(a), b), rtol=1e-4, atol=1e-4)
+
+
 # ------------------------------------------------------------- jax's default configuration
 
 DEFAULT_CONFIG = textwrap.dedent("""
@@ -315,6 +327,10 @@ DEFAULT_CONFIG = textwrap.dedent("""
             assert abs(float(logdet) - 8 * np.log(2)) < 1e-5, float(logdet)
             np.testing.assert_allclose(np.asarray(x), 0.5)
             np.testing.assert_allclose(np.asarray(tj.lu_solve(a, b, 2, mesh, row)), 0.5)
+            for fn in (tj.potrs, tj.lu_solve, tj.least_squares):  # NumPy's float64 b: cast
+                x = fn(a, np.ones(8), 2, mesh, row)
+                assert x.dtype == dtype and x.shape == (8,)
+                np.testing.assert_allclose(np.asarray(x), 0.5)
             for fn in (tj.potri, tj.cholesky):
                 assert fn(a, 2, mesh, row).dtype == dtype
             def body(a_, b_):
