@@ -305,6 +305,20 @@ def test_float64_b_is_cast_to_a_float32_a(fn, devices):
     np.testing.assert_allclose(np.asarray(x), np.linalg.solve(hi(a), b), rtol=1e-4, atol=1e-4)
 
 
+# ------------------------------------------------------------------- where the library is
+
+
+def test_a_library_named_that_is_not_a_file_is_refused(monkeypatch, tmp_path):
+    """TESSERA_JAX_LIBRARY names the library to load: a path that is not a file is refused with
+    a sentence, never passed over for another library."""
+    monkeypatch.setattr(_native, "_native", None)  # loaded afresh, and put back after
+    for bad in ("/nonexistent.so", str(tmp_path)):
+        monkeypatch.setenv("TESSERA_JAX_LIBRARY", bad)
+        with pytest.raises(ImportError, match=r"TESSERA_JAX_LIBRARY is .*, which is not a "
+                           r"file: name the libtessera_jax\.so to load"):
+            _native.native()
+
+
 # ------------------------------------------------------------- jax's default configuration
 
 DEFAULT_CONFIG = textwrap.dedent("""
