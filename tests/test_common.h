@@ -170,4 +170,22 @@ static inline tessera_context_t *tt_cpu_context(int workers, tessera_sched_polic
   return ctx;
 }
 
+/** tessera_init(ctx, cfg)'s status, with what it wrote on stderr meanwhile in said (at most len
+ *  bytes, NUL-terminated). */
+static inline int tt_init_saying(tessera_context_t **ctx, const tessera_config_t *cfg, char *said,
+                                 size_t len) {
+  fflush(stderr);
+  FILE *tmp = tmpfile();
+  const int saved = dup(2);
+  if (!tmp || saved < 0 || dup2(fileno(tmp), 2) < 0) fail_msg("stderr cannot be captured");
+  const int rc = tessera_init(ctx, cfg);
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  rewind(tmp);
+  said[fread(said, 1, len - 1, tmp)] = '\0';
+  fclose(tmp);
+  return rc;
+}
+
 #endif

@@ -51,7 +51,7 @@ typedef enum {
 
 /** Configuration of a context. Initialise with tessera_config_init(). */
 typedef struct {
-  int cpu_workers;              /**< CPU worker threads; -1 = auto */
+  int cpu_workers;              /**< CPU worker threads, 0..512; -1 = auto */
   int gpus;                     /**< GPUs to use; -1 = auto (all) */
   tessera_sched_policy_t sched; /**< scheduling policy */
   int tile_size;                /**< tile size of LAPACK-style calls; -1 = auto */
@@ -153,16 +153,20 @@ TESSERA_API int tessera_setting_show(const tessera_config_t *cfg, int i, char *b
 
 /** Creates a context: resolves the configuration against the environment, discovers
  *  devices, starts workers; for a distributed context (tessera_config_t.distributed), a
- *  collective call that also makes its communicator over the processes.
+ *  collective call that also makes its communicator over the processes, and where cpu_workers
+ *  is "auto" shares the cores among the processes that run on them (one host, the same CPU
+ *  affinity).
  *  @param ctx  receives the context
  *  @param cfg  configuration, or NULL for all defaults
  *  @return 0, -1 for a NULL `ctx`, -2 for a configuration that cannot work (an unknown
- *          policy, gpu_queues out of range, gpu_mem_limit or max_submitted 0, no worker at
- *          all, a grid that is not the number of processes or differs across them),
+ *          policy, a numeric field outside its variable's range such as cpu_workers above 512
+ *          or gpu_queues above TESSERA_MAX_GPU_QUEUES, gpu_mem_limit or max_submitted 0, no
+ *          worker at all, a grid that is not the number of processes or differs across them),
  *          TESSERA_ERR_ENV for a malformed TESSERA_* variable, TESSERA_ERR_NOMEM,
  *          TESSERA_ERR_BACKEND, and for a distributed context what tessera_comm_create returns
- *          (TESSERA_ERR_UNSUPPORTED in a build without MPI). A message saying why is printed on
- *          stderr, since no context exists to hold it.
+ *          (TESSERA_ERR_UNSUPPORTED in a build without MPI), or TESSERA_ERR_UNSUPPORTED where
+ *          MPI runs below MPI_THREAD_MULTIPLE (a program that called MPI_Init itself). A
+ *          message saying why is printed on stderr, since no context exists to hold it.
  *  Thread safe; each context is independent. */
 TESSERA_API int tessera_init(tessera_context_t **ctx, const tessera_config_t *cfg);
 

@@ -161,8 +161,8 @@ TESSERA_API int tessera_agree(tessera_comm_t *comm, int *status);
  *  `comm`, with each process's own status folded in: *differs becomes the index of the first
  *  value that is not the same on every process (-1 when none is), and *status the lowest
  *  negative status any process passes (else its own). Returns 0, or the communicator's failure
- *  (*differs and *status unchanged), or -2 for a count outside [0, 16]. Collective, as
- *  tessera_agree. */
+ *  (*differs and *status unchanged), or -(argument number) for an invalid argument (a count
+ *  outside [0, 16], a NULL pointer). Collective, as tessera_agree. */
 TESSERA_API int tessera_agree_values(tessera_comm_t *comm, int count, const int64_t *values,
                                      int *differs, int *status);
 

@@ -152,9 +152,9 @@ def _donated(x, lay, spec, ok):
     a concrete array whose buffer can become the result's (`ok`: same shape and dtype), placed
     first in the result's layout `spec` where it is elsewhere (that copy is what the call takes,
     and x's own buffer is given to it), so that the input and the result it is aliased to have
-    the same shards. Traced arrays are left to the caller's jax.jit, which decides its own
-    donation."""
-    if not ok or isinstance(x, jax.core.Tracer):
+    the same shards. Traced arrays, and any array of a call on a traced A's abstract mesh, are
+    left to the caller's jax.jit, which decides its own donation."""
+    if not ok or isinstance(x, jax.core.Tracer) or _layout._abstract(lay.mesh):
         return x, False
     s = jax.sharding.NamedSharding(lay.mesh, spec)
     if isinstance(x, jax.Array) and x.sharding.is_equivalent_to(s, x.ndim):

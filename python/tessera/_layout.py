@@ -99,7 +99,9 @@ def _missing_layout(a, mesh, spec, name):
     todo = (f"pass {' and '.join(arg for arg, _ in need)} (for example "
             f"{' and '.join(ex for _, ex in need)})")
     if isinstance(a, jax.core.Tracer):
-        what = "no devices" if mesh is None else "no row sharding to read in_specs from"
+        what = ("no mesh (its arguments were not placed on one)" if mesh is None else
+                "no row sharding to read in_specs from (jax types a layout on a mesh of "
+                "Explicit axes only)")
         return (f"{name}: inside jax.jit (or another transformation) A is a traced array, "
                 f"which carries {what}: {todo}.")
     s = getattr(a, "sharding", None)
@@ -111,18 +113,37 @@ def _missing_layout(a, mesh, spec, name):
             f"place A first with jax.device_put(a, NamedSharding(mesh, P({axis!r}, None))).")
 
 
+def _abstract(mesh):
+    """Whether `mesh` is a mesh without devices: a traced array's, inside jax.jit."""
+    return isinstance(mesh, jax.sharding.AbstractMesh)
+
+
+def _platform_of(mesh, name):
+    """"cpu" or "gpu": the platform of the mesh's devices (of its abstract device for an
+    abstract mesh, else jax's default backend)."""
+    if _abstract(mesh):
+        dev = getattr(mesh, "abstract_device", None)
+        platforms = {getattr(dev, "platform", None) or jax.default_backend()}
+    else:
+        platforms = {d.platform for d in mesh.devices.flat}
+    if len(platforms) != 1 or not platforms <= {"cpu", "gpu", "cuda"}:
+        raise ValueError(f"{name}: the mesh's devices must all be CPUs or all GPUs; got "
+                         f"{sorted(platforms)}")
+    return "cpu" if "cpu" in platforms else "gpu"
+
+
 def resolve(a, mesh, spec, name):
-    """The Layout of a call: the mesh and spec given, else those of a's NamedSharding."""
+    """The Layout of a call: the mesh and spec given, else those of a's NamedSharding. Inside
+    jax.jit, a traced A's type carries an abstract mesh (its axes, not its devices) and, on a mesh
+    of Explicit axes, A's row spec: the call then runs on that abstract mesh, and XLA places it
+    on the devices of the caller's arguments when the caller's function compiles."""
     if spec is None or mesh is None:
         s = _array_sharding(a)
-        if isinstance(s, NamedSharding):
-            if isinstance(s.mesh, jax.sharding.AbstractMesh):
-                # A traced array: its type may name the row axis, never the devices.
-                if spec is None and any(ax is not None for ax in s.spec):
-                    spec = s.spec
-            else:
-                spec = s.spec if spec is None else spec
-                mesh = s.mesh if mesh is None else mesh
+        if isinstance(s, NamedSharding) and s.mesh.axis_names:
+            # a traced array's type names the row axis on Explicit axes only (P() otherwise)
+            if spec is None and (not _abstract(s.mesh) or any(ax is not None for ax in s.spec)):
+                spec = s.spec
+            mesh = s.mesh if mesh is None else mesh
     if mesh is None or spec is None:
         raise ValueError(_missing_layout(a, mesh, spec, name))
     spec = _normalize_spec(spec, name)
@@ -134,9 +155,10 @@ def resolve(a, mesh, spec, name):
         raise ValueError(f"{name}: A must be sharded by rows over one mesh axis, as "
                          f"P('x', None), or by rows and columns over two, as P('x', 'y'); got "
                          f"{spec!r}")
-    if isinstance(mesh, jax.sharding.AbstractMesh) or not hasattr(mesh, "devices"):
-        raise ValueError(f"{name}: the mesh of a traced array has no devices; pass mesh= "
-                         "(a jax.sharding.Mesh)")
+    if (_abstract(mesh) and not isinstance(a, jax.core.Tracer)) or \
+            not hasattr(mesh, "axis_names"):
+        raise ValueError(f"{name}: the mesh given has no devices (an abstract mesh serves only "
+                         "inside jax.jit, for a traced A); pass mesh= (a jax.sharding.Mesh)")
     for ax in (axis, col_axis):
         if ax is not None and ax not in mesh.axis_names:
             raise ValueError(f"{name}: axis {ax!r} is not an axis of the mesh {mesh.axis_names}")
@@ -145,17 +167,16 @@ def resolve(a, mesh, spec, name):
         raise ValueError(f"{name}: axes {others} besides {axis!r}"
                          + (f" and {col_axis!r}" if col_axis else "")
                          + " must have size 1 (A is split over those only)")
-    devices = list(mesh.devices.flat)
-    platforms = {d.platform for d in devices}
-    if len(platforms) != 1 or not platforms <= {"cpu", "gpu", "cuda"}:
-        raise ValueError(f"{name}: the mesh's devices must all be CPUs or all GPUs; got "
-                         f"{sorted(platforms)}")
-    platform = "cpu" if "cpu" in platforms else "gpu"
+    platform = _platform_of(mesh, name)
     gcols = mesh.shape[col_axis] if col_axis else 1
-    grid = _devices_by_axes(mesh, (axis, col_axis)).reshape(-1, gcols)
-    owners = tuple(int(d.process_index) for d in grid.flat)
-    check_processes(owners, name)
-    return Layout(mesh, axis, grid.size, platform, col_axis, gcols, owners)
+    if _abstract(mesh):
+        ndev = mesh.shape[axis] * gcols
+        owners = local_owners(ndev, None, name, platform=platform)
+    else:
+        grid = _devices_by_axes(mesh, (axis, col_axis)).reshape(-1, gcols)
+        ndev, owners = grid.size, tuple(int(d.process_index) for d in grid.flat)
+        check_processes(owners, name)
+    return Layout(mesh, axis, ndev, platform, col_axis, gcols, owners)
 
 
 def _devices_by_axes(mesh, axes):
@@ -180,19 +201,20 @@ def check_processes(owners, name):
         raise ValueError(f"{name}: the mesh holds none of this process's devices")
 
 
-def local_owners(ndev, mesh, name, axes=None):
-    """Inside the user's shard_map, the process of each of the mesh's ndev devices (row axis
-    major): from `mesh` when given (its `axes`, the row and column axes, first), else jax's
-    device order (a mesh over all of jax's devices, as jax.make_mesh lays one out)."""
+def local_owners(ndev, mesh, name, axes=None, platform=None):
+    """Inside the user's shard_map (or on a traced array's abstract mesh), the process of each
+    of the mesh's ndev devices (row axis major): from `mesh` when given (its `axes`, the row and
+    column axes, first), else jax's device order of `platform` (default: the shard_map's) (a
+    mesh over all of jax's devices, as jax.make_mesh lays one out)."""
     if mesh is not None:
         owners = tuple(int(d.process_index) for d in _devices_by_axes(mesh, axes or ()).flat)
     elif jax.process_count() == 1:
         owners = (jax.process_index(),) * ndev
     else:
-        devs = jax.devices(local_platform())
+        devs = jax.devices(platform or local_platform())
         if len(devs) != ndev:
-            raise ValueError(f"{name}: the mesh axis has {ndev} devices of jax's {len(devs)} "
-                             "across the processes: pass mesh= (the shard_map's mesh) so that "
+            raise ValueError(f"{name}: the mesh has {ndev} devices of jax's {len(devs)} "
+                             "across the processes: pass mesh= (a jax.sharding.Mesh) so that "
                              "each device's process is known")
         owners = tuple(int(d.process_index) for d in devs)
     if len(owners) != ndev:
@@ -288,7 +310,9 @@ def check_block(a, name):
 
 
 def check_rhs(b, n, dtype, name, rows=None, dim="N", of=""):
-    """b is (N,) or (N, k) (or this device's `rows` rows), castable to A's dtype; `dim` and `of`
+    """b is (N,) or (N, k) (or this device's `rows` rows) of numbers that A's dtype holds: it is
+    cast to A's dtype, as jnp.linalg.solve casts a NumPy float64 b with jax's 64-bit types off
+    (complex b is refused for real A, whose cast would drop its imaginary part); `dim` and `of`
     name N in the message (least squares: "M", ", A's rows")."""
     shape = tuple(getattr(b, "shape", ()))
     want = (n, rows) if rows is not None else (n,)
@@ -297,8 +321,9 @@ def check_rhs(b, n, dtype, name, rows=None, dim="N", of=""):
                          + (f" (or this device's {rows} rows)" if rows is not None else "")
                          + f"; got shape {shape}")
     bt = np.dtype(b.dtype)
-    if bt != dtype and np.result_type(bt, dtype) != dtype:
-        raise TypeError(f"{name}: b's dtype {bt} does not cast to A's {dtype}")
+    if bt.kind not in "biufc" or (bt.kind == "c" and np.dtype(dtype).kind != "c"):
+        raise TypeError(f"{name}: b's dtype {bt} does not cast to A's {dtype}"
+                        + (" without losing its imaginary part" if bt.kind == "c" else ""))
 
 
 def best_divisor(w, target):

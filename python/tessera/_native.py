@@ -2,9 +2,9 @@
 ctypes at first use, one binding state for the process, and the FFI targets registered with
 jax for the CPU and, where tessera was built with CUDA, the CUDA platform.
 
-The library is looked for in TESSERA_JAX_LIBRARY (a file), next to this package (a wheel built
-by `pip install ./python`), then in a source tree's build folder (TESSERA_BUILD_DIR, else
-../../build/python relative to this file).
+The library is TESSERA_JAX_LIBRARY where that is set (a file: anything else is refused), else
+looked for next to this package (a wheel built by `pip install ./python`), then in a source
+tree's build folder (TESSERA_BUILD_DIR, else ../../build/python relative to this file).
 
 The operations' protocol is one table here, OPS: what each XLA FFI operation of libtessera_jax
 takes and returns. jax.py builds every call from it, Native registers the handlers by it, and
@@ -171,6 +171,10 @@ _native = None
 def _candidates():
     env = os.environ.get("TESSERA_JAX_LIBRARY")
     if env:
+        if not Path(env).is_file():  # named, so never passed over for another library
+            raise ImportError(f"tessera.jax: TESSERA_JAX_LIBRARY is {env!r}, which is not a file: "
+                              "name the libtessera_jax.so to load, or unset it to load the one "
+                              "next to the package or in the build tree.")
         yield Path(env)
     here = Path(__file__).resolve().parent
     yield here / _NAME

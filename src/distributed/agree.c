@@ -71,6 +71,29 @@ int tessera_agree(tessera_comm_t *comm, int *status) {
   return agree(comm, status);
 }
 
+int tessera_agree_values(tessera_comm_t *comm, int count, const int64_t *values, int *differs,
+                         int *status) {
+  enum { MAXV = 16 };
+  if (!comm) return -1;
+  if (count < 0 || count > MAXV) return -2;
+  if (count && !values) return -3;
+  if (!differs) return -4;
+  if (!status) return -5;
+  /* one all-reduce: the highest of each value and of its negation (the lowest), and of the
+   * negated status (the lowest status) */
+  int64_t v[2 * MAXV + 1];
+  for (int i = 0; i < count; i++) v[i] = values[i], v[count + i] = -values[i];
+  v[2 * count] = *status < 0 ? -(int64_t)*status : 0;
+  const int rc = tessera_comm_allreduce(comm, v, v, (size_t)(2 * count + 1), TESSERA_COMM_I64,
+                                        TESSERA_MAX, NULL);
+  if (rc) return rc;
+  *differs = -1;
+  for (int i = 0; i < count && *differs < 0; i++)
+    if (v[i] != -v[count + i]) *differs = i;
+  if (v[2 * count] > 0) *status = (int)-v[2 * count];
+  return 0;
+}
+
 int tsr_dist_allreduce(tessera_comm_t *c, void *v, size_t count, tessera_comm_type_t t,
                        tessera_reduce_t op) {
   if (count == 0) return 0;

@@ -39,7 +39,8 @@ void tessera_config_init(tessera_config_t *cfg) {
 }
 
 /* Checks the configuration tessera_init resolved (tsr_settings_resolve: the environment read
- * there) and fills what is still "auto" with the built-in defaults. */
+ * there; tsr_settings_check: every numeric field within its row's bounds) and fills what is still
+ * "auto" with the built-in defaults. */
 static int resolve_config(tessera_context_t *ctx, const tessera_config_t *in,
                           const tsr_settings_extra_t *extra) {
   tessera_config_t c = *in;
@@ -81,11 +82,6 @@ static int resolve_config(tessera_context_t *ctx, const tessera_config_t *in,
   }
   ctx->window_low = c.max_submitted - c.max_submitted / 10;
   if (ctx->window_low >= c.max_submitted) ctx->window_low = c.max_submitted - 1;
-  if (c.gpu_queues == 0 || c.gpu_queues > TESSERA_MAX_GPU_QUEUES) {
-    fprintf(stderr, "tessera: gpu_queues = %d is not in [1, %d].\n", c.gpu_queues,
-            TESSERA_MAX_GPU_QUEUES);
-    return -2;
-  }
   if (c.trace_file && *c.trace_file)
     snprintf(ctx->trace_path, sizeof ctx->trace_path, "%s", c.trace_file);
   if (c.perfmodel_file && *c.perfmodel_file) {
@@ -101,14 +97,22 @@ static int resolve_config(tessera_context_t *ctx, const tessera_config_t *in,
   return 0;
 }
 
-/* One worker per CPU core given (on the host's node), then one per device node (GPUs). */
-static int make_workers(tessera_context_t *ctx) {
+/* One worker per CPU core given (on the host's node), then one per device node (GPUs). Without
+ * a count given, the cores this process runs on, less one per GPU: its part of them when
+ * `sharers` processes run on the same cores (the first cores % sharers of them, by `index`, take
+ * one more). */
+static int make_workers(tessera_context_t *ctx, int sharers, int index) {
   const tsr_node_t *host = &ctx->nodes[TESSERA_HOST_NODE];
   tessera_device_info_t info;
   host->be->info(host->be_state, 0, &info);
-  int ndev = ctx->nnodes - 1, cores = info.workers > 0 ? info.workers : 1;
+  const int all = info.workers > 0 ? info.workers : 1, ndev = ctx->nnodes - 1;
+  if (sharers < 1 || index < 0 || index >= sharers) sharers = 1, index = 0;
+  const int part = all / sharers, extra = all % sharers;
+  int cores = part + (index < extra), first = index * part + (index < extra ? index : extra);
+  if (cores < 1) cores = 1, first = index % all; /* more processes than cores: one each */
   int ncpu = ctx->cfg.cpu_workers >= 0 ? ctx->cfg.cpu_workers
                                        : (cores > ndev ? cores - ndev : (ndev ? 0 : 1));
+  if (ncpu > TSR_MAX_WORKERS) ncpu = TSR_MAX_WORKERS;
   ctx->cfg.cpu_workers = ncpu;
   ctx->cfg.gpus = ndev;
   if (ncpu + ndev == 0)
@@ -124,7 +128,7 @@ static int make_workers(tessera_context_t *ctx) {
     w->kind = nd->be->kind;
     w->device = i < ncpu ? 0 : nd->device;
     w->node = i < ncpu ? TESSERA_HOST_NODE : 1 + i - ncpu;
-    w->core = ctx->cfg.bind_workers ? i % cores : -1;
+    w->core = ctx->cfg.bind_workers ? (first + i % cores) % all : -1;
     w->gflops = di.gflops > 0 ? di.gflops : 1;
     w->be = nd->be;
     w->be_state = nd->be_state;
@@ -166,7 +170,17 @@ int tsr_context_create(tessera_context_t **out, const tessera_config_t *cfg,
   tsr_run_kernel_init(&ctx->run_kernel);
   int rc = resolve_config(ctx, cfg, extra);
   if (!rc) rc = tsr_nodes_open(ctx);
-  if (!rc) rc = make_workers(ctx);
+  if (rc) {
+    if (ctx->errmsg[0] && rc != TESSERA_ERR_ENV) fprintf(stderr, "tessera: %s\n", ctx->errmsg);
+    context_free(ctx);
+    return rc;
+  }
+  *out = ctx;
+  return 0;
+}
+
+int tsr_context_start(tessera_context_t *ctx, int sharers, int index) {
+  int rc = make_workers(ctx, sharers, index);
   if (!rc) {
     ctx->sched = ctx->cfg.sched == TESSERA_SCHED_LOCALITY ? tsr_sched_locality() : tsr_sched_cost();
     ctx->perfmodel = tsr_perfmodel_create();
@@ -176,17 +190,19 @@ int tsr_context_create(tessera_context_t **out, const tessera_config_t *cfg,
   ctx->tracing = ctx->trace_path[0] != 0;
   if (!rc) rc = tsr_workers_start(ctx);
   if (rc) {
-    if (ctx->errmsg[0] && rc != TESSERA_ERR_ENV) fprintf(stderr, "tessera: %s\n", ctx->errmsg);
+    if (ctx->errmsg[0]) fprintf(stderr, "tessera: %s\n", ctx->errmsg);
     if (atomic_load(&ctx->started)) tsr_workers_stop(ctx);
-    context_free(ctx);
-    return rc;
+    atomic_store(&ctx->started, 0); /* tsr_context_destroy only frees it */
   }
-  *out = ctx;
-  return 0;
+  return rc;
 }
 
 int tsr_context_destroy(tessera_context_t *ctx) {
   if (!ctx) return 0;
+  if (!atomic_load(&ctx->started)) { /* never started, or failed to: nothing ran */
+    context_free(ctx);
+    return 0;
+  }
   int status = tessera_wait_all(ctx);
   while (atomic_load(&ctx->resuming) > 0) sched_yield(); /* deferred tasks' resumes leaving */
   tsr_workers_stop(ctx);

@@ -29,10 +29,11 @@ typedef struct {
   double fallback;     /* numeric rows read by name: the default, else NAN */
   target_t to;
   size_t offset;
+  const char *field; /* TO_CONFIG: the field's name, for messages */
 } row_t;
 
-#define CFG(field) TO_CONFIG, offsetof(tessera_config_t, field)
-#define XTR(field) TO_EXTRA, offsetof(tsr_settings_extra_t, field)
+#define CFG(field) TO_CONFIG, offsetof(tessera_config_t, field), #field
+#define XTR(field) TO_EXTRA, offsetof(tsr_settings_extra_t, field), NULL
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
@@ -85,7 +86,7 @@ static const row_t rows[] = {
   {{"TESSERA_GRID", "PxQ such as 2x2, or auto", "one process",
     "the context spans the processes of MPI_COMM_WORLD on this grid (auto: the squarest)",
     "tessera_init"},
-   T_GRID, 0, 0, NULL, NAN, TO_NONE, 0},
+   T_GRID, 0, 0, NULL, NAN, TO_NONE, 0, NULL},
   {{"TESSERA_COMM_TIMEOUT", "seconds, more than 0", "30",
     "how long a communicator's call waits for the other processes", "tessera_comm_create"},
    T_SECONDS, 0, 0, NULL, 30, CFG(comm_timeout_s)},
@@ -99,15 +100,15 @@ static const row_t rows[] = {
    T_INT, 0, 16, NULL, 2, XTR(sim_devices)},
   {{"TESSERA_JAX_TIMEOUT", "seconds, more than 0", "60",
     "how long a device's call of tessera.jax waits for the other devices' calls", "tessera.jax"},
-   T_SECONDS, 0, 0, NULL, 60, TO_NONE, 0},
+   T_SECONDS, 0, 0, NULL, 60, TO_NONE, 0, NULL},
   {{"TESSERA_JAX_LIBRARY", "a file path", "next to the package, else the build tree",
     "libtessera_jax for tessera.jax to load (read by Python before the library loads)",
     "tessera.jax"},
-   T_PATH, 0, 0, NULL, NAN, TO_NONE, 0},
+   T_PATH, 0, 0, NULL, NAN, TO_NONE, 0, NULL},
   {{"TESSERA_BUILD_DIR", "a folder path", "the repository's build/",
     "build tree in which tessera.jax looks for libtessera_jax (read by Python before the "
     "library loads)", "tessera.jax"},
-   T_PATH, 0, 0, NULL, NAN, TO_NONE, 0},
+   T_PATH, 0, 0, NULL, NAN, TO_NONE, 0, NULL},
 };
 /* clang-format on */
 enum { NROWS = sizeof rows / sizeof rows[0] };
@@ -184,6 +185,14 @@ static int choice_index(const char *choices, const char *v) {
   return -1;
 }
 
+/* The sentence refusing a value of row r: what was given (`name`, then the value between `open`
+ * and `close`) and what the row takes. One sentence for a variable and a configuration field. */
+static void refuse(const row_t *r, const char *name, const char *open, const char *v,
+                   const char *close, char *msg, size_t len) {
+  if (msg && len)
+    snprintf(msg, len, "%s%s%s%s is not valid: it takes %s.", name, open, v, close, r->pub.accepts);
+}
+
 /* Parses the text `v` by row r's type. 0, or TESSERA_ERR_ENV with the sentence in msg. */
 static int parse(const row_t *r, const char *v, value_t *out, char *msg, size_t len) {
   bool ok = false;
@@ -212,8 +221,7 @@ static int parse(const row_t *r, const char *v, value_t *out, char *msg, size_t 
     break;
   }
   if (ok) return 0;
-  if (msg && len)
-    snprintf(msg, len, "%s=\"%s\" is not valid: it takes %s.", r->pub.name, v, r->pub.accepts);
+  refuse(r, r->pub.name, "=\"", v, "\"", msg, len);
   return TESSERA_ERR_ENV;
 }
 
@@ -269,6 +277,20 @@ int tsr_settings_resolve(const tessera_config_t *in, tessera_config_t *out,
   for (int i = 0; i < NROWS; i++) /* what the environment left unset: the row's default */
     if (rows[i].to == TO_EXTRA && *(int *)((char *)extra + rows[i].offset) < 0)
       *(int *)((char *)extra + rows[i].offset) = (int)rows[i].fallback;
+  return 0;
+}
+
+int tsr_settings_check(const tessera_config_t *cfg, char *msg, size_t len) {
+  for (int i = 0; i < NROWS; i++) {
+    const row_t *r = &rows[i];
+    if (r->to != TO_CONFIG || r->type != T_INT) continue;
+    const int x = *(const int *)((const char *)cfg + r->offset);
+    if (x < 0 || (x >= r->lo && x <= r->hi)) continue; /* "auto", or in the row's range */
+    char v[16];
+    snprintf(v, sizeof v, "%d", x);
+    refuse(r, r->field, " = ", v, "", msg, len);
+    return -2;
+  }
   return 0;
 }
 

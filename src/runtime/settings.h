@@ -21,4 +21,9 @@ typedef struct {
 int tsr_settings_resolve(const tessera_config_t *in, tessera_config_t *out,
                          tsr_settings_extra_t *extra, char *msg, size_t len);
 
+/** Checks the numeric fields of a configuration against their rows' ranges (a field at its
+ *  "auto" value, negative, passes): the bounds of a field and of its variable are one. Returns 0,
+ *  or -2 with a sentence in msg naming the field and what it takes. */
+int tsr_settings_check(const tessera_config_t *cfg, char *msg, size_t len);
+
 #endif

@@ -192,6 +192,20 @@ def test_messages_are_sentences_not_placeholders():
     assert "inf" not in p.stderr and "GiB" in p.stderr and "2147483647" in p.stderr, p.stderr
 
 
+def test_worker_count_past_the_bound_is_refused_alike_from_the_option_and_the_variable():
+    """--workers and TESSERA_CPU_WORKERS share one bound and one sentence: a count past it
+    fails at once (it would start thousands of threads) and says what the count takes."""
+    p = run("posv", "--n", 64, "--workers", 5000, "--gpus", 0)
+    assert p.returncode == 1 and "cpu_workers = 5000" in p.stderr, p.stderr
+    takes = re.search(r"it takes (an integer from 0 to \d+)\.", p.stderr)
+    assert takes, p.stderr
+    env = dict(ENV, TESSERA_CPU_WORKERS="5000")
+    q = subprocess.run([str(CLI), "posv", "--n", "64", "--gpus", "0"], capture_output=True,
+                       text=True, env=env, timeout=300)
+    assert q.returncode == 1 and 'TESSERA_CPU_WORKERS="5000"' in q.stderr, q.stderr
+    assert f"it takes {takes.group(1)}." in q.stderr, q.stderr
+
+
 @pytest.mark.parametrize("command", ["info", "potrf", "potrs", "posv", "getrf", "gesv", "geqrf",
                                      "gels", "syevd", "bench", "demo", "gen", "trace"])
 @pytest.mark.parametrize("flag", ["--help", "-h"])

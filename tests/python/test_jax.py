@@ -239,17 +239,24 @@ def test_jit_form(fn, mesh, devices):
             assert sharded_like(out, mesh, spec), out.sharding
 
 
-def test_jit_without_mesh_reads_it_or_asks_for_it(mesh, devices):
-    """Inside jit A may carry no concrete mesh: either the call works, or it raises a
-    ValueError that says to pass mesh (not an error from JAX's internals)."""
+def test_jit_without_mesh_reads_it_from_a(mesh, devices):
+    """Inside jit, without mesh=, the mesh is read from the traced A's type (its abstract mesh),
+    and the row spec too on a mesh of Explicit axes; on Auto axes, whose layouts jax does not
+    type, the call asks for in_specs (a sentence, not an error from JAX's internals) and works
+    with it."""
     n = 8 * len(devices)
     a, b = hpd(n, np.float64), rhs(n, np.float64)
-    try:
-        x = jax.jit(lambda a_, b_: tj.potrs(a_, b_, 4))(put(a, mesh, ROW), put(b, mesh, P()))
-    except ValueError as e:
-        assert "tessera.jax.potrs: inside jax.jit" in str(e) and "pass mesh=" in str(e), str(e)
-        return
-    check("potrs", x, a, b)
+    args = put(a, mesh, ROW), put(b, mesh, P())
+    if "Explicit" in str(mesh.axis_types):
+        check("potrs", jax.jit(lambda a_, b_: tj.potrs(a_, b_, 4))(*args), a, b)
+        check("cholesky", jax.jit(lambda a_: tj.cholesky(a_, 4))(args[0]), a)
+    else:
+        with pytest.raises(ValueError, match=r"tessera\.jax\.potrs: inside jax\.jit .* pass "
+                           r"in_specs="):
+            jax.jit(lambda a_, b_: tj.potrs(a_, b_, 4))(*args)
+    check("potrs", jax.jit(lambda a_, b_: tj.potrs(a_, b_, 4, in_specs=ROW))(*args), a, b)
+    with pytest.raises(ValueError, match=r"inside jax\.jit .* carries no mesh .* pass mesh="):
+        jax.jit(lambda a_, b_: tj.potrs(a_, b_, 4))(a, b)
 
 
 SPEC_FORMS = {

@@ -293,6 +293,32 @@ def test_solution_dtype_is_as_documented(fn, devices):
         assert "b's shape, dtype" not in doc and "in b's dtype" not in doc, f.__name__
 
 
+@pytest.mark.parametrize("fn", ["potrs", "lu_solve", "least_squares"])
+def test_float64_b_is_cast_to_a_float32_a(fn, devices):
+    """b as NumPy makes it (float64) beside a float32 A is cast to A's dtype, as
+    jnp.linalg.solve casts it with jax's 64-bit types off (test_no_warnings_with_jax_defaults
+    makes the same calls there); x comes back in float32."""
+    mesh, n = make_mesh(devices, "explicit"), 4 * len(devices)
+    a, b = hpd(n, np.float32), np.ones(n)
+    x = getattr(tj, fn)(a, b, 2, mesh, ROW)
+    assert x.dtype == np.float32 and x.shape == b.shape
+    np.testing.assert_allclose(np.asarray(x), np.linalg.solve(hi(a), b), rtol=1e-4, atol=1e-4)
+
+
+# ------------------------------------------------------------------- where the library is
+
+
+def test_a_library_named_that_is_not_a_file_is_refused(monkeypatch, tmp_path):
+    """TESSERA_JAX_LIBRARY names the library to load: a path that is not a file is refused with
+    a sentence, never passed over for another library."""
+    monkeypatch.setattr(_native, "_native", None)  # loaded afresh, and put back after
+    for bad in ("/nonexistent.so", str(tmp_path)):
+        monkeypatch.setenv("TESSERA_JAX_LIBRARY", bad)
+        with pytest.raises(ImportError, match=r"TESSERA_JAX_LIBRARY is .*, which is not a "
+                           r"file: name the libtessera_jax\.so to load"):
+            _native.native()
+
+
 # ------------------------------------------------------------- jax's default configuration
 
 DEFAULT_CONFIG = textwrap.dedent("""
@@ -315,6 +341,10 @@ DEFAULT_CONFIG = textwrap.dedent("""
             assert abs(float(logdet) - 8 * np.log(2)) < 1e-5, float(logdet)
             np.testing.assert_allclose(np.asarray(x), 0.5)
             np.testing.assert_allclose(np.asarray(tj.lu_solve(a, b, 2, mesh, row)), 0.5)
+            for fn in (tj.potrs, tj.lu_solve, tj.least_squares):  # NumPy's float64 b: cast
+                x = fn(a, np.ones(8), 2, mesh, row)
+                assert x.dtype == dtype and x.shape == (8,)
+                np.testing.assert_allclose(np.asarray(x), 0.5)
             for fn in (tj.potri, tj.cholesky):
                 assert fn(a, 2, mesh, row).dtype == dtype
             def body(a_, b_):

@@ -19,6 +19,8 @@
 
 #include <tessera/tessera.h>
 
+#include "../test_common.h"
+
 static void test_rows_complete(void **state) {
   (void)state;
   const int n = tessera_setting_count();
@@ -159,6 +161,43 @@ static void test_init_refuses(void **state) {
   unsetenv("TESSERA_DIST_TRANSFERS");
 }
 
+/* The CPU worker count has one bound whether the variable or the configuration gives it, and one
+ * sentence refusing a count past it, saying what the row takes. */
+static void test_worker_count_has_one_bound(void **state) {
+  (void)state;
+  const tessera_setting_t *row = NULL;
+  for (int i = 0; i < tessera_setting_count(); i++)
+    if (!strcmp(tessera_setting(i)->name, "TESSERA_CPU_WORKERS")) row = tessera_setting(i);
+  assert_non_null(row);
+  int most = 0;
+  assert_int_equal(sscanf(row->accepts, "an integer from 0 to %d", &most), 1);
+  char over[16], said[512];
+  snprintf(over, sizeof over, "%d", most + 1);
+  tessera_config_t cfg;
+  assert_int_equal(resolve_with("TESSERA_CPU_WORKERS", over, &cfg, said, sizeof said),
+                   TESSERA_ERR_ENV);
+  snprintf(over, sizeof over, "%d", most);
+  assert_int_equal(resolve_with("TESSERA_CPU_WORKERS", over, &cfg, said, sizeof said), 0);
+  assert_int_equal(cfg.cpu_workers, most);
+
+  tessera_config_init(&cfg);
+  cfg.gpus = 0;
+  cfg.cpu_workers = 5000;
+  tessera_context_t *ctx = NULL;
+  assert_int_equal(tt_init_saying(&ctx, &cfg, said, sizeof said), -2);
+  assert_null(ctx);
+  assert_non_null(strstr(said, "cpu_workers = 5000 is not valid"));
+  assert_non_null(strstr(said, row->accepts));
+  tessera_config_init(&cfg);
+  cfg.gpus = 0;
+  assert_int_equal(setenv("TESSERA_CPU_WORKERS", "5000", 1), 0);
+  assert_int_equal(tt_init_saying(&ctx, &cfg, said, sizeof said), TESSERA_ERR_ENV);
+  assert_null(ctx);
+  unsetenv("TESSERA_CPU_WORKERS");
+  assert_non_null(strstr(said, "TESSERA_CPU_WORKERS=\"5000\" is not valid"));
+  assert_non_null(strstr(said, row->accepts));
+}
+
 static void test_by_name(void **state) {
   (void)state;
   double t = 0;
@@ -189,6 +228,7 @@ int main(void) {
       cmocka_unit_test(test_explicit_wins),
       cmocka_unit_test(test_show),
       cmocka_unit_test(test_init_refuses),
+      cmocka_unit_test(test_worker_count_has_one_bound),
       cmocka_unit_test(test_by_name),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
