@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "comm/comm.h"
+#include "comm/transport.h"
 #include "runtime/base.h"
 
 const char *tsr_coll_name(tsr_coll_kind_t k) {

@@ -1,14 +1,14 @@
 /* The queues of the collectives API (tessera_comm_queue_t): a device queue is a caller's CUDA
  * stream, on which the device transport enqueues; a host queue is a thread of its own running
  * host operations in order on a channel of its own (host_queue.c). This header stands on the
- * transport header (comm.h); only the API (comm.c) and the host queues include it. */
+ * transport header (transport.h); only the API (comm.c) and the host queues include it. */
 #ifndef TSR_COMM_HOST_QUEUE_H
 #define TSR_COMM_HOST_QUEUE_H
 
 #include <pthread.h>
 #include <stdbool.h>
 
-#include "comm/comm.h"
+#include "comm/transport.h"
 
 struct tessera_comm_queue {
   tessera_comm_t *comm;

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "comm/comm.h"
+#include "comm/transport.h"
 #include "tessera/context.h"
 
 /** Compares k values of a collective call's arguments across the processes of c (the lowest and

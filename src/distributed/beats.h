@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#include "comm/comm.h"
+#include "comm/transport.h"
 
 typedef struct tsr_beats tsr_beats_t;
 

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "comm/comm.h"
+#include "comm/transport.h"
 #include "distributed/agree.h"
 #include "runtime/flow.h"
 #include "tessera/task.h"

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm/comm.h"
+#include "comm/transport.h"
 #include "distributed/agree.h"
 #include "tessera/distribution.h"
 

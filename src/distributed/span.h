@@ -5,7 +5,7 @@
 #ifndef TSR_DISTRIBUTED_SPAN_H
 #define TSR_DISTRIBUTED_SPAN_H
 
-#include "comm/comm.h"
+#include "comm/transport.h"
 #include "tessera/distribution.h"
 
 /** Records that ctx spans the processes of `comm` on `grid`: 0, or TESSERA_ERR_NOMEM. */

@@ -2,7 +2,7 @@
  * communicator over a key-value store fails, saying why (comm.c). */
 #include <stddef.h>
 
-#include "comm/comm.h"
+#include "comm/transport.h"
 
 const tsr_host_ops_t *tsr_gloo_host(void) {
   return NULL;

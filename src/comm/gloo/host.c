@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm/comm.h"
+#include "comm/transport.h"
 #include "comm/gloo/shim.h"
 
 struct tsr_host_chan {

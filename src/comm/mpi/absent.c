@@ -2,7 +2,7 @@
  * communicator can only be made over a store (Gloo), and an attempt without one says why. */
 #include <stddef.h>
 
-#include "comm/comm.h"
+#include "comm/transport.h"
 
 const tsr_host_ops_t *tsr_mpi_host(void) {
   return NULL;

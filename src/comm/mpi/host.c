@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "comm/comm.h"
+#include "comm/transport.h"
 
 struct tsr_host_chan {
   MPI_Comm comm;

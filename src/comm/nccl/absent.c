@@ -2,7 +2,7 @@
  * host memory, and asking for device collectives says why they are missing. */
 #include <stdio.h>
 
-#include "comm/comm.h"
+#include "comm/transport.h"
 
 bool tsr_nccl_built(void) {
   return false;

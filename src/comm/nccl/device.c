@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm/comm.h"
+#include "comm/transport.h"
 
 struct tsr_nccl {
   ncclComm_t comm[TSR_COMM_MAX_DEVICES];

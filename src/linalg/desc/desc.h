@@ -1,4 +1,4 @@
-/* Matrix descriptors (matrix.c; distributed ones: distribution.c): the tiles of a matrix, views
+/* Matrix descriptors (matrix.c; distributed ones: distributed.c): the tiles of a matrix, views
  * of their conjugate transpose, tile operands, the constructors' shared steps and the checks of
  * operands. The ground of the algorithms layer. */
 #ifndef TSR_LINALG_DESC_H

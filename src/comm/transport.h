@@ -7,8 +7,8 @@
  * host queue, host_queue.c, which runs host operations in order on a thread of its own); base.c
  * is the ground all of them stand on (messages, deadlines, attachments). A transport never checks
  * arguments and never reads the environment. */
-#ifndef TSR_COMM_COMM_H
-#define TSR_COMM_COMM_H
+#ifndef TSR_COMM_TRANSPORT_H
+#define TSR_COMM_TRANSPORT_H
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm/comm.h"
+#include "comm/transport.h"
 #include "distributed/dist.h"
 #include "linalg/desc/desc.h"
 #include "tessera/distribution.h"
