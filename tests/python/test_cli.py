@@ -999,6 +999,6 @@ def test_json_failure_keeps_warnings_out_and_the_environments_message_in():
     assert p.returncode == 1, p.stderr
     r = only_json_object(p)
     assert "TESSERA_CPU_WORKERS" in r["message"] and r["routine"] == "potrf", r
-    p = run("posv", "--n", 40, "--gpus", 64, "--mixed", "tf32", "--json")
+    p = run("posv", "--n", 40, "--gpus", 16, "--mixed", "tf32", "--json")
     if p.returncode:  # fewer GPUs than asked: a warning first, then the refusal
         assert "warning" in p.stderr and "warning" not in only_json_object(p)["message"], p.stderr
