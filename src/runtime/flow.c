@@ -80,13 +80,14 @@ int tsr_flow_workspace(tsr_flow_t *f, int owner, size_t rows, size_t cols, size_
   *set = NULL;
   /* adopted even when this process could not make it: every process takes part */
   const int made = tessera_data_create_workspace(f->ctx, rows, cols, es, w);
-  const int rc = f->ops->adopt(f, 1, w, &owner, set);
-  if ((made || rc) && *w) {
-    (void)tessera_data_release(f->ctx, *w);
-    *w = NULL;
+  const int adopted = f->ops->adopt(f, 1, w, &owner, set);
+  const int rc = made ? made : adopted;
+  if (rc) {
+    if (*w) (void)tessera_data_release(f->ctx, *w);
+    f->ops->forget(f, *set);
+    *w = NULL, *set = NULL;
   }
-  if (made || rc) f->ops->forget(f, *set);
-  return made ? made : rc;
+  return rc;
 }
 
 int tsr_flow_workspace_free(tsr_flow_t *f, tessera_data_t *w, void *set, int rc) {
