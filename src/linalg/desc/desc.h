@@ -230,15 +230,22 @@ static inline int tsr_matrix_agree(const tessera_matrix_t *X, int status) {
   return tsr_flow_agree(X->flow, status);
 }
 
-/** C as the tasks of an operation on C, A and B insert it: with the first distributed flow of
- *  the three. A task writing tiles of this process alone but reading a distributed matrix then
- *  runs on the owner of the distributed tile it reads (each process adds the products of the
- *  tiles it owns into its own C: the residuals of the mixed-precision solves over processes). */
+/** The flow the tasks of an operation writing C and reading A and B go through: the first
+ *  distributed flow of the three. A task writing tiles of this process alone but reading a
+ *  distributed matrix then runs on the owner of the distributed tile it reads (each process adds
+ *  the products of the tiles it owns into its own C: the residuals of the mixed-precision solves
+ *  over processes). */
+static inline tsr_flow_t *tsr_operands_flow(const tessera_matrix_t *C, const tessera_matrix_t *A,
+                                            const tessera_matrix_t *B) {
+  return C->flow->distributed ? C->flow : A->flow->distributed ? A->flow : B->flow;
+}
+
+/** C as the inserters of an operation on C, A and B take it: with their flow. */
 static inline tessera_matrix_t tsr_matrix_in_flow(const tessera_matrix_t *C,
                                                   const tessera_matrix_t *A,
                                                   const tessera_matrix_t *B) {
   tessera_matrix_t v = *C;
-  if (!C->flow->distributed) v.flow = A->flow->distributed ? A->flow : B->flow;
+  v.flow = tsr_operands_flow(C, A, B);
   return v;
 }
 

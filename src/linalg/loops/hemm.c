@@ -52,12 +52,13 @@ int tsr_pxhemm(char uplo, const tessera_matrix_t *A, tsr_scalar_t alpha, const t
                      "hemm: its operands must be matrices of their own tiles, not views of a "
                      "conjugate transpose");
   const bool lower = uplo == 'L';
+  tsr_flow_t *flow = tsr_operands_flow(C, A, B);
   int rc = 0;
   /* each diagonal tile's product from its stored triangle, with beta: first on each C tile */
   for (int64_t k = 0; k < C->nt && !rc; k++)
     for (int64_t i = 0; i < C->mt && !rc; i++) {
       const int tag[3] = {(int)i, (int)k, (int)i}, m = tsr_tile_m(C, i);
-      rc = tsr_task_hemm(A->flow, C->dtype, uplo, tsr_tile(A, i, i), tsr_tile(B, i, k),
+      rc = tsr_task_hemm(flow, C->dtype, uplo, tsr_tile(A, i, i), tsr_tile(B, i, k),
                          tsr_tile(C, i, k), m, tsr_tile_n(C, k), alpha, beta, tag, 1);
     }
   /* each stored off-diagonal tile S in one task, both of its products from one pass (lower:
@@ -67,7 +68,7 @@ int tsr_pxhemm(char uplo, const tessera_matrix_t *A, tsr_scalar_t alpha, const t
       for (int64_t i = j + 1; i < A->mt && !rc; i++) {
         const int tag[3] = {(int)i, (int)k, (int)j}, mi = tsr_tile_m(C, i), mj = tsr_tile_m(C, j);
         const int64_t r = lower ? i : j, c = lower ? j : i;
-        rc = tsr_task_hemm_pair(A->flow, C->dtype, tsr_tile(A, r, c), tsr_tile(B, c, k),
+        rc = tsr_task_hemm_pair(flow, C->dtype, tsr_tile(A, r, c), tsr_tile(B, c, k),
                                 tsr_tile(B, r, k), tsr_tile(C, r, k), tsr_tile(C, c, k),
                                 lower ? mi : mj, lower ? mj : mi, tsr_tile_n(C, k), alpha, tag);
       }
