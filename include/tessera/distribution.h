@@ -166,6 +166,41 @@ TESSERA_API int tessera_agree(tessera_comm_t *comm, int *status);
 TESSERA_API int tessera_agree_values(tessera_comm_t *comm, int count, const int64_t *values,
                                      int *differs, int *status);
 
+/** The layouts tessera's distributed routines run on (tessera_matrix_fit). */
+typedef enum {
+  /** square tiles dealt 2D block-cyclic over the most square grid of the processes with at
+   *  least as many rows as columns (tessera_grid_fitted): the Cholesky family, triangular
+   *  solves and products, where every process takes part in each step's panel and updates */
+  TESSERA_LAYOUT_TILES = 0,
+  /** column panels (tiles spanning the rows) dealt cyclically over every process: LU and QR,
+   *  whose panels factor whole on one process */
+  TESSERA_LAYOUT_PANELS = 1,
+} tessera_layout_t;
+
+/** The grid a distributed matrix of tessera's own layout takes over `processes` processes: the
+ *  most square p x q, p >= q ({2, 1}, {2, 2}, {4, 2}, {3, 1}, ...). {0, 0} for a count below 1. */
+TESSERA_API tessera_grid_t tessera_grid_fitted(int processes);
+
+/** A copy of the distributed matrix A on tessera's own layout, made for the routines that
+ *  follow: a matrix over A's communicator with A's tile width, dealt as `layout` says, that
+ *  holds the tiles of `part` ('L': tiles (i, j) with i >= j, 'U': i <= j, 0: every tile; the
+ *  diagonal tiles whole), its tiles with no home memory (each lives on a device of its owner,
+ *  the one its copy ran on, and goes with the matrix). Whatever layout A arrives in (the blocks
+ *  of a framework's shards, a grid of the caller's), the routines then balance their work over
+ *  the processes and keep the critical path short.
+ *
+ *  The copy of A's tiles is inserted in the flow and not waited for: each tile travels from its
+ *  owner in A to its owner in the copy (GPU to GPU over NCCL where the flow's transfers are the
+ *  devices'), and the next tile-level routine on the copy starts on the tiles as they arrive
+ *  and waits for the rest (as tessera_wait_all does). A must not change until then. Bring
+ *  results back with tessera_tile_lacpy (copy, A). A collective call on A's communicator.
+ *  @return 0; -1 for a NULL A or one that is not distributed; -2 for an unknown layout; -3 for
+ *          a part other than 'L', 'U' or 0, or a triangle of a matrix that is not square; -1
+ *          for tiles that are neither square nor column panels; -4 for a NULL out; the failures
+ *          of tessera_matrix_create_distributed. The same status on every process. */
+TESSERA_API int tessera_matrix_fit(tessera_matrix_t *A, tessera_layout_t layout, char part,
+                                   tessera_matrix_t **out);
+
 /** The rank owning tile (i, j) of A: its grid owner for a distributed matrix, else the rank of
  *  no process (-1). */
 TESSERA_API int tessera_matrix_tile_owner(const tessera_matrix_t *A, int64_t i, int64_t j);

@@ -394,6 +394,16 @@ TESSERA_API int tessera_tile_syrk(tessera_uplo_t uplo, tessera_op_t trans, const
 TESSERA_API int tessera_tile_herk(tessera_uplo_t uplo, tessera_op_t trans, double alpha,
                                   const tessera_matrix_t *A, double beta, tessera_matrix_t *C);
 
+/** B = A on the tiles both matrices hold (a matrix of one triangle, or made by
+ *  tessera_matrix_fit with a part, holds only that part's tiles; diagonal tiles are copied
+ *  whole): the same m x n and tile width, tiles of the same height or column panels on either
+ *  side. Any two matrices of one context: of this process or distributed (over one
+ *  communicator), on any layouts; a distributed copy moves each tile from its owner in A to
+ *  its owner in B. Waits for the copies (and the flow before them).
+ *  @return 0; -1 / -2 for a NULL or mismatched A / B (sizes, dtype, context, tiling), with a
+ *          message; the flow's failure. Distributed: the same status on every process. */
+TESSERA_API int tessera_tile_lacpy(const tessera_matrix_t *A, tessera_matrix_t *B);
+
 /** General product (see tessera_gemm) on descriptors. */
 TESSERA_API int tessera_tile_gemm(tessera_op_t transa, tessera_op_t transb, const void *alpha,
                                   const tessera_matrix_t *A, const tessera_matrix_t *B,

@@ -8,6 +8,9 @@
  * tile its block's process; a matrix that is not positive definite gives LAPACK's info
  * everywhere. LU (getrf, getrs 'N' and 'T') on blocks that are column panels of different
  * processes with B one block of the last process; a singular matrix gives its info everywhere.
+ * The same on tessera's own layout (tessera_matrix_fit: the Cholesky family on the fitted grid's
+ * block-cyclic tiles of one triangle, LU on cyclic column panels), the results brought back into
+ * the blocks (tessera_tile_lacpy); fit's and lacpy's bad arguments refused alike everywhere.
  * Owners tables that differ, a block's process passing it NULL, a memory node that does not exist,
  * block sizes that are not tile multiples: the same status and a message everywhere. Without a
  * communicator, a 2 x 2 grid of blocks of this process alone. */
@@ -131,8 +134,34 @@ static const layout_t layouts[] = {
 
 /* potrf, potrs (B in one block column of 2-tile blocks, owned by the last process or by process
  * 0) and logdet on a view of an HPD matrix of order n in tiles of nb laid out as L. */
+/* A copy of view X on tessera's layout (part `part`), its tiles on the fitted grid's owners. */
+static tessera_matrix_t *fit(tessera_matrix_t *X, tessera_layout_t layout, char part) {
+  tessera_matrix_t *F = NULL;
+  const int rc = tessera_matrix_fit(X, layout, part, &F);
+  if (rc) fail_msg("process %d: matrix_fit = %d (%s)", g_rank, rc, tessera_last_error(g_ctx));
+  const tessera_grid_t g = layout == TESSERA_LAYOUT_PANELS ? (tessera_grid_t){1, g_size}
+                                                           : tessera_grid_fitted(g_size);
+  assert_int_equal(g.p * g.q, g_size);
+  assert_true(layout == TESSERA_LAYOUT_PANELS || g.p >= g.q);
+  for (int64_t j = 0; j < 4; j++) /* the first tiles of the part (-1: beyond the matrix) */
+    for (int64_t i = 0; i < 4; i++)
+      if ((part == 'L' ? i >= j : part == 'U' ? i <= j : true) &&
+          tessera_matrix_tile_owner(F, i, j) >= 0 &&
+          tessera_matrix_tile_owner(F, i, j) != tessera_grid_owner(g, i, j))
+        fail_msg("fitted tile (%lld, %lld) owned by %d, the grid's owner is %d", (long long)i,
+                 (long long)j, tessera_matrix_tile_owner(F, i, j), tessera_grid_owner(g, i, j));
+  return F;
+}
+
+/* The fitted copy F's part back into view X, F gone. */
+static void unfit(tessera_matrix_t *F, tessera_matrix_t *X, const char *what) {
+  const int rc = tessera_tile_lacpy(F, X);
+  if (rc) fail_msg("%s: lacpy back = %d (%s)", what, rc, tessera_last_error(g_ctx));
+  assert_int_equal(tessera_matrix_destroy(F), 0);
+}
+
 static void chol_case(tessera_dtype_t dt, tessera_uplo_t uplo, int64_t n, int64_t nb,
-                      const layout_t *L, int64_t pad, unsigned seed) {
+                      const layout_t *L, int64_t pad, unsigned seed, bool fitted) {
   const int64_t nrhs = 3;
   tt_rng_t r = tt_rng(seed); /* the same matrix on every process */
   void *a = lc_alloc(dt, (size_t)(n * n)), *rhs = lc_alloc(dt, (size_t)(n * nrhs));
@@ -145,15 +174,17 @@ static void chol_case(tessera_dtype_t dt, tessera_uplo_t uplo, int64_t n, int64_
       make(dt, n, n, L->brows ? L->brows * nb : n, L->bcols * nb, pad, L->pat, a, n, nb, nb);
   blocks_t B = make(dt, n, nrhs, 2 * nb, nrhs, 1, last, rhs, n, nb, nb);
   char what[200];
-  snprintf(what, sizeof what, "%d processes, %s, %s %c, n=%lld nb=%lld", g_size, L->name,
-           lc_name(dt), (char)uplo, (long long)n, (long long)nb);
-  int rc = tessera_tile_potrf(uplo, A.X);
+  snprintf(what, sizeof what, "%d processes, %s%s, %s %c, n=%lld nb=%lld", g_size, L->name,
+           fitted ? " fitted" : "", lc_name(dt), (char)uplo, (long long)n, (long long)nb);
+  tessera_matrix_t *F = fitted ? fit(A.X, TESSERA_LAYOUT_TILES, (char)uplo) : A.X;
+  int rc = tessera_tile_potrf(uplo, F);
   if (rc) fail_msg("%s: potrf = %d (%s)", what, rc, tessera_last_error(g_ctx));
-  rc = tessera_tile_potrs(uplo, A.X, B.X);
+  rc = tessera_tile_potrs(uplo, F, B.X);
   if (rc) fail_msg("%s: potrs = %d (%s)", what, rc, tessera_last_error(g_ctx));
   double logdet = NAN, ref = 0;
-  rc = tessera_tile_logdet(uplo, A.X, &logdet);
+  rc = tessera_tile_logdet(uplo, F, &logdet);
   if (rc) fail_msg("%s: logdet = %d (%s)", what, rc, tessera_last_error(g_ctx));
+  if (fitted) unfit(F, A.X, what);
   void *f = gather(&A), *x = gather(&B);
   const double rf = lc_potrf_resid(dt, uplo, n, full, f, n);
   const double rs = lc_solve_resid(dt, n, nrhs, full, x, n, bz);
@@ -173,9 +204,9 @@ static void test_cholesky(void **state) {
   for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
     for (int u = 0; u < 2; u++)
       for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++)
-        for (int s = 0; s < 2; s++, seed++) /* padding rows 0, 1 or 2 */
+        for (int s = 0; s < 2; s++, seed++) /* padding rows 0, 1 or 2; fitted on odd seeds */
           chol_case(lc_dtypes[d], lc_uplos[u], sizes[s], nb, &layouts[l], (int64_t)(seed % 3),
-                    seed);
+                    seed, seed % 2);
 }
 
 /* A negative pivot at 10 of a 2 x 2 grid of blocks: LAPACK's info on every process, both
@@ -210,6 +241,7 @@ static void test_lu(void **state) {
   for (int k = 0; k < MAXB; k++) last[k] = g_size - 1;
   for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
     for (int s = 0; s < 2; s++) {
+      const bool fitted = (d + s) % 2; /* on tessera's column panels, half of the cases */
       const tessera_dtype_t dt = lc_dtypes[d];
       const int64_t n = sizes[s], bn = (n + 2 * nb - 1) / (2 * nb);
       for (int64_t k = 0; k < bn; k++) pat[k] = (int)(bn - 1 - k + s);
@@ -218,9 +250,15 @@ static void test_lu(void **state) {
       blocks_t A = make(dt, n, n, n, 2 * nb, 1, pat, x.a, x.lda, mb, nb);
       int *ipiv = calloc((size_t)n + 1, sizeof *ipiv);
       char what[120];
-      snprintf(what, sizeof what, "%d processes, %s n=%lld", g_size, lc_name(dt), (long long)n);
-      int rc = tessera_tile_getrf(A.X, ipiv);
+      snprintf(what, sizeof what, "%d processes, %s n=%lld%s", g_size, lc_name(dt), (long long)n,
+               fitted ? " fitted" : "");
+      tessera_matrix_t *F = fitted ? fit(A.X, TESSERA_LAYOUT_PANELS, 0) : A.X;
+      int rc = tessera_tile_getrf(F, ipiv);
       if (rc) fail_msg("%s: getrf = %d (%s)", what, rc, tessera_last_error(g_ctx));
+      if (fitted) { /* the factors into the blocks, and the solves on a fresh fitted copy */
+        unfit(F, A.X, what);
+        F = fit(A.X, TESSERA_LAYOUT_PANELS, 0);
+      }
       void *f = gather(&A);
       mat_t fx = x;
       fx.lda = n; /* the gathered factors' leading dimension */
@@ -230,7 +268,7 @@ static void test_lu(void **state) {
       for (int t = 0; t < 2; t++) {
         mat_t b = lu_gen(dt, n, nrhs, 0, (uint64_t)(100 + d * 4 + s * 2 + t));
         blocks_t B = make(dt, n, nrhs, n, nrhs, 2, last, b.a, b.lda, mb, nrhs);
-        rc = tessera_tile_getrs(ops[t], A.X, ipiv, B.X);
+        rc = tessera_tile_getrs(ops[t], F, ipiv, B.X);
         if (rc)
           fail_msg("%s: getrs %c = %d (%s)", what, (char)ops[t], rc, tessera_last_error(g_ctx));
         void *y = gather(&B);
@@ -240,6 +278,7 @@ static void test_lu(void **state) {
         free(y);
         lu_mat_free(&b);
       }
+      if (fitted) assert_int_equal(tessera_matrix_destroy(F), 0);
       drop(&A);
       /* column 5 zero: U(6, 6) is exactly zero */
       for (int64_t i = 0; i < n; i++) lc_set(dt, x.a, (size_t)(i + 5 * x.lda), 0.0);
@@ -297,6 +336,57 @@ static void test_mismatch(void **state) {
   for (int k = 0; k < 4; k++) free(blk[k]);
 }
 
+/* matrix_fit and tile_lacpy refusing bad arguments: the same status on every process, a
+ * message, nothing made. */
+static void test_fit_refused(void **state) {
+  (void)state;
+  const int64_t n = 16, nb = 4;
+  int pat[MAXB] = {0, 1, 2, 3};
+  double *a = calloc((size_t)(n * n), sizeof *a);
+  blocks_t A = make(TESSERA_F64, n, n, n, 2 * nb, 0, pat, a, n, nb, nb);
+  blocks_t R = make(TESSERA_F64, n, 8, n, 2 * nb, 0, pat, a, n, nb, nb); /* 16 x 8 */
+  blocks_t P = make(TESSERA_F64, n, n, n, 2 * nb, 0, pat, a, n, n, nb);  /* column panels */
+  blocks_t T = make(TESSERA_F64, n, n, 8, 8, 0, pat, a, n, 8, nb);       /* 8 x 4 tiles */
+  tessera_matrix_t *F = NULL, *L = NULL;
+  assert_int_equal(tessera_matrix_create(g_ctx, TESSERA_F64, n, n, nb, nb, &L), 0);
+  const struct {
+    tessera_matrix_t *X;
+    int layout;
+    char part;
+    int want;
+    const char *what;
+  } cases[] = {
+      {L, TESSERA_LAYOUT_TILES, 0, -1, "a matrix of this process alone"},
+      {A.X, 7, 0, -2, "layout 7"},
+      {A.X, TESSERA_LAYOUT_TILES, 'X', -3, "part 'X'"},
+      {A.X, TESSERA_LAYOUT_PANELS, 'L', -3, "a triangle in column panels"},
+      {R.X, TESSERA_LAYOUT_TILES, 'U', -3, "a triangle of a 16 x 8 matrix"},
+      {T.X, TESSERA_LAYOUT_TILES, 0, -1, "8 x 4 tiles"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    const int rc = tessera_matrix_fit(cases[c].X, (tessera_layout_t)cases[c].layout, cases[c].part,
+                                      &F);
+    if (rc != cases[c].want)
+      fail_msg("process %d: matrix_fit of %s = %d, expected %d", g_rank, cases[c].what, rc,
+               cases[c].want);
+    assert_null(F);
+    lc_assert_error(g_ctx);
+  }
+  assert_int_equal(tessera_matrix_fit(A.X, TESSERA_LAYOUT_TILES, 0, NULL), -4);
+  assert_int_equal(tessera_matrix_fit(NULL, TESSERA_LAYOUT_TILES, 0, &F), -1);
+  /* lacpy: sizes that differ, operands of this process and distributed, NULL */
+  assert_int_equal(tessera_tile_lacpy(A.X, R.X), -2);
+  lc_assert_error(g_ctx);
+  assert_int_equal(tessera_tile_lacpy(A.X, L), -2);
+  lc_assert_error(g_ctx);
+  assert_int_equal(tessera_tile_lacpy(NULL, A.X), -1);
+  /* a panels' copy and a tiles' copy of one matrix meet */
+  assert_int_equal(tessera_tile_lacpy(P.X, A.X), 0);
+  assert_int_equal(tessera_matrix_destroy(L), 0);
+  drop(&A), drop(&R), drop(&P), drop(&T);
+  free(a);
+}
+
 /* comm NULL: a 2 x 2 grid of blocks of this process alone, owners NULL; potrf's residual. */
 static void test_no_comm(void **state) {
   (void)state;
@@ -344,6 +434,7 @@ int main(int argc, char **argv) {
   if (mpi_start(&argc, &argv)) return 2;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cholesky), cmocka_unit_test(test_not_positive_definite),
-      cmocka_unit_test(test_lu), cmocka_unit_test(test_mismatch), cmocka_unit_test(test_no_comm)};
+      cmocka_unit_test(test_lu), cmocka_unit_test(test_mismatch), cmocka_unit_test(test_fit_refused),
+      cmocka_unit_test(test_no_comm)};
   return mpi_finish(cmocka_run_group_tests(tests, cpu_group_setup, cpu_group_teardown));
 }

@@ -1,9 +1,12 @@
-/* Copies between a distributed matrix and this process's ScaLAPACK local array
- * (tessera_matrix_import_local / export_local, tessera/distribution.h): copy tasks between the
- * tiles this process owns and a view of its local array, waited for, the status agreed. */
+/* Distributed matrices moved between layouts (tessera/distribution.h): onto tessera's own
+ * (tessera_matrix_fit: a copy dealt as the routines run best, its copies left in the flow), and
+ * between a distributed matrix and this process's ScaLAPACK local array
+ * (tessera_matrix_import_local / export_local: copy tasks between the tiles this process owns
+ * and a view of its local array, waited for, the status agreed). */
 #include <stdint.h>
 
 #include "linalg/desc/desc.h"
+#include "linalg/loops/loops.h"
 #include "linalg/loops/tasks.h"
 #include "tessera/distribution.h"
 
@@ -51,4 +54,46 @@ int tessera_matrix_import_local(tessera_matrix_t *A, const void *local, int64_t 
 
 int tessera_matrix_export_local(tessera_matrix_t *A, void *local, int64_t lld) {
   return copy_local(A, local, lld, 1);
+}
+
+int tessera_matrix_fit(tessera_matrix_t *A, tessera_layout_t layout, char part,
+                       tessera_matrix_t **out) {
+  const char *f = "matrix_fit";
+  if (!A) return -1;
+  if (!A->comm) return tsr_error(A->ctx, -1, "%s: A is not distributed", f);
+  int rc = 0; /* every process checks alike (its arguments are compared below) */
+  const bool panels = layout == TESSERA_LAYOUT_PANELS;
+  if (layout != TESSERA_LAYOUT_TILES && !panels)
+    rc = tsr_error(A->ctx, -2, "%s: %d is not a layout", f, (int)layout);
+  else if (part != 0 && part != 'L' && part != 'U')
+    rc = tsr_error(A->ctx, -3, "%s: part '%c' is not 'L', 'U' or 0 (every tile)", f, part);
+  else if (part && (A->m != A->n || (A->mt > 1 && A->mb != A->nb) || panels))
+    rc = tsr_error(A->ctx, -3,
+                   "%s: a triangle ('%c') of a matrix that is not square in square tiles", f,
+                   part);
+  else if (A->mt > 1 && A->mb != A->nb)
+    rc = tsr_error(A->ctx, -1, "%s: A's %lld x %lld tiles are neither square nor column panels",
+                   f, (long long)A->mb, (long long)A->nb);
+  else if (!out)
+    rc = tsr_error(A->ctx, -4, "%s: NULL output", f);
+  const int64_t v[] = {layout, part};
+  rc = A->flow->ops->same(A->flow, f, 2, v, (const int[]){2, 3},
+                          (const char *const[]){"the layout", "the part"}, rc);
+  if (rc) return rc;
+  const int size = tessera_comm_size(A->comm);
+  const tessera_grid_t g = panels ? (tessera_grid_t){1, size} : tessera_grid_fitted(size);
+  const int64_t mb = panels ? (A->m > 1 ? A->m : 1) : A->nb;
+  const tsr_dist_place_t work = {.part = part, .on = -2};
+  *out = NULL;
+  rc = tsr_matrix_create_distributed(A->ctx, A->comm, g, A->dtype, A->m, A->n, mb, A->nb, &work,
+                                     out);
+  if (rc) return rc;
+  /* A's received copies go once their copy is made */
+  rc = tsr_matrix_flush_copies(A, tsr_pxlacpy(A, *out));
+  if (rc) {
+    (void)tessera_wait_all(A->ctx);
+    tessera_matrix_destroy(*out);
+    *out = NULL;
+  }
+  return tsr_matrix_agree(A, rc);
 }

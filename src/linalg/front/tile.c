@@ -65,6 +65,21 @@ int tessera_tile_potrf_opts(tessera_uplo_t uplo, tessera_matrix_t *A,
   return rc ? rc : tsr_tile_finish(A, tsr_pxpotrf((char)uplo, A, opts));
 }
 
+int tessera_tile_lacpy(const tessera_matrix_t *A, tessera_matrix_t *B) {
+  const tessera_matrix_t *m[2] = {A, B};
+  int rc = tsr_check_operands(m, (const int[]){1, 2}, 2, "tile_lacpy");
+  if (rc) return rc;
+  const bool panels = A->mt == 1 || B->mt == 1; /* pxlacpy copies into or out of panels */
+  if (A->m != B->m || A->n != B->n || A->nb != B->nb || (!panels && A->mb != B->mb))
+    return tsr_error(A->ctx, -2,
+                     "tile_lacpy: B is %lld x %lld in %lld x %lld tiles, A %lld x %lld in %lld x "
+                     "%lld: the same sizes and tile width are needed",
+                     (long long)B->m, (long long)B->n, (long long)B->mb, (long long)B->nb,
+                     (long long)A->m, (long long)A->n, (long long)A->mb, (long long)A->nb);
+  rc = tsr_matrix_flush_copies((tessera_matrix_t *)A, tsr_pxlacpy(A, B));
+  return tsr_tile_finish(B, rc);
+}
+
 int tessera_tile_potri(tessera_uplo_t uplo, tessera_matrix_t *A) {
   int rc = check_square(uplo, A, "tile_potri");
   if (rc) return rc;

@@ -58,6 +58,14 @@ int tessera_tile_for_devices(const tessera_context_t *ctx, int64_t n, int ndev, 
   return (int)(nb < 256 ? 256 : nb > 2048 ? 2048 : nb);
 }
 
+tessera_grid_t tessera_grid_fitted(int processes) {
+  if (processes < 1) return (tessera_grid_t){0, 0};
+  int q = 1; /* the largest divisor q <= sqrt(processes): p = processes / q >= q */
+  for (int d = 1; (int64_t)d * d <= processes; d++)
+    if (processes % d == 0) q = d;
+  return (tessera_grid_t){processes / q, q};
+}
+
 int tessera_tile_for_lu(const tessera_context_t *ctx, int64_t m, int64_t n) {
   if (!ctx) return 0;
   const int64_t k = m < n ? m : n;
