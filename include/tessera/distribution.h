@@ -196,7 +196,8 @@ TESSERA_API tessera_grid_t tessera_grid_fitted(int processes);
  *  results back with tessera_tile_lacpy (copy, A). A collective call on A's communicator.
  *  @return 0; -1 for a NULL A or one that is not distributed; -2 for an unknown layout; -3 for
  *          a part other than 'L', 'U' or 0, or a triangle of a matrix that is not square; -1
- *          for tiles that are neither square nor column panels; -4 for a NULL out; the failures
+ *          for square tiles made from tiles that are neither square nor column panels (column
+ *          panels are made from any); -4 for a NULL out; the failures
  *          of tessera_matrix_create_distributed. The same status on every process. */
 TESSERA_API int tessera_matrix_fit(tessera_matrix_t *A, tessera_layout_t layout, char part,
                                    tessera_matrix_t **out);

@@ -1,5 +1,7 @@
-/* What a call's routines share (call.h): the blocks of a matrix over the mesh, and the agreement
- * of the call's processes on one status. */
+/* What a call's routines share (call.h): the blocks of a matrix over the mesh, the copy on
+ * tessera's own layout over processes, and the agreement of the call's processes on one
+ * status. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -36,4 +38,17 @@ int tsr_jax_agree(const call_t *c, int rc) {
     return TESSERA_ERR_TIMEOUT;
   }
   return rc;
+}
+
+int tsr_jax_fit(const call_t *c, tessera_matrix_t *V, tessera_layout_t layout, char part,
+                  tessera_matrix_t **A) {
+  *A = V;
+  return c->comm ? tessera_matrix_fit(V, layout, part, A) : 0;
+}
+
+int tsr_jax_unfit(tessera_matrix_t *V, tessera_matrix_t *A, bool back, int rc) {
+  if (A == V) return rc;
+  if (!rc && back) rc = tessera_tile_lacpy(A, V);
+  const int d = tessera_matrix_destroy(A);
+  return rc ? rc : d;
 }

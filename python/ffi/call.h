@@ -4,6 +4,7 @@
 #ifndef TSR_JAX_CALL_H
 #define TSR_JAX_CALL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "state.h"
@@ -70,5 +71,15 @@ void tsr_jax_blocks(const call_t *c, const part_t *p, int count, int64_t rows, i
  *  else the lowest positive (LAPACK's info), else 0; TESSERA_ERR_TIMEOUT when they cannot be
  *  reached. */
 int tsr_jax_agree(const call_t *c, int rc);
+
+/** Over processes (c->comm), a copy of the shards' view V on tessera's own layout
+ *  (tessera_matrix_fit: `part` of it, dealt for balance, moved GPU to GPU as the routine
+ *  starts) into *A; on one process *A is V itself, whose tiles the cost model places on the
+ *  devices as it goes. */
+int tsr_jax_fit(const call_t *c, tessera_matrix_t *V, tessera_layout_t layout, char part,
+                tessera_matrix_t **A);
+/** The fitted copy A's part back into V when `back` (the routine's result is A's) and rc is 0,
+ *  then A destroyed (nothing when A is V). Returns rc, else the copy's status. */
+int tsr_jax_unfit(tessera_matrix_t *V, tessera_matrix_t *A, bool back, int rc);
 
 #endif

@@ -157,25 +157,6 @@ static int mixed_solve(tessera_context_t *ctx, const call_t *c, tessera_uplo_t u
   return rc;
 }
 
-/* Over processes, the matrix the routines run on: a copy of the shards' view V on tessera's
- * own layout (tessera_matrix_fit: `part` of it, dealt for balance, moved GPU to GPU as the
- * routine starts), which the caller brings back where the routine's result is A's; on one
- * process V itself, whose tiles the cost model places on the devices as it goes. */
-static int fitted(const call_t *c, tessera_matrix_t *V, tessera_layout_t layout, char part,
-                  tessera_matrix_t **A) {
-  *A = V;
-  return c->comm ? tessera_matrix_fit(V, layout, part, A) : 0;
-}
-
-/* The fitted copy's written part back into the shards' view V, and the copy gone (A == V: none
- * made). Returns rc, else the copy's status; `back` false when nothing comes back. */
-static int unfit(tessera_matrix_t *V, tessera_matrix_t *A, bool back, int rc) {
-  if (A == V) return rc;
-  if (!rc && back) rc = tessera_tile_lacpy(A, V);
-  const int d = tessera_matrix_destroy(A);
-  return rc ? rc : d;
-}
-
 /* Cholesky family on the shards (leader, scope set): potrf, then the log det and the solve
  * (potrs) or the inverse (potri). V is the blocks of Aᵀ, BT those of Bᵀ (potrs). */
 static int cholesky_ops(tessera_context_t *ctx, const call_t *c, const part_t *p, int count,
@@ -189,7 +170,7 @@ static int cholesky_ops(tessera_context_t *ctx, const call_t *c, const part_t *p
   tsr_jax_blocks(c, p, count, n, n, p[0].cols, p[0].rows, 0, 1, 0, &ab);
   int rc = tessera_matrix_view_blocks(ctx, c->comm, p[0].dtype, n, n, nb, nb, p[0].cols, p[0].rows,
                                       ab.a, ab.nodes, ab.owners, p[0].cols, &V);
-  if (!rc) rc = fitted(c, V, TESSERA_LAYOUT_TILES, (char)uplo, &A);
+  if (!rc) rc = tsr_jax_fit(c, V, TESSERA_LAYOUT_TILES, (char)uplo, &A);
   if (!rc && c->op == OP_POTRS && p[0].nrhs > 0) {
     tsr_jax_blocks(c, p, count, p[0].nrhs, n, p[0].nrhs, p[0].rows, 1, 1, 1, &bb);
     rc = tessera_matrix_view_blocks(ctx, c->comm, p[0].dtype, p[0].nrhs, n, nb, nb, p[0].nrhs,
@@ -216,7 +197,7 @@ static int cholesky_ops(tessera_context_t *ctx, const call_t *c, const part_t *p
     }
   }
   /* the factor or the inverse is the call's result: back into the shards */
-  if (A) rc = unfit(V, A, c->op != OP_POTRS, rc);
+  if (A) rc = tsr_jax_unfit(V, A, c->op != OP_POTRS, rc);
   if (rc < 0) fprintf(stderr, "tessera.jax: %s\n", tessera_last_error(ctx));
   int d1 = tessera_matrix_destroy(BT), d2 = tessera_matrix_destroy(V);
   return rc ? rc : d1 ? d1 : d2;
@@ -273,7 +254,7 @@ static int lu_solve(tessera_context_t *ctx, const call_t *c, const part_t *p, in
   const int64_t mb = c->gcols == 1 ? n : nb; /* panels spanning the rows where blocks do */
   int rc = tessera_matrix_view_blocks(ctx, c->comm, p[0].dtype, n, n, mb, nb, p[0].cols, p[0].rows,
                                       ab.a, ab.nodes, ab.owners, p[0].cols, &V);
-  if (!rc) rc = fitted(c, V, TESSERA_LAYOUT_PANELS, 0, &A); /* A's factors are not returned */
+  if (!rc) rc = tsr_jax_fit(c, V, TESSERA_LAYOUT_PANELS, 0, &A); /* A's factors are not returned */
   int root = -1; /* the participant that is mesh device 0 */
   for (int i = 0; i < count; i++)
     if (p[i].rank == 0) root = i;
@@ -294,7 +275,7 @@ static int lu_solve(tessera_context_t *ctx, const call_t *c, const part_t *p, in
     if (!rc) rc = tessera_tile_getrf(A, ipiv);
     if (!rc && B) rc = tessera_tile_getrs(TESSERA_TRANS, A, ipiv, B);
   }
-  if (A) rc = unfit(V, A, false, rc);
+  if (A) rc = tsr_jax_unfit(V, A, false, rc);
   if (rc < 0) fprintf(stderr, "tessera.jax: %s\n", tessera_last_error(ctx));
   int d1 = tessera_matrix_destroy(B), d2 = tessera_matrix_destroy(V);
   if (!rc) rc = d1 ? d1 : d2;

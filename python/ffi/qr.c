@@ -5,7 +5,8 @@
  * block of A transposed, row-major (XLA's dims: its block's columns x its rows), so read
  * column-major it is the block of A itself: block (I, J) of A for the device at mesh row I and
  * column J, with leading dimension its rows. tessera's QR runs on column panels, which these
- * blocks are when the mesh has one row (a copy in panels otherwise, made by the library). The
+ * blocks are when the mesh has one row (a copy in panels otherwise, made by the library; over
+ * processes a copy on tessera's cyclic panels, the factored A brought back for R). The
  * right-hand side is this device's rows of a matrix C (QR: [I; 0], whose columns become Q's)
  * or B (least squares), transposed as A's block; on a 2D mesh those of mesh column 0 are the
  * matrix's, the others are left as they are. Rows and columns past m and n are padding, never
@@ -40,11 +41,12 @@ int tsr_jax_qr(tessera_context_t *ctx, const call_t *c, const part_t *p, int cou
     fprintf(stderr, "tessera.jax: out of memory for %lld reflectors\n", (long long)kmin);
     return tsr_jax_agree(c, TESSERA_ERR_NOMEM);
   }
-  tessera_matrix_t *A = NULL, *C = NULL;
+  tessera_matrix_t *V = NULL, *A = NULL, *C = NULL;
   blocks_t ab, cb;
   tsr_jax_blocks(c, p, count, m, n, brows, bcols, 0, 0, 0, &ab);
   int rc = tessera_matrix_view_blocks(ctx, c->comm, dtype, m, n, mb, nb, brows, bcols, ab.a,
-                                      ab.nodes, ab.owners, brows, &A);
+                                      ab.nodes, ab.owners, brows, &V);
+  if (!rc) rc = tsr_jax_fit(c, V, TESSERA_LAYOUT_PANELS, 0, &A); /* over processes: panels */
   if (!rc && k > 0) {
     tsr_jax_blocks(c, p, count, m, k, brows, k, 1, 0, 1, &cb);
     rc = tessera_matrix_view_blocks(ctx, c->comm, dtype, m, k, mb, k < nb ? k : nb, brows, k, cb.a,
@@ -56,8 +58,9 @@ int tsr_jax_qr(tessera_context_t *ctx, const call_t *c, const part_t *p, int cou
   } else if (!rc) {
     rc = C ? tessera_tile_gels(A, C) : 0; /* X in B's first n rows, unless R(i, i) = 0 */
   }
+  if (A) rc = tsr_jax_unfit(V, A, c->op == OP_QR, rc); /* R is read off the shards */
   if (rc < 0) fprintf(stderr, "tessera.jax: %s\n", tessera_last_error(ctx));
-  int d1 = tessera_matrix_destroy(C), d2 = tessera_matrix_destroy(A);
+  int d1 = tessera_matrix_destroy(C), d2 = tessera_matrix_destroy(V);
   if (!rc) rc = d1 ? d1 : d2;
   free(tau);
   return rc == TESSERA_ERR_TIMEOUT ? rc : tsr_jax_agree(c, rc);

@@ -361,7 +361,7 @@ static void test_fit_refused(void **state) {
       {A.X, TESSERA_LAYOUT_TILES, 'X', -3, "part 'X'"},
       {A.X, TESSERA_LAYOUT_PANELS, 'L', -3, "a triangle in column panels"},
       {R.X, TESSERA_LAYOUT_TILES, 'U', -3, "a triangle of a 16 x 8 matrix"},
-      {T.X, TESSERA_LAYOUT_TILES, 0, -1, "8 x 4 tiles"},
+      {T.X, TESSERA_LAYOUT_TILES, 0, -1, "square tiles from 8 x 4 tiles"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     const int rc = tessera_matrix_fit(cases[c].X, (tessera_layout_t)cases[c].layout, cases[c].part,
@@ -380,8 +380,11 @@ static void test_fit_refused(void **state) {
   assert_int_equal(tessera_tile_lacpy(A.X, L), -2);
   lc_assert_error(g_ctx);
   assert_int_equal(tessera_tile_lacpy(NULL, A.X), -1);
-  /* a panels' copy and a tiles' copy of one matrix meet */
+  /* a panels' copy and a tiles' copy of one matrix meet; panels are made from 8 x 4 tiles */
   assert_int_equal(tessera_tile_lacpy(P.X, A.X), 0);
+  assert_int_equal(tessera_matrix_fit(T.X, TESSERA_LAYOUT_PANELS, 0, &F), 0);
+  assert_int_equal(tessera_tile_lacpy(F, T.X), 0);
+  assert_int_equal(tessera_matrix_destroy(F), 0);
   assert_int_equal(tessera_matrix_destroy(L), 0);
   drop(&A), drop(&R), drop(&P), drop(&T);
   free(a);

@@ -71,8 +71,10 @@ int tessera_matrix_fit(tessera_matrix_t *A, tessera_layout_t layout, char part,
     rc = tsr_error(A->ctx, -3,
                    "%s: a triangle ('%c') of a matrix that is not square in square tiles", f,
                    part);
-  else if (A->mt > 1 && A->mb != A->nb)
-    rc = tsr_error(A->ctx, -1, "%s: A's %lld x %lld tiles are neither square nor column panels",
+  else if (!panels && A->mt > 1 && A->mb != A->nb)
+    rc = tsr_error(A->ctx, -1,
+                   "%s: A's %lld x %lld tiles are neither square nor column panels, which square "
+                   "tiles are made from",
                    f, (long long)A->mb, (long long)A->nb);
   else if (!out)
     rc = tsr_error(A->ctx, -4, "%s: NULL output", f);
