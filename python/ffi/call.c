@@ -41,7 +41,7 @@ int tsr_jax_agree(const call_t *c, int rc) {
 }
 
 int tsr_jax_fit(const call_t *c, tessera_matrix_t *V, tessera_layout_t layout, char part,
-                  tessera_matrix_t **A) {
+                tessera_matrix_t **A) {
   *A = V;
   return c->comm ? tessera_matrix_fit(V, layout, part, A) : 0;
 }

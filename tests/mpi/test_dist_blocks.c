@@ -139,13 +139,15 @@ static tessera_matrix_t *fit(tessera_matrix_t *X, tessera_layout_t layout, char 
   tessera_matrix_t *F = NULL;
   const int rc = tessera_matrix_fit(X, layout, part, &F);
   if (rc) fail_msg("process %d: matrix_fit = %d (%s)", g_rank, rc, tessera_last_error(g_ctx));
-  const tessera_grid_t g = layout == TESSERA_LAYOUT_PANELS ? (tessera_grid_t){1, g_size}
-                                                           : tessera_grid_fitted(g_size);
+  const tessera_grid_t g =
+      layout == TESSERA_LAYOUT_PANELS ? (tessera_grid_t){1, g_size} : tessera_grid_fitted(g_size);
   assert_int_equal(g.p * g.q, g_size);
   assert_true(layout == TESSERA_LAYOUT_PANELS || g.p >= g.q);
   for (int64_t j = 0; j < 4; j++) /* the first tiles of the part (-1: beyond the matrix) */
     for (int64_t i = 0; i < 4; i++)
-      if ((part == 'L' ? i >= j : part == 'U' ? i <= j : true) &&
+      if ((part == 'L'   ? i >= j
+           : part == 'U' ? i <= j
+                         : true) &&
           tessera_matrix_tile_owner(F, i, j) >= 0 &&
           tessera_matrix_tile_owner(F, i, j) != tessera_grid_owner(g, i, j))
         fail_msg("fitted tile (%lld, %lld) owned by %d, the grid's owner is %d", (long long)i,
@@ -205,8 +207,8 @@ static void test_cholesky(void **state) {
     for (int u = 0; u < 2; u++)
       for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++)
         for (int s = 0; s < 2; s++, seed++) /* padding rows 0, 1 or 2; fitted on odd seeds */
-          chol_case(lc_dtypes[d], lc_uplos[u], sizes[s], nb, &layouts[l], (int64_t)(seed % 3),
-                    seed, seed % 2);
+          chol_case(lc_dtypes[d], lc_uplos[u], sizes[s], nb, &layouts[l], (int64_t)(seed % 3), seed,
+                    seed % 2);
 }
 
 /* A negative pivot at 10 of a 2 x 2 grid of blocks: LAPACK's info on every process, both
@@ -364,8 +366,8 @@ static void test_fit_refused(void **state) {
       {T.X, TESSERA_LAYOUT_TILES, 0, -1, "square tiles from 8 x 4 tiles"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-    const int rc = tessera_matrix_fit(cases[c].X, (tessera_layout_t)cases[c].layout, cases[c].part,
-                                      &F);
+    const int rc =
+        tessera_matrix_fit(cases[c].X, (tessera_layout_t)cases[c].layout, cases[c].part, &F);
     if (rc != cases[c].want)
       fail_msg("process %d: matrix_fit of %s = %d, expected %d", g_rank, cases[c].what, rc,
                cases[c].want);
@@ -436,8 +438,8 @@ static void test_no_comm(void **state) {
 int main(int argc, char **argv) {
   if (mpi_start(&argc, &argv)) return 2;
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_cholesky), cmocka_unit_test(test_not_positive_definite),
-      cmocka_unit_test(test_lu), cmocka_unit_test(test_mismatch), cmocka_unit_test(test_fit_refused),
-      cmocka_unit_test(test_no_comm)};
+      cmocka_unit_test(test_cholesky),    cmocka_unit_test(test_not_positive_definite),
+      cmocka_unit_test(test_lu),          cmocka_unit_test(test_mismatch),
+      cmocka_unit_test(test_fit_refused), cmocka_unit_test(test_no_comm)};
   return mpi_finish(cmocka_run_group_tests(tests, cpu_group_setup, cpu_group_teardown));
 }

@@ -69,8 +69,7 @@ int tessera_matrix_fit(tessera_matrix_t *A, tessera_layout_t layout, char part,
     rc = tsr_error(A->ctx, -3, "%s: part '%c' is not 'L', 'U' or 0 (every tile)", f, part);
   else if (part && (A->m != A->n || (A->mt > 1 && A->mb != A->nb) || panels))
     rc = tsr_error(A->ctx, -3,
-                   "%s: a triangle ('%c') of a matrix that is not square in square tiles", f,
-                   part);
+                   "%s: a triangle ('%c') of a matrix that is not square in square tiles", f, part);
   else if (!panels && A->mt > 1 && A->mb != A->nb)
     rc = tsr_error(A->ctx, -1,
                    "%s: A's %lld x %lld tiles are neither square nor column panels, which square "
