@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # A distributed factorization on the GPUs of one machine: G processes x 1 GPU (each process
 # sees one GPU) against 1 process x G GPUs, the same tile-level routine on a matrix dealt over
-# the processes (--grid; LU: column panels over all of them), and the NVIDIA baselines on the G
-# GPUs from `tessera bench` in the same run (potrf: cuSolverMg; getrf: cusolverMgGetrf and
-# cusolverDnXgetrf). The G-process run is made twice: tiles moving GPU to GPU over NCCL (the
-# default), and through host memory over MPI (TESSERA_DIST_TRANSFERS=host).
+# the processes (--grid; LU and QR: column panels over all of them), and the NVIDIA baselines
+# from `tessera bench --resident-only` in the same run, tessera's tile call in one process on
+# the G GPUs beside them (potrf: cuSolverMg; getrf: cusolverMgGetrf and cusolverDnXgetrf;
+# geqrf: cusolverDnXgeqrf on GPU 0). The G-process run is made twice: tiles moving GPU to GPU
+# over NCCL (the default), and through host memory over MPI (TESSERA_DIST_TRANSFERS=host).
 #
 #   bench/dist_factor.sh [N] [TILE] [BUILD]     defaults: 65536, 2048, ./build
-#   ROUTINE=potrf|getrf                          the factorization (default potrf)
+#   ROUTINE=potrf|getrf|geqrf                    the factorization (default potrf)
 #   WORKERS=W                                    CPU workers per process (default 1)
 #   GPUS=G                                       GPUs and processes (default 2)
 #   GRID=PxQ                                     the processes' grid (default Gx1)

@@ -192,7 +192,8 @@ void cli_print_devices(const tessera_context_t *ctx);
 /** The subcommands; each returns an exit code. */
 int cli_info(const cli_opts_t *o);
 int cli_solve(const cli_opts_t *o);
-/** geqrf and gels on one m x n matrix (tools/qr.c), and their bench against LAPACKE. */
+/** geqrf and gels on one m x n matrix (tools/qr.c; with --grid or TESSERA_GRID the tile-level
+ *  routine over the processes, tools/dist.c), and their bench against LAPACKE. */
 int cli_qr(const cli_opts_t *o);
 int cli_bench_qr(const cli_opts_t *o);
 /** `tessera bench posv|gesv --mixed P` (bench_mixed.c). */
@@ -228,10 +229,14 @@ int cli_eig_lapacke(tessera_job_t job, tessera_uplo_t uplo, tessera_dtype_t dtyp
 int cli_eig_check(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dtype, int64_t n,
                   const void *a0, int64_t lda, const void *v, const void *w, const void *wref,
                   int threads, cli_progress_t *prog, double *res, double *orth);
-/** potrf / potrs / posv distributed over a --grid of processes (tools/dist.c): every process
- *  makes the same problem, the routine runs on tile matrices dealt over the grid, and process 0
- *  prints the result with the residual of the whole solution. */
+/** potrf .. gesv, geqrf and gels distributed over a --grid of processes (tools/dist.c): every
+ *  process makes its tiles of the same problem, the routine runs on tile matrices dealt over the
+ *  grid (LU, QR: column panels over every process), and process 0 prints the result with the
+ *  residual of the whole result. */
 int cli_solve_distributed(const cli_opts_t *o);
+/** Runs cli_solve_distributed with --grid, or with TESSERA_GRID set in the environment (on its
+ *  grid), else `local` (the command on this process alone). Returns an exit code. */
+int cli_local_or_grid(const cli_opts_t *o, int (*local)(const cli_opts_t *));
 int cli_demo(const cli_opts_t *o);
 int cli_gen(const cli_opts_t *o);
 int cli_bench(const cli_opts_t *o);

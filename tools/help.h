@@ -66,5 +66,9 @@
   "  ||A||_1 (||A||_inf) the largest column (row) sum of moduli of A,\n" RESIDUAL_EPS
 #define RESIDUAL_GRID                                                                              \
   "\n  With --grid, a factorization's residual above n = 16384 is not computed (nan)."
+#define RESIDUAL_GEQRF_GRID                                                                        \
+  "\n  With --grid, Q is never formed: residual = ||A v - Q [R v; 0]||_1 / (||A||_1 ||v||_1\n"     \
+  "  max(m, n) eps) and orthogonality = ||w - Q^H (Q w)||_1 / (||w||_1 m eps), v (n elements)\n"   \
+  "  and w (m) fixed generated vectors; above m n = 16384^2 neither is computed (nan)."
 
 #endif

@@ -45,7 +45,7 @@ static const struct {
     {"geqrf", CMD_GEQRF, cli_qr, "[options]",
      "Householder QR of a generated or .npy m x n matrix: time, GFLOP/s, residual and\n"
      "orthogonality",
-     RESIDUAL_GEQRF},
+     RESIDUAL_GEQRF RESIDUAL_GEQRF_GRID},
     {"gels", CMD_GELS, cli_qr, "[options]",
      "least squares (m >= n) or minimum norm (m < n) solution of A X = B by QR", RESIDUAL_GELS},
     {"syevd", CMD_SYEVD, cli_eig, "[options]",

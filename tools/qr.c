@@ -140,10 +140,7 @@ static int run_lapacke(qr_problem_t *p, cli_cmd_t routine, int threads, double *
   return rc;
 }
 
-/* Floating-point operations of geqrf (LAPACK Working Note 41's leading terms) and of gels
- * (geqrf, Qᴴ b, the triangular solve). */
-static double qr_flops(cli_cmd_t routine, tessera_dtype_t dtype, int64_t m, int64_t n,
-                       int64_t nrhs) {
+double qr_flops(cli_cmd_t routine, tessera_dtype_t dtype, int64_t m, int64_t n, int64_t nrhs) {
   const double M = (double)(m > n ? m : n), k = (double)(m < n ? m : n);
   double f = 2 * k * k * (M - k / 3);
   if (routine == CMD_GELS) f += (double)nrhs * (4 * M * k - k * k);
@@ -386,7 +383,8 @@ static int run_size(tessera_context_t **ctx, const cli_opts_t *o, int64_t m, int
   return rc;
 }
 
-int cli_qr(const cli_opts_t *o) {
+/* geqrf and gels on this process alone. */
+static int qr_local(const cli_opts_t *o) {
   tessera_context_t *ctx;
   if (cli_context(o, &ctx)) return CLI_FAILED;
   const int64_t n = o->sizes[0], m = o->m >= 0 ? o->m : n;
@@ -394,6 +392,10 @@ int cli_qr(const cli_opts_t *o) {
   qr_plan_t plan = {0};
   const int rc = run_size(&ctx, o, m, n, &plan, &quiet);
   return cli_finish(ctx, rc);
+}
+
+int cli_qr(const cli_opts_t *o) {
+  return cli_local_or_grid(o, qr_local);
 }
 
 int cli_bench_qr(const cli_opts_t *o) {

@@ -20,6 +20,10 @@ typedef struct {
 /** Bytes of a rows x cols array of `dtype`, an empty one counted as 1 x 1. */
 size_t qr_bytes(tessera_dtype_t dtype, int64_t rows, int64_t cols);
 
+/** Floating-point operations of geqrf (LAPACK Working Note 41's leading terms) and of gels
+ *  (geqrf, Qᴴ b, the triangular solve) on an m x n A with nrhs right-hand sides. */
+double qr_flops(cli_cmd_t routine, tessera_dtype_t dtype, int64_t m, int64_t n, int64_t nrhs);
+
 /** geqrf's residual ‖A − Q R‖_F / (‖A‖_F max(m, n) eps) and orthogonality ‖I − Qᴴ Q‖_F /
  *  (m eps), Q formed, from the factored p->a and tau. Returns 0 or a tessera status. */
 int qr_check_geqrf(tessera_context_t *ctx, const qr_problem_t *p, double *res, double *orth);

@@ -68,11 +68,24 @@ static int apply_q(tessera_context_t *ctx, const qr_problem_t *p, tessera_matrix
   return s ? s : tessera_matrix_export(C, c, m);
 }
 
+/* The m x 2 descriptor that Q from the descriptor A is applied to, one tile: of this process
+ * alone, or where A is distributed (--grid's column panels, tools/dist.c) dealt over the
+ * context's processes as a 1 x P grid, its one tile process 0's, where the probe vectors are. */
+static int probe_matrix(tessera_context_t *ctx, const tessera_matrix_t *A, tessera_dtype_t dt,
+                        int64_t m, tessera_matrix_t **C) {
+  if (tessera_matrix_tile_owner(A, 0, 0) < 0) return tessera_matrix_create(ctx, dt, m, 2, m, 2, C);
+  const tessera_grid_t g = tessera_context_grid(ctx);
+  return tessera_matrix_create_distributed(ctx, tessera_context_comm(ctx),
+                                           (tessera_grid_t){1, g.p * g.q}, dt, m, 2, m, 2, C);
+}
+
 /* bench geqrf's check by probe vectors, O(m n) on the host and two applications of Q to two
  * vectors (Q never formed): residual ‖A v − Q [R v; 0]‖₁ / (‖A‖₁ ‖v‖₁ max(m, n) eps),
  * orthogonality ‖w − Qᴴ (Q w)‖₁ / (‖w‖₁ m eps), v (n) and w (m) generated, R v from the upper
  * trapezoid of the factored p->a; Q from p->a and p->tau, or from the descriptor A (the tile
- * api's, p->a its export) and p->tau. As check_geqrf: every process, process 0's arrays. */
+ * api's, p->a its export, or under --grid the distributed A, p->a its tiles put together) and
+ * p->tau. As check_geqrf: every process, process 0's arrays (the descriptor's import and export
+ * take an array on every process: c is allocated on each where A is given). */
 int qr_probe_geqrf(tessera_context_t *ctx, const qr_problem_t *p, tessera_matrix_t *A, double *res,
                    double *orth) {
   const int64_t m = p->m, n = p->n;
@@ -84,17 +97,15 @@ int qr_probe_geqrf(tessera_context_t *ctx, const qr_problem_t *p, tessera_matrix
   char *c = NULL; /* m x 2: [R v; 0] and w, then Q times them, then Qᴴ times those */
   void *v = NULL;
   tessera_matrix_t *C = NULL;
-  int rc = 0;
-  if (mine) {
-    c = malloc(2 * col), v = malloc(qr_bytes(dt, n, 1));
-    rc = !c || !v ? TESSERA_ERR_NOMEM : 0;
-  }
+  if (mine || A) c = malloc(2 * col);
+  if (mine) v = malloc(qr_bytes(dt, n, 1));
+  int rc = ((mine || A) && !c) || (mine && !v) ? TESSERA_ERR_NOMEM : 0;
   if (mine && !rc) {
     gen_dense(dt, n, 1, v, n, GEN_SEED_V);
     residual_upper_mv(dt, m, n, p->a, m, v, c);
     gen_dense(dt, m, 1, c + col, m, GEN_SEED_V);
   }
-  if (!rc && A) rc = tessera_matrix_create(ctx, dt, m, 2, m, 2, &C);
+  if (!rc && A) rc = probe_matrix(ctx, A, dt, m, &C);
   if (!rc) rc = apply_q(ctx, p, A, C, TESSERA_NOTRANS, c);
   if (!rc && mine) *res = residual_mv(dt, m, n, p->a0, m, v, c, m > n ? m : n);
   if (!rc) rc = apply_q(ctx, p, A, C, TESSERA_CONJTRANS, c);

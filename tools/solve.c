@@ -272,7 +272,7 @@ static int run_command(const cli_opts_t *o, int demo) {
   return rc;
 }
 
-int cli_solve(const cli_opts_t *o) {
+int cli_local_or_grid(const cli_opts_t *o, int (*local)(const cli_opts_t *)) {
   tessera_config_t cfg;
   tessera_config_init(&cfg);
   char why[256] = "";
@@ -285,7 +285,16 @@ int cli_solve(const cli_opts_t *o) {
     env.grid_p = env.grid_q = -1;
     return cli_solve_distributed(&env);
   }
-  return o->grid_p ? cli_solve_distributed(o) : run_command(o, 0);
+  return o->grid_p ? cli_solve_distributed(o) : local(o);
+}
+
+/* cli_solve's run on this process alone. */
+static int solve_local(const cli_opts_t *o) {
+  return run_command(o, 0);
+}
+
+int cli_solve(const cli_opts_t *o) {
+  return cli_local_or_grid(o, solve_local);
 }
 
 int cli_demo(const cli_opts_t *o) {

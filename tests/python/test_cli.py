@@ -723,14 +723,20 @@ def test_bench_gels_resident_leaves_the_tile_line_out_for_m_below_n():
 @pytest.mark.skipif(not mpi_available(), reason="no mpirun, or a CLI built without MPI")
 @pytest.mark.parametrize("routine", ["geqrf", "gels"])
 def test_grid_qr_runs_over_processes(routine):
-    p = mpirun(2, routine, "--m", 300, "--n", 120, "--grid", "1x2", "--workers", 1, "--gpus", 0,
-               "--json")
-    assert p.returncode == 0, (p.stdout, p.stderr)
-    lines = json_lines(p.stdout)
-    assert len(lines) == 1, p.stdout  # process 0 prints
-    assert lines[0]["routine"] == routine and lines[0]["residual"] < 10, lines[0]
-    if routine == "geqrf":
-        assert lines[0]["orthogonality"] < 10, lines[0]
+    """geqrf|gels --grid: the tile-level call on column panels dealt over the processes, each
+    generating its own (api "grid"), tall and wide."""
+    rhs = ["--nrhs", 2] if routine == "gels" else []
+    for m, n in ((300, 120), (90, 200)):
+        p = mpirun(2, routine, "--m", m, "--n", n, "--grid", "1x2", "--workers", 1, "--gpus", 0,
+                   *rhs, "--json")
+        assert p.returncode == 0, (p.stdout, p.stderr)
+        lines = json_lines(p.stdout)
+        assert len(lines) == 1, p.stdout  # process 0 prints
+        r = lines[0]
+        assert (r["routine"], r["api"], r["m"], r["n"]) == (routine, "grid", m, n), r
+        assert r["residual"] < 10, r
+        if routine == "geqrf":
+            assert r["orthogonality"] < 10, r
 
 
 # -------------------------------------------------------------- syevd: Hermitian eigensolver
