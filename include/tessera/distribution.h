@@ -177,6 +177,19 @@ typedef enum {
   TESSERA_LAYOUT_PANELS = 1,
 } tessera_layout_t;
 
+/** When tessera_matrix_fit makes its copy. */
+typedef enum {
+  /** where the cost model finds that it pays: the updates' seconds the balance saves (from
+   *  each process's tiles step by step, at the rate of the devices in the context's scope)
+   *  against the seconds of the move (the tiles that change process, at the rate the processes'
+   *  transfers have reached); otherwise A itself is the result */
+  TESSERA_FIT_AUTO = 0,
+  /** the same, the caller bringing the result back (the move counted twice) */
+  TESSERA_FIT_AUTO_BACK = 1,
+  /** always */
+  TESSERA_FIT_ALWAYS = 2,
+} tessera_fit_t;
+
 /** The grid a distributed matrix of tessera's own layout takes over `processes` processes: the
  *  most square p x q, p >= q ({2, 1}, {2, 2}, {4, 2}, {3, 1}, ...). {0, 0} for a count below 1. */
 TESSERA_API tessera_grid_t tessera_grid_fitted(int processes);
@@ -193,14 +206,17 @@ TESSERA_API tessera_grid_t tessera_grid_fitted(int processes);
  *  owner in A to its owner in the copy (GPU to GPU over NCCL where the flow's transfers are the
  *  devices'), and the next tile-level routine on the copy starts on the tiles as they arrive
  *  and waits for the rest (as tessera_wait_all does). A must not change until then. Bring
- *  results back with tessera_tile_lacpy (copy, A). A collective call on A's communicator.
+ *  results back with tessera_tile_lacpy (copy, A). `when` says whether the copy is made always
+ *  or where it pays (*out is then A itself where it does not: the processes decide alike,
+ *  nothing is copied, and the caller has nothing to bring back or destroy). A collective call
+ *  on A's communicator.
  *  @return 0; -1 for a NULL A or one that is not distributed; -2 for an unknown layout; -3 for
  *          a part other than 'L', 'U' or 0, or a triangle of a matrix that is not square; -1
  *          for square tiles made from tiles that are neither square nor column panels (column
- *          panels are made from any); -4 for a NULL out; the failures
+ *          panels are made from any); -4 for an unknown `when`; -5 for a NULL out; the failures
  *          of tessera_matrix_create_distributed. The same status on every process. */
 TESSERA_API int tessera_matrix_fit(tessera_matrix_t *A, tessera_layout_t layout, char part,
-                                   tessera_matrix_t **out);
+                                   tessera_fit_t when, tessera_matrix_t **out);
 
 /** The rank owning tile (i, j) of A: its grid owner for a distributed matrix, else the rank of
  *  no process (-1). */

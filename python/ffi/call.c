@@ -40,10 +40,11 @@ int tsr_jax_agree(const call_t *c, int rc) {
   return rc;
 }
 
-int tsr_jax_fit(const call_t *c, tessera_matrix_t *V, tessera_layout_t layout, char part,
+int tsr_jax_fit(const call_t *c, tessera_matrix_t *V, tessera_layout_t layout, char part, bool back,
                 tessera_matrix_t **A) {
   *A = V;
-  return c->comm ? tessera_matrix_fit(V, layout, part, A) : 0;
+  const tessera_fit_t when = back ? TESSERA_FIT_AUTO_BACK : TESSERA_FIT_AUTO;
+  return c->comm ? tessera_matrix_fit(V, layout, part, when, A) : 0;
 }
 
 int tsr_jax_unfit(tessera_matrix_t *V, tessera_matrix_t *A, bool back, int rc) {

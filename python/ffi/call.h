@@ -74,9 +74,10 @@ int tsr_jax_agree(const call_t *c, int rc);
 
 /** Over processes (c->comm), a copy of the shards' view V on tessera's own layout
  *  (tessera_matrix_fit: `part` of it, dealt for balance, moved GPU to GPU as the routine
- *  starts) into *A; on one process *A is V itself, whose tiles the cost model places on the
- *  devices as it goes. */
-int tsr_jax_fit(const call_t *c, tessera_matrix_t *V, tessera_layout_t layout, char part,
+ *  starts) into *A where the cost model finds that it pays (`back`: the result comes back into
+ *  V, a second move); elsewhere, and on one process, *A is V itself, whose tiles the cost
+ *  model places on the devices as it goes. */
+int tsr_jax_fit(const call_t *c, tessera_matrix_t *V, tessera_layout_t layout, char part, bool back,
                 tessera_matrix_t **A);
 /** The fitted copy A's part back into V when `back` (the routine's result is A's) and rc is 0,
  *  then A destroyed (nothing when A is V). Returns rc, else the copy's status. */

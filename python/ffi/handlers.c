@@ -170,7 +170,8 @@ static int cholesky_ops(tessera_context_t *ctx, const call_t *c, const part_t *p
   tsr_jax_blocks(c, p, count, n, n, p[0].cols, p[0].rows, 0, 1, 0, &ab);
   int rc = tessera_matrix_view_blocks(ctx, c->comm, p[0].dtype, n, n, nb, nb, p[0].cols, p[0].rows,
                                       ab.a, ab.nodes, ab.owners, p[0].cols, &V);
-  if (!rc) rc = tsr_jax_fit(c, V, TESSERA_LAYOUT_TILES, (char)uplo, &A);
+  const bool back = c->op != OP_POTRS; /* the factor or the inverse is the call's result */
+  if (!rc) rc = tsr_jax_fit(c, V, TESSERA_LAYOUT_TILES, (char)uplo, back, &A);
   if (!rc && c->op == OP_POTRS && p[0].nrhs > 0) {
     tsr_jax_blocks(c, p, count, p[0].nrhs, n, p[0].nrhs, p[0].rows, 1, 1, 1, &bb);
     rc = tessera_matrix_view_blocks(ctx, c->comm, p[0].dtype, p[0].nrhs, n, nb, nb, p[0].nrhs,
@@ -196,8 +197,7 @@ static int cholesky_ops(tessera_context_t *ctx, const call_t *c, const part_t *p
       if (!rc) rc = tessera_tile_trsm(TESSERA_RIGHT, uplo, second, TESSERA_NONUNIT, alpha, A, BT);
     }
   }
-  /* the factor or the inverse is the call's result: back into the shards */
-  if (A) rc = tsr_jax_unfit(V, A, c->op != OP_POTRS, rc);
+  if (A) rc = tsr_jax_unfit(V, A, back, rc); /* the result back into the shards */
   if (rc < 0) fprintf(stderr, "tessera.jax: %s\n", tessera_last_error(ctx));
   int d1 = tessera_matrix_destroy(BT), d2 = tessera_matrix_destroy(V);
   return rc ? rc : d1 ? d1 : d2;
@@ -254,7 +254,7 @@ static int lu_solve(tessera_context_t *ctx, const call_t *c, const part_t *p, in
   const int64_t mb = c->gcols == 1 ? n : nb; /* panels spanning the rows where blocks do */
   int rc = tessera_matrix_view_blocks(ctx, c->comm, p[0].dtype, n, n, mb, nb, p[0].cols, p[0].rows,
                                       ab.a, ab.nodes, ab.owners, p[0].cols, &V);
-  if (!rc) rc = tsr_jax_fit(c, V, TESSERA_LAYOUT_PANELS, 0, &A); /* A's factors are not returned */
+  if (!rc) rc = tsr_jax_fit(c, V, TESSERA_LAYOUT_PANELS, 0, false, &A); /* A's factors stay */
   int root = -1; /* the participant that is mesh device 0 */
   for (int i = 0; i < count; i++)
     if (p[i].rank == 0) root = i;

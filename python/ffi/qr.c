@@ -46,7 +46,8 @@ int tsr_jax_qr(tessera_context_t *ctx, const call_t *c, const part_t *p, int cou
   tsr_jax_blocks(c, p, count, m, n, brows, bcols, 0, 0, 0, &ab);
   int rc = tessera_matrix_view_blocks(ctx, c->comm, dtype, m, n, mb, nb, brows, bcols, ab.a,
                                       ab.nodes, ab.owners, brows, &V);
-  if (!rc) rc = tsr_jax_fit(c, V, TESSERA_LAYOUT_PANELS, 0, &A); /* over processes: panels */
+  /* over processes: panels, the factored A back for R (qr) */
+  if (!rc) rc = tsr_jax_fit(c, V, TESSERA_LAYOUT_PANELS, 0, c->op == OP_QR, &A);
   if (!rc && k > 0) {
     tsr_jax_blocks(c, p, count, m, k, brows, k, 1, 0, 1, &cb);
     rc = tessera_matrix_view_blocks(ctx, c->comm, dtype, m, k, mb, k < nb ? k : nb, brows, k, cb.a,

@@ -64,4 +64,11 @@ int tsr_dist_flush(tessera_context_t *ctx, tessera_data_t *h);
  *  inserts and flushes through. NULL when out of memory; free with its `destroy`. */
 tsr_flow_t *tsr_dist_flow_create(tessera_context_t *ctx, tessera_comm_t *comm);
 
+/** The rate (bytes/s) of a tile's transfer between two processes of c: over NCCL the fastest of
+ *  this process's transfers of at least a MiB so far (a transfer's time counts from its
+ *  posting, so one that waited for its peer reads slower), before any 25 GB/s (a PCIe link's);
+ *  through the host 1.25 GB/s (a 10 Gb/s network's: a send there may end before its bytes
+ *  arrive, so its time measures nothing). */
+double tsr_dist_link(tessera_comm_t *c);
+
 #endif

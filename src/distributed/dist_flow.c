@@ -70,6 +70,10 @@ static int dist_broadcast(tsr_flow_t *f, void *buf, size_t bytes, int root) {
   return failed(f, tsr_dist_broadcast(comm_of(f), buf, bytes, root));
 }
 
+static double dist_link(const tsr_flow_t *f) {
+  return tsr_dist_link(comm_of((tsr_flow_t *)f));
+}
+
 static void dist_destroy(tsr_flow_t *f) {
   free(f);
 }
@@ -84,6 +88,7 @@ static const tsr_flow_ops_t dist_ops = {
     .owner = dist_owner,
     .allreduce = dist_allreduce,
     .broadcast = dist_broadcast,
+    .link = dist_link,
     .destroy = dist_destroy,
 };
 

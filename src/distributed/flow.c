@@ -41,6 +41,7 @@ typedef struct {
   tsr_nccl_req_t *nreq; /* an NCCL one */
   tessera_deferred_t *token;
   double start;
+  size_t bytes;
   int peer; /* the other process */
 } transfer_t;
 
@@ -66,6 +67,7 @@ struct tsr_dist {
   long seen_inflight;  /* the bound context's count of tasks in flight at the last look */
   double cancel_until; /* the engine's thread only: when the cancels of failed transfers stop
                           waiting for MPI (0 until the first failure) */
+  double link; /* under lock: the fastest device transfer of a MiB or more, bytes/s (0: none) */
 };
 
 /* Fails transfer x, on a communicator that is broken (or `why`, a status on it, breaks it):
@@ -145,6 +147,11 @@ static void *engine(void *arg) {
       }
       d->xfer[i] = d->xfer[--d->n]; /* done or failed: the task goes on */
       progress = true;
+      /* a device transfer's time, from its posting to its end, is the link's or more (a send
+       * through the host may end before its bytes arrive: no measure) */
+      if (rc == 1 && x.nreq && x.bytes >= (1u << 20) && now > x.start &&
+          x.bytes / (now - x.start) > d->link)
+        d->link = (double)x.bytes / (now - x.start);
       pthread_mutex_unlock(&d->lock);
       tessera_task_resume(x.token, rc == 1 ? 0 : rc);
       pthread_mutex_lock(&d->lock);
@@ -259,6 +266,15 @@ static int bind_context(tsr_dist_t *d, tessera_context_t *ctx) {
   return 0;
 }
 
+double tsr_dist_link(tessera_comm_t *c) {
+  tsr_dist_t *d = tsr_comm_attachment(c, engine_close);
+  if (!d) return 1.25e9;
+  pthread_mutex_lock(&d->lock);
+  const double link = d->link, prior = d->mode == XFER_NCCL ? 25e9 : 1.25e9;
+  pthread_mutex_unlock(&d->lock);
+  return link > 0 ? link : prior;
+}
+
 int tsr_dist_tiles(tessera_comm_t *c, tessera_context_t *ctx, size_t count,
                    tsr_dist_tile_t **tiles) {
   tsr_dist_t *d = NULL;
@@ -313,8 +329,17 @@ typedef struct {
   size_t rows, cols, elsize;
 } transfer_args_t;
 
-/* Hands a posted transfer to the engine, which resumes `token` when it is done. */
-static void track(tsr_dist_t *d, transfer_t x, int rc) {
+/* Hands a transfer the kernel of `a` posted (req over the host, or nreq over NCCL; rc its
+ * status) to the engine, which resumes `token` when it is done. */
+static void track(const transfer_args_t *a, tsr_host_req_t *req, tsr_nccl_req_t *nreq,
+                  tessera_deferred_t *token, int rc) {
+  tsr_dist_t *d = a->d;
+  const transfer_t x = {.req = req,
+                        .nreq = nreq,
+                        .token = token,
+                        .start = tsr_now(),
+                        .bytes = a->rows * a->cols * a->elsize,
+                        .peer = a->peer};
   pthread_mutex_lock(&d->lock);
   if (!rc && d->n == d->cap) {
     size_t cap = d->cap ? 2 * d->cap : 64;
@@ -341,7 +366,7 @@ static int mpi_transfer_kernel(const tessera_exec_t *ex, void *args) {
   tsr_host_req_t *req = NULL;
   int rc = tsr_host_post(a->d->comm, a->d->chan, a->receive, ex->ptr[0], a->rows, a->cols,
                          ex->ld[0], a->elsize, a->peer, a->tag, &req);
-  track(a->d, (transfer_t){.req = req, .token = token, .start = tsr_now(), .peer = a->peer}, rc);
+  track(a, req, NULL, token, rc);
   return 0;
 }
 
@@ -355,7 +380,7 @@ static int nccl_transfer_kernel(const tessera_exec_t *ex, void *args) {
   const int peer = a->peer * a->d->comm->ndevices + a->slot;
   int rc = tsr_nccl_p2p_post(a->d->comm, a->slot, a->receive, ex->ptr[0], a->rows, a->cols,
                              ex->ld[0], a->elsize, peer, ex->stream, &req);
-  track(a->d, (transfer_t){.nreq = req, .token = token, .start = tsr_now(), .peer = a->peer}, rc);
+  track(a, NULL, req, token, rc);
   return 0;
 }
 

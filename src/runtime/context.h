@@ -148,4 +148,9 @@ int tsr_run_inline(tessera_context_t *ctx, int node, void *queue, const tessera_
 /** Frees what the inline runs of node `nd` made (tsr_nodes_close). */
 void tsr_inline_close(tessera_context_t *ctx, tsr_node_t *nd);
 
+/** The flop rate (flop/s) of the workers the context's scope admits: their nominal rates
+ *  summed, what the cost model assumes before it has measured (devices.c); *workers and
+ *  *host_workers receive how many workers it admits and how many of them are the host's. */
+double tsr_scope_rate(const tessera_context_t *ctx, int *workers, int *host_workers);
+
 #endif

@@ -177,6 +177,20 @@ int tessera_set_scope(tessera_context_t *ctx, tessera_scope_t scope) {
                    "set_scope: no worker of the context is in the scope");
 }
 
+double tsr_scope_rate(const tessera_context_t *ctx, int *workers, int *host_workers) {
+  double rate = 0;
+  int all = 0, host = 0;
+  for (int i = 0; i < ctx->nworkers; i++) {
+    const tsr_worker_t *w = &ctx->workers[i];
+    if (!tsr_scope_admits(ctx->scope, w->kind, tsr_worker_accel(w))) continue;
+    rate += w->gflops * 1e9;
+    all++;
+    host += w->node == TESSERA_HOST_NODE;
+  }
+  *workers = all, *host_workers = host;
+  return rate;
+}
+
 tessera_scope_t tessera_get_scope(const tessera_context_t *ctx) {
   return ctx ? ctx->scope : tessera_scope_all();
 }

@@ -1,4 +1,6 @@
 /* The local flow of a context, and what every flow shares (see flow.h). */
+#include <math.h>
+
 #include "runtime/flow.h"
 #include "runtime/context.h"
 
@@ -41,6 +43,10 @@ static int local_broadcast(tsr_flow_t *f, void *buf, size_t bytes, int root) {
   (void)f, (void)buf, (void)bytes, (void)root;
   return 0;
 }
+static double local_link(const tsr_flow_t *f) {
+  (void)f;
+  return INFINITY;
+}
 static void local_destroy(tsr_flow_t *f) {
   (void)f;
 }
@@ -55,6 +61,7 @@ static const tsr_flow_ops_t local_ops = {
     .owner = local_owner,
     .allreduce = local_allreduce,
     .broadcast = local_broadcast,
+    .link = local_link,
     .destroy = local_destroy,
 };
 

@@ -46,6 +46,10 @@ typedef struct {
                    tessera_reduce_t op);
   /** bytes at buf on every process become process `root`'s. */
   int (*broadcast)(tsr_flow_t *f, void *buf, size_t bytes, int root);
+  /** The rate (bytes/s) at which a tile moves between two of the processes: measured where the
+   *  transport allows (the fastest transfer so far), else a prior by how the tiles travel;
+   *  INFINITY for a flow of one process (nothing moves). */
+  double (*link)(const tsr_flow_t *f);
   /** Frees the flow (a flow its maker allocated; no-op for a context's local flow). */
   void (*destroy)(tsr_flow_t *f);
 } tsr_flow_ops_t;

@@ -10,7 +10,8 @@
  * processes with B one block of the last process; a singular matrix gives its info everywhere.
  * The same on tessera's own layout (tessera_matrix_fit: the Cholesky family on the fitted grid's
  * block-cyclic tiles of one triangle, LU on cyclic column panels), the results brought back into
- * the blocks (tessera_tile_lacpy); fit's and lacpy's bad arguments refused alike everywhere.
+ * the blocks (tessera_tile_lacpy); fit's and lacpy's bad arguments refused alike everywhere; the
+ * cost model that decides whether the copy pays.
  * Owners tables that differ, a block's process passing it NULL, a memory node that does not exist,
  * block sizes that are not tile multiples: the same status and a message everywhere. Without a
  * communicator, a 2 x 2 grid of blocks of this process alone. */
@@ -25,6 +26,7 @@
 #include <cmocka.h>
 
 #include "../linalg/lu_common.h"
+#include "linalg/loops/policy.h"
 #include "mpi_common.h"
 #include <tessera/distribution.h>
 
@@ -137,7 +139,7 @@ static const layout_t layouts[] = {
 /* A copy of view X on tessera's layout (part `part`), its tiles on the fitted grid's owners. */
 static tessera_matrix_t *fit(tessera_matrix_t *X, tessera_layout_t layout, char part) {
   tessera_matrix_t *F = NULL;
-  const int rc = tessera_matrix_fit(X, layout, part, &F);
+  const int rc = tessera_matrix_fit(X, layout, part, TESSERA_FIT_ALWAYS, &F);
   if (rc) fail_msg("process %d: matrix_fit = %d (%s)", g_rank, rc, tessera_last_error(g_ctx));
   const tessera_grid_t g =
       layout == TESSERA_LAYOUT_PANELS ? (tessera_grid_t){1, g_size} : tessera_grid_fitted(g_size);
@@ -366,16 +368,18 @@ static void test_fit_refused(void **state) {
       {T.X, TESSERA_LAYOUT_TILES, 0, -1, "square tiles from 8 x 4 tiles"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-    const int rc =
-        tessera_matrix_fit(cases[c].X, (tessera_layout_t)cases[c].layout, cases[c].part, &F);
+    const int rc = tessera_matrix_fit(cases[c].X, (tessera_layout_t)cases[c].layout, cases[c].part,
+                                      TESSERA_FIT_ALWAYS, &F);
     if (rc != cases[c].want)
       fail_msg("process %d: matrix_fit of %s = %d, expected %d", g_rank, cases[c].what, rc,
                cases[c].want);
     assert_null(F);
     lc_assert_error(g_ctx);
   }
-  assert_int_equal(tessera_matrix_fit(A.X, TESSERA_LAYOUT_TILES, 0, NULL), -4);
-  assert_int_equal(tessera_matrix_fit(NULL, TESSERA_LAYOUT_TILES, 0, &F), -1);
+  assert_int_equal(tessera_matrix_fit(A.X, TESSERA_LAYOUT_TILES, 0, (tessera_fit_t)9, &F), -4);
+  lc_assert_error(g_ctx);
+  assert_int_equal(tessera_matrix_fit(A.X, TESSERA_LAYOUT_TILES, 0, TESSERA_FIT_ALWAYS, NULL), -5);
+  assert_int_equal(tessera_matrix_fit(NULL, TESSERA_LAYOUT_TILES, 0, TESSERA_FIT_ALWAYS, &F), -1);
   /* lacpy: sizes that differ, operands of this process and distributed, NULL */
   assert_int_equal(tessera_tile_lacpy(A.X, R.X), -2);
   lc_assert_error(g_ctx);
@@ -384,11 +388,56 @@ static void test_fit_refused(void **state) {
   assert_int_equal(tessera_tile_lacpy(NULL, A.X), -1);
   /* a panels' copy and a tiles' copy of one matrix meet; panels are made from 8 x 4 tiles */
   assert_int_equal(tessera_tile_lacpy(P.X, A.X), 0);
-  assert_int_equal(tessera_matrix_fit(T.X, TESSERA_LAYOUT_PANELS, 0, &F), 0);
+  assert_int_equal(tessera_matrix_fit(T.X, TESSERA_LAYOUT_PANELS, 0, TESSERA_FIT_ALWAYS, &F), 0);
   assert_int_equal(tessera_tile_lacpy(F, T.X), 0);
   assert_int_equal(tessera_matrix_destroy(F), 0);
   assert_int_equal(tessera_matrix_destroy(L), 0);
   drop(&A), drop(&R), drop(&P), drop(&T);
+  free(a);
+}
+
+/* The cost model behind TESSERA_FIT_AUTO: a step lasts as long as its busiest process's updates,
+ * so block-cyclic owners beat blocks of columns, for tiles and for panels; a matrix already on
+ * tessera's layout is its own fit (nothing moves, nothing is saved). */
+static void test_fit_model(void **state) {
+  (void)state;
+  /* one process, panels 0, 1, 2: updated at steps before their index, 2 + 1 + 0 */
+  const int one[3] = {0, 0, 0};
+  assert_true(tsr_layout_seconds(one, 1, 3, 1, 3, NULL, 1) == 3);
+  /* 8 x 8 tiles of a lower triangle over 2 processes: blocks of 4 columns against the fitted
+   * 2 x 1 grid's rows; panels of 8 in blocks of 4 against cyclic ones */
+  int blocks[64], cyclic[64], pblocks[8], pcyclic[8];
+  for (int j = 0; j < 8; j++) {
+    for (int i = 0; i < 8; i++) {
+      blocks[i + 8 * j] = i < j ? -1 : j / 4;
+      cyclic[i + 8 * j] = i < j ? -1 : tessera_grid_owner(tessera_grid_fitted(2), i, j);
+    }
+    pblocks[j] = j / 4;
+    pcyclic[j] = j % 2;
+  }
+  const double tb = tsr_layout_seconds(blocks, 8, 8, 2, 8, NULL, 1);
+  const double tc = tsr_layout_seconds(cyclic, 8, 8, 2, 8, NULL, 1);
+  assert_true(tc < tb);
+  const double scale[8] = {8, 7, 6, 5, 4, 3, 2, 1};
+  assert_true(tsr_layout_seconds(pcyclic, 1, 8, 2, 8, scale, 1) <
+              tsr_layout_seconds(pblocks, 1, 8, 2, 8, scale, 1));
+  assert_true(tsr_fit_pays(tb - tc, (tb - tc) / 2));
+  assert_false(tsr_fit_pays(0, 0));
+  /* blocks of one tile owned as the fitted grid deals them: no copy */
+  const int64_t n = 16, nb = 4;
+  int pat[MAXB];
+  const tessera_grid_t g = tessera_grid_fitted(g_size);
+  for (int bj = 0; bj < 4; bj++)
+    for (int bi = 0; bi < 4; bi++) pat[bi + 4 * bj] = tessera_grid_owner(g, bi, bj);
+  double *a = calloc((size_t)(n * n), sizeof *a);
+  blocks_t A = make(TESSERA_F64, n, n, nb, nb, 0, pat, a, n, nb, nb);
+  tessera_matrix_t *F = NULL;
+  const tessera_fit_t whens[2] = {TESSERA_FIT_AUTO, TESSERA_FIT_AUTO_BACK};
+  for (int w = 0; w < 2; w++) {
+    assert_int_equal(tessera_matrix_fit(A.X, TESSERA_LAYOUT_TILES, 'L', whens[w], &F), 0);
+    assert_ptr_equal(F, A.X);
+  }
+  drop(&A);
   free(a);
 }
 
@@ -440,6 +489,7 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cholesky),    cmocka_unit_test(test_not_positive_definite),
       cmocka_unit_test(test_lu),          cmocka_unit_test(test_mismatch),
-      cmocka_unit_test(test_fit_refused), cmocka_unit_test(test_no_comm)};
+      cmocka_unit_test(test_fit_refused), cmocka_unit_test(test_fit_model),
+      cmocka_unit_test(test_no_comm)};
   return mpi_finish(cmocka_run_group_tests(tests, cpu_group_setup, cpu_group_teardown));
 }

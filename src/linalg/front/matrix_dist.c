@@ -3,10 +3,15 @@
  * between a distributed matrix and this process's ScaLAPACK local array
  * (tessera_matrix_import_local / export_local: copy tasks between the tiles this process owns
  * and a view of its local array, waited for, the status agreed). */
+#define _POSIX_C_SOURCE 200809L /* gethostname */
 #include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "linalg/desc/desc.h"
+#include "runtime/context.h"
 #include "linalg/loops/loops.h"
+#include "linalg/loops/policy.h"
 #include "linalg/loops/tasks.h"
 #include "tessera/distribution.h"
 
@@ -56,7 +61,85 @@ int tessera_matrix_export_local(tessera_matrix_t *A, void *local, int64_t lld) {
   return copy_local(A, local, lld, 1);
 }
 
-int tessera_matrix_fit(tessera_matrix_t *A, tessera_layout_t layout, char part,
+/* The owner in A of the element at row r, column c (tiles of A; column panels have one row). */
+static int owner_at(const tessera_matrix_t *A, int64_t r, int64_t c) {
+  return tessera_matrix_tile_owner(A, A->mt == 1 ? 0 : r / A->mb, c / A->nb);
+}
+
+/* Whether the processes' work shares one host's cores: every process on this host (its name's
+ * hash the same everywhere), every worker of their scopes a CPU worker, and more of them than
+ * the host has cores. A process's idle time is then another's, and balance saves nothing. */
+static int cores_shared(const tessera_matrix_t *A, int workers, int host_workers, bool *shared) {
+  char name[256] = {0};
+  gethostname(name, sizeof name - 1);
+  int64_t h = 0;
+  for (const char *c = name; *c; c++) h = (h * 31 + (unsigned char)*c) % 1000000007;
+  int64_t same[2] = {h, -h}, cpus = workers == host_workers ? host_workers : -(1 << 20);
+  int rc = A->flow->ops->allreduce(A->flow, same, 2, TESSERA_COMM_I64, TESSERA_MIN);
+  if (!rc) rc = A->flow->ops->allreduce(A->flow, &cpus, 1, TESSERA_COMM_I64, TESSERA_SUM);
+  *shared = !rc && same[0] == -same[1] && cpus > sysconf(_SC_NPROCESSORS_ONLN);
+  return rc;
+}
+
+/* Whether the copy of A on grid g in mb x nb tiles (part `part`) pays, by the cost model:
+ * the trailing updates' seconds on A's owners and on g's (tsr_layout_seconds, each tile's owner
+ * in A the owner of its first element), against the seconds the tiles changing process take
+ * at the flow's link rate, the busiest process's sends and receives (twice with `back`); none
+ * saved where the processes share a host's cores (cores_shared). The same answer on every
+ * process (each must find that it pays). */
+static int fit_pays(tessera_matrix_t *A, tessera_grid_t g, int64_t mb, char part, bool back,
+                    bool *pays) {
+  const int procs = tessera_comm_size(A->comm);
+  const int64_t nb = A->nb, mt = (A->m + mb - 1) / mb, nt = (A->n + nb - 1) / nb;
+  const int64_t steps = mt == 1 ? nt : (mt < nt ? mt : nt);
+  const size_t es = tessera_dtype_size(A->dtype);
+  int *now = malloc((size_t)(mt * nt + 1) * sizeof *now);
+  int *fit = malloc((size_t)(mt * nt + 1) * sizeof *fit);
+  double *moved = calloc((size_t)procs, sizeof *moved);
+  double *scale = malloc((size_t)(steps + 1) * sizeof *scale);
+  int rc = now && fit && moved && scale ? 0 : TESSERA_ERR_NOMEM;
+  for (int64_t j = 0; !rc && j < nt; j++)
+    for (int64_t i = 0; i < mt; i++) {
+      const int64_t t = i + j * mt;
+      now[t] = fit[t] = -1;
+      if (!tsr_in_part(part, i, j)) continue;
+      now[t] = owner_at(A, i * mb, j * nb);
+      fit[t] = tessera_grid_owner(g, i, j);
+      /* the elements changing process, by A's tiles within this one */
+      const int64_t r1 = (i + 1) * mb < A->m ? (i + 1) * mb : A->m;
+      const int64_t cols = (j + 1) * nb < A->n ? nb : A->n - j * nb;
+      for (int64_t r = i * mb; r < r1;) {
+        const int64_t next = A->mt == 1 ? r1 : (r / A->mb + 1) * A->mb;
+        const int from = owner_at(A, r, j * nb);
+        const double bytes = (double)((next < r1 ? next : r1) - r) * (double)cols * (double)es;
+        if (from != fit[t] && from >= 0) moved[from] += bytes, moved[fit[t]] += bytes;
+        r = next;
+      }
+    }
+  /* a step's update of a panel spans the rows below the step, in tiles of nb */
+  for (int64_t k = 0; !rc && k < steps; k++)
+    scale[k] = mt == 1 ? (double)(A->m - k * nb) / (double)nb : 1;
+  int workers = 0, host_workers = 0;
+  bool shared = false;
+  double rate = tsr_scope_rate(A->ctx, &workers, &host_workers);
+  rate = rate > 0 ? rate : 1e9;
+  if (!rc) rc = cores_shared(A, workers, host_workers, &shared);
+  const double unit = 2.0 * (double)nb * (double)nb * (double)nb / rate;
+  double most = 0;
+  for (int p = 0; !rc && p < procs; p++) most = moved[p] > most ? moved[p] : most;
+  const double saved = rc || shared
+                           ? 0
+                           : tsr_layout_seconds(now, mt, nt, procs, steps, scale, unit) -
+                                 tsr_layout_seconds(fit, mt, nt, procs, steps, scale, unit);
+  const double moving = most / A->flow->ops->link(A->flow) * (back ? 2 : 1);
+  int32_t yes = !rc && tsr_fit_pays(saved, moving);
+  free(now), free(fit), free(moved), free(scale);
+  const int r = A->flow->ops->allreduce(A->flow, &yes, 1, TESSERA_COMM_I32, TESSERA_MIN);
+  *pays = yes;
+  return rc ? tsr_error(A->ctx, rc, "matrix_fit: out of memory for the layouts' estimate") : r;
+}
+
+int tessera_matrix_fit(tessera_matrix_t *A, tessera_layout_t layout, char part, tessera_fit_t when,
                        tessera_matrix_t **out) {
   const char *f = "matrix_fit";
   if (!A) return -1;
@@ -75,17 +158,26 @@ int tessera_matrix_fit(tessera_matrix_t *A, tessera_layout_t layout, char part,
                    "%s: A's %lld x %lld tiles are neither square nor column panels, which square "
                    "tiles are made from",
                    f, (long long)A->mb, (long long)A->nb);
+  else if (when != TESSERA_FIT_AUTO && when != TESSERA_FIT_AUTO_BACK && when != TESSERA_FIT_ALWAYS)
+    rc = tsr_error(A->ctx, -4, "%s: %d is not a tessera_fit_t", f, (int)when);
   else if (!out)
-    rc = tsr_error(A->ctx, -4, "%s: NULL output", f);
-  const int64_t v[] = {layout, part};
-  rc = A->flow->ops->same(A->flow, f, 2, v, (const int[]){2, 3},
-                          (const char *const[]){"the layout", "the part"}, rc);
+    rc = tsr_error(A->ctx, -5, "%s: NULL output", f);
+  const int64_t v[] = {layout, part, when};
+  rc = A->flow->ops->same(A->flow, f, 3, v, (const int[]){2, 3, 4},
+                          (const char *const[]){"the layout", "the part", "when"}, rc);
   if (rc) return rc;
   const int size = tessera_comm_size(A->comm);
   const tessera_grid_t g = panels ? (tessera_grid_t){1, size} : tessera_grid_fitted(size);
   const int64_t mb = panels ? (A->m > 1 ? A->m : 1) : A->nb;
-  const tsr_dist_place_t work = {.part = part, .on = -2};
   *out = NULL;
+  bool pays = true;
+  if (when != TESSERA_FIT_ALWAYS)
+    rc = fit_pays(A, g, mb, part, when == TESSERA_FIT_AUTO_BACK, &pays);
+  if (rc || !pays) {
+    if (!rc) *out = A;
+    return rc;
+  }
+  const tsr_dist_place_t work = {.part = part, .on = -2};
   rc = tsr_matrix_create_distributed(A->ctx, A->comm, g, A->dtype, A->m, A->n, mb, A->nb, &work,
                                      out);
   if (rc) return rc;

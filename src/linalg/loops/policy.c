@@ -58,6 +58,36 @@ int tessera_tile_for_devices(const tessera_context_t *ctx, int64_t n, int ndev, 
   return (int)(nb < 256 ? 256 : nb > 2048 ? 2048 : nb);
 }
 
+double tsr_layout_seconds(const int *owner, int64_t mt, int64_t nt, int procs, int64_t steps,
+                          const double *scale, double unit) {
+  /* c[s * procs + p]: p's tiles updated up to step s (exclusive); then, from the last step
+   * back, w[p] the tiles p updates at step k */
+  double *c = calloc((size_t)(steps + 1) * (size_t)procs, sizeof *c);
+  double *w = calloc((size_t)procs, sizeof *w);
+  double t = 0;
+  for (int64_t j = 0; c && w && j < nt; j++)
+    for (int64_t i = 0; i < mt; i++) {
+      const int p = owner[i + j * mt];
+      int64_t s = mt == 1 ? j : i < j ? i : j;
+      if (p < 0 || p >= procs) continue;
+      c[(s < steps ? s : steps) * procs + p] += 1;
+    }
+  for (int64_t k = steps - 1; c && w && k >= 0; k--) {
+    double most = 0;
+    for (int p = 0; p < procs; p++) {
+      w[p] += c[(k + 1) * procs + p];
+      if (w[p] > most) most = w[p];
+    }
+    t += most * (scale ? scale[k] : 1) * unit;
+  }
+  free(c), free(w);
+  return t;
+}
+
+bool tsr_fit_pays(double saved, double moving) {
+  return saved > moving;
+}
+
 tessera_grid_t tessera_grid_fitted(int processes) {
   if (processes < 1) return (tessera_grid_t){0, 0};
   int q = 1; /* the largest divisor q <= sqrt(processes): p = processes / q >= q */

@@ -20,6 +20,19 @@ int tsr_panel_inverse(tessera_context_t *ctx, const tessera_potrf_options_t *opt
  *  pool's capacity), and true; else the CPU workers' scope and false. */
 bool tsr_fitting_accelerators(tessera_context_t *ctx, size_t bytes, tessera_scope_t *scope);
 
+/* Distributed layouts (front/matrix_dist.c). */
+
+/** Seconds of a factorization's trailing updates over `procs` processes when its tile (i, j)
+ *  (of mt x nt; a matrix in column panels has mt = 1) belongs to process owner[i + j * mt] (-1:
+ *  no tile): at step k (of `steps`) each tile still updated (min(i, j) > k; a panel j > k) costs
+ *  scale[k] (NULL: 1) updates of `unit` seconds on its process, and a step lasts as long as its
+ *  busiest process's updates (the steps' look-ahead overlaps the rest). */
+double tsr_layout_seconds(const int *owner, int64_t mt, int64_t nt, int procs, int64_t steps,
+                          const double *scale, double unit);
+/** Whether moving a matrix onto tessera's layout pays: the seconds of updates the balance saves
+ *  against the seconds of the move. */
+bool tsr_fit_pays(double saved, double moving);
+
 /* The eigensolver (front/eig.c, front/stedc.c). */
 
 /** Whether syevd's stages take their GPU forms on ctx: an accelerator of the context's scope
