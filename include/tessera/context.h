@@ -49,6 +49,15 @@ typedef enum {
   TESSERA_TRANSFERS_HOST = 2,   /**< through host memory over MPI */
 } tessera_transfers_t;
 
+/** The layout distributed routines run on where a caller lets tessera choose
+ *  (tessera_matrix_fit with TESSERA_FIT_AUTO or _AUTO_BACK; the JAX binding across processes). */
+typedef enum {
+  TESSERA_LAYOUTS_AUTO = -1,   /**< take TESSERA_LAYOUT, else COST */
+  TESSERA_LAYOUTS_COST = 0,    /**< tessera's own where the cost model finds that the move pays */
+  TESSERA_LAYOUTS_TESSERA = 1, /**< tessera's own always */
+  TESSERA_LAYOUTS_GIVEN = 2,   /**< the caller's: no copy */
+} tessera_layouts_t;
+
 /** Configuration of a context. Initialise with tessera_config_init(). */
 typedef struct {
   int cpu_workers;              /**< CPU worker threads, 0..512; -1 = auto */
@@ -80,6 +89,7 @@ typedef struct {
                                      other processes (tessera_comm_config_t.timeout_s); -1 =
                                      auto (TESSERA_COMM_TIMEOUT, else 30) */
   tessera_transfers_t dist_transfers; /**< how tiles of distributed matrices travel */
+  tessera_layouts_t dist_layout;      /**< which layout distributed routines run on */
   /* A context over processes. Its tessera_init and tessera_finalize are collective calls over
    * the processes of `mpi_comm`: tessera_init makes a communicator (tessera/comm.h) over them
    * whose GPUs are the context's (tiles then travel between processes over NCCL), starting MPI

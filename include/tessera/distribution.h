@@ -179,10 +179,11 @@ typedef enum {
 
 /** When tessera_matrix_fit makes its copy. */
 typedef enum {
-  /** where the cost model finds that it pays: the updates' seconds the balance saves (from
-   *  each process's tiles step by step, at the rate of the devices in the context's scope)
-   *  against the seconds of the move (the tiles that change process, at the rate the processes'
-   *  transfers have reached); otherwise A itself is the result */
+  /** as the context's dist_layout says (TESSERA_LAYOUT): by default where the cost model finds
+   *  that it pays, the updates' seconds the balance saves (from each process's tiles step by
+   *  step, at the rate of the devices in the context's scope) against the seconds of the move
+   *  (the tiles that change process, at the rate the processes' transfers have reached);
+   *  otherwise A itself is the result */
   TESSERA_FIT_AUTO = 0,
   /** the same, the caller bringing the result back (the move counted twice) */
   TESSERA_FIT_AUTO_BACK = 1,

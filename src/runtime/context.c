@@ -31,6 +31,7 @@ void tessera_config_init(tessera_config_t *cfg) {
   cfg->trsm_inverse = -1;
   cfg->comm_timeout_s = -1;
   cfg->dist_transfers = TESSERA_TRANSFERS_AUTO;
+  cfg->dist_layout = TESSERA_LAYOUTS_AUTO;
   cfg->distributed = -1;
   cfg->mpi_comm = NULL;
   cfg->comm_store = NULL;
@@ -58,6 +59,11 @@ static int resolve_config(tessera_context_t *ctx, const tessera_config_t *in,
   if (c.dist_transfers < TESSERA_TRANSFERS_BEST || c.dist_transfers > TESSERA_TRANSFERS_HOST) {
     fprintf(stderr, "tessera: dist_transfers = %d is not a tessera_transfers_t.\n",
             (int)c.dist_transfers);
+    return -2;
+  }
+  if (c.dist_layout == TESSERA_LAYOUTS_AUTO) c.dist_layout = TESSERA_LAYOUTS_COST;
+  if (c.dist_layout < TESSERA_LAYOUTS_COST || c.dist_layout > TESSERA_LAYOUTS_GIVEN) {
+    fprintf(stderr, "tessera: dist_layout = %d is not a tessera_layouts_t.\n", (int)c.dist_layout);
     return -2;
   }
   if (c.comm_timeout_s == 0 || !(c.comm_timeout_s < 1e9)) {

@@ -94,6 +94,11 @@ static const row_t rows[] = {
     "how tiles travel between processes: GPU to GPU where every process can (best), only so "
     "(device), or through host memory (host)", "tessera_init"},
    T_CHOICE, 0, 0, "best|device|host", NAN, CFG(dist_transfers)},
+  {{"TESSERA_LAYOUT", "cost, tessera or given", "cost",
+    "the layout distributed routines run on where the caller lets tessera choose: its own where "
+    "the cost model finds that moving there pays (cost), its own always (tessera), or the "
+    "caller's (given)", "tessera_init"},
+   T_CHOICE, 0, 0, "cost|tessera|given", NAN, CFG(dist_layout)},
   {{"TESSERA_SIM_DEVICES", "an integer from 0 to 16", "2",
     "simulated devices standing in for GPUs (builds with -DTESSERA_SIM_DEVICES=ON only)",
     "tessera_init"},

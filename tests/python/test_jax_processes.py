@@ -70,17 +70,17 @@ def mpirun(argv, processes, env):
         return finish([proc], [0])
 
 
-def with_coordinator(case, processes, devices):
+def with_coordinator(case, processes, devices, **env):
     """jax_processes.py's case by jax.distributed alone; `devices` per process, or one count
-    for all."""
+    for all; `env`: variables of the processes."""
     per = devices if isinstance(devices, tuple) else (devices,) * processes
     return coordinated(lambda pid, port: [str(SCRIPT), case, str(per[pid]), str(port), str(pid),
-                                          str(processes)], processes, environment())
+                                          str(processes)], processes, dict(environment(), **env))
 
 
-def under_mpirun(case, processes, devices):
+def under_mpirun(case, processes, devices, **env):
     """jax_processes.py's case under mpirun."""
-    return mpirun([str(SCRIPT), case, str(devices)], processes, environment())
+    return mpirun([str(SCRIPT), case, str(devices)], processes, dict(environment(), **env))
 
 
 def assert_ok(results, expect):
@@ -92,19 +92,22 @@ def assert_ok(results, expect):
 LAUNCHES = {"coordinator": with_coordinator, "mpirun": under_mpirun}
 
 
-@pytest.mark.parametrize("launch,processes,devices", [("coordinator", 2, 2), ("mpirun", 2, 2),
-                                                      ("coordinator", 4, 1),
-                                                      ("coordinator", 2, (2, 1))])
-def test_every_function_dtype_and_mesh(launch, processes, devices):
+@pytest.mark.parametrize("launch,processes,devices,layout", [("coordinator", 2, 2, "tessera"),
+                                                             ("mpirun", 2, 2, "cost"),
+                                                             ("coordinator", 4, 1, "tessera"),
+                                                             ("coordinator", 2, (2, 1), "given")])
+def test_every_function_dtype_and_mesh(launch, processes, devices, layout):
     """potrs (with log det), potri, cholesky, lu_solve, qr, least_squares and syevd, every
     dtype (on 2 processes of 2 devices by the coordinator; two dtypes under mpirun and on
     processes of unequal devices, c128 alone on 4 processes, which start slowly on the test
     machine's cores), 1D and 2D meshes, orders that split evenly and not: each process checks
-    the whole result."""
+    the whole result. The routines run on tessera's layout (TESSERA_LAYOUT=tessera: the shards
+    copied onto the fitted grid's block-cyclic tiles or cyclic panels, results brought back), on
+    the caller's (given), or as the cost model chooses."""
     every = launch == "coordinator" and processes == 2 and devices == 2
     case = "functions" if every else "functions_one_dtype" if processes == 4 else \
         "functions_two_dtypes"
-    results = LAUNCHES[launch](case, processes, devices)
+    results = LAUNCHES[launch](case, processes, devices, TESSERA_LAYOUT=layout)
     assert_ok(results, lambda name: range(processes) if launch == "mpirun" else [name])
 
 

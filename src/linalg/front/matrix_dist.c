@@ -170,8 +170,10 @@ int tessera_matrix_fit(tessera_matrix_t *A, tessera_layout_t layout, char part, 
   const tessera_grid_t g = panels ? (tessera_grid_t){1, size} : tessera_grid_fitted(size);
   const int64_t mb = panels ? (A->m > 1 ? A->m : 1) : A->nb;
   *out = NULL;
-  bool pays = true;
-  if (when != TESSERA_FIT_ALWAYS)
+  /* the context's configuration first (TESSERA_LAYOUT), then the cost model */
+  const tessera_layouts_t cfg = tessera_config(A->ctx)->dist_layout;
+  bool pays = when == TESSERA_FIT_ALWAYS || cfg == TESSERA_LAYOUTS_TESSERA;
+  if (!pays && cfg == TESSERA_LAYOUTS_COST)
     rc = fit_pays(A, g, mb, part, when == TESSERA_FIT_AUTO_BACK, &pays);
   if (rc || !pays) {
     if (!rc) *out = A;
