@@ -1,11 +1,12 @@
-/* A process killed in the middle of a distributed potrf (SIGKILL: no handler, no message): the
- * others' call returns an error within a bounded time (the transfers and the processes'
- * agreement on the status wait at most the communicator's bound each), never hangs, and their
- * communicator is then broken. Run under `mpirun --enable-recovery` (Open MPI then lets the
- * others go on rather than kill them); each survivor prints one line and leaves with its
- * verdict, without MPI_Finalize (which would wait for the dead process). mpirun then exits 0
- * whatever the survivors' statuses, so ctest judges the lines: every survivor's must say
- * "failed within the bound" and none "WRONG" (CMakeLists.txt). */
+/* A process killed in the middle of a distributed potrf that starts while its matrix moves onto
+ * tessera's layout (tessera_matrix_fit from a 1 x P grid: the tile copies and the factorization
+ * one flow; SIGKILL: no handler, no message): the others' call returns an error within a bounded
+ * time (the transfers and the processes' agreement on the status wait at most the
+ * communicator's bound each), never hangs, and their communicator is then broken. Run under `mpirun
+ * --enable-recovery` (Open MPI then lets the others go on rather than kill them); each survivor
+ * prints one line and leaves with its verdict, without MPI_Finalize (which would wait for the dead
+ * process). mpirun then exits 0 whatever the survivors' statuses, so ctest judges the lines: every
+ * survivor's must say "failed within the bound" and none "WRONG" (CMakeLists.txt). */
 /* ctest-label: mpi */
 /* ctest-mpi-procs: 2 3 */
 /* ctest-mpi-flags: --enable-recovery */
@@ -46,7 +47,7 @@ int main(int argc, char **argv) {
   cfg.cpu_workers = 1;
   cfg.gpus = 0;
   tessera_context_t *ctx = NULL;
-  tessera_matrix_t *A = NULL;
+  tessera_matrix_t *A = NULL, *F = NULL;
   const int64_t n = 4096, nb = 64; /* seconds of work on one worker per process */
   if (tessera_init(&ctx, &cfg) ||
       tessera_matrix_create_distributed(ctx, c, (tessera_grid_t){1, size}, TESSERA_F64, n, n, nb,
@@ -59,12 +60,13 @@ int main(int argc, char **argv) {
   if (tessera_comm_barrier(c, NULL)) return 2; /* the kill counts from a common start */
   if (rank == size - 1) pthread_create(&killer, NULL, die_soon, NULL);
   const double t0 = tt_now();
-  const int rc = tessera_tile_potrf(TESSERA_LOWER, A);
+  int rc = tessera_matrix_fit(A, TESSERA_LAYOUT_TILES, 'L', TESSERA_FIT_ALWAYS, &F);
+  if (!rc) rc = tessera_tile_potrf(TESSERA_LOWER, F);
   const double waited = tt_now() - t0;
   if (rank == size - 1) pause(); /* killed meanwhile, whatever potrf did */
   const int broken = tessera_comm_barrier(c, NULL);
   const bool ok = rc != 0 && waited < 3 * BOUND_S + 5 && broken == TESSERA_ERR_STATE;
-  printf("process %d: %s: potrf returned %d (%s) after %.2f s, then %d\n", rank,
+  printf("process %d: %s: fit and potrf returned %d (%s) after %.2f s, then %d\n", rank,
          ok ? "failed within the bound" : "WRONG", rc, tessera_strerror(rc), waited, broken);
   fflush(stdout);
   _exit(ok ? 0 : 1); /* no MPI_Finalize: it would wait for the dead process */
