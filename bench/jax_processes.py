@@ -6,7 +6,11 @@ key-value store), each driving --local devices (the GPUs it sees: give each proc
 with CUDA_VISIBLE_DEVICES); without, one process drives --local devices.
 On a 1D mesh over every device of the program it times tessera.jax.potrs and lu_solve on A
 generated sharded by rows (f64, --n), best of --reps after a warm-up call, and process 0
-prints a table; --json FILE writes the results.
+prints a table; --json FILE writes the results. --layout picks the layout tessera runs on
+across processes (TESSERA_LAYOUT: cost, the default, tessera or given). Where jaxmg is
+installed (``import jaxmg`` works: jaxmg 1.x, one process per GPU), the same calls of jaxmg on
+the same arrays (A over a (devices, 1) mesh as P("pr", "pc"), the best of T_A in --tiles) are
+timed too, and the table gives tessera's speed over jaxmg's.
 
   python3 bench/jax_processes.py --n 65536 --local 2                       # 1 process x 2
   CUDA_VISIBLE_DEVICES=0 python3 bench/jax_processes.py --n 65536 --processes 2 --id 0 &
@@ -15,6 +19,7 @@ prints a table; --json FILE writes the results.
 """
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -29,10 +34,15 @@ ap.add_argument("--processes", type=int, default=1)
 ap.add_argument("--id", type=int, default=0, help="this process's index (with --processes)")
 ap.add_argument("--port", type=int, default=29500, help="the coordinator's port (process 0)")
 ap.add_argument("--ops", default="potrs,lu_solve")
+ap.add_argument("--layout", choices=["cost", "tessera", "given"],
+                help="TESSERA_LAYOUT of this process (default: the environment's, else cost)")
+ap.add_argument("--tiles", default="512,1024,2048", help="jaxmg's T_A values tried")
 ap.add_argument("--mpi", action="store_true",
                 help="launched by mpirun: jax.distributed.initialize() finds the processes")
 jc.add_options(ap)
 args = ap.parse_args()
+if args.layout:
+    os.environ["TESSERA_LAYOUT"] = args.layout
 jc.start(args)
 
 import jax  # noqa: E402
@@ -69,9 +79,41 @@ def matrix(kind):
     return jax.jit(jax.shard_map(local, mesh=mesh, in_specs=(), out_specs=P("x", None)))()
 
 
+try:  # jaxmg 1.x, where installed (one process per GPU)
+    import jaxmg  # noqa: E402
+except Exception as e:  # not installed, or its libraries not loadable here
+    jaxmg = None
+    why_not = f"{type(e).__name__}: {e}"
+
+
+def backward(a, x):
+    """max |A x - b| / (max row sum of |A| * max |x|), on the devices."""
+    return float(jax.jit(lambda a, x: jnp.abs(a @ x - b).max() /
+                         (jnp.abs(a).sum(1).max() * jnp.abs(x).max()))(a, x))
+
+
+def jaxmg_best(op, a):
+    """jaxmg's op on the same A (resharded P("pr", "pc") over a (devices, 1) mesh: the same row
+    blocks) and b: the best seconds over --tiles' T_A, that T_A, the backward error."""
+    mesh2 = jax.sharding.Mesh(np.array(devs).reshape(nd, 1), ("pr", "pc"))
+    a2 = jax.device_put(a, NamedSharding(mesh2, P("pr", "pc")))
+    b2 = jax.device_put(b, NamedSharding(mesh2, P()))
+    fn = getattr(jaxmg, op)
+    best = (float("inf"), 0, float("nan"))
+    for tile in map(int, args.tiles.split(",")):
+        x = fn(a2, b2, tile, mesh2, P("pr", "pc"), donate=False)
+        x = x[0] if isinstance(x, tuple) else x
+        jax.block_until_ready(x)
+        t = jc.timed(lambda: fn(a2, b2, tile, mesh2, P("pr", "pc"), donate=False), args.reps)
+        if t < best[0]:
+            best = (t, tile, backward(a, jnp.asarray(x).reshape(n, -1)))
+    return best
+
+
 FLOPS = {"potrs": n ** 3 / 3 + 2 * n * n, "lu_solve": 2 * n ** 3 / 3 + 2 * n * n}
 results = {"n": n, "processes": args.processes, "local": args.local, "devices": nd,
-           "device_kind": devs[0].device_kind, "dtype": dtype.name}
+           "device_kind": devs[0].device_kind, "dtype": dtype.name,
+           "layout": os.environ.get("TESSERA_LAYOUT", "cost")}
 b = jax.device_put(jnp.ones((n, 1), dtype), NamedSharding(mesh, P()))
 for op in args.ops.split(","):
     a = matrix("spd" if op == "potrs" else "general")
@@ -80,10 +122,11 @@ for op in args.ops.split(","):
     jax.block_until_ready(x)
     assert int(st) == 0, (op, int(st))
     t = jc.timed(lambda: fn(a, b, 256, mesh, P("x", None)), args.reps)
-    # the backward error, max |A x - b| / (max row sum of |A| * max |x|), on the devices
-    err = jax.jit(lambda a, x: jnp.abs(a @ x - b).max() /
-                  (jnp.abs(a).sum(1).max() * jnp.abs(x).max()))(a, x)
-    results[op] = dict(seconds=t, tflops=FLOPS[op] / t * 1e-12, backward=float(err))
+    results[op] = dict(seconds=t, tflops=FLOPS[op] / t * 1e-12, backward=backward(a, x))
+    if jaxmg is not None:
+        tm, tile, err = jaxmg_best(op, a)
+        results[op]["jaxmg"] = dict(seconds=tm, tflops=FLOPS[op] / tm * 1e-12, T_A=tile,
+                                    backward=err)
     del a, x
 
 if jax.process_index() == 0:
@@ -91,7 +134,19 @@ if jax.process_index() == 0:
         Path(args.json).write_text(json.dumps(results, indent=1))
     print(f"\n{args.processes} process(es) x {args.local} {devs[0].device_kind}, N={n} "
           f"{dtype.name}")
-    jc.print_table([(f"tessera.jax.{op} (backward error {r['backward']:.1e})", r["seconds"],
-                     r["tflops"]) for op, r in results.items() if isinstance(r, dict)])
+    rows = []
+    for op, r in results.items():
+        if not isinstance(r, dict):
+            continue
+        rows.append((f"tessera.jax.{op} (backward error {r['backward']:.1e})", r["seconds"],
+                     r["tflops"]))
+        if "jaxmg" in r:
+            m = r["jaxmg"]
+            rows.append((f"jaxmg.{op} T_A={m['T_A']} (backward error {m['backward']:.1e}); "
+                         f"tessera {m['seconds'] / r['seconds']:.2f} x", m["seconds"],
+                         m["tflops"]))
+    jc.print_table(rows)
+    if jaxmg is None:
+        print(f"(jaxmg not compared: {why_not})")
 if args.processes > 1:
     jax.distributed.shutdown()
