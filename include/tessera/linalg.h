@@ -399,7 +399,8 @@ TESSERA_API int tessera_tile_herk(tessera_uplo_t uplo, tessera_op_t trans, doubl
  *  whole): the same m x n and tile width, tiles of the same height or column panels on either
  *  side. Any two matrices of one context: of this process or distributed (over one
  *  communicator), on any layouts; a distributed copy moves each tile from its owner in A to
- *  its owner in B. Waits for the copies (and the flow before them).
+ *  its owner in B. Waits for the copies (and the flow before them); nothing to do where B is
+ *  A.
  *  @return 0; -1 / -2 for a NULL or mismatched A / B (sizes, dtype, context, tiling), with a
  *          message; the flow's failure. Distributed: the same status on every process. */
 TESSERA_API int tessera_tile_lacpy(const tessera_matrix_t *A, tessera_matrix_t *B);

@@ -76,6 +76,7 @@ int tessera_tile_lacpy(const tessera_matrix_t *A, tessera_matrix_t *B) {
                      "%lld: the same sizes and tile width are needed",
                      (long long)B->m, (long long)B->n, (long long)B->mb, (long long)B->nb,
                      (long long)A->m, (long long)A->n, (long long)A->mb, (long long)A->nb);
+  if (A == B) return 0; /* nothing to copy */
   rc = tsr_matrix_flush_copies((tessera_matrix_t *)A, tsr_pxlacpy(A, B));
   return tsr_tile_finish(B, rc);
 }
