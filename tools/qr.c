@@ -140,13 +140,6 @@ static int run_lapacke(qr_problem_t *p, cli_cmd_t routine, int threads, double *
   return rc;
 }
 
-double qr_flops(cli_cmd_t routine, tessera_dtype_t dtype, int64_t m, int64_t n, int64_t nrhs) {
-  const double M = (double)(m > n ? m : n), k = (double)(m < n ? m : n);
-  double f = 2 * k * k * (M - k / 3);
-  if (routine == CMD_GELS) f += (double)nrhs * (4 * M * k - k * k);
-  return tessera_dtype_is_complex(dtype) ? 4 * f : f;
-}
-
 /* Writes geqrf's factored matrix and tau (beside: FILE.tau.npy), or gels' solution. */
 static int write_outputs(const cli_opts_t *o, const qr_problem_t *p) {
   char err[256], tau[4096];

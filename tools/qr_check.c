@@ -1,6 +1,7 @@
-/* tessera CLI — the checks of geqrf and gels (tools/qr.h): geqrf's residual and orthogonality
- * with Q formed or, for bench, by probe vectors; gels' LAPACK test ratio; what a NaN, an exactly
- * zero R(i, i) or a numerically singular R means, said in a sentence. */
+/* tessera CLI — the checks of geqrf and gels (tools/qr.h) and their operation counts: geqrf's
+ * residual and orthogonality with Q formed or, for bench, by probe vectors; gels' LAPACK test
+ * ratio; what a NaN, an exactly zero R(i, i) or a numerically singular R means, said in a sentence.
+ */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -249,4 +250,11 @@ int qr_rank_warning(tessera_context_t *ctx, const qr_problem_t *p) {
             m < n ? " (R of the QR of A's conjugate transpose)" : "", tol);
   free(t), free(tau);
   return s;
+}
+
+double qr_flops(cli_cmd_t routine, tessera_dtype_t dtype, int64_t m, int64_t n, int64_t nrhs) {
+  const double M = (double)(m > n ? m : n), k = (double)(m < n ? m : n);
+  double f = 2 * k * k * (M - k / 3);
+  if (routine == CMD_GELS) f += (double)nrhs * (4 * M * k - k * k);
+  return tessera_dtype_is_complex(dtype) ? 4 * f : f;
 }

@@ -272,22 +272,6 @@ static int run_command(const cli_opts_t *o, int demo) {
   return rc;
 }
 
-int cli_local_or_grid(const cli_opts_t *o, int (*local)(const cli_opts_t *)) {
-  tessera_config_t cfg;
-  tessera_config_init(&cfg);
-  char why[256] = "";
-  if (!o->grid_p && tessera_config_from_env(&cfg, why, sizeof why) != 0) {
-    fprintf(stderr, "tessera: %s\n", why);
-    return CLI_FAILED;
-  }
-  if (!o->grid_p && cfg.distributed == 1) { /* TESSERA_GRID's grid, resolved by tessera_init */
-    cli_opts_t env = *o;
-    env.grid_p = env.grid_q = -1;
-    return cli_solve_distributed(&env);
-  }
-  return o->grid_p ? cli_solve_distributed(o) : local(o);
-}
-
 /* cli_solve's run on this process alone. */
 static int solve_local(const cli_opts_t *o) {
   return run_command(o, 0);
