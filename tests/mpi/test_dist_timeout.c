@@ -81,7 +81,10 @@ static void test_busy_sender(void **state) {
   tessera_comm_t *c = NULL;
   double waited = 0;
   assert_int_equal(late_flow(true, &c, &waited), 0);
-  if (waited < LATE_S) fail_msg("the flow took %.2f s, the late task %d", waited, LATE_S);
+  /* the late task may start on process 1 a moment before process 0 starts its clock: the flow
+   * waited for it past the bound, not necessarily its full LATE_S on process 0's clock */
+  if (waited < LATE_S - BOUND_S)
+    fail_msg("the flow took %.2f s, the late task %d s, the bound %d s", waited, LATE_S, BOUND_S);
   assert_int_equal(tessera_comm_destroy(c), 0);
 }
 
