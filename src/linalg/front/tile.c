@@ -313,7 +313,9 @@ static int lu_open(lu_call_t *c, tessera_matrix_t *A, tessera_matrix_t *B, int64
   *c = (lu_call_t){.A = A, .B = B};
   int rc = tsr_panels_of(A, &c->Ap);
   if (!rc && B) rc = tsr_panels_of(B, &c->Bp);
-  if (!rc) rc = tsr_pivots_create(c->Ap, kmin, nb ? nb : c->Ap->nb, factor, &c->P);
+  if (!rc)
+    rc =
+        tsr_pivots_create(c->Ap, kmin, nb ? nb : c->Ap->nb, factor && tsr_lu_inverts(c->Ap), &c->P);
   if (!rc && ipiv) rc = tsr_pivots_import(&c->P, ipiv);
   return rc;
 }

@@ -58,6 +58,10 @@ int tessera_tile_for_devices(const tessera_context_t *ctx, int64_t n, int ndev, 
   return (int)(nb < 256 ? 256 : nb > 2048 ? 2048 : nb);
 }
 
+bool tsr_lu_inverts(const tessera_matrix_t *A) {
+  return A->flow->size <= 1;
+}
+
 double tsr_layout_seconds(const int *owner, int64_t mt, int64_t nt, int procs, int64_t steps,
                           const double *scale, double unit) {
   /* c[s * procs + p]: p's tiles updated up to step s (exclusive); then, from the last step

@@ -20,6 +20,12 @@ int tsr_panel_inverse(tessera_context_t *ctx, const tessera_potrf_options_t *opt
  *  pool's capacity), and true; else the CPU workers' scope and false. */
 bool tsr_fitting_accelerators(tessera_context_t *ctx, size_t bytes, tessera_scope_t *scope);
 
+/** Whether an LU factorization of A has its panels' tasks make L_kk⁻¹ for the updates to
+ *  multiply by (a product, where a triangular solve runs far below gemm's rate on GPUs): on
+ *  one process; not over several, where each step's inverse would be one more tile travelling
+ *  to every process beside the panel and its pivots, and the updates there solve instead. */
+bool tsr_lu_inverts(const tessera_matrix_t *A);
+
 /* Distributed layouts (front/matrix_dist.c). */
 
 /** Seconds of a factorization's trailing updates over `procs` processes when its tile (i, j)
