@@ -123,7 +123,9 @@ static int fit_pays(tessera_matrix_t *A, tessera_grid_t g, int64_t mb, char part
   bool shared = false;
   double rate = tsr_scope_rate(A->ctx, &workers, &host_workers);
   rate = rate > 0 ? rate : 1e9;
-  if (!rc) rc = cores_shared(A, workers, host_workers, &shared);
+  /* collective: every process takes part, whatever its own allocations found */
+  const int cs = cores_shared(A, workers, host_workers, &shared);
+  if (!rc) rc = cs;
   const double unit = 2.0 * (double)nb * (double)nb * (double)nb / rate;
   double most = 0;
   for (int p = 0; !rc && p < procs; p++) most = moved[p] > most ? moved[p] : most;
