@@ -86,7 +86,7 @@ static int cores_shared(const tessera_matrix_t *A, int workers, int host_workers
  * in A the owner of its first element), against the seconds the tiles changing process take
  * at the flow's link rate, the busiest process's sends and receives (twice with `back`); none
  * saved where the processes share a host's cores (cores_shared). The same answer on every
- * process (each must find that it pays). */
+ * process (each must find that it pays; one that cannot estimate finds that it does not). */
 static int fit_pays(tessera_matrix_t *A, tessera_grid_t g, int64_t mb, char part, bool back,
                     bool *pays) {
   const int procs = tessera_comm_size(A->comm);
@@ -138,7 +138,9 @@ static int fit_pays(tessera_matrix_t *A, tessera_grid_t g, int64_t mb, char part
   free(now), free(fit), free(moved), free(scale);
   const int r = A->flow->ops->allreduce(A->flow, &yes, 1, TESSERA_COMM_I32, TESSERA_MIN);
   *pays = yes;
-  return rc ? tsr_error(A->ctx, rc, "matrix_fit: out of memory for the layouts' estimate") : r;
+  /* an estimate this process could not make (out of memory) is a copy that does not pay: the
+   * same status everywhere, A itself the result; a failure of the reductions is the call's */
+  return r ? r : cs;
 }
 
 int tessera_matrix_fit(tessera_matrix_t *A, tessera_layout_t layout, char part, tessera_fit_t when,
