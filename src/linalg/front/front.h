@@ -71,6 +71,13 @@ int tsr_lapack_deal(const void *h, tessera_matrix_t *A);
 int tsr_lapack_scatter(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
                        int64_t nb, bool panels, const void *a, int64_t lda, char part, bool in,
                        tessera_matrix_t **out, tessera_matrix_t **root);
+/** A matrix over src's communicator on grid g, of src's sizes, dtype and tile width in tiles of
+ *  mb rows, holding the tiles of `part` (tsr_in_part's), its tiles workspaces living where their
+ *  first writer runs (matrix_dist.c); with `copy`, src's tiles copied into it (inserted, not
+ *  waited for; src's received copies dropped after them). On a failure nothing is made and
+ *  *out is NULL. A collective call on src's communicator. */
+int tsr_matrix_dealt(tessera_matrix_t *src, tessera_grid_t g, int64_t mb, char part, bool copy,
+                     tessera_matrix_t **out);
 /** Copies A's tiles back into `root`'s (the root's array) and waits: the same status on every
  *  process. */
 int tsr_lapack_gather(tessera_matrix_t *A, tessera_matrix_t *root);

@@ -123,16 +123,12 @@ int tsr_lapack_scatter(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m,
   const int64_t mb = panels ? (m > 1 ? m : 1) : nb;
   void *mine = tessera_comm_rank(c) == ROOT ? (void *)(uintptr_t)a : NULL;
   *out = *root = NULL;
-  const tsr_dist_place_t work = {.part = part, .on = -2}, home = {part, ROOT, mine, lda, NULL};
-  int rc = tsr_matrix_create_distributed(ctx, c, g, dtype, m, n, mb, nb, &work, out);
-  if (!rc) rc = tsr_matrix_create_distributed(ctx, c, g, dtype, m, n, mb, nb, &home, root);
-  if (!rc && in) /* the copies of the root's tiles go once their copy is made */
-    rc = tsr_matrix_flush_copies(*root, tsr_pxlacpy(*root, *out));
+  const tsr_dist_place_t home = {part, ROOT, mine, lda, NULL};
+  int rc = tsr_matrix_create_distributed(ctx, c, g, dtype, m, n, mb, nb, &home, root);
+  if (!rc) rc = tsr_matrix_dealt(*root, g, mb, part, in, out);
   if (rc) {
-    (void)tessera_wait_all(ctx);
-    tessera_matrix_destroy(*out);
     tessera_matrix_destroy(*root);
-    *out = *root = NULL;
+    *root = NULL;
   }
   return rc;
 }

@@ -8,11 +8,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "linalg/desc/desc.h"
-#include "runtime/context.h"
+#include "linalg/front/front.h"
 #include "linalg/loops/loops.h"
-#include "linalg/loops/policy.h"
 #include "linalg/loops/tasks.h"
+#include "runtime/context.h"
 #include "tessera/distribution.h"
 
 /* Copies between A's tiles on this process and its ScaLAPACK local array, through a view of the
@@ -59,6 +58,23 @@ int tessera_matrix_import_local(tessera_matrix_t *A, const void *local, int64_t 
 
 int tessera_matrix_export_local(tessera_matrix_t *A, void *local, int64_t lld) {
   return copy_local(A, local, lld, 1);
+}
+
+int tsr_matrix_dealt(tessera_matrix_t *src, tessera_grid_t g, int64_t mb, char part, bool copy,
+                     tessera_matrix_t **out) {
+  const tsr_dist_place_t work = {.part = part, .on = -2};
+  *out = NULL;
+  int rc = tsr_matrix_create_distributed(src->ctx, src->comm, g, src->dtype, src->m, src->n, mb,
+                                         src->nb, &work, out);
+  if (rc || !copy) return rc;
+  /* src's received copies go once their copy is made */
+  rc = tsr_matrix_flush_copies(src, tsr_pxlacpy(src, *out));
+  if (rc) {
+    (void)tessera_wait_all(src->ctx);
+    tessera_matrix_destroy(*out);
+    *out = NULL;
+  }
+  return rc;
 }
 
 /* The owner in A of the element at row r, column c (tiles of A; column panels have one row). */
@@ -183,16 +199,5 @@ int tessera_matrix_fit(tessera_matrix_t *A, tessera_layout_t layout, char part, 
     if (!rc) *out = A;
     return rc;
   }
-  const tsr_dist_place_t work = {.part = part, .on = -2};
-  rc = tsr_matrix_create_distributed(A->ctx, A->comm, g, A->dtype, A->m, A->n, mb, A->nb, &work,
-                                     out);
-  if (rc) return rc;
-  /* A's received copies go once their copy is made */
-  rc = tsr_matrix_flush_copies(A, tsr_pxlacpy(A, *out));
-  if (rc) {
-    (void)tessera_wait_all(A->ctx);
-    tessera_matrix_destroy(*out);
-    *out = NULL;
-  }
-  return tsr_matrix_agree(A, rc);
+  return tsr_matrix_agree(A, tsr_matrix_dealt(A, g, mb, part, true, out));
 }
