@@ -3,22 +3,34 @@
 #include "linalg/loops/loops.h"
 #include "linalg/loops/tasks.h"
 
+/* The copy of tile (i, j) of T (into or out of B's panel where one of them is in panels). */
+static int copy_tile(const tessera_matrix_t *A, tessera_matrix_t *B, const tessera_matrix_t *T,
+                     bool into, bool out, int64_t i, int64_t j) {
+  tessera_data_t *src = tsr_tile(A, out ? 0 : i, j), *dst = tsr_tile(B, into ? 0 : i, j);
+  if (!src || !dst) return 0; /* absent from a triangle */
+  const int row = (int)(i * T->mb), tag[3] = {(int)i, (int)j, 0};
+  return tsr_task_lacpy_rows(A->dtype, A->flow, src, out ? row : 0, dst, into ? row : 0,
+                             into ? TESSERA_RW : TESSERA_W, tsr_tile_m(T, i), tsr_tile_n(T, j), tag,
+                             0);
+}
+
 int tsr_pxlacpy(const tessera_matrix_t *A, tessera_matrix_t *B) {
   /* one of the two in column panels, the other not: a copy per tile of the other, into or out
    * of its rows of the panel */
   const bool into = B->mt == 1 && A->mt > 1, out = A->mt == 1 && B->mt > 1;
   const tessera_matrix_t *T = into ? A : B; /* whose tiles the copies follow */
-  for (int64_t j = 0; j < T->nt; j++)
-    for (int64_t i = 0; i < T->mt; i++) {
-      tessera_data_t *src = tsr_tile(A, out ? 0 : i, j), *dst = tsr_tile(B, into ? 0 : i, j);
-      if (!src || !dst) continue; /* absent from a triangle */
-      const int row = (int)(i * T->mb), tag[3] = {(int)i, (int)j, 0};
-      int rc = tsr_task_lacpy_rows(A->dtype, A->flow, src, out ? row : 0, dst, into ? row : 0,
-                                   into ? TESSERA_RW : TESSERA_W, tsr_tile_m(T, i),
-                                   tsr_tile_n(T, j), tag, 0);
-      if (rc) return rc;
-    }
-  return 0;
+  /* In the order a factorization's steps first read the tiles, step s reading tile row s and
+   * tile column s from the diagonal on (a column panel: step s its own): over processes the
+   * tiles travel in the order their copies are inserted, and a routine started on the copy
+   * finds its first steps' tiles first, whichever triangle it holds. */
+  int rc = 0;
+  for (int64_t s = 0; s < (T->mt > T->nt ? T->mt : T->nt) && !rc; s++) {
+    for (int64_t j = s; j < T->nt && s < T->mt && !rc; j++)
+      rc = copy_tile(A, B, T, into, out, s, j);
+    for (int64_t i = s + 1; i < T->mt && s < T->nt && !rc; i++)
+      rc = copy_tile(A, B, T, into, out, i, s);
+  }
+  return rc;
 }
 
 /* [lo, hi) ∩ [lo2, hi2) into [*a, *b); whether it is empty. */
