@@ -24,17 +24,30 @@ static int remote_owner(const tessera_matrix_t *B, tsr_operand_t a, tsr_operand_
 }
 
 /* The workspaces of a solve's updates run where A's tiles live, freed once the flow is
- * inserted. */
+ * inserted. With alpha one no step scales B, and a tile's updates are subtractions in any order:
+ * the products one process makes for a tile then gather in one workspace (acc: its index in w
+ * per tile of B and process, -1 for none), subtracted from the tile once, before the step that
+ * solves it (flush) — a transfer per process and tile rather than one per update. */
 typedef struct {
   tsr_work_t *w;
   size_t count, cap;
+  int *acc; /* NULL: every product subtracted at once (alpha not one) */
+  int procs;
 } spent_t;
 
-/* c = lalpha c - x op(a) as two tasks: the product into a workspace on `owner` (a's process),
- * then its subtraction on c's. left: the product is op(a) x, else x op(a). */
+/* c = lalpha c - x op(a) with the product made on `owner` (a's process) into a workspace, then
+ * subtracted on c's at once, or gathered with the others for c (tile `tile` of B) there. left:
+ * the product is op(a) x, else x op(a). */
 static int update_remote(const tessera_matrix_t *B, spent_t *ws, int owner, bool left,
-                         tsr_operand_t a, tsr_operand_t x, tsr_operand_t c, int m, int n, int kb,
-                         tsr_scalar_t lalpha, const int tag[3], int prio) {
+                         tsr_operand_t a, tsr_operand_t x, tsr_operand_t c, int64_t tile, int m,
+                         int n, int kb, tsr_scalar_t lalpha, const int tag[3], int prio) {
+  const tsr_scalar_t one = {1, 0}, mone = {-1, 0};
+  int *acc = ws->acc ? &ws->acc[tile * ws->procs + owner] : NULL;
+  if (acc && *acc >= 0) {
+    const tsr_operand_t w = {ws->w[*acc].h, 'N'};
+    return left ? tsr_task_gemm(B, a, x, m, n, kb, one, one, w, tag, prio)
+                : tsr_task_gemm(B, x, a, m, n, kb, one, one, w, tag, prio);
+  }
   if (ws->count == ws->cap) {
     size_t cap = ws->cap ? 2 * ws->cap : 16;
     tsr_work_t *w = realloc(ws->w, cap * sizeof *w);
@@ -44,12 +57,27 @@ static int update_remote(const tessera_matrix_t *B, spent_t *ws, int owner, bool
   tsr_work_t *work = &ws->w[ws->count];
   int rc = tsr_matrix_workspace(B, owner, (size_t)m, (size_t)n, work);
   if (rc) return rc;
-  ws->count++;
   tessera_data_t *w = work->h;
-  const tsr_scalar_t one = {1, 0}, mone = {-1, 0};
   rc = left ? tsr_task_gemm_new(B, a, x, m, n, kb, one, w, tag, prio)
             : tsr_task_gemm_new(B, x, a, m, n, kb, one, w, tag, prio);
-  return rc ? rc : tsr_task_geadd(B, w, mone, lalpha, c.h, m, n, tag, prio);
+  if (acc && !rc) *acc = (int)ws->count;
+  ws->count++;
+  return rc || acc ? rc : tsr_task_geadd(B, w, mone, lalpha, c.h, m, n, tag, prio);
+}
+
+/* The products gathered for tile (i, j) of B (m x n), subtracted from it. */
+static int flush(const tessera_matrix_t *B, spent_t *ws, int64_t i, int64_t j, const int tag[3],
+                 int prio) {
+  const tsr_scalar_t one = {1, 0}, mone = {-1, 0};
+  int rc = 0;
+  for (int p = 0; ws->acc && p < ws->procs && !rc; p++) {
+    int *acc = &ws->acc[(i + j * B->mt) * ws->procs + p];
+    if (*acc < 0) continue;
+    rc = tsr_task_geadd(B, ws->w[*acc].h, mone, one, tsr_tile(B, i, j), tsr_tile_m(B, i),
+                        tsr_tile_n(B, j), tag, prio);
+    *acc = -1;
+  }
+  return rc;
 }
 
 int tsr_pxtrsm(char side, char uplo, char trans, char diag, tsr_scalar_t alpha,
@@ -60,8 +88,14 @@ int tsr_pxtrsm(char side, char uplo, char trans, char diag, tsr_scalar_t alpha,
   const int64_t nt = left ? B->mt : B->nt; /* steps along the solved dimension */
   const int64_t other = left ? B->nt : B->mt;
   const bool forward = left ? op_lower : !op_lower;
-  spent_t ws = {0};
+  spent_t ws = {.procs = B->flow->size};
   int rc = 0;
+  if (ws.procs > 1 && alpha.re == 1 && alpha.im == 0) {
+    const size_t count = (size_t)(B->mt * B->nt) * (size_t)ws.procs;
+    ws.acc = malloc(count * sizeof *ws.acc);
+    if (!ws.acc) return tsr_error(B->ctx, TESSERA_ERR_NOMEM, "trsm: out of memory for workspaces");
+    for (size_t i = 0; i < count; i++) ws.acc[i] = -1;
+  }
   for (int64_t s = 0; s < nt && !rc; s++) {
     const int64_t k = forward ? s : nt - 1 - s;
     const tsr_scalar_t lalpha = s == 0 ? alpha : one;
@@ -69,9 +103,11 @@ int tsr_pxtrsm(char side, char uplo, char trans, char diag, tsr_scalar_t alpha,
     for (int64_t r = 0; r < other && !rc; r++) {
       const tsr_operand_t bk = left ? tsr_tile_op(B, k, r) : tsr_tile_op(B, r, k);
       int tag[3] = {(int)(left ? k : r), (int)(left ? r : k), (int)k};
-      rc = tsr_task_trsm(B, side, uplo, trans, diag, lalpha, tsr_tile_op(A, k, k), bk,
-                         left ? kb : tsr_tile_m(B, r), left ? tsr_tile_n(B, r) : kb, tag,
-                         (int)(2 * nt - s));
+      rc = flush(B, &ws, left ? k : r, left ? r : k, tag, (int)(2 * nt - s));
+      if (!rc)
+        rc = tsr_task_trsm(B, side, uplo, trans, diag, lalpha, tsr_tile_op(A, k, k), bk,
+                           left ? kb : tsr_tile_m(B, r), left ? tsr_tile_n(B, r) : kb, tag,
+                           (int)(2 * nt - s));
     }
     /* Update the blocks not yet solved: i after k in the direction of the solve. */
     for (int64_t t = s + 1; t < nt && !rc; t++) {
@@ -87,7 +123,8 @@ int tsr_pxtrsm(char side, char uplo, char trans, char diag, tsr_scalar_t alpha,
         const int n = left ? tsr_tile_n(B, r) : tsr_tile_n(B, i);
         const int owner = remote_owner(B, a, x, c, m, n, kb);
         if (owner >= 0)
-          rc = update_remote(B, &ws, owner, left, a, x, c, m, n, kb, lalpha, tag, prio);
+          rc = update_remote(B, &ws, owner, left, a, x, c, left ? i + r * B->mt : r + i * B->mt, m,
+                             n, kb, lalpha, tag, prio);
         else if (left)
           rc = tsr_task_gemm(B, a, x, m, n, kb, mone, lalpha, c, tag, prio);
         else
@@ -96,6 +133,6 @@ int tsr_pxtrsm(char side, char uplo, char trans, char diag, tsr_scalar_t alpha,
     }
   }
   for (size_t w = 0; w < ws.count; w++) rc = tsr_matrix_workspace_free(B, &ws.w[w], rc);
-  free(ws.w);
+  free(ws.w), free(ws.acc);
   return rc;
 }
