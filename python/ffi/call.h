@@ -37,6 +37,7 @@ typedef struct {
   int64_t vectors;                   /* syevd: 1 for the eigenvectors too */
   int64_t mixed; /* potrs: -1, or the factor precision of a mixed-precision solve */
   void *w;       /* syevd: its eigenvalues' buffer (n, A's real type) */
+  void *queue;   /* its device's XLA stream (NULL on the host) */
   int dtype;
 } part_t;
 

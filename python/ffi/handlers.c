@@ -9,6 +9,7 @@
 #include "call.h"
 #include "eig.h"
 #include "qr.h"
+#include "small.h"
 #include "xla.h"
 
 enum { RHS = TESSERA_JAX_RHS_ROWS | TESSERA_JAX_RHS_WHOLE_T };
@@ -285,7 +286,18 @@ static int lu_solve(tessera_context_t *ctx, const call_t *c, const part_t *p, in
   return rc == TESSERA_ERR_TIMEOUT ? rc : tsr_jax_agree(c, rc);
 }
 
-/* Runs the routine on the participants' shards (leader only): `*logdet` for potrs. */
+/* The operation's multi-device routine on the participants' shards. */
+static int routine(tessera_context_t *ctx, const call_t *c, const part_t *p, int count,
+                   double *logdet) {
+  if (c->op == OP_QR || c->op == OP_LEAST_SQUARES) return tsr_jax_qr(ctx, c, p, count);
+  if (c->op == OP_SYEVD) return tsr_jax_eig(ctx, c, p, count);
+  if (c->op == OP_LU_SOLVE) return lu_solve(ctx, c, p, count);
+  return cholesky_ops(ctx, c, p, count, logdet);
+}
+
+/* Runs the routine on the participants' shards (leader only): `*logdet` for potrs. A call
+ * small for its mesh runs the routine or on one device per process, as the seconds each way
+ * measured on its shape say (small.c). */
 static int solve(tsr_jax_state_t *s, tessera_context_t *ctx, const call_t *c, const part_t *p,
                  int count, double *logdet) {
   int rc = same_op(c, p, same_call(c, p, count));
@@ -298,14 +310,15 @@ static int solve(tsr_jax_state_t *s, tessera_context_t *ctx, const call_t *c, co
     fprintf(stderr, "tessera.jax: %s\n", tessera_last_error(ctx));
     return tsr_jax_agree(c, rc);
   }
-  if (c->op == OP_QR || c->op == OP_LEAST_SQUARES)
-    rc = tsr_jax_qr(ctx, c, p, count);
-  else if (c->op == OP_SYEVD)
-    rc = tsr_jax_eig(ctx, c, p, count);
-  else if (c->op == OP_LU_SOLVE)
-    rc = lu_solve(ctx, c, p, count);
-  else
-    rc = cholesky_ops(ctx, c, p, count, logdet);
+  tsr_jax_timing_t *timing = NULL;
+  int path = tsr_jax_small_eligible(c, p) ? tsr_jax_small_choose(s, c, p, &timing) : 0;
+  const double t0 = tsr_jax_seconds();
+  bool declined = false;
+  if (path == 1) rc = tsr_jax_small_solve(s, ctx, c, p, count, logdet, &declined);
+  if (path == 1 && declined) path = 0;
+  if (path < 0) rc = path;
+  if (path == 0) rc = routine(ctx, c, p, count, logdet);
+  if (timing && path >= 0) tsr_jax_small_record(timing, path, tsr_jax_seconds() - t0);
   tsr_jax_unhold(s, ctx, c->platform);
   return rc;
 }
@@ -472,6 +485,7 @@ static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax
                            ordinal);
     me.node = info.memory_node;
   }
+  me.queue = queue;
   if (is_queued(&c, &me)) {
     int32_t status = queued(ctx, &c, &me, queue, st->data, ld ? ld->data : NULL);
     if (status < 0) fprintf(stderr, "tessera.jax: %s\n", tessera_last_error(ctx));

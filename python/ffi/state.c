@@ -259,6 +259,14 @@ int tessera_jax_join(tsr_jax_state_t *s, int platform) {
   return rc;
 }
 
+int64_t tessera_jax_one_device_calls(tsr_jax_state_t *s) {
+  if (!s) return 0;
+  pthread_mutex_lock(&s->lock);
+  const int64_t n = s->one_device_calls;
+  pthread_mutex_unlock(&s->lock);
+  return n;
+}
+
 int tessera_jax_cuda_built(void) {
 #ifdef TESSERA_HAVE_CUDA
   return 1;

@@ -9,6 +9,17 @@
 #include "tessera/tessera.h"
 #include "tessera_jax.h"
 
+/* The measured seconds of the two ways a call small for its mesh can run (small.c): the
+ * distributed routine on the shards (path 0) or one device per process (path 1), per shape
+ * (operation, dtype, order, devices). The first call of each path is its warm-up (the pools'
+ * first allocations, the libraries' handles) and is counted but not averaged. */
+enum { TSR_JAX_PATHS = 2, TSR_JAX_SHAPES = 32 };
+typedef struct {
+  int64_t key[4];               /* op, dtype, n, ndev; ndev 0: a free entry */
+  int64_t calls[TSR_JAX_PATHS]; /* calls that took each path */
+  double mean[TSR_JAX_PATHS];   /* running mean of the seconds of each but its first */
+} tsr_jax_timing_t;
+
 struct tsr_jax_state {
   pthread_mutex_t lock; /* creation of the contexts */
   tessera_context_t *ctx[TESSERA_JAX_PLATFORMS];
@@ -28,6 +39,10 @@ struct tsr_jax_state {
   tessera_comm_t *world;                       /* over them, on host buffers */
   tessera_comm_t *comm[TESSERA_JAX_PLATFORMS]; /* per platform (CPU: world), made at first use */
   int *rank_of;                                /* the communicators' rank of each process */
+  /* per platform, under run[platform]: the shapes' timings, the next entry to reuse */
+  tsr_jax_timing_t timing[TESSERA_JAX_PLATFORMS][TSR_JAX_SHAPES];
+  int timing_next[TESSERA_JAX_PLATFORMS];
+  int64_t one_device_calls; /* calls that ran on one device (under lock) */
 };
 
 /** A handler's entry: 0, or -1 when the state is closed (the call must not touch it further).

@@ -21,7 +21,11 @@
  * device's, those of other processes through a broadcast. A call on a mesh of one device whose
  * matrix is one tile (tile >= n) runs neither rendezvous nor flow: the same solve on the whole
  * shard, enqueued on XLA's stream (tessera_queue_posv / tessera_queue_gesv), the status and log
- * det written there in the stream's order (X undefined when the status is not 0).
+ * det written there in the stream's order (X undefined when the status is not 0). potrs,
+ * cholesky and lu_solve on a 1D mesh of several devices may, as the seconds measured each way on
+ * the call's shape say (small.c), run the same solve on one device of each process instead: the
+ * shards gathered there in mesh order (the whole Aᵀ, and potrs' Bᵀ), the result written back
+ * into them as the multi-device routine writes it.
  * QR and least squares (qr.c) take A (m x n, any shape) transposed: each device's buffer is its
  * block of Aᵀ, row-major, so that read column-major it is its block of A itself (QR needs A's
  * columns, which a row-major shard of A does not hold), and B (least squares) or C = [I; 0]
@@ -133,6 +137,11 @@ TSR_JAX_EXPORT int tessera_jax_processes(tsr_jax_state_t *s, int process, int pr
  *  collective call, every process joining at the same point of the program. Returns 0, or a
  *  negative status with the reason in tessera_jax_error. */
 TSR_JAX_EXPORT int tessera_jax_join(tsr_jax_state_t *s, int platform);
+
+/** The calls of potrs, cholesky and lu_solve on this process that ran on one device instead
+ *  of the multi-device routine, their matrix small for the mesh (the binding's measured choice,
+ *  python/ffi/small.c): an observation for tests and diagnostics, which changes nothing. */
+TSR_JAX_EXPORT int64_t tessera_jax_one_device_calls(tsr_jax_state_t *s);
 
 /** 1 when tessera was built with its CUDA backend, else 0. */
 TSR_JAX_EXPORT int tessera_jax_cuda_built(void);

@@ -224,6 +224,8 @@ class Native:
         lib.tessera_jax_processes.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int,
                                               ctypes.POINTER(_Store)]
         lib.tessera_jax_join.argtypes = [ctypes.c_void_p, ctypes.c_int]
+        lib.tessera_jax_one_device_calls.restype = ctypes.c_int64
+        lib.tessera_jax_one_device_calls.argtypes = [ctypes.c_void_p]
         self._joined = set()
         self._store = None
         lib.tessera_jax_op.argtypes = [ctypes.c_int, ctypes.c_int,
@@ -279,6 +281,11 @@ class Native:
         if self.state:
             self.lib.tessera_jax_state_destroy(self.state)
             self.state = None
+
+    def one_device_calls(self):
+        """The calls of potrs, cholesky and lu_solve on this process that ran on one device, their
+        matrix small for the mesh (tessera_jax_one_device_calls)."""
+        return self.lib.tessera_jax_one_device_calls(self.state)
 
     def strerror(self, status):
         """libtessera's description of a negative status."""

@@ -313,6 +313,48 @@ def check_local():
     close(a @ np.asarray(x), b, np.float64, "potrs on this process's devices")
 
 
+def check_small():
+    """potrs, cholesky and lu_solve small for a 1D mesh over every process's devices (in jax's
+    order and reversed): calls 1 and 2 of a shape run the distributed routine, 3 and 4 one
+    device on each process, every process the same way; each result the same either way, and a
+    matrix not positive definite the same info."""
+    from tessera import _native
+    devs = np.array(jax.devices())
+    n = 19
+    for devices in (devs, devs[::-1]):
+        mesh, spec = Mesh(devices, ("x",)), P("x", None)
+        for fn, dtype, spd in (("potrs", np.float64, True), ("cholesky", np.complex128, True),
+                               ("lu_solve", np.float32, True), ("potrs", np.float64, False)):
+            n += 2  # a shape not measured before
+            what = f"{fn} n={n} {np.dtype(dtype).name} {[d.id for d in devices]}"
+            a, m = hpd(n, dtype, n)
+            if fn == "lu_solve":
+                a = (m + n * np.eye(n)).astype(dtype)
+            if not spd:
+                a[n - 5, n - 5] = -1
+            b = rhs(n, 3, dtype, n)
+            for i in range(4):
+                before = _native.native().one_device_calls()
+                if fn == "cholesky":
+                    x, st = tj.cholesky(a, 4, mesh, spec, lower=True, return_status=True)
+                else:
+                    x, st = getattr(tj, fn)(a, b, 4, mesh, spec, return_status=True)
+                jax.block_until_ready((x, st))
+                took = _native.native().one_device_calls() - before
+                assert took == (i >= 2), f"{what}: call {i + 1} took one device: {took}"
+                x = whole(x)
+                if not spd:
+                    assert int(st) == n - 4 and np.isnan(x).all(), f"{what}: status {int(st)}"
+                elif fn == "cholesky":
+                    assert int(st) == 0, f"{what}: status {int(st)}"
+                    close(x @ x.conj().T, a, dtype, f"{what} call {i + 1}")
+                else:
+                    assert int(st) == 0, f"{what}: status {int(st)}"
+                    close(a @ x, b, dtype, f"{what} call {i + 1}")
+        statuses = multihost_utils.process_allgather(np.array([int(st)]))
+        assert len(set(statuses.ravel().tolist())) == 1, statuses
+
+
 def check_functions_two_dtypes():
     """check_functions on one real and one complex dtype of different precisions (every dtype
     runs in one of the launches)."""
@@ -328,7 +370,7 @@ CASES = {"functions": check_functions, "functions_two_dtypes": check_functions_t
          "functions_one_dtype": check_functions_one_dtype,
          "failures": check_failures, "sharded": check_sharded,
          "mismatch": check_mismatch, "absent": check_absent,
-         "absent_first": check_absent_first, "local": check_local}
+         "absent_first": check_absent_first, "local": check_local, "small": check_small}
 
 
 def main():

@@ -1,0 +1,258 @@
+/* Calls small for their mesh (small.h): the choice between the distributed routine and one
+ * device per process, from the seconds each way measured on the same shape, and the one-device
+ * solve.
+ *
+ * On a 1D mesh device r's row-major shard of A is, read column-major, the column panel r of
+ * Aᵀ (Np x rows, leading dimension Np), so the shards laid end to end in mesh order are the
+ * whole Aᵀ, and potrs' row shards of B laid so are the whole Bᵀ (nrhs x Np): the gathered
+ * matrix is solved as the one-device path of the handlers solves a whole shard. */
+#include "small.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int tsr_jax_path(const int64_t calls[TSR_JAX_PATHS], const double mean[TSR_JAX_PATHS]) {
+  if (calls[0] < 2) return 0;
+  if (calls[1] < 2) return 1;
+  return mean[1] < mean[0];
+}
+
+/* The mesh devices process `owner` holds. */
+static int held_by(const call_t *c, int64_t owner) {
+  int k = 0;
+  for (int r = 0; r < c->ndev; r++) k += c->owners[r] == owner;
+  return k;
+}
+
+bool tsr_jax_small_eligible(const call_t *c, const part_t *p) {
+  if (c->ndev < 2 || c->gcols != 1 || p->mixed >= 0 || p->n < 1 ||
+      (c->op != OP_POTRS && c->op != OP_CHOLESKY && c->op != OP_LU_SOLVE))
+    return false;
+  if (!c->comm || c->platform != TESSERA_JAX_CPU) return true; /* a GPU per endpoint */
+  for (int r = 0; r < c->ndev; r++) /* host gathers take as many shards from each process */
+    if (held_by(c, c->owners[r]) != c->mine) return false;
+  return true;
+}
+
+double tsr_jax_seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The timings of the call's shape on its platform, a free or the oldest entry made for it. */
+static tsr_jax_timing_t *timing_of(tsr_jax_state_t *s, const call_t *c, const part_t *p) {
+  const int64_t key[4] = {c->op, p->dtype, p->n, c->ndev};
+  tsr_jax_timing_t *t = s->timing[c->platform];
+  for (int i = 0; i < TSR_JAX_SHAPES; i++)
+    if (!memcmp(t[i].key, key, sizeof key)) return &t[i];
+  tsr_jax_timing_t *e = &t[s->timing_next[c->platform]];
+  s->timing_next[c->platform] = (s->timing_next[c->platform] + 1) % TSR_JAX_SHAPES;
+  *e = (tsr_jax_timing_t){.key = {key[0], key[1], key[2], key[3]}};
+  return e;
+}
+
+int tsr_jax_small_choose(tsr_jax_state_t *s, const call_t *c, const part_t *p,
+                         tsr_jax_timing_t **entry) {
+  tsr_jax_timing_t *e = *entry = timing_of(s, c, p);
+  /* calls, then nanoseconds: the processes' largest of each */
+  int64_t v[2 * TSR_JAX_PATHS];
+  for (int k = 0; k < TSR_JAX_PATHS; k++) {
+    v[k] = e->calls[k];
+    v[TSR_JAX_PATHS + k] = (int64_t)(e->mean[k] * 1e9);
+  }
+  if (c->comm && tessera_comm_allreduce(c->comm, v, v, 2 * TSR_JAX_PATHS, TESSERA_COMM_I64,
+                                        TESSERA_MAX, NULL)) {
+    fprintf(stderr, "tessera.jax: %s\n", tessera_comm_last_error(c->comm));
+    return TESSERA_ERR_TIMEOUT;
+  }
+  double mean[TSR_JAX_PATHS];
+  for (int k = 0; k < TSR_JAX_PATHS; k++) mean[k] = 1e-9 * (double)v[TSR_JAX_PATHS + k];
+  return tsr_jax_path(v, mean);
+}
+
+void tsr_jax_small_record(tsr_jax_timing_t *e, int path, double seconds) {
+  const int64_t averaged = ++e->calls[path] - 1; /* the first call is the warm-up */
+  if (averaged > 0) e->mean[path] += (seconds - e->mean[path]) / (double)averaged;
+}
+
+/* Bytes rounded up to a multiple of 256 (each part of a workspace starts so aligned). */
+static size_t aligned(size_t bytes) {
+  return (bytes + 255) / 256 * 256;
+}
+
+/* One call's memory on one node: a tessera buffer (a device's pool, or pinned host memory). */
+typedef struct {
+  tessera_data_t *h;
+  char *at;
+} buffer_t;
+
+static int buffer(tessera_context_t *ctx, int node, size_t bytes, buffer_t *b) {
+  int rc = tessera_data_create_on(ctx, node, bytes, 1, 1, &b->h);
+  b->at = rc ? NULL : tessera_data_ptr(b->h);
+  return rc;
+}
+
+/* The sizes of a call's parts: each device's A shard and B rows (potrs) in elements, the bytes
+ * of an element, and the gathered slots of each process over processes. */
+typedef struct {
+  int64_t np, sa, sb, slot;
+  size_t es;
+  int procs, me, per; /* per: the slots each process gives (its devices, or its GPUs) */
+} sizes_t;
+
+/* Device r's place among the slots the processes give, in the order of their gather. */
+static int64_t slot_of(const call_t *c, const sizes_t *z, int r) {
+  int j = 0;
+  for (int q = 0; q < r; q++) j += c->owners[q] == c->owners[r];
+  return (int64_t)c->rank_of[c->owners[r]] * z->per + j;
+}
+
+/* Over processes: every process's slots into `stage` on `node` (slot k at stage + k * slot
+ * elements), each slot device r's A shard then its B rows. On CPUs one host gather of this
+ * process's slots packed after the stage; on GPUs one gather over every GPU endpoint, each GPU
+ * giving one of this process's devices' slots from a buffer of its own (the node's: after the
+ * stage), `extra` the others' buffers. */
+static int gather(tessera_context_t *ctx, const call_t *c, const part_t *p, int count, int node,
+                  const sizes_t *z, char *stage, buffer_t *extra) {
+  const size_t slot = (size_t)z->slot * z->es, whole = (size_t)z->procs * z->per * slot;
+  const int gpus = c->platform == TESSERA_JAX_CPU ? 0 : z->per;
+  void *send[MAX_DEVICES], *recv[MAX_DEVICES];
+  int rc = 0;
+  for (int g = 0; g < gpus && !rc; g++) {
+    recv[g] = stage;
+    if (1 + g != node) rc = buffer(ctx, 1 + g, whole + slot, &extra[g]);
+    if (!rc && 1 + g != node) recv[g] = extra[g].at;
+    send[g] = (char *)recv[g] + whole;
+  }
+  for (int i = 0; i < count && !rc; i++) {
+    const int to = gpus ? 1 + i : node; /* GPU endpoint i gives this process's device i */
+    char *at = gpus ? send[i] : stage + whole + (size_t)i * slot;
+    rc = tessera_memory_copy(ctx, to, at, p[i].node, p[i].a, (size_t)z->sa * z->es);
+    if (!rc && z->sb)
+      rc = tessera_memory_copy(ctx, to, at + z->sa * z->es, p[i].node, p[i].b,
+                               (size_t)z->sb * z->es);
+  }
+  if (rc) return rc;
+  const tessera_comm_type_t type = (tessera_comm_type_t)p[0].dtype;
+  rc = gpus ? tessera_comm_allgather_group(c->comm, (const void *const *)send, recv,
+                                           (size_t)z->slot, type, NULL)
+            : tessera_comm_allgather(c->comm, stage + whole, stage, (size_t)(z->per * z->slot),
+                                     type, NULL);
+  if (rc) fprintf(stderr, "tessera.jax: %s\n", tessera_comm_last_error(c->comm));
+  return rc;
+}
+
+/* The solve on the gathered matrix at `a` (node's memory; potrs' Bᵀ at b, lu_solve's in
+ * place in participant w's buffer), the info and log det at `head`, then the status read. */
+static int one_solve(tessera_context_t *ctx, const call_t *c, const part_t *p, int w,
+                     const sizes_t *z, char *head, char *a, char *b, int32_t *info,
+                     double *logdet) {
+  const part_t *q = &p[w];
+  const tessera_dtype_t dt = (tessera_dtype_t)q->dtype;
+  int *winfo = (int *)(head + 8);
+  double *wlogdet = c->op == OP_POTRS && q->logdet ? (double *)head : NULL;
+  int rc;
+  if (c->op == OP_LU_SOLVE) {
+    rc = tessera_queue_gesv(ctx, q->node, q->queue, TESSERA_TRANS, dt, q->n, q->nrhs, a, z->np,
+                            q->b, z->np, winfo);
+  } else {
+    const int64_t nrhs = c->op == OP_POTRS ? q->nrhs : 0;
+    rc = tessera_queue_posv(ctx, q->node, q->queue, q->lower ? TESSERA_UPPER : TESSERA_LOWER,
+                            TESSERA_RIGHT, dt, q->n, nrhs, a, z->np, b, nrhs > 1 ? nrhs : 1, winfo,
+                            wlogdet);
+  }
+  if (!rc) rc = tessera_queue_sync(ctx, q->node, q->queue);
+  if (!rc) rc = tessera_memory_copy(ctx, TESSERA_HOST_NODE, info, q->node, winfo, sizeof *info);
+  if (!rc && wlogdet)
+    rc = tessera_memory_copy(ctx, TESSERA_HOST_NODE, logdet, q->node, wlogdet, sizeof *logdet);
+  return rc;
+}
+
+/* The result into every device's buffers: potrs' rows of X, cholesky's factor, lu_solve's whole
+ * Xᵀ from participant w's. */
+static int write_back(tessera_context_t *ctx, const call_t *c, const part_t *p, int count, int w,
+                      const sizes_t *z, const char *a, const char *b) {
+  int rc = 0;
+  for (int i = 0; i < count && !rc; i++) {
+    if (c->op == OP_POTRS && z->sb)
+      rc = tessera_memory_copy(ctx, p[i].node, p[i].b, p[w].node, b + p[i].rank * z->sb * z->es,
+                               (size_t)z->sb * z->es);
+    else if (c->op == OP_CHOLESKY)
+      rc = tessera_memory_copy(ctx, p[i].node, p[i].a, p[w].node, a + p[i].rank * z->sa * z->es,
+                               (size_t)z->sa * z->es);
+    else if (c->op == OP_LU_SOLVE && i != w)
+      rc = tessera_memory_copy(ctx, p[i].node, p[i].b, p[w].node, p[w].b,
+                               (size_t)(p[w].nrhs * z->np) * z->es);
+  }
+  return rc;
+}
+
+int tsr_jax_small_solve(tsr_jax_state_t *s, tessera_context_t *ctx, const call_t *c,
+                        const part_t *p, int count, double *logdet, bool *declined) {
+  *declined = false;
+  sizes_t z = {.np = p[0].cols, .sa = p[0].rows * p[0].cols, .es = tessera_dtype_size(p[0].dtype)};
+  z.sb = c->op == OP_POTRS ? p[0].rows * p[0].nrhs : 0;
+  z.slot = z.sa + z.sb;
+  z.procs = c->comm ? tessera_comm_size(c->comm) : 1;
+  z.me = c->comm ? tessera_comm_rank(c->comm) : 0;
+  z.per = !c->comm ? 0 : c->platform == TESSERA_JAX_CPU ? c->mine : tessera_comm_devices(c->comm);
+  const int w = 0; /* this process's first device in mesh order (mesh device 0 where it is) */
+  const int node = p[w].node;
+  /* the info and log det, A, potrs' Bᵀ, then over processes the gather's stage and send */
+  const int64_t bnrhs = c->op == OP_POTRS ? p[0].nrhs : 0;
+  const size_t oa = 256, ob = oa + aligned((size_t)(z.np * z.np) * z.es),
+               os = ob + aligned((size_t)(z.np * bnrhs) * z.es),
+               staged = c->comm ? (size_t)((z.procs + 1) * z.per * z.slot) * z.es : 0;
+  buffer_t ws = {0}, extra[MAX_DEVICES] = {{0}};
+  int rc = buffer(ctx, node, os + staged, &ws);
+  if (!rc && c->comm) rc = gather(ctx, c, p, count, node, &z, ws.at + os, extra);
+  if (c->comm) { /* every process has its whole matrix, or every one declines */
+    int all = rc;
+    if (tessera_agree(c->comm, &all)) {
+      fprintf(stderr, "tessera.jax: %s\n", tessera_comm_last_error(c->comm));
+      rc = all = TESSERA_ERR_TIMEOUT;
+    }
+    if (all == TESSERA_ERR_NOMEM)
+      *declined = true;
+    else if (!rc)
+      rc = all;
+  } else if (rc == TESSERA_ERR_NOMEM) {
+    *declined = true;
+  }
+  for (int r = 0; r < c->ndev && !rc && !*declined; r++) { /* the slots in mesh order */
+    if (!c->comm) {
+      for (int i = 0; i < count && !rc; i++)
+        if (p[i].rank == r) {
+          rc = tessera_memory_copy(ctx, node, ws.at + oa + r * z.sa * z.es, p[i].node, p[i].a,
+                                   (size_t)z.sa * z.es);
+          if (!rc && z.sb)
+            rc = tessera_memory_copy(ctx, node, ws.at + ob + r * z.sb * z.es, p[i].node, p[i].b,
+                                     (size_t)z.sb * z.es);
+        }
+      continue;
+    }
+    const char *from = ws.at + os + slot_of(c, &z, r) * z.slot * z.es;
+    rc = tessera_memory_copy(ctx, node, ws.at + oa + r * z.sa * z.es, node, from,
+                             (size_t)z.sa * z.es);
+    if (!rc && z.sb)
+      rc = tessera_memory_copy(ctx, node, ws.at + ob + r * z.sb * z.es, node, from + z.sa * z.es,
+                               (size_t)z.sb * z.es);
+  }
+  int32_t info = 0;
+  if (!rc && !*declined)
+    rc = one_solve(ctx, c, p, w, &z, ws.at, ws.at + oa, ws.at + ob, &info, logdet);
+  if (!rc && !*declined && info == 0)
+    rc = write_back(ctx, c, p, count, w, &z, ws.at + oa, ws.at + ob);
+  if (rc < 0 && !*declined) fprintf(stderr, "tessera.jax: %s\n", tessera_last_error(ctx));
+  for (int g = 0; g < MAX_DEVICES; g++)
+    if (extra[g].h) (void)tessera_data_release(ctx, extra[g].h);
+  if (ws.h) (void)tessera_data_release(ctx, ws.h);
+  if (*declined) return 0;
+  pthread_mutex_lock(&s->lock);
+  s->one_device_calls++;
+  pthread_mutex_unlock(&s->lock);
+  return tsr_jax_agree(c, rc ? rc : info);
+}

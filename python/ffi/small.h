@@ -1,0 +1,45 @@
+/* Calls small for their mesh (small.c): potrs, cholesky and lu_solve on a mesh of row blocks
+ * may run on one device of each process instead of the distributed routine, when the measured
+ * seconds of both ways say that one device is the quicker. */
+#ifndef TSR_JAX_SMALL_H
+#define TSR_JAX_SMALL_H
+
+#include <stdbool.h>
+
+#include "call.h"
+
+/** The binding's policy for such a call: 0 for the distributed routine, 1 for one device, from
+ *  the calls each way has taken (`calls`) and the mean seconds of each but its first (`mean`):
+ *  the distributed routine until it has a measurement past its warm-up, then one device until
+ *  it has one, then whichever is quicker. */
+int tsr_jax_path(const int64_t calls[TSR_JAX_PATHS], const double mean[TSR_JAX_PATHS]);
+
+/** Whether the call may run on one device: potrs, cholesky or lu_solve, not mixed precision,
+ *  on a mesh of several devices in row blocks (gcols 1), each process holding as many of them
+ *  (on CPUs) as every other. The same on every process. */
+bool tsr_jax_small_eligible(const call_t *c, const part_t *p);
+
+/** The way an eligible call runs (tsr_jax_path on its shape's timings in s, the processes'
+ *  slowest measurements when the mesh spans several, so that every process takes the same
+ *  way): 0 or 1, with `*entry` the timings to record it in; or a negative status when the
+ *  processes cannot be reached. The caller holds the context (tsr_jax_hold). */
+int tsr_jax_small_choose(tsr_jax_state_t *s, const call_t *c, const part_t *p,
+                         tsr_jax_timing_t **entry);
+
+/** Adds `seconds`, the time of a call that took `path`, to its shape's timings. */
+void tsr_jax_small_record(tsr_jax_timing_t *e, int path, double seconds);
+
+/** Seconds of a monotonic clock. */
+double tsr_jax_seconds(void);
+
+/** The call on one device of each process (the leader's, the context held): A's shards
+ *  gathered into one matrix there (device to device within the process, over the communicator
+ *  between processes), tessera_queue_posv or tessera_queue_gesv on it, and the result written
+ *  into every device's shards as the distributed routine writes them. Returns its status,
+ *  agreed over the processes as the distributed routine's, and `*logdet` for potrs; or, with
+ *  `*declined`, nothing done because some process had no memory for the whole matrix (the
+ *  caller then runs the distributed routine). */
+int tsr_jax_small_solve(tsr_jax_state_t *s, tessera_context_t *ctx, const call_t *c,
+                        const part_t *p, int count, double *logdet, bool *declined);
+
+#endif

@@ -1,0 +1,119 @@
+"""tessera.jax's calls small for their mesh (python/ffi/small.c): potrs, cholesky and lu_solve on
+a 1D mesh of 2 and 4 devices run the distributed routine until it is measured, then on one
+device, then whichever was quicker. Repeated calls of one shape take both ways; each result,
+status and NaN is the same either way. The one-device calls are counted by the binding
+(tessera_jax_one_device_calls), which changes nothing."""
+import numpy as np
+import pytest
+
+from jax_support import (ROW, _native, assert_all_nan, check, devices, hpd, jax,  # noqa: F401
+                         mesh_of, rhs, run_global, tj, tol)
+
+# Each case its own order (odd, not a multiple of the tile 4), so that no other test of the
+# process has measured its shape: calls 1 and 2 then run the distributed routine, 3 and 4 one
+# device.
+ORDERS = iter(range(41, 1000, 2))
+FNS = ["potrs", "cholesky", "lu_solve"]
+DTYPES = [np.float64, np.complex64]
+
+
+def one_device_calls():
+    return _native.native().one_device_calls()
+
+
+def call(fn, a, b, mesh, lower=False):
+    """(result, status as an int array) of one call, global form, tile 4."""
+    if fn == "lu_solve":
+        out, status = tj.lu_solve(a, b, 4, mesh, ROW, return_status=True)
+    else:
+        out, status = run_global(fn, a, b, 4, mesh, lower=lower)
+    return out, np.atleast_1d(np.asarray(status))
+
+
+def four_calls(fn, a, b, mesh, lower=False):
+    """[(result, status, whether it ran on one device)] of 4 calls of a fresh shape: the first
+    two distributed, the next two on one device."""
+    out = []
+    for _ in range(4):
+        before = one_device_calls()
+        x, status = call(fn, a, b, mesh, lower)
+        jax.block_until_ready(x)
+        out.append((x, status, one_device_calls() - before))
+    assert [o[2] for o in out] == [0, 0, 1, 1], "the ways the calls took"
+    return out
+
+
+def fresh(devices, ndev, dtype):
+    """(n, mesh, A Hermitian positive definite, b) of a shape no call has measured, on a mesh
+    of ndev devices (the test skipped where there are fewer)."""
+    if len(devices) < ndev:
+        pytest.skip(f"{ndev} devices needed")
+    n = next(ORDERS)
+    return n, mesh_of(devices, ndev), hpd(n, dtype), rhs(n, dtype)
+
+
+def check_lu(x, a, b):
+    a, x, b = (np.asarray(v).astype(np.complex128) for v in (a, x, b))
+    assert np.linalg.norm(a @ x - b) / (np.linalg.norm(a) * np.linalg.norm(x)) < \
+        tol(np.complex64, a.shape[0])
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("ndev", [2, 4])
+@pytest.mark.parametrize("fn", FNS)
+def test_both_ways_give_the_same_results(fn, ndev, dtype, devices):
+    n, mesh, a, b = fresh(devices, ndev, dtype)
+    if fn == "lu_solve":
+        a = a + np.triu(rhs(n, dtype, n, seed=3), 1).astype(dtype)  # not symmetric
+    calls = four_calls(fn, a, b, mesh, lower=True)
+    for x, status, _ in calls:
+        assert (status == 0).all(), status
+        check_lu(x, a, b) if fn == "lu_solve" else check(fn, x, a, b, lower=True)
+    for x, _, _ in calls[2:]:  # one device: the distributed routine's answer to rounding
+        ref = np.asarray(calls[0][0])
+        assert np.linalg.norm(np.asarray(x) - ref) <= tol(dtype, n) * np.linalg.norm(ref)
+
+
+@pytest.mark.parametrize("ndev", [2, 4])
+def test_logdet_on_one_device(ndev, devices):
+    n, mesh, a, b = fresh(devices, ndev, np.float64)
+    for i in range(4):
+        before = one_device_calls()
+        x, logdet, status = tj.potrs(a, b, 4, mesh, ROW, return_logdet=True, return_status=True)
+        jax.block_until_ready((x, logdet, status))
+        assert (one_device_calls() - before) == (i >= 2)
+        assert int(np.ravel(status)[0]) == 0
+        assert np.isclose(float(np.ravel(logdet)[0]), np.linalg.slogdet(a)[1], rtol=1e-12)
+        check("potrs", x, a, b)
+
+
+@pytest.mark.parametrize("ndev", [2, 4])
+@pytest.mark.parametrize("fn", ["potrs", "cholesky"])
+def test_not_positive_definite_gives_the_same_info(fn, ndev, devices):
+    n, mesh, a, b = fresh(devices, ndev, np.float64)
+    a[n - 5, n - 5] = -1  # the leading minor of order n - 4 is the first one not PD
+    for x, status, _ in four_calls(fn, a, b, mesh):
+        assert (status == n - 4).all(), status
+        assert_all_nan(x)
+
+
+@pytest.mark.parametrize("ndev", [2, 4])
+@pytest.mark.parametrize("fn", FNS)
+def test_nan_gives_the_same_status(fn, ndev, devices):
+    n, mesh, a, b = fresh(devices, ndev, np.complex128)
+    a[n - 3, 2] = a[2, n - 3] = np.nan
+    calls = four_calls(fn, a, b, mesh)
+    first = calls[0][1]
+    assert (first > 0).all(), first
+    for x, status, _ in calls:
+        assert (status == first).all(), (status, first)
+        assert_all_nan(x)
+
+
+@pytest.mark.parametrize("ndev", [2, 4])
+def test_singular_lu_gives_the_same_info(ndev, devices):
+    n, mesh, a, b = fresh(devices, ndev, np.float64)
+    a[7, :] = 0  # a zero row of A, a zero column of the Aᵀ factored: U(7, 7) = 0, info 8
+    for x, status, _ in four_calls("lu_solve", a, b, mesh):
+        assert (status == 8).all(), status
+        assert_all_nan(x)
