@@ -311,7 +311,7 @@ static int solve(tsr_jax_state_t *s, tessera_context_t *ctx, const call_t *c, co
     return tsr_jax_agree(c, rc);
   }
   tsr_jax_timing_t *timing = NULL;
-  int path = tsr_jax_small_eligible(c, p) ? tsr_jax_small_choose(s, c, p, &timing) : 0;
+  int path = tsr_jax_small_eligible(c, p) ? tsr_jax_small_choose(s, ctx, c, p, &timing) : 0;
   const double t0 = tsr_jax_seconds();
   bool declined = false;
   if (path == 1) rc = tsr_jax_small_solve(s, ctx, c, p, count, logdet, &declined);

@@ -13,8 +13,9 @@
 #include <string.h>
 #include <time.h>
 
-int tsr_jax_path(const int64_t calls[TSR_JAX_PATHS], const double mean[TSR_JAX_PATHS]) {
-  if (calls[0] < 2) return 0;
+int tsr_jax_path(const int64_t calls[TSR_JAX_PATHS], const double mean[TSR_JAX_PATHS],
+                 double floor) {
+  if (calls[0] < 2 || (calls[1] < 2 && floor >= mean[0])) return 0;
   if (calls[1] < 2) return 1;
   return mean[1] < mean[0];
 }
@@ -54,23 +55,38 @@ static tsr_jax_timing_t *timing_of(tsr_jax_state_t *s, const call_t *c, const pa
   return e;
 }
 
-int tsr_jax_small_choose(tsr_jax_state_t *s, const call_t *c, const part_t *p,
-                         tsr_jax_timing_t **entry) {
+/* The least seconds the call takes on one device: its flops (LAWN 41's leading terms; complex
+ * four times) at the device's peak rate, the rate the cost model assumes before it has
+ * measured. */
+static double one_device_floor(tessera_context_t *ctx, const call_t *c, const part_t *p) {
+  tessera_device_info_t info;
+  const tessera_device_kind_t kind =
+      c->platform == TESSERA_JAX_CPU ? TESSERA_DEVICE_CPU : TESSERA_DEVICE_CUDA;
+  if (tessera_device_info(ctx, kind, 0, &info) || !(info.gflops > 0)) return 0;
+  const double n = (double)p->n, k = c->op == OP_CHOLESKY ? 0 : (double)p->nrhs;
+  const bool complex = p->dtype == TESSERA_C64 || p->dtype == TESSERA_C128;
+  const double flops = (c->op == OP_LU_SOLVE ? 2 * n * n * n / 3 : n * n * n / 3) + 2 * n * n * k;
+  return (complex ? 4 : 1) * flops / (info.gflops * 1e9);
+}
+
+int tsr_jax_small_choose(tsr_jax_state_t *s, tessera_context_t *ctx, const call_t *c,
+                         const part_t *p, tsr_jax_timing_t **entry) {
   tsr_jax_timing_t *e = *entry = timing_of(s, c, p);
-  /* calls, then nanoseconds: the processes' largest of each */
-  int64_t v[2 * TSR_JAX_PATHS];
+  /* calls, then nanoseconds (the means, one device's floor): the processes' largest of each */
+  enum { V = 2 * TSR_JAX_PATHS + 1 };
+  int64_t v[V];
   for (int k = 0; k < TSR_JAX_PATHS; k++) {
     v[k] = e->calls[k];
     v[TSR_JAX_PATHS + k] = (int64_t)(e->mean[k] * 1e9);
   }
-  if (c->comm && tessera_comm_allreduce(c->comm, v, v, 2 * TSR_JAX_PATHS, TESSERA_COMM_I64,
-                                        TESSERA_MAX, NULL)) {
+  v[V - 1] = (int64_t)(one_device_floor(ctx, c, p) * 1e9);
+  if (c->comm && tessera_comm_allreduce(c->comm, v, v, V, TESSERA_COMM_I64, TESSERA_MAX, NULL)) {
     fprintf(stderr, "tessera.jax: %s\n", tessera_comm_last_error(c->comm));
     return TESSERA_ERR_TIMEOUT;
   }
   double mean[TSR_JAX_PATHS];
   for (int k = 0; k < TSR_JAX_PATHS; k++) mean[k] = 1e-9 * (double)v[TSR_JAX_PATHS + k];
-  return tsr_jax_path(v, mean);
+  return tsr_jax_path(v, mean, 1e-9 * (double)v[V - 1]);
 }
 
 void tsr_jax_small_record(tsr_jax_timing_t *e, int path, double seconds) {

@@ -9,10 +9,13 @@
 #include "call.h"
 
 /** The binding's policy for such a call: 0 for the distributed routine, 1 for one device, from
- *  the calls each way has taken (`calls`) and the mean seconds of each but its first (`mean`):
- *  the distributed routine until it has a measurement past its warm-up, then one device until
- *  it has one, then whichever is quicker. */
-int tsr_jax_path(const int64_t calls[TSR_JAX_PATHS], const double mean[TSR_JAX_PATHS]);
+ *  the calls each way has taken (`calls`), the mean seconds of each but its first (`mean`) and
+ *  the least seconds one device can take (`floor`: the operation's flops at the device's peak
+ *  rate): the distributed routine until it has a measurement past its warm-up, and for good
+ *  where one device could not be quicker even at its peak; else one device until it has a
+ *  measurement, then whichever is quicker. */
+int tsr_jax_path(const int64_t calls[TSR_JAX_PATHS], const double mean[TSR_JAX_PATHS],
+                 double floor);
 
 /** Whether the call may run on one device: potrs, cholesky or lu_solve, not mixed precision,
  *  on a mesh of several devices in row blocks (gcols 1), each process holding as many of them
@@ -23,8 +26,8 @@ bool tsr_jax_small_eligible(const call_t *c, const part_t *p);
  *  slowest measurements when the mesh spans several, so that every process takes the same
  *  way): 0 or 1, with `*entry` the timings to record it in; or a negative status when the
  *  processes cannot be reached. The caller holds the context (tsr_jax_hold). */
-int tsr_jax_small_choose(tsr_jax_state_t *s, const call_t *c, const part_t *p,
-                         tsr_jax_timing_t **entry);
+int tsr_jax_small_choose(tsr_jax_state_t *s, tessera_context_t *ctx, const call_t *c,
+                         const part_t *p, tsr_jax_timing_t **entry);
 
 /** Adds `seconds`, the time of a call that took `path`, to its shape's timings. */
 void tsr_jax_small_record(tsr_jax_timing_t *e, int path, double seconds);
