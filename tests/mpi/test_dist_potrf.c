@@ -3,8 +3,9 @@
  * tasks that write its tiles; the factor, the solution and the inverse (put together from every
  * process's tiles) have the residuals of the one-process routines, the log-determinant that of
  * the factor's diagonal, for every dtype, both triangles, sizes that are not tile
- * multiples; a matrix that is not positive definite gives LAPACK's info on every process; sizes
- * that differ across processes fail on all of them. */
+ * multiples, panels solved with the diagonal tile or multiplied by its inverse; a matrix that is
+ * not positive definite gives LAPACK's info on every process; sizes that differ across processes
+ * fail on all of them. */
 /* ctest-label: mpi */
 /* ctest-mpi-procs: 1 2 3 4 */
 #define _POSIX_C_SOURCE 200809L
@@ -30,10 +31,11 @@ static void assemble(tessera_dtype_t dt, tessera_matrix_t *X, void *a, int64_t n
   if (rc) fail_msg("allreduce: %d (%s)", rc, tessera_comm_last_error(g_comm));
 }
 
-/* potrf then potrs (3 right-hand sides) of a random HPD matrix of order n in tiles of nb on the
- * grid; the residuals of the assembled factor and solution. */
+/* potrf (the panel method `inverse`, as tessera_potrf_options_t.trsm_inverse) then potrs (3
+ * right-hand sides) of a random HPD matrix of order n in tiles of nb on the grid; the residuals
+ * of the assembled factor and solution. */
 static void factor_and_solve(tessera_grid_t g, tessera_dtype_t dt, tessera_uplo_t uplo, int64_t n,
-                             int64_t nb, unsigned seed) {
+                             int64_t nb, int inverse, unsigned seed) {
   const int64_t nrhs = 3, lda = n > 0 ? n : 1;
   const size_t es = lc_esize(dt);
   tt_rng_t r = tt_rng(seed); /* the same matrix on every process */
@@ -47,10 +49,13 @@ static void factor_and_solve(tessera_grid_t g, tessera_dtype_t dt, tessera_uplo_
   if (rc) fail_msg("create: %d (%s)", rc, tessera_last_error(g_ctx));
   assert_int_equal(tessera_matrix_import(A, a, lda), 0);
   assert_int_equal(tessera_matrix_import(B, b, lda), 0);
-  rc = tessera_tile_potrf(uplo, A);
+  tessera_potrf_options_t opts;
+  tessera_potrf_options_init(&opts);
+  opts.trsm_inverse = inverse;
+  rc = tessera_tile_potrf_opts(uplo, A, &opts);
   if (rc)
-    fail_msg("potrf %s %c n=%lld: %d (%s)", lc_name(dt), (char)uplo, (long long)n, rc,
-             tessera_last_error(g_ctx));
+    fail_msg("potrf %s %c n=%lld inverse %d: %d (%s)", lc_name(dt), (char)uplo, (long long)n,
+             inverse, rc, tessera_last_error(g_ctx));
   rc = tessera_tile_potrs(uplo, A, B);
   if (rc) fail_msg("potrs: %d (%s)", rc, tessera_last_error(g_ctx));
   assemble(dt, A, a, lda, n);
@@ -58,8 +63,8 @@ static void factor_and_solve(tessera_grid_t g, tessera_dtype_t dt, tessera_uplo_
   const double rf = lc_potrf_resid(dt, uplo, n, full, a, lda);
   const double rs = lc_solve_resid(dt, n, nrhs, full, b, lda, bz);
   if (!(rf < 10) || !(rs < 10))
-    fail_msg("%dx%d grid, %s %c, n=%lld nb=%lld: residuals %g (factor) %g (solve)", g.p, g.q,
-             lc_name(dt), (char)uplo, (long long)n, (long long)nb, rf, rs);
+    fail_msg("%dx%d grid, %s %c, n=%lld nb=%lld inverse %d: residuals %g (factor) %g (solve)", g.p,
+             g.q, lc_name(dt), (char)uplo, (long long)n, (long long)nb, inverse, rf, rs);
   tessera_matrix_destroy(A);
   tessera_matrix_destroy(B);
   free(full);
@@ -112,7 +117,9 @@ static void test_potrf_potrs(void **state) {
     for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
       for (int u = 0; u < 2; u++)
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
-          factor_and_solve(g, lc_dtypes[d], lc_uplos[u], sizes[s][0], sizes[s][1], seed++);
+          for (int inverse = 0; inverse <= 1; inverse++) /* panels solved, or multiplied */
+            factor_and_solve(g, lc_dtypes[d], lc_uplos[u], sizes[s][0], sizes[s][1], inverse,
+                             seed++);
   }
 }
 
@@ -150,7 +157,7 @@ static void test_on_devices(void **state) {
     for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
       for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
         factor_and_solve((tessera_grid_t){p, g_size / p}, lc_dtypes[d], lc_uplos[(d + k) % 2],
-                         sizes[k][0], sizes[k][1], seed++);
+                         sizes[k][0], sizes[k][1], -1, seed++); /* auto: multiplied on GPUs */
   }
   g_ctx = host_ctx, g_comm = host_comm;
   devices_close(ctx, comm);
