@@ -122,8 +122,7 @@ def test_failures_global_arrays_and_mismatches(launch, case):
     assert_ok(results, lambda name: range(2) if launch == "mpirun" else [name])
 
 
-@pytest.mark.parametrize("launch,processes,devices", [("coordinator", 2, 2), ("mpirun", 2, 2),
-                                                      ("coordinator", 4, 1)])
+@pytest.mark.parametrize("launch,processes,devices", [("coordinator", 2, 2), ("mpirun", 2, 2)])
 def test_small_calls_on_one_device_per_process(launch, processes, devices):
     """potrs, cholesky and lu_solve small for the mesh: the distributed routine first, then
     the whole matrix gathered on one device of every process and solved there, each process
