@@ -9,6 +9,7 @@ errors ||x - x_ref|| / ||x_ref|| must stay below tol = 100 * eps * N (eps of A's
 factor 100 covers the condition number <= 5 and the constant of Cholesky's error bound).
 Argument errors, status messages and the leak test are in test_jax_api.py; the device setup,
 fixtures and helpers in jax_support.py."""
+import functools
 import warnings
 
 from jax_support import *  # noqa: F401,F403  (fixtures, helpers, jax, tj)
@@ -333,15 +334,18 @@ def test_inputs_unchanged_and_calls_repeatable(fn, mesh, devices):
     n = 4 * len(devices)
     a, b = hpd(n, np.complex64), rhs(n, np.complex64)
     a_in, b_in = put(a, mesh, ROW), put(b, mesh, P())
+    # the same result to rounding: a call small for its mesh may run on one device from one
+    # call to the next (python/ffi/small.c), another order of the same operations
+    same = functools.partial(np.testing.assert_allclose, rtol=tol(np.complex64, n), atol=0)
     first, _ = run_global(fn, a_in, b_in, 2, mesh)
     second, _ = run_global(fn, a_in, b_in, 2, mesh)
-    np.testing.assert_array_equal(np.asarray(first), np.asarray(second))
+    same(np.asarray(first), np.asarray(second))
     np.testing.assert_array_equal(np.asarray(a_in), a)
     np.testing.assert_array_equal(np.asarray(b_in), b)
     assert not a_in.is_deleted() and not b_in.is_deleted()
     # the shard_map form, inside a jit that donates nothing, leaves its inputs alone too
     first, second = (run_local(fn, mesh, a_in, b_in, T_A=2)[0] for _ in range(2))
-    np.testing.assert_array_equal(np.asarray(first), np.asarray(second))
+    same(np.asarray(first), np.asarray(second))
     np.testing.assert_array_equal(np.asarray(a_in), a)
     np.testing.assert_array_equal(np.asarray(b_in), b)
 
@@ -420,7 +424,9 @@ def test_return_tuples(devices):
             if not (status or logdet):
                 out = (out,)
             assert isinstance(out, tuple) and len(out) == 1 + status + logdet
-            np.testing.assert_array_equal(np.asarray(out[0]), np.asarray(x))
+            # to rounding: the call may take one device from one call to the next (small.c)
+            np.testing.assert_allclose(np.asarray(out[0]), np.asarray(x),
+                                       rtol=tol(np.float64, n), atol=0)
             if logdet:
                 assert out[1].shape == () and np.isfinite(out[1])
             if status:

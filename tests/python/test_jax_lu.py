@@ -12,6 +12,7 @@ computed in double precision from the same rounded A; the forward error and the 
 The tile tessera picks on CPUs (128) leaves one or two panels per device at these N; one test
 reruns the sweep in a fresh process with TESSERA_TILE=3 (four panels per device, a right-hand
 side wider than a tile), where a hang would fail the test instead of stalling the suite."""
+import functools
 import textwrap
 
 from jax_support import *  # noqa: F401,F403  (fixtures, helpers, jax, tj)
@@ -234,14 +235,17 @@ def test_inputs_unchanged_and_calls_repeatable(mesh, devices):
     n = 4 * len(devices)
     a, b = zero_diagonal(n, np.complex64), rhs(n, np.complex64)
     a_in, b_in = put(a, mesh, ROW), put(b, mesh, P())
+    # the same result to rounding: a call small for its mesh may run on one device from one
+    # call to the next (python/ffi/small.c), another order of the same operations
+    same = functools.partial(np.testing.assert_allclose, rtol=tol(np.complex64, n), atol=0)
     first, _ = lu(a_in, b_in, 2, mesh)
     second, _ = lu(a_in, b_in, 2, mesh)
-    np.testing.assert_array_equal(np.asarray(first), np.asarray(second))
+    same(np.asarray(first), np.asarray(second))
     np.testing.assert_array_equal(np.asarray(a_in), a)
     np.testing.assert_array_equal(np.asarray(b_in), b)
     assert not a_in.is_deleted() and not b_in.is_deleted()
     first, second = (run_local("lu_solve", mesh, a_in, b_in, T_A=2)[0] for _ in range(2))
-    np.testing.assert_array_equal(np.asarray(first), np.asarray(second))
+    same(np.asarray(first), np.asarray(second))
     np.testing.assert_array_equal(np.asarray(a_in), a)
     np.testing.assert_array_equal(np.asarray(b_in), b)
 
@@ -264,7 +268,8 @@ def test_return_forms(devices):
     assert isinstance(x, jax.Array) and x.shape == (n,)
     out = tj.lu_solve(a, b, 2, mesh, ROW, return_status=True)
     assert isinstance(out, tuple) and len(out) == 2
-    np.testing.assert_array_equal(np.asarray(out[0]), np.asarray(x))
+    # to rounding: the call may take one device from one call to the next (small.c)
+    np.testing.assert_allclose(np.asarray(out[0]), np.asarray(x), rtol=tol(np.float64, n), atol=0)
     assert out[1].shape == () and out[1].dtype == np.int32 and int(out[1]) == 0
     # mesh and in_specs read off a's sharding, or given as matrix_specs
     for kw in (dict(), dict(mesh=mesh, matrix_specs=ROW), dict(mesh=mesh, in_specs=(ROW,))):
