@@ -53,3 +53,19 @@ int tsr_jax_unfit(tessera_matrix_t *V, tessera_matrix_t *A, bool back, int rc) {
   const int d = tessera_matrix_destroy(A);
   return rc ? rc : d;
 }
+
+bool tsr_jax_queue_solves(const call_t *c, const part_t *p) {
+  return p->mixed < 0 && (c->op == OP_POTRS || c->op == OP_CHOLESKY || c->op == OP_LU_SOLVE);
+}
+
+int tsr_jax_queue_solve(tessera_context_t *ctx, const call_t *c, const part_t *p, void *a, void *b,
+                        int *info, double *logdet) {
+  const tessera_dtype_t dt = (tessera_dtype_t)p->dtype;
+  if (c->op == OP_LU_SOLVE)
+    return tessera_queue_gesv(ctx, p->node, p->queue, TESSERA_TRANS, dt, p->n, p->nrhs, a, p->cols,
+                              b, p->cols, info);
+  const tessera_uplo_t uplo = p->lower ? TESSERA_UPPER : TESSERA_LOWER;
+  const int64_t nrhs = c->op == OP_POTRS ? p->nrhs : 0;
+  return tessera_queue_posv(ctx, p->node, p->queue, uplo, TESSERA_RIGHT, dt, p->n, nrhs, a, p->cols,
+                            b, nrhs > 1 ? nrhs : 1, info, p->logdet ? logdet : NULL);
+}

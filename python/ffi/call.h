@@ -84,4 +84,15 @@ int tsr_jax_fit(const call_t *c, tessera_matrix_t *V, tessera_layout_t layout, c
  *  then A destroyed (nothing when A is V). Returns rc, else the copy's status. */
 int tsr_jax_unfit(tessera_matrix_t *V, tessera_matrix_t *A, bool back, int rc);
 
+/** Whether the call's operation is a whole-matrix solve one device runs on a queue
+ *  (tsr_jax_queue_solve): potrs, cholesky or lu_solve, not in mixed precision. */
+bool tsr_jax_queue_solves(const call_t *c, const part_t *p);
+/** That solve on the device of p, enqueued on p->queue (tessera_queue_posv, tessera_queue_gesv):
+ *  the whole matrix at `a` read column-major as Aᵀ (leading dimension p->cols), B at `b` (potrs:
+ *  Bᵀ, nrhs x n, solved from the right; lu_solve: Bᵀ of leading dimension p->cols, (Aᵀ)ᵀ x = b),
+ *  the info at `info` and potrs' log det at `logdet` (with p->logdet), on the device. Returns
+ *  as those calls. */
+int tsr_jax_queue_solve(tessera_context_t *ctx, const call_t *c, const part_t *p, void *a, void *b,
+                        int *info, double *logdet);
+
 #endif

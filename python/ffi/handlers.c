@@ -327,26 +327,17 @@ static int solve(tsr_jax_state_t *s, tessera_context_t *ctx, const call_t *c, co
  * matrix of one tile, an operation with a whole-matrix solve on a queue (potrs, cholesky,
  * lu_solve). */
 static int is_queued(const call_t *c, const part_t *p) {
-  return c->ndev == 1 && !c->comm && p->tile >= p->n && p->mixed < 0 &&
-         (c->op == OP_POTRS || c->op == OP_CHOLESKY || c->op == OP_LU_SOLVE);
+  return c->ndev == 1 && !c->comm && p->tile >= p->n && tsr_jax_queue_solves(c, p);
 }
 
 /* A queued call: on the handler's thread, enqueued on XLA's stream (tessera_queue_posv,
  * tessera_queue_gesv), the status and log det written by the device in the stream's order; no
  * rendezvous, task or wait on the host. The shard is the whole matrix, read column-major as
  * Aᵀ (cholesky_ops, lu_solve): potrs solves Xᵀ Aᵀ = Bᵀ from the right, lu_solve (Aᵀ)ᵀ x = b. */
-static int queued(tessera_context_t *ctx, const call_t *c, const part_t *p, void *queue,
-                  int32_t *status, double *logdet) {
-  int rc = same_call(c, p, 1);
-  if (rc) return rc;
-  if (c->op == OP_LU_SOLVE)
-    return tessera_queue_gesv(ctx, p->node, queue, TESSERA_TRANS, (tessera_dtype_t)p->dtype, p->n,
-                              p->nrhs, p->a, p->cols, p->b, p->cols, status);
-  const tessera_uplo_t uplo = p->lower ? TESSERA_UPPER : TESSERA_LOWER;
-  const int64_t nrhs = c->op == OP_POTRS ? p->nrhs : 0;
-  return tessera_queue_posv(ctx, p->node, queue, uplo, TESSERA_RIGHT, (tessera_dtype_t)p->dtype,
-                            p->n, nrhs, p->a, p->cols, p->b, nrhs > 1 ? nrhs : 1, status,
-                            p->logdet ? logdet : NULL);
+static int queued(tessera_context_t *ctx, const call_t *c, const part_t *p, int32_t *status,
+                  double *logdet) {
+  const int rc = same_call(c, p, 1);
+  return rc ? rc : tsr_jax_queue_solve(ctx, c, p, p->a, p->b, status, logdet);
 }
 
 /* One device's call: decode, join, lead or follow, write this device's status and log det. */
@@ -487,7 +478,7 @@ static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax
   }
   me.queue = queue;
   if (is_queued(&c, &me)) {
-    int32_t status = queued(ctx, &c, &me, queue, st->data, ld ? ld->data : NULL);
+    int32_t status = queued(ctx, &c, &me, st->data, ld ? ld->data : NULL);
     if (status < 0) fprintf(stderr, "tessera.jax: %s\n", tessera_last_error(ctx));
     /* a failed call writes its status itself, once what it may have enqueued is done */
     if (status &&

@@ -28,9 +28,7 @@ static int held_by(const call_t *c, int64_t owner) {
 }
 
 bool tsr_jax_small_eligible(const call_t *c, const part_t *p) {
-  if (c->ndev < 2 || c->gcols != 1 || p->mixed >= 0 || p->n < 1 ||
-      (c->op != OP_POTRS && c->op != OP_CHOLESKY && c->op != OP_LU_SOLVE))
-    return false;
+  if (c->ndev < 2 || c->gcols != 1 || p->n < 1 || !tsr_jax_queue_solves(c, p)) return false;
   if (!c->comm || c->platform != TESSERA_JAX_CPU) return true; /* a GPU per endpoint */
   for (int r = 0; r < c->ndev; r++) /* host gathers take as many shards from each process */
     if (held_by(c, c->owners[r]) != c->mine) return false;
@@ -163,23 +161,12 @@ static int gather(tessera_context_t *ctx, const call_t *c, const part_t *p, int 
 
 /* The solve on the gathered matrix at `a` (node's memory; potrs' Bᵀ at b, lu_solve's in
  * place in participant w's buffer), the info and log det at `head`, then the status read. */
-static int one_solve(tessera_context_t *ctx, const call_t *c, const part_t *p, int w,
-                     const sizes_t *z, char *head, char *a, char *b, int32_t *info,
-                     double *logdet) {
+static int one_solve(tessera_context_t *ctx, const call_t *c, const part_t *p, int w, char *head,
+                     char *a, char *b, int32_t *info, double *logdet) {
   const part_t *q = &p[w];
-  const tessera_dtype_t dt = (tessera_dtype_t)q->dtype;
   int *winfo = (int *)(head + 8);
   double *wlogdet = c->op == OP_POTRS && q->logdet ? (double *)head : NULL;
-  int rc;
-  if (c->op == OP_LU_SOLVE) {
-    rc = tessera_queue_gesv(ctx, q->node, q->queue, TESSERA_TRANS, dt, q->n, q->nrhs, a, z->np,
-                            q->b, z->np, winfo);
-  } else {
-    const int64_t nrhs = c->op == OP_POTRS ? q->nrhs : 0;
-    rc = tessera_queue_posv(ctx, q->node, q->queue, q->lower ? TESSERA_UPPER : TESSERA_LOWER,
-                            TESSERA_RIGHT, dt, q->n, nrhs, a, z->np, b, nrhs > 1 ? nrhs : 1, winfo,
-                            wlogdet);
-  }
+  int rc = tsr_jax_queue_solve(ctx, c, q, a, c->op == OP_LU_SOLVE ? q->b : b, winfo, wlogdet);
   if (!rc) rc = tessera_queue_sync(ctx, q->node, q->queue);
   if (!rc) rc = tessera_memory_copy(ctx, TESSERA_HOST_NODE, info, q->node, winfo, sizeof *info);
   if (!rc && wlogdet)
@@ -258,8 +245,7 @@ int tsr_jax_small_solve(tsr_jax_state_t *s, tessera_context_t *ctx, const call_t
                                (size_t)z.sb * z.es);
   }
   int32_t info = 0;
-  if (!rc && !*declined)
-    rc = one_solve(ctx, c, p, w, &z, ws.at, ws.at + oa, ws.at + ob, &info, logdet);
+  if (!rc && !*declined) rc = one_solve(ctx, c, p, w, ws.at, ws.at + oa, ws.at + ob, &info, logdet);
   if (!rc && !*declined && info == 0)
     rc = write_back(ctx, c, p, count, w, &z, ws.at + oa, ws.at + ob);
   if (rc < 0 && !*declined) fprintf(stderr, "tessera.jax: %s\n", tessera_last_error(ctx));

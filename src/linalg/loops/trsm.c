@@ -35,14 +35,20 @@ typedef struct {
   int procs;
 } spent_t;
 
-/* c = lalpha c - x op(a) with the product made on `owner` (a's process) into a workspace, then
- * subtracted on c's at once, or gathered with the others for c (tile `tile` of B) there. left:
+/* The index in ws->w of the workspace gathering process p's products for tile (i, j) of B (-1:
+ * none yet), or NULL when the products are not gathered. */
+static int *gathered(const spent_t *ws, const tessera_matrix_t *B, int64_t i, int64_t j, int p) {
+  return ws->acc ? &ws->acc[(i + j * B->mt) * ws->procs + p] : NULL;
+}
+
+/* c = lalpha c - x op(a), c tile (i, j) of B, with the product made on `owner` (a's process) into
+ * a workspace, then subtracted on c's at once, or gathered with the others for c there. left:
  * the product is op(a) x, else x op(a). */
 static int update_remote(const tessera_matrix_t *B, spent_t *ws, int owner, bool left,
-                         tsr_operand_t a, tsr_operand_t x, tsr_operand_t c, int64_t tile, int m,
-                         int n, int kb, tsr_scalar_t lalpha, const int tag[3], int prio) {
+                         tsr_operand_t a, tsr_operand_t x, tsr_operand_t c, int64_t i, int64_t j,
+                         int m, int n, int kb, tsr_scalar_t lalpha, const int tag[3], int prio) {
   const tsr_scalar_t one = {1, 0}, mone = {-1, 0};
-  int *acc = ws->acc ? &ws->acc[tile * ws->procs + owner] : NULL;
+  int *acc = gathered(ws, B, i, j, owner);
   if (acc && *acc >= 0) {
     const tsr_operand_t w = {ws->w[*acc].h, 'N'};
     return left ? tsr_task_gemm(B, a, x, m, n, kb, one, one, w, tag, prio)
@@ -71,7 +77,7 @@ static int flush(const tessera_matrix_t *B, spent_t *ws, int64_t i, int64_t j, c
   const tsr_scalar_t one = {1, 0}, mone = {-1, 0};
   int rc = 0;
   for (int p = 0; ws->acc && p < ws->procs && !rc; p++) {
-    int *acc = &ws->acc[(i + j * B->mt) * ws->procs + p];
+    int *acc = gathered(ws, B, i, j, p);
     if (*acc < 0) continue;
     rc = tsr_task_geadd(B, ws->w[*acc].h, mone, one, tsr_tile(B, i, j), tsr_tile_m(B, i),
                         tsr_tile_n(B, j), tag, prio);
@@ -123,8 +129,8 @@ int tsr_pxtrsm(char side, char uplo, char trans, char diag, tsr_scalar_t alpha,
         const int n = left ? tsr_tile_n(B, r) : tsr_tile_n(B, i);
         const int owner = remote_owner(B, a, x, c, m, n, kb);
         if (owner >= 0)
-          rc = update_remote(B, &ws, owner, left, a, x, c, left ? i + r * B->mt : r + i * B->mt, m,
-                             n, kb, lalpha, tag, prio);
+          rc = update_remote(B, &ws, owner, left, a, x, c, left ? i : r, left ? r : i, m, n, kb,
+                             lalpha, tag, prio);
         else if (left)
           rc = tsr_task_gemm(B, a, x, m, n, kb, mone, lalpha, c, tag, prio);
         else
