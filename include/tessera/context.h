@@ -58,6 +58,17 @@ typedef enum {
   TESSERA_LAYOUTS_GIVEN = 2,   /**< the caller's: no copy */
 } tessera_layouts_t;
 
+/** The Hermitian eigensolver's method (tessera_syevd, tessera_heevd on one process). */
+typedef enum {
+  TESSERA_EIG_AUTO = -1, /**< take TESSERA_EIG_METHOD, else COST */
+  TESSERA_EIG_COST = 0,  /**< the method measured faster at the order's octave, dtype and job
+                              (the two take turns until each has been measured twice) */
+  TESSERA_EIG_ONE = 1,   /**< one stage on one device: LAPACK's or cuSOLVER's syevd on the whole
+                              matrix (a GPU that holds it, else the CPU cores) */
+  TESSERA_EIG_TWO = 2,   /**< two stages over the context's devices: band reduction by tile
+                              tasks, bulge chasing, divide and conquer, back-transformations */
+} tessera_eig_method_t;
+
 /** Configuration of a context. Initialise with tessera_config_init(). */
 typedef struct {
   int cpu_workers;              /**< CPU worker threads, 0..512; -1 = auto */
@@ -90,6 +101,7 @@ typedef struct {
                                      auto (TESSERA_COMM_TIMEOUT, else 30) */
   tessera_transfers_t dist_transfers; /**< how tiles of distributed matrices travel */
   tessera_layouts_t dist_layout;      /**< which layout distributed routines run on */
+  tessera_eig_method_t eig_method;    /**< the eigensolver's method */
   /* A context over processes. Its tessera_init and tessera_finalize are collective calls over
    * the processes of `mpi_comm`: tessera_init makes a communicator (tessera/comm.h) over them
    * whose GPUs are the context's (tiles then travel between processes over NCCL), starting MPI

@@ -107,6 +107,26 @@ static uint64_t laed_merge_key(const void *args) {
   return tsr_size_key(TESSERA_F64, 0, p->m, p->k, 0);
 }
 
+/* LAPACK Working Note 41's syevd: the tridiagonal reduction (4/3 n³ real flops), with vectors
+ * the back-transformation (2 n³) and about as much in the divide and conquer's products; complex
+ * four times as many real operations. */
+static double syevd_flops(const void *args) {
+  const tsr_syevd_args_t *a = args;
+  const double n = a->n, real = (a->jobz == 'V' ? 4.0 / 3 + 4.0 : 4.0 / 3) * n * n * n;
+  return tsr_dtype_complex(a->dtype) ? 4 * real : real;
+}
+
+static uint64_t syevd_key(const void *args) {
+  const tsr_syevd_args_t *a = args;
+  return tsr_size_key(a->dtype, a->jobz == 'V', a->n, 0, 0);
+}
+
+size_t tsr_syevd_work_bytes(tessera_dtype_t dtype, char jobz, int64_t n) {
+  (void)jobz; /* cuSOLVER's syevd asks as much without vectors */
+  const size_t un = (size_t)n, bytes = (4 * un * un + 256 * un) * tessera_dtype_size(dtype);
+  return (bytes + ((size_t)1 << 16)) / 256 * 256 + 256;
+}
+
 TSR_HOST_KERNEL_TABLE(eig_prepare);
 TSR_KERNEL_TABLE(hb2st, hb2st);
 TSR_HOST_KERNEL_TABLE(hb2st_steps);
@@ -116,3 +136,4 @@ TSR_KERNEL_TABLE(laed_rows, laed_rows);
 TSR_HOST_KERNEL_TABLE(laed_roots);
 TSR_HOST_KERNEL_TABLE(laed_update);
 TSR_KERNEL_TABLE(laed_merge, laed_merge);
+TSR_KERNEL_TABLE(syevd, syevd);

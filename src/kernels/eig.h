@@ -60,7 +60,8 @@ typedef struct {
 } tsr_stedc_args_t;
 
 /** eig_prepare (host only, no buffers): columns j0 .. j1 - 1 of the n x n Hermitian A's `uplo`
- *  triangle (host array a, lda) into the lower triangle of h (ldh), conjugated from the upper,
+ *  triangle (host array a, lda) into the lower triangle of h (ldh; NULL: none, a scan only),
+ *  conjugated from the upper,
  *  the diagonal's imaginary parts dropped; the largest modulus of those entries into *amax and
  *  the first of those columns (1-based) holding a NaN or an infinity into *bad (0: none). Tasks
  *  on disjoint column ranges write disjoint parts of h and their own *amax and *bad. */
@@ -108,6 +109,26 @@ typedef struct {
   int64_t a;
 } tsr_laed_merge_args_t;
 
+/** syevd (one stage, the whole matrix on one device): buffers {A (RW) n x n, w (W) n of the
+ *  dtype's real type, info (W) one int[, work (RW) work_bytes on GPUs]}. The eigenvalues of the
+ *  Hermitian A (its `uplo` triangle) into w in ascending order, with jobz 'V' its orthonormal
+ *  eigenvectors over A (else A's `uplo` triangle is destroyed, as LAPACK's), *info LAPACK's (0,
+ *  or > 0: the tridiagonal eigensolver did not converge): LAPACK's ?syevd / ?heevd on CPUs
+ *  (with `threads` BLAS threads), cuSOLVER's Xsyevd on GPUs (its workspace in `work`, of
+ *  tsr_syevd_work_bytes). */
+typedef struct {
+  tessera_dtype_t dtype;
+  char jobz, uplo;
+  int n;
+  int threads;
+  size_t work_bytes;
+} tsr_syevd_args_t;
+
+/** Bytes of the GPU workspace syevd takes at order n: what cuSOLVER's Xsyevd asks (about
+ *  4 n² + 136 n elements of the dtype, with vectors or without), with room to spare; where it
+ *  asks for more the CUDA kernel takes it from CUDA's stream-ordered allocator. */
+size_t tsr_syevd_work_bytes(tessera_dtype_t dtype, char jobz, int64_t n);
+
 /** The kernels (eig.c). */
 extern const tessera_kernel_t tsr_kernel_eig_prepare;
 extern const tessera_kernel_t tsr_kernel_hb2st;
@@ -118,6 +139,7 @@ extern const tessera_kernel_t tsr_kernel_laed_rows;
 extern const tessera_kernel_t tsr_kernel_laed_roots;
 extern const tessera_kernel_t tsr_kernel_laed_update;
 extern const tessera_kernel_t tsr_kernel_laed_merge;
+extern const tessera_kernel_t tsr_kernel_syevd;
 
 /* CPU implementations (cpu/eig.c). */
 int tsr_cpu_eig_prepare(const tessera_exec_t *ex, void *args);
@@ -129,6 +151,7 @@ int tsr_cpu_laed_rows(const tessera_exec_t *ex, void *args);
 int tsr_cpu_laed_roots(const tessera_exec_t *ex, void *args);
 int tsr_cpu_laed_update(const tessera_exec_t *ex, void *args);
 int tsr_cpu_laed_merge(const tessera_exec_t *ex, void *args);
+int tsr_cpu_syevd(const tessera_exec_t *ex, void *args); /* cpu/syevd.c */
 
 #ifdef TESSERA_HAVE_CUDA
 /* CUDA implementations (cuda/eig.c): enqueue on ex->stream with the handles in ex->scratch
@@ -137,6 +160,7 @@ int tsr_cuda_hb2st(const tessera_exec_t *ex, void *args);
 int tsr_cuda_hb2st_apply(const tessera_exec_t *ex, void *args);
 int tsr_cuda_laed_rows(const tessera_exec_t *ex, void *args);
 int tsr_cuda_laed_merge(const tessera_exec_t *ex, void *args);
+int tsr_cuda_syevd(const tessera_exec_t *ex, void *args); /* cuda/syevd.c */
 #endif
 
 #endif

@@ -32,6 +32,7 @@ void tessera_config_init(tessera_config_t *cfg) {
   cfg->comm_timeout_s = -1;
   cfg->dist_transfers = TESSERA_TRANSFERS_AUTO;
   cfg->dist_layout = TESSERA_LAYOUTS_AUTO;
+  cfg->eig_method = TESSERA_EIG_AUTO;
   cfg->distributed = -1;
   cfg->mpi_comm = NULL;
   cfg->comm_store = NULL;
@@ -59,6 +60,11 @@ static int resolve_config(tessera_context_t *ctx, const tessera_config_t *in,
   if (c.dist_transfers < TESSERA_TRANSFERS_BEST || c.dist_transfers > TESSERA_TRANSFERS_HOST) {
     fprintf(stderr, "tessera: dist_transfers = %d is not a tessera_transfers_t.\n",
             (int)c.dist_transfers);
+    return -2;
+  }
+  if (c.eig_method == TESSERA_EIG_AUTO) c.eig_method = TESSERA_EIG_COST;
+  if (c.eig_method < TESSERA_EIG_COST || c.eig_method > TESSERA_EIG_TWO) {
+    fprintf(stderr, "tessera: eig_method = %d is not a tessera_eig_method_t.\n", (int)c.eig_method);
     return -2;
   }
   if (c.dist_layout == TESSERA_LAYOUTS_AUTO) c.dist_layout = TESSERA_LAYOUTS_COST;

@@ -135,6 +135,12 @@ double tsr_perfmodel_predict(const tsr_perfmodel_t *pm, tsr_pm_cache_t *cache, c
   return atomic_load_explicit(&e->mean, memory_order_relaxed);
 }
 
+long tsr_perfmodel_count(const tsr_perfmodel_t *pm, const char *kernel, tessera_device_kind_t kind,
+                         uint64_t size_key) {
+  pm_entry_t *e = pm_find((tsr_perfmodel_t *)pm, kernel, (int)kind, size_key, false);
+  return e ? atomic_load_explicit(&e->count, memory_order_relaxed) : 0;
+}
+
 /* Adds `count` measurements of mean `seconds` to the running mean `mean` of `*total` ones. */
 static void pm_add(_Atomic double *mean, atomic_long *total, double seconds, long count) {
   long n = atomic_fetch_add(total, count) + count;

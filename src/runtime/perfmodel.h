@@ -31,6 +31,9 @@ void tsr_perfmodel_default_path(char *buf, size_t size);
  *  belongs to the calling thread. */
 double tsr_perfmodel_predict(const tsr_perfmodel_t *pm, tsr_pm_cache_t *cache, const char *kernel,
                              tessera_device_kind_t kind, uint64_t size_key);
+/** How many measurements the entry holds (0 when unknown). Thread safe. */
+long tsr_perfmodel_count(const tsr_perfmodel_t *pm, const char *kernel, tessera_device_kind_t kind,
+                         uint64_t size_key);
 /** Adds `count` measurements whose mean is `seconds`. Thread safe. */
 void tsr_perfmodel_record(tsr_perfmodel_t *pm, const char *kernel, tessera_device_kind_t kind,
                           uint64_t size_key, double seconds, long count);

@@ -99,6 +99,11 @@ static const row_t rows[] = {
     "the cost model finds that moving there pays (cost), its own always (tessera), or the "
     "caller's (given)", "tessera_init"},
    T_CHOICE, 0, 0, "cost|tessera|given", NAN, CFG(dist_layout)},
+  {{"TESSERA_EIG_METHOD", "cost, one or two", "cost",
+    "the eigensolver's method on one process: the one measured faster (cost), one stage on one "
+    "device (one: LAPACK's or cuSOLVER's syevd), or two stages over every device (two)",
+    "tessera_init"},
+   T_CHOICE, 0, 0, "cost|one|two", NAN, CFG(eig_method)},
   {{"TESSERA_SIM_DEVICES", "an integer from 0 to 16", "2",
     "simulated devices standing in for GPUs (builds with -DTESSERA_SIM_DEVICES=ON only)",
     "tessera_init"},

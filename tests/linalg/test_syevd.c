@@ -3,12 +3,19 @@
  * ‖A V − V Λ‖ / (‖A‖ n ε) and the orthogonality ‖I − Vᴴ V‖ / (n ε), without them the eigenvalues
  * against LAPACK's (zheev on the matrix promoted to double complex); clustered and repeated
  * eigenvalues; tiny and huge norms (the scaling); orders above the divide and conquer's leaves;
- * NaN; the tile-level form (tessera_tile_syevd on a descriptor); and the argument checks. */
+ * NaN; the tile-level form (tessera_tile_syevd on a descriptor); and the argument checks. The
+ * random, spectra and NaN cases run with each method (tessera_eig_method_t: one stage on one
+ * device, two stages, and by cost, which tries each and then takes the faster); with cost the
+ * context's history, written at finalize, holds both methods' measurements. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
@@ -129,9 +136,26 @@ static void one_case(tessera_context_t *ctx, tessera_dtype_t dt, tessera_uplo_t 
   free(a), free(full), free(w);
 }
 
+/* A context of the file's tile whose eigensolver takes method m, its history kept in `history`
+ * (NULL: none). */
+static tessera_context_t *context_of(tessera_eig_method_t m, const char *history) {
+  tessera_config_t cfg;
+  tessera_config_init(&cfg);
+  cfg.tile_size = nb;
+  cfg.cpu_workers = tt_quick() ? 2 : 3;
+  cfg.eig_method = m;
+  cfg.perfmodel_file = history ? history : "none";
+  tessera_context_t *ctx = NULL;
+  if (tessera_init(&ctx, &cfg) != 0 || !ctx) fail_msg("tessera_init(eig_method %d)", (int)m);
+  return ctx;
+}
+
+static const tessera_eig_method_t one = TESSERA_EIG_ONE, two = TESSERA_EIG_TWO,
+                                  cost = TESSERA_EIG_COST;
+
 static void test_syevd_random(void **state) {
-  (void)state;
-  tessera_context_t *ctx = lc_context(nb);
+  const tessera_eig_method_t m = *(const tessera_eig_method_t *)*state;
+  tessera_context_t *ctx = context_of(m, NULL);
   int64_t sizes[8];
   const int ns = lc_sizes(nb, sizes);
   for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
@@ -151,8 +175,8 @@ static void test_syevd_random(void **state) {
 /* Repeated and clustered eigenvalues (which divide and conquer deflates), and norms near the
  * dtype's underflow and overflow (LAPACK's scaling). */
 static void test_syevd_spectra_and_norms(void **state) {
-  (void)state;
-  tessera_context_t *ctx = lc_context(nb);
+  const tessera_eig_method_t m = *(const tessera_eig_method_t *)*state;
+  tessera_context_t *ctx = context_of(m, NULL);
   const int64_t n = 37;
   double spectrum[37];
   for (int i = 0; i < n; i++) spectrum[i] = i < 12 ? 1.0 : i < 20 ? 2.0 + 1e-9 * i : (double)i;
@@ -222,8 +246,8 @@ static void test_syevd_merges(void **state) {
 }
 
 static void test_syevd_nan_and_args(void **state) {
-  (void)state;
-  tessera_context_t *ctx = lc_context(nb);
+  const tessera_eig_method_t method = *(const tessera_eig_method_t *)*state;
+  tessera_context_t *ctx = context_of(method, NULL);
   const int64_t n = 20;
   for (int d = 0; d < TESSERA_NUM_DTYPES; d++) {
     const tessera_dtype_t dt = lc_dtypes[d];
@@ -278,12 +302,44 @@ static void test_syevd_nan_and_args(void **state) {
   lc_finalize(ctx);
 }
 
+/* By cost, calls at an order take the methods in turn, the one stage first, until each has been
+ * measured twice, and the faster after: after three calls the history (written at finalize)
+ * holds both methods' seconds at that order's octave. */
+static void test_cost_measures_both(void **state) {
+  (void)state;
+  char path[] = "/tmp/tessera_eig_historyXXXXXX";
+  const int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  tessera_context_t *ctx = context_of(TESSERA_EIG_COST, path);
+  tt_rng_t r = tt_rng(6000);
+  zc_t *h = hermitian(TESSERA_F64, 50, NULL, &r);
+  for (int call = 0; call < 3; call++)
+    one_case(ctx, TESSERA_F64, TESSERA_LOWER, TESSERA_VECTORS, 50, h, 1, false);
+  free(h);
+  lc_finalize(ctx);
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  char line[512];
+  int seen = 0;
+  while (fgets(line, sizeof line, f))
+    seen |= (strstr(line, "syevd:one_stage") ? 1 : 0) | (strstr(line, "syevd:two_stage") ? 2 : 0);
+  fclose(f);
+  remove(path);
+  if (seen != 3) fail_msg("the history lacks a method's measurement (seen %d)", seen);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_syevd_random),
-      cmocka_unit_test(test_syevd_spectra_and_norms),
+      cmocka_unit_test_prestate(test_syevd_random, (void *)&one),
+      cmocka_unit_test_prestate(test_syevd_random, (void *)&two),
+      cmocka_unit_test_prestate(test_syevd_random, (void *)&cost),
+      cmocka_unit_test_prestate(test_syevd_spectra_and_norms, (void *)&one),
+      cmocka_unit_test_prestate(test_syevd_spectra_and_norms, (void *)&two),
       cmocka_unit_test(test_syevd_merges),
-      cmocka_unit_test(test_syevd_nan_and_args),
+      cmocka_unit_test_prestate(test_syevd_nan_and_args, (void *)&one),
+      cmocka_unit_test_prestate(test_syevd_nan_and_args, (void *)&two),
+      cmocka_unit_test(test_cost_measures_both),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -145,6 +145,7 @@ int tsr_cpu_eig_prepare(const tessera_exec_t *ex, void *args) {
       const double m = v.im == 0 ? fabs(v.re) : hypot(v.re, v.im);
       if (!isfinite(m) && (!bad || (lower ? j : i) + 1 < bad)) bad = (lower ? j : i) + 1;
       if (m > amax) amax = m;
+      if (!a->h) continue;
       v.im = i == j ? 0 : lower ? v.im : -v.im;
       tsr_scalar_store(a->dtype, (char *)a->h + ((size_t)i + (size_t)j * ldh) * es, v);
     }

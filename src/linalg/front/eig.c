@@ -12,7 +12,9 @@
  *      panels (CPU or GPU kernels), then Q1 (Q2 Z) by the QR's unmqr tasks on the first stage's
  *      reflectors (rows nb .. n - 1).
  *
- * tsr_eig_solve runs them on this process's array; with its `out` it stops before stage 3 and
+ * tsr_eig_solve runs them on this process's array, unless the policy runs the call in one stage
+ * on one device (eig_one.c: LAPACK's or cuSOLVER's syevd; loops/policy.c decides from each
+ * method's measured seconds, which both record); with its `out` it stops before stage 3 and
  * exports the reflectors, for tsr_eig_back to apply to blocks of E's columns elsewhere (the
  * form over processes, eig_dist.c). The front doors are eig_api.c's. */
 #include <float.h>
@@ -66,9 +68,7 @@ static void put_real(tessera_dtype_t dt, void *w, int64_t i, double x) {
     ((double *)w)[i] = x;
 }
 
-/* The context's CPU workers (0 without a CPU device): the host stages' tasks run on them, and
- * the inline ones use their cores while they wait. */
-static int cpu_workers(const tessera_context_t *ctx) {
+int tsr_eig_cpu_workers(const tessera_context_t *ctx) {
   tessera_device_info_t cpu;
   return tessera_device_count(ctx, TESSERA_DEVICE_CPU) > 0 &&
                  tessera_device_info(ctx, TESSERA_DEVICE_CPU, 0, &cpu) == 0
@@ -90,13 +90,9 @@ static double scaling(tessera_dtype_t dt, double amax) {
 /* Parts of the working copy per CPU worker: tasks of about equal triangles. */
 enum { PREPARE_PARTS = 4 };
 
-/* h (n x n, ldh) = A's `uplo` triangle made lower (eig_prepare) by tasks over column ranges of
- * equal area on the CPU workers, else on this thread; the triangle's largest modulus into
- * *amax. Returns the first column (1-based) holding a NaN or an infinity, 0, or a negative
- * status. */
-static int64_t prepare(tessera_context_t *ctx, tessera_dtype_t dt, char uplo, int64_t n,
-                       const void *a, int64_t lda, void *h, int64_t ldh, int workers,
-                       double *amax) {
+int64_t tsr_eig_prepare(tessera_context_t *ctx, tessera_dtype_t dt, char uplo, int64_t n,
+                        const void *a, int64_t lda, void *h, int64_t ldh, int workers,
+                        double *amax) {
   const int parts = workers > 0 ? PREPARE_PARTS * workers : 1;
   double *m = calloc((size_t)parts, sizeof *m);
   int64_t *bad = calloc((size_t)parts, sizeof *bad);
@@ -152,9 +148,8 @@ static void store_values(tessera_dtype_t dt, int64_t n, const double *x, double 
   for (int64_t i = 0; i < n; i++) put_real(dt, w, i, x[i] / s);
 }
 
-/* NaN in w and in what the call writes of a (every entry with vectors, else the triangle). */
-static void fill_nan(tessera_dtype_t dt, tessera_job_t job, char uplo, int64_t n, void *a,
-                     int64_t lda, void *w) {
+void tsr_eig_fill_nan(tessera_dtype_t dt, tessera_job_t job, char uplo, int64_t n, void *a,
+                      int64_t lda, void *w) {
   const double q = NAN;
   for (int64_t i = 0; i < n; i++) put_real(dt, w, i, q);
   const size_t es = tessera_dtype_size(dt);
@@ -494,7 +489,7 @@ int tsr_eig_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int64_t 
   const bool gpu = tsr_eig_gpu(ctx, TESSERA_VECTORS, dt, n, &scope);
   bufs_t b = {.gpu = gpu,
               .scope = scope,
-              .workers = cpu_workers(ctx),
+              .workers = tsr_eig_cpu_workers(ctx),
               .in_place = true,
               .h = e,
               .ldh = lde,
@@ -519,6 +514,11 @@ void tsr_eig_reflectors_free(tsr_eig_reflectors_t *r) {
 int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
                   tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w,
                   tsr_eig_reflectors_t *out) {
+  tessera_scope_t where;
+  size_t work = 0;
+  if (!out && tsr_eig_one_stage(ctx, job, dt, n, &where, &work))
+    return tsr_eig_one(ctx, f, job, uplo, dt, n, a, lda, w, where, work);
+  const double t0 = tsr_now();
   const int nb = tessera_tile_for_eig(ctx, n);
   const size_t es = tessera_dtype_size(dt);
   tessera_scope_t scope;
@@ -531,7 +531,7 @@ int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tess
   const int64_t ldh = in_place ? lda : n % 32 ? n : n + 8;
   bufs_t b = {.gpu = gpu,
               .scope = scope,
-              .workers = cpu_workers(ctx),
+              .workers = tsr_eig_cpu_workers(ctx),
               .in_place = in_place,
               .defer = out && job == TESSERA_VECTORS,
               .h = in_place ? a : malloc((size_t)(ldh * n) * es),
@@ -549,11 +549,11 @@ int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tess
    * and the band back, where pinning costs more than it saves (docs/decisions.md) */
   b.pinned = in_place && tsr_host_pin(ctx, b.h, (size_t)(ldh * (n - 1) + n) * es);
   double amax = 0;
-  const int64_t bad = prepare(ctx, dt, (char)uplo, n, a, lda, b.h, b.ldh, b.workers, &amax);
+  const int64_t bad = tsr_eig_prepare(ctx, dt, (char)uplo, n, a, lda, b.h, b.ldh, b.workers, &amax);
   if (bad) {
     bufs_free(ctx, &b);
     if (bad < 0) return (int)bad;
-    fill_nan(dt, job, (char)uplo, n, a, lda, w);
+    tsr_eig_fill_nan(dt, job, (char)uplo, n, a, lda, w);
     return tsr_error(ctx, (int)bad, "%s: A holds a NaN or an infinity in column %lld", f,
                      (long long)bad);
   }
@@ -580,5 +580,6 @@ int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tess
       memcpy((char *)a + idx(0, j, lda) * es, (char *)b.h + idx(0, j, b.ldh) * es, (size_t)n * es);
   }
   bufs_free(ctx, &b);
+  if (!rc && !out) tsr_eig_measured(ctx, false, where, job, dt, n, tsr_now() - t0);
   return rc;
 }

@@ -154,6 +154,25 @@ double tsr_eig_host_bytes(tessera_context_t *ctx, tessera_job_t job, tessera_dty
 int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
                   tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w,
                   tsr_eig_reflectors_t *out);
+/** The one-stage solver (eig_one.c) on the host array a (lda) of this process, its arguments
+ *  checked, n > 0: LAPACK's or cuSOLVER's syevd on the device `where` (tsr_eig_one_stage), its
+ *  GPU workspace work_bytes. */
+int tsr_eig_one(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
+                tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w, tessera_scope_t where,
+                size_t work_bytes);
+/** The context's CPU workers (0 without a CPU device): the host stages' tasks run on them, and
+ *  the inline ones use their cores while they wait. */
+int tsr_eig_cpu_workers(const tessera_context_t *ctx);
+/** h (n x n, ldh; NULL: a scan only) = A's `uplo` triangle made lower (eig_prepare) by tasks
+ *  over column ranges of equal area on the CPU workers (`workers`), else on this thread; the
+ *  triangle's largest modulus into *amax. Returns the first column (1-based) holding a NaN or
+ *  an infinity, 0, or a negative status. */
+int64_t tsr_eig_prepare(tessera_context_t *ctx, tessera_dtype_t dt, char uplo, int64_t n,
+                        const void *a, int64_t lda, void *h, int64_t ldh, int workers,
+                        double *amax);
+/** NaN in w and in what the call writes of a (every entry with vectors, else the triangle). */
+void tsr_eig_fill_nan(tessera_dtype_t dt, tessera_job_t job, char uplo, int64_t n, void *a,
+                      int64_t lda, void *w);
 /** E (n x m, leading dimension lde: columns of T's eigenvectors) = Q1 Q2 E on this process's
  *  workers and devices, the reflectors r's. */
 int tsr_eig_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int64_t m, void *e,

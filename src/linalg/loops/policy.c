@@ -8,8 +8,12 @@
 
 #include "kernels/cpu/hb2st.h"
 #include "kernels/cpu/laed.h"
+#include "kernels/eig.h"
+#include "kernels/table.h"
 #include "linalg/desc/desc.h"
 #include "linalg/loops/policy.h"
+#include "runtime/context.h"
+#include "runtime/perfmodel.h"
 
 /* Order from which LAPACK-style calls use GPU-sized tiles (see tessera_tile_for). */
 enum { GPU_TILE_MIN_N = 8192 };
@@ -200,6 +204,98 @@ bool tsr_eig_gpu(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, 
   const size_t q2 = (2 * nn + (size_t)n * (size_t)(n < EIG_GPU_PANEL ? n : EIG_GPU_PANEL)) * es;
   const size_t bytes = job == TESSERA_VECTORS ? (merges > q2 ? merges : q2) : 3 * nn * es;
   return tsr_fitting_accelerators(ctx, bytes, scope);
+}
+
+/* The one stage's device: the first accelerator of the scope whose pool holds `bytes`, as a
+ * scope of that device alone, with its kind; else the CPU workers. */
+static tessera_scope_t one_device(tessera_context_t *ctx, size_t bytes,
+                                  tessera_device_kind_t *kind) {
+  const tessera_scope_t s = tessera_get_scope(ctx);
+  for (int k = 0; k < TESSERA_DEVICE_KINDS; k++) {
+    if (k == TESSERA_DEVICE_CPU || (s.kinds && !(s.kinds & (1u << k)))) continue;
+    for (int i = 0; i < tessera_device_count(ctx, (tessera_device_kind_t)k) && i < 64; i++) {
+      tessera_device_info_t d;
+      if ((s.gpu_mask && !(s.gpu_mask & (1ull << i))) ||
+          tessera_device_info(ctx, (tessera_device_kind_t)k, i, &d) ||
+          tessera_memory_node_capacity(ctx, d.memory_node) < bytes)
+        continue;
+      *kind = (tessera_device_kind_t)k;
+      return (tessera_scope_t){1u << k, 1ull << i};
+    }
+  }
+  *kind = TESSERA_DEVICE_CPU;
+  return tessera_scope_cpus();
+}
+
+/* The history's entries of the eigensolver's methods: seconds per n³ by device kind, dtype, job,
+ * the octave of n and the devices the method spans (one, or the scope's accelerators). */
+static const char *const EIG_METHOD[2] = {"syevd:two_stage", "syevd:one_stage"};
+
+static uint64_t eig_key(tessera_dtype_t dt, tessera_job_t job, int64_t n, int devices) {
+  int octave = 0;
+  while (octave < 62 && (INT64_C(2) << octave) <= n) octave++;
+  return tsr_size_key(dt, job == TESSERA_VECTORS, octave, devices, 0);
+}
+
+/* The kind and device count a call's method spans: the one stage's device, or the scope's
+ * accelerators (none: the CPUs). */
+static void eig_span(tessera_context_t *ctx, bool one, tessera_scope_t where,
+                     tessera_device_kind_t *kind, int *devices) {
+  const tessera_scope_t s = one ? where : tessera_get_scope(ctx);
+  int nodes[64];
+  const int count = tessera_scope_nodes(ctx, s, nodes, 64);
+  *devices = count > 0 ? count : 1;
+  *kind = TESSERA_DEVICE_CPU;
+  for (int k = 0; k < TESSERA_DEVICE_KINDS && count > 0; k++)
+    if (k != TESSERA_DEVICE_CPU && (!s.kinds || (s.kinds & (1u << k))) &&
+        tessera_device_count(ctx, (tessera_device_kind_t)k) > 0) {
+      *kind = (tessera_device_kind_t)k;
+      break;
+    }
+}
+
+/* A method's mean seconds per n³ at n's octave (a negative value where not measured) and how
+ * many calls it holds. */
+static double eig_rate(tessera_context_t *ctx, bool one, tessera_scope_t where, tessera_job_t job,
+                       tessera_dtype_t dt, int64_t n, long *calls) {
+  tessera_device_kind_t kind;
+  int devices;
+  eig_span(ctx, one, where, &kind, &devices);
+  const uint64_t key = eig_key(dt, job, n, devices);
+  *calls = tsr_perfmodel_count(ctx->perfmodel, EIG_METHOD[one], kind, key);
+  return tsr_perfmodel_predict(ctx->perfmodel, NULL, EIG_METHOD[one], kind, key);
+}
+
+/* Calls of each method measured before their means decide: a process's first call of a method
+ * also loads its libraries' kernels and makes its workspaces. */
+enum { EIG_TRIALS = 2 };
+
+bool tsr_eig_one_stage(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t n,
+                       tessera_scope_t *where, size_t *work_bytes) {
+  const char jobz = job == TESSERA_VECTORS ? 'V' : 'N';
+  const size_t work = tsr_syevd_work_bytes(dt, jobz, n);
+  const size_t bytes = (size_t)n * (size_t)n * tessera_dtype_size(dt) + work + 16 * (size_t)n;
+  tessera_device_kind_t kind;
+  *where = one_device(ctx, bytes, &kind);
+  *work_bytes = kind == TESSERA_DEVICE_CPU ? 0 : work;
+  const tessera_eig_method_t m = tessera_config(ctx)->eig_method;
+  if (m != TESSERA_EIG_COST) return m == TESSERA_EIG_ONE;
+  long ones, twos;
+  const double one = eig_rate(ctx, true, *where, job, dt, n, &ones);
+  const double two = eig_rate(ctx, false, *where, job, dt, n, &twos);
+  if (ones < EIG_TRIALS || twos < EIG_TRIALS) return ones <= twos;
+  return one <= two;
+}
+
+void tsr_eig_measured(tessera_context_t *ctx, bool one, tessera_scope_t where, tessera_job_t job,
+                      tessera_dtype_t dt, int64_t n, double seconds) {
+  if (n < 1 || !(seconds > 0)) return;
+  tessera_device_kind_t kind;
+  int devices;
+  eig_span(ctx, one, where, &kind, &devices);
+  const double n3 = (double)n * (double)n * (double)n;
+  tsr_perfmodel_record(ctx->perfmodel, EIG_METHOD[one], kind, eig_key(dt, job, n, devices),
+                       seconds / n3, 1);
 }
 
 /* Steps per task of the bulge chasing. A step is about 12 kd'^2 flops of level-2 BLAS, a few

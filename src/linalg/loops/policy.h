@@ -41,6 +41,19 @@ bool tsr_fit_pays(double saved, double moving);
 
 /* The eigensolver (front/eig.c, front/stedc.c). */
 
+/** Whether syevd (on one process, its vectors here) runs in one stage on one device: the
+ *  context's eig_method (tessera_eig_method_t), and for COST the method measured faster at n's
+ *  octave, dtype and job in the context's history (tsr_eig_measured), once each has been
+ *  measured twice there (until then the one measured fewer times, the one stage first). *where
+ * receives the one stage's device: an accelerator of the scope whose pool holds A and cuSOLVER's
+ * workspace (work_bytes of it into *work_bytes), else the CPU workers (*work_bytes 0). */
+bool tsr_eig_one_stage(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t n,
+                       tessera_scope_t *where, size_t *work_bytes);
+/** Records a syevd call's seconds in the context's history: one stage on `where` or two stages
+ *  on the scope in force. */
+void tsr_eig_measured(tessera_context_t *ctx, bool one, tessera_scope_t where, tessera_job_t job,
+                      tessera_dtype_t dt, int64_t n, double seconds);
+
 /** Whether syevd's stages take their GPU forms on ctx: an accelerator of the context's scope
  *  holds the largest stage's data; *scope receives the accelerators' scope, else the CPUs'. */
 bool tsr_eig_gpu(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t n,

@@ -271,6 +271,16 @@ int tsr_task_hb2st(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t
                    scope, tag, 0);
 }
 
+int tsr_task_syevd(const tsr_syevd_args_t *args, tessera_context_t *ctx, tessera_data_t *a,
+                   tessera_data_t *w, tessera_data_t *info, tessera_data_t *work,
+                   tessera_scope_t scope) {
+  tessera_data_t *h[4] = {a, w, info, work};
+  tessera_access_t md[4] = {TESSERA_RW, TESSERA_W, TESSERA_W, TESSERA_RW};
+  const int tag[3] = {0, 0, 0};
+  return insert_in(tsr_context_local_flow(ctx), &tsr_kernel_syevd, args, sizeof *args, work ? 4 : 3,
+                   h, md, scope, tag, 0);
+}
+
 int tsr_task_hb2st_apply(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *v,
                          tessera_data_t *tau, tessera_data_t *e, int n, int kd, int m,
                          tessera_scope_t scope, const int tag[3]) {

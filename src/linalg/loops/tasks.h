@@ -3,6 +3,7 @@
 #define TSR_LINALG_TASKS_H
 
 #include "kernels/cpu/laed.h"
+#include "kernels/eig.h"
 #include "linalg/desc/desc.h"
 
 /* Inserters: one task each, tagged (i, j, k) for traces. Flags and dimensions are those of the
@@ -83,6 +84,11 @@ int tsr_task_triangle(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_dat
 int tsr_task_hb2st(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *ab,
                    tessera_data_t *d, tessera_data_t *e, tessera_data_t *v, tessera_data_t *tau,
                    int n, int kd, tessera_scope_t scope, const int tag[3]);
+/** The one-stage eigensolver (syevd's args) on a (RW, n x n): eigenvalues into w, info into info
+ *  (W), with `work` (RW, NULL: none) the GPU's workspace, within `scope` (one device). */
+int tsr_task_syevd(const tsr_syevd_args_t *args, tessera_context_t *ctx, tessera_data_t *a,
+                   tessera_data_t *w, tessera_data_t *info, tessera_data_t *work,
+                   tessera_scope_t scope);
 /** e (n x m, RW) = Q2 e with the bulge chasing's reflectors v, tau (R) of a band of order n and
  *  kd subdiagonals, within `scope`. */
 int tsr_task_hb2st_apply(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *v,

@@ -1,0 +1,75 @@
+/* The Hermitian eigensolver in one stage on one device (front.h: tsr_eig_one): A scanned for
+ * NaN and infinities as the two stages scan it, then LAPACK's ?syevd / ?heevd on the calling
+ * thread with the CPU workers' cores, or cuSOLVER's syevd as one task on the accelerator the
+ * policy chose (A, w and the info moved there and back by the runtime, A pinned for the copies,
+ * cuSOLVER's workspace a workspace handle that never comes home). The call's seconds go to the
+ * context's history, which the policy reads (loops/policy.c: tsr_eig_one_stage). */
+#include <stdlib.h>
+
+#include "kernels/eig.h"
+#include "linalg/front/front.h"
+#include "linalg/loops/tasks.h"
+#include "runtime/context.h"
+#include "tessera/linalg.h"
+
+/* The task on the device of `where`: A (n x n, lda), w (n of the real type), info registered,
+ * the workspace made, waited for, released (A, w and the info copied home). */
+static int on_device(tessera_context_t *ctx, const tsr_syevd_args_t *args, void *a, int64_t lda,
+                     void *w, int *info, tessera_scope_t where) {
+  const tessera_dtype_t dt = args->dtype;
+  const size_t es = tessera_dtype_size(dt), rs = tsr_dtype_single(dt) ? 4 : 8, n = (size_t)args->n;
+  tessera_data_t *h[4] = {NULL, NULL, NULL, NULL};
+  const bool pinned = tsr_host_pin(ctx, a, ((size_t)lda * (n - 1) + n) * es);
+  int rc = tessera_data_register(ctx, TESSERA_HOST_NODE, a, n, n, (size_t)lda, es, &h[0]);
+  if (!rc) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, w, n, 1, n, rs, &h[1]);
+  if (!rc) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, info, 1, 1, 1, sizeof *info, &h[2]);
+  if (!rc) rc = tessera_data_create_workspace(ctx, (args->work_bytes + 7) / 8, 1, 8, &h[3]);
+  if (!rc) rc = tsr_task_syevd(args, ctx, h[0], h[1], h[2], h[3], where);
+  if (!rc) rc = tessera_wait_all(ctx);
+  for (int i = 0; i < 4; i++)
+    if (h[i]) {
+      const int r = tessera_data_release(ctx, h[i]);
+      if (!rc) rc = r;
+    }
+  if (pinned) tsr_host_unpin(ctx, a);
+  return rc;
+}
+
+int tsr_eig_one(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
+                tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w, tessera_scope_t where,
+                size_t work_bytes) {
+  const double t0 = tsr_now();
+  const int workers = tsr_eig_cpu_workers(ctx);
+  double amax = 0;
+  const int64_t bad = tsr_eig_prepare(ctx, dt, (char)uplo, n, a, lda, NULL, 0, workers, &amax);
+  if (bad < 0) return (int)bad;
+  if (bad) {
+    tsr_eig_fill_nan(dt, job, (char)uplo, n, a, lda, w);
+    return tsr_error(ctx, (int)bad, "%s: A holds a NaN or an infinity in column %lld", f,
+                     (long long)bad);
+  }
+  const bool device = work_bytes > 0;
+  const tsr_syevd_args_t args = {.dtype = dt,
+                                 .jobz = job == TESSERA_VECTORS ? 'V' : 'N',
+                                 .uplo = (char)uplo,
+                                 .n = (int)n,
+                                 .threads = !device && workers > 1 ? workers : 1,
+                                 .work_bytes = work_bytes};
+  int info = 0, rc;
+  if (device) {
+    rc = on_device(ctx, &args, a, lda, w, &info, where);
+  } else {
+    void *ptr[3] = {a, w, &info};
+    const size_t ld[3] = {(size_t)lda, (size_t)n, 1};
+    rc = tsr_run_inline(ctx, TESSERA_HOST_NODE, NULL, &tsr_kernel_syevd, (void *)&args, 3, ptr, ld);
+    if (rc > 0) rc = tsr_error(ctx, TESSERA_ERR_KERNEL, "%s: LAPACK's syevd failed", f);
+  }
+  if (rc) return rc;
+  if (info > 0)
+    return tsr_error(ctx, info,
+                     "%s: the tridiagonal eigensolver did not converge (info %d: that many "
+                     "off-diagonal elements did not reach zero)",
+                     f, info);
+  tsr_eig_measured(ctx, true, where, job, dt, n, tsr_now() - t0);
+  return 0;
+}
