@@ -62,7 +62,8 @@ typedef enum {
 typedef enum {
   TESSERA_EIG_AUTO = -1, /**< take TESSERA_EIG_METHOD, else COST */
   TESSERA_EIG_COST = 0,  /**< the method measured faster at the order's octave, dtype and job
-                              (the two take turns until each has been measured twice) */
+                              (the two take turns until each has been measured beyond a
+                              first, trial call) */
   TESSERA_EIG_ONE = 1,   /**< one stage on one device: LAPACK's or cuSOLVER's syevd on the whole
                               matrix (a GPU that holds it, else the CPU cores) */
   TESSERA_EIG_TWO = 2,   /**< two stages over the context's devices: band reduction by tile

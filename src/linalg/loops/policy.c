@@ -228,8 +228,12 @@ static tessera_scope_t one_device(tessera_context_t *ctx, size_t bytes,
 }
 
 /* The history's entries of the eigensolver's methods: seconds per n³ by device kind, dtype, job,
- * the octave of n and the devices the method spans (one, or the scope's accelerators). */
+ * the octave of n and the devices the method spans (one, or the scope's accelerators). A
+ * method's first call at a key goes to its trial entry, not its own: that call also loads its
+ * libraries' kernels and makes their handles and workspaces, and a mean holding it would keep
+ * a method that lost by it from being tried again. */
 static const char *const EIG_METHOD[2] = {"syevd:two_stage", "syevd:one_stage"};
+static const char *const EIG_TRIAL[2] = {"syevd:two_stage_trial", "syevd:one_stage_trial"};
 
 static uint64_t eig_key(tessera_dtype_t dt, tessera_job_t job, int64_t n, int devices) {
   int octave = 0;
@@ -237,14 +241,13 @@ static uint64_t eig_key(tessera_dtype_t dt, tessera_job_t job, int64_t n, int de
   return tsr_size_key(dt, job == TESSERA_VECTORS, octave, devices, 0);
 }
 
-/* The kind and device count a call's method spans: the one stage's device, or the scope's
- * accelerators (none: the CPUs). */
-static void eig_span(tessera_context_t *ctx, bool one, tessera_scope_t where,
-                     tessera_device_kind_t *kind, int *devices) {
+/* The kind and key of a call's method at n: the kind of the one stage's device, or of the
+ * scope's accelerators (none: the CPUs), and their count in the key. */
+static uint64_t eig_span(tessera_context_t *ctx, bool one, tessera_scope_t where, tessera_job_t job,
+                         tessera_dtype_t dt, int64_t n, tessera_device_kind_t *kind) {
   const tessera_scope_t s = one ? where : tessera_get_scope(ctx);
   int nodes[64];
   const int count = tessera_scope_nodes(ctx, s, nodes, 64);
-  *devices = count > 0 ? count : 1;
   *kind = TESSERA_DEVICE_CPU;
   for (int k = 0; k < TESSERA_DEVICE_KINDS && count > 0; k++)
     if (k != TESSERA_DEVICE_CPU && (!s.kinds || (s.kinds & (1u << k))) &&
@@ -252,23 +255,19 @@ static void eig_span(tessera_context_t *ctx, bool one, tessera_scope_t where,
       *kind = (tessera_device_kind_t)k;
       break;
     }
+  return eig_key(dt, job, n, count > 0 ? count : 1);
 }
 
-/* A method's mean seconds per n³ at n's octave (a negative value where not measured) and how
- * many calls it holds. */
+/* A method's mean seconds per n³ at n's key (a negative value where not measured), and how many
+ * calls it holds there, its trial's included. */
 static double eig_rate(tessera_context_t *ctx, bool one, tessera_scope_t where, tessera_job_t job,
                        tessera_dtype_t dt, int64_t n, long *calls) {
   tessera_device_kind_t kind;
-  int devices;
-  eig_span(ctx, one, where, &kind, &devices);
-  const uint64_t key = eig_key(dt, job, n, devices);
-  *calls = tsr_perfmodel_count(ctx->perfmodel, EIG_METHOD[one], kind, key);
+  const uint64_t key = eig_span(ctx, one, where, job, dt, n, &kind);
+  *calls = tsr_perfmodel_count(ctx->perfmodel, EIG_METHOD[one], kind, key) +
+           tsr_perfmodel_count(ctx->perfmodel, EIG_TRIAL[one], kind, key);
   return tsr_perfmodel_predict(ctx->perfmodel, NULL, EIG_METHOD[one], kind, key);
 }
-
-/* Calls of each method measured before their means decide: a process's first call of a method
- * also loads its libraries' kernels and makes its workspaces. */
-enum { EIG_TRIALS = 2 };
 
 bool tsr_eig_one_stage(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t n,
                        tessera_scope_t *where, size_t *work_bytes) {
@@ -283,7 +282,7 @@ bool tsr_eig_one_stage(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_
   long ones, twos;
   const double one = eig_rate(ctx, true, *where, job, dt, n, &ones);
   const double two = eig_rate(ctx, false, *where, job, dt, n, &twos);
-  if (ones < EIG_TRIALS || twos < EIG_TRIALS) return ones <= twos;
+  if (one < 0 || two < 0) return ones <= twos; /* turns until both have a mean */
   return one <= two;
 }
 
@@ -291,10 +290,10 @@ void tsr_eig_measured(tessera_context_t *ctx, bool one, tessera_scope_t where, t
                       tessera_dtype_t dt, int64_t n, double seconds) {
   if (n < 1 || !(seconds > 0)) return;
   tessera_device_kind_t kind;
-  int devices;
-  eig_span(ctx, one, where, &kind, &devices);
+  const uint64_t key = eig_span(ctx, one, where, job, dt, n, &kind);
+  const bool trial = tsr_perfmodel_count(ctx->perfmodel, EIG_TRIAL[one], kind, key) == 0;
   const double n3 = (double)n * (double)n * (double)n;
-  tsr_perfmodel_record(ctx->perfmodel, EIG_METHOD[one], kind, eig_key(dt, job, n, devices),
+  tsr_perfmodel_record(ctx->perfmodel, trial ? EIG_TRIAL[one] : EIG_METHOD[one], kind, key,
                        seconds / n3, 1);
 }
 

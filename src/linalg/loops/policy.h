@@ -44,7 +44,8 @@ bool tsr_fit_pays(double saved, double moving);
 /** Whether syevd (on one process, its vectors here) runs in one stage on one device: the
  *  context's eig_method (tessera_eig_method_t), and for COST the method measured faster at n's
  *  octave, dtype and job in the context's history (tsr_eig_measured), once each has been
- *  measured twice there (until then the one measured fewer times, the one stage first). *where
+ *  measured there beyond its first call (a trial, kept apart); until then the methods take
+ *  turns, the one stage first. *where
  * receives the one stage's device: an accelerator of the scope whose pool holds A and cuSOLVER's
  * workspace (work_bytes of it into *work_bytes), else the CPU workers (*work_bytes 0). */
 bool tsr_eig_one_stage(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t n,
