@@ -3,7 +3,9 @@
  * Process 0 (the root) holds A and runs the stages whose data only it has: the band reduction,
  * the bulge chasing and the tridiagonal divide and conquer read and write host arrays (the band,
  * T, the merges' plans decided from values) that no tile flow describes, so it runs them alone
- * (tsr_root_run: the others wait with it). With vectors the back-transformations, whose columns
+ * (tsr_root_run: the others wait with it), or solves A whole in one stage on one of its devices
+ * where its policy finds that faster (loops/policy.c). With vectors the back-transformations of the
+ * two stages, whose columns
  * are independent and which hold most of the flops (4 n³ of them), are then dealt over the
  * processes: the root broadcasts both stages' reflectors (tsr_eig_solve's host arrays), sends
  * each process a block of E's columns, every process applies Q1 Q2 to its block on its own
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "distributed/dist.h"
+#include "runtime/base.h"
 #include "linalg/front/front.h"
 
 enum { ROOT = 0 };
@@ -136,10 +139,18 @@ typedef struct {
   int64_t lda;
   void *w;
   tsr_eig_reflectors_t *out;
+  int one; /* the root solved in one stage on one of its devices (nothing to deal) */
 } call_t;
 
+/* The root's part: in one stage on one of its devices where its policy finds that faster than
+ * the two stages with their back-transformations dealt, else the two stages up to those. */
 static int solve_call(void *p) {
-  const call_t *c = p;
+  call_t *c = p;
+  tessera_scope_t where;
+  size_t work = 0;
+  c->one = c->out && tsr_eig_one_stage(c->ctx, c->job, c->dt, c->n, &where, &work);
+  if (c->one)
+    return tsr_eig_one(c->ctx, c->f, c->job, c->uplo, c->dt, c->n, c->a, c->lda, c->w, where, work);
   return tsr_eig_solve(c->ctx, c->f, c->job, c->uplo, c->dt, c->n, c->a, c->lda, c->w, c->out);
 }
 
@@ -147,10 +158,17 @@ int tsr_eig_processes(tessera_context_t *ctx, tessera_comm_t *comm, const char *
                       tessera_job_t job, tessera_uplo_t uplo, tessera_dtype_t dt, int64_t n,
                       void *a, int64_t lda, void *w) {
   tsr_eig_reflectors_t r = {0};
+  const double t0 = tsr_now();
   const bool deal = job == TESSERA_VECTORS && tessera_comm_size(comm) > 1;
-  call_t c = {ctx, f, job, uplo, dt, n, a, lda, w, deal ? &r : NULL};
+  call_t c = {ctx, f, job, uplo, dt, n, a, lda, w, deal ? &r : NULL, 0};
   int rc = tsr_root_run(ctx, comm, f, solve_call, &c);
-  if (rc == 0 && deal) rc = deal_back(ctx, comm, f, dt, n, a, lda, &r);
+  if (rc == 0 && deal) rc = tsr_root_broadcast(ctx, comm, &c.one, sizeof c.one);
+  if (rc == 0 && deal && !c.one) {
+    rc = deal_back(ctx, comm, f, dt, n, a, lda, &r);
+    /* the two stages' seconds with their dealt part, for the root's policy */
+    if (rc == 0 && tessera_comm_rank(comm) == ROOT)
+      tsr_eig_measured(ctx, false, tessera_get_scope(ctx), job, dt, n, tsr_now() - t0);
+  }
   tsr_eig_reflectors_free(&r);
   if (rc < 0) return rc;
   const size_t rs = tsr_dtype_single(dt) ? sizeof(float) : sizeof(double);
