@@ -21,7 +21,7 @@ import jax_common as jc  # noqa: E402
 ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
 ap.add_argument("--sizes", default="4096,8192")
 ap.add_argument("--reps", type=int, default=2)
-ap.add_argument("--warmup", type=int, default=2)
+ap.add_argument("--warmup", type=int, default=4)
 ap.add_argument("--values-only", action="store_true")
 ap.add_argument("--check", type=int, default=8192, help="largest order whose residual is computed")
 jc.add_options(ap)
