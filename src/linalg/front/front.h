@@ -131,7 +131,8 @@ int tsr_arg_dim(tessera_context_t *ctx, const char *name, int argno, int64_t v);
 int tsr_arg_flag(tessera_context_t *ctx, const char *name, int argno, int v, const char *allowed);
 int tsr_arg_dtype(tessera_context_t *ctx, const char *name, int argno, tessera_dtype_t d);
 
-/* The Hermitian eigensolver's parts (eig.c) and its form over processes (eig_dist.c). */
+/* The Hermitian eigensolver's parts (eig.c, eig_one.c, eig_prepare.c) and its form over processes
+ * (eig_dist.c). */
 
 /** The reflectors of both stages as host arrays, for back-transformations run elsewhere: the
  *  band nb; Q2's v and tau (nv and ntau elements, the bulge chasing's layout, kernels/cpu/hb2st.h);
