@@ -318,6 +318,23 @@ TESSERA_API int tessera_queue_gesv(tessera_context_t *ctx, int node, void *queue
                                    int64_t nrhs, void *a, int64_t lda, void *b, int64_t ldb,
                                    int *info);
 
+/** Bytes of device workspace tessera_queue_syevd takes at order n (0 for a bad dtype or n). */
+TESSERA_API size_t tessera_queue_syevd_work_bytes(tessera_dtype_t dtype, int64_t n);
+
+/** The eigenvalues of the n x n Hermitian A (its `uplo` triangle) into w (n of A's real type:
+ *  float for F32 and C64, else double) in ascending order, and with job TESSERA_VECTORS its
+ *  orthonormal eigenvectors as the columns of A (else A's `uplo` triangle is destroyed), in one
+ *  stage on the device of `node` ordered on `queue` as tessera_queue_posv (LAPACK's ?syevd /
+ *  ?heevd on the host, cuSOLVER's syevd on a GPU). a, w, work and info lie in that node's
+ *  memory. work: tessera_queue_syevd_work_bytes bytes of it, or NULL (work_bytes 0): a GPU then
+ *  takes its workspace from CUDA's stream-ordered allocator, outside tessera's pools. *info: 0,
+ *  or > 0 where the tridiagonal eigensolver did not converge (LAPACK's info). A holding a NaN
+ *  gives NaN results, not an info. */
+TESSERA_API int tessera_queue_syevd(tessera_context_t *ctx, int node, void *queue,
+                                    tessera_job_t job, tessera_uplo_t uplo, tessera_dtype_t dtype,
+                                    int64_t n, void *a, int64_t lda, void *w, void *work,
+                                    size_t work_bytes, int *info);
+
 /* ---------------------------------------------------------------- tile-level calls */
 
 /** Cholesky factorization of the square matrix A in place (see tessera_potrf). */

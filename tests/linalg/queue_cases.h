@@ -1,8 +1,10 @@
-/* The cases of tessera_queue_posv and tessera_queue_gesv, run on one memory node through a small
- * table of its memory operations (host memory; a GPU's in tests/unit/test_cuda_queue.c): every
- * dtype, both triangles, both sides, trans N / T / C, orders 0, 1, 2 and above, 0 to 3
- * right-hand sides, leading dimensions above the rows; backward errors and the log det against
- * LAPACK's factor, infos for matrices not positive definite, singular or holding a NaN.
+/* The cases of tessera_queue_posv, tessera_queue_gesv and tessera_queue_syevd, run on one memory
+ * node through a small table of its memory operations (host memory; a GPU's in
+ * tests/unit/test_cuda_queue.c): every dtype, both triangles, both sides, trans N / T / C,
+ * orders 0, 1, 2 and above, 0 to 3 right-hand sides, leading dimensions above the rows; backward
+ * errors and the log det against LAPACK's factor, infos for matrices not positive definite,
+ * singular or holding a NaN; eigenvalues ascending, with vectors the residual and orthogonality,
+ * without them the values against LAPACK's, the workspace given and not.
  * Header only; the including file includes cmocka and linalg_common.h / lu_common.h first.
  */
 #ifndef TESSERA_QUEUE_CASES_H
@@ -195,6 +197,71 @@ static inline void qc_gesv_cases(tessera_context_t *ctx, const qc_node_t *nd) {
         }
         lu_mat_free(&m);
         free(b), free(bz);
+      }
+}
+
+/* Eigensolves of a random Hermitian matrix (its `uplo` triangle given, the other NaN): every
+ * dtype and order, both triangles, with vectors and without, the workspace given and not. */
+static inline void qc_syevd_cases(tessera_context_t *ctx, const qc_node_t *nd) {
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
+    for (int o = 0; o < QC_ORDERS; o++)
+      for (int c = 0; c < 8; c++) {
+        const tessera_dtype_t dt = lc_dtypes[d];
+        const tessera_uplo_t uplo = c & 1 ? TESSERA_UPPER : TESSERA_LOWER;
+        const tessera_job_t job = c & 2 ? TESSERA_VALUES : TESSERA_VECTORS;
+        const int given = c & 4;
+        const int64_t n = qc_orders[o], lda = n + 3;
+        const size_t es = lc_esize(dt), rs = dt == TESSERA_F32 || dt == TESSERA_C64 ? 4 : 8;
+        tt_rng_t r = tt_rng((uint64_t)(5000 + 100 * d + 10 * o + c));
+        void *a = lc_alloc(dt, (size_t)(lda * (n > 0 ? n : 1)));
+        lc_fill_nan(dt, a, (size_t)(lda * (n > 0 ? n : 1)));
+        zc_t *full = lc_zalloc((size_t)(n * n) + 1);
+        for (int64_t j = 0; j < n; j++)
+          for (int64_t i = j; i < n; i++) { /* A(i, j) of the lower triangle, its mirror above */
+            const zc_t v = i == j ? creal(lc_rand(dt, &r)) : lc_rand(dt, &r);
+            lc_set(dt, a, (size_t)(uplo == TESSERA_LOWER ? i + j * lda : j + i * lda),
+                   uplo == TESSERA_LOWER ? v : conj(v));
+            full[i + j * n] = uplo == TESSERA_LOWER ? lc_get(dt, a, (size_t)(i + j * lda))
+                                                    : conj(lc_get(dt, a, (size_t)(j + i * lda)));
+            full[j + i * n] = conj(full[i + j * n]);
+          }
+        const size_t abytes = (size_t)(lda * (n > 0 ? n : 1)) * es, wbytes = (size_t)(n + 1) * rs;
+        const size_t kbytes = given ? tessera_queue_syevd_work_bytes(dt, n) : 0;
+        void *work0 = given ? calloc(kbytes, 1) : NULL, *w = calloc((size_t)n + 1, rs);
+        int info = -7;
+        void *da = nd->put(a, abytes), *dw = nd->put(w, wbytes), *di = nd->put(&info, sizeof info),
+             *dk = given ? nd->put(work0, kbytes) : NULL;
+        const int rc = tessera_queue_syevd(ctx, nd->node, nd->queue, job, uplo, dt, n, da, lda, dw,
+                                           dk, kbytes, di);
+        nd->sync(nd->queue);
+        nd->get(a, da, abytes), nd->get(w, dw, wbytes), nd->get(&info, di, sizeof info);
+        nd->drop(da), nd->drop(dw), nd->drop(di);
+        if (dk) nd->drop(dk);
+        if (rc || info)
+          fail_msg("queue_syevd node %d %s %c %c n %lld: rc %d info %d: %s", nd->node, lc_name(dt),
+                   (char)uplo, (char)job, (long long)n, rc, info, tessera_last_error(ctx));
+        double *lambda = calloc((size_t)n + 1, sizeof *lambda);
+        for (int64_t i = 0; i < n; i++)
+          lambda[i] = rs == 4 ? ((const float *)w)[i] : ((const double *)w)[i];
+        for (int64_t i = 1; i < n; i++)
+          if (!(lambda[i - 1] <= lambda[i]))
+            fail_msg("queue_syevd %s n %lld: eigenvalues not ascending at %lld", lc_name(dt),
+                     (long long)n, (long long)i);
+        const double an = lc_norm_fro(full, (size_t)(n * n)), eps = lc_eps(dt);
+        const double denom = (an > 0 ? an : 1) * (double)(n > 0 ? n : 1) * eps;
+        double res = 0, orth = 0;
+        if (job == TESSERA_VECTORS) {
+          zc_t *v = lc_promote(dt, n, n, a, lda);
+          lc_eig_vector_norms(n, full, v, lambda, &res, &orth);
+          res /= denom, orth /= (double)(n > 0 ? n : 1) * eps;
+          free(v);
+        } else {
+          res = lc_eig_value_error(n, full, lambda) / denom;
+        }
+        if (!(res < 10) || !(orth < 10))
+          fail_msg("queue_syevd node %d %s %c %c n %lld: residual %g, orthogonality %g", nd->node,
+                   lc_name(dt), (char)uplo, (char)job, (long long)n, res, orth);
+        free(lambda), free(a), free(full), free(w), free(work0);
       }
 }
 

@@ -48,6 +48,14 @@ static void test_posv(void **state) {
   lc_finalize(ctx);
 }
 
+static void test_syevd(void **state) {
+  (void)state;
+  tessera_context_t *ctx = lc_context(32);
+  qc_node_t nd[4];
+  for (int i = 0, n = nodes(ctx, nd, 4); i < n; i++) qc_syevd_cases(ctx, &nd[i]);
+  lc_finalize(ctx);
+}
+
 static void test_gesv(void **state) {
   (void)state;
   tessera_context_t *ctx = lc_context(32);
@@ -136,6 +144,29 @@ static void test_arguments(void **state) {
       tessera_queue_gesv(ctx, 0, NULL, TESSERA_NOTRANS, TESSERA_F64, 4, 1, a, 4, b, 2, &info), -11);
   assert_int_equal(
       tessera_queue_gesv(ctx, 0, NULL, TESSERA_NOTRANS, TESSERA_F64, 4, 1, a, 4, b, 4, NULL), -12);
+  double w[4];
+#define SYEVD(expect, job, uplo, dt, n, pa, lda, pw, work, bytes, pinfo)                           \
+  do {                                                                                             \
+    assert_int_equal(                                                                              \
+        tessera_queue_syevd(ctx, 0, NULL, job, uplo, dt, n, pa, lda, pw, work, bytes, pinfo),      \
+        expect);                                                                                   \
+    lc_assert_error(ctx);                                                                          \
+  } while (0)
+  SYEVD(-4, (tessera_job_t)'X', TESSERA_LOWER, TESSERA_F64, 4, a, 4, w, NULL, 0, &info);
+  SYEVD(-5, TESSERA_VECTORS, (tessera_uplo_t)'X', TESSERA_F64, 4, a, 4, w, NULL, 0, &info);
+  SYEVD(-6, TESSERA_VECTORS, TESSERA_LOWER, (tessera_dtype_t)9, 4, a, 4, w, NULL, 0, &info);
+  SYEVD(-7, TESSERA_VECTORS, TESSERA_LOWER, TESSERA_F64, -1, a, 4, w, NULL, 0, &info);
+  SYEVD(-8, TESSERA_VECTORS, TESSERA_LOWER, TESSERA_F64, 4, NULL, 4, w, NULL, 0, &info);
+  SYEVD(-9, TESSERA_VECTORS, TESSERA_LOWER, TESSERA_F64, 4, a, 3, w, NULL, 0, &info);
+  SYEVD(-10, TESSERA_VECTORS, TESSERA_LOWER, TESSERA_F64, 4, a, 4, NULL, NULL, 0, &info);
+  SYEVD(-11, TESSERA_VECTORS, TESSERA_LOWER, TESSERA_F64, 4, a, 4, w, NULL, 64, &info);
+  SYEVD(-13, TESSERA_VECTORS, TESSERA_LOWER, TESSERA_F64, 4, a, 4, w, NULL, 0, NULL);
+#undef SYEVD
+  assert_int_equal(tessera_queue_syevd(ctx, 0, &token, TESSERA_VECTORS, TESSERA_LOWER, TESSERA_F64,
+                                       4, a, 4, w, NULL, 0, &info),
+                   -3);
+  assert_true(tessera_queue_syevd_work_bytes(TESSERA_F64, 100) >= 4 * 100 * 100 * 8 &&
+              tessera_queue_syevd_work_bytes((tessera_dtype_t)9, 100) == 0);
   lc_assert_error(ctx);
   /* nothing ran */
   assert_int_equal(info, 77);
@@ -146,9 +177,8 @@ static void test_arguments(void **state) {
 int main(void) {
   tt_watchdog(600);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_posv),
-      cmocka_unit_test(test_gesv),
-      cmocka_unit_test(test_threads),
+      cmocka_unit_test(test_posv),      cmocka_unit_test(test_gesv),
+      cmocka_unit_test(test_syevd),     cmocka_unit_test(test_threads),
       cmocka_unit_test(test_arguments),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

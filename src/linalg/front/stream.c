@@ -1,10 +1,11 @@
 /* Solves of one matrix on one device ordered on a caller's queue (tessera_queue_posv,
- * tessera_queue_gesv): the arguments checked as LAPACK numbers them, then the whole-matrix
- * kernel (kernels.h: posv, gesv) run on the calling thread, its work enqueued on the caller's
- * queue (runtime/inline.c). No tile, task or worker: the device runs the calls in the queue's
- * order while the caller goes on. */
+ * tessera_queue_gesv, tessera_queue_syevd): the arguments checked as LAPACK numbers them, then
+ * the whole-matrix kernel (kernels.h: posv, gesv, syevd) run on the calling thread, its work
+ * enqueued on the caller's queue (runtime/inline.c). No tile, task or worker: the device runs the
+ * calls in the queue's order while the caller goes on. */
 #include <limits.h>
 
+#include "kernels/eig.h"
 #include "kernels/kernels.h"
 #include "runtime/context.h"
 #include "runtime/error.h"
@@ -26,21 +27,28 @@ typedef struct {
   const int *info;
 } call_t;
 
-static int check(tessera_context_t *ctx, const char *f, const call_t *c, int d) {
-  if (c->node < 0 || c->node >= ctx->nnodes)
-    return tsr_error(ctx, -2, "%s: memory node %d does not exist (the context has %d)", f, c->node,
+/* The node (argument 2) and its queue (3): 0, or -argno with a message. */
+static int check_node(tessera_context_t *ctx, const char *f, int node, const void *queue) {
+  if (node < 0 || node >= ctx->nnodes)
+    return tsr_error(ctx, -2, "%s: memory node %d does not exist (the context has %d)", f, node,
                      ctx->nnodes);
-  const bool device = c->node != TESSERA_HOST_NODE && ctx->nodes[c->node].be->async;
-  if (device && !c->queue)
+  const bool device = node != TESSERA_HOST_NODE && ctx->nodes[node].be->async;
+  if (device && !queue)
     return tsr_error(ctx, -3,
                      "%s: memory node %d is a device's, and its work needs one of that "
                      "device's queues, not NULL",
-                     f, c->node);
-  if (!device && c->queue)
+                     f, node);
+  if (!device && queue)
     return tsr_error(ctx, -3,
                      "%s: memory node %d runs its calls to completion and takes no "
                      "queue: pass NULL",
-                     f, c->node);
+                     f, node);
+  return 0;
+}
+
+static int check(tessera_context_t *ctx, const char *f, const call_t *c, int d) {
+  const int rc = check_node(ctx, f, c->node, c->queue);
+  if (rc) return rc;
   if (!tessera_dtype_size(c->dtype))
     return tsr_error(ctx, -d, "%s: argument %d = %d is not a dtype", f, d, (int)c->dtype);
   const int64_t dims[2] = {c->n, c->nrhs};
@@ -107,4 +115,44 @@ int tessera_queue_gesv(tessera_context_t *ctx, int node, void *queue, tessera_op
   if (rc) return rc;
   tsr_gesv_args_t args = {.dtype = dtype, .trans = (char)trans, .n = (int)n, .nrhs = (int)nrhs};
   return run(ctx, &c, &tsr_kernel_gesv, &args, NULL);
+}
+
+size_t tessera_queue_syevd_work_bytes(tessera_dtype_t dtype, int64_t n) {
+  return tessera_dtype_size(dtype) && n >= 0 ? tsr_syevd_work_bytes(dtype, 'V', n) : 0;
+}
+
+int tessera_queue_syevd(tessera_context_t *ctx, int node, void *queue, tessera_job_t job,
+                        tessera_uplo_t uplo, tessera_dtype_t dtype, int64_t n, void *a, int64_t lda,
+                        void *w, void *work, size_t work_bytes, int *info) {
+  static const char f[] = "queue_syevd";
+  if (!ctx) return -1;
+  int rc = check_node(ctx, f, node, queue);
+  if (rc) return rc;
+  if (job != TESSERA_VALUES && job != TESSERA_VECTORS)
+    return tsr_error(ctx, -4, "%s: argument 4 (job) is not TESSERA_VALUES or TESSERA_VECTORS", f);
+  if (uplo != TESSERA_LOWER && uplo != TESSERA_UPPER)
+    return tsr_error(ctx, -5, "%s: argument 5 (uplo) is not TESSERA_LOWER or TESSERA_UPPER", f);
+  if (!tessera_dtype_size(dtype))
+    return tsr_error(ctx, -6, "%s: argument 6 = %d is not a dtype", f, (int)dtype);
+  if (n < 0 || n > INT_MAX)
+    return tsr_error(ctx, -7, "%s: argument 7 (n) = %lld is out of range [0, %d]", f, (long long)n,
+                     INT_MAX);
+  if (n > 0 && !a) return tsr_error(ctx, -8, "%s: argument 8 (a) is NULL", f);
+  if (lda < (n > 1 ? n : 1) || lda > INT_MAX)
+    return tsr_error(ctx, -9, "%s: argument 9 (lda) = %lld is not in [max(1, %lld), %d]", f,
+                     (long long)lda, (long long)n, INT_MAX);
+  if (n > 0 && !w) return tsr_error(ctx, -10, "%s: argument 10 (w) is NULL", f);
+  if (work_bytes > 0 && !work)
+    return tsr_error(ctx, -11, "%s: argument 11 (work) is NULL with %zu bytes of workspace", f,
+                     work_bytes);
+  if (!info) return tsr_error(ctx, -13, "%s: argument 13 (info) is NULL", f);
+  tsr_syevd_args_t args = {.dtype = dtype,
+                           .jobz = job == TESSERA_VECTORS ? 'V' : 'N',
+                           .uplo = (char)uplo,
+                           .n = (int)n,
+                           .threads = 1,
+                           .work_bytes = work ? work_bytes : 0};
+  void *ptr[4] = {a, w, info, work};
+  const size_t ld[4] = {(size_t)lda, (size_t)(n > 0 ? n : 1), 1, 1};
+  return tsr_run_inline(ctx, node, queue, &tsr_kernel_syevd, &args, 4, ptr, ld);
 }
