@@ -321,6 +321,13 @@ TESSERA_API int tessera_queue_gesv(tessera_context_t *ctx, int node, void *queue
 /** Bytes of device workspace tessera_queue_syevd takes at order n (0 for a bad dtype or n). */
 TESSERA_API size_t tessera_queue_syevd_work_bytes(tessera_dtype_t dtype, int64_t n);
 
+/** B (n x m, leading dimension ldb) = Aᴴ, the conjugate transpose (the transpose on real
+ *  dtypes) of the m x n A (lda), on the device of `node` ordered on `queue` as
+ *  tessera_queue_posv; a and b in that node's memory, not overlapping. */
+TESSERA_API int tessera_queue_transpose(tessera_context_t *ctx, int node, void *queue,
+                                        tessera_dtype_t dtype, int64_t m, int64_t n, const void *a,
+                                        int64_t lda, void *b, int64_t ldb);
+
 /** The eigenvalues of the n x n Hermitian A (its `uplo` triangle) into w (n of A's real type:
  *  float for F32 and C64, else double) in ascending order, and with job TESSERA_VECTORS its
  *  orthonormal eigenvectors as the columns of A (else A's `uplo` triangle is destroyed), in one

@@ -265,4 +265,33 @@ static inline void qc_syevd_cases(tessera_context_t *ctx, const qc_node_t *nd) {
       }
 }
 
+/* Conjugate transposes of random blocks, leading dimensions above their rows: exact. */
+static inline void qc_transpose_cases(tessera_context_t *ctx, const qc_node_t *nd) {
+  static const int64_t shapes[4][2] = {{0, 3}, {1, 1}, {5, 7}, {70, 37}};
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
+    for (int s = 0; s < 4; s++) {
+      const tessera_dtype_t dt = lc_dtypes[d];
+      const int64_t m = shapes[s][0], n = shapes[s][1], lda = m + 1, ldb = n + 2;
+      const size_t es = lc_esize(dt), abytes = (size_t)(lda * n) * es,
+                   bbytes = (size_t)(ldb * (m > 0 ? m : 1)) * es;
+      tt_rng_t r = tt_rng((uint64_t)(6000 + 10 * d + s));
+      void *a = lc_alloc(dt, (size_t)(lda * n)), *b = lc_alloc(dt, (size_t)(ldb * (m > 0 ? m : 1)));
+      lc_fill_random(dt, a, m, n, lda, &r);
+      void *da = nd->put(a, abytes), *db = nd->put(b, bbytes);
+      const int rc = tessera_queue_transpose(ctx, nd->node, nd->queue, dt, m, n, da, lda, db, ldb);
+      nd->sync(nd->queue);
+      nd->get(b, db, bbytes);
+      nd->drop(da), nd->drop(db);
+      if (rc)
+        fail_msg("queue_transpose %s %lld x %lld: %d", lc_name(dt), (long long)m, (long long)n, rc);
+      for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++)
+          if (lc_get(dt, b, (size_t)(j + i * ldb)) != conj(lc_get(dt, a, (size_t)(i + j * lda))))
+            fail_msg("queue_transpose %s %lld x %lld: B(%lld, %lld) is not conj(A(%lld, %lld))",
+                     lc_name(dt), (long long)m, (long long)n, (long long)j, (long long)i,
+                     (long long)i, (long long)j);
+      free(a), free(b);
+    }
+}
+
 #endif

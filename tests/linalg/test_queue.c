@@ -52,7 +52,10 @@ static void test_syevd(void **state) {
   (void)state;
   tessera_context_t *ctx = lc_context(32);
   qc_node_t nd[4];
-  for (int i = 0, n = nodes(ctx, nd, 4); i < n; i++) qc_syevd_cases(ctx, &nd[i]);
+  for (int i = 0, n = nodes(ctx, nd, 4); i < n; i++) {
+    qc_syevd_cases(ctx, &nd[i]);
+    qc_transpose_cases(ctx, &nd[i]);
+  }
   lc_finalize(ctx);
 }
 
@@ -165,6 +168,11 @@ static void test_arguments(void **state) {
   assert_int_equal(tessera_queue_syevd(ctx, 0, &token, TESSERA_VECTORS, TESSERA_LOWER, TESSERA_F64,
                                        4, a, 4, w, NULL, 0, &info),
                    -3);
+  assert_int_equal(tessera_queue_transpose(ctx, 0, NULL, (tessera_dtype_t)9, 2, 2, a, 2, b, 2), -4);
+  assert_int_equal(tessera_queue_transpose(ctx, 0, NULL, TESSERA_F64, -1, 2, a, 2, b, 2), -5);
+  assert_int_equal(tessera_queue_transpose(ctx, 0, NULL, TESSERA_F64, 2, 2, NULL, 2, b, 2), -7);
+  assert_int_equal(tessera_queue_transpose(ctx, 0, NULL, TESSERA_F64, 2, 2, a, 1, b, 2), -8);
+  assert_int_equal(tessera_queue_transpose(ctx, 0, NULL, TESSERA_F64, 2, 2, a, 2, b, 1), -10);
   assert_true(tessera_queue_syevd_work_bytes(TESSERA_F64, 100) >= 4 * 100 * 100 * 8 &&
               tessera_queue_syevd_work_bytes((tessera_dtype_t)9, 100) == 0);
   lc_assert_error(ctx);

@@ -63,6 +63,7 @@ static void test_cases(void **state) {
     qc_posv_cases(ctx, &nd);
     qc_gesv_cases(ctx, &nd);
     qc_syevd_cases(ctx, &nd);
+    qc_transpose_cases(ctx, &nd);
     /* a device's node needs a queue */
     int *di = dev_put(&(int){0}, sizeof(int));
     assert_int_equal(tessera_queue_gesv(ctx, info.memory_node, NULL, TESSERA_NOTRANS, TESSERA_F64,

@@ -1,8 +1,8 @@
-/* Solves of one matrix on one device ordered on a caller's queue (tessera_queue_posv,
- * tessera_queue_gesv, tessera_queue_syevd): the arguments checked as LAPACK numbers them, then
- * the whole-matrix kernel (kernels.h: posv, gesv, syevd) run on the calling thread, its work
- * enqueued on the caller's queue (runtime/inline.c). No tile, task or worker: the device runs the
- * calls in the queue's order while the caller goes on. */
+/* Calls on one matrix on one device ordered on a caller's queue (tessera_queue_posv,
+ * tessera_queue_gesv, tessera_queue_syevd, tessera_queue_transpose): the arguments checked as
+ * LAPACK numbers them, then the whole-matrix kernel (kernels.h: posv, gesv, syevd, transpose) run
+ * on the calling thread, its work enqueued on the caller's queue (runtime/inline.c). No tile, task
+ * or worker: the device runs the calls in the queue's order while the caller goes on. */
 #include <limits.h>
 
 #include "kernels/eig.h"
@@ -155,4 +155,34 @@ int tessera_queue_syevd(tessera_context_t *ctx, int node, void *queue, tessera_j
   void *ptr[4] = {a, w, info, work};
   const size_t ld[4] = {(size_t)lda, (size_t)(n > 0 ? n : 1), 1, 1};
   return tsr_run_inline(ctx, node, queue, &tsr_kernel_syevd, &args, 4, ptr, ld);
+}
+
+int tessera_queue_transpose(tessera_context_t *ctx, int node, void *queue, tessera_dtype_t dtype,
+                            int64_t m, int64_t n, const void *a, int64_t lda, void *b,
+                            int64_t ldb) {
+  static const char f[] = "queue_transpose";
+  if (!ctx) return -1;
+  int rc = check_node(ctx, f, node, queue);
+  if (rc) return rc;
+  if (!tessera_dtype_size(dtype))
+    return tsr_error(ctx, -4, "%s: argument 4 = %d is not a dtype", f, (int)dtype);
+  const int64_t dims[2] = {m, n};
+  for (int i = 0; i < 2; i++)
+    if (dims[i] < 0 || dims[i] > INT_MAX)
+      return tsr_error(ctx, -(5 + i), "%s: argument %d = %lld is out of range [0, %d]", f, 5 + i,
+                       (long long)dims[i], INT_MAX);
+  const bool any = m > 0 && n > 0;
+  if (any && !a) return tsr_error(ctx, -7, "%s: argument 7 (a) is NULL", f);
+  if (lda < (m > 1 ? m : 1) || lda > INT_MAX)
+    return tsr_error(ctx, -8, "%s: argument 8 (lda) = %lld is not in [max(1, %lld), %d]", f,
+                     (long long)lda, (long long)m, INT_MAX);
+  if (any && !b) return tsr_error(ctx, -9, "%s: argument 9 (b) is NULL", f);
+  if (ldb < (n > 1 ? n : 1) || ldb > INT_MAX)
+    return tsr_error(ctx, -10, "%s: argument 10 (ldb) = %lld is not in [max(1, %lld), %d]", f,
+                     (long long)ldb, (long long)n, INT_MAX);
+  if (!any) return 0;
+  tsr_transpose_args_t args = {.dtype = dtype, .m = (int)m, .n = (int)n};
+  void *ptr[2] = {(void *)a, b};
+  const size_t ld[2] = {(size_t)lda, (size_t)ldb};
+  return tsr_run_inline(ctx, node, queue, &tsr_kernel_transpose, &args, 2, ptr, ld);
 }
