@@ -1,6 +1,7 @@
 /* Calls small for their mesh (small.h): the choice between the distributed routine and one
  * device per process, from the seconds each way measured on the same shape, and the one-device
- * solve.
+ * solve (syevd's too: every process solves the gathered matrix, cuSOLVER's results the same on
+ * the same GPUs, and writes its own devices' rows).
  *
  * On a 1D mesh device r's row-major shard of A is, read column-major, the column panel r of
  * Aᵀ (Np x rows, leading dimension Np), so the shards laid end to end in mesh order are the
@@ -8,6 +9,7 @@
  * matrix is solved as the one-device path of the handlers solves a whole shard. */
 #include "small.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +30,11 @@ static int held_by(const call_t *c, int64_t owner) {
 }
 
 bool tsr_jax_small_eligible(const call_t *c, const part_t *p) {
-  if (c->ndev < 2 || c->gcols != 1 || p->n < 1 || !tsr_jax_queue_solves(c, p)) return false;
+  /* syevd's routine goes through host memory even on one device; its row blocks must cover A
+   * without padding (its eigenvectors come back in them) */
+  const bool eig = c->op == OP_SYEVD && p->rows * c->ndev == p->n && p->cols == p->n;
+  if (c->ndev < (eig ? 1 : 2) || c->gcols != 1 || p->n < 1 || !(eig || tsr_jax_queue_solves(c, p)))
+    return false;
   if (!c->comm || c->platform != TESSERA_JAX_CPU) return true; /* a GPU per endpoint */
   for (int r = 0; r < c->ndev; r++) /* host gathers take as many shards from each process */
     if (held_by(c, c->owners[r]) != c->mine) return false;
@@ -63,7 +69,10 @@ static double one_device_floor(tessera_context_t *ctx, const call_t *c, const pa
   if (tessera_device_info(ctx, kind, 0, &info) || !(info.gflops > 0)) return 0;
   const double n = (double)p->n, k = c->op == OP_CHOLESKY ? 0 : (double)p->nrhs;
   const bool complex = p->dtype == TESSERA_C64 || p->dtype == TESSERA_C128;
-  const double flops = (c->op == OP_LU_SOLVE ? 2 * n * n * n / 3 : n * n * n / 3) + 2 * n * n * k;
+  const double flops =
+      c->op == OP_SYEVD
+          ? (4.0 / 3 + (p->vectors ? 4 : 0)) * n * n * n
+          : (c->op == OP_LU_SOLVE ? 2 * n * n * n / 3 : n * n * n / 3) + 2 * n * n * k;
   return (complex ? 4 : 1) * flops / (info.gflops * 1e9);
 }
 
@@ -159,14 +168,27 @@ static int gather(tessera_context_t *ctx, const call_t *c, const part_t *p, int 
   return rc;
 }
 
+/* syevd's parts of the workspace past A: the eigenvalues, cuSOLVER's workspace, and a block
+ * of V's rows on its way to a device (byte offsets from the start of the workspace). */
+typedef struct {
+  size_t w, work, work_bytes, rows;
+} eig_parts_t;
+
 /* The solve on the gathered matrix at `a` (node's memory; potrs' Bᵀ at b, lu_solve's in
- * place in participant w's buffer), the info and log det at `head`, then the status read. */
+ * place in participant w's buffer; syevd's parts at e), the info and log det at `head`, then
+ * the status read. syevd's gathered matrix is Aᵀ (the conjugate of the Hermitian A), whose
+ * upper triangle holds A's lower: its eigenvectors come out conjugated (write_back). */
 static int one_solve(tessera_context_t *ctx, const call_t *c, const part_t *p, int w, char *head,
-                     char *a, char *b, int32_t *info, double *logdet) {
+                     char *a, char *b, const eig_parts_t *e, int32_t *info, double *logdet) {
   const part_t *q = &p[w];
   int *winfo = (int *)(head + 8);
   double *wlogdet = c->op == OP_POTRS && q->logdet ? (double *)head : NULL;
-  int rc = tsr_jax_queue_solve(ctx, c, q, a, c->op == OP_LU_SOLVE ? q->b : b, winfo, wlogdet);
+  int rc = c->op == OP_SYEVD
+               ? tessera_queue_syevd(ctx, q->node, q->queue,
+                                     q->vectors ? TESSERA_VECTORS : TESSERA_VALUES, TESSERA_UPPER,
+                                     (tessera_dtype_t)q->dtype, q->n, a, q->n, head + e->w,
+                                     head + e->work, e->work_bytes, winfo)
+               : tsr_jax_queue_solve(ctx, c, q, a, c->op == OP_LU_SOLVE ? q->b : b, winfo, wlogdet);
   if (!rc) rc = tessera_queue_sync(ctx, q->node, q->queue);
   if (!rc) rc = tessera_memory_copy(ctx, TESSERA_HOST_NODE, info, q->node, winfo, sizeof *info);
   if (!rc && wlogdet)
@@ -177,9 +199,25 @@ static int one_solve(tessera_context_t *ctx, const call_t *c, const part_t *p, i
 /* The result into every device's buffers: potrs' rows of X, cholesky's factor, lu_solve's whole
  * Xᵀ from participant w's. */
 static int write_back(tessera_context_t *ctx, const call_t *c, const part_t *p, int count, int w,
-                      const sizes_t *z, const char *a, const char *b) {
+                      const sizes_t *z, const char *a, const char *b, char *head,
+                      const eig_parts_t *e) {
   int rc = 0;
-  for (int i = 0; i < count && !rc; i++) {
+  const size_t rs = p[0].dtype == TESSERA_F32 || p[0].dtype == TESSERA_C64 ? 4 : 8;
+  for (int i = 0; i < count && !rc && c->op == OP_SYEVD; i++) {
+    /* the eigenvalues; the device's rows of V, row-major: of the conjugated eigenvectors U in a
+     * (column-major), (U's rows r0 ..)ᴴ, which is that block read row-major */
+    const part_t *q = &p[w];
+    rc = tessera_memory_copy(ctx, p[i].node, p[i].w, q->node, head + e->w, (size_t)q->n * rs);
+    if (rc || !q->vectors) continue;
+    const int64_t r0 = p[i].rank * p[i].rows;
+    rc = tessera_queue_transpose(ctx, q->node, q->queue, (tessera_dtype_t)q->dtype, p[i].rows, q->n,
+                                 a + r0 * z->es, q->n, head + e->rows, q->n);
+    if (!rc) rc = tessera_queue_sync(ctx, q->node, q->queue);
+    if (!rc)
+      rc = tessera_memory_copy(ctx, p[i].node, p[i].a, q->node, head + e->rows,
+                               (size_t)z->sa * z->es);
+  }
+  for (int i = 0; i < count && !rc && c->op != OP_SYEVD; i++) {
     if (c->op == OP_POTRS && z->sb)
       rc = tessera_memory_copy(ctx, p[i].node, p[i].b, p[w].node, b + p[i].rank * z->sb * z->es,
                                (size_t)z->sb * z->es);
@@ -190,6 +228,29 @@ static int write_back(tessera_context_t *ctx, const call_t *c, const part_t *p, 
       rc = tessera_memory_copy(ctx, p[i].node, p[i].b, p[w].node, p[w].b,
                                (size_t)(p[w].nrhs * z->np) * z->es);
   }
+  return rc;
+}
+
+/* syevd: whether its one-device solve left the status unsure (an info, or a NaN among the
+ * eigenvalues at w on q's node), agreed over the processes; then *declined. */
+static int eig_unsure(tessera_context_t *ctx, const call_t *c, const part_t *q, const char *w,
+                      int32_t *info, bool *declined) {
+  const bool single = q->dtype == TESSERA_F32 || q->dtype == TESSERA_C64;
+  const size_t rs = single ? 4 : 8;
+  char *host = malloc((size_t)q->n * rs);
+  int64_t unsure = *info != 0;
+  int rc = host ? tessera_memory_copy(ctx, TESSERA_HOST_NODE, host, q->node, w, (size_t)q->n * rs)
+                : TESSERA_ERR_NOMEM;
+  for (int64_t i = 0; i < q->n && !rc && !unsure; i++)
+    unsure = single ? isnan(((const float *)host)[i]) : isnan(((const double *)host)[i]);
+  free(host);
+  if (!rc && c->comm &&
+      tessera_comm_allreduce(c->comm, &unsure, &unsure, 1, TESSERA_COMM_I64, TESSERA_MAX, NULL)) {
+    fprintf(stderr, "tessera.jax: %s\n", tessera_comm_last_error(c->comm));
+    return TESSERA_ERR_TIMEOUT;
+  }
+  *declined = !rc && unsure;
+  if (*declined) *info = 0;
   return rc;
 }
 
@@ -207,7 +268,15 @@ int tsr_jax_small_solve(tsr_jax_state_t *s, tessera_context_t *ctx, const call_t
   /* the info and log det, A, potrs' Bᵀ, then over processes the gather's stage and send */
   const int64_t bnrhs = c->op == OP_POTRS ? p[0].nrhs : 0;
   const size_t oa = 256, ob = oa + aligned((size_t)(z.np * z.np) * z.es),
-               os = ob + aligned((size_t)(z.np * bnrhs) * z.es),
+               oe = ob + aligned((size_t)(z.np * bnrhs) * z.es);
+  /* syevd: its eigenvalues, cuSOLVER's workspace, a device's rows of V */
+  eig_parts_t e = {.w = oe, .work = oe, .rows = oe};
+  if (c->op == OP_SYEVD) {
+    e.work_bytes = tessera_queue_syevd_work_bytes((tessera_dtype_t)p[0].dtype, z.np);
+    e.work = e.w + aligned((size_t)z.np * 8);
+    e.rows = e.work + aligned(e.work_bytes);
+  }
+  const size_t os = c->op == OP_SYEVD ? e.rows + aligned((size_t)z.sa * z.es) : oe,
                staged = c->comm ? (size_t)((z.procs + 1) * z.per * z.slot) * z.es : 0;
   buffer_t ws = {0}, extra[MAX_DEVICES] = {{0}};
   int rc = buffer(ctx, node, os + staged, &ws);
@@ -245,9 +314,14 @@ int tsr_jax_small_solve(tsr_jax_state_t *s, tessera_context_t *ctx, const call_t
                                (size_t)z.sb * z.es);
   }
   int32_t info = 0;
-  if (!rc && !*declined) rc = one_solve(ctx, c, p, w, ws.at, ws.at + oa, ws.at + ob, &info, logdet);
+  if (!rc && !*declined)
+    rc = one_solve(ctx, c, p, w, ws.at, ws.at + oa, ws.at + ob, &e, &info, logdet);
+  /* syevd reads no NaN in A before its solve: a NaN or no convergence there leaves the status to
+   * the distributed routine, which finds the column LAPACK names */
+  if (!rc && !*declined && c->op == OP_SYEVD)
+    rc = eig_unsure(ctx, c, &p[w], ws.at + e.w, &info, declined);
   if (!rc && !*declined && info == 0)
-    rc = write_back(ctx, c, p, count, w, &z, ws.at + oa, ws.at + ob);
+    rc = write_back(ctx, c, p, count, w, &z, ws.at + oa, ws.at + ob, ws.at, &e);
   if (rc < 0 && !*declined) fprintf(stderr, "tessera.jax: %s\n", tessera_last_error(ctx));
   for (int g = 0; g < MAX_DEVICES; g++)
     if (extra[g].h) (void)tessera_data_release(ctx, extra[g].h);

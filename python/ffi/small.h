@@ -1,6 +1,7 @@
-/* Calls small for their mesh (small.c): potrs, cholesky and lu_solve on a mesh of row blocks
- * may run on one device of each process instead of the distributed routine, when the measured
- * seconds of both ways say that one device is the quicker. */
+/* Calls small for their mesh (small.c): potrs, cholesky and lu_solve on a mesh of row blocks,
+ * and syevd on one of one device or more, may run on one device of each process instead of the
+ * distributed routine (syevd's: through host memory), when the measured seconds of both ways
+ * say that one device is the quicker. */
 #ifndef TSR_JAX_SMALL_H
 #define TSR_JAX_SMALL_H
 
@@ -18,8 +19,9 @@ int tsr_jax_path(const int64_t calls[TSR_JAX_PATHS], const double mean[TSR_JAX_P
                  double floor);
 
 /** Whether the call may run on one device: potrs, cholesky or lu_solve, not mixed precision,
- *  on a mesh of several devices in row blocks (gcols 1), each process holding as many of them
- *  (on CPUs) as every other. The same on every process. */
+ *  on a mesh of several devices in row blocks (gcols 1), or syevd on a mesh of row blocks
+ *  covering A without padding, each process holding as many of them (on CPUs) as every other.
+ *  The same on every process. */
 bool tsr_jax_small_eligible(const call_t *c, const part_t *p);
 
 /** The way an eligible call runs (tsr_jax_path on its shape's timings in s, the processes'
@@ -37,8 +39,10 @@ double tsr_jax_seconds(void);
 
 /** The call on one device of each process (the leader's, the context held): A's shards
  *  gathered into one matrix there (device to device within the process, over the communicator
- *  between processes), tessera_queue_posv or tessera_queue_gesv on it, and the result written
- *  into every device's shards as the distributed routine writes them. Returns its status,
+ *  between processes), tessera_queue_posv, tessera_queue_gesv or tessera_queue_syevd on it, and
+ *  the result written into every device's shards as the distributed routine writes them (syevd's
+ *  rows of V by tessera_queue_transpose; where its solve gives an info or a NaN eigenvalue, the
+ *  call declines: the routine, which scans A, gives the status). Returns its status,
  *  agreed over the processes as the distributed routine's, and `*logdet` for potrs; or, with
  *  `*declined`, nothing done because some process had no memory for the whole matrix (the
  *  caller then runs the distributed routine). */

@@ -314,7 +314,7 @@ def check_local():
 
 
 def check_small():
-    """potrs, cholesky and lu_solve small for a 1D mesh over every process's devices (in jax's
+    """potrs, cholesky, lu_solve and syevd small for a 1D mesh over every process's devices (in jax's
     order and reversed): calls 1 and 2 of a shape run the distributed routine, 3 and 4 one
     device on each process, every process the same way; each result the same either way, and a
     matrix not positive definite the same info."""
@@ -353,6 +353,18 @@ def check_small():
                     close(a @ x, b, dtype, f"{what} call {i + 1}")
         statuses = multihost_utils.process_allgather(np.array([int(st)]))
         assert len(set(statuses.ravel().tolist())) == 1, statuses
+        # syevd: its rows split evenly over the mesh (the eigenvectors come back in them)
+        ne = len(devices) * (5 if devices is devs else 7)
+        a, _ = hpd(ne, np.complex128, ne)
+        what = f"syevd n={ne} {[d.id for d in devices]}"
+        for i in range(4):
+            before = _native.native().one_device_calls()
+            w, v, st = tj.syevd(a, 4, mesh, spec, return_status=True)
+            jax.block_until_ready((w, v, st))
+            took = _native.native().one_device_calls() - before
+            assert took == (i >= 2), f"{what}: call {i + 1} took one device: {took}"
+            assert int(st) == 0, f"{what}: status {int(st)}"
+            check_eig(whole(w), whole(v), a, np.complex128, f"{what} call {i + 1}")
 
 
 def check_functions_two_dtypes():

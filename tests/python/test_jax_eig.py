@@ -231,9 +231,10 @@ def test_inputs_unchanged_calls_repeatable_and_donate(devices):
     mesh, n = mesh_of(devices, len(devices)), 4 * len(devices)
     a = matrix(n, np.complex64, seed=10)
     a_in = put(a, mesh, ROW)
+    # repeated calls may take another method (the policy tries each): both decompositions hold
     first, second = tj.syevd(a_in, 2), tj.syevd(a_in, 2)
-    for x, y in zip(first, second):
-        np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+    check_eig(first, a)
+    check_eig(second, a)
     np.testing.assert_array_equal(np.asarray(a_in), a)
     assert not a_in.is_deleted()
     tj.syevd(a_in, 2, return_eigenvectors=False, donate=True)  # no result of A's shape
@@ -248,11 +249,12 @@ def test_return_forms(devices):
     w = tj.syevd(a, 2, mesh, ROW, return_eigenvectors=False)
     assert isinstance(w, jax.Array) and w.shape == (8,)
     w, v = tj.syevd(a, 2, mesh, ROW)
-    # mesh and in_specs read off a's sharding, or given as matrix_specs or a 1-tuple
+    # mesh and in_specs read off a's sharding, or given as matrix_specs or a 1-tuple (each call
+    # may take another method: the same decomposition to rounding)
     for kw in (dict(), dict(mesh=mesh, matrix_specs=ROW), dict(mesh=mesh, in_specs=(ROW,))):
         w2, v2 = tj.syevd(put(a, mesh, ROW), 2, **kw)
-        np.testing.assert_array_equal(np.asarray(w2), np.asarray(w))
-        np.testing.assert_array_equal(np.asarray(v2), np.asarray(v))
+        np.testing.assert_allclose(np.asarray(w2), np.asarray(w), rtol=1e-12, atol=1e-12)
+        check_eig((w2, v2), a)
     w, v, status = tj.syevd(np.zeros((0, 0), np.complex64), 2, mesh, ROW, return_status=True)
     assert w.shape == (0,) and w.dtype == np.float32 and v.shape == (0, 0) and int(status) == 0
     for name in ("syevd", "syevd_shardmap_ctx"):

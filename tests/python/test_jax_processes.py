@@ -124,7 +124,7 @@ def test_failures_global_arrays_and_mismatches(launch, case):
 
 @pytest.mark.parametrize("launch,processes,devices", [("coordinator", 2, 2), ("mpirun", 2, 2)])
 def test_small_calls_on_one_device_per_process(launch, processes, devices):
-    """potrs, cholesky and lu_solve small for the mesh: the distributed routine first, then
+    """potrs, cholesky, lu_solve and syevd small for the mesh: the distributed routine first, then
     the whole matrix gathered on one device of every process and solved there, each process
     taking the same way, the results and statuses the same either way."""
     results = LAUNCHES[launch]("small", processes, devices)

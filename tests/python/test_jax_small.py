@@ -117,3 +117,58 @@ def test_singular_lu_gives_the_same_info(ndev, devices):
     for x, status, _ in four_calls("lu_solve", a, b, mesh):
         assert (status == 8).all(), status
         assert_all_nan(x)
+
+
+# ---------------------------------------------------------------- syevd on one device
+
+
+def check_syevd(w, v, a):
+    """(w, V) the eigendecomposition of the Hermitian matrix a (both triangles), up to rounding:
+    the eigenvalues numpy's, the residual and V's orthogonality small."""
+    h, w = np.asarray(a).astype(np.complex128), np.asarray(w).astype(np.float64)
+    n, t = h.shape[0], tol(np.asarray(a).dtype, h.shape[0])
+    assert np.abs(w - np.linalg.eigvalsh(h)).max() <= t * np.abs(w).max()
+    if v is not None:
+        v = np.asarray(v).astype(np.complex128)
+        assert np.linalg.norm(h @ v - v * w) <= t * np.linalg.norm(h)
+        assert np.linalg.norm(v.conj().T @ v - np.eye(n)) <= t * np.sqrt(n)
+
+
+@pytest.mark.parametrize("vectors", [True, False], ids=["vectors", "values"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("ndev", [1, 2, 4])
+def test_syevd_both_ways(ndev, dtype, vectors, devices):
+    """syevd on a 1D mesh (one device too: its routine goes through host memory) runs the
+    routine twice, then on one device (tessera_queue_syevd on the gathered matrix, V's rows
+    written back by tessera_queue_transpose); each call's decomposition holds."""
+    if len(devices) < ndev:
+        pytest.skip(f"{ndev} devices needed")
+    n = 4 * next(ORDERS)  # rows that split evenly over the mesh (no padding)
+    mesh, a = mesh_of(devices, ndev), hpd(n, dtype, seed=n)
+    given = np.tril(a) + np.triu(rhs(n, dtype, n, seed=5), 1).astype(dtype)  # read: the lower
+    ways = []
+    for _ in range(4):
+        before = one_device_calls()
+        out = tj.syevd(given, 4, mesh, ROW, return_eigenvectors=vectors)
+        jax.block_until_ready(out)
+        ways.append(one_device_calls() - before)
+        w, v = out if vectors else (out, None)
+        check_syevd(w, v, a)
+    assert ways == [0, 0, 1, 1], ways
+
+
+@pytest.mark.parametrize("ndev", [1, 2])
+def test_syevd_nan_left_to_the_routine(ndev, devices):
+    """A NaN in A: the one-device solve, which does not scan for it, leaves the status to the
+    routine (LAPACK's column of the first NaN), on every call."""
+    if len(devices) < ndev:
+        pytest.skip(f"{ndev} devices needed")
+    n = 4 * next(ORDERS)
+    mesh, a = mesh_of(devices, ndev), hpd(n, np.float64, seed=n)
+    a[n - 3, 2] = a[2, n - 3] = np.nan
+    for _ in range(4):
+        before = one_device_calls()
+        w, v, status = tj.syevd(a, 4, mesh, ROW, return_status=True)
+        assert int(status) == 3, status
+        assert_all_nan(w, v)
+        assert one_device_calls() == before  # declined: not counted
