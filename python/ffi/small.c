@@ -79,21 +79,26 @@ static double one_device_floor(tessera_context_t *ctx, const call_t *c, const pa
 int tsr_jax_small_choose(tsr_jax_state_t *s, tessera_context_t *ctx, const call_t *c,
                          const part_t *p, tsr_jax_timing_t **entry) {
   tsr_jax_timing_t *e = *entry = timing_of(s, c, p);
-  /* calls, then nanoseconds (the means, one device's floor): the processes' largest of each */
-  enum { V = 2 * TSR_JAX_PATHS + 1 };
+  /* calls, then nanoseconds (the means, one device's floor), then syevd's method where the
+  * context's configuration fixes it (TESSERA_EIG_METHOD: 2 one stage on one device, 1 the
+  * routine, 0 by cost): the processes' largest of each */
+  enum { V = 2 * TSR_JAX_PATHS + 2 };
   int64_t v[V];
   for (int k = 0; k < TSR_JAX_PATHS; k++) {
     v[k] = e->calls[k];
     v[TSR_JAX_PATHS + k] = (int64_t)(e->mean[k] * 1e9);
   }
-  v[V - 1] = (int64_t)(one_device_floor(ctx, c, p) * 1e9);
+  v[V - 2] = (int64_t)(one_device_floor(ctx, c, p) * 1e9);
+  const tessera_eig_method_t m = tessera_config(ctx)->eig_method;
+  v[V - 1] = c->op != OP_SYEVD ? 0 : m == TESSERA_EIG_ONE ? 2 : m == TESSERA_EIG_TWO ? 1 : 0;
   if (c->comm && tessera_comm_allreduce(c->comm, v, v, V, TESSERA_COMM_I64, TESSERA_MAX, NULL)) {
     fprintf(stderr, "tessera.jax: %s\n", tessera_comm_last_error(c->comm));
     return TESSERA_ERR_TIMEOUT;
   }
+  if (v[V - 1]) return v[V - 1] == 2;
   double mean[TSR_JAX_PATHS];
   for (int k = 0; k < TSR_JAX_PATHS; k++) mean[k] = 1e-9 * (double)v[TSR_JAX_PATHS + k];
-  return tsr_jax_path(v, mean, 1e-9 * (double)v[V - 1]);
+  return tsr_jax_path(v, mean, 1e-9 * (double)v[V - 2]);
 }
 
 void tsr_jax_small_record(tsr_jax_timing_t *e, int path, double seconds) {

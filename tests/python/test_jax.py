@@ -20,10 +20,15 @@ from tessera import _common  # noqa: E402
 SWEEP = [(8, "explicit"), (10, "auto"), (37, "explicit"), (300, "auto")]
 
 
-@UPLO
-@pytest.mark.parametrize("n,kind", SWEEP, ids=[f"N{n}-{k}" for n, k in SWEEP])
-@DTYPE
-@pytest.mark.parametrize("fn", FNS)
+# Every function, dtype and order, the triangle alternating between them (each function and
+# dtype meets both triangles over the orders): the triangle's handling does not depend on them.
+GLOBAL = [(fn, dt, n, kind, (i + j + k) % 2 == 1) for i, fn in enumerate(FNS)
+          for j, dt in enumerate(DTYPES) for k, (n, kind) in enumerate(SWEEP)]
+
+
+@pytest.mark.parametrize("fn,dtype,n,kind,lower", GLOBAL,
+                         ids=[f"{fn}-{np.dtype(dt).name}-N{n}-{kind}-{'lower' if lo else 'upper'}"
+                              for fn, dt, n, kind, lo in GLOBAL])
 def test_global_form_matches_reference(fn, dtype, n, kind, lower, devices):
     mesh = make_mesh(devices, kind)
     rows = -(-n // len(devices))
@@ -36,10 +41,11 @@ def test_global_form_matches_reference(fn, dtype, n, kind, lower, devices):
         check(fn, out, a, b, lower)
 
 
-@UPLO
-@DTYPE
-@pytest.mark.parametrize("fn", FNS)
+@pytest.mark.parametrize("fn,dtype,lower", [(fn, dt, (i + j) % 2 == 1) for i, fn in enumerate(FNS)
+                                             for j, dt in enumerate(DTYPES)],
+                         ids=[f"{fn}-{np.dtype(dt).name}" for fn in FNS for dt in DTYPES])
 def test_shardmap_form_matches_reference(fn, dtype, lower, mesh, devices):
+    # each function and dtype once, the triangle alternating (both met by every function)
     n = 16 * len(devices)
     b = rhs(n, dtype)
     for a, T_A in ((hpd(n, dtype), 1), (diag(n, dtype), 16 + 5)):  # T_A up to > a shard
@@ -447,10 +453,15 @@ def test_return_tuples(devices):
 MESH2 = [((2, 2), "explicit"), ((2, 2), "auto"), ((1, 4), "auto"), ((4, 1), "explicit")]
 
 
-@pytest.mark.parametrize("shape,kind", MESH2, ids=[f"{r}x{c}-{k}" for (r, c), k in MESH2])
-@pytest.mark.parametrize("n", [16, 37])
-@DTYPE
-@pytest.mark.parametrize("fn", FNS + ["lu_solve"])
+# Every function on every mesh and order, the dtype rotating between them (each mesh meets
+# every dtype over the functions): the 2D layout's handling does not depend on the dtype.
+GRID = [(fn, DTYPES[(i + j + k) % 4], n, shape, kind) for i, fn in enumerate(FNS + ["lu_solve"])
+        for j, n in enumerate([16, 37]) for k, (shape, kind) in enumerate(MESH2)]
+
+
+@pytest.mark.parametrize("fn,dtype,n,shape,kind", GRID,
+                         ids=[f"{fn}-{np.dtype(dt).name}-{n}-{r}x{c}-{kind}"
+                              for fn, dt, n, (r, c), kind in GRID])
 def test_2d_mesh_matches_reference(fn, dtype, n, shape, kind, devices):
     """A sharded by rows and columns over a 2D mesh (P("x", "y"), jaxmg 1.x's process grid),
     given or read from A's sharding: the results of the 1D mesh's, x in b's layout."""
