@@ -80,8 +80,8 @@ int tsr_jax_small_choose(tsr_jax_state_t *s, tessera_context_t *ctx, const call_
                          const part_t *p, tsr_jax_timing_t **entry) {
   tsr_jax_timing_t *e = *entry = timing_of(s, c, p);
   /* calls, then nanoseconds (the means, one device's floor), then syevd's method where the
-  * context's configuration fixes it (TESSERA_EIG_METHOD: 2 one stage on one device, 1 the
-  * routine, 0 by cost): the processes' largest of each */
+   * context's configuration fixes it (TESSERA_EIG_METHOD: 2 one stage on one device, 1 the
+   * routine, 0 by cost): the processes' largest of each */
   enum { V = 2 * TSR_JAX_PATHS + 2 };
   int64_t v[V];
   for (int k = 0; k < TSR_JAX_PATHS; k++) {

@@ -27,8 +27,8 @@ bool tsr_jax_small_eligible(const call_t *c, const part_t *p);
 /** The way an eligible call runs (tsr_jax_path on its shape's timings in s, the processes'
  *  slowest measurements when the mesh spans several, so that every process takes the same
  *  way; syevd's as the context's eig_method says where it fixes one, TESSERA_EIG_METHOD=one
- *  one device, two the routine): 0 or 1, with `*entry` the timings to record it in; or a negative status when the
- *  processes cannot be reached. The caller holds the context (tsr_jax_hold). */
+ *  one device, two the routine): 0 or 1, with `*entry` the timings to record it in; or a negative
+ * status when the processes cannot be reached. The caller holds the context (tsr_jax_hold). */
 int tsr_jax_small_choose(tsr_jax_state_t *s, tessera_context_t *ctx, const call_t *c,
                          const part_t *p, tsr_jax_timing_t **entry);
 
