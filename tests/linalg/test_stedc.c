@@ -1,4 +1,4 @@
-/* The tridiagonal divide and conquer as tasks (front/stedc.c, kernels/cpu/laed.c): eigenvalues
+/* The tridiagonal divide and conquer as tasks (loops/stedc.c, kernels/cpu/laed.c): eigenvalues
  * against LAPACK's dsterf, the residual ‖T Q − Q Λ‖_F / (‖T‖_F n ε) and the orthogonality
  * ‖I − QᵀQ‖_F / (n ε) below 10, the values-only form's eigenvalues likewise, on random tridiagonals
  * and on ones that deflate (repeated and clustered eigenvalues, zero and tiny couplings,
@@ -14,7 +14,7 @@
 #include <cblas.h>
 
 #include "linalg_common.h"
-#include "linalg/front/front.h"
+#include "linalg/loops/loops.h"
 
 typedef enum { RANDOM, REPEATED, ZERO_COUPLING, TINY_COUPLING, WILKINSON, CLUSTER } kind_t;
 

@@ -1,4 +1,5 @@
-/* The Hermitian eigensolver (syevd / heevd) in two stages:
+/* The Hermitian eigensolver (syevd / heevd) in two stages, a driver of the stage loops of
+ * loops/eig_stages.c (loops/eig.h) and loops/stedc.c:
  *
  *   1. A (its triangle, made the lower one of a working copy by eig_prepare tasks, scaled as
  *      LAPACK scales it) to a band of nb subdiagonals (loops/he2hb.c: tile tasks, any device;
@@ -6,8 +7,8 @@
  *   2. the band to the real tridiagonal T by bulge chasing, a pipeline of tasks of a few steps
  *      on the CPU workers (loops/hb2st.c; inline on the calling thread in a context without
  *      them), then T's eigenvalues (and vectors): with vectors on a context with accelerators
- *      and CPU workers, the divide and conquer as tasks (stedc.c), else LAPACK's stedc / sterf,
- *      a host kernel run on the calling thread (runtime/inline.c);
+ *      and CPU workers, the divide and conquer as tasks (loops/stedc.c), else LAPACK's stedc /
+ * sterf, a host kernel run on the calling thread (runtime/inline.c);
  *   3. with vectors, T's eigenvectors Z carried back: Q2 Z by hb2st_apply tasks on column
  *      panels (CPU or GPU kernels), then Q1 (Q2 Z) by the QR's unmqr tasks on the first stage's
  *      reflectors (rows nb .. n - 1).
@@ -26,35 +27,11 @@
 #include "kernels/cpu/laed.h"
 #include "kernels/kernels.h"
 #include "linalg/front/front.h"
+#include "linalg/loops/eig.h"
 #include "linalg/loops/loops.h"
 #include "linalg/loops/tasks.h"
 #include "runtime/context.h"
 #include "tessera/linalg.h"
-
-/* The buffers of one call, freed together, and where its stages run. */
-typedef struct {
-  bool gpu; /* the GPU forms: an accelerator holds the largest stage (tsr_eig_gpu) */
-  tessera_data_t *vh, *tauh; /* Q2's reflectors as workspace handles where a GPU chased */
-  tessera_scope_t scope;     /* Q2's tasks: those accelerators, else the CPU workers */
-  int workers;               /* the context's CPU workers (cpu_workers) */
-  bool in_place;             /* h is A itself (GPU forms, vectors), not freed with the rest */
-  bool pinned;               /* h pinned for the GPU forms' copies (tsr_host_pin) */
-  bool defer;                /* the back-transformations run elsewhere (tsr_eig_solve's out) */
-  void *h;                   /* n x n working copy (lower), then the eigenvectors */
-  int64_t ldh;               /* its leading dimension */
-  void *ab;                  /* the band, (kd + 1) x n */
-  double *d, *e;             /* T */
-  double *z;                 /* T's eigenvectors */
-  void *v, *tau;             /* Q2's reflectors */
-  tessera_matrix_t *E;       /* E = T's eigenvectors as one tile, from the merges to Q2, or NULL */
-} bufs_t;
-
-static void bufs_free(tessera_context_t *ctx, bufs_t *b) {
-  if (b->pinned) tsr_host_unpin(ctx, b->h);
-  if (b->E) (void)tessera_matrix_destroy(b->E);
-  if (!b->in_place) free(b->h);
-  free(b->ab), free(b->d), free(b->e), free(b->z), free(b->v), free(b->tau);
-}
 
 static size_t idx(int64_t i, int64_t j, int64_t ld) {
   return (size_t)i + (size_t)j * (size_t)ld;
@@ -95,194 +72,10 @@ static void store_values(tessera_dtype_t dt, int64_t n, const double *x, double 
   for (int64_t i = 0; i < n; i++) put_real(dt, w, i, x[i] / s);
 }
 
-/* The band's blocks after stage 1, by copy tasks where the tiles are: the diagonal blocks
- * (kd x kd, A's block k at rows k kd of D, n x kd) and the R_k below them (the top of V's panel
- * k at rows k kd of R) — a few kd x n elements home, where the working copy's and V's whole
- * contents would be n² each. */
-static int band_blocks(tessera_matrix_t *A, const tsr_he2hb_t *H, int nb, void *dh, void *rh) {
-  tessera_context_t *ctx = A->ctx;
-  const tessera_dtype_t dt = A->dtype;
-  const size_t es = tessera_dtype_size(dt);
-  const int64_t n = A->n, t = A->nb;
-  tessera_data_t *D = NULL, *R = NULL;
-  int rc =
-      tessera_data_register(ctx, TESSERA_HOST_NODE, dh, (size_t)n, (size_t)nb, (size_t)n, es, &D);
-  if (!rc && H->V)
-    rc =
-        tessera_data_register(ctx, TESSERA_HOST_NODE, rh, (size_t)n, (size_t)nb, (size_t)n, es, &R);
-  for (int64_t r = 0; r < n && !rc; r += nb) {
-    const int kb = (int)(n - r < nb ? n - r : nb), at = (int)(r % t),
-              tag[3] = {(int)(r / nb), 0, 0};
-    rc = tsr_task_lacpy_block(dt, tsr_context_local_flow(ctx), tsr_tile(A, r / t, r / t), at, at, D,
-                              (int)r, TESSERA_RW, kb, kb, tag, 0);
-    const int64_t k = r / nb, below = n - r - nb; /* R_k's rows: those below the block */
-    if (!rc && H->V && below > 0 && k < H->V->nt)
-      rc = tsr_task_lacpy_rows(dt, tsr_context_local_flow(ctx), tsr_tile(H->V, 0, k), (int)r, R,
-                               (int)r, TESSERA_RW, (int)(below < nb ? below : nb), nb, tag, 0);
-  }
-  if (!rc) rc = tessera_wait_all(ctx);
-  const int s = tessera_data_release(ctx, D) | (R ? tessera_data_release(ctx, R) : 0);
-  return rc ? rc : s;
-}
-
-/* Stage 1 on the working copy b->h, through a view of it (dropped afterwards: its contents are
- * not needed again): the band into b->ab (kd = nb subdiagonals: its diagonal blocks from A, the
- * blocks below them from the top of V's panels), the reflectors kept in H. */
-static int reduce_to_band(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb, bufs_t *b,
-                          tsr_he2hb_t *H) {
-  const size_t es = tessera_dtype_size(dt);
-  const int64_t t = tsr_eig_band_tile(b->gpu, n, nb);
-  tessera_matrix_t *A = NULL;
-  char *dh = malloc((size_t)(n * nb) * es), *rh = malloc((size_t)(n * nb) * es);
-  int rc = dh && rh ? 0 : tsr_error(ctx, TESSERA_ERR_NOMEM, "syevd: out of memory for the band");
-  if (!rc) rc = tessera_matrix_view(ctx, dt, n, n, t, t, b->h, b->ldh, &A);
-  if (!rc) rc = tsr_he2hb_create(A, nb, H);
-  if (!rc) rc = tsr_pxhe2hb(A, H);
-  if (!rc) rc = band_blocks(A, H, nb, dh, rh);
-  if (A) {
-    const int s = tsr_matrix_drop(A);
-    if (!rc) rc = s;
-  }
-  for (int64_t j = 0; j < n && !rc; j++) {
-    const int64_t k = j / nb, c = j - k * nb, below = (k + 1) * nb; /* R_k from row `below` */
-    for (int64_t i = j; i < n && i <= j + nb; i++) {
-      const char *from = i < below ? dh + idx(i, c, n) * es : rh + idx(i - nb, c, n) * es;
-      memcpy((char *)b->ab + idx(i - j, j, nb + 1) * es, from, es);
-    }
-  }
-  free(dh);
-  free(rh);
-  return rc;
-}
-
-/* E = Q1 E on rows nb .. n - 1 of b->h (E, n x m): the first stage's reflectors by unmqr
- * tasks. */
-static int first_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int64_t m, int nb,
-                      bufs_t *b, tsr_he2hb_t *H) {
-  if (!H->V) return 0;
-  const size_t es = tessera_dtype_size(dt);
-  tessera_matrix_t *C = NULL;
-  tsr_qr_work_t wk = {0};
-  char *rows = (char *)b->h + (size_t)nb * es;
-  int rc = tessera_matrix_view(ctx, dt, n - nb, m, n - nb,
-                               tsr_eig_panel_columns(b->gpu, b->workers, n), rows, b->ldh, &C);
-  if (!rc) rc = tsr_qr_work_create(C, nb, &wk);
-  if (!rc) rc = tsr_pxunmqr('N', H->V, &H->Q, C, &wk);
-  if (!rc) rc = tessera_wait_all(ctx);
-  tsr_qr_work_destroy(&wk);
-  if (C) {
-    const int s = tessera_matrix_destroy(C);
-    if (!rc) rc = s;
-  }
-  return rc;
-}
-
-/* E = Q2 E (b->h, n x m) with the reflectors b->v, b->tau (lay): tasks on column panels of E
- * within b->scope where the context has CPU workers or the GPU forms run, else on this thread. */
-static int second_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int64_t m, int nb,
-                       bufs_t *b, const tsr_hb2st_layout_t *lay, int workers) {
-  tsr_hb2st_apply_args_t aa = {.dtype = dt, .n = (int)n, .kd = nb, .m = (int)m};
-  if (workers == 0 && !b->gpu) {
-    void *ap[3] = {b->v, b->tau, b->h};
-    const size_t al[3] = {1, 1, (size_t)b->ldh};
-    const int rc =
-        tsr_run_inline(ctx, TESSERA_HOST_NODE, NULL, &tsr_kernel_hb2st_apply, &aa, 3, ap, al);
-    return rc > 0 ? tsr_error(ctx, TESSERA_ERR_KERNEL, "syevd: Q2's application failed") : rc;
-  }
-  const size_t es = tessera_dtype_size(dt);
-  tessera_matrix_t *E = b->E; /* the merges' Q where they left it, else a view of panels */
-  tessera_data_t *v = b->vh, *tau = b->tauh; /* the device's, or the host arrays' */
-  const size_t nv = (size_t)lay->nv + 1, nt = (size_t)lay->ntau + 1;
-  b->E = NULL;
-  int rc = E ? 0
-             : tessera_matrix_view(ctx, dt, n, m, n, tsr_eig_panel_columns(b->gpu, b->workers, n),
-                                   b->h, b->ldh, &E);
-  if (!rc && !v) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->v, nv, 1, nv, es, &v);
-  if (!rc && !tau) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->tau, nt, 1, nt, es, &tau);
-  if (!rc) rc = tsr_pxhb2st_apply(E, nb, v, tau, b->scope);
-  if (!rc) rc = tessera_wait_all(ctx);
-  const int s = (v && v != b->vh ? tessera_data_release(ctx, v) : 0) |
-                (tau && tau != b->tauh ? tessera_data_release(ctx, tau) : 0);
-  const int d = E ? tessera_matrix_destroy(E) : 0;
-  return rc ? rc : s ? s : d;
-}
-
-/* The bulge chasing as one task on the accelerators (the GPU forms): T into b->d,
- * b->e; the reflectors into the workspace handles b->vh, b->tauh, which stay on the device for
- * Q2's application and are freed without a copy home. */
-static int gpu_chase(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb, bufs_t *b,
-                     const tsr_hb2st_layout_t *lay) {
-  const size_t es = tessera_dtype_size(dt), nv = (size_t)lay->nv + 1, nt = (size_t)lay->ntau + 1;
-  tessera_data_t *ab = NULL, *d = NULL, *e = NULL;
-  int rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->ab, (size_t)nb + 1, (size_t)n,
-                                 (size_t)nb + 1, es, &ab);
-  if (!rc) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->d, (size_t)n, 1, (size_t)n, 8, &d);
-  if (!rc) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->e, (size_t)n, 1, (size_t)n, 8, &e);
-  if (!rc) rc = tessera_data_create_workspace(ctx, nv, 1, es, &b->vh);
-  if (!rc) rc = tessera_data_create_workspace(ctx, nt, 1, es, &b->tauh);
-  const int tag[3] = {0, 0, 0};
-  if (!rc) rc = tsr_task_hb2st(dt, ctx, ab, d, e, b->vh, b->tauh, (int)n, nb, b->scope, tag);
-  if (!rc) rc = tessera_wait_all(ctx);
-  tessera_data_t *h[3] = {ab, d, e};
-  for (int i = 0; i < 3; i++)
-    if (h[i]) {
-      const int r = tessera_data_release(ctx, h[i]);
-      if (!rc) rc = r;
-    }
-  return rc;
-}
-
-/* The band b->ab to T (b->d, b->e) and Q2's reflectors (b->v, b->tau): on a GPU (gpu_chase)
- * in the GPU forms; else a pipeline of tasks of a few steps each on a working
- * band (loops/hb2st.c) where the context has CPU workers, else the sequential kernel on this
- * thread; the same result bit for bit on CPUs. */
-static int chase(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb, bufs_t *b,
-                 const tsr_hb2st_layout_t *lay, int workers) {
-  if (b->gpu) return gpu_chase(ctx, dt, n, nb, b, lay);
-  if (workers == 0) {
-    tsr_hb2st_args_t ha = {.dtype = dt, .n = (int)n, .kd = nb};
-    void *hp[5] = {b->ab, b->d, b->e, b->v, b->tau};
-    const size_t hl[5] = {(size_t)nb + 1, (size_t)n, (size_t)n, 1, 1};
-    return tsr_run_inline(ctx, TESSERA_HOST_NODE, NULL, &tsr_kernel_hb2st, &ha, 5, hp, hl);
-  }
-  void *w = malloc((size_t)lay->ldw * (size_t)n * tessera_dtype_size(dt));
-  if (!w)
-    return tsr_error(ctx, TESSERA_ERR_NOMEM,
-                     "syevd: out of memory for the working band of n = %lld", (long long)n);
-  int rc = tsr_hb2st_load(dt, (int)n, nb, b->ab, nb + 1, w, lay->ldw);
-  tsr_hb2st_band_t B;
-  const int group = tsr_hb2st_group((int)n, nb, workers);
-  if (!rc) rc = tsr_hb2st_band_create(ctx, dt, (int)n, nb, w, lay->ldw, group, &B);
-  if (!rc) {
-    rc = tsr_pxhb2st(&B, b->v, b->tau);
-    const int waited = tessera_wait_all(ctx), released = tsr_hb2st_band_destroy(&B);
-    rc = rc ? rc : waited ? waited : released;
-  }
-  if (!rc) rc = tsr_hb2st_extract(dt, (int)n, nb, w, lay->ldw, b->d, b->e);
-  free(w);
-  return rc;
-}
-
-/* T's eigenvalues (and vectors into z, leading dimension ldz) by LAPACK's stedc / sterf on this
- * thread: the workers are idle while it runs, and its BLAS calls take their cores. */
-static int inline_stedc(tessera_context_t *ctx, tessera_job_t job, int64_t n, bufs_t *b, double *z,
-                        int64_t ldz, int workers) {
-  tsr_stedc_args_t sa = {
-      .n = (int)n, .vectors = job == TESSERA_VECTORS, .threads = workers > 1 ? workers : 1};
-  void *sp[3] = {b->d, b->e, z};
-  const size_t sl[3] = {(size_t)n, (size_t)n, (size_t)ldz};
-  const int rc = tsr_run_inline(ctx, TESSERA_HOST_NODE, NULL, &tsr_kernel_stedc, &sa,
-                                sa.vectors ? 3 : 2, sp, sl);
-  if (rc > 0)
-    return tsr_error(ctx, rc, "syevd: the tridiagonal eigensolver (LAPACK's %s) failed: info %d",
-                     sa.vectors ? "dstedc" : "dsterf", rc);
-  return rc;
-}
-
 /* Stages 2 and 3 on the band: T, its eigenvalues into b->d (ascending), with vectors the
  * eigenvectors of the band into b->h. Returns 0, stedc's info > 0, or a negative status. */
 static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t job, int64_t n,
-                      int nb, bufs_t *b) {
+                      int nb, tsr_eig_work_t *b) {
   const int workers = b->workers;
   tsr_hb2st_layout_t lay;
   const size_t es = tessera_dtype_size(dt);
@@ -300,7 +93,7 @@ static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t 
   if (!b->v || !b->tau || (job == TESSERA_VECTORS && !z))
     return tsr_error(ctx, TESSERA_ERR_NOMEM, "syevd: out of memory for the reflectors of n = %lld",
                      (long long)n);
-  int rc = chase(ctx, dt, n, nb, b, &lay, workers);
+  int rc = tsr_eig_to_tridiagonal(ctx, dt, n, nb, b, &lay, workers);
   if (rc) return rc < 0 ? rc : tsr_error(ctx, TESSERA_ERR_KERNEL, "syevd: bulge chasing failed");
   const int64_t leaf = tsr_eig_stedc_leaf(job, b->gpu, workers, n);
   if (leaf && job == TESSERA_VECTORS) {
@@ -318,14 +111,14 @@ static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t 
     rc = tsr_stedc_values(ctx, n, b->d, b->e, leaf);
     if (rc > 0) return tsr_error(ctx, rc, "syevd: the tridiagonal eigensolver failed: info %d", rc);
   } else {
-    rc = inline_stedc(ctx, job, n, b, z, ldz, workers);
+    rc = tsr_eig_stedc_inline(ctx, job, n, b, z, ldz, workers);
   }
   if (rc || job != TESSERA_VECTORS) return rc;
   for (int64_t j = 0; j < n && !direct; j++) /* E = Z in the dtype, then Q2 E */
     for (int64_t i = 0; i < n; i++)
       tsr_scalar_store(dt, (char *)b->h + idx(i, j, b->ldh) * es,
                        (tsr_scalar_t){b->z[idx(i, j, n)], 0});
-  return b->defer ? 0 : second_back(ctx, dt, n, n, nb, b, &lay, workers);
+  return b->defer ? 0 : tsr_eig_back_tridiagonal(ctx, dt, n, n, nb, b, &lay, workers);
 }
 
 /* Handle h's rows x cols block copied by a task, where h lies, into the host array `to` (ld). */
@@ -374,7 +167,7 @@ static int steps_t(tessera_context_t *ctx, tessera_dtype_t dt, const tsr_qr_t *Q
 /* The reflectors of both stages into host arrays of out, for back-transformations elsewhere:
  * Q2's v and tau (from the device where the GPU chased), V and each step's T of stage 1. */
 static int export_reflectors(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb,
-                             bufs_t *b, const tsr_he2hb_t *H, tsr_eig_reflectors_t *out) {
+                             tsr_eig_work_t *b, const tsr_he2hb_t *H, tsr_eig_reflectors_t *out) {
   const size_t es = tessera_dtype_size(dt);
   tsr_hb2st_layout_t lay;
   if (tsr_hb2st_layout((int)n, nb, &lay)) return TESSERA_ERR_STATE;
@@ -423,20 +216,20 @@ int tsr_eig_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int64_t 
                      (long long)n, r->nb);
   tessera_scope_t scope;
   const bool gpu = tsr_eig_gpu(ctx, TESSERA_VECTORS, dt, n, &scope);
-  bufs_t b = {.gpu = gpu,
-              .scope = scope,
-              .workers = tsr_eig_cpu_workers(ctx),
-              .in_place = true,
-              .h = e,
-              .ldh = lde,
-              .v = r->v,
-              .tau = r->tau};
+  tsr_eig_work_t b = {.gpu = gpu,
+                      .scope = scope,
+                      .workers = tsr_eig_cpu_workers(ctx),
+                      .in_place = true,
+                      .h = e,
+                      .ldh = lde,
+                      .v = r->v,
+                      .tau = r->tau};
   const tessera_scope_t outer = tessera_get_scope(ctx);
   tsr_he2hb_t H = {.kd = r->nb};
   int rc = gpu ? tessera_set_scope(ctx, scope) : 0;
-  if (!rc) rc = second_back(ctx, dt, n, m, r->nb, &b, &lay, b.workers);
+  if (!rc) rc = tsr_eig_back_tridiagonal(ctx, dt, n, m, r->nb, &b, &lay, b.workers);
   if (!rc && r->steps > 0) rc = q1_of(ctx, dt, n, r, &H);
-  if (!rc && H.V) rc = first_back(ctx, dt, n, m, r->nb, &b, &H);
+  if (!rc && H.V) rc = tsr_eig_back_band(ctx, dt, n, m, r->nb, &b, &H);
   (void)tessera_set_scope(ctx, outer);
   if (H.V) tsr_he2hb_destroy(&H);
   return rc;
@@ -465,18 +258,18 @@ int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tess
    * two put a block's rows of every column in the same cache sets */
   const bool in_place = gpu && job == TESSERA_VECTORS;
   const int64_t ldh = in_place ? lda : n % 32 ? n : n + 8;
-  bufs_t b = {.gpu = gpu,
-              .scope = scope,
-              .workers = tsr_eig_cpu_workers(ctx),
-              .in_place = in_place,
-              .defer = out && job == TESSERA_VECTORS,
-              .h = in_place ? a : malloc((size_t)(ldh * n) * es),
-              .ldh = ldh,
-              .ab = calloc((size_t)(n * (nb + 1)), es),
-              .d = calloc((size_t)n, sizeof(double)),
-              .e = calloc((size_t)n, sizeof(double))};
+  tsr_eig_work_t b = {.gpu = gpu,
+                      .scope = scope,
+                      .workers = tsr_eig_cpu_workers(ctx),
+                      .in_place = in_place,
+                      .defer = out && job == TESSERA_VECTORS,
+                      .h = in_place ? a : malloc((size_t)(ldh * n) * es),
+                      .ldh = ldh,
+                      .ab = calloc((size_t)(n * (nb + 1)), es),
+                      .d = calloc((size_t)n, sizeof(double)),
+                      .e = calloc((size_t)n, sizeof(double))};
   if (!b.h || !b.ab || !b.d || !b.e) {
-    bufs_free(ctx, &b);
+    tsr_eig_work_free(ctx, &b);
     return tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory for a copy of A (n = %lld)", f,
                      (long long)n);
   }
@@ -487,7 +280,7 @@ int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tess
   double amax = 0;
   const int64_t bad = tsr_eig_prepare(ctx, dt, (char)uplo, n, a, lda, b.h, b.ldh, b.workers, &amax);
   if (bad) {
-    bufs_free(ctx, &b);
+    tsr_eig_work_free(ctx, &b);
     if (bad < 0) return (int)bad;
     tsr_eig_fill_nan(dt, job, (char)uplo, n, a, lda, w);
     return tsr_error(ctx, (int)bad, "%s: A holds a NaN or an infinity in column %lld", f,
@@ -501,13 +294,13 @@ int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tess
   const tessera_scope_t outer = tessera_get_scope(ctx);
   tsr_he2hb_t H = {0};
   int rc = b.gpu ? tessera_set_scope(ctx, b.scope) : 0;
-  if (!rc) rc = reduce_to_band(ctx, dt, n, nb, &b, &H);
+  if (!rc) rc = tsr_eig_reduce_to_band(ctx, dt, n, nb, &b, &H);
   if (!rc) rc = solve_band(ctx, dt, job, n, nb, &b);
   if (!rc && b.defer) rc = export_reflectors(ctx, dt, n, nb, &b, &H, out);
   const int freed = (b.vh ? tessera_data_release(ctx, b.vh) : 0) |
                     (b.tauh ? tessera_data_release(ctx, b.tauh) : 0);
   if (!rc) rc = freed;
-  if (!rc && job == TESSERA_VECTORS && !b.defer) rc = first_back(ctx, dt, n, n, nb, &b, &H);
+  if (!rc && job == TESSERA_VECTORS && !b.defer) rc = tsr_eig_back_band(ctx, dt, n, n, nb, &b, &H);
   (void)tessera_set_scope(ctx, outer);
   tsr_he2hb_destroy(&H);
   if (!rc) {
@@ -515,7 +308,7 @@ int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tess
     for (int64_t j = 0; j < n && job == TESSERA_VECTORS && !b.in_place; j++)
       memcpy((char *)a + idx(0, j, lda) * es, (char *)b.h + idx(0, j, b.ldh) * es, (size_t)n * es);
   }
-  bufs_free(ctx, &b);
+  tsr_eig_work_free(ctx, &b);
   if (!rc && !out) tsr_eig_measured(ctx, false, where, job, dt, n, tsr_now() - t0);
   return rc;
 }

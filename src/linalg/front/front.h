@@ -227,20 +227,4 @@ int tsr_panels_back(tessera_matrix_t *X, tessera_matrix_t *P, int rc);
 /** Frees panels P (from tsr_panels_of) once the flow is over: rc, else the free's status. */
 int tsr_panels_free(tessera_matrix_t *X, tessera_matrix_t *P, int rc);
 
-/** The eigenvalues (into d, ascending) and eigenvectors (into q, n x n, leading dimension ldq) of
- *  the symmetric tridiagonal matrix of diagonal d and subdiagonal e (n - 1 entries) by divide
- *  and conquer as tasks (stedc.c), leaves of at most `leaf` rows; the context needs CPU workers
- *  (the leaves and the secular equations run there). qh: NULL, or a handle of q (n x n doubles,
- *  home q, ld ldq, no replica newer than its home) that the merges then use and leave where
- *  they last wrote it (a GPU), for the caller's next tasks on it. Returns 0, LAPACK's info > 0
- *  (a root or a leaf did not converge: its block as dstedc reports it), or a negative status. */
-int tsr_stedc_dc(tessera_context_t *ctx, int64_t n, double *d, double *e, double *q, int64_t ldq,
-                 int64_t leaf, tessera_data_t *qh);
-
-/** The eigenvalues alone (into d, ascending) of the same tridiagonal by the same divide and
- *  conquer, each block keeping only its eigenvectors' first and last rows (the coupling vectors
- *  of the merges above it): the secular equations and the rows' products by tasks on the CPU
- *  workers, O(n²) in all, where dsterf's O(n²) runs on one core. Returns as tsr_stedc_dc. */
-int tsr_stedc_values(tessera_context_t *ctx, int64_t n, double *d, double *e, int64_t leaf);
-
 #endif

@@ -39,7 +39,7 @@ double tsr_layout_seconds(const int *owner, int64_t mt, int64_t nt, int procs, i
  *  against the seconds of the move. */
 bool tsr_fit_pays(double saved, double moving);
 
-/* The eigensolver (front/eig.c, front/stedc.c). */
+/* The eigensolver (front/eig.c, loops/eig_stages.c, loops/stedc.c). */
 
 /** Whether syevd (on one process, its vectors here) runs in one stage on one device: the
  *  context's eig_method (tessera_eig_method_t), and for COST the method measured faster at n's
@@ -70,7 +70,7 @@ int64_t tsr_eig_panel_columns(bool gpu, int workers, int64_t n);
  *  overlap; at least 2. */
 int tsr_hb2st_group(int n, int kd, int workers);
 /** How T's eigenproblem of order n is solved: the rows of the leaves of the divide and conquer
- *  as tasks (front/stedc.c: with vectors tsr_stedc_dc, without tsr_stedc_values), or 0 for
+ *  as tasks (loops/stedc.c: with vectors tsr_stedc_dc, without tsr_stedc_values), or 0 for
  *  LAPACK's stedc / sterf on the calling thread; in the GPU forms (`gpu`) or not, on `workers`
  *  CPU workers. */
 int64_t tsr_eig_stedc_leaf(tessera_job_t job, bool gpu, int workers, int64_t n);

@@ -102,7 +102,7 @@ int tsr_task_hb2st_steps(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_
                          int ncols, int col0, int width, int n, int kd, int ldw, int sweep,
                          int first, int count, void *v, void *tau, const int tag[3], int prio);
 /** The strictly upper triangle of the n x n tile a from its lower, conjugated. */
-/* The tridiagonal divide and conquer (front/stedc.c): a leaf's eigenproblem (LAPACK's dstedc on
+/* The tridiagonal divide and conquer (loops/stedc.c): a leaf's eigenproblem (LAPACK's dstedc on
  * d, e of order n into z), a merge's coupling vector, roots and execution (cpu/laed.h); the
  * tasks on Q within `scope`. The leaf's z: n columns of `rows` rows, its block at row `row`, the
  * rest zeroed. */

@@ -17,7 +17,8 @@
 #include <string.h>
 
 #include "kernels/cpu/laed.h"
-#include "linalg/front/front.h"
+#include "linalg/loops/loops.h"
+#include "linalg/loops/policy.h"
 #include "linalg/loops/tasks.h"
 #include "runtime/context.h"
 

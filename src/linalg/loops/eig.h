@@ -1,0 +1,64 @@
+/* The Hermitian eigensolver's two-stage method as stage loops (eig_stages.c, stedc.c), which
+ * front/eig.c drives: the band reduction and its back-transformation (Q1), the bulge chasing and
+ * its back-transformation (Q2), the tridiagonal eigensolver on the calling thread (LAPACK's) or
+ * as tasks (stedc.c, loops.h). Each inserts its tasks and waits for them; their device forms
+ * are the policy's (policy.h: tsr_eig_gpu and what follows it). */
+#ifndef TSR_LINALG_LOOPS_EIG_H
+#define TSR_LINALG_LOOPS_EIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernels/cpu/hb2st.h"
+#include "linalg/loops/loops.h"
+
+/** The buffers of one call, freed together (tsr_eig_work_free), and where its stages run. */
+typedef struct {
+  bool gpu; /* the GPU forms: an accelerator holds the largest stage (tsr_eig_gpu) */
+  tessera_data_t *vh, *tauh; /* Q2's reflectors as workspace handles where a GPU chased */
+  tessera_scope_t scope;     /* Q2's tasks: those accelerators, else the CPU workers */
+  int workers;               /* the context's CPU workers (cpu_workers) */
+  bool in_place;             /* h is A itself (GPU forms, vectors), not freed with the rest */
+  bool pinned;               /* h pinned for the GPU forms' copies (tsr_host_pin) */
+  bool defer;                /* the back-transformations run elsewhere (tsr_eig_solve's out) */
+  void *h;                   /* n x n working copy (lower), then the eigenvectors */
+  int64_t ldh;               /* its leading dimension */
+  void *ab;                  /* the band, (kd + 1) x n */
+  double *d, *e;             /* T */
+  double *z;                 /* T's eigenvectors */
+  void *v, *tau;             /* Q2's reflectors */
+  tessera_matrix_t *E;       /* E = T's eigenvectors as one tile, from the merges to Q2, or NULL */
+} tsr_eig_work_t;
+
+/** Frees what `b` holds (not h where in_place), unpinning and destroying as it says. */
+void tsr_eig_work_free(tessera_context_t *ctx, tsr_eig_work_t *b);
+
+/** Stage 1 on the working copy b->h, through a view of it (dropped afterwards: its contents are
+ * not needed again): the band into b->ab (kd = nb subdiagonals: its diagonal blocks from A, the
+ * blocks below them from the top of V's panels), the reflectors kept in H. */
+int tsr_eig_reduce_to_band(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb,
+                           tsr_eig_work_t *b, tsr_he2hb_t *H);
+
+/** E = Q1 E on rows nb .. n - 1 of b->h (E, n x m): the first stage's reflectors by unmqr
+ * tasks. */
+int tsr_eig_back_band(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int64_t m, int nb,
+                      tsr_eig_work_t *b, tsr_he2hb_t *H);
+
+/** E = Q2 E (b->h, n x m) with the reflectors b->v, b->tau (lay): tasks on column panels of E
+ * within b->scope where the context has CPU workers or the GPU forms run, else on this thread. */
+int tsr_eig_back_tridiagonal(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int64_t m,
+                             int nb, tsr_eig_work_t *b, const tsr_hb2st_layout_t *lay, int workers);
+
+/** The band b->ab to T (b->d, b->e) and Q2's reflectors (b->v, b->tau): on a GPU (gpu_chase)
+ * in the GPU forms; else a pipeline of tasks of a few steps each on a working
+ * band (loops/hb2st.c) where the context has CPU workers, else the sequential kernel on this
+ * thread; the same result bit for bit on CPUs. */
+int tsr_eig_to_tridiagonal(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb,
+                           tsr_eig_work_t *b, const tsr_hb2st_layout_t *lay, int workers);
+
+/** T's eigenvalues (and vectors into z, leading dimension ldz) by LAPACK's stedc / sterf on this
+ * thread: the workers are idle while it runs, and its BLAS calls take their cores. */
+int tsr_eig_stedc_inline(tessera_context_t *ctx, tessera_job_t job, int64_t n, tsr_eig_work_t *b,
+                         double *z, int64_t ldz, int workers);
+
+#endif
