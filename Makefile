@@ -99,7 +99,7 @@ test-main: setup build
 test-sanitize: test-asan test-tsan test-sim
 
 test-asan: setup
-	@$(call CMAKE_CONFIGURE,build-asan,-DCMAKE_BUILD_TYPE=Debug -DTESSERA_SANITIZE=address -DTESSERA_CUDA=$(SANITIZE_CUDA))
+	@$(call CMAKE_CONFIGURE,build-asan,-DCMAKE_BUILD_TYPE=Debug -DTESSERA_SANITIZE=address -DTESSERA_CUDA=$(SANITIZE_CUDA) -DTESSERA_BUILD_BENCH=OFF)
 	@$(call CMAKE_BUILD,build-asan)
 	@echo "== ctest: build-asan (AddressSanitizer + UndefinedBehaviorSanitizer, every test) =="
 	@ASAN_OPTIONS=detect_leaks=1:protect_shadow_gap=0 \
@@ -120,7 +120,7 @@ test-tsan: setup
 	  $(CTEST) --test-dir build-sim -L unit
 else
 test-tsan: setup
-	@$(call CMAKE_CONFIGURE,build-tsan,-DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSERA_SANITIZE=thread -DTESSERA_CUDA=$(SANITIZE_CUDA))
+	@$(call CMAKE_CONFIGURE,build-tsan,-DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSERA_SANITIZE=thread -DTESSERA_CUDA=$(SANITIZE_CUDA) -DTESSERA_BUILD_BENCH=OFF)
 	@$(call CMAKE_BUILD,build-tsan)
 	@echo "== ctest: build-tsan (ThreadSanitizer, unit and kernel tests) =="
 	@TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
@@ -130,7 +130,8 @@ endif
 # Simulated devices (host memory standing in for GPUs) under TSan: the runtime's device paths
 # (pools, eviction, transfers, tasks in flight) on a machine without GPUs. 3 devices with 1 MiB
 # pools, so every linalg test moves and evicts tiles.
-SIM_CONFIG := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSERA_SANITIZE=thread -DTESSERA_SIM_DEVICES=ON
+SIM_CONFIG := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSERA_SANITIZE=thread -DTESSERA_SIM_DEVICES=ON \
+              -DTESSERA_BUILD_BENCH=OFF
 test-sim: setup
 	@$(call CMAKE_CONFIGURE,build-sim,$(SIM_CONFIG))
 	@$(call CMAKE_BUILD,build-sim)
