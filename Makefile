@@ -54,13 +54,13 @@ FORMAT_FILES = $(shell find $(FORMAT_DIRS) -path '*/vendor' -prune -o -type f \(
 # Every folder a target below configures; make clean removes them all, and what the tests
 # leave in the tree (pytest's cache, the bytecode Python writes next to the modules they import).
 BUILD_DIRS := build build-asan build-tsan build-sim
-TEST_LEFTOVERS := .pytest_cache tests/python/__pycache__ python/tessera/__pycache__
+TEST_LEFTOVERS := .pytest_cache tests/python/__pycache__ python/tessera/__pycache__ .build-asan.log
 
 # make test's stages, in order; each one's wall time is printed at the end.
 TEST_STAGES := format-check build test-main test-asan test-tsan test-sim test-python
 
-.PHONY: all setup setup-build configure build demo test test-main test-sanitize test-asan test-tsan test-sim \
-        test-python install clean format format-check
+.PHONY: all setup setup-build configure build build-asan demo test test-main test-sanitize test-asan \
+        test-tsan test-sim test-python install clean format format-check
 
 all: build
 
@@ -80,14 +80,19 @@ demo: build
 	./build/tessera demo
 
 # Runs the stages in order and stops at the first that fails; the table of wall times covers
-# the stages that ran.
+# the stages that ran. build-asan compiles while test-main's tests run (they mostly wait: MPI
+# start-up, timeouts), its output shown when test-asan starts; test-asan's own build then finds
+# nothing left to do.
 test:
-	@rc=0; table=""; \
+	@rc=0; table=""; bg=""; \
 	for stage in $(TEST_STAGES); do \
+	  if [ $$stage = test-main ]; then ( $(MAKE) build-asan > $(ASAN_LOG) 2>&1 ) & bg=$$!; fi; \
+	  if [ $$stage = test-asan ] && [ -n "$$bg" ]; then wait $$bg; cat $(ASAN_LOG); bg=""; fi; \
 	  t0=$$SECONDS; $(MAKE) $$stage || rc=$$?; \
 	  table+=$$(printf '  %-13s %4d s%s' $$stage $$((SECONDS - t0)) "$$([ $$rc -eq 0 ] || echo '  FAILED')")$$'\n'; \
 	  [ $$rc -eq 0 ] || break; \
 	done; \
+	if [ -n "$$bg" ]; then wait $$bg; fi; rm -f $(ASAN_LOG); \
 	echo "== make test: wall time per stage =="; printf '%s' "$$table"; \
 	printf '  %-13s %4d s\n' total $$SECONDS; \
 	exit $$rc
@@ -98,9 +103,15 @@ test-main: setup build
 
 test-sanitize: test-asan test-tsan test-sim
 
-test-asan: setup
+# build-asan/ configured and compiled (no package check: `make test` runs it beside test-main,
+# whose own check has the packages in place).
+ASAN_LOG := .build-asan.log
+build-asan:
 	@$(call CMAKE_CONFIGURE,build-asan,-DCMAKE_BUILD_TYPE=Debug -DTESSERA_SANITIZE=address -DTESSERA_CUDA=$(SANITIZE_CUDA) -DTESSERA_BUILD_BENCH=OFF)
 	@$(call CMAKE_BUILD,build-asan)
+
+test-asan: setup
+	@$(MAKE) build-asan
 	@echo "== ctest: build-asan (AddressSanitizer + UndefinedBehaviorSanitizer, every test) =="
 	@ASAN_OPTIONS=detect_leaks=1:protect_shadow_gap=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
