@@ -54,12 +54,13 @@ FORMAT_FILES = $(shell find $(FORMAT_DIRS) -path '*/vendor' -prune -o -type f \(
 # Every folder a target below configures; make clean removes them all, and what the tests
 # leave in the tree (pytest's cache, the bytecode Python writes next to the modules they import).
 BUILD_DIRS := build build-asan build-tsan build-sim
-TEST_LEFTOVERS := .pytest_cache tests/python/__pycache__ python/tessera/__pycache__ .build-asan.log
+TEST_LEFTOVERS := .pytest_cache tests/python/__pycache__ python/tessera/__pycache__ .build-asan.log \
+                  .build-sim.log
 
 # make test's stages, in order; each one's wall time is printed at the end.
 TEST_STAGES := format-check build test-main test-asan test-tsan test-sim test-python
 
-.PHONY: all setup setup-build configure build build-asan demo test test-main test-sanitize test-asan \
+.PHONY: all setup setup-build configure build build-asan build-sim demo test test-main test-sanitize test-asan \
         test-tsan test-sim test-python install clean format format-check
 
 all: build
@@ -80,19 +81,22 @@ demo: build
 	./build/tessera demo
 
 # Runs the stages in order and stops at the first that fails; the table of wall times covers
-# the stages that ran. build-asan compiles while test-main's tests run (they mostly wait: MPI
-# start-up, timeouts), its output shown when test-asan starts; test-asan's own build then finds
-# nothing left to do.
+# the stages that ran. Each sanitizer build compiles while the stage before runs its tests
+# (they mostly wait: MPI start-up, timeouts): build-asan beside test-main, build-sim beside
+# test-asan; its output shown when its own stage starts, whose build then finds nothing left to
+# do.
 test:
-	@rc=0; table=""; bg=""; \
+	@rc=0; table=""; bg=""; log=""; \
 	for stage in $(TEST_STAGES); do \
-	  if [ $$stage = test-main ]; then ( $(MAKE) build-asan > $(ASAN_LOG) 2>&1 ) & bg=$$!; fi; \
-	  if [ $$stage = test-asan ] && [ -n "$$bg" ]; then wait $$bg; cat $(ASAN_LOG); bg=""; fi; \
+	  if [ -n "$$bg" ] && { [ $$stage = test-asan ] || [ $$stage = test-tsan ]; }; then \
+	    wait $$bg; cat $$log; rm -f $$log; bg=""; fi; \
+	  if [ $$stage = test-main ]; then log=$(ASAN_LOG); ( $(MAKE) build-asan > $$log 2>&1 ) & bg=$$!; fi; \
+	  if [ $$stage = test-asan ]; then log=$(SIM_LOG); ( $(MAKE) build-sim > $$log 2>&1 ) & bg=$$!; fi; \
 	  t0=$$SECONDS; $(MAKE) $$stage || rc=$$?; \
 	  table+=$$(printf '  %-13s %4d s%s' $$stage $$((SECONDS - t0)) "$$([ $$rc -eq 0 ] || echo '  FAILED')")$$'\n'; \
 	  [ $$rc -eq 0 ] || break; \
 	done; \
-	if [ -n "$$bg" ]; then wait $$bg; fi; rm -f $(ASAN_LOG); \
+	if [ -n "$$bg" ]; then wait $$bg; fi; rm -f $(ASAN_LOG) $(SIM_LOG); \
 	echo "== make test: wall time per stage =="; printf '%s' "$$table"; \
 	printf '  %-13s %4d s\n' total $$SECONDS; \
 	exit $$rc
@@ -124,8 +128,7 @@ test-asan: setup
 # kernels' tests (the CUDA kernels' among them, which build-sim does not build).
 ifeq ($(SANITIZE_CUDA),OFF)
 test-tsan: setup
-	@$(call CMAKE_CONFIGURE,build-sim,$(SIM_CONFIG))
-	@$(call CMAKE_BUILD,build-sim)
+	@$(MAKE) build-sim
 	@echo "== ctest: build-sim with no simulated device (ThreadSanitizer, unit tests) =="
 	@TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 TESSERA_SIM_DEVICES=0 \
 	  $(CTEST) --test-dir build-sim -L unit
@@ -143,9 +146,14 @@ endif
 # pools, so every linalg test moves and evicts tiles.
 SIM_CONFIG := -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSERA_SANITIZE=thread -DTESSERA_SIM_DEVICES=ON \
               -DTESSERA_BUILD_BENCH=OFF
-test-sim: setup
+SIM_LOG := .build-sim.log
+# build-sim/ configured and compiled (no package check, as build-asan).
+build-sim:
 	@$(call CMAKE_CONFIGURE,build-sim,$(SIM_CONFIG))
 	@$(call CMAKE_BUILD,build-sim)
+
+test-sim: setup
+	@$(MAKE) build-sim
 	@echo "== ctest: build-sim (ThreadSanitizer, 3 simulated devices with 1 MiB pools, every test) =="
 	@TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 TESSERA_SIM_DEVICES=3 TESSERA_GPU_MEM_LIMIT=1M \
 	  $(CTEST) --test-dir build-sim
