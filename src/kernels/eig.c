@@ -121,8 +121,7 @@ static uint64_t syevd_key(const void *args) {
   return tsr_size_key(a->dtype, a->jobz == 'V', a->n, 0, 0);
 }
 
-size_t tsr_syevd_work_bytes(tessera_dtype_t dtype, char jobz, int64_t n) {
-  (void)jobz; /* cuSOLVER's syevd asks as much without vectors */
+size_t tsr_syevd_work_bytes(tessera_dtype_t dtype, int64_t n) {
   const size_t un = (size_t)n, bytes = (4 * un * un + 256 * un) * tessera_dtype_size(dtype);
   return (bytes + ((size_t)1 << 16)) / 256 * 256 + 256;
 }

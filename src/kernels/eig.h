@@ -127,7 +127,7 @@ typedef struct {
 /** Bytes of the GPU workspace syevd takes at order n: what cuSOLVER's Xsyevd asks (about
  *  4 n² + 136 n elements of the dtype, with vectors or without), with room to spare; where it
  *  asks for more the CUDA kernel takes it from CUDA's stream-ordered allocator. */
-size_t tsr_syevd_work_bytes(tessera_dtype_t dtype, char jobz, int64_t n);
+size_t tsr_syevd_work_bytes(tessera_dtype_t dtype, int64_t n);
 
 /** The kernels (eig.c). */
 extern const tessera_kernel_t tsr_kernel_eig_prepare;

@@ -33,18 +33,6 @@
 #include "runtime/context.h"
 #include "tessera/linalg.h"
 
-static size_t idx(int64_t i, int64_t j, int64_t ld) {
-  return (size_t)i + (size_t)j * (size_t)ld;
-}
-
-/* w[i] = x in the dtype's real type. */
-static void put_real(tessera_dtype_t dt, void *w, int64_t i, double x) {
-  if (tsr_dtype_single(dt))
-    ((float *)w)[i] = (float)x;
-  else
-    ((double *)w)[i] = x;
-}
-
 /* LAPACK's scaling of heevd: the factor bringing the largest modulus amax into
  * [sqrt(safmin / eps), sqrt(eps / safmin)] of the dtype's real type, else 1. */
 static double scaling(tessera_dtype_t dt, double amax) {
@@ -61,7 +49,7 @@ static void scale_lower(tessera_dtype_t dt, int64_t n, void *h, int64_t ldh, dou
   const size_t es = tessera_dtype_size(dt);
   for (int64_t j = 0; j < n; j++)
     for (int64_t i = j; i < n; i++) {
-      char *p = (char *)h + idx(i, j, ldh) * es;
+      char *p = (char *)h + tsr_eig_at(i, j, ldh) * es;
       const tsr_scalar_t v = tsr_scalar_load(dt, p, 0);
       tsr_scalar_store(dt, p, (tsr_scalar_t){s * v.re, s * v.im});
     }
@@ -69,7 +57,7 @@ static void scale_lower(tessera_dtype_t dt, int64_t n, void *h, int64_t ldh, dou
 
 /* w (n entries of the dtype's real type) = x / s. */
 static void store_values(tessera_dtype_t dt, int64_t n, const double *x, double s, void *w) {
-  for (int64_t i = 0; i < n; i++) put_real(dt, w, i, x[i] / s);
+  for (int64_t i = 0; i < n; i++) tsr_eig_put_real(dt, w, i, x[i] / s);
 }
 
 /* Stages 2 and 3 on the band: T, its eigenvalues into b->d (ascending), with vectors the
@@ -116,8 +104,8 @@ static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t 
   if (rc || job != TESSERA_VECTORS) return rc;
   for (int64_t j = 0; j < n && !direct; j++) /* E = Z in the dtype, then Q2 E */
     for (int64_t i = 0; i < n; i++)
-      tsr_scalar_store(dt, (char *)b->h + idx(i, j, b->ldh) * es,
-                       (tsr_scalar_t){b->z[idx(i, j, n)], 0});
+      tsr_scalar_store(dt, (char *)b->h + tsr_eig_at(i, j, b->ldh) * es,
+                       (tsr_scalar_t){b->z[tsr_eig_at(i, j, n)], 0});
   return b->defer ? 0 : tsr_eig_back_tridiagonal(ctx, dt, n, n, nb, b, &lay, workers);
 }
 
@@ -306,7 +294,8 @@ int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tess
   if (!rc) {
     store_values(dt, n, b.d, s, w);
     for (int64_t j = 0; j < n && job == TESSERA_VECTORS && !b.in_place; j++)
-      memcpy((char *)a + idx(0, j, lda) * es, (char *)b.h + idx(0, j, b.ldh) * es, (size_t)n * es);
+      memcpy((char *)a + tsr_eig_at(0, j, lda) * es, (char *)b.h + tsr_eig_at(0, j, b.ldh) * es,
+             (size_t)n * es);
   }
   tsr_eig_work_free(ctx, &b);
   if (!rc && !out) tsr_eig_measured(ctx, false, where, job, dt, n, tsr_now() - t0);

@@ -7,21 +7,10 @@
 
 #include "kernels/kernels.h"
 #include "linalg/front/front.h"
+#include "linalg/loops/eig.h"
 #include "linalg/loops/tasks.h"
 #include "runtime/context.h"
 #include "tessera/linalg.h"
-
-static size_t idx(int64_t i, int64_t j, int64_t ld) {
-  return (size_t)i + (size_t)j * (size_t)ld;
-}
-
-/* w[i] = x in the dtype's real type. */
-static void put_real(tessera_dtype_t dt, void *w, int64_t i, double x) {
-  if (tsr_dtype_single(dt))
-    ((float *)w)[i] = (float)x;
-  else
-    ((double *)w)[i] = x;
-}
 
 int tsr_eig_cpu_workers(const tessera_context_t *ctx) {
   tessera_device_info_t cpu;
@@ -79,10 +68,10 @@ int64_t tsr_eig_prepare(tessera_context_t *ctx, tessera_dtype_t dt, char uplo, i
 void tsr_eig_fill_nan(tessera_dtype_t dt, tessera_job_t job, char uplo, int64_t n, void *a,
                       int64_t lda, void *w) {
   const double q = NAN;
-  for (int64_t i = 0; i < n; i++) put_real(dt, w, i, q);
+  for (int64_t i = 0; i < n; i++) tsr_eig_put_real(dt, w, i, q);
   const size_t es = tessera_dtype_size(dt);
   for (int64_t j = 0; j < n; j++)
     for (int64_t i = 0; i < n; i++)
       if (job == TESSERA_VECTORS || (uplo == 'L' ? i >= j : i <= j))
-        tsr_scalar_store(dt, (char *)a + idx(i, j, lda) * es, (tsr_scalar_t){q, q});
+        tsr_scalar_store(dt, (char *)a + tsr_eig_at(i, j, lda) * es, (tsr_scalar_t){q, q});
 }

@@ -118,7 +118,7 @@ int tessera_queue_gesv(tessera_context_t *ctx, int node, void *queue, tessera_op
 }
 
 size_t tessera_queue_syevd_work_bytes(tessera_dtype_t dtype, int64_t n) {
-  return tessera_dtype_size(dtype) && n >= 0 ? tsr_syevd_work_bytes(dtype, 'V', n) : 0;
+  return tessera_dtype_size(dtype) && n >= 0 ? tsr_syevd_work_bytes(dtype, n) : 0;
 }
 
 int tessera_queue_syevd(tessera_context_t *ctx, int node, void *queue, tessera_job_t job,

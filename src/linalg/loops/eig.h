@@ -10,7 +10,21 @@
 #include <stdint.h>
 
 #include "kernels/cpu/hb2st.h"
+#include "kernels/dtype.h"
 #include "linalg/loops/loops.h"
+
+/** The offset of entry (i, j) of a column-major host array of leading dimension ld. */
+static inline size_t tsr_eig_at(int64_t i, int64_t j, int64_t ld) {
+  return (size_t)i + (size_t)j * (size_t)ld;
+}
+
+/** w[i] = x in the dtype's real type (float for F32 and C64, else double). */
+static inline void tsr_eig_put_real(tessera_dtype_t dt, void *w, int64_t i, double x) {
+  if (tsr_dtype_single(dt))
+    ((float *)w)[i] = (float)x;
+  else
+    ((double *)w)[i] = x;
+}
 
 /** The buffers of one call, freed together (tsr_eig_work_free), and where its stages run. */
 typedef struct {

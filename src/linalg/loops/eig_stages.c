@@ -14,10 +14,6 @@
 #include "runtime/context.h"
 #include "tessera/linalg.h"
 
-static size_t idx(int64_t i, int64_t j, int64_t ld) {
-  return (size_t)i + (size_t)j * (size_t)ld;
-}
-
 void tsr_eig_work_free(tessera_context_t *ctx, tsr_eig_work_t *b) {
   if (b->pinned) tsr_host_unpin(ctx, b->h);
   if (b->E) (void)tessera_matrix_destroy(b->E);
@@ -76,8 +72,9 @@ int tsr_eig_reduce_to_band(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n
   for (int64_t j = 0; j < n && !rc; j++) {
     const int64_t k = j / nb, c = j - k * nb, below = (k + 1) * nb; /* R_k from row `below` */
     for (int64_t i = j; i < n && i <= j + nb; i++) {
-      const char *from = i < below ? dh + idx(i, c, n) * es : rh + idx(i - nb, c, n) * es;
-      memcpy((char *)b->ab + idx(i - j, j, nb + 1) * es, from, es);
+      const char *from =
+          i < below ? dh + tsr_eig_at(i, c, n) * es : rh + tsr_eig_at(i - nb, c, n) * es;
+      memcpy((char *)b->ab + tsr_eig_at(i - j, j, nb + 1) * es, from, es);
     }
   }
   free(dh);

@@ -271,8 +271,7 @@ static double eig_rate(tessera_context_t *ctx, bool one, tessera_scope_t where, 
 
 bool tsr_eig_one_stage(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t n,
                        tessera_scope_t *where, size_t *work_bytes) {
-  const char jobz = job == TESSERA_VECTORS ? 'V' : 'N';
-  const size_t work = tsr_syevd_work_bytes(dt, jobz, n);
+  const size_t work = tsr_syevd_work_bytes(dt, n);
   const size_t bytes = (size_t)n * (size_t)n * tessera_dtype_size(dt) + work + 16 * (size_t)n;
   tessera_device_kind_t kind;
   *where = one_device(ctx, bytes, &kind);
