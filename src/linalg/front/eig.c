@@ -1,5 +1,5 @@
 /* The Hermitian eigensolver (syevd / heevd) in two stages, a driver of the stage loops of
- * loops/eig_stages.c (loops/eig.h) and loops/stedc.c:
+ * loops/eig_stages.c (loops/eig_stages.h) and loops/stedc.c:
  *
  *   1. A (its triangle, made the lower one of a working copy by eig_prepare tasks, scaled as
  *      LAPACK scales it) to a band of nb subdiagonals (loops/he2hb.c: tile tasks, any device;
@@ -27,7 +27,7 @@
 #include "kernels/cpu/laed.h"
 #include "kernels/kernels.h"
 #include "linalg/front/front.h"
-#include "linalg/loops/eig.h"
+#include "linalg/loops/eig_stages.h"
 #include "linalg/loops/loops.h"
 #include "linalg/loops/tasks.h"
 #include "runtime/context.h"

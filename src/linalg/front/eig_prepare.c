@@ -7,7 +7,7 @@
 
 #include "kernels/kernels.h"
 #include "linalg/front/front.h"
-#include "linalg/loops/eig.h"
+#include "linalg/loops/eig_stages.h"
 #include "linalg/loops/tasks.h"
 #include "runtime/context.h"
 #include "tessera/linalg.h"

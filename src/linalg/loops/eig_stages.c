@@ -1,4 +1,4 @@
-/* The two-stage eigensolver's stage loops (eig.h): the band reduction into the band's host
+/* The two-stage eigensolver's stage loops (eig_stages.h): the band reduction into the band's host
  * array and its back-transformation Q1 (the QR's unmqr tasks on its reflectors), the bulge
  * chasing (on a GPU as one task, else a pipeline of tasks on the CPU workers, else on this
  * thread) and its back-transformation Q2 (hb2st_apply tasks on column panels), LAPACK's
@@ -8,7 +8,7 @@
 
 #include "kernels/cpu/hb2st.h"
 #include "kernels/kernels.h"
-#include "linalg/loops/eig.h"
+#include "linalg/loops/eig_stages.h"
 #include "linalg/loops/policy.h"
 #include "linalg/loops/tasks.h"
 #include "runtime/context.h"

@@ -1,7 +1,7 @@
 /* The tile loops (potrf.c, trsm.c, blas3.c, potri.c, getrf.c, geqrf.c, copy.c, he2hb.c, hb2st.c,
  * hb2st_apply.c, hemm.c): each inserts the tasks of one whole operation on descriptors without
  * waiting; the front doors (tile.c, lapack.c, ...) call them. The tridiagonal divide and
- * conquer (stedc.c) and the eigensolver's stages (eig_stages.c, eig.h) wait for theirs. */
+ * conquer (stedc.c) and the eigensolver's stages (eig_stages.c, eig_stages.h) wait for theirs. */
 #ifndef TSR_LINALG_LOOPS_H
 #define TSR_LINALG_LOOPS_H
 

@@ -3,8 +3,8 @@
  * its back-transformation (Q2), the tridiagonal eigensolver on the calling thread (LAPACK's) or
  * as tasks (stedc.c, loops.h). Each inserts its tasks and waits for them; their device forms
  * are the policy's (policy.h: tsr_eig_gpu and what follows it). */
-#ifndef TSR_LINALG_LOOPS_EIG_H
-#define TSR_LINALG_LOOPS_EIG_H
+#ifndef TSR_LINALG_LOOPS_EIG_STAGES_H
+#define TSR_LINALG_LOOPS_EIG_STAGES_H
 
 #include <stdbool.h>
 #include <stdint.h>
