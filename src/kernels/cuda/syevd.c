@@ -10,7 +10,7 @@ int tsr_cuda_syevd(const tessera_exec_t *ex, void *args) {
   const tsr_syevd_args_t *a = args;
   const int u = tsr_letter(a->uplo, "UL");
   if (!tsr_dtype_valid(a->dtype) || u < 0 || (a->jobz != 'V' && a->jobz != 'N') || a->n < 0 ||
-      ex->ndata < 4 || !ex->async)
+      ex->ndata < 4)
     return TESSERA_ERR_KERNEL;
   const int lda = tsr_operand_ld(ex, 0, a->n, a->n);
   cusolverDnHandle_t h = tsr_cuda_solver(ex);
