@@ -241,8 +241,8 @@ static const struct {
      "                   and the message"},
     {F_WIDTH, ~0u, "--width W        width of the chart in pixels (default 1600)"},
     {F_RESIDENT, ~0u,
-     "--resident       also times the tile-level call (tessera_tile_potrf, getrf, geqrf, gels)\n"
-     "                   on a descriptor made once"},
+     "--resident       also times the tile-level call (tessera_tile_potrf, getrf, geqrf, gels,\n"
+     "                   syevd) on a descriptor made once"},
     {F_RESIDENT_ONLY, ~0u,
      "--resident-only  times only that (no LAPACK-style call on a host array)"},
     {F_NO_BASELINE, ~0u, "--no-baseline    tessera only"},
@@ -477,9 +477,6 @@ static int finish_options(cli_opts_t *o) {
     return usage_error("--values-only is syevd's (bench syevd)");
   if (o->mixed == TESSERA_FACTOR_SINGLE && (o->dtype == TESSERA_F32 || o->dtype == TESSERA_C64))
     return usage_error("--mixed s: %s is single precision already", tessera_dtype_name(o->dtype));
-  if (o->resident && o->routine == CMD_SYEVD)
-    return usage_error("--resident and --resident-only do not apply to 'bench syevd' (no "
-                       "tile-level eigensolver)");
   if (o->m >= 0 && !cli_is_qr(o->routine))
     return usage_error("--m is for geqrf and gels (an m x n matrix)");
   if (o->input && o->m >= 0) return usage_error("--m and --input exclude each other");

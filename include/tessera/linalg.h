@@ -463,8 +463,9 @@ TESSERA_API int tessera_tile_geqrf(tessera_matrix_t *A, void *tau);
 /** Eigenvalues, and with job VECTORS eigenvectors, of the Hermitian n x n A whose `uplo`
  *  triangle the descriptor holds (any tiling), as tessera_syevd: w receives the eigenvalues in
  *  ascending order (the dtype's real type), A the eigenvectors with VECTORS (its triangle is
- *  left as it was with VALUES). The solver's band and tridiagonal stages run on the host: A goes
- *  through a host copy. Returns 0, info > 0 as tessera_syevd (A then NaN), or a negative status.
+ *  left as it was with VALUES). Where the method is one stage on an accelerator (the context's
+ *  eig_method, or by cost), A's tiles are copied by tasks into one array in its memory and back;
+ *  in two stages A goes through a host copy. Returns 0, info > 0 as tessera_syevd (A then NaN), or a negative status.
  *  A distributed A: a collective call over its processes, A collected on process 0 and solved
  *  as tessera_syevd over processes does, the eigenvectors dealt back into its tiles; w (on
  *  every process) receives the eigenvalues. */

@@ -259,6 +259,18 @@ static void test_syevd_nan_and_args(void **state) {
     assert_int_equal(tessera_syevd(ctx, TESSERA_VECTORS, TESSERA_LOWER, dt, n, a, n, w), 6);
     lc_assert_error(ctx);
     assert_true(isnan(value(dt, w, 0)) && isnan(creal(lc_get(dt, a, 0))));
+    /* the tile-level form: a solve in one stage on a device's copy of the tiles sees the NaN in
+     * its eigenvalues and leaves A to the host path, which names the column */
+    lc_fill_random(dt, a, n, n, n, &r);
+    lc_set(dt, a, (size_t)(13 + 5 * n), NAN);
+    tessera_matrix_t *A = NULL;
+    assert_int_equal(tessera_matrix_create(ctx, dt, n, n, nb, 5, &A), 0);
+    assert_int_equal(tessera_matrix_import(A, a, n), 0);
+    assert_int_equal(tessera_tile_syevd(TESSERA_VECTORS, TESSERA_LOWER, A, w), 6);
+    lc_assert_error(ctx);
+    assert_int_equal(tessera_matrix_export(A, a, n), 0);
+    assert_int_equal(tessera_matrix_destroy(A), 0);
+    assert_true(isnan(value(dt, w, 0)) && isnan(creal(lc_get(dt, a, 0))));
     free(a);
   }
   double a[4] = {1, 0, 0, 1}, w[2];

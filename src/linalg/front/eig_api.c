@@ -1,8 +1,9 @@
 /* The Hermitian eigensolver's front doors (tessera/linalg.h: tessera_syevd, tessera_heevd,
  * tessera_tile_syevd): the arguments checked as LAPACK numbers them, then the solver on this
  * process (eig.c: tsr_eig_solve) or over processes (eig_dist.c: tsr_eig_processes); the
- * tile-level form through a host copy of A, or for a distributed A through an array of process
- * 0 (tsr_lapack_collect / tsr_lapack_deal). */
+ * tile-level form in one stage on an accelerator from the tiles where they are (eig_one.c), in
+ * two through a host copy of A, or for a distributed A through an array of process 0
+ * (tsr_lapack_collect / tsr_lapack_deal). */
 #include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -41,7 +42,16 @@ int tessera_tile_syevd(tessera_job_t job, tessera_uplo_t uplo, tessera_matrix_t 
   const int64_t n = A->n;
   if (A->flow->distributed) return tsr_eig_tile_processes(ctx, f, job, uplo, A, w, rc);
   if (rc || n == 0) return rc;
-  /* through a host copy: the band and the tridiagonal stages run on the host */
+  /* one stage on an accelerator: the tiles meet in its memory */
+  tessera_scope_t where;
+  size_t work = 0;
+  if (tsr_eig_one_stage(ctx, job, A->dtype, n, &where, &work) && work > 0) {
+    bool unsure = false;
+    rc = tsr_eig_one_tiles(ctx, f, job, uplo, A, w, where, work, &unsure);
+    if (rc || !unsure) return rc;
+  }
+  /* through a host copy: the band and the tridiagonal stages run on the host (and a solve left
+   * unsure above, which the host path's scan names) */
   void *h = malloc((size_t)(n * n) * tessera_dtype_size(A->dtype));
   if (!h) return tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory for a copy of A", f);
   rc = tessera_matrix_export(A, h, n);

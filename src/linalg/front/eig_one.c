@@ -2,12 +2,16 @@
  * NaN and infinities as the two stages scan it, then LAPACK's ?syevd / ?heevd on the calling
  * thread with the CPU workers' cores, or cuSOLVER's syevd as one task on the accelerator the
  * policy chose (A, w and the info moved there and back by the runtime, A pinned for the copies,
- * cuSOLVER's workspace a workspace handle that never comes home). The call's seconds go to the
- * context's history, which the policy reads (loops/policy.c: tsr_eig_one_stage). */
+ * cuSOLVER's workspace a workspace handle that never comes home). On a descriptor's tiles
+ * (tsr_eig_one_tiles) the tiles meet in one array in the device's memory, never on the host.
+ * The call's seconds go to the context's history, which the policy reads (loops/policy.c:
+ * tsr_eig_one_stage). */
+#include <math.h>
 #include <stdlib.h>
 
 #include "kernels/eig.h"
 #include "linalg/front/front.h"
+#include "linalg/loops/loops.h"
 #include "linalg/loops/tasks.h"
 #include "runtime/context.h"
 #include "tessera/linalg.h"
@@ -72,4 +76,69 @@ int tsr_eig_one(tessera_context_t *ctx, const char *f, tessera_job_t job, tesser
                      f, info);
   tsr_eig_measured(ctx, true, where, job, dt, n, tsr_now() - t0);
   return 0;
+}
+
+/* A's tiles into the n x n column-major array `at` in node's memory, or (`out`) back: tasks on a
+ * view of the array in A's column tiling, waited for; the view's release writes home whatever
+ * its tasks left on another node. */
+static int array_copy(tessera_matrix_t *A, int node, void *at, bool out) {
+  tessera_context_t *ctx = A->ctx;
+  const int64_t n = A->n, nb = A->nb < n ? A->nb : n;
+  tessera_matrix_t *V = NULL;
+  int rc = tessera_matrix_view_on(ctx, node, A->dtype, n, n, n, nb, at, n, &V);
+  if (!rc) rc = out ? tsr_pxlacpy(V, A) : tsr_pxlacpy(A, V);
+  const int waited = tessera_wait_all(ctx);
+  if (!rc) rc = waited;
+  if (V) {
+    const int r = tessera_matrix_destroy(V);
+    if (!rc) rc = r;
+  }
+  return rc;
+}
+
+int tsr_eig_one_tiles(tessera_context_t *ctx, const char *f, tessera_job_t job,
+                      tessera_uplo_t uplo, tessera_matrix_t *A, void *w, tessera_scope_t where,
+                      size_t work_bytes, bool *unsure) {
+  const double t0 = tsr_now();
+  const tessera_dtype_t dt = A->dtype;
+  const int64_t n = A->n;
+  const size_t es = tessera_dtype_size(dt);
+  const bool single = tsr_dtype_single(dt);
+  *unsure = false;
+  int node = -1;
+  if (tessera_scope_nodes(ctx, where, &node, 1) < 1)
+    return tsr_error(ctx, TESSERA_ERR_STATE, "%s: the one-stage solver's device has no memory", f);
+  const tsr_syevd_args_t args = {.dtype = dt,
+                                 .jobz = job == TESSERA_VECTORS ? 'V' : 'N',
+                                 .uplo = (char)uplo,
+                                 .n = (int)n,
+                                 .threads = 1,
+                                 .work_bytes = work_bytes};
+  int info = 0;
+  tessera_data_t *h[4] = {NULL, NULL, NULL, NULL}; /* the array, w, the info, the workspace */
+  int rc = tessera_data_create_on(ctx, node, (size_t)n, (size_t)n, es, &h[0]);
+  if (!rc) rc = array_copy(A, node, tessera_data_ptr(h[0]), false);
+  if (!rc)
+    rc = tessera_data_register(ctx, TESSERA_HOST_NODE, w, (size_t)n, 1, (size_t)n,
+                               single ? 4 : 8, &h[1]);
+  if (!rc) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, &info, 1, 1, 1, sizeof info, &h[2]);
+  if (!rc) rc = tessera_data_create_workspace(ctx, (work_bytes + 7) / 8, 1, 8, &h[3]);
+  if (!rc) rc = tsr_task_syevd(&args, ctx, h[0], h[1], h[2], h[3], where);
+  if (!rc) rc = tessera_wait_all(ctx);
+  for (int i = 1; i < 4; i++) /* w and the info home */
+    if (h[i]) {
+      const int r = tessera_data_release(ctx, h[i]);
+      if (!rc) rc = r;
+    }
+  for (int64_t i = 0; i < n && !rc && !*unsure; i++)
+    *unsure = !isfinite(single ? ((const float *)w)[i] : ((const double *)w)[i]);
+  if (!rc && info) *unsure = true;
+  if (!rc && !*unsure && job == TESSERA_VECTORS)
+    rc = array_copy(A, node, tessera_data_ptr(h[0]), true);
+  if (h[0]) {
+    const int r = tessera_data_release(ctx, h[0]);
+    if (!rc) rc = r;
+  }
+  if (!rc && !*unsure) tsr_eig_measured(ctx, true, where, job, dt, n, tsr_now() - t0);
+  return rc;
 }

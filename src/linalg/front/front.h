@@ -161,6 +161,15 @@ int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tess
 int tsr_eig_one(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
                 tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w, tessera_scope_t where,
                 size_t work_bytes);
+/** The one-stage solver on the tiles of A (not distributed, n > 0, its arguments checked) at the
+ *  accelerator of `where` (work_bytes > 0 of GPU workspace): A's tiles copied by tasks into one
+ *  array in that device's memory, cuSOLVER's syevd there, with VECTORS the eigenvectors copied
+ *  back into A's tiles; w (host) receives the eigenvalues. Where the solve leaves an info or an
+ *  eigenvalue that is not finite (a NaN or an infinity in A), *unsure is set and A is left as it
+ *  was, for a solver that names the column. Returns 0 or a negative status. */
+int tsr_eig_one_tiles(tessera_context_t *ctx, const char *f, tessera_job_t job,
+                      tessera_uplo_t uplo, tessera_matrix_t *A, void *w, tessera_scope_t where,
+                      size_t work_bytes, bool *unsure);
 /** The context's CPU workers (0 without a CPU device): the host stages' tasks run on them, and
  *  the inline ones use their cores while they wait. */
 int tsr_eig_cpu_workers(const tessera_context_t *ctx);
