@@ -89,8 +89,7 @@ static int lapacke_rep(bench_t *b, size_t bytes) {
 static int tessera_factor(bench_t *b, int k) {
   const cli_opts_t *o = b->o;
   const bench_arrays_t *m = b->m;
-  if (o->routine == CMD_SYEVD && k)
-    return tessera_tile_syevd(cli_eig_job(o), o->uplo, b->A, m->wt);
+  if (o->routine == CMD_SYEVD && k) return tessera_tile_syevd(cli_eig_job(o), o->uplo, b->A, m->wt);
   if (o->routine == CMD_SYEVD)
     return cli_eig_tessera(b->ctx, cli_eig_job(o), o->uplo, o->dtype, m->n, m->at, m->ld, m->wt);
   if (o->routine == CMD_GETRF)

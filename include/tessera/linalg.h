@@ -465,10 +465,10 @@ TESSERA_API int tessera_tile_geqrf(tessera_matrix_t *A, void *tau);
  *  ascending order (the dtype's real type), A the eigenvectors with VECTORS (its triangle is
  *  left as it was with VALUES). Where the method is one stage on an accelerator (the context's
  *  eig_method, or by cost), A's tiles are copied by tasks into one array in its memory and back;
- *  in two stages A goes through a host copy. Returns 0, info > 0 as tessera_syevd (A then NaN), or a negative status.
- *  A distributed A: a collective call over its processes, A collected on process 0 and solved
- *  as tessera_syevd over processes does, the eigenvectors dealt back into its tiles; w (on
- *  every process) receives the eigenvalues. */
+ *  in two stages A goes through a host copy. Returns 0, info > 0 as tessera_syevd (A then NaN), or
+ * a negative status. A distributed A: a collective call over its processes, A collected on process
+ * 0 and solved as tessera_syevd over processes does, the eigenvectors dealt back into its tiles; w
+ * (on every process) receives the eigenvalues. */
 TESSERA_API int tessera_tile_syevd(tessera_job_t job, tessera_uplo_t uplo, tessera_matrix_t *A,
                                    void *w);
 

@@ -96,9 +96,9 @@ static int array_copy(tessera_matrix_t *A, int node, void *at, bool out) {
   return rc;
 }
 
-int tsr_eig_one_tiles(tessera_context_t *ctx, const char *f, tessera_job_t job,
-                      tessera_uplo_t uplo, tessera_matrix_t *A, void *w, tessera_scope_t where,
-                      size_t work_bytes, bool *unsure) {
+int tsr_eig_one_tiles(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
+                      tessera_matrix_t *A, void *w, tessera_scope_t where, size_t work_bytes,
+                      bool *unsure) {
   const double t0 = tsr_now();
   const tessera_dtype_t dt = A->dtype;
   const int64_t n = A->n;
@@ -119,8 +119,8 @@ int tsr_eig_one_tiles(tessera_context_t *ctx, const char *f, tessera_job_t job,
   int rc = tessera_data_create_on(ctx, node, (size_t)n, (size_t)n, es, &h[0]);
   if (!rc) rc = array_copy(A, node, tessera_data_ptr(h[0]), false);
   if (!rc)
-    rc = tessera_data_register(ctx, TESSERA_HOST_NODE, w, (size_t)n, 1, (size_t)n,
-                               single ? 4 : 8, &h[1]);
+    rc = tessera_data_register(ctx, TESSERA_HOST_NODE, w, (size_t)n, 1, (size_t)n, single ? 4 : 8,
+                               &h[1]);
   if (!rc) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, &info, 1, 1, 1, sizeof info, &h[2]);
   if (!rc) rc = tessera_data_create_workspace(ctx, (work_bytes + 7) / 8, 1, 8, &h[3]);
   if (!rc) rc = tsr_task_syevd(&args, ctx, h[0], h[1], h[2], h[3], where);

@@ -167,9 +167,9 @@ int tsr_eig_one(tessera_context_t *ctx, const char *f, tessera_job_t job, tesser
  *  back into A's tiles; w (host) receives the eigenvalues. Where the solve leaves an info or an
  *  eigenvalue that is not finite (a NaN or an infinity in A), *unsure is set and A is left as it
  *  was, for a solver that names the column. Returns 0 or a negative status. */
-int tsr_eig_one_tiles(tessera_context_t *ctx, const char *f, tessera_job_t job,
-                      tessera_uplo_t uplo, tessera_matrix_t *A, void *w, tessera_scope_t where,
-                      size_t work_bytes, bool *unsure);
+int tsr_eig_one_tiles(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
+                      tessera_matrix_t *A, void *w, tessera_scope_t where, size_t work_bytes,
+                      bool *unsure);
 /** The context's CPU workers (0 without a CPU device): the host stages' tasks run on them, and
  *  the inline ones use their cores while they wait. */
 int tsr_eig_cpu_workers(const tessera_context_t *ctx);
