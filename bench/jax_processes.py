@@ -4,9 +4,9 @@ Every process runs this script. With --processes P it is one of P processes of a
 launched by jax.distributed alone (a coordinator; tessera meets the processes through jax's
 key-value store), each driving --local devices (the GPUs it sees: give each process its own
 with CUDA_VISIBLE_DEVICES); without, one process drives --local devices.
-On a 1D mesh over every device of the program it times tessera.jax.potrs and lu_solve on A
-generated sharded by rows (f64, --n), best of --reps after a warm-up call, and process 0
-prints a table; --json FILE writes the results. --layout picks the layout tessera runs on
+On a 1D mesh over every device of the program it times tessera.jax.potrs and lu_solve (and
+syevd with --ops, eigenvalues and eigenvectors) on A generated sharded by rows (f64, --n), best
+of --reps after a warm-up call, and process 0 prints a table; --json FILE writes the results. --layout picks the layout tessera runs on
 across processes (TESSERA_LAYOUT: cost, the default, tessera or given). Where jaxmg is
 installed (``import jaxmg`` works: jaxmg 1.x, one process per GPU), the same calls of jaxmg on
 the same arrays (A over a (devices, 1) mesh as P("pr", "pc"), the best of T_A in --tiles) are
@@ -80,6 +80,8 @@ def matrix(kind):
         j = jax.lax.broadcasted_iota(jnp.int64, (n // nd, n), 1)
         v = (((i + j) % 7 + (i * j) % 5) / 12.0) if kind == "spd" else (((3 * i + j) % 11 - 5)
                                                                        / 16.0)
+        if kind == "symmetric":  # entries in [-0.5, 0.5), a spread spectrum
+            return ((((i * j) % 97 + (i + j) % 89) / 186.0) - 0.5).astype(dtype)
         return jnp.where(i == j, jnp.asarray(n + 1, dtype), v.astype(dtype))
 
     return jax.jit(jax.shard_map(local, mesh=mesh, in_specs=(), out_specs=P("x", None)))()
@@ -98,6 +100,29 @@ def backward(a, x):
                          (jnp.abs(a).sum(1).max() * jnp.abs(x).max()))(a, x))
 
 
+def eig_residual(a, w, v):
+    """||A V - V diag(w)||_F / (||A||_F n eps), on the devices."""
+    eps = np.finfo(dtype).eps
+    return float(jax.jit(lambda a, w, v: jnp.linalg.norm(a @ v - v * w[None, :]) /
+                         (jnp.linalg.norm(a) * n * eps))(a, w, v))
+
+
+def call(op, module, a, tile, m, spec, **kw):
+    """module's op on A (and b, for the solves), its result (potrs' solution alone, syevd's
+    (w, V))."""
+    if op == "syevd":
+        return module.syevd(a, tile, m, spec, **kw)
+    x = getattr(module, op)(a, b if module is tj else b_of(m), tile, m, spec, **kw)
+    return x[0] if isinstance(x, tuple) and module is not tj else x
+
+
+def error(op, a, out):
+    """The check of op's result: the backward error of a solve, syevd's residual."""
+    if op == "syevd":
+        return eig_residual(a, *out[:2])
+    return backward(a, jnp.asarray(out[0] if isinstance(out, tuple) else out).reshape(n, -1))
+
+
 def jaxmg_best(op, a):
     """jaxmg's op on the same A (resharded P("pr", "pc") over a (devices, 1) mesh: the same row
     blocks) and b: the best seconds over --tiles' T_A whose solution is right (backward error
@@ -105,35 +130,42 @@ def jaxmg_best(op, a):
     error the first T_A's."""
     mesh2 = jax.sharding.Mesh(np.array(devs).reshape(nd, 1), ("pr", "pc"))
     a2 = jax.device_put(a, NamedSharding(mesh2, P("pr", "pc")))
-    b2 = jax.device_put(b, NamedSharding(mesh2, P()))
-    fn = getattr(jaxmg, op)
     best, wrong = (float("inf"), 0, 0.0), None
     for tile in map(int, args.tiles.split(",")):
-        x = fn(a2, b2, tile, mesh2, P("pr", "pc"), donate=False)
-        x = x[0] if isinstance(x, tuple) else x
-        err = backward(a, jnp.asarray(x).reshape(n, -1))
-        if not err < 1e-10:
+        out = call(op, jaxmg, a2, tile, mesh2, P("pr", "pc"), donate=False)
+        err = error(op, a, out)
+        if not err < LIMIT[op]:
             wrong = wrong or (float("nan"), tile, err)
             continue
-        t = jc.timed(lambda: fn(a2, b2, tile, mesh2, P("pr", "pc"), donate=False), args.reps)
+        t = jc.timed(lambda: call(op, jaxmg, a2, tile, mesh2, P("pr", "pc"), donate=False),
+                     args.reps)
         if t < best[0]:
             best = (t, tile, err)
     return best if best[1] else wrong
 
 
-FLOPS = {"potrs": n ** 3 / 3 + 2 * n * n, "lu_solve": 2 * n ** 3 / 3 + 2 * n * n}
+FLOPS = {"potrs": n ** 3 / 3 + 2 * n * n, "lu_solve": 2 * n ** 3 / 3 + 2 * n * n,
+         "syevd": 4 * n ** 3 / 3 + 4 * n ** 3}  # tridiagonal reduction and back-transformation
+LIMIT = {"potrs": 1e-10, "lu_solve": 1e-10, "syevd": 100.0}  # a result counted right below
+KIND = {"potrs": "spd", "lu_solve": "general", "syevd": "symmetric"}
 results = {"n": n, "processes": args.processes, "local": args.local, "devices": nd,
            "device_kind": devs[0].device_kind, "dtype": dtype.name,
            "layout": os.environ.get("TESSERA_LAYOUT", "cost")}
 b = jax.device_put(jnp.ones((n, 1), dtype), NamedSharding(mesh, P()))
+
+
+def b_of(m):
+    return jax.device_put(b, NamedSharding(m, P()))
+
+
 for op in args.ops.split(","):
-    a = matrix("spd" if op == "potrs" else "general")
-    fn = getattr(tj, op)
-    x, st = fn(a, b, 256, mesh, P("x", None), return_status=True)
-    jax.block_until_ready(x)
-    assert int(st) == 0, (op, int(st))
-    t = jc.timed(lambda: fn(a, b, 256, mesh, P("x", None)), args.reps)
-    results[op] = dict(seconds=t, tflops=FLOPS[op] / t * 1e-12, backward=backward(a, x))
+    a = matrix(KIND[op])
+    out = call(op, tj, a, 256, mesh, P("x", None), return_status=True)
+    jax.block_until_ready(out)
+    assert int(out[-1]) == 0, (op, int(out[-1]))
+    x = out[:-1] if op == "syevd" else out[0]
+    t = jc.timed(lambda: call(op, tj, a, 256, mesh, P("x", None)), args.reps)
+    results[op] = dict(seconds=t, tflops=FLOPS[op] / t * 1e-12, backward=error(op, a, x))
     if jaxmg is not None:
         tm, tile, err = jaxmg_best(op, a)
         results[op]["jaxmg"] = dict(seconds=tm, tflops=FLOPS[op] / tm * 1e-12, T_A=tile,
@@ -149,13 +181,14 @@ if jax.process_index() == 0:
     for op, r in results.items():
         if not isinstance(r, dict):
             continue
-        rows.append((f"tessera.jax.{op} (backward error {r['backward']:.1e})", r["seconds"],
+        what = "residual" if op == "syevd" else "backward error"
+        rows.append((f"tessera.jax.{op} ({what} {r['backward']:.1e})", r["seconds"],
                      r["tflops"]))
         if "jaxmg" in r:
             m = r["jaxmg"]
             speed = (f"tessera {m['seconds'] / r['seconds']:.2f} x" if m["seconds"] == m["seconds"]
                      else "every T_A's solution wrong")
-            rows.append((f"jaxmg.{op} T_A={m['T_A']} (backward error {m['backward']:.1e}); "
+            rows.append((f"jaxmg.{op} T_A={m['T_A']} ({what} {m['backward']:.1e}); "
                          + speed, m["seconds"], m["tflops"]))
     jc.print_table(rows)
     if jaxmg is None:

@@ -407,7 +407,8 @@ def test_benchmark_runs_on_cpu_devices(script, args, tmp_path):
 
 @pytest.mark.parametrize("script,args,key", [
     ("jax_small.py", ["--cpu", "1", "--sizes", "64,96", "--calls", "2"], "lu_solve_96"),
-    ("jax_processes.py", ["--cpu", "4", "--local", "4", "--n", "128", "--reps", "1"], "potrs"),
+    ("jax_processes.py", ["--cpu", "4", "--local", "4", "--n", "128", "--reps", "1", "--ops",
+                          "potrs,syevd"], "syevd"),
 ], ids=["jax_small", "jax_processes"])
 def test_other_benchmarks_run_on_cpu_devices(script, args, key, tmp_path):
     """bench/jax_small.py (the per-call times, the routines through the C API) and
