@@ -4,7 +4,8 @@
  * 0, 1 and not tile multiples: the residual ‖A V − V Λ‖ / (‖A‖ n ε), the orthogonality
  * ‖I − Vᴴ V‖ / (n ε) and the eigenvalues against LAPACK's on process 0, the same eigenvalues on
  * every process that asked for them (with vectors the back-transformations dealt over the
- * processes by columns); on the processes' devices where they have some; a NaN gives the same
+ * processes by columns); on the processes' devices where they have some, also in one stage on
+ * process 0's device from the tiles where they are; a NaN gives the same
  * info and message on every process, and a bad or differing argument fails on all of them. */
 /* ctest-label: mpi */
 /* ctest-mpi-procs: 1 2 3 */
@@ -175,6 +176,39 @@ static void test_on_devices(void **state) {
   devices_close(ctx, comm);
 }
 
+/* The tile-level call in one stage on process 0's device (TESSERA_EIG_METHOD=one): A's tiles
+ * gathered into one array in its memory and the eigenvectors dealt back from it; a NaN in A
+ * seen in the eigenvalues there and named by the host path, the same info on every process.
+ * Skipped where the processes have no devices. */
+static void test_one_stage_on_devices(void **state) {
+  (void)state;
+  setenv("TESSERA_EIG_METHOD", "one", 1);
+  tessera_context_t *ctx = NULL;
+  tessera_comm_t *comm = NULL;
+  const bool any = devices_open(2, &ctx, &comm);
+  unsetenv("TESSERA_EIG_METHOD");
+  if (!any) skip();
+  const tessera_grid_t grid = {1, g_size};
+  tile_case(ctx, comm, grid, TESSERA_F64, TESSERA_LOWER, TESSERA_VECTORS, 70, 43);
+  tile_case(ctx, comm, grid, TESSERA_C128, TESSERA_UPPER, TESSERA_VECTORS, 29, 44);
+  tile_case(ctx, comm, grid, TESSERA_F32, TESSERA_LOWER, TESSERA_VALUES, 37, 45);
+  const int64_t n = 20;
+  zc_t *full = hermitian(TESSERA_F64, n, 6);
+  double *a = malloc((size_t)(n * n) * sizeof *a), w[20];
+  for (int64_t i = 0; i < n * n; i++) a[i] = creal(full[i]);
+  a[11 + 6 * n] = NAN;
+  tessera_matrix_t *A = NULL;
+  expect(ctx, "create",
+         tessera_matrix_create_distributed(ctx, comm, grid, TESSERA_F64, n, n, TILE, 5, &A), 0);
+  expect(ctx, "import", tessera_matrix_import(A, a, n), 0);
+  expect(ctx, "tile_syevd NaN", tessera_tile_syevd(TESSERA_VECTORS, TESSERA_LOWER, A, w), 7);
+  assert_non_null(strstr(tessera_last_error(ctx), "NaN"));
+  assert_true(isnan(w[0]) && isnan(w[n - 1]));
+  expect(ctx, "destroy", tessera_matrix_destroy(A), 0);
+  free(a), free(full);
+  devices_close(ctx, comm);
+}
+
 /* A NaN in process 0's A: the same info and message everywhere, NaN eigenvalues on the
  * processes that asked for them; a bad uplo on process 0 alone and an order that differs
  * across the processes fail on every process. */
@@ -209,6 +243,7 @@ int main(int argc, char **argv) {
   if (mpi_start(&argc, &argv)) return 2;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_syevd_processes), cmocka_unit_test(test_tile_syevd_processes),
-      cmocka_unit_test(test_on_devices), cmocka_unit_test(test_errors)};
+      cmocka_unit_test(test_on_devices), cmocka_unit_test(test_one_stage_on_devices),
+      cmocka_unit_test(test_errors)};
   return mpi_finish(cmocka_run_group_tests(tests, group_setup, group_teardown));
 }

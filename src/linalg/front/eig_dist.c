@@ -1,4 +1,5 @@
-/* The Hermitian eigensolver over processes (front.h: tsr_eig_processes).
+/* The Hermitian eigensolver over processes (front.h: tsr_eig_processes, and the tile-level
+ * form's tsr_eig_tile_processes).
  *
  * Process 0 (the root) holds A and runs the stages whose data only it has: the band reduction,
  * the bulge chasing and the tridiagonal divide and conquer read and write host arrays (the band,
@@ -187,7 +188,51 @@ int tsr_eig_lapack_processes(tessera_context_t *ctx, const char *f, tessera_job_
   return tsr_eig_processes(ctx, tessera_context_comm(ctx), f, job, uplo, dt, n, a, lda, w);
 }
 
-/* The tile-level form of a distributed A (its checks gave rc): A collected into an array of
+/* The one stage on the root's accelerator of scope `where` (cuSOLVER's workspace work_bytes)
+ * for a distributed A: its tiles collected into one array in that device's memory (received
+ * there from their owners, no host array), the solve there, with VECTORS the eigenvectors dealt
+ * back into A's tiles from it; w broadcast. *unsure (the same everywhere) as
+ * tsr_eig_one_tiles's, A then as it was. */
+static int one_on_root(tessera_context_t *ctx, const char *f, tessera_job_t job,
+                       tessera_uplo_t uplo, tessera_matrix_t *A, void *w, tessera_scope_t where,
+                       size_t work_bytes, bool *unsure) {
+  const double t0 = tsr_now();
+  tessera_comm_t *c = A->comm;
+  const bool root = tessera_comm_rank(c) == ROOT;
+  const tessera_dtype_t dt = A->dtype;
+  const int64_t n = A->n;
+  int node = TESSERA_HOST_NODE, rc = 0;
+  tessera_data_t *h = NULL; /* the root's array */
+  if (root && tessera_scope_nodes(ctx, where, &node, 1) < 1)
+    rc = tsr_error(ctx, TESSERA_ERR_STATE, "%s: the one-stage solver's device has no memory", f);
+  if (root && !rc)
+    rc = tessera_data_create_on(ctx, node, (size_t)n, (size_t)n, tessera_dtype_size(dt), &h);
+  rc = tsr_dist_agree_on(ctx, c, rc, "process 0 cannot hold A in its device's memory");
+  void *at = h ? tessera_data_ptr(h) : NULL;
+  if (!rc) rc = tsr_lapack_collect_on(A, at, node);
+  int64_t st[2] = {0, 0}; /* the root's status, and whether its solve is unsure */
+  if (!rc && root) {
+    const tsr_syevd_args_t args = tsr_eig_one_args(job, uplo, dt, n, work_bytes);
+    int info = 0;
+    st[0] = tsr_eig_one_task(ctx, &args, h, w, &info, where);
+    st[1] = !st[0] && tsr_eig_unsure(dt, n, w, info);
+  }
+  if (!rc) rc = tsr_root_broadcast(ctx, c, st, sizeof st);
+  if (!rc) rc = tsr_dist_agree_on(ctx, c, (int)st[0], "process 0's one-stage solve failed");
+  *unsure = !rc && st[1];
+  if (!rc && !*unsure && job == TESSERA_VECTORS) rc = tsr_lapack_deal_on(at, node, A);
+  if (!rc && !*unsure)
+    rc = tsr_root_broadcast(ctx, c, w, (size_t)n * (tsr_dtype_single(dt) ? 4 : 8));
+  if (h) {
+    const int r = tessera_data_release(ctx, h);
+    if (!rc) rc = r;
+  }
+  if (!rc && !*unsure && root) tsr_eig_measured(ctx, true, where, job, dt, n, tsr_now() - t0);
+  return rc;
+}
+
+/* The tile-level form of a distributed A (its checks gave rc): in one stage on the root's
+ * accelerator where its policy takes that (one_on_root), else A collected into an array of
  * process 0, solved there as the LAPACK-style call over processes does, the eigenvectors dealt
  * back into A's tiles. */
 int tsr_eig_tile_processes(tessera_context_t *ctx, const char *f, tessera_job_t job,
@@ -198,6 +243,16 @@ int tsr_eig_tile_processes(tessera_context_t *ctx, const char *f, tessera_job_t 
   rc = tsr_dist_same_on(ctx, A->comm, f, 3, values, argno, names, rc);
   if (rc || n == 0) return rc;
   const bool root = tessera_comm_rank(A->comm) == 0;
+  tessera_scope_t where = tessera_get_scope(ctx);
+  size_t work = 0;
+  int one = root && tsr_eig_one_stage(ctx, job, A->dtype, n, &where, &work) && work > 0;
+  rc = tsr_root_broadcast(ctx, A->comm, &one, sizeof one);
+  if (!rc && one) {
+    bool unsure = false;
+    rc = one_on_root(ctx, f, job, uplo, A, w, where, work, &unsure);
+    if (rc || !unsure) return rc;
+  }
+  if (rc) return rc;
   void *h = root ? malloc((size_t)(n * n) * tessera_dtype_size(A->dtype)) : NULL;
   rc = tsr_lapack_collect(A, h);
   if (!rc) rc = tsr_eig_processes(ctx, A->comm, f, job, uplo, A->dtype, n, h, n, w);

@@ -16,25 +16,42 @@
 #include "runtime/context.h"
 #include "tessera/linalg.h"
 
-/* The task on the device of `where`: A (n x n, lda), w (n of the real type), info registered,
- * the workspace made, waited for, released (A, w and the info copied home). */
-static int on_device(tessera_context_t *ctx, const tsr_syevd_args_t *args, void *a, int64_t lda,
+int tsr_eig_one_task(tessera_context_t *ctx, const tsr_syevd_args_t *args, tessera_data_t *a,
                      void *w, int *info, tessera_scope_t where) {
-  const tessera_dtype_t dt = args->dtype;
-  const size_t es = tessera_dtype_size(dt), rs = tsr_dtype_single(dt) ? 4 : 8, n = (size_t)args->n;
-  tessera_data_t *h[4] = {NULL, NULL, NULL, NULL};
-  const bool pinned = tsr_host_pin(ctx, a, ((size_t)lda * (n - 1) + n) * es);
-  int rc = tessera_data_register(ctx, TESSERA_HOST_NODE, a, n, n, (size_t)lda, es, &h[0]);
-  if (!rc) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, w, n, 1, n, rs, &h[1]);
-  if (!rc) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, info, 1, 1, 1, sizeof *info, &h[2]);
-  if (!rc) rc = tessera_data_create_workspace(ctx, (args->work_bytes + 7) / 8, 1, 8, &h[3]);
-  if (!rc) rc = tsr_task_syevd(args, ctx, h[0], h[1], h[2], h[3], where);
+  const size_t rs = tsr_dtype_single(args->dtype) ? 4 : 8, n = (size_t)args->n;
+  tessera_data_t *h[3] = {NULL, NULL, NULL}; /* w, the info, the workspace */
+  int rc = tessera_data_register(ctx, TESSERA_HOST_NODE, w, n, 1, n, rs, &h[0]);
+  if (!rc) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, info, 1, 1, 1, sizeof *info, &h[1]);
+  if (!rc) rc = tessera_data_create_workspace(ctx, (args->work_bytes + 7) / 8, 1, 8, &h[2]);
+  if (!rc) rc = tsr_task_syevd(args, ctx, a, h[0], h[1], h[2], where);
   if (!rc) rc = tessera_wait_all(ctx);
-  for (int i = 0; i < 4; i++)
+  for (int i = 0; i < 3; i++)
     if (h[i]) {
       const int r = tessera_data_release(ctx, h[i]);
       if (!rc) rc = r;
     }
+  return rc;
+}
+
+bool tsr_eig_unsure(tessera_dtype_t dt, int64_t n, const void *w, int info) {
+  const bool single = tsr_dtype_single(dt);
+  for (int64_t i = 0; i < n && !info; i++)
+    if (!isfinite(single ? ((const float *)w)[i] : ((const double *)w)[i])) return true;
+  return info != 0;
+}
+
+/* The task on the device of `where` on the host array a (lda), pinned for its copies. */
+static int on_device(tessera_context_t *ctx, const tsr_syevd_args_t *args, void *a, int64_t lda,
+                     void *w, int *info, tessera_scope_t where) {
+  const size_t es = tessera_dtype_size(args->dtype), n = (size_t)args->n;
+  tessera_data_t *h = NULL;
+  const bool pinned = tsr_host_pin(ctx, a, ((size_t)lda * (n - 1) + n) * es);
+  int rc = tessera_data_register(ctx, TESSERA_HOST_NODE, a, n, n, (size_t)lda, es, &h);
+  if (!rc) rc = tsr_eig_one_task(ctx, args, h, w, info, where);
+  if (h) {
+    const int r = tessera_data_release(ctx, h);
+    if (!rc) rc = r;
+  }
   if (pinned) tsr_host_unpin(ctx, a);
   return rc;
 }
@@ -53,12 +70,8 @@ int tsr_eig_one(tessera_context_t *ctx, const char *f, tessera_job_t job, tesser
                      (long long)bad);
   }
   const bool device = work_bytes > 0;
-  const tsr_syevd_args_t args = {.dtype = dt,
-                                 .jobz = job == TESSERA_VECTORS ? 'V' : 'N',
-                                 .uplo = (char)uplo,
-                                 .n = (int)n,
-                                 .threads = !device && workers > 1 ? workers : 1,
-                                 .work_bytes = work_bytes};
+  tsr_syevd_args_t args = tsr_eig_one_args(job, uplo, dt, n, work_bytes);
+  args.threads = !device && workers > 1 ? workers : 1;
   int info = 0, rc;
   if (device) {
     rc = on_device(ctx, &args, a, lda, w, &info, where);
@@ -102,41 +115,21 @@ int tsr_eig_one_tiles(tessera_context_t *ctx, const char *f, tessera_job_t job, 
   const double t0 = tsr_now();
   const tessera_dtype_t dt = A->dtype;
   const int64_t n = A->n;
-  const size_t es = tessera_dtype_size(dt);
-  const bool single = tsr_dtype_single(dt);
   *unsure = false;
   int node = -1;
   if (tessera_scope_nodes(ctx, where, &node, 1) < 1)
     return tsr_error(ctx, TESSERA_ERR_STATE, "%s: the one-stage solver's device has no memory", f);
-  const tsr_syevd_args_t args = {.dtype = dt,
-                                 .jobz = job == TESSERA_VECTORS ? 'V' : 'N',
-                                 .uplo = (char)uplo,
-                                 .n = (int)n,
-                                 .threads = 1,
-                                 .work_bytes = work_bytes};
+  const tsr_syevd_args_t args = tsr_eig_one_args(job, uplo, dt, n, work_bytes);
   int info = 0;
-  tessera_data_t *h[4] = {NULL, NULL, NULL, NULL}; /* the array, w, the info, the workspace */
-  int rc = tessera_data_create_on(ctx, node, (size_t)n, (size_t)n, es, &h[0]);
-  if (!rc) rc = array_copy(A, node, tessera_data_ptr(h[0]), false);
-  if (!rc)
-    rc = tessera_data_register(ctx, TESSERA_HOST_NODE, w, (size_t)n, 1, (size_t)n, single ? 4 : 8,
-                               &h[1]);
-  if (!rc) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, &info, 1, 1, 1, sizeof info, &h[2]);
-  if (!rc) rc = tessera_data_create_workspace(ctx, (work_bytes + 7) / 8, 1, 8, &h[3]);
-  if (!rc) rc = tsr_task_syevd(&args, ctx, h[0], h[1], h[2], h[3], where);
-  if (!rc) rc = tessera_wait_all(ctx);
-  for (int i = 1; i < 4; i++) /* w and the info home */
-    if (h[i]) {
-      const int r = tessera_data_release(ctx, h[i]);
-      if (!rc) rc = r;
-    }
-  for (int64_t i = 0; i < n && !rc && !*unsure; i++)
-    *unsure = !isfinite(single ? ((const float *)w)[i] : ((const double *)w)[i]);
-  if (!rc && info) *unsure = true;
+  tessera_data_t *h = NULL; /* the array */
+  int rc = tessera_data_create_on(ctx, node, (size_t)n, (size_t)n, tessera_dtype_size(dt), &h);
+  if (!rc) rc = array_copy(A, node, tessera_data_ptr(h), false);
+  if (!rc) rc = tsr_eig_one_task(ctx, &args, h, w, &info, where);
+  if (!rc) *unsure = tsr_eig_unsure(dt, n, w, info);
   if (!rc && !*unsure && job == TESSERA_VECTORS)
-    rc = array_copy(A, node, tessera_data_ptr(h[0]), true);
-  if (h[0]) {
-    const int r = tessera_data_release(ctx, h[0]);
+    rc = array_copy(A, node, tessera_data_ptr(h), true);
+  if (h) {
+    const int r = tessera_data_release(ctx, h);
     if (!rc) rc = r;
   }
   if (!rc && !*unsure) tsr_eig_measured(ctx, true, where, job, dt, n, tsr_now() - t0);

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernels/eig.h"
 #include "linalg/desc/desc.h"
 #include "linalg/loops/policy.h"
 
@@ -64,6 +65,10 @@ int tsr_all_run(tessera_context_t *ctx, tessera_comm_t *c, const char *f, int (*
 int tsr_lapack_collect(tessera_matrix_t *A, void *h);
 /** The root's array h (as tsr_lapack_collect's) back into the distributed A's tiles. */
 int tsr_lapack_deal(const void *h, tessera_matrix_t *A);
+/** tsr_lapack_collect and tsr_lapack_deal with the root's array in the memory of its node
+ *  `node` (a device's: the tiles travel to and from it without a host array). */
+int tsr_lapack_collect_on(tessera_matrix_t *A, void *h, int node);
+int tsr_lapack_deal_on(const void *h, int node, tessera_matrix_t *A);
 /** A matrix of the context's grid in nb x nb tiles (only the tiles of `part`: 'L', 'U' triangle
  *  of tiles, 0 all), or with `panels` in column panels of nb columns dealt over a 1 x P grid of
  *  every process (LU), and `root`, the root's m x n array a (lda) as a matrix the root owns;
@@ -161,6 +166,24 @@ int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tess
 int tsr_eig_one(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
                 tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w, tessera_scope_t where,
                 size_t work_bytes);
+/** The one-stage solver's arguments (one thread; work_bytes of GPU workspace). */
+static inline tsr_syevd_args_t tsr_eig_one_args(tessera_job_t job, tessera_uplo_t uplo,
+                                                tessera_dtype_t dt, int64_t n, size_t work_bytes) {
+  return (tsr_syevd_args_t){.dtype = dt,
+                            .jobz = job == TESSERA_VECTORS ? 'V' : 'N',
+                            .uplo = (char)uplo,
+                            .n = (int)n,
+                            .threads = 1,
+                            .work_bytes = work_bytes};
+}
+/** The one stage as one task at `where` on the n x n array of handle a: w (host, n of the
+ *  dtype's real type) and *info registered for it, its workspace made; waited for, w and the
+ *  info home. */
+int tsr_eig_one_task(tessera_context_t *ctx, const tsr_syevd_args_t *args, tessera_data_t *a,
+                     void *w, int *info, tessera_scope_t where);
+/** Whether a solve with eigenvalues w and `info` leaves its status unsure: an info, or an
+ *  eigenvalue that is not finite (a NaN or an infinity in A, which the solve did not scan). */
+bool tsr_eig_unsure(tessera_dtype_t dt, int64_t n, const void *w, int info);
 /** The one-stage solver on the tiles of A (not distributed, n > 0, its arguments checked) at the
  *  accelerator of `where` (work_bytes > 0 of GPU workspace): A's tiles copied by tasks into one
  *  array in that device's memory, cuSOLVER's syevd there, with VECTORS the eigenvectors copied

@@ -141,36 +141,50 @@ int tsr_lapack_gather(tessera_matrix_t *A, tessera_matrix_t *root) {
   return tsr_dist_agree(A->comm, rc);
 }
 
-/* A distributed matrix of A's tiling whose tiles are all the root's, its array h there. */
-static int root_matrix(tessera_matrix_t *A, void *h, tessera_matrix_t **home) {
-  const bool root = tessera_comm_rank(A->comm) == ROOT;
-  /* a matrix dealt by blocks has no grid of its own */
-  const tessera_grid_t g =
-      A->grid.p > 0 ? A->grid : (tessera_grid_t){1, tessera_comm_size(A->comm)};
-  const tsr_dist_place_t at = {.on = ROOT, .mine = root ? h : NULL, .ld = A->m > 1 ? A->m : 1};
-  return tsr_matrix_create_distributed(A->ctx, A->comm, g, A->dtype, A->m, A->n, A->mb, A->nb, &at,
-                                       home);
+/* A distributed matrix of A's tiling whose tiles are all the root's, in place in its array h
+ * (leading dimension A's rows) in the memory of its node `node`. */
+static int root_matrix(tessera_matrix_t *A, void *h, int node, tessera_matrix_t **home) {
+  const int root = ROOT;
+  void *const ptr[1] = {tessera_comm_rank(A->comm) == ROOT ? h : NULL};
+  tsr_blocks_t blk = {.brows = A->m,
+                      .bcols = A->n,
+                      .ld = A->m > 1 ? A->m : 1,
+                      .ptr = ptr,
+                      .node = &node,
+                      .owner = &root};
+  tsr_blocks_grid(&blk, A->m, A->n);
+  const tsr_dist_place_t at = {.on = -1, .blocks = &blk};
+  return tsr_matrix_create_distributed(A->ctx, A->comm, (tessera_grid_t){0, 0}, A->dtype, A->m,
+                                       A->n, A->mb, A->nb, &at, home);
 }
 
-int tsr_lapack_collect(tessera_matrix_t *A, void *h) {
+int tsr_lapack_collect_on(tessera_matrix_t *A, void *h, int node) {
   tessera_context_t *ctx = A->ctx;
   const bool root = tessera_comm_rank(A->comm) == ROOT;
   int rc = tsr_dist_agree_on(ctx, A->comm, root && !h ? TESSERA_ERR_NOMEM : 0,
                              "process 0 is out of memory for a copy of A");
   if (rc) return root ? tsr_error(ctx, rc, "out of memory for a copy of A on process 0") : rc;
   tessera_matrix_t *home = NULL;
-  rc = root_matrix(A, h, &home);
+  rc = root_matrix(A, h, node, &home);
   if (!rc) rc = tsr_lapack_gather(A, home);
   /* gone before the caller writes h: its tiles' copies elsewhere would outlive the change */
   const int d = home ? tessera_matrix_destroy(home) : 0;
   return rc ? rc : tsr_dist_agree(A->comm, d);
 }
 
-int tsr_lapack_deal(const void *h, tessera_matrix_t *A) {
+int tsr_lapack_deal_on(const void *h, int node, tessera_matrix_t *A) {
   tessera_matrix_t *home = NULL;
-  int rc = root_matrix(A, (void *)(uintptr_t)h, &home);
+  int rc = root_matrix(A, (void *)(uintptr_t)h, node, &home);
   if (!rc) rc = tsr_matrix_flush_copies(home, tsr_pxlacpy(home, A));
   const int w = tessera_wait_all(A->ctx);
   const int d = home ? tessera_matrix_destroy(home) : 0;
   return tsr_dist_agree(A->comm, rc ? rc : w ? w : d);
+}
+
+int tsr_lapack_collect(tessera_matrix_t *A, void *h) {
+  return tsr_lapack_collect_on(A, h, TESSERA_HOST_NODE);
+}
+
+int tsr_lapack_deal(const void *h, tessera_matrix_t *A) {
+  return tsr_lapack_deal_on(h, TESSERA_HOST_NODE, A);
 }
