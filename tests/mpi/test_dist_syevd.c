@@ -1,14 +1,14 @@
 /* The Hermitian eigensolver over processes: tessera_syevd on a context over processes (A on
  * process 0 only, w given on some of the others and NULL on the rest) and tessera_tile_syevd on
  * a distributed descriptor, every dtype, both triangles, with vectors and values only, orders
- * 0, 1 and not tile multiples: the residual ‖A V − V Λ‖ / (‖A‖ n ε), the orthogonality
- * ‖I − Vᴴ V‖ / (n ε) and the eigenvalues against LAPACK's on process 0, the same eigenvalues on
- * every process that asked for them (with vectors the back-transformations dealt over the
- * processes by columns); on the processes' devices where they have some, also in one stage on
- * process 0's device from the tiles where they are; a NaN gives the same
- * info and message on every process, and a bad or differing argument fails on all of them. */
+ * 0, 1 and not tile multiples, a repeated eigenvalue with tiny and huge norms: the residual ‖A V −
+ * V Λ‖ / (‖A‖ n ε), the orthogonality ‖I − Vᴴ V‖ / (n ε) and the eigenvalues against LAPACK's on
+ * process 0, the same eigenvalues on every process that asked for them (with vectors the
+ * back-transformations dealt over the processes by columns); on the processes' devices where they
+ * have some, also in one stage on process 0's device from the tiles where they are; a NaN gives the
+ * same info and message on every process, and a bad or differing argument fails on all of them. */
 /* ctest-label: mpi */
-/* ctest-mpi-procs: 1 2 3 */
+/* ctest-mpi-procs: 1 2 3 4 */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stdbool.h>
@@ -103,6 +103,46 @@ static void lapack_case(tessera_context_t *ctx, tessera_dtype_t dt, tessera_uplo
   free(a), free(w), free(full);
 }
 
+/* A repeated eigenvalue and a tiny or huge norm over processes: A = scale (I + u uᴴ + v vᴴ) (the
+ * eigenvalue 1 n - 2 times, which divide and conquer deflates) on process 0, the eigenvalues on
+ * every process divided by `scale` before the checks. */
+static void spectrum_case(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, double scale,
+                          uint64_t seed) {
+  char what[128];
+  snprintf(what, sizeof what, "process %d: syevd %s n %lld, I + u uᴴ + v vᴴ times %g", g_rank,
+           lc_name(dt), (long long)n, scale);
+  tt_rng_t r = tt_rng(seed);
+  zc_t *u = lc_zalloc((size_t)n), *v = lc_zalloc((size_t)n), *full = lc_zalloc((size_t)(n * n));
+  for (int64_t i = 0; i < n; i++) u[i] = lc_rand(dt, &r), v[i] = lc_rand(dt, &r);
+  void *a = g_rank == 0 ? lc_alloc(dt, (size_t)(n * n)) : NULL;
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < n; i++) {
+      zc_t x = (i == j) + u[i] * conj(u[j]) + v[i] * conj(v[j]);
+      if (i == j) x = creal(x);
+      if (a) lc_set(dt, a, (size_t)(i + j * n), scale * x);
+      full[i + j * n] = x;
+    }
+  if (a) /* A as the dtype holds it, unscaled */
+    for (int64_t j = 0; j < n; j++)
+      for (int64_t i = j; i < n; i++) {
+        full[i + j * n] = lc_get(dt, a, (size_t)(i + j * n)) / scale;
+        if (i == j) full[i + j * n] = creal(full[i + j * n]);
+        full[j + i * n] = conj(full[i + j * n]);
+      }
+  expect(ctx, "broadcast",
+         tessera_comm_broadcast(g_comm, full, (size_t)(n * n), TESSERA_COMM_C128, 0, NULL), 0);
+  double *w = calloc((size_t)n, sizeof *w);
+  expect(ctx, what, tessera_syevd(ctx, TESSERA_VECTORS, TESSERA_LOWER, dt, n, a, n, w), 0);
+  const bool single = dt == TESSERA_F32 || dt == TESSERA_C64;
+  for (int64_t i = 0; i < n; i++) /* in place, in the dtype's real type */
+    if (single)
+      ((float *)w)[i] = (float)(((float *)w)[i] / scale);
+    else
+      w[i] /= scale;
+  check(dt, TESSERA_VECTORS, n, full, a, n, w, what);
+  free(a), free(w), free(full), free(u), free(v);
+}
+
 /* The tile-level call on a descriptor dealt over the context's grid in TILE x 5 tiles: A
  * imported on every process, the eigenvectors exported and summed (each tile has one owner). */
 static void tile_case(tessera_context_t *ctx, tessera_comm_t *comm, tessera_grid_t grid,
@@ -145,6 +185,11 @@ static void test_syevd_processes(void **state) {
         lapack_case(ctx, lc_dtypes[d], lc_uplos[u], TESSERA_VECTORS, sizes[s], seed);
         lapack_case(ctx, lc_dtypes[d], lc_uplos[u], TESSERA_VALUES, sizes[s], seed);
       }
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++) {
+    const bool single = lc_dtypes[d] == TESSERA_F32 || lc_dtypes[d] == TESSERA_C64;
+    spectrum_case(ctx, lc_dtypes[d], 37, single ? 1e-30 : 1e-150, 800 + (uint64_t)d);
+    spectrum_case(ctx, lc_dtypes[d], 37, single ? 1e30 : 1e150, 810 + (uint64_t)d);
+  }
   assert_int_equal(tessera_finalize(ctx), 0);
 }
 
