@@ -58,18 +58,22 @@ typedef struct {
 } tsr_qr_work_t;
 /** The reduction of a Hermitian matrix to a band of kd subdiagonals (he2hb.c): its reflectors,
  *  step k's in column panel k of V ((n - kd) x ceil((n - kd) / kd) kd, panels of kd: row r of
- *  V is row r + kd of A; R_k, the band's block below the diagonal, on top of panel k) with
- *  their T in Q, and the workspaces of the two-sided updates (a V and a W tile per tile row,
- *  a kd x kd product and a kd x kd triangle). */
+ *  V is row r + kd of A; R_k, the band's block below the diagonal, on top of panel k; over
+ *  processes V's panels dealt over them) with their T in Q, and the workspaces of the two-sided
+ *  updates (a V and a W tile per tile row, a kd x kd product and a kd x kd triangle; over
+ *  processes each W tile's partial product on every process, summed on the tile's). */
 typedef struct {
   tessera_matrix_t *V;
   tsr_qr_t Q;
   int64_t nt;
-  int kd;
+  int kd, procs;
   tessera_data_t **v, **w; /* nt each */
+  tessera_data_t **part;   /* over processes: process p's part of w[i] at i procs + p */
   tessera_data_t *m, *t;
+  void *set; /* the workspaces' records in A's flow */
 } tsr_he2hb_t;
-/** Makes H for the n x n A in square tiles that kd divides (one process). */
+/** Makes H for the n x n A in square tiles that kd divides (a collective call over a
+ *  distributed A's processes). */
 int tsr_he2hb_create(const tessera_matrix_t *A, int kd, tsr_he2hb_t *H);
 void tsr_he2hb_destroy(tsr_he2hb_t *H);
 /** Reduces the Hermitian A (its lower triangle) to a band of H->kd subdiagonals,

@@ -251,14 +251,12 @@ int tsr_task_transpose(tessera_dtype_t dtype, tsr_flow_t *f, tessera_data_t *src
   return insert(f, &tsr_kernel_transpose, &args, sizeof args, 2, h, md, tag, prio);
 }
 
-int tsr_task_triangle(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
-                      int src_row, char uplo, tessera_data_t *dst, int k, const int tag[3],
-                      int prio) {
+int tsr_task_triangle(tessera_dtype_t dtype, tsr_flow_t *f, tessera_data_t *src, int src_row,
+                      char uplo, tessera_data_t *dst, int k, const int tag[3], int prio) {
   tsr_triangle_args_t args = {.dtype = dtype, .uplo = uplo, .k = k, .src_row = src_row};
   tessera_data_t *h[2] = {src, dst};
   tessera_access_t md[2] = {TESSERA_R, TESSERA_W};
-  return insert(tsr_context_local_flow(ctx), &tsr_kernel_triangle, &args, sizeof args, 2, h, md,
-                tag, prio);
+  return insert(f, &tsr_kernel_triangle, &args, sizeof args, 2, h, md, tag, prio);
 }
 
 int tsr_task_hb2st(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *ab,
@@ -313,13 +311,12 @@ int tsr_task_hb2st_steps(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_
                      ncols, cols, md, tag, prio);
 }
 
-int tsr_task_hefill(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *a, int n,
+int tsr_task_hefill(tessera_dtype_t dtype, tsr_flow_t *f, tessera_data_t *a, int n,
                     const int tag[3], int prio) {
   tsr_hefill_args_t args = {.dtype = dtype, .n = n};
   tessera_data_t *h[1] = {a};
   tessera_access_t md[1] = {TESSERA_RW};
-  return insert(tsr_context_local_flow(ctx), &tsr_kernel_hefill, &args, sizeof args, 1, h, md, tag,
-                prio);
+  return insert(f, &tsr_kernel_hefill, &args, sizeof args, 1, h, md, tag, prio);
 }
 
 int tsr_task_identity(tessera_dtype_t dtype, tsr_flow_t *f, tessera_data_t *dst, int row,

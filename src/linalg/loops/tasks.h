@@ -76,9 +76,8 @@ int tsr_task_lacpy_block(tessera_dtype_t dtype, tsr_flow_t *f, tessera_data_t *s
                          int m, int n, const int tag[3], int prio);
 /** dst (k x k, written whole) = the unit lower ('L') or upper ('U') triangle of src's k x k block
  *  from row src_row, zeros in the other. */
-int tsr_task_triangle(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *src,
-                      int src_row, char uplo, tessera_data_t *dst, int k, const int tag[3],
-                      int prio);
+int tsr_task_triangle(tessera_dtype_t dtype, tsr_flow_t *f, tessera_data_t *src, int src_row,
+                      char uplo, tessera_data_t *dst, int k, const int tag[3], int prio);
 /** The bulge chasing of the band ab (R, (kd + 1) x n) into d, e (W, n doubles each) and the
  *  reflectors v, tau (W), within `scope`. */
 int tsr_task_hb2st(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *ab,
@@ -120,7 +119,7 @@ int tsr_task_laed_update(tessera_context_t *ctx, const tsr_laed_update_args_t *a
 int tsr_task_laed_merge(tessera_context_t *ctx, tessera_data_t *q, tessera_data_t *plan,
                         tessera_data_t *work, const tsr_laed_plan_t *header, int64_t a,
                         tessera_scope_t scope, const int tag[3]);
-int tsr_task_hefill(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *a, int n,
+int tsr_task_hefill(tessera_dtype_t dtype, tsr_flow_t *f, tessera_data_t *a, int n,
                     const int tag[3], int prio);
 /** The diagonal of A's n x n block from row `row` into d (n x 1). */
 int tsr_task_diagonal(tessera_dtype_t dtype, tsr_flow_t *f, tessera_data_t *A, int row,
