@@ -152,23 +152,32 @@ static int steps_t(tessera_context_t *ctx, tessera_dtype_t dt, const tsr_qr_t *Q
   return rc;
 }
 
-/* The reflectors of both stages into host arrays of out, for back-transformations elsewhere:
- * Q2's v and tau (from the device where the GPU chased), V and each step's T of stage 1. */
-static int export_reflectors(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb,
-                             tsr_eig_work_t *b, const tsr_he2hb_t *H, tsr_eig_reflectors_t *out) {
+/* Q2's reflectors into host arrays of out (from the device where the GPU chased), its layout's
+ * sizes with them. */
+static int export_q2(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb,
+                     tsr_eig_work_t *b, tsr_eig_reflectors_t *out) {
   const size_t es = tessera_dtype_size(dt);
   tsr_hb2st_layout_t lay;
   if (tsr_hb2st_layout((int)n, nb, &lay)) return TESSERA_ERR_STATE;
-  *out = (tsr_eig_reflectors_t){.nb = nb, .nv = lay.nv, .ntau = lay.ntau};
-  int rc = 0;
-  if (b->vh) { /* on the device: copied home */
-    out->v = calloc((size_t)lay.nv + 1, es), out->tau = calloc((size_t)lay.ntau + 1, es);
-    rc = out->v && out->tau ? 0 : TESSERA_ERR_NOMEM;
-    if (!rc && lay.nv) rc = copy_home(ctx, dt, b->vh, out->v, lay.nv, 1, lay.nv);
-    if (!rc && lay.ntau) rc = copy_home(ctx, dt, b->tauh, out->tau, lay.ntau, 1, lay.ntau);
-  } else {
+  out->nb = nb, out->nv = lay.nv, out->ntau = lay.ntau;
+  if (!b->vh) {
     out->v = b->v, out->tau = b->tau, b->v = b->tau = NULL;
+    return 0;
   }
+  out->v = calloc((size_t)lay.nv + 1, es), out->tau = calloc((size_t)lay.ntau + 1, es);
+  int rc = out->v && out->tau ? 0 : TESSERA_ERR_NOMEM;
+  if (!rc && lay.nv) rc = copy_home(ctx, dt, b->vh, out->v, lay.nv, 1, lay.nv);
+  if (!rc && lay.ntau) rc = copy_home(ctx, dt, b->tauh, out->tau, lay.ntau, 1, lay.ntau);
+  return rc;
+}
+
+/* The reflectors of both stages into host arrays of out, for back-transformations elsewhere:
+ * Q2's v and tau, V and each step's T of stage 1. */
+static int export_reflectors(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb,
+                             tsr_eig_work_t *b, const tsr_he2hb_t *H, tsr_eig_reflectors_t *out) {
+  const size_t es = tessera_dtype_size(dt);
+  *out = (tsr_eig_reflectors_t){0};
+  int rc = export_q2(ctx, dt, n, nb, b, out);
   if (!rc && H->V) {
     const int64_t rows = n - nb, steps = H->Q.steps;
     out->steps = steps;
@@ -228,6 +237,55 @@ void tsr_eig_reflectors_free(tsr_eig_reflectors_t *r) {
   *r = (tsr_eig_reflectors_t){0};
 }
 
+int64_t tsr_eig_working_copy(tessera_context_t *ctx, const char *f, tessera_job_t job,
+                             tessera_uplo_t uplo, tessera_dtype_t dt, int64_t n, void *a,
+                             int64_t lda, void *w, void *h, int64_t ldh, double *s) {
+  double amax = 0;
+  const int64_t bad =
+      tsr_eig_prepare(ctx, dt, (char)uplo, n, a, lda, h, ldh, tsr_eig_cpu_workers(ctx), &amax);
+  if (bad < 0) return bad;
+  if (bad) {
+    tsr_eig_fill_nan(dt, job, (char)uplo, n, a, lda, w);
+    return tsr_error(ctx, (int)bad, "%s: A holds a NaN or an infinity in column %lld", f,
+                     (long long)bad);
+  }
+  *s = scaling(dt, amax);
+  if (*s != 1) scale_lower(dt, n, h, ldh, *s);
+  return 0;
+}
+
+int tsr_eig_band_solve(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t n,
+                       int nb, void *ab, double s, void *a, int64_t lda, void *w,
+                       tsr_eig_reflectors_t *out) {
+  tessera_scope_t scope;
+  const bool gpu = tsr_eig_gpu(ctx, job, dt, n, &scope);
+  tsr_eig_work_t b = {.gpu = gpu,
+                      .scope = scope,
+                      .workers = tsr_eig_cpu_workers(ctx),
+                      .in_place = true,
+                      .defer = job == TESSERA_VECTORS,
+                      .h = a,
+                      .ldh = lda,
+                      .ab = ab,
+                      .d = calloc((size_t)n, sizeof(double)),
+                      .e = calloc((size_t)n, sizeof(double))};
+  if (!b.d || !b.e) {
+    tsr_eig_work_free(ctx, &b);
+    return tsr_error(ctx, TESSERA_ERR_NOMEM, "syevd: out of memory for T (n = %lld)", (long long)n);
+  }
+  const tessera_scope_t outer = tessera_get_scope(ctx);
+  int rc = b.gpu ? tessera_set_scope(ctx, b.scope) : 0;
+  if (!rc) rc = solve_band(ctx, dt, job, n, nb, &b);
+  if (!rc && b.defer) rc = export_q2(ctx, dt, n, nb, &b, out);
+  const int freed = (b.vh ? tessera_data_release(ctx, b.vh) : 0) |
+                    (b.tauh ? tessera_data_release(ctx, b.tauh) : 0);
+  if (!rc) rc = freed;
+  (void)tessera_set_scope(ctx, outer);
+  if (!rc) store_values(dt, n, b.d, s, w);
+  tsr_eig_work_free(ctx, &b);
+  return rc;
+}
+
 int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
                   tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w,
                   tsr_eig_reflectors_t *out) {
@@ -265,17 +323,12 @@ int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tess
    * at the link's speed only from pinned memory. Values alone copy their working copy up once
    * and the band back, where pinning costs more than it saves (docs/decisions.md) */
   b.pinned = in_place && tsr_host_pin(ctx, b.h, (size_t)(ldh * (n - 1) + n) * es);
-  double amax = 0;
-  const int64_t bad = tsr_eig_prepare(ctx, dt, (char)uplo, n, a, lda, b.h, b.ldh, b.workers, &amax);
+  double s = 1;
+  const int64_t bad = tsr_eig_working_copy(ctx, f, job, uplo, dt, n, a, lda, w, b.h, b.ldh, &s);
   if (bad) {
     tsr_eig_work_free(ctx, &b);
-    if (bad < 0) return (int)bad;
-    tsr_eig_fill_nan(dt, job, (char)uplo, n, a, lda, w);
-    return tsr_error(ctx, (int)bad, "%s: A holds a NaN or an infinity in column %lld", f,
-                     (long long)bad);
+    return (int)bad;
   }
-  const double s = scaling(dt, amax);
-  if (s != 1) scale_lower(dt, n, b.h, b.ldh, s);
   /* the GPU forms' stages within the call's accelerators: a CPU worker taking one of the tile
    * stages' gemms (the band reduction, Q1) would move its tiles to the host and back. The host
    * stages' kernels run on the CPU workers whatever the scope. */

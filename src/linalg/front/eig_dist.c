@@ -130,29 +130,20 @@ static int deal_back(tessera_context_t *ctx, tessera_comm_t *c, const char *f, t
 
 /* One call's arguments, for the root's part (tsr_root_run). */
 typedef struct {
-  tessera_context_t *ctx;
-  const char *f;
-  tessera_job_t job;
-  tessera_uplo_t uplo;
-  tessera_dtype_t dt;
-  int64_t n;
-  void *a;
-  int64_t lda;
-  void *w;
-  tsr_eig_reflectors_t *out;
-  int one; /* the root solved in one stage on one of its devices (nothing to deal) */
+  tsr_eig_call_t x;
+  int one;               /* the root solves in one stage on one of its devices */
+  tessera_scope_t where; /* there */
+  size_t work;           /* with that much GPU workspace */
 } call_t;
 
-/* The root's part: in one stage on one of its devices where its policy finds that faster than
- * the two stages with their back-transformations dealt, else the two stages up to those. */
+/* The root's part on one process, or its one-stage solve. */
 static int solve_call(void *p) {
-  call_t *c = p;
-  tessera_scope_t where;
-  size_t work = 0;
-  c->one = c->out && tsr_eig_one_stage(c->ctx, c->job, c->dt, c->n, &where, &work);
+  const call_t *c = p;
+  const tsr_eig_call_t *x = &c->x;
   if (c->one)
-    return tsr_eig_one(c->ctx, c->f, c->job, c->uplo, c->dt, c->n, c->a, c->lda, c->w, where, work);
-  return tsr_eig_solve(c->ctx, c->f, c->job, c->uplo, c->dt, c->n, c->a, c->lda, c->w, c->out);
+    return tsr_eig_one(x->ctx, x->f, x->job, x->uplo, x->dt, x->n, x->a, x->lda, x->w, c->where,
+                       c->work);
+  return tsr_eig_solve(x->ctx, x->f, x->job, x->uplo, x->dt, x->n, x->a, x->lda, x->w, NULL);
 }
 
 int tsr_eig_processes(tessera_context_t *ctx, tessera_comm_t *comm, const char *f,
@@ -160,13 +151,19 @@ int tsr_eig_processes(tessera_context_t *ctx, tessera_comm_t *comm, const char *
                       void *a, int64_t lda, void *w) {
   tsr_eig_reflectors_t r = {0};
   const double t0 = tsr_now();
-  const bool deal = job == TESSERA_VECTORS && tessera_comm_size(comm) > 1;
-  call_t c = {ctx, f, job, uplo, dt, n, a, lda, w, deal ? &r : NULL, 0};
-  int rc = tsr_root_run(ctx, comm, f, solve_call, &c);
-  if (rc == 0 && deal) rc = tsr_root_broadcast(ctx, comm, &c.one, sizeof c.one);
-  if (rc == 0 && deal && !c.one) {
-    rc = deal_back(ctx, comm, f, dt, n, a, lda, &r);
-    /* the two stages' seconds with their dealt part, for the root's policy */
+  const bool many = tessera_comm_size(comm) > 1;
+  call_t c = {{ctx, f, job, uplo, dt, n, a, lda, w}, 0, tessera_get_scope(ctx), 0};
+  /* over processes the root's policy picks the method: in one stage on one of its devices, or
+   * the two stages with the band reduction and the back-transformations dealt */
+  if (many && tessera_comm_rank(comm) == ROOT)
+    c.one = tsr_eig_one_stage(ctx, job, dt, n, &c.where, &c.work);
+  int rc = many ? tsr_root_broadcast(ctx, comm, &c.one, sizeof c.one) : 0;
+  if (!rc && (!many || c.one)) {
+    rc = tsr_root_run(ctx, comm, f, solve_call, &c);
+  } else if (!rc) {
+    rc = tsr_eig_two_stages(&c.x, comm, &r);
+    if (rc == 0 && job == TESSERA_VECTORS) rc = deal_back(ctx, comm, f, dt, n, a, lda, &r);
+    /* the two stages' seconds with their dealt parts, for the root's policy */
     if (rc == 0 && tessera_comm_rank(comm) == ROOT)
       tsr_eig_measured(ctx, false, tessera_get_scope(ctx), job, dt, n, tsr_now() - t0);
   }

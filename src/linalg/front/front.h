@@ -160,6 +160,36 @@ double tsr_eig_host_bytes(tessera_context_t *ctx, tessera_job_t job, tessera_dty
 int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
                   tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w,
                   tsr_eig_reflectors_t *out);
+/** The two stages' working copy h (ldh) of A (a, lda; its `uplo` triangle made the lower one of
+ *  h), scaled as LAPACK scales it by *s: 0, a negative status, or LAPACK's info for A's first
+ *  column holding a NaN or an infinity (a and w then filled with NaN, the message on ctx). */
+int64_t tsr_eig_working_copy(tessera_context_t *ctx, const char *f, tessera_job_t job,
+                             tessera_uplo_t uplo, tessera_dtype_t dt, int64_t n, void *a,
+                             int64_t lda, void *w, void *h, int64_t ldh, double *s);
+/** Stages 2 and 3 on a band made elsewhere (ab, (nb + 1) x n, taken: freed here) of a working
+ *  copy scaled by s: the eigenvalues into w; with vectors a (lda) receives T's eigenvectors E
+ *  and *out Q2's reflectors (stage 1's are the caller's to give), as tsr_eig_solve's `out`. */
+int tsr_eig_band_solve(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t n,
+                       int nb, void *ab, double s, void *a, int64_t lda, void *w,
+                       tsr_eig_reflectors_t *out);
+/** One eigensolver call's arguments (on the root: its array a, lda; w where given), which the
+ *  parts over processes pass on. */
+typedef struct {
+  tessera_context_t *ctx;
+  const char *f;
+  tessera_job_t job;
+  tessera_uplo_t uplo;
+  tessera_dtype_t dt;
+  int64_t n;
+  void *a;
+  int64_t lda;
+  void *w;
+} tsr_eig_call_t;
+/** The two stages over processes (eig_band_dist.c) on the root's array of `call`: the band
+ *  reduction dealt over the context's grid, the band's stages on the root; with vectors a
+ *  receives T's eigenvectors E and *out both stages' reflectors for tsr_eig_back dealt by the
+ *  caller (out is needed either way, and freed by the caller). The same status everywhere. */
+int tsr_eig_two_stages(const tsr_eig_call_t *call, tessera_comm_t *comm, tsr_eig_reflectors_t *out);
 /** The one-stage solver (eig_one.c) on the host array a (lda) of this process, its arguments
  *  checked, n > 0: LAPACK's or cuSOLVER's syevd on the device `where` (tsr_eig_one_stage), its
  *  GPU workspace work_bytes. */

@@ -1,0 +1,184 @@
+/* The two stages over processes with the band reduction dealt (front.h: tsr_eig_two_stages):
+ *
+ *   1. the root's working copy of A (tsr_eig_working_copy: NaN scan, lower triangle, scaling)
+ *      dealt over the context's grid in tiles of the band's multiple t;
+ *   2. the band reduction (loops/he2hb.c) on the dealt tiles, every process running the tasks
+ *      of the tiles it owns, its reflectors V dealt over the processes by panels;
+ *   3. into the root's arrays: the diagonal tiles (the band's diagonal blocks), V (the blocks
+ *      below them on top of its panels, and stage 1's reflectors) and each step's T;
+ *   4. the bulge chasing and the tridiagonal eigensolver on the root (tsr_eig_band_solve), the
+ *      other processes waiting with it.
+ *
+ * With vectors the back-transformations are then the caller's to deal (eig_dist.c). The
+ * root-only parts run through tsr_root_run, so every process returns the same status. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "distributed/dist.h"
+#include "linalg/front/front.h"
+#include "linalg/loops/loops.h"
+#include "linalg/loops/tasks.h"
+
+enum { ROOT = 0 };
+
+/* The call, the root's working state, and what the processes agree on. */
+typedef struct {
+  tsr_eig_call_t x;
+  tessera_comm_t *comm;
+  tsr_eig_reflectors_t *out; /* with vectors: stage 1's V and T, then Q2's */
+  void *h;                   /* the root's working copy (n x n) */
+  void *dg;                  /* the root's copy of the diagonal tiles (t x n) */
+  double s;                  /* the working copy's scaling */
+  int64_t sizes[2];          /* the band nb and the tile t, the root's choice */
+} call_t;
+
+/* The root's working copy and its choice of band and tiles (tsr_root_run). */
+static int prepare_call(void *p) {
+  call_t *c = p;
+  const size_t es = tessera_dtype_size(c->x.dt);
+  c->h = malloc((size_t)(c->x.n * c->x.n) * es);
+  if (!c->h)
+    return tsr_error(c->x.ctx, TESSERA_ERR_NOMEM, "%s: out of memory for a copy of A (n = %lld)",
+                     c->x.f, (long long)c->x.n);
+  const int64_t bad = tsr_eig_working_copy(c->x.ctx, c->x.f, c->x.job, c->x.uplo, c->x.dt, c->x.n,
+                                           c->x.a, c->x.lda, c->x.w, c->h, c->x.n, &c->s);
+  tessera_scope_t scope;
+  const int nb = tessera_tile_for_eig(c->x.ctx, c->x.n);
+  c->sizes[0] = nb;
+  c->sizes[1] =
+      tsr_eig_band_tile(tsr_eig_gpu(c->x.ctx, c->x.job, c->x.dt, c->x.n, &scope), c->x.n, nb);
+  return (int)bad;
+}
+
+/* A matrix over A's communicator of rows x cols in mb x nb tiles, all the root's, in place in
+ * its array `at` (leading dimension ld; NULL on the others). */
+static int root_matrix(const tessera_matrix_t *A, int64_t rows, int64_t cols, int64_t mb,
+                       int64_t nb, void *at, int64_t ld, tessera_matrix_t **out) {
+  const bool root = tessera_comm_rank(A->comm) == ROOT;
+  const tsr_dist_place_t place = {.on = ROOT, .mine = root ? at : NULL, .ld = ld};
+  return tsr_matrix_create_distributed(A->ctx, A->comm,
+                                       (tessera_grid_t){1, tessera_comm_size(A->comm)}, A->dtype,
+                                       rows, cols, mb, nb, &place, out);
+}
+
+/* The root's copies (tiles of M, in the root's array) of `count` handles src[k], each
+ * rows[k] x rows[k] into tile (0, k) of M, by tasks of flow f; waited for, flushed into the
+ * array. The same status on every process. */
+static int to_root(tsr_flow_t *f, tessera_matrix_t *M, tessera_data_t *const *src, const int *rows,
+                   int64_t count) {
+  int rc = 0;
+  for (int64_t k = 0; k < count && !rc; k++) {
+    const int tag[3] = {(int)k, 0, 0};
+    rc = tsr_task_lacpy_block(M->dtype, f, src[k], 0, 0, tsr_tile(M, 0, k), 0, TESSERA_W, rows[k],
+                              rows[k], tag, 0);
+  }
+  for (int64_t k = 0; k < count && !rc; k++) rc = f->ops->flush(f, src[k]);
+  const int waited = tessera_wait_all(M->ctx);
+  if (!rc) rc = waited;
+  if (!rc && tessera_comm_rank(M->comm) == ROOT) rc = tsr_matrix_flush(M);
+  return tsr_dist_agree(M->comm, rc);
+}
+
+/* The root's working copy h (n x n) dealt over comm's processes in tiles of t, its lower
+ * triangle (the context's grid where comm is the context's, else a fitted one): *home the
+ * root's array as a matrix, *A the dealt copy (the copies inserted, not waited for). */
+static int deal_copy(tessera_context_t *ctx, tessera_comm_t *comm, tessera_dtype_t dt, int64_t n,
+                     int64_t t, void *h, tessera_matrix_t **home, tessera_matrix_t **A) {
+  const tessera_grid_t g = comm == tessera_context_comm(ctx)
+                               ? tessera_context_grid(ctx)
+                               : tessera_grid_fitted(tessera_comm_size(comm));
+  const bool root = tessera_comm_rank(comm) == ROOT;
+  const tsr_dist_place_t at = {.part = 'L', .on = ROOT, .mine = root ? h : NULL, .ld = n};
+  *A = NULL;
+  int rc = tsr_matrix_create_distributed(ctx, comm, g, dt, n, n, t, t, &at, home);
+  if (!rc) rc = tsr_matrix_dealt(*home, g, t, 'L', true, A);
+  return rc;
+}
+
+/* Stage 1 on the dealt copy of the root's working copy, its results in the root's arrays c->dg
+ * (the diagonal tiles), c->out->V and c->out->T (with vectors, or for the band's blocks below
+ * the diagonal, V alone). */
+static int dealt_stage1(call_t *c) {
+  tessera_context_t *ctx = c->x.ctx;
+  const int64_t n = c->x.n, nb = c->sizes[0], t = c->sizes[1];
+  const bool root = tessera_comm_rank(c->comm) == ROOT;
+  const size_t es = tessera_dtype_size(c->x.dt);
+  tessera_matrix_t *A = NULL, *home = NULL, *D = NULL, *T = NULL;
+  tsr_he2hb_t H = {0};
+  int rc = deal_copy(ctx, c->comm, c->x.dt, n, t, c->h, &home, &A);
+  if (rc) {
+    if (home) (void)tessera_matrix_destroy(home);
+    return rc;
+  }
+  rc = tsr_he2hb_create(A, (int)nb, &H);
+  if (!rc) rc = tsr_pxhe2hb(A, &H);
+  /* the diagonal tiles to the root */
+  const size_t count = (size_t)A->nt + (size_t)H.Q.steps + 1;
+  int *rows = calloc(count, sizeof *rows);
+  tessera_data_t **src = calloc(count, sizeof *src);
+  if (!rc && (!rows || !src)) rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "syevd: out of memory");
+  if (root && !rc && !(c->dg = malloc((size_t)(t * n) * es))) rc = TESSERA_ERR_NOMEM;
+  rc = tsr_dist_agree_on(ctx, A->comm, rc, "a process is out of memory for the band reduction");
+  for (int64_t i = 0; i < A->nt && !rc; i++) src[i] = tsr_tile(A, i, i), rows[i] = tsr_tile_m(A, i);
+  if (!rc) rc = root_matrix(A, t, n, t, t, c->dg, t, &D);
+  if (!rc) rc = to_root(A->flow, D, src, rows, A->nt);
+  /* stage 1's reflectors to the root: V, and each step's T */
+  const int64_t vrows = n - nb, steps = H.Q.steps;
+  c->out->nb = (int)nb, c->out->steps = steps;
+  if (!rc && H.V && root) {
+    c->out->V = malloc((size_t)(vrows * steps * nb) * es);
+    c->out->T = calloc((size_t)(steps * nb * nb), es);
+  }
+  if (!rc && H.V) rc = tsr_lapack_collect(H.V, c->out->V);
+  for (int64_t k = 0; k < steps && !rc; k++)
+    src[k] = H.Q.T[k], rows[k] = (int)(vrows - k * nb < nb ? vrows - k * nb : nb);
+  if (!rc && H.V) {
+    rc = tsr_dist_agree_on(ctx, A->comm, root && !c->out->T ? TESSERA_ERR_NOMEM : 0,
+                           "process 0 is out of memory for the reflectors");
+    if (!rc) rc = root_matrix(H.V, nb, steps * nb, nb, nb, c->out->T, nb, &T);
+    if (!rc) rc = to_root(H.V->flow, T, src, rows, steps);
+  }
+  free(rows), free(src);
+  if (T) (void)tessera_matrix_destroy(T);
+  if (D) (void)tessera_matrix_destroy(D);
+  tsr_he2hb_destroy(&H);
+  const int w = tessera_wait_all(ctx);
+  if (A) (void)tessera_matrix_destroy(A);
+  if (home) (void)tessera_matrix_destroy(home);
+  return rc ? rc : w;
+}
+
+/* The band from the root's diagonal tiles and V (its blocks below the diagonal on top of the
+ * panels), then stages 2 and 3 (tsr_root_run). */
+static int band_call(void *p) {
+  call_t *c = p;
+  const size_t es = tessera_dtype_size(c->x.dt);
+  const int64_t n = c->x.n, nb = c->sizes[0], t = c->sizes[1], vrows = n - nb;
+  char *ab = calloc((size_t)(n * (nb + 1)), es);
+  if (!ab) return tsr_error(c->x.ctx, TESSERA_ERR_NOMEM, "syevd: out of memory for the band");
+  for (int64_t j = 0; j < n; j++) {
+    const int64_t k = j / nb, below = (k + 1) * nb;
+    for (int64_t i = j; i < n && i <= j + nb; i++) {
+      const char *from = i < below ? (const char *)c->dg + (size_t)(i % t + j * t) * es
+                                   : (const char *)c->out->V + (size_t)(i - nb + j * vrows) * es;
+      memcpy(ab + (size_t)(i - j + j * (nb + 1)) * es, from, es);
+    }
+  }
+  tsr_eig_reflectors_t *out = c->x.job == TESSERA_VECTORS ? c->out : NULL;
+  return tsr_eig_band_solve(c->x.ctx, c->x.job, c->x.dt, n, (int)nb, ab, c->s, c->x.a, c->x.lda,
+                            c->x.w, out);
+}
+
+int tsr_eig_two_stages(const tsr_eig_call_t *call, tessera_comm_t *comm,
+                       tsr_eig_reflectors_t *out) {
+  call_t c = {*call, comm, out, NULL, NULL, 1, {0, 0}};
+  tessera_context_t *ctx = call->ctx;
+  int rc = tsr_root_run(ctx, comm, call->f, prepare_call, &c);
+  if (!rc) rc = tsr_root_broadcast(ctx, comm, c.sizes, sizeof c.sizes);
+  if (!rc) rc = dealt_stage1(&c);
+  free(c.h);
+  c.h = NULL;
+  if (!rc) rc = tsr_root_run(ctx, comm, call->f, band_call, &c);
+  free(c.dg);
+  return rc;
+}
