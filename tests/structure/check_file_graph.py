@@ -28,8 +28,8 @@ LAYERS = ["src/device/", "src/runtime/", "src/comm/", "src/distributed/", "src/k
 # The algorithms' files that know of processes; the others reach the distributed flows only
 # through a flow's table (runtime/flow.h).
 DISTRIBUTED_DOORS = {"src/linalg/desc/distributed.c", "src/linalg/front/lapack_dist.c",
-                     "src/linalg/front/eig_dist.c", "src/linalg/front/mixed_dist.c",
-                     "src/linalg/front/matrix_dist.c"}
+                     "src/linalg/front/eig_dist.c", "src/linalg/front/eig_band_dist.c",
+                     "src/linalg/front/mixed_dist.c", "src/linalg/front/matrix_dist.c"}
 # Folders of one layer that must not use another of it (the descriptors are the loops' ground).
 FORBIDDEN = [("src/linalg/desc/", "src/linalg/loops/")]
 
