@@ -428,21 +428,44 @@ static int apply(size_t f, const char *val, cli_opts_t *o) {
   return 0;
 }
 
+/** The flag argv's `arg` names (its part before any '='), or NFLAGS for none. */
+static size_t flag_of(const char *arg) {
+  const char *eq = strchr(arg, '=');
+  const size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+  size_t f = 0;
+  while (f < NFLAGS && (strlen(flags[f].name) != len || strncmp(flags[f].name, arg, len))) f++;
+  return f;
+}
+
+/** Every option from argv[i] that the command does not take, named in one usage error, so that
+ *  one run lists them all. Returns 0 or CLI_USAGE. */
+static int check_applicable(int argc, char **argv, int i, const cli_opts_t *o) {
+  char names[1024] = "";
+  int count = 0;
+  for (; i < argc; i++) {
+    const size_t f = flag_of(argv[i]);
+    if (f == NFLAGS || (flags[f].cmds & BIT(o->cmd))) continue;
+    const size_t at = strlen(names);
+    snprintf(names + at, sizeof names - at, "%s%s", count ? ", " : "", flags[f].name);
+    count++;
+  }
+  if (count == 0) return 0;
+  return usage_error("%s %s not apply to '%s'", names, count > 1 ? "do" : "does",
+                     cli_cmd_name(o->cmd));
+}
+
 /** Parses the options from argv[i] (main answered --help and --version). Returns 0 or
  *  CLI_USAGE. */
 static int parse_options(int argc, char **argv, int i, cli_opts_t *o) {
+  if (check_applicable(argc, argv, i, o)) return CLI_USAGE;
   for (; i < argc; i++) {
     const char *arg = argv[i], *eq = strchr(arg, '=');
     if (o->cmd == CMD_TRACE && arg[0] != '-' && !o->input) {
       o->input = arg; /* the trace file */
       continue;
     }
-    size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
-    size_t f = 0;
-    while (f < NFLAGS && (strlen(flags[f].name) != len || strncmp(flags[f].name, arg, len))) f++;
+    const size_t f = flag_of(arg);
     if (f == NFLAGS) return usage_error("%s: unknown option '%s'", cli_cmd_name(o->cmd), arg);
-    if (!(flags[f].cmds & BIT(o->cmd)))
-      return usage_error("%s does not apply to '%s'", flags[f].name, cli_cmd_name(o->cmd));
     if (!flags[f].has_value && eq) return usage_error("%s takes no value", flags[f].name);
     const char *val = eq ? eq + 1 : NULL;
     /* has_value 2: the value may be left out, when no argument or an option follows */
