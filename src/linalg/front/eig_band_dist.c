@@ -50,17 +50,6 @@ static int prepare_call(void *p) {
   return (int)bad;
 }
 
-/* A matrix over A's communicator of rows x cols in mb x nb tiles, all the root's, in place in
- * its array `at` (leading dimension ld; NULL on the others). */
-static int root_matrix(const tessera_matrix_t *A, int64_t rows, int64_t cols, int64_t mb,
-                       int64_t nb, void *at, int64_t ld, tessera_matrix_t **out) {
-  const bool root = tessera_comm_rank(A->comm) == ROOT;
-  const tsr_dist_place_t place = {.on = ROOT, .mine = root ? at : NULL, .ld = ld};
-  return tsr_matrix_create_distributed(A->ctx, A->comm,
-                                       (tessera_grid_t){1, tessera_comm_size(A->comm)}, A->dtype,
-                                       rows, cols, mb, nb, &place, out);
-}
-
 /* The root's copies (tiles of M, in the root's array) of `count` handles src[k], each
  * rows[k] x rows[k] into tile (0, k) of M, by tasks of flow f; waited for, flushed into the
  * array. The same status on every process. */
@@ -120,7 +109,7 @@ static int dealt_stage1(call_t *c) {
   if (root && !rc && !(c->dg = malloc((size_t)(t * n) * es))) rc = TESSERA_ERR_NOMEM;
   rc = tsr_dist_agree_on(ctx, A->comm, rc, "a process is out of memory for the band reduction");
   for (int64_t i = 0; i < A->nt && !rc; i++) src[i] = tsr_tile(A, i, i), rows[i] = tsr_tile_m(A, i);
-  if (!rc) rc = root_matrix(A, t, n, t, t, c->dg, t, &D);
+  if (!rc) rc = tsr_root_matrix(A, t, n, t, t, c->dg, t, TESSERA_HOST_NODE, &D);
   if (!rc) rc = to_root(A->flow, D, src, rows, A->nt);
   /* stage 1's reflectors to the root: V, and each step's T */
   const int64_t vrows = n - nb, steps = H.Q.steps;
@@ -135,7 +124,8 @@ static int dealt_stage1(call_t *c) {
   if (!rc && H.V) {
     rc = tsr_dist_agree_on(ctx, A->comm, root && !c->out->T ? TESSERA_ERR_NOMEM : 0,
                            "process 0 is out of memory for the reflectors");
-    if (!rc) rc = root_matrix(H.V, nb, steps * nb, nb, nb, c->out->T, nb, &T);
+    if (!rc)
+      rc = tsr_root_matrix(H.V, nb, steps * nb, nb, nb, c->out->T, nb, TESSERA_HOST_NODE, &T);
     if (!rc) rc = to_root(H.V->flow, T, src, rows, steps);
   }
   free(rows), free(src);

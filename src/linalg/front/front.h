@@ -65,6 +65,11 @@ int tsr_all_run(tessera_context_t *ctx, tessera_comm_t *c, const char *f, int (*
 int tsr_lapack_collect(tessera_matrix_t *A, void *h);
 /** The root's array h (as tsr_lapack_collect's) back into the distributed A's tiles. */
 int tsr_lapack_deal(const void *h, tessera_matrix_t *A);
+/** A matrix over A's communicator (and context and dtype) of m x n in mb x nb tiles, all the
+ *  root's, in place in its array `at` (leading dimension ld; NULL on the others) in the memory
+ *  of its node `node`. */
+int tsr_root_matrix(const tessera_matrix_t *A, int64_t m, int64_t n, int64_t mb, int64_t nb,
+                    void *at, int64_t ld, int node, tessera_matrix_t **out);
 /** tsr_lapack_collect and tsr_lapack_deal with the root's array in the memory of its node
  *  `node` (a device's: the tiles travel to and from it without a host array). */
 int tsr_lapack_collect_on(tessera_matrix_t *A, void *h, int node);

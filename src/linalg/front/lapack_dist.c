@@ -141,21 +141,21 @@ int tsr_lapack_gather(tessera_matrix_t *A, tessera_matrix_t *root) {
   return tsr_dist_agree(A->comm, rc);
 }
 
+int tsr_root_matrix(const tessera_matrix_t *A, int64_t m, int64_t n, int64_t mb, int64_t nb,
+                    void *at, int64_t ld, int node, tessera_matrix_t **out) {
+  const int root = ROOT;
+  void *const ptr[1] = {tessera_comm_rank(A->comm) == ROOT ? at : NULL};
+  tsr_blocks_t blk = {.brows = m, .bcols = n, .ld = ld, .ptr = ptr, .node = &node, .owner = &root};
+  tsr_blocks_grid(&blk, m, n);
+  const tsr_dist_place_t place = {.on = -1, .blocks = &blk};
+  return tsr_matrix_create_distributed(A->ctx, A->comm, (tessera_grid_t){0, 0}, A->dtype, m, n, mb,
+                                       nb, &place, out);
+}
+
 /* A distributed matrix of A's tiling whose tiles are all the root's, in place in its array h
  * (leading dimension A's rows) in the memory of its node `node`. */
 static int root_matrix(tessera_matrix_t *A, void *h, int node, tessera_matrix_t **home) {
-  const int root = ROOT;
-  void *const ptr[1] = {tessera_comm_rank(A->comm) == ROOT ? h : NULL};
-  tsr_blocks_t blk = {.brows = A->m,
-                      .bcols = A->n,
-                      .ld = A->m > 1 ? A->m : 1,
-                      .ptr = ptr,
-                      .node = &node,
-                      .owner = &root};
-  tsr_blocks_grid(&blk, A->m, A->n);
-  const tsr_dist_place_t at = {.on = -1, .blocks = &blk};
-  return tsr_matrix_create_distributed(A->ctx, A->comm, (tessera_grid_t){0, 0}, A->dtype, A->m,
-                                       A->n, A->mb, A->nb, &at, home);
+  return tsr_root_matrix(A, A->m, A->n, A->mb, A->nb, h, A->m > 1 ? A->m : 1, node, home);
 }
 
 int tsr_lapack_collect_on(tessera_matrix_t *A, void *h, int node) {

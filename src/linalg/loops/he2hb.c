@@ -94,15 +94,15 @@ int tsr_he2hb_create(const tessera_matrix_t *A, int kd, tsr_he2hb_t *H) {
 /* h's received copies dropped, then h released. */
 static void release(tsr_flow_t *f, tessera_data_t *h) {
   if (!h) return;
-  if (f) (void)f->ops->flush(f, h);
-  (void)tessera_data_release(f ? f->ctx : NULL, h);
+  (void)f->ops->flush(f, h);
+  (void)tessera_data_release(f->ctx, h);
 }
 
 void tsr_he2hb_destroy(tsr_he2hb_t *H) {
   tsr_flow_t *f = H->V ? H->V->flow : NULL;
   for (int64_t i = 0; i < H->nt && f; i++) {
-    if (H->v && H->v[i]) release(f, H->v[i]);
-    if (H->w && H->w[i]) release(f, H->w[i]);
+    if (H->v) release(f, H->v[i]);
+    if (H->w) release(f, H->w[i]);
     for (int p = 0; p < H->procs && H->part; p++) release(f, H->part[i * H->procs + p]);
   }
   if (f) release(f, H->m), release(f, H->t);
