@@ -33,15 +33,16 @@ typedef struct {
 } tsr_larft_args_t;
 
 /** qr_step: buffers {V (R), C (RW), T (R), W (RW)}. Applies the block reflector of a geqrt (the
- *  column panel V, kb vectors from row r0, and its T) to the n columns of the column panel C
- *  (m rows): C = Qᴴ C (trans 'C'; 'T' on real dtypes) or C = Q C ('N'), Q = I - V T Vᴴ on rows
- *  r0 .. m - 1. W is a kb x n workspace. Device-independent (qr_step.c): the kind's lacpy,
- *  trmm, gemm and geadd on sub-blocks. */
+ *  column panel V, m rows, kb vectors from row r0, and its T) to the n columns of the column
+ *  panel C (c0 + m rows, V's row i meeting C's row c0 + i): C = Qᴴ C (trans 'C'; 'T' on real
+ *  dtypes) or C = Q C ('N'), Q = I - V T Vᴴ on V's rows r0 .. m - 1. W is a kb x n workspace.
+ * Device-independent (qr_step.c): the kind's lacpy, trmm, gemm and geadd on sub-blocks. */
 typedef struct {
   tessera_dtype_t dtype;
   char trans;
   int m, n;
   int r0, kb;
+  int c0;
 } tsr_qr_step_args_t;
 
 /** The kernels (qr.c). */

@@ -34,8 +34,9 @@ int tsr_qr_step_valid(const tessera_exec_t *ex, const tsr_qr_step_args_t *a) {
   if (!tsr_dtype_valid(a->dtype) ||
       (t != 0 && t != 2 && !(t == 1 && !tsr_dtype_complex(a->dtype))) || ex->ndata < 4 ||
       a->r0 < 0 || a->kb < 0 || a->n < 0 || (int64_t)a->r0 + a->kb > a->m ||
-      tsr_operand_ld(ex, V, a->m, a->kb) < 0 || tsr_operand_ld(ex, C, a->m, a->n) < 0 ||
-      tsr_operand_ld(ex, T, a->kb, a->kb) < 0 || tsr_operand_ld(ex, W, a->kb, a->n) < 0)
+      tsr_operand_ld(ex, V, a->m, a->kb) < 0 || a->c0 < 0 ||
+      tsr_operand_ld(ex, C, a->m + a->c0, a->n) < 0 || tsr_operand_ld(ex, T, a->kb, a->kb) < 0 ||
+      tsr_operand_ld(ex, W, a->kb, a->n) < 0)
     return -1;
   return a->kb > 0 && a->n > 0;
 }
@@ -51,7 +52,7 @@ int tsr_qr_step(const tessera_exec_t *ex, const tsr_qr_step_args_t *a, tessera_k
   const tsr_scalar_t one = {1, 0}, mone = {-1, 0};
   /* W = C1 */
   tsr_lacpy_args_t cp = {.dtype = a->dtype, .m = a->kb, .n = a->n, .src_row = 0, .dst_row = 0};
-  int rc = pair(lacpy, &cp, ex, C, a->r0, W, 0, es);
+  int rc = pair(lacpy, &cp, ex, C, a->c0 + a->r0, W, 0, es);
   /* W = V1ᴴ W */
   tsr_trsm_args_t tm = {.dtype = a->dtype,
                         .side = 'L',
@@ -69,7 +70,7 @@ int tsr_qr_step(const tessera_exec_t *ex, const tsr_qr_step_args_t *a, tessera_k
   if (!rc && below > 0) {
     g.transa = conj, g.transb = 'N', g.m = a->kb, g.n = a->n, g.k = below;
     tsr_exec_rows(&g3, 0, ex, V, r1, es);
-    tsr_exec_rows(&g3, 1, ex, C, r1, es);
+    tsr_exec_rows(&g3, 1, ex, C, a->c0 + r1, es);
     tsr_exec_rows(&g3, 2, ex, W, 0, es);
     rc = gemm(&g3, &g);
   }
@@ -81,13 +82,13 @@ int tsr_qr_step(const tessera_exec_t *ex, const tsr_qr_step_args_t *a, tessera_k
     g.transa = 'N', g.transb = 'N', g.m = below, g.n = a->n, g.k = a->kb, g.alpha = mone;
     tsr_exec_rows(&g3, 0, ex, V, r1, es);
     tsr_exec_rows(&g3, 1, ex, W, 0, es);
-    tsr_exec_rows(&g3, 2, ex, C, r1, es);
+    tsr_exec_rows(&g3, 2, ex, C, a->c0 + r1, es);
     rc = gemm(&g3, &g);
   }
   /* W = V1 W; C1 -= W */
   tm.uplo = 'L', tm.diag = 'U', tm.trans = 'N';
   if (!rc) rc = pair(trmm, &tm, ex, V, a->r0, W, 0, es);
   tsr_geadd_args_t ad = {.dtype = a->dtype, .m = a->kb, .n = a->n, .alpha = mone, .beta = one};
-  if (!rc) rc = pair(geadd, &ad, ex, W, 0, C, a->r0, es);
+  if (!rc) rc = pair(geadd, &ad, ex, W, 0, C, a->c0 + a->r0, es);
   return rc;
 }

@@ -639,7 +639,7 @@ static void qr_kernels_on(int m, int n, int r0, int nc, size_t larft_bytes) {
     free_tiles(lc, 3);
     free(lt[2].h);
     for (int q = 0; q < 2; q++) {
-      tsr_qr_step_args_t qa = {dt, q ? 'N' : 'C', m, nc, r0, k};
+      tsr_qr_step_args_t qa = {dt, q ? 'N' : 'C', m, nc, r0, k, 0};
       const tile_t order[4] = {t[0], t[2], t[1], t[3]}; /* the kernel's V, C, T, W */
       tile_t qc[4];
       copy_tiles(dt, order, qc, 4);

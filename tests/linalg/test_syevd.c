@@ -201,11 +201,19 @@ static void test_syevd_spectra_and_norms(void **state) {
  * devices or GPUs, the merges run there), random and with a third of the spectrum repeated;
  * under the sanitizers f64 alone, random; with accelerators, f64 also within a scope of the
  * accelerators alone. On tiles of 40 (15 x 15 of them): the merges need an order above the
- * leaves, not small tiles, and the reduction's tasks grow as the cube of the tiles a side. */
+ * leaves, not small tiles, and the reduction's tasks grow as the cube of the tiles a side. The
+ * two stages forced: the merges are theirs (and within one accelerator's scope E stays one tile
+ * there from the merges through Q2 and Q1). */
 static void test_syevd_merges(void **state) {
   (void)state;
   enum { N = 600, TILE = 40 };
-  tessera_context_t *ctx = lc_context(TILE);
+  tessera_config_t cfg;
+  tessera_config_init(&cfg);
+  cfg.tile_size = TILE;
+  cfg.cpu_workers = tt_quick() ? 2 : 3;
+  cfg.eig_method = TESSERA_EIG_TWO;
+  tessera_context_t *ctx = NULL;
+  assert_int_equal(tessera_init(&ctx, &cfg), 0);
   static double spectrum[N];
   for (int i = 0; i < N; i++) spectrum[i] = i < N / 3 ? 1.0 : (double)i / N;
   const bool quick = tt_quick();
@@ -222,9 +230,6 @@ static void test_syevd_merges(void **state) {
   lc_finalize(ctx);
   /* a scope of the accelerators alone (as the JAX binding's GPU calls hold it), pools large
    * enough for the tiles: the host stages' tasks still run on the CPU workers */
-  tessera_config_t cfg;
-  tessera_config_init(&cfg);
-  cfg.tile_size = TILE;
   cfg.cpu_workers = 2;
   cfg.gpu_mem_limit = (int64_t)256 << 20;
   assert_int_equal(tessera_init(&ctx, &cfg), 0);

@@ -14,10 +14,12 @@
  * applied at once. Each wavefront's groups of full size (nb sweeps, kd + nb - 1 rows) form
  * strided batches; the few at the matrix's end go one by one. A batch is staged (V and tau from
  * the device copies of v and tau), T formed from the Gram matrix VᴴV
- * (tsr_cuda_larft_batched), and applied by three batched gemms:
- *   W = Vᴴ E_b;  W2 = T W;  E_b -= V W2.
+ * (tsr_cuda_larft_batched) and folded into Z = T Vᴴ, then applied by two batched gemms, each a
+ * pass over E_b:
+ *   W = Z E_b;  E_b -= V W.
  *
- * Workspace: the worker's scratch, holding for each member of a batch V, G, T, tau, W and W2;
+ * Workspace: the worker's scratch, holding for each member of a batch V, G (then Z), T, tau
+ * and W;
  * batches larger than it fits are split, and E's columns are taken in chunks narrow enough for a
  * few dozen members, a batch's V and T made once for all of them (wavefronts outside, chunks
  * inside: columns never mix, so each gets the wavefronts in order). */
@@ -36,30 +38,33 @@ static size_t aligned(size_t bytes) {
   return (bytes + ALIGN - 1) / ALIGN * ALIGN;
 }
 
-/* One call's constants and workspace regions (byte offsets per member, in the order V, G, T,
- * tau, W, W2). */
+/* One call's constants and workspace regions (byte offsets per member, in the order V, G / Z,
+ * T, tau, W). */
 typedef struct {
   const tessera_exec_t *ex;
   cublasHandle_t h;
   tessera_dtype_t dt;
   tsr_hb2st_layout_t L;
   int nb, R, cap, mc;
-  size_t es, member[6];
+  size_t es;
   const void *v, *tau;
 } plan_t;
 
-/* Elements of each of a member's regions (V, G, T, tau, W, W2) for column chunks of mc. */
-static void member_sizes(int nb, int R, int mc, size_t sizes[6]) {
+enum { REGIONS = 5 };
+
+/* Elements of each of a member's regions (V, G / Z, T, tau, W) for column chunks of mc: G is
+ * k x k, Z = T Vᴴ k x R in its place. */
+static void member_sizes(int nb, int R, int mc, size_t sizes[REGIONS]) {
   const size_t k = (size_t)nb;
-  sizes[0] = (size_t)R * k, sizes[1] = sizes[2] = k * k, sizes[3] = k;
-  sizes[4] = sizes[5] = k * (size_t)mc;
+  sizes[0] = sizes[1] = (size_t)R * k, sizes[2] = k * k, sizes[3] = k;
+  sizes[4] = k * (size_t)mc;
 }
 
 /* Workspace bytes of one member, each region aligned. */
 static size_t member_bytes(size_t es, int nb, int R, int mc) {
-  size_t sizes[6], total = 0;
+  size_t sizes[REGIONS], total = 0;
   member_sizes(nb, R, mc, sizes);
-  for (int i = 0; i < 6; i++) total += aligned(sizes[i] * es);
+  for (int i = 0; i < REGIONS; i++) total += aligned(sizes[i] * es);
   return total;
 }
 
@@ -84,11 +89,11 @@ static int gemm_batch(const plan_t *p, char ta, char tb, int m, int n, int k, do
 static int apply_batch(const plan_t *p, int s0, int j0, int count, int k, int rows, char *E,
                        int lde, int m) {
   const tessera_cuda_scratch_t *s = tsr_cuda_scratch(p->ex);
-  char *at[6], *w = s->workspace;
-  long long stride[6];
-  size_t sizes[6];
+  char *at[REGIONS], *w = s->workspace;
+  long long stride[REGIONS];
+  size_t sizes[REGIONS];
   member_sizes(p->nb, p->R, p->mc, sizes);
-  for (int i = 0; i < 6; i++) {
+  for (int i = 0; i < REGIONS; i++) {
     at[i] = w;
     stride[i] = (long long)(aligned(sizes[i] * p->es) / p->es);
     w += aligned(sizes[i] * p->es) * (size_t)count;
@@ -116,16 +121,16 @@ static int apply_batch(const plan_t *p, int s0, int j0, int count, int k, int ro
   if (!rc && tsr_cuda_larft_batched(p->dt, at[1], (size_t)nb, stride[1], at[3], stride[3], k, k,
                                     at[2], (size_t)nb, stride[2], count, p->ex->stream))
     rc = TESSERA_ERR_KERNEL;
+  if (!rc) /* Z = T Vᴴ over G */
+    rc = gemm_batch(p, 'N', c, k, rows, k, 1, at[2], nb, stride[2], at[0], ldv, stride[0], 0, at[1],
+                    nb, stride[1], count);
   for (int c0 = 0; c0 < m && !rc; c0 += p->mc) {
     const int mc = m - c0 < p->mc ? m - c0 : p->mc;
     char *Ec = Eb + (size_t)c0 * (size_t)lde * p->es;
-    rc = gemm_batch(p, c, 'N', k, mc, rows, 1, at[0], ldv, stride[0], Ec, lde, row_step, 0, at[4],
+    rc = gemm_batch(p, 'N', 'N', k, mc, rows, 1, at[1], nb, stride[1], Ec, lde, row_step, 0, at[4],
                     nb, stride[4], count);
     if (!rc)
-      rc = gemm_batch(p, 'N', 'N', k, mc, k, 1, at[2], nb, stride[2], at[4], nb, stride[4], 0,
-                      at[5], nb, stride[5], count);
-    if (!rc)
-      rc = gemm_batch(p, 'N', 'N', rows, mc, k, -1, at[0], ldv, stride[0], at[5], nb, stride[5], 1,
+      rc = gemm_batch(p, 'N', 'N', rows, mc, k, -1, at[0], ldv, stride[0], at[4], nb, stride[4], 1,
                       Ec, lde, row_step, count);
   }
   return rc;

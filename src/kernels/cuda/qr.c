@@ -258,9 +258,10 @@ int tsr_cuda_qr_step(const tessera_exec_t *ex, void *args) {
   if (valid <= 0 || !s || !s->workspace ||
       apply_bytes(a->dtype, a->kb, a->n, false) > s->workspace_bytes)
     return tsr_qr_step(ex, a, tsr_cuda_lacpy, tsr_cuda_trmm, tsr_cuda_gemm, tsr_cuda_geadd);
-  const size_t es = tessera_dtype_size(a->dtype), r0 = (size_t)a->r0 * es;
+  const size_t es = tessera_dtype_size(a->dtype), r0 = (size_t)a->r0 * es,
+               c0 = (size_t)(a->c0 + a->r0) * es;
   const char op = a->trans == 'N' ? 'N' : tsr_dtype_complex(a->dtype) ? 'C' : 'T';
   return apply_block(ex, s, a->dtype, op, (const char *)ex->ptr[0] + r0, (int)ex->ld[0],
-                     a->m - a->r0, a->kb, ex->ptr[2], (int)ex->ld[2], (char *)ex->ptr[1] + r0,
+                     a->m - a->r0, a->kb, ex->ptr[2], (int)ex->ld[2], (char *)ex->ptr[1] + c0,
                      (int)ex->ld[1], a->n, ex->ptr[3], (int)ex->ld[3]);
 }

@@ -85,8 +85,8 @@ static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t 
   if (rc) return rc < 0 ? rc : tsr_error(ctx, TESSERA_ERR_KERNEL, "syevd: bulge chasing failed");
   const int64_t leaf = tsr_eig_stedc_leaf(job, b->gpu, workers, n);
   if (leaf && job == TESSERA_VECTORS) {
-    /* f64 on one accelerator: E one tile, the merges' Q, which stays there for Q2 (no copy
-     * home and back between them); on several, Q2's panels spread over them */
+    /* f64 on one accelerator: E one tile, the merges' Q, which stays there for Q2 and Q1 (no
+     * copy home and back between them); on several, Q2's panels spread over them */
     tessera_data_t *qh = NULL;
     if (direct && !b->defer && tessera_scope_nodes(ctx, b->scope, NULL, 0) == 1) {
       rc = tessera_matrix_view(ctx, dt, n, n, n, n, b->h, b->ldh, &b->E);

@@ -83,17 +83,21 @@ int tsr_eig_reduce_to_band(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n
 }
 
 /* E = Q1 E on rows nb .. n - 1 of b->h (E, n x m): the first stage's reflectors by unmqr
- * tasks. */
+ * tasks, on the one tile Q2 left (b->E: no copy home and back between the two) or on column
+ * panels of a view. */
 int tsr_eig_back_band(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int64_t m, int nb,
                       tsr_eig_work_t *b, tsr_he2hb_t *H) {
-  if (!H->V) return 0;
+  tessera_matrix_t *C = b->E;
+  b->E = NULL;
+  if (!H->V) return C ? tessera_matrix_destroy(C) : 0;
   const size_t es = tessera_dtype_size(dt);
-  tessera_matrix_t *C = NULL;
   tsr_qr_work_t wk = {0};
   char *rows = (char *)b->h + (size_t)nb * es;
-  int rc = tessera_matrix_view(ctx, dt, n - nb, m, n - nb,
-                               tsr_eig_panel_columns(b->gpu, b->workers, n), rows, b->ldh, &C);
+  int rc = C ? 0
+             : tessera_matrix_view(ctx, dt, n - nb, m, n - nb,
+                                   tsr_eig_panel_columns(b->gpu, b->workers, n), rows, b->ldh, &C);
   if (!rc) rc = tsr_qr_work_create(C, nb, &wk);
+  if (!rc) wk.row = C->m - (n - nb); /* Q2's tile holds E's rows from 0, the view from nb */
   if (!rc) rc = tsr_pxunmqr('N', H->V, &H->Q, C, &wk);
   if (!rc) rc = tessera_wait_all(ctx);
   tsr_qr_work_destroy(&wk);
@@ -119,6 +123,7 @@ int tsr_eig_back_tridiagonal(tessera_context_t *ctx, tessera_dtype_t dt, int64_t
   }
   const size_t es = tessera_dtype_size(dt);
   tessera_matrix_t *E = b->E; /* the merges' Q where they left it, else a view of panels */
+  const bool kept = E != NULL;
   tessera_data_t *v = b->vh, *tau = b->tauh; /* the device's, or the host arrays' */
   const size_t nv = (size_t)lay->nv + 1, nt = (size_t)lay->ntau + 1;
   b->E = NULL;
@@ -131,7 +136,11 @@ int tsr_eig_back_tridiagonal(tessera_context_t *ctx, tessera_dtype_t dt, int64_t
   if (!rc) rc = tessera_wait_all(ctx);
   const int s = (v && v != b->vh ? tessera_data_release(ctx, v) : 0) |
                 (tau && tau != b->tauh ? tessera_data_release(ctx, tau) : 0);
-  const int d = E ? tessera_matrix_destroy(E) : 0;
+  int d = 0;
+  if (E && kept && !rc)
+    b->E = E; /* the merges' tile stays where it is for Q1 (tsr_eig_back_band) */
+  else if (E)
+    d = tessera_matrix_destroy(E);
   return rc ? rc : s ? s : d;
 }
 

@@ -107,7 +107,8 @@ static int update(char trans, const tessera_matrix_t *A, const tsr_qr_t *Q, int6
                   tessera_matrix_t *C, int64_t j, tsr_qr_work_t *w, int prio) {
   int tag[3] = {0, (int)j, (int)k};
   return tsr_task_qr_step(C, trans, tsr_tile(A, 0, k), tsr_tile(C, 0, j), Q->T[k], w->W[j],
-                          tsr_tile_n(C, j), (int)(k * Q->nb), (int)step_width(Q, k), tag, prio);
+                          tsr_tile_n(C, j), (int)(k * Q->nb), (int)step_width(Q, k), (int)w->row,
+                          tag, prio);
 }
 
 int tsr_pxgeqrf(tessera_matrix_t *A, tsr_qr_t *Q, tsr_qr_work_t *w) {

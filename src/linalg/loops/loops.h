@@ -48,10 +48,12 @@ typedef struct {
                 panel holding column k nb */
 } tsr_qr_t;
 /** The workspaces of the updates of a matrix's column panels by block reflectors of up to nb
- *  vectors: one nb x n_j handle per column panel j (distributed: panel j's process's). */
+ *  vectors: one nb x n_j handle per column panel j (distributed: panel j's process's). `row`:
+ *  the panels' row that the reflectors' row 0 meets (0 from tsr_qr_work_create; the rows above
+ *  it are left as they are). */
 typedef struct {
   tessera_context_t *ctx;
-  int64_t count;
+  int64_t count, row;
   tsr_flow_t *flow;
   tessera_data_t **W;
   void *set; /* the flow's record of the handles */

@@ -420,9 +420,9 @@ int tsr_task_geqrt(const tessera_matrix_t *A, int64_t k, tessera_data_t *t, int 
 
 int tsr_task_qr_step(const tessera_matrix_t *B, char trans, tessera_data_t *panel,
                      tessera_data_t *c, tessera_data_t *t, tessera_data_t *w, int n, int r0, int kb,
-                     const int tag[3], int prio) {
+                     int c0, const int tag[3], int prio) {
   tsr_qr_step_args_t a = {
-      .dtype = B->dtype, .trans = trans, .m = (int)B->m, .n = n, .r0 = r0, .kb = kb};
+      .dtype = B->dtype, .trans = trans, .m = (int)B->m - c0, .n = n, .r0 = r0, .kb = kb, .c0 = c0};
   tessera_data_t *d[4] = {panel, c, t, w};
   tessera_access_t m[4] = {TESSERA_R, TESSERA_RW, TESSERA_R, TESSERA_RW};
   return insert(B->flow, &tsr_kernel_qr_step, &a, sizeof a, 4, d, m, tag, prio);

@@ -151,9 +151,10 @@ int tsr_task_geqrt(const tessera_matrix_t *A, int64_t k, tessera_data_t *t, int 
 int tsr_task_larft(const tessera_matrix_t *A, int64_t k, tessera_data_t *tau, tessera_data_t *t,
                    int kb, int prio);
 /** A qr_step (kernels.h) with the reflector of column panel `panel` (kb vectors from row r0,
- *  its T `t`) on the column panel `c` (n columns) of B->m rows, through workspace `w`. */
+ *  its T `t`) on the column panel `c` (n columns) of B->m rows, the panel's rows meeting c's
+ *  from row c0, through workspace `w`. */
 int tsr_task_qr_step(const tessera_matrix_t *B, char trans, tessera_data_t *panel,
                      tessera_data_t *c, tessera_data_t *t, tessera_data_t *w, int n, int r0, int kb,
-                     const int tag[3], int prio);
+                     int c0, const int tag[3], int prio);
 
 #endif
