@@ -284,6 +284,24 @@ TESSERA_API double tessera_syevd_host_bytes(tessera_context_t *ctx, tessera_job_
 TESSERA_API int tessera_heevd(tessera_context_t *ctx, tessera_job_t job, tessera_uplo_t uplo,
                               tessera_dtype_t dtype, int64_t n, void *a, int64_t lda, void *w);
 
+/** The polar decomposition A = U_p H of the m x n A (column-major, lda; m >= n): U_p (m x n,
+ *  orthonormal columns where A has full rank) into `a`, the Hermitian positive semidefinite H
+ *  (n x n, ldh) into `h` unless h is NULL. By QDWH (the QR-based dynamically weighted Halley
+ *  iteration; Nakatsukasa, Bai and Gygi 2010): A scaled by sqrt(‖A‖_1 ‖A‖_inf), then steps on
+ *  the whole matrix, by QR of [sqrt(c) X; I] while the iterate's smallest singular value may be
+ *  tiny and by Cholesky of I + c XᴴX after, each step the library's own tile loops (geqrf,
+ *  unmqr, herk, potrf, trsm, gemm) on every device of the context; in f64 at most 6 weighted
+ *  steps and one or two of Halley's (10 in all at most), then a Newton-Schulz step and
+ *  H = sym(U_pᴴ A). A (numerically) rank-deficient A: its singular values below ε ‖A‖ do not
+ *  reach 1, so U_p's columns there are not orthonormal; A = U_p H and H's semidefiniteness
+ *  still hold. *steps (unless NULL): the steps run. Returns 0; j > 0 when A holds a NaN or an
+ *  infinity, first in column j (a and h untouched); n + 1 when the iteration met a non-finite
+ *  value; or a negative status. On a context
+ *  over processes (a collective call) a and h are process 0's, dealt over the grid for the call
+ *  and gathered back; H is computed where process 0 passes h. */
+TESSERA_API int tessera_gepolar(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n,
+                                void *a, int64_t lda, void *h, int64_t ldh, int *steps);
+
 /* ---------------------------------------------------------------- calls on a caller's queue */
 
 /* Solves of one matrix on one device, in the order of a queue the caller owns, for the calls
@@ -471,6 +489,13 @@ TESSERA_API int tessera_tile_geqrf(tessera_matrix_t *A, void *tau);
  * (on every process) receives the eigenvalues. */
 TESSERA_API int tessera_tile_syevd(tessera_job_t job, tessera_uplo_t uplo, tessera_matrix_t *A,
                                    void *w);
+
+/** The polar decomposition A = U_p H (see tessera_gepolar) of the m x n descriptor A (m >= n,
+ *  square tiles): U_p into A, H into H (n x n, A's tiles and communicator) unless H is NULL.
+ *  The iteration's matrices (two of A's size, one of H's, two column-panel matrices of
+ *  (m + n) x n) follow A's distribution; over processes, a collective call. Returns as
+ *  tessera_gepolar. */
+TESSERA_API int tessera_tile_gepolar(tessera_matrix_t *A, tessera_matrix_t *H, int *steps);
 
 /** C = op(Q) C (side LEFT, C with A's m rows) or C op(Q) (RIGHT, C with m columns); op NOTRANS,
  *  or CONJTRANS / TRANS on real dtypes; Q is the one whose min(m, n) reflectors

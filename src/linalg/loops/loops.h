@@ -1,7 +1,8 @@
 /* The tile loops (potrf.c, trsm.c, blas3.c, potri.c, getrf.c, geqrf.c, copy.c, he2hb.c, hb2st.c,
  * hb2st_apply.c, hemm.c): each inserts the tasks of one whole operation on descriptors without
  * waiting; the front doors (tile.c, lapack.c, ...) call them. The tridiagonal divide and
- * conquer (stedc.c) and the eigensolver's stages (eig_stages.c, eig_stages.h) wait for theirs. */
+ * conquer (stedc.c), the eigensolver's stages (eig_stages.c, eig_stages.h) and the polar
+ * decomposition's iteration (polar.c) wait for theirs. */
 #ifndef TSR_LINALG_LOOPS_H
 #define TSR_LINALG_LOOPS_H
 
@@ -172,5 +173,14 @@ int tsr_stedc_dc(tessera_context_t *ctx, int64_t n, double *d, double *e, double
  *  of the merges above it): the secular equations and the rows' products by tasks on the CPU
  *  workers, O(n²) in all, where dsterf's O(n²) runs on one core. Returns as tsr_stedc_dc. */
 int tsr_stedc_values(tessera_context_t *ctx, int64_t n, double *d, double *e, int64_t leaf);
+
+/** QDWH's weights (a, b, c) for an iterate whose singular values lie in [*l, 1], and the lower
+ *  bound after the step into *l (polar.c). */
+void tsr_qdwh_weights(double *l, double *a, double *b, double *c);
+/** The polar decomposition A = U_p H of A (m x n, m >= n, square tiles) by QDWH (polar.c): U_p
+ *  into A, H into H (n x n, A's tiles) unless NULL; waits. Returns 0; a column (1-based) where A
+ *  holds a NaN or an infinity (A and H untouched); n + 1 where the iteration met a non-finite
+ *  value; or a negative status. *steps (unless NULL): the steps run (at most 10). */
+int tsr_pxgepolar(tessera_matrix_t *A, tessera_matrix_t *H, int *steps);
 
 #endif

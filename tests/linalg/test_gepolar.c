@@ -1,0 +1,270 @@
+/* tessera_gepolar and tessera_tile_gepolar: every dtype; square and tall, orders that are not
+ * tile multiples, n 0 and 1; random matrices, singular values graded from 1 to 10⁻¹² (10⁻⁵ in
+ * single precision), repeated singular values, rank-deficient ones; H asked for or not; NaN and
+ * infinity; bad arguments. Each result: ‖A - U_p H‖_F against ‖A‖_F max(m, n) ε, U_p's
+ * orthogonality where A has full rank, H Hermitian and positive semidefinite, and U_p against
+ * LAPACK's SVD (W Σ Vᴴ: U_p = W Vᴴ) where A is well conditioned. */
+#define _POSIX_C_SOURCE 200809L
+#include <float.h>
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "linalg/loops/loops.h"
+#include "linalg_common.h"
+
+enum { nb = 8 };
+
+/* A random m x k matrix with orthonormal columns (double complex, ld m; real for `real`). */
+static zc_t *orthonormal(int64_t m, int64_t k, bool real, tt_rng_t *r) {
+  zc_t *q = lc_zalloc((size_t)(m * k)), *tau = lc_zalloc((size_t)k + 1);
+  for (int64_t i = 0; i < m * k; i++) q[i] = lc_rand(real ? TESSERA_F64 : TESSERA_C128, r);
+  if (k > 0) {
+    assert_int_equal(LAPACKE_zgeqrf(LAPACK_COL_MAJOR, (int)m, (int)k, q, (int)m, tau), 0);
+    assert_int_equal(LAPACKE_zungqr(LAPACK_COL_MAJOR, (int)m, (int)k, (int)k, q, (int)m, tau), 0);
+  }
+  free(tau);
+  return q;
+}
+
+/* a (m x n, ld m, dtype dt) = W diag(s) Vᴴ, s[j] from 1 down to 1 / cond geometrically for
+ * j < rank, 0 after (`repeat`: the first half of them 1); returns A as rounded. */
+static zc_t *prescribed(tessera_dtype_t dt, int64_t m, int64_t n, double cond, int64_t rank,
+                        bool repeat, void *a, tt_rng_t *r) {
+  const bool real = !lc_is_complex(dt);
+  zc_t *w = orthonormal(m, n, real, r), *v = orthonormal(n, n, real, r);
+  zc_t *full = lc_zalloc((size_t)(m * n));
+  for (int64_t j = 0; j < n; j++) {
+    const double s = j >= rank ? 0
+                     : repeat && j < rank / 2
+                         ? 1
+                         : pow(cond, rank > 1 ? -(double)j / (double)(rank - 1) : 0);
+    for (int64_t i = 0; i < m; i++) w[i + j * m] *= s;
+  }
+  const zc_t one = 1, zero = 0;
+  if (m > 0 && n > 0)
+    cblas_zgemm(CblasColMajor, CblasNoTrans, CblasConjTrans, (int)m, (int)n, (int)n, &one, w,
+                (int)m, v, (int)n, &zero, full, (int)m);
+  for (int64_t i = 0; i < m * n; i++) {
+    lc_set(dt, a, (size_t)i, full[i]);
+    full[i] = lc_get(dt, a, (size_t)i);
+  }
+  free(w), free(v);
+  return full;
+}
+
+/* The checks of one result: u (m x n) and h (n x n, or NULL) of the dtype against A (double
+ * complex); `full_rank`: U_p orthonormal; `conditioned`: U_p compared with the SVD's. */
+static void check(tessera_dtype_t dt, int64_t m, int64_t n, const zc_t *A, const void *u,
+                  const void *h, bool full_rank, bool conditioned) {
+  const double eps = lc_eps(dt), big = (double)(m > n ? m : n);
+  if (m == 0 || n == 0) return;
+  zc_t *U = lc_promote(dt, m, n, u, m);
+  if (full_rank && n > 0) { /* ‖UᴴU - I‖_F / (n eps) */
+    zc_t *G = lc_zalloc((size_t)(n * n));
+    const zc_t one = 1, zero = 0;
+    cblas_zgemm(CblasColMajor, CblasConjTrans, CblasNoTrans, (int)n, (int)n, (int)m, &one, U,
+                (int)m, U, (int)m, &zero, G, (int)n);
+    for (int64_t i = 0; i < n; i++) G[i + i * n] -= 1;
+    const double orth = lc_norm_fro(G, (size_t)(n * n)) / ((double)n * eps);
+    if (!(orth < 30))
+      fail_msg("%s %lld x %lld: orthogonality %g", lc_name(dt), (long long)m, (long long)n, orth);
+    free(G);
+  }
+  if (h) {
+    zc_t *H = lc_promote(dt, n, n, h, n), *R = lc_zalloc((size_t)(m * n));
+    for (int64_t j = 0; j < n; j++) /* Hermitian, exactly (it is formed as (W + Wᴴ) / 2) */
+      for (int64_t i = 0; i < n; i++)
+        if (H[i + j * n] != conj(H[j + i * n]))
+          fail_msg("%s: H(%lld, %lld) is not conj(H(%lld, %lld))", lc_name(dt), (long long)i,
+                   (long long)j, (long long)j, (long long)i);
+    const zc_t one = 1, mone = -1;
+    for (int64_t i = 0; i < m * n; i++) R[i] = A[i];
+    cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)n, &mone, U, (int)m,
+                H, (int)n, &one, R, (int)m);
+    const double an = lc_norm_fro(A, (size_t)(m * n)),
+                 resid = lc_norm_fro(R, (size_t)(m * n)) / ((an > 0 ? an : 1) * big * eps);
+    if (!(resid < 10))
+      fail_msg("%s %lld x %lld: residual %g", lc_name(dt), (long long)m, (long long)n, resid);
+    double *ev = malloc((size_t)(n + 1) * sizeof *ev), hn = 0;
+    for (int64_t i = 0; i < n * n; i++) hn = fmax(hn, cabs(H[i]));
+    assert_int_equal(LAPACKE_zheev(LAPACK_COL_MAJOR, 'N', 'L', (int)n, H, (int)n, ev), 0);
+    if (n > 0 && !(ev[0] >= -10 * big * eps * hn))
+      fail_msg("%s %lld x %lld: H has the eigenvalue %g (‖H‖_max %g)", lc_name(dt), (long long)m,
+               (long long)n, ev[0], hn);
+    free(ev), free(H), free(R);
+  }
+  if (conditioned && n > 0) { /* U_p = W Vᴴ from LAPACK's SVD */
+    zc_t *a = lc_zalloc((size_t)(m * n)), *w = lc_zalloc((size_t)(m * n)),
+         *vt = lc_zalloc((size_t)(n * n)), *ref = lc_zalloc((size_t)(m * n));
+    double *s = malloc((size_t)n * sizeof *s), *sup = malloc((size_t)n * sizeof *sup);
+    for (int64_t i = 0; i < m * n; i++) a[i] = A[i];
+    assert_int_equal(LAPACKE_zgesvd(LAPACK_COL_MAJOR, 'S', 'S', (int)m, (int)n, a, (int)m, s, w,
+                                    (int)m, vt, (int)n, sup),
+                     0);
+    const zc_t one = 1, zero = 0;
+    cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)n, &one, w, (int)m,
+                vt, (int)n, &zero, ref, (int)m);
+    for (int64_t i = 0; i < m * n; i++) ref[i] -= U[i];
+    const double err = lc_norm_fro(ref, (size_t)(m * n)) /
+                       ((double)n * big * eps * s[0] / (s[n - 1] > 0 ? s[n - 1] : 1));
+    if (!(err < 10))
+      fail_msg("%s %lld x %lld: U_p against the SVD's %g", lc_name(dt), (long long)m, (long long)n,
+               err);
+    free(a), free(w), free(vt), free(ref), free(s), free(sup);
+  }
+  free(U);
+}
+
+/* One LAPACK-style call on A of prescribed singular values, checked. */
+static void one_case(tessera_context_t *ctx, tessera_dtype_t dt, int64_t m, int64_t n, double cond,
+                     int64_t rank, bool repeat, bool want_h, uint64_t seed) {
+  tt_rng_t r = tt_rng(seed);
+  void *a = lc_alloc(dt, (size_t)(m * n) + 1), *h = lc_alloc(dt, (size_t)(n * n) + 1);
+  zc_t *A = prescribed(dt, m, n, cond, rank, repeat, a, &r);
+  int steps = -1;
+  const int rc =
+      tessera_gepolar(ctx, dt, m, n, a, m > 0 ? m : 1, want_h ? h : NULL, n > 0 ? n : 1, &steps);
+  if (rc)
+    fail_msg("%s %lld x %lld cond %g: gepolar %d (%s)", lc_name(dt), (long long)m, (long long)n,
+             cond, rc, tessera_last_error(ctx));
+  if (!(n == 0 ? steps == 0 : steps > 0 && steps <= 10))
+    fail_msg("%s %lld x %lld cond %g rank %lld: %d steps", lc_name(dt), (long long)m, (long long)n,
+             cond, (long long)rank, steps);
+  check(dt, m, n, A, a, want_h ? h : NULL, rank == n, rank == n && !repeat && cond <= 100);
+  free(a), free(h), free(A);
+}
+
+static void test_gepolar_shapes(void **state) {
+  (void)state;
+  tessera_context_t *ctx = lc_context(nb);
+  const int64_t shapes[][2] = {{0, 0}, {5, 0},   {1, 1},   {3, 1},   {7, 7}, {8, 8},
+                               {9, 9}, {29, 29}, {29, 17}, {41, 20}, {33, 8}};
+  const int count = (int)(sizeof shapes / sizeof *shapes);
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
+    for (int s = 0; s < count; s++) {
+      const int64_t m = shapes[s][0], n = shapes[s][1];
+      one_case(ctx, lc_dtypes[d], m, n, 10, n, false, true, (uint64_t)(100 * d + s));
+    }
+  /* H not asked for */
+  one_case(ctx, TESSERA_F64, 29, 17, 10, 17, false, false, 7);
+  lc_finalize(ctx);
+}
+
+/* Graded singular values down to 10⁻¹² (10⁻⁵ in single precision: beyond, A is singular to
+ * working precision), half of them repeated, and rank deficient (U_p then not orthonormal, A =
+ * U_p H and H's definiteness still hold). */
+static void test_gepolar_spectra(void **state) {
+  (void)state;
+  tessera_context_t *ctx = lc_context(nb);
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++) {
+    const tessera_dtype_t dt = lc_dtypes[d];
+    const double graded = lc_eps(dt) < 1e-10 ? 1e12 : 1e5;
+    one_case(ctx, dt, 37, 37, graded, 37, false, true, (uint64_t)(200 + d));
+    one_case(ctx, dt, 45, 21, graded, 21, false, true, (uint64_t)(210 + d));
+    one_case(ctx, dt, 30, 30, 10, 30, true, true, (uint64_t)(220 + d));
+    one_case(ctx, dt, 30, 30, 10, 19, false, true, (uint64_t)(230 + d));
+    one_case(ctx, dt, 24, 12, 1, 0, false, true, (uint64_t)(240 + d)); /* A = 0 */
+  }
+  lc_finalize(ctx);
+}
+
+/* The tile-level form on descriptors, H of the same tiles. */
+static void test_tile_gepolar(void **state) {
+  (void)state;
+  tessera_context_t *ctx = lc_context(nb);
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++) {
+    const tessera_dtype_t dt = lc_dtypes[d];
+    const int64_t m = 27, n = 19;
+    tt_rng_t r = tt_rng((uint64_t)(300 + d));
+    void *a = lc_alloc(dt, (size_t)(m * n)), *h = lc_alloc(dt, (size_t)(n * n));
+    zc_t *A = prescribed(dt, m, n, 30, n, false, a, &r);
+    tessera_matrix_t *Am = NULL, *Hm = NULL;
+    assert_int_equal(tessera_matrix_create(ctx, dt, m, n, nb, nb, &Am), 0);
+    assert_int_equal(tessera_matrix_create(ctx, dt, n, n, nb, nb, &Hm), 0);
+    assert_int_equal(tessera_matrix_import(Am, a, m), 0);
+    int steps = 0;
+    assert_int_equal(tessera_tile_gepolar(Am, Hm, &steps), 0);
+    assert_true(steps > 0);
+    assert_int_equal(tessera_matrix_export(Am, a, m), 0);
+    assert_int_equal(tessera_matrix_export(Hm, h, n), 0);
+    check(dt, m, n, A, a, h, true, true);
+    assert_int_equal(tessera_matrix_destroy(Am), 0);
+    assert_int_equal(tessera_matrix_destroy(Hm), 0);
+    free(a), free(h), free(A);
+  }
+  lc_finalize(ctx);
+}
+
+/* NaN and infinity name their column, a and h untouched; bad arguments. */
+static void test_gepolar_nan_and_args(void **state) {
+  (void)state;
+  tessera_context_t *ctx = lc_context(nb);
+  const int64_t m = 21, n = 13;
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++) {
+    const tessera_dtype_t dt = lc_dtypes[d];
+    tt_rng_t r = tt_rng((uint64_t)(400 + d));
+    void *a = lc_alloc(dt, (size_t)(m * n)), *h = lc_alloc(dt, (size_t)(n * n));
+    lc_fill_random(dt, a, m, n, m, &r);
+    lc_fill_random(dt, h, n, n, n, &r);
+    lc_set(dt, a, (size_t)(4 + 9 * m), d % 2 ? INFINITY : NAN);
+    void *a0 = lc_dup(dt, a, (size_t)(m * n)), *h0 = lc_dup(dt, h, (size_t)(n * n));
+    assert_int_equal(tessera_gepolar(ctx, dt, m, n, a, m, h, n, NULL), 10);
+    lc_assert_error(ctx);
+    assert_memory_equal(h, h0, (size_t)(n * n) * lc_esize(dt));
+    for (int64_t i = 0; i < m * n; i++)
+      if (i != 4 + 9 * m) assert_true(lc_get(dt, a, (size_t)i) == lc_get(dt, a0, (size_t)i));
+    free(a), free(h), free(a0), free(h0);
+  }
+  double a[12] = {0}, h[9] = {0};
+  assert_int_equal(tessera_gepolar(ctx, TESSERA_F64, 2, 3, a, 2, h, 3, NULL), -4); /* m < n */
+  lc_assert_error(ctx);
+  assert_int_equal(tessera_gepolar(ctx, TESSERA_F64, 4, 3, NULL, 4, h, 3, NULL), -5);
+  assert_int_equal(tessera_gepolar(ctx, TESSERA_F64, 4, 3, a, 3, h, 3, NULL), -6);
+  assert_int_equal(tessera_gepolar(ctx, TESSERA_F64, 4, 3, a, 4, h, 2, NULL), -8);
+  assert_int_equal(tessera_gepolar(ctx, TESSERA_F64, -1, 3, a, 4, h, 3, NULL), -3);
+  assert_int_equal(tessera_gepolar(ctx, (tessera_dtype_t)9, 4, 3, a, 4, h, 3, NULL), -2);
+  assert_int_equal(tessera_gepolar(NULL, TESSERA_F64, 4, 3, a, 4, h, 3, NULL), -1);
+  tessera_matrix_t *A = NULL, *H = NULL;
+  assert_int_equal(tessera_matrix_create(ctx, TESSERA_F64, 4, 3, 2, 2, &A), 0);
+  assert_int_equal(tessera_matrix_create(ctx, TESSERA_F64, 2, 2, 2, 2, &H), 0);
+  assert_true(tessera_tile_gepolar(A, H, NULL) < 0); /* H not n x n */
+  lc_assert_error(ctx);
+  assert_true(tessera_tile_gepolar(NULL, NULL, NULL) < 0);
+  assert_int_equal(tessera_matrix_destroy(A), 0);
+  assert_int_equal(tessera_matrix_destroy(H), 0);
+  lc_finalize(ctx);
+}
+
+/* The weights' schedule from l_0 = eps: QR steps while c > 100, then Cholesky's, l rising to 1;
+ * f64 from eps needs 6 steps, f32 4 (Nakatsukasa and Higham's bound). */
+static void test_qdwh_weights(void **state) {
+  (void)state;
+  const double eps[2] = {DBL_EPSILON, FLT_EPSILON};
+  const int want[2] = {6, 4};
+  for (int p = 0; p < 2; p++) {
+    double l = eps[p], a, b, c, prev = 0;
+    int k = 0, qr = 0;
+    while (l + 5 * eps[p] < 1 && k < 20) {
+      tsr_qdwh_weights(&l, &a, &b, &c);
+      assert_true(l > prev && l <= 1 + 1e-15);
+      qr += c > 100;
+      prev = l, k++;
+    }
+    assert_int_equal(k, want[p]);
+    assert_int_equal(qr, 2);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_qdwh_weights),         cmocka_unit_test(test_gepolar_shapes),
+      cmocka_unit_test(test_gepolar_spectra),      cmocka_unit_test(test_tile_gepolar),
+      cmocka_unit_test(test_gepolar_nan_and_args),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
