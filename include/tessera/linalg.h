@@ -56,6 +56,12 @@ TESSERA_API int tessera_tile_for_qr(const tessera_context_t *ctx, int64_t m, int
  *  Thread safe. */
 TESSERA_API int tessera_tile_for_eig(const tessera_context_t *ctx, int64_t n);
 
+/** Tile size of the polar decomposition (gepolar) of an m x n matrix: the configured tile size,
+ *  else with accelerators n / (4 x their count) in multiples of 256 within [512, 2048] (its
+ *  steps are all products of n-wide operands: worth the GPUs at every order), without them
+ *  tessera_tile_for's. Thread safe. */
+TESSERA_API int tessera_tile_for_polar(const tessera_context_t *ctx, int64_t m, int64_t n);
+
 /** Tile size (LU: panel width when `lu` is nonzero) for a matrix of order n that already lives on
  *  `ndev` of the context's devices, dealt by rows or columns (resident descriptors, the JAX
  *  binding's shards): the configured tile size, else on a context without accelerators

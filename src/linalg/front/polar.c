@@ -5,6 +5,7 @@
 
 #include "linalg/front/front.h"
 #include "linalg/loops/loops.h"
+#include "linalg/loops/policy.h"
 #include "tessera/linalg.h"
 
 int tessera_tile_gepolar(tessera_matrix_t *A, tessera_matrix_t *H, int *steps) {
@@ -31,7 +32,15 @@ int tessera_tile_gepolar(tessera_matrix_t *A, tessera_matrix_t *H, int *steps) {
   if (!rc && H) rc = tsr_check_stored(H, 0, 2, f);
   rc = tsr_matrix_agree(A, rc);
   if (rc || A->n == 0) return rc;
-  return tsr_matrix_agree(A, tsr_pxgepolar(A, H, steps));
+  /* within the accelerators where they hold the iteration: a CPU worker taking one of its
+   * copies or products would move whole panels to the host and back */
+  tessera_context_t *ctx = A->ctx;
+  const tessera_scope_t outer = tessera_get_scope(ctx);
+  tessera_scope_t where;
+  if (tsr_polar_gpu(ctx, A->dtype, A->m, A->n, &where)) rc = tessera_set_scope(ctx, where);
+  if (!rc) rc = tsr_pxgepolar(A, H, steps);
+  const int back = tessera_set_scope(ctx, outer);
+  return tsr_matrix_agree(A, rc ? rc : back);
 }
 
 int tessera_gepolar(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, int64_t n, void *a,
@@ -52,7 +61,7 @@ int tessera_gepolar(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m, in
   if (!rc && h) rc = tsr_arg_ld(ctx, f, 8, ldh, n);
   tsr_views_t vs;
   rc = tsr_views_begin(&vs, ctx, f, rc, 3, (const int64_t[]){dtype, m, n}, (const int[]){2, 3, 4},
-                       tessera_tile_for(ctx, m));
+                       tessera_tile_for_polar(ctx, m, n));
   /* whether H is wanted: process 0's choice on a context over processes */
   int64_t want = h != NULL;
   if (!rc && vs.dist) rc = tsr_lapack_broadcast(ctx, &want, sizeof want);

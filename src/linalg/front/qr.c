@@ -123,6 +123,7 @@ int tessera_tile_ungqr(tessera_matrix_t *A, int64_t k, const void *tau) {
   if (!rc) rc = tsr_pxidentity_rows(C, 0, true);
   if (!rc && k > 0) rc = tsr_qr_create(Ap, k, nb, &Q);
   if (!rc && k > 0) rc = tsr_qr_work_create(C, nb, &w);
+  w.identity = true; /* C = [I; 0] */
   if (!rc && k > 0) rc = tsr_pxlarft(Ap, tau, &Q);
   if (!rc && k > 0) rc = tsr_pxunmqr('N', Ap, &Q, C, &w);
   if (!rc) rc = tsr_matrix_flush_copies(C, tsr_pxlacpy(C, A));

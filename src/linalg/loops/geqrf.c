@@ -102,20 +102,26 @@ static int flush_step(const tessera_matrix_t *A, const tsr_qr_t *Q, int64_t k) {
   return rc ? rc : tsr_flow_flush(Q->flow, Q->T[k]);
 }
 
+/* The rows of A that step k's reflectors span: all, or those above Q->band's zeros. */
+static int64_t step_rows(const tessera_matrix_t *A, const tsr_qr_t *Q, int64_t k) {
+  const int64_t end = Q->band + (k + 1) * Q->nb;
+  return Q->band > 0 && end < A->m ? end : A->m;
+}
+
 /* The update of C's column panel j by step k's reflector (the vectors in A's panel k). */
 static int update(char trans, const tessera_matrix_t *A, const tsr_qr_t *Q, int64_t k,
                   tessera_matrix_t *C, int64_t j, tsr_qr_work_t *w, int prio) {
   int tag[3] = {0, (int)j, (int)k};
   return tsr_task_qr_step(C, trans, tsr_tile(A, 0, k), tsr_tile(C, 0, j), Q->T[k], w->W[j],
-                          tsr_tile_n(C, j), (int)(k * Q->nb), (int)step_width(Q, k), (int)w->row,
-                          tag, prio);
+                          (int)step_rows(A, Q, k), tsr_tile_n(C, j), (int)(k * Q->nb),
+                          (int)step_width(Q, k), (int)w->row, tag, prio);
 }
 
 int tsr_pxgeqrf(tessera_matrix_t *A, tsr_qr_t *Q, tsr_qr_work_t *w) {
   const int64_t nt = A->nt;
   int rc = 0;
   for (int64_t k = 0; k < Q->steps && !rc; k++) {
-    rc = tsr_task_geqrt(A, k, Q->T[k], tsr_panel_prio(nt, k, k));
+    rc = tsr_task_geqrt(A, k, step_rows(A, Q, k), Q->T[k], tsr_panel_prio(nt, k, k));
     for (int64_t j = k + 1; j < nt && !rc; j++)
       rc = update('C', A, Q, k, A, j, w, tsr_panel_prio(nt, j, k));
     if (!rc) rc = flush_step(A, Q, k);
@@ -144,7 +150,9 @@ int tsr_pxunmqr(char trans, const tessera_matrix_t *A, const tsr_qr_t *Q, tesser
   int rc = 0;
   for (int64_t s = 0; s < Q->steps && !rc; s++) {
     const int64_t k = trans == 'N' ? Q->steps - 1 - s : s; /* Q = H_1 ... H_k: Q C from H_k */
-    for (int64_t j = 0; j < C->nt && !rc; j++) rc = update(trans, A, Q, k, C, j, w, 0);
+    for (int64_t j = 0; j < C->nt && !rc; j++)
+      if (!(w->identity && trans == 'N' && (j + 1) * C->nb <= k * Q->nb))
+        rc = update(trans, A, Q, k, C, j, w, 0);
     if (!rc) rc = flush_step(A, Q, k);
   }
   return rc;

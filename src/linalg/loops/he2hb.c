@@ -146,7 +146,7 @@ static int panel(tessera_matrix_t *A, tsr_he2hb_t *H, int64_t k, int prio) {
                               (int)(i * t + from - kd), TESSERA_RW, tsr_tile_m(A, i) - from,
                               (int)kd, tag, prio);
   }
-  if (!rc) rc = tsr_task_geqrt(H->V, k, H->Q.T[k], prio);
+  if (!rc) rc = tsr_task_geqrt(H->V, k, H->V->m, H->Q.T[k], prio);
   const int m0 = tsr_tile_m(A, s.i0), below = m0 - s.ro - s.kb;
   const int vr = (int)(s.r - kd), tag[3] = {(int)s.i0, (int)k, (int)k};
   if (!rc) /* v[i0]: zeros, the unit lower block at row ro, the vectors below it */

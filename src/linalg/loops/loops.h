@@ -39,11 +39,14 @@ int tsr_pxlaswp(tessera_matrix_t *B, const tsr_pivots_t *P, int incx);
 int tsr_panel_prio(int64_t nt, int64_t j, int64_t k);
 
 /** The block reflectors of a Householder QR on column panels (geqrf.c): step k's T (kb x kb,
- *  its diagonal LAPACK's tau) for the kmin reflectors of a matrix in steps of nb columns. */
+ *  its diagonal LAPACK's tau) for the kmin reflectors of a matrix in steps of nb columns.
+ *  `band` (0 from tsr_qr_create): where nonzero, the matrix's rows from band + (k + 1) nb on are
+ *  zero in panel k and every later panel before step k (a stacked [X; I] of band rows on top),
+ *  so step k's reflectors, its factorization and its updates stop there. */
 typedef struct {
   tessera_context_t *ctx;
   tsr_flow_t *flow; /* the reflectors' matrix's */
-  int64_t kmin, nb, steps;
+  int64_t kmin, nb, steps, band;
   tessera_data_t **T;
   void *set; /* the flow's record of the handles: step k's T owned by the process of the
                 panel holding column k nb */
@@ -51,9 +54,12 @@ typedef struct {
 /** The workspaces of the updates of a matrix's column panels by block reflectors of up to nb
  *  vectors: one nb x n_j handle per column panel j (distributed: panel j's process's). `row`:
  *  the panels' row that the reflectors' row 0 meets (0 from tsr_qr_work_create; the rows above
- *  it are left as they are). */
+ *  it are left as they are). `identity` (false from tsr_qr_work_create): the panels hold [I; 0]
+ *  when Q C begins, so step k (applied after every later one) leaves the columns left of k nb
+ *  as they are (ungqr's saving: their rows from k nb on are zero). */
 typedef struct {
   tessera_context_t *ctx;
+  bool identity;
   int64_t count, row;
   tsr_flow_t *flow;
   tessera_data_t **W;

@@ -15,8 +15,10 @@
  *   orthogonality, and H = (Xᴴ A + (Xᴴ A)ᴴ) / 2.
  *
  * The QR step's stacked matrix is a matrix of column panels ((m + n) x n), X's tiles copied into
- * its top rows (scaled) and the identity below; Q's first n columns are formed by unmqr on
- * [I; 0], and Q1, Q2 copied into square tiles for the product. Every operation is a tile loop
+ * its top rows (scaled) and the identity below; its QR stops each step's reflectors at the
+ * identity's untouched zeros (tsr_qr_t's band: step k's rows end at m + (k + 1) nb), Q's first
+ * n columns are formed by unmqr on [I; 0] leaving the columns each step cannot touch, and Q1,
+ * Q2 are copied into square tiles for the product. Every operation is a tile loop
  * of the library (geqrf, unmqr, herk, potrf, trsm, gemm) or a copy task per tile, so the
  * iteration runs wherever A's tiles are: CPU workers, GPUs, processes. The weights are
  * computed on the host (scalars); the norms wait for their sums. */
@@ -44,9 +46,13 @@ void tsr_qdwh_weights(double *l, double *a, double *b, double *c) {
 }
 
 /* The call's matrices: A (read), the iterate X and a work matrix Z (m x n), W (n x n), the QR
- * step's stacked matrix Y and its Q's first columns E ((m + n) x n, column panels). */
+ * step's stacked matrix Y and its Q's first columns E ((m + n) x n, column panels), with Y's
+ * reflectors' T and the updates' workspaces (made once: every QR step reuses them, the flow
+ * ordering each step's writes after the last one's reads). */
 typedef struct {
   tessera_matrix_t *A, *X, *Z, *W, *Y, *E;
+  tsr_qr_t Q;
+  tsr_qr_work_t wy, we;
   double eps;
 } polar_t;
 
@@ -129,14 +135,14 @@ static int qr_step(polar_t *P, double e, double s, double sqrt_c) {
       rc = tsr_task_identity(Y->dtype, Y->flow, tsr_tile(Y, 0, j), (int)m, TESSERA_RW, (int)n,
                              (int)tsr_tile_n(Y, j), (int)(-j * Y->nb), tag, 0);
   }
-  tsr_qr_t Q = {0};
-  tsr_qr_work_t wy = {0}, we = {0};
-  if (!rc) rc = tsr_qr_create(Y, n, Y->nb, &Q);
-  if (!rc) rc = tsr_qr_work_create(Y, Y->nb, &wy);
-  if (!rc) rc = tsr_qr_work_create(E, Y->nb, &we);
-  if (!rc) rc = tsr_pxgeqrf(Y, &Q, &wy);
+  if (!rc && !P->Q.T) rc = tsr_qr_create(Y, n, Y->nb, &P->Q);
+  P->Q.band = m; /* Y's identity: panel k's rows below m + (k + 1) nb stay zero */
+  if (!rc && !P->wy.W) rc = tsr_qr_work_create(Y, Y->nb, &P->wy);
+  if (!rc && !P->we.W) rc = tsr_qr_work_create(E, Y->nb, &P->we);
+  P->we.identity = true; /* E = [I; 0] below */
+  if (!rc) rc = tsr_pxgeqrf(Y, &P->Q, &P->wy);
   if (!rc) rc = tsr_pxidentity_rows(E, 0, true);
-  if (!rc) rc = tsr_pxunmqr('N', Y, &Q, E, &we);
+  if (!rc) rc = tsr_pxunmqr('N', Y, &P->Q, E, &P->we);
   /* E's top rows into Z (m x n), its bottom rows into W (n x n), then the product */
   tessera_matrix_t *to[2] = {P->Z, P->W};
   for (int t = 0; t < 2 && !rc; t++)
@@ -149,12 +155,7 @@ static int qr_step(polar_t *P, double e, double s, double sqrt_c) {
                                   tag, 0);
       }
   if (!rc) rc = tsr_pxgemm('N', 'C', (tsr_scalar_t){s, 0}, P->Z, P->W, (tsr_scalar_t){e, 0}, X);
-  rc = tsr_matrix_flush_copies(E, tsr_matrix_flush_copies(Y, rc));
-  const int w = tessera_wait_all(X->ctx);
-  tsr_qr_work_destroy(&we);
-  tsr_qr_work_destroy(&wy);
-  tsr_qr_destroy(&Q);
-  return rc ? rc : w;
+  return tsr_matrix_flush_copies(E, tsr_matrix_flush_copies(Y, rc));
 }
 
 /* The Cholesky step: W = I + c XᴴX = L Lᴴ, Z = X L⁻ᴴ L⁻¹, then Z = X_new - X (kept for the
@@ -177,9 +178,7 @@ static int chol_step(polar_t *P, double a_minus_e, double c, double e) {
   if (!rc) rc = tsr_pxtrsm('R', 'L', 'N', 'N', one, W, Z);
   if (!rc) rc = add((tsr_scalar_t){e - 1, 0}, X, (tsr_scalar_t){a_minus_e, 0}, Z);
   if (!rc) rc = add(one, Z, one, X);
-  rc = tsr_matrix_flush_copies(W, rc);
-  const int w = tessera_wait_all(X->ctx);
-  return rc ? rc : w;
+  return tsr_matrix_flush_copies(W, rc);
 }
 
 /* X = 1.5 X - 0.5 X (XᴴX); then H = (XᴴA + (XᴴA)ᴴ) / 2 where H is wanted. */
@@ -197,7 +196,8 @@ static int finish(polar_t *P, tessera_matrix_t *H) {
 }
 
 /* The steps from X_0: the scheduled QR and Cholesky steps, then Halley's until the change is
- * small (tested after the last scheduled step and each of Halley's) or MOST_STEPS. Returns 0,
+ * small (tested after the last scheduled step and each of Halley's: the only waits, each step's
+ * tasks otherwise following the last one's as the flow orders them) or MOST_STEPS. Returns 0,
  * a positive value where an iterate was not finite (potrf's info, or a NaN in the change), or a
  * negative status; *steps the steps run. */
 static int iterate(polar_t *P, int *steps) {
@@ -249,6 +249,9 @@ int tsr_pxgepolar(tessera_matrix_t *A, tessera_matrix_t *H, int *steps) {
   if (!rc) rc = tsr_pxlacpy(P.X, A);
   const int w = tessera_wait_all(ctx);
   if (!rc) rc = w;
+  tsr_qr_work_destroy(&P.we);
+  tsr_qr_work_destroy(&P.wy);
+  tsr_qr_destroy(&P.Q);
   tessera_matrix_t *made[5] = {P.X, P.Z, P.W, P.Y, P.E};
   for (int i = 0; i < 5; i++)
     if (made[i]) {

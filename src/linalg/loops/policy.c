@@ -139,6 +139,30 @@ int tessera_tile_for_eig(const tessera_context_t *ctx, int64_t n) {
   return (int)(n < 1 ? 1 : t < n ? t : n);
 }
 
+/* The polar decomposition's tiles on accelerators: at most GPU_POLAR_TILE, at least
+ * GPU_POLAR_TILE_MIN (smaller tiles would multiply its products' tasks). */
+enum { GPU_POLAR_TILE = 2048, GPU_POLAR_TILE_MIN = 512 };
+
+int tessera_tile_for_polar(const tessera_context_t *ctx, int64_t m, int64_t n) {
+  if (!ctx) return 0;
+  const tessera_config_t *cfg = tessera_config(ctx);
+  if (cfg->tile_size > 0) return cfg->tile_size;
+  const int gpus = tessera_accelerator_count(ctx);
+  if (gpus == 0) return tessera_tile_for(ctx, m > n ? m : n);
+  const int64_t nb = n / (4 * gpus) / 256 * 256;
+  return (int)(nb > GPU_POLAR_TILE       ? GPU_POLAR_TILE
+               : nb < GPU_POLAR_TILE_MIN ? GPU_POLAR_TILE_MIN
+                                         : nb);
+}
+
+bool tsr_polar_gpu(tessera_context_t *ctx, tessera_dtype_t dt, int64_t m, int64_t n,
+                   tessera_scope_t *scope) {
+  const size_t mn = (size_t)m * (size_t)n, nn = (size_t)n * (size_t)n;
+  const size_t bytes = (3 * mn + nn + 2 * (mn + nn)) * tessera_dtype_size(dt);
+  const int gpus = tessera_accelerator_count(ctx);
+  return tsr_fitting_accelerators(ctx, bytes / (size_t)(gpus > 0 ? gpus : 1), scope);
+}
+
 void tessera_potrf_options_init(tessera_potrf_options_t *opts) {
   if (opts) opts->trsm_inverse = -1;
 }

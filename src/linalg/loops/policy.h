@@ -55,6 +55,12 @@ bool tsr_eig_one_stage(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_
 void tsr_eig_measured(tessera_context_t *ctx, bool one, tessera_scope_t where, tessera_job_t job,
                       tessera_dtype_t dt, int64_t n, double seconds);
 
+/** Where the polar decomposition of an m x n A runs (its five iteration matrices beside A,
+ *  spread over the accelerators): the accelerators of the context's scope into *scope and true
+ *  where one of them holds its share, else the CPU workers' scope and false. */
+bool tsr_polar_gpu(tessera_context_t *ctx, tessera_dtype_t dt, int64_t m, int64_t n,
+                   tessera_scope_t *scope);
+
 /** Whether syevd's stages take their GPU forms on ctx: an accelerator of the context's scope
  *  holds the largest stage's data; *scope receives the accelerators' scope, else the CPUs'. */
 bool tsr_eig_gpu(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t n,

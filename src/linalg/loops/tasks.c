@@ -406,9 +406,10 @@ int tsr_task_lu_step(const tessera_matrix_t *B, char uplo, char trans, tessera_d
   return insert(B->flow, &tsr_kernel_lu_step, &a, sizeof a, nd, d, m, tag, prio);
 }
 
-int tsr_task_geqrt(const tessera_matrix_t *A, int64_t k, tessera_data_t *t, int prio) {
+int tsr_task_geqrt(const tessera_matrix_t *A, int64_t k, int64_t rows, tessera_data_t *t,
+                   int prio) {
   tsr_geqrt_args_t a = {.dtype = A->dtype,
-                        .m = (int)A->m,
+                        .m = (int)rows,
                         .n = tsr_tile_n(A, k),
                         .r0 = (int)(k * A->nb),
                         .sole = A->nt == 1};
@@ -419,10 +420,10 @@ int tsr_task_geqrt(const tessera_matrix_t *A, int64_t k, tessera_data_t *t, int 
 }
 
 int tsr_task_qr_step(const tessera_matrix_t *B, char trans, tessera_data_t *panel,
-                     tessera_data_t *c, tessera_data_t *t, tessera_data_t *w, int n, int r0, int kb,
-                     int c0, const int tag[3], int prio) {
+                     tessera_data_t *c, tessera_data_t *t, tessera_data_t *w, int rows, int n,
+                     int r0, int kb, int c0, const int tag[3], int prio) {
   tsr_qr_step_args_t a = {
-      .dtype = B->dtype, .trans = trans, .m = (int)B->m - c0, .n = n, .r0 = r0, .kb = kb, .c0 = c0};
+      .dtype = B->dtype, .trans = trans, .m = rows, .n = n, .r0 = r0, .kb = kb, .c0 = c0};
   tessera_data_t *d[4] = {panel, c, t, w};
   tessera_access_t m[4] = {TESSERA_R, TESSERA_RW, TESSERA_R, TESSERA_RW};
   return insert(B->flow, &tsr_kernel_qr_step, &a, sizeof a, 4, d, m, tag, prio);

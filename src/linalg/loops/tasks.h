@@ -145,16 +145,16 @@ int tsr_task_lu_step(const tessera_matrix_t *B, char uplo, char trans, tessera_d
                      tessera_data_t *b, tessera_data_t *piv, tessera_data_t *inv, int n, int r0,
                      int kb, const int tag[3], int prio);
 
-/** geqrt of column panel k of A (one tile row) from row k nb, its T into `t`. */
-int tsr_task_geqrt(const tessera_matrix_t *A, int64_t k, tessera_data_t *t, int prio);
+/** geqrt of column panel k of A (one tile row) from row k nb to row `rows`, its T into `t`. */
+int tsr_task_geqrt(const tessera_matrix_t *A, int64_t k, int64_t rows, tessera_data_t *t, int prio);
 /** larft of column panel k of A (kb vectors from row k nb) with `tau` (kb x 1), into `t`. */
 int tsr_task_larft(const tessera_matrix_t *A, int64_t k, tessera_data_t *tau, tessera_data_t *t,
                    int kb, int prio);
-/** A qr_step (kernels.h) with the reflector of column panel `panel` (kb vectors from row r0,
- *  its T `t`) on the column panel `c` (n columns) of B->m rows, the panel's rows meeting c's
+/** A qr_step (kernels.h) with the reflector of column panel `panel` (kb vectors from row r0 to
+ *  row `rows`, its T `t`) on the column panel `c` (n columns) of B, the panel's rows meeting c's
  *  from row c0, through workspace `w`. */
 int tsr_task_qr_step(const tessera_matrix_t *B, char trans, tessera_data_t *panel,
-                     tessera_data_t *c, tessera_data_t *t, tessera_data_t *w, int n, int r0, int kb,
-                     int c0, const int tag[3], int prio);
+                     tessera_data_t *c, tessera_data_t *t, tessera_data_t *w, int rows, int n,
+                     int r0, int kb, int c0, const int tag[3], int prio);
 
 #endif
