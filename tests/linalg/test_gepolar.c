@@ -16,116 +16,16 @@
 
 #include "linalg/loops/loops.h"
 #include "linalg_common.h"
+#include "polar_common.h"
 
 enum { nb = 8 };
-
-/* A random m x k matrix with orthonormal columns (double complex, ld m; real for `real`). */
-static zc_t *orthonormal(int64_t m, int64_t k, bool real, tt_rng_t *r) {
-  zc_t *q = lc_zalloc((size_t)(m * k)), *tau = lc_zalloc((size_t)k + 1);
-  for (int64_t i = 0; i < m * k; i++) q[i] = lc_rand(real ? TESSERA_F64 : TESSERA_C128, r);
-  if (k > 0) {
-    assert_int_equal(LAPACKE_zgeqrf(LAPACK_COL_MAJOR, (int)m, (int)k, q, (int)m, tau), 0);
-    assert_int_equal(LAPACKE_zungqr(LAPACK_COL_MAJOR, (int)m, (int)k, (int)k, q, (int)m, tau), 0);
-  }
-  free(tau);
-  return q;
-}
-
-/* a (m x n, ld m, dtype dt) = W diag(s) Vᴴ, s[j] from 1 down to 1 / cond geometrically for
- * j < rank, 0 after (`repeat`: the first half of them 1); returns A as rounded. */
-static zc_t *prescribed(tessera_dtype_t dt, int64_t m, int64_t n, double cond, int64_t rank,
-                        bool repeat, void *a, tt_rng_t *r) {
-  const bool real = !lc_is_complex(dt);
-  zc_t *w = orthonormal(m, n, real, r), *v = orthonormal(n, n, real, r);
-  zc_t *full = lc_zalloc((size_t)(m * n));
-  for (int64_t j = 0; j < n; j++) {
-    const double s = j >= rank ? 0
-                     : repeat && j < rank / 2
-                         ? 1
-                         : pow(cond, rank > 1 ? -(double)j / (double)(rank - 1) : 0);
-    for (int64_t i = 0; i < m; i++) w[i + j * m] *= s;
-  }
-  const zc_t one = 1, zero = 0;
-  if (m > 0 && n > 0)
-    cblas_zgemm(CblasColMajor, CblasNoTrans, CblasConjTrans, (int)m, (int)n, (int)n, &one, w,
-                (int)m, v, (int)n, &zero, full, (int)m);
-  for (int64_t i = 0; i < m * n; i++) {
-    lc_set(dt, a, (size_t)i, full[i]);
-    full[i] = lc_get(dt, a, (size_t)i);
-  }
-  free(w), free(v);
-  return full;
-}
-
-/* The checks of one result: u (m x n) and h (n x n, or NULL) of the dtype against A (double
- * complex); `full_rank`: U_p orthonormal; `conditioned`: U_p compared with the SVD's. */
-static void check(tessera_dtype_t dt, int64_t m, int64_t n, const zc_t *A, const void *u,
-                  const void *h, bool full_rank, bool conditioned) {
-  const double eps = lc_eps(dt), big = (double)(m > n ? m : n);
-  if (m == 0 || n == 0) return;
-  zc_t *U = lc_promote(dt, m, n, u, m);
-  if (full_rank && n > 0) { /* ‖UᴴU - I‖_F / (n eps) */
-    zc_t *G = lc_zalloc((size_t)(n * n));
-    const zc_t one = 1, zero = 0;
-    cblas_zgemm(CblasColMajor, CblasConjTrans, CblasNoTrans, (int)n, (int)n, (int)m, &one, U,
-                (int)m, U, (int)m, &zero, G, (int)n);
-    for (int64_t i = 0; i < n; i++) G[i + i * n] -= 1;
-    const double orth = lc_norm_fro(G, (size_t)(n * n)) / ((double)n * eps);
-    if (!(orth < 30))
-      fail_msg("%s %lld x %lld: orthogonality %g", lc_name(dt), (long long)m, (long long)n, orth);
-    free(G);
-  }
-  if (h) {
-    zc_t *H = lc_promote(dt, n, n, h, n), *R = lc_zalloc((size_t)(m * n));
-    for (int64_t j = 0; j < n; j++) /* Hermitian, exactly (it is formed as (W + Wᴴ) / 2) */
-      for (int64_t i = 0; i < n; i++)
-        if (H[i + j * n] != conj(H[j + i * n]))
-          fail_msg("%s: H(%lld, %lld) is not conj(H(%lld, %lld))", lc_name(dt), (long long)i,
-                   (long long)j, (long long)j, (long long)i);
-    const zc_t one = 1, mone = -1;
-    for (int64_t i = 0; i < m * n; i++) R[i] = A[i];
-    cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)n, &mone, U, (int)m,
-                H, (int)n, &one, R, (int)m);
-    const double an = lc_norm_fro(A, (size_t)(m * n)),
-                 resid = lc_norm_fro(R, (size_t)(m * n)) / ((an > 0 ? an : 1) * big * eps);
-    if (!(resid < 10))
-      fail_msg("%s %lld x %lld: residual %g", lc_name(dt), (long long)m, (long long)n, resid);
-    double *ev = malloc((size_t)(n + 1) * sizeof *ev), hn = 0;
-    for (int64_t i = 0; i < n * n; i++) hn = fmax(hn, cabs(H[i]));
-    assert_int_equal(LAPACKE_zheev(LAPACK_COL_MAJOR, 'N', 'L', (int)n, H, (int)n, ev), 0);
-    if (n > 0 && !(ev[0] >= -10 * big * eps * hn))
-      fail_msg("%s %lld x %lld: H has the eigenvalue %g (‖H‖_max %g)", lc_name(dt), (long long)m,
-               (long long)n, ev[0], hn);
-    free(ev), free(H), free(R);
-  }
-  if (conditioned && n > 0) { /* U_p = W Vᴴ from LAPACK's SVD */
-    zc_t *a = lc_zalloc((size_t)(m * n)), *w = lc_zalloc((size_t)(m * n)),
-         *vt = lc_zalloc((size_t)(n * n)), *ref = lc_zalloc((size_t)(m * n));
-    double *s = malloc((size_t)n * sizeof *s), *sup = malloc((size_t)n * sizeof *sup);
-    for (int64_t i = 0; i < m * n; i++) a[i] = A[i];
-    assert_int_equal(LAPACKE_zgesvd(LAPACK_COL_MAJOR, 'S', 'S', (int)m, (int)n, a, (int)m, s, w,
-                                    (int)m, vt, (int)n, sup),
-                     0);
-    const zc_t one = 1, zero = 0;
-    cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)n, &one, w, (int)m,
-                vt, (int)n, &zero, ref, (int)m);
-    for (int64_t i = 0; i < m * n; i++) ref[i] -= U[i];
-    const double err = lc_norm_fro(ref, (size_t)(m * n)) /
-                       ((double)n * big * eps * s[0] / (s[n - 1] > 0 ? s[n - 1] : 1));
-    if (!(err < 10))
-      fail_msg("%s %lld x %lld: U_p against the SVD's %g", lc_name(dt), (long long)m, (long long)n,
-               err);
-    free(a), free(w), free(vt), free(ref), free(s), free(sup);
-  }
-  free(U);
-}
 
 /* One LAPACK-style call on A of prescribed singular values, checked. */
 static void one_case(tessera_context_t *ctx, tessera_dtype_t dt, int64_t m, int64_t n, double cond,
                      int64_t rank, bool repeat, bool want_h, uint64_t seed) {
   tt_rng_t r = tt_rng(seed);
   void *a = lc_alloc(dt, (size_t)(m * n) + 1), *h = lc_alloc(dt, (size_t)(n * n) + 1);
-  zc_t *A = prescribed(dt, m, n, cond, rank, repeat, a, &r);
+  zc_t *A = pc_prescribed(dt, m, n, cond, rank, repeat, a, &r);
   int steps = -1;
   const int rc =
       tessera_gepolar(ctx, dt, m, n, a, m > 0 ? m : 1, want_h ? h : NULL, n > 0 ? n : 1, &steps);
@@ -135,7 +35,7 @@ static void one_case(tessera_context_t *ctx, tessera_dtype_t dt, int64_t m, int6
   if (!(n == 0 ? steps == 0 : steps > 0 && steps <= 10))
     fail_msg("%s %lld x %lld cond %g rank %lld: %d steps", lc_name(dt), (long long)m, (long long)n,
              cond, (long long)rank, steps);
-  check(dt, m, n, A, a, want_h ? h : NULL, rank == n, rank == n && !repeat && cond <= 100);
+  pc_check(dt, m, n, A, a, want_h ? h : NULL, rank == n, rank == n && !repeat && cond <= 100);
   free(a), free(h), free(A);
 }
 
@@ -182,7 +82,7 @@ static void test_tile_gepolar(void **state) {
     const int64_t m = 27, n = 19;
     tt_rng_t r = tt_rng((uint64_t)(300 + d));
     void *a = lc_alloc(dt, (size_t)(m * n)), *h = lc_alloc(dt, (size_t)(n * n));
-    zc_t *A = prescribed(dt, m, n, 30, n, false, a, &r);
+    zc_t *A = pc_prescribed(dt, m, n, 30, n, false, a, &r);
     tessera_matrix_t *Am = NULL, *Hm = NULL;
     assert_int_equal(tessera_matrix_create(ctx, dt, m, n, nb, nb, &Am), 0);
     assert_int_equal(tessera_matrix_create(ctx, dt, n, n, nb, nb, &Hm), 0);
@@ -192,7 +92,7 @@ static void test_tile_gepolar(void **state) {
     assert_true(steps > 0);
     assert_int_equal(tessera_matrix_export(Am, a, m), 0);
     assert_int_equal(tessera_matrix_export(Hm, h, n), 0);
-    check(dt, m, n, A, a, h, true, true);
+    pc_check(dt, m, n, A, a, h, true, true);
     assert_int_equal(tessera_matrix_destroy(Am), 0);
     assert_int_equal(tessera_matrix_destroy(Hm), 0);
     free(a), free(h), free(A);
