@@ -18,28 +18,10 @@
 #include "../linalg/linalg_common.h"
 #include "../linalg/polar_common.h"
 #include "mpi_common.h"
+#include "dist_common.h"
 #include <tessera/distribution.h>
 
 enum { TILE = 8 };
-
-static tessera_context_t *open_ctx(void) {
-  tessera_config_t cfg;
-  tessera_config_init(&cfg);
-  cfg.cpu_workers = 2;
-  cfg.gpus = 0;
-  cfg.tile_size = TILE;
-  cfg.distributed = 1;
-  tessera_context_t *ctx = NULL;
-  const int rc = tessera_init(&ctx, &cfg);
-  if (rc) fail_msg("tessera_init: %d", rc);
-  return ctx;
-}
-
-static void expect(tessera_context_t *ctx, const char *call, int rc, int want) {
-  if (rc != want)
-    fail_msg("process %d: %s = %d, expected %d (%s)", g_rank, call, rc, want,
-             tessera_last_error(ctx));
-}
 
 /* The LAPACK-style call: A the same on every process (one seed), passed by process 0 alone. */
 static void lapack_case(tessera_context_t *ctx, tessera_dtype_t dt, int64_t m, int64_t n,
@@ -49,10 +31,10 @@ static void lapack_case(tessera_context_t *ctx, tessera_dtype_t dt, int64_t m, i
   zc_t *A = pc_prescribed(dt, m, n, cond, n, false, a, &r);
   const bool root = g_rank == 0;
   int steps = -1;
-  expect(ctx, "gepolar",
-         tessera_gepolar(ctx, dt, m, n, root ? a : NULL, m > 0 ? m : 1, root && want_h ? h : NULL,
-                         n > 0 ? n : 1, &steps),
-         0);
+  dist_expect(ctx, "gepolar",
+              tessera_gepolar(ctx, dt, m, n, root ? a : NULL, m > 0 ? m : 1,
+                              root && want_h ? h : NULL, n > 0 ? n : 1, &steps),
+              0);
   assert_true(n == 0 ? steps == 0 : steps > 0);
   if (root) pc_check(dt, m, n, A, a, want_h ? h : NULL, true, cond <= 100);
   free(a), free(h), free(A);
@@ -67,30 +49,30 @@ static void tile_case(tessera_context_t *ctx, tessera_comm_t *comm, tessera_grid
   void *a = lc_alloc(dt, (size_t)(ldm * ldn)), *h = lc_alloc(dt, (size_t)(ldn * ldn));
   zc_t *A = pc_prescribed(dt, m, n, 1e3, n, false, a, &r);
   tessera_matrix_t *Am = NULL, *Hm = NULL;
-  expect(ctx, "create A",
-         tessera_matrix_create_distributed(ctx, comm, grid, dt, m, n, TILE, TILE, &Am), 0);
-  expect(ctx, "create H",
-         tessera_matrix_create_distributed(ctx, comm, grid, dt, n, n, TILE, TILE, &Hm), 0);
-  expect(ctx, "import", tessera_matrix_import(Am, a, ldm), 0);
+  dist_expect(ctx, "create A",
+              tessera_matrix_create_distributed(ctx, comm, grid, dt, m, n, TILE, TILE, &Am), 0);
+  dist_expect(ctx, "create H",
+              tessera_matrix_create_distributed(ctx, comm, grid, dt, n, n, TILE, TILE, &Hm), 0);
+  dist_expect(ctx, "import", tessera_matrix_import(Am, a, ldm), 0);
   int steps = 0;
-  expect(ctx, "tile_gepolar", tessera_tile_gepolar(Am, Hm, &steps), 0);
+  dist_expect(ctx, "tile_gepolar", tessera_tile_gepolar(Am, Hm, &steps), 0);
   memset(a, 0, (size_t)(ldm * ldn) * lc_esize(dt));
   memset(h, 0, (size_t)(ldn * ldn) * lc_esize(dt));
-  expect(ctx, "export U", tessera_matrix_export(Am, a, ldm), 0);
-  expect(ctx, "export H", tessera_matrix_export(Hm, h, ldn), 0);
+  dist_expect(ctx, "export U", tessera_matrix_export(Am, a, ldm), 0);
+  dist_expect(ctx, "export H", tessera_matrix_export(Hm, h, ldn), 0);
   const tessera_comm_type_t t = (tessera_comm_type_t)dt;
-  expect(ctx, "allreduce U",
-         tessera_comm_allreduce(comm, a, a, (size_t)(ldm * ldn), t, TESSERA_SUM, NULL), 0);
-  expect(ctx, "allreduce H",
-         tessera_comm_allreduce(comm, h, h, (size_t)(ldn * ldn), t, TESSERA_SUM, NULL), 0);
+  dist_expect(ctx, "allreduce U",
+              tessera_comm_allreduce(comm, a, a, (size_t)(ldm * ldn), t, TESSERA_SUM, NULL), 0);
+  dist_expect(ctx, "allreduce H",
+              tessera_comm_allreduce(comm, h, h, (size_t)(ldn * ldn), t, TESSERA_SUM, NULL), 0);
   pc_check(dt, m, n, A, a, h, true, true);
-  expect(ctx, "destroy", tessera_matrix_destroy(Am) | tessera_matrix_destroy(Hm), 0);
+  dist_expect(ctx, "destroy", tessera_matrix_destroy(Am) | tessera_matrix_destroy(Hm), 0);
   free(a), free(h), free(A);
 }
 
 static void test_gepolar_processes(void **state) {
   (void)state;
-  tessera_context_t *ctx = open_ctx();
+  tessera_context_t *ctx = dist_context(0, 0, TILE);
   const int64_t shapes[][2] = {{0, 0}, {1, 1}, {13, 13}, {29, 17}};
   uint64_t seed = 500;
   for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
@@ -102,7 +84,7 @@ static void test_gepolar_processes(void **state) {
 
 static void test_tile_gepolar_processes(void **state) {
   (void)state;
-  tessera_context_t *ctx = open_ctx();
+  tessera_context_t *ctx = dist_context(0, 0, TILE);
   for (int d = 0; d < TESSERA_NUM_DTYPES; d++) {
     tile_case(ctx, tessera_context_comm(ctx), tessera_context_grid(ctx), lc_dtypes[d], 27, 19,
               600 + (uint64_t)d);
@@ -129,19 +111,20 @@ static void test_on_devices(void **state) {
  * fails on every process. */
 static void test_nan_and_args(void **state) {
   (void)state;
-  tessera_context_t *ctx = open_ctx();
+  tessera_context_t *ctx = dist_context(0, 0, TILE);
   const int64_t m = 19, n = 11;
   double *a = calloc((size_t)(m * n), sizeof *a), h[121];
   tt_rng_t r = tt_rng(77);
   lc_fill_random(TESSERA_F64, a, m, n, m, &r);
   a[3 + 6 * m] = NAN;
-  expect(ctx, "gepolar NaN",
-         tessera_gepolar(ctx, TESSERA_F64, m, n, g_rank == 0 ? a : NULL, m, g_rank == 0 ? h : NULL,
-                         n, NULL),
-         7);
+  dist_expect(ctx, "gepolar NaN",
+              tessera_gepolar(ctx, TESSERA_F64, m, n, g_rank == 0 ? a : NULL, m,
+                              g_rank == 0 ? h : NULL, n, NULL),
+              7);
   lc_assert_error(ctx);
-  expect(ctx, "gepolar wide",
-         tessera_gepolar(ctx, TESSERA_F64, 5, 9, g_rank == 0 ? a : NULL, 5, NULL, 9, NULL), -4);
+  dist_expect(ctx, "gepolar wide",
+              tessera_gepolar(ctx, TESSERA_F64, 5, 9, g_rank == 0 ? a : NULL, 5, NULL, 9, NULL),
+              -4);
   free(a);
   assert_int_equal(tessera_finalize(ctx), 0);
 }

@@ -19,36 +19,17 @@
 
 #include "../linalg/linalg_common.h"
 #include "mpi_common.h"
+#include "dist_common.h"
 #include <tessera/distribution.h>
 
 static tessera_context_t *g_local; /* process 0's reference: a context of its own */
 
 /* A distributed context on the grid p x q (p = 0: from the environment, else automatic). */
-static tessera_context_t *open_ctx(int p, int q, int64_t tile) {
-  tessera_config_t cfg;
-  tessera_config_init(&cfg);
-  cfg.cpu_workers = 2;
-  cfg.gpus = 0;
-  cfg.tile_size = (int)tile;
-  cfg.distributed = 1;
-  if (p > 0) cfg.grid_p = p, cfg.grid_q = q;
-  tessera_context_t *ctx = NULL;
-  const int rc = tessera_init(&ctx, &cfg);
-  if (rc) fail_msg("tessera_init on a %dx%d grid: %d", p, q, rc);
-  return ctx;
-}
-
 static void close_ctx(tessera_context_t *ctx) {
   assert_int_equal(tessera_finalize(ctx), 0);
 }
 
 /* The status of a call on every process is `want`. */
-static void expect(tessera_context_t *ctx, const char *call, int rc, int want) {
-  if (rc != want)
-    fail_msg("process %d: %s = %d, expected %d (%s)", g_rank, call, rc, want,
-             tessera_last_error(ctx));
-}
-
 /* posv, then potrf + logdet + potri, then potrs with that factor, of one random HPD matrix of
  * order n on process 0 (the other triangle NaN: never read, never written). */
 static void cholesky_family(tessera_context_t *ctx, tessera_dtype_t dt, tessera_uplo_t uplo,
@@ -69,7 +50,7 @@ static void cholesky_family(tessera_context_t *ctx, tessera_dtype_t dt, tessera_
     a0 = lc_dup(dt, a, asz);
     b0 = lc_dup(dt, b, bsz);
   }
-  expect(ctx, "posv", tessera_posv(ctx, uplo, dt, n, nrhs, a, lda, b, lda), 0);
+  dist_expect(ctx, "posv", tessera_posv(ctx, uplo, dt, n, nrhs, a, lda, b, lda), 0);
   if (root) {
     const double rf = lc_potrf_resid(dt, uplo, n, full, a, lda);
     const double rs = lc_solve_resid(dt, n, nrhs, full, b, lda, bz);
@@ -80,10 +61,10 @@ static void cholesky_family(tessera_context_t *ctx, tessera_dtype_t dt, tessera_
     memcpy(a, a0, asz * es);
     memcpy(b, b0, bsz * es);
   }
-  expect(ctx, "potrf", tessera_potrf(ctx, uplo, dt, n, a, lda), 0);
+  dist_expect(ctx, "potrf", tessera_potrf(ctx, uplo, dt, n, a, lda), 0);
   double logdet = NAN;
-  expect(ctx, "logdet", tessera_logdet(ctx, uplo, dt, n, a, lda, &logdet), 0);
-  expect(ctx, "potrs", tessera_potrs(ctx, uplo, dt, n, nrhs, a, lda, b, lda), 0);
+  dist_expect(ctx, "logdet", tessera_logdet(ctx, uplo, dt, n, a, lda, &logdet), 0);
+  dist_expect(ctx, "potrs", tessera_potrs(ctx, uplo, dt, n, nrhs, a, lda, b, lda), 0);
   double ref = 0;
   if (root) {
     for (int64_t i = 0; i < n; i++) ref += 2 * log(creal(lc_get(dt, a, (size_t)(i + i * lda))));
@@ -93,7 +74,7 @@ static void cholesky_family(tessera_context_t *ctx, tessera_dtype_t dt, tessera_
   assert_int_equal(tessera_comm_broadcast(g_comm, &ref, 1, TESSERA_COMM_F64, 0, NULL), 0);
   if (!(fabs(logdet - ref) <= 1e-10 * (1 + fabs(ref))))
     fail_msg("process %d: logdet %.17g, the factor's diagonal gives %.17g", g_rank, logdet, ref);
-  expect(ctx, "potri", tessera_potri(ctx, uplo, dt, n, a, lda), 0);
+  dist_expect(ctx, "potri", tessera_potri(ctx, uplo, dt, n, a, lda), 0);
   if (root && n > 0) {
     zc_t *x = lc_full_from_triangle(dt, uplo, n, a, lda);
     const double res = lc_inverse_resid(dt, n, full, x);
@@ -111,7 +92,7 @@ static void test_cholesky_family(void **state) {
   unsigned seed = 1;
   for (int p = 1; p <= g_size; p++) {
     if (g_size % p) continue;
-    tessera_context_t *ctx = open_ctx(p, g_size / p, nb);
+    tessera_context_t *ctx = dist_context(p, g_size / p, nb);
     const tessera_grid_t g = tessera_context_grid(ctx);
     assert_int_equal(g.p, p);
     assert_int_equal(g.q, g_size / p);
@@ -184,7 +165,7 @@ static void blas3(tessera_context_t *ctx, tessera_dtype_t dt, int64_t m, int64_t
       else
         rc = tessera_herk(x, TESSERA_UPPER, TESSERA_CONJTRANS, dt, n, k, root ? 2.0 : 7.0, pa, ld,
                           root ? 0.5 : 3.0, out, ld);
-      expect(x, name, rc, want);
+      dist_expect(x, name, rc, want);
     }
     if (root) {
       const double d = rel_diff(dt, c, ref, ld, ld, ld);
@@ -199,7 +180,7 @@ static void blas3(tessera_context_t *ctx, tessera_dtype_t dt, int64_t m, int64_t
 
 static void test_blas3(void **state) {
   (void)state;
-  tessera_context_t *ctx = open_ctx(0, 0, 8); /* the squarest grid */
+  tessera_context_t *ctx = dist_context(0, 0, 8); /* the squarest grid */
   unsigned seed = 300;
   for (int d = 0; d < TESSERA_NUM_DTYPES; d++) {
     blas3(ctx, lc_dtypes[d], 21, 13, 17, seed++);
@@ -212,7 +193,7 @@ static void test_blas3(void **state) {
  * every process, the partial factor on process 0 as LAPACK leaves it. */
 static void test_info(void **state) {
   (void)state;
-  tessera_context_t *ctx = open_ctx(0, 0, 8);
+  tessera_context_t *ctx = dist_context(0, 0, 8);
   const int64_t n = 32;
   double *a = NULL, *a0 = NULL, *b = NULL;
   if (g_rank == 0) {
@@ -222,14 +203,14 @@ static void test_info(void **state) {
     a0 = lc_dup(TESSERA_F64, a, (size_t)(n * n));
     a[19 + 19 * n] = -1;
   }
-  expect(ctx, "potrf", tessera_potrf(ctx, TESSERA_LOWER, TESSERA_F64, n, a, n), 20);
+  dist_expect(ctx, "potrf", tessera_potrf(ctx, TESSERA_LOWER, TESSERA_F64, n, a, n), 20);
   assert_non_null(strstr(tessera_last_error(ctx), "not positive definite"));
   if (g_rank == 0) { /* the columns before 20 hold the partial factor, as LAPACK leaves it */
     assert_true(a[1] != a0[1]);
     memcpy(a, a0, (size_t)(n * n) * sizeof *a);
     a[10 + 10 * n] = NAN;
   }
-  expect(ctx, "posv", tessera_posv(ctx, TESSERA_LOWER, TESSERA_F64, n, 1, a, n, b, n), 11);
+  dist_expect(ctx, "posv", tessera_posv(ctx, TESSERA_LOWER, TESSERA_F64, n, 1, a, n, b, n), 11);
   assert_non_null(strstr(tessera_last_error(ctx), "NaN"));
   free(a), free(a0), free(b);
   close_ctx(ctx);
@@ -239,17 +220,17 @@ static void test_info(void **state) {
  * the same status on every process, and the process at fault says what it is. */
 static void test_bad_arguments(void **state) {
   (void)state;
-  tessera_context_t *ctx = open_ctx(0, 0, 8);
+  tessera_context_t *ctx = dist_context(0, 0, 8);
   double a[16] = {4, 0, 0, 0, 0, 4, 0, 0, 0, 0, 4, 0, 0, 0, 0, 4};
   double *mine = g_rank == 0 ? a : NULL;
-  expect(ctx, "potrf lda 3", tessera_potrf(ctx, TESSERA_LOWER, TESSERA_F64, 4, mine, 3), -6);
+  dist_expect(ctx, "potrf lda 3", tessera_potrf(ctx, TESSERA_LOWER, TESSERA_F64, 4, mine, 3), -6);
   if (g_rank == 0) assert_non_null(strstr(tessera_last_error(ctx), "leading dimension"));
   const int64_t n = g_rank == g_size - 1 && g_size > 1 ? 3 : 4;
-  expect(ctx, "potrf n", tessera_potrf(ctx, TESSERA_LOWER, TESSERA_F64, n, mine, 4),
-         g_size > 1 ? -4 : 0);
+  dist_expect(ctx, "potrf n", tessera_potrf(ctx, TESSERA_LOWER, TESSERA_F64, n, mine, 4),
+              g_size > 1 ? -4 : 0);
   if (g_size > 1) assert_non_null(strstr(tessera_last_error(ctx), "differs"));
   const tessera_uplo_t uplo = g_rank == 0 ? (tessera_uplo_t)'X' : TESSERA_LOWER;
-  expect(ctx, "potri uplo", tessera_potri(ctx, uplo, TESSERA_F64, 4, mine, 4), -2);
+  dist_expect(ctx, "potri uplo", tessera_potri(ctx, uplo, TESSERA_F64, 4, mine, 4), -2);
   close_ctx(ctx);
 }
 

@@ -19,28 +19,10 @@
 
 #include "../linalg/linalg_common.h"
 #include "mpi_common.h"
+#include "dist_common.h"
 #include <tessera/distribution.h>
 
 enum { TILE = 8 };
-
-static tessera_context_t *open_ctx(void) {
-  tessera_config_t cfg;
-  tessera_config_init(&cfg);
-  cfg.cpu_workers = 2;
-  cfg.gpus = 0;
-  cfg.tile_size = TILE;
-  cfg.distributed = 1;
-  tessera_context_t *ctx = NULL;
-  const int rc = tessera_init(&ctx, &cfg);
-  if (rc) fail_msg("tessera_init: %d", rc);
-  return ctx;
-}
-
-static void expect(tessera_context_t *ctx, const char *call, int rc, int want) {
-  if (rc != want)
-    fail_msg("process %d: %s = %d, expected %d (%s)", g_rank, call, rc, want,
-             tessera_last_error(ctx));
-}
 
 static double eigval(tessera_dtype_t dt, const void *w, int64_t i) {
   return dt == TESSERA_F32 || dt == TESSERA_C64 ? ((const float *)w)[i] : ((const double *)w)[i];
@@ -98,7 +80,7 @@ static void lapack_case(tessera_context_t *ctx, tessera_dtype_t dt, tessera_uplo
         if (lc_in_tri(uplo, i, j)) lc_set(dt, a, (size_t)(i + j * lda), full[i + j * n]);
   }
   if (g_rank == 0 || g_rank % 2) w = calloc((size_t)n + 1, sizeof(double));
-  expect(ctx, what, tessera_syevd(ctx, job, uplo, dt, n, a, lda, w), 0);
+  dist_expect(ctx, what, tessera_syevd(ctx, job, uplo, dt, n, a, lda, w), 0);
   if (w) check(dt, job, n, full, g_rank == 0 ? a : NULL, lda, w, what);
   free(a), free(w), free(full);
 }
@@ -129,10 +111,10 @@ static void spectrum_case(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n,
         if (i == j) full[i + j * n] = creal(full[i + j * n]);
         full[j + i * n] = conj(full[i + j * n]);
       }
-  expect(ctx, "broadcast",
-         tessera_comm_broadcast(g_comm, full, (size_t)(n * n), TESSERA_COMM_C128, 0, NULL), 0);
+  dist_expect(ctx, "broadcast",
+              tessera_comm_broadcast(g_comm, full, (size_t)(n * n), TESSERA_COMM_C128, 0, NULL), 0);
   double *w = calloc((size_t)n, sizeof *w);
-  expect(ctx, what, tessera_syevd(ctx, TESSERA_VECTORS, TESSERA_LOWER, dt, n, a, n, w), 0);
+  dist_expect(ctx, what, tessera_syevd(ctx, TESSERA_VECTORS, TESSERA_LOWER, dt, n, a, n, w), 0);
   const bool single = dt == TESSERA_F32 || dt == TESSERA_C64;
   for (int64_t i = 0; i < n; i++) /* in place, in the dtype's real type */
     if (single)
@@ -158,25 +140,25 @@ static void tile_case(tessera_context_t *ctx, tessera_comm_t *comm, tessera_grid
   for (int64_t j = 0; j < n; j++)
     for (int64_t i = 0; i < n; i++) lc_set(dt, a, (size_t)(i + j * ld), full[i + j * n]);
   tessera_matrix_t *A = NULL;
-  expect(ctx, "create", tessera_matrix_create_distributed(ctx, comm, grid, dt, n, n, TILE, 5, &A),
-         0);
-  expect(ctx, "import", tessera_matrix_import(A, a, ld), 0);
-  expect(ctx, what, tessera_tile_syevd(job, uplo, A, w), 0);
+  dist_expect(ctx, "create",
+              tessera_matrix_create_distributed(ctx, comm, grid, dt, n, n, TILE, 5, &A), 0);
+  dist_expect(ctx, "import", tessera_matrix_import(A, a, ld), 0);
+  dist_expect(ctx, what, tessera_tile_syevd(job, uplo, A, w), 0);
   if (job == TESSERA_VECTORS) {
     memset(a, 0, count * lc_esize(dt));
-    expect(ctx, "export", tessera_matrix_export(A, a, ld), 0);
-    expect(ctx, "allreduce",
-           tessera_comm_allreduce(comm, a, a, count, (tessera_comm_type_t)dt, TESSERA_SUM, NULL),
-           0);
+    dist_expect(ctx, "export", tessera_matrix_export(A, a, ld), 0);
+    dist_expect(
+        ctx, "allreduce",
+        tessera_comm_allreduce(comm, a, a, count, (tessera_comm_type_t)dt, TESSERA_SUM, NULL), 0);
   }
   check(dt, job, n, full, a, ld, w, what);
-  expect(ctx, "destroy", tessera_matrix_destroy(A), 0);
+  dist_expect(ctx, "destroy", tessera_matrix_destroy(A), 0);
   free(a), free(w), free(full);
 }
 
 static void test_syevd_processes(void **state) {
   (void)state;
-  tessera_context_t *ctx = open_ctx();
+  tessera_context_t *ctx = dist_context(0, 0, TILE);
   const int64_t sizes[] = {0, 1, 5, 37};
   uint64_t seed = 700;
   for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
@@ -195,7 +177,7 @@ static void test_syevd_processes(void **state) {
 
 static void test_tile_syevd_processes(void **state) {
   (void)state;
-  tessera_context_t *ctx = open_ctx();
+  tessera_context_t *ctx = dist_context(0, 0, TILE);
   const int64_t sizes[] = {0, 1, 29};
   uint64_t seed = 900;
   for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
@@ -243,13 +225,14 @@ static void test_one_stage_on_devices(void **state) {
   for (int64_t i = 0; i < n * n; i++) a[i] = creal(full[i]);
   a[11 + 6 * n] = NAN;
   tessera_matrix_t *A = NULL;
-  expect(ctx, "create",
-         tessera_matrix_create_distributed(ctx, comm, grid, TESSERA_F64, n, n, TILE, 5, &A), 0);
-  expect(ctx, "import", tessera_matrix_import(A, a, n), 0);
-  expect(ctx, "tile_syevd NaN", tessera_tile_syevd(TESSERA_VECTORS, TESSERA_LOWER, A, w), 7);
+  dist_expect(ctx, "create",
+              tessera_matrix_create_distributed(ctx, comm, grid, TESSERA_F64, n, n, TILE, 5, &A),
+              0);
+  dist_expect(ctx, "import", tessera_matrix_import(A, a, n), 0);
+  dist_expect(ctx, "tile_syevd NaN", tessera_tile_syevd(TESSERA_VECTORS, TESSERA_LOWER, A, w), 7);
   assert_non_null(strstr(tessera_last_error(ctx), "NaN"));
   assert_true(isnan(w[0]) && isnan(w[n - 1]));
-  expect(ctx, "destroy", tessera_matrix_destroy(A), 0);
+  dist_expect(ctx, "destroy", tessera_matrix_destroy(A), 0);
   free(a), free(full);
   devices_close(ctx, comm);
 }
@@ -259,7 +242,7 @@ static void test_one_stage_on_devices(void **state) {
  * across the processes fail on every process. */
 static void test_errors(void **state) {
   (void)state;
-  tessera_context_t *ctx = open_ctx();
+  tessera_context_t *ctx = dist_context(0, 0, TILE);
   const int64_t n = 20;
   double *a = NULL, *w = calloc((size_t)n, sizeof *w);
   zc_t *full = hermitian(TESSERA_F64, n, 5);
@@ -268,16 +251,18 @@ static void test_errors(void **state) {
     for (int64_t i = 0; i < n * n; i++) a[i] = creal(full[i]);
     a[7 + 3 * n] = NAN;
   }
-  expect(ctx, "syevd NaN",
-         tessera_syevd(ctx, TESSERA_VECTORS, TESSERA_LOWER, TESSERA_F64, n, a, n, w), 4);
+  dist_expect(ctx, "syevd NaN",
+              tessera_syevd(ctx, TESSERA_VECTORS, TESSERA_LOWER, TESSERA_F64, n, a, n, w), 4);
   assert_non_null(strstr(tessera_last_error(ctx), "NaN"));
   assert_true(isnan(w[0]) && isnan(w[n - 1]));
   for (int64_t i = 0; i < n * n && a; i++) a[i] = creal(full[i]); /* NaN-filled by the call */
   const tessera_uplo_t uplo = g_rank == 0 ? (tessera_uplo_t)'X' : TESSERA_LOWER;
-  expect(ctx, "syevd uplo", tessera_syevd(ctx, TESSERA_VALUES, uplo, TESSERA_F64, n, a, n, w), -3);
+  dist_expect(ctx, "syevd uplo", tessera_syevd(ctx, TESSERA_VALUES, uplo, TESSERA_F64, n, a, n, w),
+              -3);
   const int64_t m = g_rank == g_size - 1 && g_size > 1 ? n - 1 : n;
-  expect(ctx, "syevd n", tessera_syevd(ctx, TESSERA_VALUES, TESSERA_LOWER, TESSERA_F64, m, a, n, w),
-         g_size > 1 ? -5 : 0);
+  dist_expect(ctx, "syevd n",
+              tessera_syevd(ctx, TESSERA_VALUES, TESSERA_LOWER, TESSERA_F64, m, a, n, w),
+              g_size > 1 ? -5 : 0);
   if (g_size > 1) assert_non_null(strstr(tessera_last_error(ctx), "differs"));
   free(a), free(w), free(full);
   assert_int_equal(tessera_finalize(ctx), 0);
