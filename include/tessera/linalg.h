@@ -290,6 +290,21 @@ TESSERA_API double tessera_syevd_host_bytes(tessera_context_t *ctx, tessera_job_
 TESSERA_API int tessera_heevd(tessera_context_t *ctx, tessera_job_t job, tessera_uplo_t uplo,
                               tessera_dtype_t dtype, int64_t n, void *a, int64_t lda, void *w);
 
+/** The singular value decomposition A = U Σ Vᴴ of the m x n A (column-major, lda; destroyed):
+ *  the min(m, n) singular values into s (descending, the dtype's real type: float for F32 and
+ *  C64), with VECTORS U's first min(m, n) columns into u (m x min(m, n), ldu) and Vᴴ's first
+ *  min(m, n) rows into vt (min(m, n) x n, ldvt) — LAPACK's jobu = jobvt = 'S'; with VALUES u and
+ *  vt are not read. By the polar decomposition and the eigensolver (QDWH-SVD): A = U_p H
+ *  (tessera_gepolar), H = V Σ Vᴴ (tessera_syevd on -H, whose ascending eigenvalues are Σ
+ *  descending), U = U_p V; m < n through Aᴴ. U's columns for singular values below ε ‖A‖ carry
+ *  U_p's (see tessera_gepolar: not orthonormal there). Returns 0; j > 0 when A holds a NaN or an
+ *  infinity, first in column j (of Aᴴ for m < n); the eigensolver's info; or a negative status.
+ *  On a context over processes (a collective call) a, u and vt are process 0's, s receives the
+ *  values on every process that gives it (NULL allowed but on process 0). */
+TESSERA_API int tessera_gesvd(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dtype,
+                              int64_t m, int64_t n, void *a, int64_t lda, void *s, void *u,
+                              int64_t ldu, void *vt, int64_t ldvt);
+
 /** The polar decomposition A = U_p H of the m x n A (column-major, lda; m >= n): U_p (m x n,
  *  orthonormal columns where A has full rank) into `a`, the Hermitian positive semidefinite H
  *  (n x n, ldh) into `h` unless h is NULL. By QDWH (the QR-based dynamically weighted Halley
@@ -502,6 +517,12 @@ TESSERA_API int tessera_tile_syevd(tessera_job_t job, tessera_uplo_t uplo, tesse
  *  (m + n) x n) follow A's distribution; over processes, a collective call. Returns as
  *  tessera_gepolar. */
 TESSERA_API int tessera_tile_gepolar(tessera_matrix_t *A, tessera_matrix_t *H, int *steps);
+
+/** The singular value decomposition (see tessera_gesvd) of the m x n descriptor A (square
+ *  tiles; destroyed): s on every process, with VECTORS U (m x min(m, n)) and VT (min(m, n) x n)
+ *  of A's tiles and communicator. Over processes, a collective call. */
+TESSERA_API int tessera_tile_gesvd(tessera_job_t job, tessera_matrix_t *A, void *s,
+                                   tessera_matrix_t *U, tessera_matrix_t *VT);
 
 /** C = op(Q) C (side LEFT, C with A's m rows) or C op(Q) (RIGHT, C with m columns); op NOTRANS,
  *  or CONJTRANS / TRANS on real dtypes; Q is the one whose min(m, n) reflectors

@@ -1,10 +1,13 @@
-/* The polar decomposition over processes: tessera_gepolar on a context over processes (a and h
- * on process 0 only; h not asked for) and tessera_tile_gepolar on descriptors dealt over the
+/* The polar decomposition and the SVD over processes: tessera_gepolar on a context over
+ * processes (a and h on process 0 only; h not asked for) and tessera_tile_gepolar on
+ * descriptors dealt over the
  * context's grid, every dtype, square and tall, orders 0, 1 and not tile multiples, graded
  * singular values: the residual, U_p's orthogonality, H's definiteness and U_p against LAPACK's
  * SVD (polar_common.h) on process 0 for the LAPACK-style call and on every process for the tile
  * level; on the processes' devices where they have some; a NaN gives the same info and message
- * on every process, and a bad argument fails on all of them. */
+ * on every process, and a bad argument fails on all of them. tessera_gesvd from process 0 (tall
+ * and wide, with vectors and values only): the same singular values on every process, LAPACK's,
+ * and A = U Σ Vᴴ on process 0. */
 /* ctest-label: mpi */
 /* ctest-mpi-procs: 1 2 4 */
 #define _POSIX_C_SOURCE 200809L
@@ -107,6 +110,55 @@ static void test_on_devices(void **state) {
   devices_close(ctx, comm);
 }
 
+/* gesvd from process 0: s on every process (compared with process 0's through a sum), against
+ * LAPACK's; with vectors A = U Σ Vᴴ on process 0. */
+static void gesvd_case(tessera_context_t *ctx, tessera_job_t job, int64_t m, int64_t n,
+                       uint64_t seed) {
+  const int64_t k = m < n ? m : n;
+  tt_rng_t r = tt_rng(seed);
+  double *a = malloc((size_t)(m * n) * sizeof *a), *a0 = malloc((size_t)(m * n) * sizeof *a0);
+  double *s = calloc((size_t)k, sizeof *s), *sum = calloc((size_t)k, sizeof *sum);
+  double *u = calloc((size_t)(m * k), sizeof *u), *vt = calloc((size_t)(k * n), sizeof *vt);
+  lc_fill_random(TESSERA_F64, a, m, n, m, &r);
+  memcpy(a0, a, (size_t)(m * n) * sizeof *a);
+  const bool root = g_rank == 0;
+  dist_expect(ctx, "gesvd",
+              tessera_gesvd(ctx, job, TESSERA_F64, m, n, root ? a : NULL, m, s, root ? u : NULL, m,
+                            root ? vt : NULL, k),
+              0);
+  dist_expect(ctx, "allreduce",
+              tessera_comm_allreduce(tessera_context_comm(ctx), s, sum, (size_t)k, TESSERA_COMM_F64,
+                                     TESSERA_SUM, NULL),
+              0);
+  for (int64_t i = 0; i < k; i++) assert_true(fabs(sum[i] - g_size * s[i]) <= 1e-13 * sum[0]);
+  if (root) {
+    double *ref = malloc((size_t)k * sizeof *ref), *sup = malloc((size_t)k * sizeof *sup);
+    double *c = malloc((size_t)(m * n) * sizeof *c);
+    memcpy(c, a0, (size_t)(m * n) * sizeof *c);
+    assert_int_equal(LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'N', 'N', (int)m, (int)n, c, (int)m, ref,
+                                    NULL, 1, NULL, 1, sup),
+                     0);
+    for (int64_t i = 0; i < k; i++) assert_true(fabs(s[i] - ref[i]) < 1e-12 * ref[0] * (double)m);
+    for (int64_t j = 0; j < n && job == TESSERA_VECTORS; j++)
+      for (int64_t i = 0; i < m; i++) {
+        double v = 0;
+        for (int64_t l = 0; l < k; l++) v += u[i + l * m] * s[l] * vt[l + j * k];
+        assert_true(fabs(v - a0[i + j * m]) < 1e-12 * ref[0] * (double)m);
+      }
+    free(ref), free(sup), free(c);
+  }
+  free(a), free(a0), free(s), free(sum), free(u), free(vt);
+}
+
+static void test_gesvd_processes(void **state) {
+  (void)state;
+  tessera_context_t *ctx = dist_context(0, 0, TILE);
+  gesvd_case(ctx, TESSERA_VECTORS, 29, 19, 31);
+  gesvd_case(ctx, TESSERA_VECTORS, 14, 23, 32);
+  gesvd_case(ctx, TESSERA_VALUES, 25, 25, 33);
+  assert_int_equal(tessera_finalize(ctx), 0);
+}
+
 /* A NaN on process 0's array: the same info (its column) and message on every process; a wide A
  * fails on every process. */
 static void test_nan_and_args(void **state) {
@@ -131,10 +183,9 @@ static void test_nan_and_args(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_gepolar_processes),
-      cmocka_unit_test(test_tile_gepolar_processes),
-      cmocka_unit_test(test_on_devices),
-      cmocka_unit_test(test_nan_and_args),
+      cmocka_unit_test(test_gepolar_processes), cmocka_unit_test(test_tile_gepolar_processes),
+      cmocka_unit_test(test_on_devices),        cmocka_unit_test(test_nan_and_args),
+      cmocka_unit_test(test_gesvd_processes),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

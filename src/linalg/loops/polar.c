@@ -29,6 +29,7 @@
 
 #include "linalg/desc/desc.h"
 #include "linalg/loops/loops.h"
+#include "linalg/loops/policy.h"
 #include "linalg/loops/tasks.h"
 #include "runtime/context.h"
 
@@ -55,19 +56,6 @@ typedef struct {
   tsr_qr_work_t wy, we;
   double eps;
 } polar_t;
-
-/* A new m x n matrix of A's tiles (a distributed A's grid, or a fitted one for its views), or
- * of column panels of A's tile width (`panels`); workspace tiles on one process. */
-static int like(const tessera_matrix_t *A, int64_t m, int64_t n, bool panels,
-                tessera_matrix_t **out) {
-  const int64_t mb = panels ? m : A->mb;
-  if (!A->comm) return tsr_matrix_create_workspace(A->ctx, A->dtype, m, n, mb, A->nb, out);
-  const int procs = tessera_comm_size(A->comm);
-  const tessera_grid_t g = panels          ? (tessera_grid_t){1, procs}
-                           : A->grid.p > 0 ? A->grid
-                                           : tessera_grid_fitted(procs);
-  return tessera_matrix_create_distributed(A->ctx, A->comm, g, A->dtype, m, n, mb, A->nb, out);
-}
 
 /* ‖X‖_1 and ‖X‖_inf (NaN where X has one) and the first column (0-based) whose sum is not
  * finite, or -1: absum tasks into host sums, waited for; over processes summed. */
@@ -238,11 +226,11 @@ int tsr_pxgepolar(tessera_matrix_t *A, tessera_matrix_t *H, int *steps) {
     return tsr_error(ctx, (int)(bad + 1), "gepolar: A has a NaN or an infinity in column %lld",
                      (long long)(bad + 1));
   const double alpha = one > 0 && inf > 0 ? sqrt(one) * sqrt(inf) : 1;
-  if (!rc) rc = like(A, m, n, false, &P.X);
-  if (!rc) rc = like(A, m, n, false, &P.Z);
-  if (!rc) rc = like(A, n, n, false, &P.W);
-  if (!rc) rc = like(A, m + n, n, true, &P.Y);
-  if (!rc) rc = like(A, m + n, n, true, &P.E);
+  if (!rc) rc = tsr_matrix_like(A, m, n, false, &P.X);
+  if (!rc) rc = tsr_matrix_like(A, m, n, false, &P.Z);
+  if (!rc) rc = tsr_matrix_like(A, n, n, false, &P.W);
+  if (!rc) rc = tsr_matrix_like(A, m + n, n, true, &P.Y);
+  if (!rc) rc = tsr_matrix_like(A, m + n, n, true, &P.E);
   if (!rc) rc = tsr_pxconvert(0, A, 1 / alpha, P.X);
   if (!rc) rc = iterate(&P, &k);
   if (!rc) rc = finish(&P, H);

@@ -397,3 +397,15 @@ bool tsr_mixed_one_tile(tessera_context_t *ctx, tessera_factor_t f, bool lu, boo
   return !lu && !distributed && tsr_mixed_math(f, lu) && tessera_accelerator_count(ctx) == 1 &&
          tsr_fitting_accelerators(ctx, 2 * (size_t)n * (size_t)n * les, &fit);
 }
+
+/* A routine's intermediate results follow its operand's distribution. */
+int tsr_matrix_like(const tessera_matrix_t *A, int64_t m, int64_t n, bool panels,
+                    tessera_matrix_t **out) {
+  const int64_t mb = panels ? (m > 0 ? m : 1) : A->mb;
+  if (!A->comm) return tsr_matrix_create_workspace(A->ctx, A->dtype, m, n, mb, A->nb, out);
+  const int procs = tessera_comm_size(A->comm);
+  const tessera_grid_t g = panels          ? (tessera_grid_t){1, procs}
+                           : A->grid.p > 0 ? A->grid
+                                           : tessera_grid_fitted(procs);
+  return tessera_matrix_create_distributed(A->ctx, A->comm, g, A->dtype, m, n, mb, A->nb, out);
+}

@@ -55,6 +55,13 @@ bool tsr_eig_one_stage(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_
 void tsr_eig_measured(tessera_context_t *ctx, bool one, tessera_scope_t where, tessera_job_t job,
                       tessera_dtype_t dt, int64_t n, double seconds);
 
+/** A new m x n matrix of A's context, dtype and tile width for a routine's intermediate results:
+ *  A's tiles (`panels`: column panels, tiles spanning the rows), on A's grid (a fitted one for a
+ *  distributed view; panels over a 1 x P grid) where A is distributed, else workspace tiles of
+ *  this process (tsr_matrix_create_workspace). Free with tsr_matrix_drop. */
+int tsr_matrix_like(const tessera_matrix_t *A, int64_t m, int64_t n, bool panels,
+                    tessera_matrix_t **out);
+
 /** Where the polar decomposition of an m x n A runs (its five iteration matrices beside A,
  *  spread over the accelerators): the accelerators of the context's scope into *scope and true
  *  where one of them holds its share, else the CPU workers' scope and false. */

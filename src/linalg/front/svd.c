@@ -1,0 +1,126 @@
+/* The singular value decomposition by the polar decomposition and the eigensolver (QDWH-SVD,
+ * Nakatsukasa and Higham 2013): for m >= n, A = U_p H (loops/polar.c), -H = V (-Σ) Vᴴ by the
+ * Hermitian eigensolver (its ascending eigenvalues are the singular values descending, its
+ * eigenvectors in that order), then U = U_p V and Vᴴ; for m < n the same on Aᴴ, whose factors
+ * swap. Tile level on descriptors, and LAPACK-style through views (on a context over
+ * processes, process 0's arrays dealt over the grid for the call). */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "kernels/dtype.h"
+#include "linalg/desc/desc.h"
+#include "linalg/front/front.h"
+#include "linalg/loops/loops.h"
+#include "linalg/loops/policy.h"
+#include "tessera/linalg.h"
+
+static int drop(tessera_matrix_t *M, int rc) {
+  const int d = M ? tsr_matrix_drop(M) : 0;
+  return rc ? rc : d;
+}
+
+/* The tall case (A m x n, m >= n): s (descending, the dtype's real type), U (m x n) and VT
+ * (n x n) unless NULL; A becomes U_p. */
+static int tall(tessera_job_t job, tessera_matrix_t *A, void *s, tessera_matrix_t *U,
+                tessera_matrix_t *VT) {
+  const int64_t n = A->n;
+  tessera_matrix_t *H = NULL, *V = NULL;
+  int rc = tsr_matrix_like(A, n, n, false, &H);
+  if (!rc) rc = tsr_matrix_like(A, n, n, false, &V);
+  if (!rc) rc = tsr_pxgepolar(A, H, NULL);
+  if (!rc) rc = tsr_tile_finish(V, tsr_pxconvert(0, H, -1, V)); /* -H: descending */
+  rc = drop(H, rc);
+  if (!rc) rc = tessera_tile_syevd(job, TESSERA_LOWER, V, s);
+  const tsr_scalar_t one = {1, 0}, zero = {0, 0};
+  if (!rc && U) rc = tsr_tile_finish(U, tsr_pxgemm('N', 'N', one, A, V, zero, U));
+  if (!rc && VT) rc = tsr_tile_finish(VT, tsr_pxtranspose(V, VT));
+  rc = drop(V, rc);
+  /* σ = -λ, H's rounding errors' negative eigenvalues as 0 */
+  const bool single = tsr_dtype_single(A->dtype);
+  for (int64_t i = 0; i < n && !rc; i++) {
+    const double v = single ? -(double)((float *)s)[i] : -((double *)s)[i];
+    const double sigma = v > 0 ? v : 0;
+    if (single)
+      ((float *)s)[i] = (float)sigma;
+    else
+      ((double *)s)[i] = sigma;
+  }
+  return rc;
+}
+
+int tessera_tile_gesvd(tessera_job_t job, tessera_matrix_t *A, void *s, tessera_matrix_t *U,
+                       tessera_matrix_t *VT) {
+  const char *f = "tile_gesvd";
+  if (!A) return tsr_error(NULL, -2, "%s: argument 2 (A) is NULL", f);
+  tessera_context_t *ctx = A->ctx;
+  const int64_t m = A->m, n = A->n, k = m < n ? m : n;
+  const bool vectors = job == TESSERA_VECTORS;
+  int rc = tsr_arg_flag(ctx, f, 1, job, "NV");
+  const tessera_matrix_t *ops[3] = {A, vectors ? U : NULL, vectors ? VT : NULL};
+  if (!rc && vectors && (!U || !VT))
+    rc = tsr_error(ctx, !U ? -4 : -5, "%s: with vectors, U and VT are needed", f);
+  if (!rc) rc = tsr_check_tiling(ops, (const int[]){2, 4, 5}, vectors ? 3 : 1, f);
+  if (!rc && vectors && (U->m != m || U->n != k))
+    rc = tsr_error(ctx, -4, "%s: U is %lld x %lld; it must be %lld x %lld (m x min(m, n))", f,
+                   (long long)U->m, (long long)U->n, (long long)m, (long long)k);
+  if (!rc && vectors && (VT->m != k || VT->n != n))
+    rc = tsr_error(ctx, -5, "%s: VT is %lld x %lld; it must be %lld x %lld (min(m, n) x n)", f,
+                   (long long)VT->m, (long long)VT->n, (long long)k, (long long)n);
+  if (!rc && vectors && (U->comm != A->comm || VT->comm != A->comm))
+    rc = tsr_error(ctx, -4, "%s: U, VT and A are not of one communicator", f);
+  if (!rc && k > 0 && !s) rc = tsr_error(ctx, -3, "%s: argument 3 (s) is NULL", f);
+  if (!rc && m + n > INT32_MAX)
+    rc = tsr_error(ctx, -2, "%s: m + n = %lld is beyond the QR steps' 2^31 - 1", f,
+                   (long long)(m + n));
+  if (!rc) rc = tsr_check_stored(A, 0, 2, f);
+  rc = tsr_matrix_agree(A, rc);
+  if (rc || k == 0) return rc;
+  if (m >= n) return tall(job, A, s, vectors ? U : NULL, vectors ? VT : NULL);
+  /* Aᴴ = U' Σ V'ᴴ: A = V' Σ U'ᴴ, so U = V' (VT' transposed) and Vᴴ = U'ᴴ */
+  tessera_matrix_t *At = NULL, *Ut = NULL, *Vt = NULL;
+  rc = tsr_matrix_like(A, n, m, false, &At);
+  if (!rc) rc = tsr_tile_finish(At, tsr_pxtranspose(A, At));
+  if (!rc && vectors) rc = tsr_matrix_like(A, n, m, false, &Ut);
+  if (!rc && vectors) rc = tsr_matrix_like(A, m, m, false, &Vt);
+  if (!rc) rc = tall(job, At, s, Ut, Vt);
+  if (!rc && vectors) rc = tsr_tile_finish(U, tsr_pxtranspose(Vt, U));
+  if (!rc && vectors) rc = tsr_tile_finish(VT, tsr_pxtranspose(Ut, VT));
+  return drop(At, drop(Ut, drop(Vt, rc)));
+}
+
+int tessera_gesvd(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dtype, int64_t m,
+                  int64_t n, void *a, int64_t lda, void *s, void *u, int64_t ldu, void *vt,
+                  int64_t ldvt) {
+  if (!ctx) return -1;
+  const char *f = "gesvd";
+  const int64_t k = m < n ? m : n;
+  const bool vectors = job == TESSERA_VECTORS;
+  int rc = tsr_arg_flag(ctx, f, 2, job, "NV");
+  if (!rc) rc = tsr_arg_dtype(ctx, f, 3, dtype);
+  if (!rc) rc = tsr_arg_dim(ctx, f, 4, m);
+  if (!rc) rc = tsr_arg_dim(ctx, f, 5, n);
+  if (!rc) rc = tsr_arg_ptr(ctx, f, 6, a, m, n);
+  if (!rc) rc = tsr_arg_ld(ctx, f, 7, lda, m);
+  if (!rc && vectors) rc = tsr_arg_ptr(ctx, f, 9, u, m, k);
+  if (!rc && vectors) rc = tsr_arg_ld(ctx, f, 10, ldu, m);
+  if (!rc && vectors) rc = tsr_arg_ptr(ctx, f, 11, vt, k, n);
+  if (!rc && vectors) rc = tsr_arg_ld(ctx, f, 12, ldvt, k);
+  tsr_views_t vs;
+  rc = tsr_views_begin(&vs, ctx, f, rc, 4, (const int64_t[]){job, dtype, m, n},
+                       (const int[]){2, 3, 4, 5}, tessera_tile_for_polar(ctx, m > n ? m : n, k));
+  if (!rc && k > 0 && !s && tsr_lapack_holds_arrays(ctx))
+    rc = tsr_error(ctx, -8, "%s: argument 8 (s) is NULL", f);
+  /* s on every process: the caller's where given (process 0 gives it), else this call's */
+  void *sv = s;
+  if (!rc && k > 0 && !s)
+    sv = calloc((size_t)k, tsr_dtype_single(dtype) ? sizeof(float) : sizeof(double));
+  if (!rc && k > 0 && !sv) rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory for s", f);
+  if (vs.dist) rc = tsr_lapack_agreed(ctx, rc);
+  if (!rc && k > 0) rc = tsr_views_add(&vs, dtype, m, n, a, lda, 0, TSR_IN | TSR_OUT);
+  if (!rc && k > 0 && vectors) rc = tsr_views_add(&vs, dtype, m, k, u, ldu, 0, TSR_OUT);
+  if (!rc && k > 0 && vectors) rc = tsr_views_add(&vs, dtype, k, n, vt, ldvt, 0, TSR_OUT);
+  if (!rc && k > 0)
+    rc = tessera_tile_gesvd(job, vs.v[0], sv, vectors ? vs.v[1] : NULL, vectors ? vs.v[2] : NULL);
+  if (sv != s) free(sv);
+  return tsr_views_release(&vs, rc);
+}

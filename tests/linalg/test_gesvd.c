@@ -1,0 +1,202 @@
+/* tessera_gesvd and tessera_tile_gesvd: every dtype; tall, square and wide, orders that are not
+ * tile multiples, n 0 and 1; random matrices, singular values graded from 1 to 10⁻¹² (10⁻⁵ in
+ * single precision), repeated ones, rank-deficient ones; with vectors and values only; NaN and
+ * bad arguments. Each result: the singular values against LAPACK's gesvd (relative to σ_max),
+ * with vectors ‖A − U Σ Vᴴ‖_F / (‖A‖_F max(m, n) ε) and U's and V's orthogonality where A has
+ * full rank. */
+#define _POSIX_C_SOURCE 200809L
+#include <float.h>
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "linalg_common.h"
+#include "polar_common.h"
+
+enum { nb = 8 };
+
+/* ‖Xᴴ X − I‖_F / (k ε) of the r x k X (ld r). */
+static double orthogonality(const zc_t *X, int64_t r, int64_t k, double eps) {
+  zc_t *G = lc_zalloc((size_t)(k * k));
+  const zc_t one = 1, zero = 0;
+  cblas_zgemm(CblasColMajor, CblasConjTrans, CblasNoTrans, (int)k, (int)k, (int)r, &one, X, (int)r,
+              X, (int)r, &zero, G, (int)k);
+  for (int64_t i = 0; i < k; i++) G[i + i * k] -= 1;
+  const double o = lc_norm_fro(G, (size_t)(k * k)) / ((double)k * eps);
+  free(G);
+  return o;
+}
+
+/* One LAPACK-style call on A (m x n) of prescribed singular values, checked. */
+static void one_case(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t job, int64_t m,
+                     int64_t n, double cond, int64_t rank, bool repeat, uint64_t seed) {
+  const int64_t k = m < n ? m : n, lda = m > 0 ? m : 1, ldvt = k > 0 ? k : 1;
+  const double eps = lc_eps(dt), big = (double)(m > n ? m : n);
+  tt_rng_t r = tt_rng(seed);
+  /* A of k singular values: built tall (max x min) and transposed when wide */
+  const int64_t tm = m > n ? m : n, tn = k;
+  void *t = lc_alloc(dt, (size_t)(tm * tn) + 1);
+  zc_t *T = pc_prescribed(dt, tm, tn, cond, rank < tn ? rank : tn, repeat, t, &r);
+  zc_t *A = lc_zalloc((size_t)(m * n) + 1);
+  void *a = lc_alloc(dt, (size_t)(lda * n) + 1);
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < m; i++) {
+      A[i + j * m] = m >= n ? T[i + j * m] : conj(T[j + i * n]);
+      lc_set(dt, a, (size_t)(i + j * lda), A[i + j * m]);
+    }
+  void *s = calloc((size_t)k + 1, sizeof(double)), *u = lc_alloc(dt, (size_t)(m * k) + 1),
+       *vt = lc_alloc(dt, (size_t)(k * n) + 1);
+  const int rc = tessera_gesvd(ctx, job, dt, m, n, a, lda, s, u, lda, vt, ldvt);
+  if (rc)
+    fail_msg("%s %lld x %lld: gesvd %d (%s)", lc_name(dt), (long long)m, (long long)n, rc,
+             tessera_last_error(ctx));
+  if (k > 0) { /* LAPACK's singular values of the same (rounded) A */
+    zc_t *c = lc_zalloc((size_t)(m * n));
+    double *ref = malloc((size_t)k * sizeof *ref), *sup = malloc((size_t)k * sizeof *sup);
+    for (int64_t i = 0; i < m * n; i++) c[i] = A[i];
+    assert_int_equal(LAPACKE_zgesvd(LAPACK_COL_MAJOR, 'N', 'N', (int)m, (int)n, c, (int)m, ref,
+                                    NULL, 1, NULL, 1, sup),
+                     0);
+    const bool single = dt == TESSERA_F32 || dt == TESSERA_C64;
+    for (int64_t i = 0; i < k; i++) {
+      const double got = single ? ((float *)s)[i] : ((double *)s)[i];
+      if (i > 0) assert_true(got <= (single ? ((float *)s)[i - 1] : ((double *)s)[i - 1]));
+      const double err = fabs(got - ref[i]) / ((ref[0] > 0 ? ref[0] : 1) * big * eps);
+      if (!(err < 10))
+        fail_msg("%s %lld x %lld: σ_%lld %g against LAPACK's %g", lc_name(dt), (long long)m,
+                 (long long)n, (long long)i, got, ref[i]);
+    }
+    if (job == TESSERA_VECTORS) { /* A − U Σ Vᴴ, and U's and V's orthogonality */
+      zc_t *U = lc_promote(dt, m, k, u, lda), *Vt = lc_promote(dt, k, n, vt, ldvt);
+      for (int64_t j = 0; j < k; j++)
+        for (int64_t i = 0; i < m; i++) U[i + j * m] *= single ? ((float *)s)[j] : ((double *)s)[j];
+      const zc_t one = 1, mone = -1;
+      for (int64_t i = 0; i < m * n; i++) c[i] = A[i];
+      cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, &mone, U,
+                  (int)m, Vt, (int)k, &one, c, (int)m);
+      const double an = lc_norm_fro(A, (size_t)(m * n));
+      const double resid = lc_norm_fro(c, (size_t)(m * n)) / ((an > 0 ? an : 1) * big * eps);
+      if (!(resid < 10))
+        fail_msg("%s %lld x %lld: residual %g", lc_name(dt), (long long)m, (long long)n, resid);
+      if (rank >= k) {
+        free(U);
+        U = lc_promote(dt, m, k, u, lda);
+        zc_t *V = lc_zalloc((size_t)(n * k));
+        for (int64_t j = 0; j < n; j++)
+          for (int64_t i = 0; i < k; i++) V[j + i * n] = conj(Vt[i + j * k]);
+        const double ou = orthogonality(U, m, k, eps), ov = orthogonality(V, n, k, eps);
+        if (!(ou < 30 && ov < 30))
+          fail_msg("%s %lld x %lld: orthogonality U %g V %g", lc_name(dt), (long long)m,
+                   (long long)n, ou, ov);
+        free(V);
+      }
+      free(U), free(Vt);
+    }
+    free(c), free(ref), free(sup);
+  }
+  free(t), free(T), free(A), free(a), free(s), free(u), free(vt);
+}
+
+static void test_gesvd_shapes(void **state) {
+  (void)state;
+  tessera_context_t *ctx = lc_context(nb);
+  const int64_t shapes[][2] = {{0, 0}, {0, 5}, {5, 0},   {1, 1},   {1, 6},
+                               {6, 1}, {9, 9}, {29, 17}, {17, 29}, {33, 24}};
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
+      for (int j = 0; j < 2; j++)
+        one_case(ctx, lc_dtypes[d], j ? TESSERA_VALUES : TESSERA_VECTORS, shapes[i][0],
+                 shapes[i][1], 10, INT64_MAX, false, (uint64_t)(100 * d + 10 * i + j));
+  lc_finalize(ctx);
+}
+
+/* Graded, repeated and rank-deficient spectra (the rank-deficient ones' U not orthonormal). */
+static void test_gesvd_spectra(void **state) {
+  (void)state;
+  tessera_context_t *ctx = lc_context(nb);
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++) {
+    const tessera_dtype_t dt = lc_dtypes[d];
+    const double graded = lc_eps(dt) < 1e-10 ? 1e12 : 1e5;
+    one_case(ctx, dt, TESSERA_VECTORS, 37, 30, graded, INT64_MAX, false, (uint64_t)(500 + d));
+    one_case(ctx, dt, TESSERA_VECTORS, 26, 26, 10, INT64_MAX, true, (uint64_t)(510 + d));
+    one_case(ctx, dt, TESSERA_VECTORS, 30, 22, 10, 13, false, (uint64_t)(520 + d));
+    one_case(ctx, dt, TESSERA_VALUES, 22, 30, 10, 13, false, (uint64_t)(530 + d));
+  }
+  lc_finalize(ctx);
+}
+
+/* The tile-level call on descriptors (wide: through Aᴴ). */
+static void test_tile_gesvd(void **state) {
+  (void)state;
+  tessera_context_t *ctx = lc_context(nb);
+  const int64_t m = 13, n = 21, k = 13;
+  tt_rng_t r = tt_rng(9);
+  double *a = malloc((size_t)(m * n) * sizeof *a), *a0 = malloc((size_t)(m * n) * sizeof *a0);
+  lc_fill_random(TESSERA_F64, a, m, n, m, &r);
+  for (int64_t i = 0; i < m * n; i++) a0[i] = a[i];
+  tessera_matrix_t *A = NULL, *U = NULL, *VT = NULL;
+  assert_int_equal(tessera_matrix_create(ctx, TESSERA_F64, m, n, nb, nb, &A), 0);
+  assert_int_equal(tessera_matrix_create(ctx, TESSERA_F64, m, k, nb, nb, &U), 0);
+  assert_int_equal(tessera_matrix_create(ctx, TESSERA_F64, k, n, nb, nb, &VT), 0);
+  assert_int_equal(tessera_matrix_import(A, a, m), 0);
+  double s[13], ref[13], sup[13], u[13 * 13], vt[13 * 21];
+  assert_int_equal(tessera_tile_gesvd(TESSERA_VECTORS, A, s, U, VT), 0);
+  assert_int_equal(tessera_matrix_export(U, u, m), 0);
+  assert_int_equal(tessera_matrix_export(VT, vt, k), 0);
+  assert_int_equal(LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'N', 'N', (int)m, (int)n, a0, (int)m, ref, NULL,
+                                  1, NULL, 1, sup),
+                   0);
+  for (int64_t i = 0; i < k; i++) assert_true(fabs(s[i] - ref[i]) < 1e-12 * ref[0] * (double)n);
+  /* U Σ Vᴴ against A */
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < m; i++) {
+      double v = 0;
+      for (int64_t l = 0; l < k; l++) v += u[i + l * m] * s[l] * vt[l + j * k];
+      assert_true(fabs(v - a[i + j * m]) < 1e-12 * ref[0] * (double)n);
+    }
+  assert_int_equal(tessera_matrix_destroy(A), 0);
+  assert_int_equal(tessera_matrix_destroy(U), 0);
+  assert_int_equal(tessera_matrix_destroy(VT), 0);
+  free(a), free(a0);
+  lc_finalize(ctx);
+}
+
+/* NaN names its column; bad arguments. */
+static void test_gesvd_nan_and_args(void **state) {
+  (void)state;
+  tessera_context_t *ctx = lc_context(nb);
+  const int64_t m = 17, n = 11;
+  double a[17 * 11], s[11], u[17 * 11], vt[11 * 11];
+  tt_rng_t r = tt_rng(3);
+  lc_fill_random(TESSERA_F64, a, m, n, m, &r);
+  a[2 + 5 * m] = NAN;
+  assert_int_equal(tessera_gesvd(ctx, TESSERA_VECTORS, TESSERA_F64, m, n, a, m, s, u, m, vt, n), 6);
+  lc_assert_error(ctx);
+  assert_int_equal(tessera_gesvd(ctx, (tessera_job_t)'X', TESSERA_F64, m, n, a, m, s, u, m, vt, n),
+                   -2);
+  assert_int_equal(tessera_gesvd(ctx, TESSERA_VECTORS, TESSERA_F64, m, n, a, m - 1, s, u, m, vt, n),
+                   -7);
+  assert_int_equal(tessera_gesvd(ctx, TESSERA_VECTORS, TESSERA_F64, m, n, a, m, NULL, u, m, vt, n),
+                   -8);
+  assert_int_equal(tessera_gesvd(ctx, TESSERA_VECTORS, TESSERA_F64, m, n, a, m, s, NULL, m, vt, n),
+                   -9);
+  assert_int_equal(tessera_gesvd(ctx, TESSERA_VECTORS, TESSERA_F64, m, n, a, m, s, u, m, vt, n - 1),
+                   -12);
+  lc_assert_error(ctx);
+  assert_true(tessera_tile_gesvd(TESSERA_VALUES, NULL, s, NULL, NULL) < 0);
+  lc_finalize(ctx);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_gesvd_shapes),
+      cmocka_unit_test(test_gesvd_spectra),
+      cmocka_unit_test(test_tile_gesvd),
+      cmocka_unit_test(test_gesvd_nan_and_args),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
