@@ -26,6 +26,8 @@ typedef enum {
   CMD_GEQRF,
   CMD_GELS,
   CMD_SYEVD,
+  CMD_GEPOLAR,
+  CMD_GESVD,
   CMD_BENCH,
   CMD_DEMO,
   CMD_GEN,
@@ -36,8 +38,9 @@ typedef enum {
 /** Parsed command line. */
 typedef struct {
   cli_cmd_t cmd;
-  cli_cmd_t routine; /**< routine run (potrf, potrs, posv, getrf, gesv, geqrf, gels or syevd) */
-  int64_t m;         /**< geqrf, gels: rows of A (-1: --n's, a square matrix) */
+  cli_cmd_t routine; /**< routine run (potrf, potrs, posv, getrf, gesv, geqrf, gels, syevd,
+                          gepolar or gesvd) */
+  int64_t m;         /**< geqrf, gels, gepolar, gesvd: rows of A (-1: --n's, a square matrix) */
   int64_t sizes[CLI_MAX_SIZES];
   int nsizes; /**< 0: the subcommand's default */
   int nrhs;   /**< -1: the subcommand's default */
@@ -46,7 +49,7 @@ typedef struct {
   int tile;      /**< -1: auto */
   tessera_uplo_t uplo;
   int uplo_set;    /**< --uplo was given */
-  int values_only; /**< syevd: --values-only, eigenvalues only (job N) */
+  int values_only; /**< syevd, gesvd: --values-only, the values only (job N) */
   int mixed;       /**< posv: --mixed, the factor's precision (tessera_factor_t); -1: not asked */
   double cond;     /**< bench posv|gesv --mixed: A of this condition number (gen_cond); 0: the
                         generated matrix of the plain solves */
@@ -168,6 +171,11 @@ static inline int cli_is_qr(cli_cmd_t routine) {
   return routine == CMD_GEQRF || routine == CMD_GELS;
 }
 
+/** Whether `routine` is one of the singular value family (gepolar, gesvd): an m x n matrix. */
+static inline int cli_is_svd(cli_cmd_t routine) {
+  return routine == CMD_GEPOLAR || routine == CMD_GESVD;
+}
+
 /** Whether `routine` only factors (potrf, getrf): no right-hand sides. */
 static inline int cli_is_factor(cli_cmd_t routine) {
   return routine == CMD_POTRF || routine == CMD_GETRF;
@@ -229,6 +237,10 @@ int cli_eig_lapacke(tessera_job_t job, tessera_uplo_t uplo, tessera_dtype_t dtyp
 int cli_eig_check(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dtype, int64_t n,
                   const void *a0, int64_t lda, const void *v, const void *w, const void *wref,
                   int threads, cli_progress_t *prog, double *res, double *orth);
+/** `tessera gepolar` and `tessera gesvd` (tools/svd.c): the polar decomposition, the singular
+ *  values and vectors (--values-only: the values) of a generated or .npy m x n matrix, timed
+ *  and checked; with --grid, the LAPACK-style call over the processes from process 0's arrays. */
+int cli_svd(const cli_opts_t *o);
 /** potrf .. gesv, geqrf and gels distributed over a --grid of processes (tools/dist.c): every
  *  process makes its tiles of the same problem, the routine runs on tile matrices dealt over the
  *  grid (LU, QR: column panels over every process), and process 0 prints the result with the

@@ -12,9 +12,9 @@
 #include "gen.h"
 
 /** Names of the subcommands, indexed by cli_cmd_t. */
-static const char *const cmd_names[CMD_COUNT] = {"info", "potrf", "potrs", "posv",  "getrf",
-                                                 "gesv", "geqrf", "gels",  "syevd", "bench",
-                                                 "demo", "gen",   "trace"};
+static const char *const cmd_names[CMD_COUNT] = {"info",  "potrf", "potrs", "posv",  "getrf",
+                                                 "gesv",  "geqrf", "gels",  "syevd", "gepolar",
+                                                 "gesvd", "bench", "demo",  "gen",   "trace"};
 
 /** Names of the device kinds, indexed by tessera_device_kind_t. */
 static const char *const kind_names[TESSERA_DEVICE_KINDS] = {"cpu", "cuda", "sim"};
@@ -215,7 +215,8 @@ double cli_flops(cli_cmd_t routine, tessera_dtype_t dtype, int64_t n, int64_t nr
 
 void cli_result_init(cli_result_t *r, const cli_opts_t *o, const tessera_context_t *ctx) {
   *r = (cli_result_t){.routine = cli_cmd_name(o->routine), .dtype = o->dtype, .uplo = o->uplo};
-  if (cli_is_lu(o->routine) || cli_is_qr(o->routine)) r->uplo = (tessera_uplo_t)'-';
+  if (cli_is_lu(o->routine) || cli_is_qr(o->routine) || cli_is_svd(o->routine))
+    r->uplo = (tessera_uplo_t)'-';
   if (o->routine == CMD_SYEVD) r->job = (char)cli_eig_job(o);
   r->orthogonality = NAN;
   r->tile = tessera_default_tile(ctx);
@@ -246,6 +247,9 @@ void cli_print_header(const cli_opts_t *o, const char *baseline, const char *bas
   else if (o->routine == CMD_SYEVD)
     printf("%-5s %-4s %-3s %7s %5s %4s %4s %11s %10s %10s %10s", "dtype", "uplo", "job", "n",
            "tile", "dev", "wrk", "seconds", "GFLOP/s", "residual", "orth");
+  else if (cli_is_svd(o->routine))
+    printf("%-5s %-3s %7s %7s %5s %4s %4s %11s %10s %10s %10s", "dtype", "job", "m", "n", "tile",
+           "dev", "wrk", "seconds", "GFLOP/s", "residual", "orth");
   else
     printf("%-5s %-4s %7s %5s %5s %4s %4s %11s %10s %10s", "dtype", "uplo", "n", "nrhs", "tile",
            "dev", "wrk", "seconds", "GFLOP/s", "residual");
@@ -290,7 +294,8 @@ void cli_print_result(const cli_opts_t *o, const cli_result_t *r) {
     json_num("seconds", r->seconds);
     json_num("gflops", r->gflops);
     json_num("residual", r->residual);
-    if (r->m > 0 || cli_is_qr(o->routine)) printf(", \"m\": %lld", (long long)r->m);
+    if (r->m > 0 || cli_is_qr(o->routine) || cli_is_svd(o->routine))
+      printf(", \"m\": %lld", (long long)r->m);
     if (r->job) printf(", \"job\": \"%c\"", r->job);
     if (isfinite(r->orthogonality)) json_num("orthogonality", r->orthogonality);
     if (r->factor)
@@ -318,6 +323,14 @@ void cli_print_result(const cli_opts_t *o, const cli_result_t *r) {
              tessera_dtype_name(r->dtype), (long long)r->m, (long long)r->n, (long long)r->nrhs,
              r->tile, r->devices, r->workers, r->seconds, r->gflops, r->residual);
       if (o->routine == CMD_GEQRF) printf(" %10.3g", r->orthogonality);
+    } else if (cli_is_svd(o->routine)) {
+      printf("%-5s %-3c %7lld %7lld %5d %4d %4d %11.6f %10.2f %10.3g", tessera_dtype_name(r->dtype),
+             r->job, (long long)r->m, (long long)r->n, r->tile, r->devices, r->workers, r->seconds,
+             r->gflops, r->residual);
+      if (isfinite(r->orthogonality))
+        printf(" %10.3g", r->orthogonality);
+      else
+        printf(" %10s", "-");
     } else if (r->job) {
       printf("%-5s %-4c %-3c %7lld %5d %4d %4d %11.6f %10.2f %10.3g", tessera_dtype_name(r->dtype),
              (char)r->uplo, r->job, (long long)r->n, r->tile, r->devices, r->workers, r->seconds,

@@ -42,6 +42,19 @@
   "  dtype, ||.||_F the Frobenius norm,\n" RESIDUAL_EPS                                            \
   "\n  GFLOP/s counts LAPACK's usual estimate: 4/3 n^3 without eigenvectors, 9 n^3 with them\n"    \
   "  (four times that for c64 and c128)."
+#define RESIDUAL_GEPOLAR                                                                           \
+  "residual = ||A - U_p H||_F / (||A||_F max(m, n) eps) and orthogonality =\n"                     \
+  "  ||I - U_p^H U_p||_F / (n eps) (two gemms), ||.||_F the Frobenius norm,\n" RESIDUAL_EPS        \
+  "\n  GFLOP/s counts QDWH's dense operations for the steps it took: a QR step\n"                  \
+  "  4 (m + n) n^2 - 4/3 n^3 + 2 m n^2, a Cholesky step 10/3 m n^2, then 6 m n^2 (four\n"          \
+  "  times that for c64 and c128)."
+#define RESIDUAL_GESVD                                                                             \
+  "residual = ||A - U diag(s) V^H||_F / (||A||_F max(m, n) eps) and orthogonality =\n"             \
+  "  ||I - U^H U||_F / (min(m, n) eps); with --values-only, residual =\n"                          \
+  "  max_i |s_i - s_i(LAPACK)| / (s_1 max(m, n) eps), s(LAPACK) the singular values\n"             \
+  "  LAPACKE's ?gesvd (job N) computes of a copy of A,\n" RESIDUAL_EPS                             \
+  "\n  GFLOP/s counts gepolar's operations for 6 steps and the eigensolver's 9 n^3 (4/3 n^3\n"     \
+  "  with --values-only) on H, and 2 m n^2 for U = U_p V."
 #define RESIDUAL_BENCH                                                                             \
   "residual of potrf = ||A v - L (L^H v)||_1 / (||A||_1 ||v||_1 n eps) (--uplo U: U^H (U v)),\n"   \
   "  of getrf = ||A v - P^T (L (U v))||_1 / (||A||_1 ||v||_1 n eps),\n"                            \

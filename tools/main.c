@@ -16,7 +16,8 @@
 #define RUNS (BIT(CMD_POTRF) | BIT(CMD_POTRS) | BIT(CMD_POSV) | BIT(CMD_GETRF) | BIT(CMD_GESV))
 #define QR (BIT(CMD_GEQRF) | BIT(CMD_GELS))
 #define EIG BIT(CMD_SYEVD)
-#define CTX (RUNS | QR | EIG | BIT(CMD_INFO) | BIT(CMD_BENCH) | BIT(CMD_DEMO))
+#define SVD (BIT(CMD_GEPOLAR) | BIT(CMD_GESVD))
+#define CTX (RUNS | QR | EIG | SVD | BIT(CMD_INFO) | BIT(CMD_BENCH) | BIT(CMD_DEMO))
 
 /** The subcommands: name, what follows it on the usage line, what it does, and what its
  *  residual column is (NULL: none). */
@@ -52,6 +53,15 @@ static const struct {
      "eigenvalues and eigenvectors (--values-only: eigenvalues) of a generated or .npy\n"
      "Hermitian (real symmetric) matrix: time, GFLOP/s, residual and orthogonality",
      RESIDUAL_SYEVD},
+    {"gepolar", CMD_GEPOLAR, cli_svd, "[options]",
+     "polar decomposition A = U_p H (m >= n) of a generated or .npy m x n matrix by QDWH:\n"
+     "time, GFLOP/s, residual and orthogonality",
+     RESIDUAL_GEPOLAR},
+    {"gesvd", CMD_GESVD, cli_svd, "[options]",
+     "singular values and vectors (--values-only: values) of a generated or .npy m x n\n"
+     "matrix by the polar decomposition and the eigensolver: time, GFLOP/s, residual and\n"
+     "orthogonality",
+     RESIDUAL_GESVD},
     {"bench", CMD_BENCH, cli_bench,
      "potrf|getrf|geqrf|gels|syevd [options] | posv|gesv --mixed P [options]",
      "tessera against cuSolverMg (same GPUs) and cusolverDnX (GPU 0), their matrix\n"
@@ -114,33 +124,34 @@ static const struct {
   unsigned cmds;
   int min;
 } flags[] = {
-    {"--n", F_N, 1, RUNS | QR | EIG | BIT(CMD_BENCH) | BIT(CMD_DEMO) | BIT(CMD_GEN) | BIT(CMD_INFO),
-     0},
-    {"--m", F_M, 1, QR | BIT(CMD_BENCH), 0},
+    {"--n", F_N, 1,
+     RUNS | QR | EIG | SVD | BIT(CMD_BENCH) | BIT(CMD_DEMO) | BIT(CMD_GEN) | BIT(CMD_INFO), 0},
+    {"--m", F_M, 1, QR | SVD | BIT(CMD_BENCH), 0},
     {"--nrhs", F_NRHS, 1, SOLVES | BIT(CMD_GELS) | BIT(CMD_BENCH) | BIT(CMD_DEMO) | BIT(CMD_GEN),
      0},
-    {"--dtype", F_DTYPE, 1, RUNS | QR | EIG | BIT(CMD_BENCH) | BIT(CMD_DEMO) | BIT(CMD_GEN), 0},
+    {"--dtype", F_DTYPE, 1, RUNS | QR | EIG | SVD | BIT(CMD_BENCH) | BIT(CMD_DEMO) | BIT(CMD_GEN),
+     0},
     {"--tile", F_TILE, 1, CTX, 1},
     {"--uplo", F_UPLO, 1, CHOL | EIG | BIT(CMD_BENCH) | BIT(CMD_DEMO), 0},
-    {"--input", F_INPUT, 1, RUNS | QR | EIG, 0},
+    {"--input", F_INPUT, 1, RUNS | QR | EIG | SVD, 0},
     {"--rhs", F_RHS, 1, SOLVES | BIT(CMD_GELS), 0},
-    {"--output", F_OUTPUT, 1, RUNS | QR | EIG | BIT(CMD_GEN) | BIT(CMD_TRACE), 0},
-    {"-o", F_OUTPUT, 1, RUNS | QR | EIG | BIT(CMD_GEN) | BIT(CMD_TRACE), 0},
-    {"--reps", F_REPS, 1, RUNS | QR | EIG | BIT(CMD_BENCH), 1},
+    {"--output", F_OUTPUT, 1, RUNS | QR | EIG | SVD | BIT(CMD_GEN) | BIT(CMD_TRACE), 0},
+    {"-o", F_OUTPUT, 1, RUNS | QR | EIG | SVD | BIT(CMD_GEN) | BIT(CMD_TRACE), 0},
+    {"--reps", F_REPS, 1, RUNS | QR | EIG | SVD | BIT(CMD_BENCH), 1},
     {"--workers", F_WORKERS, 1, CTX, 0},
     {"--gpus", F_GPUS, 1, CTX, 0},
     {"--require-gpus", F_REQUIRE_GPUS, 0, CTX, 0},
     {"--sched", F_SCHED, 1, CTX, 0},
-    {"--grid", F_GRID, 1, RUNS | QR | EIG, 0},
+    {"--grid", F_GRID, 1, RUNS | QR | EIG | SVD, 0},
     {"--trace", F_TRACE, 1, CTX, 0},
-    {"--json", F_JSON, 0, RUNS | QR | EIG | BIT(CMD_BENCH) | BIT(CMD_DEMO), 0},
+    {"--json", F_JSON, 0, RUNS | QR | EIG | SVD | BIT(CMD_BENCH) | BIT(CMD_DEMO), 0},
     {"--width", F_WIDTH, 1, BIT(CMD_TRACE), 400},
     {"--resident", F_RESIDENT, 0, BIT(CMD_BENCH), 0},
     {"--resident-only", F_RESIDENT_ONLY, 0, BIT(CMD_BENCH), 0},
     {"--no-baseline", F_NO_BASELINE, 0, BIT(CMD_BENCH), 0},
     {"--no-mg", F_NO_MG, 0, BIT(CMD_BENCH), 0},
     {"--out-of-core", F_OUT_OF_CORE, 0, BIT(CMD_BENCH), 0},
-    {"--values-only", F_VALUES_ONLY, 0, EIG | BIT(CMD_BENCH), 0},
+    {"--values-only", F_VALUES_ONLY, 0, EIG | BIT(CMD_GESVD) | BIT(CMD_BENCH), 0},
     {"--mixed", F_MIXED, 2, BIT(CMD_POSV) | BIT(CMD_GESV) | BIT(CMD_BENCH), 0},
     {"--cond", F_COND, 1, BIT(CMD_BENCH), 0},
     {"--version", F_VERSION, 0, ~0u, 0},
@@ -164,7 +175,9 @@ static const struct {
      "                   GPUs)"},
     {F_N, ~0u,
      "--n N            matrix order (bench: N1,N2,...; info: order of the gemm measured)"},
-    {F_M, ~0u, "--m M            rows of A (geqrf, gels, bench geqrf|gels; default: --n's)"},
+    {F_M, ~0u,
+     "--m M            rows of A (geqrf, gels, gepolar, gesvd, bench geqrf|gels; default:\n"
+     "                   --n's)"},
     {F_NRHS, BIT(CMD_GEN),
      "--nrhs K         writes K generated right-hand sides (n x K) instead of the matrix"},
     {F_NRHS, ~0u, "--nrhs K         right-hand sides (default 1)"},
@@ -179,7 +192,7 @@ static const struct {
      "--input a.npy    square matrix used instead of a generated one: its --uplo triangle,\n"
      "                   made Hermitian"},
     {F_INPUT, LU, "--input a.npy    square matrix used as it is instead of a generated one"},
-    {F_INPUT, QR, "--input a.npy    m x n matrix used as it is instead of a generated one"},
+    {F_INPUT, QR | SVD, "--input a.npy    m x n matrix used as it is instead of a generated one"},
     {F_INPUT, ~0u,
      "--input a.npy    square matrix instead of a generated one (potrf, potrs, posv, syevd:\n"
      "                   its --uplo triangle, made Hermitian; getrf, gesv: as it is)"},
@@ -206,6 +219,14 @@ static const struct {
      "                   writes the eigenvalues (n, ascending, in the dtype's real type: f32\n"
      "                   for s and c, f64 for d and z) and, unless --values-only, the\n"
      "                   eigenvectors to w.vectors.npy (n x n, column i for w[i])"},
+    {F_OUTPUT, BIT(CMD_GEPOLAR),
+     "--output u.npy, -o u.npy\n"
+     "                   writes U_p (m x n) and H to u.h.npy (n x n)"},
+    {F_OUTPUT, BIT(CMD_GESVD),
+     "--output s.npy, -o s.npy\n"
+     "                   writes the singular values (min(m, n), descending, in the dtype's\n"
+     "                   real type) and, unless --values-only, U to s.u.npy (m x min(m, n))\n"
+     "                   and Vᴴ to s.vt.npy (min(m, n) x n)"},
     {F_OUTPUT, BIT(CMD_GEN), "--output a.npy, -o a.npy\n                   the file written"},
     {F_OUTPUT, BIT(CMD_TRACE), "--output g.svg, -o g.svg\n                   the chart written"},
     {F_OUTPUT, ~0u,
@@ -214,7 +235,7 @@ static const struct {
      "                   solution (potrs, posv, gesv), the eigenvalues (syevd; the eigenvectors\n"
      "                   beside), the matrix (gen) or the chart (trace)"},
     {F_REPS, BIT(CMD_BENCH), "--reps R         repetitions, best time reported (default 3)"},
-    {F_REPS, RUNS | QR | EIG, "--reps R         repetitions, best time reported (default 1)"},
+    {F_REPS, RUNS | QR | EIG | SVD, "--reps R         repetitions, best time reported (default 1)"},
     {F_REPS, ~0u, "--reps R         repetitions, best time reported (default 1, bench 3)"},
     {F_WORKERS, BIT(CMD_BENCH),
      "--workers W      CPU worker threads, and the thread count of the LAPACKE baseline"},
@@ -224,6 +245,9 @@ static const struct {
      "                   goes on with what exists"},
     {F_REQUIRE_GPUS, ~0u, "--require-gpus   fail (exit 1) when fewer GPUs than --gpus are found"},
     {F_SCHED, ~0u, "--sched cost|locality  scheduling policy"},
+    {F_GRID, SVD,
+     "--grid PxQ       over the P x Q processes of an mpirun (process 0 prints): A dealt\n"
+     "                   from process 0 over the grid, every step on the processes' tiles"},
     {F_GRID, EIG,
      "--grid PxQ       over the P x Q processes of an mpirun (process 0 prints): process 0\n"
      "                   runs the stages up to T's eigenvectors, the back-transformations\n"
@@ -248,6 +272,8 @@ static const struct {
     {F_NO_BASELINE, ~0u, "--no-baseline    tessera only"},
     {F_NO_MG, ~0u, "--no-mg          GPUs: cusolverDn alone, without cuSolverMg"},
     {F_VALUES_ONLY, EIG, "--values-only    eigenvalues only (LAPACK's job N), no eigenvectors"},
+    {F_VALUES_ONLY, BIT(CMD_GESVD),
+     "--values-only    singular values only (LAPACK's job N), no singular vectors"},
     {F_VALUES_ONLY, ~0u,
      "--values-only    syevd, bench syevd: eigenvalues only (LAPACK's job N), no eigenvectors"},
     {F_MIXED, ~0u,
@@ -481,8 +507,8 @@ static int parse_options(int argc, char **argv, int i, cli_opts_t *o) {
 
 /** Fills in the defaults that depend on the subcommand and checks combinations. */
 static int finish_options(cli_opts_t *o) {
-  static const int64_t default_n[CMD_COUNT] = {-1,   1000, 1000, 1000, 1000, 1000, 1000,
-                                               1000, 1000, 4096, 4096, 1000, 0};
+  static const int64_t default_n[CMD_COUNT] = {-1,   1000, 1000, 1000, 1000, 1000, 1000, 1000,
+                                               1000, 1000, 1000, 4096, 4096, 1000, 0};
   if (o->input && o->nsizes) return usage_error("--n and --input exclude each other");
   if (o->rhs && o->nrhs >= 0) return usage_error("--nrhs and --rhs exclude each other");
   if (o->nsizes == 0) o->sizes[o->nsizes++] = default_n[o->cmd];
@@ -495,13 +521,13 @@ static int finish_options(cli_opts_t *o) {
   if (o->cmd == CMD_GEN && !o->output) return usage_error("gen needs --output FILE");
   if (o->cmd == CMD_TRACE && !o->input) return usage_error("trace needs a trace file: FILE.json");
   if (o->cmd == CMD_TRACE && !o->output) return usage_error("trace needs -o FILE.svg");
-  if (((RUNS | QR | EIG) & BIT(o->cmd)) != 0) o->routine = o->cmd;
-  if (o->values_only && o->routine != CMD_SYEVD)
-    return usage_error("--values-only is syevd's (bench syevd)");
+  if (((RUNS | QR | EIG | SVD) & BIT(o->cmd)) != 0) o->routine = o->cmd;
+  if (o->values_only && o->routine != CMD_SYEVD && o->routine != CMD_GESVD)
+    return usage_error("--values-only is syevd's and gesvd's (bench syevd)");
   if (o->mixed == TESSERA_FACTOR_SINGLE && (o->dtype == TESSERA_F32 || o->dtype == TESSERA_C64))
     return usage_error("--mixed s: %s is single precision already", tessera_dtype_name(o->dtype));
-  if (o->m >= 0 && !cli_is_qr(o->routine))
-    return usage_error("--m is for geqrf and gels (an m x n matrix)");
+  if (o->m >= 0 && !cli_is_qr(o->routine) && !cli_is_svd(o->routine))
+    return usage_error("--m is for geqrf, gels, gepolar and gesvd (an m x n matrix)");
   if (o->input && o->m >= 0) return usage_error("--m and --input exclude each other");
   const int solves = o->routine == CMD_POSV || o->routine == CMD_GESV;
   if (o->cmd == CMD_BENCH && o->nrhs >= 0 && o->routine != CMD_GELS && !solves)
@@ -513,7 +539,9 @@ static int finish_options(cli_opts_t *o) {
   if (o->cond > 0 && o->mixed < 0)
     return usage_error("--cond is for 'bench posv' and 'bench gesv' with --mixed P");
   if (o->cmd == CMD_DEMO) o->routine = CMD_POSV;
-  if (o->nrhs < 0) o->nrhs = cli_is_factor(o->routine) || o->routine == CMD_SYEVD ? 0 : 1;
+  if (o->nrhs < 0)
+    o->nrhs =
+        cli_is_factor(o->routine) || o->routine == CMD_SYEVD || cli_is_svd(o->routine) ? 0 : 1;
   if (o->out_of_core && o->routine != CMD_POTRF) return usage_error("--out-of-core is potrf's");
   if (o->uplo_set && cli_is_lu(o->routine))
     return usage_error("--uplo does not apply to 'bench getrf' (LU factors the whole matrix)");
@@ -531,7 +559,10 @@ static int check_outputs(const cli_opts_t *o) {
     const char *suffix, *what;
   } beside[] = {{CMD_GETRF, ".piv.npy", "--output's pivots"},
                 {CMD_GEQRF, ".tau.npy", "--output's tau"},
-                {CMD_SYEVD, ".vectors.npy", "--output's eigenvectors"}};
+                {CMD_SYEVD, ".vectors.npy", "--output's eigenvectors"},
+                {CMD_GEPOLAR, ".h.npy", "--output's H"},
+                {CMD_GESVD, ".u.npy", "--output's U"},
+                {CMD_GESVD, ".vt.npy", "--output's Vᴴ"}};
   char path[4096];
   tessera_config_t cfg;
   tessera_config_init(&cfg);
@@ -539,7 +570,7 @@ static int check_outputs(const cli_opts_t *o) {
   if ((CTX & BIT(o->cmd)) && tessera_config_from_env(&cfg, NULL, 0) == 0) env = cfg.trace_file;
   if (o->output && cli_check_writable("--output", o->output)) return CLI_FAILED;
   for (size_t i = 0; o->output && i < sizeof beside / sizeof beside[0]; i++)
-    if (beside[i].cmd == o->cmd && !(o->cmd == CMD_SYEVD && o->values_only) &&
+    if (beside[i].cmd == o->cmd && !o->values_only &&
         cli_check_writable(beside[i].what,
                            cli_beside_path(o->output, beside[i].suffix, path, sizeof path)))
       return CLI_FAILED;

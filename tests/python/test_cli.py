@@ -206,7 +206,8 @@ def test_worker_count_past_the_bound_is_refused_alike_from_the_option_and_the_va
 
 
 @pytest.mark.parametrize("command", ["info", "potrf", "potrs", "posv", "getrf", "gesv", "geqrf",
-                                     "gels", "syevd", "bench", "demo", "gen", "trace"])
+                                     "gels", "syevd", "gepolar", "gesvd", "bench", "demo", "gen",
+                                     "trace"])
 @pytest.mark.parametrize("flag", ["--help", "-h"])
 def test_each_command_has_its_own_usage(command, flag):
     p = run(command, flag, check=0)
@@ -380,6 +381,15 @@ def test_grid_run_that_fits_still_runs():
     assert r["routine"] == "getrf" and r["residual"] < 10
 
 
+@pytest.mark.skipif(not mpi_available(), reason="no mpirun, or a CLI built without MPI")
+def test_grid_gesvd_from_process_0():
+    p = mpirun(2, "gesvd", "--m", 120, "--n", 90, "--grid", "2x1", "--workers", 1, "--gpus", 0,
+               "--json")
+    assert p.returncode == 0, p.stdout + p.stderr
+    (r,) = json_lines(p.stdout)
+    assert r["routine"] == "gesvd" and r["residual"] < 10 and r["orthogonality"] < 10, r
+
+
 # -------------------------------------------------------------- output paths, checked first
 
 @pytest.mark.parametrize("args,flag", [
@@ -467,8 +477,8 @@ def test_getrf_output_writes_factors_and_pivots_that_solve(tmp_path, dtype):
 
 # -------------------------------------------------------------- per-command help
 
-COMMANDS = ["info", "potrf", "potrs", "posv", "getrf", "gesv", "syevd", "bench", "demo", "gen",
-            "trace"]
+COMMANDS = ["info", "potrf", "potrs", "posv", "getrf", "gesv", "syevd", "gepolar", "gesvd", "bench",
+            "demo", "gen", "trace"]
 
 
 def listed_options(text):
@@ -511,8 +521,8 @@ def test_help_texts_are_the_commands_own():
     assert "lu.piv.npy" in run("getrf", "--help", check=0).stdout
 
 
-@pytest.mark.parametrize("command", ["potrf", "potrs", "posv", "getrf", "gesv", "syevd", "bench",
-                                     "demo"])
+@pytest.mark.parametrize("command", ["potrf", "potrs", "posv", "getrf", "gesv", "syevd", "gepolar",
+                                     "bench", "demo"])
 def test_help_says_what_the_residual_is_and_what_passes(command):
     text = " ".join(run(command, "--help", check=0).stdout.split())
     assert "residual =" in text or "residual of" in text
@@ -526,6 +536,36 @@ def test_geqrf_reports_residual_and_orthogonality(dtype, shape):
     r = json_lines(run("geqrf", "--m", m, "--n", n, "--dtype", dtype, "--json", check=0).stdout)[0]
     assert (r["routine"], r["m"], r["n"]) == ("geqrf", m, n)
     assert r["residual"] < 10 and r["orthogonality"] < 10, r
+
+
+@pytest.mark.parametrize("dtype", ["s", "d", "c", "z"])
+def test_gepolar_and_gesvd_report_residual_and_orthogonality(dtype):
+    for args, m, n in ((["gepolar"], 300, 120), (["gesvd"], 130, 210),
+                       (["gesvd", "--values-only"], 210, 130)):
+        r = json_lines(run(*args, "--m", m, "--n", n, "--dtype", dtype, "--json", check=0).stdout)[0]
+        assert (r["routine"], r["m"], r["n"]) == (args[0], m, n)
+        assert r["residual"] < 10, r
+        assert ("orthogonality" in r) != ("--values-only" in args), r
+        assert r.get("orthogonality", 0) < 10, r
+
+
+def test_gepolar_and_gesvd_outputs(tmp_path):
+    np = pytest.importorskip("numpy")
+    u = tmp_path / "u.npy"
+    run("gepolar", "--m", 90, "--n", 60, "-o", u, check=0)
+    up, h = np.load(u), np.load(tmp_path / "u.h.npy")
+    assert up.shape == (90, 60) and h.shape == (60, 60)
+    assert np.allclose(up.T @ up, np.eye(60)) and np.allclose(h, h.T)
+    assert np.all(np.linalg.eigvalsh(h) > -1e-12)
+    s = tmp_path / "s.npy"
+    run("gesvd", "--m", 50, "--n", 80, "-o", s, check=0)
+    sv, uu, vt = np.load(s), np.load(tmp_path / "s.u.npy"), np.load(tmp_path / "s.vt.npy")
+    assert sv.shape == (50,) and uu.shape == (50, 50) and vt.shape == (50, 80)
+    assert np.all(np.diff(sv) <= 0)
+    assert np.allclose(np.linalg.svd(uu @ np.diag(sv) @ vt, compute_uv=False), sv)
+    # a wide A has no polar decomposition here: refused with the way round it
+    p = run("gepolar", "--m", 40, "--n", 60)
+    assert p.returncode == 1 and "m >= n" in p.stderr and "conjugate transpose" in p.stderr
 
 
 @pytest.mark.parametrize("dtype", ["d", "z"])
