@@ -9,11 +9,13 @@
  * --svd: tessera_gesvd with vectors (polar, then the eigensolver on -H) from host arrays instead,
  * best of --reps after a first run, against cusolverDnXgesvdp (the SVD through cuSOLVER's polar
  * decomposition, economy vectors) on GPU 0 with A already there, best of --reps after a first
- * run, before tessera's context takes the GPU; f64, m = n.
+ * run, before tessera's context takes the GPU; without a GPU against LAPACKE_dgesdd (economy
+ * vectors) with as many BLAS threads as the context has CPU workers; f64, m = n.
  *
  *   ./build/bench/bench_polar [--n 8192,16384] [--m-extra 0] [--reps 2] [--dtype s|d|c|z] [--svd]
  */
 #define _POSIX_C_SOURCE 200809L
+#include <lapacke.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -116,18 +118,43 @@ static double gesvdp(int64_t n, const double *a0, int reps) {
 #endif
 }
 
-/* --svd: tessera_gesvd against cusolverDnXgesvdp at each order. */
+/* LAPACKE_dgesdd's best seconds of reps (after a first run) on copies of the n x n a0, economy
+ * vectors, with `threads` BLAS threads (restored to 1 after, tessera's workers' setting). */
+static double gesdd(int64_t n, const double *a0, int reps, int threads) {
+  double *a = malloc((size_t)(n * n) * sizeof *a), *u = malloc((size_t)(n * n) * sizeof *u);
+  double *vt = malloc((size_t)(n * n) * sizeof *vt), *s = malloc((size_t)n * sizeof *s);
+  double best = INFINITY;
+  cli_blas_threads(threads);
+  for (int r = 0; r <= reps && a && u && vt && s; r++) {
+    memcpy(a, a0, (size_t)(n * n) * sizeof *a);
+    const double t0 = now();
+    const int info =
+        LAPACKE_dgesdd(LAPACK_COL_MAJOR, 'S', (int)n, (int)n, a, (int)n, s, u, (int)n, vt, (int)n);
+    if (info) best = NAN;
+    if (r > 0) best = fmin(best, now() - t0);
+  }
+  cli_blas_threads(1);
+  free(a), free(u), free(vt), free(s);
+  return best;
+}
+
+/* --svd: tessera_gesvd against cusolverDnXgesvdp (or, without CUDA devices, LAPACKE_dgesdd) at
+ * each order. */
 static int svd_runs(const char *sizes, int reps) {
-  printf("%8s %10s %12s %7s %9s\n", "n", "tessera_s", "gesvdp_s", "ratio", "residual");
+  printf("%8s %10s %12s %7s %9s\n", "n", "tessera_s", "baseline_s", "ratio", "residual");
   for (const char *p = sizes; *p;) {
     const int64_t n = atoll(p);
     double *a0 = malloc((size_t)(n * n) * sizeof *a0), *a = malloc((size_t)(n * n) * sizeof *a);
     double *u = malloc((size_t)(n * n) * sizeof *u), *vt = malloc((size_t)(n * n) * sizeof *vt);
     double *s = malloc((size_t)n * sizeof *s);
     gen_dense(TESSERA_F64, n, n, a0, n, GEN_SEED_A);
-    const double base = gesvdp(n, a0, reps);
+    double base = gesvdp(n, a0, reps);
     tessera_context_t *ctx = NULL;
     if (tessera_init(&ctx, NULL)) return 1;
+    if (isnan(base) && tessera_accelerator_count(ctx) == 0) {
+      const int workers = tessera_worker_count(ctx);
+      base = gesdd(n, a0, reps, workers > 0 ? workers : 1);
+    }
     double best = INFINITY, res = NAN;
     int rc = 0;
     for (int r = 0; r <= reps && !rc; r++) {

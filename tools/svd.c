@@ -122,12 +122,15 @@ static void check(tessera_context_t *ctx, const cli_opts_t *o, const svd_problem
   residual_scalars(dt, mone, one);
   if (o->routine == CMD_GESVD && o->values_only) { /* against LAPACKE's values */
     if (!mine) return;
-    void *c = cli_alloc(dt, m, n), *ref = cli_alloc(cli_real_dtype(dt), k, 1);
+    /* a column of slack after the copy: OpenBLAS 0.3.21's zgemv kernel for Cooper Lake reads
+     * past a matrix's end (a segmentation fault where the copy ends at its mapping's end) */
+    void *c = cli_alloc(dt, m, n + 1), *ref = cli_alloc(cli_real_dtype(dt), k, 1);
     void *sup = cli_alloc(cli_real_dtype(dt), k, 1);
     int info = -1;
     const int mm = (int)m, nn = (int)n;
     if (c && ref && sup) {
       memcpy(c, p->a0, (size_t)(m * n) * es);
+      cli_blas_threads(1); /* one thread: the check is not timed */
       if (dt == TESSERA_F32)
         info =
             LAPACKE_sgesvd(LAPACK_COL_MAJOR, 'N', 'N', mm, nn, c, mm, ref, NULL, 1, NULL, 1, sup);
@@ -140,6 +143,7 @@ static void check(tessera_context_t *ctx, const cli_opts_t *o, const svd_problem
       if (dt == TESSERA_C128)
         info =
             LAPACKE_zgesvd(LAPACK_COL_MAJOR, 'N', 'N', mm, nn, c, mm, ref, NULL, 1, NULL, 1, sup);
+      cli_blas_threads(1);
     }
     double d = info ? NAN : 0, s1 = 0, re, im;
     if (!info) elem_get(cli_real_dtype(dt), ref, 0, &s1, &im);

@@ -85,7 +85,8 @@ static inline void pc_check(tessera_dtype_t dt, int64_t m, int64_t n, const zc_t
     free(ev), free(H), free(R);
   }
   if (conditioned && n > 0) { /* U_p = W Vᴴ from LAPACK's SVD */
-    zc_t *a = lc_zalloc((size_t)(m * n)), *w = lc_zalloc((size_t)(m * n)),
+    /* slack after a: OpenBLAS 0.3.21's zgemv kernel reads past a matrix's end */
+    zc_t *a = lc_zalloc((size_t)(m * n + m)), *w = lc_zalloc((size_t)(m * n)),
          *vt = lc_zalloc((size_t)(n * n)), *ref = lc_zalloc((size_t)(m * n));
     double *s = malloc((size_t)n * sizeof *s), *sup = malloc((size_t)n * sizeof *sup);
     for (int64_t i = 0; i < m * n; i++) a[i] = A[i];
