@@ -318,6 +318,7 @@ static void print_lanes(const tessera_context_t *ctx) {
 int cli_bench(const cli_opts_t *o) {
   if (o->out_of_core) return cli_bench_ooc(o);
   if (cli_is_qr(o->routine)) return cli_bench_qr(o);
+  if (cli_is_svd(o->routine)) return cli_bench_svd(o);
   if (o->mixed >= 0) return cli_bench_mixed(o);
   tessera_context_t *ctx;
   if (cli_context(o, &ctx)) return CLI_FAILED;

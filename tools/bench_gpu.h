@@ -55,6 +55,13 @@ double bench_gpu_qr(const cli_opts_t *o, int64_t m, int64_t n, int64_t nrhs, con
  *  routine's name in *name; where none converged, the fastest (which fell back); INFINITY and
  *  *name NULL where it could not run (the reason printed) or without the CUDA backend. The
  *  tessera context must be finalized first. */
+/** bench gepolar|gesvd's GPU baseline (bench_svd.c): cusolverDnXgesvdp (economy vectors, none
+ *  with --values-only) on GPU 0 on the m x n a (lda; a wide one as its transpose), copied there
+ *  before each run, best of o->reps after a warm-up; INFINITY where it cannot run (the reason
+ *  printed) or without CUDA. */
+double bench_gpu_gesvdp(const cli_opts_t *o, int64_t m, int64_t n, const void *a, int64_t lda,
+                        cli_progress_t *prog);
+
 double bench_irs_gesv(const cli_opts_t *o, int64_t n, int64_t nrhs, const void *a, int64_t lda,
                       const void *b, int64_t ldb, cli_progress_t *prog, const char **name);
 

@@ -239,6 +239,9 @@ int cli_eig_check(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dty
  *  values and vectors (--values-only: the values) of a generated or .npy m x n matrix, timed
  *  and checked; with --grid, the LAPACK-style call over the processes from process 0's arrays. */
 int cli_svd(const cli_opts_t *o);
+/** `tessera bench gepolar|gesvd` (tools/svd.c): the LAPACK-style call against cusolverDnXgesvdp
+ *  on GPU 0 (with GPUs) or LAPACKE's ?gesdd with as many threads (without), per order. */
+int cli_bench_svd(const cli_opts_t *o);
 /** potrf .. gesv, geqrf and gels distributed over a --grid of processes (tools/dist.c): every
  *  process makes its tiles of the same problem, the routine runs on tile matrices dealt over the
  *  grid (LU, QR: column panels over every process), and process 0 prints the result with the

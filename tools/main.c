@@ -63,11 +63,12 @@ static const struct {
      "orthogonality",
      RESIDUAL_GESVD},
     {"bench", CMD_BENCH, cli_bench,
-     "potrf|getrf|geqrf|gels|syevd [options] | posv|gesv --mixed P [options]",
+     "potrf|getrf|geqrf|gels|syevd|gepolar|gesvd [options] | posv|gesv --mixed P [options]",
      "tessera against cuSolverMg (same GPUs) and cusolverDnX (GPU 0), their matrix\n"
      "already on the GPUs (geqrf, gels: cusolverDnXgeqrf, cusolverDn<t><t>gels on GPU 0;\n"
-     "syevd: cusolverMgSyevd and cusolverDnXsyevd); without GPUs, against LAPACKE with the\n"
-     "same thread count. posv|gesv --mixed P: the mixed-precision solve against tessera's\n"
+     "syevd: cusolverMgSyevd and cusolverDnXsyevd; gepolar, gesvd: cusolverDnXgesvdp);\n"
+     "without GPUs, against LAPACKE with the same thread count (gepolar, gesvd: ?gesdd). posv|gesv "
+     "--mixed P: the mixed-precision solve against tessera's\n"
      "working-precision solve (gesv on GPUs: and cuSOLVER's IRS gesv on GPU 0)",
      RESIDUAL_BENCH},
     {"demo", CMD_DEMO, cli_demo, "[options]", "f64 posv on every device, checks the residual",
@@ -617,14 +618,14 @@ int main(int argc, char **argv) {
       return CLI_OK;
     }
   if (o.cmd == CMD_BENCH && i < argc && argv[i][0] != '-') {
-    static const cli_cmd_t benched[] = {CMD_POTRF, CMD_GETRF, CMD_GEQRF, CMD_GELS,
-                                        CMD_SYEVD, CMD_POSV,  CMD_GESV};
+    static const cli_cmd_t benched[] = {CMD_POTRF, CMD_GETRF, CMD_GEQRF,   CMD_GELS, CMD_SYEVD,
+                                        CMD_POSV,  CMD_GESV,  CMD_GEPOLAR, CMD_GESVD};
     size_t r = 0;
     while (r < sizeof benched / sizeof benched[0] && strcmp(argv[i], cli_cmd_name(benched[r]))) r++;
     if (r == sizeof benched / sizeof benched[0])
       return usage_error(
           "bench: unsupported routine '%s' (supported: potrf, getrf, geqrf, gels, syevd, posv, "
-          "gesv)",
+          "gesv, gepolar, gesvd)",
           argv[i]);
     o.routine = benched[r];
     i++;

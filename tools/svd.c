@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_gpu.h"
 #include "cli.h"
 #include "gen.h"
 #include "npy.h"
@@ -247,4 +248,114 @@ int cli_svd(const cli_opts_t *o) {
   progress_end(&prog);
   problem_free(&p);
   return rc;
+}
+
+/* LAPACKE's ?gesdd (economy vectors, none with --values-only) on copies of p's A with `threads`
+ * BLAS threads: the best seconds of o->reps after a warm-up, INFINITY where it fails. */
+static double lapacke_gesdd(const cli_opts_t *o, const svd_problem_t *p, int threads) {
+  const tessera_dtype_t dt = p->dtype;
+  const int64_t m = p->m, n = p->n, k = p->k;
+  const int mm = (int)m, nn = (int)n, kk = (int)k;
+  const char job = o->values_only ? 'N' : 'S';
+  /* a column of slack after the copy, as check()'s (OpenBLAS's zgemv reads past the end) */
+  void *c = cli_alloc(dt, m, n + 1), *s = cli_alloc(cli_real_dtype(dt), k, 1);
+  void *u = cli_alloc(dt, m, k), *vt = cli_alloc(dt, k, n);
+  double best = INFINITY;
+  cli_blas_threads(threads);
+  for (int rep = -1; rep < o->reps && c && s && u && vt; rep++) {
+    memcpy(c, p->a0, (size_t)(m * n) * tessera_dtype_size(dt));
+    const double t0 = progress_now();
+    int info = -1;
+    if (dt == TESSERA_F32)
+      info = LAPACKE_sgesdd(LAPACK_COL_MAJOR, job, mm, nn, c, mm, s, u, mm, vt, kk);
+    if (dt == TESSERA_F64)
+      info = LAPACKE_dgesdd(LAPACK_COL_MAJOR, job, mm, nn, c, mm, s, u, mm, vt, kk);
+    if (dt == TESSERA_C64)
+      info = LAPACKE_cgesdd(LAPACK_COL_MAJOR, job, mm, nn, c, mm, s, u, mm, vt, kk);
+    if (dt == TESSERA_C128)
+      info = LAPACKE_zgesdd(LAPACK_COL_MAJOR, job, mm, nn, c, mm, s, u, mm, vt, kk);
+    const double t = progress_now() - t0;
+    if (info) {
+      fprintf(stderr, "tessera: the LAPACKE ?gesdd baseline failed (info = %d)\n", info);
+      best = INFINITY;
+      break;
+    }
+    if (rep >= 0 && t < best) best = t;
+  }
+  cli_blas_threads(1);
+  free(c), free(s), free(u), free(vt);
+  return best;
+}
+
+/* One order of bench gepolar|gesvd: the baseline with tessera stopped (*ctx finalized and made
+ * again), then tessera's best of o->reps after a warm-up, checked. */
+static int bench_one(tessera_context_t **ctx, const cli_opts_t *o, int64_t n, int gpus, int threads,
+                     cli_progress_t *prog) {
+  cli_opts_t one = *o;
+  one.sizes[0] = n;
+  svd_problem_t p = {0};
+  int rc = prepare(*ctx, &one, &p);
+  cli_result_t r;
+  cli_result_init(&r, o, *ctx);
+  r.dtype = p.dtype, r.m = p.m, r.n = p.n, r.seconds = INFINITY, r.api = "lapack";
+  r.tile = tessera_tile_for_polar(*ctx, p.m > p.n ? p.m : p.n, p.k);
+  r.job = o->routine == CMD_GESVD && o->values_only ? 'N' : 'V';
+  if (rc == CLI_OK && (gpus > 0 || threads > 0)) {
+    rc = cli_finish(*ctx, CLI_OK);
+    *ctx = NULL;
+    const double b = gpus > 0 ? bench_gpu_gesvdp(o, p.m, p.n, p.a0, p.m > 0 ? p.m : 1, prog)
+                              : lapacke_gesdd(o, &p, threads);
+    r.has_baseline = isfinite(b);
+    r.baseline = gpus > 0 ? "cusolverDnXgesvdp" : "lapacke_gesdd";
+    r.baseline_seconds = b;
+    if (rc == CLI_OK) rc = cli_context_again(o, ctx);
+  }
+  for (int rep = -1; rep < o->reps && rc == CLI_OK; rep++) {
+    progress_phase(prog, "%s %lld x %lld rep %d/%d", cli_cmd_name(o->routine), (long long)p.m,
+                   (long long)p.n, rep + 1, o->reps);
+    const double t0 = progress_now();
+    const int s = call(*ctx, o, &p);
+    if (s) rc = cli_report(*ctx, prog, cli_cmd_name(o->routine), s);
+    if (rep >= 0) r.seconds = fmin(r.seconds, progress_now() - t0);
+  }
+  if (rc == CLI_OK) {
+    const double f = flops(o, &p);
+    r.gflops = r.seconds > 0 ? f / r.seconds * 1e-9 : 0;
+    r.baseline_gflops =
+        r.has_baseline && r.baseline_seconds > 0 ? f / r.baseline_seconds * 1e-9 : 0;
+    progress_phase(prog, "checking");
+    check(*ctx, o, &p, &r);
+    progress_phase(prog, NULL);
+    cli_print_result(o, &r);
+  }
+  problem_free(&p);
+  return rc;
+}
+
+int cli_bench_svd(const cli_opts_t *o) {
+  tessera_context_t *ctx = NULL;
+  if (cli_context(o, &ctx)) return CLI_FAILED;
+  const int gpus = o->no_baseline ? 0 : tessera_device_count(ctx, TESSERA_DEVICE_CUDA);
+  const int threads = o->no_baseline || gpus > 0 ? 0 : cli_baseline_threads(o, ctx);
+  if (!o->json) {
+    printf("# %s %s%s: tessera (%d workers, %d GPUs)", cli_cmd_name(o->routine),
+           tessera_dtype_name(o->dtype),
+           o->routine == CMD_GESVD ? (o->values_only ? ", values only" : ", economy vectors") : "",
+           tessera_worker_count(ctx), tessera_accelerator_count(ctx));
+    if (gpus > 0)
+      printf(" against cusolverDnXgesvdp (the SVD by cuSOLVER's polar decomposition, GPU 0, A "
+             "already there)");
+    else if (threads > 0)
+      printf(" against LAPACKE ?gesdd (threads: %d)", threads);
+    printf(", best of %d after a warm-up; the ratio is the baseline's seconds over tessera's\n",
+           o->reps);
+  }
+  cli_print_header(o, gpus > 0 ? "gesvdp" : threads > 0 ? "gesdd" : NULL, NULL);
+  cli_progress_t prog;
+  progress_init(&prog);
+  int rc = CLI_OK;
+  for (int i = 0; i < o->nsizes && rc == CLI_OK; i++)
+    rc = bench_one(&ctx, o, o->sizes[i], gpus, threads, &prog);
+  progress_end(&prog);
+  return ctx ? cli_finish(ctx, rc) : rc;
 }

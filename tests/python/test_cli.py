@@ -549,6 +549,15 @@ def test_gepolar_and_gesvd_report_residual_and_orthogonality(dtype):
         assert r.get("orthogonality", 0) < 10, r
 
 
+def test_bench_gepolar_and_gesvd_against_the_baseline():
+    for args in (["gepolar", "--m", 160, "--n", 120], ["gesvd", "--n", 130, "--values-only"]):
+        p = run("bench", *args, "--reps", 1, "--json", check=0)
+        (r,) = json_lines(p.stdout)
+        assert r["routine"] == args[0] and r["residual"] < 10, r
+        if gpu_count() == 0:
+            assert r["baseline"] == "lapacke_gesdd" and r["baseline_seconds"] > 0 and r["ratio"] > 0, r
+
+
 def test_gepolar_and_gesvd_outputs(tmp_path):
     np = pytest.importorskip("numpy")
     u = tmp_path / "u.npy"
