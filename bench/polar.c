@@ -6,28 +6,17 @@
  * A: tools/gen.c's gen_dense (m x n, f64 unless --dtype). jax's own QDWH polar runs in
  * bench/jax_polar.py on the same orders (the baseline of docs/benchmarks.md's rows).
  *
- * --svd: tessera_gesvd with vectors (polar, then the eigensolver on -H) from host arrays instead,
- * best of --reps after a first run, against cusolverDnXgesvdp (the SVD through cuSOLVER's polar
- * decomposition, economy vectors) on GPU 0 with A already there, best of --reps after a first
- * run, before tessera's context takes the GPU; without a GPU against LAPACKE_dgesdd (economy
- * vectors) with as many BLAS threads as the context has CPU workers; f64, m = n.
+ * The SVD against its baselines (cusolverDnXgesvdp, LAPACKE ?gesdd): `tessera bench gesvd`.
  *
- *   ./build/bench/bench_polar [--n 8192,16384] [--m-extra 0] [--reps 2] [--dtype s|d|c|z] [--svd]
+ *   ./build/bench/bench_polar [--n 8192,16384] [--m-extra 0] [--reps 2] [--dtype s|d|c|z]
  */
 #define _POSIX_C_SOURCE 200809L
-#include <lapacke.h>
 #include <math.h>
-#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#ifdef TESSERA_HAVE_CUDA
-#include <cuda_runtime.h>
-#include <cusolverDn.h>
-#endif
 
 #include "gen.h"
 #include "resident.h"
@@ -74,129 +63,12 @@ static void check(tessera_context_t *ctx, tessera_dtype_t dt, int64_t m, int64_t
   free(r);
 }
 
-/* cusolverDnXgesvdp's best seconds of reps (after a first run) on the n x n f64 a0 copied to
- * GPU 0, economy vectors; NAN without CUDA or on a failure. */
-static double gesvdp(int64_t n, const double *a0, int reps) {
-#ifdef TESSERA_HAVE_CUDA
-  cusolverDnHandle_t h = NULL;
-  cusolverDnParams_t prm = NULL;
-  double *a = NULL, *d = NULL, *u = NULL, *v = NULL, best = INFINITY, hres = 0;
-  void *work = NULL, *hwork = NULL;
-  int *info = NULL;
-  size_t wd = 0, wh = 0;
-  const size_t nn = (size_t)(n * n) * sizeof *a;
-  bool ok = cusolverDnCreate(&h) == CUSOLVER_STATUS_SUCCESS &&
-            cusolverDnCreateParams(&prm) == CUSOLVER_STATUS_SUCCESS &&
-            cudaMalloc((void **)&a, nn) == cudaSuccess &&
-            cudaMalloc((void **)&u, nn) == cudaSuccess &&
-            cudaMalloc((void **)&v, nn) == cudaSuccess &&
-            cudaMalloc((void **)&d, (size_t)n * sizeof *d) == cudaSuccess &&
-            cudaMalloc((void **)&info, sizeof *info) == cudaSuccess;
-  ok = ok && cusolverDnXgesvdp_bufferSize(h, prm, CUSOLVER_EIG_MODE_VECTOR, 1, n, n, CUDA_R_64F, a,
-                                          n, CUDA_R_64F, d, CUDA_R_64F, u, n, CUDA_R_64F, v, n,
-                                          CUDA_R_64F, &wd, &wh) == CUSOLVER_STATUS_SUCCESS;
-  ok = ok && cudaMalloc(&work, wd > 0 ? wd : 1) == cudaSuccess && (hwork = malloc(wh + 1));
-  for (int r = 0; r <= reps && ok; r++) {
-    ok = cudaMemcpy(a, a0, nn, cudaMemcpyHostToDevice) == cudaSuccess &&
-         cudaDeviceSynchronize() == cudaSuccess;
-    const double t0 = now();
-    ok = ok &&
-         cusolverDnXgesvdp(h, prm, CUSOLVER_EIG_MODE_VECTOR, 1, n, n, CUDA_R_64F, a, n, CUDA_R_64F,
-                           d, CUDA_R_64F, u, n, CUDA_R_64F, v, n, CUDA_R_64F, work, wd, hwork, wh,
-                           info, &hres) == CUSOLVER_STATUS_SUCCESS &&
-         cudaDeviceSynchronize() == cudaSuccess;
-    if (ok && r > 0) best = fmin(best, now() - t0);
-  }
-  cudaFree(a), cudaFree(u), cudaFree(v), cudaFree(d), cudaFree(info), cudaFree(work);
-  free(hwork);
-  if (prm) cusolverDnDestroyParams(prm);
-  if (h) cusolverDnDestroy(h);
-  return ok ? best : NAN;
-#else
-  (void)n, (void)a0, (void)reps;
-  return NAN;
-#endif
-}
-
-/* LAPACKE_dgesdd's best seconds of reps (after a first run) on copies of the n x n a0, economy
- * vectors, with `threads` BLAS threads (restored to 1 after, tessera's workers' setting). */
-static double gesdd(int64_t n, const double *a0, int reps, int threads) {
-  double *a = malloc((size_t)(n * n) * sizeof *a), *u = malloc((size_t)(n * n) * sizeof *u);
-  double *vt = malloc((size_t)(n * n) * sizeof *vt), *s = malloc((size_t)n * sizeof *s);
-  double best = INFINITY;
-  cli_blas_threads(threads);
-  for (int r = 0; r <= reps && a && u && vt && s; r++) {
-    memcpy(a, a0, (size_t)(n * n) * sizeof *a);
-    const double t0 = now();
-    const int info =
-        LAPACKE_dgesdd(LAPACK_COL_MAJOR, 'S', (int)n, (int)n, a, (int)n, s, u, (int)n, vt, (int)n);
-    if (info) best = NAN;
-    if (r > 0) best = fmin(best, now() - t0);
-  }
-  cli_blas_threads(1);
-  free(a), free(u), free(vt), free(s);
-  return best;
-}
-
-/* --svd: tessera_gesvd against cusolverDnXgesvdp (or, without CUDA devices, LAPACKE_dgesdd) at
- * each order. */
-static int svd_runs(const char *sizes, int reps) {
-  printf("%8s %10s %12s %7s %9s\n", "n", "tessera_s", "baseline_s", "ratio", "residual");
-  for (const char *p = sizes; *p;) {
-    const int64_t n = atoll(p);
-    double *a0 = malloc((size_t)(n * n) * sizeof *a0), *a = malloc((size_t)(n * n) * sizeof *a);
-    double *u = malloc((size_t)(n * n) * sizeof *u), *vt = malloc((size_t)(n * n) * sizeof *vt);
-    double *s = malloc((size_t)n * sizeof *s);
-    gen_dense(TESSERA_F64, n, n, a0, n, GEN_SEED_A);
-    double base = gesvdp(n, a0, reps);
-    tessera_context_t *ctx = NULL;
-    if (tessera_init(&ctx, NULL)) return 1;
-    if (isnan(base) && tessera_accelerator_count(ctx) == 0) {
-      const int workers = tessera_worker_count(ctx);
-      base = gesdd(n, a0, reps, workers > 0 ? workers : 1);
-    }
-    double best = INFINITY, res = NAN;
-    int rc = 0;
-    for (int r = 0; r <= reps && !rc; r++) {
-      memcpy(a, a0, (size_t)(n * n) * sizeof *a);
-      const double t0 = now();
-      rc = tessera_gesvd(ctx, TESSERA_VECTORS, TESSERA_F64, n, n, a, n, s, u, n, vt, n);
-      if (r > 0) best = fmin(best, now() - t0);
-    }
-    if (!rc) { /* ‖A − U Σ Vᴴ‖_F / (‖A‖_F n ε) */
-      for (int64_t j = 0; j < n; j++)
-        for (int64_t i = 0; i < n; i++) u[i + j * n] *= s[j];
-      double one[2], mone[2];
-      residual_scalars(TESSERA_F64, mone, one);
-      memcpy(a, a0, (size_t)(n * n) * sizeof *a);
-      if (!tessera_gemm(ctx, TESSERA_NOTRANS, TESSERA_NOTRANS, TESSERA_F64, n, n, n, mone, u, n, vt,
-                        n, one, a, n))
-        res = residual_fro(TESSERA_F64, n, n, a, n) /
-              (residual_fro(TESSERA_F64, n, n, a0, n) * (double)n * residual_eps(TESSERA_F64));
-    } else {
-      fprintf(stderr, "n = %lld: gesvd %d (%s)\n", (long long)n, rc, tessera_last_error(ctx));
-    }
-    printf("%8lld %10.4f %12.4f %7.2f %9.3g\n", (long long)n, best, base, base / best, res);
-    fflush(stdout);
-    tessera_finalize(ctx);
-    free(a0), free(a), free(u), free(vt), free(s);
-    p = strchr(p, ',');
-    p = p ? p + 1 : "";
-  }
-  return 0;
-}
-
 int main(int argc, char **argv) {
   const char *sizes = "8192,16384";
   int reps = 2;
   int64_t extra = 0;
   tessera_dtype_t dt = TESSERA_F64;
-  bool svd = false;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--svd")) {
-      svd = true;
-      continue;
-    }
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (v && !strcmp(argv[i], "--n"))
       sizes = v;
@@ -207,14 +79,12 @@ int main(int argc, char **argv) {
     else if (v && !strcmp(argv[i], "--dtype"))
       dt = strchr("sdcz", v[0]) ? (tessera_dtype_t)(strchr("sdcz", v[0]) - "sdcz") : TESSERA_F64;
     else {
-      fprintf(stderr,
-              "usage: %s [--n 8192,16384] [--m-extra 0] [--reps 2] [--dtype s|d|c|z] [--svd]\n",
+      fprintf(stderr, "usage: %s [--n 8192,16384] [--m-extra 0] [--reps 2] [--dtype s|d|c|z]\n",
               argv[0]);
       return 2;
     }
     i++;
   }
-  if (svd) return svd_runs(sizes, reps);
   tessera_context_t *ctx = NULL;
   if (tessera_init(&ctx, NULL)) return 1;
   printf("%8s %8s %10s %10s %6s %9s %9s %9s\n", "m", "n", "lapack_s", "tile_s", "steps", "TFLOP/s",

@@ -8,7 +8,6 @@
 
 #include "npy.h"
 #include "progress.h"
-#include "residual.h"
 
 /** Most sizes one --n list may hold. */
 #define CLI_MAX_SIZES 32
@@ -91,6 +90,9 @@ typedef struct {
   const char *factor; /**< --mixed: the precision A was factored in (its dtype's name); or NULL */
   int iterations;     /**< --mixed: the refinement's steps (negative: the fallback's code) */
 } cli_result_t;
+
+/** Sets the thread count of the BLAS library where it can be set (the LAPACKE baselines). */
+void cli_blas_threads(int threads);
 
 /** Name of a subcommand or routine. */
 const char *cli_cmd_name(cli_cmd_t cmd);

@@ -62,6 +62,18 @@ int cli_baseline_threads(const cli_opts_t *o, const tessera_context_t *ctx) {
   return threads < 1 ? 1 : threads;
 }
 
+#ifdef TESSERA_HAVE_OPENBLAS_THREADS
+void openblas_set_num_threads(int num_threads);
+#endif
+
+void cli_blas_threads(int threads) {
+#ifdef TESSERA_HAVE_OPENBLAS_THREADS
+  openblas_set_num_threads(threads);
+#else
+  (void)threads;
+#endif
+}
+
 const char *cli_cmd_name(cli_cmd_t cmd) {
   return cmd_names[cmd];
 }

@@ -11,18 +11,6 @@
 
 #include "gen.h"
 
-#ifdef TESSERA_HAVE_OPENBLAS_THREADS
-void openblas_set_num_threads(int num_threads);
-#endif
-
-void cli_blas_threads(int threads) {
-#ifdef TESSERA_HAVE_OPENBLAS_THREADS
-  openblas_set_num_threads(threads);
-#else
-  (void)threads;
-#endif
-}
-
 double residual_eps(tessera_dtype_t dtype) {
   return dtype == TESSERA_F32 || dtype == TESSERA_C64 ? FLT_EPSILON : DBL_EPSILON;
 }

@@ -7,10 +7,6 @@
 
 #include <tessera/tessera.h>
 
-/** Sets the thread count of the BLAS library where it can be set (the LAPACKE baselines of the
- *  CLI and the benchmarks). */
-void cli_blas_threads(int threads);
-
 /** Machine epsilon of `dtype`'s real type. */
 double residual_eps(tessera_dtype_t dtype);
 

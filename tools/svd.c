@@ -144,7 +144,6 @@ static void check(tessera_context_t *ctx, const cli_opts_t *o, const svd_problem
       if (dt == TESSERA_C128)
         info =
             LAPACKE_zgesvd(LAPACK_COL_MAJOR, 'N', 'N', mm, nn, c, mm, ref, NULL, 1, NULL, 1, sup);
-      cli_blas_threads(1);
     }
     double d = info ? NAN : 0, s1 = 0, re, im;
     if (!info) elem_get(cli_real_dtype(dt), ref, 0, &s1, &im);
