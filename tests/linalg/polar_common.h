@@ -7,7 +7,8 @@
 
 /* A random m x k matrix with orthonormal columns (double complex, ld m; real for `real`). */
 static inline zc_t *pc_orthonormal(int64_t m, int64_t k, bool real, tt_rng_t *r) {
-  zc_t *q = lc_zalloc((size_t)(m * k)), *tau = lc_zalloc((size_t)k + 1);
+  /* a column of slack after q (see pc_check) */
+  zc_t *q = lc_zalloc((size_t)(m * k + m)), *tau = lc_zalloc((size_t)k + 1);
   for (int64_t i = 0; i < m * k; i++) q[i] = lc_rand(real ? TESSERA_F64 : TESSERA_C128, r);
   if (k > 0) {
     assert_int_equal(LAPACKE_zgeqrf(LAPACK_COL_MAJOR, (int)m, (int)k, q, (int)m, tau), 0);
@@ -77,17 +78,20 @@ static inline void pc_check(tessera_dtype_t dt, int64_t m, int64_t n, const zc_t
     if (!(resid < 10))
       fail_msg("%s %lld x %lld: residual %g", lc_name(dt), (long long)m, (long long)n, resid);
     double *ev = malloc((size_t)(n + 1) * sizeof *ev), hn = 0;
-    for (int64_t i = 0; i < n * n; i++) hn = fmax(hn, cabs(H[i]));
-    assert_int_equal(LAPACKE_zheev(LAPACK_COL_MAJOR, 'N', 'L', (int)n, H, (int)n, ev), 0);
+    zc_t *Hs = lc_zalloc((size_t)(n * n + n)); /* with slack, as below */
+    for (int64_t i = 0; i < n * n; i++) hn = fmax(hn, cabs(H[i])), Hs[i] = H[i];
+    assert_int_equal(LAPACKE_zheev(LAPACK_COL_MAJOR, 'N', 'L', (int)n, Hs, (int)n, ev), 0);
+    free(Hs);
     if (n > 0 && !(ev[0] >= -10 * big * eps * hn))
       fail_msg("%s %lld x %lld: H has the eigenvalue %g (‖H‖_max %g)", lc_name(dt), (long long)m,
                (long long)n, ev[0], hn);
     free(ev), free(H), free(R);
   }
   if (conditioned && n > 0) { /* U_p = W Vᴴ from LAPACK's SVD */
-    /* slack after a: OpenBLAS 0.3.21's zgemv kernel reads past a matrix's end */
-    zc_t *a = lc_zalloc((size_t)(m * n + m)), *w = lc_zalloc((size_t)(m * n)),
-         *vt = lc_zalloc((size_t)(n * n)), *ref = lc_zalloc((size_t)(m * n));
+    /* a column of slack after each array LAPACK works on: OpenBLAS 0.3.21's zgemv kernel reads
+     * past a matrix's end */
+    zc_t *a = lc_zalloc((size_t)(m * n + m)), *w = lc_zalloc((size_t)(m * n + m)),
+         *vt = lc_zalloc((size_t)(n * n + n)), *ref = lc_zalloc((size_t)(m * n));
     double *s = malloc((size_t)n * sizeof *s), *sup = malloc((size_t)n * sizeof *sup);
     for (int64_t i = 0; i < m * n; i++) a[i] = A[i];
     assert_int_equal(LAPACKE_zgesvd(LAPACK_COL_MAJOR, 'S', 'S', (int)m, (int)n, a, (int)m, s, w,
