@@ -108,9 +108,11 @@ static double orthogonality(tessera_context_t *ctx, tessera_dtype_t dt, int64_t 
   return o;
 }
 
-/* The checks on process 0 (tessera_gemm on ctx: under --grid, a collective call). */
+/* The checks on process 0 (tessera_gemm on ctx: under --grid, a collective call); LAPACK's
+ * values with the threads the baseline would have (tessera waits meanwhile). */
 static void check(tessera_context_t *ctx, const cli_opts_t *o, const svd_problem_t *p,
                   cli_result_t *r) {
+  const int threads = cli_baseline_threads(o, ctx);
   const int mine = cli_holds(ctx);
   const tessera_dtype_t dt = p->dtype;
   const size_t es = tessera_dtype_size(dt);
@@ -131,7 +133,7 @@ static void check(tessera_context_t *ctx, const cli_opts_t *o, const svd_problem
     const int mm = (int)m, nn = (int)n;
     if (c && ref && sup) {
       memcpy(c, p->a0, (size_t)(m * n) * es);
-      cli_blas_threads(1); /* one thread: the check is not timed */
+      cli_blas_threads(threads);
       if (dt == TESSERA_F32)
         info =
             LAPACKE_sgesvd(LAPACK_COL_MAJOR, 'N', 'N', mm, nn, c, mm, ref, NULL, 1, NULL, 1, sup);
@@ -144,6 +146,7 @@ static void check(tessera_context_t *ctx, const cli_opts_t *o, const svd_problem
       if (dt == TESSERA_C128)
         info =
             LAPACKE_zgesvd(LAPACK_COL_MAJOR, 'N', 'N', mm, nn, c, mm, ref, NULL, 1, NULL, 1, sup);
+      cli_blas_threads(1);
     }
     double d = info ? NAN : 0, s1 = 0, re, im;
     if (!info) elem_get(cli_real_dtype(dt), ref, 0, &s1, &im);

@@ -48,6 +48,24 @@ static int tall(tessera_job_t job, tessera_matrix_t *A, void *s, tessera_matrix_
   return rc;
 }
 
+/* The decomposition of A, tall or wide, within the call's scope. */
+static int factor(tessera_job_t job, tessera_matrix_t *A, void *s, tessera_matrix_t *U,
+                  tessera_matrix_t *VT) {
+  const int64_t m = A->m, n = A->n;
+  const bool vectors = U != NULL;
+  if (m >= n) return tall(job, A, s, U, VT);
+  /* Aᴴ = U' Σ V'ᴴ: A = V' Σ U'ᴴ, so U = V' (VT' transposed) and Vᴴ = U'ᴴ */
+  tessera_matrix_t *At = NULL, *Ut = NULL, *Vt = NULL;
+  int rc = tsr_matrix_like(A, n, m, false, &At);
+  if (!rc) rc = tsr_tile_finish(At, tsr_pxtranspose(A, At));
+  if (!rc && vectors) rc = tsr_matrix_like(A, n, m, false, &Ut);
+  if (!rc && vectors) rc = tsr_matrix_like(A, m, m, false, &Vt);
+  if (!rc) rc = tall(job, At, s, Ut, Vt);
+  if (!rc && vectors) rc = tsr_tile_finish(U, tsr_pxtranspose(Vt, U));
+  if (!rc && vectors) rc = tsr_tile_finish(VT, tsr_pxtranspose(Ut, VT));
+  return drop(At, drop(Ut, drop(Vt, rc)));
+}
+
 int tessera_tile_gesvd(tessera_job_t job, tessera_matrix_t *A, void *s, tessera_matrix_t *U,
                        tessera_matrix_t *VT) {
   const char *f = "tile_gesvd";
@@ -75,17 +93,15 @@ int tessera_tile_gesvd(tessera_job_t job, tessera_matrix_t *A, void *s, tessera_
   if (!rc) rc = tsr_check_stored(A, 0, 2, f);
   rc = tsr_matrix_agree(A, rc);
   if (rc || k == 0) return rc;
-  if (m >= n) return tall(job, A, s, vectors ? U : NULL, vectors ? VT : NULL);
-  /* Aᴴ = U' Σ V'ᴴ: A = V' Σ U'ᴴ, so U = V' (VT' transposed) and Vᴴ = U'ᴴ */
-  tessera_matrix_t *At = NULL, *Ut = NULL, *Vt = NULL;
-  rc = tsr_matrix_like(A, n, m, false, &At);
-  if (!rc) rc = tsr_tile_finish(At, tsr_pxtranspose(A, At));
-  if (!rc && vectors) rc = tsr_matrix_like(A, n, m, false, &Ut);
-  if (!rc && vectors) rc = tsr_matrix_like(A, m, m, false, &Vt);
-  if (!rc) rc = tall(job, At, s, Ut, Vt);
-  if (!rc && vectors) rc = tsr_tile_finish(U, tsr_pxtranspose(Vt, U));
-  if (!rc && vectors) rc = tsr_tile_finish(VT, tsr_pxtranspose(Ut, VT));
-  return drop(At, drop(Ut, drop(Vt, rc)));
+  /* within the accelerators that hold the polar decomposition, its copies and products: a CPU
+   * worker taking a transpose or U's product would move whole tiles to the host and back (the
+   * eigensolver chooses its own devices) */
+  const tessera_scope_t outer = tessera_get_scope(ctx);
+  tessera_scope_t where;
+  if (tsr_polar_gpu(ctx, A->dtype, m > n ? m : n, k, &where)) rc = tessera_set_scope(ctx, where);
+  if (!rc) rc = factor(job, A, s, vectors ? U : NULL, vectors ? VT : NULL);
+  const int back = tessera_set_scope(ctx, outer);
+  return tsr_matrix_agree(A, rc ? rc : back);
 }
 
 int tessera_gesvd(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dtype, int64_t m,
