@@ -54,6 +54,14 @@ int tsr_jax_unfit(tessera_matrix_t *V, tessera_matrix_t *A, bool back, int rc) {
   return rc ? rc : d;
 }
 
+int tsr_jax_tile_of(tsr_jax_state_t *s, int platform, int64_t m, int64_t n,
+                    int (*rule)(const tessera_context_t *, int64_t, int64_t)) {
+  if (!s) return -1;
+  tessera_context_t *ctx;
+  const int rc = tsr_jax_context(s, platform, &ctx);
+  return rc ? rc : rule(ctx, m, n);
+}
+
 bool tsr_jax_queue_solves(const call_t *c, const part_t *p) {
   return p->mixed < 0 && (c->op == OP_POTRS || c->op == OP_CHOLESKY || c->op == OP_LU_SOLVE);
 }

@@ -20,6 +20,8 @@ typedef enum {
   OP_QR,
   OP_LEAST_SQUARES,
   OP_SYEVD,
+  OP_POLAR,
+  OP_GESVD,
   OP_COUNT
 } op_t;
 
@@ -34,10 +36,11 @@ typedef struct {
                                whole nrhs x (gcols * cols), on every device; with
                                TRANSPOSED, its rows of B transposed, nrhs x cols) */
   int64_t m, n, tile, lower, logdet; /* m: A's rows with TRANSPOSED (else A is n x n) */
-  int64_t vectors;                   /* syevd: 1 for the eigenvectors too */
-  int64_t mixed; /* potrs: -1, or the factor precision of a mixed-precision solve */
-  void *w;       /* syevd: its eigenvalues' buffer (n, A's real type) */
-  void *queue;   /* its device's XLA stream (NULL on the host) */
+  int64_t vectors; /* syevd: 1 for the eigenvectors too; polar: for H; gesvd: for U and Vᴴ */
+  int64_t hrows;   /* with TESSERA_JAX_SQUARE: the rows of its block of the n x n matrix */
+  int64_t mixed;   /* potrs: -1, or the factor precision of a mixed-precision solve */
+  void *w;         /* syevd: its eigenvalues' buffer (n, A's real type); gesvd: singular values */
+  void *queue;     /* its device's XLA stream (NULL on the host) */
   int dtype;
 } part_t;
 
@@ -83,6 +86,11 @@ int tsr_jax_fit(const call_t *c, tessera_matrix_t *V, tessera_layout_t layout, c
 /** The fitted copy A's part back into V when `back` (the routine's result is A's) and rc is 0,
  *  then A destroyed (nothing when A is V). Returns rc, else the copy's status. */
 int tsr_jax_unfit(tessera_matrix_t *V, tessera_matrix_t *A, bool back, int rc);
+
+/** A routine's tile for an m x n matrix on `platform` (`rule`: tessera_tile_for_qr, ...) on the
+ *  platform's context: > 0, or a negative status when the context cannot be made. */
+int tsr_jax_tile_of(tsr_jax_state_t *s, int platform, int64_t m, int64_t n,
+                    int (*rule)(const tessera_context_t *, int64_t, int64_t));
 
 /** Whether the call's operation is a whole-matrix solve one device runs on a queue
  *  (tsr_jax_queue_solve): potrs, cholesky or lu_solve, not in mixed precision. */

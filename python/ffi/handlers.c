@@ -10,9 +10,10 @@
 #include "eig.h"
 #include "qr.h"
 #include "small.h"
+#include "svd.h"
 #include "xla.h"
 
-enum { RHS = TESSERA_JAX_RHS_ROWS | TESSERA_JAX_RHS_WHOLE_T };
+enum { RHS = TESSERA_JAX_RHS_ROWS | TESSERA_JAX_RHS_WHOLE_T | TESSERA_JAX_SQUARE };
 
 /* The handler table, indexed as python/tessera/_native.py's OPS (defined at the end, after
  * the handlers): each operation's name, flags (its operands, attributes and results) and
@@ -45,10 +46,11 @@ static int same_call(const call_t *c, const part_t *p, int count) {
     if (p[i].rows != p[0].rows || p[i].cols != p[0].cols || p[i].nrhs != p[0].nrhs ||
         p[i].m != p[0].m || p[i].n != p[0].n || p[i].tile != p[0].tile ||
         p[i].lower != p[0].lower || p[i].dtype != p[0].dtype || p[i].logdet != p[0].logdet ||
-        p[i].vectors != p[0].vectors || p[i].mixed != p[0].mixed)
+        p[i].vectors != p[0].vectors || p[i].mixed != p[0].mixed || p[i].hrows != p[0].hrows)
       return fprintf(stderr, "tessera.jax: the devices' calls disagree (device %d)\n", p[i].rank),
              TESSERA_ERR_STATE;
   if (c->op == OP_QR || c->op == OP_LEAST_SQUARES) return tsr_jax_qr_shape(c, p);
+  if (c->op == OP_POLAR || c->op == OP_GESVD) return tsr_jax_svd_shape(c, p);
   const int64_t grows = c->ndev / c->gcols;
   if (p[0].n > p[0].cols * c->gcols || p[0].rows * grows != p[0].cols * c->gcols ||
       (double)p[0].rows * grows < (double)p[0].n) {
@@ -66,9 +68,9 @@ static int same_call(const call_t *c, const part_t *p, int count) {
  * TESSERA_ERR_STATE, the same on every process. */
 static int same_op(const call_t *c, const part_t *p, int rc) {
   if (!c->comm) return rc;
-  enum { K = 10 };
-  const int64_t v[K] = {c->op, p->lower, p->logdet, p->nrhs, p->vectors,
-                        p->n,  p->m,     p->dtype,  p->rows, p->cols};
+  enum { K = 11 };
+  const int64_t v[K] = {c->op, p->lower, p->logdet, p->nrhs, p->vectors, p->n,
+                        p->m,  p->dtype, p->rows,   p->cols, p->hrows};
   int differs = -1;
   if (tessera_agree_values(c->comm, K, v, &differs, &rc)) {
     fprintf(stderr, "tessera.jax: %s\n", tessera_comm_last_error(c->comm));
@@ -76,9 +78,9 @@ static int same_op(const call_t *c, const part_t *p, int rc) {
   }
   if (rc < 0) return rc;
   static const char *const what[K] = {
-      "the operation",    "the triangle",       "the log det",  "the right-hand sides",
-      "the eigenvectors", "the order",          "the rows (m)", "the dtype",
-      "the shards' rows", "the shards' columns"};
+      "the operation",    "the triangle",        "the log det",           "the right-hand sides",
+      "the eigenvectors", "the order",           "the rows (m)",          "the dtype",
+      "the shards' rows", "the shards' columns", "the n x n shards' rows"};
   if (differs >= 0) {
     fprintf(stderr, "tessera.jax: the processes' calls disagree (%s)\n", what[differs]);
     return TESSERA_ERR_STATE;
@@ -291,6 +293,7 @@ static int routine(tessera_context_t *ctx, const call_t *c, const part_t *p, int
                    double *logdet) {
   if (c->op == OP_QR || c->op == OP_LEAST_SQUARES) return tsr_jax_qr(ctx, c, p, count);
   if (c->op == OP_SYEVD) return tsr_jax_eig(ctx, c, p, count);
+  if (c->op == OP_POLAR || c->op == OP_GESVD) return tsr_jax_svd(ctx, c, p, count);
   if (c->op == OP_LU_SOLVE) return lu_solve(ctx, c, p, count);
   return cholesky_ops(ctx, c, p, count, logdet);
 }
@@ -398,7 +401,7 @@ static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax
       ((flags & TESSERA_JAX_LOWER) && tsr_xla_attr_int(cf, "lower", &me.lower)) ||
       (has_ld && tsr_xla_attr_int(cf, "logdet", &me.logdet)) ||
       ((flags & TESSERA_JAX_TRANSPOSED) && tsr_xla_attr_int(cf, "m", &me.m)) ||
-      (has_w && tsr_xla_attr_int(cf, "vectors", &me.vectors)) ||
+      ((has_w || (flags & TESSERA_JAX_SQUARE)) && tsr_xla_attr_int(cf, "vectors", &me.vectors)) ||
       ((flags & TESSERA_JAX_MIXED) && tsr_xla_attr_int(cf, "mixed", &me.mixed)))
     return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT,
                          "tessera %s: missing or malformed attributes", name);
@@ -432,7 +435,15 @@ static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax
   me.a = a->data;
   me.rows = a->dims[0];
   me.cols = a->dims[1];
-  if ((flags & TESSERA_JAX_RHS_ROWS) && (flags & TESSERA_JAX_TRANSPOSED)) {
+  if (flags & TESSERA_JAX_SQUARE) { /* its block of the n x n matrix, transposed as A's */
+    me.b = b->data;
+    me.nrhs = b->dims[0];
+    me.hrows = b->dims[1];
+    if (me.nrhs != me.rows)
+      return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT,
+                           "tessera %s: the n x n matrix has %lld columns per device, A %lld", name,
+                           (long long)me.nrhs, (long long)me.rows);
+  } else if ((flags & TESSERA_JAX_RHS_ROWS) && (flags & TESSERA_JAX_TRANSPOSED)) {
     me.b = b->data; /* this device's rows of B transposed: nrhs x (A's block rows, cols) */
     me.nrhs = b->dims[0];
     if (b->dims[1] != me.cols)
@@ -544,6 +555,8 @@ HANDLERS(lu_solve, OP_LU_SOLVE)
 HANDLERS(qr, OP_QR)
 HANDLERS(least_squares, OP_LEAST_SQUARES)
 HANDLERS(syevd, OP_SYEVD)
+HANDLERS(polar, OP_POLAR)
+HANDLERS(gesvd, OP_GESVD)
 
 static const op_spec_t OPS[OP_COUNT] = {
     [OP_POTRS] = {"potrs",
@@ -559,6 +572,10 @@ static const op_spec_t OPS[OP_COUNT] = {
                           TESSERA_JAX_RHS_ROWS | TESSERA_JAX_TRANSPOSED,
                           {least_squares_cpu, least_squares_cuda}},
     [OP_SYEVD] = {"syevd", TESSERA_JAX_EIGEN, {syevd_cpu, syevd_cuda}},
+    [OP_POLAR] = {"polar", TESSERA_JAX_TRANSPOSED | TESSERA_JAX_SQUARE, {polar_cpu, polar_cuda}},
+    [OP_GESVD] = {"gesvd",
+                  TESSERA_JAX_TRANSPOSED | TESSERA_JAX_SQUARE | TESSERA_JAX_EIGEN,
+                  {gesvd_cpu, gesvd_cuda}},
 };
 
 int tessera_jax_op(int op, int platform, const char **name, int *flags, XLA_FFI_Handler **handler) {

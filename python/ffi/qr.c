@@ -68,8 +68,5 @@ int tsr_jax_qr(tessera_context_t *ctx, const call_t *c, const part_t *p, int cou
 }
 
 int tessera_jax_tile_qr(tsr_jax_state_t *s, int platform, int64_t m, int64_t n) {
-  if (!s) return -1;
-  tessera_context_t *ctx;
-  int rc = tsr_jax_context(s, platform, &ctx);
-  return rc ? rc : tessera_tile_for_qr(ctx, m, n);
+  return tsr_jax_tile_of(s, platform, m, n, tessera_tile_for_qr);
 }

@@ -158,8 +158,12 @@ enum {
                                     device's rows of B transposed (nrhs x its rows) */
   TESSERA_JAX_EIGEN = 32,      /**< attribute `vectors`; the result before the status: the
                                     eigenvalues (n, A's real type) */
-  TESSERA_JAX_MIXED = 64       /**< attribute `mixed`: the factor precision of a mixed-precision
+  TESSERA_JAX_MIXED = 64,      /**< attribute `mixed`: the factor precision of a mixed-precision
                                     solve (tessera_factor_t), or -1 for the plain solve */
+  TESSERA_JAX_SQUARE = 128     /**< with TRANSPOSED: operand 1 is this device's block of an
+                                    n x n matrix (H, Vᴴ) sharded over the mesh as A, transposed
+                                    as A's (its columns: the block's rows); result 1 that
+                                    matrix */
 };
 
 /** QR's panel width for an m x n matrix on `platform` (tessera_tile_for_qr of its context): > 0,
@@ -167,8 +171,12 @@ enum {
  *  why). */
 TSR_JAX_EXPORT int tessera_jax_tile_qr(tsr_jax_state_t *s, int platform, int64_t m, int64_t n);
 
+/** The polar decomposition's tile for an m x n matrix on `platform` (tessera_tile_for_polar of
+ *  its context), which gesvd shares: > 0, or a negative status as tessera_jax_tile_qr. */
+TSR_JAX_EXPORT int tessera_jax_tile_polar(tsr_jax_state_t *s, int platform, int64_t m, int64_t n);
+
 /** Entry `op` of the handler table (0 potrs, 1 potri, 2 cholesky, 3 lu_solve, 4 qr,
- *  5 least_squares, 6 syevd, indexed as
+ *  5 least_squares, 6 syevd, 7 polar, 8 gesvd, indexed as
  *  python/tessera/_native.py's OPS): its name (the FFI target is tessera_<name>), its flags
  *  and its handler for `platform`. Returns 0, or -1 when `op` or `platform` is out of range
  *  (the table has no entry `op`). */

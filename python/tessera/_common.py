@@ -196,6 +196,17 @@ def _row_index(lay):
     return jax.lax.axis_index(lay.axis).astype(jnp.int32)
 
 
+def _local_layout(axis, grows, col_axis, gcols, mesh, name):
+    """Inside shard_map, the Layout of a call over the named axes (grows x gcols devices, their
+    processes from `mesh` or the context's), this process joined to the others where it spans
+    several."""
+    ndev = grows * gcols
+    lay = _layout.Layout(None, axis, ndev, _layout.local_platform(), col_axis, gcols,
+                         _layout.local_owners(ndev, mesh, name, (axis, col_axis)))
+    _join(lay)
+    return lay
+
+
 def _local_plan(op, a, T_A, axis_name, mesh):
     """Inside shard_map, the plan of a call of `op`'s shardmap form: (layout, n, rows, tile);
     A's block is rows x (n / gcols)."""
@@ -209,11 +220,8 @@ def _local_plan(op, a, T_A, axis_name, mesh):
                          f"of it (axes {axis!r}" + (f" x {col_axis!r}" if col_axis else "") +
                          f") make a {rows * grows} x {n} matrix, not a square one; pass "
                          "axis_name= to name the axes A is split over")
-    platform = _layout.local_platform()
-    ndev = grows * gcols
-    lay = _layout.Layout(None, axis, ndev, platform, col_axis, gcols,
-                         _layout.local_owners(ndev, mesh, name, (axis, col_axis)))
-    _join(lay)
+    lay = _local_layout(axis, grows, col_axis, gcols, mesh, name)
+    ndev, platform = lay.ndev, lay.platform
     target = _tile_target(platform, n, ndev, op)
     w = math.gcd(rows, cols)  # the tile divides both sides of the block, as plan's
     nb = min(target, n) if ndev == 1 else _layout.best_divisor(w, target)

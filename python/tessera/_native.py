@@ -44,6 +44,7 @@ LOGDET = 8
 TRANSPOSED = 16
 EIGEN = 32
 MIXED = 64
+SQUARE = 128
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,7 @@ class Op:
 
     @property
     def rhs(self):
-        return bool(self.flags & (RHS_ROWS | RHS_WHOLE_T))
+        return bool(self.flags & (RHS_ROWS | RHS_WHOLE_T | SQUARE))
 
     def operands(self, a, b, rank):
         return (a, b, rank) if self.rhs else (a, rank)
@@ -74,7 +75,7 @@ class Op:
         and dtypes of the matrix and right-hand side operands, n the order (EIGEN)."""
         out = [("a", a.shape, a.dtype, True)]
         if self.rhs:
-            out.append(("x", b.shape, b.dtype, bool(self.flags & RHS_ROWS)))
+            out.append(("x", b.shape, b.dtype, bool(self.flags & (RHS_ROWS | SQUARE))))
         if self.flags & LOGDET:
             out.append(("logdet", (1,), "float64", False))
         if self.flags & EIGEN:
@@ -94,7 +95,7 @@ class Op:
             attrs["logdet"] = np.int64(bool(logdet))
         if self.flags & TRANSPOSED:
             attrs["m"] = np.int64(m)
-        if self.flags & EIGEN:
+        if self.flags & (EIGEN | SQUARE):
             attrs["vectors"] = np.int64(bool(vectors))
         if self.flags & MIXED:
             attrs["mixed"] = np.int64(mixed)
@@ -110,6 +111,8 @@ OPS = (
     Op("qr", RHS_ROWS | TRANSPOSED),
     Op("least_squares", RHS_ROWS | TRANSPOSED),
     Op("syevd", EIGEN),
+    Op("polar", TRANSPOSED | SQUARE),
+    Op("gesvd", TRANSPOSED | SQUARE | EIGEN),
 )
 BY_NAME = {op.name: op for op in OPS}
 
@@ -217,6 +220,7 @@ class Native:
                                          ctypes.c_int, ctypes.c_int]
         lib.tessera_jax_tile_qr.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int64,
                                             ctypes.c_int64]
+        lib.tessera_jax_tile_polar.argtypes = lib.tessera_jax_tile_qr.argtypes
         lib.tessera_jax_error.restype = ctypes.c_char_p
         lib.tessera_jax_error.argtypes = [ctypes.c_void_p, ctypes.c_int]
         lib.tessera_strerror.restype = ctypes.c_char_p
@@ -303,6 +307,15 @@ class Native:
     def tile_qr(self, platform, m, n):
         """QR's panel width for an m x n matrix on `platform` (tessera_tile_for_qr)."""
         t = self.lib.tessera_jax_tile_qr(self.state, platform, m, n)
+        if t <= 0:
+            msg = self.lib.tessera_jax_error(self.state, platform).decode(errors="replace")
+            raise RuntimeError(f"tessera.jax: {msg or 'cannot start a tessera context'}")
+        return t
+
+    def tile_polar(self, platform, m, n):
+        """The polar decomposition's tile for an m x n matrix on `platform`
+        (tessera_tile_for_polar), which gesvd shares."""
+        t = self.lib.tessera_jax_tile_polar(self.state, platform, m, n)
         if t <= 0:
             msg = self.lib.tessera_jax_error(self.state, platform).decode(errors="replace")
             raise RuntimeError(f"tessera.jax: {msg or 'cannot start a tessera context'}")

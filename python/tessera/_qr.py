@@ -22,8 +22,8 @@ from jax.sharding import PartitionSpec as P
 
 from . import _layout
 from ._native import native
-from ._common import (_donated, _ffi, _first_column, _join, _nan_unless, _padded, _platform,
-                      _rank, _rhs_spec, _row_index, _varying)
+from ._common import (_donated, _ffi, _first_column, _join, _local_layout, _nan_unless, _padded,
+                      _platform, _rank, _rhs_spec, _row_index, _varying)
 
 MODES = ("reduced", "complete", "r")
 
@@ -276,12 +276,8 @@ def _local_plan(a, T_A, axis_name, mesh, name, tall):
         raise ValueError(f"{name}: A ({m} x {n}) is empty")
     if tall:
         _check_tall(m, n, name)
-    platform = _layout.local_platform()
-    ndev = grows * gcols
-    lay = _layout.Layout(None, axis, ndev, platform, col_axis, gcols,
-                         _layout.local_owners(ndev, mesh, name, (axis, col_axis)))
-    _join(lay)
-    target = _panel(platform, m, n)
+    lay = _local_layout(axis, grows, col_axis, gcols, mesh, name)
+    target = _panel(lay.platform, m, n)
     nb = min(target, n) if gcols == 1 else _layout.best_divisor(cols, target)
     return lay, m, n, nb
 

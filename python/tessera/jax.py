@@ -74,13 +74,14 @@ from ._common import (_cut, _donated, _ffi, _first_column, _like_rhs, _local_pla
 __all__ = ["potrs", "potri", "potri_symmetrize", "cholesky", "lu_solve", "qr", "least_squares",
            "potrs_shardmap_ctx", "potri_shardmap_ctx", "cholesky_shardmap_ctx",
            "lu_solve_shardmap_ctx", "qr_shardmap_ctx", "least_squares_shardmap_ctx", "syevd",
-           "syevd_shardmap_ctx", "status_message"]
+           "syevd_shardmap_ctx", "polar", "polar_shardmap_ctx", "gesvd", "gesvd_shardmap_ctx",
+           "status_message"]
 
 
 def status_message(status, op=None):
     """A sentence explaining a status returned by the functions of this module; `op` names the
     function ("lu_solve" for LU's meaning of a positive status, "least_squares" for QR's,
-    "syevd" for the eigensolver's, else Cholesky's)."""
+    "syevd" for the eigensolver's, "polar" and "gesvd" for theirs, else Cholesky's)."""
     s = int(status)
     spec = BY_NAME.get((op or "").removesuffix("_shardmap_ctx"))
     if s == 0:
@@ -88,6 +89,9 @@ def status_message(status, op=None):
     if s > 0 and spec is not None and spec.name == "syevd":
         return (f"column {s} of A's lower triangle is the first to hold a NaN or an infinity, or "
                 "the tridiagonal eigensolver (LAPACK's stedc) failed to converge")
+    if s > 0 and spec is not None and spec.name in ("polar", "gesvd"):
+        return (f"column {s} of the matrix decomposed (A, or Aᴴ for a wide A's SVD) is the first "
+                "to hold a NaN or an infinity, or the eigensolver of H failed to converge")
     if s > 0 and spec is not None and spec.name in ("qr", "least_squares"):
         return (f"R({s}, {s}) of the QR factorization is exactly zero: A does not have full "
                 "column rank, and the least squares solution is not unique")
@@ -401,7 +405,8 @@ def lu_solve_shardmap_ctx(a, b, T_A, *, axis_name=None, pad=True, mesh=None):
     return _nan_unless(st[0] == 0, x.reshape(b.shape)), st
 
 
-# QR and least squares live in _qr.py, the eigensolver in _eig.py; both build on _common.py's
-# helpers, as the functions above do.
+# QR and least squares live in _qr.py, the eigensolver in _eig.py, the polar decomposition and
+# the SVD in _svd.py; they build on _common.py's helpers, as the functions above do.
 from ._qr import least_squares, least_squares_shardmap_ctx, qr, qr_shardmap_ctx  # noqa: E402
 from ._eig import syevd, syevd_shardmap_ctx  # noqa: E402
+from ._svd import gesvd, gesvd_shardmap_ctx, polar, polar_shardmap_ctx  # noqa: E402

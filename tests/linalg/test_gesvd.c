@@ -132,6 +132,24 @@ static void test_gesvd_spectra(void **state) {
   lc_finalize(ctx);
 }
 
+/* The f64 tile-level results against LAPACK's values of a0 (m x n) and U Σ Vᴴ against a. */
+static void check_tile_f64(int64_t m, int64_t n, int64_t k, const double *a, double *a0,
+                           const double *s, const double *u, const double *vt) {
+  double ref[32], sup[32];
+  assert_true(k <= 32);
+  assert_int_equal(LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'N', 'N', (int)m, (int)n, a0, (int)m, ref, NULL,
+                                  1, NULL, 1, sup),
+                   0);
+  const double big = (double)(m > n ? m : n);
+  for (int64_t i = 0; i < k; i++) assert_true(fabs(s[i] - ref[i]) < 1e-12 * ref[0] * big);
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < m; i++) {
+      double v = 0;
+      for (int64_t l = 0; l < k; l++) v += u[i + l * m] * s[l] * vt[l + j * k];
+      assert_true(fabs(v - a[i + j * m]) < 1e-12 * ref[0] * big);
+    }
+}
+
 /* The tile-level call on descriptors (wide: through Aᴴ). */
 static void test_tile_gesvd(void **state) {
   (void)state;
@@ -146,25 +164,39 @@ static void test_tile_gesvd(void **state) {
   assert_int_equal(tessera_matrix_create(ctx, TESSERA_F64, m, k, nb, nb, &U), 0);
   assert_int_equal(tessera_matrix_create(ctx, TESSERA_F64, k, n, nb, nb, &VT), 0);
   assert_int_equal(tessera_matrix_import(A, a, m), 0);
-  double s[13], ref[13], sup[13], u[13 * 13], vt[13 * 21];
+  double s[13], u[13 * 13], vt[13 * 21];
   assert_int_equal(tessera_tile_gesvd(TESSERA_VECTORS, A, s, U, VT), 0);
   assert_int_equal(tessera_matrix_export(U, u, m), 0);
   assert_int_equal(tessera_matrix_export(VT, vt, k), 0);
-  assert_int_equal(LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'N', 'N', (int)m, (int)n, a0, (int)m, ref, NULL,
-                                  1, NULL, 1, sup),
-                   0);
-  for (int64_t i = 0; i < k; i++) assert_true(fabs(s[i] - ref[i]) < 1e-12 * ref[0] * (double)n);
-  /* U Σ Vᴴ against A */
-  for (int64_t j = 0; j < n; j++)
-    for (int64_t i = 0; i < m; i++) {
-      double v = 0;
-      for (int64_t l = 0; l < k; l++) v += u[i + l * m] * s[l] * vt[l + j * k];
-      assert_true(fabs(v - a[i + j * m]) < 1e-12 * ref[0] * (double)n);
-    }
+  check_tile_f64(m, n, k, a, a0, s, u, vt);
   assert_int_equal(tessera_matrix_destroy(A), 0);
   assert_int_equal(tessera_matrix_destroy(U), 0);
   assert_int_equal(tessera_matrix_destroy(VT), 0);
   free(a), free(a0);
+  lc_finalize(ctx);
+}
+
+/* Tall, U written over A (U = A); VT may not be A. */
+static void test_tile_gesvd_u_in_a(void **state) {
+  (void)state;
+  tessera_context_t *ctx = lc_context(nb);
+  const int64_t m = 21, n = 13;
+  tt_rng_t r = tt_rng(12);
+  double a[21 * 13], u[21 * 13], vt[13 * 13], s[13], a0[21 * 13];
+  lc_fill_random(TESSERA_F64, a, m, n, m, &r);
+  memcpy(a0, a, sizeof a);
+  tessera_matrix_t *A = NULL, *VT = NULL;
+  assert_int_equal(tessera_matrix_create(ctx, TESSERA_F64, m, n, nb, nb, &A), 0);
+  assert_int_equal(tessera_matrix_create(ctx, TESSERA_F64, n, n, nb, nb, &VT), 0);
+  assert_int_equal(tessera_matrix_import(A, a, m), 0);
+  assert_true(tessera_tile_gesvd(TESSERA_VECTORS, A, s, A, A) == -5);
+  lc_assert_error(ctx);
+  assert_int_equal(tessera_tile_gesvd(TESSERA_VECTORS, A, s, A, VT), 0);
+  assert_int_equal(tessera_matrix_export(A, u, m), 0);
+  assert_int_equal(tessera_matrix_export(VT, vt, n), 0);
+  check_tile_f64(m, n, n, a, a0, s, u, vt);
+  assert_int_equal(tessera_matrix_destroy(A), 0);
+  assert_int_equal(tessera_matrix_destroy(VT), 0);
   lc_finalize(ctx);
 }
 
@@ -196,9 +228,8 @@ static void test_gesvd_nan_and_args(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_gesvd_shapes),
-      cmocka_unit_test(test_gesvd_spectra),
-      cmocka_unit_test(test_tile_gesvd),
+      cmocka_unit_test(test_gesvd_shapes),       cmocka_unit_test(test_gesvd_spectra),
+      cmocka_unit_test(test_tile_gesvd),         cmocka_unit_test(test_tile_gesvd_u_in_a),
       cmocka_unit_test(test_gesvd_nan_and_args),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

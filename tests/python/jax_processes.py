@@ -100,8 +100,9 @@ def check_eig(w, v, a, dtype, what):
 
 def check_functions(dtypes=DTYPES):
     """Every function, every dtype, on every mesh, sizes that split evenly (f64) and not (every
-    dtype; qr and least_squares: an 18 x 7 A, whose rows or columns do not split evenly; syevd
-    solved on the process of mesh device 0, the result broadcast)."""
+    dtype; qr, least_squares, polar and gesvd: an 18 x 7 A, whose rows or columns do not split
+    evenly, and gesvd its 7 x 18 transpose; syevd solved on the process of mesh device 0, the
+    result broadcast)."""
     for mesh, spec in meshes():
         for n in (16, 13):
             for dtype in dtypes if n == 13 else [d for d in dtypes if d == np.float64][:1]:
@@ -147,6 +148,13 @@ def check_functions(dtypes=DTYPES):
                 assert int(st) == 0, f"least_squares {what}: status {int(st)}"
                 close(whole(xq), np.linalg.lstsq(t, bt, rcond=None)[0], dtype,
                       f"least_squares {what}")
+                up, hp = map(whole, tj.polar(t, 4, mesh, spec))
+                close(up @ hp, t, dtype, f"polar {what}")
+                close(up.conj().T @ up, np.eye(7), dtype, f"polar's U_p {what}")
+                for x in (t, t.conj().T):  # tall, and wide through Aᴴ
+                    sv, us, vh = map(whole, tj.gesvd(x, 4, mesh, spec))
+                    close(sv, np.linalg.svd(x, compute_uv=False), dtype, f"gesvd's s {what}")
+                    close((us * sv) @ vh, x, dtype, f"gesvd {what}")
 
 
 def check_failures():
@@ -175,6 +183,9 @@ def check_failures():
         h[9, 2] = np.nan  # on mesh device 0's process or another's: column 3 either way
         w, v, st = tj.syevd(h, 4, mesh, spec, return_status=True)
         assert int(st) == 3 and np.isnan(whole(w)).all() and np.isnan(whole(v)).all(), \
+            (int(st), dict(mesh.shape))
+        sv, u, vh, st = tj.gesvd(h, 4, mesh, spec, return_status=True)
+        assert int(st) == 3 and np.isnan(whole(sv)).all() and np.isnan(whole(u)).all(), \
             (int(st), dict(mesh.shape))
 
 

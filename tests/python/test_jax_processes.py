@@ -97,8 +97,8 @@ LAUNCHES = {"coordinator": with_coordinator, "mpirun": under_mpirun}
                                                              ("coordinator", 4, 1, "tessera"),
                                                              ("coordinator", 2, (2, 1), "given")])
 def test_every_function_dtype_and_mesh(launch, processes, devices, layout):
-    """potrs (with log det), potri, cholesky, lu_solve, qr, least_squares and syevd, every
-    dtype (on 2 processes of 2 devices by the coordinator; two dtypes under mpirun and on
+    """potrs (with log det), potri, cholesky, lu_solve, qr, least_squares, syevd, polar and
+    gesvd, every dtype (on 2 processes of 2 devices by the coordinator; two dtypes under mpirun and on
     processes of unequal devices, c128 alone on 4 processes, which start slowly on the test
     machine's cores), 1D and 2D meshes, orders that split evenly and not: each process checks
     the whole result. The routines run on tessera's layout (TESSERA_LAYOUT=tessera: the shards
@@ -114,7 +114,7 @@ def test_every_function_dtype_and_mesh(launch, processes, devices, layout):
 @pytest.mark.parametrize("launch", LAUNCHES)
 @pytest.mark.parametrize("case", ["failures", "sharded", "mismatch", "local"])
 def test_failures_global_arrays_and_mismatches(launch, case):
-    """Not positive definite, singular and rank deficient matrices, a NaN for syevd (the same
+    """Not positive definite, singular and rank deficient matrices, a NaN for syevd and gesvd (the same
     info everywhere, NaN); arrays placed over the processes with the shardmap forms inside the
     caller's shard_map; calls that differ between processes (the same negative status
     everywhere); meshes within one process, the other processes never calling tessera."""

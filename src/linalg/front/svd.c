@@ -20,21 +20,23 @@ static int drop(tessera_matrix_t *M, int rc) {
 }
 
 /* The tall case (A m x n, m >= n): s (descending, the dtype's real type), U (m x n) and VT
- * (n x n) unless NULL; A becomes U_p. */
+ * (n x n) unless NULL; A becomes U_p, and U where U is A (formed beside it, then copied in). */
 static int tall(tessera_job_t job, tessera_matrix_t *A, void *s, tessera_matrix_t *U,
                 tessera_matrix_t *VT) {
   const int64_t n = A->n;
-  tessera_matrix_t *H = NULL, *V = NULL;
+  tessera_matrix_t *H = NULL, *V = NULL, *UA = NULL;
   int rc = tsr_matrix_like(A, n, n, false, &H);
+  if (!rc && U == A) rc = tsr_matrix_like(A, A->m, n, false, &UA);
   if (!rc) rc = tsr_matrix_like(A, n, n, false, &V);
   if (!rc) rc = tsr_pxgepolar(A, H, NULL);
   if (!rc) rc = tsr_tile_finish(V, tsr_pxconvert(0, H, -1, V)); /* -H: descending */
   rc = drop(H, rc);
   if (!rc) rc = tessera_tile_syevd(job, TESSERA_LOWER, V, s);
   const tsr_scalar_t one = {1, 0}, zero = {0, 0};
-  if (!rc && U) rc = tsr_tile_finish(U, tsr_pxgemm('N', 'N', one, A, V, zero, U));
+  if (!rc && U) rc = tsr_tile_finish(U, tsr_pxgemm('N', 'N', one, A, V, zero, UA ? UA : U));
+  if (!rc && UA) rc = tsr_tile_finish(A, tsr_pxlacpy(UA, A));
   if (!rc && VT) rc = tsr_tile_finish(VT, tsr_pxtranspose(V, VT));
-  rc = drop(V, rc);
+  rc = drop(UA, drop(V, rc));
   /* σ = -λ, H's rounding errors' negative eigenvalues as 0 */
   const bool single = tsr_dtype_single(A->dtype);
   for (int64_t i = 0; i < n && !rc; i++) {
@@ -84,6 +86,8 @@ int tessera_tile_gesvd(tessera_job_t job, tessera_matrix_t *A, void *s, tessera_
   if (!rc && vectors && (VT->m != k || VT->n != n))
     rc = tsr_error(ctx, -5, "%s: VT is %lld x %lld; it must be %lld x %lld (min(m, n) x n)", f,
                    (long long)VT->m, (long long)VT->n, (long long)k, (long long)n);
+  if (!rc && vectors && (VT == A || VT == U))
+    rc = tsr_error(ctx, -5, "%s: VT must be a matrix of its own (U may be A itself)", f);
   if (!rc && vectors && (U->comm != A->comm || VT->comm != A->comm))
     rc = tsr_error(ctx, -4, "%s: U, VT and A are not of one communicator", f);
   if (!rc && k > 0 && !s) rc = tsr_error(ctx, -3, "%s: argument 3 (s) is NULL", f);
