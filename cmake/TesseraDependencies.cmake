@@ -2,7 +2,8 @@
 #   BLAS    OpenBLAS (pkg-config `openblas`, else libopenblas), else any CBLAS (libcblas, libblas)
 #   LAPACKE liblapacke with lapacke.h
 #   threads, libm
-#   CUDA    cudart, cublas, cusolver when TESSERA_HAVE_CUDA is set (see CMakeLists.txt)
+#   CUDA    cudart when TESSERA_HAVE_CUDA is set (see CMakeLists.txt); cublas and cusolver named
+#           for loading at first use, linked by tessera_cuda_libs's programs only
 # and cmocka for the tests (TESSERA_CMOCKA_LIBRARY / TESSERA_CMOCKA_INCLUDE_DIR; empty when absent).
 #
 # After the system paths, a Debian package tree unpacked into .deps/ (dpkg -x pkg.deb .deps) is
@@ -82,10 +83,35 @@ endif()
 target_link_libraries(tessera_deps INTERFACE Threads::Threads m)
 
 # CUDA -----------------------------------------------------------------------------------------
+# cuBLAS, cuSOLVER and NCCL are named, not linked: libtessera loads them when a context first
+# gives a GPU work (src/device/library.h), so that a process that never does starts without
+# mapping them. tsr_named_library(VAR PATH) defines TSR_<VAR>_PATH (where the build found the
+# library) and TSR_<VAR>_SONAME (its name for the loader's search, where it has moved since) on
+# every target of tessera_deps. The calls bind at first use: everything is linked -z lazy (a
+# toolchain that binds at load time would bind them to nothing). Programs that call the
+# libraries themselves (GPU tests, benchmarks) link tessera_cuda_libs.
+function(tsr_named_library var path)
+  get_filename_component(_real "${path}" REALPATH)
+  get_filename_component(_soname "${_real}" NAME)
+  if(CMAKE_OBJDUMP)
+    execute_process(COMMAND "${CMAKE_OBJDUMP}" -p "${_real}" OUTPUT_VARIABLE _dump ERROR_QUIET)
+    if(_dump MATCHES "SONAME +([^ \n]+)")
+      set(_soname "${CMAKE_MATCH_1}")
+    endif()
+  endif()
+  target_compile_definitions(tessera_deps INTERFACE "TSR_${var}_PATH=\"${path}\""
+                                                    "TSR_${var}_SONAME=\"${_soname}\"")
+endfunction()
+
 if(TESSERA_HAVE_CUDA)
   find_package(CUDAToolkit REQUIRED)
-  target_link_libraries(tessera_deps INTERFACE CUDA::cudart CUDA::cublas CUDA::cusolver)
+  target_link_libraries(tessera_deps INTERFACE CUDA::cudart ${CMAKE_DL_LIBS})
+  target_link_options(tessera_deps INTERFACE "LINKER:-z,lazy")
   target_compile_definitions(tessera_deps INTERFACE TESSERA_HAVE_CUDA)
+  tsr_named_library(CUBLAS "${CUDA_cublas_LIBRARY}")
+  tsr_named_library(CUSOLVER "${CUDA_cusolver_LIBRARY}")
+  add_library(tessera_cuda_libs INTERFACE)
+  target_link_libraries(tessera_cuda_libs INTERFACE CUDA::cublas CUDA::cusolver)
 endif()
 
 # MPI and NCCL: the communication layer (src/comm/) --------------------------------------------
@@ -131,7 +157,8 @@ if(TESSERA_HAVE_MPI AND TESSERA_HAVE_CUDA)
   find_path(TESSERA_NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
   if(TESSERA_NCCL_LIBRARY AND TESSERA_NCCL_INCLUDE_DIR)
     set(TESSERA_HAVE_NCCL ON)
-    target_link_libraries(tessera_deps INTERFACE "${TESSERA_NCCL_LIBRARY}")
+    tsr_named_library(NCCL "${TESSERA_NCCL_LIBRARY}")
+    target_link_libraries(tessera_cuda_libs INTERFACE "${TESSERA_NCCL_LIBRARY}")
     target_compile_definitions(tessera_deps INTERFACE TESSERA_HAVE_NCCL)
     target_include_directories(tessera_deps INTERFACE "${TESSERA_NCCL_INCLUDE_DIR}")
   endif()

@@ -41,9 +41,34 @@ const char *bench_gpu_qr_name(const cli_opts_t *o) {
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
 #include <cusolverMg.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "cuda_libs.h"
+
+/* One library for good, from where the build found it, else by its soname. */
+static int load(const char *path, const char *soname) {
+  const int flags = RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE;
+  void *h = dlopen(path, flags);
+  if (!h) h = dlopen(soname, flags);
+  if (!h) {
+    const char *why = dlerror();
+    fprintf(stderr, "tessera: bench: the GPU baselines need %s, which did not load: %s\n", soname,
+            why ? why : "not found");
+    return -1;
+  }
+  dlclose(h); /* RTLD_NODELETE: it stays */
+  return 0;
+}
+
+int bench_gpu_libraries(void) {
+  return load(TSR_CUSOLVER_PATH, TSR_CUSOLVER_SONAME) ||
+                 load(TSR_CUSOLVERMG_PATH, TSR_CUSOLVERMG_SONAME)
+             ? -1
+             : 0;
+}
 
 enum { MAX_GPUS = 64 };
 
@@ -395,7 +420,7 @@ void bench_gpu_factor(const cli_opts_t *o, int gpus, int64_t n, const void *a, i
                                                          [TESSERA_C128] = CUDA_C_64F};
   void *w = out->w;
   *out = (gpu_baseline_t){INFINITY, 0, INFINITY, w, 0};
-  if (n < 1 || gpus < 1) return;
+  if (n < 1 || gpus < 1 || bench_gpu_libraries()) return;
   if (gpus > MAX_GPUS) gpus = MAX_GPUS;
   solver_t base = {.o = o,
                    .n = n,
@@ -445,7 +470,7 @@ double bench_gpu_qr(const cli_opts_t *o, int64_t m, int64_t n, int64_t nrhs, con
                                                          [TESSERA_C128] = CUDA_C_64F};
   const char *name = bench_gpu_qr_name(o);
   const int gels = o->routine == CMD_GELS;
-  if (m < 1 || n < 1 || (gels && nrhs < 1)) return INFINITY;
+  if (m < 1 || n < 1 || (gels && nrhs < 1) || bench_gpu_libraries()) return INFINITY;
   if (gels && m < n) {
     fprintf(stderr,
             "tessera: bench: %s baseline (m=%lld, n=%lld, GPU 0) unavailable: it does not "

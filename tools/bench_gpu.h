@@ -31,6 +31,10 @@ void bench_gpu_factor(const cli_opts_t *o, int gpus, int64_t n, const void *a, i
  *  (potrf), "256 or 512" (getrf, whose largest accepted tile is 512), "256 or 1024" (syevd). */
 const char *bench_gpu_mg_tiles(const cli_opts_t *o);
 
+/** Loads cuSOLVER and cuSolverMg for the baselines (for good; the CLI links neither): 0, or -1
+ *  with the reason printed. Every baseline calls it first. */
+int bench_gpu_libraries(void);
+
 /** The cuSOLVER routine bench_gpu_qr times for o->routine and o->dtype: "cusolverDnXgeqrf" for
  *  geqrf; for gels the iterative-refinement solver in the working precision, "cusolverDnSSgels",
  *  "cusolverDnDDgels", "cusolverDnCCgels" or "cusolverDnZZgels". */

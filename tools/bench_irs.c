@@ -17,6 +17,8 @@
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
 
+#include "cuda_libs.h"
+
 typedef cusolverStatus_t (*irs_size_fn)(cusolverDnHandle_t, int, int, void *, int, int *, void *,
                                         int, void *, int, size_t *);
 typedef cusolverStatus_t (*irs_run_fn)(cusolverDnHandle_t, int, int, void *, int, int *, void *,
@@ -119,7 +121,8 @@ static double time_mode(const irs_mode_t *m, cusolverDnHandle_t h, irs_buffers_t
 double bench_irs_gesv(const cli_opts_t *o, int64_t n, int64_t nrhs, const void *a, int64_t lda,
                       const void *b, int64_t ldb, cli_progress_t *prog, const char **name) {
   *name = NULL;
-  if (n < 1 || nrhs < 1 || n > 2147483647 / (nrhs > n ? nrhs : n)) return INFINITY;
+  if (n < 1 || nrhs < 1 || n > 2147483647 / (nrhs > n ? nrhs : n) || bench_gpu_libraries())
+    return INFINITY;
   const size_t es = tessera_dtype_size(o->dtype), nn = (size_t)n * (size_t)n;
   char err[160] = "";
   irs_buffers_t g = {0};

@@ -15,6 +15,8 @@
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
 
+#include "cuda_libs.h"
+
 static int failed(int status, const char *what, char *err, size_t len) {
   if (status && !err[0]) snprintf(err, len, "%s failed (status %d)", what, status);
   return status != 0;
@@ -26,7 +28,7 @@ double bench_gpu_gesvdp(const cli_opts_t *o, int64_t m, int64_t n, const void *a
                                                          [TESSERA_F64] = CUDA_R_64F,
                                                          [TESSERA_C64] = CUDA_C_32F,
                                                          [TESSERA_C128] = CUDA_C_64F};
-  if (m < 1 || n < 1) return INFINITY;
+  if (m < 1 || n < 1 || bench_gpu_libraries()) return INFINITY;
   const int wide = m < n;
   const int64_t r = wide ? n : m, c = wide ? m : n; /* the tall shape timed */
   const size_t es = tessera_dtype_size(o->dtype), bytes = (size_t)(r * c) * es;

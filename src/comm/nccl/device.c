@@ -9,7 +9,11 @@
  * Distributed flows move tiles on a channel of their own (tsr_nccl_p2p_*): per local GPU a
  * communicator split from the first, so that its sends and receives never interleave with the
  * collectives the program calls, and a stream, so that a transfer waiting for its peer blocks
- * no compute queue. Its pairs of endpoints are connected when it opens. */
+ * no compute queue. Its pairs of endpoints are connected when it opens.
+ *
+ * libtessera does not link NCCL: its functions are declared weak below and NCCL is loaded when
+ * a communicator over GPUs first opens (device/library.h), so that a process that never makes
+ * one starts without it. */
 #include <cuda_runtime.h>
 #include <nccl.h>
 #include <stdio.h>
@@ -17,6 +21,22 @@
 #include <string.h>
 
 #include "comm/transport.h"
+#include "device/library.h"
+
+/* The NCCL functions this file calls (a function missing here is a strong reference, which the
+ * programs linking libtessera then fail to link against). */
+#define TSR_NCCL_FUNCTIONS(X)                                                                      \
+  X(ncclAllGather)                                                                                 \
+  X(ncclAllReduce) X(ncclBroadcast) X(ncclCommAbort) X(ncclCommDestroy) X(ncclCommGetAsyncError)   \
+      X(ncclCommInitRank) X(ncclCommSplit) X(ncclGetErrorString) X(ncclGetUniqueId)                \
+          X(ncclGetVersion) X(ncclGroupEnd) X(ncclGroupStart) X(ncclRecv) X(ncclReduce)            \
+              X(ncclReduceScatter) X(ncclSend)
+TSR_NCCL_FUNCTIONS(TSR_WEAK)
+
+/* NCCL loaded for good; 0, or TESSERA_ERR_BACKEND with the loader's reason in why. */
+static int load(char *why, size_t len) {
+  return tsr_library_load(TSR_NCCL_PATH, TSR_NCCL_SONAME, why, len);
+}
 
 struct tsr_nccl {
   ncclComm_t comm[TSR_COMM_MAX_DEVICES];
@@ -38,7 +58,12 @@ bool tsr_nccl_built(void) {
 }
 
 void tsr_nccl_describe(char *buf, size_t len) {
+  char why[160];
   int v = 0;
+  if (load(why, sizeof why)) {
+    snprintf(buf, len, "NCCL not loadable (%s)", why);
+    return;
+  }
   ncclGetVersion(&v);
   snprintf(buf, len, "NCCL %d.%d.%d", v / 10000, v / 100 % 100, v % 100);
 }
@@ -102,6 +127,10 @@ static int distinct_gpus(tessera_comm_t *c) {
 }
 
 int tsr_nccl_open(tessera_comm_t *c) {
+  char why[256];
+  if (load(why, sizeof why))
+    return tsr_comm_error(c, TESSERA_ERR_BACKEND, "NCCL, which GPU buffers need, did not load: %s.",
+                          why);
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess) {
     (void)cudaGetLastError();

@@ -13,6 +13,7 @@
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
 
+#include "kernels/cuda/cuda_libs.h"
 #include "kernels/kernel_args.h"
 #include "tessera/device.h"
 

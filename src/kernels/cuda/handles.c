@@ -1,7 +1,9 @@
 /* The per-worker state of the CUDA kernels (tessera_cuda_scratch_t): cuBLAS and cuSOLVER
  * handles, a device and a pinned host workspace, a device int for library info outputs. The
  * runtime calls these hooks (through the backend registry) on each GPU worker's thread, once
- * per queue, after the CUDA backend has bound the thread to its device. */
+ * per queue, after the CUDA backend has bound the thread to its device; the first loads cuBLAS
+ * and cuSOLVER, which libtessera does not link (cuda_libs.h). */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "kernels/cuda/cuda_common.h"
@@ -22,9 +24,20 @@ void tsr_cuda_scratch_destroy(int dev, void *scratch) {
   free(x);
 }
 
+int tsr_cuda_libraries_load(char *why, size_t len) {
+  int rc = tsr_library_load(TSR_CUBLAS_PATH, TSR_CUBLAS_SONAME, why, len);
+  return rc ? rc : tsr_library_load(TSR_CUSOLVER_PATH, TSR_CUSOLVER_SONAME, why, len);
+}
+
 int tsr_cuda_scratch_create(int dev, void **scratch) {
   (void)dev; /* the calling thread's current device */
   *scratch = NULL;
+  char why[256];
+  if (tsr_cuda_libraries_load(why, sizeof why)) {
+    fprintf(stderr, "tessera: the GPU kernels need cuBLAS and cuSOLVER, which did not load: %s\n",
+            why);
+    return TESSERA_ERR_BACKEND;
+  }
   tessera_cuda_scratch_t *x = calloc(1, sizeof *x);
   if (!x) return TESSERA_ERR_NOMEM;
   cublasHandle_t blas = NULL;
