@@ -48,11 +48,12 @@ const char *bench_gpu_qr_name(const cli_opts_t *o) {
 
 #include "cuda_libs.h"
 
-/* One library for good, from where the build found it, else by its soname. */
+/* One library for good, by its soname (a copy already loaded, else the loader's search), else
+ * from where the build found it. */
 static int load(const char *path, const char *soname) {
   const int flags = RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE;
-  void *h = dlopen(path, flags);
-  if (!h) h = dlopen(soname, flags);
+  void *h = dlopen(soname, flags);
+  if (!h) h = dlopen(path, flags);
   if (!h) {
     const char *why = dlerror();
     fprintf(stderr, "tessera: bench: the GPU baselines need %s, which did not load: %s\n", soname,

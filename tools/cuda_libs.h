@@ -11,17 +11,17 @@
 
 #define CLI_CUSOLVER_FUNCTIONS(X)                                                                  \
   X(cusolverDnCCgels)                                                                              \
-  X(cusolverDnCCgels_bufferSize) X(cusolverDnCEgesv) X(cusolverDnCEgesv_bufferSize)                \
-      X(cusolverDnCKgesv) X(cusolverDnCKgesv_bufferSize) X(cusolverDnCYgesv) X(                    \
-          cusolverDnCYgesv_bufferSize) X(cusolverDnCreate) X(cusolverDnCreateParams)               \
-          X(cusolverDnDBgesv) X(cusolverDnDBgesv_bufferSize) X(cusolverDnDDgels) X(                \
-              cusolverDnDDgels_bufferSize) X(cusolverDnDHgesv) X(cusolverDnDHgesv_bufferSize)      \
-              X(cusolverDnDSgesv) X(cusolverDnDSgesv_bufferSize) X(cusolverDnDXgesv) X(            \
-                  cusolverDnDXgesv_bufferSize) X(cusolverDnDestroy) X(cusolverDnDestroyParams)     \
-                  X(cusolverDnSBgesv) X(cusolverDnSBgesv_bufferSize) X(cusolverDnSHgesv) X(        \
-                      cusolverDnSHgesv_bufferSize) X(cusolverDnSSgels)                             \
-                      X(cusolverDnSSgels_bufferSize) X(cusolverDnSXgesv) X(                        \
-                          cusolverDnSXgesv_bufferSize) X(cusolverDnXgeqrf)                         \
+  X(cusolverDnCCgels_bufferSize)                                                                   \
+  X(cusolverDnCEgesv) X(cusolverDnCEgesv_bufferSize) X(cusolverDnCKgesv) X(                        \
+      cusolverDnCKgesv_bufferSize) X(cusolverDnCYgesv) X(cusolverDnCYgesv_bufferSize)              \
+      X(cusolverDnCreate) X(cusolverDnCreateParams) X(cusolverDnDBgesv) X(                         \
+          cusolverDnDBgesv_bufferSize) X(cusolverDnDDgels) X(cusolverDnDDgels_bufferSize)          \
+          X(cusolverDnDHgesv) X(cusolverDnDHgesv_bufferSize) X(cusolverDnDSgesv) X(                \
+              cusolverDnDSgesv_bufferSize) X(cusolverDnDXgesv) X(cusolverDnDXgesv_bufferSize)      \
+              X(cusolverDnDestroy) X(cusolverDnDestroyParams) X(cusolverDnSBgesv) X(               \
+                  cusolverDnSBgesv_bufferSize) X(cusolverDnSHgesv) X(cusolverDnSHgesv_bufferSize)  \
+                  X(cusolverDnSSgels) X(cusolverDnSSgels_bufferSize) X(cusolverDnSXgesv)           \
+                      X(cusolverDnSXgesv_bufferSize) X(cusolverDnXgeqrf)                           \
                           X(cusolverDnXgeqrf_bufferSize) X(cusolverDnXgesvdp) X(                   \
                               cusolverDnXgesvdp_bufferSize) X(cusolverDnXgetrf)                    \
                               X(cusolverDnXgetrf_bufferSize) X(cusolverDnXpotrf) X(                \

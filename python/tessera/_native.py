@@ -208,11 +208,25 @@ def _xla_left():
     return limit if limit > (1 << 30) else -1
 
 
+def _load_lazily(path):
+    """libtessera_jax (and libtessera with it) loaded with lazy binding: ctypes.CDLL alone would
+    bind every call at load time, and libtessera's calls into cuBLAS, cuSOLVER and NCCL, which it
+    loads only when a GPU first gets work (docs/architecture.md), would bind to nothing."""
+    libc = ctypes.CDLL(None)
+    libc.dlopen.restype, libc.dlopen.argtypes = ctypes.c_void_p, [ctypes.c_char_p, ctypes.c_int]
+    libc.dlerror.restype = ctypes.c_char_p
+    handle = libc.dlopen(os.fsencode(path), os.RTLD_LAZY | os.RTLD_LOCAL)
+    if not handle:
+        raise OSError(f"tessera.jax: cannot load {path}: "
+                      f"{(libc.dlerror() or b'unknown reason').decode(errors='replace')}")
+    return ctypes.CDLL(str(path), handle=handle)
+
+
 class Native:
     """libtessera_jax and the process's binding state."""
 
     def __init__(self, path):
-        lib = ctypes.CDLL(str(path))
+        lib = _load_lazily(path)
         lib.tessera_jax_state_create.restype = ctypes.c_void_p
         lib.tessera_jax_state_create.argtypes = [ctypes.c_int64, ctypes.c_char_p, ctypes.c_size_t]
         lib.tessera_jax_state_destroy.argtypes = [ctypes.c_void_p]

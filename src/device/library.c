@@ -8,9 +8,11 @@
 
 int tsr_library_load(const char *path, const char *soname, char *why, size_t len) {
   const int flags = RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE;
-  void *h = path && *path ? dlopen(path, flags) : NULL;
+  /* by soname first: a copy the process has already loaded (a framework's own cuBLAS, say) is
+   * the one used, as a link would have bound to it; never a second copy beside it */
+  void *h = soname && *soname ? dlopen(soname, flags) : NULL;
   const char *first = h ? NULL : dlerror();
-  if (!h && soname && *soname) h = dlopen(soname, flags);
+  if (!h && path && *path) h = dlopen(path, flags);
   if (!h) {
     const char *second = dlerror();
     snprintf(why, len, "%s", second ? second : first ? first : "not found");

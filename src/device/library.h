@@ -14,9 +14,10 @@
 #define TSR_WEAK(f) TSR_WEAK_PRAGMA(weak f)
 #define TSR_WEAK_PRAGMA(x) _Pragma(#x)
 
-/** Loads the shared library at `path` (as found when tessera was built), else by its `soname`
- *  through the loader's search path, into the global scope for the rest of the process (never
- *  unloaded: a call bound once stays valid; a second load is the loader's count alone).
+/** Loads the shared library by its `soname` (the copy the process already holds, else through
+ *  the loader's search path), else from `path` (where tessera's build found it), into the
+ *  global scope for the rest of the process (never unloaded: a call bound once stays valid; a
+ *  second load is the loader's count alone).
  *  Returns 0, or TESSERA_ERR_BACKEND with the loader's reason in why (len bytes). */
 int tsr_library_load(const char *path, const char *soname, char *why, size_t len);
 

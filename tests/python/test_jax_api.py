@@ -7,6 +7,7 @@ TESSERA_JAX_LEAK_CALLS: calls of the leak test (default 10000, ~1.2 ms each on 2
 import ctypes
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -433,3 +434,30 @@ def test_context_acquire_refuses_an_unknown_platform():
     assert nat.lib.tessera_jax_context_acquire(ctypes.c_void_p(nat.state), 7, ctypes.c_uint64(0),
                                                ctypes.byref(ctx)) < 0
     assert not ctx.value
+
+
+def test_cuda_library_calls_bind_at_first_use():
+    """libtessera calls cuBLAS, cuSOLVER and NCCL through weak references it binds when first
+    called, after a GPU worker has loaded them (docs/architecture.md). Loaded by tessera.jax, its
+    lazy slots must still point into its own PLT, not to nothing: ctypes' own loading binds
+    every call at load time, and a GPU call would then jump to address 0."""
+    lib = Path(_native.native().path).resolve().parent.parent / "libtessera.so"
+    lib = Path(os.path.realpath(lib))
+    try:
+        rel = subprocess.run(["readelf", "-rW", str(lib)], capture_output=True, text=True,
+                             check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("readelf cannot read libtessera.so")
+    slots = [line.split() for line in rel.splitlines()
+             if "JUMP_SLOT" in line and re.search(r"\b(cublas|cusolver)\w*", line)]
+    if not slots:
+        pytest.skip("this libtessera has no CUDA kernels")
+    base = None
+    for line in open("/proc/self/maps"):
+        if str(lib) in line:
+            base = int(line.split("-")[0], 16)
+            break
+    assert base is not None, f"{lib} is not mapped in this process"
+    for fields in slots[:5]:
+        value = ctypes.c_uint64.from_address(base + int(fields[0], 16)).value
+        assert value != 0, f"{fields[-1]} was bound at load time, to nothing"

@@ -27,7 +27,8 @@
  * programs linking libtessera then fail to link against). */
 #define TSR_NCCL_FUNCTIONS(X)                                                                      \
   X(ncclAllGather)                                                                                 \
-  X(ncclAllReduce) X(ncclBroadcast) X(ncclCommAbort) X(ncclCommDestroy) X(ncclCommGetAsyncError)   \
+  X(ncclAllReduce)                                                                                 \
+  X(ncclBroadcast) X(ncclCommAbort) X(ncclCommDestroy) X(ncclCommGetAsyncError)                    \
       X(ncclCommInitRank) X(ncclCommSplit) X(ncclGetErrorString) X(ncclGetUniqueId)                \
           X(ncclGetVersion) X(ncclGroupEnd) X(ncclGroupStart) X(ncclRecv) X(ncclReduce)            \
               X(ncclReduceScatter) X(ncclSend)
