@@ -1,6 +1,7 @@
 """tessera.jax: multi-device Cholesky solves, inverses and factors, LU solves, QR factorizations,
-least squares and Hermitian eigensolves, for JAX, a drop-in for jaxmg's `potrs`, `potri`,
-`lu_solve`, `qr`, `least_squares`, `syevd` and their `*_shardmap_ctx` forms, on GPUs and on CPUs.
+least squares, Hermitian eigensolves, polar decompositions and SVDs, for JAX, a drop-in for
+jaxmg's `potrs`, `potri`, `lu_solve`, `qr`, `least_squares`, `syevd`, `polar`, `gesvd` and their
+`*_shardmap_ctx` forms, on GPUs and on CPUs.
 
 A is sharded by rows over a 1D mesh (``P("x", None)``), or by rows and columns over a 2D one
 (``P("x", "y")``, jaxmg 1.x's process grid): Hermitian positive definite for the Cholesky
@@ -8,7 +9,9 @@ functions, any nonsingular square matrix for ``lu_solve``, any M x N matrix for 
 one with M >= N of full column rank for ``least_squares`` (those two live in _qr.py), any
 Hermitian matrix for ``syevd`` (_eig.py: tessera's eigensolver runs on one process's host copy
 of A, which the call gathers from the shards, GPU memory included; across processes the
-process of mesh device 0 solves, and the eigenvectors come back to every device's block). XLA calls
+process of mesh device 0 solves, and the eigenvectors come back to every device's block), any
+M x N matrix for ``polar`` (M >= N) and ``gesvd`` (_svd.py: the shards viewed in place, as
+QR's). XLA calls
 tessera once per device, from one thread per device; the calls of a process meet, and one
 tessera call runs the whole factorization on every device's shard in place: each shard stays
 on its device, no gather, no transpose (but for QR, which needs A's columns: each device hands
