@@ -25,13 +25,13 @@
 
 /* The NCCL functions this file calls (a function missing here is a strong reference, which the
  * programs linking libtessera then fail to link against). */
-#define TSR_NCCL_FUNCTIONS(X)                                                                      \
-  X(ncclAllGather)                                                                                 \
-  X(ncclAllReduce)                                                                                 \
-  X(ncclBroadcast) X(ncclCommAbort) X(ncclCommDestroy) X(ncclCommGetAsyncError)                    \
-      X(ncclCommInitRank) X(ncclCommSplit) X(ncclGetErrorString) X(ncclGetUniqueId)                \
-          X(ncclGetVersion) X(ncclGroupEnd) X(ncclGroupStart) X(ncclRecv) X(ncclReduce)            \
-              X(ncclReduceScatter) X(ncclSend)
+// clang-format off
+#define TSR_NCCL_FUNCTIONS(X) \
+  X(ncclAllGather) X(ncclAllReduce) X(ncclBroadcast) X(ncclCommAbort) X(ncclCommDestroy) \
+  X(ncclCommGetAsyncError) X(ncclCommInitRank) X(ncclCommSplit) X(ncclGetErrorString) \
+  X(ncclGetUniqueId) X(ncclGetVersion) X(ncclGroupEnd) X(ncclGroupStart) X(ncclRecv) \
+  X(ncclReduce) X(ncclReduceScatter) X(ncclSend)
+// clang-format on
 TSR_NCCL_FUNCTIONS(TSR_WEAK)
 
 /* NCCL loaded for good; 0, or TESSERA_ERR_BACKEND with the loader's reason in why. */
