@@ -124,6 +124,20 @@ typedef struct {
   size_t work_bytes;
 } tsr_syevd_args_t;
 
+/** gesdd (the SVD in one call on the host: LAPACK's divide and conquer): buffers {A (RW) m x n
+ *  (destroyed), s (W) min(m, n) of the dtype's real type, U (W) m x min(m, n), VT (W)
+ *  min(m, n) x n (neither read nor written with jobz 'N'), info (W) two ints}. info[1] is the
+ *  first column of A (1-based) holding a NaN or an infinity, 0 if none (then nothing else is
+ *  written); info[0] LAPACK's (0, or > 0: the bidiagonal SVD did not converge). s descending;
+ *  U's columns and VT's rows the singular vectors (jobz 'S'). LAPACK's ?gesdd with `threads`
+ *  BLAS threads. */
+typedef struct {
+  tessera_dtype_t dtype;
+  char jobz;
+  int m, n;
+  int threads;
+} tsr_gesdd_args_t;
+
 /** Bytes of the GPU workspace syevd takes at order n: what cuSOLVER's Xsyevd asks (about
  *  4 n² + 136 n elements of the dtype, with vectors or without), with room to spare; where it
  *  asks for more the CUDA kernel takes it from CUDA's stream-ordered allocator. */
@@ -140,6 +154,7 @@ extern const tessera_kernel_t tsr_kernel_laed_roots;
 extern const tessera_kernel_t tsr_kernel_laed_update;
 extern const tessera_kernel_t tsr_kernel_laed_merge;
 extern const tessera_kernel_t tsr_kernel_syevd;
+extern const tessera_kernel_t tsr_kernel_gesdd;
 
 /* CPU implementations (cpu/eig.c). */
 int tsr_cpu_eig_prepare(const tessera_exec_t *ex, void *args);
@@ -152,6 +167,7 @@ int tsr_cpu_laed_roots(const tessera_exec_t *ex, void *args);
 int tsr_cpu_laed_update(const tessera_exec_t *ex, void *args);
 int tsr_cpu_laed_merge(const tessera_exec_t *ex, void *args);
 int tsr_cpu_syevd(const tessera_exec_t *ex, void *args); /* cpu/syevd.c */
+int tsr_cpu_gesdd(const tessera_exec_t *ex, void *args); /* cpu/gesdd.c */
 
 #ifdef TESSERA_HAVE_CUDA
 /* CUDA implementations (cuda/eig.c): enqueue on ex->stream with the handles in ex->scratch

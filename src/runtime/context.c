@@ -33,6 +33,7 @@ void tessera_config_init(tessera_config_t *cfg) {
   cfg->dist_transfers = TESSERA_TRANSFERS_AUTO;
   cfg->dist_layout = TESSERA_LAYOUTS_AUTO;
   cfg->eig_method = TESSERA_EIG_AUTO;
+  cfg->svd_method = TESSERA_SVD_AUTO;
   cfg->distributed = -1;
   cfg->mpi_comm = NULL;
   cfg->comm_store = NULL;
@@ -65,6 +66,11 @@ static int resolve_config(tessera_context_t *ctx, const tessera_config_t *in,
   if (c.eig_method == TESSERA_EIG_AUTO) c.eig_method = TESSERA_EIG_COST;
   if (c.eig_method < TESSERA_EIG_COST || c.eig_method > TESSERA_EIG_TWO) {
     fprintf(stderr, "tessera: eig_method = %d is not a tessera_eig_method_t.\n", (int)c.eig_method);
+    return -2;
+  }
+  if (c.svd_method == TESSERA_SVD_AUTO) c.svd_method = TESSERA_SVD_COST;
+  if (c.svd_method < TESSERA_SVD_COST || c.svd_method > TESSERA_SVD_QDWH) {
+    fprintf(stderr, "tessera: svd_method = %d is not a tessera_svd_method_t.\n", (int)c.svd_method);
     return -2;
   }
   if (c.dist_layout == TESSERA_LAYOUTS_AUTO) c.dist_layout = TESSERA_LAYOUTS_COST;

@@ -104,6 +104,12 @@ static const row_t rows[] = {
     "device (one: LAPACK's or cuSOLVER's syevd), or two stages over every device (two)",
     "tessera_init"},
    T_CHOICE, 0, 0, "cost|one|two", NAN, CFG(eig_method)},
+  {{"TESSERA_SVD_METHOD", "cost, lapack or qdwh", "cost",
+    "the SVD's method on one process: on the CPU cores the one measured faster (cost), LAPACK's "
+    "gesdd (lapack), or the polar decomposition and the eigensolver over every device (qdwh, "
+    "which cost takes with accelerators)",
+    "tessera_init"},
+   T_CHOICE, 0, 0, "cost|lapack|qdwh", NAN, CFG(svd_method)},
   {{"TESSERA_SIM_DEVICES", "an integer from 0 to 16", "2",
     "simulated devices standing in for GPUs (builds with -DTESSERA_SIM_DEVICES=ON only)",
     "tessera_init"},

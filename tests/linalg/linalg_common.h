@@ -291,14 +291,25 @@ static inline int lc_lapack_potrf(tessera_dtype_t dt, tessera_uplo_t uplo, int64
 }
 
 /** A context whose LAPACK-style calls use tiles of `tile` (GPUs as available). */
+/* The tests' configuration: tiles of `tile`, 2 CPU workers in quick mode (the sanitizer builds),
+ * else 3; a test may change more before lc_init. */
+static inline void lc_config(int tile, tessera_config_t *cfg) {
+  tessera_config_init(cfg);
+  cfg->tile_size = tile;
+  cfg->cpu_workers = tt_quick() ? 2 : 3;
+}
+
+static inline tessera_context_t *lc_init(const tessera_config_t *cfg) {
+  tessera_context_t *ctx = NULL;
+  int rc = tessera_init(&ctx, cfg);
+  if (rc != 0 || !ctx) fail_msg("tessera_init(tile %d) = %d", cfg->tile_size, rc);
+  return ctx;
+}
+
 static inline tessera_context_t *lc_context(int tile) {
   tessera_config_t cfg;
-  tessera_config_init(&cfg);
-  cfg.tile_size = tile;
-  cfg.cpu_workers = tt_quick() ? 2 : 3;
-  tessera_context_t *ctx = NULL;
-  int rc = tessera_init(&ctx, &cfg);
-  if (rc != 0 || !ctx) fail_msg("tessera_init(tile %d) = %d", tile, rc);
+  lc_config(tile, &cfg);
+  tessera_context_t *ctx = lc_init(&cfg);
   if (tessera_default_tile(ctx) != tile)
     fail_msg("default tile %d, asked %d", tessera_default_tile(ctx), tile);
   return ctx;

@@ -101,35 +101,49 @@ static void one_case(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t j
   free(t), free(T), free(A), free(a), free(s), free(u), free(vt);
 }
 
+/* A context whose SVD takes `method` (QDWH or LAPACK's gesdd). */
+static tessera_context_t *svd_context(tessera_svd_method_t method) {
+  tessera_config_t cfg;
+  lc_config(nb, &cfg);
+  cfg.svd_method = method;
+  return lc_init(&cfg);
+}
+
+static const tessera_svd_method_t methods[2] = {TESSERA_SVD_QDWH, TESSERA_SVD_LAPACK};
+
 static void test_gesvd_shapes(void **state) {
   (void)state;
-  tessera_context_t *ctx = lc_context(nb);
   const int64_t shapes[][2] = {{0, 0}, {0, 5}, {5, 0},   {1, 1},   {1, 6},
                                {6, 1}, {9, 9}, {29, 17}, {17, 29}, {33, 24}};
-  /* quick (the sanitizer builds): two dtypes, one real and one complex, with vectors */
-  const bool quick = tt_quick();
-  for (int d = quick ? 1 : 0; d < TESSERA_NUM_DTYPES; d += quick ? 2 : 1)
-    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
-      for (int j = 0; j < (quick ? 1 : 2); j++)
-        one_case(ctx, lc_dtypes[d], j ? TESSERA_VALUES : TESSERA_VECTORS, shapes[i][0],
-                 shapes[i][1], 10, INT64_MAX, false, (uint64_t)(100 * d + 10 * i + j));
-  lc_finalize(ctx);
+  for (int mi = 0; mi < 2; mi++) {
+    tessera_context_t *ctx = svd_context(methods[mi]);
+    /* QDWH, quick (the sanitizer builds): one real and one complex dtype, with vectors */
+    const bool quick = tt_quick() && methods[mi] == TESSERA_SVD_QDWH;
+    for (int d = quick ? 1 : 0; d < TESSERA_NUM_DTYPES; d += quick ? 2 : 1)
+      for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
+        for (int j = 0; j < (quick ? 1 : 2); j++)
+          one_case(ctx, lc_dtypes[d], j ? TESSERA_VALUES : TESSERA_VECTORS, shapes[i][0],
+                   shapes[i][1], 10, INT64_MAX, false, (uint64_t)(100 * d + 10 * i + j));
+    lc_finalize(ctx);
+  }
 }
 
 /* Graded, repeated and rank-deficient spectra (the rank-deficient ones' U not orthonormal). */
 static void test_gesvd_spectra(void **state) {
   (void)state;
-  tessera_context_t *ctx = lc_context(nb);
-  const bool quick = tt_quick();
-  for (int d = quick ? 1 : 0; d < TESSERA_NUM_DTYPES; d += quick ? 2 : 1) {
-    const tessera_dtype_t dt = lc_dtypes[d];
-    const double graded = lc_eps(dt) < 1e-10 ? 1e12 : 1e5;
-    one_case(ctx, dt, TESSERA_VECTORS, 37, 30, graded, INT64_MAX, false, (uint64_t)(500 + d));
-    one_case(ctx, dt, TESSERA_VECTORS, 26, 26, 10, INT64_MAX, true, (uint64_t)(510 + d));
-    one_case(ctx, dt, TESSERA_VECTORS, 30, 22, 10, 13, false, (uint64_t)(520 + d));
-    one_case(ctx, dt, TESSERA_VALUES, 22, 30, 10, 13, false, (uint64_t)(530 + d));
+  for (int mi = 0; mi < 2; mi++) {
+    tessera_context_t *ctx = svd_context(methods[mi]);
+    const bool quick = tt_quick() && methods[mi] == TESSERA_SVD_QDWH;
+    for (int d = quick ? 1 : 0; d < TESSERA_NUM_DTYPES; d += quick ? 2 : 1) {
+      const tessera_dtype_t dt = lc_dtypes[d];
+      const double graded = lc_eps(dt) < 1e-10 ? 1e12 : 1e5;
+      one_case(ctx, dt, TESSERA_VECTORS, 37, 30, graded, INT64_MAX, false, (uint64_t)(500 + d));
+      one_case(ctx, dt, TESSERA_VECTORS, 26, 26, 10, INT64_MAX, true, (uint64_t)(510 + d));
+      one_case(ctx, dt, TESSERA_VECTORS, 30, 22, 10, 13, false, (uint64_t)(520 + d));
+      one_case(ctx, dt, TESSERA_VALUES, 22, 30, 10, 13, false, (uint64_t)(530 + d));
+    }
+    lc_finalize(ctx);
   }
-  lc_finalize(ctx);
 }
 
 /* The f64 tile-level results against LAPACK's values of a0 (m x n) and U Σ Vᴴ against a. */
@@ -177,9 +191,7 @@ static void test_tile_gesvd(void **state) {
 }
 
 /* Tall, U written over A (U = A); VT may not be A. */
-static void test_tile_gesvd_u_in_a(void **state) {
-  (void)state;
-  tessera_context_t *ctx = lc_context(nb);
+static void tile_u_in_a(tessera_context_t *ctx) {
   const int64_t m = 21, n = 13;
   tt_rng_t r = tt_rng(12);
   double a[21 * 13], u[21 * 13], vt[13 * 13], s[13], a0[21 * 13];
@@ -197,33 +209,48 @@ static void test_tile_gesvd_u_in_a(void **state) {
   check_tile_f64(m, n, n, a, a0, s, u, vt);
   assert_int_equal(tessera_matrix_destroy(A), 0);
   assert_int_equal(tessera_matrix_destroy(VT), 0);
-  lc_finalize(ctx);
 }
 
-/* NaN names its column; bad arguments. */
+static void test_tile_gesvd_u_in_a(void **state) {
+  (void)state;
+  for (int mi = 0; mi < 2; mi++) {
+    tessera_context_t *ctx = svd_context(methods[mi]);
+    tile_u_in_a(ctx);
+    lc_finalize(ctx);
+  }
+}
+
+/* NaN names its column; bad arguments; by each method. */
 static void test_gesvd_nan_and_args(void **state) {
   (void)state;
-  tessera_context_t *ctx = lc_context(nb);
-  const int64_t m = 17, n = 11;
-  double a[17 * 11], s[11], u[17 * 11], vt[11 * 11];
-  tt_rng_t r = tt_rng(3);
-  lc_fill_random(TESSERA_F64, a, m, n, m, &r);
-  a[2 + 5 * m] = NAN;
-  assert_int_equal(tessera_gesvd(ctx, TESSERA_VECTORS, TESSERA_F64, m, n, a, m, s, u, m, vt, n), 6);
-  lc_assert_error(ctx);
-  assert_int_equal(tessera_gesvd(ctx, (tessera_job_t)'X', TESSERA_F64, m, n, a, m, s, u, m, vt, n),
-                   -2);
-  assert_int_equal(tessera_gesvd(ctx, TESSERA_VECTORS, TESSERA_F64, m, n, a, m - 1, s, u, m, vt, n),
-                   -7);
-  assert_int_equal(tessera_gesvd(ctx, TESSERA_VECTORS, TESSERA_F64, m, n, a, m, NULL, u, m, vt, n),
-                   -8);
-  assert_int_equal(tessera_gesvd(ctx, TESSERA_VECTORS, TESSERA_F64, m, n, a, m, s, NULL, m, vt, n),
-                   -9);
-  assert_int_equal(tessera_gesvd(ctx, TESSERA_VECTORS, TESSERA_F64, m, n, a, m, s, u, m, vt, n - 1),
-                   -12);
-  lc_assert_error(ctx);
-  assert_true(tessera_tile_gesvd(TESSERA_VALUES, NULL, s, NULL, NULL) < 0);
-  lc_finalize(ctx);
+  for (int mi = 0; mi < 2; mi++) {
+    tessera_context_t *ctx = svd_context(methods[mi]);
+    const int64_t m = 17, n = 11;
+    double a[17 * 11], s[11], u[17 * 11], vt[11 * 11];
+    tt_rng_t r = tt_rng(3);
+    lc_fill_random(TESSERA_F64, a, m, n, m, &r);
+    a[2 + 5 * m] = NAN;
+    assert_int_equal(tessera_gesvd(ctx, TESSERA_VECTORS, TESSERA_F64, m, n, a, m, s, u, m, vt, n),
+                     6);
+    lc_assert_error(ctx);
+    a[2 + 5 * m] = 0;
+    a[16 + 9 * m] = INFINITY;
+    assert_int_equal(tessera_gesvd(ctx, TESSERA_VALUES, TESSERA_F64, m, n, a, m, s, u, m, vt, n),
+                     10);
+    assert_int_equal(
+        tessera_gesvd(ctx, (tessera_job_t)'X', TESSERA_F64, m, n, a, m, s, u, m, vt, n), -2);
+    assert_int_equal(
+        tessera_gesvd(ctx, TESSERA_VECTORS, TESSERA_F64, m, n, a, m - 1, s, u, m, vt, n), -7);
+    assert_int_equal(
+        tessera_gesvd(ctx, TESSERA_VECTORS, TESSERA_F64, m, n, a, m, NULL, u, m, vt, n), -8);
+    assert_int_equal(
+        tessera_gesvd(ctx, TESSERA_VECTORS, TESSERA_F64, m, n, a, m, s, NULL, m, vt, n), -9);
+    assert_int_equal(
+        tessera_gesvd(ctx, TESSERA_VECTORS, TESSERA_F64, m, n, a, m, s, u, m, vt, n - 1), -12);
+    lc_assert_error(ctx);
+    assert_true(tessera_tile_gesvd(TESSERA_VALUES, NULL, s, NULL, NULL) < 0);
+    lc_finalize(ctx);
+  }
 }
 
 int main(void) {

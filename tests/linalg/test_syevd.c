@@ -208,12 +208,9 @@ static void test_syevd_merges(void **state) {
   (void)state;
   enum { N = 600, TILE = 40 };
   tessera_config_t cfg;
-  tessera_config_init(&cfg);
-  cfg.tile_size = TILE;
-  cfg.cpu_workers = tt_quick() ? 2 : 3;
+  lc_config(TILE, &cfg);
   cfg.eig_method = TESSERA_EIG_TWO;
-  tessera_context_t *ctx = NULL;
-  assert_int_equal(tessera_init(&ctx, &cfg), 0);
+  tessera_context_t *ctx = lc_init(&cfg);
   static double spectrum[N];
   for (int i = 0; i < N; i++) spectrum[i] = i < N / 3 ? 1.0 : (double)i / N;
   const bool quick = tt_quick();

@@ -3,16 +3,70 @@
  * Hermitian eigensolver (its ascending eigenvalues are the singular values descending, its
  * eigenvectors in that order), then U = U_p V and Vᴴ; for m < n the same on Aᴴ, whose factors
  * swap. Tile level on descriptors, and LAPACK-style through views (on a context over
- * processes, process 0's arrays dealt over the grid for the call). */
+ * processes, process 0's arrays dealt over the grid for the call). On one process whose scope
+ * holds CPUs alone, LAPACK's gesdd where the policy has measured it faster (policy.c:
+ * tsr_svd_lapack): on the caller's arrays, or on a host copy of the tiles. */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "kernels/dtype.h"
+#include "kernels/eig.h"
 #include "linalg/desc/desc.h"
 #include "linalg/front/front.h"
 #include "linalg/loops/loops.h"
 #include "linalg/loops/policy.h"
+#include "runtime/context.h"
 #include "tessera/linalg.h"
+
+/* LAPACK's gesdd on host arrays (A destroyed; u and vt with VECTORS), on the calling thread
+ * with the CPU workers' threads; info as the QDWH method's: a column holding a NaN or an
+ * infinity, or the bidiagonal SVD's failure. */
+static int lapack_arrays(tessera_context_t *ctx, const char *f, tessera_job_t job,
+                         tessera_dtype_t dt, int64_t m, int64_t n, void *a, int64_t lda, void *s,
+                         void *u, int64_t ldu, void *vt, int64_t ldvt) {
+  const bool vectors = job == TESSERA_VECTORS;
+  const int64_t k = m < n ? m : n;
+  const tsr_gesdd_args_t args = {.dtype = dt,
+                                 .jobz = vectors ? 'S' : 'N',
+                                 .m = (int)m,
+                                 .n = (int)n,
+                                 .threads = tsr_eig_cpu_workers(ctx)};
+  int info[2] = {0, 0};
+  void *ptr[5] = {a, s, vectors ? u : NULL, vectors ? vt : NULL, info};
+  const size_t ld[5] = {(size_t)lda, (size_t)k, vectors ? (size_t)ldu : 1,
+                        vectors ? (size_t)ldvt : 1, 2};
+  int rc =
+      tsr_run_inline(ctx, TESSERA_HOST_NODE, NULL, &tsr_kernel_gesdd, (void *)&args, 5, ptr, ld);
+  if (rc > 0) rc = tsr_error(ctx, TESSERA_ERR_KERNEL, "%s: LAPACK's gesdd failed", f);
+  if (!rc && info[1])
+    rc = tsr_error(ctx, info[1], "%s: A holds a NaN or an infinity in column %d", f, info[1]);
+  if (!rc && info[0])
+    rc = tsr_error(ctx, info[0],
+                   "%s: the bidiagonal SVD did not converge (info %d: that many superdiagonals "
+                   "did not reach zero)",
+                   f, info[0]);
+  return rc;
+}
+
+/* The tile-level call by LAPACK's method: A's tiles (and U's, VT's) through host copies. */
+static int lapack_tiles(tessera_job_t job, tessera_matrix_t *A, void *s, tessera_matrix_t *U,
+                        tessera_matrix_t *VT) {
+  tessera_context_t *ctx = A->ctx;
+  const int64_t m = A->m, n = A->n, k = m < n ? m : n;
+  const size_t es = tessera_dtype_size(A->dtype);
+  const bool vectors = job == TESSERA_VECTORS;
+  char *a = malloc((size_t)(m * n) * es);
+  char *u = vectors ? malloc((size_t)(m * k) * es) : NULL;
+  char *vt = vectors ? malloc((size_t)(k * n) * es) : NULL;
+  int rc = !a || (vectors && (!u || !vt))
+               ? tsr_error(ctx, TESSERA_ERR_NOMEM, "tile_gesvd: out of memory for a copy of A")
+               : tessera_matrix_export(A, a, m);
+  if (!rc) rc = lapack_arrays(ctx, "tile_gesvd", job, A->dtype, m, n, a, m, s, u, m, vt, k);
+  if (!rc && vectors) rc = tessera_matrix_import(U, u, m);
+  if (!rc && vectors) rc = tessera_matrix_import(VT, vt, k);
+  free(a), free(u), free(vt);
+  return rc;
+}
 
 static int drop(tessera_matrix_t *M, int rc) {
   const int d = M ? tsr_matrix_drop(M) : 0;
@@ -97,6 +151,13 @@ int tessera_tile_gesvd(tessera_job_t job, tessera_matrix_t *A, void *s, tessera_
   if (!rc) rc = tsr_check_stored(A, 0, 2, f);
   rc = tsr_matrix_agree(A, rc);
   if (rc || k == 0) return rc;
+  const bool one = !A->flow->distributed, lapack = one && tsr_svd_lapack(ctx, job, A->dtype, m, n);
+  const double t0 = tsr_now();
+  if (lapack) {
+    rc = lapack_tiles(job, A, s, vectors ? U : NULL, vectors ? VT : NULL);
+    if (!rc) tsr_svd_measured(ctx, true, job, A->dtype, m, n, tsr_now() - t0);
+    return rc;
+  }
   /* within the accelerators that hold the polar decomposition, its copies and products: a CPU
    * worker taking a transpose or U's product would move whole tiles to the host and back (the
    * eigensolver chooses its own devices) */
@@ -105,6 +166,7 @@ int tessera_tile_gesvd(tessera_job_t job, tessera_matrix_t *A, void *s, tessera_
   if (tsr_polar_gpu(ctx, A->dtype, m > n ? m : n, k, &where)) rc = tessera_set_scope(ctx, where);
   if (!rc) rc = factor(job, A, s, vectors ? U : NULL, vectors ? VT : NULL);
   const int back = tessera_set_scope(ctx, outer);
+  if (!rc && !back && one) tsr_svd_measured(ctx, false, job, A->dtype, m, n, tsr_now() - t0);
   return tsr_matrix_agree(A, rc ? rc : back);
 }
 
@@ -125,6 +187,15 @@ int tessera_gesvd(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dty
   if (!rc && vectors) rc = tsr_arg_ld(ctx, f, 10, ldu, m);
   if (!rc && vectors) rc = tsr_arg_ptr(ctx, f, 11, vt, k, n);
   if (!rc && vectors) rc = tsr_arg_ld(ctx, f, 12, ldvt, k);
+  /* LAPACK's method on the caller's arrays themselves (one process, CPUs) */
+  if (!rc && k > 0 && !tsr_context_flow(ctx)->distributed &&
+      tsr_svd_lapack(ctx, job, dtype, m, n)) {
+    if (!s) return tsr_error(ctx, -8, "%s: argument 8 (s) is NULL", f);
+    const double t0 = tsr_now();
+    rc = lapack_arrays(ctx, f, job, dtype, m, n, a, lda, s, u, ldu, vt, ldvt);
+    if (!rc) tsr_svd_measured(ctx, true, job, dtype, m, n, tsr_now() - t0);
+    return rc;
+  }
   tsr_views_t vs;
   rc = tsr_views_begin(&vs, ctx, f, rc, 4, (const int64_t[]){job, dtype, m, n},
                        (const int[]){2, 3, 4, 5}, tessera_tile_for_polar(ctx, m > n ? m : n, k));

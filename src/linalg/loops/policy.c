@@ -251,46 +251,73 @@ static tessera_scope_t one_device(tessera_context_t *ctx, size_t bytes,
   return tessera_scope_cpus();
 }
 
-/* The history's entries of the eigensolver's methods: seconds per n³ by device kind, dtype, job,
- * the octave of n and the devices the method spans (one, or the scope's accelerators). A
- * method's first call at a key goes to its trial entry, not its own: that call also loads its
- * libraries' kernels and makes their handles and workspaces, and a mean holding it would keep
- * a method that lost by it from being tried again. */
-static const char *const EIG_METHOD[2] = {"syevd:two_stage", "syevd:one_stage"};
-static const char *const EIG_TRIAL[2] = {"syevd:two_stage_trial", "syevd:one_stage_trial"};
+/* Two methods of one routine in the context's history: each method's entry of seconds per unit
+ * of work by device kind and key, and its trial entry. A method's first call at a key goes to
+ * its trial entry, not its own: that call also loads its libraries' kernels and makes their
+ * handles and workspaces, and a mean holding it would keep a method that lost by it from being
+ * tried again. */
+typedef struct {
+  const char *mean[2], *trial[2];
+} methods_t;
 
-static uint64_t eig_key(tessera_dtype_t dt, tessera_job_t job, int64_t n, int devices) {
+/* The eigensolver's (0: two stages, 1: one) and the SVD's (0: QDWH, 1: LAPACK's gesdd), in
+ * seconds per n³ (the SVD's: per max(m, n) min(m, n)²). */
+static const methods_t EIG = {{"syevd:two_stage", "syevd:one_stage"},
+                              {"syevd:two_stage_trial", "syevd:one_stage_trial"}};
+static const methods_t SVD = {{"gesvd:qdwh", "gesvd:lapack"},
+                              {"gesvd:qdwh_trial", "gesvd:lapack_trial"}};
+
+/* A method's mean at its key (a negative value where not measured), and how many calls it holds
+ * there, its trial's included. */
+static double method_rate(tessera_context_t *ctx, const methods_t *M, int which,
+                          tessera_device_kind_t kind, uint64_t key, long *calls) {
+  *calls = tsr_perfmodel_count(ctx->perfmodel, M->mean[which], kind, key) +
+           tsr_perfmodel_count(ctx->perfmodel, M->trial[which], kind, key);
+  return tsr_perfmodel_predict(ctx->perfmodel, NULL, M->mean[which], kind, key);
+}
+
+/* Whether method 1 is the one to run: the quicker once both have a mean, until then the one with
+ * fewer calls (they take turns). */
+static bool method_pick(tessera_context_t *ctx, const methods_t *M,
+                        const tessera_device_kind_t kind[2], const uint64_t key[2]) {
+  long calls[2];
+  const double r0 = method_rate(ctx, M, 0, kind[0], key[0], &calls[0]);
+  const double r1 = method_rate(ctx, M, 1, kind[1], key[1], &calls[1]);
+  if (r0 < 0 || r1 < 0) return calls[1] <= calls[0];
+  return r1 <= r0;
+}
+
+static void method_record(tessera_context_t *ctx, const methods_t *M, int which,
+                          tessera_device_kind_t kind, uint64_t key, double per_unit) {
+  const bool trial = tsr_perfmodel_count(ctx->perfmodel, M->trial[which], kind, key) == 0;
+  tsr_perfmodel_record(ctx->perfmodel, trial ? M->trial[which] : M->mean[which], kind, key,
+                       per_unit, 1);
+}
+
+static int octave_of(int64_t n) {
   int octave = 0;
   while (octave < 62 && (INT64_C(2) << octave) <= n) octave++;
-  return tsr_size_key(dt, job == TESSERA_VECTORS, octave, devices, 0);
+  return octave;
 }
 
-/* The kind and key of a call's method at n: the kind of the one stage's device, or of the
- * scope's accelerators (none: the CPUs), and their count in the key. */
+/* The kind of a scope's accelerators (none: the CPUs) and its memory nodes' count. */
+static tessera_device_kind_t scope_kind(tessera_context_t *ctx, tessera_scope_t s, int *count) {
+  int nodes[64];
+  *count = tessera_scope_nodes(ctx, s, nodes, 64);
+  for (int k = 0; k<TESSERA_DEVICE_KINDS && * count> 0; k++)
+    if (k != TESSERA_DEVICE_CPU && (!s.kinds || (s.kinds & (1u << k))) &&
+        tessera_device_count(ctx, (tessera_device_kind_t)k) > 0)
+      return (tessera_device_kind_t)k;
+  return TESSERA_DEVICE_CPU;
+}
+
+/* The kind and key of an eigensolver method at n: the kind of the one stage's device, or of the
+ * scope's accelerators (none: the CPUs), with the dtype, job, n's octave and their count. */
 static uint64_t eig_span(tessera_context_t *ctx, bool one, tessera_scope_t where, tessera_job_t job,
                          tessera_dtype_t dt, int64_t n, tessera_device_kind_t *kind) {
-  const tessera_scope_t s = one ? where : tessera_get_scope(ctx);
-  int nodes[64];
-  const int count = tessera_scope_nodes(ctx, s, nodes, 64);
-  *kind = TESSERA_DEVICE_CPU;
-  for (int k = 0; k < TESSERA_DEVICE_KINDS && count > 0; k++)
-    if (k != TESSERA_DEVICE_CPU && (!s.kinds || (s.kinds & (1u << k))) &&
-        tessera_device_count(ctx, (tessera_device_kind_t)k) > 0) {
-      *kind = (tessera_device_kind_t)k;
-      break;
-    }
-  return eig_key(dt, job, n, count > 0 ? count : 1);
-}
-
-/* A method's mean seconds per n³ at n's key (a negative value where not measured), and how many
- * calls it holds there, its trial's included. */
-static double eig_rate(tessera_context_t *ctx, bool one, tessera_scope_t where, tessera_job_t job,
-                       tessera_dtype_t dt, int64_t n, long *calls) {
-  tessera_device_kind_t kind;
-  const uint64_t key = eig_span(ctx, one, where, job, dt, n, &kind);
-  *calls = tsr_perfmodel_count(ctx->perfmodel, EIG_METHOD[one], kind, key) +
-           tsr_perfmodel_count(ctx->perfmodel, EIG_TRIAL[one], kind, key);
-  return tsr_perfmodel_predict(ctx->perfmodel, NULL, EIG_METHOD[one], kind, key);
+  int count;
+  *kind = scope_kind(ctx, one ? where : tessera_get_scope(ctx), &count);
+  return tsr_size_key(dt, job == TESSERA_VECTORS, octave_of(n), count > 0 ? count : 1, 0);
 }
 
 bool tsr_eig_one_stage(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t n,
@@ -302,11 +329,10 @@ bool tsr_eig_one_stage(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_
   *work_bytes = kind == TESSERA_DEVICE_CPU ? 0 : work;
   const tessera_eig_method_t m = tessera_config(ctx)->eig_method;
   if (m != TESSERA_EIG_COST) return m == TESSERA_EIG_ONE;
-  long ones, twos;
-  const double one = eig_rate(ctx, true, *where, job, dt, n, &ones);
-  const double two = eig_rate(ctx, false, *where, job, dt, n, &twos);
-  if (one < 0 || two < 0) return ones <= twos; /* turns until both have a mean */
-  return one <= two;
+  tessera_device_kind_t kinds[2];
+  const uint64_t keys[2] = {eig_span(ctx, false, *where, job, dt, n, &kinds[0]),
+                            eig_span(ctx, true, *where, job, dt, n, &kinds[1])};
+  return method_pick(ctx, &EIG, kinds, keys);
 }
 
 void tsr_eig_measured(tessera_context_t *ctx, bool one, tessera_scope_t where, tessera_job_t job,
@@ -314,10 +340,35 @@ void tsr_eig_measured(tessera_context_t *ctx, bool one, tessera_scope_t where, t
   if (n < 1 || !(seconds > 0)) return;
   tessera_device_kind_t kind;
   const uint64_t key = eig_span(ctx, one, where, job, dt, n, &kind);
-  const bool trial = tsr_perfmodel_count(ctx->perfmodel, EIG_TRIAL[one], kind, key) == 0;
-  const double n3 = (double)n * (double)n * (double)n;
-  tsr_perfmodel_record(ctx->perfmodel, trial ? EIG_TRIAL[one] : EIG_METHOD[one], kind, key,
-                       seconds / n3, 1);
+  method_record(ctx, &EIG, one, kind, key, seconds / ((double)n * (double)n * (double)n));
+}
+
+/* The SVD's key: dtype, job and the octaves of its long and short sides, on the CPUs. */
+static uint64_t svd_key(tessera_job_t job, tessera_dtype_t dt, int64_t m, int64_t n) {
+  const int64_t big = m > n ? m : n, small = m > n ? n : m;
+  return tsr_size_key(dt, job == TESSERA_VECTORS, octave_of(big), octave_of(small), 1);
+}
+
+bool tsr_svd_lapack(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t m,
+                    int64_t n) {
+  const tessera_svd_method_t method = tessera_config(ctx)->svd_method;
+  if (method != TESSERA_SVD_COST) return method == TESSERA_SVD_LAPACK;
+  int count;
+  if (scope_kind(ctx, tessera_get_scope(ctx), &count) != TESSERA_DEVICE_CPU) return false;
+  const tessera_device_kind_t kinds[2] = {TESSERA_DEVICE_CPU, TESSERA_DEVICE_CPU};
+  const uint64_t key = svd_key(job, dt, m, n), keys[2] = {key, key};
+  return method_pick(ctx, &SVD, kinds, keys);
+}
+
+void tsr_svd_measured(tessera_context_t *ctx, bool lapack, tessera_job_t job, tessera_dtype_t dt,
+                      int64_t m, int64_t n, double seconds) {
+  int count;
+  if (m < 1 || n < 1 || !(seconds > 0) ||
+      scope_kind(ctx, tessera_get_scope(ctx), &count) != TESSERA_DEVICE_CPU)
+    return;
+  const double big = (double)(m > n ? m : n), small = (double)(m > n ? n : m);
+  method_record(ctx, &SVD, lapack, TESSERA_DEVICE_CPU, svd_key(job, dt, m, n),
+                seconds / (big * small * small));
 }
 
 /* Steps per task of the bulge chasing. A step is about 12 kd'^2 flops of level-2 BLAS, a few
