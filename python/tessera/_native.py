@@ -16,14 +16,15 @@ Operands, in order: this device's shard of A (row-major: its rows on a 1D mesh, 
 2D one; with TRANSPOSED, its block of A transposed, which read column-major is the block of the
 m x n A); the right-hand side when the operation has one, by its flags: RHS_ROWS this device's
 rows of B (nl x k; with TRANSPOSED, transposed: k x nl), RHS_WHOLE_T the whole Bᵀ (k x Np) on
-every device; last, the device's place in the mesh (row * gcols + column, s32 scalar). Results,
-in order: A's shard in place (aliased to operand 0: the factor or inverse), X in place (aliased
-to operand 1) when there is a right-hand side, log det (f64[1]) with LOGDET, the eigenvalues
-((n,), A's real dtype) with EIGEN, and the status (s32[1]). Attributes: state, site, ndev,
-gcols, owners, n, tile; `lower` with LOWER, `logdet` with LOGDET, `m` with TRANSPOSED,
-`vectors` with EIGEN, `mixed` with MIXED (tessera_jax.h describes them). Per device or the
-same on every device:
-A's shard and RHS_ROWS' X are this device's; the status, log det and eigenvalues are agreed by
+every device, SQUARE this device's block of an n x n matrix sharded as A (polar's H, gesvd's
+Vᴴ), transposed as A's block; last, the device's place in the mesh (row * gcols + column, s32
+scalar). Results, in order: A's shard in place (aliased to operand 0: the factor or inverse;
+U_p, U), X in place (aliased to operand 1) when there is a second operand, log det (f64[1])
+with LOGDET, the eigenvalues ((n,), A's real dtype; gesvd's singular values) with EIGEN, and
+the status (s32[1]). Attributes: state, site, ndev, gcols, owners, n, tile; `lower` with LOWER,
+`logdet` with LOGDET, `m` with TRANSPOSED, `vectors` with EIGEN or SQUARE, `mixed` with MIXED
+(tessera_jax.h describes them). Per device or the same on every device:
+A's shard, RHS_ROWS' and SQUARE's X are this device's; the status, log det and eigenvalues are agreed by
 every process, and RHS_WHOLE_T's X is mesh device 0's solution copied into every device's
 buffer, so those are the same on every device (Op.results' per_device)."""
 import atexit
