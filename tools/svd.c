@@ -14,6 +14,7 @@
 
 #include "bench_gpu.h"
 #include "cli.h"
+#include "footprint.h"
 #include "gen.h"
 #include "npy.h"
 #include "residual.h"
@@ -76,6 +77,31 @@ static int prepare(tessera_context_t *ctx, const cli_opts_t *o, svd_problem_t *p
   p->u = cli_alloc(p->dtype, m, k);
   p->vt = cli_alloc(p->dtype, k, n);
   return p->a0 && p->a && p->h && p->s && p->u && p->vt ? CLI_OK : CLI_FAILED;
+}
+
+/* What a gepolar / gesvd run holds on the host at once at n columns (m rows: --m, else n): A
+ * and its pristine copy, H, s, U and Vᴴ, the check's two arrays of A's size (or LAPACK's copy
+ * of A for values only), and without GPUs tessera's working matrices, host tiles then (two of
+ * A's size, one of H's, two (m + n) x n panels). */
+typedef struct {
+  const cli_opts_t *o;
+  tessera_dtype_t dtype;
+  int gpus;
+} svd_footprint_t;
+
+static void svd_footprint(const void *arg, int64_t n, cli_footprint_t *f) {
+  const svd_footprint_t *s = arg;
+  const tessera_dtype_t dt = s->dtype;
+  const int64_t m = s->o->m >= 0 ? s->o->m : n, k = m < n ? m : n;
+  cli_footprint_add(f, "A twice", 2 * cli_array_bytes(dt, m, n));
+  cli_footprint_add(f, "H, U and Vᴴ",
+                    cli_array_bytes(dt, n, n) + cli_array_bytes(dt, m, k) +
+                        cli_array_bytes(dt, k, n));
+  cli_footprint_add(f, "the check's arrays", 2 * cli_array_bytes(dt, m, n));
+  if (s->gpus == 0)
+    cli_footprint_add(f, "tessera's working matrices",
+                      2 * cli_array_bytes(dt, m, n) + cli_array_bytes(dt, n, n) +
+                          2 * cli_array_bytes(dt, m + n, k));
 }
 
 /* One call on a fresh copy of A (process 0's arrays under --grid, NULL on the others). */
@@ -212,13 +238,29 @@ static int write_outputs(const cli_opts_t *o, const svd_problem_t *p) {
   return rc ? CLI_FAILED : CLI_OK;
 }
 
+/* The generated problem's footprint against this machine's memory, on one process (under --grid
+ * process 0 holds the arrays and the others tiles; a file's arrays are its own size). */
+static int check_memory(tessera_context_t *ctx, const cli_opts_t *o) {
+  if (o->input || tessera_context_comm(ctx)) return CLI_OK;
+  const svd_footprint_t fp = {o, o->dtype, tessera_accelerator_count(ctx)};
+  char subject[160];
+  char rows[48] = "";
+  if (o->m >= 0) snprintf(rows, sizeof rows, "m = %lld, ", (long long)o->m);
+  snprintf(subject, sizeof subject, "%s with %sn = %lld (%s)", cli_cmd_name(o->routine), rows,
+           (long long)o->sizes[0], tessera_dtype_name(o->dtype));
+  return cli_check_footprint(svd_footprint, &fp, o->sizes[0], "--n", subject, NULL, NULL,
+                             cli_memory_here(), 0);
+}
+
 int cli_svd(const cli_opts_t *o) {
   svd_problem_t p = {0};
   cli_progress_t prog;
   progress_init(&prog);
   tessera_context_t *ctx = NULL;
   int rc = cli_context(o, &ctx);
-  if (rc == CLI_OK) {
+  if (rc == CLI_OK && check_memory(ctx, o) != CLI_OK) {
+    rc = cli_finish(ctx, CLI_FAILED);
+  } else if (rc == CLI_OK) {
     const char *name = cli_cmd_name(o->routine);
     rc = prepare(ctx, o, &p);
     cli_result_t r;
@@ -356,6 +398,9 @@ int cli_bench_svd(const cli_opts_t *o) {
   cli_progress_t prog;
   progress_init(&prog);
   int rc = CLI_OK;
+  const svd_footprint_t fp = {o, o->dtype, tessera_accelerator_count(ctx)};
+  for (int i = 0; i < o->nsizes && rc == CLI_OK; i++)
+    if (cli_bench_check_footprint(o, svd_footprint, &fp, o->sizes[i])) rc = CLI_FAILED;
   for (int i = 0; i < o->nsizes && rc == CLI_OK; i++)
     rc = bench_one(&ctx, o, o->sizes[i], gpus, threads, &prog);
   progress_end(&prog);

@@ -290,7 +290,8 @@ def assert_refused(p, n, elapsed):
 
 
 @pytest.mark.parametrize("args", [["potrf"], ["potrs"], ["posv", "--nrhs", 2], ["getrf"],
-                                  ["gesv"], ["demo"], ["syevd"], ["syevd", "--values-only"]])
+                                  ["gesv"], ["demo"], ["syevd"], ["syevd", "--values-only"],
+                                  ["gepolar"], ["gesvd"], ["gesvd", "--values-only"]])
 def test_two_copies_that_do_not_fit_together_are_refused_before_allocating(args):
     # one n x n f64 array takes 3/4 of the available memory: each array alone fits, the
     # original A kept for the residual and the copy the routine overwrites do not
