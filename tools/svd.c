@@ -31,9 +31,15 @@ static void problem_free(svd_problem_t *p) {
   free(p->a0), free(p->a), free(p->h), free(p->s), free(p->u), free(p->vt);
 }
 
-/* QDWH's dense operation count (bench/polar.c's) for `steps` steps, and gesvd's beside it. */
+/* QDWH's dense operation count (bench/polar.c's) for `steps` steps, and gesvd's beside it; a
+ * gepolar of no step went through LAPACK's SVD: gesdd's count with vectors and the products
+ * U_p = W Vᴴ and H = V Σ Vᴴ. */
 static double flops(const cli_opts_t *o, const svd_problem_t *p) {
   const double m = (double)(p->m > p->n ? p->m : p->n), n = (double)p->k;
+  if (o->routine == CMD_GEPOLAR && p->steps == 0) {
+    const double f = 2 * (4 * m * n * n - 4.0 / 3 * n * n * n) + 2 * m * n * n + 2 * n * n * n;
+    return tessera_dtype_is_complex(p->dtype) ? 4 * f : f;
+  }
   const int steps = o->routine == CMD_GESVD ? 6 : p->steps, q = steps < 2 ? steps : 2;
   double f = q * (4 * (m + n) * n * n - 4.0 / 3 * n * n * n + 2 * m * n * n) +
              (steps - q) * (10.0 / 3 * m * n * n) + 6 * m * n * n;

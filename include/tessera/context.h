@@ -70,15 +70,17 @@ typedef enum {
                               tasks, bulge chasing, divide and conquer, back-transformations */
 } tessera_eig_method_t;
 
-/** The singular value decomposition's method (tessera_gesvd on one process). */
+/** The singular value decomposition's and the polar decomposition's method (tessera_gesvd,
+ *  tessera_gepolar on one process). */
 typedef enum {
   TESSERA_SVD_AUTO = -1,  /**< take TESSERA_SVD_METHOD, else COST */
   TESSERA_SVD_COST = 0,   /**< on the CPU cores, the method measured faster at the shape's
                                octaves, dtype and job (the two take turns until each has been
                                measured beyond a first, trial call); with accelerators, QDWH */
-  TESSERA_SVD_LAPACK = 1, /**< LAPACK's gesdd on the whole matrix on the CPU cores */
-  TESSERA_SVD_QDWH = 2,   /**< the polar decomposition by QDWH and the eigensolver over the
-                               context's devices */
+  TESSERA_SVD_LAPACK = 1, /**< LAPACK's gesdd on the whole matrix on the CPU cores (the polar
+                               decomposition from it: U_p = W Vᴴ, H = V Σ Vᴴ) */
+  TESSERA_SVD_QDWH = 2,   /**< QDWH over the context's devices (the SVD: the eigensolver of H
+                               after it) */
 } tessera_svd_method_t;
 
 /** Configuration of a context. Initialise with tessera_config_init(). */
@@ -114,7 +116,7 @@ typedef struct {
   tessera_transfers_t dist_transfers; /**< how tiles of distributed matrices travel */
   tessera_layouts_t dist_layout;      /**< which layout distributed routines run on */
   tessera_eig_method_t eig_method;    /**< the eigensolver's method */
-  tessera_svd_method_t svd_method;    /**< the singular value decomposition's method */
+  tessera_svd_method_t svd_method;    /**< the SVD's and the polar decomposition's method */
   /* A context over processes. Its tessera_init and tessera_finalize are collective calls over
    * the processes of `mpi_comm`: tessera_init makes a communicator (tessera/comm.h) over them
    * whose GPUs are the context's (tiles then travel between processes over NCCL), starting MPI

@@ -315,7 +315,10 @@ TESSERA_API int tessera_gesvd(tessera_context_t *ctx, tessera_job_t job, tessera
  *  steps and one or two of Halley's (10 in all at most), then a Newton-Schulz step and
  *  H = sym(U_pᴴ A). A (numerically) rank-deficient A: its singular values below ε ‖A‖ do not
  *  reach 1, so U_p's columns there are not orthonormal; A = U_p H and H's semidefiniteness
- *  still hold. *steps (unless NULL): the steps run. Returns 0; j > 0 when A holds a NaN or an
+ *  still hold. On one process whose scope holds CPUs alone the decomposition may instead go
+ *  through LAPACK's SVD (A = W Σ Vᴴ, U_p = W Vᴴ, H = V Σ Vᴴ; U_p orthonormal there too) where
+ *  that has measured faster (the context's svd_method). *steps (unless NULL): QDWH's steps run
+ *  (0 through the SVD). Returns 0; j > 0 when A holds a NaN or an
  *  infinity, first in column j (a and h untouched); n + 1 when the iteration met a non-finite
  *  value; or a negative status. On a context
  *  over processes (a collective call) a and h are process 0's, dealt over the grid for the call

@@ -135,6 +135,20 @@ static uint64_t gesdd_key(const void *args) {
   return tsr_size_key(a->dtype, a->jobz == 'S', a->m, a->n, 0);
 }
 
+/* gesdd's with vectors and the two products U_p = W Vᴴ (2 m n²) and H = V Σ Vᴴ (2 n³). */
+static double polar_gesdd_flops(const void *args) {
+  const tsr_polar_gesdd_args_t *a = args;
+  const double m = a->m, n = a->n;
+  const double real =
+      2 * (4 * m * n * n - 4.0 / 3 * n * n * n) + 2 * m * n * n + (a->want_h ? 2 * n * n * n : 0);
+  return tsr_dtype_complex(a->dtype) ? 4 * real : real;
+}
+
+static uint64_t polar_gesdd_key(const void *args) {
+  const tsr_polar_gesdd_args_t *a = args;
+  return tsr_size_key(a->dtype, a->want_h, a->m, a->n, 0);
+}
+
 size_t tsr_syevd_work_bytes(tessera_dtype_t dtype, int64_t n) {
   const size_t un = (size_t)n, bytes = (4 * un * un + 256 * un) * tessera_dtype_size(dtype);
   return (bytes + ((size_t)1 << 16)) / 256 * 256 + 256;
@@ -151,3 +165,4 @@ TSR_HOST_KERNEL_TABLE(laed_update);
 TSR_KERNEL_TABLE(laed_merge, laed_merge);
 TSR_KERNEL_TABLE(syevd, syevd);
 TSR_HOST_KERNEL_TABLE(gesdd);
+TSR_HOST_KERNEL_TABLE(polar_gesdd);

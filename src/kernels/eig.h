@@ -138,6 +138,17 @@ typedef struct {
   int threads;
 } tsr_gesdd_args_t;
 
+/** polar_gesdd (the polar decomposition through LAPACK's SVD on the host): buffers {A (RW)
+ *  m x n, m >= n, H (W) n x n (not written without want_h), info (W) two ints as gesdd's}.
+ *  A = W Σ Vᴴ by ?gesdd, then U_p = W Vᴴ over A and H = V Σ Vᴴ (nothing written where info[1]
+ *  names a NaN column). */
+typedef struct {
+  tessera_dtype_t dtype;
+  int m, n;
+  bool want_h;
+  int threads;
+} tsr_polar_gesdd_args_t;
+
 /** Bytes of the GPU workspace syevd takes at order n: what cuSOLVER's Xsyevd asks (about
  *  4 n² + 136 n elements of the dtype, with vectors or without), with room to spare; where it
  *  asks for more the CUDA kernel takes it from CUDA's stream-ordered allocator. */
@@ -155,6 +166,7 @@ extern const tessera_kernel_t tsr_kernel_laed_update;
 extern const tessera_kernel_t tsr_kernel_laed_merge;
 extern const tessera_kernel_t tsr_kernel_syevd;
 extern const tessera_kernel_t tsr_kernel_gesdd;
+extern const tessera_kernel_t tsr_kernel_polar_gesdd;
 
 /* CPU implementations (cpu/eig.c). */
 int tsr_cpu_eig_prepare(const tessera_exec_t *ex, void *args);
@@ -166,8 +178,9 @@ int tsr_cpu_laed_rows(const tessera_exec_t *ex, void *args);
 int tsr_cpu_laed_roots(const tessera_exec_t *ex, void *args);
 int tsr_cpu_laed_update(const tessera_exec_t *ex, void *args);
 int tsr_cpu_laed_merge(const tessera_exec_t *ex, void *args);
-int tsr_cpu_syevd(const tessera_exec_t *ex, void *args); /* cpu/syevd.c */
-int tsr_cpu_gesdd(const tessera_exec_t *ex, void *args); /* cpu/gesdd.c */
+int tsr_cpu_syevd(const tessera_exec_t *ex, void *args);       /* cpu/syevd.c */
+int tsr_cpu_gesdd(const tessera_exec_t *ex, void *args);       /* cpu/gesdd.c */
+int tsr_cpu_polar_gesdd(const tessera_exec_t *ex, void *args); /* cpu/gesdd.c */
 
 #ifdef TESSERA_HAVE_CUDA
 /* CUDA implementations (cuda/eig.c): enqueue on ex->stream with the handles in ex->scratch

@@ -105,8 +105,8 @@ static const row_t rows[] = {
     "tessera_init"},
    T_CHOICE, 0, 0, "cost|one|two", NAN, CFG(eig_method)},
   {{"TESSERA_SVD_METHOD", "cost, lapack or qdwh", "cost",
-    "the SVD's method on one process: on the CPU cores the one measured faster (cost), LAPACK's "
-    "gesdd (lapack), or the polar decomposition and the eigensolver over every device (qdwh, "
+    "the SVD's and the polar decomposition's method on one process: on the CPU cores the one "
+    "measured faster (cost), through LAPACK's gesdd (lapack), or QDWH over every device (qdwh, "
     "which cost takes with accelerators)",
     "tessera_init"},
    T_CHOICE, 0, 0, "cost|lapack|qdwh", NAN, CFG(svd_method)},

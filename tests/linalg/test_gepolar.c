@@ -20,6 +20,22 @@
 
 enum { nb = 8 };
 
+/* Contexts of each method: QDWH, and through LAPACK's SVD (no QDWH step: steps 0). */
+static const tessera_svd_method_t methods[2] = {TESSERA_SVD_QDWH, TESSERA_SVD_LAPACK};
+
+static tessera_context_t *polar_context(tessera_svd_method_t method) {
+  tessera_config_t cfg;
+  lc_config(nb, &cfg);
+  cfg.svd_method = method;
+  return lc_init(&cfg);
+}
+
+/* The steps a call on ctx reports: QDWH's 1 to 10, none through LAPACK's SVD or for n = 0. */
+static bool steps_expected(tessera_context_t *ctx, int64_t n, int steps) {
+  if (n == 0 || tessera_config(ctx)->svd_method == TESSERA_SVD_LAPACK) return steps == 0;
+  return steps > 0 && steps <= 10;
+}
+
 /* One LAPACK-style call on A of prescribed singular values, checked. */
 static void one_case(tessera_context_t *ctx, tessera_dtype_t dt, int64_t m, int64_t n, double cond,
                      int64_t rank, bool repeat, bool want_h, uint64_t seed) {
@@ -32,7 +48,7 @@ static void one_case(tessera_context_t *ctx, tessera_dtype_t dt, int64_t m, int6
   if (rc)
     fail_msg("%s %lld x %lld cond %g: gepolar %d (%s)", lc_name(dt), (long long)m, (long long)n,
              cond, rc, tessera_last_error(ctx));
-  if (!(n == 0 ? steps == 0 : steps > 0 && steps <= 10))
+  if (!steps_expected(ctx, n, steps))
     fail_msg("%s %lld x %lld cond %g rank %lld: %d steps", lc_name(dt), (long long)m, (long long)n,
              cond, (long long)rank, steps);
   pc_check(dt, m, n, A, a, want_h ? h : NULL, rank == n, rank == n && !repeat && cond <= 100);
@@ -41,19 +57,22 @@ static void one_case(tessera_context_t *ctx, tessera_dtype_t dt, int64_t m, int6
 
 static void test_gepolar_shapes(void **state) {
   (void)state;
-  tessera_context_t *ctx = lc_context(nb);
   const int64_t shapes[][2] = {{0, 0}, {5, 0},   {1, 1},   {3, 1},   {7, 7}, {8, 8},
                                {9, 9}, {29, 29}, {29, 17}, {41, 20}, {33, 8}};
   const int count = (int)(sizeof shapes / sizeof *shapes);
-  const bool quick = tt_quick(); /* the sanitizer builds: one real and one complex dtype */
-  for (int d = quick ? 1 : 0; d < TESSERA_NUM_DTYPES; d += quick ? 2 : 1)
-    for (int s = 0; s < count; s++) {
-      const int64_t m = shapes[s][0], n = shapes[s][1];
-      one_case(ctx, lc_dtypes[d], m, n, 10, n, false, true, (uint64_t)(100 * d + s));
-    }
-  /* H not asked for */
-  one_case(ctx, TESSERA_F64, 29, 17, 10, 17, false, false, 7);
-  lc_finalize(ctx);
+  for (int mi = 0; mi < 2; mi++) {
+    tessera_context_t *ctx = polar_context(methods[mi]);
+    /* QDWH in the sanitizer builds: one real and one complex dtype */
+    const bool quick = tt_quick() && methods[mi] == TESSERA_SVD_QDWH;
+    for (int d = quick ? 1 : 0; d < TESSERA_NUM_DTYPES; d += quick ? 2 : 1)
+      for (int s = 0; s < count; s++) {
+        const int64_t m = shapes[s][0], n = shapes[s][1];
+        one_case(ctx, lc_dtypes[d], m, n, 10, n, false, true, (uint64_t)(100 * d + s));
+      }
+    /* H not asked for */
+    one_case(ctx, TESSERA_F64, 29, 17, 10, 17, false, false, 7);
+    lc_finalize(ctx);
+  }
 }
 
 /* Graded singular values down to 10⁻¹² (10⁻⁵ in single precision: beyond, A is singular to
@@ -61,25 +80,28 @@ static void test_gepolar_shapes(void **state) {
  * U_p H and H's definiteness still hold). */
 static void test_gepolar_spectra(void **state) {
   (void)state;
-  tessera_context_t *ctx = lc_context(nb);
-  const bool quick = tt_quick();
-  for (int d = quick ? 1 : 0; d < TESSERA_NUM_DTYPES; d += quick ? 2 : 1) {
-    const tessera_dtype_t dt = lc_dtypes[d];
-    const double graded = lc_eps(dt) < 1e-10 ? 1e12 : 1e5;
-    one_case(ctx, dt, 37, 37, graded, 37, false, true, (uint64_t)(200 + d));
-    one_case(ctx, dt, 45, 21, graded, 21, false, true, (uint64_t)(210 + d));
-    one_case(ctx, dt, 30, 30, 10, 30, true, true, (uint64_t)(220 + d));
-    one_case(ctx, dt, 30, 30, 10, 19, false, true, (uint64_t)(230 + d));
-    one_case(ctx, dt, 24, 12, 1, 0, false, true, (uint64_t)(240 + d)); /* A = 0 */
+  for (int mi = 0; mi < 2; mi++) {
+    tessera_context_t *ctx = polar_context(methods[mi]);
+    const bool quick = tt_quick() && methods[mi] == TESSERA_SVD_QDWH;
+    for (int d = quick ? 1 : 0; d < TESSERA_NUM_DTYPES; d += quick ? 2 : 1) {
+      const tessera_dtype_t dt = lc_dtypes[d];
+      const double graded = lc_eps(dt) < 1e-10 ? 1e12 : 1e5;
+      one_case(ctx, dt, 37, 37, graded, 37, false, true, (uint64_t)(200 + d));
+      one_case(ctx, dt, 45, 21, graded, 21, false, true, (uint64_t)(210 + d));
+      one_case(ctx, dt, 30, 30, 10, 30, true, true, (uint64_t)(220 + d));
+      one_case(ctx, dt, 30, 30, 10, 19, false, true, (uint64_t)(230 + d));
+      one_case(ctx, dt, 24, 12, 1, 0, false, true, (uint64_t)(240 + d)); /* A = 0 */
+    }
+    lc_finalize(ctx);
   }
-  lc_finalize(ctx);
 }
 
-/* The tile-level form on descriptors, H of the same tiles. */
+/* The tile-level form on descriptors, H of the same tiles, by each method. */
 static void test_tile_gepolar(void **state) {
   (void)state;
-  tessera_context_t *ctx = lc_context(nb);
-  for (int d = 0; d < TESSERA_NUM_DTYPES; d++) {
+  for (int i = 0; i < 2 * TESSERA_NUM_DTYPES; i++) {
+    const int d = i % TESSERA_NUM_DTYPES;
+    tessera_context_t *ctx = polar_context(methods[i / TESSERA_NUM_DTYPES]);
     const tessera_dtype_t dt = lc_dtypes[d];
     const int64_t m = 27, n = 19;
     tt_rng_t r = tt_rng((uint64_t)(300 + d));
@@ -89,17 +111,17 @@ static void test_tile_gepolar(void **state) {
     assert_int_equal(tessera_matrix_create(ctx, dt, m, n, nb, nb, &Am), 0);
     assert_int_equal(tessera_matrix_create(ctx, dt, n, n, nb, nb, &Hm), 0);
     assert_int_equal(tessera_matrix_import(Am, a, m), 0);
-    int steps = 0;
+    int steps = -1;
     assert_int_equal(tessera_tile_gepolar(Am, Hm, &steps), 0);
-    assert_true(steps > 0);
+    assert_true(steps_expected(ctx, n, steps));
     assert_int_equal(tessera_matrix_export(Am, a, m), 0);
     assert_int_equal(tessera_matrix_export(Hm, h, n), 0);
     pc_check(dt, m, n, A, a, h, true, true);
     assert_int_equal(tessera_matrix_destroy(Am), 0);
     assert_int_equal(tessera_matrix_destroy(Hm), 0);
     free(a), free(h), free(A);
+    lc_finalize(ctx);
   }
-  lc_finalize(ctx);
 }
 
 /* NaN and infinity name their column, a and h untouched; bad arguments. */
@@ -107,7 +129,9 @@ static void test_gepolar_nan_and_args(void **state) {
   (void)state;
   tessera_context_t *ctx = lc_context(nb);
   const int64_t m = 21, n = 13;
-  for (int d = 0; d < TESSERA_NUM_DTYPES; d++) {
+  for (int i = 0; i < 2 * TESSERA_NUM_DTYPES; i++) {
+    const int d = i % TESSERA_NUM_DTYPES;
+    tessera_context_t *mctx = polar_context(methods[i / TESSERA_NUM_DTYPES]);
     const tessera_dtype_t dt = lc_dtypes[d];
     tt_rng_t r = tt_rng((uint64_t)(400 + d));
     void *a = lc_alloc(dt, (size_t)(m * n)), *h = lc_alloc(dt, (size_t)(n * n));
@@ -115,8 +139,9 @@ static void test_gepolar_nan_and_args(void **state) {
     lc_fill_random(dt, h, n, n, n, &r);
     lc_set(dt, a, (size_t)(4 + 9 * m), d % 2 ? INFINITY : NAN);
     void *a0 = lc_dup(dt, a, (size_t)(m * n)), *h0 = lc_dup(dt, h, (size_t)(n * n));
-    assert_int_equal(tessera_gepolar(ctx, dt, m, n, a, m, h, n, NULL), 10);
-    lc_assert_error(ctx);
+    assert_int_equal(tessera_gepolar(mctx, dt, m, n, a, m, h, n, NULL), 10);
+    lc_assert_error(mctx);
+    lc_finalize(mctx);
     assert_memory_equal(h, h0, (size_t)(n * n) * lc_esize(dt));
     for (int64_t i = 0; i < m * n; i++)
       if (i != 4 + 9 * m) assert_true(lc_get(dt, a, (size_t)i) == lc_get(dt, a0, (size_t)i));

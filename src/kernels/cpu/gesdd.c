@@ -1,10 +1,11 @@
-/* The SVD in one call on the CPU (eig.h: gesdd): A's columns scanned for a NaN or an infinity
- * (LAPACK's gesdd is not defined on them), then LAPACK's ?gesdd with jobz 'S' (economy U and
- * VT) or 'N', from the dtype's table, with the BLAS threads the call gives it. The _work forms,
- * their workspaces queried first (complex: the real workspace sized as LAPACK 3.7's documents
- * for the job). gesdd runs on a copy of A, and every workspace it reads has room past its end:
- * OpenBLAS 0.3.21's gemv kernels for some x86 cores read beyond a matrix's last element, a
- * fault where the array ends at the end of its mapping. */
+/* The SVD in one call on the CPU (eig.h: gesdd; polar_gesdd, the polar decomposition from it): A's
+ * columns scanned for a NaN or an infinity (LAPACK's gesdd is not defined on them), then LAPACK's
+ * ?gesdd with jobz 'S' (economy U and VT) or 'N', from the dtype's table, with the BLAS threads the
+ * call gives it. The _work forms, their workspaces queried first (complex: the real workspace sized
+ * as LAPACK 3.7's documents for the job). gesdd runs on a copy of A, and every workspace it reads
+ * has room past its end: OpenBLAS 0.3.21's gemv kernels for some x86 cores read beyond a matrix's
+ * last element, a fault where the array ends at the end of its mapping. */
+#include <cblas.h>
 #include <complex.h>
 #include <lapacke.h>
 #include <math.h>
@@ -80,6 +81,32 @@ static int first_bad_column(tessera_dtype_t dt, int m, int n, const void *a, siz
   return 0;
 }
 
+/* A's columns scanned (info[1]), then ?gesdd on a copy of A with `threads` BLAS threads:
+ * s, and with jobz 'S' u (ldu) and vt (ldvt); info[0] LAPACK's. Returns 0 or a status. */
+static int svd(tessera_dtype_t dt, char jobz, int m, int n, const void *a, size_t lda, void *s,
+               void *u, size_t ldu, void *vt, size_t ldvt, int threads, int *info) {
+  const int k = m < n ? m : n;
+  info[0] = 0;
+  info[1] = first_bad_column(dt, m, n, a, lda);
+  if (k == 0 || info[1]) return 0;
+  const size_t es = tessera_dtype_size(dt), col = (size_t)m * es;
+  char *copy = malloc(col * (size_t)n + SLACK * es);
+  if (!copy) return TESSERA_ERR_NOMEM;
+  for (int j = 0; j < n; j++)
+    memcpy(copy + (size_t)j * col, (const char *)a + (size_t)j * lda * es, col);
+  const int prev = threads > 1 ? tsr_cpu_blas_threads(threads) : 0;
+  const bool vectors = jobz == 'S';
+  const lapack_int r =
+      gesdd_of[dt](jobz, m, n, copy, m, s, vectors ? u : NULL, vectors ? (lapack_int)ldu : 1,
+                   vectors ? vt : NULL, vectors ? (lapack_int)ldvt : 1);
+  if (prev > 0) tsr_cpu_blas_threads(prev);
+  free(copy);
+  if (r == -1000) return TESSERA_ERR_NOMEM;
+  if (r < 0) return TESSERA_ERR_KERNEL;
+  info[0] = (int)r;
+  return 0;
+}
+
 int tsr_cpu_gesdd(const tessera_exec_t *ex, void *args) {
   const tsr_gesdd_args_t *a = args;
   const int k = a->m < a->n ? a->m : a->n;
@@ -89,24 +116,93 @@ int tsr_cpu_gesdd(const tessera_exec_t *ex, void *args) {
       (vectors &&
        (ex->ld[2] < (size_t)(a->m > 1 ? a->m : 1) || ex->ld[3] < (size_t)(k > 1 ? k : 1))))
     return TESSERA_ERR_KERNEL;
-  int *info = ex->ptr[4];
-  info[0] = 0;
-  info[1] = first_bad_column(a->dtype, a->m, a->n, ex->ptr[0], ex->ld[0]);
-  if (k == 0 || info[1]) return 0;
-  const size_t es = tessera_dtype_size(a->dtype), col = (size_t)a->m * es;
-  char *copy = malloc(col * (size_t)a->n + SLACK * es);
-  if (!copy) return TESSERA_ERR_NOMEM;
-  for (int j = 0; j < a->n; j++)
-    memcpy(copy + (size_t)j * col, (const char *)ex->ptr[0] + (size_t)j * ex->ld[0] * es, col);
-  const int prev = a->threads > 1 ? tsr_cpu_blas_threads(a->threads) : 0;
-  const lapack_int r =
-      gesdd_of[a->dtype](a->jobz, a->m, a->n, copy, a->m, ex->ptr[1], vectors ? ex->ptr[2] : NULL,
-                         vectors ? (lapack_int)ex->ld[2] : 1, vectors ? ex->ptr[3] : NULL,
-                         vectors ? (lapack_int)ex->ld[3] : 1);
-  if (prev > 0) tsr_cpu_blas_threads(prev);
-  free(copy);
-  if (r == -1000) return TESSERA_ERR_NOMEM;
-  if (r < 0) return TESSERA_ERR_KERNEL;
-  info[0] = (int)r;
-  return 0;
+  return svd(a->dtype, a->jobz, a->m, a->n, ex->ptr[0], ex->ld[0], ex->ptr[1], ex->ptr[2],
+             ex->ld[2], ex->ptr[3], ex->ld[3], a->threads, ex->ptr[4]);
+}
+
+/* C (m x n, ldc) = op(A) B of the dtype, op 'N' or the conjugate transpose. */
+typedef void (*gemm_fn)(bool conj_a, int m, int n, int k, const void *a, int lda, const void *b,
+                        int ldb, void *c, int ldc);
+#define GEMM_REAL(t, real)                                                                         \
+  static void t##gemm(bool conj_a, int m, int n, int k, const void *a, int lda, const void *b,     \
+                      int ldb, void *c, int ldc) {                                                 \
+    cblas_##t##gemm(CblasColMajor, conj_a ? CblasTrans : CblasNoTrans, CblasNoTrans, m, n, k, 1,   \
+                    a, lda, b, ldb, 0, c, ldc);                                                    \
+  }
+#define GEMM_COMPLEX(t, real)                                                                      \
+  static void t##gemm(bool conj_a, int m, int n, int k, const void *a, int lda, const void *b,     \
+                      int ldb, void *c, int ldc) {                                                 \
+    const real one[2] = {1, 0}, zero[2] = {0, 0};                                                  \
+    cblas_##t##gemm(CblasColMajor, conj_a ? CblasConjTrans : CblasNoTrans, CblasNoTrans, m, n, k,  \
+                    one, a, lda, b, ldb, zero, c, ldc);                                            \
+  }
+GEMM_REAL(s, float)
+GEMM_REAL(d, double)
+GEMM_COMPLEX(c, float)
+GEMM_COMPLEX(z, double)
+static const gemm_fn gemm_of[TESSERA_NUM_DTYPES] = {sgemm, dgemm, cgemm, zgemm};
+
+/* Row i of the n x n x (ld n) times the real s[i]: each element's parts, real and imaginary. */
+static void scale_rows(tessera_dtype_t dt, int n, void *x, const void *s) {
+  const size_t per = tsr_dtype_complex(dt) ? 2 : 1;
+  for (size_t j = 0; j < (size_t)n; j++)
+    for (size_t i = 0; i < (size_t)n; i++)
+      for (size_t p = 0; p < per; p++) {
+        const size_t at = (i + j * (size_t)n) * per + p;
+        if (tsr_dtype_single(dt))
+          ((float *)x)[at] *= ((const float *)s)[i];
+        else
+          ((double *)x)[at] *= ((const double *)s)[i];
+      }
+}
+
+/* H (n x n, ldh) made exactly Hermitian: (H + Hᴴ) / 2, as the iteration's H is. */
+#define HERMITIAN(T, per)                                                                          \
+  for (size_t j = 0; j < (size_t)n; j++)                                                           \
+    for (size_t i = j; i < (size_t)n; i++) {                                                       \
+      T *lo = (T *)h + (i + j * ldh) * per, *up = (T *)h + (j + i * ldh) * per;                    \
+      const T re = (lo[0] + up[0]) / 2;                                                            \
+      lo[0] = up[0] = re;                                                                          \
+      if (per == 2) {                                                                              \
+        const T im = i == j ? 0 : (lo[1] - up[1]) / 2;                                             \
+        lo[1] = im, up[1] = -im;                                                                   \
+      }                                                                                            \
+    }
+static void hermitian(tessera_dtype_t dt, int n, void *h, size_t ldh) {
+  const size_t per = tsr_dtype_complex(dt) ? 2 : 1;
+  if (tsr_dtype_single(dt)) {
+    HERMITIAN(float, per)
+  } else {
+    HERMITIAN(double, per)
+  }
+}
+
+int tsr_cpu_polar_gesdd(const tessera_exec_t *ex, void *args) {
+  const tsr_polar_gesdd_args_t *a = args;
+  const int m = a->m, n = a->n;
+  if (!tsr_dtype_valid(a->dtype) || ex->ndata < 3 || n < 0 || m < n ||
+      ex->ld[0] < (size_t)(m > 1 ? m : 1) || (a->want_h && ex->ld[1] < (size_t)(n > 1 ? n : 1)))
+    return TESSERA_ERR_KERNEL;
+  int *info = ex->ptr[2];
+  const size_t es = tessera_dtype_size(a->dtype), rs = tsr_dtype_single(a->dtype) ? 4 : 8;
+  char *w = malloc(((size_t)m * (size_t)n + SLACK) * es),
+       *vt = malloc(((size_t)n * n + SLACK) * es);
+  char *s = malloc(((size_t)n + SLACK) * rs);
+  int rc = w && vt && s ? 0 : TESSERA_ERR_NOMEM;
+  if (!rc)
+    rc = svd(a->dtype, 'S', m, n, ex->ptr[0], ex->ld[0], s, w, (size_t)m, vt, (size_t)n, a->threads,
+             info);
+  if (!rc && n > 0 && !info[0] && !info[1]) {
+    const int prev = a->threads > 1 ? tsr_cpu_blas_threads(a->threads) : 0;
+    gemm_of[a->dtype](false, m, n, n, w, m, vt, n, ex->ptr[0], (int)ex->ld[0]); /* W Vᴴ */
+    if (a->want_h) { /* V Σ Vᴴ = (Vᴴ)ᴴ (Σ Vᴴ), Σ Vᴴ formed in W's place */
+      memcpy(w, vt, (size_t)n * n * es);
+      scale_rows(a->dtype, n, w, s);
+      gemm_of[a->dtype](true, n, n, n, vt, n, w, n, ex->ptr[1], (int)ex->ld[1]);
+      hermitian(a->dtype, n, ex->ptr[1], ex->ld[1]);
+    }
+    if (prev > 0) tsr_cpu_blas_threads(prev);
+  }
+  free(w), free(vt), free(s);
+  return rc;
 }

@@ -151,11 +151,12 @@ int tessera_tile_gesvd(tessera_job_t job, tessera_matrix_t *A, void *s, tessera_
   if (!rc) rc = tsr_check_stored(A, 0, 2, f);
   rc = tsr_matrix_agree(A, rc);
   if (rc || k == 0) return rc;
-  const bool one = !A->flow->distributed, lapack = one && tsr_svd_lapack(ctx, job, A->dtype, m, n);
+  const bool one = !A->flow->distributed,
+             lapack = one && tsr_svd_lapack(ctx, false, job, A->dtype, m, n);
   const double t0 = tsr_now();
   if (lapack) {
     rc = lapack_tiles(job, A, s, vectors ? U : NULL, vectors ? VT : NULL);
-    if (!rc) tsr_svd_measured(ctx, true, job, A->dtype, m, n, tsr_now() - t0);
+    if (!rc) tsr_svd_measured(ctx, false, true, job, A->dtype, m, n, tsr_now() - t0);
     return rc;
   }
   /* within the accelerators that hold the polar decomposition, its copies and products: a CPU
@@ -166,7 +167,7 @@ int tessera_tile_gesvd(tessera_job_t job, tessera_matrix_t *A, void *s, tessera_
   if (tsr_polar_gpu(ctx, A->dtype, m > n ? m : n, k, &where)) rc = tessera_set_scope(ctx, where);
   if (!rc) rc = factor(job, A, s, vectors ? U : NULL, vectors ? VT : NULL);
   const int back = tessera_set_scope(ctx, outer);
-  if (!rc && !back && one) tsr_svd_measured(ctx, false, job, A->dtype, m, n, tsr_now() - t0);
+  if (!rc && !back && one) tsr_svd_measured(ctx, false, false, job, A->dtype, m, n, tsr_now() - t0);
   return tsr_matrix_agree(A, rc ? rc : back);
 }
 
@@ -189,11 +190,11 @@ int tessera_gesvd(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dty
   if (!rc && vectors) rc = tsr_arg_ld(ctx, f, 12, ldvt, k);
   /* LAPACK's method on the caller's arrays themselves (one process, CPUs) */
   if (!rc && k > 0 && !tsr_context_flow(ctx)->distributed &&
-      tsr_svd_lapack(ctx, job, dtype, m, n)) {
+      tsr_svd_lapack(ctx, false, job, dtype, m, n)) {
     if (!s) return tsr_error(ctx, -8, "%s: argument 8 (s) is NULL", f);
     const double t0 = tsr_now();
     rc = lapack_arrays(ctx, f, job, dtype, m, n, a, lda, s, u, ldu, vt, ldvt);
-    if (!rc) tsr_svd_measured(ctx, true, job, dtype, m, n, tsr_now() - t0);
+    if (!rc) tsr_svd_measured(ctx, false, true, job, dtype, m, n, tsr_now() - t0);
     return rc;
   }
   tsr_views_t vs;

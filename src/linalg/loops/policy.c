@@ -260,12 +260,14 @@ typedef struct {
   const char *mean[2], *trial[2];
 } methods_t;
 
-/* The eigensolver's (0: two stages, 1: one) and the SVD's (0: QDWH, 1: LAPACK's gesdd), in
- * seconds per n³ (the SVD's: per max(m, n) min(m, n)²). */
+/* The eigensolver's (0: two stages, 1: one), the SVD's and the polar decomposition's (0: QDWH,
+ * 1: through LAPACK's gesdd), in seconds per n³ (the others': per max(m, n) min(m, n)²). */
 static const methods_t EIG = {{"syevd:two_stage", "syevd:one_stage"},
                               {"syevd:two_stage_trial", "syevd:one_stage_trial"}};
 static const methods_t SVD = {{"gesvd:qdwh", "gesvd:lapack"},
                               {"gesvd:qdwh_trial", "gesvd:lapack_trial"}};
+static const methods_t POLAR = {{"gepolar:qdwh", "gepolar:lapack"},
+                                {"gepolar:qdwh_trial", "gepolar:lapack_trial"}};
 
 /* A method's mean at its key (a negative value where not measured), and how many calls it holds
  * there, its trial's included. */
@@ -349,25 +351,25 @@ static uint64_t svd_key(tessera_job_t job, tessera_dtype_t dt, int64_t m, int64_
   return tsr_size_key(dt, job == TESSERA_VECTORS, octave_of(big), octave_of(small), 1);
 }
 
-bool tsr_svd_lapack(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t m,
-                    int64_t n) {
+bool tsr_svd_lapack(tessera_context_t *ctx, bool polar, tessera_job_t job, tessera_dtype_t dt,
+                    int64_t m, int64_t n) {
   const tessera_svd_method_t method = tessera_config(ctx)->svd_method;
   if (method != TESSERA_SVD_COST) return method == TESSERA_SVD_LAPACK;
   int count;
   if (scope_kind(ctx, tessera_get_scope(ctx), &count) != TESSERA_DEVICE_CPU) return false;
   const tessera_device_kind_t kinds[2] = {TESSERA_DEVICE_CPU, TESSERA_DEVICE_CPU};
   const uint64_t key = svd_key(job, dt, m, n), keys[2] = {key, key};
-  return method_pick(ctx, &SVD, kinds, keys);
+  return method_pick(ctx, polar ? &POLAR : &SVD, kinds, keys);
 }
 
-void tsr_svd_measured(tessera_context_t *ctx, bool lapack, tessera_job_t job, tessera_dtype_t dt,
-                      int64_t m, int64_t n, double seconds) {
+void tsr_svd_measured(tessera_context_t *ctx, bool polar, bool lapack, tessera_job_t job,
+                      tessera_dtype_t dt, int64_t m, int64_t n, double seconds) {
   int count;
   if (m < 1 || n < 1 || !(seconds > 0) ||
       scope_kind(ctx, tessera_get_scope(ctx), &count) != TESSERA_DEVICE_CPU)
     return;
   const double big = (double)(m > n ? m : n), small = (double)(m > n ? n : m);
-  method_record(ctx, &SVD, lapack, TESSERA_DEVICE_CPU, svd_key(job, dt, m, n),
+  method_record(ctx, polar ? &POLAR : &SVD, lapack, TESSERA_DEVICE_CPU, svd_key(job, dt, m, n),
                 seconds / (big * small * small));
 }
 

@@ -55,16 +55,16 @@ bool tsr_eig_one_stage(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_
 void tsr_eig_measured(tessera_context_t *ctx, bool one, tessera_scope_t where, tessera_job_t job,
                       tessera_dtype_t dt, int64_t n, double seconds);
 
-/** Whether tessera_gesvd of an m x n A runs LAPACK's gesdd on the CPU cores rather than the
- *  polar decomposition and the eigensolver (QDWH-SVD): the context's svd_method, else (cost) on
- *  a scope of CPUs alone the method measured faster at the shape's octaves, dtype and job
- *  (tsr_svd_measured; they take turns until each has a mean beyond a first, trial call), and
- *  with accelerators in the scope never. */
-bool tsr_svd_lapack(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t m,
-                    int64_t n);
-/** Records a gesvd call's seconds for its method (on a scope of CPUs alone). */
-void tsr_svd_measured(tessera_context_t *ctx, bool lapack, tessera_job_t job, tessera_dtype_t dt,
-                      int64_t m, int64_t n, double seconds);
+/** Whether tessera_gesvd (`polar`: tessera_gepolar, whose job says whether H is wanted) of an
+ *  m x n A runs through LAPACK's gesdd on the CPU cores rather than by QDWH: the context's
+ *  svd_method, else (cost) on a scope of CPUs alone the method measured faster at the shape's
+ *  octaves, dtype and job (tsr_svd_measured; they take turns until each has a mean beyond a
+ *  first, trial call), and with accelerators in the scope never. */
+bool tsr_svd_lapack(tessera_context_t *ctx, bool polar, tessera_job_t job, tessera_dtype_t dt,
+                    int64_t m, int64_t n);
+/** Records a gesvd (`polar`: gepolar) call's seconds for its method (on a scope of CPUs alone). */
+void tsr_svd_measured(tessera_context_t *ctx, bool polar, bool lapack, tessera_job_t job,
+                      tessera_dtype_t dt, int64_t m, int64_t n, double seconds);
 
 /** A new m x n matrix of A's context, dtype and tile width for a routine's intermediate results:
  *  A's tiles (`panels`: column panels, tiles spanning the rows), on A's grid (a fitted one for a
