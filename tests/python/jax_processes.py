@@ -148,6 +148,8 @@ def check_functions(dtypes=DTYPES):
                 assert int(st) == 0, f"least_squares {what}: status {int(st)}"
                 close(whole(xq), np.linalg.lstsq(t, bt, rcond=None)[0], dtype,
                       f"least_squares {what}")
+                if len(dtypes) == len(DTYPES) and dtype not in (np.float64, np.complex64):
+                    continue  # polar, gesvd: two of the every-dtype launch's (all in test_jax_svd)
                 up, hp = map(whole, tj.polar(t, 4, mesh, spec))
                 close(up @ hp, t, dtype, f"polar {what}")
                 close(up.conj().T @ up, np.eye(7), dtype, f"polar's U_p {what}")
