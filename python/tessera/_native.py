@@ -313,24 +313,21 @@ class Native:
     def tile(self, platform, n, ndev, lu=False):
         """tessera's preferred tile for order n over ndev devices of `platform` (LU's panel
         width with lu)."""
-        t = self.lib.tessera_jax_tile(self.state, platform, n, ndev, int(lu))
-        if t <= 0:
-            msg = self.lib.tessera_jax_error(self.state, platform).decode(errors="replace")
-            raise RuntimeError(f"tessera.jax: {msg or 'cannot start a tessera context'}")
-        return t
+        return self._tile(platform, self.lib.tessera_jax_tile(self.state, platform, n, ndev,
+                                                              int(lu)))
 
     def tile_qr(self, platform, m, n):
         """QR's panel width for an m x n matrix on `platform` (tessera_tile_for_qr)."""
-        t = self.lib.tessera_jax_tile_qr(self.state, platform, m, n)
-        if t <= 0:
-            msg = self.lib.tessera_jax_error(self.state, platform).decode(errors="replace")
-            raise RuntimeError(f"tessera.jax: {msg or 'cannot start a tessera context'}")
-        return t
+        return self._tile(platform, self.lib.tessera_jax_tile_qr(self.state, platform, m, n))
 
     def tile_polar(self, platform, m, n):
         """The polar decomposition's tile for an m x n matrix on `platform`
         (tessera_tile_for_polar), which gesvd shares."""
-        t = self.lib.tessera_jax_tile_polar(self.state, platform, m, n)
+        return self._tile(platform, self.lib.tessera_jax_tile_polar(self.state, platform, m, n))
+
+    def _tile(self, platform, t):
+        """A tile the library chose (> 0), or the reason its context for `platform` could not
+        be made, raised."""
         if t <= 0:
             msg = self.lib.tessera_jax_error(self.state, platform).decode(errors="replace")
             raise RuntimeError(f"tessera.jax: {msg or 'cannot start a tessera context'}")

@@ -231,6 +231,11 @@ int tsr_eig_one_tiles(tessera_context_t *ctx, const char *f, tessera_job_t job, 
 /** The context's CPU workers (0 without a CPU device): the host stages' tasks run on them, and
  *  the inline ones use their cores while they wait. */
 int tsr_eig_cpu_workers(const tessera_context_t *ctx);
+
+/** The status of a gesdd or polar_gesdd kernel's inline run (svd.c): its run's status `rc`
+ *  (a kernel failure as TESSERA_ERR_KERNEL), else info[1], the column holding a NaN or an
+ *  infinity, else info[0], the bidiagonal SVD's failure; each with a message for routine f. */
+int tsr_gesdd_status(tessera_context_t *ctx, const char *f, int rc, const int info[2]);
 /** h (n x n, ldh; NULL: a scan only) = A's `uplo` triangle made lower (eig_prepare) by tasks
  *  over column ranges of equal area on the CPU workers (`workers`), else on this thread; the
  *  triangle's largest modulus into *amax. Returns the first column (1-based) holding a NaN or

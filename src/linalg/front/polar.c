@@ -25,14 +25,9 @@ static int lapack_arrays(tessera_context_t *ctx, const char *f, tessera_dtype_t 
   int info[2] = {0, 0};
   void *ptr[3] = {a, h, info};
   const size_t ld[3] = {(size_t)lda, h ? (size_t)ldh : 1, 2};
-  int rc = tsr_run_inline(ctx, TESSERA_HOST_NODE, NULL, &tsr_kernel_polar_gesdd, (void *)&args, 3,
-                          ptr, ld);
-  if (rc > 0) rc = tsr_error(ctx, TESSERA_ERR_KERNEL, "%s: LAPACK's gesdd failed", f);
-  if (!rc && info[1])
-    rc = tsr_error(ctx, info[1], "%s: A holds a NaN or an infinity in column %d", f, info[1]);
-  if (!rc && info[0])
-    rc = tsr_error(ctx, info[0], "%s: the bidiagonal SVD did not converge (info %d)", f, info[0]);
-  return rc;
+  const int rc = tsr_run_inline(ctx, TESSERA_HOST_NODE, NULL, &tsr_kernel_polar_gesdd,
+                                (void *)&args, 3, ptr, ld);
+  return tsr_gesdd_status(ctx, f, rc, info);
 }
 
 /* The tile-level call through LAPACK's SVD: A's tiles (and H's) through host copies. */

@@ -18,6 +18,18 @@
 #include "runtime/context.h"
 #include "tessera/linalg.h"
 
+int tsr_gesdd_status(tessera_context_t *ctx, const char *f, int rc, const int info[2]) {
+  if (rc > 0) rc = tsr_error(ctx, TESSERA_ERR_KERNEL, "%s: LAPACK's gesdd failed", f);
+  if (!rc && info[1])
+    rc = tsr_error(ctx, info[1], "%s: A holds a NaN or an infinity in column %d", f, info[1]);
+  if (!rc && info[0])
+    rc = tsr_error(ctx, info[0],
+                   "%s: the bidiagonal SVD did not converge (info %d: that many superdiagonals "
+                   "did not reach zero)",
+                   f, info[0]);
+  return rc;
+}
+
 /* LAPACK's gesdd on host arrays (A destroyed; u and vt with VECTORS), on the calling thread
  * with the CPU workers' threads; info as the QDWH method's: a column holding a NaN or an
  * infinity, or the bidiagonal SVD's failure. */
@@ -35,17 +47,9 @@ static int lapack_arrays(tessera_context_t *ctx, const char *f, tessera_job_t jo
   void *ptr[5] = {a, s, vectors ? u : NULL, vectors ? vt : NULL, info};
   const size_t ld[5] = {(size_t)lda, (size_t)k, vectors ? (size_t)ldu : 1,
                         vectors ? (size_t)ldvt : 1, 2};
-  int rc =
+  const int rc =
       tsr_run_inline(ctx, TESSERA_HOST_NODE, NULL, &tsr_kernel_gesdd, (void *)&args, 5, ptr, ld);
-  if (rc > 0) rc = tsr_error(ctx, TESSERA_ERR_KERNEL, "%s: LAPACK's gesdd failed", f);
-  if (!rc && info[1])
-    rc = tsr_error(ctx, info[1], "%s: A holds a NaN or an infinity in column %d", f, info[1]);
-  if (!rc && info[0])
-    rc = tsr_error(ctx, info[0],
-                   "%s: the bidiagonal SVD did not converge (info %d: that many superdiagonals "
-                   "did not reach zero)",
-                   f, info[0]);
-  return rc;
+  return tsr_gesdd_status(ctx, f, rc, info);
 }
 
 /* The tile-level call by LAPACK's method: A's tiles (and U's, VT's) through host copies. */
@@ -188,10 +192,11 @@ int tessera_gesvd(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dty
   if (!rc && vectors) rc = tsr_arg_ld(ctx, f, 10, ldu, m);
   if (!rc && vectors) rc = tsr_arg_ptr(ctx, f, 11, vt, k, n);
   if (!rc && vectors) rc = tsr_arg_ld(ctx, f, 12, ldvt, k);
+  if (!rc && k > 0 && !s && tsr_lapack_holds_arrays(ctx))
+    rc = tsr_error(ctx, -8, "%s: argument 8 (s) is NULL", f);
   /* LAPACK's method on the caller's arrays themselves (one process, CPUs) */
   if (!rc && k > 0 && !tsr_context_flow(ctx)->distributed &&
       tsr_svd_lapack(ctx, false, job, dtype, m, n)) {
-    if (!s) return tsr_error(ctx, -8, "%s: argument 8 (s) is NULL", f);
     const double t0 = tsr_now();
     rc = lapack_arrays(ctx, f, job, dtype, m, n, a, lda, s, u, ldu, vt, ldvt);
     if (!rc) tsr_svd_measured(ctx, false, true, job, dtype, m, n, tsr_now() - t0);
@@ -200,8 +205,6 @@ int tessera_gesvd(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dty
   tsr_views_t vs;
   rc = tsr_views_begin(&vs, ctx, f, rc, 4, (const int64_t[]){job, dtype, m, n},
                        (const int[]){2, 3, 4, 5}, tessera_tile_for_polar(ctx, m > n ? m : n, k));
-  if (!rc && k > 0 && !s && tsr_lapack_holds_arrays(ctx))
-    rc = tsr_error(ctx, -8, "%s: argument 8 (s) is NULL", f);
   /* s on every process: the caller's where given (process 0 gives it), else this call's */
   void *sv = s;
   if (!rc && k > 0 && !s)
