@@ -293,8 +293,10 @@ TESSERA_API int tessera_heevd(tessera_context_t *ctx, tessera_job_t job, tessera
 /** The singular value decomposition A = U Σ Vᴴ of the m x n A (column-major, lda; destroyed):
  *  the min(m, n) singular values into s (descending, the dtype's real type: float for F32 and
  *  C64), with VECTORS U's first min(m, n) columns into u (m x min(m, n), ldu) and Vᴴ's first
- *  min(m, n) rows into vt (min(m, n) x n, ldvt) — LAPACK's jobu = jobvt = 'S'; with VALUES u and
- *  vt are not read. By the polar decomposition and the eigensolver (QDWH-SVD): A = U_p H
+ *  min(m, n) rows into vt (min(m, n) x n, ldvt) — LAPACK's jobu = jobvt = 'S'; with ALL_VECTORS
+ *  all of U (m x m, ldu >= m) and Vᴴ (n x n, ldvt >= n), LAPACK's jobz = 'A': the economy
+ *  vectors, then an orthonormal basis of their span's complement (from a QR of them; for
+ *  min(m, n) = 0 the identity); with VALUES u and vt are not read. By the polar decomposition and the eigensolver (QDWH-SVD): A = U_p H
  *  (tessera_gepolar), H = V Σ Vᴴ (tessera_syevd on -H, whose ascending eigenvalues are Σ
  *  descending), U = U_p V; m < n through Aᴴ. U's columns for singular values below ε ‖A‖ carry
  *  U_p's (see tessera_gepolar: not orthonormal there). Returns 0; j > 0 when A holds a NaN or an

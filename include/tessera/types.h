@@ -68,8 +68,14 @@ typedef enum {
 /** Side of a triangular operand in trsm. */
 typedef enum { TESSERA_LEFT = 'L', TESSERA_RIGHT = 'R' } tessera_side_t;
 
-/** What an eigensolver computes: eigenvalues alone, or eigenvectors too. */
-typedef enum { TESSERA_VALUES = 'N', TESSERA_VECTORS = 'V' } tessera_job_t;
+/** What an eigensolver or an SVD computes: values alone, or vectors too (the SVD's economy
+ *  vectors: U's first min(m, n) columns, Vᴴ's first min(m, n) rows), or every vector (the SVD
+ *  alone: all m columns of U and n rows of Vᴴ, LAPACK's jobz 'A'). */
+typedef enum {
+  TESSERA_VALUES = 'N',
+  TESSERA_VECTORS = 'V',
+  TESSERA_ALL_VECTORS = 'A'
+} tessera_job_t;
 
 /** Whether a triangular matrix has an implicit unit diagonal. */
 typedef enum { TESSERA_NONUNIT = 'N', TESSERA_UNIT = 'U' } tessera_diag_t;

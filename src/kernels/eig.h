@@ -126,11 +126,11 @@ typedef struct {
 
 /** gesdd (the SVD in one call on the host: LAPACK's divide and conquer): buffers {A (RW) m x n
  *  (destroyed), s (W) min(m, n) of the dtype's real type, U (W) m x min(m, n), VT (W)
- *  min(m, n) x n (neither read nor written with jobz 'N'), info (W) two ints}. info[1] is the
- *  first column of A (1-based) holding a NaN or an infinity, 0 if none (then nothing else is
- *  written); info[0] LAPACK's (0, or > 0: the bidiagonal SVD did not converge). s descending;
- *  U's columns and VT's rows the singular vectors (jobz 'S'). LAPACK's ?gesdd with `threads`
- *  BLAS threads. */
+ *  min(m, n) x n (jobz 'A': m x m and n x n; neither read nor written with jobz 'N'), info (W) two
+ * ints}. info[1] is the first column of A (1-based) holding a NaN or an infinity, 0 if none (then
+ * nothing else is written); info[0] LAPACK's (0, or > 0: the bidiagonal SVD did not converge). s
+ * descending; U's columns and VT's rows the singular vectors (jobz 'S', or 'A' all of them).
+ * LAPACK's ?gesdd with `threads` BLAS threads. */
 typedef struct {
   tessera_dtype_t dtype;
   char jobz;

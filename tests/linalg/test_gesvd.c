@@ -3,7 +3,8 @@
  * single precision), repeated ones, rank-deficient ones; with vectors and values only; NaN and
  * bad arguments. Each result: the singular values against LAPACK's gesvd (relative to σ_max),
  * with vectors ‖A − U Σ Vᴴ‖_F / (‖A‖_F max(m, n) ε) and U's and V's orthogonality where A has
- * full rank. */
+ * full rank; with every vector (ALL_VECTORS) the whole U and V orthogonal, and where A's rank is
+ * lower the completion's vectors orthonormal and orthogonal to the economy ones. */
 #define _POSIX_C_SOURCE 200809L
 #include <float.h>
 #include <setjmp.h>
@@ -19,22 +20,43 @@
 
 enum { nb = 8 };
 
-/* ‖Xᴴ X − I‖_F / (k ε) of the r x k X (ld r). */
-static double orthogonality(const zc_t *X, int64_t r, int64_t k, double eps) {
-  zc_t *G = lc_zalloc((size_t)(k * k));
+/* ‖Xᴴ Y − I‖_F / (max(a, 1) ε) of the r x a X and r x b Y (ld r; `eye`: a == b), else
+ * ‖Xᴴ Y‖_F likewise. */
+static double inner(const zc_t *X, int64_t a, const zc_t *Y, int64_t b, int64_t r, bool eye,
+                    double eps) {
+  zc_t *G = lc_zalloc((size_t)(a * b) + 1);
   const zc_t one = 1, zero = 0;
-  cblas_zgemm(CblasColMajor, CblasConjTrans, CblasNoTrans, (int)k, (int)k, (int)r, &one, X, (int)r,
-              X, (int)r, &zero, G, (int)k);
-  for (int64_t i = 0; i < k; i++) G[i + i * k] -= 1;
-  const double o = lc_norm_fro(G, (size_t)(k * k)) / ((double)k * eps);
+  if (a > 0 && b > 0)
+    cblas_zgemm(CblasColMajor, CblasConjTrans, CblasNoTrans, (int)a, (int)b, (int)r, &one, X,
+                (int)(r > 0 ? r : 1), Y, (int)(r > 0 ? r : 1), &zero, G, (int)a);
+  for (int64_t i = 0; eye && i < a; i++) G[i + i * a] -= 1;
+  const double o = lc_norm_fro(G, (size_t)(a * b)) / ((double)(a > 0 ? a : 1) * eps);
   free(G);
   return o;
+}
+static double orthogonality(const zc_t *X, int64_t r, int64_t k, double eps) {
+  return inner(X, k, X, k, r, true, eps);
+}
+
+/* The r x r X (ld r) of every vector, its first k columns the economy ones: all orthonormal
+ * where A has full rank, else the last r - k orthonormal and orthogonal to the first k. */
+static void check_all(const char *what, tessera_dtype_t dt, const zc_t *X, int64_t r, int64_t k,
+                      bool full_rank) {
+  const double eps = lc_eps(dt);
+  const zc_t *C = X + r * k; /* the completion's columns */
+  const double o = orthogonality(full_rank ? X : C, r, full_rank ? r : r - k, eps),
+               x = full_rank ? 0 : inner(X, k, C, r - k, r, false, eps);
+  if (!(o < 30 && x < 30))
+    fail_msg("%s %s of order %lld: orthogonality %g, against the economy vectors %g", lc_name(dt),
+             what, (long long)r, o, x);
 }
 
 /* One LAPACK-style call on A (m x n) of prescribed singular values, checked. */
 static void one_case(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t job, int64_t m,
                      int64_t n, double cond, int64_t rank, bool repeat, uint64_t seed) {
-  const int64_t k = m < n ? m : n, lda = m > 0 ? m : 1, ldvt = k > 0 ? k : 1;
+  const bool all = job == TESSERA_ALL_VECTORS;
+  const int64_t k = m < n ? m : n, lda = m > 0 ? m : 1, ucols = all ? m : k, vrows = all ? n : k,
+                ldvt = vrows > 0 ? vrows : 1;
   const double eps = lc_eps(dt), big = (double)(m > n ? m : n);
   tt_rng_t r = tt_rng(seed);
   /* A of k singular values: built tall (max x min) and transposed when wide */
@@ -48,8 +70,8 @@ static void one_case(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t j
       A[i + j * m] = m >= n ? T[i + j * m] : conj(T[j + i * n]);
       lc_set(dt, a, (size_t)(i + j * lda), A[i + j * m]);
     }
-  void *s = calloc((size_t)k + 1, sizeof(double)), *u = lc_alloc(dt, (size_t)(m * k) + 1),
-       *vt = lc_alloc(dt, (size_t)(k * n) + 1);
+  void *s = calloc((size_t)k + 1, sizeof(double)), *u = lc_alloc(dt, (size_t)(m * ucols) + 1),
+       *vt = lc_alloc(dt, (size_t)(vrows * n) + 1);
   const int rc = tessera_gesvd(ctx, job, dt, m, n, a, lda, s, u, lda, vt, ldvt);
   if (rc)
     fail_msg("%s %lld x %lld: gesvd %d (%s)", lc_name(dt), (long long)m, (long long)n, rc,
@@ -70,7 +92,7 @@ static void one_case(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t j
         fail_msg("%s %lld x %lld: σ_%lld %g against LAPACK's %g", lc_name(dt), (long long)m,
                  (long long)n, (long long)i, got, ref[i]);
     }
-    if (job == TESSERA_VECTORS) { /* A − U Σ Vᴴ, and U's and V's orthogonality */
+    if (job != TESSERA_VALUES) { /* A − U Σ Vᴴ, and U's and V's orthogonality */
       zc_t *U = lc_promote(dt, m, k, u, lda), *Vt = lc_promote(dt, k, n, vt, ldvt);
       for (int64_t j = 0; j < k; j++)
         for (int64_t i = 0; i < m; i++) U[i + j * m] *= single ? ((float *)s)[j] : ((double *)s)[j];
@@ -98,6 +120,15 @@ static void one_case(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t j
     }
     free(c), free(ref), free(sup);
   }
+  if (all) { /* every vector, k = 0 included (then the identity) */
+    zc_t *U = lc_promote(dt, m, m, u, lda), *Vt = lc_promote(dt, n, n, vt, ldvt);
+    zc_t *V = lc_zalloc((size_t)(n * n) + 1);
+    for (int64_t j = 0; j < n; j++)
+      for (int64_t i = 0; i < n; i++) V[j + i * n] = conj(Vt[i + j * n]);
+    check_all("U", dt, U, m, k, rank >= k);
+    check_all("V", dt, V, n, k, rank >= k);
+    free(U), free(Vt), free(V);
+  }
   free(t), free(T), free(A), free(a), free(s), free(u), free(vt);
 }
 
@@ -110,6 +141,7 @@ static tessera_context_t *svd_context(tessera_svd_method_t method) {
 }
 
 static const tessera_svd_method_t methods[2] = {TESSERA_SVD_QDWH, TESSERA_SVD_LAPACK};
+static const tessera_job_t jobs[3] = {TESSERA_VECTORS, TESSERA_ALL_VECTORS, TESSERA_VALUES};
 
 static void test_gesvd_shapes(void **state) {
   (void)state;
@@ -121,9 +153,9 @@ static void test_gesvd_shapes(void **state) {
     const bool quick = tt_quick() && methods[mi] == TESSERA_SVD_QDWH;
     for (int d = quick ? 1 : 0; d < TESSERA_NUM_DTYPES; d += quick ? 2 : 1)
       for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
-        for (int j = 0; j < (quick ? 1 : 2); j++)
-          one_case(ctx, lc_dtypes[d], j ? TESSERA_VALUES : TESSERA_VECTORS, shapes[i][0],
-                   shapes[i][1], 10, INT64_MAX, false, (uint64_t)(100 * d + 10 * i + j));
+        for (int j = 0; j < (quick ? 2 : 3); j++)
+          one_case(ctx, lc_dtypes[d], jobs[j], shapes[i][0], shapes[i][1], 10, INT64_MAX, false,
+                   (uint64_t)(100 * d + 10 * i + j));
     lc_finalize(ctx);
   }
 }
@@ -140,6 +172,8 @@ static void test_gesvd_spectra(void **state) {
       one_case(ctx, dt, TESSERA_VECTORS, 37, 30, graded, INT64_MAX, false, (uint64_t)(500 + d));
       one_case(ctx, dt, TESSERA_VECTORS, 26, 26, 10, INT64_MAX, true, (uint64_t)(510 + d));
       one_case(ctx, dt, TESSERA_VECTORS, 30, 22, 10, 13, false, (uint64_t)(520 + d));
+      one_case(ctx, dt, TESSERA_ALL_VECTORS, 30, 22, 10, 13, false, (uint64_t)(540 + d));
+      one_case(ctx, dt, TESSERA_ALL_VECTORS, 19, 27, 10, 11, false, (uint64_t)(550 + d));
       one_case(ctx, dt, TESSERA_VALUES, 22, 30, 10, 13, false, (uint64_t)(530 + d));
     }
     lc_finalize(ctx);
@@ -249,6 +283,20 @@ static void test_gesvd_nan_and_args(void **state) {
         tessera_gesvd(ctx, TESSERA_VECTORS, TESSERA_F64, m, n, a, m, s, u, m, vt, n - 1), -12);
     lc_assert_error(ctx);
     assert_true(tessera_tile_gesvd(TESSERA_VALUES, NULL, s, NULL, NULL) < 0);
+    tessera_matrix_t *A = NULL;
+    assert_int_equal(tessera_matrix_create(ctx, TESSERA_F64, m, n, nb, nb, &A), 0);
+    assert_int_equal(tessera_tile_gesvd(TESSERA_ALL_VECTORS, A, s, A, A), -1);
+    lc_assert_error(ctx);
+    assert_int_equal(tessera_matrix_destroy(A), 0);
+    /* every vector: U m x m (ldu >= m), Vᴴ n x n (ldvt >= n) */
+    double uf[17 * 17];
+    assert_int_equal(
+        tessera_gesvd(ctx, TESSERA_ALL_VECTORS, TESSERA_F64, m, n, a, m, s, uf, m, vt, n - 1), -12);
+    assert_int_equal(
+        tessera_gesvd(ctx, TESSERA_ALL_VECTORS, TESSERA_F64, m, n, a, m, s, uf, m - 1, vt, n), -10);
+    assert_int_equal(
+        tessera_gesvd(ctx, TESSERA_ALL_VECTORS, TESSERA_F64, n, m, a, n, s, uf, n, vt, n), -12);
+    lc_assert_error(ctx);
     lc_finalize(ctx);
   }
 }

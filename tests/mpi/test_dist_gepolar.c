@@ -111,20 +111,22 @@ static void test_on_devices(void **state) {
 }
 
 /* gesvd from process 0: s on every process (compared with process 0's through a sum), against
- * LAPACK's; with vectors A = U Σ Vᴴ on process 0. */
+ * LAPACK's; with vectors A = U Σ Vᴴ on process 0, with every vector U (m x m) and V (n x n)
+ * orthogonal there too. */
 static void gesvd_case(tessera_context_t *ctx, tessera_job_t job, int64_t m, int64_t n,
                        uint64_t seed) {
-  const int64_t k = m < n ? m : n;
+  const bool all = job == TESSERA_ALL_VECTORS;
+  const int64_t k = m < n ? m : n, uc = all ? m : k, vr = all ? n : k;
   tt_rng_t r = tt_rng(seed);
   double *a = malloc((size_t)(m * n) * sizeof *a), *a0 = malloc((size_t)(m * n) * sizeof *a0);
   double *s = calloc((size_t)k, sizeof *s), *sum = calloc((size_t)k, sizeof *sum);
-  double *u = calloc((size_t)(m * k), sizeof *u), *vt = calloc((size_t)(k * n), sizeof *vt);
+  double *u = calloc((size_t)(m * uc), sizeof *u), *vt = calloc((size_t)(vr * n), sizeof *vt);
   lc_fill_random(TESSERA_F64, a, m, n, m, &r);
   memcpy(a0, a, (size_t)(m * n) * sizeof *a);
   const bool root = g_rank == 0;
   dist_expect(ctx, "gesvd",
               tessera_gesvd(ctx, job, TESSERA_F64, m, n, root ? a : NULL, m, s, root ? u : NULL, m,
-                            root ? vt : NULL, k),
+                            root ? vt : NULL, vr),
               0);
   dist_expect(ctx, "allreduce",
               tessera_comm_allreduce(tessera_context_comm(ctx), s, sum, (size_t)k, TESSERA_COMM_F64,
@@ -139,11 +141,23 @@ static void gesvd_case(tessera_context_t *ctx, tessera_job_t job, int64_t m, int
                                     NULL, 1, NULL, 1, sup),
                      0);
     for (int64_t i = 0; i < k; i++) assert_true(fabs(s[i] - ref[i]) < 1e-12 * ref[0] * (double)m);
-    for (int64_t j = 0; j < n && job == TESSERA_VECTORS; j++)
+    for (int64_t j = 0; j < n && job != TESSERA_VALUES; j++)
       for (int64_t i = 0; i < m; i++) {
         double v = 0;
-        for (int64_t l = 0; l < k; l++) v += u[i + l * m] * s[l] * vt[l + j * k];
+        for (int64_t l = 0; l < k; l++) v += u[i + l * m] * s[l] * vt[l + j * vr];
         assert_true(fabs(v - a0[i + j * m]) < 1e-12 * ref[0] * (double)m);
+      }
+    for (int64_t i = 0; i < m && all; i++) /* UᵀU = I, V Vᵀ = I */
+      for (int64_t j = 0; j < m; j++) {
+        double v = 0;
+        for (int64_t l = 0; l < m; l++) v += u[l + i * m] * u[l + j * m];
+        assert_true(fabs(v - (i == j)) < 1e-13 * (double)m);
+      }
+    for (int64_t i = 0; i < n && all; i++)
+      for (int64_t j = 0; j < n; j++) {
+        double v = 0;
+        for (int64_t l = 0; l < n; l++) v += vt[i + l * n] * vt[j + l * n];
+        assert_true(fabs(v - (i == j)) < 1e-13 * (double)n);
       }
     free(ref), free(sup), free(c);
   }
@@ -156,6 +170,8 @@ static void test_gesvd_processes(void **state) {
   gesvd_case(ctx, TESSERA_VECTORS, 29, 19, 31);
   gesvd_case(ctx, TESSERA_VECTORS, 14, 23, 32);
   gesvd_case(ctx, TESSERA_VALUES, 25, 25, 33);
+  gesvd_case(ctx, TESSERA_ALL_VECTORS, 27, 18, 34);
+  gesvd_case(ctx, TESSERA_ALL_VECTORS, 15, 22, 35);
   assert_int_equal(tessera_finalize(ctx), 0);
 }
 

@@ -1,10 +1,11 @@
 /* The SVD in one call on the CPU (eig.h: gesdd; polar_gesdd, the polar decomposition from it): A's
  * columns scanned for a NaN or an infinity (LAPACK's gesdd is not defined on them), then LAPACK's
- * ?gesdd with jobz 'S' (economy U and VT) or 'N', from the dtype's table, with the BLAS threads the
- * call gives it. The _work forms, their workspaces queried first (complex: the real workspace sized
- * as LAPACK 3.7's documents for the job). gesdd runs on a copy of A, and every workspace it reads
- * has room past its end: OpenBLAS 0.3.21's gemv kernels for some x86 cores read beyond a matrix's
- * last element, a fault where the array ends at the end of its mapping. */
+ * ?gesdd with jobz 'S' (economy U and VT), 'A' (U m x m, VT n x n) or 'N', from the dtype's table,
+ * with the BLAS threads the call gives it. The _work forms, their workspaces queried first
+ * (complex: the real workspace sized as LAPACK 3.7's documents for the job). gesdd runs on a copy
+ * of A, and every workspace it reads has room past its end: OpenBLAS 0.3.21's gemv kernels for some
+ * x86 cores read beyond a matrix's last element, a fault where the array ends at the end of its
+ * mapping. */
 #include <cblas.h>
 #include <complex.h>
 #include <lapacke.h>
@@ -82,7 +83,7 @@ static int first_bad_column(tessera_dtype_t dt, int m, int n, const void *a, siz
 }
 
 /* A's columns scanned (info[1]), then ?gesdd on a copy of A with `threads` BLAS threads:
- * s, and with jobz 'S' u (ldu) and vt (ldvt); info[0] LAPACK's. Returns 0 or a status. */
+ * s, and with jobz 'S' or 'A' u (ldu) and vt (ldvt); info[0] LAPACK's. Returns 0 or a status. */
 static int svd(tessera_dtype_t dt, char jobz, int m, int n, const void *a, size_t lda, void *s,
                void *u, size_t ldu, void *vt, size_t ldvt, int threads, int *info) {
   const int k = m < n ? m : n;
@@ -95,7 +96,7 @@ static int svd(tessera_dtype_t dt, char jobz, int m, int n, const void *a, size_
   for (int j = 0; j < n; j++)
     memcpy(copy + (size_t)j * col, (const char *)a + (size_t)j * lda * es, col);
   const int prev = threads > 1 ? tsr_cpu_blas_threads(threads) : 0;
-  const bool vectors = jobz == 'S';
+  const bool vectors = jobz != 'N';
   const lapack_int r =
       gesdd_of[dt](jobz, m, n, copy, m, s, vectors ? u : NULL, vectors ? (lapack_int)ldu : 1,
                    vectors ? vt : NULL, vectors ? (lapack_int)ldvt : 1);
@@ -110,11 +111,13 @@ static int svd(tessera_dtype_t dt, char jobz, int m, int n, const void *a, size_
 int tsr_cpu_gesdd(const tessera_exec_t *ex, void *args) {
   const tsr_gesdd_args_t *a = args;
   const int k = a->m < a->n ? a->m : a->n;
-  const bool vectors = a->jobz == 'S';
+  const bool vectors = a->jobz != 'N';
+  const int vt_rows = a->jobz == 'A' ? a->n : k;
   if (!tsr_dtype_valid(a->dtype) || ex->ndata < 5 || a->m < 0 || a->n < 0 ||
-      (a->jobz != 'S' && a->jobz != 'N') || ex->ld[0] < (size_t)(a->m > 1 ? a->m : 1) ||
-      (vectors &&
-       (ex->ld[2] < (size_t)(a->m > 1 ? a->m : 1) || ex->ld[3] < (size_t)(k > 1 ? k : 1))))
+      (a->jobz != 'S' && a->jobz != 'A' && a->jobz != 'N') ||
+      ex->ld[0] < (size_t)(a->m > 1 ? a->m : 1) ||
+      (vectors && (ex->ld[2] < (size_t)(a->m > 1 ? a->m : 1) ||
+                   ex->ld[3] < (size_t)(vt_rows > 1 ? vt_rows : 1))))
     return TESSERA_ERR_KERNEL;
   return svd(a->dtype, a->jobz, a->m, a->n, ex->ptr[0], ex->ld[0], ex->ptr[1], ex->ptr[2],
              ex->ld[2], ex->ptr[3], ex->ld[3], a->threads, ex->ptr[4]);

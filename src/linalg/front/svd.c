@@ -5,10 +5,13 @@
  * swap. Tile level on descriptors, and LAPACK-style through views (on a context over
  * processes, process 0's arrays dealt over the grid for the call). On one process whose scope
  * holds CPUs alone, LAPACK's gesdd where the policy has measured it faster (policy.c:
- * tsr_svd_lapack): on the caller's arrays, or on a host copy of the tiles. */
+ * tsr_svd_lapack): on the caller's arrays, or on a host copy of the tiles. Every vector
+ * (LAPACK-style, ALL_VECTORS): the economy ones, then their span's orthogonal complement. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "kernels/copy.h"
 #include "kernels/dtype.h"
 #include "kernels/eig.h"
 #include "linalg/desc/desc.h"
@@ -36,20 +39,66 @@ int tsr_gesdd_status(tessera_context_t *ctx, const char *f, int rc, const int in
 static int lapack_arrays(tessera_context_t *ctx, const char *f, tessera_job_t job,
                          tessera_dtype_t dt, int64_t m, int64_t n, void *a, int64_t lda, void *s,
                          void *u, int64_t ldu, void *vt, int64_t ldvt) {
-  const bool vectors = job == TESSERA_VECTORS;
+  const bool vectors = job != TESSERA_VALUES;
   const int64_t k = m < n ? m : n;
   const tsr_gesdd_args_t args = {.dtype = dt,
-                                 .jobz = vectors ? 'S' : 'N',
+                                 .jobz = !vectors                     ? 'N'
+                                         : job == TESSERA_ALL_VECTORS ? 'A'
+                                                                      : 'S',
                                  .m = (int)m,
                                  .n = (int)n,
                                  .threads = tsr_eig_cpu_workers(ctx)};
   int info[2] = {0, 0};
   void *ptr[5] = {a, s, vectors ? u : NULL, vectors ? vt : NULL, info};
-  const size_t ld[5] = {(size_t)lda, (size_t)k, vectors ? (size_t)ldu : 1,
+  const size_t ld[5] = {(size_t)lda, (size_t)(k > 0 ? k : 1), vectors ? (size_t)ldu : 1,
                         vectors ? (size_t)ldvt : 1, 2};
   const int rc =
       tsr_run_inline(ctx, TESSERA_HOST_NODE, NULL, &tsr_kernel_gesdd, (void *)&args, 5, ptr, ld);
   return tsr_gesdd_status(ctx, f, rc, info);
+}
+
+/* Every vector from the economy ones: the columns k .. big - 1 of U (tall, x = u, big = m) or
+ * the rows k .. big - 1 of Vᴴ (wide, x = vt, big = n), x's first k columns (rows) holding the
+ * economy vectors E. W = E (wide: Eᴴ) = Q R by geqrf; the complement is Q's last big - k
+ * columns, Q [0; I] (wide: their conjugate transpose [0 I] Qᴴ, Q from the right): orthonormal
+ * and orthogonal to E's span whatever E's rank. On a context over processes x is process 0's. */
+static int complete(tessera_context_t *ctx, tessera_dtype_t dt, bool wide, int64_t big, int64_t k,
+                    void *x, int64_t ldx) {
+  const size_t es = tessera_dtype_size(dt);
+  const bool holds = tsr_lapack_holds_arrays(ctx);
+  char *w = holds ? malloc((size_t)(big * k) * es) : NULL;
+  char *tau = holds ? malloc((size_t)k * es) : NULL;
+  char *rest = holds ? (char *)x + (size_t)(wide ? k : k * ldx) * es : NULL;
+  int rc = holds && (!w || !tau) ? tsr_error(ctx, TESSERA_ERR_NOMEM,
+                                             "gesvd: out of memory for the vectors' completion")
+                                 : 0;
+  if (!rc && holds && wide) {
+    tsr_transpose_args_t t = {.dtype = dt, .m = (int)k, .n = (int)big};
+    rc = tsr_run_inline(ctx, TESSERA_HOST_NODE, NULL, &tsr_kernel_transpose, &t, 2,
+                        (void *const[]){x, w}, (const size_t[]){(size_t)ldx, (size_t)big});
+  } else if (!rc && holds) {
+    for (int64_t j = 0; j < k; j++)
+      memcpy(w + (size_t)(j * big) * es, (char *)x + (size_t)(j * ldx) * es, (size_t)big * es);
+  }
+  if (!rc && holds) { /* [0; I] (wide: [0 I]) */
+    tsr_identity_args_t id = {.dtype = dt,
+                              .m = (int)(wide ? big - k : big),
+                              .n = (int)(wide ? big : big - k),
+                              .d = (int)(wide ? k : -k)};
+    rc = tsr_run_inline(ctx, TESSERA_HOST_NODE, NULL, &tsr_kernel_identity, &id, 1,
+                        (void *const[]){rest}, (const size_t[]){(size_t)ldx});
+  }
+  if (tsr_context_flow(ctx)->distributed) rc = tsr_lapack_agreed(ctx, rc);
+  if (!rc && k > 0) rc = tessera_geqrf(ctx, dt, big, k, w, big, tau);
+  if (rc || k == 0) {
+  } else if (wide)
+    rc = tessera_unmqr(ctx, TESSERA_RIGHT, TESSERA_CONJTRANS, dt, big - k, big, k, w, big, tau,
+                       rest, ldx);
+  else
+    rc = tessera_unmqr(ctx, TESSERA_LEFT, TESSERA_NOTRANS, dt, big, big - k, k, w, big, tau, rest,
+                       ldx);
+  free(w), free(tau);
+  return rc;
 }
 
 /* The tile-level call by LAPACK's method: A's tiles (and U's, VT's) through host copies. */
@@ -133,7 +182,12 @@ int tessera_tile_gesvd(tessera_job_t job, tessera_matrix_t *A, void *s, tessera_
   tessera_context_t *ctx = A->ctx;
   const int64_t m = A->m, n = A->n, k = m < n ? m : n;
   const bool vectors = job == TESSERA_VECTORS;
-  int rc = tsr_arg_flag(ctx, f, 1, job, "NV");
+  int rc = job == TESSERA_ALL_VECTORS
+               ? tsr_error(ctx, -1,
+                           "%s: every vector (ALL_VECTORS) is tessera_gesvd's; at tile level U "
+                           "and VT hold the economy vectors (VECTORS)",
+                           f)
+               : tsr_arg_flag(ctx, f, 1, job, "NV");
   const tessera_matrix_t *ops[3] = {A, vectors ? U : NULL, vectors ? VT : NULL};
   if (!rc && vectors && (!U || !VT))
     rc = tsr_error(ctx, !U ? -4 : -5, "%s: with vectors, U and VT are needed", f);
@@ -181,17 +235,17 @@ int tessera_gesvd(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dty
   if (!ctx) return -1;
   const char *f = "gesvd";
   const int64_t k = m < n ? m : n;
-  const bool vectors = job == TESSERA_VECTORS;
-  int rc = tsr_arg_flag(ctx, f, 2, job, "NV");
+  const bool vectors = job != TESSERA_VALUES, all = job == TESSERA_ALL_VECTORS;
+  int rc = tsr_arg_flag(ctx, f, 2, job, "NVA");
   if (!rc) rc = tsr_arg_dtype(ctx, f, 3, dtype);
   if (!rc) rc = tsr_arg_dim(ctx, f, 4, m);
   if (!rc) rc = tsr_arg_dim(ctx, f, 5, n);
   if (!rc) rc = tsr_arg_ptr(ctx, f, 6, a, m, n);
   if (!rc) rc = tsr_arg_ld(ctx, f, 7, lda, m);
-  if (!rc && vectors) rc = tsr_arg_ptr(ctx, f, 9, u, m, k);
+  if (!rc && vectors) rc = tsr_arg_ptr(ctx, f, 9, u, m, all ? m : k);
   if (!rc && vectors) rc = tsr_arg_ld(ctx, f, 10, ldu, m);
-  if (!rc && vectors) rc = tsr_arg_ptr(ctx, f, 11, vt, k, n);
-  if (!rc && vectors) rc = tsr_arg_ld(ctx, f, 12, ldvt, k);
+  if (!rc && vectors) rc = tsr_arg_ptr(ctx, f, 11, vt, all ? n : k, n);
+  if (!rc && vectors) rc = tsr_arg_ld(ctx, f, 12, ldvt, all ? n : k);
   if (!rc && k > 0 && !s && tsr_lapack_holds_arrays(ctx))
     rc = tsr_error(ctx, -8, "%s: argument 8 (s) is NULL", f);
   /* LAPACK's method on the caller's arrays themselves (one process, CPUs) */
@@ -211,11 +265,17 @@ int tessera_gesvd(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dty
     sv = calloc((size_t)k, tsr_dtype_single(dtype) ? sizeof(float) : sizeof(double));
   if (!rc && k > 0 && !sv) rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory for s", f);
   if (vs.dist) rc = tsr_lapack_agreed(ctx, rc);
+  /* the economy vectors: U's first k columns, Vᴴ's first k rows */
   if (!rc && k > 0) rc = tsr_views_add(&vs, dtype, m, n, a, lda, 0, TSR_IN | TSR_OUT);
   if (!rc && k > 0 && vectors) rc = tsr_views_add(&vs, dtype, m, k, u, ldu, 0, TSR_OUT);
   if (!rc && k > 0 && vectors) rc = tsr_views_add(&vs, dtype, k, n, vt, ldvt, 0, TSR_OUT);
   if (!rc && k > 0)
-    rc = tessera_tile_gesvd(job, vs.v[0], sv, vectors ? vs.v[1] : NULL, vectors ? vs.v[2] : NULL);
+    rc = tessera_tile_gesvd(vectors ? TESSERA_VECTORS : TESSERA_VALUES, vs.v[0], sv,
+                            vectors ? vs.v[1] : NULL, vectors ? vs.v[2] : NULL);
   if (sv != s) free(sv);
-  return tsr_views_release(&vs, rc);
+  rc = tsr_views_release(&vs, rc);
+  if (vs.dist && all && m != n) rc = tsr_lapack_agreed(ctx, rc);
+  if (!rc && all && m != n)
+    rc = complete(ctx, dtype, m<n, m> n ? m : n, k, m > n ? u : vt, m > n ? ldu : ldvt);
+  return rc;
 }

@@ -348,7 +348,7 @@ void tsr_eig_measured(tessera_context_t *ctx, bool one, tessera_scope_t where, t
 /* The SVD's key: dtype, job and the octaves of its long and short sides, on the CPUs. */
 static uint64_t svd_key(tessera_job_t job, tessera_dtype_t dt, int64_t m, int64_t n) {
   const int64_t big = m > n ? m : n, small = m > n ? n : m;
-  return tsr_size_key(dt, job == TESSERA_VECTORS, octave_of(big), octave_of(small), 1);
+  return tsr_size_key(dt, job != TESSERA_VALUES, octave_of(big), octave_of(small), 1);
 }
 
 bool tsr_svd_lapack(tessera_context_t *ctx, bool polar, tessera_job_t job, tessera_dtype_t dt,
