@@ -1,8 +1,9 @@
 /* tessera CLI — context set-up, error reports, output paths, flop counts and result printing. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* sched_getaffinity */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +128,22 @@ static int check_tensor_cores(const cli_opts_t *o, tessera_context_t **ctx) {
   return CLI_FAILED;
 }
 
+/** Warns where --workers asks for more CPU workers than the cores this process may run on, when
+ *  that is fewer than the machine's: a launcher bound it (mpirun binds each of 2 processes to
+ *  one core by default), and the workers would share those few cores. */
+static void check_affinity(const cli_opts_t *o) {
+  cpu_set_t set;
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  if (o->workers < 2 || sched_getaffinity(0, sizeof set, &set) != 0) return;
+  const int mine = CPU_COUNT(&set);
+  if (mine >= o->workers || mine >= online) return;
+  fprintf(stderr,
+          "tessera: warning: --workers %d, but this process may run on %d of the machine's %ld "
+          "cores (its CPU affinity), which the workers share; mpirun binds each process to a "
+          "core or socket by default: launch with --bind-to none, or give fewer workers\n",
+          o->workers, mine, online);
+}
+
 /** cli_context and cli_context_again: `check` compares the GPUs found with --gpus and asks for
  *  them where --mixed needs tensor cores. */
 static int open_context(const cli_opts_t *o, tessera_context_t **ctx, int check) {
@@ -141,6 +158,7 @@ static int open_context(const cli_opts_t *o, tessera_context_t **ctx, int check)
   cfg.distributed = o->grid_p != 0;
   if (o->grid_p > 0) cfg.grid_p = o->grid_p, cfg.grid_q = o->grid_q;
   int status = tessera_init(ctx, &cfg);
+  if (status == 0 && check) check_affinity(o);
   if (status == 0 && check && check_gpus(o, ctx)) return CLI_FAILED;
   if (status == 0) return check ? check_tensor_cores(o, ctx) : CLI_OK;
   *ctx = NULL;

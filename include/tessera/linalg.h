@@ -296,13 +296,13 @@ TESSERA_API int tessera_heevd(tessera_context_t *ctx, tessera_job_t job, tessera
  *  min(m, n) rows into vt (min(m, n) x n, ldvt) — LAPACK's jobu = jobvt = 'S'; with ALL_VECTORS
  *  all of U (m x m, ldu >= m) and Vᴴ (n x n, ldvt >= n), LAPACK's jobz = 'A': the economy
  *  vectors, then an orthonormal basis of their span's complement (from a QR of them; for
- *  min(m, n) = 0 the identity); with VALUES u and vt are not read. By the polar decomposition and the eigensolver (QDWH-SVD): A = U_p H
- *  (tessera_gepolar), H = V Σ Vᴴ (tessera_syevd on -H, whose ascending eigenvalues are Σ
- *  descending), U = U_p V; m < n through Aᴴ. U's columns for singular values below ε ‖A‖ carry
- *  U_p's (see tessera_gepolar: not orthonormal there). Returns 0; j > 0 when A holds a NaN or an
- *  infinity, first in column j (of Aᴴ for m < n); the eigensolver's info; or a negative status.
- *  On a context over processes (a collective call) a, u and vt are process 0's, s receives the
- *  values on every process that gives it (NULL allowed but on process 0). */
+ *  min(m, n) = 0 the identity); with VALUES u and vt are not read. By the polar decomposition and
+ * the eigensolver (QDWH-SVD): A = U_p H (tessera_gepolar), H = V Σ Vᴴ (tessera_syevd on -H, whose
+ * ascending eigenvalues are Σ descending), U = U_p V; m < n through Aᴴ. U's columns for singular
+ * values below ε ‖A‖ carry U_p's (see tessera_gepolar: not orthonormal there). Returns 0; j > 0
+ * when A holds a NaN or an infinity, first in column j (of Aᴴ for m < n); the eigensolver's info;
+ * or a negative status. On a context over processes (a collective call) a, u and vt are process
+ * 0's, s receives the values on every process that gives it (NULL allowed but on process 0). */
 TESSERA_API int tessera_gesvd(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dtype,
                               int64_t m, int64_t n, void *a, int64_t lda, void *s, void *u,
                               int64_t ldu, void *vt, int64_t ldvt);

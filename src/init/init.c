@@ -64,9 +64,11 @@ static int core_sharers(tessera_comm_t *comm, int *sharers, int *index) {
 static int distribute(tessera_context_t *ctx, const tessera_config_t *given, int p, int q,
                       int *sharers, int *index) {
   char why[256] = "";
+  /* tiles that travel through host memory alone need no device endpoints (NCCL's) */
+  const bool host = given->dist_transfers == TESSERA_TRANSFERS_HOST;
   tessera_comm_config_t cc = {.mpi_comm = given->mpi_comm,
                               .store = given->comm_store,
-                              .ndevices = tessera_device_count(ctx, TESSERA_DEVICE_CUDA),
+                              .ndevices = host ? 0 : tessera_device_count(ctx, TESSERA_DEVICE_CUDA),
                               .timeout_s = given->comm_timeout_s > 0 ? given->comm_timeout_s : 0,
                               .error = why,
                               .error_len = sizeof why};
