@@ -4,7 +4,7 @@
 #
 #   scripts/setup.sh [build|test]   what the build needs (make build, make demo), or that and
 #                                   what the tests need (cmocka, OpenMPI, pytest, pytest-xdist,
-#                                   jax; the default); installs what is missing as root, or
+#                                   jax, scikit-build-core; the default); installs what is missing as root, or
 #                                   names it and fails
 #   TESSERA_SKIP_SETUP=1            do nothing (a machine set up by other means)
 #   TESSERA_APT_WAIT=SECONDS        how long to wait for another apt or dpkg holding its lock
@@ -14,7 +14,8 @@
 # .deps/ by scripts/fetch-deps.sh also counts, for machines that cannot reach a package mirror.
 # When tests/python holds tests and python3 lacks pytest, pytest is installed with pip, and
 # pytest-xdist (make test runs the Python tests in parallel with it); jax (CPU) likewise when the
-# JAX binding's tests are there (the binding is built against its FFI header).
+# JAX binding's tests are there (the binding is built against its FFI header), and
+# scikit-build-core for the wheel test (which then builds without pip's isolated environment).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -99,6 +100,12 @@ if compgen -G "tests/python/test_*.py" >/dev/null && command -v python3 >/dev/nu
   echo "setup: installing pytest-xdist"
   python3 -m pip install -q --disable-pip-version-check pytest-xdist >/dev/null 2>&1 ||
     echo "setup: could not install pytest-xdist; the Python tests will run in one process" >&2
+fi
+if [ -f tests/python/test_package.py ] && command -v python3 >/dev/null &&
+  ! python3 -c "import scikit_build_core" 2>/dev/null; then
+  echo "setup: installing scikit-build-core (the wheel test builds with it)"
+  python3 -m pip install -q --disable-pip-version-check scikit-build-core >/dev/null 2>&1 ||
+    echo "setup: could not install scikit-build-core; the wheel test lets pip fetch it" >&2
 fi
 if compgen -G "tests/python/test_jax*.py" >/dev/null && command -v python3 >/dev/null &&
   ! python3 -c "import jax" 2>/dev/null; then
