@@ -386,12 +386,18 @@ def check_functions_two_dtypes():
     check_functions((np.float32, np.complex128))
 
 
+def check_functions_other_dtypes():
+    """check_functions on the other two dtypes (f64, with the sizes that split evenly, and c64)."""
+    check_functions((np.float64, np.complex64))
+
+
 def check_functions_one_dtype():
     """check_functions on c128 alone (the launches of more processes, which start slowly)."""
     check_functions((np.complex128,))
 
 
 CASES = {"functions": check_functions, "functions_two_dtypes": check_functions_two_dtypes,
+         "functions_other_dtypes": check_functions_other_dtypes,
          "functions_one_dtype": check_functions_one_dtype,
          "failures": check_failures, "sharded": check_sharded,
          "mismatch": check_mismatch, "absent": check_absent,
