@@ -307,9 +307,10 @@ static double lapacke_gesdd(const cli_opts_t *o, const svd_problem_t *p, int thr
   const int64_t m = p->m, n = p->n, k = p->k;
   const int mm = (int)m, nn = (int)n, kk = (int)k;
   const char job = o->values_only ? 'N' : 'S';
-  /* a column of slack after the copy, as check()'s (OpenBLAS's zgemv reads past the end) */
+  /* a column of slack after each array gesdd reads, as check()'s (OpenBLAS's zgemv reads past
+   * the end: U's and VT's too, which its ungbr reads while forming them) */
   void *c = cli_alloc(dt, m, n + 1), *s = cli_alloc(cli_real_dtype(dt), k, 1);
-  void *u = cli_alloc(dt, m, k), *vt = cli_alloc(dt, k, n);
+  void *u = cli_alloc(dt, m, k + 1), *vt = cli_alloc(dt, k, n + 1);
   double best = INFINITY;
   cli_blas_threads(threads);
   for (int rep = -1; rep < o->reps && c && s && u && vt; rep++) {

@@ -3,7 +3,8 @@
  * ?gesdd with jobz 'S' (economy U and VT), 'A' (U m x m, VT n x n) or 'N', from the dtype's table,
  * with the BLAS threads the call gives it. The _work forms, their workspaces queried first
  * (complex: the real workspace sized as LAPACK 3.7's documents for the job). gesdd runs on a copy
- * of A, and every workspace it reads has room past its end: OpenBLAS 0.3.21's gemv kernels for some
+ * of A and writes U and VT into arrays of its own (then copied out), and every array it reads
+ * has room past its end: OpenBLAS 0.3.21's gemv kernels for some
  * x86 cores read beyond a matrix's last element, a fault where the array ends at the end of its
  * mapping. */
 #include <cblas.h>
@@ -82,26 +83,42 @@ static int first_bad_column(tessera_dtype_t dt, int m, int n, const void *a, siz
   return 0;
 }
 
-/* A's columns scanned (info[1]), then ?gesdd on a copy of A with `threads` BLAS threads:
- * s, and with jobz 'S' or 'A' u (ldu) and vt (ldvt); info[0] LAPACK's. Returns 0 or a status. */
+/* dst (rows x cols, ldd) = src (lds), column by column. */
+static void copy_columns(size_t es, int rows, int cols, const void *src, size_t lds, void *dst,
+                         size_t ldd) {
+  for (int j = 0; j < cols; j++)
+    memcpy((char *)dst + (size_t)j * ldd * es, (const char *)src + (size_t)j * lds * es,
+           (size_t)rows * es);
+}
+
+/* A's columns scanned (info[1]), then ?gesdd with `threads` BLAS threads on a copy of A, and
+ * with jobz 'S' or 'A' into arrays of its own, all with room past their ends (the module
+ * comment), copied out into u (ldu) and vt (ldvt); s; info[0] LAPACK's. Returns 0 or a
+ * status. */
 static int svd(tessera_dtype_t dt, char jobz, int m, int n, const void *a, size_t lda, void *s,
                void *u, size_t ldu, void *vt, size_t ldvt, int threads, int *info) {
   const int k = m < n ? m : n;
   info[0] = 0;
   info[1] = first_bad_column(dt, m, n, a, lda);
   if (k == 0 || info[1]) return 0;
-  const size_t es = tessera_dtype_size(dt), col = (size_t)m * es;
-  char *copy = malloc(col * (size_t)n + SLACK * es);
-  if (!copy) return TESSERA_ERR_NOMEM;
-  for (int j = 0; j < n; j++)
-    memcpy(copy + (size_t)j * col, (const char *)a + (size_t)j * lda * es, col);
-  const int prev = threads > 1 ? tsr_cpu_blas_threads(threads) : 0;
   const bool vectors = jobz != 'N';
-  const lapack_int r =
-      gesdd_of[dt](jobz, m, n, copy, m, s, vectors ? u : NULL, vectors ? (lapack_int)ldu : 1,
-                   vectors ? vt : NULL, vectors ? (lapack_int)ldvt : 1);
-  if (prev > 0) tsr_cpu_blas_threads(prev);
-  free(copy);
+  const int ucols = jobz == 'A' ? m : k, vrows = jobz == 'A' ? n : k;
+  const size_t es = tessera_dtype_size(dt);
+  char *copy = malloc(((size_t)m * (size_t)n + SLACK) * es);
+  char *uu = vectors ? malloc(((size_t)m * (size_t)ucols + SLACK) * es) : NULL;
+  char *vv = vectors ? malloc(((size_t)vrows * (size_t)n + SLACK) * es) : NULL;
+  lapack_int r = !copy || (vectors && (!uu || !vv)) ? -1000 : 0;
+  if (!r) {
+    copy_columns(es, m, n, a, lda, copy, (size_t)m);
+    const int prev = threads > 1 ? tsr_cpu_blas_threads(threads) : 0;
+    r = gesdd_of[dt](jobz, m, n, copy, m, s, uu, vectors ? m : 1, vv, vectors ? vrows : 1);
+    if (prev > 0) tsr_cpu_blas_threads(prev);
+  }
+  if (r >= 0 && vectors) {
+    copy_columns(es, m, ucols, uu, (size_t)m, u, ldu);
+    copy_columns(es, vrows, n, vv, (size_t)vrows, vt, ldvt);
+  }
+  free(copy), free(uu), free(vv);
   if (r == -1000) return TESSERA_ERR_NOMEM;
   if (r < 0) return TESSERA_ERR_KERNEL;
   info[0] = (int)r;
