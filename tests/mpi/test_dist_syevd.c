@@ -3,10 +3,11 @@
  * a distributed descriptor, every dtype, both triangles, with vectors and values only, orders
  * 0, 1 and not tile multiples, a repeated eigenvalue with tiny and huge norms: the residual ‖A V −
  * V Λ‖ / (‖A‖ n ε), the orthogonality ‖I − Vᴴ V‖ / (n ε) and the eigenvalues against LAPACK's on
- * process 0, the same eigenvalues on every process that asked for them (with vectors the
- * back-transformations dealt over the processes by columns); on the processes' devices where they
- * have some, also in one stage on process 0's device from the tiles where they are; a NaN gives the
- * same info and message on every process, and a bad or differing argument fails on all of them. */
+ * process 0, the same eigenvalues on every process that asked for them (the two stages forced
+ * too: with vectors the back-transformations on E's column panels over the processes); on the
+ * processes' devices where they have some, also in one stage on process 0's device from the tiles
+ * where they are; a NaN gives the same info and message on every process, and a bad or differing
+ * argument fails on all of them. */
 /* ctest-label: mpi */
 /* ctest-mpi-procs: 1 2 3 4 */
 #define _POSIX_C_SOURCE 200809L
@@ -175,6 +176,26 @@ static void test_syevd_processes(void **state) {
   assert_int_equal(tessera_finalize(ctx), 0);
 }
 
+/* The two stages forced (TESSERA_EIG_METHOD=two): the band reduction dealt, and with vectors
+ * the back-transformations on E's column panels over the processes (Q1 on the band reduction's
+ * reflectors where it left them). */
+static void test_two_stages_processes(void **state) {
+  (void)state;
+  setenv("TESSERA_EIG_METHOD", "two", 1);
+  tessera_context_t *ctx = dist_context(0, 0, TILE);
+  uint64_t seed = 1000;
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
+    for (int u = 0; u < 2; u++, seed++) {
+      lapack_case(ctx, lc_dtypes[d], lc_uplos[u], TESSERA_VECTORS, 43, seed);
+      lapack_case(ctx, lc_dtypes[d], lc_uplos[u], TESSERA_VECTORS, 9, seed);
+    }
+  lapack_case(ctx, TESSERA_F64, TESSERA_LOWER, TESSERA_VALUES, 43, seed);
+  tile_case(ctx, tessera_context_comm(ctx), tessera_context_grid(ctx), TESSERA_C128, TESSERA_UPPER,
+            TESSERA_VECTORS, 31, seed + 1);
+  assert_int_equal(tessera_finalize(ctx), 0);
+  unsetenv("TESSERA_EIG_METHOD");
+}
+
 static void test_tile_syevd_processes(void **state) {
   (void)state;
   tessera_context_t *ctx = dist_context(0, 0, TILE);
@@ -272,8 +293,8 @@ int main(int argc, char **argv) {
   own_gpu();
   if (mpi_start(&argc, &argv)) return 2;
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_syevd_processes), cmocka_unit_test(test_tile_syevd_processes),
-      cmocka_unit_test(test_on_devices), cmocka_unit_test(test_one_stage_on_devices),
-      cmocka_unit_test(test_errors)};
+      cmocka_unit_test(test_syevd_processes),      cmocka_unit_test(test_two_stages_processes),
+      cmocka_unit_test(test_tile_syevd_processes), cmocka_unit_test(test_on_devices),
+      cmocka_unit_test(test_one_stage_on_devices), cmocka_unit_test(test_errors)};
   return mpi_finish(cmocka_run_group_tests(tests, group_setup, group_teardown));
 }

@@ -15,9 +15,10 @@
  *
  * tsr_eig_solve runs them on this process's array, unless the policy runs the call in one stage
  * on one device (eig_one.c: LAPACK's or cuSOLVER's syevd; loops/policy.c decides from each
- * method's measured seconds, which both record); with its `out` it stops before stage 3 and
- * exports the reflectors, for tsr_eig_back to apply to blocks of E's columns elsewhere (the
- * form over processes, eig_dist.c). The front doors are eig_api.c's. */
+ * method's measured seconds, which both record). tsr_eig_band_solve runs stages 2 and 3 on a
+ * band made elsewhere, and with vectors stops before the back-transformations and exports Q2's
+ * reflectors, which the form over processes applies to E's dealt columns (eig_dist.c). The front
+ * doors are eig_api.c's. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -124,34 +125,6 @@ static int copy_home(tessera_context_t *ctx, tessera_dtype_t dt, tessera_data_t 
   return rc ? rc : r;
 }
 
-/* Each step's T of Q (kb x kb, rows reflectors in steps of nb) and the host array t (step k's
- * at column k nb, leading dimension nb): copied into t (`home`) or from it, by tasks where the
- * handles lie, waited for together. */
-static int steps_t(tessera_context_t *ctx, tessera_dtype_t dt, const tsr_qr_t *Q, int64_t rows,
-                   int nb, void *t, bool home) {
-  const size_t es = tessera_dtype_size(dt);
-  const int tag[3] = {0, 0, 0};
-  tessera_data_t **h = calloc((size_t)Q->steps + 1, sizeof *h);
-  int rc = h ? 0 : TESSERA_ERR_NOMEM;
-  for (int64_t k = 0; k < Q->steps && !rc; k++) {
-    const int kb = (int)(rows - k * nb < nb ? rows - k * nb : nb);
-    rc = tessera_data_register(ctx, TESSERA_HOST_NODE, (char *)t + (size_t)(k * nb * nb) * es,
-                               (size_t)kb, (size_t)kb, (size_t)nb, es, &h[k]);
-    if (!rc)
-      rc = tsr_task_lacpy_block(dt, tsr_context_local_flow(ctx), home ? Q->T[k] : h[k], 0, 0,
-                                home ? h[k] : Q->T[k], 0, TESSERA_W, kb, kb, tag, 0);
-  }
-  const int waited = tessera_wait_all(ctx);
-  if (!rc) rc = waited;
-  for (int64_t k = 0; h && k < Q->steps; k++)
-    if (h[k]) {
-      const int rel = tessera_data_release(ctx, h[k]);
-      if (!rc) rc = rel;
-    }
-  free(h);
-  return rc;
-}
-
 /* Q2's reflectors into host arrays of out (from the device where the GPU chased), its layout's
  * sizes with them. */
 static int export_q2(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb,
@@ -171,69 +144,8 @@ static int export_q2(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int 
   return rc;
 }
 
-/* The reflectors of both stages into host arrays of out, for back-transformations elsewhere:
- * Q2's v and tau, V and each step's T of stage 1. */
-static int export_reflectors(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb,
-                             tsr_eig_work_t *b, const tsr_he2hb_t *H, tsr_eig_reflectors_t *out) {
-  const size_t es = tessera_dtype_size(dt);
-  *out = (tsr_eig_reflectors_t){0};
-  int rc = export_q2(ctx, dt, n, nb, b, out);
-  if (!rc && H->V) {
-    const int64_t rows = n - nb, steps = H->Q.steps;
-    out->steps = steps;
-    out->V = malloc((size_t)(rows * steps * nb) * es);
-    out->T = calloc((size_t)(steps * nb * nb), es);
-    rc = out->V && out->T ? 0 : TESSERA_ERR_NOMEM;
-    if (!rc) rc = tessera_matrix_export(H->V, out->V, rows);
-    if (!rc) rc = steps_t(ctx, dt, &H->Q, rows, nb, out->T, true);
-  }
-  return rc == TESSERA_ERR_NOMEM
-             ? tsr_error(ctx, rc, "syevd: out of memory for the reflectors of n = %lld",
-                         (long long)n)
-             : rc;
-}
-
-/* H's V and T (nothing else of H) from the host arrays of r: V viewed in place, each step's T
- * copied into the workspace handles of a QR's reflectors. */
-static int q1_of(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n,
-                 const tsr_eig_reflectors_t *r, tsr_he2hb_t *H) {
-  const int nb = r->nb;
-  const int64_t rows = n - nb;
-  int rc = tessera_matrix_view(ctx, dt, rows, r->steps * nb, rows, nb, r->V, rows, &H->V);
-  if (!rc) rc = tsr_qr_create(H->V, rows, nb, &H->Q);
-  return rc ? rc : steps_t(ctx, dt, &H->Q, rows, nb, r->T, false);
-}
-
-int tsr_eig_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int64_t m, void *e,
-                 int64_t lde, const tsr_eig_reflectors_t *r) {
-  tsr_hb2st_layout_t lay;
-  if (n == 0 || m == 0) return 0;
-  if (tsr_hb2st_layout((int)n, r->nb, &lay))
-    return tsr_error(ctx, TESSERA_ERR_STATE, "syevd: no bulge chasing for n = %lld, kd = %d",
-                     (long long)n, r->nb);
-  tessera_scope_t scope;
-  const bool gpu = tsr_eig_gpu(ctx, TESSERA_VECTORS, dt, n, &scope);
-  tsr_eig_work_t b = {.gpu = gpu,
-                      .scope = scope,
-                      .workers = tsr_eig_cpu_workers(ctx),
-                      .in_place = true,
-                      .h = e,
-                      .ldh = lde,
-                      .v = r->v,
-                      .tau = r->tau};
-  const tessera_scope_t outer = tessera_get_scope(ctx);
-  tsr_he2hb_t H = {.kd = r->nb};
-  int rc = gpu ? tessera_set_scope(ctx, scope) : 0;
-  if (!rc) rc = tsr_eig_back_tridiagonal(ctx, dt, n, m, r->nb, &b, &lay, b.workers);
-  if (!rc && r->steps > 0) rc = q1_of(ctx, dt, n, r, &H);
-  if (!rc && H.V) rc = tsr_eig_back_band(ctx, dt, n, m, r->nb, &b, &H);
-  (void)tessera_set_scope(ctx, outer);
-  if (H.V) tsr_he2hb_destroy(&H);
-  return rc;
-}
-
 void tsr_eig_reflectors_free(tsr_eig_reflectors_t *r) {
-  free(r->v), free(r->tau), free(r->V), free(r->T);
+  free(r->v), free(r->tau);
   *r = (tsr_eig_reflectors_t){0};
 }
 
@@ -287,11 +199,10 @@ int tsr_eig_band_solve(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_
 }
 
 int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
-                  tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w,
-                  tsr_eig_reflectors_t *out) {
+                  tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w) {
   tessera_scope_t where;
   size_t work = 0;
-  if (!out && tsr_eig_one_stage(ctx, job, dt, n, &where, &work))
+  if (tsr_eig_one_stage(ctx, job, dt, n, &where, &work))
     return tsr_eig_one(ctx, f, job, uplo, dt, n, a, lda, w, where, work);
   const double t0 = tsr_now();
   const int nb = tessera_tile_for_eig(ctx, n);
@@ -308,7 +219,6 @@ int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tess
                       .scope = scope,
                       .workers = tsr_eig_cpu_workers(ctx),
                       .in_place = in_place,
-                      .defer = out && job == TESSERA_VECTORS,
                       .h = in_place ? a : malloc((size_t)(ldh * n) * es),
                       .ldh = ldh,
                       .ab = calloc((size_t)(n * (nb + 1)), es),
@@ -337,11 +247,10 @@ int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tess
   int rc = b.gpu ? tessera_set_scope(ctx, b.scope) : 0;
   if (!rc) rc = tsr_eig_reduce_to_band(ctx, dt, n, nb, &b, &H);
   if (!rc) rc = solve_band(ctx, dt, job, n, nb, &b);
-  if (!rc && b.defer) rc = export_reflectors(ctx, dt, n, nb, &b, &H, out);
   const int freed = (b.vh ? tessera_data_release(ctx, b.vh) : 0) |
                     (b.tauh ? tessera_data_release(ctx, b.tauh) : 0);
   if (!rc) rc = freed;
-  if (!rc && job == TESSERA_VECTORS && !b.defer) rc = tsr_eig_back_band(ctx, dt, n, n, nb, &b, &H);
+  if (!rc && job == TESSERA_VECTORS) rc = tsr_eig_back_band(ctx, dt, n, n, nb, &b, &H);
   (void)tessera_set_scope(ctx, outer);
   tsr_he2hb_destroy(&H);
   if (!rc) {
@@ -351,6 +260,6 @@ int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tess
              (size_t)n * es);
   }
   tsr_eig_work_free(ctx, &b);
-  if (!rc && !out) tsr_eig_measured(ctx, false, where, job, dt, n, tsr_now() - t0);
+  if (!rc) tsr_eig_measured(ctx, false, where, job, dt, n, tsr_now() - t0);
   return rc;
 }

@@ -26,7 +26,7 @@ static int syevd(tessera_context_t *ctx, const char *f, tessera_job_t job, tesse
   if (!rc) rc = tsr_arg_ptr(ctx, f, 8, w, n, 1);
   if (tsr_context_flow(ctx)->distributed)
     return tsr_eig_lapack_processes(ctx, f, job, uplo, dt, n, a, lda, w, rc);
-  return rc || n == 0 ? rc : tsr_eig_solve(ctx, f, job, uplo, dt, n, a, lda, w, NULL);
+  return rc || n == 0 ? rc : tsr_eig_solve(ctx, f, job, uplo, dt, n, a, lda, w);
 }
 
 int tessera_tile_syevd(tessera_job_t job, tessera_uplo_t uplo, tessera_matrix_t *A, void *w) {
@@ -55,7 +55,7 @@ int tessera_tile_syevd(tessera_job_t job, tessera_uplo_t uplo, tessera_matrix_t 
   void *h = malloc((size_t)(n * n) * tessera_dtype_size(A->dtype));
   if (!h) return tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory for a copy of A", f);
   rc = tessera_matrix_export(A, h, n);
-  if (!rc) rc = tsr_eig_solve(ctx, f, job, uplo, A->dtype, n, h, n, w, NULL);
+  if (!rc) rc = tsr_eig_solve(ctx, f, job, uplo, A->dtype, n, h, n, w);
   if (rc >= 0 && (rc > 0 || job == TESSERA_VECTORS)) { /* the vectors, or NaN where A had one */
     const int s = tessera_matrix_import(A, h, n);
     if (!rc) rc = s;

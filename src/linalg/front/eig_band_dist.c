@@ -4,13 +4,14 @@
  *      dealt over the context's grid in tiles of the band's multiple t;
  *   2. the band reduction (loops/he2hb.c) on the dealt tiles, every process running the tasks
  *      of the tiles it owns, its reflectors V dealt over the processes by panels;
- *   3. into the root's arrays: the diagonal tiles (the band's diagonal blocks), V (the blocks
- *      below them on top of its panels, and stage 1's reflectors) and each step's T;
+ *   3. into the root's arrays: the diagonal tiles (the band's diagonal blocks) and the blocks
+ *      below them (each R_k, from V's panel k);
  *   4. the bulge chasing and the tridiagonal eigensolver on the root (tsr_eig_band_solve), the
  *      other processes waiting with it.
  *
- * With vectors the back-transformations are then the caller's to deal (eig_dist.c). The
- * root-only parts run through tsr_root_run, so every process returns the same status. */
+ * With vectors stage 1's reflectors stay where the band reduction left them, for the caller's
+ * back-transformations over the processes (eig_dist.c), with Q2's from the root. The root-only
+ * parts run through tsr_root_run, so every process returns the same status. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,9 +26,11 @@ enum { ROOT = 0 };
 typedef struct {
   tsr_eig_call_t x;
   tessera_comm_t *comm;
-  tsr_eig_reflectors_t *out; /* with vectors: stage 1's V and T, then Q2's */
+  tsr_eig_reflectors_t *out; /* with vectors: Q2's reflectors */
+  tsr_he2hb_t *H;            /* with vectors: stage 1's, kept for the caller */
   void *h;                   /* the root's working copy (n x n) */
   void *dg;                  /* the root's copy of the diagonal tiles (t x n) */
+  void *rk;                  /* the root's copy of the blocks below them (nb x n) */
   double s;                  /* the working copy's scaling */
   int64_t sizes[2];          /* the band nb and the tile t, the root's choice */
 } call_t;
@@ -50,16 +53,17 @@ static int prepare_call(void *p) {
   return (int)bad;
 }
 
-/* The root's copies (tiles of M, in the root's array) of `count` handles src[k], each
- * rows[k] x rows[k] into tile (0, k) of M, by tasks of flow f; waited for, flushed into the
- * array. The same status on every process. */
+/* The root's copies (tiles of M, in the root's array) of `count` handles src[k], the rows[k] x
+ * cols[k] block of each (rows[k] x rows[k] where cols is NULL) from row from[k] (0 where from
+ * is NULL) into tile (0, k) of M, by tasks of flow f; waited for, flushed into the array. The
+ * same status on every process. */
 static int to_root(tsr_flow_t *f, tessera_matrix_t *M, tessera_data_t *const *src, const int *rows,
-                   int64_t count) {
+                   const int *cols, const int64_t *from, int64_t count) {
   int rc = 0;
   for (int64_t k = 0; k < count && !rc; k++) {
     const int tag[3] = {(int)k, 0, 0};
-    rc = tsr_task_lacpy_block(M->dtype, f, src[k], 0, 0, tsr_tile(M, 0, k), 0, TESSERA_W, rows[k],
-                              rows[k], tag, 0);
+    rc = tsr_task_lacpy_block(M->dtype, f, src[k], from ? (int)from[k] : 0, 0, tsr_tile(M, 0, k), 0,
+                              TESSERA_W, rows[k], cols ? cols[k] : rows[k], tag, 0);
   }
   for (int64_t k = 0; k < count && !rc; k++) rc = f->ops->flush(f, src[k]);
   const int waited = tessera_wait_all(M->ctx);
@@ -84,15 +88,15 @@ static int deal_copy(tessera_context_t *ctx, tessera_comm_t *comm, tessera_dtype
   return rc;
 }
 
-/* Stage 1 on the dealt copy of the root's working copy, its results in the root's arrays c->dg
- * (the diagonal tiles), c->out->V and c->out->T (with vectors, or for the band's blocks below
- * the diagonal, V alone). */
+/* Stage 1 on the dealt copy of the root's working copy, the band's blocks in the root's arrays
+ * c->dg (the diagonal tiles) and c->rk (R_k below them, from the panels of V); with c->H
+ * (vectors) the reflectors kept there, else dropped. */
 static int dealt_stage1(call_t *c) {
   tessera_context_t *ctx = c->x.ctx;
   const int64_t n = c->x.n, nb = c->sizes[0], t = c->sizes[1];
   const bool root = tessera_comm_rank(c->comm) == ROOT;
   const size_t es = tessera_dtype_size(c->x.dt);
-  tessera_matrix_t *A = NULL, *home = NULL, *D = NULL, *T = NULL;
+  tessera_matrix_t *A = NULL, *home = NULL, *D = NULL, *R = NULL;
   tsr_he2hb_t H = {0};
   int rc = deal_copy(ctx, c->comm, c->x.dt, n, t, c->h, &home, &A);
   if (rc) {
@@ -103,54 +107,54 @@ static int dealt_stage1(call_t *c) {
   if (!rc) rc = tsr_pxhe2hb(A, &H);
   /* the diagonal tiles to the root */
   const size_t count = (size_t)A->nt + (size_t)H.Q.steps + 1;
-  int *rows = calloc(count, sizeof *rows);
+  int *rows = calloc(count, sizeof *rows), *cols = calloc(count, sizeof *cols);
+  int64_t *from = calloc(count, sizeof *from);
   tessera_data_t **src = calloc(count, sizeof *src);
-  if (!rc && (!rows || !src)) rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "syevd: out of memory");
+  if (!rc && (!rows || !cols || !from || !src))
+    rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "syevd: out of memory");
   if (root && !rc && !(c->dg = malloc((size_t)(t * n) * es))) rc = TESSERA_ERR_NOMEM;
+  if (root && !rc && H.V && !(c->rk = calloc((size_t)(nb * n), es))) rc = TESSERA_ERR_NOMEM;
   rc = tsr_dist_agree_on(ctx, A->comm, rc, "a process is out of memory for the band reduction");
   for (int64_t i = 0; i < A->nt && !rc; i++) src[i] = tsr_tile(A, i, i), rows[i] = tsr_tile_m(A, i);
   if (!rc) rc = tsr_root_matrix(A, t, n, t, t, c->dg, t, TESSERA_HOST_NODE, &D);
-  if (!rc) rc = to_root(A->flow, D, src, rows, A->nt);
-  /* stage 1's reflectors to the root: V, and each step's T */
+  if (!rc) rc = to_root(A->flow, D, src, rows, NULL, NULL, A->nt);
+  /* R_k: V's panel k from its row k nb (V's row r is A's row r + nb), its rows there (nb, or
+   * fewer at the end) by the panel's columns within A's n */
   const int64_t vrows = n - nb, steps = H.Q.steps;
-  c->out->nb = (int)nb, c->out->steps = steps;
-  if (!rc && H.V && root) {
-    c->out->V = malloc((size_t)(vrows * steps * nb) * es);
-    c->out->T = calloc((size_t)(steps * nb * nb), es);
+  for (int64_t k = 0; k < steps && !rc && H.V; k++) {
+    src[k] = tsr_tile(H.V, 0, k), from[k] = k * nb;
+    rows[k] = (int)(vrows - k * nb < nb ? vrows - k * nb : nb);
+    cols[k] = (int)(tsr_tile_n(H.V, k) < n - k * nb ? tsr_tile_n(H.V, k) : n - k * nb);
   }
-  if (!rc && H.V) rc = tsr_lapack_collect(H.V, c->out->V);
-  for (int64_t k = 0; k < steps && !rc; k++)
-    src[k] = H.Q.T[k], rows[k] = (int)(vrows - k * nb < nb ? vrows - k * nb : nb);
-  if (!rc && H.V) {
-    rc = tsr_dist_agree_on(ctx, A->comm, root && !c->out->T ? TESSERA_ERR_NOMEM : 0,
-                           "process 0 is out of memory for the reflectors");
-    if (!rc)
-      rc = tsr_root_matrix(H.V, nb, steps * nb, nb, nb, c->out->T, nb, TESSERA_HOST_NODE, &T);
-    if (!rc) rc = to_root(H.V->flow, T, src, rows, steps);
-  }
-  free(rows), free(src);
-  if (T) (void)tessera_matrix_destroy(T);
+  if (!rc && H.V)
+    rc = tsr_root_matrix(H.V, nb, steps * nb, nb, nb, c->rk, nb, TESSERA_HOST_NODE, &R);
+  if (!rc && H.V) rc = to_root(H.V->flow, R, src, rows, cols, from, steps);
+  free(rows), free(cols), free(from), free(src);
+  if (R) (void)tessera_matrix_destroy(R);
   if (D) (void)tessera_matrix_destroy(D);
-  tsr_he2hb_destroy(&H);
+  if (!rc && c->H)
+    *c->H = H;
+  else
+    tsr_he2hb_destroy(&H);
   const int w = tessera_wait_all(ctx);
   if (A) (void)tessera_matrix_destroy(A);
   if (home) (void)tessera_matrix_destroy(home);
   return rc ? rc : w;
 }
 
-/* The band from the root's diagonal tiles and V (its blocks below the diagonal on top of the
- * panels), then stages 2 and 3 (tsr_root_run). */
+/* The band from the root's diagonal tiles and the blocks R_k below them, then stages 2 and 3
+ * (tsr_root_run). */
 static int band_call(void *p) {
   call_t *c = p;
   const size_t es = tessera_dtype_size(c->x.dt);
-  const int64_t n = c->x.n, nb = c->sizes[0], t = c->sizes[1], vrows = n - nb;
+  const int64_t n = c->x.n, nb = c->sizes[0], t = c->sizes[1];
   char *ab = calloc((size_t)(n * (nb + 1)), es);
   if (!ab) return tsr_error(c->x.ctx, TESSERA_ERR_NOMEM, "syevd: out of memory for the band");
   for (int64_t j = 0; j < n; j++) {
     const int64_t k = j / nb, below = (k + 1) * nb;
     for (int64_t i = j; i < n && i <= j + nb; i++) {
       const char *from = i < below ? (const char *)c->dg + (size_t)(i % t + j * t) * es
-                                   : (const char *)c->out->V + (size_t)(i - nb + j * vrows) * es;
+                                   : (const char *)c->rk + (size_t)(i - below + j * nb) * es;
       memcpy(ab + (size_t)(i - j + j * (nb + 1)) * es, from, es);
     }
   }
@@ -159,9 +163,10 @@ static int band_call(void *p) {
                             c->x.w, out);
 }
 
-int tsr_eig_two_stages(const tsr_eig_call_t *call, tessera_comm_t *comm,
-                       tsr_eig_reflectors_t *out) {
-  call_t c = {*call, comm, out, NULL, NULL, 1, {0, 0}};
+int tsr_eig_two_stages(const tsr_eig_call_t *call, tessera_comm_t *comm, tsr_eig_reflectors_t *out,
+                       tsr_he2hb_t *H) {
+  call_t c = {*call, comm, out,   call->job == TESSERA_VECTORS ? H : NULL, NULL, NULL,
+              NULL,  1,    {0, 0}};
   tessera_context_t *ctx = call->ctx;
   int rc = tsr_root_run(ctx, comm, call->f, prepare_call, &c);
   if (!rc) rc = tsr_root_broadcast(ctx, comm, c.sizes, sizeof c.sizes);
@@ -169,6 +174,6 @@ int tsr_eig_two_stages(const tsr_eig_call_t *call, tessera_comm_t *comm,
   free(c.h);
   c.h = NULL;
   if (!rc) rc = tsr_root_run(ctx, comm, call->f, band_call, &c);
-  free(c.dg);
+  free(c.dg), free(c.rk);
   return rc;
 }

@@ -1,17 +1,19 @@
 /* The Hermitian eigensolver over processes (front.h: tsr_eig_processes, and the tile-level
  * form's tsr_eig_tile_processes).
  *
- * Process 0 (the root) holds A and runs the stages whose data only it has: the band reduction,
- * the bulge chasing and the tridiagonal divide and conquer read and write host arrays (the band,
- * T, the merges' plans decided from values) that no tile flow describes, so it runs them alone
- * (tsr_root_run: the others wait with it), or solves A whole in one stage on one of its devices
- * where its policy finds that faster (loops/policy.c). With vectors the back-transformations of the
- * two stages, whose columns
- * are independent and which hold most of the flops (4 n³ of them), are then dealt over the
- * processes: the root broadcasts both stages' reflectors (tsr_eig_solve's host arrays), sends
- * each process a block of E's columns, every process applies Q1 Q2 to its block on its own
- * workers and devices (tsr_eig_back), and the blocks come back to the root's array. Every
- * process that gave w receives the eigenvalues; every one returns the same status. */
+ * Process 0 (the root) holds A and either solves it whole in one stage on one of its devices
+ * where its policy finds that faster (loops/policy.c), or runs the two stages with their first
+ * and last parts dealt (eig_band_dist.c): the band reduction on every process's tiles, the
+ * bulge chasing and the tridiagonal divide and conquer on the root alone (they read and write
+ * host arrays, the band, T, the merges' plans decided from values, that no tile flow
+ * describes: tsr_root_run, the others waiting with it). With vectors the back-transformations,
+ * whose columns are independent and which hold most of the flops (4 n³ of them), then run on
+ * E's columns dealt over the processes in column panels: Q2 by each panel's process with its
+ * copy of the bulge chasing's reflectors (broadcast from the root), Q1 by the QR's unmqr tasks
+ * on stage 1's reflectors where the band reduction left them (its panels and T over the
+ * processes, moved to the readers' processes by the flow), and the panels come back to the
+ * root's array. Every process that gave w receives the eigenvalues; every one returns the same
+ * status. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,111 +23,80 @@
 
 enum { ROOT = 0 };
 
-/* A send (or receive) of count elements of buf to (from) peer, in chunks MPI can count. */
-static int xfer(tessera_context_t *ctx, tessera_comm_t *c, bool send, void *buf, size_t count,
-                tessera_dtype_t dt, int peer) {
-  const size_t es = tessera_dtype_size(dt);
-  for (size_t at = 0; at < count; at += TSR_MESSAGE_ELEMENTS) {
-    const size_t k = count - at < TSR_MESSAGE_ELEMENTS ? count - at : TSR_MESSAGE_ELEMENTS;
-    char *b = (char *)buf + at * es;
-    const int rc = send ? tessera_comm_send(c, b, k, (tessera_comm_type_t)dt, peer, NULL)
-                        : tessera_comm_recv(c, b, k, (tessera_comm_type_t)dt, peer, NULL);
-    if (rc) return tsr_error(ctx, rc, "%s", tessera_comm_last_error(c));
-  }
-  return 0;
-}
-
-/* Process p's columns of E: [first, first + count). */
-static void columns_of(int64_t n, int p, int size, int64_t *first, int64_t *count) {
-  *first = n * p / size;
-  *count = n * (p + 1) / size - *first;
-}
-
-/* Columns c0 .. c0 + m - 1 of a (lda) to or from the packed n x m block `blk`. */
-static void pack(size_t es, int64_t n, int64_t m, char *a, int64_t lda, int64_t c0, char *blk,
-                 bool into_a) {
-  for (int64_t j = 0; j < m; j++) {
-    char *col = a + (size_t)((c0 + j) * lda) * es, *p = blk + (size_t)(j * n) * es;
-    memcpy(into_a ? col : p, into_a ? p : col, (size_t)n * es);
-  }
-}
-
-/* The root's reflectors on every process (the others allocate theirs). */
+/* Q2's reflectors, the root's, on every process (the others allocate theirs). */
 static int share_reflectors(tessera_context_t *ctx, tessera_comm_t *c, tessera_dtype_t dt,
                             int64_t n, tsr_eig_reflectors_t *r) {
   const bool root = tessera_comm_rank(c) == ROOT;
   const size_t es = tessera_dtype_size(dt);
-  int64_t head[4] = {r->nb, r->nv, r->ntau, r->steps};
+  int64_t head[3] = {r->nb, r->nv, r->ntau};
   int rc = tsr_root_broadcast(ctx, c, head, sizeof head);
   if (rc) return rc;
-  const size_t sizes[4] = {(size_t)head[1] + 1, (size_t)head[2] + 1,
-                           (size_t)((n - head[0]) * head[3] * head[0]),
-                           (size_t)(head[3] * head[0] * head[0])};
-  void **arrays[4] = {&r->v, &r->tau, &r->V, &r->T};
+  const size_t sizes[2] = {(size_t)head[1] + 1, (size_t)head[2] + 1};
+  void **arrays[2] = {&r->v, &r->tau};
   int lack = 0;
   if (!root) {
-    r->nb = (int)head[0], r->nv = head[1], r->ntau = head[2], r->steps = head[3];
-    for (int i = 0; i < 4; i++)
-      if (sizes[i] && !(*arrays[i] = malloc(sizes[i] * es))) lack = TESSERA_ERR_NOMEM;
+    r->nb = (int)head[0], r->nv = head[1], r->ntau = head[2];
+    for (int i = 0; i < 2; i++)
+      if (!(*arrays[i] = malloc(sizes[i] * es))) lack = TESSERA_ERR_NOMEM;
   }
   if (lack) /* this process's message; the others take the agreement's */
     tsr_error(ctx, lack, "syevd: out of memory for the reflectors of n = %lld", (long long)n);
   rc = tsr_dist_agree_on(ctx, c, lack, "a process is out of memory for the reflectors");
-  for (int i = 0; i < 4 && !rc; i++) rc = tsr_root_broadcast(ctx, c, *arrays[i], sizes[i] * es);
+  for (int i = 0; i < 2 && !rc; i++) rc = tsr_root_broadcast(ctx, c, *arrays[i], sizes[i] * es);
   return rc;
 }
 
-/* One process's block of columns for tsr_eig_back (tsr_all_run). */
-typedef struct {
-  tessera_context_t *ctx;
-  tessera_dtype_t dt;
-  int64_t n, m;
-  void *e;
-  int64_t lde;
-  const tsr_eig_reflectors_t *r;
-} back_t;
-
-static int back_call(void *p) {
-  const back_t *b = p;
-  return tsr_eig_back(b->ctx, b->dt, b->n, b->m, b->e, b->lde, b->r);
-}
-
-/* E = Q1 Q2 E on the root's array a (lda) by blocks of columns dealt over the processes. */
-static int deal_back(tessera_context_t *ctx, tessera_comm_t *c, const char *f, tessera_dtype_t dt,
-                     int64_t n, void *a, int64_t lda, tsr_eig_reflectors_t *r) {
-  const int me = tessera_comm_rank(c), size = tessera_comm_size(c);
+/* E = Q1 Q2 E on the root's array a (lda), E's column panels dealt over the processes (1 x P):
+ * Q2 on each panel by its process (r: Q2's reflectors, the root's; each process registers its
+ * copy), Q1 by unmqr tasks on stage 1's reflectors H (over the processes as the band reduction
+ * left them), within each process's accelerators where its GPU forms run; the panels gathered
+ * back into a. */
+static int back_dealt(tessera_context_t *ctx, tessera_comm_t *c, tessera_dtype_t dt, int64_t n,
+                      void *a, int64_t lda, tsr_eig_reflectors_t *r, tsr_he2hb_t *H) {
+  const bool root = tessera_comm_rank(c) == ROOT;
   const size_t es = tessera_dtype_size(dt);
-  int64_t c0, m, most = 0;
-  for (int p = 0; p < size; p++) {
-    columns_of(n, p, size, &c0, &m);
-    if (m > most) most = m;
-  }
   int rc = share_reflectors(ctx, c, dt, n, r);
-  if (rc) return rc;
-  /* a block of `most` columns: the root's for packing, each other process's E */
-  char *blk = size > 1 ? malloc((size_t)(n * most) * es) : NULL;
-  rc = tsr_dist_agree_on(ctx, c, size > 1 && !blk ? TESSERA_ERR_NOMEM : 0,
-                         "a process is out of memory for its columns of E");
-  for (int p = 1; p < size && !rc; p++) { /* the blocks out */
-    columns_of(n, p, size, &c0, &m);
-    if (me == ROOT) pack(es, n, m, a, lda, c0, blk, false);
-    if (me == ROOT || me == p) rc = xfer(ctx, c, me == ROOT, blk, (size_t)(n * m), dt, me ? 0 : p);
+  tessera_scope_t scope;
+  const bool gpu = tsr_eig_gpu(ctx, TESSERA_VECTORS, dt, n, &scope);
+  /* the panels' width, the root's (every process makes E alike): as many panels on each
+   * process as its share of the columns takes alone */
+  const int size = tessera_comm_size(c);
+  const int64_t share = (n + size - 1) / size,
+                alone = tsr_eig_panel_columns(gpu, tsr_eig_cpu_workers(ctx), share),
+                panels = size * ((share + alone - 1) / alone);
+  int64_t width = (n + panels - 1) / panels;
+  if (!rc) rc = tsr_root_broadcast(ctx, c, &width, sizeof width);
+  const tessera_grid_t g = {1, size};
+  const tsr_dist_place_t at = {.part = 0, .on = ROOT, .mine = root ? a : NULL, .ld = lda};
+  tessera_matrix_t *home = NULL, *E = NULL;
+  tessera_data_t *v = NULL, *tau = NULL;
+  tsr_qr_work_t wk = {0};
+  if (!rc) rc = tsr_matrix_create_distributed(ctx, c, g, dt, n, n, n, width, &at, &home);
+  if (!rc) rc = tsr_matrix_dealt(home, g, n, 0, true, &E);
+  int mine = rc ? 0
+                : tessera_data_register(ctx, TESSERA_HOST_NODE, r->v, (size_t)r->nv + 1, 1,
+                                        (size_t)r->nv + 1, es, &v);
+  if (!rc && !mine)
+    mine = tessera_data_register(ctx, TESSERA_HOST_NODE, r->tau, (size_t)r->ntau + 1, 1,
+                                 (size_t)r->ntau + 1, es, &tau);
+  if (!rc) rc = tsr_dist_agree_on(ctx, c, mine, "a process cannot register the reflectors");
+  const tessera_scope_t outer = tessera_get_scope(ctx);
+  if (!rc && gpu) rc = tsr_dist_agree(c, tessera_set_scope(ctx, scope));
+  if (!rc) rc = tsr_pxhb2st_apply(E, r->nb, v, tau, gpu ? scope : tessera_scope_all());
+  if (!rc && H->V) rc = tsr_qr_work_create(E, r->nb, &wk);
+  if (!rc && H->V) {
+    wk.row = r->nb; /* E's rows from nb meet the reflectors' row 0 */
+    rc = tsr_pxunmqr('N', H->V, &H->Q, E, &wk);
   }
-  rc = tsr_dist_agree(c, rc);
-  if (!rc) {
-    columns_of(n, me, size, &c0, &m);
-    back_t b = {
-        ctx, dt, n, m, me == ROOT ? (char *)a + (size_t)(c0 * lda) * es : blk, me == ROOT ? lda : n,
-        r};
-    rc = tsr_all_run(ctx, c, f, back_call, &b);
-  }
-  for (int p = 1; p < size && !rc; p++) { /* and back */
-    columns_of(n, p, size, &c0, &m);
-    if (me == ROOT || me == p) rc = xfer(ctx, c, me == p, blk, (size_t)(n * m), dt, me ? 0 : p);
-    if (!rc && me == ROOT) pack(es, n, m, a, lda, c0, blk, true);
-  }
-  free(blk);
-  return tsr_dist_agree(c, rc);
+  const int waited = tessera_wait_all(ctx);
+  if (!rc) rc = tsr_dist_agree(c, waited);
+  (void)tessera_set_scope(ctx, outer);
+  if (!rc) rc = tsr_lapack_gather(E, home);
+  tsr_qr_work_destroy(&wk);
+  const int released =
+      (v ? tessera_data_release(ctx, v) : 0) | (tau ? tessera_data_release(ctx, tau) : 0);
+  const int d1 = E ? tessera_matrix_destroy(E) : 0, d2 = home ? tessera_matrix_destroy(home) : 0;
+  return tsr_dist_agree(c, rc ? rc : released ? released : d1 ? d1 : d2);
 }
 
 /* One call's arguments, for the root's part (tsr_root_run). */
@@ -143,7 +114,7 @@ static int solve_call(void *p) {
   if (c->one)
     return tsr_eig_one(x->ctx, x->f, x->job, x->uplo, x->dt, x->n, x->a, x->lda, x->w, c->where,
                        c->work);
-  return tsr_eig_solve(x->ctx, x->f, x->job, x->uplo, x->dt, x->n, x->a, x->lda, x->w, NULL);
+  return tsr_eig_solve(x->ctx, x->f, x->job, x->uplo, x->dt, x->n, x->a, x->lda, x->w);
 }
 
 int tsr_eig_processes(tessera_context_t *ctx, tessera_comm_t *comm, const char *f,
@@ -161,8 +132,10 @@ int tsr_eig_processes(tessera_context_t *ctx, tessera_comm_t *comm, const char *
   if (!rc && (!many || c.one)) {
     rc = tsr_root_run(ctx, comm, f, solve_call, &c);
   } else if (!rc) {
-    rc = tsr_eig_two_stages(&c.x, comm, &r);
-    if (rc == 0 && job == TESSERA_VECTORS) rc = deal_back(ctx, comm, f, dt, n, a, lda, &r);
+    tsr_he2hb_t H = {0};
+    rc = tsr_eig_two_stages(&c.x, comm, &r, &H);
+    if (rc == 0 && job == TESSERA_VECTORS) rc = back_dealt(ctx, comm, dt, n, a, lda, &r, &H);
+    tsr_he2hb_destroy(&H);
     /* the two stages' seconds with their dealt parts, for the root's policy */
     if (rc == 0 && tessera_comm_rank(comm) == ROOT)
       tsr_eig_measured(ctx, false, tessera_get_scope(ctx), job, dt, n, tsr_now() - t0);

@@ -11,6 +11,7 @@
 
 #include "kernels/eig.h"
 #include "linalg/desc/desc.h"
+#include "linalg/loops/loops.h"
 #include "linalg/loops/policy.h"
 
 /* LAPACK-style calls on a context over processes. What every call asks goes through the
@@ -144,27 +145,21 @@ int tsr_arg_dtype(tessera_context_t *ctx, const char *name, int argno, tessera_d
 /* The Hermitian eigensolver's parts (eig.c, eig_one.c, eig_prepare.c) and its form over processes
  * (eig_dist.c). */
 
-/** The reflectors of both stages as host arrays, for back-transformations run elsewhere: the
- *  band nb; Q2's v and tau (nv and ntau elements, the bulge chasing's layout, kernels/cpu/hb2st.h);
- *  stage 1's V ((n - nb) x steps nb, leading dimension n - nb) and each step's T (kb x kb at
- *  column k nb of an nb x steps nb array, leading dimension nb). */
+/** Q2's reflectors as host arrays, for its back-transformation run elsewhere: the band nb; v
+ *  and tau (nv and ntau elements, the bulge chasing's layout, kernels/cpu/hb2st.h). */
 typedef struct {
   int nb;
-  int64_t nv, ntau, steps;
-  void *v, *tau, *V, *T;
+  int64_t nv, ntau;
+  void *v, *tau;
 } tsr_eig_reflectors_t;
 void tsr_eig_reflectors_free(tsr_eig_reflectors_t *r);
 /** The host memory tsr_eig_solve on ctx holds at most besides A and w, in bytes (the forms
  *  its stages take on ctx's devices decided as the call decides them; eig_api.c). */
 double tsr_eig_host_bytes(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t n);
 
-/** The solver on the host array a (lda) of this process, its arguments checked, n > 0. With
- *  vectors and `out`, a receives T's eigenvectors E (in the dtype) and *out the reflectors
- *  (freed by the caller, whatever the status): E's back-transformations are left to
- *  tsr_eig_back. */
+/** The solver on the host array a (lda) of this process, its arguments checked, n > 0. */
 int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
-                  tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w,
-                  tsr_eig_reflectors_t *out);
+                  tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w);
 /** The two stages' working copy h (ldh) of A (a, lda; its `uplo` triangle made the lower one of
  *  h), scaled as LAPACK scales it by *s: 0, a negative status, or LAPACK's info for A's first
  *  column holding a NaN or an infinity (a and w then filled with NaN, the message on ctx). */
@@ -173,7 +168,8 @@ int64_t tsr_eig_working_copy(tessera_context_t *ctx, const char *f, tessera_job_
                              int64_t lda, void *w, void *h, int64_t ldh, double *s);
 /** Stages 2 and 3 on a band made elsewhere (ab, (nb + 1) x n, taken: freed here) of a working
  *  copy scaled by s: the eigenvalues into w; with vectors a (lda) receives T's eigenvectors E
- *  and *out Q2's reflectors (stage 1's are the caller's to give), as tsr_eig_solve's `out`. */
+ *  and *out Q2's reflectors (freed by the caller, whatever the status), E's
+ *  back-transformations left to the caller. */
 int tsr_eig_band_solve(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t n,
                        int nb, void *ab, double s, void *a, int64_t lda, void *w,
                        tsr_eig_reflectors_t *out);
@@ -192,9 +188,12 @@ typedef struct {
 } tsr_eig_call_t;
 /** The two stages over processes (eig_band_dist.c) on the root's array of `call`: the band
  *  reduction dealt over the context's grid, the band's stages on the root; with vectors a
- *  receives T's eigenvectors E and *out both stages' reflectors for tsr_eig_back dealt by the
- *  caller (out is needed either way, and freed by the caller). The same status everywhere. */
-int tsr_eig_two_stages(const tsr_eig_call_t *call, tessera_comm_t *comm, tsr_eig_reflectors_t *out);
+ *  receives T's eigenvectors E, *out Q2's reflectors (on the root) and *H stage 1's as the band
+ *  reduction left them over the processes, for the back-transformations the caller deals (out
+ *  is needed either way and freed by the caller, H destroyed by it where the status is 0). The
+ *  same status everywhere. */
+int tsr_eig_two_stages(const tsr_eig_call_t *call, tessera_comm_t *comm, tsr_eig_reflectors_t *out,
+                       tsr_he2hb_t *H);
 /** The one-stage solver (eig_one.c) on the host array a (lda) of this process, its arguments
  *  checked, n > 0: LAPACK's or cuSOLVER's syevd on the device `where` (tsr_eig_one_stage), its
  *  GPU workspace work_bytes. */
@@ -246,10 +245,6 @@ int64_t tsr_eig_prepare(tessera_context_t *ctx, tessera_dtype_t dt, char uplo, i
 /** NaN in w and in what the call writes of a (every entry with vectors, else the triangle). */
 void tsr_eig_fill_nan(tessera_dtype_t dt, tessera_job_t job, char uplo, int64_t n, void *a,
                       int64_t lda, void *w);
-/** E (n x m, leading dimension lde: columns of T's eigenvectors) = Q1 Q2 E on this process's
- *  workers and devices, the reflectors r's. */
-int tsr_eig_back(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int64_t m, void *e,
-                 int64_t lde, const tsr_eig_reflectors_t *r);
 /** The LAPACK-style syevd on a context over processes, its own checks `rc` agreed first. */
 int tsr_eig_lapack_processes(tessera_context_t *ctx, const char *f, tessera_job_t job,
                              tessera_uplo_t uplo, tessera_dtype_t dt, int64_t n, void *a,

@@ -279,14 +279,13 @@ int tsr_task_syevd(const tsr_syevd_args_t *args, tessera_context_t *ctx, tessera
                    h, md, scope, tag, 0);
 }
 
-int tsr_task_hb2st_apply(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *v,
+int tsr_task_hb2st_apply(tessera_dtype_t dtype, tsr_flow_t *f, tessera_data_t *v,
                          tessera_data_t *tau, tessera_data_t *e, int n, int kd, int m,
                          tessera_scope_t scope, const int tag[3]) {
   tsr_hb2st_apply_args_t args = {.dtype = dtype, .n = n, .kd = kd, .m = m};
   tessera_data_t *h[3] = {v, tau, e};
   tessera_access_t md[3] = {TESSERA_R, TESSERA_R, TESSERA_RW};
-  return insert_in(tsr_context_local_flow(ctx), &tsr_kernel_hb2st_apply, &args, sizeof args, 3, h,
-                   md, scope, tag, 0);
+  return insert_in(f, &tsr_kernel_hb2st_apply, &args, sizeof args, 3, h, md, scope, tag, 0);
 }
 
 int tsr_task_hb2st_steps(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *const *cols,

@@ -89,8 +89,9 @@ int tsr_task_syevd(const tsr_syevd_args_t *args, tessera_context_t *ctx, tessera
                    tessera_data_t *w, tessera_data_t *info, tessera_data_t *work,
                    tessera_scope_t scope);
 /** e (n x m, RW) = Q2 e with the bulge chasing's reflectors v, tau (R) of a band of order n and
- *  kd subdiagonals, within `scope`. */
-int tsr_task_hb2st_apply(tessera_dtype_t dtype, tessera_context_t *ctx, tessera_data_t *v,
+ *  kd subdiagonals, within `scope`, in flow f (e's: over processes, v and tau are each
+ *  process's own copies, registered on it). */
+int tsr_task_hb2st_apply(tessera_dtype_t dtype, tsr_flow_t *f, tessera_data_t *v,
                          tessera_data_t *tau, tessera_data_t *e, int n, int kd, int m,
                          tessera_scope_t scope, const int tag[3]);
 /** Steps first .. first + count - 1 of sweep `sweep` of the bulge chasing of a band of order n
