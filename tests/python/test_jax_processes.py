@@ -99,14 +99,15 @@ LAUNCHES = {"coordinator": with_coordinator, "mpirun": under_mpirun}
 def test_every_function_dtype_and_mesh(launch, processes, devices, layout):
     """potrs (with log det), potri, cholesky, lu_solve, qr, least_squares, syevd, polar and
     gesvd, every dtype across the launches (f64 and c64 on 2 processes of 2 devices by the
-    coordinator; f32 and c128 under mpirun and on processes of unequal devices, c128 alone on 4
+    coordinator; f32 and c128 under mpirun, c128 alone on processes of unequal devices and on 4
     processes, which start slowly on the test machine's cores), 1D and 2D meshes, orders that
     split evenly and not: each process checks the whole result. The routines run on tessera's
     layout (TESSERA_LAYOUT=tessera: the shards copied onto the fitted grid's block-cyclic tiles
     or cyclic panels, results brought back), on the caller's (given), or as the cost model
     chooses."""
     others = launch == "coordinator" and processes == 2 and devices == 2
-    case = "functions_other_dtypes" if others else "functions_one_dtype" if processes == 4 else \
+    one = processes == 4 or layout == "given"
+    case = "functions_other_dtypes" if others else "functions_one_dtype" if one else \
         "functions_two_dtypes"
     results = LAUNCHES[launch](case, processes, devices, TESSERA_LAYOUT=layout)
     assert_ok(results, lambda name: range(processes) if launch == "mpirun" else [name])

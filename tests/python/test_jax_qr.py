@@ -143,21 +143,22 @@ def test_2d_mesh(m, n, devices):
 @pytest.mark.parametrize("ndev", [1, 4], ids=["1dev", "4dev"])
 def test_qr_shardmap_form(ndev, check_vma, devices):
     """Inside our own shard_map: q this device's rows of Q, r whole on every device, status
-    (1,) per device; every mode, jitted and not, with the vma check (without it, one mode)."""
+    (1,) per device; every mode, jitted and not, with the vma check (without it, one mode), on
+    one real and one complex dtype in turn."""
     if ndev > len(devices):
         pytest.skip(f"needs {ndev} devices")
     mesh = mesh_of(devices, ndev)
     m, n = 6 * ndev, 5
-    for dtype in (np.float32, np.complex128):
+    modes = (("reduced", True, np.float32), ("complete", False, np.complex128),
+             ("r", True, np.float32), ("reduced", False, np.complex128))
+    for mode, jit, dtype in modes if check_vma else modes[:1]:
         a = matrix(m, n, dtype, seed=4)
-        modes = (("reduced", True), ("complete", False), ("r", True))
-        for mode, jit in modes if check_vma else modes[:1]:
-            outs = (P(), P()) if mode == "r" else (ROW, P(), P())
-            g = jax.shard_map(lambda a_: tj.qr_shardmap_ctx(a_, 4, mode=mode), mesh=mesh,
-                              in_specs=ROW, out_specs=outs, check_vma=check_vma)
-            out = (jax.jit(g) if jit else g)(put(a, mesh, ROW))
-            assert np.asarray(out[-1]).shape == (1,) and int(out[-1][0]) == 0
-            check_qr(out[0] if mode == "r" else out[:2], a, mode)
+        outs = (P(), P()) if mode == "r" else (ROW, P(), P())
+        g = jax.shard_map(lambda a_, mode=mode: tj.qr_shardmap_ctx(a_, 4, mode=mode), mesh=mesh,
+                          in_specs=ROW, out_specs=outs, check_vma=check_vma)
+        out = (jax.jit(g) if jit else g)(put(a, mesh, ROW))
+        assert np.asarray(out[-1]).shape == (1,) and int(out[-1][0]) == 0
+        check_qr(out[0] if mode == "r" else out[:2], a, mode)
 
 
 @pytest.mark.parametrize("check_vma", [True, False], ids=["vma", "no-vma"])
