@@ -89,7 +89,7 @@ static int back_dealt(tessera_context_t *ctx, tessera_comm_t *c, tessera_dtype_t
     rc = tsr_pxunmqr('N', H->V, &H->Q, E, &wk);
   }
   const int waited = tessera_wait_all(ctx);
-  if (!rc) rc = tsr_dist_agree(c, waited);
+  rc = tsr_dist_agree(c, rc ? rc : waited); /* every process joins, whatever its status */
   (void)tessera_set_scope(ctx, outer);
   if (!rc) rc = tsr_lapack_gather(E, home);
   tsr_qr_work_destroy(&wk);
