@@ -50,6 +50,7 @@ typedef struct {
   tessera_uplo_t uplo;
   int uplo_set;    /**< --uplo was given */
   int values_only; /**< syevd, gesvd: --values-only, the values only (job N) */
+  int full;        /**< gesvd: --full, every vector (U m x m, Vᴴ n x n; job ALL_VECTORS) */
   int mixed;       /**< posv: --mixed, the factor's precision (tessera_factor_t); -1: not asked */
   double cond;     /**< bench posv|gesv --mixed: A of this condition number (gen_cond); 0: the
                         generated matrix of the plain solves */
@@ -211,7 +212,7 @@ int cli_bench_mixed(const cli_opts_t *o);
 int cli_eig(const cli_opts_t *o);
 /** What syevd computes for the options: TESSERA_VALUES with --values-only, else VECTORS. */
 static inline tessera_job_t cli_eig_job(const cli_opts_t *o) {
-  return o->values_only ? TESSERA_VALUES : TESSERA_VECTORS;
+  return o->values_only ? TESSERA_VALUES : o->full ? TESSERA_ALL_VECTORS : TESSERA_VECTORS;
 }
 /** The real dtype of `dtype`'s eigenvalues: f32 for f32 and c64, f64 for f64 and c128. */
 tessera_dtype_t cli_real_dtype(tessera_dtype_t dtype);

@@ -103,6 +103,7 @@ typedef enum {
   F_NO_MG,
   F_OUT_OF_CORE,
   F_VALUES_ONLY,
+  F_FULL,
   F_MIXED,
   F_COND,
   F_REQUIRE_GPUS,
@@ -153,6 +154,7 @@ static const struct {
     {"--no-mg", F_NO_MG, 0, BIT(CMD_BENCH), 0},
     {"--out-of-core", F_OUT_OF_CORE, 0, BIT(CMD_BENCH), 0},
     {"--values-only", F_VALUES_ONLY, 0, EIG | BIT(CMD_GESVD) | BIT(CMD_BENCH), 0},
+    {"--full", F_FULL, 0, BIT(CMD_GESVD), 0},
     {"--mixed", F_MIXED, 2, BIT(CMD_POSV) | BIT(CMD_GESV) | BIT(CMD_BENCH), 0},
     {"--cond", F_COND, 1, BIT(CMD_BENCH), 0},
     {"--version", F_VERSION, 0, ~0u, 0},
@@ -226,8 +228,8 @@ static const struct {
     {F_OUTPUT, BIT(CMD_GESVD),
      "--output s.npy, -o s.npy\n"
      "                   writes the singular values (min(m, n), descending, in the dtype's\n"
-     "                   real type) and, unless --values-only, U to s.u.npy (m x min(m, n))\n"
-     "                   and Vᴴ to s.vt.npy (min(m, n) x n)"},
+     "                   real type) and, unless --values-only, U to s.u.npy (m x min(m, n);\n"
+     "                   m x m with --full) and Vᴴ to s.vt.npy (min(m, n) x n; n x n)"},
     {F_OUTPUT, BIT(CMD_GEN), "--output a.npy, -o a.npy\n                   the file written"},
     {F_OUTPUT, BIT(CMD_TRACE), "--output g.svg, -o g.svg\n                   the chart written"},
     {F_OUTPUT, ~0u,
@@ -277,6 +279,9 @@ static const struct {
      "--values-only    singular values only (LAPACK's job N), no singular vectors"},
     {F_VALUES_ONLY, ~0u,
      "--values-only    syevd, bench syevd: eigenvalues only (LAPACK's job N), no eigenvectors"},
+    {F_FULL, ~0u,
+     "--full           gesvd: every singular vector, U m x m and Vᴴ n x n (LAPACK's job A;\n"
+     "                   the economy ones first, then an orthonormal completion)"},
     {F_MIXED, ~0u,
      "--mixed [P]      posv, gesv, bench posv|gesv: A factored in a lower precision P and the\n"
      "                   solution refined to A's (auto, also --mixed alone: single for d and\n"
@@ -420,6 +425,8 @@ static int apply(size_t f, const char *val, cli_opts_t *o) {
     o->out_of_core = 1;
   else if (id == F_VALUES_ONLY)
     o->values_only = 1;
+  else if (id == F_FULL)
+    o->full = 1;
   else if (id == F_MIXED) {
     o->mixed = -1;
     for (int k = 0; cli_mixed_name(k) && o->mixed < 0; k++) /* no value: auto */
@@ -525,6 +532,8 @@ static int finish_options(cli_opts_t *o) {
   if (((RUNS | QR | EIG | SVD) & BIT(o->cmd)) != 0) o->routine = o->cmd;
   if (o->values_only && o->routine != CMD_SYEVD && o->routine != CMD_GESVD)
     return usage_error("--values-only is syevd's and gesvd's (bench syevd)");
+  if (o->full && o->values_only)
+    return usage_error("--full asks for vectors; --values-only for none");
   if (o->mixed == TESSERA_FACTOR_SINGLE && (o->dtype == TESSERA_F32 || o->dtype == TESSERA_C64))
     return usage_error("--mixed s: %s is single precision already", tessera_dtype_name(o->dtype));
   if (o->m >= 0 && !cli_is_qr(o->routine) && !cli_is_svd(o->routine))

@@ -1,9 +1,11 @@
 /* tessera CLI — `tessera gepolar` and `tessera gesvd`: the polar decomposition A = U_p H and the
- * singular value decomposition A = U Σ Vᴴ (--values-only: Σ) of a generated m x n matrix
- * (gen_dense, seed GEN_SEED_A) or --input's, by tessera_gepolar / tessera_gesvd, timed (best of
+ * singular value decomposition A = U Σ Vᴴ (--values-only: Σ; --full: all of U and Vᴴ) of a
+ * generated m x n matrix (gen_dense, seed GEN_SEED_A) or --input's, by tessera_gepolar /
+ * tessera_gesvd, timed (best of
  * --reps, each on a fresh copy of A) and checked. Checks by tessera_gemm: gepolar's residual
  * ‖A − U_p H‖_F / (‖A‖_F max(m, n) eps) and orthogonality ‖I − U_pᴴ U_p‖_F / (n eps); gesvd's
- * ‖A − U Σ Vᴴ‖_F / (‖A‖_F max(m, n) eps) and ‖I − Uᴴ U‖_F / (min(m, n) eps), values only
+ * ‖A − U Σ Vᴴ‖_F / (‖A‖_F max(m, n) eps) and ‖I − Uᴴ U‖_F / (c eps) over U's c columns
+ * (min(m, n), or m with --full), values only
  * max_i |s_i − s_i(LAPACK)| / (s_1 max(m, n) eps) against LAPACKE's ?gesvd (job N). Under
  * --grid the LAPACK-style call runs over the processes from process 0's arrays. */
 #include <lapacke.h>
@@ -19,10 +21,11 @@
 #include "npy.h"
 #include "residual.h"
 
-/* The problem: A (kept for the checks), the copy each run overwrites, and the outputs. */
+/* The problem: A (kept for the checks), the copy each run overwrites, and the outputs (U's
+ * columns and Vᴴ's rows: k, or with --full m and n). */
 typedef struct {
   tessera_dtype_t dtype;
-  int64_t m, n, k;
+  int64_t m, n, k, ucols, vrows;
   void *a0, *a, *h, *s, *u, *vt;
   int steps;
 } svd_problem_t;
@@ -65,6 +68,7 @@ static int prepare(tessera_context_t *ctx, const cli_opts_t *o, svd_problem_t *p
   if (shape[0] < 0) return CLI_FAILED;
   p->m = shape[0], p->n = shape[1], p->dtype = (tessera_dtype_t)shape[2];
   p->k = p->m < p->n ? p->m : p->n;
+  p->ucols = o->full ? p->m : p->k, p->vrows = o->full ? p->n : p->k;
   if (o->routine == CMD_GEPOLAR && p->m < p->n) {
     if (mine)
       fprintf(stderr,
@@ -80,8 +84,8 @@ static int prepare(tessera_context_t *ctx, const cli_opts_t *o, svd_problem_t *p
   p->a = cli_alloc(p->dtype, m, n);
   p->h = cli_alloc(p->dtype, n, n);
   p->s = cli_alloc(cli_real_dtype(p->dtype), k, 1);
-  p->u = cli_alloc(p->dtype, m, k);
-  p->vt = cli_alloc(p->dtype, k, n);
+  p->u = cli_alloc(p->dtype, m, p->ucols > 0 ? p->ucols : 1);
+  p->vt = cli_alloc(p->dtype, p->vrows > 0 ? p->vrows : 1, n);
   return p->a0 && p->a && p->h && p->s && p->u && p->vt ? CLI_OK : CLI_FAILED;
 }
 
@@ -99,10 +103,11 @@ static void svd_footprint(const void *arg, int64_t n, cli_footprint_t *f) {
   const svd_footprint_t *s = arg;
   const tessera_dtype_t dt = s->dtype;
   const int64_t m = s->o->m >= 0 ? s->o->m : n, k = m < n ? m : n;
+  const int64_t ucols = s->o->full ? m : k, vrows = s->o->full ? n : k;
   cli_footprint_add(f, "A twice", 2 * cli_array_bytes(dt, m, n));
   cli_footprint_add(f, "H, U and Vᴴ",
-                    cli_array_bytes(dt, n, n) + cli_array_bytes(dt, m, k) +
-                        cli_array_bytes(dt, k, n));
+                    cli_array_bytes(dt, n, n) + cli_array_bytes(dt, m, ucols) +
+                        cli_array_bytes(dt, vrows, n));
   cli_footprint_add(f, "the check's arrays", 2 * cli_array_bytes(dt, m, n));
   if (s->gpus == 0)
     cli_footprint_add(f, "tessera's working matrices",
@@ -113,14 +118,14 @@ static void svd_footprint(const void *arg, int64_t n, cli_footprint_t *f) {
 /* One call on a fresh copy of A (process 0's arrays under --grid, NULL on the others). */
 static int call(tessera_context_t *ctx, const cli_opts_t *o, svd_problem_t *p) {
   const int mine = cli_holds(ctx);
-  const int64_t lm = p->m > 0 ? p->m : 1, lk = p->k > 0 ? p->k : 1;
+  const int64_t lm = p->m > 0 ? p->m : 1, lv = p->vrows > 0 ? p->vrows : 1;
   if (mine) memcpy(p->a, p->a0, (size_t)(p->m * p->n) * tessera_dtype_size(p->dtype));
   void *a = mine ? p->a : NULL;
   if (o->routine == CMD_GEPOLAR)
     return tessera_gepolar(ctx, p->dtype, p->m, p->n, a, lm, mine ? p->h : NULL,
                            p->n > 0 ? p->n : 1, &p->steps);
   return tessera_gesvd(ctx, cli_eig_job(o), p->dtype, p->m, p->n, a, lm, mine ? p->s : NULL,
-                       mine ? p->u : NULL, lm, mine ? p->vt : NULL, lk);
+                       mine ? p->u : NULL, lm, mine ? p->vt : NULL, lv);
 }
 
 /* ‖I − Xᴴ X‖_F / (cols eps) of the rows x cols X. */
@@ -200,9 +205,11 @@ static void check(tessera_context_t *ctx, const cli_opts_t *o, const svd_problem
     return;
   }
   if (mine) memcpy(res, p->a0, (size_t)(m * n) * es);
-  const int64_t inner = svd ? k : n;
+  const int64_t inner = svd ? k : n, ldr = svd ? (p->vrows > 0 ? p->vrows : 1) : inner;
   const void *left = svd ? us : p->a, *right = svd ? p->vt : p->h;
-  r->orthogonality = orthogonality(ctx, dt, m, inner, mine ? (svd ? p->u : p->a) : NULL);
+  /* U's orthogonality: all of its columns (with --full, the completion's too) */
+  r->orthogonality =
+      orthogonality(ctx, dt, m, svd ? p->ucols : n, mine ? (svd ? p->u : p->a) : NULL);
   for (int64_t j = 0; mine && svd && j < k; j++) {
     double sv, im;
     elem_get(cli_real_dtype(dt), p->s, (size_t)j, &sv, &im);
@@ -213,7 +220,7 @@ static void check(tessera_context_t *ctx, const cli_opts_t *o, const svd_problem
     }
   }
   const int s = tessera_gemm(ctx, TESSERA_NOTRANS, TESSERA_NOTRANS, dt, m, n, inner, mone,
-                             mine ? left : NULL, lm, mine ? right : NULL, inner, one, res, lm);
+                             mine ? left : NULL, lm, mine ? right : NULL, ldr, one, res, lm);
   r->residual = s      ? NAN
                 : mine ? residual_fro(dt, m, n, res, lm) / ((an > 0 ? an : 1) * big * eps)
                        : 0;
@@ -224,7 +231,8 @@ static void check(tessera_context_t *ctx, const cli_opts_t *o, const svd_problem
 static int write_outputs(const cli_opts_t *o, const svd_problem_t *p) {
   char err[256], beside[4096];
   const char *path = o->output;
-  const int64_t lm = p->m > 0 ? p->m : 1, lk = p->k > 0 ? p->k : 1;
+  const int64_t lm = p->m > 0 ? p->m : 1, lk = p->k > 0 ? p->k : 1,
+                lv = p->vrows > 0 ? p->vrows : 1;
   int rc;
   if (o->routine == CMD_GEPOLAR) {
     rc = npy_write(path, p->dtype, 2, p->m, p->n, p->a, lm, err, sizeof err);
@@ -235,10 +243,10 @@ static int write_outputs(const cli_opts_t *o, const svd_problem_t *p) {
     rc = npy_write(path, cli_real_dtype(p->dtype), 1, p->k, 1, p->s, lk, err, sizeof err);
     if (!rc && !o->values_only)
       rc = npy_write(path = cli_beside_path(o->output, ".u.npy", beside, sizeof beside), p->dtype,
-                     2, p->m, p->k, p->u, lm, err, sizeof err);
+                     2, p->m, p->ucols, p->u, lm, err, sizeof err);
     if (!rc && !o->values_only)
       rc = npy_write(path = cli_beside_path(o->output, ".vt.npy", beside, sizeof beside), p->dtype,
-                     2, p->k, p->n, p->vt, lk, err, sizeof err);
+                     2, p->vrows, p->n, p->vt, lv, err, sizeof err);
   }
   if (rc) fprintf(stderr, "tessera: %s: %s\n", path, err);
   return rc ? CLI_FAILED : CLI_OK;
@@ -273,7 +281,7 @@ int cli_svd(const cli_opts_t *o) {
     cli_result_init(&r, o, ctx);
     r.dtype = p.dtype, r.m = p.m, r.n = p.n, r.seconds = INFINITY;
     r.tile = tessera_tile_for_polar(ctx, p.m > p.n ? p.m : p.n, p.k);
-    r.job = o->routine == CMD_GESVD && o->values_only ? 'N' : 'V';
+    r.job = o->routine != CMD_GESVD ? 'V' : o->values_only ? 'N' : o->full ? 'A' : 'V';
     for (int rep = 0; rep < o->reps && rc == CLI_OK; rep++) {
       progress_phase(&prog, "%s %lld x %lld rep %d/%d", name, (long long)p.m, (long long)p.n,
                      rep + 1, o->reps);

@@ -542,7 +542,7 @@ def test_geqrf_reports_residual_and_orthogonality(dtype, shape):
 @pytest.mark.parametrize("dtype", ["s", "d", "c", "z"])
 def test_gepolar_and_gesvd_report_residual_and_orthogonality(dtype):
     for args, m, n in ((["gepolar"], 300, 120), (["gesvd"], 130, 210),
-                       (["gesvd", "--values-only"], 210, 130)):
+                       (["gesvd", "--full"], 150, 90), (["gesvd", "--values-only"], 210, 130)):
         r = json_lines(run(*args, "--m", m, "--n", n, "--dtype", dtype, "--json", check=0).stdout)[0]
         assert (r["routine"], r["m"], r["n"]) == (args[0], m, n)
         assert r["residual"] < 10, r
@@ -573,6 +573,14 @@ def test_gepolar_and_gesvd_outputs(tmp_path):
     assert sv.shape == (50,) and uu.shape == (50, 50) and vt.shape == (50, 80)
     assert np.all(np.diff(sv) <= 0)
     assert np.allclose(np.linalg.svd(uu @ np.diag(sv) @ vt, compute_uv=False), sv)
+    # every vector: U m x m and Vᴴ n x n, both unitary, the economy ones first
+    run("gesvd", "--m", 30, "--n", 70, "--full", "-o", s, check=0)
+    sv, uu, vt = np.load(s), np.load(tmp_path / "s.u.npy"), np.load(tmp_path / "s.vt.npy")
+    assert sv.shape == (30,) and uu.shape == (30, 30) and vt.shape == (70, 70)
+    assert np.allclose(vt @ vt.T, np.eye(70)) and np.allclose(uu.T @ uu, np.eye(30))
+    assert np.allclose(np.linalg.svd(uu @ np.diag(sv) @ vt[:30], compute_uv=False), sv)
+    p = run("gesvd", "--n", 20, "--full", "--values-only")
+    assert p.returncode == 2 and "--full" in p.stderr, p.stderr
     # a wide A has no polar decomposition here: refused with the way round it
     p = run("gepolar", "--m", 40, "--n", 60)
     assert p.returncode == 1 and "m >= n" in p.stderr and "conjugate transpose" in p.stderr
