@@ -525,8 +525,9 @@ TESSERA_API int tessera_tile_gepolar(tessera_matrix_t *A, tessera_matrix_t *H, i
 
 /** The singular value decomposition (see tessera_gesvd) of the m x n descriptor A (square
  *  tiles; destroyed): s on every process, with VECTORS U (m x min(m, n)) and VT (min(m, n) x n)
- *  of A's tiles and communicator; for m >= n, U may be A itself (U then overwrites A). Over
- *  processes, a collective call. */
+ *  of A's tiles and communicator; for m >= n, U may be A itself (U then overwrites A). job is
+ *  VALUES or VECTORS (every vector, ALL_VECTORS, is tessera_gesvd's). Over processes, a
+ *  collective call. */
 TESSERA_API int tessera_tile_gesvd(tessera_job_t job, tessera_matrix_t *A, void *s,
                                    tessera_matrix_t *U, tessera_matrix_t *VT);
 
