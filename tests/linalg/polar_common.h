@@ -5,6 +5,15 @@
 #ifndef TESSERA_POLAR_COMMON_H
 #define TESSERA_POLAR_COMMON_H
 
+/* A context of lc_config's in tiles of `tile` whose SVD and polar decomposition take `method`
+ * (QDWH, or LAPACK's gesdd). */
+static inline tessera_context_t *pc_context(int tile, tessera_svd_method_t method) {
+  tessera_config_t cfg;
+  lc_config(tile, &cfg);
+  cfg.svd_method = method;
+  return lc_init(&cfg);
+}
+
 /* A random m x k matrix with orthonormal columns (double complex, ld m; real for `real`). */
 static inline zc_t *pc_orthonormal(int64_t m, int64_t k, bool real, tt_rng_t *r) {
   /* a column of slack after q (see pc_check) */

@@ -23,13 +23,6 @@ enum { nb = 8 };
 /* Contexts of each method: QDWH, and through LAPACK's SVD (no QDWH step: steps 0). */
 static const tessera_svd_method_t methods[2] = {TESSERA_SVD_QDWH, TESSERA_SVD_LAPACK};
 
-static tessera_context_t *polar_context(tessera_svd_method_t method) {
-  tessera_config_t cfg;
-  lc_config(nb, &cfg);
-  cfg.svd_method = method;
-  return lc_init(&cfg);
-}
-
 /* The steps a call on ctx reports: QDWH's 1 to 10, none through LAPACK's SVD or for n = 0. */
 static bool steps_expected(tessera_context_t *ctx, int64_t n, int steps) {
   if (n == 0 || tessera_config(ctx)->svd_method == TESSERA_SVD_LAPACK) return steps == 0;
@@ -61,7 +54,7 @@ static void test_gepolar_shapes(void **state) {
                                {9, 9}, {29, 29}, {29, 17}, {41, 20}, {33, 8}};
   const int count = (int)(sizeof shapes / sizeof *shapes);
   for (int mi = 0; mi < 2; mi++) {
-    tessera_context_t *ctx = polar_context(methods[mi]);
+    tessera_context_t *ctx = pc_context(nb, methods[mi]);
     /* QDWH in the sanitizer builds: one real and one complex dtype */
     const bool quick = tt_quick() && methods[mi] == TESSERA_SVD_QDWH;
     for (int d = quick ? 1 : 0; d < TESSERA_NUM_DTYPES; d += quick ? 2 : 1)
@@ -81,7 +74,7 @@ static void test_gepolar_shapes(void **state) {
 static void test_gepolar_spectra(void **state) {
   (void)state;
   for (int mi = 0; mi < 2; mi++) {
-    tessera_context_t *ctx = polar_context(methods[mi]);
+    tessera_context_t *ctx = pc_context(nb, methods[mi]);
     const bool quick = tt_quick() && methods[mi] == TESSERA_SVD_QDWH;
     for (int d = quick ? 1 : 0; d < TESSERA_NUM_DTYPES; d += quick ? 2 : 1) {
       const tessera_dtype_t dt = lc_dtypes[d];
@@ -101,7 +94,7 @@ static void test_tile_gepolar(void **state) {
   (void)state;
   for (int i = 0; i < 2 * TESSERA_NUM_DTYPES; i++) {
     const int d = i % TESSERA_NUM_DTYPES;
-    tessera_context_t *ctx = polar_context(methods[i / TESSERA_NUM_DTYPES]);
+    tessera_context_t *ctx = pc_context(nb, methods[i / TESSERA_NUM_DTYPES]);
     const tessera_dtype_t dt = lc_dtypes[d];
     const int64_t m = 27, n = 19;
     tt_rng_t r = tt_rng((uint64_t)(300 + d));
@@ -131,7 +124,7 @@ static void test_gepolar_nan_and_args(void **state) {
   /* One context at a time: a context's pool takes nearly all of a GPU's free memory. */
   for (int i = 0; i < 2 * TESSERA_NUM_DTYPES; i++) {
     const int d = i % TESSERA_NUM_DTYPES;
-    tessera_context_t *mctx = polar_context(methods[i / TESSERA_NUM_DTYPES]);
+    tessera_context_t *mctx = pc_context(nb, methods[i / TESSERA_NUM_DTYPES]);
     const tessera_dtype_t dt = lc_dtypes[d];
     tt_rng_t r = tt_rng((uint64_t)(400 + d));
     void *a = lc_alloc(dt, (size_t)(m * n)), *h = lc_alloc(dt, (size_t)(n * n));

@@ -132,14 +132,6 @@ static void one_case(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t j
   free(t), free(T), free(A), free(a), free(s), free(u), free(vt);
 }
 
-/* A context whose SVD takes `method` (QDWH or LAPACK's gesdd). */
-static tessera_context_t *svd_context(tessera_svd_method_t method) {
-  tessera_config_t cfg;
-  lc_config(nb, &cfg);
-  cfg.svd_method = method;
-  return lc_init(&cfg);
-}
-
 static const tessera_svd_method_t methods[2] = {TESSERA_SVD_QDWH, TESSERA_SVD_LAPACK};
 static const tessera_job_t jobs[3] = {TESSERA_VECTORS, TESSERA_ALL_VECTORS, TESSERA_VALUES};
 
@@ -148,7 +140,7 @@ static void test_gesvd_shapes(void **state) {
   const int64_t shapes[][2] = {{0, 0}, {0, 5}, {5, 0},   {1, 1},   {1, 6},
                                {6, 1}, {9, 9}, {29, 17}, {17, 29}, {33, 24}};
   for (int mi = 0; mi < 2; mi++) {
-    tessera_context_t *ctx = svd_context(methods[mi]);
+    tessera_context_t *ctx = pc_context(nb, methods[mi]);
     /* QDWH, quick (the sanitizer builds): one real and one complex dtype, with vectors */
     const bool quick = tt_quick() && methods[mi] == TESSERA_SVD_QDWH;
     for (int d = quick ? 1 : 0; d < TESSERA_NUM_DTYPES; d += quick ? 2 : 1)
@@ -164,7 +156,7 @@ static void test_gesvd_shapes(void **state) {
 static void test_gesvd_spectra(void **state) {
   (void)state;
   for (int mi = 0; mi < 2; mi++) {
-    tessera_context_t *ctx = svd_context(methods[mi]);
+    tessera_context_t *ctx = pc_context(nb, methods[mi]);
     const bool quick = tt_quick() && methods[mi] == TESSERA_SVD_QDWH;
     for (int d = quick ? 1 : 0; d < TESSERA_NUM_DTYPES; d += quick ? 2 : 1) {
       const tessera_dtype_t dt = lc_dtypes[d];
@@ -248,7 +240,7 @@ static void tile_u_in_a(tessera_context_t *ctx) {
 static void test_tile_gesvd_u_in_a(void **state) {
   (void)state;
   for (int mi = 0; mi < 2; mi++) {
-    tessera_context_t *ctx = svd_context(methods[mi]);
+    tessera_context_t *ctx = pc_context(nb, methods[mi]);
     tile_u_in_a(ctx);
     lc_finalize(ctx);
   }
@@ -258,7 +250,7 @@ static void test_tile_gesvd_u_in_a(void **state) {
 static void test_gesvd_nan_and_args(void **state) {
   (void)state;
   for (int mi = 0; mi < 2; mi++) {
-    tessera_context_t *ctx = svd_context(methods[mi]);
+    tessera_context_t *ctx = pc_context(nb, methods[mi]);
     const int64_t m = 17, n = 11;
     double a[17 * 11], s[11], u[17 * 11], vt[11 * 11];
     tt_rng_t r = tt_rng(3);

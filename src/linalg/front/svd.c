@@ -90,11 +90,10 @@ static int complete(tessera_context_t *ctx, tessera_dtype_t dt, bool wide, int64
   }
   if (tsr_context_flow(ctx)->distributed) rc = tsr_lapack_agreed(ctx, rc);
   if (!rc && k > 0) rc = tessera_geqrf(ctx, dt, big, k, w, big, tau);
-  if (rc || k == 0) {
-  } else if (wide)
+  if (!rc && k > 0 && wide)
     rc = tessera_unmqr(ctx, TESSERA_RIGHT, TESSERA_CONJTRANS, dt, big - k, big, k, w, big, tau,
                        rest, ldx);
-  else
+  else if (!rc && k > 0)
     rc = tessera_unmqr(ctx, TESSERA_LEFT, TESSERA_NOTRANS, dt, big, big - k, k, w, big, tau, rest,
                        ldx);
   free(w), free(tau);
