@@ -232,6 +232,22 @@ def gpu_count():
     return sum(1 for line in out.splitlines() if line.strip().startswith("cuda "))
 
 
+@pytest.mark.skipif(not shutil.which("taskset") or len(os.sched_getaffinity(0)) < 2,
+                    reason="needs taskset and two cores to run on")
+def test_more_workers_than_the_cores_a_process_may_run_on_warns():
+    """A process bound to one core (as mpirun binds each of two) asked for two workers."""
+    args = ["potrf", "--n", 200, "--gpus", 0, "--json"]
+    core = str(min(os.sched_getaffinity(0)))
+    p = subprocess.run(["taskset", "-c", core, str(CLI), *map(str, args), "--workers", "2"],
+                       capture_output=True, text=True, env=ENV, timeout=300)
+    assert p.returncode == 0 and "--workers 2" in p.stderr and "--bind-to none" in p.stderr, \
+        p.stderr
+    assert json_lines(p.stdout)[0]["residual"] < 10
+    p = subprocess.run(["taskset", "-c", core, str(CLI), *map(str, args), "--workers", "1"],
+                       capture_output=True, text=True, env=ENV, timeout=300)
+    assert p.returncode == 0 and "warning" not in p.stderr, p.stderr
+
+
 def test_more_gpus_than_exist_warns_or_fails_when_required():
     want = gpu_count() + 1
     p = run("potrf", "--n", 200, "--gpus", want, "--json", check=0)
