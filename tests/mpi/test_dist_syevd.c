@@ -210,16 +210,24 @@ static void test_tile_syevd_processes(void **state) {
 }
 
 /* The tile-level call on the processes' devices (devices_open: each process a context of its
- * own, A distributed over the suite's processes by columns): process 0's stages on its devices
- * (the chase's reflectors left there, copied home for the others), each process's columns of
- * the back-transformations on its own. Skipped where the processes have no devices. */
+ * own, A distributed over the suite's processes by columns), the two stages forced
+ * (TESSERA_EIG_METHOD=two): the band reduction on process 0's device, its bulge chasing there
+ * (the reflectors left there, read by the others from there), E kept there after the merges
+ * for f64 and dealt from there, each process's columns of the back-transformations on its own.
+ * Skipped where the processes have no devices. */
 static void test_on_devices(void **state) {
   (void)state;
+  setenv("TESSERA_EIG_METHOD", "two", 1);
+  setenv("TESSERA_SIM_DEVICES", "1", 1); /* simulated devices: one a process, as GPUs here */
   tessera_context_t *ctx = NULL;
   tessera_comm_t *comm = NULL;
-  if (!devices_open(2, &ctx, &comm)) skip();
+  const bool any = devices_open(2, &ctx, &comm);
+  unsetenv("TESSERA_EIG_METHOD");
+  unsetenv("TESSERA_SIM_DEVICES");
+  if (!any) skip();
   const tessera_grid_t grid = {1, g_size};
   tile_case(ctx, comm, grid, TESSERA_F64, TESSERA_LOWER, TESSERA_VECTORS, 70, 41);
+  tile_case(ctx, comm, grid, TESSERA_F64, TESSERA_UPPER, TESSERA_VECTORS, 600, 46); /* merges */
   tile_case(ctx, comm, grid, TESSERA_C64, TESSERA_UPPER, TESSERA_VECTORS, 45, 42);
   devices_close(ctx, comm);
 }

@@ -163,8 +163,8 @@ static inline int64_t tsr_block_of(const tsr_blocks_t *b, int64_t mb, int64_t nb
 
 /** Where the tiles of a distributed matrix are: only those of `part` exist ('L': i >= j, 'U':
  *  i <= j, stored as tessera_matrix_create_triangle's; 0: all); `on` >= 0 makes process `on`
- *  own every tile (-1: the grid's owners; -2: the grid's owners, their tiles workspaces living
- *  where their first writer runs, with no home memory); where `mine` is given (the whole m x n
+ *  own every tile (-1: the grid's owners); with `work` the tiles are workspaces living where
+ *  their first writer runs, with no home memory; where `mine` is given (the whole m x n
  *  array, leading dimension ld) the tiles this process owns are that array's blocks in place;
  *  where `blocks` is given, the tiles are those blocks' in place, owned by their blocks'
  *  processes (no grid; `on` and `mine` unused). All but the arrays and nodes must be the same
@@ -172,6 +172,7 @@ static inline int64_t tsr_block_of(const tsr_blocks_t *b, int64_t mb, int64_t nb
 typedef struct {
   char part;
   int on;
+  bool work;
   void *mine;
   int64_t ld;
   const tsr_blocks_t *blocks;

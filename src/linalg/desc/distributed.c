@@ -93,7 +93,7 @@ int tsr_matrix_create_distributed(tessera_context_t *ctx, tessera_comm_t *comm, 
    * whole matrix's); every process learns whether one cannot, so none goes on alone */
   int row = 0, col = 0;
   if (!given) tessera_grid_coords(grid, rank, &row, &col);
-  const double own = at->on == -2 || at->mine || given ? 0
+  const double own = at->work || at->mine || given ? 0
                      : at->on >= 0 ? (at->on == rank ? (double)m * (double)n * (double)es : 0)
                                    : (double)tessera_numroc(m, mb, row, grid.p) *
                                          (double)tessera_numroc(n, nb, col, grid.q) * (double)es;
@@ -131,11 +131,11 @@ int tsr_matrix_create_distributed(tessera_context_t *ctx, tessera_comm_t *comm, 
         node = owner[t] == rank ? blk.node[k] : node;
         ld = (size_t)blk.ld;
       } else {
-        owner[t] = at->on >= 0 ? at->on : tessera_grid_owner(grid, i, j); /* -1, -2: the grid */
+        owner[t] = at->on >= 0 ? at->on : tessera_grid_owner(grid, i, j);
         if (at->mine) place = (char *)at->mine + (size_t)(i * mb + j * nb * at->ld) * es;
       }
       if (rc) continue;
-      rc = owner[t] != rank || at->on == -2
+      rc = owner[t] != rank || at->work
                ? tessera_data_create_workspace(ctx, tm, tn, es, &A->tiles[t])
            : place ? tessera_data_register(ctx, node, place, tm, tn, ld, es, &A->tiles[t])
                    : tessera_data_create(ctx, tm, tn, es, &A->tiles[t]);

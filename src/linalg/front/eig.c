@@ -61,6 +61,18 @@ static void store_values(tessera_dtype_t dt, int64_t n, const double *x, double 
   for (int64_t i = 0; i < n; i++) tsr_eig_put_real(dt, w, i, x[i] / s);
 }
 
+/* E, the merges' q where they left it on device node b->enode, into an array of that device's
+ * own (b->eh), which processes can read from there; q dropped without a copy home. */
+static int keep_on_device(tessera_context_t *ctx, int64_t n, tessera_data_t *q, tsr_eig_work_t *b) {
+  const int tag[3] = {0, 0, 0};
+  int rc = tessera_data_create_on(ctx, b->enode, (size_t)n, (size_t)n, sizeof(double), &b->eh);
+  if (!rc)
+    rc = tsr_task_lacpy_block(TESSERA_F64, tsr_context_local_flow(ctx), q, 0, 0, b->eh, 0,
+                              TESSERA_W, (int)n, (int)n, tag, 0);
+  const int dropped = tsr_data_drop(ctx, q);
+  return rc ? rc : dropped;
+}
+
 /* Stages 2 and 3 on the band: T, its eigenvalues into b->d (ascending), with vectors the
  * eigenvectors of the band into b->h. Returns 0, stedc's info > 0, or a negative status. */
 static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t job, int64_t n,
@@ -72,8 +84,11 @@ static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t 
     return tsr_error(ctx, TESSERA_ERR_STATE, "syevd: no bulge chasing for n = %lld, kd = %d",
                      (long long)n, nb);
   const bool on_gpu = b->gpu; /* gpu_chase's reflectors stay there */
-  b->v = calloc(on_gpu ? 1 : (size_t)lay.nv + 1, es);
-  b->tau = calloc(on_gpu ? 1 : (size_t)lay.ntau + 1, es);
+  size_t vr, vc, tr, tc;
+  tsr_eig_array_shape(on_gpu ? 1 : lay.nv + 1, es, &vr, &vc);
+  tsr_eig_array_shape(on_gpu ? 1 : lay.ntau + 1, es, &tr, &tc);
+  b->v = calloc(vr * vc, es);
+  b->tau = calloc(tr * tc, es);
   /* T's eigenvectors straight into E where the dtype is the real double, else converted */
   const bool direct = dt == TESSERA_F64;
   if (job == TESSERA_VECTORS && !direct) b->z = malloc((size_t)(n * n) * sizeof *b->z);
@@ -87,14 +102,24 @@ static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t 
   const int64_t leaf = tsr_eig_stedc_leaf(job, b->gpu, workers, n);
   if (leaf && job == TESSERA_VECTORS) {
     /* f64 on one accelerator: E one tile, the merges' Q, which stays there for Q2 and Q1 (no
-     * copy home and back between them); on several, Q2's panels spread over them */
+     * copy home and back between them), or with the back-transformations elsewhere for those
+     * who deal it from there; on several, Q2's panels spread over them */
     tessera_data_t *qh = NULL;
-    if (direct && !b->defer && tessera_scope_nodes(ctx, b->scope, NULL, 0) == 1) {
+    const bool one = direct && tessera_scope_nodes(ctx, b->scope, &b->enode, 1) == 1;
+    if (one && !b->defer) {
       rc = tessera_matrix_view(ctx, dt, n, n, n, n, b->h, b->ldh, &b->E);
       if (rc) return rc;
       qh = tessera_matrix_tile(b->E, 0, 0);
+    } else if (one && b->gpu) {
+      rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->h, (size_t)n, (size_t)n, (size_t)b->ldh,
+                                 sizeof(double), &qh);
+      if (rc) return rc;
     }
     rc = tsr_stedc_dc(ctx, n, b->d, b->e, z, ldz, leaf, qh);
+    if (qh && b->defer) {
+      const int kept = rc ? tsr_data_drop(ctx, qh) : keep_on_device(ctx, n, qh, b);
+      if (!rc) rc = kept;
+    }
     if (rc > 0) return tsr_error(ctx, rc, "syevd: the tridiagonal eigensolver failed: info %d", rc);
   } else if (leaf) {
     rc = tsr_stedc_values(ctx, n, b->d, b->e, leaf);
@@ -110,43 +135,33 @@ static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t 
   return b->defer ? 0 : tsr_eig_back_tridiagonal(ctx, dt, n, n, nb, b, &lay, workers);
 }
 
-/* Handle h's rows x cols block copied by a task, where h lies, into the host array `to` (ld). */
-static int copy_home(tessera_context_t *ctx, tessera_dtype_t dt, tessera_data_t *h, void *to,
-                     int64_t rows, int64_t cols, int64_t ld) {
-  tessera_data_t *t = NULL;
-  const int tag[3] = {0, 0, 0};
-  int rc = tessera_data_register(ctx, TESSERA_HOST_NODE, to, (size_t)rows, (size_t)cols, (size_t)ld,
-                                 tessera_dtype_size(dt), &t);
-  if (!rc)
-    rc = tsr_task_lacpy_block(dt, tsr_context_local_flow(ctx), h, 0, 0, t, 0, TESSERA_W, (int)rows,
-                              (int)cols, tag, 0);
-  if (!rc) rc = tessera_wait_all(ctx);
-  const int r = t ? tessera_data_release(ctx, t) : 0;
-  return rc ? rc : r;
-}
-
-/* Q2's reflectors into host arrays of out (from the device where the GPU chased), its layout's
- * sizes with them. */
-static int export_q2(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb,
-                     tsr_eig_work_t *b, tsr_eig_reflectors_t *out) {
-  const size_t es = tessera_dtype_size(dt);
+/* Q2's reflectors and E into out, where they are (their handles taken from b). */
+static int export_back(int64_t n, int nb, tsr_eig_work_t *b, tsr_eig_back_t *out) {
   tsr_hb2st_layout_t lay;
   if (tsr_hb2st_layout((int)n, nb, &lay)) return TESSERA_ERR_STATE;
   out->nb = nb, out->nv = lay.nv, out->ntau = lay.ntau;
-  if (!b->vh) {
-    out->v = b->v, out->tau = b->tau, b->v = b->tau = NULL;
-    return 0;
+  if (b->vh) {
+    out->hv = b->vh, out->htau = b->tauh, out->node = b->vnode;
+    out->v = tessera_data_ptr(b->vh), out->tau = tessera_data_ptr(b->tauh);
+    b->vh = b->tauh = NULL;
+  } else {
+    out->v = b->v, out->tau = b->tau, out->node = TESSERA_HOST_NODE;
+    b->v = b->tau = NULL;
   }
-  out->v = calloc((size_t)lay.nv + 1, es), out->tau = calloc((size_t)lay.ntau + 1, es);
-  int rc = out->v && out->tau ? 0 : TESSERA_ERR_NOMEM;
-  if (!rc && lay.nv) rc = copy_home(ctx, dt, b->vh, out->v, lay.nv, 1, lay.nv);
-  if (!rc && lay.ntau) rc = copy_home(ctx, dt, b->tauh, out->tau, lay.ntau, 1, lay.ntau);
-  return rc;
+  if (b->eh) out->he = b->eh, out->e = tessera_data_ptr(b->eh), out->e_node = b->enode;
+  b->eh = NULL;
+  return 0;
 }
 
-void tsr_eig_reflectors_free(tsr_eig_reflectors_t *r) {
-  free(r->v), free(r->tau);
-  *r = (tsr_eig_reflectors_t){0};
+void tsr_eig_back_free(tessera_context_t *ctx, tsr_eig_back_t *r) {
+  if (r->hv || r->htau) {
+    if (r->hv) (void)tessera_data_release(ctx, r->hv);
+    if (r->htau) (void)tessera_data_release(ctx, r->htau);
+  } else {
+    free(r->v), free(r->tau);
+  }
+  if (r->he) (void)tessera_data_release(ctx, r->he);
+  *r = (tsr_eig_back_t){0};
 }
 
 int64_t tsr_eig_working_copy(tessera_context_t *ctx, const char *f, tessera_job_t job,
@@ -168,7 +183,7 @@ int64_t tsr_eig_working_copy(tessera_context_t *ctx, const char *f, tessera_job_
 
 int tsr_eig_band_solve(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t n,
                        int nb, void *ab, double s, void *a, int64_t lda, void *w,
-                       tsr_eig_reflectors_t *out) {
+                       tsr_eig_back_t *out) {
   tessera_scope_t scope;
   const bool gpu = tsr_eig_gpu(ctx, job, dt, n, &scope);
   tsr_eig_work_t b = {.gpu = gpu,
@@ -188,7 +203,7 @@ int tsr_eig_band_solve(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_
   const tessera_scope_t outer = tessera_get_scope(ctx);
   int rc = b.gpu ? tessera_set_scope(ctx, b.scope) : 0;
   if (!rc) rc = solve_band(ctx, dt, job, n, nb, &b);
-  if (!rc && b.defer) rc = export_q2(ctx, dt, n, nb, &b, out);
+  if (!rc && b.defer) rc = export_back(n, nb, &b, out);
   const int freed = (b.vh ? tessera_data_release(ctx, b.vh) : 0) |
                     (b.tauh ? tessera_data_release(ctx, b.tauh) : 0);
   if (!rc) rc = freed;

@@ -1,9 +1,11 @@
-/* The two stages over processes with the band reduction dealt (front.h: tsr_eig_two_stages):
+/* The two stages over processes (front.h: tsr_eig_two_stages):
  *
  *   1. the root's working copy of A (tsr_eig_working_copy: NaN scan, lower triangle, scaling)
- *      dealt over the context's grid in tiles of the band's multiple t;
- *   2. the band reduction (loops/he2hb.c) on the dealt tiles, every process running the tasks
- *      of the tiles it owns, its reflectors V dealt over the processes by panels;
+ *      in tiles of the band's multiple t, dealt over the context's grid where the policy deals
+ *      the band reduction (tsr_eig_band_dealt: the CPU forms), else all the root's (its
+ *      accelerator's);
+ *   2. the band reduction (loops/he2hb.c) on those tiles, every process running the tasks of
+ *      the tiles it owns, its reflectors V dealt over the processes by panels (or the root's);
  *   3. into the root's arrays: the diagonal tiles (the band's diagonal blocks) and the blocks
  *      below them (each R_k, from V's panel k);
  *   4. the bulge chasing and the tridiagonal eigensolver on the root (tsr_eig_band_solve), the
@@ -26,13 +28,14 @@ enum { ROOT = 0 };
 typedef struct {
   tsr_eig_call_t x;
   tessera_comm_t *comm;
-  tsr_eig_reflectors_t *out; /* with vectors: Q2's reflectors */
-  tsr_he2hb_t *H;            /* with vectors: stage 1's, kept for the caller */
-  void *h;                   /* the root's working copy (n x n) */
-  void *dg;                  /* the root's copy of the diagonal tiles (t x n) */
-  void *rk;                  /* the root's copy of the blocks below them (nb x n) */
-  double s;                  /* the working copy's scaling */
-  int64_t sizes[2];          /* the band nb and the tile t, the root's choice */
+  tsr_eig_back_t *out; /* with vectors: Q2's reflectors */
+  tsr_he2hb_t *H;      /* with vectors: stage 1's, kept for the caller */
+  void *h;             /* the root's working copy (n x n) */
+  void *dg;            /* the root's copy of the diagonal tiles (t x n) */
+  void *rk;            /* the root's copy of the blocks below them (nb x n) */
+  double s;            /* the working copy's scaling */
+  int64_t sizes[3];    /* the band nb, the tile t and whether the band reduction is dealt
+                          over the processes: the root's choice */
 } call_t;
 
 /* The root's working copy and its choice of band and tiles (tsr_root_run). */
@@ -48,8 +51,9 @@ static int prepare_call(void *p) {
   tessera_scope_t scope;
   const int nb = tessera_tile_for_eig(c->x.ctx, c->x.n);
   c->sizes[0] = nb;
-  c->sizes[1] =
-      tsr_eig_band_tile(tsr_eig_gpu(c->x.ctx, c->x.job, c->x.dt, c->x.n, &scope), c->x.n, nb);
+  const bool gpu = tsr_eig_gpu(c->x.ctx, c->x.job, c->x.dt, c->x.n, &scope);
+  c->sizes[1] = tsr_eig_band_tile(gpu, c->x.n, nb);
+  c->sizes[2] = tsr_eig_band_dealt(gpu);
   return (int)bad;
 }
 
@@ -72,11 +76,13 @@ static int to_root(tsr_flow_t *f, tessera_matrix_t *M, tessera_data_t *const *sr
   return tsr_dist_agree(M->comm, rc);
 }
 
-/* The root's working copy h (n x n) dealt over comm's processes in tiles of t, its lower
- * triangle (the context's grid where comm is the context's, else a fitted one): *home the
- * root's array as a matrix, *A the dealt copy (the copies inserted, not waited for). */
+/* The root's working copy h (n x n) in tiles of t, its lower triangle, dealt over comm's
+ * processes (the context's grid where comm is the context's, else a fitted one) or, unless
+ * `dealt`, all the root's: *home the root's array as a matrix, *A the copy (the copies inserted,
+ * not waited for). */
 static int deal_copy(tessera_context_t *ctx, tessera_comm_t *comm, tessera_dtype_t dt, int64_t n,
-                     int64_t t, void *h, tessera_matrix_t **home, tessera_matrix_t **A) {
+                     int64_t t, void *h, bool dealt, tessera_matrix_t **home,
+                     tessera_matrix_t **A) {
   const tessera_grid_t g = comm == tessera_context_comm(ctx)
                                ? tessera_context_grid(ctx)
                                : tessera_grid_fitted(tessera_comm_size(comm));
@@ -84,7 +90,7 @@ static int deal_copy(tessera_context_t *ctx, tessera_comm_t *comm, tessera_dtype
   const tsr_dist_place_t at = {.part = 'L', .on = ROOT, .mine = root ? h : NULL, .ld = n};
   *A = NULL;
   int rc = tsr_matrix_create_distributed(ctx, comm, g, dt, n, n, t, t, &at, home);
-  if (!rc) rc = tsr_matrix_dealt(*home, g, t, 'L', true, A);
+  if (!rc) rc = tsr_matrix_dealt(*home, g, t, 'L', dealt ? -1 : ROOT, true, A);
   return rc;
 }
 
@@ -98,7 +104,7 @@ static int dealt_stage1(call_t *c) {
   const size_t es = tessera_dtype_size(c->x.dt);
   tessera_matrix_t *A = NULL, *home = NULL, *D = NULL, *R = NULL;
   tsr_he2hb_t H = {0};
-  int rc = deal_copy(ctx, c->comm, c->x.dt, n, t, c->h, &home, &A);
+  int rc = deal_copy(ctx, c->comm, c->x.dt, n, t, c->h, c->sizes[2], &home, &A);
   if (rc) {
     if (home) (void)tessera_matrix_destroy(home);
     return rc;
@@ -158,15 +164,15 @@ static int band_call(void *p) {
       memcpy(ab + (size_t)(i - j + j * (nb + 1)) * es, from, es);
     }
   }
-  tsr_eig_reflectors_t *out = c->x.job == TESSERA_VECTORS ? c->out : NULL;
+  tsr_eig_back_t *out = c->x.job == TESSERA_VECTORS ? c->out : NULL;
   return tsr_eig_band_solve(c->x.ctx, c->x.job, c->x.dt, n, (int)nb, ab, c->s, c->x.a, c->x.lda,
                             c->x.w, out);
 }
 
-int tsr_eig_two_stages(const tsr_eig_call_t *call, tessera_comm_t *comm, tsr_eig_reflectors_t *out,
+int tsr_eig_two_stages(const tsr_eig_call_t *call, tessera_comm_t *comm, tsr_eig_back_t *out,
                        tsr_he2hb_t *H) {
-  call_t c = {*call, comm, out,   call->job == TESSERA_VECTORS ? H : NULL, NULL, NULL,
-              NULL,  1,    {0, 0}};
+  call_t c = {*call, comm, out,      call->job == TESSERA_VECTORS ? H : NULL, NULL, NULL,
+              NULL,  1,    {0, 0, 0}};
   tessera_context_t *ctx = call->ctx;
   int rc = tsr_root_run(ctx, comm, call->f, prepare_call, &c);
   if (!rc) rc = tsr_root_broadcast(ctx, comm, c.sizes, sizeof c.sizes);

@@ -2,60 +2,48 @@
  * form's tsr_eig_tile_processes).
  *
  * Process 0 (the root) holds A and either solves it whole in one stage on one of its devices
- * where its policy finds that faster (loops/policy.c), or runs the two stages with their first
- * and last parts dealt (eig_band_dist.c): the band reduction on every process's tiles, the
- * bulge chasing and the tridiagonal divide and conquer on the root alone (they read and write
- * host arrays, the band, T, the merges' plans decided from values, that no tile flow
- * describes: tsr_root_run, the others waiting with it). With vectors the back-transformations,
- * whose columns are independent and which hold most of the flops (4 n³ of them), then run on
- * E's columns dealt over the processes in column panels: Q2 by each panel's process with its
- * copy of the bulge chasing's reflectors (broadcast from the root), Q1 by the QR's unmqr tasks
- * on stage 1's reflectors where the band reduction left them (its panels and T over the
- * processes, moved to the readers' processes by the flow), and the panels come back to the
- * root's array. Every process that gave w receives the eigenvalues; every one returns the same
- * status. */
+ * where its policy finds that faster (loops/policy.c), or runs the two stages (eig_band_dist.c):
+ * the band reduction on the processes' tiles or the root's (the policy's), the bulge chasing and
+ * the tridiagonal divide and conquer on the root alone (they read and write host arrays, the
+ * band, T, the merges' plans decided from values, that no tile flow describes: tsr_root_run,
+ * the others waiting with it). With vectors the back-transformations, whose columns are
+ * independent and which hold most of the flops (4 n³ of them), then run on E's columns dealt over
+ * the processes in column panels from where the merges left E (the root's accelerator in the
+ * GPU forms, else its array): Q2 by each panel's process with the bulge chasing's reflectors,
+ * read from the root's memory by the flow's transfers, Q1 by the QR's unmqr tasks on stage 1's
+ * reflectors where the band reduction left them, and the panels come back to the root's array.
+ * Every process that gave w receives the eigenvalues; every one returns the same status. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "distributed/dist.h"
 #include "runtime/base.h"
+#include "runtime/context.h"
 #include "linalg/front/front.h"
+#include "linalg/loops/eig_stages.h"
 
 enum { ROOT = 0 };
 
-/* Q2's reflectors, the root's, on every process (the others allocate theirs). */
-static int share_reflectors(tessera_context_t *ctx, tessera_comm_t *c, tessera_dtype_t dt,
-                            int64_t n, tsr_eig_reflectors_t *r) {
-  const bool root = tessera_comm_rank(c) == ROOT;
-  const size_t es = tessera_dtype_size(dt);
-  int64_t head[3] = {r->nb, r->nv, r->ntau};
-  int rc = tsr_root_broadcast(ctx, c, head, sizeof head);
-  if (rc) return rc;
-  const size_t sizes[2] = {(size_t)head[1] + 1, (size_t)head[2] + 1};
-  void **arrays[2] = {&r->v, &r->tau};
-  int lack = 0;
-  if (!root) {
-    r->nb = (int)head[0], r->nv = head[1], r->ntau = head[2];
-    for (int i = 0; i < 2; i++)
-      if (!(*arrays[i] = malloc(sizes[i] * es))) lack = TESSERA_ERR_NOMEM;
-  }
-  if (lack) /* this process's message; the others take the agreement's */
-    tsr_error(ctx, lack, "syevd: out of memory for the reflectors of n = %lld", (long long)n);
-  rc = tsr_dist_agree_on(ctx, c, lack, "a process is out of memory for the reflectors");
-  for (int i = 0; i < 2 && !rc; i++) rc = tsr_root_broadcast(ctx, c, *arrays[i], sizes[i] * es);
-  return rc;
+/* The root's array of `count` elements at p in the memory of node `node` (NULL on the others) as
+ * a matrix of one tile the root owns (tsr_eig_array_shape's), read by the others from there. */
+static int root_tile(tessera_context_t *ctx, tessera_comm_t *c, tessera_dtype_t dt, int64_t count,
+                     void *p, int node, tessera_matrix_t **out) {
+  size_t rows, cols;
+  tsr_eig_array_shape(count, tessera_dtype_size(dt), &rows, &cols);
+  return tsr_root_array(ctx, c, dt, (int64_t)rows, (int64_t)cols, (int64_t)rows, (int64_t)cols, p,
+                        (int64_t)rows, node, out);
 }
 
-/* E = Q1 Q2 E on the root's array a (lda), E's column panels dealt over the processes (1 x P):
- * Q2 on each panel by its process (r: Q2's reflectors, the root's; each process registers its
- * copy), Q1 by unmqr tasks on stage 1's reflectors H (over the processes as the band reduction
- * left them), within each process's accelerators where its GPU forms run; the panels gathered
- * back into a. */
+/* E = Q1 Q2 E into the root's array a (lda), E's column panels dealt over the processes (1 x P)
+ * from where stages 2 and 3 left it (r: in a device's memory, else in a): Q2 on each panel by
+ * its process with the chase's reflectors, which the processes read from the root's memory
+ * (host or device) by the flow's transfers, Q1 by unmqr tasks on stage 1's reflectors H (over
+ * the processes as the band reduction left them), within each process's accelerators where its
+ * GPU forms run; the panels gathered into a. */
 static int back_dealt(tessera_context_t *ctx, tessera_comm_t *c, tessera_dtype_t dt, int64_t n,
-                      void *a, int64_t lda, tsr_eig_reflectors_t *r, tsr_he2hb_t *H) {
-  const bool root = tessera_comm_rank(c) == ROOT;
-  const size_t es = tessera_dtype_size(dt);
-  int rc = share_reflectors(ctx, c, dt, n, r);
+                      void *a, int64_t lda, const tsr_eig_back_t *r, tsr_he2hb_t *H) {
+  int64_t head[4] = {r->nb, r->nv, r->ntau, r->e != NULL}; /* the root's */
+  int rc = tsr_root_broadcast(ctx, c, head, sizeof head);
   tessera_scope_t scope;
   const bool gpu = tsr_eig_gpu(ctx, TESSERA_VECTORS, dt, n, &scope);
   /* the panels' width, the root's (every process makes E alike): as many panels on each
@@ -67,36 +55,40 @@ static int back_dealt(tessera_context_t *ctx, tessera_comm_t *c, tessera_dtype_t
   int64_t width = (n + panels - 1) / panels;
   if (!rc) rc = tsr_root_broadcast(ctx, c, &width, sizeof width);
   const tessera_grid_t g = {1, size};
-  const tsr_dist_place_t at = {.part = 0, .on = ROOT, .mine = root ? a : NULL, .ld = lda};
-  tessera_matrix_t *home = NULL, *E = NULL;
-  tessera_data_t *v = NULL, *tau = NULL;
+  const bool device = head[3]; /* E on the root's accelerator */
+  tessera_matrix_t *from = NULL, *home = NULL, *E = NULL, *V = NULL, *T = NULL;
   tsr_qr_work_t wk = {0};
-  if (!rc) rc = tsr_matrix_create_distributed(ctx, c, g, dt, n, n, n, width, &at, &home);
-  if (!rc) rc = tsr_matrix_dealt(home, g, n, 0, true, &E);
-  int mine = rc ? 0
-                : tessera_data_register(ctx, TESSERA_HOST_NODE, r->v, (size_t)r->nv + 1, 1,
-                                        (size_t)r->nv + 1, es, &v);
-  if (!rc && !mine)
-    mine = tessera_data_register(ctx, TESSERA_HOST_NODE, r->tau, (size_t)r->ntau + 1, 1,
-                                 (size_t)r->ntau + 1, es, &tau);
-  if (!rc) rc = tsr_dist_agree_on(ctx, c, mine, "a process cannot register the reflectors");
+  if (!rc) rc = root_tile(ctx, c, dt, head[1] + 1, r->v, r->node, &V);
+  if (!rc) rc = root_tile(ctx, c, dt, head[2] + 1, r->tau, r->node, &T);
+  if (!rc)
+    rc = tsr_root_array(ctx, c, dt, n, n, n, width, device ? r->e : a, device ? n : lda,
+                        device ? r->e_node : TESSERA_HOST_NODE, &from);
+  if (!rc && device)
+    rc = tsr_root_array(ctx, c, dt, n, n, n, width, a, lda, TESSERA_HOST_NODE, &home);
+  if (!rc) rc = tsr_matrix_dealt(from, g, n, 0, -1, true, &E);
   const tessera_scope_t outer = tessera_get_scope(ctx);
   if (!rc && gpu) rc = tsr_dist_agree(c, tessera_set_scope(ctx, scope));
-  if (!rc) rc = tsr_pxhb2st_apply(E, r->nb, v, tau, gpu ? scope : tessera_scope_all());
-  if (!rc && H->V) rc = tsr_qr_work_create(E, r->nb, &wk);
+  if (!rc)
+    rc = tsr_pxhb2st_apply(E, (int)head[0], tsr_tile(V, 0, 0), tsr_tile(T, 0, 0),
+                           gpu ? scope : tessera_scope_all());
+  if (!rc && H->V) rc = tsr_qr_work_create(E, (int)head[0], &wk);
   if (!rc && H->V) {
-    wk.row = r->nb; /* E's rows from nb meet the reflectors' row 0 */
+    wk.row = (int)head[0]; /* E's rows from nb meet the reflectors' row 0 */
     rc = tsr_pxunmqr('N', H->V, &H->Q, E, &wk);
   }
   const int waited = tessera_wait_all(ctx);
   rc = tsr_dist_agree(c, rc ? rc : waited); /* every process joins, whatever its status */
   (void)tessera_set_scope(ctx, outer);
-  if (!rc) rc = tsr_lapack_gather(E, home);
+  if (!rc) rc = tsr_lapack_gather(E, home ? home : from);
   tsr_qr_work_destroy(&wk);
-  const int released =
-      (v ? tessera_data_release(ctx, v) : 0) | (tau ? tessera_data_release(ctx, tau) : 0);
-  const int d1 = E ? tessera_matrix_destroy(E) : 0, d2 = home ? tessera_matrix_destroy(home) : 0;
-  return tsr_dist_agree(c, rc ? rc : released ? released : d1 ? d1 : d2);
+  tessera_matrix_t *made[5] = {E, from, home, V, T};
+  int d = 0;
+  for (int i = 0; i < 5; i++)
+    if (made[i]) {
+      const int x = tessera_matrix_destroy(made[i]);
+      if (!d) d = x;
+    }
+  return tsr_dist_agree(c, rc ? rc : d);
 }
 
 /* One call's arguments, for the root's part (tsr_root_run). */
@@ -120,7 +112,7 @@ static int solve_call(void *p) {
 int tsr_eig_processes(tessera_context_t *ctx, tessera_comm_t *comm, const char *f,
                       tessera_job_t job, tessera_uplo_t uplo, tessera_dtype_t dt, int64_t n,
                       void *a, int64_t lda, void *w) {
-  tsr_eig_reflectors_t r = {0};
+  tsr_eig_back_t r = {0};
   const double t0 = tsr_now();
   const bool many = tessera_comm_size(comm) > 1;
   call_t c = {{ctx, f, job, uplo, dt, n, a, lda, w}, 0, tessera_get_scope(ctx), 0};
@@ -132,15 +124,20 @@ int tsr_eig_processes(tessera_context_t *ctx, tessera_comm_t *comm, const char *
   if (!rc && (!many || c.one)) {
     rc = tsr_root_run(ctx, comm, f, solve_call, &c);
   } else if (!rc) {
+    /* with vectors the root's array takes T's eigenvectors to its accelerator and all of them
+     * back: pinned for those copies (where a backend pins) */
+    const bool pinned = job == TESSERA_VECTORS && tessera_comm_rank(comm) == ROOT &&
+                        tsr_host_pin(ctx, a, (size_t)(lda * (n - 1) + n) * tessera_dtype_size(dt));
     tsr_he2hb_t H = {0};
     rc = tsr_eig_two_stages(&c.x, comm, &r, &H);
     if (rc == 0 && job == TESSERA_VECTORS) rc = back_dealt(ctx, comm, dt, n, a, lda, &r, &H);
     tsr_he2hb_destroy(&H);
+    if (pinned) tsr_host_unpin(ctx, a);
     /* the two stages' seconds with their dealt parts, for the root's policy */
     if (rc == 0 && tessera_comm_rank(comm) == ROOT)
       tsr_eig_measured(ctx, false, tessera_get_scope(ctx), job, dt, n, tsr_now() - t0);
   }
-  tsr_eig_reflectors_free(&r);
+  tsr_eig_back_free(ctx, &r);
   if (rc < 0) return rc;
   const size_t rs = tsr_dtype_single(dt) ? sizeof(float) : sizeof(double);
   const int s = tsr_root_broadcast(ctx, comm, w, (size_t)n * rs);

@@ -71,6 +71,10 @@ int tsr_lapack_deal(const void *h, tessera_matrix_t *A);
  *  of its node `node`. */
 int tsr_root_matrix(const tessera_matrix_t *A, int64_t m, int64_t n, int64_t mb, int64_t nb,
                     void *at, int64_t ld, int node, tessera_matrix_t **out);
+/** tsr_root_matrix over communicator comm of context ctx, in dtype dt. */
+int tsr_root_array(tessera_context_t *ctx, tessera_comm_t *comm, tessera_dtype_t dt, int64_t m,
+                   int64_t n, int64_t mb, int64_t nb, void *at, int64_t ld, int node,
+                   tessera_matrix_t **out);
 /** tsr_lapack_collect and tsr_lapack_deal with the root's array in the memory of its node
  *  `node` (a device's: the tiles travel to and from it without a host array). */
 int tsr_lapack_collect_on(tessera_matrix_t *A, void *h, int node);
@@ -83,12 +87,13 @@ int tsr_lapack_scatter(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m,
                        int64_t nb, bool panels, const void *a, int64_t lda, char part, bool in,
                        tessera_matrix_t **out, tessera_matrix_t **root);
 /** A matrix over src's communicator on grid g, of src's sizes, dtype and tile width in tiles of
- *  mb rows, holding the tiles of `part` (tsr_in_part's), its tiles workspaces living where their
- *  first writer runs (matrix_dist.c); with `copy`, src's tiles copied into it (inserted, not
- *  waited for; src's received copies dropped after them). On a failure nothing is made and
- *  *out is NULL. A collective call on src's communicator. */
-int tsr_matrix_dealt(tessera_matrix_t *src, tessera_grid_t g, int64_t mb, char part, bool copy,
-                     tessera_matrix_t **out);
+ *  mb rows, holding the tiles of `part` (tsr_in_part's), owned by the grid's owners (`on` -1) or
+ *  all by process `on`, its tiles workspaces living where their first writer runs
+ *  (matrix_dist.c); with `copy`, src's tiles copied into it (inserted, not waited for; src's
+ *  received copies dropped after them). On a failure nothing is made and *out is NULL. A
+ *  collective call on src's communicator. */
+int tsr_matrix_dealt(tessera_matrix_t *src, tessera_grid_t g, int64_t mb, char part, int on,
+                     bool copy, tessera_matrix_t **out);
 /** Copies A's tiles back into `root`'s (the root's array) and waits: the same status on every
  *  process. */
 int tsr_lapack_gather(tessera_matrix_t *A, tessera_matrix_t *root);
@@ -145,14 +150,24 @@ int tsr_arg_dtype(tessera_context_t *ctx, const char *name, int argno, tessera_d
 /* The Hermitian eigensolver's parts (eig.c, eig_one.c, eig_prepare.c) and its form over processes
  * (eig_dist.c). */
 
-/** Q2's reflectors as host arrays, for its back-transformation run elsewhere: the band nb; v
- *  and tau (nv and ntau elements, the bulge chasing's layout, kernels/cpu/hb2st.h). */
+/** What stages 2 and 3 leave for back-transformations run elsewhere (tsr_eig_band_solve): the
+ *  band nb; Q2's reflectors v and tau (nv + 1 and ntau + 1 elements, the bulge chasing's layout,
+ *  kernels/cpu/hb2st.h, in arrays of tsr_eig_array_shape) in the memory of node `node`: host
+ *  arrays, or a device's where a GPU chased (the handles hv, htau holding them); E, T's
+ *  eigenvectors, at e (n x n, leading dimension n) in the memory of device node e_node where
+ *  the merges left them on an accelerator (the handle he holding it), else NULL: E is then in
+ *  the caller's array. Freed by tsr_eig_back_free. */
 typedef struct {
   int nb;
   int64_t nv, ntau;
   void *v, *tau;
-} tsr_eig_reflectors_t;
-void tsr_eig_reflectors_free(tsr_eig_reflectors_t *r);
+  int node;
+  tessera_data_t *hv, *htau;
+  void *e;
+  int e_node;
+  tessera_data_t *he;
+} tsr_eig_back_t;
+void tsr_eig_back_free(tessera_context_t *ctx, tsr_eig_back_t *r);
 /** The host memory tsr_eig_solve on ctx holds at most besides A and w, in bytes (the forms
  *  its stages take on ctx's devices decided as the call decides them; eig_api.c). */
 double tsr_eig_host_bytes(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t n);
@@ -167,12 +182,12 @@ int64_t tsr_eig_working_copy(tessera_context_t *ctx, const char *f, tessera_job_
                              tessera_uplo_t uplo, tessera_dtype_t dt, int64_t n, void *a,
                              int64_t lda, void *w, void *h, int64_t ldh, double *s);
 /** Stages 2 and 3 on a band made elsewhere (ab, (nb + 1) x n, taken: freed here) of a working
- *  copy scaled by s: the eigenvalues into w; with vectors a (lda) receives T's eigenvectors E
- *  and *out Q2's reflectors (freed by the caller, whatever the status), E's
- *  back-transformations left to the caller. */
+ *  copy scaled by s: the eigenvalues into w; with vectors T's eigenvectors E (into a, lda, or
+ *  kept on the accelerator) and Q2's reflectors into *out (freed by the caller, whatever the
+ *  status), E's back-transformations left to the caller. */
 int tsr_eig_band_solve(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t n,
                        int nb, void *ab, double s, void *a, int64_t lda, void *w,
-                       tsr_eig_reflectors_t *out);
+                       tsr_eig_back_t *out);
 /** One eigensolver call's arguments (on the root: its array a, lda; w where given), which the
  *  parts over processes pass on. */
 typedef struct {
@@ -187,12 +202,12 @@ typedef struct {
   void *w;
 } tsr_eig_call_t;
 /** The two stages over processes (eig_band_dist.c) on the root's array of `call`: the band
- *  reduction dealt over the context's grid, the band's stages on the root; with vectors a
- *  receives T's eigenvectors E, *out Q2's reflectors (on the root) and *H stage 1's as the band
- *  reduction left them over the processes, for the back-transformations the caller deals (out
- *  is needed either way and freed by the caller, H destroyed by it where the status is 0). The
- *  same status everywhere. */
-int tsr_eig_two_stages(const tsr_eig_call_t *call, tessera_comm_t *comm, tsr_eig_reflectors_t *out,
+ *  reduction on the processes' tiles (tsr_eig_band_dealt), the band's stages on the root; with
+ *  vectors *out receives T's eigenvectors E and Q2's reflectors (tsr_eig_band_solve's, on the
+ *  root) and *H stage 1's as the band reduction left them over the processes, for the
+ *  back-transformations the caller deals (out is needed either way and freed by the caller, H
+ *  destroyed by it where the status is 0). The same status everywhere. */
+int tsr_eig_two_stages(const tsr_eig_call_t *call, tessera_comm_t *comm, tsr_eig_back_t *out,
                        tsr_he2hb_t *H);
 /** The one-stage solver (eig_one.c) on the host array a (lda) of this process, its arguments
  *  checked, n > 0: LAPACK's or cuSOLVER's syevd on the device `where` (tsr_eig_one_stage), its

@@ -123,9 +123,9 @@ int tsr_lapack_scatter(tessera_context_t *ctx, tessera_dtype_t dtype, int64_t m,
   const int64_t mb = panels ? (m > 1 ? m : 1) : nb;
   void *mine = tessera_comm_rank(c) == ROOT ? (void *)(uintptr_t)a : NULL;
   *out = *root = NULL;
-  const tsr_dist_place_t home = {part, ROOT, mine, lda, NULL};
+  const tsr_dist_place_t home = {.part = part, .on = ROOT, .mine = mine, .ld = lda};
   int rc = tsr_matrix_create_distributed(ctx, c, g, dtype, m, n, mb, nb, &home, root);
-  if (!rc) rc = tsr_matrix_dealt(*root, g, mb, part, in, out);
+  if (!rc) rc = tsr_matrix_dealt(*root, g, mb, part, -1, in, out);
   if (rc) {
     tessera_matrix_destroy(*root);
     *root = NULL;
@@ -141,15 +141,21 @@ int tsr_lapack_gather(tessera_matrix_t *A, tessera_matrix_t *root) {
   return tsr_dist_agree(A->comm, rc);
 }
 
-int tsr_root_matrix(const tessera_matrix_t *A, int64_t m, int64_t n, int64_t mb, int64_t nb,
-                    void *at, int64_t ld, int node, tessera_matrix_t **out) {
+int tsr_root_array(tessera_context_t *ctx, tessera_comm_t *comm, tessera_dtype_t dt, int64_t m,
+                   int64_t n, int64_t mb, int64_t nb, void *at, int64_t ld, int node,
+                   tessera_matrix_t **out) {
   const int root = ROOT;
-  void *const ptr[1] = {tessera_comm_rank(A->comm) == ROOT ? at : NULL};
+  void *const ptr[1] = {tessera_comm_rank(comm) == ROOT ? at : NULL};
   tsr_blocks_t blk = {.brows = m, .bcols = n, .ld = ld, .ptr = ptr, .node = &node, .owner = &root};
   tsr_blocks_grid(&blk, m, n);
   const tsr_dist_place_t place = {.on = -1, .blocks = &blk};
-  return tsr_matrix_create_distributed(A->ctx, A->comm, (tessera_grid_t){0, 0}, A->dtype, m, n, mb,
-                                       nb, &place, out);
+  return tsr_matrix_create_distributed(ctx, comm, (tessera_grid_t){0, 0}, dt, m, n, mb, nb, &place,
+                                       out);
+}
+
+int tsr_root_matrix(const tessera_matrix_t *A, int64_t m, int64_t n, int64_t mb, int64_t nb,
+                    void *at, int64_t ld, int node, tessera_matrix_t **out) {
+  return tsr_root_array(A->ctx, A->comm, A->dtype, m, n, mb, nb, at, ld, node, out);
 }
 
 /* A distributed matrix of A's tiling whose tiles are all the root's, in place in its array h

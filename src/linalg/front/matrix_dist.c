@@ -60,9 +60,9 @@ int tessera_matrix_export_local(tessera_matrix_t *A, void *local, int64_t lld) {
   return copy_local(A, local, lld, 1);
 }
 
-int tsr_matrix_dealt(tessera_matrix_t *src, tessera_grid_t g, int64_t mb, char part, bool copy,
-                     tessera_matrix_t **out) {
-  const tsr_dist_place_t work = {.part = part, .on = -2};
+int tsr_matrix_dealt(tessera_matrix_t *src, tessera_grid_t g, int64_t mb, char part, int on,
+                     bool copy, tessera_matrix_t **out) {
+  const tsr_dist_place_t work = {.part = part, .on = on, .work = true};
   *out = NULL;
   int rc = tsr_matrix_create_distributed(src->ctx, src->comm, g, src->dtype, src->m, src->n, mb,
                                          src->nb, &work, out);
@@ -199,5 +199,5 @@ int tessera_matrix_fit(tessera_matrix_t *A, tessera_layout_t layout, char part, 
     if (!rc) *out = A;
     return rc;
   }
-  return tsr_matrix_agree(A, tsr_matrix_dealt(A, g, mb, part, true, out));
+  return tsr_matrix_agree(A, tsr_matrix_dealt(A, g, mb, part, -1, true, out));
 }

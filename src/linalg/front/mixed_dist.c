@@ -19,7 +19,7 @@ int tsr_mixed_low_copy(tsr_mixed_t *m, int64_t mb, int64_t nb, void **store) {
   const tessera_matrix_t *A = m->A;
   if (!A->is_view && A->grid.p > 0 && A->mb == mb && A->nb == nb) /* dealt by a grid: A's owners */
     return tsr_matrix_create_distributed(m->ctx, m->comm, A->grid, m->lo, n, n, mb, nb,
-                                         &(tsr_dist_place_t){.on = -2}, &m->L);
+                                         &(tsr_dist_place_t){.on = -1, .work = true}, &m->L);
   const int64_t mt = (n + mb - 1) / mb, nt = (n + nb - 1) / nb, count = mt * nt;
   const int me = tessera_comm_rank(m->comm);
   void **blocks = calloc((size_t)count, sizeof *blocks);

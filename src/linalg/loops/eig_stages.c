@@ -17,6 +17,7 @@
 void tsr_eig_work_free(tessera_context_t *ctx, tsr_eig_work_t *b) {
   if (b->pinned) tsr_host_unpin(ctx, b->h);
   if (b->E) (void)tessera_matrix_destroy(b->E);
+  if (b->eh) (void)tessera_data_release(ctx, b->eh);
   if (!b->in_place) free(b->h);
   free(b->ab), free(b->d), free(b->e), free(b->z), free(b->v), free(b->tau);
 }
@@ -145,18 +146,24 @@ int tsr_eig_back_tridiagonal(tessera_context_t *ctx, tessera_dtype_t dt, int64_t
 }
 
 /* The bulge chasing as one task on the accelerators (the GPU forms): T into b->d,
- * b->e; the reflectors into the workspace handles b->vh, b->tauh, which stay on the device for
- * Q2's application and are freed without a copy home. */
+ * b->e; the reflectors into arrays b->vh, b->tauh in the first accelerator's memory, which stay
+ * there for Q2's application (here, or on other processes from there) and are freed without a
+ * copy home. */
 static int gpu_chase(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb,
                      tsr_eig_work_t *b, const tsr_hb2st_layout_t *lay) {
-  const size_t es = tessera_dtype_size(dt), nv = (size_t)lay->nv + 1, nt = (size_t)lay->ntau + 1;
+  const size_t es = tessera_dtype_size(dt);
+  size_t vr, vc, tr, tc;
+  tsr_eig_array_shape(lay->nv + 1, es, &vr, &vc);
+  tsr_eig_array_shape(lay->ntau + 1, es, &tr, &tc);
   tessera_data_t *ab = NULL, *d = NULL, *e = NULL;
-  int rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->ab, (size_t)nb + 1, (size_t)n,
-                                 (size_t)nb + 1, es, &ab);
+  int rc = tessera_scope_nodes(ctx, b->scope, &b->vnode, 1) < 1 ? TESSERA_ERR_STATE : 0;
+  if (!rc)
+    rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->ab, (size_t)nb + 1, (size_t)n,
+                               (size_t)nb + 1, es, &ab);
   if (!rc) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->d, (size_t)n, 1, (size_t)n, 8, &d);
   if (!rc) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->e, (size_t)n, 1, (size_t)n, 8, &e);
-  if (!rc) rc = tessera_data_create_workspace(ctx, nv, 1, es, &b->vh);
-  if (!rc) rc = tessera_data_create_workspace(ctx, nt, 1, es, &b->tauh);
+  if (!rc) rc = tessera_data_create_on(ctx, b->vnode, vr, vc, es, &b->vh);
+  if (!rc) rc = tessera_data_create_on(ctx, b->vnode, tr, tc, es, &b->tauh);
   const int tag[3] = {0, 0, 0};
   if (!rc) rc = tsr_task_hb2st(dt, ctx, ab, d, e, b->vh, b->tauh, (int)n, nb, b->scope, tag);
   if (!rc) rc = tessera_wait_all(ctx);

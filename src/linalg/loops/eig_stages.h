@@ -26,22 +26,35 @@ static inline void tsr_eig_put_real(tessera_dtype_t dt, void *w, int64_t i, doub
     ((double *)w)[i] = x;
 }
 
+/** The shape (*rows x *cols, contiguous, at least `count` elements of es bytes) of an array held
+ *  as a matrix whose columns stay below 2^30 bytes, so that one transfer of a column counts its
+ *  bytes in an int: Q2's reflectors, sent whole to the processes of E's panels. */
+static inline void tsr_eig_array_shape(int64_t count, size_t es, size_t *rows, size_t *cols) {
+  const size_t most = ((size_t)1 << 30) / es, c = count > 0 ? (size_t)count : 1;
+  *rows = c < most ? c : most;
+  *cols = (c + *rows - 1) / *rows;
+}
+
 /** The buffers of one call, freed together (tsr_eig_work_free), and where its stages run. */
 typedef struct {
   bool gpu; /* the GPU forms: an accelerator holds the largest stage (tsr_eig_gpu) */
-  tessera_data_t *vh, *tauh; /* Q2's reflectors as workspace handles where a GPU chased */
-  tessera_scope_t scope;     /* Q2's tasks: those accelerators, else the CPU workers */
-  int workers;               /* the context's CPU workers (cpu_workers) */
-  bool in_place;             /* h is A itself (GPU forms, vectors), not freed with the rest */
-  bool pinned;               /* h pinned for the GPU forms' copies (tsr_host_pin) */
-  bool defer;                /* the back-transformations run elsewhere (tsr_eig_solve's out) */
-  void *h;                   /* n x n working copy (lower), then the eigenvectors */
-  int64_t ldh;               /* its leading dimension */
-  void *ab;                  /* the band, (kd + 1) x n */
-  double *d, *e;             /* T */
-  double *z;                 /* T's eigenvectors */
-  void *v, *tau;             /* Q2's reflectors */
-  tessera_matrix_t *E;       /* E = T's eigenvectors as one tile, from the merges to Q2, or NULL */
+  tessera_data_t *vh, *tauh; /* Q2's reflectors in a device's memory (node vnode) where a GPU
+                                chased: arrays of tsr_eig_array_shape */
+  int vnode;
+  tessera_scope_t scope; /* Q2's tasks: those accelerators, else the CPU workers */
+  int workers;           /* the context's CPU workers (cpu_workers) */
+  bool in_place;         /* h is A itself (GPU forms, vectors), not freed with the rest */
+  bool pinned;           /* h pinned for the GPU forms' copies (tsr_host_pin) */
+  bool defer;            /* the back-transformations run elsewhere (tsr_eig_solve's out) */
+  void *h;               /* n x n working copy (lower), then the eigenvectors */
+  int64_t ldh;           /* its leading dimension */
+  void *ab;              /* the band, (kd + 1) x n */
+  double *d, *e;         /* T */
+  double *z;             /* T's eigenvectors */
+  void *v, *tau;         /* Q2's reflectors */
+  tessera_matrix_t *E;   /* E = T's eigenvectors as one tile, from the merges to Q2, or NULL */
+  tessera_data_t *eh;    /* with defer, E in a device's memory (node enode), or NULL */
+  int enode;
 } tsr_eig_work_t;
 
 /** Frees what `b` holds (not h where in_place), unpinning and destroying as it says. */

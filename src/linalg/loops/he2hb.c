@@ -52,6 +52,15 @@ static int adopt(const tessera_matrix_t *A, tsr_he2hb_t *H) {
   return rc;
 }
 
+/* The process owning every tile of A, or -1 where several own some. */
+static int sole_owner(const tessera_matrix_t *A) {
+  const int first = tessera_matrix_tile_owner(A, 0, 0);
+  for (int64_t j = 0; j < A->nt; j++)
+    for (int64_t i = j; i < A->mt; i++)
+      if (tessera_matrix_tile_owner(A, i, j) != first) return -1;
+  return first;
+}
+
 int tsr_he2hb_create(const tessera_matrix_t *A, int kd, tsr_he2hb_t *H) {
   tessera_context_t *ctx = A->ctx;
   const int64_t n = A->n, nt = A->nt;
@@ -65,8 +74,10 @@ int tsr_he2hb_create(const tessera_matrix_t *A, int kd, tsr_he2hb_t *H) {
   if (n <= kd) return 0; /* already a band of kd >= n - 1 subdiagonals */
   const size_t es = tessera_dtype_size(A->dtype);
   const int64_t steps = (n - kd + kd - 1) / kd;
-  /* over processes V's panels dealt over them, workspaces where their first writer runs */
-  const tsr_dist_place_t dealt = {.on = -2};
+  /* over processes V's panels dealt over them, workspaces where their first writer runs; all
+   * on A's process where one holds every tile of A (its steps then move no tile) */
+  const int sole = A->comm ? sole_owner(A) : -1;
+  const tsr_dist_place_t dealt = {.on = sole, .work = true};
   int rc = A->comm
                ? tsr_matrix_create_distributed(ctx, A->comm, (tessera_grid_t){1, procs}, A->dtype,
                                                n - kd, steps * kd, n - kd, kd, &dealt, &H->V)
@@ -74,8 +85,9 @@ int tsr_he2hb_create(const tessera_matrix_t *A, int kd, tsr_he2hb_t *H) {
   if (!rc) rc = tsr_qr_create(H->V, n - kd, kd, &H->Q);
   H->v = calloc((size_t)nt, sizeof *H->v);
   H->w = calloc((size_t)nt, sizeof *H->w);
-  if (procs > 1) H->part = calloc((size_t)(nt * procs), sizeof *H->part);
-  if (!rc && (!H->v || !H->w || (procs > 1 && !H->part)))
+  const bool parts = procs > 1 && sole < 0; /* W's partial products, a part per process */
+  if (parts) H->part = calloc((size_t)(nt * procs), sizeof *H->part);
+  if (!rc && (!H->v || !H->w || (parts && !H->part)))
     rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "band reduction: out of memory for the workspaces");
   for (int64_t i = 0; i < nt && !rc; i++) {
     const size_t rows = (size_t)tsr_tile_m(A, i);
@@ -173,7 +185,7 @@ static int products(tessera_matrix_t *A, tsr_he2hb_t *H, int64_t k, int prio) {
   const int kb = s.kb;
   tessera_data_t *t = H->Q.T[k];
   int rc = 0;
-  const int procs = H->procs;
+  const int procs = H->part ? H->procs : 1;
   bool *used = calloc((size_t)procs, sizeof *used);
   if (!used) return tsr_error(A->ctx, TESSERA_ERR_NOMEM, "band reduction: out of memory");
   for (int64_t i = s.i0; i < nt && !rc; i++) { /* W_i = Σ_j A(i, j) V_j, A(i, j) = A(j, i)ᴴ */

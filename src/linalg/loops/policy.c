@@ -201,6 +201,10 @@ int64_t tsr_eig_band_tile(bool gpu, int64_t n, int kd) {
   return t > kd ? t : kd;
 }
 
+bool tsr_eig_band_dealt(bool gpu) {
+  return !gpu;
+}
+
 /* Columns of E per task of the back-transformations: EIG_GPU_PANEL in the GPU forms (fewer,
  * wider products); on CPUs about APPLY_COLUMNS (wide for the block reflectors' gemms), the
  * panels a multiple of the CPU workers so that none finishes its last panel alone. */

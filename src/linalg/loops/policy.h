@@ -86,6 +86,11 @@ bool tsr_eig_gpu(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, 
 /** The tile of the band reduction of an n x n matrix to a band of kd subdiagonals, in its GPU
  *  forms (`gpu`) or its CPU forms. */
 int64_t tsr_eig_band_tile(bool gpu, int64_t n, int kd);
+/** Whether the band reduction over processes runs on tiles dealt over them (else all on process
+ *  0's devices): on the CPU workers of every process in the CPU forms; in the GPU forms on the
+ *  root's accelerator, where a step's products need every tile of V and W on every process and
+ *  their transfers outlast the step's gemms (docs/benchmarks.md). */
+bool tsr_eig_band_dealt(bool gpu);
 /** Columns of E (n x n) per task of the back-transformations, in the GPU forms or on `workers`
  *  CPU workers. */
 int64_t tsr_eig_panel_columns(bool gpu, int workers, int64_t n);
