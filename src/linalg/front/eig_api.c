@@ -1,6 +1,6 @@
 /* The Hermitian eigensolver's front doors (tessera/linalg.h: tessera_syevd, tessera_heevd,
  * tessera_tile_syevd): the arguments checked as LAPACK numbers them, then the solver on this
- * process (eig.c: tsr_eig_solve) or over processes (eig_dist.c: tsr_eig_processes); the
+ * process (eig.c: tsr_eig_solve) or over processes (eig_dist.c: tsr_eig_lapack_processes); the
  * tile-level form in one stage on an accelerator from the tiles where they are (eig_one.c), in
  * two through a host copy of A, or for a distributed A through an array of process 0
  * (tsr_lapack_collect / tsr_lapack_deal). */

@@ -1,4 +1,4 @@
-/* The Hermitian eigensolver over processes (front.h: tsr_eig_processes, and the tile-level
+/* The Hermitian eigensolver over processes (front.h: tsr_eig_lapack_processes, and the tile-level
  * form's tsr_eig_tile_processes).
  *
  * Process 0 (the root) holds A and either solves it whole in one stage on one of its devices
@@ -34,14 +34,16 @@ static int root_tile(tessera_context_t *ctx, tessera_comm_t *c, tessera_dtype_t 
                         (int64_t)rows, node, out);
 }
 
-/* E = Q1 Q2 E into the root's array a (lda), E's column panels dealt over the processes (1 x P)
- * from where stages 2 and 3 left it (r: in a device's memory, else in a): Q2 on each panel by
- * its process with the chase's reflectors, which the processes read from the root's memory
- * (host or device) by the flow's transfers, Q1 by unmqr tasks on stage 1's reflectors H (over
- * the processes as the band reduction left them), within each process's accelerators where its
- * GPU forms run; the panels gathered into a. */
+/* E = Q1 Q2 E into the root's array a (lda), or into the distributed matrix `into` (n x n, of
+ * communicator c) where given, E's column panels dealt over the processes (1 x P; into's tile
+ * width where given) from where stages 2 and 3 left it (r: in a device's memory, else in a): Q2
+ * on each panel by its process with the chase's reflectors, which the processes read from the
+ * root's memory (host or device) by the flow's transfers, Q1 by unmqr tasks on stage 1's
+ * reflectors H (over the processes as the band reduction left them), within each process's
+ * accelerators where its GPU forms run; the panels then copied into a or into's tiles. */
 static int back_dealt(tessera_context_t *ctx, tessera_comm_t *c, tessera_dtype_t dt, int64_t n,
-                      void *a, int64_t lda, const tsr_eig_back_t *r, tsr_he2hb_t *H) {
+                      void *a, int64_t lda, const tsr_eig_back_t *r, tsr_he2hb_t *H,
+                      tessera_matrix_t *into) {
   int64_t head[4] = {r->nb, r->nv, r->ntau, r->e != NULL}; /* the root's */
   int rc = tsr_root_broadcast(ctx, c, head, sizeof head);
   tessera_scope_t scope;
@@ -52,8 +54,8 @@ static int back_dealt(tessera_context_t *ctx, tessera_comm_t *c, tessera_dtype_t
   const int64_t share = (n + size - 1) / size,
                 alone = tsr_eig_panel_columns(gpu, tsr_eig_cpu_workers(ctx), share),
                 panels = size * ((share + alone - 1) / alone);
-  int64_t width = (n + panels - 1) / panels;
-  if (!rc) rc = tsr_root_broadcast(ctx, c, &width, sizeof width);
+  int64_t width = into ? into->nb : (n + panels - 1) / panels;
+  if (!rc && !into) rc = tsr_root_broadcast(ctx, c, &width, sizeof width);
   const tessera_grid_t g = {1, size};
   const bool device = head[3]; /* E on the root's accelerator */
   tessera_matrix_t *from = NULL, *home = NULL, *E = NULL, *V = NULL, *T = NULL;
@@ -63,7 +65,7 @@ static int back_dealt(tessera_context_t *ctx, tessera_comm_t *c, tessera_dtype_t
   if (!rc)
     rc = tsr_root_array(ctx, c, dt, n, n, n, width, device ? r->e : a, device ? n : lda,
                         device ? r->e_node : TESSERA_HOST_NODE, &from);
-  if (!rc && device)
+  if (!rc && device && !into)
     rc = tsr_root_array(ctx, c, dt, n, n, n, width, a, lda, TESSERA_HOST_NODE, &home);
   if (!rc) rc = tsr_matrix_dealt(from, g, n, 0, -1, true, &E);
   const tessera_scope_t outer = tessera_get_scope(ctx);
@@ -79,7 +81,13 @@ static int back_dealt(tessera_context_t *ctx, tessera_comm_t *c, tessera_dtype_t
   const int waited = tessera_wait_all(ctx);
   rc = tsr_dist_agree(c, rc ? rc : waited); /* every process joins, whatever its status */
   (void)tessera_set_scope(ctx, outer);
-  if (!rc) rc = tsr_lapack_gather(E, home ? home : from);
+  if (!rc && into) { /* the panels into into's tiles, each from its panel's process */
+    rc = tsr_matrix_flush_copies(E, tsr_pxlacpy(E, into));
+    const int copied = tessera_wait_all(ctx);
+    rc = tsr_dist_agree(c, rc ? rc : copied);
+  } else if (!rc) {
+    rc = tsr_lapack_gather(E, home ? home : from);
+  }
   tsr_qr_work_destroy(&wk);
   tessera_matrix_t *made[5] = {E, from, home, V, T};
   int d = 0;
@@ -109,9 +117,12 @@ static int solve_call(void *p) {
   return tsr_eig_solve(x->ctx, x->f, x->job, x->uplo, x->dt, x->n, x->a, x->lda, x->w);
 }
 
-int tsr_eig_processes(tessera_context_t *ctx, tessera_comm_t *comm, const char *f,
-                      tessera_job_t job, tessera_uplo_t uplo, tessera_dtype_t dt, int64_t n,
-                      void *a, int64_t lda, void *w) {
+/* syevd over the processes of comm: a and lda process 0's, w where given. With `into` (the
+ * tile-level call's distributed A, with vectors) the two stages put the eigenvectors into its
+ * tiles rather than into a, and say so in *put (the same on every process). */
+static int processes(tessera_context_t *ctx, tessera_comm_t *comm, const char *f, tessera_job_t job,
+                     tessera_uplo_t uplo, tessera_dtype_t dt, int64_t n, void *a, int64_t lda,
+                     void *w, tessera_matrix_t *into, bool *put) {
   tsr_eig_back_t r = {0};
   const double t0 = tsr_now();
   const bool many = tessera_comm_size(comm) > 1;
@@ -130,7 +141,8 @@ int tsr_eig_processes(tessera_context_t *ctx, tessera_comm_t *comm, const char *
                         tsr_host_pin(ctx, a, (size_t)(lda * (n - 1) + n) * tessera_dtype_size(dt));
     tsr_he2hb_t H = {0};
     rc = tsr_eig_two_stages(&c.x, comm, &r, &H);
-    if (rc == 0 && job == TESSERA_VECTORS) rc = back_dealt(ctx, comm, dt, n, a, lda, &r, &H);
+    if (rc == 0 && job == TESSERA_VECTORS) rc = back_dealt(ctx, comm, dt, n, a, lda, &r, &H, into);
+    *put = rc == 0 && job == TESSERA_VECTORS && into;
     tsr_he2hb_destroy(&H);
     if (pinned) tsr_host_unpin(ctx, a);
     /* the two stages' seconds with their dealt parts, for the root's policy */
@@ -152,7 +164,8 @@ int tsr_eig_lapack_processes(tessera_context_t *ctx, const char *f, tessera_job_
   const int argno[4] = {2, 3, 4, 5};
   rc = tsr_lapack_agree(ctx, f, 4, values, argno, rc, &tile);
   if (rc || n == 0) return rc;
-  return tsr_eig_processes(ctx, tessera_context_comm(ctx), f, job, uplo, dt, n, a, lda, w);
+  bool put = false;
+  return processes(ctx, tessera_context_comm(ctx), f, job, uplo, dt, n, a, lda, w, NULL, &put);
 }
 
 /* The one stage on the root's accelerator of scope `where` (cuSOLVER's workspace work_bytes)
@@ -200,8 +213,9 @@ static int one_on_root(tessera_context_t *ctx, const char *f, tessera_job_t job,
 
 /* The tile-level form of a distributed A (its checks gave rc): in one stage on the root's
  * accelerator where its policy takes that (one_on_root), else A collected into an array of
- * process 0, solved there as the LAPACK-style call over processes does, the eigenvectors dealt
- * back into A's tiles. */
+ * process 0, solved there as the LAPACK-style call over processes does, the two stages'
+ * eigenvectors copied into A's tiles from the processes' panels (a one-stage solve's, or NaN,
+ * dealt back from the array). */
 int tsr_eig_tile_processes(tessera_context_t *ctx, const char *f, tessera_job_t job,
                            tessera_uplo_t uplo, tessera_matrix_t *A, void *w, int rc) {
   const int64_t n = A->n, values[3] = {job, uplo, n};
@@ -222,8 +236,11 @@ int tsr_eig_tile_processes(tessera_context_t *ctx, const char *f, tessera_job_t 
   if (rc) return rc;
   void *h = root ? malloc((size_t)(n * n) * tessera_dtype_size(A->dtype)) : NULL;
   rc = tsr_lapack_collect(A, h);
-  if (!rc) rc = tsr_eig_processes(ctx, A->comm, f, job, uplo, A->dtype, n, h, n, w);
-  if (rc >= 0 && (rc > 0 || job == TESSERA_VECTORS)) { /* the vectors, or NaN */
+  bool put = false; /* the eigenvectors already in A's tiles */
+  if (!rc)
+    rc = processes(ctx, A->comm, f, job, uplo, A->dtype, n, h, n, w,
+                   job == TESSERA_VECTORS ? A : NULL, &put);
+  if (rc >= 0 && !put && (rc > 0 || job == TESSERA_VECTORS)) { /* the vectors, or NaN */
     const int s = tsr_lapack_deal(h, A);
     if (!rc) rc = s;
   }

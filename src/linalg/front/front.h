@@ -265,15 +265,11 @@ int tsr_eig_lapack_processes(tessera_context_t *ctx, const char *f, tessera_job_
                              tessera_uplo_t uplo, tessera_dtype_t dt, int64_t n, void *a,
                              int64_t lda, void *w, int rc);
 /** The tile-level syevd of a distributed A (its own checks gave rc): A collected into an array of
- *  process 0, solved there as the LAPACK-style call over processes does, the eigenvectors dealt
- *  back into A's tiles. */
+ *  process 0, solved there as the LAPACK-style call over processes does, the eigenvectors of the
+ *  two stages copied into A's tiles from the processes' panels (those of one stage on process
+ *  0's device dealt back from there). */
 int tsr_eig_tile_processes(tessera_context_t *ctx, const char *f, tessera_job_t job,
                            tessera_uplo_t uplo, tessera_matrix_t *A, void *w, int rc);
-/** syevd over the processes of comm (eig_dist.c): a and lda process 0's, w where given. */
-int tsr_eig_processes(tessera_context_t *ctx, tessera_comm_t *comm, const char *f,
-                      tessera_job_t job, tessera_uplo_t uplo, tessera_dtype_t dt, int64_t n,
-                      void *a, int64_t lda, void *w);
-
 /** Least squares on column panels (qr.c): P is A (m x k, m >= k, `wide` false) or Aᴴ (the
  *  minimum norm solution of the wide A, `wide` true), factored by QR in place, and Bp (P's rows)
  *  receives x: R x = (Qᴴ b)(1 .. k), or Rᴴ y = b(1 .. k) then x = Q [y; 0]. Returns 0, LAPACK's
