@@ -21,6 +21,7 @@
 #include "runtime/context.h"
 #include "linalg/front/front.h"
 #include "linalg/loops/eig_stages.h"
+#include "linalg/loops/tasks.h"
 
 enum { ROOT = 0 };
 
@@ -34,11 +35,28 @@ static int root_tile(tessera_context_t *ctx, tessera_comm_t *c, tessera_dtype_t 
                         (int64_t)rows, node, out);
 }
 
+/* The copy of E's column panels (1 x P, each a whole number of into's tile columns) into the
+ * tiles of `into`, a task per tile of into on its process (inserted, not waited for). */
+static int panels_into(const tessera_matrix_t *E, tessera_matrix_t *into) {
+  const int64_t k = E->nb / into->nb; /* into's tile columns per panel */
+  int rc = 0;
+  for (int64_t j = 0; j < into->nt && !rc; j++)
+    for (int64_t i = 0; i < into->mt && !rc; i++) {
+      tessera_data_t *dst = tsr_tile(into, i, j);
+      const int tag[3] = {(int)i, (int)j, 0};
+      if (dst)
+        rc = tsr_task_lacpy_block(E->dtype, E->flow, tsr_tile(E, 0, j / k), (int)(i * into->mb),
+                                  (int)(j % k * into->nb), dst, 0, TESSERA_W, tsr_tile_m(into, i),
+                                  tsr_tile_n(into, j), tag, 0);
+    }
+  return rc;
+}
+
 /* E = Q1 Q2 E into the root's array a (lda), or into the distributed matrix `into` (n x n, of
- * communicator c) where given, E's column panels dealt over the processes (1 x P; into's tile
- * width where given) from where stages 2 and 3 left it (r: in a device's memory, else in a): Q2
- * on each panel by its process with the chase's reflectors, which the processes read from the
- * root's memory (host or device) by the flow's transfers, Q1 by unmqr tasks on stage 1's
+ * communicator c) where given, E's column panels dealt over the processes (1 x P; a multiple of
+ * into's tile width where given) from where stages 2 and 3 left it (r: in a device's memory, else
+ * in a): Q2 on each panel by its process with the chase's reflectors, which the processes read from
+ * the root's memory (host or device) by the flow's transfers, Q1 by unmqr tasks on stage 1's
  * reflectors H (over the processes as the band reduction left them), within each process's
  * accelerators where its GPU forms run; the panels then copied into a or into's tiles. */
 static int back_dealt(tessera_context_t *ctx, tessera_comm_t *c, tessera_dtype_t dt, int64_t n,
@@ -54,8 +72,10 @@ static int back_dealt(tessera_context_t *ctx, tessera_comm_t *c, tessera_dtype_t
   const int64_t share = (n + size - 1) / size,
                 alone = tsr_eig_panel_columns(gpu, tsr_eig_cpu_workers(ctx), share),
                 panels = size * ((share + alone - 1) / alone);
-  int64_t width = into ? into->nb : (n + panels - 1) / panels;
-  if (!rc && !into) rc = tsr_root_broadcast(ctx, c, &width, sizeof width);
+  int64_t width = (n + panels - 1) / panels;
+  if (into) /* whole tile columns of into: the nearest multiple of its width */
+    width = into->nb * (width > into->nb ? (width + into->nb / 2) / into->nb : 1);
+  if (!rc) rc = tsr_root_broadcast(ctx, c, &width, sizeof width);
   const tessera_grid_t g = {1, size};
   const bool device = head[3]; /* E on the root's accelerator */
   tessera_matrix_t *from = NULL, *home = NULL, *E = NULL, *V = NULL, *T = NULL;
@@ -82,7 +102,7 @@ static int back_dealt(tessera_context_t *ctx, tessera_comm_t *c, tessera_dtype_t
   rc = tsr_dist_agree(c, rc ? rc : waited); /* every process joins, whatever its status */
   (void)tessera_set_scope(ctx, outer);
   if (!rc && into) { /* the panels into into's tiles, each from its panel's process */
-    rc = tsr_matrix_flush_copies(E, tsr_pxlacpy(E, into));
+    rc = tsr_matrix_flush_copies(E, panels_into(E, into));
     const int copied = tessera_wait_all(ctx);
     rc = tsr_dist_agree(c, rc ? rc : copied);
   } else if (!rc) {
