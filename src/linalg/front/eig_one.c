@@ -61,16 +61,21 @@ int tsr_eig_one(tessera_context_t *ctx, const char *f, tessera_job_t job, tesser
                 size_t work_bytes) {
   const double t0 = tsr_now();
   const int workers = tsr_eig_cpu_workers(ctx);
+  const bool device = work_bytes > 0;
+  /* LAPACK on the host with vectors, which overwrite A whole: an upper triangle reflected into
+   * the lower one as the scan reads it (each task reads upper entries and writes lower ones of
+   * its own columns), and the lower one solved (LAPACK's upper path is the slower) */
+  const bool turn = !device && job == TESSERA_VECTORS && uplo == TESSERA_UPPER;
   double amax = 0;
-  const int64_t bad = tsr_eig_prepare(ctx, dt, (char)uplo, n, a, lda, NULL, 0, workers, &amax);
+  const int64_t bad = tsr_eig_prepare(ctx, dt, (char)uplo, n, a, lda, turn ? a : NULL,
+                                      turn ? lda : 0, workers, &amax);
   if (bad < 0) return (int)bad;
   if (bad) {
     tsr_eig_fill_nan(dt, job, (char)uplo, n, a, lda, w);
     return tsr_error(ctx, (int)bad, "%s: A holds a NaN or an infinity in column %lld", f,
                      (long long)bad);
   }
-  const bool device = work_bytes > 0;
-  tsr_syevd_args_t args = tsr_eig_one_args(job, uplo, dt, n, work_bytes);
+  tsr_syevd_args_t args = tsr_eig_one_args(job, turn ? TESSERA_LOWER : uplo, dt, n, work_bytes);
   args.threads = !device && workers > 1 ? workers : 1;
   int info = 0, rc;
   if (device) {
