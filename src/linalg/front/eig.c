@@ -62,13 +62,16 @@ static void store_values(tessera_dtype_t dt, int64_t n, const double *x, double 
 }
 
 /* E, the merges' q where they left it on device node b->enode, into an array of that device's
- * own (b->eh), which processes can read from there; q dropped without a copy home. */
+ * own (b->eh), which processes can read from there; q dropped without a copy home. Where the
+ * device's pool has no room for that array, q goes home into b->h (its host memory) instead. */
 static int keep_on_device(tessera_context_t *ctx, int64_t n, tessera_data_t *q, tsr_eig_work_t *b) {
   const int tag[3] = {0, 0, 0};
-  int rc = tessera_data_create_on(ctx, b->enode, (size_t)n, (size_t)n, sizeof(double), &b->eh);
-  if (!rc)
-    rc = tsr_task_lacpy_block(TESSERA_F64, tsr_context_local_flow(ctx), q, 0, 0, b->eh, 0,
-                              TESSERA_W, (int)n, (int)n, tag, 0);
+  if (tessera_data_create_on(ctx, b->enode, (size_t)n, (size_t)n, sizeof(double), &b->eh)) {
+    b->eh = NULL; /* no room beside q on the device: E home into b->h, dealt from there */
+    return tessera_data_release(ctx, q);
+  }
+  int rc = tsr_task_lacpy_block(TESSERA_F64, tsr_context_local_flow(ctx), q, 0, 0, b->eh, 0,
+                                TESSERA_W, (int)n, (int)n, tag, 0);
   const int dropped = tsr_data_drop(ctx, q);
   return rc ? rc : dropped;
 }

@@ -146,9 +146,9 @@ int tsr_eig_back_tridiagonal(tessera_context_t *ctx, tessera_dtype_t dt, int64_t
 }
 
 /* The bulge chasing as one task on the accelerators (the GPU forms): T into b->d,
- * b->e; the reflectors into arrays b->vh, b->tauh in the first accelerator's memory, which stay
- * there for Q2's application (here, or on other processes from there) and are freed without a
- * copy home. */
+ * b->e; the reflectors into handles b->vh, b->tauh, which stay on the device for Q2's
+ * application and are freed without a copy home: workspaces, or where the back-transformations
+ * run elsewhere (b->defer) arrays of the first accelerator's own, which other processes read. */
 static int gpu_chase(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb,
                      tsr_eig_work_t *b, const tsr_hb2st_layout_t *lay) {
   const size_t es = tessera_dtype_size(dt);
@@ -162,8 +162,13 @@ static int gpu_chase(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int 
                                (size_t)nb + 1, es, &ab);
   if (!rc) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->d, (size_t)n, 1, (size_t)n, 8, &d);
   if (!rc) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->e, (size_t)n, 1, (size_t)n, 8, &e);
-  if (!rc) rc = tessera_data_create_on(ctx, b->vnode, vr, vc, es, &b->vh);
-  if (!rc) rc = tessera_data_create_on(ctx, b->vnode, tr, tc, es, &b->tauh);
+  if (!rc && b->defer) { /* read from there by other processes: arrays of the device's own */
+    rc = tessera_data_create_on(ctx, b->vnode, vr, vc, es, &b->vh);
+    if (!rc) rc = tessera_data_create_on(ctx, b->vnode, tr, tc, es, &b->tauh);
+  } else if (!rc) { /* workspaces, which a full pool may evict */
+    rc = tessera_data_create_workspace(ctx, vr * vc, 1, es, &b->vh);
+    if (!rc) rc = tessera_data_create_workspace(ctx, tr * tc, 1, es, &b->tauh);
+  }
   const int tag[3] = {0, 0, 0};
   if (!rc) rc = tsr_task_hb2st(dt, ctx, ab, d, e, b->vh, b->tauh, (int)n, nb, b->scope, tag);
   if (!rc) rc = tessera_wait_all(ctx);

@@ -38,8 +38,8 @@ static inline void tsr_eig_array_shape(int64_t count, size_t es, size_t *rows, s
 /** The buffers of one call, freed together (tsr_eig_work_free), and where its stages run. */
 typedef struct {
   bool gpu; /* the GPU forms: an accelerator holds the largest stage (tsr_eig_gpu) */
-  tessera_data_t *vh, *tauh; /* Q2's reflectors in a device's memory (node vnode) where a GPU
-                                chased: arrays of tsr_eig_array_shape */
+  tessera_data_t *vh, *tauh; /* Q2's reflectors on a device where a GPU chased (with defer,
+                                arrays of tsr_eig_array_shape in node vnode's memory) */
   int vnode;
   tessera_scope_t scope; /* Q2's tasks: those accelerators, else the CPU workers */
   int workers;           /* the context's CPU workers (cpu_workers) */
