@@ -22,6 +22,7 @@ typedef enum {
   OP_SYEVD,
   OP_POLAR,
   OP_GESVD,
+  OP_CHO_SOLVE,
   OP_COUNT
 } op_t;
 

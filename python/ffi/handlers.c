@@ -173,9 +173,11 @@ static int cholesky_ops(tessera_context_t *ctx, const call_t *c, const part_t *p
   tsr_jax_blocks(c, p, count, n, n, p[0].cols, p[0].rows, 0, 1, 0, &ab);
   int rc = tessera_matrix_view_blocks(ctx, c->comm, p[0].dtype, n, n, nb, nb, p[0].cols, p[0].rows,
                                       ab.a, ab.nodes, ab.owners, p[0].cols, &V);
-  const bool back = c->op != OP_POTRS; /* the factor or the inverse is the call's result */
+  /* potrs and cho_solve leave A as it was (cho_solve: A is the factor, which it only reads);
+   * the factor or the inverse is the others' result */
+  const bool solve = c->op == OP_POTRS || c->op == OP_CHO_SOLVE, back = !solve;
   if (!rc) rc = tsr_jax_fit(c, V, TESSERA_LAYOUT_TILES, (char)uplo, back, &A);
-  if (!rc && c->op == OP_POTRS && p[0].nrhs > 0) {
+  if (!rc && solve && p[0].nrhs > 0) {
     tsr_jax_blocks(c, p, count, p[0].nrhs, n, p[0].nrhs, p[0].rows, 1, 1, 1, &bb);
     rc = tessera_matrix_view_blocks(ctx, c->comm, p[0].dtype, p[0].nrhs, n, nb, nb, p[0].nrhs,
                                     p[0].rows, bb.a, bb.nodes, bb.owners, p[0].nrhs, &BT);
@@ -183,7 +185,7 @@ static int cholesky_ops(tessera_context_t *ctx, const call_t *c, const part_t *p
   if (!rc && BT && p[0].mixed >= 0) {
     rc = mixed_solve(ctx, c, uplo, &p[0], A, BT);
   } else {
-    if (!rc) rc = tessera_tile_potrf(uplo, A);
+    if (!rc && c->op != OP_CHO_SOLVE) rc = tessera_tile_potrf(uplo, A);
     if (!rc && c->op == OP_POTRS && p[0].logdet) rc = tessera_tile_logdet(uplo, A, logdet);
     if (!rc && c->op == OP_POTRI) rc = tessera_tile_potri(uplo, A);
     if (!rc && BT) {
@@ -549,6 +551,7 @@ static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax
   }
 
 HANDLERS(potrs, OP_POTRS)
+HANDLERS(cho_solve, OP_CHO_SOLVE)
 HANDLERS(potri, OP_POTRI)
 HANDLERS(cholesky, OP_CHOLESKY)
 HANDLERS(lu_solve, OP_LU_SOLVE)
@@ -573,6 +576,9 @@ static const op_spec_t OPS[OP_COUNT] = {
                           {least_squares_cpu, least_squares_cuda}},
     [OP_SYEVD] = {"syevd", TESSERA_JAX_EIGEN, {syevd_cpu, syevd_cuda}},
     [OP_POLAR] = {"polar", TESSERA_JAX_TRANSPOSED | TESSERA_JAX_SQUARE, {polar_cpu, polar_cuda}},
+    [OP_CHO_SOLVE] = {"cho_solve",
+                      TESSERA_JAX_RHS_ROWS | TESSERA_JAX_LOWER,
+                      {cho_solve_cpu, cho_solve_cuda}},
     [OP_GESVD] = {"gesvd",
                   TESSERA_JAX_TRANSPOSED | TESSERA_JAX_SQUARE | TESSERA_JAX_EIGEN,
                   {gesvd_cpu, gesvd_cuda}},

@@ -114,6 +114,7 @@ OPS = (
     Op("syevd", EIGEN),
     Op("polar", TRANSPOSED | SQUARE),
     Op("gesvd", TRANSPOSED | SQUARE | EIGEN),
+    Op("cho_solve", RHS_ROWS | LOWER),
 )
 BY_NAME = {op.name: op for op in OPS}
 

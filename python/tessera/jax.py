@@ -74,7 +74,8 @@ from ._native import BY_NAME, native
 from ._common import (_cut, _donated, _ffi, _first_column, _like_rhs, _local_plan, _nan_unless,
                       _padded, _prepare, _rank, _real, _rhs_spec, _row_index, _triangle_mask)
 
-__all__ = ["potrs", "potri", "potri_symmetrize", "cholesky", "lu_solve", "qr", "least_squares",
+__all__ = ["potrs", "potri", "potri_symmetrize", "cholesky", "cho_factor", "cho_solve", "lu_solve",
+           "qr", "least_squares",
            "potrs_shardmap_ctx", "potri_shardmap_ctx", "cholesky_shardmap_ctx",
            "lu_solve_shardmap_ctx", "qr_shardmap_ctx", "least_squares_shardmap_ctx", "syevd",
            "syevd_shardmap_ctx", "polar", "polar_shardmap_ctx", "gesvd", "gesvd_shardmap_ctx",
@@ -149,6 +150,15 @@ def _check_mixed(name, mixed):
                          f"({', '.join(MIXED_FACTORS)}, or None)")
 
 
+def _solve_plan(op, a, b, T_A, mesh, in_specs, matrix_specs, pad):
+    """A solve's plan (_prepare's) and dtype, b checked against them: (layout, n, padded order,
+    tile, dtype)."""
+    lay, n, np_, nb = _prepare(op, a, T_A, mesh, in_specs, matrix_specs, pad)
+    dtype = np.dtype(a.dtype)
+    _layout.check_rhs(b, n, dtype, f"tessera.jax.{op}")
+    return lay, n, np_, nb, dtype
+
+
 def potrs(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_status=False,
           return_logdet=False, pad=True, donate=False, lower=False, mixed=None):
     """Solves A x = b for Hermitian positive definite A sharded by rows over a 1D mesh.
@@ -166,9 +176,7 @@ def potrs(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_stat
     if mixed is not None and return_logdet:
         raise ValueError(f"{name}: return_logdet needs A's own Cholesky factor, which a solve "
                          "with mixed= does not form")
-    lay, n, np_, nb = _prepare("potrs", a, T_A, mesh, in_specs, matrix_specs, pad)
-    dtype = np.dtype(a.dtype)
-    _layout.check_rhs(b, n, dtype, name)
+    lay, n, np_, nb, dtype = _solve_plan("potrs", a, b, T_A, mesh, in_specs, matrix_specs, pad)
     if n == 0:
         x, logdet, status = jnp.zeros(b.shape, dtype), jnp.zeros((), _layout.real_dtype(dtype)), \
             jnp.int32(0)
@@ -232,6 +240,63 @@ def cholesky(a, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_stat
                    lower)
 
 
+def cho_factor(a, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_status=False,
+               pad=True, donate=False, lower=False):
+    """A's Cholesky factor for cho_solve, in ``jax.scipy.linalg.cho_factor``'s shape: (c, lower),
+    c the factor as ``cholesky`` returns it (sharded by rows like A, the other triangle zero).
+    Returns (c, lower), or ((c, lower), status)."""
+    out = cholesky(a, T_A, mesh, in_specs, matrix_specs=matrix_specs, return_status=return_status,
+                   pad=pad, donate=donate, lower=lower)
+    return ((out[0], bool(lower)), out[1]) if return_status else (out, bool(lower))
+
+
+@functools.lru_cache(maxsize=64)
+def _cho_solve_fn(lay, n, np_, nb, dtype, b_shape, b_spec, lower):
+    """The jitted solve from a factor for one plan."""
+    def local(c, b):
+        # as LAPACK's trtrs: the first diagonal entry of the factor exactly zero (its row, or n),
+        # from each device's block (rows x cols at block row and column of the mesh)
+        rows, cols = c.shape
+        c0 = jax.lax.axis_index(lay.col_axis) * cols if lay.col_axis else 0
+        at = _row_index(lay) * rows + jnp.arange(rows, dtype=jnp.int32)  # its rows, globally
+        inside = (at >= c0) & (at < c0 + cols) & (at < n)  # whose diagonal entry it holds
+        d = jnp.take_along_axis(c, jnp.clip(at - c0, 0, cols - 1)[:, None], axis=1)[:, 0]
+        axes = (lay.axis, lay.col_axis) if lay.col_axis else lay.axis
+        zero = jax.lax.pmin(jnp.min(jnp.where(inside & (d == 0), at, n)), axes)
+        r = _ffi("cho_solve", c, b, _rank(lay), n=n, lay=lay, tile=nb, lower=lower)
+        return _first_column(r.x, lay), r.status, zero
+
+    def run(c, b):
+        b2 = (b.reshape(n, 1) if len(b_shape) == 1 else b).astype(dtype)
+        c_p, b_p = _padded(c.astype(dtype), lay, np_, np_), _padded(b2, lay, np_)
+        x, st, zero = jax.shard_map(local, mesh=lay.mesh, in_specs=(lay.a_spec, lay.spec(None)),
+                                    out_specs=(lay.spec(None), P(), P()))(c_p, b_p)
+        status = jnp.where(zero < n, zero + 1, st[0]).astype(jnp.int32)
+        x = _like_rhs(_nan_unless(status == 0, _cut(x, n, lay).reshape(b_shape)), b, b_spec, lay)
+        return x, status
+
+    return jax.jit(run)
+
+
+def cho_solve(c_and_lower, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None,
+              return_status=False, pad=True):
+    """Solves A x = b from A's Cholesky factor, as ``jax.scipy.linalg.cho_solve``: c_and_lower is
+    cho_factor's (c, lower), c sharded by rows over a 1D mesh as potrs' A (only its `lower`
+    triangle is read); b: (N,) or (N, k), replicated or sharded by rows like c. No factorization
+    runs: the two triangular solves on c's tiles. x comes back in b's shape and layout, in c's
+    dtype. status: 0, or as LAPACK's trtrs i + 1 for the first diagonal entry c[i, i] that is
+    exactly zero (x then all NaN). Returns x or (x, status)."""
+    c, lower = c_and_lower
+    lay, n, np_, nb, dtype = _solve_plan("cho_solve", c, b, T_A, mesh, in_specs, matrix_specs,
+                                         pad)
+    if n == 0:
+        x, status = jnp.zeros(b.shape, dtype), jnp.int32(0)
+    else:
+        fn = _cho_solve_fn(lay, n, np_, nb, dtype, tuple(b.shape), _rhs_spec(b, lay), bool(lower))
+        x, status = fn(c, b)
+    return (x, status) if return_status else x
+
+
 @functools.lru_cache(maxsize=64)
 def _lu_solve_fn(lay, n, np_, nb, dtype, b_shape, b_spec, donate_a, donate_b, mixed=-1):
     """The jitted LU solve for one plan. b goes to the handler as Bᵀ (k, Np) on every device:
@@ -279,9 +344,8 @@ def lu_solve(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_s
     status is a vector per rank, status is one int32 scalar, as ``potrs``'s."""
     name = "tessera.jax.lu_solve"
     _check_mixed(name, mixed)
-    lay, n, np_, nb = _prepare("lu_solve", a, T_A, mesh, in_specs, matrix_specs, pad)
-    dtype = np.dtype(a.dtype)
-    _layout.check_rhs(b, n, dtype, name)
+    lay, n, np_, nb, dtype = _solve_plan("lu_solve", a, b, T_A, mesh, in_specs, matrix_specs,
+                                         pad)
     if n == 0:
         x, status = jnp.zeros(b.shape, dtype), jnp.int32(0)
     else:

@@ -118,6 +118,10 @@ def check_functions(dtypes=DTYPES):
                 close(inv @ a, np.eye(n), dtype, f"potri {what}")
                 f = whole(tj.cholesky(a, 4, mesh, spec, lower=True))
                 close(f @ f.conj().T, a, dtype, f"cholesky {what}")
+                xc, st = tj.cho_solve(tj.cho_factor(a, 4, mesh, spec), b, 4, mesh, spec,
+                                      return_status=True)
+                assert int(st) == 0, f"cho_solve {what}: status {int(st)}"
+                close(a @ whole(xc), b, dtype, f"cho_solve {what}")
                 g = (m + n * np.eye(n)).astype(dtype)
                 xl, st = tj.lu_solve(g, b[:, 0], 4, mesh, spec, return_status=True)
                 assert int(st) == 0, f"lu_solve {what}: status {int(st)}"
