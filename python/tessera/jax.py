@@ -278,6 +278,25 @@ def _cho_solve_fn(lay, n, np_, nb, dtype, b_shape, b_spec, lower):
     return jax.jit(run)
 
 
+def _factor_matvec(c, n, lower):
+    """v -> A v for A = c cᴴ (lower) or cᴴ c (upper) from the factor's `lower` triangle alone (the
+    other is never read, so it gets no derivative): the product the derivatives differentiate."""
+    t = jnp.where(_triangle_mask(n, n, 0, lower), c, jnp.zeros((), c.dtype))
+    return (lambda v: t @ (t.conj().T @ v)) if lower else (lambda v: t.conj().T @ (t @ v))
+
+
+def _linear_solve(matvec, b, solve):
+    """x = A⁻¹ b by `solve` (r -> (A⁻¹ r, status)), for Hermitian A whose product is `matvec`,
+    differentiable in b and in what matvec reads (jax.lax.custom_linear_solve: derivatives are
+    further solves by `solve`, A's tangent through matvec); Aᵀ = conj(A) solves conjugated.
+    Returns (x, status)."""
+    def transposed(_, r):
+        x, status = solve(jnp.conj(r))
+        return jnp.conj(x), status
+
+    return jax.lax.custom_linear_solve(matvec, b, lambda _, r: solve(r), transposed, has_aux=True)
+
+
 def cho_solve(c_and_lower, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None,
               return_status=False, pad=True):
     """Solves A x = b from A's Cholesky factor, as ``jax.scipy.linalg.cho_solve``: c_and_lower is
@@ -293,7 +312,8 @@ def cho_solve(c_and_lower, b, T_A, mesh=None, in_specs=None, *, matrix_specs=Non
         x, status = jnp.zeros(b.shape, dtype), jnp.int32(0)
     else:
         fn = _cho_solve_fn(lay, n, np_, nb, dtype, tuple(b.shape), _rhs_spec(b, lay), bool(lower))
-        x, status = fn(c, b)
+        x, status = _linear_solve(_factor_matvec(jnp.asarray(c, dtype), n, bool(lower)),
+                                  jnp.asarray(b, dtype), lambda r: fn(c, r))
     return (x, status) if return_status else x
 
 
