@@ -159,6 +159,62 @@ def _solve_plan(op, a, b, T_A, mesh, in_specs, matrix_specs, pad):
     return lay, n, np_, nb, dtype
 
 
+def _hermitian_of(a, n, lower):
+    """The Hermitian matrix whose `lower` (else upper) triangle a holds: the other triangle never
+    read, the diagonal's imaginary part dropped (as LAPACK's)."""
+    strict = jnp.where(_triangle_mask(n, n, -1 if lower else 1, lower), a, jnp.zeros((), a.dtype))
+    return strict + strict.conj().T + jnp.diag(jnp.real(jnp.diagonal(a))).astype(a.dtype)
+
+
+def _potrs_rules(call, factor, solver, n, lower, explicit):
+    """(a, b) -> (x, logdet, status) by `call` (potrs' one call), with derivative rules: under
+    differentiation A's Cholesky factor (`factor`) is made once and every solve of the rules runs
+    on it (`solver(shape)`: cho_solve's call for right-hand sides of that shape), through
+    _linear_solve on A's product from a's read triangle, so that they differentiate again: x's
+    tangent A⁻¹ (db - dA x), the log det's tr(A⁻¹ dA). Not on a mesh of Explicit axes (refused
+    with a sentence: the rules' products there need layouts of their own)."""
+    def solve_with(a, c):  # rhs -> A⁻¹ rhs on the factor c, differentiable in a and rhs
+        hermitian = _hermitian_of(a, n, lower)
+
+        def solve(rhs):
+            on_factor = solver(tuple(rhs.shape))
+            return _linear_solve(lambda v: hermitian @ v, rhs, lambda r: on_factor(c, r))[0]
+
+        return solve
+
+    @jax.custom_jvp
+    def logdet_of(c, a):  # log det A from its factor c, differentiable in a
+        return 2 * jnp.sum(jnp.log(jnp.real(jnp.diagonal(c))))
+
+    @logdet_of.defjvp
+    def logdet_jvp(primals, tangents):
+        c, a = primals
+        d_a = _hermitian_of(tangents[1], n, lower)
+        return logdet_of(c, a), jnp.real(jnp.trace(solve_with(a, c)(d_a)))
+
+    @jax.custom_jvp
+    def rules(a, b):
+        return call(a, b)
+
+    @rules.defjvp
+    def rules_jvp(primals, tangents):
+        if explicit:
+            raise NotImplementedError(
+                "tessera.jax.potrs: derivatives on a mesh of Explicit axes (jax.make_mesh's) are "
+                "not supported yet; differentiate on a mesh of Auto axes (jax.sharding.Mesh)")
+        a, b = primals
+        da, db = tangents
+        c, status = factor(jax.lax.stop_gradient(a))
+        solve = solve_with(a, c)
+        x = solve(b)
+        dx = solve(db - _hermitian_of(da, n, lower) @ x)
+        logdet, dlogdet = jax.jvp(logdet_of, (c, a), (jnp.zeros_like(c), da))
+        zero = np.zeros(jnp.shape(status), jax.dtypes.float0)
+        return (x, logdet, status), (dx, dlogdet, zero)
+
+    return rules
+
+
 def potrs(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_status=False,
           return_logdet=False, pad=True, donate=False, lower=False, mixed=None):
     """Solves A x = b for Hermitian positive definite A sharded by rows over a 1D mesh.
@@ -169,8 +225,10 @@ def potrs(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_stat
     1-tuple of it, or jaxmg 0.x's pair ``(P("x", None), P(None, None))``; read from
     ``a.sharding`` when omitted. mixed: None, or a factor precision ("s", "tf32", "bf16", "h",
     "auto"): A factored in it and x refined to A's precision (tessera_tile_posv_mixed; over
-    processes too; no log det). Returns x, (x, status), (x, logdet) or
-    (x, logdet, status)."""
+    processes too; no log det). Differentiable in a and b, forward and reverse, to any order, on
+    a mesh of Auto axes: A's Cholesky factor made once under differentiation and every solve of
+    the rules on it (A is the Hermitian matrix a's read triangle holds: the other triangle gets no
+    derivative). Returns x, (x, status), (x, logdet) or (x, logdet, status)."""
     name = "tessera.jax.potrs"
     _check_mixed(name, mixed)
     if mixed is not None and return_logdet:
@@ -187,7 +245,16 @@ def potrs(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_stat
         fn = _potrs_fn(lay, n, np_, nb, dtype, tuple(b.shape), b_spec, bool(lower),
                        bool(return_logdet), donate_a, donate_b,
                        -1 if mixed is None else MIXED_FACTORS[mixed])
-        x, logdet, status, _ = fn(a, b)
+        factor = _factor_fn("cholesky", lay, n, np_, nb, dtype, bool(lower), False)
+
+        def solver(shape):  # cho_solve's call for right-hand sides of that shape
+            spec = b_spec if shape == tuple(b.shape) else \
+                lay.spec(None) if n % lay.grows == 0 else P()
+            return _cho_solve_fn(lay, n, np_, nb, dtype, shape, spec, bool(lower))
+
+        x, logdet, status = _potrs_rules(lambda a, b: fn(a, b)[:3], factor, solver, n,
+                                         bool(lower), _layout.explicit(lay.mesh))(
+                                             jnp.asarray(a), jnp.asarray(b, dtype))
     out = (x,) + ((logdet,) if return_logdet else ()) + ((status,) if return_status else ())
     return out[0] if len(out) == 1 else out
 
@@ -304,7 +371,9 @@ def cho_solve(c_and_lower, b, T_A, mesh=None, in_specs=None, *, matrix_specs=Non
     triangle is read); b: (N,) or (N, k), replicated or sharded by rows like c. No factorization
     runs: the two triangular solves on c's tiles. x comes back in b's shape and layout, in c's
     dtype. status: 0, or as LAPACK's trtrs i + 1 for the first diagonal entry c[i, i] that is
-    exactly zero (x then all NaN). Returns x or (x, status)."""
+    exactly zero (x then all NaN). Differentiable in c and b, forward and reverse, to any order
+    (jax.scipy's convention: c's other triangle gets no derivative), on a mesh of Auto axes.
+    Returns x or (x, status)."""
     c, lower = c_and_lower
     lay, n, np_, nb, dtype = _solve_plan("cho_solve", c, b, T_A, mesh, in_specs, matrix_specs,
                                          pad)
@@ -312,8 +381,11 @@ def cho_solve(c_and_lower, b, T_A, mesh=None, in_specs=None, *, matrix_specs=Non
         x, status = jnp.zeros(b.shape, dtype), jnp.int32(0)
     else:
         fn = _cho_solve_fn(lay, n, np_, nb, dtype, tuple(b.shape), _rhs_spec(b, lay), bool(lower))
-        x, status = _linear_solve(_factor_matvec(jnp.asarray(c, dtype), n, bool(lower)),
-                                  jnp.asarray(b, dtype), lambda r: fn(c, r))
+        if _layout.explicit(lay.mesh):  # the product's layouts: derivatives on Auto axes only
+            x, status = fn(c, b)
+        else:
+            x, status = _linear_solve(_factor_matvec(jnp.asarray(c, dtype), n, bool(lower)),
+                                      jnp.asarray(b, dtype), lambda r: fn(c, r))
     return (x, status) if return_status else x
 
 

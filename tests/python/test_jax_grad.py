@@ -1,0 +1,99 @@
+"""Derivatives through tessera.jax (issue 50's first rules): potrs' x and log det and cho_solve's x,
+forward and reverse, orders 1 and 2 (jax.test_util.check_grads against finite differences), and
+the gradients against jax's own on the same inputs (jnp.linalg.solve and slogdet of the Hermitian
+matrix the read triangle holds; jax.scipy.linalg.cho_solve), real and complex, both triangles.
+On a mesh of Auto axes; on one of Explicit axes potrs refuses to differentiate with a sentence.
+Fixtures and helpers in jax_support.py."""
+import numpy as np
+import pytest
+from jax.test_util import check_grads
+
+from jax_support import *  # noqa: F401,F403  (fixtures, helpers, jax, tj)
+from jax_support import P, hpd, jax, jnp, jsl, make_mesh, rhs, tj
+
+CASES = [(np.float64, False), (np.float64, True), (np.complex128, False), (np.complex128, True)]
+IDS = [f"{np.dtype(d).name}-{'lower' if lo else 'upper'}" for d, lo in CASES]
+
+
+def hermitian_of(a, lower):
+    """The Hermitian matrix whose `lower` (else upper) triangle a holds, its diagonal real."""
+    t = jnp.tril(a, -1) if lower else jnp.triu(a, 1)
+    return t + t.conj().T + jnp.diag(jnp.real(jnp.diagonal(a))).astype(a.dtype)
+
+
+def skewed(a, lower, seed=7):
+    """a with noise in the triangle potrs does not read (it must get no derivative)."""
+    noise = np.random.default_rng(seed).standard_normal(a.shape)
+    return a + (np.triu(noise, 1) if lower else np.tril(noise, -1)).astype(a.dtype)
+
+
+@pytest.mark.parametrize("dtype,lower", CASES, ids=IDS)
+def test_potrs_derivatives(dtype, lower, devices):
+    mesh, n = make_mesh(devices, "auto"), 10
+    a, b = skewed(hpd(n, dtype, seed=2), lower), rhs(n, dtype, k=2)
+
+    def solve(a, b):
+        return tj.potrs(a, b, 4, mesh, P("x", None), lower=lower)
+
+    def logdet(a):
+        return tj.potrs(a, b, 4, mesh, P("x", None), lower=lower, return_logdet=True)[1]
+
+    check_grads(solve, (a, b), order=2, modes=["fwd", "rev"], atol=1e-5, rtol=1e-5)
+    check_grads(logdet, (a,), order=2, modes=["fwd", "rev"], atol=1e-5, rtol=1e-5)
+
+    def loss(a, b):
+        return jnp.sum(jnp.abs(solve(a, b)) ** 2) + logdet(a)
+
+    def reference(a, b):
+        h = hermitian_of(a, lower)
+        return jnp.sum(jnp.abs(jnp.linalg.solve(h, b)) ** 2) + jnp.linalg.slogdet(h)[1]
+
+    got, want = jax.grad(loss, (0, 1))(a, b), jax.grad(reference, (0, 1))(a, b)
+    for g, w in zip(got, want):
+        assert np.abs(np.asarray(g) - np.asarray(w)).max() < 1e-10
+
+
+@pytest.mark.parametrize("dtype,lower", CASES, ids=IDS)
+def test_cho_solve_derivatives(dtype, lower, devices):
+    mesh, n = make_mesh(devices, "auto"), 10
+    c, _ = tj.cho_factor(hpd(n, dtype, seed=3), 4, mesh, P("x", None), lower=lower)
+    c, b = np.asarray(c), rhs(n, dtype, k=2)
+
+    def solve(c, b):
+        return tj.cho_solve((c, lower), b, 4, mesh, P("x", None))
+
+    check_grads(solve, (c, b), order=2, modes=["fwd", "rev"], atol=1e-5, rtol=1e-5)
+    got = jax.grad(lambda c, b: jnp.sum(jnp.abs(solve(c, b)) ** 2), (0, 1))(c, b)
+    want = jax.grad(lambda c, b: jnp.sum(jnp.abs(jsl.cho_solve((c, lower), b)) ** 2), (0, 1))(c, b)
+    for g, w in zip(got, want):
+        assert np.abs(np.asarray(g) - np.asarray(w)).max() < 1e-10
+
+
+def test_grad_under_jit_reuses_one_factor(devices):
+    """jax.grad of logdet(A) + bᵀA⁻¹b inside jit (the Gaussian process case): the factor made once
+    under differentiation, every solve of the rules on it; the value and gradient as jax's."""
+    mesh, n, dtype = make_mesh(devices, "auto"), 12, np.float64
+    a, b = hpd(n, dtype, seed=4), rhs(n, dtype, k=None)
+
+    @jax.jit
+    def objective(a):
+        x, ld = tj.potrs(a, b, 4, mesh, P("x", None), return_logdet=True)
+        return ld + b @ x
+
+    def reference(a):
+        h = hermitian_of(a, False)
+        return jnp.linalg.slogdet(h)[1] + b @ jnp.linalg.solve(h, b)
+
+    assert abs(float(objective(a)) - float(reference(a))) < 1e-10
+    assert np.abs(np.asarray(jax.grad(objective)(a) - jax.grad(reference)(a))).max() < 1e-10
+    text = jax.jit(jax.grad(objective)).lower(a).as_text()
+    # one factorization under differentiation (no potrs, which would factor again), its solves
+    assert text.count("tessera_cholesky") == 1 and "tessera_potrs" not in text
+    assert "tessera_cho_solve" in text
+
+
+def test_explicit_mesh_refuses_with_a_sentence(devices):
+    mesh, n = make_mesh(devices, "explicit"), 8
+    a, b = hpd(n, np.float64), rhs(n, np.float64, k=None)
+    with pytest.raises(NotImplementedError, match="Explicit axes"):
+        jax.grad(lambda a: jnp.sum(tj.potrs(a, b, 4, mesh, P("x", None))))(a)
