@@ -166,6 +166,22 @@ def _hermitian_of(a, n, lower):
     return strict + strict.conj().T + jnp.diag(jnp.real(jnp.diagonal(a))).astype(a.dtype)
 
 
+@functools.lru_cache(maxsize=64)
+def _potrs_diff_fn(lay, n, np_, nb, dtype, b_shape, b_spec, lower, logdet, donate_a, donate_b,
+                   mixed):
+    """potrs' call for one plan with its derivative rules (_potrs_rules), made once per plan."""
+    fn = _potrs_fn(lay, n, np_, nb, dtype, b_shape, b_spec, lower, logdet, donate_a, donate_b,
+                   mixed)
+    factor = _factor_fn("cholesky", lay, n, np_, nb, dtype, lower, False)
+
+    def solver(shape):  # cho_solve's call for right-hand sides of that shape
+        spec = b_spec if shape == b_shape else lay.spec(None) if n % lay.grows == 0 else P()
+        return _cho_solve_fn(lay, n, np_, nb, dtype, shape, spec, lower)
+
+    return _potrs_rules(lambda a, b: fn(a, b)[:3], factor, solver, n, lower,
+                        _layout.explicit(lay.mesh))
+
+
 def _potrs_rules(call, factor, solver, n, lower, explicit):
     """(a, b) -> (x, logdet, status) by `call` (potrs' one call), with derivative rules: under
     differentiation A's Cholesky factor (`factor`) is made once and every solve of the rules runs
@@ -242,19 +258,12 @@ def potrs(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_stat
         b_spec = _rhs_spec(b, lay)
         a, donate_a = _donated(a, lay, lay.a_spec, donate and np_ == n)
         b, donate_b = _donated(b, lay, b_spec, donate and np.dtype(b.dtype) == dtype)
-        fn = _potrs_fn(lay, n, np_, nb, dtype, tuple(b.shape), b_spec, bool(lower),
-                       bool(return_logdet), donate_a, donate_b,
-                       -1 if mixed is None else MIXED_FACTORS[mixed])
-        factor = _factor_fn("cholesky", lay, n, np_, nb, dtype, bool(lower), False)
-
-        def solver(shape):  # cho_solve's call for right-hand sides of that shape
-            spec = b_spec if shape == tuple(b.shape) else \
-                lay.spec(None) if n % lay.grows == 0 else P()
-            return _cho_solve_fn(lay, n, np_, nb, dtype, shape, spec, bool(lower))
-
-        x, logdet, status = _potrs_rules(lambda a, b: fn(a, b)[:3], factor, solver, n,
-                                         bool(lower), _layout.explicit(lay.mesh))(
-                                             jnp.asarray(a), jnp.asarray(b, dtype))
+        plan = (lay, n, np_, nb, dtype, tuple(b.shape), b_spec, bool(lower), bool(return_logdet),
+                donate_a, donate_b, -1 if mixed is None else MIXED_FACTORS[mixed])
+        if any(isinstance(v, jax.core.Tracer) for v in (a, b)):  # traced: maybe differentiated
+            x, logdet, status = _potrs_diff_fn(*plan)(jnp.asarray(a), jnp.asarray(b, dtype))
+        else:  # concrete arrays: nothing differentiates this call
+            x, logdet, status, _ = _potrs_fn(*plan)(a, b)
     out = (x,) + ((logdet,) if return_logdet else ()) + ((status,) if return_status else ())
     return out[0] if len(out) == 1 else out
 
@@ -381,8 +390,9 @@ def cho_solve(c_and_lower, b, T_A, mesh=None, in_specs=None, *, matrix_specs=Non
         x, status = jnp.zeros(b.shape, dtype), jnp.int32(0)
     else:
         fn = _cho_solve_fn(lay, n, np_, nb, dtype, tuple(b.shape), _rhs_spec(b, lay), bool(lower))
-        if _layout.explicit(lay.mesh):  # the product's layouts: derivatives on Auto axes only
-            x, status = fn(c, b)
+        traced = any(isinstance(v, jax.core.Tracer) for v in (c, b))
+        if not traced or _layout.explicit(lay.mesh):  # nothing to differentiate, or Explicit
+            x, status = fn(c, b)  # axes (the product's layouts: derivatives on Auto axes only)
         else:
             x, status = _linear_solve(_factor_matvec(jnp.asarray(c, dtype), n, bool(lower)),
                                       jnp.asarray(b, dtype), lambda r: fn(c, r))
