@@ -104,9 +104,17 @@ static int dealt_stage1(call_t *c) {
   const size_t es = tessera_dtype_size(c->x.dt);
   tessera_matrix_t *A = NULL, *home = NULL, *D = NULL, *R = NULL;
   tsr_he2hb_t H = {0};
-  int rc = deal_copy(ctx, c->comm, c->x.dt, n, t, c->h, c->sizes[2], &home, &A);
+  /* the GPU forms' copies and tasks within each process's accelerators, as on one process: a
+   * CPU worker taking a copy into a tile, or a block of one to the root's arrays, would bring
+   * whole tiles to the host */
+  tessera_scope_t scope;
+  const tessera_scope_t outer = tessera_get_scope(ctx);
+  const bool gpu = tsr_eig_gpu(ctx, c->x.job, c->x.dt, n, &scope);
+  int rc = gpu ? tsr_dist_agree(c->comm, tessera_set_scope(ctx, scope)) : 0;
+  if (!rc) rc = deal_copy(ctx, c->comm, c->x.dt, n, t, c->h, c->sizes[2], &home, &A);
   if (rc) {
     if (home) (void)tessera_matrix_destroy(home);
+    (void)tessera_set_scope(ctx, outer);
     return rc;
   }
   rc = tsr_he2hb_create(A, (int)nb, &H);
@@ -145,6 +153,7 @@ static int dealt_stage1(call_t *c) {
   const int w = tessera_wait_all(ctx);
   if (A) (void)tessera_matrix_destroy(A);
   if (home) (void)tessera_matrix_destroy(home);
+  (void)tessera_set_scope(ctx, outer);
   return rc ? rc : w;
 }
 

@@ -87,9 +87,10 @@ static int back_dealt(tessera_context_t *ctx, tessera_comm_t *c, tessera_dtype_t
                         device ? r->e_node : TESSERA_HOST_NODE, &from);
   if (!rc && device && !into)
     rc = tsr_root_array(ctx, c, dt, n, n, n, width, a, lda, TESSERA_HOST_NODE, &home);
-  if (!rc) rc = tsr_matrix_dealt(from, g, n, 0, -1, true, &E);
+  /* the GPU forms' copies of E's panels too within the accelerators: GPU to GPU */
   const tessera_scope_t outer = tessera_get_scope(ctx);
   if (!rc && gpu) rc = tsr_dist_agree(c, tessera_set_scope(ctx, scope));
+  if (!rc) rc = tsr_matrix_dealt(from, g, n, 0, -1, true, &E);
   if (!rc)
     rc = tsr_pxhb2st_apply(E, (int)head[0], tsr_tile(V, 0, 0), tsr_tile(T, 0, 0),
                            gpu ? scope : tessera_scope_all());
@@ -100,7 +101,8 @@ static int back_dealt(tessera_context_t *ctx, tessera_comm_t *c, tessera_dtype_t
   }
   const int waited = tessera_wait_all(ctx);
   rc = tsr_dist_agree(c, rc ? rc : waited); /* every process joins, whatever its status */
-  (void)tessera_set_scope(ctx, outer);
+  /* the panels home from the accelerators too: a GPU's copy into the root's array goes out of
+   * its memory once, not through a host worker's copy of the whole panel */
   if (!rc && into) { /* the panels into into's tiles, each from its panel's process */
     rc = tsr_matrix_flush_copies(E, panels_into(E, into));
     const int copied = tessera_wait_all(ctx);
@@ -108,6 +110,7 @@ static int back_dealt(tessera_context_t *ctx, tessera_comm_t *c, tessera_dtype_t
   } else if (!rc) {
     rc = tsr_lapack_gather(E, home ? home : from);
   }
+  (void)tessera_set_scope(ctx, outer);
   tsr_qr_work_destroy(&wk);
   tessera_matrix_t *made[5] = {E, from, home, V, T};
   int d = 0;
