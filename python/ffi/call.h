@@ -23,6 +23,7 @@ typedef enum {
   OP_POLAR,
   OP_GESVD,
   OP_CHO_SOLVE,
+  OP_CHO_INVERSE,
   OP_COUNT
 } op_t;
 

@@ -161,7 +161,8 @@ static int mixed_solve(tessera_context_t *ctx, const call_t *c, tessera_uplo_t u
 }
 
 /* Cholesky family on the shards (leader, scope set): potrf, then the log det and the solve
- * (potrs) or the inverse (potri). V is the blocks of Aᵀ, BT those of Bᵀ (potrs). */
+ * (potrs) or the inverse (potri); cho_solve and cho_inverse take the factor instead of A (its
+ * solve, its inverse). V is the blocks of Aᵀ, BT those of Bᵀ (potrs). */
 static int cholesky_ops(tessera_context_t *ctx, const call_t *c, const part_t *p, int count,
                         double *logdet) {
   const int64_t n = p[0].n, nb = p[0].tile;
@@ -185,9 +186,10 @@ static int cholesky_ops(tessera_context_t *ctx, const call_t *c, const part_t *p
   if (!rc && BT && p[0].mixed >= 0) {
     rc = mixed_solve(ctx, c, uplo, &p[0], A, BT);
   } else {
-    if (!rc && c->op != OP_CHO_SOLVE) rc = tessera_tile_potrf(uplo, A);
+    const bool factored = c->op == OP_CHO_SOLVE || c->op == OP_CHO_INVERSE;
+    if (!rc && !factored) rc = tessera_tile_potrf(uplo, A);
     if (!rc && c->op == OP_POTRS && p[0].logdet) rc = tessera_tile_logdet(uplo, A, logdet);
-    if (!rc && c->op == OP_POTRI) rc = tessera_tile_potri(uplo, A);
+    if (!rc && (c->op == OP_POTRI || c->op == OP_CHO_INVERSE)) rc = tessera_tile_potri(uplo, A);
     if (!rc && BT) {
       /* A X = B as Xᵀ Aᵀ = Bᵀ: two triangular solves from the right with Aᵀ's factor,
        * LOWER (Aᵀ = L Lᴴ): Xᵀ = Bᵀ L⁻ᴴ L⁻¹; UPPER (Aᵀ = Uᴴ U): Xᵀ = Bᵀ U⁻¹ U⁻ᴴ. */
@@ -552,6 +554,7 @@ static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax
 
 HANDLERS(potrs, OP_POTRS)
 HANDLERS(cho_solve, OP_CHO_SOLVE)
+HANDLERS(cho_inverse, OP_CHO_INVERSE)
 HANDLERS(potri, OP_POTRI)
 HANDLERS(cholesky, OP_CHOLESKY)
 HANDLERS(lu_solve, OP_LU_SOLVE)
@@ -579,6 +582,7 @@ static const op_spec_t OPS[OP_COUNT] = {
     [OP_CHO_SOLVE] = {"cho_solve",
                       TESSERA_JAX_RHS_ROWS | TESSERA_JAX_LOWER,
                       {cho_solve_cpu, cho_solve_cuda}},
+    [OP_CHO_INVERSE] = {"cho_inverse", TESSERA_JAX_LOWER, {cho_inverse_cpu, cho_inverse_cuda}},
     [OP_GESVD] = {"gesvd",
                   TESSERA_JAX_TRANSPOSED | TESSERA_JAX_SQUARE | TESSERA_JAX_EIGEN,
                   {gesvd_cpu, gesvd_cuda}},

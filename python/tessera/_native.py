@@ -115,6 +115,7 @@ OPS = (
     Op("polar", TRANSPOSED | SQUARE),
     Op("gesvd", TRANSPOSED | SQUARE | EIGEN),
     Op("cho_solve", RHS_ROWS | LOWER),
+    Op("cho_inverse", LOWER),
 )
 BY_NAME = {op.name: op for op in OPS}
 

@@ -173,22 +173,25 @@ def _potrs_diff_fn(lay, n, np_, nb, dtype, b_shape, b_spec, lower, logdet, donat
     fn = _potrs_fn(lay, n, np_, nb, dtype, b_shape, b_spec, lower, logdet, donate_a, donate_b,
                    mixed)
     factor = _factor_fn("cholesky", lay, n, np_, nb, dtype, lower, False)
+    inverse = _factor_fn("cho_inverse", lay, n, np_, nb, dtype, lower, False)
 
     def solver(shape):  # cho_solve's call for right-hand sides of that shape
         spec = b_spec if shape == b_shape else lay.spec(None) if n % lay.grows == 0 else P()
         return _cho_solve_fn(lay, n, np_, nb, dtype, shape, spec, lower)
 
-    return _potrs_rules(lambda a, b: fn(a, b)[:3], factor, solver, n, lower,
-                        _layout.explicit(lay.mesh))
+    return _potrs_rules(lambda a, b: fn(a, b)[:3], factor, solver, lambda c: inverse(c)[0], n,
+                        lower, _layout.explicit(lay.mesh))
 
 
-def _potrs_rules(call, factor, solver, n, lower, explicit):
+def _potrs_rules(call, factor, solver, inverse, n, lower, explicit):
     """(a, b) -> (x, logdet, status) by `call` (potrs' one call), with derivative rules: under
     differentiation A's Cholesky factor (`factor`) is made once and every solve of the rules runs
     on it (`solver(shape)`: cho_solve's call for right-hand sides of that shape), through
     _linear_solve on A's product from a's read triangle, so that they differentiate again: x's
-    tangent A⁻¹ (db - dA x), the log det's tr(A⁻¹ dA). Not on a mesh of Explicit axes (refused
-    with a sentence: the rules' products there need layouts of their own)."""
+    tangent A⁻¹ (db - dA x); the log det's tr(A⁻¹ dA) with A⁻¹ from the factor (`inverse`: trtri
+    and lauum, a third of the flops of solving for n right-hand sides), itself differentiable
+    (its tangent -A⁻¹ dA A⁻¹). Not on a mesh of Explicit axes (refused with a sentence: the
+    rules' products there need layouts of their own)."""
     def solve_with(a, c):  # rhs -> A⁻¹ rhs on the factor c, differentiable in a and rhs
         hermitian = _hermitian_of(a, n, lower)
 
@@ -199,6 +202,16 @@ def _potrs_rules(call, factor, solver, n, lower, explicit):
         return solve
 
     @jax.custom_jvp
+    def inverse_of(c, a):  # A⁻¹ from its factor c, differentiable in a
+        return inverse(c)
+
+    @inverse_of.defjvp
+    def inverse_jvp(primals, tangents):
+        c, a = primals
+        x = inverse_of(c, a)
+        return x, -(x @ _hermitian_of(tangents[1], n, lower) @ x)
+
+    @jax.custom_jvp
     def logdet_of(c, a):  # log det A from its factor c, differentiable in a
         return 2 * jnp.sum(jnp.log(jnp.real(jnp.diagonal(c))))
 
@@ -206,7 +219,8 @@ def _potrs_rules(call, factor, solver, n, lower, explicit):
     def logdet_jvp(primals, tangents):
         c, a = primals
         d_a = _hermitian_of(tangents[1], n, lower)
-        return logdet_of(c, a), jnp.real(jnp.trace(solve_with(a, c)(d_a)))
+        # tr(A⁻¹ dA) as the sum of their elementwise product (A⁻¹ Hermitian: A⁻ᵀ = conj A⁻¹)
+        return logdet_of(c, a), jnp.real(jnp.sum(jnp.conj(inverse_of(c, a)) * d_a))
 
     @jax.custom_jvp
     def rules(a, b):
@@ -270,7 +284,7 @@ def potrs(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_stat
 
 @functools.lru_cache(maxsize=64)
 def _factor_fn(op, lay, n, np_, nb, dtype, lower, donate):
-    """The jitted potri or cholesky for one plan."""
+    """The jitted potri, cholesky or cho_inverse (A⁻¹ from A's Cholesky factor) for one plan."""
     def local(a):
         r = _ffi(op, a, None, _rank(lay), n=n, lay=lay, tile=nb, lower=lower)
         return r.a, r.status
@@ -280,7 +294,7 @@ def _factor_fn(op, lay, n, np_, nb, dtype, lower, donate):
         x, st = jax.shard_map(local, mesh=lay.mesh, in_specs=lay.a_spec,
                               out_specs=(lay.a_spec, P()))(a_p)
         x = _cut(x, n, lay, cols=True)
-        x = potri_symmetrize(x, lower) if op == "potri" else \
+        x = potri_symmetrize(x, lower) if op in ("potri", "cho_inverse") else \
             jnp.where(_triangle_mask(n, n, 0, lower), x, jnp.zeros((), dtype))
         status = st[0]
         return _nan_unless(status == 0, x), status

@@ -992,10 +992,10 @@ def test_bench_mixed_against_working_precision(routine, extra):
 @pytest.mark.parametrize("routine", ["posv", "gesv"])
 def test_bench_mixed_of_prescribed_condition(routine):
     """bench posv|gesv --mixed s --cond C: A of condition number C; a well-conditioned A takes
-    the fewest steps, one of condition 10⁸ (single precision's unit roundoff times C above 1)
-    more, and both answers meet the criterion."""
+    the fewest steps, one of condition 10⁷ (single precision's unit roundoff times C near 1, where
+    refinement still converges, slowly) more, and both answers meet the criterion."""
     steps = {}
-    for cond in ("10", "1e8"):
+    for cond in ("10", "1e7"):
         p = run("bench", routine, "--mixed", "s", "--cond", cond, "--n", 150, "--reps", 1,
                 "--tile", 32, "--resident-only", "--json")
         assert p.returncode == 0, p.stderr
@@ -1003,7 +1003,7 @@ def test_bench_mixed_of_prescribed_condition(routine):
         assert r["cond"] == float(cond) and r["factor_precision"] == "f32", r
         assert r["iterations"] >= 1 and 0 <= r["residual"] < 10, r
         steps[cond] = r["iterations"]
-    assert steps["10"] <= 3 and steps["1e8"] > steps["10"], steps
+    assert steps["10"] <= 3 and steps["1e7"] > steps["10"], steps
 
 
 @pytest.mark.parametrize("args,says", [(["bench", "posv", "--n", 100], "needs --mixed"),
