@@ -1,10 +1,12 @@
 """The Gaussian-process objective logdet(A) + bᵀA⁻¹b through tessera.jax.potrs: its value and
 its jax.grad in A (one factorization, every solve of the rules on it), against jax's own
 (jax.scipy.linalg.cho_factor + cho_solve on one device of the same upper triangle, its grad);
-f64, --n, on the
-devices jax sees (--cpu N: N CPU devices), a mesh of Auto axes; best of --reps after a warm-up.
+with --objective cholesky, sum(W ∘ U) for tessera.jax.cholesky's factor U and a fixed random W
+(Murray's rule: two triangular solves on the factor) against jnp.linalg.cholesky's. f64, --n, on
+the devices jax sees (--cpu N: N CPU devices), a mesh of Auto axes; best of --reps after a
+warm-up.
 
-  python3 bench/jax_grad.py --n 2000 --cpu 2
+  python3 bench/jax_grad.py --n 2000 --cpu 2 [--objective cholesky]
 """
 import argparse
 import os
@@ -14,6 +16,7 @@ ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
 ap.add_argument("--n", type=int, default=2000)
 ap.add_argument("--reps", type=int, default=3)
 ap.add_argument("--cpu", type=int, default=0, help="N CPU devices instead of the GPUs")
+ap.add_argument("--objective", choices=["gp", "cholesky"], default="gp")
 args = ap.parse_args()
 if args.cpu:
     os.environ["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={args.cpu}"
@@ -46,6 +49,17 @@ def reference(a):
     t = jnp.triu(a, 1)
     c = jax.scipy.linalg.cho_factor(t + t.T + jnp.diag(jnp.diagonal(a)))
     return 2 * jnp.sum(jnp.log(jnp.diagonal(c[0]))) + b @ jax.scipy.linalg.cho_solve(c, b)
+
+
+if args.objective == "cholesky":
+    w = jax.random.normal(jax.random.key(1), (n, n))
+
+    def objective(a):
+        return jnp.sum(w * tj.cholesky(a, 256, mesh, P("x", None)))
+
+    def reference(a):  # jax's factor of the Hermitian matrix tessera reads, as its upper U
+        t = jnp.triu(a, 1)
+        return jnp.sum(w * jnp.linalg.cholesky(t + t.T + jnp.diag(jnp.diagonal(a))).T)
 
 
 def best(f, x):

@@ -2,7 +2,8 @@
 # Builds tessera with the CUDA backend and runs the GPU tests, the JAX binding's tests on the
 # GPUs (where python3 imports jax) and a few CLI runs on a machine with GPUs, writing logs to
 # $OUT (or ./gpu-check-out). Needs cmocka: run scripts/fetch-deps.sh where a package mirror is
-# reachable and bring .deps/ along.
+# reachable and bring .deps/ along (with --all, OpenBLAS, LAPACKE, Open MPI and Gloo too, for a
+# machine that has none: `. scripts/device-env.sh` there first).
 #
 #   scripts/gpu-check.sh [extra CLI commands to run after the tests, as one string]
 set -uo pipefail

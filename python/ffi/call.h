@@ -24,6 +24,8 @@ typedef enum {
   OP_GESVD,
   OP_CHO_SOLVE,
   OP_CHO_INVERSE,
+  OP_CHO_FIRST,
+  OP_CHO_SECOND,
   OP_COUNT
 } op_t;
 

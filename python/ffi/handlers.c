@@ -162,7 +162,9 @@ static int mixed_solve(tessera_context_t *ctx, const call_t *c, tessera_uplo_t u
 
 /* Cholesky family on the shards (leader, scope set): potrf, then the log det and the solve
  * (potrs) or the inverse (potri); cho_solve and cho_inverse take the factor instead of A (its
- * solve, its inverse). V is the blocks of Aᵀ, BT those of Bᵀ (potrs). */
+ * solve, its inverse), cho_first and cho_second too (the first and the second of the solve's two
+ * triangular solves: with A = Fᴴ F, F the upper factor or the lower one's conjugate transpose,
+ * F⁻ᴴ B and F⁻¹ B). V is the blocks of Aᵀ, BT those of Bᵀ (potrs). */
 static int cholesky_ops(tessera_context_t *ctx, const call_t *c, const part_t *p, int count,
                         double *logdet) {
   const int64_t n = p[0].n, nb = p[0].tile;
@@ -176,7 +178,8 @@ static int cholesky_ops(tessera_context_t *ctx, const call_t *c, const part_t *p
                                       ab.a, ab.nodes, ab.owners, p[0].cols, &V);
   /* potrs and cho_solve leave A as it was (cho_solve: A is the factor, which it only reads);
    * the factor or the inverse is the others' result */
-  const bool solve = c->op == OP_POTRS || c->op == OP_CHO_SOLVE, back = !solve;
+  const bool half = c->op == OP_CHO_FIRST || c->op == OP_CHO_SECOND;
+  const bool solve = c->op == OP_POTRS || c->op == OP_CHO_SOLVE || half, back = !solve;
   if (!rc) rc = tsr_jax_fit(c, V, TESSERA_LAYOUT_TILES, (char)uplo, back, &A);
   if (!rc && solve && p[0].nrhs > 0) {
     tsr_jax_blocks(c, p, count, p[0].nrhs, n, p[0].nrhs, p[0].rows, 1, 1, 1, &bb);
@@ -186,7 +189,7 @@ static int cholesky_ops(tessera_context_t *ctx, const call_t *c, const part_t *p
   if (!rc && BT && p[0].mixed >= 0) {
     rc = mixed_solve(ctx, c, uplo, &p[0], A, BT);
   } else {
-    const bool factored = c->op == OP_CHO_SOLVE || c->op == OP_CHO_INVERSE;
+    const bool factored = c->op == OP_CHO_SOLVE || c->op == OP_CHO_INVERSE || half;
     if (!rc && !factored) rc = tessera_tile_potrf(uplo, A);
     if (!rc && c->op == OP_POTRS && p[0].logdet) rc = tessera_tile_logdet(uplo, A, logdet);
     if (!rc && (c->op == OP_POTRI || c->op == OP_CHO_INVERSE)) rc = tessera_tile_potri(uplo, A);
@@ -200,8 +203,10 @@ static int cholesky_ops(tessera_context_t *ctx, const call_t *c, const part_t *p
                               : (const void *)one;
       tessera_op_t first = uplo == TESSERA_LOWER ? TESSERA_CONJTRANS : TESSERA_NOTRANS;
       tessera_op_t second = uplo == TESSERA_LOWER ? TESSERA_NOTRANS : TESSERA_CONJTRANS;
-      rc = tessera_tile_trsm(TESSERA_RIGHT, uplo, first, TESSERA_NONUNIT, alpha, A, BT);
-      if (!rc) rc = tessera_tile_trsm(TESSERA_RIGHT, uplo, second, TESSERA_NONUNIT, alpha, A, BT);
+      if (c->op != OP_CHO_SECOND)
+        rc = tessera_tile_trsm(TESSERA_RIGHT, uplo, first, TESSERA_NONUNIT, alpha, A, BT);
+      if (!rc && c->op != OP_CHO_FIRST)
+        rc = tessera_tile_trsm(TESSERA_RIGHT, uplo, second, TESSERA_NONUNIT, alpha, A, BT);
     }
   }
   if (A) rc = tsr_jax_unfit(V, A, back, rc); /* the result back into the shards */
@@ -555,6 +560,8 @@ static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax
 HANDLERS(potrs, OP_POTRS)
 HANDLERS(cho_solve, OP_CHO_SOLVE)
 HANDLERS(cho_inverse, OP_CHO_INVERSE)
+HANDLERS(cho_first, OP_CHO_FIRST)
+HANDLERS(cho_second, OP_CHO_SECOND)
 HANDLERS(potri, OP_POTRI)
 HANDLERS(cholesky, OP_CHOLESKY)
 HANDLERS(lu_solve, OP_LU_SOLVE)
@@ -583,6 +590,12 @@ static const op_spec_t OPS[OP_COUNT] = {
                       TESSERA_JAX_RHS_ROWS | TESSERA_JAX_LOWER,
                       {cho_solve_cpu, cho_solve_cuda}},
     [OP_CHO_INVERSE] = {"cho_inverse", TESSERA_JAX_LOWER, {cho_inverse_cpu, cho_inverse_cuda}},
+    [OP_CHO_FIRST] = {"cho_first",
+                      TESSERA_JAX_RHS_ROWS | TESSERA_JAX_LOWER,
+                      {cho_first_cpu, cho_first_cuda}},
+    [OP_CHO_SECOND] = {"cho_second",
+                       TESSERA_JAX_RHS_ROWS | TESSERA_JAX_LOWER,
+                       {cho_second_cpu, cho_second_cuda}},
     [OP_GESVD] = {"gesvd",
                   TESSERA_JAX_TRANSPOSED | TESSERA_JAX_SQUARE | TESSERA_JAX_EIGEN,
                   {gesvd_cpu, gesvd_cuda}},

@@ -116,6 +116,8 @@ OPS = (
     Op("gesvd", TRANSPOSED | SQUARE | EIGEN),
     Op("cho_solve", RHS_ROWS | LOWER),
     Op("cho_inverse", LOWER),
+    Op("cho_first", RHS_ROWS | LOWER),
+    Op("cho_second", RHS_ROWS | LOWER),
 )
 BY_NAME = {op.name: op for op in OPS}
 

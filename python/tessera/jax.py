@@ -70,6 +70,7 @@ import numpy as np
 from jax.sharding import PartitionSpec as P
 
 from . import _layout
+from ._grad import cholesky_rules, linear_solve, potrs_rules
 from ._native import BY_NAME, native
 from ._common import (_cut, _donated, _ffi, _first_column, _like_rhs, _local_plan, _nan_unless,
                       _padded, _prepare, _rank, _real, _rhs_spec, _row_index, _triangle_mask)
@@ -159,90 +160,40 @@ def _solve_plan(op, a, b, T_A, mesh, in_specs, matrix_specs, pad):
     return lay, n, np_, nb, dtype
 
 
-def _hermitian_of(a, n, lower):
-    """The Hermitian matrix whose `lower` (else upper) triangle a holds: the other triangle never
-    read, the diagonal's imaginary part dropped (as LAPACK's)."""
-    strict = jnp.where(_triangle_mask(n, n, -1 if lower else 1, lower), a, jnp.zeros((), a.dtype))
-    return strict + strict.conj().T + jnp.diag(jnp.real(jnp.diagonal(a))).astype(a.dtype)
-
-
 @functools.lru_cache(maxsize=64)
 def _potrs_diff_fn(lay, n, np_, nb, dtype, b_shape, b_spec, lower, logdet, donate_a, donate_b,
                    mixed):
-    """potrs' call for one plan with its derivative rules (_potrs_rules), made once per plan."""
+    """potrs' call for one plan with its derivative rules (_grad.potrs_rules), made once per
+    plan."""
     fn = _potrs_fn(lay, n, np_, nb, dtype, b_shape, b_spec, lower, logdet, donate_a, donate_b,
                    mixed)
     factor = _factor_fn("cholesky", lay, n, np_, nb, dtype, lower, False)
     inverse = _factor_fn("cho_inverse", lay, n, np_, nb, dtype, lower, False)
 
     def solver(shape):  # cho_solve's call for right-hand sides of that shape
-        spec = b_spec if shape == b_shape else lay.spec(None) if n % lay.grows == 0 else P()
+        spec = b_spec if shape == b_shape else _rhs_rows_spec(lay, n)
         return _cho_solve_fn(lay, n, np_, nb, dtype, shape, spec, lower)
 
-    return _potrs_rules(lambda a, b: fn(a, b)[:3], factor, solver, lambda c: inverse(c)[0], n,
-                        lower, _layout.explicit(lay.mesh))
+    return potrs_rules(lambda a, b: fn(a, b)[:3], factor, solver, lambda c: inverse(c)[0], n,
+                       lower, _layout.explicit(lay.mesh))
 
 
-def _potrs_rules(call, factor, solver, inverse, n, lower, explicit):
-    """(a, b) -> (x, logdet, status) by `call` (potrs' one call), with derivative rules: under
-    differentiation A's Cholesky factor (`factor`) is made once and every solve of the rules runs
-    on it (`solver(shape)`: cho_solve's call for right-hand sides of that shape), through
-    _linear_solve on A's product from a's read triangle, so that they differentiate again: x's
-    tangent A⁻¹ (db - dA x); the log det's tr(A⁻¹ dA) with A⁻¹ from the factor (`inverse`: trtri
-    and lauum, a third of the flops of solving for n right-hand sides), itself differentiable
-    (its tangent -A⁻¹ dA A⁻¹). Not on a mesh of Explicit axes (refused with a sentence: the
-    rules' products there need layouts of their own)."""
-    def solve_with(a, c):  # rhs -> A⁻¹ rhs on the factor c, differentiable in a and rhs
-        hermitian = _hermitian_of(a, n, lower)
+def _rhs_rows_spec(lay, n):
+    """The layout of a rule's n-row right-hand sides: by rows where N splits evenly."""
+    return lay.spec(None) if n % lay.grows == 0 else P()
 
-        def solve(rhs):
-            on_factor = solver(tuple(rhs.shape))
-            return _linear_solve(lambda v: hermitian @ v, rhs, lambda r: on_factor(c, r))[0]
 
-        return solve
+@functools.lru_cache(maxsize=64)
+def _cholesky_diff_fn(lay, n, np_, nb, dtype, lower):
+    """cholesky's call for one plan with its derivative rule (_grad.cholesky_rules), made once
+    per plan."""
+    def half(op):  # cho_first's or cho_second's call for right-hand sides of a shape
+        return lambda shape: _cho_solve_fn(lay, n, np_, nb, dtype, shape, _rhs_rows_spec(lay, n),
+                                           lower, op)
 
-    @jax.custom_jvp
-    def inverse_of(c, a):  # A⁻¹ from its factor c, differentiable in a
-        return inverse(c)
-
-    @inverse_of.defjvp
-    def inverse_jvp(primals, tangents):
-        c, a = primals
-        x = inverse_of(c, a)
-        return x, -(x @ _hermitian_of(tangents[1], n, lower) @ x)
-
-    @jax.custom_jvp
-    def logdet_of(c, a):  # log det A from its factor c, differentiable in a
-        return 2 * jnp.sum(jnp.log(jnp.real(jnp.diagonal(c))))
-
-    @logdet_of.defjvp
-    def logdet_jvp(primals, tangents):
-        c, a = primals
-        d_a = _hermitian_of(tangents[1], n, lower)
-        # tr(A⁻¹ dA) as the sum of their elementwise product (A⁻¹ Hermitian: A⁻ᵀ = conj A⁻¹)
-        return logdet_of(c, a), jnp.real(jnp.sum(jnp.conj(inverse_of(c, a)) * d_a))
-
-    @jax.custom_jvp
-    def rules(a, b):
-        return call(a, b)
-
-    @rules.defjvp
-    def rules_jvp(primals, tangents):
-        if explicit:
-            raise NotImplementedError(
-                "tessera.jax.potrs: derivatives on a mesh of Explicit axes (jax.make_mesh's) are "
-                "not supported yet; differentiate on a mesh of Auto axes (jax.sharding.Mesh)")
-        a, b = primals
-        da, db = tangents
-        c, status = factor(jax.lax.stop_gradient(a))
-        solve = solve_with(a, c)
-        x = solve(b)
-        dx = solve(db - _hermitian_of(da, n, lower) @ x)
-        logdet, dlogdet = jax.jvp(logdet_of, (c, a), (jnp.zeros_like(c), da))
-        zero = np.zeros(jnp.shape(status), jax.dtypes.float0)
-        return (x, logdet, status), (dx, dlogdet, zero)
-
-    return rules
+    return cholesky_rules(_factor_fn("cholesky", lay, n, np_, nb, dtype, lower, False),
+                          half("cho_first"), half("cho_second"), n, lower,
+                          _layout.explicit(lay.mesh))
 
 
 def potrs(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_status=False,
@@ -307,6 +258,8 @@ def _factor(op, a, T_A, mesh, in_specs, matrix_specs, return_status, pad, donate
     dtype = np.dtype(a.dtype)
     if n == 0:
         x, status = jnp.zeros((0, 0), dtype), jnp.int32(0)
+    elif op == "cholesky" and isinstance(a, jax.core.Tracer):  # traced: maybe differentiated
+        x, status = _cholesky_diff_fn(lay, n, np_, nb, dtype, bool(lower))(jnp.asarray(a))
     else:
         a, donate_a = _donated(a, lay, lay.a_spec, donate and np_ == n)
         x, status = _factor_fn(op, lay, n, np_, nb, dtype, bool(lower), donate_a)(a)
@@ -325,7 +278,10 @@ def cholesky(a, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_stat
              pad=True, donate=False, lower=False):
     """The Cholesky factor of Hermitian positive definite A, sharded by rows like A: U with
     A = Uᴴ U (lower=False), or L with A = L Lᴴ (lower=True); the other triangle is zero.
-    Returns the factor or (factor, status)."""
+    Differentiable in a, forward and reverse, to any order, on a mesh of Auto axes (Murray's
+    rule, its two triangular solves on the factor's tiles; A is the Hermitian matrix a's read
+    triangle holds: the other triangle gets no derivative). Returns the factor or (factor,
+    status)."""
     return _factor("cholesky", a, T_A, mesh, in_specs, matrix_specs, return_status, pad, donate,
                    lower)
 
@@ -341,8 +297,9 @@ def cho_factor(a, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_st
 
 
 @functools.lru_cache(maxsize=64)
-def _cho_solve_fn(lay, n, np_, nb, dtype, b_shape, b_spec, lower):
-    """The jitted solve from a factor for one plan."""
+def _cho_solve_fn(lay, n, np_, nb, dtype, b_shape, b_spec, lower, op="cho_solve"):
+    """The jitted solve from a factor for one plan: A⁻¹ b (`op` cho_solve), or one of its two
+    triangular solves, F⁻ᴴ b (cho_first) or F⁻¹ b (cho_second), A = Fᴴ F."""
     def local(c, b):
         # as LAPACK's trtrs: the first diagonal entry of the factor exactly zero (its row, or n),
         # from each device's block (rows x cols at block row and column of the mesh)
@@ -353,7 +310,7 @@ def _cho_solve_fn(lay, n, np_, nb, dtype, b_shape, b_spec, lower):
         d = jnp.take_along_axis(c, jnp.clip(at - c0, 0, cols - 1)[:, None], axis=1)[:, 0]
         axes = (lay.axis, lay.col_axis) if lay.col_axis else lay.axis
         zero = jax.lax.pmin(jnp.min(jnp.where(inside & (d == 0), at, n)), axes)
-        r = _ffi("cho_solve", c, b, _rank(lay), n=n, lay=lay, tile=nb, lower=lower)
+        r = _ffi(op, c, b, _rank(lay), n=n, lay=lay, tile=nb, lower=lower)
         return _first_column(r.x, lay), r.status, zero
 
     def run(c, b):
@@ -373,18 +330,6 @@ def _factor_matvec(c, n, lower):
     other is never read, so it gets no derivative): the product the derivatives differentiate."""
     t = jnp.where(_triangle_mask(n, n, 0, lower), c, jnp.zeros((), c.dtype))
     return (lambda v: t @ (t.conj().T @ v)) if lower else (lambda v: t.conj().T @ (t @ v))
-
-
-def _linear_solve(matvec, b, solve):
-    """x = A⁻¹ b by `solve` (r -> (A⁻¹ r, status)), for Hermitian A whose product is `matvec`,
-    differentiable in b and in what matvec reads (jax.lax.custom_linear_solve: derivatives are
-    further solves by `solve`, A's tangent through matvec); Aᵀ = conj(A) solves conjugated.
-    Returns (x, status)."""
-    def transposed(_, r):
-        x, status = solve(jnp.conj(r))
-        return jnp.conj(x), status
-
-    return jax.lax.custom_linear_solve(matvec, b, lambda _, r: solve(r), transposed, has_aux=True)
 
 
 def cho_solve(c_and_lower, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None,
@@ -408,7 +353,7 @@ def cho_solve(c_and_lower, b, T_A, mesh=None, in_specs=None, *, matrix_specs=Non
         if not traced or _layout.explicit(lay.mesh):  # nothing to differentiate, or Explicit
             x, status = fn(c, b)  # axes (the product's layouts: derivatives on Auto axes only)
         else:
-            x, status = _linear_solve(_factor_matvec(jnp.asarray(c, dtype), n, bool(lower)),
+            x, status = linear_solve(_factor_matvec(jnp.asarray(c, dtype), n, bool(lower)),
                                       jnp.asarray(b, dtype), lambda r: fn(c, r))
     return (x, status) if return_status else x
 

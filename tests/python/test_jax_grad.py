@@ -1,9 +1,11 @@
-"""Derivatives through tessera.jax (issue 50's first rules): potrs' x and log det and cho_solve's x,
+"""Derivatives through tessera.jax (issue 50's first rules): potrs' x and log det, cho_solve's x and
+cholesky's factor,
 forward and reverse (order 1; order 2 in reverse for potrs, both ways for cho_solve:
 jax.test_util.check_grads against finite differences), and
 the gradients against jax's own on the same inputs (jnp.linalg.solve and slogdet of the Hermitian
 matrix the read triangle holds; jax.scipy.linalg.cho_solve), real and complex, both triangles.
-On a mesh of Auto axes; on one of Explicit axes potrs refuses to differentiate with a sentence.
+On a mesh of Auto axes; on one of Explicit axes potrs and cholesky refuse to differentiate with a
+sentence.
 Fixtures and helpers in jax_support.py."""
 import numpy as np
 import pytest
@@ -72,6 +74,30 @@ def test_cho_solve_derivatives(dtype, lower, devices):
         assert np.abs(np.asarray(g) - np.asarray(w)).max() < 1e-10
 
 
+@pytest.mark.parametrize("dtype,lower", CASES, ids=IDS)
+def test_cholesky_derivatives(dtype, lower, devices):
+    """Murray's rule: the factor's tangent from two triangular solves on it, forward and reverse,
+    orders 1 and 2, and the gradient as jax's own cholesky's on the Hermitian matrix the read
+    triangle holds."""
+    mesh, n = make_mesh(devices, "auto"), 10
+    a = skewed(hpd(n, dtype, seed=5), lower)
+
+    def factor(a):
+        return tj.cholesky(a, 4, mesh, P("x", None), lower=lower)
+
+    check_grads(factor, (a,), order=1, modes=["fwd", "rev"], atol=1e-5, rtol=1e-5)
+    check_grads(factor, (a,), order=2, modes=["rev"], atol=1e-5, rtol=1e-5)
+    w = jnp.asarray(np.random.default_rng(8).standard_normal((n, n)))
+
+    def reference(a):  # jax's lower factor of the same matrix, as tessera's triangle
+        f = jnp.linalg.cholesky(hermitian_of(a, lower))
+        return f if lower else f.conj().T
+
+    got = jax.grad(lambda a: jnp.sum(jnp.abs(factor(a)) ** 2 * w))(a)
+    want = jax.grad(lambda a: jnp.sum(jnp.abs(reference(a)) ** 2 * w))(a)
+    assert np.abs(np.asarray(got) - np.asarray(want)).max() < 1e-10
+
+
 def test_grad_under_jit_reuses_one_factor(devices):
     """jax.grad of logdet(A) + bᵀA⁻¹b inside jit (the Gaussian process case): the factor made once
     under differentiation, every solve of the rules on it; the value and gradient as jax's."""
@@ -100,3 +126,5 @@ def test_explicit_mesh_refuses_with_a_sentence(devices):
     a, b = hpd(n, np.float64), rhs(n, np.float64, k=None)
     with pytest.raises(NotImplementedError, match="Explicit axes"):
         jax.grad(lambda a: jnp.sum(tj.potrs(a, b, 4, mesh, P("x", None))))(a)
+    with pytest.raises(NotImplementedError, match="tessera.jax.cholesky: .*Explicit axes"):
+        jax.grad(lambda a: jnp.sum(tj.cholesky(a, 4, mesh, P("x", None))))(a)

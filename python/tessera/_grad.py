@@ -1,0 +1,132 @@
+"""The derivative rules of tessera.jax's routines (jax.py): each a ``jax.custom_jvp`` around the
+routine's one call whose tangents run every matrix-sized step through tessera's calls on the
+caller's mesh (handed in by jax.py, per plan), and whose own derivatives follow (the rules call
+themselves and differentiable solves), so that forward and reverse modes work to any order."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ._common import _triangle_mask
+
+EXPLICIT = ("derivatives on a mesh of Explicit axes (jax.make_mesh's) are not supported yet; "
+            "differentiate on a mesh of Auto axes (jax.sharding.Mesh)")
+
+
+def hermitian_of(a, n, lower):
+    """The Hermitian matrix whose `lower` (else upper) triangle a holds: the other triangle never
+    read, the diagonal's imaginary part dropped (as LAPACK's)."""
+    strict = jnp.where(_triangle_mask(n, n, -1 if lower else 1, lower), a, jnp.zeros((), a.dtype))
+    return strict + strict.conj().T + jnp.diag(jnp.real(jnp.diagonal(a))).astype(a.dtype)
+
+
+def linear_solve(matvec, b, solve):
+    """x = A⁻¹ b by `solve` (r -> (A⁻¹ r, status)), for Hermitian A whose product is `matvec`,
+    differentiable in b and in what matvec reads (jax.lax.custom_linear_solve: derivatives are
+    further solves by `solve`, A's tangent through matvec); Aᵀ = conj(A) solves conjugated.
+    Returns (x, status)."""
+    def transposed(_, r):
+        x, status = solve(jnp.conj(r))
+        return jnp.conj(x), status
+
+    return jax.lax.custom_linear_solve(matvec, b, lambda _, r: solve(r), transposed, has_aux=True)
+
+
+def potrs_rules(call, factor, solver, inverse, n, lower, explicit):
+    """(a, b) -> (x, logdet, status) by `call` (potrs' one call), with derivative rules: under
+    differentiation A's Cholesky factor (`factor`) is made once and every solve of the rules runs
+    on it (`solver(shape)`: cho_solve's call for right-hand sides of that shape), through
+    _linear_solve on A's product from a's read triangle, so that they differentiate again: x's
+    tangent A⁻¹ (db - dA x); the log det's tr(A⁻¹ dA) with A⁻¹ from the factor (`inverse`: trtri
+    and lauum, a third of the flops of solving for n right-hand sides), itself differentiable
+    (its tangent -A⁻¹ dA A⁻¹). Not on a mesh of Explicit axes (refused with a sentence: the
+    rules' products there need layouts of their own)."""
+    def solve_with(a, c):  # rhs -> A⁻¹ rhs on the factor c, differentiable in a and rhs
+        hermitian = hermitian_of(a, n, lower)
+
+        def solve(rhs):
+            on_factor = solver(tuple(rhs.shape))
+            return linear_solve(lambda v: hermitian @ v, rhs, lambda r: on_factor(c, r))[0]
+
+        return solve
+
+    @jax.custom_jvp
+    def inverse_of(c, a):  # A⁻¹ from its factor c, differentiable in a
+        return inverse(c)
+
+    @inverse_of.defjvp
+    def inverse_jvp(primals, tangents):
+        c, a = primals
+        x = inverse_of(c, a)
+        return x, -(x @ hermitian_of(tangents[1], n, lower) @ x)
+
+    @jax.custom_jvp
+    def logdet_of(c, a):  # log det A from its factor c, differentiable in a
+        return 2 * jnp.sum(jnp.log(jnp.real(jnp.diagonal(c))))
+
+    @logdet_of.defjvp
+    def logdet_jvp(primals, tangents):
+        c, a = primals
+        d_a = hermitian_of(tangents[1], n, lower)
+        # tr(A⁻¹ dA) as the sum of their elementwise product (A⁻¹ Hermitian: A⁻ᵀ = conj A⁻¹)
+        return logdet_of(c, a), jnp.real(jnp.sum(jnp.conj(inverse_of(c, a)) * d_a))
+
+    @jax.custom_jvp
+    def rules(a, b):
+        return call(a, b)
+
+    @rules.defjvp
+    def rules_jvp(primals, tangents):
+        if explicit:
+            raise NotImplementedError(f"tessera.jax.potrs: {EXPLICIT}")
+        a, b = primals
+        da, db = tangents
+        c, status = factor(jax.lax.stop_gradient(a))
+        solve = solve_with(a, c)
+        x = solve(b)
+        dx = solve(db - hermitian_of(da, n, lower) @ x)
+        logdet, dlogdet = jax.jvp(logdet_of, (c, a), (jnp.zeros_like(c), da))
+        zero = np.zeros(jnp.shape(status), jax.dtypes.float0)
+        return (x, logdet, status), (dx, dlogdet, zero)
+
+    return rules
+
+
+def cholesky_rules(call, first, second, n, lower, explicit):
+    """a -> (c, status) by `call` (cholesky's one call) with Murray's rule: with A = Fᴴ F (F the
+    upper factor c, or the lower one's cᴴ) and M = F⁻ᴴ dA F⁻¹, dF = Φ(M) F, Φ the upper triangle
+    with half its diagonal (lower: dL = L Φ(M)ᴴ). M from two solves on the factor
+    (`first(shape)`: the handlers' cho_first, (c, r) -> (F⁻ᴴ r, status)), each a
+    ``jax.lax.custom_linear_solve`` on Fᴴ's product from c's triangle, its transpose by
+    `second(shape)` (F⁻¹ r) conjugated, so that the rule transposes and differentiates again."""
+    def half(c, rhs):  # F⁻ᴴ rhs on the factor c, differentiable in c and rhs
+        t = jnp.where(_triangle_mask(n, n, 0, lower), c, jnp.zeros((), c.dtype))
+        fh = t if lower else t.conj().T  # Fᴴ
+        shape = tuple(rhs.shape)
+
+        def transposed(_, r):  # (Fᴴ)ᵀ = conj(F): conj(F⁻¹ conj(r))
+            x, status = second(shape)(c, jnp.conj(r))
+            return jnp.conj(x), status
+
+        return jax.lax.custom_linear_solve(lambda v: fh @ v, rhs,
+                                           lambda _, r: first(shape)(c, r), transposed,
+                                           has_aux=True)[0]
+
+    @jax.custom_jvp
+    def rules(a):
+        return call(a)
+
+    @rules.defjvp
+    def rules_jvp(primals, tangents):
+        if explicit:
+            raise NotImplementedError(f"tessera.jax.cholesky: {EXPLICIT}")
+        (a,), (da,) = primals, tangents
+        c, status = rules(a)
+        y = half(c, hermitian_of(da, n, lower))  # F⁻ᴴ dA
+        m = half(c, y.conj().T)  # F⁻ᴴ dA F⁻¹, Hermitian
+        phi = jnp.where(_triangle_mask(n, n, 0, False), m, jnp.zeros((), m.dtype))
+        phi = phi - jnp.diag(jnp.diagonal(m)) / 2
+        dc = c @ phi.conj().T if lower else phi @ c
+        zero = np.zeros(jnp.shape(status), jax.dtypes.float0)
+        return (c, status), (dc, zero)
+
+    return rules
