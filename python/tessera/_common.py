@@ -54,7 +54,8 @@ def _ffi(op, a, b, rank, *, n, lay, tile, lower=False, logdet=False, m=None, vec
                             logdet=logdet, m=m, vectors=vectors, mixed=mixed)
     outs = jax.ffi.ffi_call(spec.target,
                             [jax.ShapeDtypeStruct(shape, dtype) for _, shape, dtype, _ in results],
-                            input_output_aliases=spec.aliases())(*operands, **attrs)
+                            input_output_aliases=spec.aliases(),
+                            vmap_method="sequential")(*operands, **attrs)
     # Inside shard_map, jax types every result as the same on every device (XLA's FFI cannot
     # say otherwise); the per-device ones are declared varying over the operands' axes, so
     # that the check of varying axes (check_vma) holds and collectives see their true type.

@@ -19,13 +19,13 @@ def hermitian_of(a, n, lower):
     return strict + strict.conj().T + jnp.diag(jnp.real(jnp.diagonal(a))).astype(a.dtype)
 
 
-def linear_solve(matvec, b, solve):
-    """x = A⁻¹ b by `solve` (r -> (A⁻¹ r, status)), for Hermitian A whose product is `matvec`,
-    differentiable in b and in what matvec reads (jax.lax.custom_linear_solve: derivatives are
-    further solves by `solve`, A's tangent through matvec); Aᵀ = conj(A) solves conjugated.
-    Returns (x, status)."""
+def linear_solve(matvec, b, solve, solve_h=None):
+    """x = A⁻¹ b by `solve` (r -> (A⁻¹ r, status)) for A whose product is `matvec`, differentiable
+    in b and in what matvec reads (jax.lax.custom_linear_solve: derivatives are further solves, A's
+    tangent through matvec); Aᵀ x = r as conj(A⁻ᴴ conj(r)), A⁻ᴴ by `solve_h` (by `solve` where A
+    is Hermitian, the default). Returns (x, status)."""
     def transposed(_, r):
-        x, status = solve(jnp.conj(r))
+        x, status = (solve_h or solve)(jnp.conj(r))
         return jnp.conj(x), status
 
     return jax.lax.custom_linear_solve(matvec, b, lambda _, r: solve(r), transposed, has_aux=True)
@@ -35,7 +35,7 @@ def potrs_rules(call, factor, solver, inverse, n, lower, explicit):
     """(a, b) -> (x, logdet, status) by `call` (potrs' one call), with derivative rules: under
     differentiation A's Cholesky factor (`factor`) is made once and every solve of the rules runs
     on it (`solver(shape)`: cho_solve's call for right-hand sides of that shape), through
-    _linear_solve on A's product from a's read triangle, so that they differentiate again: x's
+    linear_solve on A's product from a's read triangle, so that they differentiate again: x's
     tangent A⁻¹ (db - dA x); the log det's tr(A⁻¹ dA) with A⁻¹ from the factor (`inverse`: trtri
     and lauum, a third of the flops of solving for n right-hand sides), itself differentiable
     (its tangent -A⁻¹ dA A⁻¹). Not on a mesh of Explicit axes (refused with a sentence: the
@@ -96,20 +96,14 @@ def cholesky_rules(call, first, second, n, lower, explicit):
     upper factor c, or the lower one's cᴴ) and M = F⁻ᴴ dA F⁻¹, dF = Φ(M) F, Φ the upper triangle
     with half its diagonal (lower: dL = L Φ(M)ᴴ). M from two solves on the factor
     (`first(shape)`: the handlers' cho_first, (c, r) -> (F⁻ᴴ r, status)), each a
-    ``jax.lax.custom_linear_solve`` on Fᴴ's product from c's triangle, its transpose by
-    `second(shape)` (F⁻¹ r) conjugated, so that the rule transposes and differentiates again."""
+    linear_solve on Fᴴ's product from c's triangle, its transpose by `second(shape)` (F⁻¹ r),
+    so that the rule transposes and differentiates again."""
     def half(c, rhs):  # F⁻ᴴ rhs on the factor c, differentiable in c and rhs
         t = jnp.where(_triangle_mask(n, n, 0, lower), c, jnp.zeros((), c.dtype))
         fh = t if lower else t.conj().T  # Fᴴ
         shape = tuple(rhs.shape)
-
-        def transposed(_, r):  # (Fᴴ)ᵀ = conj(F): conj(F⁻¹ conj(r))
-            x, status = second(shape)(c, jnp.conj(r))
-            return jnp.conj(x), status
-
-        return jax.lax.custom_linear_solve(lambda v: fh @ v, rhs,
-                                           lambda _, r: first(shape)(c, r), transposed,
-                                           has_aux=True)[0]
+        return linear_solve(lambda v: fh @ v, rhs, lambda r: first(shape)(c, r),
+                            lambda r: second(shape)(c, r))[0]
 
     @jax.custom_jvp
     def rules(a):
