@@ -21,6 +21,7 @@ from jax.sharding import PartitionSpec as P
 
 from . import _layout
 from ._common import _cut, _donated, _ffi, _local_plan, _nan_unless, _padded, _prepare, _rank
+from ._grad import syevd_rules
 
 
 def _check_job(return_eigenvectors, name):
@@ -51,6 +52,17 @@ def _syevd_fn(lay, n, np_, nb, dtype, vectors, donate):
     return jax.jit(run, donate_argnums=(0,) if donate else ())
 
 
+@functools.lru_cache(maxsize=64)
+def _syevd_diff_fn(lay, n, np_, nb, dtype, vectors):
+    """syevd's call for one plan with its derivative rule (_grad.syevd_rules), made once per
+    plan: (w, V or None, status)."""
+    values_call = _syevd_fn(lay, n, np_, nb, dtype, False, False)
+    vectors_call = _syevd_fn(lay, n, np_, nb, dtype, True, False)
+    rules = syevd_rules(lambda a: (lambda w, _, s: (w, s))(*values_call(a)), vectors_call, n,
+                        vectors, _layout.explicit(lay.mesh))
+    return rules if vectors else (lambda a: (lambda w, s: (w, None, s))(*rules(a)))
+
+
 def syevd(a, T_A, mesh=None, in_specs=None, *, return_eigenvectors=True, return_status=False,
           matrix_specs=None, pad=True, donate=False):
     """The eigenvalues, and by default the eigenvectors, of a Hermitian (real symmetric) A sharded
@@ -74,7 +86,10 @@ def syevd(a, T_A, mesh=None, in_specs=None, *, return_eigenvectors=True, return_
     scalar): 0; LAPACK's ``info > 0`` when column info of A's lower triangle is the first to hold
     a NaN or an infinity, or when the tridiagonal eigensolver failed; or a negative tessera
     status. When it is not 0, w and V are all NaN. jaxmg's status is a vector per rank, this one
-    an int32 scalar; jaxmg donates A by default, tessera only with ``donate=True``."""
+    an int32 scalar; jaxmg donates A by default, tessera only with ``donate=True``.
+    Differentiable, forward and reverse, on a mesh of Auto axes (jax's eigh rule; the lower
+    triangle's Hermitian matrix, so the strictly upper triangle gets no derivative; repeated
+    eigenvalues give the eigenvectors' derivatives infinities, as jax's)."""
     name = "tessera.jax.syevd"
     vectors = _check_job(return_eigenvectors, name)
     lay, n, np_, nb = _prepare("syevd", a, T_A, mesh, in_specs, matrix_specs, pad)
@@ -82,6 +97,8 @@ def syevd(a, T_A, mesh=None, in_specs=None, *, return_eigenvectors=True, return_
     if n == 0:
         w, v, status = (jnp.zeros((0,), _layout.real_dtype(dtype)), jnp.zeros((0, 0), dtype),
                         jnp.int32(0))
+    elif isinstance(a, jax.core.Tracer):  # traced: maybe differentiated
+        w, v, status = _syevd_diff_fn(lay, n, np_, nb, dtype, vectors)(jnp.asarray(a))
     else:
         a, donate_a = _donated(a, lay, lay.a_spec, donate and vectors and np_ == n)
         w, v, status = _syevd_fn(lay, n, np_, nb, dtype, vectors, donate_a)(a)

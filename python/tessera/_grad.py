@@ -124,3 +124,42 @@ def cholesky_rules(call, first, second, n, lower, explicit):
         return (c, status), (dc, zero)
 
     return rules
+
+
+def syevd_rules(values_call, vectors_call, n, vectors, explicit):
+    """a -> (w, V, status) by `vectors_call`, or (w, status) by `values_call` (syevd's calls),
+    with jax's eigh rule (first-order perturbation theory): for M = Vᴴ dA V, dA the Hermitian
+    matrix of the lower triangle's tangent, dw = Re diag(M) and dV = V (F ∘ M), F_ij =
+    1 / (w_j − w_i) off the diagonal and 0 on it (repeated eigenvalues give infinities, as
+    jax's). The products are XLA's on the caller's mesh; the eigenvectors of a values-only call's
+    tangent come from the vectors call."""
+    @jax.custom_jvp
+    def with_vectors(a):
+        return vectors_call(a)
+
+    @with_vectors.defjvp
+    def vectors_jvp(primals, tangents):
+        if explicit:
+            raise NotImplementedError(f"tessera.jax.syevd: {EXPLICIT}")
+        (a,), (da,) = primals, tangents
+        w, v, status = with_vectors(a)
+        m = v.conj().T @ hermitian_of(da, n, True) @ v
+        eye = jnp.eye(n, dtype=v.dtype)
+        wc = w.astype(v.dtype)
+        f = 1 / (eye + wc[None, :] - wc[:, None]) - eye
+        zero = np.zeros(jnp.shape(status), jax.dtypes.float0)
+        return (w, v, status), (jnp.real(jnp.diagonal(m)).astype(w.dtype), v @ (f * m), zero)
+
+    if vectors:
+        return with_vectors
+
+    @jax.custom_jvp
+    def values(a):
+        return values_call(a)
+
+    @values.defjvp
+    def values_jvp(primals, tangents):
+        (w, v, status), (dw, _, dz) = jax.jvp(with_vectors, primals, tangents)
+        return (w, status), (dw, dz)
+
+    return values

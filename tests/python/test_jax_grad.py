@@ -1,5 +1,5 @@
-"""Derivatives through tessera.jax (issue 50's first rules): potrs' x and log det, cho_solve's x
-and cholesky's factor, forward and reverse (order 1; order 2 in reverse for potrs' log det and
+"""Derivatives through tessera.jax (issue 50's first rules): potrs' x and log det, cho_solve's x,
+cholesky's factor and syevd's eigenvalues and eigenvectors, forward and reverse (order 1; order 2 in reverse for potrs' log det and
 cholesky, both ways for cho_solve: jax.test_util.check_grads against finite differences), and the
 gradients against jax's own on the same inputs (jnp.linalg.solve and slogdet of the Hermitian
 matrix the read triangle holds; jax.scipy.linalg.cho_solve; jnp.linalg.cholesky), real and
@@ -95,6 +95,34 @@ def test_cholesky_derivatives(dtype, lower, devices):
 
     got = jax.grad(lambda a: jnp.sum(jnp.abs(factor(a)) ** 2 * w))(a)
     want = jax.grad(lambda a: jnp.sum(jnp.abs(reference(a)) ** 2 * w))(a)
+    assert np.abs(np.asarray(got) - np.asarray(want)).max() < 1e-10
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_syevd_derivatives(dtype, devices):
+    """jax's eigh rule: the eigenvalues to order 2 in reverse (values alone: the tangent's
+    eigenvectors from the vectors call), with the vectors order 1, and the gradients of a function
+    that no eigenvector's phase changes (Σ c_i w_i + Σ |V_ij|⁴) as jax's eigh's of the Hermitian
+    matrix of the lower triangle (the one syevd reads)."""
+    mesh, n = make_mesh(devices, "auto"), 8
+    q = np.linalg.qr(hpd(n, dtype, seed=6))[0]  # eigenvalues 1 .. n apart (finite differences)
+    a = skewed((q * np.arange(1.0, n + 1)) @ q.conj().T, True)
+    c = jnp.asarray(np.random.default_rng(9).standard_normal(n))
+
+    def values(a):
+        return tj.syevd(a, 4, mesh, P("x", None), return_eigenvectors=False)
+
+    def both(a):
+        w, v = tj.syevd(a, 4, mesh, P("x", None))
+        return jnp.sum(c * w) + jnp.sum(jnp.abs(v) ** 4)
+
+    def reference(a):
+        w, v = jnp.linalg.eigh(hermitian_of(a, True))
+        return jnp.sum(c * w) + jnp.sum(jnp.abs(v) ** 4)
+
+    check_grads(values, (a,), order=2, modes=["rev"], atol=1e-5, rtol=1e-5)
+    check_grads(both, (a,), order=1, modes=["fwd", "rev"], atol=1e-5, rtol=1e-5)
+    got, want = jax.grad(both)(a), jax.grad(reference)(a)
     assert np.abs(np.asarray(got) - np.asarray(want)).max() < 1e-10
 
 
