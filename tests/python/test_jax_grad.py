@@ -1,10 +1,11 @@
 """Derivatives through tessera.jax (issue 50's first rules): potrs' x and log det, cho_solve's x,
-cholesky's factor and syevd's eigenvalues and eigenvectors, forward and reverse (order 1; order 2 in reverse for potrs' log det and
-cholesky, both ways for cho_solve: jax.test_util.check_grads against finite differences), and the
-gradients against jax's own on the same inputs (jnp.linalg.solve and slogdet of the Hermitian
-matrix the read triangle holds; jax.scipy.linalg.cho_solve; jnp.linalg.cholesky), real and
-complex, both triangles. On a mesh of Auto axes; on one of Explicit axes potrs and cholesky refuse
-to differentiate with a sentence. Fixtures and helpers in jax_support.py."""
+cholesky's factor and syevd's eigenvalues and eigenvectors, forward and reverse (order 1; order 2
+in reverse for potrs' log det, cholesky and syevd's eigenvalues, both ways for cho_solve:
+jax.test_util.check_grads against finite differences), and the gradients against jax's own on the
+same inputs (jnp.linalg.solve and slogdet of the Hermitian matrix the read triangle holds;
+jax.scipy.linalg.cho_solve; jnp.linalg.cholesky; jnp.linalg.eigh), real and complex, both
+triangles. On a mesh of Auto axes; on one of Explicit axes potrs and cholesky refuse to
+differentiate with a sentence. Fixtures and helpers in jax_support.py."""
 import numpy as np
 import pytest
 from jax.test_util import check_grads
