@@ -163,3 +163,23 @@ def syevd_rules(values_call, vectors_call, n, vectors, explicit):
         return (w, status), (dw, dz)
 
     return values
+
+
+def potri_rules(call, n, lower, explicit):
+    """a -> (A⁻¹, status) by `call` (potri's one call), its tangent −A⁻¹ dA A⁻¹ (XLA's products
+    on the mesh, dA the Hermitian matrix of the read triangle's tangent), the rule calling itself
+    so that its own derivatives follow."""
+    @jax.custom_jvp
+    def rules(a):
+        return call(a)
+
+    @rules.defjvp
+    def rules_jvp(primals, tangents):
+        if explicit:
+            raise NotImplementedError(f"tessera.jax.potri: {EXPLICIT}")
+        (a,), (da,) = primals, tangents
+        x, status = rules(a)
+        zero = np.zeros(jnp.shape(status), jax.dtypes.float0)
+        return (x, status), (-(x @ hermitian_of(da, n, lower) @ x), zero)
+
+    return rules

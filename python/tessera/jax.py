@@ -70,7 +70,7 @@ import numpy as np
 from jax.sharding import PartitionSpec as P
 
 from . import _layout
-from ._grad import cholesky_rules, linear_solve, potrs_rules
+from ._grad import cholesky_rules, linear_solve, potri_rules, potrs_rules
 from ._native import BY_NAME, native
 from ._common import (_cut, _donated, _ffi, _first_column, _like_rhs, _local_plan, _nan_unless,
                       _padded, _prepare, _rank, _real, _rhs_spec, _row_index, _triangle_mask)
@@ -184,6 +184,13 @@ def _rhs_rows_spec(lay, n):
 
 
 @functools.lru_cache(maxsize=64)
+def _potri_diff_fn(lay, n, np_, nb, dtype, lower):
+    """potri's call for one plan with its derivative rule (_grad.potri_rules)."""
+    return potri_rules(_factor_fn("potri", lay, n, np_, nb, dtype, lower, False), n, lower,
+                       _layout.explicit(lay.mesh))
+
+
+@functools.lru_cache(maxsize=64)
 def _cholesky_diff_fn(lay, n, np_, nb, dtype, lower):
     """cholesky's call for one plan with its derivative rule (_grad.cholesky_rules), made once
     per plan."""
@@ -258,8 +265,9 @@ def _factor(op, a, T_A, mesh, in_specs, matrix_specs, return_status, pad, donate
     dtype = np.dtype(a.dtype)
     if n == 0:
         x, status = jnp.zeros((0, 0), dtype), jnp.int32(0)
-    elif op == "cholesky" and isinstance(a, jax.core.Tracer):  # traced: maybe differentiated
-        x, status = _cholesky_diff_fn(lay, n, np_, nb, dtype, bool(lower))(jnp.asarray(a))
+    elif isinstance(a, jax.core.Tracer):  # traced: maybe differentiated
+        diff = _cholesky_diff_fn if op == "cholesky" else _potri_diff_fn
+        x, status = diff(lay, n, np_, nb, dtype, bool(lower))(jnp.asarray(a))
     else:
         a, donate_a = _donated(a, lay, lay.a_spec, donate and np_ == n)
         x, status = _factor_fn(op, lay, n, np_, nb, dtype, bool(lower), donate_a)(a)
@@ -269,7 +277,9 @@ def _factor(op, a, T_A, mesh, in_specs, matrix_specs, return_status, pad, donate
 def potri(a, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_status=False, pad=True,
           donate=False, lower=False):
     """The inverse of Hermitian positive definite A (both triangles filled), sharded by rows
-    like A. Returns A⁻¹ or (A⁻¹, status)."""
+    like A. Differentiable in a, forward and reverse, to any order, on a mesh of Auto axes (the
+    tangent −A⁻¹ dA A⁻¹; A is the Hermitian matrix a's read triangle holds). Returns A⁻¹ or
+    (A⁻¹, status)."""
     return _factor("potri", a, T_A, mesh, in_specs, matrix_specs, return_status, pad, donate,
                    lower)
 

@@ -1,11 +1,11 @@
 """Derivatives through tessera.jax (issue 50's first rules): potrs' x and log det, cho_solve's x,
-cholesky's factor and syevd's eigenvalues and eigenvectors, forward and reverse (order 1; order 2
-in reverse for potrs' log det, cholesky and syevd's eigenvalues, both ways for cho_solve:
-jax.test_util.check_grads against finite differences), and the gradients against jax's own on the
-same inputs (jnp.linalg.solve and slogdet of the Hermitian matrix the read triangle holds;
-jax.scipy.linalg.cho_solve; jnp.linalg.cholesky; jnp.linalg.eigh), real and complex, both
-triangles. On a mesh of Auto axes; on one of Explicit axes potrs and cholesky refuse to
-differentiate with a sentence. Fixtures and helpers in jax_support.py."""
+cholesky's factor, potri's inverse and syevd's eigenvalues and eigenvectors, forward and reverse
+(order 1; order 2 in reverse for potrs' log det, cholesky, potri and syevd's eigenvalues, both
+ways for cho_solve: jax.test_util.check_grads against finite differences), and the gradients
+against jax's own on the same inputs (jnp.linalg.solve, slogdet, inv and eigh of the Hermitian
+matrix the read triangle holds; jax.scipy.linalg.cho_solve; jnp.linalg.cholesky), real and
+complex, both triangles. On a mesh of Auto axes; on one of Explicit axes potrs and cholesky
+refuse to differentiate with a sentence. Fixtures and helpers in jax_support.py."""
 import numpy as np
 import pytest
 from jax.test_util import check_grads
@@ -96,6 +96,24 @@ def test_cholesky_derivatives(dtype, lower, devices):
 
     got = jax.grad(lambda a: jnp.sum(jnp.abs(factor(a)) ** 2 * w))(a)
     want = jax.grad(lambda a: jnp.sum(jnp.abs(reference(a)) ** 2 * w))(a)
+    assert np.abs(np.asarray(got) - np.asarray(want)).max() < 1e-10
+
+
+@pytest.mark.parametrize("dtype,lower", CASES, ids=IDS)
+def test_potri_derivatives(dtype, lower, devices):
+    """A⁻¹'s tangent −A⁻¹ dA A⁻¹: order 1 both ways, order 2 in reverse, the gradient as jax's
+    inverse's of the Hermitian matrix the read triangle holds."""
+    mesh, n = make_mesh(devices, "auto"), 8
+    a = skewed(hpd(n, dtype, seed=12), lower)
+    w = jnp.asarray(np.random.default_rng(13).standard_normal((n, n)))
+
+    def inverse(a):
+        return tj.potri(a, 4, mesh, P("x", None), lower=lower)
+
+    check_grads(inverse, (a,), order=1, modes=["fwd", "rev"], atol=1e-5, rtol=1e-5)
+    check_grads(inverse, (a,), order=2, modes=["rev"], atol=1e-5, rtol=1e-5)
+    got = jax.grad(lambda a: jnp.sum(w * jnp.abs(inverse(a)) ** 2))(a)
+    want = jax.grad(lambda a: jnp.sum(w * jnp.abs(jnp.linalg.inv(hermitian_of(a, lower))) ** 2))(a)
     assert np.abs(np.asarray(got) - np.asarray(want)).max() < 1e-10
 
 
