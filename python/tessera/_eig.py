@@ -56,11 +56,9 @@ def _syevd_fn(lay, n, np_, nb, dtype, vectors, donate):
 def _syevd_diff_fn(lay, n, np_, nb, dtype, vectors):
     """syevd's call for one plan with its derivative rule (_grad.syevd_rules), made once per
     plan: (w, V or None, status)."""
-    values_call = _syevd_fn(lay, n, np_, nb, dtype, False, False)
-    vectors_call = _syevd_fn(lay, n, np_, nb, dtype, True, False)
-    rules = syevd_rules(lambda a: (lambda w, _, s: (w, s))(*values_call(a)), vectors_call, n,
-                        vectors, _layout.explicit(lay.mesh))
-    return rules if vectors else (lambda a: (lambda w, s: (w, None, s))(*rules(a)))
+    return syevd_rules(_syevd_fn(lay, n, np_, nb, dtype, False, False),
+                       _syevd_fn(lay, n, np_, nb, dtype, True, False), n, vectors,
+                       _layout.explicit(lay.mesh))
 
 
 def syevd(a, T_A, mesh=None, in_specs=None, *, return_eigenvectors=True, return_status=False,

@@ -12,6 +12,27 @@ EXPLICIT = ("derivatives on a mesh of Explicit axes (jax.make_mesh's) are not su
             "differentiate on a mesh of Auto axes (jax.sharding.Mesh)")
 
 
+def status_rule(name, call, explicit, tangents_of):
+    """a -> call(a), a tuple whose last entry is the int32 status, as a ``jax.custom_jvp``:
+    `tangents_of(a, da, out)` gives the tangents of the others (None where an output is None)
+    from the rule's own outputs `out` (the call again, through this rule, so that derivatives of
+    derivatives follow); the status has none. Refused with a sentence on Explicit axes."""
+    @jax.custom_jvp
+    def rule(a):
+        return call(a)
+
+    @rule.defjvp
+    def rule_jvp(primals, tangents):
+        if explicit:
+            raise NotImplementedError(f"tessera.jax.{name}: {EXPLICIT}")
+        (a,), (da,) = primals, tangents
+        out = rule(a)
+        zero = np.zeros(jnp.shape(out[-1]), jax.dtypes.float0)
+        return out, (*tangents_of(a, da, out[:-1]), zero)
+
+    return rule
+
+
 def hermitian_of(a, n, lower):
     """The Hermitian matrix whose `lower` (else upper) triangle a holds: the other triangle never
     read, the diagonal's imaginary part dropped (as LAPACK's)."""
@@ -105,81 +126,50 @@ def cholesky_rules(call, first, second, n, lower, explicit):
         return linear_solve(lambda v: fh @ v, rhs, lambda r: first(shape)(c, r),
                             lambda r: second(shape)(c, r))[0]
 
-    @jax.custom_jvp
-    def rules(a):
-        return call(a)
-
-    @rules.defjvp
-    def rules_jvp(primals, tangents):
-        if explicit:
-            raise NotImplementedError(f"tessera.jax.cholesky: {EXPLICIT}")
-        (a,), (da,) = primals, tangents
-        c, status = rules(a)
+    def tangent(a, da, out):
+        (c,) = out
         y = half(c, hermitian_of(da, n, lower))  # F⁻ᴴ dA
         m = half(c, y.conj().T)  # F⁻ᴴ dA F⁻¹, Hermitian
         phi = jnp.where(_triangle_mask(n, n, 0, False), m, jnp.zeros((), m.dtype))
         phi = phi - jnp.diag(jnp.diagonal(m)) / 2
-        dc = c @ phi.conj().T if lower else phi @ c
-        zero = np.zeros(jnp.shape(status), jax.dtypes.float0)
-        return (c, status), (dc, zero)
+        return (c @ phi.conj().T if lower else phi @ c,)
 
-    return rules
+    return status_rule("cholesky", call, explicit, tangent)
 
 
 def syevd_rules(values_call, vectors_call, n, vectors, explicit):
-    """a -> (w, V, status) by `vectors_call`, or (w, status) by `values_call` (syevd's calls),
+    """a -> (w, V, status) by `vectors_call`, or (w, None, status) by `values_call` (syevd's
+    calls),
     with jax's eigh rule (first-order perturbation theory): for M = Vᴴ dA V, dA the Hermitian
     matrix of the lower triangle's tangent, dw = Re diag(M) and dV = V (F ∘ M), F_ij =
     1 / (w_j − w_i) off the diagonal and 0 on it (repeated eigenvalues give infinities, as
     jax's). The products are XLA's on the caller's mesh; the eigenvectors of a values-only call's
     tangent come from the vectors call."""
-    @jax.custom_jvp
-    def with_vectors(a):
-        return vectors_call(a)
-
-    @with_vectors.defjvp
-    def vectors_jvp(primals, tangents):
-        if explicit:
-            raise NotImplementedError(f"tessera.jax.syevd: {EXPLICIT}")
-        (a,), (da,) = primals, tangents
-        w, v, status = with_vectors(a)
+    def tangents(a, da, out):
+        w, v = out
         m = v.conj().T @ hermitian_of(da, n, True) @ v
         eye = jnp.eye(n, dtype=v.dtype)
         wc = w.astype(v.dtype)
         f = 1 / (eye + wc[None, :] - wc[:, None]) - eye
-        zero = np.zeros(jnp.shape(status), jax.dtypes.float0)
-        return (w, v, status), (jnp.real(jnp.diagonal(m)).astype(w.dtype), v @ (f * m), zero)
+        return jnp.real(jnp.diagonal(m)).astype(w.dtype), v @ (f * m)
 
+    with_vectors = status_rule("syevd", vectors_call, explicit, tangents)
     if vectors:
         return with_vectors
 
-    @jax.custom_jvp
-    def values(a):
-        return values_call(a)
+    def values_tangents(a, da, out):  # the eigenvectors from the vectors call
+        _, (dw, _, _) = jax.jvp(with_vectors, (a,), (da,))
+        return dw, None
 
-    @values.defjvp
-    def values_jvp(primals, tangents):
-        (w, v, status), (dw, _, dz) = jax.jvp(with_vectors, primals, tangents)
-        return (w, status), (dw, dz)
-
-    return values
+    return status_rule("syevd", values_call, explicit, values_tangents)
 
 
 def potri_rules(call, n, lower, explicit):
     """a -> (A⁻¹, status) by `call` (potri's one call), its tangent −A⁻¹ dA A⁻¹ (XLA's products
     on the mesh, dA the Hermitian matrix of the read triangle's tangent), the rule calling itself
     so that its own derivatives follow."""
-    @jax.custom_jvp
-    def rules(a):
-        return call(a)
+    def tangent(a, da, out):
+        (x,) = out
+        return (-(x @ hermitian_of(da, n, lower) @ x),)
 
-    @rules.defjvp
-    def rules_jvp(primals, tangents):
-        if explicit:
-            raise NotImplementedError(f"tessera.jax.potri: {EXPLICIT}")
-        (a,), (da,) = primals, tangents
-        x, status = rules(a)
-        zero = np.zeros(jnp.shape(status), jax.dtypes.float0)
-        return (x, status), (-(x @ hermitian_of(da, n, lower) @ x), zero)
-
-    return rules
+    return status_rule("potri", call, explicit, tangent)
