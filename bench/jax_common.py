@@ -1,6 +1,7 @@
-"""What the JAX benchmarks (jax_potrs.py, jax_lu.py) share: their common options, the devices
-(every GPU jax sees, or --cpu N CPU devices forced before jax is imported), tessera's Python
-package and build from this checkout, best-of and per-call timing, and the table printed last.
+"""What the JAX benchmarks (jax_potrs.py, jax_lu.py, jax_grad.py, jax_vmap.py, ...) share: their
+common options, the devices (every GPU jax sees, or --cpu N CPU devices forced before jax is
+imported), tessera's Python package and build from this checkout, best-of and per-call timing,
+and the table printed last.
 
 Call ``start`` before importing jax, then ``session``."""
 import os
@@ -56,6 +57,13 @@ def timed(fn, reps):
         jax.block_until_ready(fn())
         best = min(best, time.perf_counter() - t0)
     return best
+
+
+def warmed(fn, reps):
+    """The best of reps runs of fn after one warm-up call (compiling), in seconds."""
+    import jax
+    jax.block_until_ready(fn())
+    return timed(fn, reps)
 
 
 def per_call(fn, calls):

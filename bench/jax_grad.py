@@ -9,8 +9,11 @@ warm-up.
   python3 bench/jax_grad.py --n 2000 --cpu 2 [--objective cholesky]
 """
 import argparse
-import os
-import time
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import jax_common as jc  # noqa: E402
 
 ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
 ap.add_argument("--n", type=int, default=2000)
@@ -18,9 +21,7 @@ ap.add_argument("--reps", type=int, default=3)
 ap.add_argument("--cpu", type=int, default=0, help="N CPU devices instead of the GPUs")
 ap.add_argument("--objective", choices=["gp", "cholesky"], default="gp")
 args = ap.parse_args()
-if args.cpu:
-    os.environ["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={args.cpu}"
-    os.environ["JAX_PLATFORMS"] = "cpu"
+jc.start(args)
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
@@ -63,13 +64,7 @@ if args.objective == "cholesky":
 
 
 def best(f, x):
-    jax.block_until_ready(f(x))
-    t = float("inf")
-    for _ in range(args.reps):
-        t0 = time.perf_counter()
-        jax.block_until_ready(f(x))
-        t = min(t, time.perf_counter() - t0)
-    return t
+    return jc.warmed(lambda: f(x), args.reps)
 
 
 a1 = jax.device_put(a, jax.devices()[0])
