@@ -52,6 +52,34 @@ static int panels_into(const tessera_matrix_t *E, tessera_matrix_t *into) {
   return rc;
 }
 
+/* In the GPU forms, every tile the back-transformations read on a process other than its owner,
+ * brought there before the first of them runs (a touch task per tile and process, writing that
+ * process's first panel of E): V and tau of the chase, stage 1's reflectors' panels and their T.
+ * Over processes the transfers go one after another in one order, each started by a worker; a
+ * GPU worker inside a Q2 task's launches starts none, so transfers left to run beside the
+ * products wait for them. Waited for; the same status on every process. */
+static int bring_in(tessera_matrix_t *E, tessera_matrix_t *V, tessera_matrix_t *T,
+                    const tsr_he2hb_t *H) {
+  const int size = tessera_comm_size(E->comm);
+  int rc = 0;
+  for (int p = 0; p < size && !rc; p++) {
+    int64_t j = 0; /* process p's first panel */
+    while (j < E->nt && tessera_matrix_tile_owner(E, 0, j) != p) j++;
+    if (j == E->nt) continue;
+    tessera_data_t *d[3] = {tsr_tile(V, 0, 0), tsr_tile(T, 0, 0), tsr_tile(E, 0, j)};
+    const tessera_access_t m[3] = {TESSERA_R, TESSERA_R, TESSERA_RW};
+    const int tag[3] = {p, 0, 0};
+    rc = tsr_task_touch(E->flow, 3, d, m, tag);
+    for (int64_t k = 0; H->V && k < H->Q.steps && !rc; k++) {
+      tessera_data_t *dk[3] = {tsr_tile(H->V, 0, k), H->Q.T[k], tsr_tile(E, 0, j)};
+      const int tagk[3] = {p, (int)k, 1};
+      rc = tsr_task_touch(E->flow, 3, dk, m, tagk);
+    }
+  }
+  const int waited = tessera_wait_all(E->ctx);
+  return tsr_dist_agree(E->comm, rc ? rc : waited);
+}
+
 /* E = Q1 Q2 E into the root's array a (lda), or into the distributed matrix `into` (n x n, of
  * communicator c) where given, E's column panels dealt over the processes (1 x P; a multiple of
  * into's tile width where given) from where stages 2 and 3 left it (r: in a device's memory, else
@@ -91,6 +119,7 @@ static int back_dealt(tessera_context_t *ctx, tessera_comm_t *c, tessera_dtype_t
   const tessera_scope_t outer = tessera_get_scope(ctx);
   if (!rc && gpu) rc = tsr_dist_agree(c, tessera_set_scope(ctx, scope));
   if (!rc) rc = tsr_matrix_dealt(from, g, n, 0, -1, true, &E);
+  if (!rc && size > 1 && gpu) rc = bring_in(E, V, T, H);
   if (!rc)
     rc = tsr_pxhb2st_apply(E, (int)head[0], tsr_tile(V, 0, 0), tsr_tile(T, 0, 0),
                            gpu ? scope : tessera_scope_all());

@@ -483,3 +483,20 @@ int tsr_task_eig_prepare(tessera_context_t *ctx, const tsr_eig_prepare_args_t *a
   return insert_host(tsr_context_local_flow(ctx), &tsr_kernel_eig_prepare, args, sizeof *args, 0,
                      NULL, NULL, tag, 0);
 }
+
+/* A task that reads or writes its data and computes nothing: brings copies where its scope and
+ * the flow place it ahead of the tasks that use them (over processes: the tiles' transfers). */
+static int nothing(const tessera_exec_t *ex, void *args) {
+  (void)ex, (void)args;
+  return 0;
+}
+
+static const tessera_kernel_t touch = {.name = "touch",
+                                       .impl = {[TESSERA_DEVICE_CPU] = nothing,
+                                                [TESSERA_DEVICE_CUDA] = nothing,
+                                                [TESSERA_DEVICE_SIM] = nothing}};
+
+int tsr_task_touch(tsr_flow_t *f, int ndata, tessera_data_t *const *data,
+                   const tessera_access_t *mode, const int tag[3]) {
+  return insert(f, &touch, NULL, 0, ndata, data, mode, tag, 0);
+}

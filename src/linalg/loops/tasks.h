@@ -71,6 +71,11 @@ int tsr_task_convert(tsr_flow_t *f, tessera_dtype_t from, tessera_data_t *src, t
                      double scale, const int tag[3], int prio);
 
 /** A lacpy of src's m x n block at (src_row, src_col) into dst at row dst_row (dst_mode). */
+/** A task on `data` (ndata handles, accessed as `mode` says) that computes nothing: their copies
+ *  brought where the flow runs it ahead of the tasks that need them there (over processes, the
+ *  transfers of the tiles it reads to the process of the tile it writes). */
+int tsr_task_touch(tsr_flow_t *f, int ndata, tessera_data_t *const *data,
+                   const tessera_access_t *mode, const int tag[3]);
 int tsr_task_lacpy_block(tessera_dtype_t dtype, tsr_flow_t *f, tessera_data_t *src, int src_row,
                          int src_col, tessera_data_t *dst, int dst_row, tessera_access_t dst_mode,
                          int m, int n, const int tag[3], int prio);
