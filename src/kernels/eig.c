@@ -84,6 +84,17 @@ static uint64_t laed_roots_key(const void *args) {
   return tsr_size_key(TESSERA_F64, 0, a->plan->k, a->j1 - a->j0, 0);
 }
 
+/* tessera's iteration: about six passes over the k poles per root, a division and four more
+ * operations per pole. */
+static double laed_secular_flops(const void *args) {
+  const tsr_laed_plan_t *p = &((const tsr_laed_secular_args_t *)args)->plan;
+  return 30.0 * (double)p->k * (double)p->k;
+}
+
+static uint64_t laed_secular_key(const void *args) {
+  return tsr_size_key(TESSERA_F64, 0, ((const tsr_laed_secular_args_t *)args)->plan.k, 0, 0);
+}
+
 /* Löwner's products (phase 0) or a column of S and its two sums (phase 1): a few flops per pole
  * for each index. */
 static double laed_update_flops(const void *args) {
@@ -161,6 +172,7 @@ TSR_KERNEL_TABLE(hb2st_apply, hb2st_apply);
 TSR_HOST_KERNEL_TABLE(stedc);
 TSR_KERNEL_TABLE(laed_rows, laed_rows);
 TSR_HOST_KERNEL_TABLE(laed_roots);
+TSR_KERNEL_TABLE(laed_secular, laed_secular);
 TSR_HOST_KERNEL_TABLE(laed_update);
 TSR_KERNEL_TABLE(laed_merge, laed_merge);
 TSR_KERNEL_TABLE(syevd, syevd);

@@ -89,6 +89,15 @@ typedef struct {
   int64_t j0, j1;
 } tsr_laed_roots_args_t;
 
+/** laed_secular: buffers {the plan (RW) its bytes}. The secular equation's roots of the plan
+ *  (k > 2) by tessera's own iteration (kernels/secular.h), on any device: root, origin and delta
+ *  into the plan's arrays, a root that did not converge into its info (tsr_laed_secular's).
+ *  `plan` repeats the plan's header; wsq = Σ w² over its weights (tsr_laed_wsq). */
+typedef struct {
+  tsr_laed_plan_t plan;
+  double wsq;
+} tsr_laed_secular_args_t;
+
 /** laed_update (host only, no buffers): the values-only divide and conquer's merge on the
  *  block's two kept eigenvector rows, over indices i0 .. i1 - 1 of the plan (host pointers;
  *  each range written by one task, read after a wait): phase 0 Löwner's weights into wt
@@ -162,6 +171,7 @@ extern const tessera_kernel_t tsr_kernel_hb2st_apply;
 extern const tessera_kernel_t tsr_kernel_stedc;
 extern const tessera_kernel_t tsr_kernel_laed_rows;
 extern const tessera_kernel_t tsr_kernel_laed_roots;
+extern const tessera_kernel_t tsr_kernel_laed_secular;
 extern const tessera_kernel_t tsr_kernel_laed_update;
 extern const tessera_kernel_t tsr_kernel_laed_merge;
 extern const tessera_kernel_t tsr_kernel_syevd;
@@ -176,6 +186,7 @@ int tsr_cpu_hb2st_apply(const tessera_exec_t *ex, void *args);
 int tsr_cpu_stedc(const tessera_exec_t *ex, void *args);
 int tsr_cpu_laed_rows(const tessera_exec_t *ex, void *args);
 int tsr_cpu_laed_roots(const tessera_exec_t *ex, void *args);
+int tsr_cpu_laed_secular(const tessera_exec_t *ex, void *args);
 int tsr_cpu_laed_update(const tessera_exec_t *ex, void *args);
 int tsr_cpu_laed_merge(const tessera_exec_t *ex, void *args);
 int tsr_cpu_syevd(const tessera_exec_t *ex, void *args);       /* cpu/syevd.c */
@@ -188,6 +199,7 @@ int tsr_cpu_polar_gesdd(const tessera_exec_t *ex, void *args); /* cpu/gesdd.c */
 int tsr_cuda_hb2st(const tessera_exec_t *ex, void *args);
 int tsr_cuda_hb2st_apply(const tessera_exec_t *ex, void *args);
 int tsr_cuda_laed_rows(const tessera_exec_t *ex, void *args);
+int tsr_cuda_laed_secular(const tessera_exec_t *ex, void *args);
 int tsr_cuda_laed_merge(const tessera_exec_t *ex, void *args);
 int tsr_cuda_syevd(const tessera_exec_t *ex, void *args); /* cuda/syevd.c */
 #endif

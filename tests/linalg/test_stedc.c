@@ -3,7 +3,9 @@
  * ‖I − QᵀQ‖_F / (n ε) below 10, the values-only form's eigenvalues likewise, on random tridiagonals
  * and on ones that deflate (repeated and clustered eigenvalues, zero and tiny couplings,
  * Wilkinson's), tiny and huge scales, leaves of 1 to n rows, and a context of CPU workers (with
- * simulated devices in that build: the merges then run there). */
+ * simulated devices in that build: the merges then run there, their roots by tessera's own
+ * iteration); and that iteration (kernels/secular.h) against LAPACK's dlaed4 on the merges'
+ * secular equations: its roots where they should be, their residuals within rounding. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +15,7 @@
 
 #include <cblas.h>
 
+#include "kernels/cpu/laed.h"
 #include "linalg_common.h"
 #include "linalg/loops/loops.h"
 
@@ -126,8 +129,74 @@ static void test_stedc_deflation(void **state) {
   lc_finalize(ctx);
 }
 
+/* A merge's secular equation (after deflation) of order m: two sorted halves of poles of one
+ * kind, a coupling vector joining two unit rows. */
+static tsr_laed_plan_t *secular_plan(int kind, int64_t m, double rho, tt_rng_t *r) {
+  const int64_t n1 = m / 2;
+  double *d = malloc((size_t)m * 8), *z = malloc((size_t)m * 8), nz = 0;
+  for (int64_t i = 0; i < m; i++) {
+    const double u = tt_uniform(r), v = tt_uniform(r) - 0.5;
+    d[i] = kind == 1   ? pow(10, -12 * u)                                 /* graded */
+           : kind == 2 ? 1 + 1e-10 * u                                    /* clustered */
+           : kind == 4 ? (double)(i % n1) / (double)n1 + (i >= n1) * 1e-9 /* near pairs */
+                       : u;
+    z[i] = kind == 3 ? v * pow(10, -15 * tt_uniform(r)) : v; /* tiny weights */
+    nz += z[i] * z[i];
+  }
+  for (int64_t h = 0; h < 2; h++) /* each half ascending */
+    for (int64_t i = h * n1 + 1; i < (h ? m : n1); i++)
+      for (int64_t j = i; j > h * n1 && d[j - 1] > d[j]; j--) {
+        const double t = d[j];
+        d[j] = d[j - 1], d[j - 1] = t;
+      }
+  for (int64_t i = 0; i < m; i++) z[i] /= sqrt(nz / 2);
+  tsr_laed_plan_t *p = tsr_laed_deflate(m, n1, d, z, rho);
+  free(d), free(z);
+  return p;
+}
+
+static void test_secular_roots(void **state) {
+  (void)state;
+  tt_rng_t r = tt_rng(77);
+  const double eps = 2.220446049250313e-16;
+  for (int kind = 0; kind < 5; kind++)
+    for (int t = 0; t < 2; t++) {
+      const double rho = t ? 5 : 0.3;
+      tsr_laed_plan_t *a = secular_plan(kind, 600, rho, &r);
+      tsr_laed_plan_t *b = malloc((size_t)a->bytes);
+      assert_non_null(b);
+      memcpy(b, a, (size_t)a->bytes);
+      const int64_t k = a->k;
+      assert_true(k > 2);
+      assert_int_equal(tsr_laed_roots(a, 0, k), 0);
+      assert_int_equal(tsr_laed_secular(b, tsr_laed_wsq(b), 0, k), 0);
+      const double *dl = tsr_laed_d(b, b->dlamda), *w = tsr_laed_d(b, b->w);
+      const double *ra = tsr_laed_d(a, a->root), *rb = tsr_laed_d(b, b->root);
+      const double *db = tsr_laed_d(b, b->delta);
+      const int *ob = tsr_laed_i(b, b->origin);
+      for (int64_t j = 0; j < k; j++) {
+        /* root j in (d_j, d_{j+1}): from d_j above it, or from d_{j+1} below it */
+        if (!((ob[j] == j && db[j] < 0) || (ob[j] == j + 1 && j + 1 < k && db[j] > 0)))
+          fail_msg("kind %d rho %g root %lld: origin %d, delta %g", kind, rho, (long long)j, ob[j],
+                   db[j]);
+        long double g = 1.0L / b->rho, sum = g;
+        for (int64_t i = 0; i < k; i++) {
+          const long double term =
+              (long double)w[i] * w[i] / (((long double)dl[i] - dl[ob[j]]) + db[j]);
+          g += term, sum += fabsl(term);
+        }
+        if (!((double)(fabsl(g) / sum) < 16 * eps &&
+              fabs(ra[j] - rb[j]) < 8 * eps * fmax(1, fabs(ra[j]))))
+          fail_msg("kind %d rho %g root %lld: residual %g, against dlaed4 %g", kind, rho,
+                   (long long)j, (double)(fabsl(g) / sum), fabs(ra[j] - rb[j]));
+      }
+      free(a), free(b);
+    }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_stedc_random),
-                                     cmocka_unit_test(test_stedc_deflation)};
+                                     cmocka_unit_test(test_stedc_deflation),
+                                     cmocka_unit_test(test_secular_roots)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -119,6 +119,14 @@ int tsr_cpu_laed_roots(const tessera_exec_t *ex, void *args) {
   return tsr_laed_roots(a->plan, a->j0, a->j1) < 0 ? TESSERA_ERR_NOMEM : 0;
 }
 
+int tsr_cpu_laed_secular(const tessera_exec_t *ex, void *args) {
+  const tsr_laed_secular_args_t *a = args;
+  if (ex->ndata < 1 || a->plan.k <= 2) return TESSERA_ERR_KERNEL;
+  tsr_laed_plan_t *p = ex->ptr[0]; /* the plan's copy in this memory: its header first */
+  (void)tsr_laed_secular(p, a->wsq, 0, a->plan.k);
+  return 0;
+}
+
 int tsr_cpu_laed_merge(const tessera_exec_t *ex, void *args) {
   const tsr_laed_merge_args_t *a = args;
   if (ex->ndata < 3 || a->a < 0) return TESSERA_ERR_KERNEL;

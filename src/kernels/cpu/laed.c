@@ -8,6 +8,7 @@
 
 #include "kernels/cpu/cpu_blas.h"
 #include "kernels/cpu/laed.h"
+#include "kernels/secular.h"
 
 /* LAPACK's root of the secular equation (no LAPACKE interface). */
 void dlaed4_(const int *n, const int *i, const double *d, const double *z, double *delta,
@@ -135,6 +136,33 @@ int tsr_laed_roots(tsr_laed_plan_t *p, int64_t j0, int64_t j1) {
   free(delta);
   if (info) p->info = info;
   return info;
+}
+
+double tsr_laed_wsq(const tsr_laed_plan_t *p) {
+  const double *w = tsr_laed_d(p, p->w);
+  double s = 0;
+  for (int64_t j = 0; j < p->k; j++) s += w[j] * w[j];
+  return s;
+}
+
+int tsr_laed_secular(tsr_laed_plan_t *p, double wsq, int64_t j0, int64_t j1) {
+  const int64_t k = p->k;
+  const double *dlamda = tsr_laed_d(p, p->dlamda), *w = tsr_laed_d(p, p->w);
+  double *root = tsr_laed_d(p, p->root), *dj = tsr_laed_d(p, p->delta);
+  int *origin = tsr_laed_i(p, p->origin);
+  for (int64_t j = j0; j < j1 && k > 2; j++) {
+    tsr_secular_t s;
+    tsr_secular_start(&s, k, j, dlamda, p->rho, wsq);
+    int done = 0;
+    while (!done) {
+      tsr_secular_sums_t sum = {0, 0, 0, 0};
+      tsr_secular_add(&s, dlamda, w, 0, k, 1, &sum);
+      done = tsr_secular_step(&s, dlamda, &sum);
+    }
+    if (done < 0) return p->info = (int)j + 1;
+    origin[j] = (int)s.o, dj[j] = -s.tau, root[j] = dlamda[s.o] + s.tau;
+  }
+  return 0;
 }
 
 void tsr_laed_finish(tsr_laed_plan_t *p) {

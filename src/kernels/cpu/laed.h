@@ -62,6 +62,15 @@ tsr_laed_plan_t *tsr_laed_deflate(int64_t m, int64_t n1, const double *D, const 
  *  disjoint ranges. Returns 0 or dlaed4's info (also into p->info). */
 int tsr_laed_roots(tsr_laed_plan_t *p, int64_t j0, int64_t j1);
 
+/** Σ w_j² over the plan's k weights. */
+double tsr_laed_wsq(const tsr_laed_plan_t *p);
+
+/** The secular equation's roots j0 .. j1 - 1 of plan p (k > 2) by tessera's own iteration
+ *  (kernels/secular.h, the arithmetic of the device kernels; wsq = tsr_laed_wsq(p)): root,
+ *  origin and delta as tsr_laed_roots gives them. Returns 0, or 1 + the first root that did not
+ *  converge (also into p->info). */
+int tsr_laed_secular(tsr_laed_plan_t *p, double wsq, int64_t j0, int64_t j1);
+
 /** After every root: out and lambda, the roots and the deflated eigenvalues merged in
  *  ascending order. */
 void tsr_laed_finish(tsr_laed_plan_t *p);

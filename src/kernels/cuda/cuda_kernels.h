@@ -197,6 +197,14 @@ int tsr_cuda_gram_spread(tessera_dtype_t dtype, const void *g, size_t ldg, int n
 int tsr_cuda_laed_rows_enqueue(const double *q, size_t ld, long long a, long long m, long long r,
                                double *z, void *stream);
 
+/** Enqueues the secular equation's roots of a merge's plan (k > 2 poles dlamda, weights w, rho,
+ *  wsq = Σ w², all in device memory: secular.h's iteration, a warp per root): root, origin and
+ *  delta as cpu/laed.h's plan holds them; a root that did not converge sets *info (device memory,
+ *  0 before) to its index + 1. Returns 0, or -1 for a failed launch. */
+int tsr_cuda_laed_secular_enqueue(long long k, const double *dlamda, const double *w, double rho,
+                                  double wsq, double *root, int *origin, double *delta, int *info,
+                                  void *stream);
+
 /** A merge of the tridiagonal divide and conquer on a device (cpu/laed.h's plan): the block q
  *  (m x m, leading dimension ld), the plan's arrays in device memory, and the workspace: q2
  *  (m x m, leading dimension m), wt (k doubles) and s (a chunk of S's columns, leading dimension

@@ -24,6 +24,7 @@
  * few dozen members, a batch's V and T made once for all of them (wavefronts outside, chunks
  * inside: columns never mix, so each gets the wavefronts in order). */
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "kernels/cpu/hb2st.h"
 #include "kernels/cuda/cuda_common.h"
@@ -205,6 +206,20 @@ int tsr_cuda_laed_rows(const tessera_exec_t *ex, void *args) {
   if (ex->ndata < 2 || a->a < 0 || a->n1 < 1 || a->m <= a->n1) return TESSERA_ERR_KERNEL;
   return tsr_cuda_laed_rows_enqueue(ex->ptr[0], ex->ld[0], a->a, a->m, a->a + a->n1 - 1, ex->ptr[1],
                                     ex->stream)
+             ? TESSERA_ERR_KERNEL
+             : 0;
+}
+
+int tsr_cuda_laed_secular(const tessera_exec_t *ex, void *args) {
+  const tsr_laed_secular_args_t *a = args;
+  const tsr_laed_plan_t *h = &a->plan;
+  if (ex->ndata < 1 || h->k <= 2) return TESSERA_ERR_KERNEL;
+  char *plan = ex->ptr[0];
+  return tsr_cuda_laed_secular_enqueue(h->k, (const double *)(plan + h->dlamda),
+                                       (const double *)(plan + h->w), h->rho, a->wsq,
+                                       (double *)(plan + h->root), (int *)(plan + h->origin),
+                                       (double *)(plan + h->delta),
+                                       (int *)(plan + offsetof(tsr_laed_plan_t, info)), ex->stream)
              ? TESSERA_ERR_KERNEL
              : 0;
 }

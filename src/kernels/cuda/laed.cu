@@ -1,10 +1,11 @@
 /* Device kernels of the tridiagonal divide and conquer's merges (cpu/laed.h), behind the C
- * launchers of cuda_kernels.h: the coupling vector from two rows, the deflation's rotations, the
- * regrouping of columns, the secular problem's eigenvectors (Löwner's formula) and the final
- * placement of the merged block's columns. f64. */
+ * launchers of cuda_kernels.h: the coupling vector from two rows, the secular equation's roots
+ * (secular.h), the deflation's rotations, the regrouping of columns, the secular problem's
+ * eigenvectors (Löwner's formula) and the final placement of the merged block's columns. f64. */
 #include <cuda_runtime.h>
 
 #include "kernels/cuda/cuda_kernels.h"
+#include "kernels/secular.h"
 
 namespace {
 
@@ -16,6 +17,38 @@ __global__ void rows(const double *q, long long ld, long long a, long long m, lo
   for (long long c = a + blockIdx.x * blockDim.x + threadIdx.x; c < a + m;
        c += gridDim.x * blockDim.x)
     z[c] = q[c * ld + r] + q[c * ld + r + 1];
+}
+
+/* The secular equation's roots (secular.h), a warp per root: its lanes sum over the poles, the
+ * butterfly leaves every lane the same sums, so every lane takes the same steps. Root j's origin,
+ * delta = -τ and value; a root that did not converge gives *info = its index + 1. */
+constexpr int kWarp = 32;
+
+__global__ void secular(long long k, const double *dl, const double *w, double rho, double wsq,
+                        double *root, int *origin, double *delta, int *info) {
+  const long long j = (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x) / kWarp;
+  const int lane = static_cast<int>(threadIdx.x % kWarp);
+  if (j >= k) return; /* the whole warp */
+  tsr_secular_t s;
+  tsr_secular_start(&s, k, j, dl, rho, wsq);
+  int done = 0;
+  while (!done) {
+    tsr_secular_sums_t sum = {0, 0, 0, 0};
+    tsr_secular_add(&s, dl, w, lane, k, kWarp, &sum);
+    for (int h = kWarp / 2; h > 0; h /= 2) {
+      sum.psi += __shfl_xor_sync(0xffffffffu, sum.psi, h);
+      sum.dpsi += __shfl_xor_sync(0xffffffffu, sum.dpsi, h);
+      sum.phi += __shfl_xor_sync(0xffffffffu, sum.phi, h);
+      sum.dphi += __shfl_xor_sync(0xffffffffu, sum.dphi, h);
+    }
+    done = tsr_secular_step(&s, dl, &sum);
+  }
+  if (lane != 0) return;
+  if (done < 0) {
+    atomicCAS(info, 0, static_cast<int>(j + 1));
+    return;
+  }
+  origin[j] = static_cast<int>(s.o), delta[j] = -s.tau, root[j] = dl[s.o] + s.tau;
 }
 
 /* The rotations (x, y, c, s) in order on columns x and y of the m-row block: a thread per row. */
@@ -111,6 +144,17 @@ extern "C" int tsr_cuda_laed_rows_enqueue(const double *q, size_t ld, long long 
   if (m > 0)
     rows<<<blocks(m), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
         q, static_cast<long long>(ld), a, m, r, z);
+  return launched();
+}
+
+extern "C" int tsr_cuda_laed_secular_enqueue(long long k, const double *dlamda, const double *w,
+                                             double rho, double wsq, double *root, int *origin,
+                                             double *delta, int *info, void *stream) {
+  const long long threads = k * kWarp;
+  if (k > 2)
+    secular<<<static_cast<unsigned>((threads + kThreads - 1) / kThreads), kThreads, 0,
+              static_cast<cudaStream_t>(stream)>>>(k, dlamda, w, rho, wsq, root, origin, delta,
+                                                   info);
   return launched();
 }
 

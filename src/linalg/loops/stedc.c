@@ -4,8 +4,9 @@
  * joins; the leaves solved by dstedc tasks on the CPU workers, into the diagonal blocks of Q;
  * then the merges bottom up, a level at a time (cpu/laed.h):
  *   1. each merge's coupling vector from two rows of Q (laed_rows tasks, where Q is);
- *   2. on this thread, each merge's deflation; its secular equation's roots as laed_roots tasks
- *      on the CPU workers;
+ *   2. on this thread, each merge's deflation; its secular equation's roots where the tasks on Q
+ *      run: one laed_secular task on the plan there (tessera's own iteration, a warp per root on
+ *      a GPU), or laed_roots tasks (LAPACK's dlaed4) on the CPU workers;
  *   3. each merge carried out on Q (laed_merge tasks: rotations, regrouping, the secular
  *      vectors and their product with Q's block, a gemm).
  * The tasks on Q run on the context's accelerators where one can hold Q and the workspace (the
@@ -89,6 +90,7 @@ static int leaves(tessera_context_t *ctx, int64_t n, const level_t *lv, double *
 typedef struct {
   tessera_context_t *ctx;
   tessera_scope_t scope; /* of the tasks on Q */
+  bool devices;          /* whether that is the accelerators */
   int64_t n;
   double *d, *e, *z;
   tessera_data_t *Q, *zh, *work;
@@ -96,13 +98,26 @@ typedef struct {
   tessera_data_t **planh;
 } merges_t;
 
+/* A plan's bytes as a handle of the flow. */
+static int register_plan(tessera_context_t *ctx, tsr_laed_plan_t *p, tessera_data_t **h) {
+  return tessera_data_register(ctx, TESSERA_HOST_NODE, p, (size_t)p->bytes, 1, (size_t)p->bytes, 1,
+                               h);
+}
+
 /* Merge i of a level, of the block of order m whose halves have n1 and m - n1 rows: its plan
  * from the halves' eigenvalues d and coupling vector z (cpu/laed.h), its secular equation's
- * roots as laed_roots tasks. */
+ * roots: with `devices` (k > 2), the plan registered into *h and one laed_secular task within
+ * them; else laed_roots tasks on the CPU workers. */
 static int plan_merge(tessera_context_t *ctx, int64_t i, int64_t m, int64_t n1, const double *d,
-                      const double *z, double rho, tsr_laed_plan_t **plan) {
+                      const double *z, double rho, tsr_laed_plan_t **plan,
+                      const tessera_scope_t *devices, tessera_data_t **h) {
   tsr_laed_plan_t *p = *plan = tsr_laed_deflate(m, n1, d, z, rho);
   if (!p) return tsr_error(ctx, TESSERA_ERR_NOMEM, "stedc: out of memory for a merge");
+  if (devices && p->k > 2) {
+    const int tag[3] = {(int)i, 2, 0};
+    const int rc = register_plan(ctx, p, h);
+    return rc ? rc : tsr_task_laed_secular(ctx, *h, p, tsr_laed_wsq(p), *devices, tag);
+  }
   int rc = 0;
   for (int64_t j = 0; j < p->k && !rc; j += ROOTS_PER_TASK) {
     const int tag[3] = {(int)i, 2, (int)j};
@@ -132,17 +147,22 @@ static int merge_level(merges_t *M, const level_t *up, const level_t *down) {
   if (!rc) rc = tessera_data_sync(ctx, M->zh);
   for (int64_t i = 0; i < up->count && !rc; i++) {
     const int64_t a = up->start[i], n1 = down->size[2 * i];
-    rc = plan_merge(ctx, i, up->size[i], n1, M->d + a, M->z + a, M->e[a + n1 - 1], &M->plan[i]);
+    rc = plan_merge(ctx, i, up->size[i], n1, M->d + a, M->z + a, M->e[a + n1 - 1], &M->plan[i],
+                    M->devices ? &M->scope : NULL, &M->planh[i]);
   }
   const int waited = tessera_wait_all(ctx);
   if (rc || waited) return rc ? rc : waited;
   for (int64_t i = 0; i < up->count && !rc; i++) {
     tsr_laed_plan_t *p = M->plan[i];
     const int64_t a = up->start[i];
+    if (M->planh[i]) { /* the roots computed there: the plan home, then planned further here */
+      rc = tessera_data_release(ctx, M->planh[i]);
+      M->planh[i] = NULL;
+      if (rc) return rc;
+    }
     if ((rc = finish_merge(M->n, a, p, M->d + a))) return rc;
     const int tag[3] = {(int)i, 3, 0};
-    rc = tessera_data_register(ctx, TESSERA_HOST_NODE, p, (size_t)p->bytes, 1, (size_t)p->bytes, 1,
-                               &M->planh[i]);
+    rc = register_plan(ctx, p, &M->planh[i]);
     if (!rc) rc = tsr_task_laed_merge(ctx, M->Q, M->planh[i], M->work, p, a, M->scope, tag);
   }
   return rc;
@@ -186,7 +206,7 @@ static int values_level(tessera_context_t *ctx, int64_t n, const level_t *up, co
   for (int64_t i = 0; i < count && !rc; i++) {
     const int64_t a = up->start[i], m = up->size[i], n1 = down->size[2 * i];
     for (int64_t c = 0; c < m; c++) z[a + c] = rows[2 * (a + c) + (c < n1 ? 1 : 0)];
-    rc = plan_merge(ctx, i, m, n1, d + a, z + a, e[a + n1 - 1], &plan[i]);
+    rc = plan_merge(ctx, i, m, n1, d + a, z + a, e[a + n1 - 1], &plan[i], NULL, NULL);
   }
   int waited = tessera_wait_all(ctx);
   for (int64_t i = 0; i < count && !rc && !waited; i++) {
@@ -220,11 +240,9 @@ static int values_level(tessera_context_t *ctx, int64_t n, const level_t *up, co
 }
 
 /* Where the tasks on Q run: the context's accelerators where one of them can hold Q and the
- * merges' workspace (about 2 n² doubles), else the CPU workers (Q stays on the host). */
-static tessera_scope_t q_scope(tessera_context_t *ctx, int64_t n) {
-  tessera_scope_t s;
-  (void)tsr_fitting_accelerators(ctx, (size_t)(n * n + tsr_laed_work(n)) * sizeof(double), &s);
-  return s;
+ * merges' workspace (about 2 n² doubles; true), else the CPU workers (Q stays on the host). */
+static bool q_scope(tessera_context_t *ctx, int64_t n, tessera_scope_t *s) {
+  return tsr_fitting_accelerators(ctx, (size_t)(n * n + tsr_laed_work(n)) * sizeof(double), s);
 }
 
 /* Releases the plans of one level (waiting for their merges). */
@@ -277,11 +295,12 @@ static int dc(tessera_context_t *ctx, int64_t n, double *d, double *e, double *q
   double *ds = malloc((size_t)n * sizeof *ds), *es = calloc((size_t)n, sizeof *es);
   double *rows = q ? NULL : malloc(2 * (size_t)n * sizeof *rows);
   merges_t M = {.ctx = ctx,
-                .scope = q ? q_scope(ctx, n) : tessera_scope_cpus(),
+                .scope = tessera_scope_cpus(),
                 .n = n,
                 .d = ds,
                 .e = es,
                 .z = malloc((size_t)n * sizeof(double))};
+  if (q) M.devices = q_scope(ctx, n, &M.scope);
   /* blocks of one level differ by at most a row: with leaves of two rows or more, none is empty */
   const int L = split(n, leaf < 2 ? 2 : leaf, lv, MOST_LEVELS);
   const int64_t most = lv[L > 1 ? L - 2 : 0].count;

@@ -462,6 +462,16 @@ int tsr_task_laed_roots(tessera_context_t *ctx, tsr_laed_plan_t *plan, int64_t j
                      NULL, NULL, tag, 0);
 }
 
+int tsr_task_laed_secular(tessera_context_t *ctx, tessera_data_t *plan,
+                          const tsr_laed_plan_t *header, double wsq, tessera_scope_t scope,
+                          const int tag[3]) {
+  tsr_laed_secular_args_t args = {.plan = *header, .wsq = wsq};
+  tessera_data_t *h[1] = {plan};
+  tessera_access_t md[1] = {TESSERA_RW};
+  return insert_in(tsr_context_local_flow(ctx), &tsr_kernel_laed_secular, &args, sizeof args, 1, h,
+                   md, scope, tag, 0);
+}
+
 int tsr_task_laed_update(tessera_context_t *ctx, const tsr_laed_update_args_t *args,
                          const int tag[3]) {
   return insert_host(tsr_context_local_flow(ctx), &tsr_kernel_laed_update, args, sizeof *args, 0,

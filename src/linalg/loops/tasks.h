@@ -120,6 +120,9 @@ int tsr_task_laed_rows(tessera_context_t *ctx, tessera_data_t *q, tessera_data_t
                        int64_t m, int64_t n1, tessera_scope_t scope, const int tag[3]);
 int tsr_task_laed_roots(tessera_context_t *ctx, tsr_laed_plan_t *plan, int64_t j0, int64_t j1,
                         const int tag[3]);
+int tsr_task_laed_secular(tessera_context_t *ctx, tessera_data_t *plan,
+                          const tsr_laed_plan_t *header, double wsq, tessera_scope_t scope,
+                          const int tag[3]);
 int tsr_task_laed_update(tessera_context_t *ctx, const tsr_laed_update_args_t *args,
                          const int tag[3]);
 int tsr_task_laed_merge(tessera_context_t *ctx, tessera_data_t *q, tessera_data_t *plan,
