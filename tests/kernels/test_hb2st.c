@@ -135,8 +135,16 @@ static void assert_same(const band_t *b, const result_t *r, const result_t *o) {
   for (int s = 0; s < L->sweeps; s++)
     for (int j = 0; j < tsr_hb2st_steps(L, s); j++) {
       const int64_t k = tsr_hb2st_slot(L, s, j);
-      assert_memory_equal((char *)r->tau + k * es, (char *)o->tau + k * es, es);
-      assert_memory_equal((char *)r->v + k * L->kd * es, (char *)o->v + k * L->kd * es, L->kd * es);
+      const char *rt = (char *)r->tau + k * es, *ot = (char *)o->tau + k * es;
+      const char *rv = (char *)r->v + k * L->kd * es, *ov = (char *)o->v + k * L->kd * es;
+      if (memcmp(rt, ot, es) || memcmp(rv, ov, L->kd * es))
+        for (int i = -1; i < L->kd; i++) { /* the first element that differs, named */
+          const char *x = i < 0 ? rt : rv + i * es, *y = i < 0 ? ot : ov + i * es;
+          if (memcmp(x, y, es))
+            fail_msg("dtype %d n %d kd %d sweep %d step %d: %s %d differs: %.17g against %.17g",
+                     b->dt, b->n, b->kd, s, j, i < 0 ? "tau" : "v element", i,
+                     creal(get(b->dt, x, 0)), creal(get(b->dt, y, 0)));
+        }
     }
 }
 
