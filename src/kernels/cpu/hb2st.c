@@ -65,10 +65,19 @@ int64_t tsr_hb2st_work_size(tessera_dtype_t dtype, int n, int kd) {
  *   hemv: y = al C x (C n x n Hermitian);  her2: C -= x yᴴ + y xᴴ;
  *   gemv: y = op(B) x (B m x n; op NoTrans or ConjTrans);  gerc: B += al x yᴴ;
  *   larfg: LAPACK's, on alpha and the n - 1 entries x, returning tau.
- * Real types take the symmetric routines and scalars by value, complex ones by pointer. */
+ * Real types take the symmetric routines and scalars by value, complex ones by pointer; their
+ * hemv is a loop of this file's: OpenBLAS's generic (Prescott) ssymv brings NaN into y from its
+ * scratch buffer's earlier contents on small orders. */
 #define BLAS_REAL(p, T)                                                                            \
   static void p##_hemv(int n, T al, const T *C, int ld, const T *x, T *y) {                        \
-    cblas_##p##symv(CblasColMajor, CblasLower, n, al, C, ld, x, 1, 0, y, 1);                       \
+    for (int i = 0; i < n; i++) y[i] = 0;                                                          \
+    for (int j = 0; j < n; j++) {                                                                  \
+      const T *c = C + (size_t)j * (size_t)ld;                                                     \
+      T t = c[j] * x[j];                                                                           \
+      for (int i = j + 1; i < n; i++) t += c[i] * x[i], y[i] += c[i] * x[j];                       \
+      y[j] += t;                                                                                   \
+    }                                                                                              \
+    for (int i = 0; i < n; i++) y[i] *= al;                                                        \
   }                                                                                                \
   static void p##_her2(int n, const T *x, const T *y, T *C, int ld) {                              \
     cblas_##p##syr2(CblasColMajor, CblasLower, n, -1, x, 1, y, 1, C, ld);                          \
