@@ -24,6 +24,7 @@ CASE, DEVICES = sys.argv[1], int(sys.argv[2])
 os.environ["JAX_NUM_CPU_DEVICES"] = str(DEVICES)
 
 import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 from jax.experimental import multihost_utils  # noqa: E402
 from jax.sharding import Mesh, NamedSharding  # noqa: E402
@@ -195,9 +196,54 @@ def check_failures():
             (int(st), dict(mesh.shape))
 
 
+def check_derivatives(mesh, ga, gb, a, b):
+    """Derivatives and batches on global arrays over the processes, under jit, against jax's own
+    rules on this process's whole copy: the gradient of log det(A) + ‖A⁻¹ b‖² through potrs,
+    cholesky's tangent, the gradient of a function of syevd's eigenvalues and eigenvectors, and
+    potrs over a batch of right-hand sides by jax.vmap."""
+    spec = P("x", None)
+
+    def loss(a, b):
+        x, logdet = tj.potrs(a, b, 4, mesh, spec, return_logdet=True)
+        return jnp.sum(x ** 2) + logdet
+
+    def loss_ref(a, b):
+        h = jnp.triu(a) + jnp.triu(a, 1).T  # potrs reads the upper triangle (lower=False)
+        return jnp.sum(jnp.linalg.solve(h, b) ** 2) + jnp.linalg.slogdet(h)[1]
+
+    got = jax.jit(jax.grad(loss, (0, 1)))(ga, gb)
+    want = jax.grad(loss_ref, (0, 1))(a, b)
+    for g, w, what in zip(got, want, ("A", "b")):
+        close(whole(g), np.asarray(w), np.float64, f"grad of log det + |x|^2 in {what}")
+    da = 0.5 * np.eye(a.shape[0])[::-1] + 0.1 * np.eye(a.shape[0])  # a symmetric direction
+    gda = jax.make_array_from_callback(a.shape, NamedSharding(mesh, spec), lambda i: da[i])
+    _, t = jax.jit(lambda a, d: jax.jvp(lambda m: tj.cholesky(m, 4, mesh, spec, lower=True),
+                                        (a,), (d,)))(ga, gda)
+    _, t_ref = jax.jvp(jnp.linalg.cholesky, (a,), (da,))
+    close(whole(t), np.asarray(t_ref), np.float64, "cholesky's tangent")
+
+    def spectral(a):
+        w, v = tj.syevd(a, 4, mesh, spec)
+        return jnp.sum(w * jnp.arange(w.shape[0])) + jnp.sum(v[0] ** 2)
+
+    def spectral_ref(a):  # syevd reads the lower triangle
+        w, v = jnp.linalg.eigh(jnp.tril(a) + jnp.tril(a, -1).T)
+        return jnp.sum(w * jnp.arange(w.shape[0])) + jnp.sum(v[0] ** 2)
+
+    close(whole(jax.jit(jax.grad(spectral))(ga)), np.asarray(jax.grad(spectral_ref)(a)),
+          np.float64, "grad through syevd")
+    bs = np.stack([b, 2 * b, b[::-1]])
+    gbs = jax.make_array_from_callback(bs.shape, NamedSharding(mesh, P(None, "x", None)),
+                                       lambda i: bs[i])
+    xs = jax.jit(jax.vmap(lambda a, b: tj.potrs(a, b, 4, mesh, spec), in_axes=(None, 0)))(ga, gbs)
+    for k in range(3):
+        close(a @ whole(xs)[k], bs[k], np.float64, f"vmap of potrs, member {k}")
+
+
 def check_sharded():
     """A and b placed as global arrays over the processes, each holding only its shards; x
-    comes back in b's layout; the shardmap forms inside the caller's shard_map."""
+    comes back in b's layout; the shardmap forms inside the caller's shard_map; derivatives and
+    batches (check_derivatives)."""
     n, dtype = 16, np.float64
     mesh = Mesh(np.array(jax.devices()), ("x",))
     a, _ = hpd(n, dtype, 5)
@@ -253,6 +299,7 @@ def check_sharded():
     assert int(st[0]) == 0 and int(st2[0]) == 0
     check_eig(whole(w), whole(v), a, dtype, "syevd_shardmap_ctx")
     check_eig(whole(w2), None, a, dtype, "syevd_shardmap_ctx, values")
+    check_derivatives(mesh, ga, gb, a, b)
     if jax.device_count() == 4:  # the same on a 2 x 2 mesh over the processes
         mesh2 = Mesh(np.array(jax.devices()).reshape(2, 2), ("x", "y"))
         blocks = NamedSharding(mesh2, P("x", "y"))
