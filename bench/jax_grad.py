@@ -2,11 +2,13 @@
 its jax.grad in A (one factorization, every solve of the rules on it), against jax's own
 (jax.scipy.linalg.cho_factor + cho_solve on one device of the same upper triangle, its grad);
 with --objective cholesky, sum(W ∘ U) for tessera.jax.cholesky's factor U and a fixed random W
-(Murray's rule: two triangular solves on the factor) against jnp.linalg.cholesky's. f64, --n, on
+(Murray's rule: two triangular solves on the factor) against jnp.linalg.cholesky's; with
+--objective lu, |x|² for x = tessera.jax.lu_solve(A, b) (its LU factors made once under
+differentiation, the solves with A and Aᵀ on them) against jnp.linalg.solve's. f64, --n, on
 the devices jax sees (--cpu N: N CPU devices), a mesh of Auto axes; best of --reps after a
 warm-up.
 
-  python3 bench/jax_grad.py --n 2000 --cpu 2 [--objective cholesky]
+  python3 bench/jax_grad.py --n 2000 --cpu 2 [--objective cholesky|lu]
 """
 import argparse
 import sys
@@ -19,7 +21,7 @@ ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
 ap.add_argument("--n", type=int, default=2000)
 ap.add_argument("--reps", type=int, default=3)
 ap.add_argument("--cpu", type=int, default=0, help="N CPU devices instead of the GPUs")
-ap.add_argument("--objective", choices=["gp", "cholesky"], default="gp")
+ap.add_argument("--objective", choices=["gp", "cholesky", "lu"], default="gp")
 args = ap.parse_args()
 jc.start(args)
 import jax  # noqa: E402
@@ -61,6 +63,14 @@ if args.objective == "cholesky":
     def reference(a):  # jax's factor of the Hermitian matrix tessera reads, as its upper U
         t = jnp.triu(a, 1)
         return jnp.sum(w * jnp.linalg.cholesky(t + t.T + jnp.diag(jnp.diagonal(a))).T)
+
+
+if args.objective == "lu":
+    def objective(a):
+        return jnp.sum(tj.lu_solve(a, b, 256, mesh, P("x", None)) ** 2)
+
+    def reference(a):
+        return jnp.sum(jnp.linalg.solve(a, b) ** 2)
 
 
 def best(f, x):

@@ -1,4 +1,5 @@
-/* What the handlers (handlers.c) and the routines they run on the shards (handlers.c, qr.c, eig.c)
+/* What the handlers (handlers.c) and the routines they run on the shards (handlers.c, lu.c, qr.c,
+ * eig.c, svd.c)
  * share: one device's part of a call, the call, the blocks of a matrix over the mesh, and the
  * agreement of the call's processes on a status (call.c). Internal to libtessera_jax. */
 #ifndef TSR_JAX_CALL_H
@@ -26,6 +27,8 @@ typedef enum {
   OP_CHO_INVERSE,
   OP_CHO_FIRST,
   OP_CHO_SECOND,
+  OP_LU_FACTOR,
+  OP_LU_FACTORED,
   OP_COUNT
 } op_t;
 
@@ -44,6 +47,8 @@ typedef struct {
   int64_t hrows;   /* with TESSERA_JAX_SQUARE: the rows of its block of the n x n matrix */
   int64_t mixed;   /* potrs: -1, or the factor precision of a mixed-precision solve */
   void *w;         /* syevd: its eigenvalues' buffer (n, A's real type); gesvd: singular values */
+  int32_t *piv;    /* lu_factor: its buffer of the pivots (n); lu_factored: the pivots given */
+  int64_t trans;   /* lu_factored: 0 solves A x = b, 1 Aᵀ x = b */
   void *queue;     /* its device's XLA stream (NULL on the host) */
   int dtype;
 } part_t;

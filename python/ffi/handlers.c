@@ -8,6 +8,7 @@
 
 #include "call.h"
 #include "eig.h"
+#include "lu.h"
 #include "qr.h"
 #include "small.h"
 #include "svd.h"
@@ -46,7 +47,8 @@ static int same_call(const call_t *c, const part_t *p, int count) {
     if (p[i].rows != p[0].rows || p[i].cols != p[0].cols || p[i].nrhs != p[0].nrhs ||
         p[i].m != p[0].m || p[i].n != p[0].n || p[i].tile != p[0].tile ||
         p[i].lower != p[0].lower || p[i].dtype != p[0].dtype || p[i].logdet != p[0].logdet ||
-        p[i].vectors != p[0].vectors || p[i].mixed != p[0].mixed || p[i].hrows != p[0].hrows)
+        p[i].vectors != p[0].vectors || p[i].mixed != p[0].mixed || p[i].hrows != p[0].hrows ||
+        p[i].trans != p[0].trans)
       return fprintf(stderr, "tessera.jax: the devices' calls disagree (device %d)\n", p[i].rank),
              TESSERA_ERR_STATE;
   if (c->op == OP_QR || c->op == OP_LEAST_SQUARES) return tsr_jax_qr_shape(c, p);
@@ -68,9 +70,9 @@ static int same_call(const call_t *c, const part_t *p, int count) {
  * TESSERA_ERR_STATE, the same on every process. */
 static int same_op(const call_t *c, const part_t *p, int rc) {
   if (!c->comm) return rc;
-  enum { K = 11 };
+  enum { K = 12 };
   const int64_t v[K] = {c->op, p->lower, p->logdet, p->nrhs, p->vectors, p->n,
-                        p->m,  p->dtype, p->rows,   p->cols, p->hrows};
+                        p->m,  p->dtype, p->rows,   p->cols, p->hrows,   p->trans};
   int differs = -1;
   if (tessera_agree_values(c->comm, K, v, &differs, &rc)) {
     fprintf(stderr, "tessera.jax: %s\n", tessera_comm_last_error(c->comm));
@@ -215,95 +217,14 @@ static int cholesky_ops(tessera_context_t *ctx, const call_t *c, const part_t *p
   return rc ? rc : d1 ? d1 : d2;
 }
 
-/* The solution of lu_solve, in the buffer of mesh device 0 (`root`: the participant holding
- * it, -1 on the other processes), into every other device's: over the communicator through
- * host memory to the other processes, then one contiguous copy per device. */
-static int spread(tessera_context_t *ctx, const call_t *c, const part_t *p, int count, int root,
-                  size_t bytes) {
-  void *host = NULL;
-  int rc = 0, from = root;
-  if (c->comm) {
-    host = malloc(bytes);
-    if (!host) return TESSERA_ERR_NOMEM;
-    if (root >= 0)
-      rc = tessera_memory_copy(ctx, TESSERA_HOST_NODE, host, p[root].node, p[root].b, bytes);
-    const size_t es = tessera_dtype_size(p[0].dtype);
-    int b = tessera_comm_broadcast(c->comm, host, bytes / es, (tessera_comm_type_t)p[0].dtype,
-                                   c->rank_of[c->owners[0]], NULL);
-    if (b) fprintf(stderr, "tessera.jax: %s\n", tessera_comm_last_error(c->comm));
-    rc = rc ? TESSERA_ERR_BACKEND : b;
-  }
-  for (int i = 0; i < count && !rc; i++) {
-    if (i == root) continue;
-    if (from >= 0 ? tessera_memory_copy(ctx, p[i].node, p[i].b, p[from].node, p[from].b, bytes)
-                  : tessera_memory_copy(ctx, p[i].node, p[i].b, TESSERA_HOST_NODE, host, bytes))
-      rc = TESSERA_ERR_BACKEND;
-  }
-  if (rc == TESSERA_ERR_BACKEND) fprintf(stderr, "tessera.jax: %s\n", tessera_last_error(ctx));
-  free(host);
-  return rc;
-}
-
-/* LU solve on the shards (leader, scope set). The shards are the blocks of Aᵀ, which LU factors
- * in place (when the blocks span its rows: a 1D mesh; else through a copy in column panels):
- * P Aᵀ = L U. A x = b is then (Aᵀ)ᵀ x = b, getrs with TRANS (not CONJTRANS: (Aᵀ)ᵀ = A for
- * complex A too); with a mixed-precision factor (p->mixed >= 0), tessera_tile_gesv_mixed with
- * TRANS on the same descriptors (A factored in a copy, left as it was unless it falls back; over
- * processes too). Every device holds the whole Bᵀ (nrhs x Np row-major: B, n x nrhs
- * column-major with leading dimension Np); mesh device 0's copy is solved in place and the
- * solution copied into the others'. Returns 0, getrf's info > 0 (B untouched, as LAPACK's
- * gesv), or a negative status, the same on every process. */
-static int lu_solve(tessera_context_t *ctx, const call_t *c, const part_t *p, int count) {
-  const int64_t n = p[0].n, nb = p[0].tile, k = p[0].nrhs, ld = p[0].cols * c->gcols;
-  int *ipiv = malloc((size_t)n * sizeof *ipiv);
-  if (!ipiv) {
-    fprintf(stderr, "tessera.jax: out of memory for %lld pivots\n", (long long)n);
-    return TESSERA_ERR_NOMEM;
-  }
-  tessera_matrix_t *V = NULL, *A = NULL, *B = NULL;
-  blocks_t ab;
-  tsr_jax_blocks(c, p, count, n, n, p[0].cols, p[0].rows, 0, 1, 0, &ab);
-  const int64_t mb = c->gcols == 1 ? n : nb; /* panels spanning the rows where blocks do */
-  int rc = tessera_matrix_view_blocks(ctx, c->comm, p[0].dtype, n, n, mb, nb, p[0].cols, p[0].rows,
-                                      ab.a, ab.nodes, ab.owners, p[0].cols, &V);
-  if (!rc) rc = tsr_jax_fit(c, V, TESSERA_LAYOUT_PANELS, 0, false, &A); /* A's factors stay */
-  int root = -1; /* the participant that is mesh device 0 */
-  for (int i = 0; i < count; i++)
-    if (p[i].rank == 0) root = i;
-  if (!rc && k > 0) {
-    void *b0 = root >= 0 ? p[root].b : NULL;
-    int node0 = root >= 0 ? p[root].node : TESSERA_HOST_NODE;
-    int owner0 = c->comm ? c->rank_of[c->owners[0]] : 0;
-    rc = tessera_matrix_view_blocks(ctx, c->comm, p[0].dtype, n, k, n, nb, n > 0 ? n : 1, k, &b0,
-                                    &node0, &owner0, ld, &B);
-  }
-  if (!rc && B && p[0].mixed >= 0) { /* (Aᵀ)ᵀ X = B refined from a low-precision LU of Aᵀ */
-    tessera_mixed_options_t o;
-    tessera_mixed_options_init(&o);
-    o.factor = (tessera_factor_t)p[0].mixed;
-    o.trans = TESSERA_TRANS;
-    rc = tessera_tile_gesv_mixed(A, ipiv, B, &o, NULL);
-  } else {
-    if (!rc) rc = tessera_tile_getrf(A, ipiv);
-    if (!rc && B) rc = tessera_tile_getrs(TESSERA_TRANS, A, ipiv, B);
-  }
-  if (A) rc = tsr_jax_unfit(V, A, false, rc);
-  if (rc < 0) fprintf(stderr, "tessera.jax: %s\n", tessera_last_error(ctx));
-  int d1 = tessera_matrix_destroy(B), d2 = tessera_matrix_destroy(V);
-  if (!rc) rc = d1 ? d1 : d2;
-  free(ipiv);
-  const size_t bytes = (size_t)k * (size_t)ld * tessera_dtype_size(p[0].dtype);
-  if (!rc && bytes) rc = spread(ctx, c, p, count, root, bytes);
-  return rc == TESSERA_ERR_TIMEOUT ? rc : tsr_jax_agree(c, rc);
-}
-
 /* The operation's multi-device routine on the participants' shards. */
 static int routine(tessera_context_t *ctx, const call_t *c, const part_t *p, int count,
                    double *logdet) {
   if (c->op == OP_QR || c->op == OP_LEAST_SQUARES) return tsr_jax_qr(ctx, c, p, count);
   if (c->op == OP_SYEVD) return tsr_jax_eig(ctx, c, p, count);
   if (c->op == OP_POLAR || c->op == OP_GESVD) return tsr_jax_svd(ctx, c, p, count);
-  if (c->op == OP_LU_SOLVE) return lu_solve(ctx, c, p, count);
+  if (c->op == OP_LU_SOLVE || c->op == OP_LU_FACTOR || c->op == OP_LU_FACTORED)
+    return tsr_jax_lu(ctx, c, p, count);
   return cholesky_ops(ctx, c, p, count, logdet);
 }
 
@@ -400,7 +321,9 @@ static int mesh_of(tsr_jax_state_t *s, XLA_FFI_CallFrame *cf, call_t *c, char *w
 static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax_state_t *s) {
   const char *name = OPS[op].name;
   const int flags = OPS[op].flags, has_b = (flags & RHS) != 0,
-            has_ld = (flags & TESSERA_JAX_LOGDET) != 0, has_w = (flags & TESSERA_JAX_EIGEN) != 0;
+            has_ld = (flags & TESSERA_JAX_LOGDET) != 0, has_w = (flags & TESSERA_JAX_EIGEN) != 0,
+            piv_in = (flags & TESSERA_JAX_PIVOTS_IN) != 0,
+            piv_out = (flags & TESSERA_JAX_PIVOTS_OUT) != 0;
   int64_t site = 0;
   part_t me = {.dtype = -1, .mixed = -1};
   call_t c = {.op = op, .platform = platform};
@@ -411,24 +334,29 @@ static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax
       (has_ld && tsr_xla_attr_int(cf, "logdet", &me.logdet)) ||
       ((flags & TESSERA_JAX_TRANSPOSED) && tsr_xla_attr_int(cf, "m", &me.m)) ||
       ((has_w || (flags & TESSERA_JAX_SQUARE)) && tsr_xla_attr_int(cf, "vectors", &me.vectors)) ||
-      ((flags & TESSERA_JAX_MIXED) && tsr_xla_attr_int(cf, "mixed", &me.mixed)))
+      ((flags & TESSERA_JAX_MIXED) && tsr_xla_attr_int(cf, "mixed", &me.mixed)) ||
+      (piv_in && (tsr_xla_attr_int(cf, "trans", &me.trans) || me.trans < 0 || me.trans > 1)))
     return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT,
                          "tessera %s: missing or malformed attributes", name);
   if (!(flags & TESSERA_JAX_TRANSPOSED)) me.m = me.n;
   if (mesh_of(s, cf, &c, why, sizeof why))
     return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT, "tessera %s: %s", name, why);
-  /* Operands (A, [B], rank); results (A, [X], [log det], [W], status), A and X aliased to A and
-   * B (_native.py's OPS). */
-  XLA_FFI_Buffer *rk = tsr_xla_arg(cf, 1 + has_b);
-  XLA_FFI_Buffer *a = tsr_xla_ret(cf, 0), *b = has_b ? tsr_xla_ret(cf, 1) : NULL;
-  XLA_FFI_Buffer *ld = has_ld ? tsr_xla_ret(cf, 1 + has_b) : NULL;
-  XLA_FFI_Buffer *ev = has_w ? tsr_xla_ret(cf, 1 + has_b + has_ld) : NULL;
-  XLA_FFI_Buffer *st = tsr_xla_ret(cf, 1 + has_b + has_ld + has_w);
-  if (cf->args.size != 2 + has_b || cf->rets.size != 2 + has_b + has_ld + has_w || !a ||
+  /* Operands (A, [pivots], [B], rank); results (A, [pivots], [X], [log det], [W], status), A
+   * and X aliased to A and B (_native.py's OPS). */
+  XLA_FFI_Buffer *rk = tsr_xla_arg(cf, 1 + piv_in + has_b);
+  XLA_FFI_Buffer *pv = piv_in ? tsr_xla_arg(cf, 1) : piv_out ? tsr_xla_ret(cf, 1) : NULL;
+  XLA_FFI_Buffer *a = tsr_xla_ret(cf, 0), *b = has_b ? tsr_xla_ret(cf, 1 + piv_out) : NULL;
+  const int before = 1 + piv_out + has_b; /* results before log det */
+  XLA_FFI_Buffer *ld = has_ld ? tsr_xla_ret(cf, before) : NULL;
+  XLA_FFI_Buffer *ev = has_w ? tsr_xla_ret(cf, before + has_ld) : NULL;
+  XLA_FFI_Buffer *st = tsr_xla_ret(cf, before + has_ld + has_w);
+  if (cf->args.size != 2 + piv_in + has_b || cf->rets.size != before + has_ld + has_w + 1 || !a ||
       a->rank != 2 || (has_b && (!b || b->rank != 2)) || (has_ld && !ld) ||
       (has_w && (!ev || ev->rank != 1 || ev->dims[0] != me.n)) || !st || !rk ||
       rk->dtype != XLA_FFI_DataType_S32 || st->dtype != XLA_FFI_DataType_S32 ||
-      (ld && ld->dtype != XLA_FFI_DataType_F64))
+      (ld && ld->dtype != XLA_FFI_DataType_F64) ||
+      ((piv_in || piv_out) &&
+       (!pv || pv->rank != 1 || pv->dims[0] != me.n || pv->dtype != XLA_FFI_DataType_S32)))
     return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT,
                          "tessera %s: unexpected operands or results", name);
   me.dtype = dtype_of(a->dtype);
@@ -441,6 +369,7 @@ static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax
     return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT,
                          "tessera %s: the eigenvalues must be of the matrix's real type", name);
   me.w = ev ? ev->data : NULL;
+  me.piv = pv ? pv->data : NULL;
   me.a = a->data;
   me.rows = a->dims[0];
   me.cols = a->dims[1];
@@ -570,6 +499,8 @@ HANDLERS(least_squares, OP_LEAST_SQUARES)
 HANDLERS(syevd, OP_SYEVD)
 HANDLERS(polar, OP_POLAR)
 HANDLERS(gesvd, OP_GESVD)
+HANDLERS(lu_factor, OP_LU_FACTOR)
+HANDLERS(lu_factored, OP_LU_FACTORED)
 
 static const op_spec_t OPS[OP_COUNT] = {
     [OP_POTRS] = {"potrs",
@@ -599,6 +530,10 @@ static const op_spec_t OPS[OP_COUNT] = {
     [OP_GESVD] = {"gesvd",
                   TESSERA_JAX_TRANSPOSED | TESSERA_JAX_SQUARE | TESSERA_JAX_EIGEN,
                   {gesvd_cpu, gesvd_cuda}},
+    [OP_LU_FACTOR] = {"lu_factor", TESSERA_JAX_PIVOTS_OUT, {lu_factor_cpu, lu_factor_cuda}},
+    [OP_LU_FACTORED] = {"lu_factored",
+                        TESSERA_JAX_RHS_WHOLE_T | TESSERA_JAX_PIVOTS_IN,
+                        {lu_factored_cpu, lu_factored_cuda}},
 };
 
 int tessera_jax_op(int op, int platform, const char **name, int *flags, XLA_FFI_Handler **handler) {

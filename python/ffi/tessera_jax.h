@@ -25,7 +25,9 @@
  * cholesky and lu_solve on a 1D mesh of several devices may, as the seconds measured each way on
  * the call's shape say (small.c), run the same solve on one device of each process instead: the
  * shards gathered there in mesh order (the whole Aᵀ, and potrs' Bᵀ), the result written back
- * into them as the multi-device routine writes it.
+ * into them as the multi-device routine writes it. lu_factor leaves the factors of Aᵀ in A's
+ * shards and its pivots in a buffer of every device; lu_factored solves A x = b (trans 0) or
+ * Aᵀ x = b (trans 1) on those factors and pivots, as lu_solve writes x.
  * QR and least squares (qr.c) take A (m x n, any shape) transposed: each device's buffer is its
  * block of Aᵀ, row-major, so that read column-major it is its block of A itself (QR needs A's
  * columns, which a row-major shard of A does not hold), and B (least squares) or C = [I; 0]
@@ -59,6 +61,7 @@
  *   mixed    (s64)   potrs, lu_solve: -1, or the factor precision of tessera_tile_posv_mixed /
  *                    tessera_tile_gesv_mixed
  *   vectors  (s64)   syevd: 1 for the eigenvectors too, 0 for the eigenvalues alone
+ *   trans    (s64)   lu_factored: 0 solves A x = b, 1 Aᵀ x = b
  * Operands: A's shard, potrs' B shard or lu_solve's Bᵀ, and the device's place in the mesh
  * (row * gcols + column, s32 scalar). Results: the matrix in place (aliased to A: the factors,
  * which the Python side drops; syevd: the eigenvectors' block with vectors), X (aliased to B /
@@ -149,21 +152,26 @@ TSR_JAX_EXPORT int tessera_jax_cuda_built(void);
 /** Flags of an operation (tessera_jax_op): its right-hand side operand and the attributes and
  *  results it has besides those of every operation (python/tessera/_native.py's flags). */
 enum {
-  TESSERA_JAX_RHS_ROWS = 1,    /**< operand 1: this device's rows of B (nl x k); result 1: X */
-  TESSERA_JAX_RHS_WHOLE_T = 2, /**< operand 1: the whole Bᵀ (k x Np); result 1: Xᵀ */
-  TESSERA_JAX_LOWER = 4,       /**< attribute `lower` */
-  TESSERA_JAX_LOGDET = 8,      /**< attribute `logdet`; the result before the status: log det */
-  TESSERA_JAX_TRANSPOSED = 16, /**< attribute `m`: A is m x n, its blocks given transposed (row-
-                                    major blocks of Aᵀ); with RHS_ROWS, operand 1 is this
-                                    device's rows of B transposed (nrhs x its rows) */
-  TESSERA_JAX_EIGEN = 32,      /**< attribute `vectors`; the result before the status: the
-                                    eigenvalues (n, A's real type) */
-  TESSERA_JAX_MIXED = 64,      /**< attribute `mixed`: the factor precision of a mixed-precision
-                                    solve (tessera_factor_t), or -1 for the plain solve */
-  TESSERA_JAX_SQUARE = 128     /**< with TRANSPOSED: operand 1 is this device's block of an
-                                    n x n matrix (H, Vᴴ) sharded over the mesh as A, transposed
-                                    as A's (its columns: the block's rows); result 1 that
-                                    matrix */
+  TESSERA_JAX_RHS_ROWS = 1,     /**< operand 1: this device's rows of B (nl x k); result 1: X */
+  TESSERA_JAX_RHS_WHOLE_T = 2,  /**< operand 1: the whole Bᵀ (k x Np); result 1: Xᵀ */
+  TESSERA_JAX_LOWER = 4,        /**< attribute `lower` */
+  TESSERA_JAX_LOGDET = 8,       /**< attribute `logdet`; the result before the status: log det */
+  TESSERA_JAX_TRANSPOSED = 16,  /**< attribute `m`: A is m x n, its blocks given transposed (row-
+                                     major blocks of Aᵀ); with RHS_ROWS, operand 1 is this
+                                     device's rows of B transposed (nrhs x its rows) */
+  TESSERA_JAX_EIGEN = 32,       /**< attribute `vectors`; the result before the status: the
+                                     eigenvalues (n, A's real type) */
+  TESSERA_JAX_MIXED = 64,       /**< attribute `mixed`: the factor precision of a mixed-precision
+                                     solve (tessera_factor_t), or -1 for the plain solve */
+  TESSERA_JAX_SQUARE = 128,     /**< with TRANSPOSED: operand 1 is this device's block of an
+                                     n x n matrix (H, Vᴴ) sharded over the mesh as A, transposed
+                                     as A's (its columns: the block's rows); result 1 that
+                                     matrix */
+  TESSERA_JAX_PIVOTS_OUT = 256, /**< result 1 (after A): the pivots of the LU factorization left
+                                     in A's shards (s32, n; 1-based, as LAPACK's), the same on
+                                     every device */
+  TESSERA_JAX_PIVOTS_IN = 512   /**< operand 1 (after A, before B): those pivots, with A's shards
+                                     that factorization; attribute `trans` */
 };
 
 /** QR's panel width for an m x n matrix on `platform` (tessera_tile_for_qr of its context): > 0,
@@ -176,7 +184,8 @@ TSR_JAX_EXPORT int tessera_jax_tile_qr(tsr_jax_state_t *s, int platform, int64_t
 TSR_JAX_EXPORT int tessera_jax_tile_polar(tsr_jax_state_t *s, int platform, int64_t m, int64_t n);
 
 /** Entry `op` of the handler table (0 potrs, 1 potri, 2 cholesky, 3 lu_solve, 4 qr,
- *  5 least_squares, 6 syevd, 7 polar, 8 gesvd, indexed as
+ *  5 least_squares, 6 syevd, 7 polar, 8 gesvd, 9 cho_solve, 10 cho_inverse, 11 cho_first,
+ *  12 cho_second, 13 lu_factor, 14 lu_factored, indexed as
  *  python/tessera/_native.py's OPS): its name (the FFI target is tessera_<name>), its flags
  *  and its handler for `platform`. Returns 0, or -1 when `op` or `platform` is out of range
  *  (the table has no entry `op`). */

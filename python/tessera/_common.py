@@ -1,6 +1,7 @@
-"""The helpers tessera.jax's functions share (jax.py, _qr.py, _eig.py): the FFI call of one
-operation on every device's shard, the plans of the global and shardmap forms, the layouts'
-padding and cuts, the varying-axes typing inside shard_map, and the status' NaN outputs.
+"""The helpers tessera.jax's functions share (jax.py, _lu.py, _qr.py, _eig.py, _svd.py): the FFI
+call of one operation on every device's shard, the plans of the global and shardmap forms and of
+a solve, the layouts' padding and cuts, the varying-axes typing inside shard_map, the status' NaN
+outputs, and the mixed-precision solves' factor precisions.
 Internal to tessera.jax."""
 import collections
 import itertools
@@ -8,6 +9,7 @@ import math
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 try:
     from jax.experimental.shard_alike import shard_alike
 except ImportError:  # jax without it (0.11): such an x is left to XLA's sharding propagation
@@ -34,11 +36,11 @@ def _tile_target(platform, n, ndev, op):
     return native().tile(_platform(platform), n, ndev, BY_NAME[op].lu)
 
 
-_Results = collections.namedtuple("_Results", "a x logdet w status")
+_Results = collections.namedtuple("_Results", "a piv x logdet w status")
 
 
 def _ffi(op, a, b, rank, *, n, lay, tile, lower=False, logdet=False, m=None, vectors=False,
-         mixed=-1):
+         mixed=-1, piv=None, trans=0):
     """tessera's call on this device's shard (inside shard_map): the handler's results by role
     (_native.OPS: a, x, logdet, w, status; None where the operation has no such result). The
     status, log det and eigenvalues are the same on every device (the leader's), so the global
@@ -48,10 +50,10 @@ def _ffi(op, a, b, rank, *, n, lay, tile, lower=False, logdet=False, m=None, vec
     and its rows of B, transposed (_qr.py); syevd's a is this device's block of A, which with
     `vectors` comes back as its block of the eigenvectors (_eig.py)."""
     spec = BY_NAME[op]
-    operands, results = spec.operands(a, b, rank), spec.results(a, b, n)
+    operands, results = spec.operands(a, b, rank, piv), spec.results(a, b, n)
     attrs = spec.attributes(state=native().state, site=next(_sites), ndev=lay.ndev,
                             gcols=lay.gcols, owners=lay.owners, n=n, tile=tile, lower=lower,
-                            logdet=logdet, m=m, vectors=vectors, mixed=mixed)
+                            logdet=logdet, m=m, vectors=vectors, mixed=mixed, trans=trans)
     outs = jax.ffi.ffi_call(spec.target,
                             [jax.ShapeDtypeStruct(shape, dtype) for _, shape, dtype, _ in results],
                             input_output_aliases=spec.aliases(),
@@ -227,3 +229,22 @@ def _local_plan(op, a, T_A, axis_name, mesh):
     w = math.gcd(rows, cols)  # the tile divides both sides of the block, as plan's
     nb = min(target, n) if ndev == 1 else _layout.best_divisor(w, target)
     return lay, n, rows, nb
+
+
+# The factor precisions of potrs(mixed=...) and lu_solve(mixed=...), as tessera_factor_t.
+MIXED_FACTORS = {"auto": 0, "s": 2, "tf32": 3, "bf16": 4, "h": 5}
+
+
+def _check_mixed(name, mixed):
+    if mixed is not None and mixed not in MIXED_FACTORS:
+        raise ValueError(f"{name}: mixed={mixed!r} is not a factor precision "
+                         f"({', '.join(MIXED_FACTORS)}, or None)")
+
+
+def _solve_plan(op, a, b, T_A, mesh, in_specs, matrix_specs, pad):
+    """A solve's plan (_prepare's) and dtype, b checked against them: (layout, n, padded order,
+    tile, dtype)."""
+    lay, n, np_, nb = _prepare(op, a, T_A, mesh, in_specs, matrix_specs, pad)
+    dtype = np.dtype(a.dtype)
+    _layout.check_rhs(b, n, dtype, f"tessera.jax.{op}")
+    return lay, n, np_, nb, dtype

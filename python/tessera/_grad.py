@@ -33,6 +33,26 @@ def status_rule(name, call, explicit, tangents_of):
     return rule
 
 
+def solve_rules(name, call, explicit, jvp):
+    """(a, b) -> call(a, b), a tuple whose last entry is the int32 status, as a
+    ``jax.custom_jvp`` whose rule `jvp(a, b, da, db)` gives (the other outputs, their tangents,
+    the status), the outputs made again there (a factor once, then its solves) so that derivatives
+    of derivatives follow; the status has no tangent. Refused with a sentence on Explicit axes."""
+    @jax.custom_jvp
+    def rules(a, b):
+        return call(a, b)
+
+    @rules.defjvp
+    def rules_jvp(primals, tangents):
+        if explicit:
+            raise NotImplementedError(f"tessera.jax.{name}: {EXPLICIT}")
+        out, d_out, status = jvp(*primals, *tangents)
+        zero = np.zeros(jnp.shape(status), jax.dtypes.float0)
+        return (*out, status), (*d_out, zero)
+
+    return rules
+
+
 def hermitian_of(a, n, lower):
     """The Hermitian matrix whose `lower` (else upper) triangle a holds: the other triangle never
     read, the diagonal's imaginary part dropped (as LAPACK's)."""
@@ -91,25 +111,15 @@ def potrs_rules(call, factor, solver, inverse, n, lower, explicit):
         # tr(A⁻¹ dA) as the sum of their elementwise product (A⁻¹ Hermitian: A⁻ᵀ = conj A⁻¹)
         return logdet_of(c, a), jnp.real(jnp.sum(jnp.conj(inverse_of(c, a)) * d_a))
 
-    @jax.custom_jvp
-    def rules(a, b):
-        return call(a, b)
-
-    @rules.defjvp
-    def rules_jvp(primals, tangents):
-        if explicit:
-            raise NotImplementedError(f"tessera.jax.potrs: {EXPLICIT}")
-        a, b = primals
-        da, db = tangents
+    def jvp(a, b, da, db):
         c, status = factor(jax.lax.stop_gradient(a))
         solve = solve_with(a, c)
         x = solve(b)
         dx = solve(db - hermitian_of(da, n, lower) @ x)
         logdet, dlogdet = jax.jvp(logdet_of, (c, a), (jnp.zeros_like(c), da))
-        zero = np.zeros(jnp.shape(status), jax.dtypes.float0)
-        return (x, logdet, status), (dx, dlogdet, zero)
+        return (x, logdet), (dx, dlogdet), status
 
-    return rules
+    return solve_rules("potrs", call, explicit, jvp)
 
 
 def cholesky_rules(call, first, second, n, lower, explicit):
@@ -173,3 +183,39 @@ def potri_rules(call, n, lower, explicit):
         return (-(x @ hermitian_of(da, n, lower) @ x),)
 
     return status_rule("potri", call, explicit, tangent)
+
+
+def _conjugated(solve):
+    """r -> (conj(x), status) for (x, status) = solve(conj(r)): a solve with Aᵀ as one with Aᴴ."""
+    def conj_solve(r):
+        x, status = solve(jnp.conj(r))
+        return jnp.conj(x), status
+
+    return conj_solve
+
+
+def lu_linear_solve(matvec, lu, piv, b, solver):
+    """x = A⁻¹ b on A's LU factors (lu, piv) by `solver(shape, trans)` ((lu, piv, r) -> (A⁻¹ r,
+    status) with trans 0, (A⁻ᵀ r, status) with 1), differentiable in b and in what `matvec` (A's
+    product) reads, through linear_solve. Returns (x, status)."""
+    shape = tuple(b.shape)
+    return linear_solve(matvec, b, lambda r: solver(shape, 0)(lu, piv, r),
+                        _conjugated(lambda r: solver(shape, 1)(lu, piv, r)))
+
+
+def lu_solve_rules(call, factor, solver, explicit):
+    """(a, b) -> (x, status) by `call` (lu_solve's one call), with derivative rules: under
+    differentiation A's LU factors (`factor`: a -> (lu, piv, status)) are made once and every
+    solve of the rules runs on them (lu_linear_solve on A's product a @ v), so that they
+    differentiate again: x's tangent A⁻¹ (db - dA x), its transpose by solves with Aᵀ on the same
+    factors. Not on a mesh of Explicit axes (refused with a sentence)."""
+    def jvp(a, b, da, db):
+        lu, piv, status = factor(jax.lax.stop_gradient(a))
+
+        def solve(rhs):
+            return lu_linear_solve(lambda v: a @ v, lu, piv, rhs, solver)[0]
+
+        x = solve(b)
+        return (x,), (solve(db - da @ x),), status
+
+    return solve_rules("lu_solve", call, explicit, jvp)

@@ -18,12 +18,14 @@ m x n A); the right-hand side when the operation has one, by its flags: RHS_ROWS
 rows of B (nl x k; with TRANSPOSED, transposed: k x nl), RHS_WHOLE_T the whole Bᵀ (k x Np) on
 every device, SQUARE this device's block of an n x n matrix sharded as A (polar's H, gesvd's
 Vᴴ), transposed as A's block; last, the device's place in the mesh (row * gcols + column, s32
-scalar). Results, in order: A's shard in place (aliased to operand 0: the factor or inverse;
-U_p, U), X in place (aliased to operand 1) when there is a second operand, log det (f64[1])
+scalar); with PIVOTS_IN, the pivots of an LU factorization (s32 (n,)) right after A's shard.
+Results, in order: A's shard in place (aliased to operand 0: the factor or inverse; U_p, U),
+with PIVOTS_OUT the pivots of the LU factorization left in A's shards (s32 (n,), the same on
+every device), X in place (aliased to B's operand) when there is a right-hand side, log det (f64[1])
 with LOGDET, the eigenvalues ((n,), A's real dtype; gesvd's singular values) with EIGEN, and
 the status (s32[1]). Attributes: state, site, ndev, gcols, owners, n, tile; `lower` with LOWER,
-`logdet` with LOGDET, `m` with TRANSPOSED, `vectors` with EIGEN or SQUARE, `mixed` with MIXED
-(tessera_jax.h describes them). Per device or the same on every device:
+`logdet` with LOGDET, `m` with TRANSPOSED, `vectors` with EIGEN or SQUARE, `mixed` with MIXED,
+`trans` with PIVOTS_IN (tessera_jax.h describes them). Per device or the same on every device:
 A's shard, RHS_ROWS' and SQUARE's X are this device's; the status, log det and eigenvalues are agreed by
 every process, and RHS_WHOLE_T's X is mesh device 0's solution copied into every device's
 buffer, so those are the same on every device (Op.results' per_device)."""
@@ -46,6 +48,8 @@ TRANSPOSED = 16
 EIGEN = 32
 MIXED = 64
 SQUARE = 128
+PIVOTS_OUT = 256
+PIVOTS_IN = 512
 
 
 @dataclass(frozen=True)
@@ -64,17 +68,22 @@ class Op:
     def rhs(self):
         return bool(self.flags & (RHS_ROWS | RHS_WHOLE_T | SQUARE))
 
-    def operands(self, a, b, rank):
-        return (a, b, rank) if self.rhs else (a, rank)
+    def operands(self, a, b, rank, piv=None):
+        pivots = (piv,) if self.flags & PIVOTS_IN else ()
+        return (a, *pivots, b, rank) if self.rhs else (a, *pivots, rank)
 
     def aliases(self):
-        """Results written in place: A's (and X's) buffers are the operands'."""
-        return {0: 0, 1: 1} if self.rhs else {0: 0}
+        """Results written in place, {operand: result}: A's (and X's) buffers are the operands'."""
+        if not self.rhs:
+            return {0: 0}
+        return {0: 0, 1 + bool(self.flags & PIVOTS_IN): 1 + bool(self.flags & PIVOTS_OUT)}
 
     def results(self, a, b, n=None):
         """(role, shape, dtype, per_device) of each result, in order; a and b give the shapes
         and dtypes of the matrix and right-hand side operands, n the order (EIGEN)."""
         out = [("a", a.shape, a.dtype, True)]
+        if self.flags & PIVOTS_OUT:
+            out.append(("piv", (n,), "int32", False))
         if self.rhs:
             out.append(("x", b.shape, b.dtype, bool(self.flags & (RHS_ROWS | SQUARE))))
         if self.flags & LOGDET:
@@ -85,7 +94,7 @@ class Op:
         return out
 
     def attributes(self, *, state, site, ndev, gcols, owners, n, tile, lower=False,
-                   logdet=False, m=None, vectors=False, mixed=-1):
+                   logdet=False, m=None, vectors=False, mixed=-1, trans=0):
         """The attributes this operation takes, as numpy values: XLA types them from these."""
         attrs = dict(state=np.uint64(state), site=np.int64(site), ndev=np.int64(ndev),
                      gcols=np.int64(gcols), owners=np.asarray(owners, np.int64),
@@ -100,6 +109,8 @@ class Op:
             attrs["vectors"] = np.int64(bool(vectors))
         if self.flags & MIXED:
             attrs["mixed"] = np.int64(mixed)
+        if self.flags & PIVOTS_IN:
+            attrs["trans"] = np.int64(trans)
         return attrs
 
 
@@ -118,6 +129,8 @@ OPS = (
     Op("cho_inverse", LOWER),
     Op("cho_first", RHS_ROWS | LOWER),
     Op("cho_second", RHS_ROWS | LOWER),
+    Op("lu_factor", PIVOTS_OUT, lu=True),
+    Op("lu_factored", RHS_WHOLE_T | PIVOTS_IN, lu=True),
 )
 BY_NAME = {op.name: op for op in OPS}
 

@@ -72,10 +72,12 @@ from jax.sharding import PartitionSpec as P
 from . import _layout
 from ._grad import cholesky_rules, linear_solve, potri_rules, potrs_rules
 from ._native import BY_NAME, native
-from ._common import (_cut, _donated, _ffi, _first_column, _like_rhs, _local_plan, _nan_unless,
-                      _padded, _prepare, _rank, _real, _rhs_spec, _row_index, _triangle_mask)
+from ._common import (MIXED_FACTORS, _check_mixed, _cut, _donated, _ffi, _first_column, _like_rhs,
+                      _local_plan, _nan_unless, _padded, _prepare, _rank, _real, _rhs_spec,
+                      _row_index, _solve_plan, _triangle_mask)
 
 __all__ = ["potrs", "potri", "potri_symmetrize", "cholesky", "cho_factor", "cho_solve", "lu_solve",
+           "lu_factor",
            "qr", "least_squares",
            "potrs_shardmap_ctx", "potri_shardmap_ctx", "cholesky_shardmap_ctx",
            "lu_solve_shardmap_ctx", "qr_shardmap_ctx", "least_squares_shardmap_ctx", "syevd",
@@ -141,23 +143,6 @@ def _potrs_fn(lay, n, np_, nb, dtype, b_shape, b_spec, lower, logdet, donate_a, 
     return jax.jit(run, donate_argnums=(0,) * donate_a + (1,) * donate_b)
 
 
-# The factor precisions of potrs(mixed=...) and lu_solve(mixed=...), as tessera_factor_t.
-MIXED_FACTORS = {"auto": 0, "s": 2, "tf32": 3, "bf16": 4, "h": 5}
-
-
-def _check_mixed(name, mixed):
-    if mixed is not None and mixed not in MIXED_FACTORS:
-        raise ValueError(f"{name}: mixed={mixed!r} is not a factor precision "
-                         f"({', '.join(MIXED_FACTORS)}, or None)")
-
-
-def _solve_plan(op, a, b, T_A, mesh, in_specs, matrix_specs, pad):
-    """A solve's plan (_prepare's) and dtype, b checked against them: (layout, n, padded order,
-    tile, dtype)."""
-    lay, n, np_, nb = _prepare(op, a, T_A, mesh, in_specs, matrix_specs, pad)
-    dtype = np.dtype(a.dtype)
-    _layout.check_rhs(b, n, dtype, f"tessera.jax.{op}")
-    return lay, n, np_, nb, dtype
 
 
 @functools.lru_cache(maxsize=64)
@@ -368,67 +353,6 @@ def cho_solve(c_and_lower, b, T_A, mesh=None, in_specs=None, *, matrix_specs=Non
     return (x, status) if return_status else x
 
 
-@functools.lru_cache(maxsize=64)
-def _lu_solve_fn(lay, n, np_, nb, dtype, b_shape, b_spec, donate_a, donate_b, mixed=-1):
-    """The jitted LU solve for one plan. b goes to the handler as Bᵀ (k, Np) on every device:
-    read column-major it is B with the leading dimension of A's padded columns, what getrs
-    solves in place (the transposes are XLA's, on the n x k right-hand side only)."""
-    def local(a, bt):
-        r = _ffi("lu_solve", a, bt, _rank(lay), n=n, lay=lay, tile=nb, mixed=mixed)
-        return r.a, r.x, r.status
-
-    def run(a, b):
-        b2 = (b.reshape(n, 1) if len(b_shape) == 1 else b).astype(dtype)
-        a_p = _padded(a.astype(dtype), lay, np_, np_)
-        bt = lay.constrain(b2.T, P())
-        if np_ != n:
-            bt = jnp.pad(bt, ((0, 0), (0, np_ - n)))
-        af, xt, st = jax.shard_map(local, mesh=lay.mesh, in_specs=(lay.a_spec, P()),
-                                   out_specs=(lay.a_spec, P(), P()))(a_p, bt)
-        status = st[0]
-        x = _like_rhs(_nan_unless(status == 0, xt[:, :n].T.reshape(b_shape)), b, b_spec, lay)
-        # Donated, A's buffer is the factors' (see _potrs_fn); the caller drops them.
-        return x, status, af if donate_a else None
-
-    return jax.jit(run, donate_argnums=(0,) * donate_a + (1,) * donate_b)
-
-
-def lu_solve(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_status=False,
-             pad=True, donate=False, mixed=None):
-    """Solves A x = b for a general square A sharded by rows over a 1D mesh, by LU with partial
-    pivoting (jaxmg's ``lu_solve``; jax.scipy.linalg's ``lu_solve(lu_factor(a), b)``).
-
-    a: (N, N), any nonsingular matrix of f32, f64, c64 or c128; b: (N,) or (N, k), replicated or
-    sharded by rows like A, castable to A's dtype; the solution comes back in b's shape and
-    layout and in A's dtype (b is cast to it, as ``jnp.linalg.solve`` does). mesh / in_specs
-    (or matrix_specs): as for ``potrs``, read from ``a.sharding`` when omitted. T_A: jaxmg's
-    tile size, checked, tessera picks its own. pad: let tessera pad A when N does not split
-    evenly (else such an N raises). donate: A's and b's buffers may be reused by the call (those
-    it takes are deleted; the module's notes say which it can take). mixed: None, or a factor
-    precision ("s", "tf32", "bf16", "h", "auto"): A factored in it and x refined to A's precision
-    (tessera_tile_gesv_mixed; over processes too).
-
-    tessera factors Aᵀ, whose column panels the row shards are, in place on the devices
-    (P Aᵀ = L U) and solves (Aᵀ)ᵀ x = b. Returns x, or (x, status) with ``return_status``:
-    status 0, LAPACK's ``info > 0`` when A is singular (U(info, info) exactly zero) or holds
-    NaN, or a negative tessera status; when it is not 0, x is all NaN. Unlike jaxmg, whose
-    status is a vector per rank, status is one int32 scalar, as ``potrs``'s."""
-    name = "tessera.jax.lu_solve"
-    _check_mixed(name, mixed)
-    lay, n, np_, nb, dtype = _solve_plan("lu_solve", a, b, T_A, mesh, in_specs, matrix_specs,
-                                         pad)
-    if n == 0:
-        x, status = jnp.zeros(b.shape, dtype), jnp.int32(0)
-    else:
-        b_spec = _rhs_spec(b, lay)
-        a, donate_a = _donated(a, lay, lay.a_spec, donate and np_ == n)
-        b, donate_b = _donated(b, lay, b_spec, donate and np.dtype(b.dtype) == dtype)
-        fn = _lu_solve_fn(lay, n, np_, nb, dtype, tuple(b.shape), b_spec, donate_a, donate_b,
-                          -1 if mixed is None else MIXED_FACTORS[mixed])
-        x, status, _ = fn(a, b)
-    return (x, status) if return_status else x
-
-
 def potri_symmetrize(a, lower=False):
     """The Hermitian matrix whose upper (lower=False) or lower triangle `a` holds, the other
     triangle ignored: what ``potri_shardmap_ctx`` leaves, made whole (jaxmg's
@@ -543,8 +467,10 @@ def lu_solve_shardmap_ctx(a, b, T_A, *, axis_name=None, pad=True, mesh=None):
     return _nan_unless(st[0] == 0, x.reshape(b.shape)), st
 
 
-# QR and least squares live in _qr.py, the eigensolver in _eig.py, the polar decomposition and
-# the SVD in _svd.py; they build on _common.py's helpers, as the functions above do.
+# LU's solve and factorization live in _lu.py, QR and least squares in _qr.py, the eigensolver in
+# _eig.py, the polar decomposition and the SVD in _svd.py; they build on _common.py's helpers, as
+# the functions above do.
+from ._lu import lu_factor, lu_solve  # noqa: E402
 from ._qr import least_squares, least_squares_shardmap_ctx, qr, qr_shardmap_ctx  # noqa: E402
 from ._eig import syevd, syevd_shardmap_ctx  # noqa: E402
 from ._svd import gesvd, gesvd_shardmap_ctx, polar, polar_shardmap_ctx  # noqa: E402

@@ -1,5 +1,6 @@
 """Derivatives through tessera.jax (issue 50's first rules): potrs' x and log det, cho_solve's x,
-cholesky's factor, potri's inverse and syevd's eigenvalues and eigenvectors, forward and reverse
+cholesky's factor, potri's inverse, lu_solve's x (on a matrix, and on lu_factor's factors) and
+syevd's eigenvalues and eigenvectors, forward and reverse
 (order 1; order 2 in reverse for potrs' log det, cholesky, potri and syevd's eigenvalues, both
 ways for cho_solve: jax.test_util.check_grads against finite differences), and the gradients
 against jax's own on the same inputs (jnp.linalg.solve, slogdet, inv and eigh of the Hermitian
@@ -145,6 +146,45 @@ def test_syevd_derivatives(dtype, devices):
     assert np.abs(np.asarray(got) - np.asarray(want)).max() < 1e-10
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128], ids=["float64", "complex128"])
+def test_lu_solve_derivatives(dtype, devices):
+    """lu_solve(a, b): orders 1 and 2, forward and reverse, and the gradient as jax's own solve's;
+    under differentiation one factorization (lu_factor) and every solve on it (lu_factored, with
+    A or Aᵀ), no second factorization. lu_solve((lu, piv), b, trans=0, 1, 2): in lu and b, orders
+    1 and 2 both ways. lu_factor itself refuses to differentiate with a sentence."""
+    mesh, n = make_mesh(devices, "auto"), 10
+    rng = np.random.default_rng(5)
+    a = (rng.standard_normal((n, n)) + (1j * rng.standard_normal((n, n))
+                                        if np.dtype(dtype).kind == "c" else 0)).astype(dtype)
+    a = a + 3 * np.eye(n, dtype=dtype)
+    b = rhs(n, dtype, k=2)
+
+    def solve(a, b):
+        return tj.lu_solve(a, b, 4, mesh, P("x", None))
+
+    check_grads(solve, (a, b), order=2, modes=["fwd", "rev"], atol=1e-5, rtol=1e-5)
+
+    def loss(a, b):
+        return jnp.sum(jnp.abs(solve(a, b)) ** 2)
+
+    got = jax.grad(loss, (0, 1))(a, b)
+    want = jax.grad(lambda a, b: jnp.sum(jnp.abs(jnp.linalg.solve(a, b)) ** 2), (0, 1))(a, b)
+    for g, w in zip(got, want):
+        assert np.abs(np.asarray(g) - np.asarray(w)).max() < 1e-10
+    text = jax.jit(jax.grad(loss, (0, 1))).lower(a, b).as_text()
+    assert text.count("@tessera_lu_factor(") == 1 and "tessera_lu_solve" not in text
+    assert "@tessera_lu_factored(" in text
+    lu, piv = tj.lu_factor(a, 4, mesh, P("x", None))
+    lu = np.asarray(lu)
+    for trans in (0, 1, 2):
+        def factored(lu, b):
+            return tj.lu_solve((lu, piv), b, 4, mesh, P("x", None), trans=trans)
+
+        check_grads(factored, (lu, b), order=2, modes=["fwd", "rev"], atol=1e-5, rtol=1e-5)
+    with pytest.raises(NotImplementedError, match="tessera.jax.lu_factor: the factors' derivative"):
+        jax.grad(lambda a: jnp.sum(jnp.abs(tj.lu_factor(a, 4, mesh, P("x", None))[0])))(a)
+
+
 def test_grad_under_jit_reuses_one_factor(devices):
     """jax.grad of logdet(A) + bᵀA⁻¹b inside jit (the Gaussian process case): the factor made once
     under differentiation, every solve of the rules on it; the value and gradient as jax's."""
@@ -175,3 +215,5 @@ def test_explicit_mesh_refuses_with_a_sentence(devices):
         jax.grad(lambda a: jnp.sum(tj.potrs(a, b, 4, mesh, P("x", None))))(a)
     with pytest.raises(NotImplementedError, match="tessera.jax.cholesky: .*Explicit axes"):
         jax.grad(lambda a: jnp.sum(tj.cholesky(a, 4, mesh, P("x", None))))(a)
+    with pytest.raises(NotImplementedError, match="tessera.jax.lu_solve: .*Explicit axes"):
+        jax.grad(lambda a: jnp.sum(tj.lu_solve(a, b, 4, mesh, P("x", None))))(a)

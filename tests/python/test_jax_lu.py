@@ -378,3 +378,60 @@ def test_mixed_precision_factor(dtype, devices):
     else:
         assert int(status) == 0
         check_lu(x, a, b)
+
+
+# ------------------------------------------------------- lu_factor and the factored lu_solve
+
+FACTORED = [(8, "explicit"), (37, "auto")]
+
+
+@pytest.mark.parametrize("n,kind", FACTORED, ids=[f"N{n}-{k}" for n, k in FACTORED])
+@DTYPE
+def test_factor_once_solve_many(dtype, n, kind, devices):
+    """lu_factor's (lu, piv): A = tril(lu) (triu(lu, 1) + I) P (tessera's form: the factors of
+    Aᵀ), and lu_solve on them for A x = b, Aᵀ x = b and Aᴴ x = b (trans 0, 1, 2), as
+    jax.scipy.linalg.lu_solve's; on matrices whose pivots lie on other devices too."""
+    mesh = make_mesh(devices, kind)
+    b = rhs(n, dtype)
+    for make in MATRICES.values():
+        a = make(n, dtype)
+        (lu, piv), status = tj.lu_factor(a, 4, mesh, ROW, return_status=True)
+        assert int(status) == 0 and piv.shape == (n,) and piv.dtype == np.int32
+        perm = np.arange(n)
+        for i, p in enumerate(np.asarray(piv)):
+            perm[[i, p - 1]] = perm[[p - 1, i]]
+        lu_ = hi(lu)
+        a_of = np.tril(lu_) @ (np.triu(lu_, 1) + np.eye(n)) @ np.eye(n)[perm]
+        assert rel(a_of, a) < tol(dtype, n)
+        for trans, op in ((0, a), (1, a.T), (2, a.conj().T)):
+            x, status = tj.lu_solve((lu, piv), b, 4, mesh, ROW, trans=trans, return_status=True)
+            assert int(status) == 0
+            check_lu(x, op, b)
+
+
+def test_factored_singular_and_argument_errors(devices):
+    """A singular A: lu_factor's status is getrf's info, lu all NaN; a factorization's
+    arguments checked with a sentence each."""
+    mesh, n = make_mesh(devices, "auto"), 4 * len(devices)
+    a = diag(n, np.float64)
+    a[3, 3] = 0
+    (lu, _), status = tj.lu_factor(a, 4, mesh, ROW, return_status=True)
+    assert int(status) == 4
+    assert_all_nan(lu)
+    lu, piv = tj.lu_factor(general(n, np.float64), 4, mesh, ROW)
+    b = rhs(n, np.float64)
+    with pytest.raises(ValueError, match=r"lu_solve: trans must be 0"):
+        tj.lu_solve((lu, piv), b, 4, mesh, ROW, trans=3)
+    with pytest.raises(ValueError, match=r"lu_solve: piv has shape"):
+        tj.lu_solve((lu, piv[:-1]), b, 4, mesh, ROW)
+    with pytest.raises(TypeError, match=r"lu_solve: a factorization is lu_factor's"):
+        tj.lu_solve((lu, piv, piv), b, 4, mesh, ROW)
+    with pytest.raises(ValueError, match=r"lu_solve: mixed= and donate= apply to a matrix"):
+        tj.lu_solve((lu, piv), b, 4, mesh, ROW, mixed="s")
+    with pytest.raises(ValueError, match=r"lu_solve: trans applies to lu_factor's factors"):
+        tj.lu_solve(general(n, np.float64), b, 4, mesh, ROW, trans=1)
+    x, status = tj.lu_solve((lu, jnp.zeros(n, jnp.int32)), b, 4, mesh, ROW,  # not getrf's
+                            return_status=True)
+    assert int(status) < 0
+    assert_all_nan(x)
+    assert "lu_factor" in tj.__all__
