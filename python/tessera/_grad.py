@@ -219,3 +219,80 @@ def lu_solve_rules(call, factor, solver, explicit):
         return (x,), (solve(db - da @ x),), status
 
     return solve_rules("lu_solve", call, explicit, jvp)
+
+
+def refusing(fn, message):
+    """fn, whose derivative raises NotImplementedError(message) (a routine without a rule)."""
+    @jax.custom_jvp
+    def call(*args):
+        return fn(*args)
+
+    @call.defjvp
+    def call_jvp(primals, tangents):
+        raise NotImplementedError(message)
+
+    return call
+
+
+def _right_solve(r, x):
+    """x R⁻¹ for R upper triangular (XLA's triangular solve on the mesh)."""
+    return jax.lax.linalg.triangular_solve(r, x, left_side=False, lower=False)
+
+
+def qr_rules(call, explicit):
+    """a -> (q, r, status) by `call` (qr's reduced call, M >= N), with jax's QR rule: with
+    C = Qᴴ dA R⁻¹ and Ω = tril(C, -1) - tril(C, -1)ᴴ (plus C's imaginary diagonal), dQ = Q (Ω - C)
+    + dA R⁻¹ and dR = (C - Ω) R; the products and the triangular solve XLA's on the mesh."""
+    def tangent(a, da, out):
+        q, r = out
+        dx_rinv = _right_solve(r, da)
+        c = q.conj().T @ dx_rinv
+        low = jnp.tril(c, -1)
+        omega = low - low.conj().T
+        if jnp.iscomplexobj(c):
+            omega = omega + jnp.diag(jnp.diagonal(c) - jnp.real(jnp.diagonal(c)))
+        return q @ (omega - c) + dx_rinv, (c - omega) @ r
+
+    return status_rule("qr", call, explicit, tangent)
+
+
+def r_rule(call, reduced):
+    """a -> (r, status) by `call` (qr's mode "r"), its derivative that of `reduced` (qr_rules'
+    (q, r, status)) for R, so that Q is formed only under differentiation."""
+    @jax.custom_jvp
+    def rule(a):
+        return call(a)
+
+    @rule.defjvp
+    def rule_jvp(primals, tangents):
+        (_, r, status), (_, dr, _) = jax.jvp(reduced, primals, tangents)
+        return (r, status), (dr, np.zeros(jnp.shape(status), jax.dtypes.float0))
+
+    return rule
+
+
+def lstsq_rules(call, qr_of, explicit):
+    """(a, b) -> (x, status) by `call` (least_squares' one call, M >= N of full column rank), with
+    derivative rules from A = Q R (`qr_of`: qr's differentiable reduced call): x = R⁻¹ Qᴴ b made
+    again under differentiation, and x's tangent R⁻¹ Qᴴ (db - dA x) + R⁻¹ R⁻ᴴ dAᴴ (b - A x), the
+    products and triangular solves XLA's on the mesh. The status as gels': the first exactly zero
+    R(i, i), 1-based."""
+    def left_solve(r, v, conj_trans=False):  # R⁻¹ v, or R⁻ᴴ v
+        return jax.lax.linalg.triangular_solve(r, v, left_side=True, lower=False,
+                                               transpose_a=conj_trans, conjugate_a=conj_trans)
+
+    def jvp(a, b, da, db):
+        q, r, status = qr_of(a)
+        d = jnp.diagonal(r)
+        zero = jnp.argmax(d == 0)
+        status = jnp.where(status != 0, status, jnp.where(d[zero] == 0, zero + 1, 0))
+        status = status.astype(jnp.int32)
+        vec = b.ndim == 1
+        b2, db2 = (b[:, None], db[:, None]) if vec else (b, db)
+        x = left_solve(r, q.conj().T @ b2)
+        dx = left_solve(r, q.conj().T @ (db2 - da @ x)) + \
+            left_solve(r, left_solve(r, da.conj().T @ (b2 - a @ x), True))
+        x, dx = (jnp.where(status == 0, v, jnp.array(jnp.nan, v.dtype)) for v in (x, dx))
+        return ((x[:, 0], ), (dx[:, 0],), status) if vec else ((x,), (dx,), status)
+
+    return solve_rules("least_squares", call, explicit, jvp)

@@ -23,7 +23,7 @@ from jax.sharding import PartitionSpec as P
 from . import _layout
 from ._common import (MIXED_FACTORS, _check_mixed, _cut, _donated, _ffi, _like_rhs, _nan_unless,
                       _padded, _prepare, _rank, _rhs_spec, _solve_plan)
-from ._grad import lu_linear_solve, lu_solve_rules
+from ._grad import lu_linear_solve, lu_solve_rules, refusing
 
 TRANS = (0, 1, 2)  # A x = b, Aᵀ x = b, Aᴴ x = b: jax.scipy.linalg.lu_solve's trans
 
@@ -157,24 +157,11 @@ def lu_factor(a, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_sta
         a, donate_a = _donated(a, lay, lay.a_spec, donate and np_ == n)
         fn = _lu_factor_fn(lay, n, np_, nb, dtype, donate_a)
         if isinstance(a, jax.core.Tracer):  # traced: a derivative is refused with a sentence
-            fn = _refusing(fn)
+            fn = refusing(fn, "tessera.jax.lu_factor: the factors' derivative is not offered; "
+                          "differentiate lu_solve(a, b), whose rules factor A once, or "
+                          "lu_solve((lu, piv), b) in lu and b")
         lu, piv, status = fn(a)
     return ((lu, piv), status) if return_status else (lu, piv)
-
-
-def _refusing(fn):
-    """fn, whose derivative raises with a sentence (lu_factor's factors have none here)."""
-    @jax.custom_jvp
-    def call(a):
-        return fn(a)
-
-    @call.defjvp
-    def call_jvp(primals, tangents):
-        raise NotImplementedError("tessera.jax.lu_factor: the factors' derivative is not offered; "
-                                  "differentiate lu_solve(a, b), whose rules factor A once, or "
-                                  "lu_solve((lu, piv), b) in lu and b")
-
-    return call
 
 
 def _factored_solve(lu_and_piv, b, T_A, mesh, in_specs, matrix_specs, return_status, pad, trans):

@@ -24,6 +24,7 @@ from . import _layout
 from ._native import native
 from ._common import (_donated, _ffi, _first_column, _join, _local_layout, _nan_unless, _padded,
                       _platform, _rank, _rhs_spec, _row_index, _varying)
+from ._grad import lstsq_rules, qr_rules, r_rule, refusing
 
 MODES = ("reduced", "complete", "r")
 
@@ -160,6 +161,21 @@ def _qr_fn(lay, m, n, mp, np_, nb, dtype, mode, donate):
     return jax.jit(run, donate_argnums=(0,) if donate else ())
 
 
+@functools.lru_cache(maxsize=64)
+def _qr_diff_fn(lay, m, n, mp, np_, nb, dtype):
+    """The reduced QR's call for one plan (M >= N) with jax's QR rule (_grad.qr_rules)."""
+    return qr_rules(_qr_fn(lay, m, n, mp, np_, nb, dtype, "reduced", False),
+                    _layout.explicit(lay.mesh))
+
+
+@functools.lru_cache(maxsize=64)
+def _lstsq_diff_fn(lay, m, n, mp, np_, nb, dtype, b_shape, x_spec):
+    """least_squares' call for one plan with its derivative rules (_grad.lstsq_rules), on the
+    reduced QR's differentiable call."""
+    fn = _lstsq_fn(lay, m, n, mp, np_, nb, dtype, b_shape, x_spec, False)
+    return lstsq_rules(fn, _qr_diff_fn(lay, m, n, mp, np_, nb, dtype), _layout.explicit(lay.mesh))
+
+
 def _empty_qr(m, n, dtype, mode):
     kq, kr = _sizes(mode, m, n)
     return jnp.eye(m, kq, dtype=dtype), jnp.zeros((kr, n), dtype), jnp.int32(0)
@@ -198,7 +214,18 @@ def qr(a, T_A, mesh=None, in_specs=None, *, mode="reduced", matrix_specs=None,
         ok = donate and (mp, np_) == (m, n) and bool(same) and \
             _spec_of((m, n), lay) == lay.a_spec
         a, donate_a = _donated(a, lay, lay.a_spec, ok)
-        q, r, status = _qr_fn(lay, m, n, mp, np_, nb, dtype, mode, donate_a)(a)
+        if not isinstance(a, jax.core.Tracer):  # concrete: nothing differentiates this call
+            q, r, status = _qr_fn(lay, m, n, mp, np_, nb, dtype, mode, donate_a)(a)
+        elif m >= n and mode == "r":  # R alone, Q formed only under differentiation
+            q = None
+            r, status = r_rule(lambda a: _qr_fn(lay, m, n, mp, np_, nb, dtype, mode, False)(a)[1:],
+                               _qr_diff_fn(lay, m, n, mp, np_, nb, dtype))(a)
+        elif m >= n and (mode != "complete" or m == n):  # jax's QR rule's cases
+            q, r, status = _qr_diff_fn(lay, m, n, mp, np_, nb, dtype)(a)
+        else:
+            q, r, status = refusing(_qr_fn(lay, m, n, mp, np_, nb, dtype, mode, False), (
+                f"{name}: the derivative of QR with M < N, or of mode 'complete' with M > N, is "
+                "not defined here (as jnp.linalg.qr's)"))(a)
     out = (r,) if mode == "r" else (q, r)
     out += (status,) if return_status else ()
     return out[0] if len(out) == 1 else out
@@ -257,8 +284,12 @@ def least_squares(a, b, T_A, mesh=None, in_specs=None, *, matrix_specs=None,
         x_spec = P() if rows and n % lay.grows else b_spec
         b, donate_b = _donated(b, lay, b_spec, donate and b_spec is not None and m == n == mp
                                and np.dtype(b.dtype) == dtype)
-        fn = _lstsq_fn(lay, m, n, mp, np_, nb, dtype, tuple(b.shape), x_spec, donate_b)
-        x, status = fn(a, b)
+        if any(isinstance(v, jax.core.Tracer) for v in (a, b)):  # traced: maybe differentiated
+            x, status = _lstsq_diff_fn(lay, m, n, mp, np_, nb, dtype, tuple(b.shape), x_spec)(
+                jnp.asarray(a), jnp.asarray(b, dtype))
+        else:
+            fn = _lstsq_fn(lay, m, n, mp, np_, nb, dtype, tuple(b.shape), x_spec, donate_b)
+            x, status = fn(a, b)
     return (x, status) if return_status else x
 
 

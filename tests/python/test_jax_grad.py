@@ -1,6 +1,6 @@
 """Derivatives through tessera.jax (issue 50's first rules): potrs' x and log det, cho_solve's x,
-cholesky's factor, potri's inverse, lu_solve's x (on a matrix, and on lu_factor's factors) and
-syevd's eigenvalues and eigenvectors, forward and reverse
+cholesky's factor, potri's inverse, lu_solve's x (on a matrix, and on lu_factor's factors), qr's Q
+and R, least_squares' x and syevd's eigenvalues and eigenvectors, forward and reverse
 (order 1; order 2 in reverse for potrs' log det, cholesky, potri and syevd's eigenvalues, both
 ways for cho_solve: jax.test_util.check_grads against finite differences), and the gradients
 against jax's own on the same inputs (jnp.linalg.solve, slogdet, inv and eigh of the Hermitian
@@ -185,6 +185,47 @@ def test_lu_solve_derivatives(dtype, devices):
         jax.grad(lambda a: jnp.sum(jnp.abs(tj.lu_factor(a, 4, mesh, P("x", None))[0])))(a)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128], ids=["float64", "complex128"])
+@pytest.mark.parametrize("m,n", [(8, 5), (6, 6)], ids=["tall", "square"])
+def test_qr_and_least_squares_derivatives(dtype, m, n, devices):
+    """qr: jax's QR rule (M >= N), order 1 both ways for Q and R, order 2 for mode "r" (R alone,
+    Q formed only under differentiation), and the gradient of a function no column's phase
+    changes (Σ W ∘ |R|² + Σ |Q|⁴) as jnp.linalg.qr's; least_squares: x = R⁻¹ Qᴴ b's rule, orders 1
+    and 2 both ways in a and b, the gradient as jnp.linalg.lstsq's. QR of a wide A refuses to
+    differentiate with a sentence."""
+    mesh = make_mesh(devices, "auto")
+    rng = np.random.default_rng(11)
+    a = (rng.standard_normal((m, n)) + (1j * rng.standard_normal((m, n))
+                                        if np.dtype(dtype).kind == "c" else 0)).astype(dtype)
+    b = rhs(m, dtype, k=2)
+    w = rng.standard_normal((n, n))
+
+    def qr(a, mode="reduced"):
+        return tj.qr(a, 4, mesh, P("x", None), mode=mode)
+
+    check_grads(qr, (a,), order=1, modes=["fwd", "rev"], atol=1e-5, rtol=1e-5)
+    check_grads(lambda a: qr(a, "r"), (a,), order=2, modes=["fwd", "rev"], atol=1e-5, rtol=1e-5)
+
+    def invariant(q, r):
+        return jnp.sum(w * jnp.abs(r) ** 2) + jnp.sum(jnp.abs(q) ** 4)
+
+    got = jax.grad(lambda a: invariant(*qr(a)))(a)
+    want = jax.grad(lambda a: invariant(*jnp.linalg.qr(a)))(a)
+    assert np.abs(np.asarray(got) - np.asarray(want)).max() < 1e-10
+
+    def lstsq(a, b):
+        return tj.least_squares(a, b, 4, mesh, P("x", None))
+
+    check_grads(lstsq, (a, b), order=2, modes=["fwd", "rev"], atol=1e-5, rtol=1e-5)
+    got = jax.grad(lambda a, b: jnp.sum(jnp.abs(lstsq(a, b)) ** 2), (0, 1))(a, b)
+    want = jax.grad(lambda a, b: jnp.sum(jnp.abs(jnp.linalg.lstsq(a, b)[0]) ** 2), (0, 1))(a, b)
+    for g, w_ in zip(got, want):
+        assert np.abs(np.asarray(g) - np.asarray(w_)).max() < 1e-10
+    if m > n:  # its transpose is wide
+        with pytest.raises(NotImplementedError, match="tessera.jax.qr: the derivative of QR with"):
+            jax.grad(lambda a: jnp.sum(jnp.abs(qr(a)[1])))(a.T.copy())
+
+
 def test_grad_under_jit_reuses_one_factor(devices):
     """jax.grad of logdet(A) + bᵀA⁻¹b inside jit (the Gaussian process case): the factor made once
     under differentiation, every solve of the rules on it; the value and gradient as jax's."""
@@ -217,3 +258,7 @@ def test_explicit_mesh_refuses_with_a_sentence(devices):
         jax.grad(lambda a: jnp.sum(tj.cholesky(a, 4, mesh, P("x", None))))(a)
     with pytest.raises(NotImplementedError, match="tessera.jax.lu_solve: .*Explicit axes"):
         jax.grad(lambda a: jnp.sum(tj.lu_solve(a, b, 4, mesh, P("x", None))))(a)
+    with pytest.raises(NotImplementedError, match="tessera.jax.qr: .*Explicit axes"):
+        jax.grad(lambda a: jnp.sum(tj.qr(a, 4, mesh, P("x", None))[1]))(a)
+    with pytest.raises(NotImplementedError, match="tessera.jax.least_squares: .*Explicit axes"):
+        jax.grad(lambda a: jnp.sum(tj.least_squares(a, b, 4, mesh, P("x", None))))(a)
