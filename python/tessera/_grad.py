@@ -256,19 +256,74 @@ def qr_rules(call, explicit):
     return status_rule("qr", call, explicit, tangent)
 
 
-def r_rule(call, reduced):
-    """a -> (r, status) by `call` (qr's mode "r"), its derivative that of `reduced` (qr_rules'
-    (q, r, status)) for R, so that Q is formed only under differentiation."""
+def subset_rule(call, full, keep):
+    """a -> call(a), the outputs `keep` (indices) of `full` (a rule's (outputs..., status)) and
+    the status, with full's derivative for them: the primal makes only what the call asks (qr's
+    R alone, gesvd's values, polar's U_p), the rest only under differentiation."""
     @jax.custom_jvp
     def rule(a):
         return call(a)
 
     @rule.defjvp
     def rule_jvp(primals, tangents):
-        (_, r, status), (_, dr, _) = jax.jvp(reduced, primals, tangents)
-        return (r, status), (dr, np.zeros(jnp.shape(status), jax.dtypes.float0))
+        out, d_out = jax.jvp(full, primals, tangents)
+        zero = np.zeros(jnp.shape(out[-1]), jax.dtypes.float0)
+        return (*(out[i] for i in keep), out[-1]), (*(d_out[i] for i in keep), zero)
 
     return rule
+
+
+def svd_rules(call, m, n, explicit):
+    """a -> (s, u, vh, status) by `call` (gesvd's economy call with vectors), with jax's SVD rule:
+    dS = Uᴴ dA V, ds = Re diag dS, dU = U (F ∘ (dS Σ + Σ dSᴴ) + i Im diag(dS) Σ⁻¹) and
+    dV = V (F ∘ (Σ dS + dSᴴ Σ)), F_ij = 1 / (s_j² - s_i²) off the diagonal, plus the parts
+    outside U's (a tall A) or V's (a wide one) span; the products XLA's on the mesh."""
+    def tangent(a, da, out):
+        s, u, vh = out
+        v = vh.conj().T
+        d = u.conj().T @ da @ v
+        sd = s[None, :].astype(a.dtype)
+        eye = jnp.eye(s.shape[0], dtype=a.dtype)
+        f = 1 / ((sd + sd.T) * (sd - sd.T) + eye) - eye
+        dss, sds = d * sd, sd.T * d
+        du = dss + dss.conj().T
+        if jnp.iscomplexobj(d):
+            s_inv = jnp.where(s == 0, 0, 1 / jnp.where(s == 0, 1, s)).astype(a.dtype)
+            du_diag = 0.5 * (d - d.conj().T) * (eye * s_inv[None, :])
+        else:
+            du_diag = 0
+        du = u @ (f * du + du_diag)
+        dv = v @ (f * (sds + sds.conj().T))
+        if m > n:
+            dav = da @ v
+            du = du + (dav - u @ (u.conj().T @ dav)) / sd
+        if n > m:
+            dahu = da.conj().T @ u
+            dv = dv + (dahu - v @ (vh @ dahu)) / sd
+        return jnp.real(jnp.diagonal(d)), du, dv.conj().T
+
+    return status_rule("gesvd", call, explicit, tangent)
+
+
+def polar_rules(call, eig, m, n, explicit):
+    """a -> (u_p, h, status) by `call` (polar's call with H, M >= N): with H = V Σ Vᴴ (`eig`:
+    tessera's eigensolver on H, differentiable) and U = U_p V, dU_p = U (G ∘ (M - Mᴴ)) Vᴴ, M =
+    Uᴴ dA V, G_ij = 1 / (σ_i + σ_j), plus (I - U Uᴴ) dA V Σ⁻¹ Vᴴ for a tall A; dH = dU_pᴴ A +
+    U_pᴴ dA; the products XLA's on the mesh."""
+    def tangent(a, da, out):
+        u_p, h = out
+        sig, v = eig(h)
+        u = u_p @ v
+        mm = u.conj().T @ da @ v
+        sd = sig[None, :].astype(a.dtype)
+        du_p = u @ ((mm - mm.conj().T) / (sd + sd.T)) @ v.conj().T
+        if m > n:
+            dav = da @ v
+            du_p = du_p + ((dav - u @ (u.conj().T @ dav)) / sd) @ v.conj().T
+        dh = du_p.conj().T @ a + u_p.conj().T @ da
+        return du_p, (dh + dh.conj().T) / 2
+
+    return status_rule("polar", call, explicit, tangent)
 
 
 def lstsq_rules(call, qr_of, explicit):

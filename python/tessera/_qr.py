@@ -24,7 +24,7 @@ from . import _layout
 from ._native import native
 from ._common import (_donated, _ffi, _first_column, _join, _local_layout, _nan_unless, _padded,
                       _platform, _rank, _rhs_spec, _row_index, _varying)
-from ._grad import lstsq_rules, qr_rules, r_rule, refusing
+from ._grad import lstsq_rules, qr_rules, refusing, subset_rule
 
 MODES = ("reduced", "complete", "r")
 
@@ -218,8 +218,9 @@ def qr(a, T_A, mesh=None, in_specs=None, *, mode="reduced", matrix_specs=None,
             q, r, status = _qr_fn(lay, m, n, mp, np_, nb, dtype, mode, donate_a)(a)
         elif m >= n and mode == "r":  # R alone, Q formed only under differentiation
             q = None
-            r, status = r_rule(lambda a: _qr_fn(lay, m, n, mp, np_, nb, dtype, mode, False)(a)[1:],
-                               _qr_diff_fn(lay, m, n, mp, np_, nb, dtype))(a)
+            r, status = subset_rule(
+                lambda a: _qr_fn(lay, m, n, mp, np_, nb, dtype, mode, False)(a)[1:],
+                _qr_diff_fn(lay, m, n, mp, np_, nb, dtype), (1,))(a)
         elif m >= n and (mode != "complete" or m == n):  # jax's QR rule's cases
             q, r, status = _qr_diff_fn(lay, m, n, mp, np_, nb, dtype)(a)
         else:

@@ -22,6 +22,8 @@ from jax.sharding import PartitionSpec as P
 
 from . import _layout
 from ._common import _ffi, _join, _local_layout, _nan_unless, _padded, _platform, _rank, _varying
+from ._eig import syevd
+from ._grad import polar_rules, refusing, subset_rule, svd_rules
 from ._native import native
 
 
@@ -142,7 +144,19 @@ def polar(a, T_A, mesh=None, in_specs=None, *, compute_h=True, matrix_specs=None
         u, h, status = jnp.zeros((m, 0), dtype), jnp.zeros((0, 0), dtype), jnp.int32(0)
     else:
         ra, rh, cw, nb = _plan(lay, m, n, pad, name)
-        u, h, _, status = _fn("polar", lay, m, n, ra, rh, cw, nb, dtype, want_h, False)(a)
+        plan = (lay, m, n, ra, rh, cw, nb, dtype)
+
+        def call(want):
+            return lambda a: tuple(v for v in _fn("polar", *plan, want, False)(a) if v is not None)
+
+        polar_call = call(want_h)
+        if isinstance(a, jax.core.Tracer):  # traced: maybe differentiated (polar_rules; H is
+            # formed for U_p alone only under differentiation)
+            rule = polar_rules(call(True), lambda h: syevd(h, T_A, lay.mesh, lay.a_spec), m, n,
+                               _layout.explicit(lay.mesh))
+            polar_call = rule if want_h else subset_rule(call(False), rule, (0,))
+        out = polar_call(a)
+        u, h, status = out if want_h else (out[0], None, out[1])
     out = (u,) + ((h,) if want_h else ()) + ((status,) if return_status else ())
     return out[0] if len(out) == 1 else out
 
@@ -190,9 +204,27 @@ def gesvd(a, T_A, mesh=None, in_specs=None, *, compute_u=True, compute_vh=True,
             jnp.eye(n if full else 0, n, dtype=dtype), jnp.int32(0)
     else:
         ra, rh, cw, nb = _plan(lay, tm, tn, pad, name)
-        ut, xt, s, status = _fn("gesvd", lay, tm, tn, ra, rh, cw, nb, dtype, vectors, wide)(a)
-        # tall: U = ut, Vᴴ = xt; wide (Aᴴ = U' Σ V'ᴴ): U = V' = xtᴴ, Vᴴ = U'ᴴ = utᴴ
-        u, vh = (jnp.conj(xt).T, jnp.conj(ut).T) if (vectors and wide) else (ut, xt)
+        plan = (lay, tm, tn, ra, rh, cw, nb, dtype)
+
+        def economy(a):  # (s, U, Vh, status), with the vectors
+            ut, xt, s, status = _fn("gesvd", *plan, True, wide)(a)
+            # tall: U = ut, Vᴴ = xt; wide (Aᴴ = U' Σ V'ᴴ): U = V' = xtᴴ, Vᴴ = U'ᴴ = utᴴ
+            return (s,) + ((jnp.conj(xt).T, jnp.conj(ut).T) if wide else (ut, xt)) + (status,)
+
+        def values(a):  # (s, status)
+            return tuple(_fn("gesvd", *plan, False, wide)(a)[2:])
+
+        traced = isinstance(a, jax.core.Tracer)  # maybe differentiated
+        if traced and full and m != n:
+            economy = refusing(economy, (f"{name}: the derivative of full_matrices=True for a "
+                                         "non-square A is not defined (as jnp.linalg.svd's)"))
+        elif traced:  # svd_rules; the values alone formed without the vectors unless
+            rule = svd_rules(economy, m, n, _layout.explicit(lay.mesh))
+            economy, values = rule, subset_rule(values, rule, (0,))
+        if vectors:
+            s, u, vh, status = economy(a)
+        else:
+            (s, status), u, vh = values(a), None, None
         if vectors and full and m != n:
             ok = status == 0
             if wide:

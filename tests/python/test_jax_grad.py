@@ -1,6 +1,7 @@
 """Derivatives through tessera.jax (issue 50's first rules): potrs' x and log det, cho_solve's x,
 cholesky's factor, potri's inverse, lu_solve's x (on a matrix, and on lu_factor's factors), qr's Q
-and R, least_squares' x and syevd's eigenvalues and eigenvectors, forward and reverse
+and R, least_squares' x, gesvd's values and vectors, polar's U_p and H, and syevd's eigenvalues and
+eigenvectors, forward and reverse
 (order 1; order 2 in reverse for potrs' log det, cholesky, potri and syevd's eigenvalues, both
 ways for cho_solve: jax.test_util.check_grads against finite differences), and the gradients
 against jax's own on the same inputs (jnp.linalg.solve, slogdet, inv and eigh of the Hermitian
@@ -226,6 +227,56 @@ def test_qr_and_least_squares_derivatives(dtype, m, n, devices):
             jax.grad(lambda a: jnp.sum(jnp.abs(qr(a)[1])))(a.T.copy())
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128], ids=["float64", "complex128"])
+@pytest.mark.parametrize("m,n", [(8, 5), (6, 6), (4, 7)], ids=["tall", "square", "wide"])
+def test_gesvd_and_polar_derivatives(dtype, m, n, devices):
+    """gesvd: jax's SVD rule, order 1 both ways on a function no singular pair's phase changes
+    (Σ c_i s_i + Σ |U_ij|⁴ + Σ |Vh_ij|⁴), the values alone to order 2 in reverse, the gradient as
+    jnp.linalg.svd's; polar (M >= N): U_p and H to order 1 both ways, U_p alone too, the gradient
+    as jax.scipy.linalg.polar's (its SVD method). full_matrices of a non-square A refuses."""
+    mesh = make_mesh(devices, "auto")
+    rng = np.random.default_rng(13)
+    a = (rng.standard_normal((m, n)) + (1j * rng.standard_normal((m, n))
+                                        if np.dtype(dtype).kind == "c" else 0)).astype(dtype)
+    c = rng.standard_normal(min(m, n))
+
+    def invariant(s, u, vh):
+        return jnp.sum(c * s) + jnp.sum(jnp.abs(u) ** 4) + jnp.sum(jnp.abs(vh) ** 4)
+
+    def svd(a, **kw):
+        return tj.gesvd(a, 4, mesh, P("x", None), **kw)
+
+    def ours(a):
+        return invariant(*svd(a))
+
+    check_grads(ours, (a,), order=1, modes=["fwd", "rev"], atol=1e-5, rtol=1e-5)
+    check_grads(lambda a: svd(a, compute_u=False, compute_vh=False), (a,), order=2,
+                modes=["rev"], atol=1e-5, rtol=1e-5)
+    want = jax.grad(lambda a: (lambda u, s, vh: invariant(s, u, vh))(
+        *jnp.linalg.svd(a, full_matrices=False)))(a)
+    assert np.abs(np.asarray(jax.grad(ours)(a)) - np.asarray(want)).max() < 1e-10
+    if m != n:
+        with pytest.raises(NotImplementedError, match="tessera.jax.gesvd: the derivative of"):
+            jax.grad(lambda a: jnp.sum(svd(a, full_matrices=True)[0]))(a)
+    if m < n:
+        return
+
+    def polar(a, **kw):
+        return tj.polar(a, 4, mesh, P("x", None), **kw)
+
+    check_grads(polar, (a,), order=1, modes=["fwd", "rev"], atol=1e-5, rtol=1e-5)
+    check_grads(lambda a: polar(a, compute_h=False), (a,), order=1, modes=["fwd", "rev"],
+                atol=1e-5, rtol=1e-5)
+    w1, w2 = rng.standard_normal((m, n)), rng.standard_normal((n, n))
+
+    def weighted(u, h):
+        return jnp.sum(w1 * jnp.real(u)) + jnp.sum(w2 * jnp.real(h))
+
+    got = jax.grad(lambda a: weighted(*polar(a)))(a)
+    want = jax.grad(lambda a: weighted(*jsl.polar(a, method="svd")))(a)
+    assert np.abs(np.asarray(got) - np.asarray(want)).max() < 1e-10
+
+
 def test_grad_under_jit_reuses_one_factor(devices):
     """jax.grad of logdet(A) + bᵀA⁻¹b inside jit (the Gaussian process case): the factor made once
     under differentiation, every solve of the rules on it; the value and gradient as jax's."""
@@ -260,5 +311,7 @@ def test_explicit_mesh_refuses_with_a_sentence(devices):
         jax.grad(lambda a: jnp.sum(tj.lu_solve(a, b, 4, mesh, P("x", None))))(a)
     with pytest.raises(NotImplementedError, match="tessera.jax.qr: .*Explicit axes"):
         jax.grad(lambda a: jnp.sum(tj.qr(a, 4, mesh, P("x", None))[1]))(a)
+    with pytest.raises(NotImplementedError, match="tessera.jax.gesvd: .*Explicit axes"):
+        jax.grad(lambda a: jnp.sum(tj.gesvd(a, 4, mesh, P("x", None))[0]))(a)
     with pytest.raises(NotImplementedError, match="tessera.jax.least_squares: .*Explicit axes"):
         jax.grad(lambda a: jnp.sum(tj.least_squares(a, b, 4, mesh, P("x", None))))(a)
