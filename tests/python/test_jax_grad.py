@@ -147,7 +147,7 @@ def test_syevd_derivatives(dtype, devices):
     assert np.abs(np.asarray(got) - np.asarray(want)).max() < 1e-10
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.complex128], ids=["float64", "complex128"])
+@pytest.mark.parametrize("dtype", [np.complex128], ids=["complex128"])
 def test_lu_solve_derivatives(dtype, devices):
     """lu_solve(a, b): orders 1 and 2, forward and reverse, and the gradient as jax's own solve's;
     under differentiation one factorization (lu_factor) and every solve on it (lu_factored, with
@@ -188,8 +188,7 @@ def test_lu_solve_derivatives(dtype, devices):
         jax.grad(lambda a: jnp.sum(jnp.abs(tj.lu_factor(a, 4, mesh, P("x", None))[0])))(a)
 
 
-@pytest.mark.parametrize("dtype,m,n", [(np.float64, 8, 5), (np.complex128, 6, 6)],
-                         ids=["float64-tall", "complex128-square"])
+@pytest.mark.parametrize("dtype,m,n", [(np.complex128, 8, 5)], ids=["complex128-tall"])
 def test_qr_and_least_squares_derivatives(dtype, m, n, devices):
     """qr: jax's QR rule (M >= N), order 1 both ways for Q and R, order 2 for mode "r" (R alone,
     Q formed only under differentiation), and the gradient of a function no column's phase
@@ -230,9 +229,8 @@ def test_qr_and_least_squares_derivatives(dtype, m, n, devices):
             jax.grad(lambda a: jnp.sum(jnp.abs(qr(a)[1])))(a.T.copy())
 
 
-@pytest.mark.parametrize("dtype,m,n", [(np.float64, 8, 5), (np.complex128, 6, 6),
-                                       (np.float64, 4, 7)],
-                         ids=["float64-tall", "complex128-square", "float64-wide"])
+@pytest.mark.parametrize("dtype,m,n", [(np.complex128, 8, 5), (np.float64, 4, 7)],
+                         ids=["complex128-tall", "float64-wide"])
 def test_gesvd_and_polar_derivatives(dtype, m, n, devices):
     """gesvd: jax's SVD rule, order 1 both ways on a function no singular pair's phase changes
     (Σ c_i s_i + Σ |U_ij|⁴ + Σ |Vh_ij|⁴), the values alone to order 2 in reverse, the gradient as
