@@ -166,4 +166,15 @@ int tsr_task_qr_step(const tessera_matrix_t *B, char trans, tessera_data_t *pane
                      tessera_data_t *c, tessera_data_t *t, tessera_data_t *w, int rows, int n,
                      int r0, int kb, int c0, const int tag[3], int prio);
 
+/* What the inserter files share (tasks.c, tasks_eig.c): a task of kernel k within `scope` (its
+ * zero value: the context's); one of a kernel with a host implementation alone
+ * (HOST_KERNEL_TABLE), on the CPU workers whatever the context's scope, which may hold the
+ * accelerators alone (the JAX binding's GPU calls). */
+int tsr_insert_in(tsr_flow_t *f, const tessera_kernel_t *k, const void *args, size_t size,
+                  int ndata, tessera_data_t *const *data, const tessera_access_t *mode,
+                  tessera_scope_t scope, const int tag[3], int prio);
+int tsr_insert_host(tsr_flow_t *f, const tessera_kernel_t *k, const void *args, size_t size,
+                    int ndata, tessera_data_t *const *data, const tessera_access_t *mode,
+                    const int tag[3], int prio);
+
 #endif
