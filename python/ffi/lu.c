@@ -88,14 +88,13 @@ int tsr_jax_lu(tessera_context_t *ctx, const call_t *c, const part_t *p, int cou
     if (!rc && B) rc = tessera_tile_getrs(op, A, ipiv, B);
   }
   if (A) rc = tsr_jax_unfit(V, A, keep, rc);
-  if (rc < 0) fprintf(stderr, "tessera.jax: %s\n", tessera_last_error(ctx));
   int d1 = tessera_matrix_destroy(B), d2 = tessera_matrix_destroy(V);
   if (!rc) rc = d1 ? d1 : d2;
   for (int i = 0; i < count && keep && !rc && n > 0; i++) /* the pivots into every device's */
     if (tessera_memory_copy(ctx, p[i].node, p[i].piv, TESSERA_HOST_NODE, ipiv,
                             (size_t)n * sizeof *ipiv))
       rc = TESSERA_ERR_BACKEND;
-  if (rc == TESSERA_ERR_BACKEND) fprintf(stderr, "tessera.jax: %s\n", tessera_last_error(ctx));
+  if (rc < 0) fprintf(stderr, "tessera.jax: %s\n", tessera_last_error(ctx));
   free(ipiv);
   const size_t bytes = (size_t)k * (size_t)ld * tessera_dtype_size(p[0].dtype);
   if (!rc && bytes) rc = spread(ctx, c, p, count, root, bytes);

@@ -248,3 +248,8 @@ def _solve_plan(op, a, b, T_A, mesh, in_specs, matrix_specs, pad):
     dtype = np.dtype(a.dtype)
     _layout.check_rhs(b, n, dtype, f"tessera.jax.{op}")
     return lay, n, np_, nb, dtype
+
+
+def _rhs_rows_spec(lay, n):
+    """The layout of a rule's n-row right-hand sides: by rows where N splits evenly."""
+    return lay.spec(None) if n % lay.grows == 0 else P()

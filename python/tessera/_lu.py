@@ -22,10 +22,22 @@ from jax.sharding import PartitionSpec as P
 
 from . import _layout
 from ._common import (MIXED_FACTORS, _check_mixed, _cut, _donated, _ffi, _like_rhs, _nan_unless,
-                      _padded, _prepare, _rank, _rhs_spec, _solve_plan)
+                      _padded, _prepare, _rank, _rhs_rows_spec, _rhs_spec, _solve_plan)
 from ._grad import lu_linear_solve, lu_solve_rules, refusing
 
 TRANS = (0, 1, 2)  # A x = b, Aᵀ x = b, Aᴴ x = b: jax.scipy.linalg.lu_solve's trans
+
+
+def _whole_bt(b, b_shape, n, np_, dtype, lay):
+    """b as the handlers take it: Bᵀ (k, Np) on every device, padded past n."""
+    b2 = (b.reshape(n, 1) if len(b_shape) == 1 else b).astype(dtype)
+    bt = lay.constrain(b2.T, P())
+    return jnp.pad(bt, ((0, 0), (0, np_ - n))) if np_ != n else bt
+
+
+def _x_of(xt, status, n, b_shape, b, b_spec, lay):
+    """x from the handlers' Xᵀ: in b's shape and layout, NaN where the status is not 0."""
+    return _like_rhs(_nan_unless(status == 0, xt[:, :n].T.reshape(b_shape)), b, b_spec, lay)
 
 
 @functools.lru_cache(maxsize=64)
@@ -38,15 +50,12 @@ def _lu_solve_fn(lay, n, np_, nb, dtype, b_shape, b_spec, donate_a, donate_b, mi
         return r.a, r.x, r.status
 
     def run(a, b):
-        b2 = (b.reshape(n, 1) if len(b_shape) == 1 else b).astype(dtype)
         a_p = _padded(a.astype(dtype), lay, np_, np_)
-        bt = lay.constrain(b2.T, P())
-        if np_ != n:
-            bt = jnp.pad(bt, ((0, 0), (0, np_ - n)))
+        bt = _whole_bt(b, b_shape, n, np_, dtype, lay)
         af, xt, st = jax.shard_map(local, mesh=lay.mesh, in_specs=(lay.a_spec, P()),
                                    out_specs=(lay.a_spec, P(), P()))(a_p, bt)
         status = st[0]
-        x = _like_rhs(_nan_unless(status == 0, xt[:, :n].T.reshape(b_shape)), b, b_spec, lay)
+        x = _x_of(xt, status, n, b_shape, b, b_spec, lay)
         # Donated, A's buffer is the factors' (see _potrs_fn); the caller drops them.
         return x, status, af if donate_a else None
 
@@ -80,16 +89,12 @@ def _lu_factored_fn(lay, n, np_, nb, dtype, b_shape, b_spec, trans):
         return r.x, r.status
 
     def run(lu, piv, b):
-        b2 = (b.reshape(n, 1) if len(b_shape) == 1 else b).astype(dtype)
         lu_p = _padded(lu.astype(dtype), lay, np_, np_)
-        bt = lay.constrain(b2.T, P())
-        if np_ != n:
-            bt = jnp.pad(bt, ((0, 0), (0, np_ - n)))
+        bt = _whole_bt(b, b_shape, n, np_, dtype, lay)
         xt, st = jax.shard_map(local, mesh=lay.mesh, in_specs=(lay.a_spec, P(), P()),
                                out_specs=(P(), P()))(lu_p, lay.constrain(piv, P()), bt)
         status = st[0]
-        x = _like_rhs(_nan_unless(status == 0, xt[:, :n].T.reshape(b_shape)), b, b_spec, lay)
-        return x, status
+        return _x_of(xt, status, n, b_shape, b, b_spec, lay), status
 
     return jax.jit(run)
 
@@ -106,7 +111,7 @@ def _lu_solve_diff_fn(lay, n, np_, nb, dtype, b_shape, b_spec, mixed):
 def _solver(lay, n, np_, nb, dtype, b_shape, b_spec):
     """(shape, trans) -> the solve on factors for right-hand sides of that shape."""
     def solver(shape, trans):
-        spec = b_spec if shape == b_shape else (lay.spec(None) if n % lay.grows == 0 else P())
+        spec = b_spec if shape == b_shape else _rhs_rows_spec(lay, n)
         return _lu_factored_fn(lay, n, np_, nb, dtype, shape, spec, trans)
 
     return solver

@@ -74,7 +74,7 @@ from ._grad import cholesky_rules, linear_solve, potri_rules, potrs_rules
 from ._native import BY_NAME, native
 from ._common import (MIXED_FACTORS, _check_mixed, _cut, _donated, _ffi, _first_column, _like_rhs,
                       _local_plan, _nan_unless, _padded, _prepare, _rank, _real, _rhs_spec,
-                      _row_index, _solve_plan, _triangle_mask)
+                      _rhs_rows_spec, _row_index, _solve_plan, _triangle_mask)
 
 __all__ = ["potrs", "potri", "potri_symmetrize", "cholesky", "cho_factor", "cho_solve", "lu_solve",
            "lu_factor",
@@ -161,11 +161,6 @@ def _potrs_diff_fn(lay, n, np_, nb, dtype, b_shape, b_spec, lower, logdet, donat
 
     return potrs_rules(lambda a, b: fn(a, b)[:3], factor, solver, lambda c: inverse(c)[0], n,
                        lower, _layout.explicit(lay.mesh))
-
-
-def _rhs_rows_spec(lay, n):
-    """The layout of a rule's n-row right-hand sides: by rows where N splits evenly."""
-    return lay.spec(None) if n % lay.grows == 0 else P()
 
 
 @functools.lru_cache(maxsize=64)
