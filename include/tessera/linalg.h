@@ -353,6 +353,18 @@ TESSERA_API int tessera_queue_posv(tessera_context_t *ctx, int node, void *queue
                                    int64_t n, int64_t nrhs, void *a, int64_t lda, void *b,
                                    int64_t ldb, int *info, double *logdet);
 
+/** tessera_queue_posv on each of `batch` systems of the same order at once (jax.vmap's batch of
+ *  small systems): system i's A `stride_a` elements after a (stride_a >= lda * n), its B
+ *  `stride_b` after b (at least B's ldb times its columns; any when nrhs = 0), its info
+ *  info[i] and log det logdet[i]. A member whose info is not 0 leaves the others alone. On a
+ *  GPU the batch runs as one batched factorization and two batched solves. */
+TESSERA_API int tessera_queue_posv_batch(tessera_context_t *ctx, int node, void *queue,
+                                         tessera_uplo_t uplo, tessera_side_t side,
+                                         tessera_dtype_t dtype, int64_t n, int64_t nrhs,
+                                         int64_t batch, void *a, int64_t lda, int64_t stride_a,
+                                         void *b, int64_t ldb, int64_t stride_b, int *info,
+                                         double *logdet);
+
 /** LU factorization with partial pivoting of the n x n A in place (as tessera_getrf), then when
  *  nrhs > 0 the solve of op(A) X = B (B n x nrhs, trans NOTRANS, TRANS or CONJTRANS), B
  *  overwritten by X. *info: 0, or the first column i (1-based) with U(i, i) exactly zero or a

@@ -69,11 +69,41 @@ bool tsr_jax_queue_solves(const call_t *c, const part_t *p) {
 int tsr_jax_queue_solve(tessera_context_t *ctx, const call_t *c, const part_t *p, void *a, void *b,
                         int *info, double *logdet) {
   const tessera_dtype_t dt = (tessera_dtype_t)p->dtype;
-  if (c->op == OP_LU_SOLVE)
-    return tessera_queue_gesv(ctx, p->node, p->queue, TESSERA_TRANS, dt, p->n, p->nrhs, a, p->cols,
-                              b, p->cols, info);
+  const size_t es = tessera_dtype_size(dt);
+  int rc = 0;
+  if (c->op == OP_LU_SOLVE) { /* a batch's members one after the other */
+    for (int64_t i = 0; i < p->batch && !rc; i++)
+      rc = tessera_queue_gesv(ctx, p->node, p->queue, TESSERA_TRANS, dt, p->n, p->nrhs,
+                              (char *)a + (size_t)i * p->a_step, p->cols,
+                              (char *)b + (size_t)i * p->b_step, p->cols, info + i);
+    return rc;
+  }
   const tessera_uplo_t uplo = p->lower ? TESSERA_UPPER : TESSERA_LOWER;
   const int64_t nrhs = c->op == OP_POTRS ? p->nrhs : 0;
-  return tessera_queue_posv(ctx, p->node, p->queue, uplo, TESSERA_RIGHT, dt, p->n, nrhs, a, p->cols,
-                            b, nrhs > 1 ? nrhs : 1, info, p->logdet ? logdet : NULL);
+  return tessera_queue_posv_batch(ctx, p->node, p->queue, uplo, TESSERA_RIGHT, dt, p->n, nrhs,
+                                  p->batch, a, p->cols, (int64_t)(p->a_step / es), b,
+                                  nrhs > 1 ? nrhs : 1, (int64_t)(p->b_step / es), info,
+                                  p->logdet ? logdet : NULL);
+}
+
+part_t tsr_jax_member(const part_t *p, int64_t i) {
+  part_t m = *p;
+  m.batch = 1;
+  m.a = (char *)p->a + (size_t)i * p->a_step;
+  if (p->b) m.b = (char *)p->b + (size_t)i * p->b_step;
+  if (p->w) m.w = (char *)p->w + (size_t)i * p->w_step;
+  if (p->piv) m.piv = p->piv + i * p->n;
+  m.st = p->st + i;
+  if (p->ld) m.ld = p->ld + i;
+  return m;
+}
+
+int tsr_jax_write_members(tessera_context_t *ctx, const part_t *p, int64_t first, int64_t count,
+                          const int32_t *status, const double *logdet) {
+  int rc = tessera_memory_copy(ctx, p->node, p->st + first, TESSERA_HOST_NODE, status,
+                               (size_t)count * sizeof *status);
+  if (!rc && p->ld && p->logdet && logdet)
+    rc = tessera_memory_copy(ctx, p->node, p->ld + first, TESSERA_HOST_NODE, logdet,
+                             (size_t)count * sizeof *logdet);
+  return rc;
 }

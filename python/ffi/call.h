@@ -51,6 +51,13 @@ typedef struct {
   int64_t trans;   /* lu_factored: 0 solves A x = b, 1 Aᵀ x = b */
   void *queue;     /* its device's XLA stream (NULL on the host) */
   int dtype;
+  /* A batched call (jax.vmap's leading axes on every operand and result) holds `batch` members,
+   * each a call as above: member i's A, B and W `i` steps (bytes) after the first's, its pivots
+   * i * n ints after, its status st[i] and log det ld[i] (NULL without LOGDET). */
+  int64_t batch;
+  size_t a_step, b_step, w_step;
+  int32_t *st;
+  double *ld;
 } part_t;
 
 /* One call: the devices of the mesh (ndev = grows x gcols, device r at row r / gcols, column
@@ -70,6 +77,13 @@ typedef struct {
   void *a[MAX_DEVICES];
   int nodes[MAX_DEVICES], owners[MAX_DEVICES];
 } blocks_t;
+
+/** Member i of p's batch: a call of one member (batch 1). */
+part_t tsr_jax_member(const part_t *p, int64_t i);
+/** Writes p's statuses (`count` members from member `first`, status[k] and, with p->logdet and a
+ *  log det buffer, logdet[k] for member first + k) into its buffers. Returns 0 or a status. */
+int tsr_jax_write_members(tessera_context_t *ctx, const part_t *p, int64_t first, int64_t count,
+                          const int32_t *status, const double *logdet);
 
 /** The blocks of a matrix of `rows` x `cols` elements in blocks of brows x bcols, from the
  *  participants' buffers (their A, or with `use_b` their B): the device at mesh (row, column) =
@@ -104,11 +118,12 @@ int tsr_jax_tile_of(tsr_jax_state_t *s, int platform, int64_t m, int64_t n,
 /** Whether the call's operation is a whole-matrix solve one device runs on a queue
  *  (tsr_jax_queue_solve): potrs, cholesky or lu_solve, not in mixed precision. */
 bool tsr_jax_queue_solves(const call_t *c, const part_t *p);
-/** That solve on the device of p, enqueued on p->queue (tessera_queue_posv, tessera_queue_gesv):
- *  the whole matrix at `a` read column-major as Aᵀ (leading dimension p->cols), B at `b` (potrs:
- *  Bᵀ, nrhs x n, solved from the right; lu_solve: Bᵀ of leading dimension p->cols, (Aᵀ)ᵀ x = b),
- *  the info at `info` and potrs' log det at `logdet` (with p->logdet), on the device. Returns
- *  as those calls. */
+/** That solve on the device of p, enqueued on p->queue (tessera_queue_posv_batch,
+ *  tessera_queue_gesv): the whole matrix at `a` read column-major as Aᵀ (leading dimension
+ *  p->cols), B at `b` (potrs: Bᵀ, nrhs x n, solved from the right; lu_solve: Bᵀ of leading
+ *  dimension p->cols, (Aᵀ)ᵀ x = b), the info at `info` and potrs' log det at `logdet` (with
+ *  p->logdet), on the device; each of p's batch, p->a_step and p->b_step bytes apart (Cholesky's
+ *  as one batched call). Returns as those calls. */
 int tsr_jax_queue_solve(tessera_context_t *ctx, const call_t *c, const part_t *p, void *a, void *b,
                         int *info, double *logdet);
 

@@ -48,7 +48,7 @@ static int same_call(const call_t *c, const part_t *p, int count) {
         p[i].m != p[0].m || p[i].n != p[0].n || p[i].tile != p[0].tile ||
         p[i].lower != p[0].lower || p[i].dtype != p[0].dtype || p[i].logdet != p[0].logdet ||
         p[i].vectors != p[0].vectors || p[i].mixed != p[0].mixed || p[i].hrows != p[0].hrows ||
-        p[i].trans != p[0].trans)
+        p[i].trans != p[0].trans || p[i].batch != p[0].batch)
       return fprintf(stderr, "tessera.jax: the devices' calls disagree (device %d)\n", p[i].rank),
              TESSERA_ERR_STATE;
   if (c->op == OP_QR || c->op == OP_LEAST_SQUARES) return tsr_jax_qr_shape(c, p);
@@ -70,19 +70,28 @@ static int same_call(const call_t *c, const part_t *p, int count) {
  * TESSERA_ERR_STATE, the same on every process. */
 static int same_op(const call_t *c, const part_t *p, int rc) {
   if (!c->comm) return rc;
-  enum { K = 12 };
-  const int64_t v[K] = {c->op, p->lower, p->logdet, p->nrhs, p->vectors, p->n,
-                        p->m,  p->dtype, p->rows,   p->cols, p->hrows,   p->trans};
+  enum { K = 13 };
+  const int64_t v[K] = {c->op,    p->lower, p->logdet, p->nrhs,  p->vectors, p->n,    p->m,
+                        p->dtype, p->rows,  p->cols,   p->hrows, p->trans,   p->batch};
   int differs = -1;
   if (tessera_agree_values(c->comm, K, v, &differs, &rc)) {
     fprintf(stderr, "tessera.jax: %s\n", tessera_comm_last_error(c->comm));
     return TESSERA_ERR_TIMEOUT;
   }
   if (rc < 0) return rc;
-  static const char *const what[K] = {
-      "the operation",    "the triangle",        "the log det",           "the right-hand sides",
-      "the eigenvectors", "the order",           "the rows (m)",          "the dtype",
-      "the shards' rows", "the shards' columns", "the n x n shards' rows"};
+  static const char *const what[K] = {"the operation",
+                                      "the triangle",
+                                      "the log det",
+                                      "the right-hand sides",
+                                      "the eigenvectors",
+                                      "the order",
+                                      "the rows (m)",
+                                      "the dtype",
+                                      "the shards' rows",
+                                      "the shards' columns",
+                                      "the n x n shards' rows",
+                                      "the transpose",
+                                      "the batch"};
   if (differs >= 0) {
     fprintf(stderr, "tessera.jax: the processes' calls disagree (%s)\n", what[differs]);
     return TESSERA_ERR_STATE;
@@ -256,6 +265,34 @@ static int solve(tsr_jax_state_t *s, tessera_context_t *ctx, const call_t *c, co
   return rc;
 }
 
+/* What the leader hands its followers: the log det of a call of one member, and how many
+ * members' statuses and log dets (the first ones) it wrote itself. */
+typedef struct {
+  double logdet;
+  int64_t written;
+} led_t;
+
+/* The leader's call: the routine on the participants' shards (solve), member by member for a
+ * batch, whose statuses and log dets the leader writes into every participant's buffers as each
+ * member ends (led->written of them). A member's info does not stop the batch; a failure does,
+ * its status returned for the members left (written by each participant). */
+static int lead(tsr_jax_state_t *s, tessera_context_t *ctx, const call_t *c, const part_t *p,
+                int count, led_t *led) {
+  if (p[0].batch == 1) return solve(s, ctx, c, p, count, &led->logdet);
+  part_t m[MAX_DEVICES];
+  for (int64_t i = 0; i < p[0].batch; i++) {
+    for (int k = 0; k < count; k++) m[k] = tsr_jax_member(&p[k], i);
+    double logdet = 0;
+    const int32_t status = solve(s, ctx, c, m, count, &logdet);
+    int rc = status < 0 ? status : 0;
+    for (int k = 0; k < count && !rc; k++)
+      rc = tsr_jax_write_members(ctx, &p[k], i, 1, &status, &logdet);
+    if (rc) return rc;
+    led->written = i + 1;
+  }
+  return 0;
+}
+
 /* Whether a call runs on XLA's stream (queued): a mesh of one device of this process, a
  * matrix of one tile, an operation with a whole-matrix solve on a queue (potrs, cholesky,
  * lu_solve). */
@@ -267,10 +304,40 @@ static int is_queued(const call_t *c, const part_t *p) {
  * tessera_queue_gesv), the status and log det written by the device in the stream's order; no
  * rendezvous, task or wait on the host. The shard is the whole matrix, read column-major as
  * Aᵀ (cholesky_ops, lu_solve): potrs solves Xᵀ Aᵀ = Bᵀ from the right, lu_solve (Aᵀ)ᵀ x = b. */
-static int queued(tessera_context_t *ctx, const call_t *c, const part_t *p, int32_t *status,
-                  double *logdet) {
+static int queued(tessera_context_t *ctx, const call_t *c, const part_t *p) {
   const int rc = same_call(c, p, 1);
-  return rc ? rc : tsr_jax_queue_solve(ctx, c, p, p->a, p->b, status, logdet);
+  return rc ? rc : tsr_jax_queue_solve(ctx, c, p, p->a, p->b, p->st, p->ld);
+}
+
+/* The batch of a call's buffers (NULL ones skipped), each `own[i]` dims a member's and any
+ * before them the batch's, the same on every buffer: the product of those, else -1. */
+static int64_t batch_of(const XLA_FFI_Buffer *const *x, const int *own, int count) {
+  const int lead = (int)x[0]->rank - own[0];
+  int64_t batch = 1;
+  for (int d = 0; d < lead; d++) batch *= x[0]->dims[d];
+  for (int i = 0; i < count; i++) {
+    if (!x[i]) continue;
+    if (x[i]->rank != lead + own[i] || lead < 0) return -1;
+    for (int d = 0; d < lead; d++)
+      if (x[i]->dims[d] != x[0]->dims[d]) return -1;
+  }
+  return batch;
+}
+
+/* Elements of a buffer. */
+static size_t elements(const XLA_FFI_Buffer *x) {
+  size_t k = 1;
+  for (int64_t d = 0; d < x->rank; d++) k *= (size_t)x->dims[d];
+  return k;
+}
+
+/* A result the operand `arg` is aliased to (A's, X's) holds the operand's value when the call
+ * starts. XLA may give the result a buffer of its own (inside a loop's body, say): the operand
+ * is then copied into it, on the call's queue, before anything reads it. */
+static int aliased_in(tessera_context_t *ctx, int node, void *queue, const XLA_FFI_Buffer *arg,
+                      const XLA_FFI_Buffer *ret, size_t es) {
+  if (!arg || arg->data == ret->data) return 0;
+  return tessera_queue_copy(ctx, node, ret->data, node, arg->data, elements(ret) * es, queue);
 }
 
 /* One device's call: decode, join, lead or follow, write this device's status and log det. */
@@ -350,15 +417,22 @@ static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax
   XLA_FFI_Buffer *ld = has_ld ? tsr_xla_ret(cf, before) : NULL;
   XLA_FFI_Buffer *ev = has_w ? tsr_xla_ret(cf, before + has_ld) : NULL;
   XLA_FFI_Buffer *st = tsr_xla_ret(cf, before + has_ld + has_w);
-  if (cf->args.size != 2 + piv_in + has_b || cf->rets.size != before + has_ld + has_w + 1 || !a ||
-      a->rank != 2 || (has_b && (!b || b->rank != 2)) || (has_ld && !ld) ||
-      (has_w && (!ev || ev->rank != 1 || ev->dims[0] != me.n)) || !st || !rk ||
+  /* Under jax.vmap every operand and result has the batch's axes first (vmap_method
+   * "broadcast_all"): the dims below are a member's, the last of each buffer's. */
+  const XLA_FFI_Buffer *const bufs[] = {a, b, ld, ev, st, rk, pv};
+  static const int own[] = {2, 2, 1, 1, 1, 0, 1};
+  const int64_t batch = a ? batch_of(bufs, own, sizeof own / sizeof *own) : -1;
+  if (cf->args.size != 2 + piv_in + has_b || cf->rets.size != before + has_ld + has_w + 1 ||
+      batch < 0 || (has_b && !b) || (has_ld && !ld) ||
+      (has_w && (!ev || ev->dims[ev->rank - 1] != me.n)) || !st || !rk ||
       rk->dtype != XLA_FFI_DataType_S32 || st->dtype != XLA_FFI_DataType_S32 ||
       (ld && ld->dtype != XLA_FFI_DataType_F64) ||
       ((piv_in || piv_out) &&
-       (!pv || pv->rank != 1 || pv->dims[0] != me.n || pv->dtype != XLA_FFI_DataType_S32)))
+       (!pv || pv->dims[pv->rank - 1] != me.n || pv->dtype != XLA_FFI_DataType_S32)))
     return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT,
                          "tessera %s: unexpected operands or results", name);
+  if (batch == 0) return NULL;
+  const int64_t *ad = a->dims + a->rank - 2, *bd = b ? b->dims + b->rank - 2 : NULL;
   me.dtype = dtype_of(a->dtype);
   if (me.dtype < 0 || (b && b->dtype != a->dtype))
     return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT,
@@ -371,36 +445,36 @@ static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax
   me.w = ev ? ev->data : NULL;
   me.piv = pv ? pv->data : NULL;
   me.a = a->data;
-  me.rows = a->dims[0];
-  me.cols = a->dims[1];
+  me.rows = ad[0];
+  me.cols = ad[1];
   if (flags & TESSERA_JAX_SQUARE) { /* its block of the n x n matrix, transposed as A's */
     me.b = b->data;
-    me.nrhs = b->dims[0];
-    me.hrows = b->dims[1];
+    me.nrhs = bd[0];
+    me.hrows = bd[1];
     if (me.nrhs != me.rows)
       return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT,
                            "tessera %s: the n x n matrix has %lld columns per device, A %lld", name,
                            (long long)me.nrhs, (long long)me.rows);
   } else if ((flags & TESSERA_JAX_RHS_ROWS) && (flags & TESSERA_JAX_TRANSPOSED)) {
     me.b = b->data; /* this device's rows of B transposed: nrhs x (A's block rows, cols) */
-    me.nrhs = b->dims[0];
-    if (b->dims[1] != me.cols)
+    me.nrhs = bd[0];
+    if (bd[1] != me.cols)
       return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT,
-                           "tessera %s: B has %lld rows per device, A %lld", name,
-                           (long long)b->dims[1], (long long)me.cols);
+                           "tessera %s: B has %lld rows per device, A %lld", name, (long long)bd[1],
+                           (long long)me.cols);
   } else if (flags & TESSERA_JAX_RHS_ROWS) { /* this device's rows of B: rows x nrhs */
     me.b = b->data;
-    me.nrhs = b->dims[1];
-    if (b->dims[0] != me.rows)
+    me.nrhs = bd[1];
+    if (bd[0] != me.rows)
       return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT,
-                           "tessera %s: B has %lld rows per device, A %lld", name,
-                           (long long)b->dims[0], (long long)me.rows);
+                           "tessera %s: B has %lld rows per device, A %lld", name, (long long)bd[0],
+                           (long long)me.rows);
   } else if (flags & TESSERA_JAX_RHS_WHOLE_T) { /* the whole Bᵀ, padded as A's columns */
     me.b = b->data;
-    me.nrhs = b->dims[0];
-    if (b->dims[1] != me.cols * c.gcols)
+    me.nrhs = bd[0];
+    if (bd[1] != me.cols * c.gcols)
       return tsr_xla_error(cf, XLA_FFI_Error_Code_INVALID_ARGUMENT,
-                           "tessera %s: Bᵀ has %lld columns, A %lld", name, (long long)b->dims[1],
+                           "tessera %s: Bᵀ has %lld columns, A %lld", name, (long long)bd[1],
                            (long long)(me.cols * c.gcols));
   }
   int ordinal = 0;
@@ -426,13 +500,26 @@ static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax
     me.node = info.memory_node;
   }
   me.queue = queue;
+  const size_t es = tessera_dtype_size((tessera_dtype_t)me.dtype);
+  me.batch = batch;
+  me.a_step = (size_t)(me.rows * me.cols) * es;
+  me.b_step = b ? (size_t)(bd[0] * bd[1]) * es : 0;
+  me.w_step = (size_t)me.n * (es / (me.dtype == TESSERA_C64 || me.dtype == TESSERA_C128 ? 2 : 1));
+  me.st = st->data;
+  me.ld = ld ? ld->data : NULL;
+  if (aliased_in(ctx, me.node, queue, tsr_xla_arg(cf, 0), a, es) ||
+      (b && aliased_in(ctx, me.node, queue, tsr_xla_arg(cf, 1 + piv_in), b, es)))
+    return tsr_xla_error(cf, XLA_FFI_Error_Code_INTERNAL, "tessera %s: device %d: %s", name,
+                         ordinal, tessera_last_error(ctx));
   if (is_queued(&c, &me)) {
-    int32_t status = queued(ctx, &c, &me, st->data, ld ? ld->data : NULL);
+    const int32_t status = queued(ctx, &c, &me);
     if (status < 0) fprintf(stderr, "tessera.jax: %s\n", tessera_last_error(ctx));
-    /* a failed call writes its status itself, once what it may have enqueued is done */
-    if (status &&
-        (tessera_queue_sync(ctx, me.node, queue) ||
-         tessera_memory_copy(ctx, me.node, st->data, TESSERA_HOST_NODE, &status, sizeof status)))
+    /* a failed call writes its status itself (every member's), once what it may have enqueued
+     * is done */
+    int w = status ? tessera_queue_sync(ctx, me.node, queue) : 0;
+    for (int64_t i = 0; i < batch && status && !w; i++)
+      w = tsr_jax_write_members(ctx, &me, i, 1, &status, NULL);
+    if (w)
       return tsr_xla_error(cf, XLA_FFI_Error_Code_INTERNAL,
                            "tessera %s: cannot write the status on device %d", name, ordinal);
     return NULL;
@@ -450,7 +537,7 @@ static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax
   int local = 0; /* this device among the process's, in mesh order */
   for (int r = 0; r < rank; r++) local += c.owners[r] == c.process;
   tsr_rdv_t *r = NULL;
-  double logdet = 0;
+  led_t led = {0};
   rc = tsr_rdv_join(&s->rdv, run, site, local, c.mine, &me, sizeof me, &r);
   if (rc == TESSERA_ERR_TIMEOUT)
     fprintf(stderr, "tessera.jax: %s on device %d: the other devices' calls did not arrive\n", name,
@@ -458,19 +545,20 @@ static XLA_FFI_Error *call(XLA_FFI_CallFrame *cf, op_t op, int platform, tsr_jax
   if (rc == 1) { /* the leader: every shard of this process has arrived */
     part_t parts[MAX_DEVICES];
     for (int i = 0; i < c.mine; i++) memcpy(&parts[i], tsr_rdv_slot(r, i), sizeof parts[i]);
-    int status = solve(s, ctx, &c, parts, c.mine, &logdet);
-    tsr_rdv_finish(&s->rdv, r, status, &logdet, sizeof logdet);
+    const int status = lead(s, ctx, &c, parts, c.mine, &led);
+    tsr_rdv_finish(&s->rdv, r, status, &led, sizeof led);
     rc = 0;
   }
   if (!rc) {
     rc = tsr_rdv_status(r);
-    memcpy(&logdet, tsr_rdv_result(r), sizeof logdet);
+    memcpy(&led, tsr_rdv_result(r), sizeof led);
   }
   tsr_rdv_leave(&s->rdv, r);
-  int32_t status = rc;
-  int w = tessera_memory_copy(ctx, me.node, st->data, TESSERA_HOST_NODE, &status, sizeof status);
-  if (!w && ld && me.logdet)
-    w = tessera_memory_copy(ctx, me.node, ld->data, TESSERA_HOST_NODE, &logdet, sizeof logdet);
+  int w = 0; /* the members the leader did not write: the call's status */
+  for (int64_t i = led.written; i < batch && !w; i++) {
+    const int32_t status = rc;
+    w = tsr_jax_write_members(ctx, &me, i, 1, &status, &led.logdet);
+  }
   if (w)
     return tsr_xla_error(cf, XLA_FFI_Error_Code_INTERNAL,
                          "tessera %s: cannot write the status on device %d", name, ordinal);

@@ -57,7 +57,7 @@ def _ffi(op, a, b, rank, *, n, lay, tile, lower=False, logdet=False, m=None, vec
     outs = jax.ffi.ffi_call(spec.target,
                             [jax.ShapeDtypeStruct(shape, dtype) for _, shape, dtype, _ in results],
                             input_output_aliases=spec.aliases(),
-                            vmap_method="sequential")(*operands, **attrs)
+                            vmap_method="broadcast_all")(*operands, **attrs)
     # Inside shard_map, jax types every result as the same on every device (XLA's FFI cannot
     # say otherwise); the per-device ones are declared varying over the operands' axes, so
     # that the check of varying axes (check_vma) holds and collectives see their true type.

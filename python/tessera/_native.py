@@ -28,7 +28,9 @@ the status (s32[1]). Attributes: state, site, ndev, gcols, owners, n, tile; `low
 `trans` with PIVOTS_IN (tessera_jax.h describes them). Per device or the same on every device:
 A's shard, RHS_ROWS' and SQUARE's X are this device's; the status, log det and eigenvalues are agreed by
 every process, and RHS_WHOLE_T's X is mesh device 0's solution copied into every device's
-buffer, so those are the same on every device (Op.results' per_device)."""
+buffer, so those are the same on every device (Op.results' per_device). Under jax.vmap every
+operand and result carries the batch's axes first (the calls' vmap_method "broadcast_all"): one
+call per device holds the whole batch."""
 import atexit
 import ctypes
 import os

@@ -52,8 +52,10 @@ static double posv_flops(const void *args) {
   const tsr_posv_args_t *a = args;
   const tsr_potrf_args_t f = {.dtype = a->dtype, .n = a->n};
   const char side = a->side == 'R' || a->side == 'r' ? 'R' : 'L';
-  return potrf_flops(&f) + 2 * (side == 'R' ? tsr_triangular_flops(a->dtype, side, a->nrhs, a->n)
-                                            : tsr_triangular_flops(a->dtype, side, a->n, a->nrhs));
+  return (a->batch > 1 ? a->batch : 1) *
+         (potrf_flops(&f) + 2 * (side == 'R'
+                                     ? tsr_triangular_flops(a->dtype, side, a->nrhs, a->n)
+                                     : tsr_triangular_flops(a->dtype, side, a->n, a->nrhs)));
 }
 
 static uint64_t posv_key(const void *args) {

@@ -53,11 +53,15 @@ typedef struct {
  *  `info` (potrf's: the order of the first minor not positive definite, or of the first NaN
  *  pivot before it), with `logdet` 2 Σ log Re a_jj over the factor's diagonal; then the two
  *  triangular solves of A X = B (side 'L', B n x nrhs) or X A = B (side 'R', B nrhs x n) onto B.
- *  When info > 0, B and the log det are undefined. */
+ *  When info > 0, B and the log det are undefined. With batch > 1, the same on `batch` systems:
+ *  system i's A and B stride_a and stride_b elements after the buffers', its info and log det
+ *  the i-th of theirs. */
 typedef struct {
   tessera_dtype_t dtype;
   char uplo, side;
   int n, nrhs;
+  int batch;
+  int64_t stride_a, stride_b;
 } tsr_posv_args_t;
 
 /** The kernels (cholesky.c). */
@@ -86,6 +90,10 @@ int tsr_lauum_blocked(const tessera_exec_t *ex, const tsr_lauum_args_t *a,
 /** The solves of posv (tsr_posv_args_t) once A holds its Cholesky factor: two calls of the
  *  device kind's `trsm` on buffers 0 and 1 of ex (solve_whole.c). */
 int tsr_potrs_whole(const tessera_exec_t *ex, const tsr_posv_args_t *a, tessera_kernel_fn trsm);
+/** The trsm arguments of those two solves (`second`: the second's), for one system. */
+tsr_trsm_args_t tsr_potrs_whole_step(const tsr_posv_args_t *a, int second);
+/** ex's buffers moved to system i of a's batch (solve_whole.c). */
+tessera_exec_t tsr_posv_member(const tessera_exec_t *ex, const tsr_posv_args_t *a, int i);
 
 /* CPU implementations (cpu/cholesky.c). */
 int tsr_cpu_potrf(const tessera_exec_t *ex, void *args);

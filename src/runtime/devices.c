@@ -136,23 +136,49 @@ int tessera_queue_sync(tessera_context_t *ctx, int node, void *queue) {
             : 0;
 }
 
-int tessera_memory_copy(tessera_context_t *ctx, int dst_node, void *dst, int src_node,
-                        const void *src, size_t bytes) {
+/* tessera_memory_copy's and tessera_queue_copy's copy, `f` naming the call in messages. */
+static int copy(tessera_context_t *ctx, const char *f, int dst_node, void *dst, int src_node,
+                const void *src, size_t bytes, void *queue) {
   if (!ctx) return -1;
   if (dst_node < 0 || dst_node >= ctx->nnodes)
-    return tsr_error(ctx, -2, "memory_copy: memory node %d does not exist", dst_node);
-  if (!dst && bytes) return tsr_error(ctx, -3, "memory_copy: NULL destination");
+    return tsr_error(ctx, -2, "%s: memory node %d does not exist", f, dst_node);
+  if (!dst && bytes) return tsr_error(ctx, -3, "%s: NULL destination", f);
   if (src_node < 0 || src_node >= ctx->nnodes)
-    return tsr_error(ctx, -4, "memory_copy: memory node %d does not exist", src_node);
-  if (!src && bytes) return tsr_error(ctx, -5, "memory_copy: NULL source");
+    return tsr_error(ctx, -4, "%s: memory node %d does not exist", f, src_node);
+  if (!src && bytes) return tsr_error(ctx, -5, "%s: NULL source", f);
   if (!bytes) return 0;
   /* The backend of the device involved copies (the host's when both are host memory). */
   const tsr_node_t *nd = &ctx->nodes[dst_node != TESSERA_HOST_NODE ? dst_node : src_node];
   int rc = nd->be->copy2d(nd->be_state, ctx->nodes[dst_node].device, dst, bytes,
-                          ctx->nodes[src_node].device, src, bytes, bytes, 1, 1, NULL);
-  return rc ? tsr_error(ctx, rc, "memory_copy: %zu bytes from node %d to node %d failed", bytes,
-                        src_node, dst_node)
+                          ctx->nodes[src_node].device, src, bytes, bytes, 1, 1, queue);
+  return rc ? tsr_error(ctx, rc, "%s: %zu bytes from node %d to node %d failed", f, bytes, src_node,
+                        dst_node)
             : 0;
+}
+
+int tessera_memory_copy(tessera_context_t *ctx, int dst_node, void *dst, int src_node,
+                        const void *src, size_t bytes) {
+  return copy(ctx, "memory_copy", dst_node, dst, src_node, src, bytes, NULL);
+}
+
+int tessera_queue_copy(tessera_context_t *ctx, int dst_node, void *dst, int src_node,
+                       const void *src, size_t bytes, void *queue) {
+  static const char f[] = "queue_copy";
+  if (!ctx) return -1;
+  const bool dst_dev = dst_node > TESSERA_HOST_NODE && dst_node < ctx->nnodes &&
+                       ctx->nodes[dst_node].be->async,
+             src_dev = src_node > TESSERA_HOST_NODE && src_node < ctx->nnodes &&
+                       ctx->nodes[src_node].be->async;
+  if (dst_dev && src_dev && dst_node != src_node)
+    return tsr_error(ctx, -6, "%s: nodes %d and %d are two devices: a queue orders one", f,
+                     dst_node, src_node);
+  if ((dst_dev || src_dev) != (queue != NULL))
+    return tsr_error(ctx, -6,
+                     queue ? "%s: nodes %d and %d are host memory, which takes no queue: pass NULL"
+                           : "%s: nodes %d and %d include a device's, whose copy needs one of "
+                             "its queues, not NULL",
+                     f, src_node, dst_node);
+  return copy(ctx, f, dst_node, dst, src_node, src, bytes, queue);
 }
 
 int tessera_memory_node_count(const tessera_context_t *ctx) {

@@ -152,6 +152,111 @@ static inline void qc_posv_cases(tessera_context_t *ctx, const qc_node_t *nd) {
         }
 }
 
+/* tessera_queue_posv_batch: QC_BATCH systems of each dtype, triangle, side, order and count of
+ * right-hand sides, strides beyond the matrices, member 1 with a negative pivot and member 3 with
+ * a NaN (orders >= 2): those get their infos, every other member its solve and log det; then
+ * the batch's own arguments refused with their numbers. */
+enum { QC_BATCH = 5 };
+static inline void qc_posv_batch_cases(tessera_context_t *ctx, const qc_node_t *nd) {
+  static const int64_t orders[] = {0, 1, 37};
+  for (int d = 0; d < TESSERA_NUM_DTYPES; d++)
+    for (int u = 0; u < 2; u++)
+      for (int o = 0; o < 3; o++)
+        for (int h = 0; h < QC_NRHS; h++)
+          for (int s = 0; s < 2; s++) {
+            const tessera_dtype_t dt = lc_dtypes[d];
+            const tessera_uplo_t uplo = lc_uplos[u];
+            const tessera_side_t side = s ? TESSERA_RIGHT : TESSERA_LEFT;
+            const int64_t n = orders[o], nrhs = qc_nrhs[h], lda = n + 1, ldx = (s ? nrhs : n) + 2;
+            const int64_t sa = lda * n + 7, sx = ldx * (s ? n : nrhs) + 5, k = n / 2;
+            const size_t es = lc_esize(dt);
+            tt_rng_t r = tt_rng((uint64_t)(5000 + 1000 * d + 100 * u + 10 * o + 2 * h + s));
+            char *a = lc_alloc(dt, (size_t)(sa * QC_BATCH + 1)),
+                 *x = lc_alloc(dt, (size_t)(sx * QC_BATCH + 1));
+            zc_t *full[QC_BATCH], *bz[QC_BATCH];
+            double want[QC_BATCH], logdet[QC_BATCH];
+            int info[QC_BATCH];
+            for (int i = 0; i < QC_BATCH; i++) {
+              char *ai = a + (size_t)(i * sa) * es, *xi = x + (size_t)(i * sx) * es;
+              full[i] = lc_gen_hpd(dt, uplo, n, ai, lda, &r);
+              want[i] = qc_logdet(dt, uplo, n, ai, lda);
+              void *b = lc_alloc(dt, (size_t)(n * nrhs + 1));
+              lc_fill_random(dt, b, n, nrhs, n, &r);
+              bz[i] = lc_promote(dt, n, nrhs, b, n);
+              if (s) /* right: X A = Bᴴ, whose solution is Xᴴ */
+                qc_conj_t(dt, n, nrhs, b, n, xi, ldx);
+              else
+                for (int64_t j = 0; j < nrhs; j++)
+                  memcpy(xi + (size_t)(j * ldx) * es, (char *)b + (size_t)(j * n) * es,
+                         (size_t)n * es);
+              free(b);
+              if (n >= 2 && (i == 1 || i == 3))
+                lc_set(dt, ai, (size_t)(k + k * lda), i == 1 ? -1e3 * (double)n : NAN);
+              info[i] = -7;
+              logdet[i] = NAN;
+            }
+            const size_t abytes = (size_t)(sa * QC_BATCH) * es,
+                         xbytes = (size_t)(sx * QC_BATCH) * es;
+            void *da = nd->put(a, abytes), *dx = nd->put(x, xbytes),
+                 *di = nd->put(info, sizeof info), *dl = nd->put(logdet, sizeof logdet);
+            const int rc =
+                tessera_queue_posv_batch(ctx, nd->node, nd->queue, uplo, side, dt, n, nrhs,
+                                         QC_BATCH, da, lda, sa, dx, ldx, sx, di, dl);
+            nd->sync(nd->queue);
+            nd->get(x, dx, xbytes);
+            nd->get(info, di, sizeof info);
+            nd->get(logdet, dl, sizeof logdet);
+            nd->drop(da), nd->drop(dx), nd->drop(di), nd->drop(dl);
+            if (rc)
+              fail_msg("queue_posv_batch node %d: rc %d: %s", nd->node, rc,
+                       tessera_last_error(ctx));
+            for (int i = 0; i < QC_BATCH; i++) {
+              const int bad = n >= 2 && (i == 1 || i == 3);
+              if (info[i] != (bad ? k + 1 : 0))
+                fail_msg("queue_posv_batch node %d %s %c side %c n %lld nrhs %lld member %d: info "
+                         "%d",
+                         nd->node, lc_name(dt), (char)uplo, (char)side, (long long)n,
+                         (long long)nrhs, i, info[i]);
+              if (!bad) {
+                void *xl = lc_alloc(dt, (size_t)(n * nrhs + 1));
+                const char *xi = x + (size_t)(i * sx) * es;
+                if (s)
+                  qc_conj_t(dt, nrhs, n, xi, ldx, xl, n);
+                else
+                  for (int64_t j = 0; j < nrhs; j++)
+                    memcpy((char *)xl + (size_t)(j * n) * es, xi + (size_t)(j * ldx) * es,
+                           (size_t)n * es);
+                const double res = lc_solve_resid(dt, n, nrhs, full[i], xl, n, bz[i]);
+                const double tol = (dt == TESSERA_F32 || dt == TESSERA_C64 ? 1e-4 : 1e-10) *
+                                   (fabs(want[i]) > 1 ? fabs(want[i]) : 1);
+                if (!(res < 10) || !(fabs(logdet[i] - want[i]) <= tol))
+                  fail_msg("queue_posv_batch node %d %s %c side %c n %lld nrhs %lld member %d: "
+                           "backward error %g, log det %.12g against %.12g",
+                           nd->node, lc_name(dt), (char)uplo, (char)side, (long long)n,
+                           (long long)nrhs, i, res, logdet[i], want[i]);
+                free(xl);
+              }
+              free(full[i]), free(bz[i]);
+            }
+            free(a), free(x);
+          }
+  /* the batch's arguments: its count, and strides that would overlap the members */
+  double a[4] = {1, 0, 0, 1}, b[2] = {1, 1}, l[2];
+  int info[2];
+  assert_int_equal(tessera_queue_posv_batch(ctx, nd->node, nd->queue, TESSERA_LOWER, TESSERA_LEFT,
+                                            TESSERA_F64, 1, 1, -1, a, 1, 1, b, 1, 1, info, l),
+                   -9);
+  assert_int_equal(tessera_queue_posv_batch(ctx, nd->node, nd->queue, TESSERA_LOWER, TESSERA_LEFT,
+                                            TESSERA_F64, 2, 1, 2, a, 2, 3, b, 2, 2, info, l),
+                   -12);
+  assert_int_equal(tessera_queue_posv_batch(ctx, nd->node, nd->queue, TESSERA_LOWER, TESSERA_LEFT,
+                                            TESSERA_F64, 1, 1, 2, a, 1, 1, b, 2, 1, info, l),
+                   -15);
+  assert_int_equal(tessera_queue_posv_batch(ctx, nd->node, nd->queue, TESSERA_LOWER, TESSERA_LEFT,
+                                            TESSERA_F64, 1, 1, 2, NULL, 1, 1, b, 1, 1, info, l),
+                   -10);
+}
+
 /* Solves with a general matrix for each op, then a zero column and a NaN. */
 static inline void qc_gesv_cases(tessera_context_t *ctx, const qc_node_t *nd) {
   static const tessera_op_t ops[3] = {TESSERA_NOTRANS, TESSERA_TRANS, TESSERA_CONJTRANS};

@@ -47,7 +47,10 @@ static void test_posv(void **state) {
   (void)state;
   tessera_context_t *ctx = lc_context(32);
   qc_node_t nd[4];
-  for (int i = 0, n = nodes(ctx, nd, 4); i < n; i++) qc_posv_cases(ctx, &nd[i]);
+  for (int i = 0, n = nodes(ctx, nd, 4); i < n; i++) {
+    qc_posv_cases(ctx, &nd[i]);
+    qc_posv_batch_cases(ctx, &nd[i]);
+  }
   lc_finalize(ctx);
 }
 

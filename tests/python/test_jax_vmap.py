@@ -1,7 +1,9 @@
-"""jax.vmap through tessera.jax (issue 50's batches): every routine over a leading batch axis,
-each member solved by the routine's call in turn (the handlers' FFI calls batch sequentially),
-eagerly and under jit, with an argument left unbatched, a member that fails alone, and vmap of
-jax.grad. Against numpy per member. Fixtures and helpers in jax_support.py."""
+"""jax.vmap through tessera.jax (issue 50's batches): every routine over a leading batch axis (one
+FFI call per device with the whole batch: the members one after another, or on one device and
+one tile as one batched solve), eagerly and under jit, with an argument left unbatched, a member
+that fails alone, vmap of jax.grad, and the calls inside a loop's body (lax.map, lax.scan), whose
+aliased buffers XLA may give their own memory. Against numpy per member. Fixtures and helpers in
+jax_support.py."""
 import numpy as np
 
 from jax_support import *  # noqa: F401,F403  (fixtures, helpers, jax, tj)
@@ -40,6 +42,37 @@ def test_solves_and_factors(devices):
     x = wrap(jax.vmap(lambda c, b: tj.cho_solve((c, True), b, 4, mesh, S)))(c, b)
     near(x, np.linalg.solve(a, b[..., None])[..., 0])
     near(wrap(jax.vmap(lambda a: tj.potri(a, 4, mesh, S)))(a), np.linalg.inv(a))
+
+
+def test_one_device_batch(devices):
+    """On one device and one tile the Cholesky solves of the batch run as one batched call
+    (tessera_queue_posv_batch); a member not positive definite gets its info alone."""
+    mesh = make_mesh(devices[:1], "auto")
+    a, b = batch("hpd"), np.random.default_rng(7).standard_normal((B, N))
+    a[2, 3, 3] = -50.0
+    f = jax.jit(jax.vmap(lambda a, b: tj.potrs(a, b, N, mesh, S, return_logdet=True,
+                                               return_status=True)))
+    x, ld, status = f(a, b)
+    assert list(np.asarray(status)) == [0, 0, 4]
+    near(x[:2], np.linalg.solve(a[:2], b[:2, :, None])[..., 0])
+    near(ld[:2], np.linalg.slogdet(a[:2])[1])
+    assert np.isnan(np.asarray(x)[2]).all() and np.isnan(np.asarray(ld)[2])
+    c = jax.jit(jax.vmap(lambda a: tj.cholesky(a, N, mesh, S, lower=True)))(a[:2])
+    near(c, np.linalg.cholesky(a[:2]))
+
+
+def test_in_a_loop(devices):
+    """The solve in a loop's body, over several devices and on one (the queued call)."""
+    a, b = batch("hpd"), np.random.default_rng(9).standard_normal((B, N))
+    want = np.linalg.solve(a, b[..., None])[..., 0]
+    for mesh, tile in ((make_mesh(devices, "auto"), 4), (make_mesh(devices[:1], "auto"), N)):
+        def one(ab):
+            return tj.potrs(ab[0], ab[1], tile, mesh, S)
+        near(jax.jit(lambda a, b: jax.lax.map(one, (a, b)))(a, b), want)
+
+        def step(carry, ab):
+            return carry + 1, one(ab)
+        near(jax.jit(lambda a, b: jax.lax.scan(step, 0, (a, b))[1])(a, b), want)
 
 
 def test_spectral_and_qr(devices):

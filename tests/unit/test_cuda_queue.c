@@ -61,6 +61,7 @@ static void test_cases(void **state) {
     assert_int_equal(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
     const qc_node_t nd = {info.memory_node, s, dev_put, dev_get, dev_drop, dev_sync};
     qc_posv_cases(ctx, &nd);
+    qc_posv_batch_cases(ctx, &nd);
     qc_gesv_cases(ctx, &nd);
     qc_syevd_cases(ctx, &nd);
     qc_transpose_cases(ctx, &nd);

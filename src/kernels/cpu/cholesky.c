@@ -108,8 +108,7 @@ int tsr_cpu_logdiag(const tessera_exec_t *ex, void *args) {
 
 /* ---------------------------------------------------------------- posv */
 
-int tsr_cpu_posv(const tessera_exec_t *ex, void *args) {
-  const tsr_posv_args_t *a = args;
+static int posv_one(const tessera_exec_t *ex, const tsr_posv_args_t *a) {
   const int right = tsr_letter(a->side, "LR");
   if (!tsr_dtype_valid(a->dtype) || tsr_letter(a->uplo, "UL") < 0 || right < 0 || ex->ndata < 3 ||
       !ex->ptr[2] || tsr_operand_ld(ex, 1, right ? a->nrhs : a->n, right ? a->n : a->nrhs) < 0)
@@ -126,4 +125,16 @@ int tsr_cpu_posv(const tessera_exec_t *ex, void *args) {
     *logdet *= 2;
   }
   return rc ? 0 : tsr_potrs_whole(ex, a, tsr_cpu_trsm_blocked);
+}
+
+/* A batch's systems one after the other. */
+int tsr_cpu_posv(const tessera_exec_t *ex, void *args) {
+  const tsr_posv_args_t *a = args;
+  if (!tsr_dtype_valid(a->dtype) || ex->ndata < 3) return TESSERA_ERR_KERNEL;
+  int rc = 0;
+  for (int i = 0; i < (a->batch > 1 ? a->batch : 1) && !rc; i++) {
+    const tessera_exec_t e = tsr_posv_member(ex, a, i);
+    rc = posv_one(&e, a);
+  }
+  return rc;
 }

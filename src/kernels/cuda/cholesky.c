@@ -213,11 +213,99 @@ int tsr_cuda_logdiag(const tessera_exec_t *ex, void *args) {
 
 /* ---------------------------------------------------------------- posv */
 
-/* potrf's info goes straight into the caller's int (a copy of the scratch naming it as the
- * info slot), then the scans and the log det; the solves run whatever the info, B then being
- * undefined when it is not 0. */
+/* The batched routines (cusolverDn?potrfBatched, cublas?trsmBatched) through one signature for
+ * every dtype, on device arrays of the members' matrices. */
+typedef struct {
+  cusolverStatus_t (*potrf)(cusolverDnHandle_t, cublasFillMode_t, int, void **, int, int *, int);
+  cublasStatus_t (*trsm)(cublasHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t,
+                         cublasDiagType_t, int, int, const void *, void *const *, int,
+                         void *const *, int, int);
+} batched_t;
+#define BATCHED(t, T)                                                                              \
+  static cusolverStatus_t t##potrf_batched(cusolverDnHandle_t h, cublasFillMode_t uplo, int n,     \
+                                           void **A, int lda, int *info, int count) {              \
+    return cusolverDn##t##potrfBatched(h, uplo, n, (T **)A, lda, info, count);                     \
+  }                                                                                                \
+  static cublasStatus_t t##trsm_batched(                                                           \
+      cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t op,        \
+      cublasDiagType_t diag, int m, int n, const void *alpha, void *const *A, int lda,             \
+      void *const *B, int ldb, int count) {                                                        \
+    return cublas##t##trsmBatched(h, side, uplo, op, diag, m, n, (const T *)alpha,                 \
+                                  (const T *const *)A, lda, (T *const *)B, ldb, count);            \
+  }
+BATCHED(S, float)
+BATCHED(D, double)
+BATCHED(C, cuComplex)
+BATCHED(Z, cuDoubleComplex)
+static const batched_t batched_of[TESSERA_NUM_DTYPES] = {{Spotrf_batched, Strsm_batched},
+                                                         {Dpotrf_batched, Dtrsm_batched},
+                                                         {Cpotrf_batched, Ctrsm_batched},
+                                                         {Zpotrf_batched, Ztrsm_batched}};
+
+/* posv on a batch (a->batch > 1): in chunks whose arrays of A's and B's fit the workspace, one
+ * batched potrf with the members' infos straight into the caller's, the batched NaN scan and log
+ * det, and the two solves as batched trsms. */
+static int posv_batch(const tessera_exec_t *ex, const tsr_posv_args_t *a,
+                      const tessera_cuda_scratch_t *s, cusolverDnHandle_t h, int lda, int ldb) {
+  cublasHandle_t blas = tsr_cuda_blas(ex);
+  const batched_t *f = &batched_of[a->dtype];
+  const size_t es = tessera_dtype_size(a->dtype), room = s->workspace_bytes / (2 * sizeof(void *));
+  const int chunk = room > (size_t)a->batch ? a->batch : (int)room;
+  const long long step_a = a->stride_a * (long long)es, step_b = a->stride_b * (long long)es;
+  void **pa = s->workspace, **pb = pa + chunk;
+  const tsr_trsm_args_t t[2] = {tsr_potrs_whole_step(a, 0), tsr_potrs_whole_step(a, 1)};
+  const tsr_cuda_scalar_t one = tsr_cuda_scalar(a->dtype, (tsr_scalar_t){1, 0});
+  double *logdet = ex->ndata > 3 ? ex->ptr[3] : NULL;
+  if (!blas || chunk < 1) return TESSERA_ERR_KERNEL;
+  for (int i0 = 0; i0 < a->batch; i0 += chunk) {
+    const int k = a->batch - i0 < chunk ? a->batch - i0 : chunk;
+    char *A = (char *)ex->ptr[0] + i0 * step_a, *B = (char *)ex->ptr[1] + i0 * step_b;
+    int *info = (int *)ex->ptr[2] + i0;
+    if (tsr_cuda_pointers(pa, A, step_a, k, ex->stream) ||
+        f->potrf(h, tsr_cuda_fill(tsr_letter(a->uplo, "UL")), a->n, pa, lda, info, k) !=
+            CUSOLVER_STATUS_SUCCESS ||
+        tsr_cuda_diag_nan_check_batch(a->dtype, A, (size_t)lda, a->stride_a, a->n, k, info,
+                                      ex->stream) ||
+        (logdet && tsr_cuda_diag_logsum_batch(a->dtype, A, (size_t)lda, a->stride_a, a->n, k, 2.0,
+                                              logdet + i0, ex->stream)))
+      return TESSERA_ERR_KERNEL;
+    if (a->nrhs == 0) continue;
+    if (tsr_cuda_pointers(pb, B, step_b, k, ex->stream)) return TESSERA_ERR_KERNEL;
+    for (int j = 0; j < 2; j++)
+      if (f->trsm(blas, tsr_cuda_side(tsr_letter(t[j].side, "LR")),
+                  tsr_cuda_fill(tsr_letter(t[j].uplo, "UL")),
+                  tsr_cuda_op(tsr_letter(t[j].trans, "NTC")), CUBLAS_DIAG_NON_UNIT, t[j].m, t[j].n,
+                  &one, pa, lda, pb, ldb, k) != CUBLAS_STATUS_SUCCESS)
+        return TESSERA_ERR_KERNEL;
+  }
+  return 0;
+}
+
+/* Orders up to which a batch runs as one batched call (posv_batch); larger systems one after
+ * the other, each with the whole device. */
+enum { POSV_BATCH_MAX_N = 2048 };
+
+static int posv_one(const tessera_exec_t *ex, const tsr_posv_args_t *a);
+
+/* A batch's systems as one batched call, or one after the other. */
 int tsr_cuda_posv(const tessera_exec_t *ex, void *args) {
   const tsr_posv_args_t *a = args;
+  if (a->batch <= 1 || a->n <= POSV_BATCH_MAX_N || !tsr_dtype_valid(a->dtype) || ex->ndata < 3)
+    return posv_one(ex, a);
+  int rc = 0;
+  for (int i = 0; i < a->batch && !rc; i++) {
+    const tessera_exec_t e = tsr_posv_member(ex, a, i);
+    tsr_posv_args_t one = *a;
+    one.batch = 1;
+    rc = posv_one(&e, &one);
+  }
+  return rc;
+}
+
+/* potrf's info goes straight into the caller's int (a copy of the scratch naming it as the
+ * info slot), then the scans and the log det; the solves run whatever the info, B then being
+ * undefined when it is not 0. A batch (of small systems) runs as posv_batch. */
+static int posv_one(const tessera_exec_t *ex, const tsr_posv_args_t *a) {
   const int u = tsr_letter(a->uplo, "UL"), right = tsr_letter(a->side, "LR");
   const int lda = tsr_operand_ld(ex, 0, a->n, a->n);
   cusolverDnHandle_t h = NULL;
@@ -228,11 +316,16 @@ int tsr_cuda_posv(const tessera_exec_t *ex, void *args) {
   int *info = ex->ptr[2];
   double *logdet = ex->ndata > 3 ? ex->ptr[3] : NULL;
   cudaStream_t stream = ex->stream;
+  const size_t members = a->batch > 1 ? (size_t)a->batch : 1;
   if (a->n == 0)
-    return tsr_cuda_enqueued(cudaMemsetAsync(info, 0, sizeof *info, stream)) ||
-                   (logdet && tsr_cuda_enqueued(cudaMemsetAsync(logdet, 0, sizeof *logdet, stream)))
+    return tsr_cuda_enqueued(cudaMemsetAsync(info, 0, members * sizeof *info, stream)) ||
+                   (logdet &&
+                    tsr_cuda_enqueued(cudaMemsetAsync(logdet, 0, members * sizeof *logdet, stream)))
                ? TESSERA_ERR_KERNEL
                : 0;
+  if (members > 1)
+    return posv_batch(ex, a, s, h, lda,
+                      tsr_operand_ld(ex, 1, right ? a->nrhs : a->n, right ? a->n : a->nrhs));
   tessera_cuda_scratch_t mine = *s;
   mine.dev_info = info;
   if (run_uplo(potrf_of, ex, &mine, h, a->dtype, tsr_cuda_fill(u), a->n, lda) ||

@@ -23,6 +23,15 @@ extern "C" {
 int tsr_cuda_diag_nan_check(tessera_dtype_t dtype, const void *a, size_t ld, int n, int *dev_info,
                             void *stream);
 
+/** tsr_cuda_diag_nan_check on each of `batch` factors, factor b `stride` elements after `a`,
+ *  against dev_info[b]. */
+int tsr_cuda_diag_nan_check_batch(tessera_dtype_t dtype, const void *a, size_t ld, long long stride,
+                                  int n, int batch, int *dev_info, void *stream);
+
+/** Enqueues on `stream` out[i] = (char *)base + i * step for i < count: the device array of
+ *  matrices a batched cuBLAS or cuSOLVER call takes. Returns 0, or -1 for a failed launch. */
+int tsr_cuda_pointers(void **out, void *base, long long step, int count, void *stream);
+
 /** Enqueues on `stream`: when the device int `*dev_info` holds k > 0 (a pivot potrf found not
  *  positive), the real part of a(k - 1, k - 1) becomes NaN, so that tsr_cuda_diag_nan_check
  *  over a larger factor containing `a` finds it after later calls reused the info. Returns 0,
@@ -41,6 +50,10 @@ int tsr_cuda_diag_zero_check(tessera_dtype_t dtype, const void *a, size_t ld, in
 int tsr_cuda_diag_logsum(tessera_dtype_t dtype, const void *a, size_t ld, int n, double scale,
                          double *dev_sum, void *stream);
 
+/** tsr_cuda_diag_logsum on each of `batch` matrices, matrix b `stride` elements after `a`, into
+ *  dev_sum[b]. */
+int tsr_cuda_diag_logsum_batch(tessera_dtype_t dtype, const void *a, size_t ld, long long stride,
+                               int n, int batch, double scale, double *dev_sum, void *stream);
 /* lu.cu: the LU family's NaN column scans, the interchanges' permutation and the row gather. */
 
 /** Enqueues on `stream` a scan of the m x n block `a` (device memory, `dtype`, leading

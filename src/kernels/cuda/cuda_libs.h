@@ -12,7 +12,8 @@
 
 // clang-format off
 #define TSR_CUBLAS_FUNCTIONS(X) \
-  X(cublasCgeam) X(cublasChemm_v2) X(cublasChemv_v2) X(cublasCherk_v2) X(cublasCreate_v2) \
+  X(cublasCgeam) X(cublasChemm_v2) X(cublasCtrsmBatched) X(cublasDtrsmBatched) \
+  X(cublasStrsmBatched) X(cublasZtrsmBatched) X(cublasChemv_v2) X(cublasCherk_v2) X(cublasCreate_v2) \
   X(cublasCsyrk_v2) X(cublasCtrmm_v2) X(cublasCtrsm_v2) X(cublasCtrsv_v2) \
   X(cublasDestroy_v2) X(cublasDgeam) X(cublasDgemm_v2) X(cublasDnrm2_v2) X(cublasDsymm_v2) \
   X(cublasDsymv_v2) X(cublasDsyrk_v2) X(cublasDtrmm_v2) X(cublasDtrsm_v2) X(cublasDtrsv_v2) \
@@ -28,6 +29,8 @@
   X(cusolverDnCgeqrf) X(cusolverDnCgeqrf_bufferSize) X(cusolverDnCgetrf) \
   X(cusolverDnCgetrf_bufferSize) X(cusolverDnClaswp) X(cusolverDnClauum) \
   X(cusolverDnClauum_bufferSize) X(cusolverDnCpotrf) X(cusolverDnCpotrf_bufferSize) \
+  X(cusolverDnCpotrfBatched) X(cusolverDnDpotrfBatched) X(cusolverDnSpotrfBatched) \
+  X(cusolverDnZpotrfBatched) \
   X(cusolverDnCreate) X(cusolverDnCreateParams) X(cusolverDnDestroy) \
   X(cusolverDnDestroyParams) X(cusolverDnDgeqrf) X(cusolverDnDgeqrf_bufferSize) \
   X(cusolverDnDgetrf) X(cusolverDnDgetrf_bufferSize) X(cusolverDnDlaswp) \

@@ -46,31 +46,44 @@ static int check_node(tessera_context_t *ctx, const char *f, int node, const voi
   return 0;
 }
 
-static int check(tessera_context_t *ctx, const char *f, const call_t *c, int d) {
+/* The argument numbers of a call's dtype, n, nrhs, A, lda, B, ldb and info. */
+typedef struct {
+  int dtype, n, nrhs, a, lda, b, ldb, info;
+} argnos_t;
+
+/* The numbers of a call whose dtype is argument d and the rest follow it in that order. */
+static argnos_t argnos_from(int d) {
+  return (argnos_t){d, d + 1, d + 2, d + 3, d + 4, d + 5, d + 6, d + 7};
+}
+
+static int check(tessera_context_t *ctx, const char *f, const call_t *c, argnos_t no) {
   const int rc = check_node(ctx, f, c->node, c->queue);
   if (rc) return rc;
   if (!tessera_dtype_size(c->dtype))
-    return tsr_error(ctx, -d, "%s: argument %d = %d is not a dtype", f, d, (int)c->dtype);
+    return tsr_error(ctx, -no.dtype, "%s: argument %d = %d is not a dtype", f, no.dtype,
+                     (int)c->dtype);
   const int64_t dims[2] = {c->n, c->nrhs};
+  const int dim_no[2] = {no.n, no.nrhs};
   for (int i = 0; i < 2; i++)
     if (dims[i] < 0 || dims[i] > INT_MAX)
-      return tsr_error(ctx, -(d + 1 + i), "%s: argument %d = %lld is out of range [0, %d]", f,
-                       d + 1 + i, (long long)dims[i], INT_MAX);
+      return tsr_error(ctx, -dim_no[i], "%s: argument %d = %lld is out of range [0, %d]", f,
+                       dim_no[i], (long long)dims[i], INT_MAX);
   const struct {
     const void *p;
     int64_t ld, rows;
     bool used;
-  } arr[2] = {{c->a, c->lda, c->n, c->n > 0}, {c->b, c->ldb, c->brows, c->n > 0 && c->nrhs > 0}};
+    int argno, ldno;
+  } arr[2] = {{c->a, c->lda, c->n, c->n > 0, no.a, no.lda},
+              {c->b, c->ldb, c->brows, c->n > 0 && c->nrhs > 0, no.b, no.ldb}};
   for (int i = 0; i < 2; i++) {
-    const int argno = d + 3 + 2 * i;
     if (arr[i].used && !arr[i].p)
-      return tsr_error(ctx, -argno, "%s: argument %d is NULL", f, argno);
+      return tsr_error(ctx, -arr[i].argno, "%s: argument %d is NULL", f, arr[i].argno);
     if (arr[i].ld < (arr[i].rows > 1 ? arr[i].rows : 1) || arr[i].ld > INT_MAX)
-      return tsr_error(ctx, -(argno + 1),
+      return tsr_error(ctx, -arr[i].ldno,
                        "%s: argument %d (leading dimension) = %lld is not in [max(1, %lld), %d]", f,
-                       argno + 1, (long long)arr[i].ld, (long long)arr[i].rows, INT_MAX);
+                       arr[i].ldno, (long long)arr[i].ld, (long long)arr[i].rows, INT_MAX);
   }
-  if (!c->info) return tsr_error(ctx, -(d + 7), "%s: argument %d (info) is NULL", f, d + 7);
+  if (!c->info) return tsr_error(ctx, -no.info, "%s: argument %d (info) is NULL", f, no.info);
   return 0;
 }
 
@@ -82,22 +95,62 @@ static int run(tessera_context_t *ctx, const call_t *c, const tessera_kernel_t *
   return tsr_run_inline(ctx, c->node, c->queue, k, args, logdet ? 4 : 3, ptr, ld);
 }
 
-int tessera_queue_posv(tessera_context_t *ctx, int node, void *queue, tessera_uplo_t uplo,
-                       tessera_side_t side, tessera_dtype_t dtype, int64_t n, int64_t nrhs, void *a,
-                       int64_t lda, void *b, int64_t ldb, int *info, double *logdet) {
-  static const char f[] = "queue_posv";
-  if (!ctx) return -1;
-  const bool right = side == TESSERA_RIGHT;
+/* tessera_queue_posv (batch < 0) and its batch, with each one's argument numbers. */
+static int posv(tessera_context_t *ctx, const char *f, int node, void *queue, tessera_uplo_t uplo,
+                tessera_side_t side, tessera_dtype_t dtype, int64_t n, int64_t nrhs, int64_t batch,
+                void *a, int64_t lda, int64_t stride_a, void *b, int64_t ldb, int64_t stride_b,
+                int *info, double *logdet) {
+  const bool right = side == TESSERA_RIGHT, one = batch < 0;
   const call_t c = {node, queue, dtype, n, nrhs, a, lda, b, ldb, right ? nrhs : n, info};
   if (uplo != TESSERA_LOWER && uplo != TESSERA_UPPER)
     return tsr_error(ctx, -4, "%s: argument 4 (uplo) is not TESSERA_LOWER or TESSERA_UPPER", f);
   if (side != TESSERA_LEFT && !right)
     return tsr_error(ctx, -5, "%s: argument 5 (side) is not TESSERA_LEFT or TESSERA_RIGHT", f);
-  int rc = check(ctx, f, &c, 6);
+  const argnos_t batch_no = {6, 7, 8, 10, 11, 13, 14, 16};
+  int rc = check(ctx, f, &c, one ? argnos_from(6) : batch_no);
   if (rc) return rc;
-  tsr_posv_args_t args = {
-      .dtype = dtype, .uplo = (char)uplo, .side = (char)side, .n = (int)n, .nrhs = (int)nrhs};
+  if (!one) {
+    const int64_t bcols = right ? n : nrhs;
+    if (batch > INT_MAX)
+      return tsr_error(ctx, -9, "%s: argument 9 (batch) = %lld is out of range [0, %d]", f,
+                       (long long)batch, INT_MAX);
+    if (batch > 1 && stride_a < lda * n)
+      return tsr_error(ctx, -12, "%s: argument 12 (stride_a) = %lld is below lda * n = %lld", f,
+                       (long long)stride_a, (long long)(lda * n));
+    if (batch > 1 && nrhs > 0 && stride_b < ldb * bcols)
+      return tsr_error(ctx, -15, "%s: argument 15 (stride_b) = %lld is below B's %lld elements", f,
+                       (long long)stride_b, (long long)(ldb * bcols));
+    if (batch == 0) return 0;
+  }
+  tsr_posv_args_t args = {.dtype = dtype,
+                          .uplo = (char)uplo,
+                          .side = (char)side,
+                          .n = (int)n,
+                          .nrhs = (int)nrhs,
+                          .batch = one ? 1 : (int)batch,
+                          .stride_a = stride_a,
+                          .stride_b = stride_b};
   return run(ctx, &c, &tsr_kernel_posv, &args, logdet);
+}
+
+int tessera_queue_posv(tessera_context_t *ctx, int node, void *queue, tessera_uplo_t uplo,
+                       tessera_side_t side, tessera_dtype_t dtype, int64_t n, int64_t nrhs, void *a,
+                       int64_t lda, void *b, int64_t ldb, int *info, double *logdet) {
+  if (!ctx) return -1;
+  return posv(ctx, "queue_posv", node, queue, uplo, side, dtype, n, nrhs, -1, a, lda, 0, b, ldb, 0,
+              info, logdet);
+}
+
+int tessera_queue_posv_batch(tessera_context_t *ctx, int node, void *queue, tessera_uplo_t uplo,
+                             tessera_side_t side, tessera_dtype_t dtype, int64_t n, int64_t nrhs,
+                             int64_t batch, void *a, int64_t lda, int64_t stride_a, void *b,
+                             int64_t ldb, int64_t stride_b, int *info, double *logdet) {
+  if (!ctx) return -1;
+  if (batch < 0)
+    return tsr_error(ctx, -9, "queue_posv_batch: argument 9 (batch) = %lld is negative",
+                     (long long)batch);
+  return posv(ctx, "queue_posv_batch", node, queue, uplo, side, dtype, n, nrhs, batch, a, lda,
+              stride_a, b, ldb, stride_b, info, logdet);
 }
 
 int tessera_queue_gesv(tessera_context_t *ctx, int node, void *queue, tessera_op_t trans,
@@ -111,7 +164,7 @@ int tessera_queue_gesv(tessera_context_t *ctx, int node, void *queue, tessera_op
                      "%s: argument 4 (trans) is not TESSERA_NOTRANS, TESSERA_TRANS or "
                      "TESSERA_CONJTRANS",
                      f);
-  int rc = check(ctx, f, &c, 5);
+  int rc = check(ctx, f, &c, argnos_from(5));
   if (rc) return rc;
   tsr_gesv_args_t args = {.dtype = dtype, .trans = (char)trans, .n = (int)n, .nrhs = (int)nrhs};
   return run(ctx, &c, &tsr_kernel_gesv, &args, NULL);
