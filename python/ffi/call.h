@@ -1,5 +1,5 @@
 /* What the handlers (handlers.c) and the routines they run on the shards (handlers.c, lu.c, qr.c,
- * eig.c, svd.c)
+ * eig.c, svd.c, cholesky.c)
  * share: one device's part of a call, the call, the blocks of a matrix over the mesh, and the
  * agreement of the call's processes on a status (call.c). Internal to libtessera_jax. */
 #ifndef TSR_JAX_CALL_H
