@@ -136,16 +136,19 @@ TESSERA_API int tessera_queue_sync(tessera_context_t *ctx, int node, void *queue
 TESSERA_API int tessera_memory_copy(tessera_context_t *ctx, int dst_node, void *dst, int src_node,
                                     const void *src, size_t bytes);
 
-/** Enqueues a copy of `bytes` bytes from `src` (node `src_node`) to `dst` (node `dst_node`) on
- *  `queue`, a native queue of the device of the device node involved that tessera does not own
- *  (as tessera_queue_sync takes): work queued after it on that queue sees the copy, and the
- *  caller goes on. Between host buffers `queue` is NULL and the copy is complete on return.
- *  @return 0, -2 / -4 for a node that does not exist, -3 / -5 for a NULL pointer, -6 for a
- *          queue that does not fit the nodes (NULL with a device, or given between host
- *          buffers, or two different devices), TESSERA_ERR_BACKEND when the copy fails.
+/** Enqueues `count` copies of `bytes` bytes each, copy j from src + j * lds (node `src_node`) to
+ *  dst + j * ldd (node `dst_node`; lds, ldd >= bytes, or any when count is 1), on `queue`, a
+ *  native queue of a device node involved that tessera does not own (as tessera_queue_sync
+ *  takes; two devices' memory is copied peer to peer): work queued after it on that queue sees
+ *  the copies, and the caller goes on. Between host buffers `queue` is NULL and the copies are
+ *  complete on return.
+ *  @return 0, -2 / -5 for a node that does not exist, -3 / -6 for a NULL pointer, -4 / -7 for a
+ *          stride below `bytes`, -10 for a queue that does not fit the nodes (NULL with a
+ *          device, or given between host buffers), TESSERA_ERR_BACKEND when a copy fails.
  *  Thread safe (concurrent failures may overwrite each other's message). */
-TESSERA_API int tessera_queue_copy(tessera_context_t *ctx, int dst_node, void *dst, int src_node,
-                                   const void *src, size_t bytes, void *queue);
+TESSERA_API int tessera_queue_copy(tessera_context_t *ctx, int dst_node, void *dst, size_t ldd,
+                                   int src_node, const void *src, size_t lds, size_t bytes,
+                                   size_t count, void *queue);
 
 /** Runs `fn(arg)` on the worker thread of accelerator `dev` (memory node 1 + dev; bound to that
  *  device, between its tasks) and waits for it. Returns fn's return value, or a negative status

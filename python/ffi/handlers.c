@@ -111,11 +111,23 @@ static int routine(tessera_context_t *ctx, const call_t *c, const part_t *p, int
   return tsr_jax_cholesky(ctx, c, p, count, logdet);
 }
 
+/* A whole batch's statuses and log dets, for a batch run at once; or its shape's timings, where
+ * the batch runs member by member, for the time that takes. */
+typedef struct {
+  int32_t *status;
+  double *logdet;
+  bool ran;
+  tsr_jax_timing_t *timing;
+} all_t;
+
 /* Runs the routine on the participants' shards (leader only): `*logdet` for potrs. A call
  * small for its mesh runs the routine or on one device per process, as the seconds each way
- * measured on its shape say (small.c). */
+ * measured on its shape say (small.c). With `all`, p is a whole batch of Cholesky solves in one
+ * process: where the one-device path is taken, the batch runs there at once
+ * (tsr_jax_small_batch; all->ran, its statuses and log dets in all's arrays), else nothing runs
+ * (the caller runs the members one by one). */
 static int solve(tsr_jax_state_t *s, tessera_context_t *ctx, const call_t *c, const part_t *p,
-                 int count, double *logdet) {
+                 int count, double *logdet, all_t *all) {
   int rc = same_op(c, p, same_call(c, p, count));
   if (rc) return rc;
   uint64_t gpus = 0;
@@ -130,6 +142,15 @@ static int solve(tsr_jax_state_t *s, tessera_context_t *ctx, const call_t *c, co
   int path = tsr_jax_small_eligible(c, p) ? tsr_jax_small_choose(s, ctx, c, p, &timing) : 0;
   const double t0 = tsr_jax_seconds();
   bool declined = false;
+  if (all) { /* the batch's shape measured as a whole: at once, or member by member */
+    if (path == 1)
+      rc = tsr_jax_small_batch(s, ctx, c, p, count, all->status, all->logdet, &declined);
+    all->ran = path == 1 && !declined && rc >= 0;
+    if (all->ran && timing) tsr_jax_small_record(timing, 1, tsr_jax_seconds() - t0);
+    all->timing = path == 0 ? timing : NULL;
+    tsr_jax_unhold(s, ctx, c->platform);
+    return path < 0 ? path : rc;
+  }
   if (path == 1) rc = tsr_jax_small_solve(s, ctx, c, p, count, logdet, &declined);
   if (path == 1 && declined) path = 0;
   if (path < 0) rc = path;
@@ -152,18 +173,35 @@ typedef struct {
  * its status returned for the members left (written by each participant). */
 static int lead(tsr_jax_state_t *s, tessera_context_t *ctx, const call_t *c, const part_t *p,
                 int count, led_t *led) {
-  if (p[0].batch == 1) return solve(s, ctx, c, p, count, &led->logdet);
+  const int64_t batch = p[0].batch;
+  if (batch == 1) return solve(s, ctx, c, p, count, &led->logdet, NULL);
+  tsr_jax_timing_t *timing = NULL;
+  if (!c->comm && p[0].mixed < 0 && (c->op == OP_POTRS || c->op == OP_CHOLESKY)) {
+    all_t all = {.status = malloc((size_t)batch * sizeof *all.status),
+                 .logdet = calloc((size_t)batch, sizeof(double))};
+    int rc = all.status && all.logdet ? solve(s, ctx, c, p, count, NULL, &all) : TESSERA_ERR_NOMEM;
+    for (int k = 0; k < count && !rc && all.ran; k++)
+      rc = tsr_jax_write_members(ctx, &p[k], 0, batch, all.status, all.logdet);
+    free(all.status), free(all.logdet);
+    if (rc || all.ran) {
+      led->written = rc ? 0 : batch;
+      return rc;
+    }
+    timing = all.timing;
+  }
+  const double t0 = tsr_jax_seconds();
   part_t m[MAX_DEVICES];
   for (int64_t i = 0; i < p[0].batch; i++) {
     for (int k = 0; k < count; k++) m[k] = tsr_jax_member(&p[k], i);
     double logdet = 0;
-    const int32_t status = solve(s, ctx, c, m, count, &logdet);
+    const int32_t status = solve(s, ctx, c, m, count, &logdet, NULL);
     int rc = status < 0 ? status : 0;
     for (int k = 0; k < count && !rc; k++)
       rc = tsr_jax_write_members(ctx, &p[k], i, 1, &status, &logdet);
     if (rc) return rc;
     led->written = i + 1;
   }
+  if (timing) tsr_jax_small_record(timing, 0, tsr_jax_seconds() - t0);
   return 0;
 }
 
@@ -211,7 +249,8 @@ static size_t elements(const XLA_FFI_Buffer *x) {
 static int aliased_in(tessera_context_t *ctx, int node, void *queue, const XLA_FFI_Buffer *arg,
                       const XLA_FFI_Buffer *ret, size_t es) {
   if (!arg || arg->data == ret->data) return 0;
-  return tessera_queue_copy(ctx, node, ret->data, node, arg->data, elements(ret) * es, queue);
+  return tessera_queue_copy(ctx, node, ret->data, 0, node, arg->data, 0, elements(ret) * es, 1,
+                            queue);
 }
 
 /* One device's call: decode, join, lead or follow, write this device's status and log det. */

@@ -49,13 +49,13 @@ double tsr_jax_seconds(void) {
 
 /* The timings of the call's shape on its platform, a free or the oldest entry made for it. */
 static tsr_jax_timing_t *timing_of(tsr_jax_state_t *s, const call_t *c, const part_t *p) {
-  const int64_t key[4] = {c->op, p->dtype, p->n, c->ndev};
+  const int64_t key[5] = {c->op, p->dtype, p->n, c->ndev, p->batch};
   tsr_jax_timing_t *t = s->timing[c->platform];
   for (int i = 0; i < TSR_JAX_SHAPES; i++)
     if (!memcmp(t[i].key, key, sizeof key)) return &t[i];
   tsr_jax_timing_t *e = &t[s->timing_next[c->platform]];
   s->timing_next[c->platform] = (s->timing_next[c->platform] + 1) % TSR_JAX_SHAPES;
-  *e = (tsr_jax_timing_t){.key = {key[0], key[1], key[2], key[3]}};
+  *e = (tsr_jax_timing_t){.key = {key[0], key[1], key[2], key[3], key[4]}};
   return e;
 }
 
@@ -259,6 +259,65 @@ static int eig_unsure(tessera_context_t *ctx, const call_t *c, const part_t *q, 
   return rc;
 }
 
+/* Counts a call that ran on one device. */
+static void counted(tsr_jax_state_t *s) {
+  pthread_mutex_lock(&s->lock);
+  s->one_device_calls++;
+  pthread_mutex_unlock(&s->lock);
+}
+
+int tsr_jax_small_batch(tsr_jax_state_t *s, tessera_context_t *ctx, const call_t *c,
+                        const part_t *p, int count, int32_t *status, double *logdet,
+                        bool *declined) {
+  const part_t *q = &p[0];
+  const int64_t batch = q->batch, np = q->cols, nrhs = c->op == OP_POTRS ? q->nrhs : 0;
+  const size_t es = tessera_dtype_size((tessera_dtype_t)q->dtype);
+  /* each device's share of a member (bytes), a member's whole matrix and Bᵀ, and the parts of
+   * the workspace: infos, log dets, the matrices, the right-hand sides */
+  const size_t sa = (size_t)(q->rows * q->cols) * es, sb = (size_t)(q->rows * nrhs) * es;
+  const size_t ma = (size_t)(np * np) * es, mb = (size_t)(np * nrhs) * es;
+  const size_t ol = aligned((size_t)batch * sizeof(int)), oa = ol + aligned((size_t)batch * 8),
+               ob = oa + aligned((size_t)batch * ma);
+  buffer_t ws = {0};
+  int rc = buffer(ctx, q->node, ob + (size_t)batch * mb, &ws);
+  *declined = rc == TESSERA_ERR_NOMEM;
+  if (*declined) return 0;
+  for (int i = 0; i < count && !rc; i++) { /* device r's rows of every member: A's columns r */
+    const size_t r = (size_t)p[i].rank;
+    rc = tessera_queue_copy(ctx, q->node, ws.at + oa + r * sa, ma, p[i].node, p[i].a, p[i].a_step,
+                            sa, (size_t)batch, q->queue);
+    if (!rc && sb)
+      rc = tessera_queue_copy(ctx, q->node, ws.at + ob + r * sb, mb, p[i].node, p[i].b, p[i].b_step,
+                              sb, (size_t)batch, q->queue);
+  }
+  part_t w = *q; /* the gathered batch, as one device's whole matrices */
+  w.a_step = ma;
+  w.b_step = mb;
+  if (!rc)
+    rc = tsr_jax_queue_solve(ctx, c, &w, ws.at + oa, ws.at + ob, (int *)ws.at,
+                             (double *)(ws.at + ol));
+  for (int i = 0; i < count && !rc; i++) {
+    const size_t r = (size_t)p[i].rank;
+    rc = c->op == OP_POTRS
+             ? (sb ? tessera_queue_copy(ctx, p[i].node, p[i].b, p[i].b_step, q->node,
+                                        ws.at + ob + r * sb, mb, sb, (size_t)batch, q->queue)
+                   : 0)
+             : tessera_queue_copy(ctx, p[i].node, p[i].a, p[i].a_step, q->node, ws.at + oa + r * sa,
+                                  ma, sa, (size_t)batch, q->queue);
+  }
+  if (!rc) rc = tessera_queue_sync(ctx, q->node, q->queue);
+  if (!rc)
+    rc = tessera_memory_copy(ctx, TESSERA_HOST_NODE, status, q->node, ws.at,
+                             (size_t)batch * sizeof *status);
+  if (!rc && q->logdet)
+    rc = tessera_memory_copy(ctx, TESSERA_HOST_NODE, logdet, q->node, ws.at + ol,
+                             (size_t)batch * sizeof *logdet);
+  if (rc < 0) fprintf(stderr, "tessera.jax: %s\n", tessera_last_error(ctx));
+  if (ws.h) (void)tessera_data_release(ctx, ws.h);
+  if (!rc) counted(s);
+  return rc;
+}
+
 int tsr_jax_small_solve(tsr_jax_state_t *s, tessera_context_t *ctx, const call_t *c,
                         const part_t *p, int count, double *logdet, bool *declined) {
   *declined = false;
@@ -332,8 +391,6 @@ int tsr_jax_small_solve(tsr_jax_state_t *s, tessera_context_t *ctx, const call_t
     if (extra[g].h) (void)tessera_data_release(ctx, extra[g].h);
   if (ws.h) (void)tessera_data_release(ctx, ws.h);
   if (*declined) return 0;
-  pthread_mutex_lock(&s->lock);
-  s->one_device_calls++;
-  pthread_mutex_unlock(&s->lock);
+  counted(s);
   return tsr_jax_agree(c, rc ? rc : info);
 }

@@ -15,7 +15,7 @@
  * first allocations, the libraries' handles) and is counted but not averaged. */
 enum { TSR_JAX_PATHS = 2, TSR_JAX_SHAPES = 32 };
 typedef struct {
-  int64_t key[4];               /* op, dtype, n, ndev; ndev 0: a free entry */
+  int64_t key[5];               /* op, dtype, n, ndev, batch; ndev 0: a free entry */
   int64_t calls[TSR_JAX_PATHS]; /* calls that took each path */
   double mean[TSR_JAX_PATHS];   /* running mean of the seconds of each but its first */
 } tsr_jax_timing_t;

@@ -136,49 +136,54 @@ int tessera_queue_sync(tessera_context_t *ctx, int node, void *queue) {
             : 0;
 }
 
-/* tessera_memory_copy's and tessera_queue_copy's copy, `f` naming the call in messages. */
-static int copy(tessera_context_t *ctx, const char *f, int dst_node, void *dst, int src_node,
-                const void *src, size_t bytes, void *queue) {
+/* tessera_memory_copy's and tessera_queue_copy's copies (count blocks of `bytes`, ldd and lds
+ * apart), `f` naming the call in messages, the arguments numbered as tessera_queue_copy's. */
+static int copy(tessera_context_t *ctx, const char *f, int dst_node, void *dst, size_t ldd,
+                int src_node, const void *src, size_t lds, size_t bytes, size_t count,
+                void *queue) {
   if (!ctx) return -1;
   if (dst_node < 0 || dst_node >= ctx->nnodes)
     return tsr_error(ctx, -2, "%s: memory node %d does not exist", f, dst_node);
   if (!dst && bytes) return tsr_error(ctx, -3, "%s: NULL destination", f);
+  if (count > 1 && ldd < bytes)
+    return tsr_error(ctx, -4, "%s: the destination's stride %zu is below %zu bytes", f, ldd, bytes);
   if (src_node < 0 || src_node >= ctx->nnodes)
-    return tsr_error(ctx, -4, "%s: memory node %d does not exist", f, src_node);
-  if (!src && bytes) return tsr_error(ctx, -5, "%s: NULL source", f);
-  if (!bytes) return 0;
+    return tsr_error(ctx, -5, "%s: memory node %d does not exist", f, src_node);
+  if (!src && bytes) return tsr_error(ctx, -6, "%s: NULL source", f);
+  if (count > 1 && lds < bytes)
+    return tsr_error(ctx, -7, "%s: the source's stride %zu is below %zu bytes", f, lds, bytes);
+  if (!bytes || !count) return 0;
+  if (count == 1) ldd = lds = bytes;
   /* The backend of the device involved copies (the host's when both are host memory). */
   const tsr_node_t *nd = &ctx->nodes[dst_node != TESSERA_HOST_NODE ? dst_node : src_node];
-  int rc = nd->be->copy2d(nd->be_state, ctx->nodes[dst_node].device, dst, bytes,
-                          ctx->nodes[src_node].device, src, bytes, bytes, 1, 1, queue);
-  return rc ? tsr_error(ctx, rc, "%s: %zu bytes from node %d to node %d failed", f, bytes, src_node,
-                        dst_node)
+  int rc = nd->be->copy2d(nd->be_state, ctx->nodes[dst_node].device, dst, ldd,
+                          ctx->nodes[src_node].device, src, lds, bytes, count, 1, queue);
+  return rc ? tsr_error(ctx, rc, "%s: %zu x %zu bytes from node %d to node %d failed", f, count,
+                        bytes, src_node, dst_node)
             : 0;
 }
 
 int tessera_memory_copy(tessera_context_t *ctx, int dst_node, void *dst, int src_node,
                         const void *src, size_t bytes) {
-  return copy(ctx, "memory_copy", dst_node, dst, src_node, src, bytes, NULL);
+  const int rc = copy(ctx, "memory_copy", dst_node, dst, 0, src_node, src, 0, bytes, 1, NULL);
+  return rc == -5 || rc == -6 ? rc + 1 : rc; /* its arguments 4 and 5 */
 }
 
-int tessera_queue_copy(tessera_context_t *ctx, int dst_node, void *dst, int src_node,
-                       const void *src, size_t bytes, void *queue) {
+int tessera_queue_copy(tessera_context_t *ctx, int dst_node, void *dst, size_t ldd, int src_node,
+                       const void *src, size_t lds, size_t bytes, size_t count, void *queue) {
   static const char f[] = "queue_copy";
   if (!ctx) return -1;
   const bool dst_dev = dst_node > TESSERA_HOST_NODE && dst_node < ctx->nnodes &&
                        ctx->nodes[dst_node].be->async,
              src_dev = src_node > TESSERA_HOST_NODE && src_node < ctx->nnodes &&
                        ctx->nodes[src_node].be->async;
-  if (dst_dev && src_dev && dst_node != src_node)
-    return tsr_error(ctx, -6, "%s: nodes %d and %d are two devices: a queue orders one", f,
-                     dst_node, src_node);
   if ((dst_dev || src_dev) != (queue != NULL))
-    return tsr_error(ctx, -6,
+    return tsr_error(ctx, -10,
                      queue ? "%s: nodes %d and %d are host memory, which takes no queue: pass NULL"
                            : "%s: nodes %d and %d include a device's, whose copy needs one of "
                              "its queues, not NULL",
                      f, src_node, dst_node);
-  return copy(ctx, f, dst_node, dst, src_node, src, bytes, queue);
+  return copy(ctx, f, dst_node, dst, ldd, src_node, src, lds, bytes, count, queue);
 }
 
 int tessera_memory_node_count(const tessera_context_t *ctx) {

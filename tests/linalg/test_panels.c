@@ -175,6 +175,18 @@ static void test_errors(void **state) {
   assert_int_equal(tessera_memory_copy(ctx, 0, &y, -1, x, 8), -4);
   assert_int_equal(tessera_memory_copy(ctx, 0, &y, 0, NULL, 8), -5);
   assert_int_equal(tessera_memory_copy(ctx, 0, NULL, 0, NULL, 0), 0);
+  /* queue_copy: strided blocks between host buffers, and its errors */
+  double src[6] = {1, 2, 3, 4, 5, 6}, dst[6] = {0};
+  assert_int_equal(tessera_queue_copy(ctx, 0, dst, 3 * sizeof *dst, 0, src, 2 * sizeof *src,
+                                      2 * sizeof *src, 2, NULL),
+                   0);
+  assert_true(dst[0] == 1 && dst[1] == 2 && dst[2] == 0 && dst[3] == 3 && dst[4] == 4);
+  assert_int_equal(tessera_queue_copy(ctx, 0, dst, 8, 0, src, 16, 16, 2, NULL), -4);
+  assert_int_equal(tessera_queue_copy(ctx, 0, dst, 16, 0, src, 8, 16, 2, NULL), -7);
+  assert_int_equal(tessera_queue_copy(ctx, 0, dst, 0, 0, NULL, 0, 8, 1, NULL), -6);
+  assert_int_equal(tessera_queue_copy(ctx, 0, dst, 0, 0, src, 0, 8, 1, &y), -10);
+  if (tessera_memory_node_count(ctx) > 1)
+    assert_int_equal(tessera_queue_copy(ctx, 1, dst, 0, 0, src, 0, 8, 1, NULL), -10);
   lc_finalize(ctx);
 }
 

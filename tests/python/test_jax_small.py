@@ -219,3 +219,37 @@ def test_syevd_nan_left_to_the_routine(ndev, devices):
         assert int(status) == 3, status
         assert_all_nan(w, v)
         assert one_device_calls() == before  # declined: not counted
+
+
+@pytest.mark.parametrize("ndev", [2, 4])
+@pytest.mark.parametrize("fn", ["potrs", "cholesky"])
+def test_a_batch_at_once_on_one_device(fn, ndev, devices):
+    """jax.vmap of a call small for its mesh: the batch's shape is measured as a whole, its first
+    two calls member by member, the next two gathered onto one device and solved there at once
+    (one counted one-device call each: tsr_jax_small_batch); a member not positive definite gets
+    its info and NaN, the others their answers and log dets, every way."""
+    n, mesh, _, _ = fresh(devices, ndev, np.float64)
+    a = np.stack([hpd(n, np.float64, seed=s) for s in range(3)])
+    b = np.stack([rhs(n, np.float64, seed=s) for s in range(3)])
+    a[1, n - 5, n - 5] = -1
+    if fn == "potrs":
+        f = jax.vmap(lambda a, b: tj.potrs(a, b, 4, mesh, ROW, return_logdet=True,
+                                           return_status=True))
+    else:
+        f = jax.vmap(lambda a: tj.cholesky(a, 4, mesh, ROW, return_status=True))
+    for i in range(4):
+        before = one_device_calls()
+        out = f(a, b) if fn == "potrs" else f(a)
+        jax.block_until_ready(out)
+        if i >= 2:
+            assert one_device_calls() - before == 1, "the batch at once on one device"
+        status = np.asarray(out[-1]).ravel()
+        assert list(status) == [0, n - 4, 0], status
+        assert_all_nan(np.asarray(out[0])[1])
+        for k in (0, 2):
+            if fn == "potrs":
+                check("potrs", np.asarray(out[0])[k], a[k], b[k])
+                assert np.isclose(float(np.asarray(out[1])[k]), np.linalg.slogdet(a[k])[1],
+                                  rtol=1e-12)
+            else:
+                check("cholesky", np.asarray(out[0])[k], a[k])
