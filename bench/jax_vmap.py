@@ -1,9 +1,11 @@
 """jax.vmap(tessera.jax.potrs) over a batch of systems against jax's own: --batch systems of order
 --n (f64, Hermitian positive definite, one right-hand side each), tessera's vmap under jit on a
-mesh over the devices jax sees (--cpu N: N CPU devices; each member solved by tessera's call in
-turn), against jax.vmap of jax.scipy.linalg.cho_factor + cho_solve on one device (XLA's batched
-kernels) and against those solved one by one through jax on one device; best of --reps after a
-warm-up, and the largest difference between tessera's solutions and jax's.
+mesh over the devices jax sees (--cpu N: N CPU devices; one call per device with the whole
+batch: on one device and one tile, or gathered onto one device where measured quicker, one
+batched solve; else the members in turn), against jax.vmap of jax.scipy.linalg.cho_factor +
+cho_solve on one device (XLA's batched kernels) and against those solved one by one through jax
+on one device; best of --reps after a warm-up, and the largest difference between tessera's
+solutions and jax's.
 
   python3 bench/jax_vmap.py --batch 1000 --n 256 --cpu 2
   python3 bench/jax_vmap.py --batch 8 --n 16384            # GPUs
