@@ -266,54 +266,89 @@ static void counted(tsr_jax_state_t *s) {
   pthread_mutex_unlock(&s->lock);
 }
 
-int tsr_jax_small_batch(tsr_jax_state_t *s, tessera_context_t *ctx, const call_t *c,
-                        const part_t *p, int count, int32_t *status, double *logdet,
-                        bool *declined) {
-  const part_t *q = &p[0];
-  const int64_t batch = q->batch, np = q->cols, nrhs = c->op == OP_POTRS ? q->nrhs : 0;
-  const size_t es = tessera_dtype_size((tessera_dtype_t)q->dtype);
-  /* each device's share of a member (bytes), a member's whole matrix and Bᵀ, and the parts of
-   * the workspace: infos, log dets, the matrices, the right-hand sides */
-  const size_t sa = (size_t)(q->rows * q->cols) * es, sb = (size_t)(q->rows * nrhs) * es;
-  const size_t ma = (size_t)(np * np) * es, mb = (size_t)(np * nrhs) * es;
-  const size_t ol = aligned((size_t)batch * sizeof(int)), oa = ol + aligned((size_t)batch * 8),
-               ob = oa + aligned((size_t)batch * ma);
-  buffer_t ws = {0};
-  int rc = buffer(ctx, q->node, ob + (size_t)batch * mb, &ws);
-  *declined = rc == TESSERA_ERR_NOMEM;
-  if (*declined) return 0;
-  for (int i = 0; i < count && !rc; i++) { /* device r's rows of every member: A's columns r */
-    const size_t r = (size_t)p[i].rank;
-    rc = tessera_queue_copy(ctx, q->node, ws.at + oa + r * sa, ma, p[i].node, p[i].a, p[i].a_step,
-                            sa, (size_t)batch, q->queue);
+/* One device's block of a batch (members first .. first + count - 1) in its workspace: the
+ * infos, the log dets, the members' whole matrices and Bᵀ (each `ma` and `mb` bytes). */
+typedef struct {
+  int64_t first, count;
+  buffer_t ws;
+  size_t ol, oa, ob;
+} block_t;
+
+/* Enqueues block k's gather from every device (device r's rows of a member are the columns r of
+ * its Aᵀ), its solve and its results' way back, on the queue of participant k. */
+static int block_solve(tessera_context_t *ctx, const call_t *c, const part_t *p, int count, int k,
+                       const block_t *bk, size_t sa, size_t sb, size_t ma, size_t mb) {
+  const part_t *q = &p[k];
+  const size_t n = (size_t)bk->count;
+  char *A = bk->ws.at + bk->oa, *B = bk->ws.at + bk->ob;
+  int rc = 0;
+  for (int i = 0; i < count && !rc; i++) {
+    const size_t r = (size_t)p[i].rank, f = (size_t)bk->first;
+    rc = tessera_queue_copy(ctx, q->node, A + r * sa, ma, p[i].node,
+                            (char *)p[i].a + f * p[i].a_step, p[i].a_step, sa, n, q->queue);
     if (!rc && sb)
-      rc = tessera_queue_copy(ctx, q->node, ws.at + ob + r * sb, mb, p[i].node, p[i].b, p[i].b_step,
-                              sb, (size_t)batch, q->queue);
+      rc = tessera_queue_copy(ctx, q->node, B + r * sb, mb, p[i].node,
+                              (char *)p[i].b + f * p[i].b_step, p[i].b_step, sb, n, q->queue);
   }
-  part_t w = *q; /* the gathered batch, as one device's whole matrices */
+  part_t w = *q; /* the gathered block, as one device's whole matrices */
+  w.batch = bk->count;
   w.a_step = ma;
   w.b_step = mb;
   if (!rc)
-    rc = tsr_jax_queue_solve(ctx, c, &w, ws.at + oa, ws.at + ob, (int *)ws.at,
-                             (double *)(ws.at + ol));
+    rc = tsr_jax_queue_solve(ctx, c, &w, A, B, (int *)bk->ws.at, (double *)(bk->ws.at + bk->ol));
   for (int i = 0; i < count && !rc; i++) {
-    const size_t r = (size_t)p[i].rank;
-    rc = c->op == OP_POTRS
-             ? (sb ? tessera_queue_copy(ctx, p[i].node, p[i].b, p[i].b_step, q->node,
-                                        ws.at + ob + r * sb, mb, sb, (size_t)batch, q->queue)
-                   : 0)
-             : tessera_queue_copy(ctx, p[i].node, p[i].a, p[i].a_step, q->node, ws.at + oa + r * sa,
-                                  ma, sa, (size_t)batch, q->queue);
+    const size_t r = (size_t)p[i].rank, f = (size_t)bk->first;
+    if (c->op == OP_CHOLESKY)
+      rc = tessera_queue_copy(ctx, p[i].node, (char *)p[i].a + f * p[i].a_step, p[i].a_step,
+                              q->node, A + r * sa, ma, sa, n, q->queue);
+    else if (sb)
+      rc = tessera_queue_copy(ctx, p[i].node, (char *)p[i].b + f * p[i].b_step, p[i].b_step,
+                              q->node, B + r * sb, mb, sb, n, q->queue);
   }
-  if (!rc) rc = tessera_queue_sync(ctx, q->node, q->queue);
-  if (!rc)
-    rc = tessera_memory_copy(ctx, TESSERA_HOST_NODE, status, q->node, ws.at,
-                             (size_t)batch * sizeof *status);
-  if (!rc && q->logdet)
-    rc = tessera_memory_copy(ctx, TESSERA_HOST_NODE, logdet, q->node, ws.at + ol,
-                             (size_t)batch * sizeof *logdet);
-  if (rc < 0) fprintf(stderr, "tessera.jax: %s\n", tessera_last_error(ctx));
-  if (ws.h) (void)tessera_data_release(ctx, ws.h);
+  return rc;
+}
+
+int tsr_jax_small_batch(tsr_jax_state_t *s, tessera_context_t *ctx, const call_t *c,
+                        const part_t *p, int count, int32_t *status, double *logdet,
+                        bool *declined) {
+  const int64_t batch = p[0].batch, np = p[0].cols, nrhs = c->op == OP_POTRS ? p[0].nrhs : 0;
+  const size_t es = tessera_dtype_size((tessera_dtype_t)p[0].dtype);
+  /* each device's share of a member (bytes), a member's whole matrix and Bᵀ */
+  const size_t sa = (size_t)(p[0].rows * p[0].cols) * es, sb = (size_t)(p[0].rows * nrhs) * es;
+  const size_t ma = (size_t)(np * np) * es, mb = (size_t)(np * nrhs) * es;
+  /* GPUs solve their blocks at once, each on its own queue; the host's devices are one */
+  const int64_t parts = c->platform == TESSERA_JAX_CPU || batch < count ? 1 : count;
+  block_t bk[MAX_DEVICES] = {{0}};
+  int rc = 0;
+  for (int k = 0; k < parts && !rc; k++) {
+    bk[k].first = batch * k / parts;
+    bk[k].count = batch * (k + 1) / parts - bk[k].first;
+    const size_t m = (size_t)bk[k].count;
+    bk[k].ol = aligned(m * sizeof(int));
+    bk[k].oa = bk[k].ol + aligned(m * sizeof(double));
+    bk[k].ob = bk[k].oa + aligned(m * ma);
+    rc = buffer(ctx, p[k].node, bk[k].ob + m * mb, &bk[k].ws);
+  }
+  *declined = rc == TESSERA_ERR_NOMEM;
+  for (int k = 0; k < parts && !rc && !*declined; k++)
+    rc = block_solve(ctx, c, p, count, k, &bk[k], sa, sb, ma, mb);
+  for (int k = 0; k < parts && !rc && !*declined; k++) {
+    const size_t m = (size_t)bk[k].count;
+    rc = tessera_queue_sync(ctx, p[k].node, p[k].queue);
+    if (!rc)
+      rc = tessera_memory_copy(ctx, TESSERA_HOST_NODE, status + bk[k].first, p[k].node, bk[k].ws.at,
+                               m * sizeof *status);
+    if (!rc && p[0].logdet)
+      rc = tessera_memory_copy(ctx, TESSERA_HOST_NODE, logdet + bk[k].first, p[k].node,
+                               bk[k].ws.at + bk[k].ol, m * sizeof *logdet);
+  }
+  if (rc && !*declined)
+    for (int k = 0; k < parts; k++) /* what a failure left enqueued, before the memory goes */
+      if (bk[k].ws.h) (void)tessera_queue_sync(ctx, p[k].node, p[k].queue);
+  if (rc < 0 && !*declined) fprintf(stderr, "tessera.jax: %s\n", tessera_last_error(ctx));
+  for (int k = 0; k < parts; k++)
+    if (bk[k].ws.h) (void)tessera_data_release(ctx, bk[k].ws.h);
+  if (*declined) return 0;
   if (!rc) counted(s);
   return rc;
 }

@@ -50,12 +50,14 @@ double tsr_jax_seconds(void);
 int tsr_jax_small_solve(tsr_jax_state_t *s, tessera_context_t *ctx, const call_t *c,
                         const part_t *p, int count, double *logdet, bool *declined);
 
-/** A batch of potrs or cholesky calls (p[0].batch members, one process, no communicator) on the
- *  leader's first device at once: every member's shards gathered there (one strided copy per
- *  device and operand on that device's XLA stream), one batched tessera_queue_posv_batch, the
- *  results written back into every device's shards. Member i's info (its NaN result left to
- *  the caller, as jax's) in status[i], its log det in logdet[i]. Returns 0 or a negative status;
- *  `*declined` with nothing done where the device had no memory for the batch. */
+/** A batch of potrs or cholesky calls (p[0].batch members, one process, no communicator), each
+ *  member on one device: the members dealt in contiguous blocks over the process's GPUs (all on
+ *  the first device on CPUs, or for fewer members than devices), each block's shards gathered
+ *  onto its device (one strided copy per device and operand on that device's XLA stream), one
+ *  batched tessera_queue_posv_batch there, the results written back into every device's
+ *  shards; the GPUs work on their blocks at once. Member i's info (its NaN result left to the
+ *  caller, as jax's) in status[i], its log det in logdet[i]. Returns 0 or a negative status;
+ *  `*declined` with nothing done where a device had no memory for its block. */
 int tsr_jax_small_batch(tsr_jax_state_t *s, tessera_context_t *ctx, const call_t *c,
                         const part_t *p, int count, int32_t *status, double *logdet,
                         bool *declined);

@@ -122,9 +122,16 @@ int tsr_cuda_copy2d(void *state, int dst_dev, void *dst, size_t ldd, int src_dev
       dst_dev >= s->ndev || src_dev >= s->ndev)
     return TESSERA_ERR_BACKEND;
   size_t width = rows * elsize;
-  if (queue)
-    return tsr_cuda_status(enqueue_copy(dst_dev, dst, ldd * elsize, src_dev, src, lds * elsize,
-                                        width, cols, (cudaStream_t)queue));
+  if (queue) { /* enqueued with the queue's device current (the caller's may be another) */
+    int dev = -1, prev = -1;
+    if (cudaStreamGetDevice((cudaStream_t)queue, &dev) != cudaSuccess ||
+        tsr_cuda_enter(s, dev, &prev))
+      return TESSERA_ERR_BACKEND;
+    const cudaError_t e = enqueue_copy(dst_dev, dst, ldd * elsize, src_dev, src, lds * elsize,
+                                       width, cols, (cudaStream_t)queue);
+    tsr_cuda_leave(dev, prev);
+    return tsr_cuda_status(e);
+  }
   /* Synchronous: the calling thread's own stream of the device involved (it orders after
    * nothing else on the device and nothing waits on it), then wait for that stream. */
   int dev = dst_dev >= 0 ? dst_dev : src_dev, prev = -1;
