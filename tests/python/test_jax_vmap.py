@@ -113,3 +113,22 @@ def test_vmap_of_grad(devices):
 
     got = jax.jit(jax.vmap(jax.grad(objective)))(a, b)
     near(got, np.asarray(jax.vmap(jax.grad(reference))(a, b)))
+
+
+def test_shardmap_form_batch(devices):
+    """jax.vmap inside jax.shard_map of potrs_shardmap_ctx: each device's call holds the batch of
+    its row blocks; statuses per member and device."""
+    mesh = make_mesh(devices[:2], "auto")
+    a, b = batch("hpd"), np.random.default_rng(13).standard_normal((B, N))
+    a[1, 2, 2] = -40.0
+
+    def body(a_, b_):
+        return jax.vmap(lambda a1, b1: tj.potrs_shardmap_ctx(a1, b1, 4))(a_, b_)
+
+    f = jax.jit(jax.shard_map(body, mesh=mesh, in_specs=(P(None, "x", None), P()),
+                              out_specs=(P(), P(None, "x"))))
+    x, status = f(a, b)
+    assert np.asarray(status).shape == (B, 2)
+    assert (np.asarray(status)[[0, 2]] == 0).all() and (np.asarray(status)[1] == 3).all()
+    near(np.asarray(x)[[0, 2]], np.linalg.solve(a[[0, 2]], b[[0, 2], :, None])[..., 0])
+    assert np.isnan(np.asarray(x)[1]).all()
