@@ -318,3 +318,57 @@ def test_explicit_mesh_refuses_with_a_sentence(devices):
         jax.grad(lambda a: jnp.sum(tj.gesvd(a, 4, mesh, P("x", None))[0]))(a)
     with pytest.raises(NotImplementedError, match="tessera.jax.least_squares: .*Explicit axes"):
         jax.grad(lambda a: jnp.sum(tj.least_squares(a, b, 4, mesh, P("x", None))))(a)
+
+
+@pytest.mark.parametrize("dtype,lower", CASES, ids=IDS)
+def test_shardmap_forms_derivatives(dtype, lower, devices):
+    """potrs_shardmap_ctx (x for a whole b and for b's rows, the log det), cholesky_shardmap_ctx
+    and potri_shardmap_ctx inside jax.shard_map on a 1D mesh: orders 1 both ways (2 in reverse
+    for the log det), and the gradient of Σ|x|² + log det as jax's own; on a 2D mesh the
+    derivative is refused with a sentence."""
+    mesh, n = make_mesh(devices[:2], "auto"), 8
+    a, b = skewed(hpd(n, dtype, seed=4), lower), rhs(n, dtype, k=2)
+    row = P("x", None)
+
+    def smap(body, in_specs, out_specs):  # jitted: check_grads then compiles each form once
+        return jax.jit(jax.shard_map(body, mesh=mesh, in_specs=in_specs, out_specs=out_specs))
+
+    def solve(a, b):
+        return smap(lambda a_, b_: tj.potrs_shardmap_ctx(a_, b_, 4, lower=lower)[0],
+                    (row, P()), P())(a, b)
+
+    def solve_rows(a, b):
+        return smap(lambda a_, b_: tj.potrs_shardmap_ctx(a_, b_, 4, lower=lower)[0],
+                    (row, row), row)(a, b)
+
+    def logdet(a):
+        return smap(lambda a_: tj.potrs_shardmap_ctx(a_, b, 4, lower=lower,
+                                                     return_logdet=True)[1],
+                    (row,), P())(a)[0]
+
+    def factor(a):
+        return smap(lambda a_: tj.cholesky_shardmap_ctx(a_, 4, lower=lower)[0], (row,), row)(a)
+
+    def inverse(a):
+        return smap(lambda a_: tj.potri_shardmap_ctx(a_, 4, lower=lower)[0], (row,), row)(a)
+
+    for f, args in ((solve, (a, b)), (solve_rows, (a, b)), (factor, (a,)), (inverse, (a,))):
+        check_grads(f, args, order=1, modes=["fwd", "rev"], atol=1e-5, rtol=1e-5)
+    check_grads(logdet, (a,), order=2, modes=["rev"], atol=1e-5, rtol=1e-5)
+
+    def loss(a, b):
+        return jnp.sum(jnp.abs(solve(a, b)) ** 2) + logdet(a)
+
+    def reference(a, b):
+        h = hermitian_of(a, lower)
+        return jnp.sum(jnp.abs(jnp.linalg.solve(h, b)) ** 2) + jnp.linalg.slogdet(h)[1]
+
+    got, want = jax.grad(loss, (0, 1))(a, b), jax.grad(reference, (0, 1))(a, b)
+    for g, w in zip(got, want):
+        assert np.abs(np.asarray(g) - np.asarray(w)).max() < 1e-10
+    if len(devices) >= 4:
+        grid = jax.sharding.Mesh(np.array(devices[:4]).reshape(2, 2), ("x", "y"))
+        solve_2d = jax.shard_map(lambda a_, b_: tj.potrs_shardmap_ctx(a_, b_, 4)[0], mesh=grid,
+                                 in_specs=(P("x", "y"), P()), out_specs=P())
+        with pytest.raises(NotImplementedError, match="derivatives on a 2D mesh"):
+            jax.grad(lambda a: jnp.sum(jnp.abs(solve_2d(a, b)) ** 2))(a)
