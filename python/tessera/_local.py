@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 
 from ._common import _ffi, _nan_unless, _rank, _real, _row_index, _triangle_mask
-from ._grad import cholesky_rules, potri_rules, potrs_rules
+from ._grad import cholesky_rules, lu_solve_rules, potri_rules, potrs_rules
 
 
 def whole(x, lay, n):
@@ -33,9 +33,9 @@ class Rows:
     def __init__(self, lay, n, rows, nb, lower):
         self.lay, self.n, self.rows, self.nb, self.lower = lay, n, rows, nb, lower
 
-    def call(self, op, a, b=None, logdet=False):
+    def call(self, op, a, b=None, logdet=False, piv=None, trans=0):
         return _ffi(op, a, b, _rank(self.lay), n=self.n, lay=self.lay, tile=self.nb,
-                    lower=self.lower, logdet=logdet)
+                    lower=self.lower, logdet=logdet, piv=piv, trans=trans)
 
     def triangle(self, x):
         """This device's rows of x's `lower` (else upper) triangle, the other zero."""
@@ -110,6 +110,28 @@ class Rows:
                     (self.triangle(self.mine(d_out[0])), d_out[1]))
 
         return rule
+
+
+    def lu_solve(self):
+        """(a, b) -> (x, status): a this device's rows of A, b the whole (n, k) right-hand side
+        (the handlers take it as Bᵀ on every device), x the whole solution."""
+        def plain(a, b):
+            r = self.call("lu_solve", a, b.T)
+            return _nan_unless(r.status[0] == 0, r.x.T), r.status[0]
+
+        def factor(a):
+            r = self.call("lu_factor", self.mine(a))
+            return self.whole(r.a), r.piv, r.status[0]
+
+        def solver(shape, trans):
+            def solve(lu, piv, r):
+                out = self.call("lu_factored", self.mine(lu), r.reshape(self.n, -1).T, piv=piv,
+                                trans=trans)
+                return out.x.T.reshape(shape), out.status[0]
+            return solve
+
+        rules = lu_solve_rules(lambda a, b: plain(self.mine(a), b), factor, solver, False)
+        return gathered(plain, rules, self.lay, self.n)
 
 
 def gathered(plain, rules, lay, n):

@@ -460,25 +460,26 @@ def lu_solve_shardmap_ctx(a, b, T_A, *, axis_name=None, pad=True, mesh=None):
     in A's dtype; status (int32) of shape (1,) on each device. `axis_name` names the row axis
     (default: the only manual axis of more than one device); `pad` is accepted for jaxmg's
     signature (no padding is needed here); `mesh`: as for ``potrs_shardmap_ctx``.
+    Differentiable in a and b on a 1D mesh, as ``potrs_shardmap_ctx``.
 
     jaxmg 1.x's ``lu_solve_shardmap_ctx`` is another thing: called outside shard_map on global
     arrays, it returns (a_work, x, status); there, call ``lu_solve`` (inside your ``jax.jit``
     with ``donate=True`` where A's buffer may go)."""
     name = "tessera.jax.lu_solve_shardmap_ctx"
     lay, n, rows, nb = _local_plan("lu_solve", a, T_A, axis_name, mesh)
-    axis = lay.axis
     dtype = np.dtype(a.dtype)
     _layout.check_rhs(b, n, dtype, name, rows=rows)
-    row = _row_index(lay)
     part = b.shape[0] != n
     b2 = (b.reshape(-1, 1) if b.ndim == 1 else b).astype(dtype)
     if part:
-        b2 = jax.lax.all_gather(b2, axis, tiled=True)
-    r = _ffi("lu_solve", a, b2.T, _rank(lay), n=n, lay=lay, tile=nb)
-    x, st = r.x.T, r.status
+        b2 = _local.whole(b2, lay, n)
+    solve = _local.Rows(lay, n, rows, nb, False).lu_solve()
+    if lay.col_axis:
+        solve = refusing(solve, f"{name}: {LOCAL_2D}")
+    x, st = solve(a, b2)
     if part:
-        x = jax.lax.dynamic_slice_in_dim(x, row * rows, rows, axis=0)
-    return _nan_unless(st[0] == 0, x.reshape(b.shape)), st
+        x = _local.mine(x, lay, rows)
+    return x.reshape(b.shape), jnp.reshape(st, (1,))
 
 
 # LU's solve and factorization live in _lu.py, QR and least squares in _qr.py, the eigensolver in

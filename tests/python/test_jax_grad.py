@@ -322,10 +322,10 @@ def test_explicit_mesh_refuses_with_a_sentence(devices):
 
 @pytest.mark.parametrize("dtype,lower", CASES, ids=IDS)
 def test_shardmap_forms_derivatives(dtype, lower, devices):
-    """potrs_shardmap_ctx (x for a whole b and for b's rows, the log det), cholesky_shardmap_ctx
-    and potri_shardmap_ctx inside jax.shard_map on a 1D mesh: orders 1 both ways (2 in reverse
-    for the log det), and the gradient of Σ|x|² + log det as jax's own; on a 2D mesh the
-    derivative is refused with a sentence."""
+    """potrs_shardmap_ctx (x for a whole b and for b's rows, the log det), cholesky_shardmap_ctx,
+    potri_shardmap_ctx and lu_solve_shardmap_ctx inside jax.shard_map on a 1D mesh: orders 1 both
+    ways (2 in reverse for the log det), and the gradients of Σ|x|² + log det and of lu_solve's
+    Σ|x|² as jax's own; on a 2D mesh the derivative is refused with a sentence."""
     mesh, n = make_mesh(devices[:2], "auto"), 8
     a, b = skewed(hpd(n, dtype, seed=4), lower), rhs(n, dtype, k=2)
     row = P("x", None)
@@ -352,8 +352,18 @@ def test_shardmap_forms_derivatives(dtype, lower, devices):
     def inverse(a):
         return smap(lambda a_: tj.potri_shardmap_ctx(a_, 4, lower=lower)[0], (row,), row)(a)
 
-    for f, args in ((solve, (a, b)), (solve_rows, (a, b)), (factor, (a,)), (inverse, (a,))):
+    g = a + np.triu(rhs(n, dtype, n, seed=3), 1).astype(dtype)  # general: lu_solve's A
+
+    def lu(g, b):
+        return smap(lambda g_, b_: tj.lu_solve_shardmap_ctx(g_, b_, 4)[0], (row, row), row)(g, b)
+
+    for f, args in ((solve, (a, b)), (solve_rows, (a, b)), (factor, (a,)), (inverse, (a,)),
+                    (lu, (g, b))):
         check_grads(f, args, order=1, modes=["fwd", "rev"], atol=1e-5, rtol=1e-5)
+    got = jax.grad(lambda g, b: jnp.sum(jnp.abs(lu(g, b)) ** 2), (0, 1))(g, b)
+    want = jax.grad(lambda g, b: jnp.sum(jnp.abs(jnp.linalg.solve(g, b)) ** 2), (0, 1))(g, b)
+    for gg, w in zip(got, want):  # relative: an ill-conditioned g makes them large
+        assert np.abs(np.asarray(gg) - np.asarray(w)).max() < 1e-12 * np.abs(np.asarray(w)).max()
     check_grads(logdet, (a,), order=2, modes=["rev"], atol=1e-5, rtol=1e-5)
 
     def loss(a, b):
