@@ -9,8 +9,11 @@ import jax
 import jax.numpy as jnp
 
 from ._common import _ffi, _nan_unless, _rank, _real, _row_index, _triangle_mask
-from ._grad import cholesky_rules, lu_solve_rules, potri_rules, potrs_rules
+from ._grad import cholesky_rules, lu_solve_rules, potri_rules, potrs_rules, syevd_rules
 
+# Why the shardmap forms on a 2D mesh refuse derivatives.
+LOCAL_2D = ("derivatives on a 2D mesh are not supported yet; differentiate on a 1D mesh (A "
+            "sharded by rows) or through the global form")
 
 def whole(x, lay, n):
     """The whole (n, ...) array whose rows x are this device's, on every device: the rows placed
@@ -33,9 +36,9 @@ class Rows:
     def __init__(self, lay, n, rows, nb, lower):
         self.lay, self.n, self.rows, self.nb, self.lower = lay, n, rows, nb, lower
 
-    def call(self, op, a, b=None, logdet=False, piv=None, trans=0):
+    def call(self, op, a, b=None, logdet=False, piv=None, trans=0, vectors=False):
         return _ffi(op, a, b, _rank(self.lay), n=self.n, lay=self.lay, tile=self.nb,
-                    lower=self.lower, logdet=logdet, piv=piv, trans=trans)
+                    lower=self.lower, logdet=logdet, piv=piv, trans=trans, vectors=vectors)
 
     def triangle(self, x):
         """This device's rows of x's `lower` (else upper) triangle, the other zero."""
@@ -132,6 +135,39 @@ class Rows:
 
         rules = lu_solve_rules(lambda a, b: plain(self.mine(a), b), factor, solver, False)
         return gathered(plain, rules, self.lay, self.n)
+
+
+    def syevd(self, vectors):
+        """a -> (w, this device's rows of V or None, status): syevd on this device's rows of A
+        (its lower triangle read), differentiable by jax's eigh rule on the gathered rows."""
+        def plain_of(vec):
+            def plain(a):
+                r = self.call("syevd", a, vectors=vec)
+                ok = r.status[0] == 0
+                return _nan_unless(ok, r.w), _nan_unless(ok, r.a) if vec else None, r.status[0]
+            return plain
+
+        def on_whole(vec):
+            def call(a):
+                w, v, status = plain_of(vec)(self.mine(a))
+                return w, self.whole(v) if vec else None, status
+            return call
+
+        rules = syevd_rules(on_whole(False), on_whole(True), self.n, vectors, False)
+
+        @jax.custom_jvp
+        def rule(a):
+            return plain_of(vectors)(a)
+
+        @rule.defjvp
+        def rule_jvp(primals, tangents):
+            (a,), (da,) = primals, tangents
+            (w, v, status), (dw, dv, ds) = jax.jvp(rules, (self.whole(a),), (self.whole(da),))
+            if vectors:
+                v, dv = self.mine(v), self.mine(dv)
+            return (w, v, status), (dw, dv, ds)
+
+        return rule
 
 
 def gathered(plain, rules, lay, n):

@@ -71,6 +71,7 @@ from jax.sharding import PartitionSpec as P
 
 from . import _layout
 from . import _local
+from ._local import LOCAL_2D
 from ._grad import cholesky_rules, linear_solve, potri_rules, potrs_rules, refusing
 from ._native import BY_NAME, native
 from ._common import (MIXED_FACTORS, _check_mixed, _cut, _donated, _ffi, _first_column, _like_rhs,
@@ -398,11 +399,6 @@ def potrs_shardmap_ctx(a, b, T_A, *, axis_name=None, return_logdet=False, pad=Tr
         x = x if full else _local.mine(x, lay, rows)
     x, logdet, st = x.reshape(b.shape), jnp.reshape(logdet, (1,)), jnp.reshape(st, (1,))
     return (x, logdet, st) if return_logdet else (x, st)
-
-
-# Why the shardmap forms on a 2D mesh refuse derivatives.
-LOCAL_2D = ("derivatives on a 2D mesh are not supported yet; differentiate on a 1D mesh (A "
-            "sharded by rows) or through the global form")
 
 
 def _potrs_2d(lay, n, rows, nb, lower, logdet, full):

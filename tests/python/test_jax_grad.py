@@ -323,9 +323,11 @@ def test_explicit_mesh_refuses_with_a_sentence(devices):
 @pytest.mark.parametrize("dtype,lower", CASES, ids=IDS)
 def test_shardmap_forms_derivatives(dtype, lower, devices):
     """potrs_shardmap_ctx (x for a whole b and for b's rows, the log det), cholesky_shardmap_ctx,
-    potri_shardmap_ctx and lu_solve_shardmap_ctx inside jax.shard_map on a 1D mesh: orders 1 both
-    ways (2 in reverse for the log det), and the gradients of Σ|x|² + log det and of lu_solve's
-    Σ|x|² as jax's own; on a 2D mesh the derivative is refused with a sentence."""
+    potri_shardmap_ctx, lu_solve_shardmap_ctx and syevd_shardmap_ctx (its eigenvalues) inside
+    jax.shard_map on a 1D mesh: orders 1 both ways (2 in reverse for the log det), and the
+    gradients of Σ|x|² + log det, of lu_solve's Σ|x|² and of a function of the eigenvalues and
+    of the first eigenvector's moduli as jax's own; on a 2D mesh the derivative is refused with a
+    sentence."""
     mesh, n = make_mesh(devices[:2], "auto"), 8
     a, b = skewed(hpd(n, dtype, seed=4), lower), rhs(n, dtype, k=2)
     row = P("x", None)
@@ -360,6 +362,19 @@ def test_shardmap_forms_derivatives(dtype, lower, devices):
     for f, args in ((solve, (a, b)), (solve_rows, (a, b)), (factor, (a,)), (inverse, (a,)),
                     (lu, (g, b))):
         check_grads(f, args, order=1, modes=["fwd", "rev"], atol=1e-5, rtol=1e-5)
+    def eig(a):  # syevd reads the lower triangle: on a Hermitian a, the spectrum's gradient
+        w, v, _ = smap(lambda a_: tj.syevd_shardmap_ctx(a_, 4), (row,), (P(), row, P()))(a)
+        return jnp.sum(w ** 3) + jnp.sum(jnp.abs(v[:, 0]) ** 2 * jnp.arange(n))
+
+    h = np.asarray(hermitian_of(a, lower))
+    check_grads(lambda a: smap(lambda a_: tj.syevd_shardmap_ctx(a_, 4)[0], (row,), P())(a),
+                (h,), order=1, modes=["fwd", "rev"], atol=1e-5, rtol=1e-5)
+    def eig_reference(a):  # on the Hermitian matrix of the lower triangle, as tessera reads it
+        w, v = jnp.linalg.eigh(hermitian_of(a, True))
+        return jnp.sum(w ** 3) + jnp.sum(jnp.abs(v[:, 0]) ** 2 * jnp.arange(n))
+
+    want = jax.grad(eig_reference)(h)
+    assert np.abs(np.asarray(jax.grad(eig)(h)) - np.asarray(want)).max() < 1e-8
     got = jax.grad(lambda g, b: jnp.sum(jnp.abs(lu(g, b)) ** 2), (0, 1))(g, b)
     want = jax.grad(lambda g, b: jnp.sum(jnp.abs(jnp.linalg.solve(g, b)) ** 2), (0, 1))(g, b)
     for gg, w in zip(got, want):  # relative: an ill-conditioned g makes them large
