@@ -9,7 +9,8 @@ import jax
 import jax.numpy as jnp
 
 from ._common import _ffi, _nan_unless, _rank, _real, _row_index, _triangle_mask
-from ._grad import cholesky_rules, lu_solve_rules, potri_rules, potrs_rules, syevd_rules
+from ._grad import (cholesky_rules, lstsq_rules, lu_solve_rules, potri_rules, potrs_rules,
+                    qr_rules, syevd_rules)
 
 # Why the shardmap forms on a 2D mesh refuse derivatives.
 LOCAL_2D = ("derivatives on a 2D mesh are not supported yet; differentiate on a 1D mesh (A "
@@ -168,6 +169,39 @@ class Rows:
             return (w, v, status), (dw, dv, ds)
 
         return rule
+
+
+def qr(plain, lay, m):
+    """(a -> (this device's rows of Q, R, status) by `plain`, the reduced QR (M >= N) of this
+    device's rows a of the m-row A; the same differentiable by jax's QR rule on the gathered rows,
+    Q gathered too under differentiation; the rule on whole matrices, for least squares)."""
+    def on_whole(a):
+        q, r, status = plain(mine(a, lay, a.shape[0] // lay.grows))
+        return whole(q, lay, m), r, status
+
+    rules = qr_rules(on_whole, False)
+
+    @jax.custom_jvp
+    def rule(a):
+        return plain(a)
+
+    @rule.defjvp
+    def rule_jvp(primals, tangents):
+        (a,), (da,) = primals, tangents
+        (q, r, status), (dq, dr, ds) = jax.jvp(rules, (whole(a, lay, m),), (whole(da, lay, m),))
+        rows = a.shape[0]
+        return (mine(q, lay, rows), r, status), (mine(dq, lay, rows), dr, ds)
+
+    return rule, rules
+
+
+def least_squares(plain, qr_whole, lay, m):
+    """(a, b) -> plain(a, b) = (x, status): a this device's rows of the m-row A, b the whole right
+    -hand side; differentiable by lstsq_rules on the gathered rows, from `qr_whole` (qr's rule on
+    whole matrices)."""
+    rules = lstsq_rules(lambda a, b: plain(mine(a, lay, a.shape[0] // lay.grows), b), qr_whole,
+                        False)
+    return gathered(plain, rules, lay, m)
 
 
 def gathered(plain, rules, lay, n):

@@ -20,7 +20,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import PartitionSpec as P
 
-from . import _layout
+from . import _layout, _local
+from ._local import LOCAL_2D
 from ._native import native
 from ._common import (_donated, _ffi, _first_column, _join, _local_layout, _nan_unless, _padded,
                       _platform, _rank, _rhs_spec, _row_index, _varying)
@@ -70,6 +71,19 @@ def _qr_local(a, lay, m, n, nb, kq, kr):
     q = _first_column(r.x.T, lay) if kq else None
     top = _gather_top(r.a.T, lay, kr, n)
     return q, jnp.triu(top), r.status
+
+
+def _qr_call(lay, m, n, nb, mode):
+    """Inside shard_map, a -> (this device's rows of Q or None, R, status scalar) of `mode` on
+    this device's block a, NaN where the status is not 0."""
+    kq, kr = _sizes(mode, m, n)
+
+    def qr_of(a):
+        q, r, st = _qr_local(a, lay, m, n, nb, kq, kr)
+        ok = st[0] == 0
+        return (_nan_unless(ok, q) if kq else None), _nan_unless(ok, r), st[0]
+
+    return qr_of
 
 
 def _lstsq_local(a, b, lay, m, n, nb):
@@ -330,11 +344,24 @@ def qr_shardmap_ctx(a, T_A, *, mode="reduced", axis_name=None, pad=True, mesh=No
     name = "tessera.jax.qr_shardmap_ctx"
     _check_mode(mode, name)
     lay, m, n, nb = _local_plan(a, T_A, axis_name, mesh, name, tall=False)
-    kq, kr = _sizes(mode, m, n)
-    q, r, st = _qr_local(a, lay, m, n, nb, kq, kr)
-    ok = st[0] == 0
-    r = _nan_unless(ok, r)
-    return (r, st) if mode == "r" else (_nan_unless(ok, q), r, st)
+
+    def call(mode):
+        return _qr_call(lay, m, n, nb, mode)
+
+    if lay.col_axis:
+        q, r, st = refusing(call(mode), f"{name}: {LOCAL_2D}")(a)
+    elif m >= n and (mode != "complete" or m == n):  # jax's QR rule's cases (_local.py)
+        rule, _ = _local.qr(call("reduced"), lay, m)
+        if mode == "r":  # R alone, Q formed only under differentiation
+            q, (r, st) = None, subset_rule(lambda a: call("r")(a)[1:], rule, (1,))(a)
+        else:
+            q, r, st = rule(a)
+    else:
+        q, r, st = refusing(call(mode), (
+            f"{name}: the derivative of QR with M < N, or of mode 'complete' with M > N, is not "
+            "defined here (as jnp.linalg.qr's)"))(a)
+    st = jnp.reshape(st, (1,))
+    return (r, st) if mode == "r" else (q, r, st)
 
 
 def least_squares_shardmap_ctx(a, b, T_A, *, axis_name=None, pad=True, mesh=None):
@@ -354,7 +381,22 @@ def least_squares_shardmap_ctx(a, b, T_A, *, axis_name=None, pad=True, mesh=None
     rows = a.shape[0]
     _layout.check_rhs(b, m, dtype, name, rows=rows, dim="M", of=", A's rows")
     b2 = (b.reshape(-1, 1) if b.ndim == 1 else b).astype(dtype)
-    if b.shape[0] == m and lay.grows > 1:
-        b2 = jax.lax.dynamic_slice_in_dim(b2, _row_index(lay) * rows, rows, axis=0)
-    x, st = _lstsq_local(a, b2, lay, m, n, nb)
-    return _nan_unless(st[0] == 0, x.reshape((n,) + b.shape[1:])), st
+
+    def plain(a, b2):  # b2 whole: (x, status scalar)
+        x, st = _lstsq_local(a, _local.mine(b2, lay, rows), lay, m, n, nb)
+        return _nan_unless(st[0] == 0, x), st[0]
+
+    if lay.col_axis:  # b2 as given (rows or whole), not differentiable
+        def call(a, b2):
+            if b2.shape[0] == m and lay.grows > 1:
+                b2 = jax.lax.dynamic_slice_in_dim(b2, _row_index(lay) * rows, rows, axis=0)
+            x, st = _lstsq_local(a, b2, lay, m, n, nb)
+            return _nan_unless(st[0] == 0, x), st[0]
+
+        x, st = refusing(call, f"{name}: {LOCAL_2D}")(a, b2)
+    else:  # the whole b in, differentiable (_local.py)
+        if b.shape[0] != m:
+            b2 = _local.whole(b2, lay, m)
+        qr_whole = _local.qr(_qr_call(lay, m, n, nb, "reduced"), lay, m)[1]
+        x, st = _local.least_squares(plain, qr_whole, lay, m)(a, b2)
+    return x.reshape((n,) + b.shape[1:]), jnp.reshape(st, (1,))

@@ -322,12 +322,13 @@ def test_explicit_mesh_refuses_with_a_sentence(devices):
 
 @pytest.mark.parametrize("dtype,lower", CASES, ids=IDS)
 def test_shardmap_forms_derivatives(dtype, lower, devices):
-    """potrs_shardmap_ctx (x for a whole b and for b's rows, the log det), cholesky_shardmap_ctx,
-    potri_shardmap_ctx, lu_solve_shardmap_ctx and syevd_shardmap_ctx (its eigenvalues) inside
+    """potrs_shardmap_ctx (x and the log det), cholesky_shardmap_ctx,
+    potri_shardmap_ctx, lu_solve_shardmap_ctx, syevd_shardmap_ctx (its eigenvalues), and (complex
+    case) qr_shardmap_ctx (reduced and mode "r") and least_squares_shardmap_ctx inside
     jax.shard_map on a 1D mesh: orders 1 both ways (2 in reverse for the log det), and the
-    gradients of Σ|x|² + log det, of lu_solve's Σ|x|² and of a function of the eigenvalues and
-    of the first eigenvector's moduli as jax's own; on a 2D mesh the derivative is refused with a
-    sentence."""
+    gradients of Σ|x|² + log det, of lu_solve's and least squares' Σ|x|², of a function of the
+    eigenvalues and of the first eigenvector's moduli, and of a phase-invariant function of Q and
+    R as jax's own; on a 2D mesh the derivative is refused with a sentence."""
     mesh, n = make_mesh(devices[:2], "auto"), 8
     a, b = skewed(hpd(n, dtype, seed=4), lower), rhs(n, dtype, k=2)
     row = P("x", None)
@@ -338,10 +339,6 @@ def test_shardmap_forms_derivatives(dtype, lower, devices):
     def solve(a, b):
         return smap(lambda a_, b_: tj.potrs_shardmap_ctx(a_, b_, 4, lower=lower)[0],
                     (row, P()), P())(a, b)
-
-    def solve_rows(a, b):
-        return smap(lambda a_, b_: tj.potrs_shardmap_ctx(a_, b_, 4, lower=lower)[0],
-                    (row, row), row)(a, b)
 
     def logdet(a):
         return smap(lambda a_: tj.potrs_shardmap_ctx(a_, b, 4, lower=lower,
@@ -359,8 +356,7 @@ def test_shardmap_forms_derivatives(dtype, lower, devices):
     def lu(g, b):
         return smap(lambda g_, b_: tj.lu_solve_shardmap_ctx(g_, b_, 4)[0], (row, row), row)(g, b)
 
-    for f, args in ((solve, (a, b)), (solve_rows, (a, b)), (factor, (a,)), (inverse, (a,)),
-                    (lu, (g, b))):
+    for f, args in ((solve, (a, b)), (factor, (a,)), (inverse, (a,)), (lu, (g, b))):
         check_grads(f, args, order=1, modes=["fwd", "rev"], atol=1e-5, rtol=1e-5)
     def eig(a):  # syevd reads the lower triangle: on a Hermitian a, the spectrum's gradient
         w, v, _ = smap(lambda a_: tj.syevd_shardmap_ctx(a_, 4), (row,), (P(), row, P()))(a)
@@ -375,6 +371,33 @@ def test_shardmap_forms_derivatives(dtype, lower, devices):
 
     want = jax.grad(eig_reference)(h)
     assert np.abs(np.asarray(jax.grad(eig)(h)) - np.asarray(want)).max() < 1e-8
+    if lower:  # qr_shardmap_ctx and least_squares_shardmap_ctx, once (complex), M > N
+        t = (np.random.default_rng(5).standard_normal((n, 5)) + 1j).astype(dtype)
+
+        def qr(t, mode="reduced"):
+            outs = (row, P(), P()) if mode == "reduced" else (P(), P())
+            return smap(lambda t_: tj.qr_shardmap_ctx(t_, 4, mode=mode), (row,), outs)(t)[:-1]
+
+        def lstsq(t, b):
+            return smap(lambda t_, b_: tj.least_squares_shardmap_ctx(t_, b_, 4)[0], (row, row),
+                        P())(t, b)
+
+        check_grads(qr, (t,), order=1, modes=["fwd", "rev"], atol=1e-5, rtol=1e-5)
+        check_grads(lstsq, (t, b), order=1, modes=["fwd", "rev"], atol=1e-5, rtol=1e-5)
+        w = np.random.default_rng(6).standard_normal((5, 5))
+
+        def invariant(q, r):  # no column's phase changes it
+            return jnp.sum(w * jnp.abs(r) ** 2) + jnp.sum(jnp.abs(q) ** 4)
+
+        got = jax.grad(lambda t: invariant(*qr(t)))(t)
+        want = jax.grad(lambda t: invariant(*jnp.linalg.qr(t)))(t)
+        assert np.abs(np.asarray(got) - np.asarray(want)).max() < 1e-10
+        got = jax.grad(lambda t: jnp.sum(w[0] * jnp.abs(qr(t, "r")[0][0]) ** 2))(t)  # R alone
+        want = jax.grad(lambda t: jnp.sum(w[0] * jnp.abs(jnp.linalg.qr(t)[1][0]) ** 2))(t)
+        assert np.abs(np.asarray(got) - np.asarray(want)).max() < 1e-10
+        got = jax.grad(lambda t: jnp.sum(jnp.abs(lstsq(t, b)) ** 2))(t)
+        want = jax.grad(lambda t: jnp.sum(jnp.abs(jnp.linalg.lstsq(t, b)[0]) ** 2))(t)
+        assert np.abs(np.asarray(got) - np.asarray(want)).max() < 1e-10
     got = jax.grad(lambda g, b: jnp.sum(jnp.abs(lu(g, b)) ** 2), (0, 1))(g, b)
     want = jax.grad(lambda g, b: jnp.sum(jnp.abs(jnp.linalg.solve(g, b)) ** 2), (0, 1))(g, b)
     for gg, w in zip(got, want):  # relative: an ill-conditioned g makes them large
