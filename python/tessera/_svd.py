@@ -265,6 +265,12 @@ def _second(a, rh, vectors):
     return jnp.zeros((rh if vectors else 1, a.shape[1]), a.dtype)
 
 
+# Why the polar and SVD shardmap forms refuse derivatives.
+NO_LOCAL_RULE = ("derivatives inside shard_map are not supported yet for the polar "
+                 "decomposition and the SVD; differentiate the global form (tessera.jax.polar, "
+                 "tessera.jax.gesvd)")
+
+
 def polar_shardmap_ctx(a, T_A, *, compute_h=True, axis_name=None, pad=True, mesh=None):
     """polar inside the caller's jax.shard_map: `a` is this device's block of the M x N A
     (M >= N), its (M / ndev) x N rows on a 1D mesh, or on a 2D one its (M / rows) x
@@ -275,7 +281,8 @@ def polar_shardmap_ctx(a, T_A, *, compute_h=True, axis_name=None, pad=True, mesh
     name = "tessera.jax.polar_shardmap_ctx"
     want_h = _check_flag(compute_h, "compute_h", name)
     lay, m, n, rh, nb = _local_plan(a, T_A, axis_name, mesh, name)
-    u, h, _, st = _local("polar", a, _second(a, rh, want_h), lay, m, n, nb, want_h)
+    u, h, _, st = refusing(lambda a: _local("polar", a, _second(a, rh, want_h), lay, m, n, nb,
+                                            want_h), f"{name}: {NO_LOCAL_RULE}")(a)
     ok = st[0] == 0
     return (_nan_unless(ok, u),) + ((_nan_unless(ok, h),) if want_h else ()) + (st,)
 
@@ -296,7 +303,8 @@ def gesvd_shardmap_ctx(a, T_A, *, compute_u=True, compute_vh=True, full_matrices
     if full and m != n:
         raise ValueError(f"{name}: full_matrices=True for a {m} x {n} A is not offered inside "
                          "shard_map; call tessera.jax.gesvd")
-    u, vh, s, st = _local("gesvd", a, _second(a, rh, vectors), lay, m, n, nb, vectors)
+    u, vh, s, st = refusing(lambda a: _local("gesvd", a, _second(a, rh, vectors), lay, m, n, nb,
+                                             vectors), f"{name}: {NO_LOCAL_RULE}")(a)
     ok = st[0] == 0
     out = (_nan_unless(ok, s),) + ((_nan_unless(ok, u),) if want_u else ()) + \
         ((_nan_unless(ok, vh),) if want_vh else ())

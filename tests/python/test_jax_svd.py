@@ -155,6 +155,11 @@ def test_shardmap_forms(kind, devices):
                                                            compute_vh=False),
                           mesh=mesh, in_specs=spec, out_specs=(P(), col))(put(a, mesh, spec))
     check_values(s, a)
+    values = jax.shard_map(lambda a_: tj.gesvd_shardmap_ctx(a_, 4, compute_u=False,
+                                                            compute_vh=False)[0],
+                           mesh=mesh, in_specs=spec, out_specs=P())
+    with pytest.raises(NotImplementedError, match="derivatives inside shard_map are not"):
+        jax.grad(lambda a: jnp.sum(values(a)))(put(a, mesh, spec))
 
 
 # ------------------------------------------------------------- failures: status and NaN
