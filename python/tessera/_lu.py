@@ -10,8 +10,8 @@ returns those factors in A's layout (the array lu = (L + U - I)ᵀ) with their p
 LAPACK's), so A = tril(lu) (triu(lu, 1) + I) P: tessera's form, which ``lu_solve`` takes, not
 jax.scipy's (whose lu_factor factors A itself). The derivatives: of ``lu_solve(a, b)``, A's
 factors made once and every solve of the rules on them (_grad.lu_solve_rules); of ``lu_solve((lu,
-piv), b)``, in lu and b, through A's product from the factors; ``lu_factor`` itself is not
-differentiable (refused with a sentence).
+piv), b)``, in lu and b, through A's product from the factors; of ``lu_factor``, jax's LU rule
+in tessera's form.
 """
 import functools
 
@@ -23,7 +23,7 @@ from jax.sharding import PartitionSpec as P
 from . import _layout
 from ._common import (MIXED_FACTORS, _check_mixed, _cut, _donated, _ffi, _like_rhs, _nan_unless,
                       _padded, _prepare, _rank, _rhs_rows_spec, _rhs_spec, _solve_plan)
-from ._grad import lu_linear_solve, lu_solve_rules, refusing
+from ._grad import EXPLICIT, lu_linear_solve, lu_solve_rules
 
 TRANS = (0, 1, 2)  # A x = b, Aᵀ x = b, Aᴴ x = b: jax.scipy.linalg.lu_solve's trans
 
@@ -143,6 +143,35 @@ def _factors_matvec(lu, piv, n, transposed):
     return matvec_t if transposed else matvec
 
 
+def _lu_factor_rule(call, n, explicit):
+    """a -> (lu, piv, status) by `call` (lu_factor's), with jax's LU rule in tessera's form: with
+    Lo = tril(lu) and Up = triu(lu, 1) + I, A Pᵀ = Lo Up (A Pᵀ's column k is A's column perm[k]),
+    X = Lo⁻¹ dA Pᵀ Up⁻¹ gives dlu = Lo tril(X) + triu(X, 1) Up; the pivots (integers) and the
+    status have none. The triangular solves and products are XLA's on the mesh; the rule calls
+    itself, so that its own derivatives follow. Refused with a sentence on Explicit axes."""
+    @jax.custom_jvp
+    def rule(a):
+        return call(a)
+
+    @rule.defjvp
+    def rule_jvp(primals, tangents):
+        if explicit:
+            raise NotImplementedError(f"tessera.jax.lu_factor: {EXPLICIT}")
+        (a,), (da,) = primals, tangents
+        lu, piv, status = out = rule(a)
+        low = jnp.tril(lu)
+        up = jnp.triu(lu, 1) + jnp.eye(n, dtype=lu.dtype)
+        y = jax.lax.linalg.triangular_solve(low, da[:, _permutation(piv, n)], left_side=True,
+                                            lower=True)
+        x = jax.lax.linalg.triangular_solve(up, y, left_side=False, lower=False,
+                                            unit_diagonal=True)
+        dlu = low @ jnp.tril(x) + jnp.triu(x, 1) @ up
+        zeros = tuple(np.zeros(jnp.shape(v), jax.dtypes.float0) for v in (piv, status))
+        return out, (dlu, *zeros)
+
+    return rule
+
+
 def lu_factor(a, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_status=False,
               pad=True, donate=False):
     """A's LU factorization with partial pivoting for ``lu_solve``, in
@@ -152,8 +181,8 @@ def lu_factor(a, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_sta
     on every device): tessera's own form, for ``lu_solve`` (jax.scipy's lu_solve does not take
     it). a, T_A, mesh, in_specs, matrix_specs, pad, donate: as for ``lu_solve``. status: 0, or
     LAPACK's info > 0 when A is singular (U(info, info) exactly zero) or holds NaN (lu then all
-    NaN). Not differentiable (differentiate ``lu_solve(a, b)``, whose rules factor A once).
-    Returns (lu, piv), or ((lu, piv), status)."""
+    NaN). Differentiable in a (jax's LU rule in this form; the pivots are integers), forward
+    and reverse, on a mesh of Auto axes. Returns (lu, piv), or ((lu, piv), status)."""
     lay, n, np_, nb = _prepare("lu_solve", a, T_A, mesh, in_specs, matrix_specs, pad)
     dtype = np.dtype(a.dtype)
     if n == 0:
@@ -161,10 +190,8 @@ def lu_factor(a, T_A, mesh=None, in_specs=None, *, matrix_specs=None, return_sta
     else:
         a, donate_a = _donated(a, lay, lay.a_spec, donate and np_ == n)
         fn = _lu_factor_fn(lay, n, np_, nb, dtype, donate_a)
-        if isinstance(a, jax.core.Tracer):  # traced: a derivative is refused with a sentence
-            fn = refusing(fn, "tessera.jax.lu_factor: the factors' derivative is not offered; "
-                          "differentiate lu_solve(a, b), whose rules factor A once, or "
-                          "lu_solve((lu, piv), b) in lu and b")
+        if isinstance(a, jax.core.Tracer):  # traced: maybe differentiated
+            fn = _lu_factor_rule(fn, n, _layout.explicit(lay.mesh))
         lu, piv, status = fn(a)
     return ((lu, piv), status) if return_status else (lu, piv)
 

@@ -1,5 +1,6 @@
 """Derivatives through tessera.jax (issue 50's first rules): potrs' x and log det, cho_solve's x,
-cholesky's factor, potri's inverse, lu_solve's x (on a matrix, and on lu_factor's factors), qr's Q
+cholesky's factor, potri's inverse, lu_solve's x (on a matrix, and on lu_factor's factors),
+lu_factor's factors (order 2 in reverse too, and as jax's on Aᵀ), qr's Q
 and R, least_squares' x, gesvd's values and vectors, polar's U_p and H, and syevd's eigenvalues and
 eigenvectors, forward and reverse
 (order 1; order 2 in reverse for potrs' log det, cholesky, potri and syevd's eigenvalues, both
@@ -184,8 +185,17 @@ def test_lu_solve_derivatives(dtype, devices):
 
         check_grads(factored, (lu, b), order=1 if trans else 2, modes=["fwd", "rev"], atol=1e-5,
                     rtol=1e-5)
-    with pytest.raises(NotImplementedError, match="tessera.jax.lu_factor: the factors' derivative"):
-        jax.grad(lambda a: jnp.sum(jnp.abs(tj.lu_factor(a, 4, mesh, P("x", None))[0])))(a)
+    # lu_factor's own rule: orders 1 both ways and 2 in reverse; as jax's on Aᵀ (lu = (L + U -
+    # I)ᵀ of P Aᵀ = L U, jax.scipy's lu_factor(aᵀ)'s factors transposed, the same pivots here)
+    def factors(a):
+        return tj.lu_factor(a, 4, mesh, P("x", None))[0]
+
+    check_grads(factors, (a,), order=1, modes=["fwd", "rev"], atol=1e-5, rtol=1e-5)
+    check_grads(factors, (a,), order=2, modes=["rev"], atol=1e-5, rtol=1e-5)
+    w = np.random.default_rng(8).standard_normal(a.shape)
+    got = jax.grad(lambda a: jnp.sum(w * jnp.abs(factors(a)) ** 2))(a)
+    want = jax.grad(lambda a: jnp.sum(w * jnp.abs(jsl.lu_factor(a.T)[0].T) ** 2))(a)
+    assert np.abs(np.asarray(got) - np.asarray(want)).max() < 1e-10 * np.abs(np.asarray(want)).max()
 
 
 @pytest.mark.parametrize("dtype,m,n", [(np.complex128, 8, 5)], ids=["complex128-tall"])
