@@ -9,8 +9,8 @@ import jax
 import jax.numpy as jnp
 
 from ._common import _ffi, _nan_unless, _rank, _real, _row_index, _triangle_mask
-from ._grad import (cholesky_rules, lstsq_rules, lu_solve_rules, potri_rules, potrs_rules,
-                    qr_rules, syevd_rules)
+from ._grad import (cholesky_rules, lstsq_rules, lu_solve_rules, polar_rules, potri_rules,
+                    potrs_rules, qr_rules, svd_rules, syevd_rules)
 
 # Why the shardmap forms on a 2D mesh refuse derivatives.
 LOCAL_2D = ("derivatives on a 2D mesh are not supported yet; differentiate on a 1D mesh (A "
@@ -193,6 +193,50 @@ def qr(plain, lay, m):
         return (mine(q, lay, rows), r, status), (mine(dq, lay, rows), dr, ds)
 
     return rule, rules
+
+
+def on_blocks(plain, rules, lay, sizes):
+    """a -> plain(a) on this device's rows a, differentiated by `rules` (a global rule on whole
+    matrices) on the gathered rows: sizes[i] (the whole rows of output i, or None for an output
+    the same on every device) tells which of plain's outputs are this device's rows."""
+    @jax.custom_jvp
+    def rule(a):
+        return plain(a)
+
+    @rule.defjvp
+    def rule_jvp(primals, tangents):
+        (a,), (da,) = primals, tangents
+        m = a.shape[0] * lay.grows
+        out, d_out = jax.jvp(rules, (whole(a, lay, m),), (whole(da, lay, m),))
+        cut = [(lambda v, k=k: v if k is None else mine(v, lay, k // lay.grows)) for k in sizes]
+        return tuple(c(v) for c, v in zip(cut, out)), tuple(c(v) for c, v in zip(cut, d_out))
+
+    return rule
+
+
+def unblocked(plain, lay, sizes):
+    """plain on whole matrices: this device's rows of the whole input in, the outputs that are
+    rows (sizes[i] not None) gathered whole."""
+    def call(a):
+        out = plain(mine(a, lay, a.shape[0] // lay.grows))
+        return tuple(v if k is None else whole(v, lay, k) for k, v in zip(sizes, out))
+
+    return call
+
+
+def svd(plain, lay, m, n):
+    """a -> plain(a) = (s, this device's rows of U, of Vᴴ, status) (gesvd's economy call, M >=
+    N), differentiable by jax's SVD rule on the gathered rows (U and Vᴴ gathered too)."""
+    sizes = (None, m, n, None)
+    return on_blocks(plain, svd_rules(unblocked(plain, lay, sizes), m, n, False), lay, sizes)
+
+
+def polar(plain, eig, lay, m, n):
+    """a -> plain(a) = (this device's rows of U_p, of H, status) (M >= N), differentiable by
+    polar_rules on the gathered rows, H's eigendecomposition by `eig` (whole H -> (w, V))."""
+    sizes = (m, n, None)
+    return on_blocks(plain, polar_rules(unblocked(plain, lay, sizes), eig, m, n, False), lay,
+                     sizes)
 
 
 def least_squares(plain, qr_whole, lay, m):

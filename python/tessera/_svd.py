@@ -21,6 +21,7 @@ import numpy as np
 from jax.sharding import PartitionSpec as P
 
 from . import _layout
+from . import _local as _local_rules
 from ._common import _ffi, _join, _local_layout, _nan_unless, _padded, _platform, _rank, _varying
 from ._eig import syevd
 from ._grad import polar_rules, refusing, subset_rule, svd_rules
@@ -265,12 +266,6 @@ def _second(a, rh, vectors):
     return jnp.zeros((rh if vectors else 1, a.shape[1]), a.dtype)
 
 
-# Why the polar and SVD shardmap forms refuse derivatives.
-NO_LOCAL_RULE = ("derivatives inside shard_map are not supported yet for the polar "
-                 "decomposition and the SVD; differentiate the global form (tessera.jax.polar, "
-                 "tessera.jax.gesvd)")
-
-
 def polar_shardmap_ctx(a, T_A, *, compute_h=True, axis_name=None, pad=True, mesh=None):
     """polar inside the caller's jax.shard_map: `a` is this device's block of the M x N A
     (M >= N), its (M / ndev) x N rows on a 1D mesh, or on a 2D one its (M / rows) x
@@ -281,10 +276,25 @@ def polar_shardmap_ctx(a, T_A, *, compute_h=True, axis_name=None, pad=True, mesh
     name = "tessera.jax.polar_shardmap_ctx"
     want_h = _check_flag(compute_h, "compute_h", name)
     lay, m, n, rh, nb = _local_plan(a, T_A, axis_name, mesh, name)
-    u, h, _, st = refusing(lambda a: _local("polar", a, _second(a, rh, want_h), lay, m, n, nb,
-                                            want_h), f"{name}: {NO_LOCAL_RULE}")(a)
-    ok = st[0] == 0
-    return (_nan_unless(ok, u),) + ((_nan_unless(ok, h),) if want_h else ()) + (st,)
+
+    def call(want_h):  # (u rows, h rows (with want_h), status scalar), NaN unless it is 0
+        def polar_of(a):
+            u, h, _, st = _local("polar", a, _second(a, rh, want_h), lay, m, n, nb, want_h)
+            ok = st[0] == 0
+            return (_nan_unless(ok, u),) + ((_nan_unless(ok, h),) if want_h else ()) + (st[0],)
+        return polar_of
+
+    if lay.col_axis:
+        out = refusing(call(want_h), f"{name}: {_local_rules.LOCAL_2D}")(a)
+    else:  # differentiable (_local.py); H formed for U_p alone only under differentiation
+        def eig(h):  # H's eigendecomposition, tessera's on the devices' rows
+            w, v, _ = _local_rules.Rows(lay, n, rh, nb, False).syevd(True)(
+                _local_rules.mine(h, lay, rh))
+            return w, _local_rules.whole(v, lay, n)
+
+        rule = _local_rules.polar(call(True), eig, lay, m, n)
+        out = (rule if want_h else subset_rule(call(False), rule, (0,)))(a)
+    return out[:-1] + (jnp.reshape(out[-1], (1,)),)
 
 
 def gesvd_shardmap_ctx(a, T_A, *, compute_u=True, compute_vh=True, full_matrices=False,
@@ -303,9 +313,19 @@ def gesvd_shardmap_ctx(a, T_A, *, compute_u=True, compute_vh=True, full_matrices
     if full and m != n:
         raise ValueError(f"{name}: full_matrices=True for a {m} x {n} A is not offered inside "
                          "shard_map; call tessera.jax.gesvd")
-    u, vh, s, st = refusing(lambda a: _local("gesvd", a, _second(a, rh, vectors), lay, m, n, nb,
-                                             vectors), f"{name}: {NO_LOCAL_RULE}")(a)
-    ok = st[0] == 0
-    out = (_nan_unless(ok, s),) + ((_nan_unless(ok, u),) if want_u else ()) + \
-        ((_nan_unless(ok, vh),) if want_vh else ())
-    return out + (st,)
+    def call(vectors):  # (s, u rows, vh rows (with vectors), status scalar), NaN unless it is 0
+        def svd_of(a):
+            u, vh, s, st = _local("gesvd", a, _second(a, rh, vectors), lay, m, n, nb, vectors)
+            ok = st[0] == 0
+            return (_nan_unless(ok, s),) + ((_nan_unless(ok, u), _nan_unless(ok, vh))
+                                            if vectors else ()) + (st[0],)
+        return svd_of
+
+    if lay.col_axis:
+        out = refusing(call(vectors), f"{name}: {_local_rules.LOCAL_2D}")(a)
+    else:  # differentiable (_local.py); the values alone formed without the vectors
+        rule = _local_rules.svd(call(True), lay, m, n)
+        out = (rule if vectors else subset_rule(call(False), rule, (0,)))(a)
+    s, st = out[0], jnp.reshape(out[-1], (1,))
+    u, vh = (out[1], out[2]) if vectors else (None, None)
+    return (s,) + ((u,) if want_u else ()) + ((vh,) if want_vh else ()) + (st,)

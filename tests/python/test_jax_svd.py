@@ -155,11 +155,49 @@ def test_shardmap_forms(kind, devices):
                                                            compute_vh=False),
                           mesh=mesh, in_specs=spec, out_specs=(P(), col))(put(a, mesh, spec))
     check_values(s, a)
-    values = jax.shard_map(lambda a_: tj.gesvd_shardmap_ctx(a_, 4, compute_u=False,
-                                                            compute_vh=False)[0],
-                           mesh=mesh, in_specs=spec, out_specs=P())
-    with pytest.raises(NotImplementedError, match="derivatives inside shard_map are not"):
-        jax.grad(lambda a: jnp.sum(values(a)))(put(a, mesh, spec))
+    # derivatives: on a 1D mesh as the global forms' (the values, U's and H's moduli: no
+    # column's phase changes them), on a 2D one refused with a sentence
+    a = matrix(24, 8, np.float64, seed=4)
+    w = np.random.default_rng(2).standard_normal((24, 8))
+
+    def values(a):
+        return jax.shard_map(lambda a_: tj.gesvd_shardmap_ctx(a_, 4, compute_u=False,
+                                                              compute_vh=False)[0],
+                             mesh=mesh, in_specs=spec, out_specs=P())(a)
+
+    def svd_loss(a):
+        s, u, _, _ = jax.shard_map(lambda a_: tj.gesvd_shardmap_ctx(a_, 4), mesh=mesh,
+                                   in_specs=spec, out_specs=(P(), spec, spec, col))(a)
+        return jnp.sum(s ** 2 * jnp.arange(8)) + jnp.sum(w * jnp.abs(u) ** 4)
+
+    def polar_loss(a):
+        u, h, _ = jax.shard_map(lambda a_: tj.polar_shardmap_ctx(a_, 4), mesh=mesh,
+                                in_specs=spec, out_specs=(spec, spec, col))(a)
+        return jnp.sum(w * u) + jnp.sum(h[:, :3] ** 2)
+
+    if spec != ROW:
+        with pytest.raises(NotImplementedError, match="derivatives on a 2D mesh"):
+            jax.grad(lambda a: jnp.sum(values(a)))(put(a, mesh, spec))
+        return
+    gmesh = mesh_of(devices, len(devices), "auto")
+
+    def svd_global(a):
+        s, u, _ = tj.gesvd(a, 4, gmesh, ROW)
+        return jnp.sum(s ** 2 * jnp.arange(8)) + jnp.sum(w * jnp.abs(u) ** 4)
+
+    def polar_global(a):
+        u, h = tj.polar(a, 4, gmesh, ROW)
+        return jnp.sum(w * u) + jnp.sum(h[:, :3] ** 2)
+
+    def values_global(a):
+        return tj.gesvd(a, 4, gmesh, ROW, compute_u=False, compute_vh=False)
+
+    for local, glob in ((lambda a: jnp.sum(values(a) * jnp.arange(8)),
+                         lambda a: jnp.sum(values_global(a) * jnp.arange(8))),
+                        (svd_loss, svd_global), (polar_loss, polar_global)):
+        got = np.asarray(jax.jit(jax.grad(local))(put(a, mesh, spec)))
+        want = np.asarray(jax.grad(glob)(a))
+        assert np.abs(got - want).max() < 1e-9 * max(1, np.abs(want).max())
 
 
 # ------------------------------------------------------------- failures: status and NaN
