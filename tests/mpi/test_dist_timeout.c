@@ -61,6 +61,9 @@ static int late_flow(bool busy, tessera_comm_t **cp, double *waited) {
                    0);
   tessera_data_t *mine = tessera_matrix_tile(A, 0, 0), *late = tessera_matrix_tile(A, 0, 1);
   const tessera_access_t w[1] = {TESSERA_W}, rw[2] = {TESSERA_R, TESSERA_W};
+  /* both processes start the flow together: a process slow to make its context under load
+   * would otherwise look silent to the other for longer than the bound */
+  MPI_Barrier(MPI_COMM_WORLD);
   const double t0 = tt_now();
   if (rank == 1 && !busy) tt_sleep_us(LATE_S * 1000000L);
   assert_int_equal(insert(ctx, busy ? &k_late : &k_read, 1, &late, w), 0);
