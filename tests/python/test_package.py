@@ -58,7 +58,8 @@ def test_pip_install(tmp_path):
     names = sorted(zipfile.ZipFile(whl).namelist())
     files = [n for n in names if ".dist-info/" not in n]
     assert files == ["tessera/__init__.py", "tessera/_common.py", "tessera/_eig.py",
-                     "tessera/_grad.py", "tessera/_layout.py", "tessera/_lu.py", "tessera/_native.py",
+                     "tessera/_grad.py", "tessera/_layout.py", "tessera/_local.py", "tessera/_lu.py",
+                     "tessera/_native.py",
                      "tessera/_qr.py", "tessera/_svd.py", "tessera/jax.py",
                      "tessera/libtessera.so.0",
                      "tessera/libtessera_jax.so"], names
