@@ -8,7 +8,9 @@ Launch, either way:
   python jax_processes.py CASE DEVICES COORDINATOR_PORT PROCESS_ID PROCESSES
       jax.distributed alone, with a coordinator (no MPI)
 
-DEVICES is the number of CPU devices of each process (JAX_PLATFORMS=cuda: its GPUs instead); CASE names the checks (CASES below).
+DEVICES is the number of CPU devices of each process (JAX_PLATFORMS=cuda: its GPUs instead);
+CASE names the checks (CASES below), or several joined by "+", run in that order in the same
+processes (one start of jax, and one compilation of what they share, for them all).
 Prints "ok <process id>" when every check of the case held; a failure raises (exit status 1).
 """
 import os
@@ -198,7 +200,8 @@ def check_failures():
 
 def check_derivatives(mesh, ga, gb, a, b):
     """Derivatives and batches on global arrays over the processes, under jit, against jax's own
-    rules on this process's whole copy: the gradient of log det(A) + ‖A⁻¹ b‖² through potrs,
+    rules on this process's whole copy (jitted too: one compiled program each, not one
+    compilation per operation run eagerly): the gradient of log det(A) + ‖A⁻¹ b‖² through potrs,
     cholesky's tangent, the gradient of a function of syevd's eigenvalues and eigenvectors, and
     potrs over a batch of right-hand sides by jax.vmap."""
     spec = P("x", None)
@@ -212,14 +215,14 @@ def check_derivatives(mesh, ga, gb, a, b):
         return jnp.sum(jnp.linalg.solve(h, b) ** 2) + jnp.linalg.slogdet(h)[1]
 
     got = jax.jit(jax.grad(loss, (0, 1)))(ga, gb)
-    want = jax.grad(loss_ref, (0, 1))(a, b)
+    want = jax.jit(jax.grad(loss_ref, (0, 1)))(a, b)
     for g, w, what in zip(got, want, ("A", "b")):
         close(whole(g), np.asarray(w), np.float64, f"grad of log det + |x|^2 in {what}")
     da = 0.5 * np.eye(a.shape[0])[::-1] + 0.1 * np.eye(a.shape[0])  # a symmetric direction
     gda = jax.make_array_from_callback(a.shape, NamedSharding(mesh, spec), lambda i: da[i])
     _, t = jax.jit(lambda a, d: jax.jvp(lambda m: tj.cholesky(m, 4, mesh, spec, lower=True),
                                         (a,), (d,)))(ga, gda)
-    _, t_ref = jax.jvp(jnp.linalg.cholesky, (a,), (da,))
+    _, t_ref = jax.jit(lambda a, d: jax.jvp(jnp.linalg.cholesky, (a,), (d,)))(a, da)
     close(whole(t), np.asarray(t_ref), np.float64, "cholesky's tangent")
 
     def spectral(a):
@@ -230,7 +233,7 @@ def check_derivatives(mesh, ga, gb, a, b):
         w, v = jnp.linalg.eigh(jnp.tril(a) + jnp.tril(a, -1).T)
         return jnp.sum(w * jnp.arange(w.shape[0])) + jnp.sum(v[0] ** 2)
 
-    close(whole(jax.jit(jax.grad(spectral))(ga)), np.asarray(jax.grad(spectral_ref)(a)),
+    close(whole(jax.jit(jax.grad(spectral))(ga)), np.asarray(jax.jit(jax.grad(spectral_ref))(a)),
           np.float64, "grad through syevd")
     bs = np.stack([b, 2 * b, b[::-1]])
     gbs = jax.make_array_from_callback(bs.shape, NamedSharding(mesh, P(None, "x", None)),
@@ -366,15 +369,18 @@ def check_absent_first():
 
 def check_local():
     """Meshes within one process in a program of several: process 0 solves on its own devices,
-    the others never call tessera; nobody waits for anybody (no communicator is made)."""
-    if jax.process_index() != 0:
-        return
-    mesh = Mesh(np.array(jax.local_devices()), ("x",))
-    a, _ = hpd(12, np.float64, 4)
-    b = rhs(12, 1, np.float64, 4)
-    x, st = tj.potrs(a, b, 4, mesh, P("x", None), return_status=True)
-    assert int(st) == 0
-    close(a @ np.asarray(x), b, np.float64, "potrs on this process's devices")
+    the others make no call of tessera's meanwhile; process 0 waits for nobody (no communicator
+    is made). The others wait at a barrier of jax's own until process 0 is done, so that in a
+    case of several checks (this one first) no later call of theirs could stand in for one that
+    a communicator would need."""
+    if jax.process_index() == 0:
+        mesh = Mesh(np.array(jax.local_devices()), ("x",))
+        a, _ = hpd(12, np.float64, 4)
+        b = rhs(12, 1, np.float64, 4)
+        x, st = tj.potrs(a, b, 4, mesh, P("x", None), return_status=True)
+        assert int(st) == 0
+        close(a @ np.asarray(x), b, np.float64, "potrs on this process's devices")
+    multihost_utils.sync_global_devices("check_local")
 
 
 def check_small():
@@ -461,7 +467,8 @@ def main():
         os.environ["TESSERA_TILE"] = "2" if pid == "1" else "4"
     start()
     try:
-        CASES[CASE]()
+        for name in CASE.split("+"):
+            CASES[name]()
     finally:
         if not CASE.startswith("absent"):
             jax.distributed.shutdown()

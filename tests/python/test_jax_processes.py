@@ -113,24 +113,31 @@ def test_every_function_dtype_and_mesh(launch, processes, devices, layout):
     assert_ok(results, lambda name: range(processes) if launch == "mpirun" else [name])
 
 
+# Checks of 2 processes x 2 devices in the default layout, run in turn by one launch (each
+# process starts jax and compiles what they share once): check_local first, before any call
+# over the processes.
+TOGETHER = "local+failures+sharded+small"
+
+
 @pytest.mark.parametrize("launch", LAUNCHES)
-@pytest.mark.parametrize("case", ["failures", "sharded", "mismatch", "local"])
-def test_failures_global_arrays_and_mismatches(launch, case):
-    """Not positive definite, singular and rank deficient matrices, a NaN for syevd and gesvd (the same
-    info everywhere, NaN); arrays placed over the processes with the shardmap forms inside the
-    caller's shard_map; calls that differ between processes (the same negative status
-    everywhere); meshes within one process, the other processes never calling tessera."""
-    results = LAUNCHES[launch](case, 2, 2)
+def test_failures_global_arrays_and_small_calls(launch):
+    """A mesh within one process (process 0 solves on its own devices while the others make no
+    call); not positive definite, singular and rank deficient matrices, a NaN for syevd and gesvd
+    (the same info everywhere, NaN); arrays placed over the processes with the shardmap forms
+    inside the caller's shard_map, derivatives and batches under jit; potrs, cholesky, lu_solve
+    and syevd small for the mesh: the distributed routine first, then the whole matrix gathered
+    on one device of every process and solved there, each process taking the same way, the
+    results and statuses the same either way."""
+    results = LAUNCHES[launch](TOGETHER, 2, 2)
     assert_ok(results, lambda name: range(2) if launch == "mpirun" else [name])
 
 
-@pytest.mark.parametrize("launch,processes,devices", [("coordinator", 2, 2), ("mpirun", 2, 2)])
-def test_small_calls_on_one_device_per_process(launch, processes, devices):
-    """potrs, cholesky, lu_solve and syevd small for the mesh: the distributed routine first, then
-    the whole matrix gathered on one device of every process and solved there, each process
-    taking the same way, the results and statuses the same either way."""
-    results = LAUNCHES[launch]("small", processes, devices)
-    assert_ok(results, lambda name: range(processes) if launch == "mpirun" else [name])
+@pytest.mark.parametrize("launch", LAUNCHES)
+def test_calls_that_differ_between_processes(launch):
+    """One triangle asked for on one process and the other elsewhere, and tiles that differ
+    (TESSERA_TILE set per process): the same negative status everywhere, NaN."""
+    results = LAUNCHES[launch]("mismatch", 2, 2)
+    assert_ok(results, lambda name: range(2) if launch == "mpirun" else [name])
 
 
 @pytest.mark.parametrize("launch,case", [("coordinator", "absent"),
