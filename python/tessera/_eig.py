@@ -21,8 +21,7 @@ from jax.sharding import PartitionSpec as P
 
 from . import _layout, _local
 from ._common import _cut, _donated, _ffi, _local_plan, _nan_unless, _padded, _prepare, _rank
-from ._grad import refusing, syevd_rules
-from ._local import LOCAL_2D
+from ._grad import syevd_rules
 
 
 def _check_job(return_eigenvectors, name):
@@ -118,8 +117,8 @@ def syevd_shardmap_ctx(a, T_A, *, return_eigenvectors=True, axis_name=None, pad=
     else those of more than one device, in the mesh's order). `pad` is accepted for jaxmg's
     signature (no padding is needed here); `mesh`: as for ``potrs_shardmap_ctx``.
 
-    Differentiable on a 1D mesh, as ``syevd`` (under differentiation A's rows are gathered onto
-    every device, _local.py); on a 2D mesh a derivative is refused with a sentence.
+    Differentiable, as ``syevd`` (under differentiation A's rows or blocks are gathered onto
+    every device, _local.py).
 
     jaxmg 1.4's ``syevd_shardmap_ctx`` is called outside shard_map on global arrays and returns
     (a_work, eigenvalues, eigenvectors, status); there, call ``syevd`` (inside your
@@ -127,14 +126,6 @@ def syevd_shardmap_ctx(a, T_A, *, return_eigenvectors=True, axis_name=None, pad=
     name = "tessera.jax.syevd_shardmap_ctx"
     vectors = _check_job(return_eigenvectors, name)
     lay, n, rows, nb = _local_plan("syevd", a, T_A, axis_name, mesh)
-    if lay.col_axis:  # the one call, not differentiable
-        def call(a):
-            r = _ffi("syevd", a, None, _rank(lay), n=n, lay=lay, tile=nb, vectors=vectors)
-            ok = r.status[0] == 0
-            return _nan_unless(ok, r.w), _nan_unless(ok, r.a) if vectors else None, r.status[0]
-
-        w, v, status = refusing(call, f"{name}: {LOCAL_2D}")(a)
-    else:  # differentiable (_local.py)
-        w, v, status = _local.Rows(lay, n, rows, nb, False).syevd(vectors)(a)
+    w, v, status = _local.Rows(lay, n, rows, nb, False).syevd(vectors)(a)  # differentiable
     status = jnp.reshape(status, (1,))
     return (w, v, status) if vectors else (w, status)

@@ -1,18 +1,19 @@
-"""The Cholesky family's ``*_shardmap_ctx`` forms on a 1D mesh (jax.py calls them), with the
-derivative rules of the global forms (_grad.py): inside the caller's jax.shard_map each device
-holds its rows of A. Undifferentiated, a call is tessera's one call on the rows. Under
-differentiation A's rows (and its tangent's) are gathered onto every device (the rows placed in
-zeros and summed over the row axis: n² on each device, typed as the same on every device), the
-global rules run on the whole matrices, and every factorization, solve and inverse of theirs runs
-through tessera's calls on the devices' rows. Internal to tessera.jax."""
+"""The ``*_shardmap_ctx`` forms (jax.py, _qr.py, _eig.py, _svd.py call them), with the derivative
+rules of the global forms (_grad.py): inside the caller's jax.shard_map each device holds its
+rows of A (a 1D mesh) or its block of A (the Cholesky family, lu_solve and syevd on a 2D mesh).
+Undifferentiated, a call is tessera's one call on the rows or blocks. Under differentiation A's
+rows or blocks (and its tangent's) are gathered onto every device (placed in zeros and summed
+over the mesh's axes: n² on each device, typed as the same on every device), the global rules run
+on the whole matrices, and every factorization, solve, inverse and eigensolve of theirs runs
+through tessera's calls on the devices' rows or blocks. Internal to tessera.jax."""
 import jax
 import jax.numpy as jnp
 
-from ._common import _ffi, _nan_unless, _rank, _real, _row_index, _triangle_mask
+from ._common import _ffi, _first_column, _nan_unless, _rank, _real, _row_index, _triangle_mask
 from ._grad import (cholesky_rules, lstsq_rules, lu_solve_rules, polar_rules, potri_rules,
                     potrs_rules, qr_rules, svd_rules, syevd_rules)
 
-# Why the shardmap forms on a 2D mesh refuse derivatives.
+# Why qr's, least squares', gesvd's and polar's shardmap forms on a 2D mesh refuse derivatives.
 LOCAL_2D = ("derivatives on a 2D mesh are not supported yet; differentiate on a 1D mesh (A "
             "sharded by rows) or through the global form")
 
@@ -30,43 +31,74 @@ def mine(x, lay, rows):
     return jax.lax.dynamic_slice_in_dim(x, _row_index(lay) * rows, rows, axis=0)
 
 
+def _col_index(lay):
+    return jax.lax.axis_index(lay.col_axis).astype(jnp.int32)
+
+
 class Rows:
     """The calls of one plan (layout, order n, rows per device, tile nb, triangle) on this device's
-    rows, and the rules of the global forms over them."""
+    rows of A, or its block of A on a 2D mesh (rows x n / gcols), and the rules of the global forms
+    over them. Right-hand sides and solutions are rows (on a 2D mesh the same on every device of a
+    mesh row); square matrices (A, its factor, inverse, eigenvectors) are A's rows or blocks."""
 
     def __init__(self, lay, n, rows, nb, lower):
         self.lay, self.n, self.rows, self.nb, self.lower = lay, n, rows, nb, lower
+        self.cols = n // lay.gcols if lay.col_axis else n
 
     def call(self, op, a, b=None, logdet=False, piv=None, trans=0, vectors=False):
         return _ffi(op, a, b, _rank(self.lay), n=self.n, lay=self.lay, tile=self.nb,
                     lower=self.lower, logdet=logdet, piv=piv, trans=trans, vectors=vectors)
 
+    def col0(self):
+        return _col_index(self.lay) * self.cols if self.lay.col_axis else 0
+
     def triangle(self, x):
-        """This device's rows of x's `lower` (else upper) triangle, the other zero."""
-        keep = _triangle_mask(self.rows, self.n, _row_index(self.lay) * self.rows, self.lower)
+        """This device's rows or block of x's `lower` (else upper) triangle, the other zero."""
+        keep = _triangle_mask(self.rows, self.cols, _row_index(self.lay) * self.rows, self.lower,
+                              self.col0())
         return jnp.where(keep, x, jnp.zeros((), x.dtype))
 
     def whole(self, x):
+        """The whole (n, k) array of this device's rows x of it."""
         return whole(x, self.lay, self.n)
 
     def mine(self, x):
         return mine(x, self.lay, self.rows)
 
-    # The calls on whole matrices (the rules' arguments), each on this device's rows.
+    def whole_a(self, x):
+        """The whole n x n matrix of this device's rows or block x of it."""
+        if not self.lay.col_axis:
+            return self.whole(x)
+        placed = jax.lax.dynamic_update_slice(jnp.zeros((self.n, self.n), x.dtype), x,
+                                              (_row_index(self.lay) * self.rows, self.col0()))
+        return jax.lax.psum(placed, (self.lay.axis, self.lay.col_axis))
+
+    def mine_a(self, x):
+        """This device's rows or block of the whole n x n x."""
+        if not self.lay.col_axis:
+            return self.mine(x)
+        return jax.lax.dynamic_slice(x, (_row_index(self.lay) * self.rows, self.col0()),
+                                     (self.rows, self.cols))
+
+    def solution(self, x):
+        """The whole solution of a call's x (on a 2D mesh, mesh column 0's rows)."""
+        return self.whole(_first_column(x, self.lay))
+
+    # The calls on whole matrices (the rules' arguments), each on this device's rows or block.
     def factor(self, a):
-        r = self.call("cholesky", self.mine(a))
-        return self.whole(self.triangle(r.a)), r.status[0]
+        r = self.call("cholesky", self.mine_a(a))
+        return self.whole_a(self.triangle(r.a)), r.status[0]
 
     def solver(self, op="cho_solve"):
         def solve_for(shape):
             def solve(c, r):
-                out = self.call(op, self.mine(c), self.mine(r.reshape(self.n, -1)))
-                return self.whole(out.x).reshape(shape), out.status[0]
+                out = self.call(op, self.mine_a(c), self.mine(r.reshape(self.n, -1)))
+                return self.solution(out.x).reshape(shape), out.status[0]
             return solve
         return solve_for
 
     def inverse(self, c):
-        x = self.whole(self.triangle(self.call("cho_inverse", self.mine(c)).a))
+        x = self.whole_a(self.triangle(self.call("cho_inverse", self.mine_a(c)).a))
         keep = _triangle_mask(self.n, self.n, 0, self.lower)
         return jnp.where(keep, x, x.conj().T)
 
@@ -76,12 +108,12 @@ class Rows:
         def plain(a, b):
             r = self.call("potrs", a, self.mine(b), logdet=logdet)
             ok = r.status[0] == 0
-            x = _nan_unless(ok, self.whole(r.x))
+            x = _nan_unless(ok, self.solution(r.x))
             return x, _nan_unless(ok, _real(r.logdet[0], a.dtype)), r.status[0]
 
-        rules = potrs_rules(lambda a, b: plain(self.mine(a), b), self.factor, self.solver(),
+        rules = potrs_rules(lambda a, b: plain(self.mine_a(a), b), self.factor, self.solver(),
                             lambda c: self.inverse(c), self.n, self.lower, False)
-        return gathered(plain, rules, self.lay, self.n)
+        return gathered(plain, rules, self.whole_a)
 
     def factor_op(self, op):
         """a -> (this device's rows of potri's or cholesky's result, status scalar)."""
@@ -90,8 +122,8 @@ class Rows:
             return _nan_unless(r.status[0] == 0, self.triangle(r.a)), r.status[0]
 
         def on_whole(a):  # potri's whole Hermitian A⁻¹, or the whole factor
-            x, status = plain(self.mine(a))
-            x = self.whole(x)
+            x, status = plain(self.mine_a(a))
+            x = self.whole_a(x)
             if op == "potri":
                 x = jnp.where(_triangle_mask(self.n, self.n, 0, self.lower), x, x.conj().T)
             return x, status
@@ -109,9 +141,9 @@ class Rows:
         @rule.defjvp
         def rule_jvp(primals, tangents):
             (a,), (da,) = primals, tangents
-            out, d_out = jax.jvp(rules, (self.whole(a),), (self.whole(da),))
-            return ((self.triangle(self.mine(out[0])), out[1]),
-                    (self.triangle(self.mine(d_out[0])), d_out[1]))
+            out, d_out = jax.jvp(rules, (self.whole_a(a),), (self.whole_a(da),))
+            return ((self.triangle(self.mine_a(out[0])), out[1]),
+                    (self.triangle(self.mine_a(d_out[0])), d_out[1]))
 
         return rule
 
@@ -124,23 +156,24 @@ class Rows:
             return _nan_unless(r.status[0] == 0, r.x.T), r.status[0]
 
         def factor(a):
-            r = self.call("lu_factor", self.mine(a))
-            return self.whole(r.a), r.piv, r.status[0]
+            r = self.call("lu_factor", self.mine_a(a))
+            return self.whole_a(r.a), r.piv, r.status[0]
 
         def solver(shape, trans):
             def solve(lu, piv, r):
-                out = self.call("lu_factored", self.mine(lu), r.reshape(self.n, -1).T, piv=piv,
+                out = self.call("lu_factored", self.mine_a(lu), r.reshape(self.n, -1).T, piv=piv,
                                 trans=trans)
                 return out.x.T.reshape(shape), out.status[0]
             return solve
 
-        rules = lu_solve_rules(lambda a, b: plain(self.mine(a), b), factor, solver, False)
-        return gathered(plain, rules, self.lay, self.n)
+        rules = lu_solve_rules(lambda a, b: plain(self.mine_a(a), b), factor, solver, False)
+        return gathered(plain, rules, self.whole_a)
 
 
     def syevd(self, vectors):
-        """a -> (w, this device's rows of V or None, status): syevd on this device's rows of A
-        (its lower triangle read), differentiable by jax's eigh rule on the gathered rows."""
+        """a -> (w, this device's rows or block of V or None, status): syevd on this device's
+        rows or block of A (its lower triangle read), differentiable by jax's eigh rule on the
+        gathered A."""
         def plain_of(vec):
             def plain(a):
                 r = self.call("syevd", a, vectors=vec)
@@ -150,8 +183,8 @@ class Rows:
 
         def on_whole(vec):
             def call(a):
-                w, v, status = plain_of(vec)(self.mine(a))
-                return w, self.whole(v) if vec else None, status
+                w, v, status = plain_of(vec)(self.mine_a(a))
+                return w, self.whole_a(v) if vec else None, status
             return call
 
         rules = syevd_rules(on_whole(False), on_whole(True), self.n, vectors, False)
@@ -163,9 +196,10 @@ class Rows:
         @rule.defjvp
         def rule_jvp(primals, tangents):
             (a,), (da,) = primals, tangents
-            (w, v, status), (dw, dv, ds) = jax.jvp(rules, (self.whole(a),), (self.whole(da),))
+            (w, v, status), (dw, dv, ds) = jax.jvp(rules, (self.whole_a(a),),
+                                                   (self.whole_a(da),))
             if vectors:
-                v, dv = self.mine(v), self.mine(dv)
+                v, dv = self.mine_a(v), self.mine_a(dv)
             return (w, v, status), (dw, dv, ds)
 
         return rule
@@ -245,12 +279,13 @@ def least_squares(plain, qr_whole, lay, m):
     whole matrices)."""
     rules = lstsq_rules(lambda a, b: plain(mine(a, lay, a.shape[0] // lay.grows), b), qr_whole,
                         False)
-    return gathered(plain, rules, lay, m)
+    return gathered(plain, rules, lambda a: whole(a, lay, m))
 
 
-def gathered(plain, rules, lay, n):
-    """(a, b) -> plain(a, b) on this device's rows a of A, differentiated by `rules` (a global
-    form's rule, a custom_jvp on the whole A and b) on the gathered rows of A and of its tangent."""
+def gathered(plain, rules, gather):
+    """(a, b) -> plain(a, b) on this device's rows or block a of A, differentiated by `rules` (a
+    global form's rule, a custom_jvp on the whole A and b) on A and its tangent made whole by
+    `gather`."""
     @jax.custom_jvp
     def rule(a, b):
         return plain(a, b)
@@ -258,6 +293,6 @@ def gathered(plain, rules, lay, n):
     @rule.defjvp
     def rule_jvp(primals, tangents):
         (a, b), (da, db) = primals, tangents
-        return jax.jvp(rules, (whole(a, lay, n), b), (whole(da, lay, n), db))
+        return jax.jvp(rules, (gather(a), b), (gather(da), db))
 
     return rule

@@ -71,8 +71,7 @@ from jax.sharding import PartitionSpec as P
 
 from . import _layout
 from . import _local
-from ._local import LOCAL_2D
-from ._grad import cholesky_rules, linear_solve, potri_rules, potrs_rules, refusing
+from ._grad import cholesky_rules, linear_solve, potri_rules, potrs_rules
 from ._native import BY_NAME, native
 from ._common import (MIXED_FACTORS, _check_mixed, _cut, _donated, _ffi, _first_column, _like_rhs,
                       _local_plan, _nan_unless, _padded, _prepare, _rank, _real, _rhs_spec,
@@ -381,58 +380,26 @@ def potrs_shardmap_ctx(a, b, T_A, *, axis_name=None, return_logdet=False, pad=Tr
     ever needed here (`pad` is accepted for jaxmg's signature). `mesh`, the
     shard_map's mesh, tells which process holds each device where the mesh spans processes and
     is not laid out over jax's devices in their order (as jax.make_mesh lays one out).
-    Differentiable in a and b on a 1D mesh, as potrs (under differentiation A's rows are
-    gathered onto every device, _local.py); on a 2D mesh a derivative is refused with a
-    sentence. cholesky_shardmap_ctx and potri_shardmap_ctx likewise."""
+    Differentiable in a and b, as potrs (under differentiation A's rows or blocks are gathered
+    onto every device, _local.py). cholesky_shardmap_ctx and potri_shardmap_ctx likewise."""
     name = "tessera.jax.potrs_shardmap_ctx"
     lay, n, rows, nb = _local_plan("potrs", a, T_A, axis_name, mesh)
     dtype = np.dtype(a.dtype)
     _layout.check_rhs(b, n, dtype, name, rows=rows)
     full = b.shape[0] == n
     b2 = (b.reshape(-1, 1) if b.ndim == 1 else b).astype(dtype)
-    if lay.col_axis:
-        x, logdet, st = refusing(_potrs_2d(lay, n, rows, nb, lower, return_logdet, full),
-                                 f"{name}: {LOCAL_2D}")(a, b2)
-    else:  # the whole b in, the whole x out: differentiable (_local.py)
-        bw = b2 if full else _local.whole(b2, lay, n)
-        x, logdet, st = _local.Rows(lay, n, rows, nb, lower).potrs(return_logdet)(a, bw)
-        x = x if full else _local.mine(x, lay, rows)
+    # the whole b in, the whole x out: differentiable (_local.py)
+    bw = b2 if full else _local.whole(b2, lay, n)
+    x, logdet, st = _local.Rows(lay, n, rows, nb, lower).potrs(return_logdet)(a, bw)
+    x = x if full else _local.mine(x, lay, rows)
     x, logdet, st = x.reshape(b.shape), jnp.reshape(logdet, (1,)), jnp.reshape(st, (1,))
     return (x, logdet, st) if return_logdet else (x, st)
 
 
-def _potrs_2d(lay, n, rows, nb, lower, logdet, full):
-    """potrs_shardmap_ctx's one call on a 2D mesh: (a block, b2 whole or this device's rows) ->
-    (x in b2's form, logdet, status)."""
-    def call(a, b2):
-        row = _row_index(lay)
-        if full:
-            b2 = jax.lax.dynamic_slice_in_dim(b2, row * rows, rows, axis=0)
-        r = _ffi("potrs", a, b2, _rank(lay), n=n, lay=lay, tile=nb, lower=lower, logdet=logdet)
-        x, st = _first_column(r.x, lay), r.status
-        if full:  # psum types x as the same on every device
-            x = _local.whole(x, lay, n)
-        ok = st[0] == 0
-        return _nan_unless(ok, x), _nan_unless(ok, _real(r.logdet, a.dtype)), st
-
-    return call
-
-
 def _local_factor(op, a, T_A, axis_name, lower, mesh):
     lay, n, rows, nb = _local_plan(op, a, T_A, axis_name, mesh)
-    if not lay.col_axis:  # differentiable (_local.py)
-        x, st = _local.Rows(lay, n, rows, nb, lower).factor_op(op)(a)
-        return x, jnp.reshape(st, (1,))
-
-    def call(a):
-        r = _ffi(op, a, None, _rank(lay), n=n, lay=lay, tile=nb, lower=lower)
-        cols = a.shape[1]
-        col0 = jax.lax.axis_index(lay.col_axis) * cols
-        x = jnp.where(_triangle_mask(rows, cols, _row_index(lay) * rows, lower, col0), r.a,
-                      jnp.zeros((), a.dtype))
-        return _nan_unless(r.status[0] == 0, x), r.status
-
-    return refusing(call, f"tessera.jax.{op}_shardmap_ctx: {LOCAL_2D}")(a)
+    x, st = _local.Rows(lay, n, rows, nb, lower).factor_op(op)(a)  # differentiable (_local.py)
+    return x, jnp.reshape(st, (1,))
 
 
 def potri_shardmap_ctx(a, T_A, *, axis_name=None, pad=True, lower=False, mesh=None):
@@ -456,7 +423,7 @@ def lu_solve_shardmap_ctx(a, b, T_A, *, axis_name=None, pad=True, mesh=None):
     in A's dtype; status (int32) of shape (1,) on each device. `axis_name` names the row axis
     (default: the only manual axis of more than one device); `pad` is accepted for jaxmg's
     signature (no padding is needed here); `mesh`: as for ``potrs_shardmap_ctx``.
-    Differentiable in a and b on a 1D mesh, as ``potrs_shardmap_ctx``.
+    Differentiable in a and b, as ``potrs_shardmap_ctx``.
 
     jaxmg 1.x's ``lu_solve_shardmap_ctx`` is another thing: called outside shard_map on global
     arrays, it returns (a_work, x, status); there, call ``lu_solve`` (inside your ``jax.jit``
@@ -469,10 +436,7 @@ def lu_solve_shardmap_ctx(a, b, T_A, *, axis_name=None, pad=True, mesh=None):
     b2 = (b.reshape(-1, 1) if b.ndim == 1 else b).astype(dtype)
     if part:
         b2 = _local.whole(b2, lay, n)
-    solve = _local.Rows(lay, n, rows, nb, False).lu_solve()
-    if lay.col_axis:
-        solve = refusing(solve, f"{name}: {LOCAL_2D}")
-    x, st = solve(a, b2)
+    x, st = _local.Rows(lay, n, rows, nb, False).lu_solve()(a, b2)
     if part:
         x = _local.mine(x, lay, rows)
     return x.reshape(b.shape), jnp.reshape(st, (1,))

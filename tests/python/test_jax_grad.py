@@ -348,7 +348,7 @@ def test_shardmap_forms_derivatives(dtype, lower, devices):
     jax.shard_map on a 1D mesh: orders 1 both ways (2 in reverse for the log det), and the
     gradients of Σ|x|² + log det, of lu_solve's and least squares' Σ|x|², of a function of the
     eigenvalues and of the first eigenvector's moduli, and of a phase-invariant function of Q and
-    R as jax's own; on a 2D mesh the derivative is refused with a sentence."""
+    R as jax's own (a 2 x 2 mesh: the next test)."""
     mesh, n = make_mesh(devices[:2], "auto"), 8
     a, b = skewed(hpd(n, dtype, seed=4), lower), rhs(n, dtype, k=2)
     row = P("x", None)
@@ -434,9 +434,76 @@ def test_shardmap_forms_derivatives(dtype, lower, devices):
     got, want = jax.grad(loss, (0, 1))(a, b), reference_grad(reference, (0, 1))(a, b)
     for g, w in zip(got, want):
         assert np.abs(np.asarray(g) - np.asarray(w)).max() < 1e-10
-    if len(devices) >= 4:
-        grid = jax.sharding.Mesh(np.array(devices[:4]).reshape(2, 2), ("x", "y"))
-        solve_2d = jax.shard_map(lambda a_, b_: tj.potrs_shardmap_ctx(a_, b_, 4)[0], mesh=grid,
-                                 in_specs=(P("x", "y"), P()), out_specs=P())
-        with pytest.raises(NotImplementedError, match="derivatives on a 2D mesh"):
-            jax.grad(lambda a: jnp.sum(jnp.abs(solve_2d(a, b)) ** 2))(a)
+
+
+def test_shardmap_forms_derivatives_2d(devices):
+    """On a 2 x 2 mesh, A in blocks: potrs_shardmap_ctx's x forward and reverse against finite
+    differences, and the gradients through potrs_shardmap_ctx (Σ|x|² + log det),
+    cholesky_shardmap_ctx, potri_shardmap_ctx, lu_solve_shardmap_ctx and syevd_shardmap_ctx as
+    jax's own (complex, the upper triangle); qr_shardmap_ctx's derivative there is refused with a
+    sentence."""
+    if len(devices) < 4:
+        pytest.skip("a 2 x 2 mesh needs 4 devices")
+    grid, n, lower = jax.sharding.Mesh(np.array(devices[:4]).reshape(2, 2), ("x", "y")), 8, False
+    dtype, blk = np.complex128, P("x", "y")
+    a, b = skewed(hpd(n, dtype, seed=4), lower), rhs(n, dtype, k=2)
+    w = jnp.asarray(np.random.default_rng(8).standard_normal((n, n)))
+
+    def smap(body, in_specs, out_specs):
+        return jax.jit(jax.shard_map(body, mesh=grid, in_specs=in_specs, out_specs=out_specs))
+
+    def solve(a, b):
+        return smap(lambda a_, b_: tj.potrs_shardmap_ctx(a_, b_, 4, lower=lower)[0],
+                    (blk, P()), P())(a, b)
+
+    def loss(a, b):
+        x, logdet, _ = smap(lambda a_, b_: tj.potrs_shardmap_ctx(a_, b_, 4, lower=lower,
+                                                                return_logdet=True),
+                            (blk, P()), (P(), P(), P()))(a, b)
+        return jnp.sum(jnp.abs(x) ** 2) + logdet[0]
+
+    def reference(a, b):
+        h = hermitian_of(a, lower)
+        return jnp.sum(jnp.abs(jnp.linalg.solve(h, b)) ** 2) + jnp.linalg.slogdet(h)[1]
+
+    check_grads(solve, (a, b), order=1, modes=["fwd", "rev"], atol=1e-5, rtol=1e-5)
+    for got, want in zip(jax.grad(loss, (0, 1))(a, b), reference_grad(reference, (0, 1))(a, b)):
+        assert np.abs(np.asarray(got) - np.asarray(want)).max() < 1e-10
+
+    def factor(a):  # the upper factor, in blocks
+        return smap(lambda a_: tj.cholesky_shardmap_ctx(a_, 4, lower=lower)[0], (blk,), blk)(a)
+
+    def inverse(a):  # A⁻¹'s upper triangle, in blocks
+        return smap(lambda a_: tj.potri_shardmap_ctx(a_, 4, lower=lower)[0], (blk,), blk)(a)
+
+    pairs = ((factor, lambda a: jnp.linalg.cholesky(hermitian_of(a, lower)).conj().T),
+             (inverse, lambda a: jnp.triu(jnp.linalg.inv(hermitian_of(a, lower)))))
+    for ours, theirs in pairs:
+        got = jax.grad(lambda a: jnp.sum(w * jnp.abs(ours(a)) ** 2))(a)
+        want = reference_grad(lambda a: jnp.sum(w * jnp.abs(theirs(a)) ** 2))(a)
+        assert np.abs(np.asarray(got) - np.asarray(want)).max() < 1e-10
+
+    g = a + np.triu(rhs(n, dtype, n, seed=3), 1).astype(dtype)  # general: lu_solve's A
+
+    def lu(g, b):
+        return smap(lambda g_, b_: tj.lu_solve_shardmap_ctx(g_, b_, 4)[0], (blk, P()), P())(g, b)
+
+    got = jax.grad(lambda g, b: jnp.sum(jnp.abs(lu(g, b)) ** 2), (0, 1))(g, b)
+    want = reference_grad(lambda g, b: jnp.sum(jnp.abs(jnp.linalg.solve(g, b)) ** 2), (0, 1))(g, b)
+    for gg, ww in zip(got, want):
+        assert np.abs(np.asarray(gg) - np.asarray(ww)).max() < 1e-12 * np.abs(np.asarray(ww)).max()
+
+    def eig(a):  # syevd reads the lower triangle
+        ev, v, _ = smap(lambda a_: tj.syevd_shardmap_ctx(a_, 4), (blk,), (P(), blk, P()))(a)
+        return jnp.sum(ev ** 3) + jnp.sum(jnp.abs(v[:, 0]) ** 2 * jnp.arange(n))
+
+    def eig_reference(a):
+        ev, v = jnp.linalg.eigh(hermitian_of(a, True))
+        return jnp.sum(ev ** 3) + jnp.sum(jnp.abs(v[:, 0]) ** 2 * jnp.arange(n))
+
+    h = np.asarray(hermitian_of(a, lower))
+    want = reference_grad(eig_reference)(h)
+    assert np.abs(np.asarray(jax.grad(eig)(h)) - np.asarray(want)).max() < 1e-8
+    qr_2d = smap(lambda a_: tj.qr_shardmap_ctx(a_, 4)[1], (blk,), P())
+    with pytest.raises(NotImplementedError, match="derivatives on a 2D mesh"):
+        jax.grad(lambda a: jnp.sum(jnp.abs(qr_2d(a)) ** 2))(a)
