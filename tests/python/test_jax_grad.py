@@ -353,37 +353,31 @@ def test_shardmap_forms_derivatives(dtype, lower, devices):
     a, b = skewed(hpd(n, dtype, seed=4), lower), rhs(n, dtype, k=2)
     row = P("x", None)
 
-    def smap(body, in_specs, out_specs):  # jitted: check_grads then compiles each form once
+    def smap(body, in_specs, out_specs):  # made once and jitted: each form compiles once
         return jax.jit(jax.shard_map(body, mesh=mesh, in_specs=in_specs, out_specs=out_specs))
 
-    def solve(a, b):
-        return smap(lambda a_, b_: tj.potrs_shardmap_ctx(a_, b_, 4, lower=lower)[0],
-                    (row, P()), P())(a, b)
+    solve = smap(lambda a_, b_: tj.potrs_shardmap_ctx(a_, b_, 4, lower=lower)[0], (row, P()), P())
+    logdet_of = smap(lambda a_: tj.potrs_shardmap_ctx(a_, b, 4, lower=lower,
+                                                      return_logdet=True)[1], (row,), P())
 
     def logdet(a):
-        return smap(lambda a_: tj.potrs_shardmap_ctx(a_, b, 4, lower=lower,
-                                                     return_logdet=True)[1],
-                    (row,), P())(a)[0]
+        return logdet_of(a)[0]
 
-    def factor(a):
-        return smap(lambda a_: tj.cholesky_shardmap_ctx(a_, 4, lower=lower)[0], (row,), row)(a)
-
-    def inverse(a):
-        return smap(lambda a_: tj.potri_shardmap_ctx(a_, 4, lower=lower)[0], (row,), row)(a)
-
+    factor = smap(lambda a_: tj.cholesky_shardmap_ctx(a_, 4, lower=lower)[0], (row,), row)
+    inverse = smap(lambda a_: tj.potri_shardmap_ctx(a_, 4, lower=lower)[0], (row,), row)
     g = a + np.triu(rhs(n, dtype, n, seed=3), 1).astype(dtype)  # general: lu_solve's A
-
-    def lu(g, b):
-        return smap(lambda g_, b_: tj.lu_solve_shardmap_ctx(g_, b_, 4)[0], (row, row), row)(g, b)
+    lu = smap(lambda g_, b_: tj.lu_solve_shardmap_ctx(g_, b_, 4)[0], (row, row), row)
 
     for f, args in ((solve, (a, b)), (factor, (a,)), (inverse, (a,)), (lu, (g, b))):
         check_grads(f, args, order=1, modes=["fwd", "rev"], atol=1e-5, rtol=1e-5)
+    eig_of = smap(lambda a_: tj.syevd_shardmap_ctx(a_, 4), (row,), (P(), row, P()))
+
     def eig(a):  # syevd reads the lower triangle: on a Hermitian a, the spectrum's gradient
-        w, v, _ = smap(lambda a_: tj.syevd_shardmap_ctx(a_, 4), (row,), (P(), row, P()))(a)
+        w, v, _ = eig_of(a)
         return jnp.sum(w ** 3) + jnp.sum(jnp.abs(v[:, 0]) ** 2 * jnp.arange(n))
 
     h = np.asarray(hermitian_of(a, lower))
-    check_grads(lambda a: smap(lambda a_: tj.syevd_shardmap_ctx(a_, 4)[0], (row,), P())(a),
+    check_grads(smap(lambda a_: tj.syevd_shardmap_ctx(a_, 4)[0], (row,), P()),
                 (h,), order=1, modes=["fwd", "rev"], atol=1e-5, rtol=1e-5)
     def eig_reference(a):  # on the Hermitian matrix of the lower triangle, as tessera reads it
         w, v = jnp.linalg.eigh(hermitian_of(a, True))
@@ -394,13 +388,14 @@ def test_shardmap_forms_derivatives(dtype, lower, devices):
     if lower:  # qr_shardmap_ctx and least_squares_shardmap_ctx, once (complex), M > N
         t = (np.random.default_rng(5).standard_normal((n, 5)) + 1j).astype(dtype)
 
-        def qr(t, mode="reduced"):
-            outs = (row, P(), P()) if mode == "reduced" else (P(), P())
-            return smap(lambda t_: tj.qr_shardmap_ctx(t_, 4, mode=mode), (row,), outs)(t)[:-1]
+        qr_of = {mode: smap(lambda t_, mode=mode: tj.qr_shardmap_ctx(t_, 4, mode=mode), (row,),
+                            (row, P(), P()) if mode == "reduced" else (P(), P()))
+                 for mode in ("reduced", "r")}
 
-        def lstsq(t, b):
-            return smap(lambda t_, b_: tj.least_squares_shardmap_ctx(t_, b_, 4)[0], (row, row),
-                        P())(t, b)
+        def qr(t, mode="reduced"):
+            return qr_of[mode](t)[:-1]
+
+        lstsq = smap(lambda t_, b_: tj.least_squares_shardmap_ctx(t_, b_, 4)[0], (row, row), P())
 
         check_grads(qr, (t,), order=1, modes=["fwd", "rev"], atol=1e-5, rtol=1e-5)
         check_grads(lstsq, (t, b), order=1, modes=["fwd", "rev"], atol=1e-5, rtol=1e-5)
@@ -449,17 +444,15 @@ def test_shardmap_forms_derivatives_2d(devices):
     a, b = skewed(hpd(n, dtype, seed=4), lower), rhs(n, dtype, k=2)
     w = jnp.asarray(np.random.default_rng(8).standard_normal((n, n)))
 
-    def smap(body, in_specs, out_specs):
+    def smap(body, in_specs, out_specs):  # made once and jitted: each form compiles once
         return jax.jit(jax.shard_map(body, mesh=grid, in_specs=in_specs, out_specs=out_specs))
 
-    def solve(a, b):
-        return smap(lambda a_, b_: tj.potrs_shardmap_ctx(a_, b_, 4, lower=lower)[0],
-                    (blk, P()), P())(a, b)
+    solve = smap(lambda a_, b_: tj.potrs_shardmap_ctx(a_, b_, 4, lower=lower)[0], (blk, P()), P())
+    both = smap(lambda a_, b_: tj.potrs_shardmap_ctx(a_, b_, 4, lower=lower, return_logdet=True),
+                (blk, P()), (P(), P(), P()))
 
     def loss(a, b):
-        x, logdet, _ = smap(lambda a_, b_: tj.potrs_shardmap_ctx(a_, b_, 4, lower=lower,
-                                                                return_logdet=True),
-                            (blk, P()), (P(), P(), P()))(a, b)
+        x, logdet, _ = both(a, b)
         return jnp.sum(jnp.abs(x) ** 2) + logdet[0]
 
     def reference(a, b):
@@ -470,31 +463,29 @@ def test_shardmap_forms_derivatives_2d(devices):
     for got, want in zip(jax.grad(loss, (0, 1))(a, b), reference_grad(reference, (0, 1))(a, b)):
         assert np.abs(np.asarray(got) - np.asarray(want)).max() < 1e-10
 
-    def factor(a):  # the upper factor, in blocks
-        return smap(lambda a_: tj.cholesky_shardmap_ctx(a_, 4, lower=lower)[0], (blk,), blk)(a)
-
-    def inverse(a):  # A⁻¹'s upper triangle, in blocks
-        return smap(lambda a_: tj.potri_shardmap_ctx(a_, 4, lower=lower)[0], (blk,), blk)(a)
+    factor = smap(lambda a_: tj.cholesky_shardmap_ctx(a_, 4, lower=lower)[0], (blk,), blk)
+    inverse = smap(lambda a_: tj.potri_shardmap_ctx(a_, 4, lower=lower)[0], (blk,), blk)
 
     pairs = ((factor, lambda a: jnp.linalg.cholesky(hermitian_of(a, lower)).conj().T),
              (inverse, lambda a: jnp.triu(jnp.linalg.inv(hermitian_of(a, lower)))))
-    for ours, theirs in pairs:
-        got = jax.grad(lambda a: jnp.sum(w * jnp.abs(ours(a)) ** 2))(a)
+    for ours, theirs in pairs:  # under one jit: the blocks' layout stays inside it
+        got = jax.jit(jax.grad(lambda a: jnp.sum(w * jnp.abs(ours(a)) ** 2)))(a)
         want = reference_grad(lambda a: jnp.sum(w * jnp.abs(theirs(a)) ** 2))(a)
         assert np.abs(np.asarray(got) - np.asarray(want)).max() < 1e-10
 
     g = a + np.triu(rhs(n, dtype, n, seed=3), 1).astype(dtype)  # general: lu_solve's A
 
-    def lu(g, b):
-        return smap(lambda g_, b_: tj.lu_solve_shardmap_ctx(g_, b_, 4)[0], (blk, P()), P())(g, b)
+    lu = smap(lambda g_, b_: tj.lu_solve_shardmap_ctx(g_, b_, 4)[0], (blk, P()), P())
 
     got = jax.grad(lambda g, b: jnp.sum(jnp.abs(lu(g, b)) ** 2), (0, 1))(g, b)
     want = reference_grad(lambda g, b: jnp.sum(jnp.abs(jnp.linalg.solve(g, b)) ** 2), (0, 1))(g, b)
     for gg, ww in zip(got, want):
         assert np.abs(np.asarray(gg) - np.asarray(ww)).max() < 1e-12 * np.abs(np.asarray(ww)).max()
 
+    eig_of = smap(lambda a_: tj.syevd_shardmap_ctx(a_, 4), (blk,), (P(), blk, P()))
+
     def eig(a):  # syevd reads the lower triangle
-        ev, v, _ = smap(lambda a_: tj.syevd_shardmap_ctx(a_, 4), (blk,), (P(), blk, P()))(a)
+        ev, v, _ = eig_of(a)
         return jnp.sum(ev ** 3) + jnp.sum(jnp.abs(v[:, 0]) ** 2 * jnp.arange(n))
 
     def eig_reference(a):
@@ -503,7 +494,7 @@ def test_shardmap_forms_derivatives_2d(devices):
 
     h = np.asarray(hermitian_of(a, lower))
     want = reference_grad(eig_reference)(h)
-    assert np.abs(np.asarray(jax.grad(eig)(h)) - np.asarray(want)).max() < 1e-8
+    assert np.abs(np.asarray(jax.jit(jax.grad(eig))(h)) - np.asarray(want)).max() < 1e-8
     qr_2d = smap(lambda a_: tj.qr_shardmap_ctx(a_, 4)[1], (blk,), P())
     with pytest.raises(NotImplementedError, match="derivatives on a 2D mesh"):
         jax.grad(lambda a: jnp.sum(jnp.abs(qr_2d(a)) ** 2))(a)
