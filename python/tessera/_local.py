@@ -1,6 +1,6 @@
 """The ``*_shardmap_ctx`` forms (jax.py, _qr.py, _eig.py, _svd.py call them), with the derivative
 rules of the global forms (_grad.py): inside the caller's jax.shard_map each device holds its
-rows of A (a 1D mesh) or its block of A (the Cholesky family, lu_solve and syevd on a 2D mesh).
+rows of A (a 1D mesh) or its block of A (a 2D mesh).
 Undifferentiated, a call is tessera's one call on the rows or blocks. Under differentiation A's
 rows or blocks (and its tangent's) are gathered onto every device (placed in zeros and summed
 over the mesh's axes: n² on each device, typed as the same on every device), the global rules run
@@ -12,10 +12,6 @@ import jax.numpy as jnp
 from ._common import _ffi, _first_column, _nan_unless, _rank, _real, _row_index, _triangle_mask
 from ._grad import (cholesky_rules, lstsq_rules, lu_solve_rules, polar_rules, potri_rules,
                     potrs_rules, qr_rules, svd_rules, syevd_rules)
-
-# Why qr's, least squares', gesvd's and polar's shardmap forms on a 2D mesh refuse derivatives.
-LOCAL_2D = ("derivatives on a 2D mesh are not supported yet; differentiate on a 1D mesh (A "
-            "sharded by rows) or through the global form")
 
 def whole(x, lay, n):
     """The whole (n, ...) array whose rows x are this device's, on every device: the rows placed
@@ -33,6 +29,27 @@ def mine(x, lay, rows):
 
 def _col_index(lay):
     return jax.lax.axis_index(lay.col_axis).astype(jnp.int32)
+
+
+def gather(x, lay, m):
+    """The whole m-row matrix of this device's part x of it: its rows on a 1D mesh, its block on
+    a 2D one (rows over the row axis, columns over the column axis), placed in zeros and summed
+    over the mesh's axes."""
+    if not lay.col_axis:
+        return whole(x, lay, m)
+    rows, cols = x.shape
+    placed = jax.lax.dynamic_update_slice(jnp.zeros((m, cols * lay.gcols), x.dtype), x,
+                                          (_row_index(lay) * rows, _col_index(lay) * cols))
+    return jax.lax.psum(placed, (lay.axis, lay.col_axis))
+
+
+def cut(x, lay, rows):
+    """This device's part of the whole matrix x, as gather takes it: `rows` rows, and on a 2D
+    mesh x's columns / gcols."""
+    if not lay.col_axis:
+        return mine(x, lay, rows)
+    cols = x.shape[1] // lay.gcols
+    return jax.lax.dynamic_slice(x, (_row_index(lay) * rows, _col_index(lay) * cols), (rows, cols))
 
 
 class Rows:
@@ -67,18 +84,11 @@ class Rows:
 
     def whole_a(self, x):
         """The whole n x n matrix of this device's rows or block x of it."""
-        if not self.lay.col_axis:
-            return self.whole(x)
-        placed = jax.lax.dynamic_update_slice(jnp.zeros((self.n, self.n), x.dtype), x,
-                                              (_row_index(self.lay) * self.rows, self.col0()))
-        return jax.lax.psum(placed, (self.lay.axis, self.lay.col_axis))
+        return gather(x, self.lay, self.n)
 
     def mine_a(self, x):
         """This device's rows or block of the whole n x n x."""
-        if not self.lay.col_axis:
-            return self.mine(x)
-        return jax.lax.dynamic_slice(x, (_row_index(self.lay) * self.rows, self.col0()),
-                                     (self.rows, self.cols))
+        return cut(x, self.lay, self.rows)
 
     def solution(self, x):
         """The whole solution of a call's x (on a 2D mesh, mesh column 0's rows)."""
@@ -207,10 +217,11 @@ class Rows:
 
 def qr(plain, lay, m):
     """(a -> (this device's rows of Q, R, status) by `plain`, the reduced QR (M >= N) of this
-    device's rows a of the m-row A; the same differentiable by jax's QR rule on the gathered rows,
-    Q gathered too under differentiation; the rule on whole matrices, for least squares)."""
+    device's rows or block a of the m-row A; the same differentiable by jax's QR rule on the
+    gathered A, Q's rows gathered too under differentiation; the rule on whole matrices, for least
+    squares)."""
     def on_whole(a):
-        q, r, status = plain(mine(a, lay, a.shape[0] // lay.grows))
+        q, r, status = plain(cut(a, lay, a.shape[0] // lay.grows))
         return whole(q, lay, m), r, status
 
     rules = qr_rules(on_whole, False)
@@ -222,7 +233,7 @@ def qr(plain, lay, m):
     @rule.defjvp
     def rule_jvp(primals, tangents):
         (a,), (da,) = primals, tangents
-        (q, r, status), (dq, dr, ds) = jax.jvp(rules, (whole(a, lay, m),), (whole(da, lay, m),))
+        (q, r, status), (dq, dr, ds) = jax.jvp(rules, (gather(a, lay, m),), (gather(da, lay, m),))
         rows = a.shape[0]
         return (mine(q, lay, rows), r, status), (mine(dq, lay, rows), dr, ds)
 
@@ -230,9 +241,9 @@ def qr(plain, lay, m):
 
 
 def on_blocks(plain, rules, lay, sizes):
-    """a -> plain(a) on this device's rows a, differentiated by `rules` (a global rule on whole
-    matrices) on the gathered rows: sizes[i] (the whole rows of output i, or None for an output
-    the same on every device) tells which of plain's outputs are this device's rows."""
+    """a -> plain(a) on this device's rows or block a, differentiated by `rules` (a global rule on
+    whole matrices) on the gathered A: sizes[i] (the whole rows of output i, or None for an output
+    the same on every device) tells which of plain's outputs are this device's rows or blocks."""
     @jax.custom_jvp
     def rule(a):
         return plain(a)
@@ -241,45 +252,46 @@ def on_blocks(plain, rules, lay, sizes):
     def rule_jvp(primals, tangents):
         (a,), (da,) = primals, tangents
         m = a.shape[0] * lay.grows
-        out, d_out = jax.jvp(rules, (whole(a, lay, m),), (whole(da, lay, m),))
-        cut = [(lambda v, k=k: v if k is None else mine(v, lay, k // lay.grows)) for k in sizes]
-        return tuple(c(v) for c, v in zip(cut, out)), tuple(c(v) for c, v in zip(cut, d_out))
+        out, d_out = jax.jvp(rules, (gather(a, lay, m),), (gather(da, lay, m),))
+        cuts = [(lambda v, k=k: v if k is None else cut(v, lay, k // lay.grows)) for k in sizes]
+        return tuple(c(v) for c, v in zip(cuts, out)), tuple(c(v) for c, v in zip(cuts, d_out))
 
     return rule
 
 
 def unblocked(plain, lay, sizes):
-    """plain on whole matrices: this device's rows of the whole input in, the outputs that are
-    rows (sizes[i] not None) gathered whole."""
+    """plain on whole matrices: this device's rows or block of the whole input in, the outputs
+    that are rows or blocks (sizes[i] not None) gathered whole."""
     def call(a):
-        out = plain(mine(a, lay, a.shape[0] // lay.grows))
-        return tuple(v if k is None else whole(v, lay, k) for k, v in zip(sizes, out))
+        out = plain(cut(a, lay, a.shape[0] // lay.grows))
+        return tuple(v if k is None else gather(v, lay, k) for k, v in zip(sizes, out))
 
     return call
 
 
 def svd(plain, lay, m, n):
-    """a -> plain(a) = (s, this device's rows of U, of Vᴴ, status) (gesvd's economy call, M >=
-    N), differentiable by jax's SVD rule on the gathered rows (U and Vᴴ gathered too)."""
+    """a -> plain(a) = (s, this device's rows or block of U, of Vᴴ, status) (gesvd's economy
+    call, M >= N), differentiable by jax's SVD rule on the gathered A (U and Vᴴ gathered too)."""
     sizes = (None, m, n, None)
     return on_blocks(plain, svd_rules(unblocked(plain, lay, sizes), m, n, False), lay, sizes)
 
 
 def polar(plain, eig, lay, m, n):
-    """a -> plain(a) = (this device's rows of U_p, of H, status) (M >= N), differentiable by
-    polar_rules on the gathered rows, H's eigendecomposition by `eig` (whole H -> (w, V))."""
+    """a -> plain(a) = (this device's rows or block of U_p, of H, status) (M >= N),
+    differentiable by polar_rules on the gathered A, H's eigendecomposition by `eig` (whole H ->
+    (w, V))."""
     sizes = (m, n, None)
     return on_blocks(plain, polar_rules(unblocked(plain, lay, sizes), eig, m, n, False), lay,
                      sizes)
 
 
 def least_squares(plain, qr_whole, lay, m):
-    """(a, b) -> plain(a, b) = (x, status): a this device's rows of the m-row A, b the whole right
-    -hand side; differentiable by lstsq_rules on the gathered rows, from `qr_whole` (qr's rule on
-    whole matrices)."""
-    rules = lstsq_rules(lambda a, b: plain(mine(a, lay, a.shape[0] // lay.grows), b), qr_whole,
+    """(a, b) -> plain(a, b) = (x, status): a this device's rows or block of the m-row A, b the
+    whole right-hand side; differentiable by lstsq_rules on the gathered A, from `qr_whole` (qr's
+    rule on whole matrices)."""
+    rules = lstsq_rules(lambda a, b: plain(cut(a, lay, a.shape[0] // lay.grows), b), qr_whole,
                         False)
-    return gathered(plain, rules, lambda a: whole(a, lay, m))
+    return gathered(plain, rules, lambda a: gather(a, lay, m))
 
 
 def gathered(plain, rules, gather):

@@ -21,7 +21,6 @@ import numpy as np
 from jax.sharding import PartitionSpec as P
 
 from . import _layout, _local
-from ._local import LOCAL_2D
 from ._native import native
 from ._common import (_donated, _ffi, _first_column, _join, _local_layout, _nan_unless, _padded,
                       _platform, _rank, _rhs_spec, _row_index, _varying)
@@ -348,9 +347,7 @@ def qr_shardmap_ctx(a, T_A, *, mode="reduced", axis_name=None, pad=True, mesh=No
     def call(mode):
         return _qr_call(lay, m, n, nb, mode)
 
-    if lay.col_axis:
-        q, r, st = refusing(call(mode), f"{name}: {LOCAL_2D}")(a)
-    elif m >= n and (mode != "complete" or m == n):  # jax's QR rule's cases (_local.py)
+    if m >= n and (mode != "complete" or m == n):  # jax's QR rule's cases (_local.py)
         rule, _ = _local.qr(call("reduced"), lay, m)
         if mode == "r":  # R alone, Q formed only under differentiation
             q, (r, st) = None, subset_rule(lambda a: call("r")(a)[1:], rule, (1,))(a)
@@ -386,17 +383,8 @@ def least_squares_shardmap_ctx(a, b, T_A, *, axis_name=None, pad=True, mesh=None
         x, st = _lstsq_local(a, _local.mine(b2, lay, rows), lay, m, n, nb)
         return _nan_unless(st[0] == 0, x), st[0]
 
-    if lay.col_axis:  # b2 as given (rows or whole), not differentiable
-        def call(a, b2):
-            if b2.shape[0] == m and lay.grows > 1:
-                b2 = jax.lax.dynamic_slice_in_dim(b2, _row_index(lay) * rows, rows, axis=0)
-            x, st = _lstsq_local(a, b2, lay, m, n, nb)
-            return _nan_unless(st[0] == 0, x), st[0]
-
-        x, st = refusing(call, f"{name}: {LOCAL_2D}")(a, b2)
-    else:  # the whole b in, differentiable (_local.py)
-        if b.shape[0] != m:
-            b2 = _local.whole(b2, lay, m)
-        qr_whole = _local.qr(_qr_call(lay, m, n, nb, "reduced"), lay, m)[1]
-        x, st = _local.least_squares(plain, qr_whole, lay, m)(a, b2)
+    if b.shape[0] != m:  # the whole b in, differentiable (_local.py)
+        b2 = _local.whole(b2, lay, m)
+    qr_whole = _local.qr(_qr_call(lay, m, n, nb, "reduced"), lay, m)[1]
+    x, st = _local.least_squares(plain, qr_whole, lay, m)(a, b2)
     return x.reshape((n,) + b.shape[1:]), jnp.reshape(st, (1,))

@@ -284,16 +284,14 @@ def polar_shardmap_ctx(a, T_A, *, compute_h=True, axis_name=None, pad=True, mesh
             return (_nan_unless(ok, u),) + ((_nan_unless(ok, h),) if want_h else ()) + (st[0],)
         return polar_of
 
-    if lay.col_axis:
-        out = refusing(call(want_h), f"{name}: {_local_rules.LOCAL_2D}")(a)
-    else:  # differentiable (_local.py); H formed for U_p alone only under differentiation
-        def eig(h):  # H's eigendecomposition, tessera's on the devices' rows
-            w, v, _ = _local_rules.Rows(lay, n, rh, nb, False).syevd(True)(
-                _local_rules.mine(h, lay, rh))
-            return w, _local_rules.whole(v, lay, n)
+    # differentiable (_local.py); H formed for U_p alone only under differentiation
+    def eig(h):  # H's eigendecomposition, tessera's on the devices' rows or blocks
+        on = _local_rules.Rows(lay, n, rh, nb, False)
+        w, v, _ = on.syevd(True)(on.mine_a(h))
+        return w, on.whole_a(v)
 
-        rule = _local_rules.polar(call(True), eig, lay, m, n)
-        out = (rule if want_h else subset_rule(call(False), rule, (0,)))(a)
+    rule = _local_rules.polar(call(True), eig, lay, m, n)
+    out = (rule if want_h else subset_rule(call(False), rule, (0,)))(a)
     return out[:-1] + (jnp.reshape(out[-1], (1,)),)
 
 
@@ -321,11 +319,9 @@ def gesvd_shardmap_ctx(a, T_A, *, compute_u=True, compute_vh=True, full_matrices
                                             if vectors else ()) + (st[0],)
         return svd_of
 
-    if lay.col_axis:
-        out = refusing(call(vectors), f"{name}: {_local_rules.LOCAL_2D}")(a)
-    else:  # differentiable (_local.py); the values alone formed without the vectors
-        rule = _local_rules.svd(call(True), lay, m, n)
-        out = (rule if vectors else subset_rule(call(False), rule, (0,)))(a)
+    # differentiable (_local.py); the values alone formed without the vectors
+    rule = _local_rules.svd(call(True), lay, m, n)
+    out = (rule if vectors else subset_rule(call(False), rule, (0,)))(a)
     s, st = out[0], jnp.reshape(out[-1], (1,))
     u, vh = (out[1], out[2]) if vectors else (None, None)
     return (s,) + ((u,) if want_u else ()) + ((vh,) if want_vh else ()) + (st,)

@@ -435,8 +435,8 @@ def test_shardmap_forms_derivatives_2d(devices):
     """On a 2 x 2 mesh, A in blocks: potrs_shardmap_ctx's x forward and reverse against finite
     differences, and the gradients through potrs_shardmap_ctx (Σ|x|² + log det),
     cholesky_shardmap_ctx, potri_shardmap_ctx, lu_solve_shardmap_ctx and syevd_shardmap_ctx as
-    jax's own (complex, the upper triangle); qr_shardmap_ctx's derivative there is refused with a
-    sentence."""
+    jax's own (complex, the upper triangle), and through qr_shardmap_ctx and
+    least_squares_shardmap_ctx (gesvd's and polar's: test_jax_svd.py)."""
     if len(devices) < 4:
         pytest.skip("a 2 x 2 mesh needs 4 devices")
     grid, n, lower = jax.sharding.Mesh(np.array(devices[:4]).reshape(2, 2), ("x", "y")), 8, False
@@ -495,6 +495,17 @@ def test_shardmap_forms_derivatives_2d(devices):
     h = np.asarray(hermitian_of(a, lower))
     want = reference_grad(eig_reference)(h)
     assert np.abs(np.asarray(jax.jit(jax.grad(eig))(h)) - np.asarray(want)).max() < 1e-8
-    qr_2d = smap(lambda a_: tj.qr_shardmap_ctx(a_, 4)[1], (blk,), P())
-    with pytest.raises(NotImplementedError, match="derivatives on a 2D mesh"):
-        jax.grad(lambda a: jnp.sum(jnp.abs(qr_2d(a)) ** 2))(a)
+    t = (np.random.default_rng(5).standard_normal((n, 4)) + 1j).astype(dtype)  # M > N: blocks 4 x 2
+    qr_2d = smap(lambda t_: tj.qr_shardmap_ctx(t_, 2)[:2], (blk,), (P("x"), P()))
+    lstsq_2d = smap(lambda t_, b_: tj.least_squares_shardmap_ctx(t_, b_, 2)[0], (blk, P()), P())
+    v = np.random.default_rng(6).standard_normal((4, 4))
+
+    def invariant(q, r):  # no column's phase changes it
+        return jnp.sum(v * jnp.abs(r) ** 2) + jnp.sum(jnp.abs(q) ** 4)
+
+    got = jax.jit(jax.grad(lambda t: invariant(*qr_2d(t))))(t)
+    want = reference_grad(lambda t: invariant(*jnp.linalg.qr(t)))(t)
+    assert np.abs(np.asarray(got) - np.asarray(want)).max() < 1e-10
+    got = jax.jit(jax.grad(lambda t: jnp.sum(jnp.abs(lstsq_2d(t, b)) ** 2)))(t)
+    want = reference_grad(lambda t: jnp.sum(jnp.abs(jnp.linalg.lstsq(t, b)[0]) ** 2))(t)
+    assert np.abs(np.asarray(got) - np.asarray(want)).max() < 1e-10
