@@ -300,6 +300,42 @@ def test_gesvd_and_polar_derivatives(dtype, m, n, devices):
     assert np.abs(np.asarray(got) - np.asarray(want)).max() < 1e-10
 
 
+@pytest.mark.parametrize("dtype", [np.complex64])
+def test_single_precision_gradients(dtype, devices):
+    """Single precision (complex64: the single-precision kernels and the complex conventions at
+    once; float64 above has the real ones): gradients through potrs (x and log det), lu_solve,
+    syevd (values and vectors, phase-invariant), qr (phase-invariant) and gesvd's values as jax's
+    own in the same precision, within its rounding (the double-precision tests above check the
+    rules to order 2 against finite differences)."""
+    mesh, n, row = make_mesh(devices, "auto"), 8, P("x", None)
+    a, b = hpd(n, dtype, seed=4), rhs(n, dtype, k=2)
+    g = a + np.triu(rhs(n, dtype, n, seed=3), 1).astype(dtype)
+    t = rhs(n, dtype, 5, seed=5)
+    w = np.random.default_rng(6).standard_normal((5, 5)).astype(np.float32)
+    pairs = (  # (tessera's, jax's) scalar functions of one matrix argument
+        (lambda a: jnp.sum(jnp.abs(tj.potrs(a, b, 4, mesh, row, return_logdet=True)[0]) ** 2)
+         + tj.potrs(a, b, 4, mesh, row, return_logdet=True)[1],
+         lambda a: jnp.sum(jnp.abs(jnp.linalg.solve(hermitian_of(a, False), b)) ** 2)
+         + jnp.linalg.slogdet(hermitian_of(a, False))[1], a),
+        (lambda g: jnp.sum(jnp.abs(tj.lu_solve(g, b, 4, mesh, row)) ** 2),
+         lambda g: jnp.sum(jnp.abs(jnp.linalg.solve(g, b)) ** 2), g),
+        (lambda a: (lambda w_, v: jnp.sum(w_ ** 3) + jnp.sum(jnp.abs(v[:, 0]) ** 2 * jnp.arange(n)))(
+            *tj.syevd(a, 4, mesh, row)),
+         lambda a: (lambda w_, v: jnp.sum(w_ ** 3) + jnp.sum(jnp.abs(v[:, 0]) ** 2 * jnp.arange(n)))(
+            *jnp.linalg.eigh(hermitian_of(a, True))), a),
+        (lambda t: (lambda q, r: jnp.sum(w * jnp.abs(r) ** 2) + jnp.sum(jnp.abs(q) ** 4))(
+            *tj.qr(t, 4, mesh, row)),
+         lambda t: (lambda q, r: jnp.sum(w * jnp.abs(r) ** 2) + jnp.sum(jnp.abs(q) ** 4))(
+            *jnp.linalg.qr(t)), t),
+        (lambda t: jnp.sum(tj.gesvd(t, 4, mesh, row, compute_u=False, compute_vh=False) ** 2
+                           * jnp.arange(5)),
+         lambda t: jnp.sum(jnp.linalg.svd(t, compute_uv=False) ** 2 * jnp.arange(5)), t))
+    for ours, theirs, x in pairs:
+        got, want = np.asarray(jax.grad(ours)(x)), np.asarray(reference_grad(theirs)(x))
+        assert got.dtype == want.dtype == np.dtype(dtype)
+        assert np.abs(got - want).max() < 2e-3 * max(1, np.abs(want).max()), (ours, theirs)
+
+
 def test_grad_under_jit_reuses_one_factor(devices):
     """jax.grad of logdet(A) + bᵀA⁻¹b inside jit (the Gaussian process case): the factor made once
     under differentiation, every solve of the rules on it; the value and gradient as jax's."""
