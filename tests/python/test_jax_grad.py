@@ -300,6 +300,29 @@ def test_gesvd_and_polar_derivatives(dtype, m, n, devices):
     assert np.abs(np.asarray(got) - np.asarray(want)).max() < 1e-10
 
 
+def test_jacobians_and_hessian(devices):
+    """jax.jacfwd and jax.jacrev of potrs' x in b (A⁻¹ on every column) and in A, and jax.hessian
+    of its log det (−A⁻¹ ⊗ A⁻¹ on a symmetric direction's entries), as jax's own on the same
+    matrix, f64."""
+    mesh, n, row = make_mesh(devices, "auto"), 4, P("x", None)
+    a, b = hpd(n, np.float64, seed=9), rhs(n, np.float64, k=None)
+
+    def solve(a, b):
+        return tj.potrs(a, b, 2, mesh, row)
+
+    def reference(a, b):
+        return jnp.linalg.solve(jnp.triu(a) + jnp.triu(a, 1).T, b)
+
+    for jac in (jax.jacfwd, jax.jacrev):
+        for arg in (0, 1):
+            got, want = jac(solve, arg)(a, b), jax.jit(jac(reference, arg))(a, b)
+            assert np.abs(np.asarray(got) - np.asarray(want)).max() < 1e-10, (jac, arg)
+    got = jax.hessian(lambda a: tj.potrs(a, b, 2, mesh, row, return_logdet=True)[1])(a)
+    want = jax.jit(jax.hessian(lambda a: jnp.linalg.slogdet(jnp.triu(a) + jnp.triu(a, 1).T)[1]))(a)
+    assert got.shape == (n, n, n, n)
+    assert np.abs(np.asarray(got) - np.asarray(want)).max() < 1e-10
+
+
 @pytest.mark.parametrize("dtype", [np.complex64])
 def test_single_precision_gradients(dtype, devices):
     """Single precision (complex64: the single-precision kernels and the complex conventions at
