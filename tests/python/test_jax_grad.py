@@ -1,14 +1,14 @@
-"""Derivatives through tessera.jax (issue 50's first rules): potrs' x and log det, cho_solve's x,
-cholesky's factor, potri's inverse, lu_solve's x (on a matrix, and on lu_factor's factors),
-lu_factor's factors (order 2 in reverse too, and as jax's on Aᵀ), qr's Q
-and R, least_squares' x, gesvd's values and vectors, polar's U_p and H, and syevd's eigenvalues and
-eigenvectors, forward and reverse
-(order 1; order 2 in reverse for potrs' log det, cholesky, potri and syevd's eigenvalues, both
-ways for cho_solve: jax.test_util.check_grads against finite differences), and the gradients
-against jax's own on the same inputs (jnp.linalg.solve, slogdet, inv and eigh of the Hermitian
-matrix the read triangle holds; jax.scipy.linalg.cho_solve; jnp.linalg.cholesky), real and
-complex, both triangles. On a mesh of Auto axes; on one of Explicit axes potrs and cholesky
-refuse to differentiate with a sentence. Fixtures and helpers in jax_support.py."""
+"""Derivatives through tessera.jax: potrs' x and log det, cho_solve's x, cholesky's factor,
+potri's inverse, lu_solve's x (on a matrix, and on lu_factor's factors), lu_factor's factors
+(order 2 in reverse too, and as jax's on Aᵀ), qr's Q and R, least_squares' x, gesvd's values and
+vectors, polar's U_p and H, and syevd's eigenvalues and eigenvectors, forward and reverse (order
+1; order 2 in reverse for potrs' log det, cholesky, potri and syevd's eigenvalues, both ways for
+cho_solve: jax.test_util.check_grads against finite differences), and the gradients against
+jax's own on the same inputs (jnp.linalg.solve, slogdet, inv and eigh of the Hermitian matrix the
+read triangle holds; jax.scipy.linalg.cho_solve; jnp.linalg.cholesky), real and complex, both
+triangles, complex64 too; jax.jacfwd, jax.jacrev and jax.hessian; the shardmap forms inside
+jax.shard_map on 1D and 2 x 2 meshes. On a mesh of Auto axes; on one of Explicit axes the global
+forms refuse to differentiate with a sentence. Fixtures and helpers in jax_support.py."""
 import numpy as np
 import pytest
 from jax.test_util import check_grads
@@ -301,7 +301,7 @@ def test_gesvd_and_polar_derivatives(dtype, m, n, devices):
 
 
 def test_jacobians_and_hessian(devices):
-    """jax.jacfwd and jax.jacrev of potrs' x in b (A⁻¹ on every column) and in A, and jax.hessian
+    """jax.jacfwd of potrs' x in b (A⁻¹) and jax.jacrev of it in A, and jax.hessian
     of its log det (−A⁻¹ ⊗ A⁻¹ on a symmetric direction's entries), as jax's own on the same
     matrix, f64."""
     mesh, n, row = make_mesh(devices, "auto"), 4, P("x", None)
@@ -313,10 +313,9 @@ def test_jacobians_and_hessian(devices):
     def reference(a, b):
         return jnp.linalg.solve(jnp.triu(a) + jnp.triu(a, 1).T, b)
 
-    for jac in (jax.jacfwd, jax.jacrev):
-        for arg in (0, 1):
-            got, want = jac(solve, arg)(a, b), jax.jit(jac(reference, arg))(a, b)
-            assert np.abs(np.asarray(got) - np.asarray(want)).max() < 1e-10, (jac, arg)
+    for jac, arg in ((jax.jacfwd, 1), (jax.jacrev, 0)):  # each mode, each argument once
+        got, want = jac(solve, arg)(a, b), jax.jit(jac(reference, arg))(a, b)
+        assert np.abs(np.asarray(got) - np.asarray(want)).max() < 1e-10, (jac, arg)
     got = jax.hessian(lambda a: tj.potrs(a, b, 2, mesh, row, return_logdet=True)[1])(a)
     want = jax.jit(jax.hessian(lambda a: jnp.linalg.slogdet(jnp.triu(a) + jnp.triu(a, 1).T)[1]))(a)
     assert got.shape == (n, n, n, n)
