@@ -199,6 +199,11 @@ def _row_index(lay):
     return jax.lax.axis_index(lay.axis).astype(jnp.int32)
 
 
+def _col_index(lay):
+    """This device's column of a 2D mesh."""
+    return jax.lax.axis_index(lay.col_axis).astype(jnp.int32)
+
+
 def _local_layout(axis, grows, col_axis, gcols, mesh, name):
     """Inside shard_map, the Layout of a call over the named axes (grows x gcols devices, their
     processes from `mesh` or the context's), this process joined to the others where it spans

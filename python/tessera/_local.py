@@ -9,7 +9,8 @@ through tessera's calls on the devices' rows or blocks. Internal to tessera.jax.
 import jax
 import jax.numpy as jnp
 
-from ._common import _ffi, _first_column, _nan_unless, _rank, _real, _row_index, _triangle_mask
+from ._common import (_col_index, _ffi, _first_column, _nan_unless, _rank, _real, _row_index,
+                      _triangle_mask)
 from ._grad import (cholesky_rules, lstsq_rules, lu_solve_rules, polar_rules, potri_rules,
                     potrs_rules, qr_rules, svd_rules, syevd_rules)
 
@@ -25,10 +26,6 @@ def whole(x, lay, n):
 def mine(x, lay, rows):
     """This device's rows of the whole x."""
     return jax.lax.dynamic_slice_in_dim(x, _row_index(lay) * rows, rows, axis=0)
-
-
-def _col_index(lay):
-    return jax.lax.axis_index(lay.col_axis).astype(jnp.int32)
 
 
 def gather(x, lay, m):

@@ -22,8 +22,8 @@ from jax.sharding import PartitionSpec as P
 
 from . import _layout, _local
 from ._native import native
-from ._common import (_donated, _ffi, _first_column, _join, _local_layout, _nan_unless, _padded,
-                      _platform, _rank, _rhs_spec, _row_index, _varying)
+from ._common import (_col_index, _donated, _ffi, _first_column, _join, _local_layout,
+                      _nan_unless, _padded, _platform, _rank, _rhs_spec, _row_index, _varying)
 from ._grad import lstsq_rules, qr_rules, refusing, subset_rule
 
 MODES = ("reduced", "complete", "r")
@@ -100,7 +100,7 @@ def _gather_top(x, lay, rows, cols, first_column=False):
     br, bc = x.shape
     t = max(1, -(-rows // br))  # row blocks reaching into the top rows
     i = _row_index(lay)
-    j = jax.lax.axis_index(lay.col_axis).astype(jnp.int32) if lay.col_axis else 0
+    j = _col_index(lay) if lay.col_axis else 0
     keep = i < t
     if first_column and lay.col_axis:
         keep, j = keep & (j == 0), 0

@@ -73,9 +73,9 @@ from . import _layout
 from . import _local
 from ._grad import cholesky_rules, linear_solve, potri_rules, potrs_rules
 from ._native import BY_NAME, native
-from ._common import (MIXED_FACTORS, _check_mixed, _cut, _donated, _ffi, _first_column, _like_rhs,
-                      _local_plan, _nan_unless, _padded, _prepare, _rank, _real, _rhs_spec,
-                      _rhs_rows_spec, _row_index, _solve_plan, _triangle_mask)
+from ._common import (MIXED_FACTORS, _check_mixed, _col_index, _cut, _donated, _ffi,
+                      _first_column, _like_rhs, _local_plan, _nan_unless, _padded, _prepare, _rank,
+                      _real, _rhs_spec, _rhs_rows_spec, _row_index, _solve_plan, _triangle_mask)
 
 __all__ = ["potrs", "potri", "potri_symmetrize", "cholesky", "cho_factor", "cho_solve", "lu_solve",
            "lu_factor",
@@ -295,7 +295,7 @@ def _cho_solve_fn(lay, n, np_, nb, dtype, b_shape, b_spec, lower, op="cho_solve"
         # as LAPACK's trtrs: the first diagonal entry of the factor exactly zero (its row, or n),
         # from each device's block (rows x cols at block row and column of the mesh)
         rows, cols = c.shape
-        c0 = jax.lax.axis_index(lay.col_axis) * cols if lay.col_axis else 0
+        c0 = _col_index(lay) * cols if lay.col_axis else 0
         at = _row_index(lay) * rows + jnp.arange(rows, dtype=jnp.int32)  # its rows, globally
         inside = (at >= c0) & (at < c0 + cols) & (at < n)  # whose diagonal entry it holds
         d = jnp.take_along_axis(c, jnp.clip(at - c0, 0, cols - 1)[:, None], axis=1)[:, 0]
