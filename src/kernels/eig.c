@@ -107,6 +107,16 @@ static uint64_t laed_update_key(const void *args) {
   return tsr_size_key(TESSERA_F64, a->phase, a->plan->k, a->i1 - a->i0, 0);
 }
 
+/* Both of laed_update's phases over all k indices. */
+static double laed_values_flops(const void *args) {
+  const tsr_laed_plan_t *p = &((const tsr_laed_values_args_t *)args)->plan;
+  return 9.0 * (double)p->k * (double)p->k;
+}
+
+static uint64_t laed_values_key(const void *args) {
+  return tsr_size_key(TESSERA_F64, 0, ((const tsr_laed_values_args_t *)args)->plan.k, 0, 0);
+}
+
 /* The product of the m x k regrouped vectors by the k x k secular ones. */
 static double laed_merge_flops(const void *args) {
   const tsr_laed_plan_t *p = &((const tsr_laed_merge_args_t *)args)->plan;
@@ -174,6 +184,7 @@ TSR_KERNEL_TABLE(laed_rows, laed_rows);
 TSR_HOST_KERNEL_TABLE(laed_roots);
 TSR_KERNEL_TABLE(laed_secular, laed_secular);
 TSR_HOST_KERNEL_TABLE(laed_update);
+TSR_KERNEL_TABLE(laed_values, laed_values);
 TSR_KERNEL_TABLE(laed_merge, laed_merge);
 TSR_KERNEL_TABLE(syevd, syevd);
 TSR_HOST_KERNEL_TABLE(gesdd);

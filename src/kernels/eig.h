@@ -1,7 +1,7 @@
 /* The eigensolver's tile kernels: the working copy of a Hermitian matrix (eig_prepare), bulge
  * chasing (hb2st, hb2st_steps) and its back-transformation (hb2st_apply), the tridiagonal
  * eigensolver (stedc) and the merges of tessera's divide and conquer (laed_rows, laed_roots,
- * laed_update, laed_merge). Their tables, operation counts and size keys: eig.c; their
+ * laed_update, laed_values, laed_merge). Their tables, operation counts and size keys: eig.c; their
  * implementations: cpu/eig.c over cpu/hb2st.c, cpu/hb2st_apply.c and cpu/laed.c (the reduction's
  * and the merge's own code, with their layouts in cpu/hb2st.h and cpu/laed.h), cuda/eig.c over
  * cuda/hb2st.cu, cuda/laed.cu and cuda/householder.cu. Buffers and arguments as blas3.h
@@ -110,6 +110,15 @@ typedef struct {
   double *wt, *u;
 } tsr_laed_update_args_t;
 
+/** laed_values: buffers {the plan (R) its bytes, rows (RW) 2 m + 3 k doubles}. The values-only
+ *  divide and conquer's merge (k > 2) on the block's two kept eigenvector rows, on any device:
+ *  rows holds q2, the regrouped rows (2 x m, leading dimension 2), and receives after them
+ *  Löwner's weights wt (k doubles, tsr_laed_weights) and u = q2[:, 0:k] S (2 x k, leading
+ *  dimension 2, tsr_laed_row_product's). `plan` repeats the plan's header. */
+typedef struct {
+  tsr_laed_plan_t plan;
+} tsr_laed_values_args_t;
+
 /** laed_merge: buffers {Q (RW) n x n doubles, the plan (R) its bytes, work (RW) tsr_laed_work(m)
  * doubles (cpu/laed.h)}. The merge's plan carried out on Q's diagonal block at a, of the plan's
  * order m; `plan` repeats the plan's header. */
@@ -173,6 +182,7 @@ extern const tessera_kernel_t tsr_kernel_laed_rows;
 extern const tessera_kernel_t tsr_kernel_laed_roots;
 extern const tessera_kernel_t tsr_kernel_laed_secular;
 extern const tessera_kernel_t tsr_kernel_laed_update;
+extern const tessera_kernel_t tsr_kernel_laed_values;
 extern const tessera_kernel_t tsr_kernel_laed_merge;
 extern const tessera_kernel_t tsr_kernel_syevd;
 extern const tessera_kernel_t tsr_kernel_gesdd;
@@ -188,6 +198,7 @@ int tsr_cpu_laed_rows(const tessera_exec_t *ex, void *args);
 int tsr_cpu_laed_roots(const tessera_exec_t *ex, void *args);
 int tsr_cpu_laed_secular(const tessera_exec_t *ex, void *args);
 int tsr_cpu_laed_update(const tessera_exec_t *ex, void *args);
+int tsr_cpu_laed_values(const tessera_exec_t *ex, void *args);
 int tsr_cpu_laed_merge(const tessera_exec_t *ex, void *args);
 int tsr_cpu_syevd(const tessera_exec_t *ex, void *args);       /* cpu/syevd.c */
 int tsr_cpu_gesdd(const tessera_exec_t *ex, void *args);       /* cpu/gesdd.c */
@@ -200,6 +211,7 @@ int tsr_cuda_hb2st(const tessera_exec_t *ex, void *args);
 int tsr_cuda_hb2st_apply(const tessera_exec_t *ex, void *args);
 int tsr_cuda_laed_rows(const tessera_exec_t *ex, void *args);
 int tsr_cuda_laed_secular(const tessera_exec_t *ex, void *args);
+int tsr_cuda_laed_values(const tessera_exec_t *ex, void *args);
 int tsr_cuda_laed_merge(const tessera_exec_t *ex, void *args);
 int tsr_cuda_syevd(const tessera_exec_t *ex, void *args); /* cuda/syevd.c */
 #endif

@@ -113,6 +113,19 @@ int tsr_cpu_laed_update(const tessera_exec_t *ex, void *args) {
   return 0;
 }
 
+int tsr_cpu_laed_values(const tessera_exec_t *ex, void *args) {
+  const tsr_laed_values_args_t *a = args;
+  const int64_t m = a->plan.m, k = a->plan.k;
+  if (ex->ndata < 2 || k <= 2) return TESSERA_ERR_KERNEL;
+  const tsr_laed_plan_t *p = ex->ptr[0]; /* the plan's copy in this memory: its header first */
+  double *q2 = ex->ptr[1], *wt = q2 + 2 * m, *c = malloc((size_t)k * sizeof *c);
+  if (!c) return TESSERA_ERR_NOMEM;
+  tsr_laed_weights(p, 0, k, wt);
+  tsr_laed_row_product(p, q2, wt, 0, k, wt + k, c);
+  free(c);
+  return 0;
+}
+
 int tsr_cpu_laed_roots(const tessera_exec_t *ex, void *args) {
   (void)ex;
   const tsr_laed_roots_args_t *a = args;

@@ -198,9 +198,10 @@ int tsr_cuda_hb2st_apply(const tessera_exec_t *ex, void *args) {
 }
 
 /* The tridiagonal divide and conquer's merges (cpu/laed.h) on a GPU: the rows of the coupling
- * vector, and a merge: rotations, regrouping and the weights (laed.cu), the product
- * u = q2[:, 0:k] S into the block's first k columns (free once regrouped) by cuBLAS a chunk of
- * S's columns at a time, each chunk formed just before, then the columns placed. */
+ * vector, the values-only merge's two rows (laed.cu), and a merge: rotations, regrouping and the
+ * weights (laed.cu), the product u = q2[:, 0:k] S into the block's first k columns (free once
+ * regrouped) by cuBLAS a chunk of S's columns at a time, each chunk formed just before, then the
+ * columns placed. */
 int tsr_cuda_laed_rows(const tessera_exec_t *ex, void *args) {
   const tsr_laed_rows_args_t *a = args;
   if (ex->ndata < 2 || a->a < 0 || a->n1 < 1 || a->m <= a->n1) return TESSERA_ERR_KERNEL;
@@ -220,6 +221,19 @@ int tsr_cuda_laed_secular(const tessera_exec_t *ex, void *args) {
                                        (double *)(plan + h->root), (int *)(plan + h->origin),
                                        (double *)(plan + h->delta),
                                        (int *)(plan + offsetof(tsr_laed_plan_t, info)), ex->stream)
+             ? TESSERA_ERR_KERNEL
+             : 0;
+}
+
+int tsr_cuda_laed_values(const tessera_exec_t *ex, void *args) {
+  const tsr_laed_plan_t *h = &((const tsr_laed_values_args_t *)args)->plan;
+  if (ex->ndata < 2 || h->k <= 2) return TESSERA_ERR_KERNEL;
+  const char *plan = ex->ptr[0];
+  double *q2 = ex->ptr[1], *wt = q2 + 2 * h->m;
+  return tsr_cuda_laed_values_enqueue(
+             h->k, (const double *)(plan + h->dlamda), (const double *)(plan + h->w),
+             (const int *)(plan + h->origin), (const double *)(plan + h->delta), q2, wt, wt + h->k,
+             ex->stream)
              ? TESSERA_ERR_KERNEL
              : 0;
 }

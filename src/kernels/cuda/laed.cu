@@ -1,7 +1,8 @@
 /* Device kernels of the tridiagonal divide and conquer's merges (cpu/laed.h), behind the C
  * launchers of cuda_kernels.h: the coupling vector from two rows, the secular equation's roots
  * (secular.h), the deflation's rotations, the regrouping of columns, the secular problem's
- * eigenvectors (Löwner's formula) and the final placement of the merged block's columns. f64. */
+ * eigenvectors (Löwner's formula), their products with the two kept rows of the values-only
+ * merges and the final placement of the merged block's columns. f64. */
 #include <cuda_runtime.h>
 
 #include "kernels/cuda/cuda_kernels.h"
@@ -114,6 +115,29 @@ __global__ void vectors(long long k, long long j0, const double *dl, const int *
   for (long long i = threadIdx.x; i < k; i += blockDim.x) c[i] *= inv;
 }
 
+/* Column j of u = q2[:, 0:k] S, a thread block per column: S's column (wt[i] / (dlamda[i] -
+ * root j)), its norm and its products with q2's two rows summed in one pass, then scaled. */
+__global__ void row_product(long long k, const double *dl, const int *origin, const double *delta,
+                            const double *wt, const double *q2, double *u) {
+  __shared__ double part[3][kThreads];
+  const long long j = blockIdx.x;
+  double nrm = 0, u0 = 0, u1 = 0;
+  for (long long i = threadIdx.x; i < k; i += blockDim.x) {
+    const double v = wt[i] / gap(dl, origin, delta, i, j);
+    nrm += v * v, u0 += q2[2 * i] * v, u1 += q2[2 * i + 1] * v;
+  }
+  part[0][threadIdx.x] = nrm, part[1][threadIdx.x] = u0, part[2][threadIdx.x] = u1;
+  __syncthreads();
+  for (int h = blockDim.x / 2; h > 0; h /= 2) {
+    if (threadIdx.x < h)
+      for (int r = 0; r < 3; r++) part[r][threadIdx.x] += part[r][threadIdx.x + h];
+    __syncthreads();
+  }
+  if (threadIdx.x != 0) return;
+  const double inv = 1 / sqrt(part[0][0]);
+  u[2 * j] = part[1][0] * inv, u[2 * j + 1] = part[2][0] * inv;
+}
+
 /* Column q of the block: column out[q] of q2 (u copied over its first k columns), m rows each. */
 __global__ void place(double *q, long long ld, long long m, const int *out, const double *q2) {
   for (long long c = blockIdx.y; c < m; c += gridDim.y) {
@@ -155,6 +179,18 @@ extern "C" int tsr_cuda_laed_secular_enqueue(long long k, const double *dlamda, 
     secular<<<static_cast<unsigned>((threads + kThreads - 1) / kThreads), kThreads, 0,
               static_cast<cudaStream_t>(stream)>>>(k, dlamda, w, rho, wsq, root, origin, delta,
                                                    info);
+  return launched();
+}
+
+extern "C" int tsr_cuda_laed_values_enqueue(long long k, const double *dlamda, const double *w,
+                                            const int *origin, const double *delta,
+                                            const double *q2, double *wt, double *u, void *stream) {
+  const cudaStream_t st = static_cast<cudaStream_t>(stream);
+  if (k > 2) {
+    weights<<<static_cast<unsigned>((k + kThreads - 1) / kThreads), kThreads, 0, st>>>(
+        k, dlamda, w, origin, delta, wt);
+    row_product<<<static_cast<unsigned>(k), kThreads, 0, st>>>(k, dlamda, origin, delta, wt, q2, u);
+  }
   return launched();
 }
 

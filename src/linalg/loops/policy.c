@@ -407,6 +407,16 @@ int64_t tsr_eig_stedc_leaf(tessera_job_t job, bool gpu, int workers, int64_t n) 
   return 0;
 }
 
+/* With vectors, the accelerators where one of them can hold Q and the merges' workspace (about
+ * 2 n² doubles; Q stays there between merges), else the CPU workers (Q on the host). Values
+ * alone, the accelerators where one has room for a merge's plan and kept rows: the roots and
+ * the rows' products are O(k²) each, milliseconds on a GPU where they take CPU workers seconds. */
+bool tsr_stedc_merges_scope(tessera_context_t *ctx, bool vectors, int64_t n,
+                            tessera_scope_t *scope) {
+  const size_t doubles = vectors ? (size_t)(n * n + tsr_laed_work(n)) : (size_t)(8 * n);
+  return tsr_fitting_accelerators(ctx, doubles * sizeof(double), scope);
+}
+
 /* Orders from which AUTO factors a Cholesky and an LU solve on the GPUs of a context that has
  * them: below, the refinement's fixed costs outweigh what the factor saves
  * (docs/benchmarks.md). */

@@ -104,6 +104,12 @@ int tsr_hb2st_group(int n, int kd, int workers);
  *  CPU workers. */
 int64_t tsr_eig_stedc_leaf(tessera_job_t job, bool gpu, int workers, int64_t n);
 
+/** Where the divide and conquer's merges of order n run their tasks (with `vectors` those on Q,
+ *  without them the roots and the kept rows' products): the scope's accelerators into *scope and
+ *  true, else the CPU workers' scope and false. */
+bool tsr_stedc_merges_scope(tessera_context_t *ctx, bool vectors, int64_t n,
+                            tessera_scope_t *scope);
+
 /* The mixed-precision solves (front/mixed.c, loops/refine.c). */
 
 /** The factor precision o asks of a solve (Cholesky, or LU with `lu`) of order n and dtype dt on

@@ -195,22 +195,31 @@ static int update_tasks(tessera_context_t *ctx, tsr_laed_plan_t *p, int phase, i
  * merge: the coupling vector from its halves' kept rows, the plan and its roots (as with
  * vectors), then the block's two kept rows, [first row of the left half, 0] and [0, last row of
  * the right half], through the plan: rotations and regrouping on this thread
- * (tsr_laed_regroup), Löwner's weights and the product with S as laed_update tasks over index
- * ranges (O(k²) each), the columns placed on this thread (tsr_laed_place). */
+ * (tsr_laed_regroup), Löwner's weights and the product with S (O(k²) each) as one laed_values
+ * task within `devices` where given, else laed_update tasks over index ranges on the CPU
+ * workers, the columns placed on this thread (tsr_laed_place). */
 static int values_level(tessera_context_t *ctx, int64_t n, const level_t *up, const level_t *down,
-                        double *d, const double *e, double *rows, double *z) {
+                        double *d, const double *e, double *rows, double *z,
+                        const tessera_scope_t *devices) {
   const int64_t count = up->count;
   tsr_laed_plan_t **plan = calloc((size_t)count, sizeof *plan);
   double **buf = calloc((size_t)count, sizeof *buf); /* a merge's q2 (2 m), wt (k), u (2 k) */
-  int rc = plan && buf ? 0 : tsr_error(ctx, TESSERA_ERR_NOMEM, "stedc: out of memory for a merge");
+  tessera_data_t **h = calloc(2 * (size_t)count, sizeof *h); /* each merge's plan and q2 .. u */
+  int rc =
+      plan && buf && h ? 0 : tsr_error(ctx, TESSERA_ERR_NOMEM, "stedc: out of memory for a merge");
   for (int64_t i = 0; i < count && !rc; i++) {
     const int64_t a = up->start[i], m = up->size[i], n1 = down->size[2 * i];
     for (int64_t c = 0; c < m; c++) z[a + c] = rows[2 * (a + c) + (c < n1 ? 1 : 0)];
-    rc = plan_merge(ctx, i, m, n1, d + a, z + a, e[a + n1 - 1], &plan[i], NULL, NULL);
+    rc = plan_merge(ctx, i, m, n1, d + a, z + a, e[a + n1 - 1], &plan[i], devices, &h[2 * i]);
   }
   int waited = tessera_wait_all(ctx);
   for (int64_t i = 0; i < count && !rc && !waited; i++) {
     tsr_laed_plan_t *p = plan[i];
+    if (h[2 * i]) { /* the roots computed there: the plan home */
+      rc = tessera_data_release(ctx, h[2 * i]);
+      h[2 * i] = NULL;
+      if (rc) break;
+    }
     const int64_t a = up->start[i], m = p->m, n1 = p->n1, k = p->k;
     if ((rc = finish_merge(n, a, p, d + a))) break;
     double *q = buf[i] = malloc((size_t)(4 * m + 3 * k + 1) * sizeof *q), *q2 = q + 2 * m;
@@ -221,28 +230,37 @@ static int values_level(tessera_context_t *ctx, int64_t n, const level_t *up, co
     for (int64_t c = 0; c < m; c++)
       q[2 * c] = c < n1 ? rows[2 * (a + c)] : 0, q[2 * c + 1] = c < n1 ? 0 : rows[2 * (a + c) + 1];
     tsr_laed_regroup(p, q, 2, 2, q2);
-    if (k > 2) rc = update_tasks(ctx, p, 0, i, q2, q2 + 2 * m, q2 + 2 * m + k);
+    if (k > 2 && devices) {
+      const int tag[3] = {(int)i, 4, 0};
+      rc = register_plan(ctx, p, &h[2 * i]);
+      if (!rc)
+        rc = tessera_data_register(ctx, TESSERA_HOST_NODE, q2, (size_t)(2 * m + 3 * k), 1,
+                                   (size_t)(2 * m + 3 * k), sizeof(double), &h[2 * i + 1]);
+      if (!rc) rc = tsr_task_laed_values(ctx, h[2 * i], h[2 * i + 1], p, *devices, tag);
+    } else if (k > 2) {
+      rc = update_tasks(ctx, p, 0, i, q2, q2 + 2 * m, q2 + 2 * m + k);
+    }
   }
   waited = tessera_wait_all(ctx);
   for (int64_t i = 0; i < count && !rc && !waited; i++) {
     double *q2 = buf[i] + 2 * plan[i]->m;
-    rc =
-        update_tasks(ctx, plan[i], 1, i, q2, q2 + 2 * plan[i]->m, q2 + 2 * plan[i]->m + plan[i]->k);
+    if (!h[2 * i + 1])
+      rc = update_tasks(ctx, plan[i], 1, i, q2, q2 + 2 * plan[i]->m,
+                        q2 + 2 * plan[i]->m + plan[i]->k);
   }
   waited = tessera_wait_all(ctx);
+  for (int64_t i = 0; h && i < 2 * count; i++) /* wt and u home */
+    if (h[i]) {
+      const int r = tessera_data_release(ctx, h[i]);
+      if (!rc) rc = r;
+    }
   for (int64_t i = 0; i < count && !rc && !waited; i++) {
     const double *q2 = buf[i] + 2 * plan[i]->m;
     tsr_laed_place(plan[i], q2 + 2 * plan[i]->m + plan[i]->k, q2, 2, rows + 2 * up->start[i], 2);
   }
   for (int64_t i = 0; i < count && plan && buf; i++) free(plan[i]), free(buf[i]);
-  free(plan), free(buf);
+  free(plan), free(buf), free(h);
   return rc ? rc : waited;
-}
-
-/* Where the tasks on Q run: the context's accelerators where one of them can hold Q and the
- * merges' workspace (about 2 n² doubles; true), else the CPU workers (Q stays on the host). */
-static bool q_scope(tessera_context_t *ctx, int64_t n, tessera_scope_t *s) {
-  return tsr_fitting_accelerators(ctx, (size_t)(n * n + tsr_laed_work(n)) * sizeof(double), s);
 }
 
 /* Releases the plans of one level (waiting for their merges). */
@@ -300,7 +318,7 @@ static int dc(tessera_context_t *ctx, int64_t n, double *d, double *e, double *q
                 .d = ds,
                 .e = es,
                 .z = malloc((size_t)n * sizeof(double))};
-  if (q) M.devices = q_scope(ctx, n, &M.scope);
+  M.devices = tsr_stedc_merges_scope(ctx, q != NULL, n, &M.scope);
   /* blocks of one level differ by at most a row: with leaves of two rows or more, none is empty */
   const int L = split(n, leaf < 2 ? 2 : leaf, lv, MOST_LEVELS);
   const int64_t most = lv[L > 1 ? L - 2 : 0].count;
@@ -320,7 +338,7 @@ static int dc(tessera_context_t *ctx, int64_t n, double *d, double *e, double *q
     rc = leaves(ctx, n, &lv[L - 1], ds, es, q, ldq, rows);
   }
   for (int l = L - 2; l >= 0 && !rc && !q; l--)
-    rc = values_level(ctx, n, &lv[l], &lv[l + 1], ds, es, rows, M.z);
+    rc = values_level(ctx, n, &lv[l], &lv[l + 1], ds, es, rows, M.z, M.devices ? &M.scope : NULL);
   if (!rc && L > 1 && q) {
     M.Q = qh;
     if (!qh)

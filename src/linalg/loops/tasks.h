@@ -125,6 +125,8 @@ int tsr_task_laed_secular(tessera_context_t *ctx, tessera_data_t *plan,
                           const int tag[3]);
 int tsr_task_laed_update(tessera_context_t *ctx, const tsr_laed_update_args_t *args,
                          const int tag[3]);
+int tsr_task_laed_values(tessera_context_t *ctx, tessera_data_t *plan, tessera_data_t *rows,
+                         const tsr_laed_plan_t *header, tessera_scope_t scope, const int tag[3]);
 int tsr_task_laed_merge(tessera_context_t *ctx, tessera_data_t *q, tessera_data_t *plan,
                         tessera_data_t *work, const tsr_laed_plan_t *header, int64_t a,
                         tessera_scope_t scope, const int tag[3]);

@@ -95,6 +95,15 @@ int tsr_task_laed_update(tessera_context_t *ctx, const tsr_laed_update_args_t *a
                          0, NULL, NULL, tag, 0);
 }
 
+int tsr_task_laed_values(tessera_context_t *ctx, tessera_data_t *plan, tessera_data_t *rows,
+                         const tsr_laed_plan_t *header, tessera_scope_t scope, const int tag[3]) {
+  tsr_laed_values_args_t args = {.plan = *header};
+  tessera_data_t *h[2] = {plan, rows};
+  tessera_access_t md[2] = {TESSERA_R, TESSERA_RW};
+  return tsr_insert_in(tsr_context_local_flow(ctx), &tsr_kernel_laed_values, &args, sizeof args, 2,
+                       h, md, scope, tag, 0);
+}
+
 int tsr_task_laed_merge(tessera_context_t *ctx, tessera_data_t *q, tessera_data_t *plan,
                         tessera_data_t *work, const tsr_laed_plan_t *header, int64_t a,
                         tessera_scope_t scope, const int tag[3]) {
