@@ -155,7 +155,7 @@ int tsr_cpu_eig_prepare(const tessera_exec_t *ex, void *args) {
   if (!tsr_dtype_valid(a->dtype) || (a->uplo != 'L' && a->uplo != 'U') || a->j0 < 0 || a->j1 > a->n)
     return TESSERA_ERR_KERNEL;
   const size_t es = tessera_dtype_size(a->dtype), lda = (size_t)a->lda, ldh = (size_t)a->ldh;
-  const bool lower = a->uplo == 'L';
+  const bool lower = a->uplo == 'L', in_place = lower && a->h == a->a && ldh == lda;
   double amax = 0;
   int64_t bad = 0;
   for (int64_t j = a->j0; j < a->j1; j++)
@@ -166,7 +166,9 @@ int tsr_cpu_eig_prepare(const tessera_exec_t *ex, void *args) {
       const double m = v.im == 0 ? fabs(v.re) : hypot(v.re, v.im);
       if (!isfinite(m) && (!bad || (lower ? j : i) + 1 < bad)) bad = (lower ? j : i) + 1;
       if (m > amax) amax = m;
-      if (!a->h) continue;
+      /* in place on the lower triangle an entry changes only on the diagonal (its imaginary
+       * part dropped): the others are not written back */
+      if (!a->h || (in_place && (i != j || v.im == 0))) continue;
       v.im = i == j ? 0 : lower ? v.im : -v.im;
       tsr_scalar_store(a->dtype, (char *)a->h + ((size_t)i + (size_t)j * ldh) * es, v);
     }
