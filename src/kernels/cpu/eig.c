@@ -4,6 +4,7 @@
  * root-free QR (dsterf) on the real tridiagonal, and the merges of tessera's divide and conquer
  * (laed.c). */
 #include <complex.h>
+#include <float.h>
 #include <math.h>
 #include <lapacke.h>
 #include <stdbool.h>
@@ -149,27 +150,116 @@ int tsr_cpu_laed_merge(const tessera_exec_t *ex, void *args) {
   return 0;
 }
 
+/* The column segments of A's lower triangle from the diagonal (len entries), by dtype: the
+ * largest modulus into *m, and whether a NaN or an infinity is among them. Each loop keeps
+ * its maximum and flags apart, which lets the compiler vectorize it. */
+static bool column_d(const double *c, int64_t len, double *m) {
+  double big = 0;
+  int nf = 0;
+  for (int64_t i = 0; i < len; i++) {
+    const double x = fabs(c[i]);
+    big = x > big ? x : big;
+    nf |= !(x <= DBL_MAX);
+  }
+  *m = big;
+  return nf;
+}
+
+static bool column_s(const float *c, int64_t len, double *m) {
+  float big = 0;
+  int nf = 0;
+  for (int64_t i = 0; i < len; i++) {
+    const float x = fabsf(c[i]);
+    big = x > big ? x : big;
+    nf |= !(x <= FLT_MAX);
+  }
+  *m = big;
+  return nf;
+}
+
+/* Complex: the squared moduli's largest, in double (from f32 parts neither overflows nor
+ * underflows); from f64 parts the exact moduli where the parts are too large or small for
+ * squares. */
+static bool column_c(const float *c, int64_t len, double *m) {
+  double big = 0;
+  int nf = 0;
+  for (int64_t i = 0; i < len; i++) {
+    const double re = c[2 * i], im = c[2 * i + 1], s = re * re + im * im;
+    big = s > big ? s : big;
+    nf |= !(fabs(re) <= FLT_MAX) | !(fabs(im) <= FLT_MAX);
+  }
+  *m = sqrt(big);
+  return nf;
+}
+
+static bool column_z(const double *c, int64_t len, double *m) {
+  double big = 0, top = 0;
+  int nf = 0;
+  for (int64_t i = 0; i < len; i++) {
+    const double re = c[2 * i], im = c[2 * i + 1], s = re * re + im * im;
+    const double ar = fabs(re), ai = fabs(im), part = ar > ai ? ar : ai;
+    big = s > big ? s : big;
+    top = part > top ? part : top;
+    nf |= !(ar <= DBL_MAX) | !(ai <= DBL_MAX);
+  }
+  *m = sqrt(big);
+  if (!nf && top > 0 && (top > 0x1p500 || top < 0x1p-500)) {
+    double e = 0;
+    for (int64_t i = 0; i < len; i++) {
+      const double h = hypot(c[2 * i], c[2 * i + 1]);
+      e = h > e ? h : e;
+    }
+    *m = e;
+  }
+  return nf;
+}
+
+static bool lower_column(tessera_dtype_t dt, const void *c, int64_t len, double *m) {
+  switch (dt) {
+  case TESSERA_F64:
+    return column_d(c, len, m);
+  case TESSERA_F32:
+    return column_s(c, len, m);
+  case TESSERA_C128:
+    return column_z(c, len, m);
+  default:
+    return column_c(c, len, m);
+  }
+}
+
 int tsr_cpu_eig_prepare(const tessera_exec_t *ex, void *args) {
   (void)ex;
   const tsr_eig_prepare_args_t *a = args;
   if (!tsr_dtype_valid(a->dtype) || (a->uplo != 'L' && a->uplo != 'U') || a->j0 < 0 || a->j1 > a->n)
     return TESSERA_ERR_KERNEL;
   const size_t es = tessera_dtype_size(a->dtype), lda = (size_t)a->lda, ldh = (size_t)a->ldh;
-  const bool lower = a->uplo == 'L', in_place = lower && a->h == a->a && ldh == lda;
+  const bool in_place = a->h == a->a && ldh == lda, cplx = tsr_dtype_complex(a->dtype);
   double amax = 0;
   int64_t bad = 0;
-  for (int64_t j = a->j0; j < a->j1; j++)
-    for (int64_t i = j; i < a->n; i++) {
-      /* A(i, j) of the lower triangle, or conj(A(j, i)) of the upper */
-      const size_t at = lower ? (size_t)i + (size_t)j * lda : (size_t)j + (size_t)i * lda;
-      tsr_scalar_t v = tsr_scalar_load(a->dtype, (const char *)a->a + at * es, 0);
-      const double m = v.im == 0 ? fabs(v.re) : hypot(v.re, v.im);
-      if (!isfinite(m) && (!bad || (lower ? j : i) + 1 < bad)) bad = (lower ? j : i) + 1;
+  if (a->uplo == 'L') { /* column by column: scanned, copied whole, the diagonal made real */
+    for (int64_t j = a->j0; j < a->j1; j++) {
+      const char *c = (const char *)a->a + ((size_t)j + (size_t)j * lda) * es;
+      double m;
+      if (lower_column(a->dtype, c, a->n - j, &m) && !bad) bad = j + 1;
       if (m > amax) amax = m;
-      /* in place on the lower triangle an entry changes only on the diagonal (its imaginary
-       * part dropped): the others are not written back */
-      if (!a->h || (in_place && (i != j || v.im == 0))) continue;
-      v.im = i == j ? 0 : lower ? v.im : -v.im;
+      if (!a->h) continue;
+      char *to = (char *)a->h + ((size_t)j + (size_t)j * ldh) * es;
+      if (!in_place) memcpy(to, c, (size_t)(a->n - j) * es);
+      const tsr_scalar_t d = tsr_scalar_load(a->dtype, c, 0);
+      if (cplx && d.im != 0) tsr_scalar_store(a->dtype, to, (tsr_scalar_t){d.re, 0});
+    }
+    *a->amax = amax, *a->bad = bad;
+    return 0;
+  }
+  for (int64_t j = a->j0; j < a->j1; j++) /* conj(A(j, i)) of the upper triangle, by rows */
+    for (int64_t i = j; i < a->n; i++) {
+      tsr_scalar_t v =
+          tsr_scalar_load(a->dtype, (const char *)a->a + ((size_t)j + (size_t)i * lda) * es, 0);
+      const double m = v.im == 0 ? fabs(v.re) : hypot(v.re, v.im);
+      if (!isfinite(m) && (!bad || i + 1 < bad)) bad = i + 1;
+      if (m > amax) amax = m;
+      if (!a->h) continue;
+      v.im = i == j ? 0 : -v.im;
       tsr_scalar_store(a->dtype, (char *)a->h + ((size_t)i + (size_t)j * ldh) * es, v);
     }
   *a->amax = amax, *a->bad = bad;
