@@ -159,7 +159,9 @@ test-sim: setup
 	  $(CTEST) --test-dir build-sim
 
 # pytest's exit status 5 means it collected no test: not a failure. The tests run in
-# PYTEST_JOBS processes (pytest-xdist) where it is installed, else in one.
+# PYTEST_JOBS processes (pytest-xdist) where it is installed, else in one, each with a
+# single-threaded OpenBLAS (unless OPENBLAS_NUM_THREADS is set): the processes already take
+# every core, and OpenBLAS's threads spin between calls on cores the other processes need.
 test-python: setup build
 	@if ! compgen -G "tests/python/test_*.py" >/dev/null; then \
 	  echo "== pytest: no tests under tests/python; skipped =="; \
@@ -172,6 +174,7 @@ test-python: setup build
 	    workers=""; echo "== pytest: tests/python (one process) =="; \
 	  fi; \
 	  rc=0; TESSERA_BUILD_DIR="$(CURDIR)/build" PYTHONPATH="$(CURDIR)/python$${PYTHONPATH:+:$$PYTHONPATH}" \
+	    OPENBLAS_NUM_THREADS="$${OPENBLAS_NUM_THREADS:-1}" \
 	    python3 -m pytest -q $$workers tests/python || rc=$$?; \
 	  if [ $$rc -ne 0 ] && [ $$rc -ne 5 ]; then exit $$rc; fi; \
 	fi
