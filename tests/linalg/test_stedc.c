@@ -3,8 +3,9 @@
  * ‖I − QᵀQ‖_F / (n ε) below 10, the values-only form's eigenvalues likewise, on random tridiagonals
  * and on ones that deflate (repeated and clustered eigenvalues, zero and tiny couplings,
  * Wilkinson's), tiny and huge scales, leaves of 1 to n rows, and a context of CPU workers (with
- * simulated devices in that build: the merges then run there, their roots by tessera's own
- * iteration); and that iteration (kernels/secular.h) against LAPACK's dlaed4 on the merges'
+ * simulated devices in that build, or GPUs: the merges of both forms then run there, their roots
+ * by tessera's own iteration, the values-only form's rows by laed_values tasks); and that
+ * iteration (kernels/secular.h) against LAPACK's dlaed4 on the merges'
  * secular equations: its roots where they should be, their residuals within rounding. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
