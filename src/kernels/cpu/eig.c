@@ -245,8 +245,9 @@ int tsr_cpu_eig_prepare(const tessera_exec_t *ex, void *args) {
       if (!a->h) continue;
       char *to = (char *)a->h + ((size_t)j + (size_t)j * ldh) * es;
       if (!in_place) memcpy(to, c, (size_t)(a->n - j) * es);
+      if (!cplx) continue;
       const tsr_scalar_t d = tsr_scalar_load(a->dtype, c, 0);
-      if (cplx && d.im != 0) tsr_scalar_store(a->dtype, to, (tsr_scalar_t){d.re, 0});
+      if (d.im != 0) tsr_scalar_store(a->dtype, to, (tsr_scalar_t){d.re, 0});
     }
     *a->amax = amax, *a->bad = bad;
     return 0;
