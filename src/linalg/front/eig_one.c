@@ -40,16 +40,55 @@ bool tsr_eig_unsure(tessera_dtype_t dt, int64_t n, const void *w, int info) {
   return info != 0;
 }
 
-/* The task on the device of `where` on the host array a (lda), pinned for its copies. */
+/* A's tiles into the n x n column-major array `at` in node's memory, or (`out`) back: tasks on a
+ * view of the array in A's column tiling, waited for; the view's release writes home whatever
+ * its tasks left on another node. */
+static int array_copy(tessera_matrix_t *A, int node, void *at, bool out) {
+  tessera_context_t *ctx = A->ctx;
+  const int64_t n = A->n, nb = A->nb < n ? A->nb : n;
+  tessera_matrix_t *V = NULL;
+  int rc = tessera_matrix_view_on(ctx, node, A->dtype, n, n, n, nb, at, n, &V);
+  if (!rc) rc = out ? tsr_pxlacpy(V, A) : tsr_pxlacpy(A, V);
+  const int waited = tessera_wait_all(ctx);
+  if (!rc) rc = waited;
+  if (V) {
+    const int r = tessera_matrix_destroy(V);
+    if (!rc) rc = r;
+  }
+  return rc;
+}
+
+/* The task on the device of `where` on the host array a (lda), pinned for its copies. With
+ * vectors A is registered and comes home whole; with values alone the task works on a copy in
+ * the device's memory that never comes home (cuSOLVER uses A's other triangle as scratch,
+ * which LAPACK's contract leaves untouched). */
 static int on_device(tessera_context_t *ctx, const tsr_syevd_args_t *args, void *a, int64_t lda,
                      void *w, int *info, tessera_scope_t where) {
   const size_t es = tessera_dtype_size(args->dtype), n = (size_t)args->n;
+  const bool values = args->jobz == 'N';
   tessera_data_t *h = NULL;
+  tessera_matrix_t *A = NULL;
+  int node = -1;
   const bool pinned = tsr_host_pin(ctx, a, ((size_t)lda * (n - 1) + n) * es);
-  int rc = tessera_data_register(ctx, TESSERA_HOST_NODE, a, n, n, (size_t)lda, es, &h);
+  int rc = 0;
+  if (!values) {
+    rc = tessera_data_register(ctx, TESSERA_HOST_NODE, a, n, n, (size_t)lda, es, &h);
+  } else if (tessera_scope_nodes(ctx, where, &node, 1) < 1) {
+    rc = tsr_error(ctx, TESSERA_ERR_STATE, "syevd: the one-stage solver's device has no memory");
+  } else {
+    const int64_t nb = tessera_default_tile(ctx);
+    rc = tessera_matrix_view_on(ctx, TESSERA_HOST_NODE, args->dtype, (int64_t)n, (int64_t)n,
+                                (int64_t)n, nb < (int64_t)n ? nb : (int64_t)n, a, lda, &A);
+    if (!rc) rc = tessera_data_create_on(ctx, node, n, n, es, &h);
+    if (!rc) rc = array_copy(A, node, tessera_data_ptr(h), false);
+  }
   if (!rc) rc = tsr_eig_one_task(ctx, args, h, w, info, where);
   if (h) {
     const int r = tessera_data_release(ctx, h);
+    if (!rc) rc = r;
+  }
+  if (A) {
+    const int r = tessera_matrix_destroy(A);
     if (!rc) rc = r;
   }
   if (pinned) tsr_host_unpin(ctx, a);
@@ -94,24 +133,6 @@ int tsr_eig_one(tessera_context_t *ctx, const char *f, tessera_job_t job, tesser
                      f, info);
   tsr_eig_measured(ctx, true, where, job, dt, n, tsr_now() - t0);
   return 0;
-}
-
-/* A's tiles into the n x n column-major array `at` in node's memory, or (`out`) back: tasks on a
- * view of the array in A's column tiling, waited for; the view's release writes home whatever
- * its tasks left on another node. */
-static int array_copy(tessera_matrix_t *A, int node, void *at, bool out) {
-  tessera_context_t *ctx = A->ctx;
-  const int64_t n = A->n, nb = A->nb < n ? A->nb : n;
-  tessera_matrix_t *V = NULL;
-  int rc = tessera_matrix_view_on(ctx, node, A->dtype, n, n, n, nb, at, n, &V);
-  if (!rc) rc = out ? tsr_pxlacpy(V, A) : tsr_pxlacpy(A, V);
-  const int waited = tessera_wait_all(ctx);
-  if (!rc) rc = waited;
-  if (V) {
-    const int r = tessera_matrix_destroy(V);
-    if (!rc) rc = r;
-  }
-  return rc;
 }
 
 int tsr_eig_one_tiles(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
