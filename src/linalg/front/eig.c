@@ -227,16 +227,19 @@ int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tess
   const size_t es = tessera_dtype_size(dt);
   tessera_scope_t scope;
   const bool gpu = tsr_eig_gpu(ctx, job, dt, n, &scope);
-  /* the GPU forms with vectors work in A itself (its eigenvectors overwrite it): no n² copy
-   * in and out. Values alone leave A's other triangle as it was, as LAPACK's do. The CPU forms'
-   * working copy has columns not a multiple of 32 elements apart: column strides of a power of
-   * two put a block's rows of every column in the same cache sets */
-  const bool in_place = gpu && job == TESSERA_VECTORS;
+  /* the GPU forms work in A itself, with vectors (its eigenvectors overwrite it: no n² copy in
+   * and out) and values alone from its lower triangle (which LAPACK's destroy; the band
+   * reduction keeps A's other triangle off the devices: eig_stages.h's `values`). From an upper
+   * triangle the lower must stay as it was: a working copy. The CPU forms' working copy has
+   * columns not a multiple of 32 elements apart: column strides of a power of two put a block's
+   * rows of every column in the same cache sets */
+  const bool in_place = gpu && (job == TESSERA_VECTORS || uplo == TESSERA_LOWER);
   const int64_t ldh = in_place ? lda : n % 32 ? n : n + 8;
   tsr_eig_work_t b = {.gpu = gpu,
                       .scope = scope,
                       .workers = tsr_eig_cpu_workers(ctx),
                       .in_place = in_place,
+                      .values = job != TESSERA_VECTORS,
                       .h = in_place ? a : malloc((size_t)(ldh * n) * es),
                       .ldh = ldh,
                       .ab = calloc((size_t)(n * (nb + 1)), es),
@@ -247,9 +250,9 @@ int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tess
     return tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory for a copy of A (n = %lld)", f,
                      (long long)n);
   }
-  /* the GPU forms with vectors copy A to the accelerator and back in blocks, several times:
-   * at the link's speed only from pinned memory. Values alone copy their working copy up once
-   * and the band back, where pinning costs more than it saves (docs/decisions.md) */
+  /* the GPU forms copy A to the accelerator (with vectors, and back, in blocks several times):
+   * at the link's speed only from pinned memory. A working copy, freshly allocated, is not
+   * pinned: its pages would be made for the pinning (docs/decisions.md) */
   b.pinned = in_place && tsr_host_pin(ctx, b.h, (size_t)(ldh * (n - 1) + n) * es);
   double s = 1;
   const int64_t bad = tsr_eig_working_copy(ctx, f, job, uplo, dt, n, a, lda, w, b.h, b.ldh, &s);

@@ -52,6 +52,23 @@ static int band_blocks(tessera_matrix_t *A, const tsr_he2hb_t *H, int nb, void *
   return rc ? rc : s;
 }
 
+/* A's diagonal tiles replaced by workspace copies (lacpy tasks), the tiles themselves into
+ * orig[k] (dropped after A). */
+static int diagonal_copies(tessera_matrix_t *A, tessera_data_t **orig) {
+  int rc = 0;
+  for (int64_t k = 0; k < A->nt && !rc; k++) {
+    const int m = tsr_tile_m(A, k), tag[3] = {(int)k, (int)k, 0};
+    tessera_data_t *w = NULL;
+    rc = tessera_data_create_workspace(A->ctx, (size_t)m, (size_t)m, tessera_dtype_size(A->dtype),
+                                       &w);
+    if (!rc)
+      rc = tsr_task_lacpy_block(A->dtype, A->flow, tsr_tile(A, k, k), 0, 0, w, 0, TESSERA_W, m, m,
+                                tag, 0);
+    if (w) orig[k] = tsr_tile(A, k, k), A->tiles[k + k * A->mt] = w;
+  }
+  return rc;
+}
+
 /* Stage 1 on the working copy b->h, through a view of it (dropped afterwards: its contents are
  * not needed again): the band into b->ab (kd = nb subdiagonals: its diagonal blocks from A, the
  * blocks below them from the top of V's panels), the reflectors kept in H. */
@@ -61,15 +78,25 @@ int tsr_eig_reduce_to_band(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n
   const int64_t t = tsr_eig_band_tile(b->gpu, n, nb);
   tessera_matrix_t *A = NULL;
   char *dh = malloc((size_t)(n * nb) * es), *rh = malloc((size_t)(n * nb) * es);
-  int rc = dh && rh ? 0 : tsr_error(ctx, TESSERA_ERR_NOMEM, "syevd: out of memory for the band");
+  tessera_data_t **orig = calloc((size_t)((n + t - 1) / t), sizeof *orig);
+  int rc =
+      dh && rh && orig ? 0 : tsr_error(ctx, TESSERA_ERR_NOMEM, "syevd: out of memory for the band");
   if (!rc) rc = tessera_matrix_view(ctx, dt, n, n, t, t, b->h, b->ldh, &A);
+  if (!rc && b->values && b->in_place) rc = diagonal_copies(A, orig);
   if (!rc) rc = tsr_he2hb_create(A, nb, H);
   if (!rc) rc = tsr_pxhe2hb(A, H);
   if (!rc) rc = band_blocks(A, H, nb, dh, rh);
   if (A) {
+    if (rc) (void)tessera_wait_all(ctx);
     const int s = tsr_matrix_drop(A);
     if (!rc) rc = s;
   }
+  for (int64_t k = 0; k < (n + t - 1) / t; k++) /* A's own diagonal tiles, read by the copies */
+    if (orig[k]) {
+      const int s = tsr_data_drop(ctx, orig[k]);
+      if (!rc) rc = s;
+    }
+  free(orig);
   for (int64_t j = 0; j < n && !rc; j++) {
     const int64_t k = j / nb, c = j - k * nb, below = (k + 1) * nb; /* R_k from row `below` */
     for (int64_t i = j; i < n && i <= j + nb; i++) {

@@ -46,6 +46,8 @@ typedef struct {
   bool in_place;         /* h is A itself (GPU forms, vectors), not freed with the rest */
   bool pinned;           /* h pinned for the GPU forms' copies (tsr_host_pin) */
   bool defer;            /* the back-transformations run elsewhere (tsr_eig_solve's out) */
+  bool values;           /* eigenvalues alone: with in_place, A's other triangle is LAPACK's to
+                            keep, and the band reduction's diagonal tiles are copies */
   void *h;               /* n x n working copy (lower), then the eigenvectors */
   int64_t ldh;           /* its leading dimension */
   void *ab;              /* the band, (kd + 1) x n */
@@ -62,7 +64,10 @@ void tsr_eig_work_free(tessera_context_t *ctx, tsr_eig_work_t *b);
 
 /** Stage 1 on the working copy b->h, through a view of it (dropped afterwards: its contents are
  * not needed again): the band into b->ab (kd = nb subdiagonals: its diagonal blocks from A, the
- * blocks below them from the top of V's panels), the reflectors kept in H. */
+ * blocks below them from the top of V's panels), the reflectors kept in H. With b->values and
+ * b->in_place the view's diagonal tiles are workspace copies of A's: their products take whole
+ * tiles (the upper triangle filled from the lower), which a full device pool would write home
+ * into A's other triangle. */
 int tsr_eig_reduce_to_band(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int nb,
                            tsr_eig_work_t *b, tsr_he2hb_t *H);
 
