@@ -251,7 +251,7 @@ static int bench_size(tessera_context_t **ctx, const cli_opts_t *o, int64_t n, i
   }
   int tile = rc != CLI_OK ? 0
              : lu         ? tessera_tile_for_lu(*ctx, n, n)
-             : eig        ? tessera_tile_for_eig(*ctx, n)
+             : eig        ? tessera_tile_for_eig(*ctx, cli_eig_job(o), o->dtype, n)
                           : tessera_tile_for(*ctx, n);
   if (rc == CLI_OK && o->resident &&
       (status =

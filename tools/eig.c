@@ -190,7 +190,7 @@ static int run(tessera_context_t *ctx, const cli_opts_t *o, const eig_problem_t 
   cli_result_init(r, o, ctx);
   r->dtype = p->dtype;
   r->n = p->n;
-  r->tile = tessera_tile_for_eig(ctx, p->n);
+  r->tile = tessera_tile_for_eig(ctx, job, p->dtype, p->n);
   r->seconds = INFINITY;
   for (int rep = 0; rep < o->reps; rep++) {
     progress_phase(prog, "%s n=%lld rep %d/%d", name, (long long)p->n, rep + 1, o->reps);

@@ -52,9 +52,11 @@ TESSERA_API int tessera_tile_for_qr(const tessera_context_t *ctx, int64_t m, int
 
 /** Tile size of the Hermitian eigensolver (syevd, heevd) on a matrix of order n, which is also
  *  the bandwidth of its first stage: the configured tile size, else 128 (the band's bulge
- *  chasing costs grow with it, the products of the other stages shrink without it), at most n.
+ *  chasing costs grow with it, the products of the other stages shrink without it), or 64 for
+ *  values alone (`job` TESSERA_VALUES) of a `dtype` matrix that the GPUs solve; at most n.
  *  Thread safe. */
-TESSERA_API int tessera_tile_for_eig(const tessera_context_t *ctx, int64_t n);
+TESSERA_API int tessera_tile_for_eig(tessera_context_t *ctx, tessera_job_t job,
+                                     tessera_dtype_t dtype, int64_t n);
 
 /** Tile size of the polar decomposition (gepolar) of an m x n matrix: the configured tile size,
  *  else with accelerators n / (4 x their count) in multiples of 256 within [512, 2048] (its
@@ -261,8 +263,8 @@ TESSERA_API int tessera_gels(tessera_context_t *ctx, tessera_dtype_t dtype, int6
 
 /** Eigenvalues, and with job VECTORS eigenvectors, of the Hermitian (real symmetric) n x n matrix
  *  whose `uplo` triangle `a` (lda) holds, as LAPACK's heevd / syevd, by two stages: A reduced to
- *  a band of tessera_tile_for_eig(n) subdiagonals by tile tasks (Householder QR of each tile
- *  column below the diagonal, two-sided updates by gemms), the band to a real tridiagonal T by
+ *  a band of tessera_tile_for_eig(job, dtype, n) subdiagonals by tile tasks (Householder QR of each
+ * tile column below the diagonal, two-sided updates by gemms), the band to a real tridiagonal T by
  *  bulge chasing, T's eigenvalues (and vectors) by LAPACK's stedc (sterf for VALUES), the vectors
  *  carried back through both stages. `w` receives the n eigenvalues in ascending order, in the
  *  dtype's real type (float for F32 and C64, double for F64 and C128). With VECTORS, `a`

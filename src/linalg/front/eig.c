@@ -223,7 +223,7 @@ int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tess
   if (tsr_eig_one_stage(ctx, job, dt, n, &where, &work))
     return tsr_eig_one(ctx, f, job, uplo, dt, n, a, lda, w, where, work);
   const double t0 = tsr_now();
-  const int nb = tessera_tile_for_eig(ctx, n);
+  const int nb = tessera_tile_for_eig(ctx, job, dt, n);
   const size_t es = tessera_dtype_size(dt);
   tessera_scope_t scope;
   const bool gpu = tsr_eig_gpu(ctx, job, dt, n, &scope);

@@ -76,7 +76,7 @@ int tessera_heevd(tessera_context_t *ctx, tessera_job_t job, tessera_uplo_t uplo
 
 double tsr_eig_host_bytes(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt,
                           int64_t n) {
-  const int nb = tessera_tile_for_eig(ctx, n);
+  const int nb = tessera_tile_for_eig(ctx, job, dt, n);
   tessera_scope_t scope;
   tsr_hb2st_layout_t lay;
   if (n == 0 || tsr_hb2st_layout((int)n, nb, &lay)) return 0;

@@ -49,7 +49,7 @@ static int prepare_call(void *p) {
   const int64_t bad = tsr_eig_working_copy(c->x.ctx, c->x.f, c->x.job, c->x.uplo, c->x.dt, c->x.n,
                                            c->x.a, c->x.lda, c->x.w, c->h, c->x.n, &c->s);
   tessera_scope_t scope;
-  const int nb = tessera_tile_for_eig(c->x.ctx, c->x.n);
+  const int nb = tessera_tile_for_eig(c->x.ctx, c->x.job, c->x.dt, c->x.n);
   c->sizes[0] = nb;
   const bool gpu = tsr_eig_gpu(c->x.ctx, c->x.job, c->x.dt, c->x.n, &scope);
   c->sizes[1] = tsr_eig_band_tile(gpu, c->x.n, nb);

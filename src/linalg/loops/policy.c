@@ -129,13 +129,20 @@ int tessera_tile_for_qr(const tessera_context_t *ctx, int64_t m, int64_t n) {
 }
 
 /* The eigensolver's tile and band width: larger makes the band reduction's and the
- * back-transformations' products larger and the bulge chasing longer (it grows with the band). */
-enum { EIG_TILE = 128 };
+ * back-transformations' products larger and the bulge chasing longer (it grows with the band).
+ * Values alone on the GPUs have no back-transformation to feed: a narrower band shortens the
+ * chase more than it slows the band reduction's products. */
+enum { EIG_TILE = 128, EIG_GPU_VALUES_TILE = 64 };
 
-int tessera_tile_for_eig(const tessera_context_t *ctx, int64_t n) {
+int tessera_tile_for_eig(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dtype,
+                         int64_t n) {
   if (!ctx) return 0;
   const int given = tessera_config(ctx)->tile_size;
-  const int64_t t = given > 0 ? given : EIG_TILE;
+  tessera_scope_t scope;
+  const int64_t t = given > 0                                 ? given
+                    : job == TESSERA_VECTORS                  ? EIG_TILE
+                    : tsr_eig_gpu(ctx, job, dtype, n, &scope) ? EIG_GPU_VALUES_TILE
+                                                              : EIG_TILE;
   return (int)(n < 1 ? 1 : t < n ? t : n);
 }
 
