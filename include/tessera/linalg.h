@@ -52,8 +52,9 @@ TESSERA_API int tessera_tile_for_qr(const tessera_context_t *ctx, int64_t m, int
 
 /** Tile size of the Hermitian eigensolver (syevd, heevd) on a matrix of order n, which is also
  *  the bandwidth of its first stage: the configured tile size, else 128 (the band's bulge
- *  chasing costs grow with it, the products of the other stages shrink without it), or 64 for
- *  values alone (`job` TESSERA_VALUES) of a `dtype` matrix that the GPUs solve; at most n.
+ *  chasing costs grow with it, the products of the other stages shrink without it), or for
+ *  values alone (`job` TESSERA_VALUES) of a `dtype` matrix that the GPUs solve 64 (96 from
+ *  n = 24576); at most n.
  *  Thread safe. */
 TESSERA_API int tessera_tile_for_eig(tessera_context_t *ctx, tessera_job_t job,
                                      tessera_dtype_t dtype, int64_t n);

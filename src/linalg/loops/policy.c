@@ -131,18 +131,25 @@ int tessera_tile_for_qr(const tessera_context_t *ctx, int64_t m, int64_t n) {
 /* The eigensolver's tile and band width: larger makes the band reduction's and the
  * back-transformations' products larger and the bulge chasing longer (it grows with the band).
  * Values alone on the GPUs have no back-transformation to feed: a narrower band shortens the
- * chase more than it slows the band reduction's products. */
-enum { EIG_TILE = 128, EIG_GPU_VALUES_TILE = 64 };
+ * chase more than it slows the band reduction's products, up to the order where the band
+ * reduction's n³ outgrows the chase's n² kd and a wider band pays again. */
+enum {
+  EIG_TILE = 128,
+  EIG_GPU_VALUES_TILE = 64,
+  EIG_GPU_VALUES_WIDE = 96,
+  EIG_GPU_VALUES_WIDE_N = 24576
+};
 
 int tessera_tile_for_eig(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dtype,
                          int64_t n) {
   if (!ctx) return 0;
   const int given = tessera_config(ctx)->tile_size;
   tessera_scope_t scope;
-  const int64_t t = given > 0                                 ? given
-                    : job == TESSERA_VECTORS                  ? EIG_TILE
-                    : tsr_eig_gpu(ctx, job, dtype, n, &scope) ? EIG_GPU_VALUES_TILE
-                                                              : EIG_TILE;
+  const int64_t t = given > 0                                  ? given
+                    : job == TESSERA_VECTORS                   ? EIG_TILE
+                    : !tsr_eig_gpu(ctx, job, dtype, n, &scope) ? EIG_TILE
+                    : n < EIG_GPU_VALUES_WIDE_N                ? EIG_GPU_VALUES_TILE
+                                                               : EIG_GPU_VALUES_WIDE;
   return (int)(n < 1 ? 1 : t < n ? t : n);
 }
 
