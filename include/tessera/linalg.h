@@ -283,10 +283,11 @@ TESSERA_API int tessera_syevd(tessera_context_t *ctx, tessera_job_t job, tessera
 /** The host memory, in bytes, that tessera_syevd / tessera_heevd on ctx (one process) holds at
  *  most besides a and w for (job, dtype, n): the band, T and stage 1's reflectors (host tiles on
  *  CPUs, or evicted there from a full device pool), a working copy of A (not in the GPU forms
- *  with VECTORS, which work in a itself), the bulge chasing's reflectors where they are on the
- *  host, T's eigenvectors in f64 for other dtypes. The stages' forms are decided as the call
- *  decides them on ctx's devices. For planning: returns the bytes, or a negative status for a
- *  bad argument (with a message). */
+ *  with VECTORS, which work in a itself; counted for VALUES, which the GPU forms make only from
+ *  an upper triangle), the bulge chasing's reflectors where they are on the host, T's
+ *  eigenvectors in f64 for other dtypes. The stages' forms are decided as the call decides them
+ *  on ctx's devices. For planning: returns the bytes, or a negative status for a bad argument
+ *  (with a message). */
 TESSERA_API double tessera_syevd_host_bytes(tessera_context_t *ctx, tessera_job_t job,
                                             tessera_dtype_t dtype, int64_t n);
 /** The same as tessera_syevd (its name for complex dtypes). */
