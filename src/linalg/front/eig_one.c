@@ -2,7 +2,8 @@
  * NaN and infinities as the two stages scan it, then LAPACK's ?syevd / ?heevd on the calling
  * thread with the CPU workers' cores, or cuSOLVER's syevd as one task on the accelerator the
  * policy chose (A, w and the info moved there and back by the runtime, A pinned for the copies,
- * cuSOLVER's workspace a workspace handle that never comes home). On a descriptor's tiles
+ * cuSOLVER's workspace a workspace handle that never comes home; with values alone A goes up
+ * into an array of the device's that never comes home). On a descriptor's tiles
  * (tsr_eig_one_tiles) the tiles meet in one array in the device's memory, never on the host.
  * The call's seconds go to the context's history, which the policy reads (loops/policy.c:
  * tsr_eig_one_stage). */
