@@ -299,11 +299,23 @@ static inline void lc_config(int tile, tessera_config_t *cfg) {
   cfg->cpu_workers = tt_quick() ? 2 : 3;
 }
 
+/* The running test's context. A test that fails leaves it alive (cmocka leaves the test where
+ * it failed); the next context made finalizes it first, so that its device pools do not fail
+ * every later test of the file. */
+static tessera_context_t *lc_live;
+
+/** ctx, held as the running test's context (after finalizing one a failed test left). */
+static inline tessera_context_t *lc_hold(tessera_context_t *ctx) {
+  return lc_live = ctx;
+}
+
 static inline tessera_context_t *lc_init(const tessera_config_t *cfg) {
+  if (lc_live) (void)tessera_finalize(lc_live);
+  lc_live = NULL;
   tessera_context_t *ctx = NULL;
   int rc = tessera_init(&ctx, cfg);
   if (rc != 0 || !ctx) fail_msg("tessera_init(tile %d) = %d", cfg->tile_size, rc);
-  return ctx;
+  return lc_hold(ctx);
 }
 
 static inline tessera_context_t *lc_context(int tile) {
@@ -316,6 +328,7 @@ static inline tessera_context_t *lc_context(int tile) {
 }
 
 static inline void lc_finalize(tessera_context_t *ctx) {
+  if (ctx == lc_live) lc_live = NULL;
   assert_int_equal(tessera_finalize(ctx), 0);
 }
 

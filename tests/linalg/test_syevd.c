@@ -143,26 +143,6 @@ static void one_case(tessera_context_t *ctx, tessera_dtype_t dt, tessera_uplo_t 
   free(a), free(full), free(w);
 }
 
-/* The running test's context: a test that fails leaves it to `teardown`, which finalizes it, so
- * that its device pools do not fail every later test of the file. */
-static tessera_context_t *live;
-
-static tessera_context_t *held(tessera_context_t *ctx) {
-  return live = ctx;
-}
-
-static void finish(tessera_context_t *ctx) {
-  live = NULL;
-  lc_finalize(ctx);
-}
-
-static int teardown(void **state) {
-  (void)state;
-  if (live) (void)tessera_finalize(live);
-  live = NULL;
-  return 0;
-}
-
 /* A context of the file's tile whose eigensolver takes method m, its history kept in `history`
  * (NULL: none). */
 static tessera_context_t *context_of(tessera_eig_method_t m, const char *history) {
@@ -172,9 +152,7 @@ static tessera_context_t *context_of(tessera_eig_method_t m, const char *history
   cfg.cpu_workers = tt_quick() ? 2 : 3;
   cfg.eig_method = m;
   cfg.perfmodel_file = history ? history : "none";
-  tessera_context_t *ctx = NULL;
-  if (tessera_init(&ctx, &cfg) != 0 || !ctx) fail_msg("tessera_init(eig_method %d)", (int)m);
-  return held(ctx);
+  return lc_init(&cfg);
 }
 
 static const tessera_eig_method_t one = TESSERA_EIG_ONE, two = TESSERA_EIG_TWO,
@@ -196,7 +174,7 @@ static void test_syevd_random(void **state) {
           one_case(ctx, lc_dtypes[d], lc_uplos[u], TESSERA_VECTORS, sizes[s], h, 1, true);
         free(h);
       }
-  finish(ctx);
+  lc_finalize(ctx);
 }
 
 /* Repeated and clustered eigenvalues (which divide and conquer deflates), and norms near the
@@ -221,7 +199,7 @@ static void test_syevd_spectra_and_norms(void **state) {
     one_case(ctx, dt, TESSERA_LOWER, TESSERA_VECTORS, n, h, huge, false);
     free(h);
   }
-  finish(ctx);
+  lc_finalize(ctx);
 }
 
 /* Orders above the divide and conquer's leaves (where the context has accelerators: simulated
@@ -237,7 +215,7 @@ static void test_syevd_merges(void **state) {
   tessera_config_t cfg;
   lc_config(TILE, &cfg);
   cfg.eig_method = TESSERA_EIG_TWO;
-  tessera_context_t *ctx = held(lc_init(&cfg));
+  tessera_context_t *ctx = lc_init(&cfg);
   static double spectrum[N];
   for (int i = 0; i < N; i++) spectrum[i] = i < N / 3 ? 1.0 : (double)i / N;
   const bool quick = tt_quick();
@@ -251,13 +229,12 @@ static void test_syevd_merges(void **state) {
     one_case(ctx, lc_dtypes[d], TESSERA_UPPER, TESSERA_VECTORS, N, h, 1, false);
     free(h);
   }
-  finish(ctx);
+  lc_finalize(ctx);
   /* a scope of the accelerators alone (as the JAX binding's GPU calls hold it), pools large
    * enough for the tiles: the host stages' tasks still run on the CPU workers */
   cfg.cpu_workers = 2;
   cfg.gpu_mem_limit = (int64_t)256 << 20;
-  assert_int_equal(tessera_init(&ctx, &cfg), 0);
-  held(ctx);
+  ctx = lc_init(&cfg);
   if (tessera_accelerator_count(ctx) > 0) {
     /* every accelerator (Q2's panels spread), then the first alone (E one tile from the merges
      * to Q2) */
@@ -272,7 +249,7 @@ static void test_syevd_merges(void **state) {
       free(h);
     }
   }
-  finish(ctx);
+  lc_finalize(ctx);
 }
 
 static void test_syevd_nan_and_args(void **state) {
@@ -341,7 +318,7 @@ static void test_syevd_nan_and_args(void **state) {
   assert_int_equal(tessera_tile_syevd((tessera_job_t)'X', TESSERA_LOWER, R, w), -1);
   lc_assert_error(ctx);
   assert_int_equal(tessera_matrix_destroy(R), 0);
-  finish(ctx);
+  lc_finalize(ctx);
 }
 
 /* By cost, calls at an order take the methods in turn, the one stage first, until each has been
@@ -359,7 +336,7 @@ static void test_cost_measures_both(void **state) {
   for (int call = 0; call < 5; call++)
     one_case(ctx, TESSERA_F64, TESSERA_LOWER, TESSERA_VECTORS, 50, h, 1, false);
   free(h);
-  finish(ctx);
+  lc_finalize(ctx);
   FILE *f = fopen(path, "r");
   assert_non_null(f);
   char line[512];
@@ -376,19 +353,15 @@ static void test_cost_measures_both(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_prestate_setup_teardown(test_syevd_random, NULL, teardown, (void *)&one),
-      cmocka_unit_test_prestate_setup_teardown(test_syevd_random, NULL, teardown, (void *)&two),
-      cmocka_unit_test_prestate_setup_teardown(test_syevd_random, NULL, teardown, (void *)&cost),
-      cmocka_unit_test_prestate_setup_teardown(test_syevd_spectra_and_norms, NULL, teardown,
-                                               (void *)&one),
-      cmocka_unit_test_prestate_setup_teardown(test_syevd_spectra_and_norms, NULL, teardown,
-                                               (void *)&two),
-      cmocka_unit_test_teardown(test_syevd_merges, teardown),
-      cmocka_unit_test_prestate_setup_teardown(test_syevd_nan_and_args, NULL, teardown,
-                                               (void *)&one),
-      cmocka_unit_test_prestate_setup_teardown(test_syevd_nan_and_args, NULL, teardown,
-                                               (void *)&two),
-      cmocka_unit_test_teardown(test_cost_measures_both, teardown),
+      cmocka_unit_test_prestate(test_syevd_random, (void *)&one),
+      cmocka_unit_test_prestate(test_syevd_random, (void *)&two),
+      cmocka_unit_test_prestate(test_syevd_random, (void *)&cost),
+      cmocka_unit_test_prestate(test_syevd_spectra_and_norms, (void *)&one),
+      cmocka_unit_test_prestate(test_syevd_spectra_and_norms, (void *)&two),
+      cmocka_unit_test(test_syevd_merges),
+      cmocka_unit_test_prestate(test_syevd_nan_and_args, (void *)&one),
+      cmocka_unit_test_prestate(test_syevd_nan_and_args, (void *)&two),
+      cmocka_unit_test(test_cost_measures_both),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
