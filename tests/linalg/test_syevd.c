@@ -351,6 +351,34 @@ static void test_cost_measures_both(void **state) {
   if (seen != 15) fail_msg("the history lacks a method's measurement or trial (seen %d)", seen);
 }
 
+/* The band width the policy gives a call (tessera_tile_for_eig): 128 with vectors, for values
+ * alone 64 (96 from n = 24576) where the GPU forms solve it, else 128; a configured tile always;
+ * at most n. */
+static void test_band_width(void **state) {
+  (void)state;
+  tessera_config_t cfg;
+  tessera_config_init(&cfg);
+  cfg.cpu_workers = 2;
+  cfg.perfmodel_file = "none";
+  tessera_context_t *ctx = lc_init(&cfg);
+  const bool gpus = tessera_accelerator_count(ctx) > 0;
+  assert_int_equal(tessera_tile_for_eig(ctx, TESSERA_VECTORS, TESSERA_F64, 1000), 128);
+  assert_int_equal(tessera_tile_for_eig(ctx, TESSERA_VECTORS, TESSERA_C64, 50), 50);
+  assert_int_equal(tessera_tile_for_eig(ctx, TESSERA_VALUES, TESSERA_F64, 0), 1);
+  const int small = tessera_tile_for_eig(ctx, TESSERA_VALUES, TESSERA_F64, 1000);
+  const int large = tessera_tile_for_eig(ctx, TESSERA_VALUES, TESSERA_C128, 30000);
+  assert_true(small == 128 || (gpus && small == 64));
+  assert_true(large == 128 || (gpus && large == 96));
+  assert_int_equal(tessera_tile_for_eig(NULL, TESSERA_VALUES, TESSERA_F64, 1000), 0);
+  lc_finalize(ctx);
+  cfg.tile_size = 40;
+  ctx = lc_init(&cfg);
+  assert_int_equal(tessera_tile_for_eig(ctx, TESSERA_VALUES, TESSERA_F32, 1000), 40);
+  assert_int_equal(tessera_tile_for_eig(ctx, TESSERA_VECTORS, TESSERA_F64, 1000), 40);
+  assert_int_equal(tessera_tile_for_eig(ctx, TESSERA_VALUES, TESSERA_F64, 10), 10);
+  lc_finalize(ctx);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_prestate(test_syevd_random, (void *)&one),
@@ -362,6 +390,7 @@ int main(void) {
       cmocka_unit_test_prestate(test_syevd_nan_and_args, (void *)&one),
       cmocka_unit_test_prestate(test_syevd_nan_and_args, (void *)&two),
       cmocka_unit_test(test_cost_measures_both),
+      cmocka_unit_test(test_band_width),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
