@@ -59,29 +59,36 @@ static int array_copy(tessera_matrix_t *A, int node, void *at, bool out) {
   return rc;
 }
 
+/* A's tiles into a new n x n array (*h, the caller's to release) in the memory of the device of
+ * `where` (*node). */
+static int device_array(tessera_context_t *ctx, const char *f, tessera_matrix_t *A,
+                        tessera_scope_t where, int *node, tessera_data_t **h) {
+  if (tessera_scope_nodes(ctx, where, node, 1) < 1)
+    return tsr_error(ctx, TESSERA_ERR_STATE, "%s: the one-stage solver's device has no memory", f);
+  const size_t n = (size_t)A->n;
+  const int rc = tessera_data_create_on(ctx, *node, n, n, tessera_dtype_size(A->dtype), h);
+  return rc ? rc : array_copy(A, *node, tessera_data_ptr(*h), false);
+}
+
 /* The task on the device of `where` on the host array a (lda), pinned for its copies. With
  * vectors A is registered and comes home whole; with values alone the task works on a copy in
  * the device's memory that never comes home (cuSOLVER uses A's other triangle as scratch,
  * which LAPACK's contract leaves untouched). */
-static int on_device(tessera_context_t *ctx, const tsr_syevd_args_t *args, void *a, int64_t lda,
-                     void *w, int *info, tessera_scope_t where) {
+static int on_device(tessera_context_t *ctx, const char *f, const tsr_syevd_args_t *args, void *a,
+                     int64_t lda, void *w, int *info, tessera_scope_t where) {
   const size_t es = tessera_dtype_size(args->dtype), n = (size_t)args->n;
-  const bool values = args->jobz == 'N';
   tessera_data_t *h = NULL;
   tessera_matrix_t *A = NULL;
   int node = -1;
   const bool pinned = tsr_host_pin(ctx, a, ((size_t)lda * (n - 1) + n) * es);
   int rc = 0;
-  if (!values) {
+  if (args->jobz != 'N') {
     rc = tessera_data_register(ctx, TESSERA_HOST_NODE, a, n, n, (size_t)lda, es, &h);
-  } else if (tessera_scope_nodes(ctx, where, &node, 1) < 1) {
-    rc = tsr_error(ctx, TESSERA_ERR_STATE, "syevd: the one-stage solver's device has no memory");
   } else {
     const int64_t nb = tessera_default_tile(ctx);
     rc = tessera_matrix_view_on(ctx, TESSERA_HOST_NODE, args->dtype, (int64_t)n, (int64_t)n,
                                 (int64_t)n, nb < (int64_t)n ? nb : (int64_t)n, a, lda, &A);
-    if (!rc) rc = tessera_data_create_on(ctx, node, n, n, es, &h);
-    if (!rc) rc = array_copy(A, node, tessera_data_ptr(h), false);
+    if (!rc) rc = device_array(ctx, f, A, where, &node, &h);
   }
   if (!rc) rc = tsr_eig_one_task(ctx, args, h, w, info, where);
   if (h) {
@@ -119,7 +126,7 @@ int tsr_eig_one(tessera_context_t *ctx, const char *f, tessera_job_t job, tesser
   args.threads = !device && workers > 1 ? workers : 1;
   int info = 0, rc;
   if (device) {
-    rc = on_device(ctx, &args, a, lda, w, &info, where);
+    rc = on_device(ctx, f, &args, a, lda, w, &info, where);
   } else {
     void *ptr[3] = {a, w, &info};
     const size_t ld[3] = {(size_t)lda, (size_t)n, 1};
@@ -143,14 +150,10 @@ int tsr_eig_one_tiles(tessera_context_t *ctx, const char *f, tessera_job_t job, 
   const tessera_dtype_t dt = A->dtype;
   const int64_t n = A->n;
   *unsure = false;
-  int node = -1;
-  if (tessera_scope_nodes(ctx, where, &node, 1) < 1)
-    return tsr_error(ctx, TESSERA_ERR_STATE, "%s: the one-stage solver's device has no memory", f);
   const tsr_syevd_args_t args = tsr_eig_one_args(job, uplo, dt, n, work_bytes);
-  int info = 0;
+  int info = 0, node = -1;
   tessera_data_t *h = NULL; /* the array */
-  int rc = tessera_data_create_on(ctx, node, (size_t)n, (size_t)n, tessera_dtype_size(dt), &h);
-  if (!rc) rc = array_copy(A, node, tessera_data_ptr(h), false);
+  int rc = device_array(ctx, f, A, where, &node, &h);
   if (!rc) rc = tsr_eig_one_task(ctx, &args, h, w, &info, where);
   if (!rc) *unsure = tsr_eig_unsure(dt, n, w, info);
   if (!rc && !*unsure && job == TESSERA_VECTORS)
