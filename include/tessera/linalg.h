@@ -264,14 +264,14 @@ TESSERA_API int tessera_gels(tessera_context_t *ctx, tessera_dtype_t dtype, int6
 
 /** Eigenvalues, and with job VECTORS eigenvectors, of the Hermitian (real symmetric) n x n matrix
  *  whose `uplo` triangle `a` (lda) holds, as LAPACK's heevd / syevd, by two stages: A reduced to
- *  a band of tessera_tile_for_eig(job, dtype, n) subdiagonals by tile tasks (Householder QR of each
- * tile column below the diagonal, two-sided updates by gemms), the band to a real tridiagonal T by
- *  bulge chasing, T's eigenvalues (and vectors) by LAPACK's stedc (sterf for VALUES), the vectors
- *  carried back through both stages. `w` receives the n eigenvalues in ascending order, in the
- *  dtype's real type (float for F32 and C64, double for F64 and C128). With VECTORS, `a`
- *  receives the orthonormal eigenvectors (column i for w[i]); with VALUES its `uplo` triangle is
- *  destroyed. A is scaled first where its largest entry would let the reduction under- or
- *  overflow, as LAPACK does. Returns 0; i > 0 when A holds a NaN or an infinity, first in column
+ *  a band of tessera_tile_for_eig(job, dtype, n) subdiagonals by tile tasks (Householder QR of
+ *  each tile column below the diagonal, two-sided updates by gemms), the band to a real
+ *  tridiagonal T by bulge chasing, T's eigenvalues (and vectors) by LAPACK's stedc (sterf for
+ *  VALUES), the vectors carried back through both stages. `w` receives the n eigenvalues in
+ * ascending order, in the dtype's real type (float for F32 and C64, double for F64 and C128). With
+ * VECTORS, `a` receives the orthonormal eigenvectors (column i for w[i]); with VALUES its `uplo`
+ * triangle is destroyed. A is scaled first where its largest entry would let the reduction under-
+ * or overflow, as LAPACK does. Returns 0; i > 0 when A holds a NaN or an infinity, first in column
  *  i (w and `a` are then NaN), or when the tridiagonal eigensolver failed (LAPACK's info); or a
  *  negative status. On a context over processes (a collective call) a and lda are process 0's
  *  (the others may pass NULL), which runs the stages up to T's eigenvectors on its workers and

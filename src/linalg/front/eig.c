@@ -223,10 +223,10 @@ int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tess
   if (tsr_eig_one_stage(ctx, job, dt, n, &where, &work))
     return tsr_eig_one(ctx, f, job, uplo, dt, n, a, lda, w, where, work);
   const double t0 = tsr_now();
-  const int nb = tessera_tile_for_eig(ctx, job, dt, n);
   const size_t es = tessera_dtype_size(dt);
   tessera_scope_t scope;
   const bool gpu = tsr_eig_gpu(ctx, job, dt, n, &scope);
+  const int nb = tsr_eig_band(ctx, job, gpu, n);
   /* the GPU forms work in A itself, with vectors (its eigenvectors overwrite it: no n² copy in
    * and out) and values alone from its lower triangle (which LAPACK's destroy; the band
    * reduction keeps A's other triangle off the devices: eig_stages.h's `values`). From an upper

@@ -76,11 +76,11 @@ int tessera_heevd(tessera_context_t *ctx, tessera_job_t job, tessera_uplo_t uplo
 
 double tsr_eig_host_bytes(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt,
                           int64_t n) {
-  const int nb = tessera_tile_for_eig(ctx, job, dt, n);
   tessera_scope_t scope;
+  const bool gpu = tsr_eig_gpu(ctx, job, dt, n, &scope), vectors = job == TESSERA_VECTORS;
+  const int nb = tsr_eig_band(ctx, job, gpu, n);
   tsr_hb2st_layout_t lay;
   if (n == 0 || tsr_hb2st_layout((int)n, nb, &lay)) return 0;
-  const bool gpu = tsr_eig_gpu(ctx, job, dt, n, &scope), vectors = job == TESSERA_VECTORS;
   const double es = (double)tessera_dtype_size(dt), nn = (double)n * (double)n;
   /* the band, its blocks' copies home, T; stage 1's V (host tiles in the CPU forms, evicted to
    * the host from a full pool in the GPU forms) */

@@ -49,9 +49,9 @@ static int prepare_call(void *p) {
   const int64_t bad = tsr_eig_working_copy(c->x.ctx, c->x.f, c->x.job, c->x.uplo, c->x.dt, c->x.n,
                                            c->x.a, c->x.lda, c->x.w, c->h, c->x.n, &c->s);
   tessera_scope_t scope;
-  const int nb = tessera_tile_for_eig(c->x.ctx, c->x.job, c->x.dt, c->x.n);
-  c->sizes[0] = nb;
   const bool gpu = tsr_eig_gpu(c->x.ctx, c->x.job, c->x.dt, c->x.n, &scope);
+  const int nb = tsr_eig_band(c->x.ctx, c->x.job, gpu, c->x.n);
+  c->sizes[0] = nb;
   c->sizes[1] = tsr_eig_band_tile(gpu, c->x.n, nb);
   c->sizes[2] = tsr_eig_band_dealt(gpu);
   return (int)bad;

@@ -140,17 +140,20 @@ enum {
   EIG_GPU_VALUES_WIDE_N = 24576
 };
 
+int tsr_eig_band(const tessera_context_t *ctx, tessera_job_t job, bool gpu, int64_t n) {
+  const int given = tessera_config(ctx)->tile_size;
+  const int64_t t = given > 0                        ? given
+                    : job == TESSERA_VECTORS || !gpu ? EIG_TILE
+                    : n < EIG_GPU_VALUES_WIDE_N      ? EIG_GPU_VALUES_TILE
+                                                     : EIG_GPU_VALUES_WIDE;
+  return (int)(n < 1 ? 1 : t < n ? t : n);
+}
+
 int tessera_tile_for_eig(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dtype,
                          int64_t n) {
   if (!ctx) return 0;
-  const int given = tessera_config(ctx)->tile_size;
   tessera_scope_t scope;
-  const int64_t t = given > 0                                  ? given
-                    : job == TESSERA_VECTORS                   ? EIG_TILE
-                    : !tsr_eig_gpu(ctx, job, dtype, n, &scope) ? EIG_TILE
-                    : n < EIG_GPU_VALUES_WIDE_N                ? EIG_GPU_VALUES_TILE
-                                                               : EIG_GPU_VALUES_WIDE;
-  return (int)(n < 1 ? 1 : t < n ? t : n);
+  return tsr_eig_band(ctx, job, tsr_eig_gpu(ctx, job, dtype, n, &scope), n);
 }
 
 /* The polar decomposition's tiles on accelerators: at most GPU_POLAR_TILE, at least

@@ -83,6 +83,9 @@ bool tsr_polar_gpu(tessera_context_t *ctx, tessera_dtype_t dt, int64_t m, int64_
  *  holds the largest stage's data; *scope receives the accelerators' scope, else the CPUs'. */
 bool tsr_eig_gpu(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t n,
                  tessera_scope_t *scope);
+/** The band width (and tile) of syevd's first stage for `job` in the GPU forms (`gpu`, as
+ *  tsr_eig_gpu says) or the CPU forms: tessera_tile_for_eig's, from that answer. */
+int tsr_eig_band(const tessera_context_t *ctx, tessera_job_t job, bool gpu, int64_t n);
 /** The tile of the band reduction of an n x n matrix to a band of kd subdiagonals, in its GPU
  *  forms (`gpu`) or its CPU forms. */
 int64_t tsr_eig_band_tile(bool gpu, int64_t n, int kd);
