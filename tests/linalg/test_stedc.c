@@ -6,7 +6,8 @@
  * simulated devices in that build, or GPUs: the merges of both forms then run there, their roots
  * by tessera's own iteration, the values-only form's rows by laed_values tasks); and that
  * iteration (kernels/secular.h) against LAPACK's dlaed4 on the merges'
- * secular equations: its roots where they should be, their residuals within rounding. */
+ * secular equations: its roots where they should be, their residuals within rounding; a merge's
+ * product by halves of rows against the whole product. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stddef.h>
@@ -140,6 +141,7 @@ static tsr_laed_plan_t *secular_plan(int kind, int64_t m, double rho, tt_rng_t *
     d[i] = kind == 1   ? pow(10, -12 * u)                                 /* graded */
            : kind == 2 ? 1 + 1e-10 * u                                    /* clustered */
            : kind == 4 ? (double)(i % n1) / (double)n1 + (i >= n1) * 1e-9 /* near pairs */
+           : kind == 5 ? (double)(i % n1) / (double)n1 /* pairs, one in each half */
                        : u;
     z[i] = kind == 3 ? v * pow(10, -15 * tt_uniform(r)) : v; /* tiny weights */
     nz += z[i] * z[i];
@@ -195,9 +197,47 @@ static void test_secular_roots(void **state) {
     }
 }
 
+/* A merge's product by halves of rows (laed.h's groups): Q2's columns of one half's rows are
+ * zero in the other's, equal poles across the halves give columns of both, and the merged block
+ * equals the one from the same plan with every column counted as both (the whole product). */
+static void test_merge_halves(void **state) {
+  (void)state;
+  tt_rng_t r = tt_rng(91);
+  const int64_t m = 300, n1 = m / 2;
+  for (int kind = 0; kind < 6; kind++) {
+    tsr_laed_plan_t *p = secular_plan(kind, m, 0.7, &r);
+    assert_int_equal(tsr_laed_roots(p, 0, p->k), 0);
+    tsr_laed_finish(p);
+    const int64_t k = p->k, k1 = p->k1, k2 = p->k2;
+    assert_true(k1 >= 0 && k2 >= 0 && k1 + k2 <= k);
+    if (kind == 0) assert_true(k1 > 0 && k - k1 - k2 > 0);
+    if (kind == 5) assert_true(k2 > 0); /* rotations join the halves' columns */
+    double *qb = calloc((size_t)(m * m), 8), *q2 = malloc((size_t)(m * m) * 8);
+    double *work = malloc((size_t)tsr_laed_work(m) * 8), *a = malloc((size_t)(m * m) * 8);
+    for (int64_t j = 0; j < m; j++) /* diag(Q1, Q2): each half's columns in its rows */
+      for (int64_t i = j < n1 ? 0 : n1; i < (j < n1 ? n1 : m); i++)
+        qb[i + j * m] = tt_uniform(&r) - 0.5;
+    memcpy(a, qb, (size_t)(m * m) * 8);
+    tsr_laed_regroup(p, a, m, m, q2);
+    for (int64_t c = 0; c < k; c++)
+      for (int64_t i = 0; i < m; i++)
+        if ((c < k1 && i >= n1) || (c >= k1 + k2 && i < n1)) assert_true(q2[i + c * m] == 0);
+    tsr_laed_plan_t *whole = malloc((size_t)p->bytes);
+    memcpy(whole, p, (size_t)p->bytes);
+    whole->k1 = 0, whole->k2 = k;
+    memcpy(a, qb, (size_t)(m * m) * 8);
+    tsr_laed_merge_host(p, qb, m, work);
+    tsr_laed_merge_host(whole, a, m, work);
+    double err = 0;
+    for (int64_t i = 0; i < m * m; i++) err = fmax(err, fabs(qb[i] - a[i]));
+    if (!(err < 1e-12)) fail_msg("kind %d: halves and whole differ by %g", kind, err);
+    free(p), free(whole), free(qb), free(q2), free(work), free(a);
+  }
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_stedc_random),
-                                     cmocka_unit_test(test_stedc_deflation),
-                                     cmocka_unit_test(test_secular_roots)};
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_stedc_random), cmocka_unit_test(test_stedc_deflation),
+      cmocka_unit_test(test_secular_roots), cmocka_unit_test(test_merge_halves)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,10 +20,10 @@ static int64_t up8(int64_t b) {
 
 /* The plan's allocation for order m: every array sized for k = m. */
 static tsr_laed_plan_t *plan_alloc(int64_t m, int64_t n1) {
-  int64_t at = up8((int64_t)sizeof(tsr_laed_plan_t)), off[11];
-  const int64_t bytes[11] = {32 * m, 4 * m, 8 * m, 8 * m, 8 * m, 4 * m,
-                             8 * m,  32,    8 * m, 4 * m, 8 * m};
-  for (int i = 0; i < 11; i++) off[i] = at, at += up8(bytes[i]);
+  int64_t at = up8((int64_t)sizeof(tsr_laed_plan_t)), off[12];
+  const int64_t bytes[12] = {32 * m, 4 * m, 4 * m, 8 * m, 8 * m, 8 * m,
+                             4 * m,  8 * m, 32,    8 * m, 4 * m, 8 * m};
+  for (int i = 0; i < 12; i++) off[i] = at, at += up8(bytes[i]);
   tsr_laed_plan_t *p = calloc(1, (size_t)at);
   if (!p) return NULL;
   *p = (tsr_laed_plan_t){.m = m,
@@ -31,15 +31,16 @@ static tsr_laed_plan_t *plan_alloc(int64_t m, int64_t n1) {
                          .bytes = at,
                          .rot = off[0],
                          .src = off[1],
-                         .dlamda = off[2],
-                         .w = off[3],
-                         .root = off[4],
-                         .origin = off[5],
-                         .delta = off[6],
-                         .vec2 = off[7],
-                         .dval = off[8],
-                         .out = off[9],
-                         .lambda = off[10]};
+                         .perm = off[2],
+                         .dlamda = off[3],
+                         .w = off[4],
+                         .root = off[5],
+                         .origin = off[6],
+                         .delta = off[7],
+                         .vec2 = off[8],
+                         .dval = off[9],
+                         .out = off[10],
+                         .lambda = off[11]};
   return p;
 }
 
@@ -52,6 +53,28 @@ typedef struct {
 static int by_key(const void *x, const void *y) {
   const keyed_t *a = x, *b = y;
   return a->key < b->key ? -1 : a->key > b->key ? 1 : (a->at > b->at) - (a->at < b->at);
+}
+
+/* The plan's k columns grouped by the rows where they can be nonzero (laed.h: src, perm, k1,
+ * k2): a block column has its own half's rows, and a rotation gives both of its columns the
+ * rows of either. `kind` and `col`: scratch of m bytes and k ints. */
+static void group(tsr_laed_plan_t *p, unsigned char *kind, int *col) {
+  const int64_t m = p->m, k = p->k;
+  int *src = tsr_laed_i(p, p->src), *perm = tsr_laed_i(p, p->perm);
+  const double *rot = tsr_laed_d(p, p->rot);
+  for (int64_t c = 0; c < m; c++) kind[c] = c < p->n1 ? 1 : 2;
+  for (int64_t r = 0; r < p->nrot; r++) {
+    const int64_t x = (int64_t)rot[4 * r], y = (int64_t)rot[4 * r + 1];
+    kind[x] = kind[y] = kind[x] | kind[y];
+  }
+  memcpy(col, src, (size_t)k * sizeof *col);
+  const unsigned char order[3] = {1, 3, 2}; /* the first half's rows, both, the second's */
+  int64_t g = 0, count[3] = {0, 0, 0};
+  for (int t = 0; t < 3; t++)
+    for (int64_t i = 0; i < k; i++)
+      if (k <= 2 ? t == 1 : kind[col[i]] == order[t])
+        perm[g] = (int)i, src[g++] = col[i], count[t]++;
+  p->k1 = count[0], p->k2 = count[1];
 }
 
 tsr_laed_plan_t *tsr_laed_deflate(int64_t m, int64_t n1, const double *D, const double *z,
@@ -109,6 +132,8 @@ tsr_laed_plan_t *tsr_laed_deflate(int64_t m, int64_t n1, const double *D, const 
   qsort(dl, (size_t)nd, sizeof *dl, by_key);
   double *dval = tsr_laed_d(p, p->dval);
   for (int64_t i = 0; i < nd; i++) src[k + i] = (int)dl[i].at, dval[k + i] = dl[i].key;
+  /* o's and dl's memory as group's scratch (m bytes, k ints) */
+  group(p, (unsigned char *)o, (int *)dl);
   free(o), free(dl), free(ds), free(zs);
   return p;
 }
@@ -190,15 +215,18 @@ void tsr_laed_weights(const tsr_laed_plan_t *p, int64_t i0, int64_t i1, double *
   }
 }
 
-/* Column j of S (k > 2): wt_i / (dlamda_i - root j), normalized, into c. */
+/* Column j of S (k > 2): wt_i / (dlamda_i - root j) for i = perm[r] at row r, normalized, into
+ * c. */
 static void secular_column(const tsr_laed_plan_t *p, const double *wt, int64_t j, double *c) {
   const int64_t k = p->k;
   const double *dl = tsr_laed_d(p, p->dlamda), *dj = tsr_laed_d(p, p->delta);
   const double pole = dl[tsr_laed_i(p, p->origin)[j]];
+  const int *perm = tsr_laed_i(p, p->perm);
   double nrm = 0;
-  for (int64_t i = 0; i < k; i++) {
-    c[i] = wt[i] / ((dl[i] - pole) + dj[j]);
-    nrm += c[i] * c[i];
+  for (int64_t r = 0; r < k; r++) {
+    const int64_t i = perm[r];
+    c[r] = wt[i] / ((dl[i] - pole) + dj[j]);
+    nrm += c[r] * c[r];
   }
   nrm = sqrt(nrm);
   for (int64_t i = 0; i < k; i++) c[i] /= nrm;
@@ -259,15 +287,23 @@ void tsr_laed_merge_host(const tsr_laed_plan_t *p, double *Qb, int64_t ldq, doub
   const int64_t m = p->m, k = p->k;
   double *Q2 = work, *wt = Q2 + m * m, *C = wt + m;
   tsr_laed_regroup(p, Qb, ldq, m, Q2);
-  /* Qb is free once regrouped: U = Q2[:, 0:k] S into its first k columns, S formed a chunk of
-   * columns at a time, then U copied over Q2's first k columns (which the product no longer
-   * needs) so that every output column is a column of Q2 */
+  /* Qb is free once regrouped: U = Q2[:, 0:k] S into its first k columns by halves of rows
+   * (tsr_laed_halves), S formed a chunk of columns at a time, then U copied over Q2's first k
+   * columns (which the product no longer needs) so that every output column is a column of Q2 */
   if (k > 2) tsr_laed_weights(p, 0, k, wt);
+  tsr_laed_half_t h[2];
+  tsr_laed_halves(p, h);
   for (int64_t j0 = 0; j0 < k; j0 += TSR_LAED_COLUMNS) {
     const int64_t j1 = j0 + TSR_LAED_COLUMNS < k ? j0 + TSR_LAED_COLUMNS : k;
     secular_vectors(p, wt, j0, j1, C);
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)(j1 - j0), (int)k, 1, Q2,
-                (int)m, C, (int)k, 0, Qb + j0 * ldq, (int)ldq);
+    for (int b = 0; b < 2; b++) /* each half's rows times the columns that reach them */
+      if (h[b].inner > 0)
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)h[b].rows, (int)(j1 - j0),
+                    (int)h[b].inner, 1, Q2 + h[b].col * m + h[b].row, (int)m, C + h[b].col, (int)k,
+                    0, Qb + j0 * ldq + h[b].row, (int)ldq);
+      else
+        for (int64_t j = j0; j < j1; j++)
+          memset(Qb + j * ldq + h[b].row, 0, (size_t)h[b].rows * sizeof *Qb);
   }
   for (int64_t j = 0; j < k; j++) memcpy(Q2 + j * m, Qb + j * ldq, (size_t)m * sizeof *Q2);
   tsr_laed_place(p, Q2, Q2, m, Qb, ldq);

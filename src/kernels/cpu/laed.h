@@ -14,7 +14,12 @@
  *  - rotations (x, y, c, s), 4 doubles each, applied in order to the block's columns x and y:
  *    x' = c x + s y, y' = c y - s x (the deflation of close eigenvalues);
  *  - src (m ints): column c of Q2 (the rotated block's columns regrouped) is block column
- *    src[c]: the k not deflated first, in the secular equation's order, then the deflated;
+ *    src[c]: the k not deflated first, then the deflated. The k are grouped by the rows where
+ *    they can be nonzero — the first half's n1 only (k1 columns), both halves (k2: joined by a
+ *    rotation), the second half's only (the rest) — each group in the secular equation's order,
+ *    so that U's first n1 rows take Q2's first k1 + k2 columns and its other rows the last
+ *    k - k1 (LAPACK's dlaed3: about half the product's flops). k <= 2: one group of both;
+ *  - perm (k ints): the secular equation's index of Q2's column c < k (S's rows in that order);
  *  - dlamda, w (k doubles): the secular equation's poles (ascending) and weights;
  *  - root (k doubles): the secular equation's roots (ascending);
  *  - origin (k ints), delta (k doubles): root j is dlamda[origin[j]] - delta[j], and
@@ -23,8 +28,8 @@
  *  - dval (m doubles): the eigenvalue of each deflated column c >= k of Q2;
  *  - out (m ints): output column p, in ascending order of the merged eigenvalues lambda
  *    (m doubles), is column out[p] of U = Q2[:, 0:k] S (out[p] < k; S the secular problem's
- *    normalized eigenvectors, S(i, j) = wt_i / (dlamda[i] - root j), wt from Löwner's formula)
- *    or deflated column out[p] of Q2 (out[p] >= k).
+ *    normalized eigenvectors, S(c, j) = wt_i / (dlamda[i] - root j) for i = perm[c], wt from
+ *    Löwner's formula) or deflated column out[p] of Q2 (out[p] >= k).
  *
  * Every function works on its arguments alone. */
 #ifndef TSR_KERNELS_CPU_LAED_H
@@ -43,10 +48,11 @@ static inline int64_t tsr_laed_work(int64_t m) {
 /** A merge's plan: its sizes and the byte offsets of its arrays from the header's start. */
 typedef struct {
   int64_t m, n1, k, nrot;
-  int info;      /**< nonzero: dlaed4 failed on a root (LAPACK's info) */
-  double rho;    /**< the secular equation's rho (after deflation's normalization) */
-  int64_t bytes; /**< the whole allocation */
-  int64_t rot, src, dlamda, w, root, origin, delta, vec2, dval, out, lambda;
+  int64_t k1, k2; /**< Q2's first k columns: k1 of the first half's rows, k2 of both (src) */
+  int info;       /**< nonzero: dlaed4 failed on a root (LAPACK's info) */
+  double rho;     /**< the secular equation's rho (after deflation's normalization) */
+  int64_t bytes;  /**< the whole allocation */
+  int64_t rot, src, perm, dlamda, w, root, origin, delta, vec2, dval, out, lambda;
 } tsr_laed_plan_t;
 
 /** The plan of the merge of a block of order m (halves n1 and m - n1): D its halves'
@@ -101,6 +107,19 @@ void tsr_laed_weights(const tsr_laed_plan_t *p, int64_t i0, int64_t i1, double *
  *  doubles of scratch). Ranges may run on several threads at once, each with its own c. */
 void tsr_laed_row_product(const tsr_laed_plan_t *p, const double *q2, const double *wt, int64_t j0,
                           int64_t j1, double *u, double *c);
+
+/** One half of the product U = Q2[:, 0:k] S (src's groups): U's rows row .. row + rows - 1 are
+ *  Q2's rows there, its columns col .. col + inner - 1, times S's rows col .. col + inner - 1
+ *  (zero where inner is 0). */
+typedef struct {
+  int64_t row, rows, col, inner;
+} tsr_laed_half_t;
+
+/** The product's halves of plan p: the first n1 rows, then the others. */
+static inline void tsr_laed_halves(const tsr_laed_plan_t *p, tsr_laed_half_t h[2]) {
+  h[0] = (tsr_laed_half_t){0, p->n1, 0, p->k1 + p->k2};
+  h[1] = (tsr_laed_half_t){p->n1, p->m - p->n1, p->k1, p->k - p->k1};
+}
 
 /** Typed views of a plan's arrays. */
 static inline double *tsr_laed_d(const tsr_laed_plan_t *p, int64_t off) {

@@ -218,13 +218,13 @@ int tsr_cuda_laed_secular_enqueue(long long k, const double *dlamda, const doubl
                                   double wsq, double *root, int *origin, double *delta, int *info,
                                   void *stream);
 
-/** Enqueues the values-only merge of a plan (k > 2; its arrays dlamda, w, origin and delta in
- *  device memory): Löwner's weights into wt (k doubles) and u = q2[:, 0:k] S (2 x k, leading
- *  dimension 2; q2 the regrouped kept rows, 2 x m, leading dimension 2). Returns 0, or -1 for a
- *  failed launch. */
+/** Enqueues the values-only merge of a plan (k > 2; its arrays dlamda, w, origin, delta and
+ *  perm in device memory): Löwner's weights into wt (k doubles) and u = q2[:, 0:k] S (2 x k,
+ *  leading dimension 2; q2 the regrouped kept rows, 2 x m, leading dimension 2). Returns 0, or
+ *  -1 for a failed launch. */
 int tsr_cuda_laed_values_enqueue(long long k, const double *dlamda, const double *w,
-                                 const int *origin, const double *delta, const double *q2,
-                                 double *wt, double *u, void *stream);
+                                 const int *origin, const double *delta, const int *perm,
+                                 const double *q2, double *wt, double *u, void *stream);
 
 /** A merge of the tridiagonal divide and conquer on a device (cpu/laed.h's plan): the block q
  *  (m x m, leading dimension ld), the plan's arrays in device memory, and the workspace: q2
@@ -235,7 +235,7 @@ typedef struct {
   size_t ld;
   long long m, k, nrot;
   const double *rot, *dlamda, *w, *delta, *vec2;
-  const int *src, *origin, *out;
+  const int *src, *perm, *origin, *out;
   double *q2, *wt, *s;
 } tsr_cuda_laed_t;
 

@@ -200,8 +200,8 @@ int tsr_cuda_hb2st_apply(const tessera_exec_t *ex, void *args) {
 /* The tridiagonal divide and conquer's merges (cpu/laed.h) on a GPU: the rows of the coupling
  * vector, the values-only merge's two rows (laed.cu), and a merge: rotations, regrouping and the
  * weights (laed.cu), the product u = q2[:, 0:k] S into the block's first k columns (free once
- * regrouped) by cuBLAS a chunk of S's columns at a time, each chunk formed just before, then the
- * columns placed. */
+ * regrouped) by cuBLAS, by halves of rows (cpu/laed.h's groups), a chunk of S's columns at a time,
+ * each chunk formed just before, then the columns placed. */
 int tsr_cuda_laed_rows(const tessera_exec_t *ex, void *args) {
   const tsr_laed_rows_args_t *a = args;
   if (ex->ndata < 2 || a->a < 0 || a->n1 < 1 || a->m <= a->n1) return TESSERA_ERR_KERNEL;
@@ -232,8 +232,8 @@ int tsr_cuda_laed_values(const tessera_exec_t *ex, void *args) {
   double *q2 = ex->ptr[1], *wt = q2 + 2 * h->m;
   return tsr_cuda_laed_values_enqueue(
              h->k, (const double *)(plan + h->dlamda), (const double *)(plan + h->w),
-             (const int *)(plan + h->origin), (const double *)(plan + h->delta), q2, wt, wt + h->k,
-             ex->stream)
+             (const int *)(plan + h->origin), (const double *)(plan + h->delta),
+             (const int *)(plan + h->perm), q2, wt, wt + h->k, ex->stream)
              ? TESSERA_ERR_KERNEL
              : 0;
 }
@@ -257,6 +257,7 @@ int tsr_cuda_laed_merge(const tessera_exec_t *ex, void *args) {
                              .delta = (const double *)(plan + h->delta),
                              .vec2 = (const double *)(plan + h->vec2),
                              .src = (const int *)(plan + h->src),
+                             .perm = (const int *)(plan + h->perm),
                              .origin = (const int *)(plan + h->origin),
                              .out = (const int *)(plan + h->out),
                              .q2 = work,
@@ -264,13 +265,22 @@ int tsr_cuda_laed_merge(const tessera_exec_t *ex, void *args) {
                              .s = work + m * m + m};
   if (tsr_cuda_laed_prepare(&p, ex->stream)) return TESSERA_ERR_KERNEL;
   const double one = 1, zero = 0;
+  tsr_laed_half_t hv[2];
+  tsr_laed_halves(h, hv);
   for (long long j0 = 0; j0 < k; j0 += TSR_LAED_COLUMNS) {
     const long long j1 = j0 + TSR_LAED_COLUMNS < k ? j0 + TSR_LAED_COLUMNS : k;
-    if (tsr_cuda_laed_vectors(&p, j0, j1, ex->stream) ||
-        cublasDgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)(j1 - j0), (int)k, &one, p.q2,
-                    (int)m, p.s, (int)k, &zero, p.q + (size_t)j0 * p.ld,
-                    (int)p.ld) != CUBLAS_STATUS_SUCCESS)
-      return TESSERA_ERR_KERNEL;
+    if (tsr_cuda_laed_vectors(&p, j0, j1, ex->stream)) return TESSERA_ERR_KERNEL;
+    for (int b = 0; b < 2; b++) { /* each half's rows times the columns that reach them */
+      double *u = p.q + (size_t)j0 * p.ld + hv[b].row;
+      const bool ok =
+          hv[b].inner > 0
+              ? cublasDgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)hv[b].rows, (int)(j1 - j0),
+                            (int)hv[b].inner, &one, p.q2 + hv[b].col * m + hv[b].row, (int)m,
+                            p.s + hv[b].col, (int)k, &zero, u, (int)p.ld) == CUBLAS_STATUS_SUCCESS
+              : cudaMemset2DAsync(u, p.ld * sizeof *u, 0, (size_t)hv[b].rows * sizeof *u,
+                                  (size_t)(j1 - j0), ex->stream) == cudaSuccess;
+      if (!ok) return TESSERA_ERR_KERNEL;
+    }
   }
   return tsr_cuda_laed_place(&p, ex->stream) ? TESSERA_ERR_KERNEL : 0;
 }

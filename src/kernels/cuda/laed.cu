@@ -93,16 +93,17 @@ __global__ void weights(long long k, const double *dl, const double *w, const in
   wt[i] = copysign(sqrt(-x), w[i]);
 }
 
-/* Column j = j0 + the block's index of S: wt[i] / (dlamda[i] - root j), normalized, into column
- * j - j0 of s. */
+/* Column j = j0 + the block's index of S: at row r, wt[i] / (dlamda[i] - root j) for i =
+ * perm[r], normalized, into column j - j0 of s. */
 __global__ void vectors(long long k, long long j0, const double *dl, const int *origin,
-                        const double *delta, const double *wt, double *s) {
+                        const double *delta, const double *wt, const int *perm, double *s) {
   __shared__ double part[kThreads];
   const long long j = j0 + blockIdx.x;
   double *c = s + blockIdx.x * k, sum = 0;
-  for (long long i = threadIdx.x; i < k; i += blockDim.x) {
+  for (long long r = threadIdx.x; r < k; r += blockDim.x) {
+    const long long i = perm[r];
     const double v = wt[i] / gap(dl, origin, delta, i, j);
-    c[i] = v;
+    c[r] = v;
     sum += v * v;
   }
   part[threadIdx.x] = sum;
@@ -112,19 +113,21 @@ __global__ void vectors(long long k, long long j0, const double *dl, const int *
     __syncthreads();
   }
   const double inv = 1 / sqrt(part[0]);
-  for (long long i = threadIdx.x; i < k; i += blockDim.x) c[i] *= inv;
+  for (long long r = threadIdx.x; r < k; r += blockDim.x) c[r] *= inv;
 }
 
-/* Column j of u = q2[:, 0:k] S, a thread block per column: S's column (wt[i] / (dlamda[i] -
- * root j)), its norm and its products with q2's two rows summed in one pass, then scaled. */
+/* Column j of u = q2[:, 0:k] S, a thread block per column: S's column (at row r, wt[i] /
+ * (dlamda[i] - root j) for i = perm[r]), its norm and its products with q2's two rows summed in
+ * one pass, then scaled. */
 __global__ void row_product(long long k, const double *dl, const int *origin, const double *delta,
-                            const double *wt, const double *q2, double *u) {
+                            const double *wt, const int *perm, const double *q2, double *u) {
   __shared__ double part[3][kThreads];
   const long long j = blockIdx.x;
   double nrm = 0, u0 = 0, u1 = 0;
-  for (long long i = threadIdx.x; i < k; i += blockDim.x) {
+  for (long long r = threadIdx.x; r < k; r += blockDim.x) {
+    const long long i = perm[r];
     const double v = wt[i] / gap(dl, origin, delta, i, j);
-    nrm += v * v, u0 += q2[2 * i] * v, u1 += q2[2 * i + 1] * v;
+    nrm += v * v, u0 += q2[2 * r] * v, u1 += q2[2 * r + 1] * v;
   }
   part[0][threadIdx.x] = nrm, part[1][threadIdx.x] = u0, part[2][threadIdx.x] = u1;
   __syncthreads();
@@ -183,13 +186,14 @@ extern "C" int tsr_cuda_laed_secular_enqueue(long long k, const double *dlamda, 
 }
 
 extern "C" int tsr_cuda_laed_values_enqueue(long long k, const double *dlamda, const double *w,
-                                            const int *origin, const double *delta,
+                                            const int *origin, const double *delta, const int *perm,
                                             const double *q2, double *wt, double *u, void *stream) {
   const cudaStream_t st = static_cast<cudaStream_t>(stream);
   if (k > 2) {
     weights<<<static_cast<unsigned>((k + kThreads - 1) / kThreads), kThreads, 0, st>>>(
         k, dlamda, w, origin, delta, wt);
-    row_product<<<static_cast<unsigned>(k), kThreads, 0, st>>>(k, dlamda, origin, delta, wt, q2, u);
+    row_product<<<static_cast<unsigned>(k), kThreads, 0, st>>>(k, dlamda, origin, delta, wt, perm,
+                                                               q2, u);
   }
   return launched();
 }
@@ -221,7 +225,7 @@ extern "C" int tsr_cuda_laed_vectors(const tsr_cuda_laed_t *p, long long j0, lon
                : 0;
   if (j1 > j0)
     vectors<<<static_cast<unsigned>(j1 - j0), kThreads, 0, st>>>(k, j0, p->dlamda, p->origin,
-                                                                 p->delta, p->wt, p->s);
+                                                                 p->delta, p->wt, p->perm, p->s);
   return launched();
 }
 
