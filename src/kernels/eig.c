@@ -117,10 +117,14 @@ static uint64_t laed_values_key(const void *args) {
   return tsr_size_key(TESSERA_F64, 0, ((const tsr_laed_values_args_t *)args)->plan.k, 0, 0);
 }
 
-/* The product of the m x k regrouped vectors by the k x k secular ones. */
+/* The product of the regrouped vectors by the k x k secular ones, by halves of rows (each half's
+ * rows times the columns that reach them). */
 static double laed_merge_flops(const void *args) {
   const tsr_laed_plan_t *p = &((const tsr_laed_merge_args_t *)args)->plan;
-  return 2.0 * (double)p->m * (double)p->k * (double)p->k;
+  tsr_laed_half_t h[2];
+  tsr_laed_halves(p, h);
+  return 2.0 * (double)p->k *
+         ((double)h[0].rows * (double)h[0].inner + (double)h[1].rows * (double)h[1].inner);
 }
 
 static uint64_t laed_merge_key(const void *args) {
