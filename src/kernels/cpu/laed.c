@@ -68,12 +68,15 @@ static void group(tsr_laed_plan_t *p, unsigned char *kind, int *col) {
     kind[x] = kind[y] = kind[x] | kind[y];
   }
   memcpy(col, src, (size_t)k * sizeof *col);
-  const unsigned char order[3] = {1, 3, 2}; /* the first half's rows, both, the second's */
+  /* the first half's rows, both, the second's; with k <= 2 (S given whole in vec2, its rows in
+   * the secular order) every column as both, in that order */
+  const unsigned char order[3] = {1, 3, 2};
   int64_t g = 0, count[3] = {0, 0, 0};
   for (int t = 0; t < 3; t++)
-    for (int64_t i = 0; i < k; i++)
-      if (k <= 2 ? t == 1 : kind[col[i]] == order[t])
-        perm[g] = (int)i, src[g++] = col[i], count[t]++;
+    for (int64_t i = 0; i < k; i++) {
+      const bool in_group = k <= 2 ? order[t] == 3 : kind[col[i]] == order[t];
+      if (in_group) perm[g] = (int)i, src[g++] = col[i], count[t]++;
+    }
   p->k1 = count[0], p->k2 = count[1];
 }
 
