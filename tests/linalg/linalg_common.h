@@ -304,18 +304,13 @@ static inline void lc_config(int tile, tessera_config_t *cfg) {
  * every later test of the file. */
 static tessera_context_t *lc_live;
 
-/** ctx, held as the running test's context (after finalizing one a failed test left). */
-static inline tessera_context_t *lc_hold(tessera_context_t *ctx) {
-  return lc_live = ctx;
-}
-
 static inline tessera_context_t *lc_init(const tessera_config_t *cfg) {
   if (lc_live) (void)tessera_finalize(lc_live);
   lc_live = NULL;
   tessera_context_t *ctx = NULL;
   int rc = tessera_init(&ctx, cfg);
   if (rc != 0 || !ctx) fail_msg("tessera_init(tile %d) = %d", cfg->tile_size, rc);
-  return lc_hold(ctx);
+  return lc_live = ctx;
 }
 
 static inline tessera_context_t *lc_context(int tile) {
