@@ -24,7 +24,7 @@ for r in $(seq 1 "${REPS:-2}"); do
     line=$(mpirun -np "${GPUS:-2}" --bind-to none -x TESSERA_PERFMODEL -x NCCL_NVLS_ENABLE \
       -x TESSERA_EIG_METHOD -x EIG_BIN -x EIG_N -x EIG_WORKERS -x EIG_TRACE bash -c \
       'r=$OMPI_COMM_WORLD_RANK; CUDA_VISIBLE_DEVICES=$OMPI_COMM_WORLD_LOCAL_RANK \
-       ${EIG_TRACE:+TESSERA_TRACE=$EIG_TRACE-$r.json} exec "$EIG_BIN" syevd --n "$EIG_N" \
+       exec env ${EIG_TRACE:+TESSERA_TRACE=$EIG_TRACE-$r.json} "$EIG_BIN" syevd --n "$EIG_N" \
        --grid "$OMPI_COMM_WORLD_SIZE"x1 --gpus 1 --workers "$EIG_WORKERS" --json' 2>&1 |
       grep '"routine"' | head -1)
     echo "$b round $r: $(echo "$line" | grep -oE '"(seconds|residual|orthogonality)": [0-9.e+-]+' | tr '\n' ' ')"

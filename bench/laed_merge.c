@@ -36,7 +36,7 @@ static double best(const tsr_laed_plan_t *p, const double *qb, double *out, doub
   for (int r = 0; r < reps; r++) {
     memcpy(out, qb, (size_t)(m * m) * sizeof *out);
     const double t0 = now();
-    tsr_laed_merge_host(p, out, m, work);
+    tsr_laed_merge_host(p, 0, m, out, m, work);
     t = fmin(t, now() - t0);
   }
   return t;

@@ -66,11 +66,11 @@ static uint64_t stedc_key(const void *args) {
 }
 
 static double laed_rows_flops(const void *args) {
-  return (double)((const tsr_laed_rows_args_t *)args)->m;
+  return (double)((const tsr_laed_rows_args_t *)args)->count;
 }
 
 static uint64_t laed_rows_key(const void *args) {
-  return tsr_size_key(TESSERA_F64, 0, ((const tsr_laed_rows_args_t *)args)->m, 0, 0);
+  return tsr_size_key(TESSERA_F64, 0, ((const tsr_laed_rows_args_t *)args)->count, 0, 0);
 }
 
 /* dlaed4: a few passes over the k poles per root. */
@@ -117,19 +117,15 @@ static uint64_t laed_values_key(const void *args) {
   return tsr_size_key(TESSERA_F64, 0, ((const tsr_laed_values_args_t *)args)->plan.k, 0, 0);
 }
 
-/* The product of the regrouped vectors by the k x k secular ones, by halves of rows (each half's
- * rows times the columns that reach them). */
+/* The product of the task's rows of the regrouped vectors by the secular ones, by halves. */
 static double laed_merge_flops(const void *args) {
-  const tsr_laed_plan_t *p = &((const tsr_laed_merge_args_t *)args)->plan;
-  tsr_laed_half_t h[2];
-  tsr_laed_halves(p, h);
-  return 2.0 * (double)p->k *
-         ((double)h[0].rows * (double)h[0].inner + (double)h[1].rows * (double)h[1].inner);
+  const tsr_laed_merge_args_t *a = args;
+  return tsr_laed_product_flops(&a->plan, a->r0, a->r1);
 }
 
 static uint64_t laed_merge_key(const void *args) {
-  const tsr_laed_plan_t *p = &((const tsr_laed_merge_args_t *)args)->plan;
-  return tsr_size_key(TESSERA_F64, 0, p->m, p->k, 0);
+  const tsr_laed_merge_args_t *a = args;
+  return tsr_size_key(TESSERA_F64, 0, a->plan.m, a->plan.k, a->r1 - a->r0);
 }
 
 /* LAPACK Working Note 41's syevd: the tridiagonal reduction (4/3 n³ real flops), with vectors

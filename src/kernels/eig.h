@@ -75,11 +75,14 @@ typedef struct {
   int64_t *bad;
 } tsr_eig_prepare_args_t;
 
-/** laed_rows: buffers {Q (R) n x n doubles, z (W) n doubles}. z[a .. a + m) = the sum of Q's
- *  rows a + n1 - 1 and a + n1 over columns a .. a + m - 1: the coupling vector of the merge of
- *  the diagonal block at a of order m, halves n1 and m - n1 (cpu/laed.h). */
+/** laed_rows: buffers {Q (R) rows x n doubles, z (RW) n doubles}. z[c] for c in c0 .. c0 +
+ *  count - 1 = Q's row r at column c, plus its row r + 1 with `two`: a merge's coupling vector
+ *  (cpu/laed.h) from the last row of its first half and the first of its second (Q is block
+ *  diagonal: in each column one of them is zero), or from one of those rows alone where Q's
+ *  rows are held in parts (then a task per half, each over its half's columns). */
 typedef struct {
-  int64_t a, m, n1;
+  int64_t c0, count, r;
+  int two;
 } tsr_laed_rows_args_t;
 
 /** laed_roots (host only, no buffers): the secular equation's roots j0 .. j1 - 1 of the plan,
@@ -119,12 +122,15 @@ typedef struct {
   tsr_laed_plan_t plan;
 } tsr_laed_values_args_t;
 
-/** laed_merge: buffers {Q (RW) n x n doubles, the plan (R) its bytes, work (RW) tsr_laed_work(m)
- * doubles (cpu/laed.h)}. The merge's plan carried out on Q's diagonal block at a, of the plan's
- * order m; `plan` repeats the plan's header. */
+/** laed_merge: buffers {Q (RW) rows x n doubles, the plan (R) its bytes, work (RW)
+ *  tsr_laed_work_rows(r1 - r0, m) doubles (cpu/laed.h)}. The merge's plan carried out on rows
+ *  r0 .. r1 - 1 (0 .. m: all) of the diagonal block of order m at column a, those rows at row
+ *  `row` of Q's buffer (Q whole: row = a + r0; Q's rows in parts: within the part's);
+ *  `plan` repeats the plan's header. */
 typedef struct {
   tsr_laed_plan_t plan;
-  int64_t a;
+  int64_t a, row;
+  int32_t r0, r1; /* (a task's arguments are at most 192 bytes) */
 } tsr_laed_merge_args_t;
 
 /** syevd (one stage, the whole matrix on one device): buffers {A (RW) n x n, w (W) n of the

@@ -65,8 +65,8 @@ static void one_case(tessera_context_t *ctx, kind_t kind, int64_t n, int64_t lea
   if (n > 0) assert_int_equal(LAPACKE_dsterf((lapack_int)n, ref, eref), 0);
   const int rc = tsr_stedc_dc(ctx, n, d, e, q, n, leaf, NULL);
   if (rc != 0)
-    fail_msg("stedc kind %d n %lld leaf %lld: returned %d", kind, (long long)n, (long long)leaf,
-             rc);
+    fail_msg("stedc kind %d n %lld leaf %lld: returned %d %s", kind, (long long)n, (long long)leaf,
+             rc, tessera_last_error(ctx));
   const int rcv = tsr_stedc_values(ctx, n, dv, ev, leaf);
   if (rcv != 0)
     fail_msg("stedc values kind %d n %lld leaf %lld: returned %d", kind, (long long)n,
@@ -199,7 +199,8 @@ static void test_secular_roots(void **state) {
 
 /* A merge's product by halves of rows (laed.h's groups): Q2's columns of one half's rows are
  * zero in the other's, equal poles across the halves give columns of both, and the merged block
- * equals the one from the same plan with every column counted as both (the whole product). */
+ * equals the one from the same plan with every column counted as both (the whole product), and
+ * the one merged by ranges of its rows, each apart. */
 static void test_merge_halves(void **state) {
   (void)state;
   tt_rng_t r = tt_rng(91);
@@ -226,11 +227,16 @@ static void test_merge_halves(void **state) {
     memcpy(whole, p, (size_t)p->bytes);
     whole->k1 = 0, whole->k2 = k;
     memcpy(a, qb, (size_t)(m * m) * 8);
-    tsr_laed_merge_host(p, qb, m, work);
-    tsr_laed_merge_host(whole, a, m, work);
-    double err = 0;
+    memcpy(q2, qb, (size_t)(m * m) * 8);
+    tsr_laed_merge_host(p, 0, m, qb, m, work);
+    tsr_laed_merge_host(whole, 0, m, a, m, work);
+    double err = 0, rows_err = 0;
     for (int64_t i = 0; i < m * m; i++) err = fmax(err, fabs(qb[i] - a[i]));
     if (!(err < 1e-12)) fail_msg("kind %d: halves and whole differ by %g", kind, err);
+    const int64_t cut[4] = {0, 100, n1, m}; /* the same merge by ranges of rows, apart */
+    for (int r = 0; r < 3; r++) tsr_laed_merge_host(p, cut[r], cut[r + 1], q2 + cut[r], m, work);
+    for (int64_t i = 0; i < m * m; i++) rows_err = fmax(rows_err, fabs(qb[i] - q2[i]));
+    if (!(rows_err < 1e-12)) fail_msg("kind %d: by rows and whole differ by %g", kind, rows_err);
     free(p), free(whole), free(qb), free(q2), free(work), free(a);
   }
 }

@@ -91,12 +91,12 @@ int tsr_cpu_stedc(const tessera_exec_t *ex, void *args) {
 
 int tsr_cpu_laed_rows(const tessera_exec_t *ex, void *args) {
   const tsr_laed_rows_args_t *a = args;
-  if (ex->ndata < 2 || a->a < 0 || a->n1 < 1 || a->m <= a->n1) return TESSERA_ERR_KERNEL;
+  if (ex->ndata < 2 || a->c0 < 0 || a->count < 1 || a->r < 0) return TESSERA_ERR_KERNEL;
   const double *q = ex->ptr[0];
   double *z = ex->ptr[1];
-  const size_t ld = ex->ld[0], r = (size_t)(a->a + a->n1 - 1);
-  for (int64_t c = a->a; c < a->a + a->m; c++)
-    z[c] = q[(size_t)c * ld + r] + q[(size_t)c * ld + r + 1];
+  const size_t ld = ex->ld[0], r = (size_t)a->r;
+  for (int64_t c = a->c0; c < a->c0 + a->count; c++)
+    z[c] = q[(size_t)c * ld + r] + (a->two ? q[(size_t)c * ld + r + 1] : 0);
   return 0;
 }
 
@@ -143,10 +143,11 @@ int tsr_cpu_laed_secular(const tessera_exec_t *ex, void *args) {
 
 int tsr_cpu_laed_merge(const tessera_exec_t *ex, void *args) {
   const tsr_laed_merge_args_t *a = args;
-  if (ex->ndata < 3 || a->a < 0) return TESSERA_ERR_KERNEL;
+  if (ex->ndata < 3 || a->a < 0 || a->row < 0 || a->r0 < 0 || a->r1 <= a->r0 || a->r1 > a->plan.m)
+    return TESSERA_ERR_KERNEL;
   const size_t ld = ex->ld[0];
-  double *qb = (double *)ex->ptr[0] + (size_t)a->a * ld + (size_t)a->a;
-  tsr_laed_merge_host(ex->ptr[1], qb, (int64_t)ld, ex->ptr[2]);
+  double *qb = (double *)ex->ptr[0] + (size_t)a->a * ld + (size_t)a->row;
+  tsr_laed_merge_host(ex->ptr[1], a->r0, a->r1, qb, (int64_t)ld, ex->ptr[2]);
   return 0;
 }
 

@@ -286,28 +286,29 @@ void tsr_laed_place(const tsr_laed_plan_t *p, const double *U, const double *Q2,
            (size_t)rows * sizeof *Qb);
 }
 
-void tsr_laed_merge_host(const tsr_laed_plan_t *p, double *Qb, int64_t ldq, double *work) {
-  const int64_t m = p->m, k = p->k;
-  double *Q2 = work, *wt = Q2 + m * m, *C = wt + m;
-  tsr_laed_regroup(p, Qb, ldq, m, Q2);
+void tsr_laed_merge_host(const tsr_laed_plan_t *p, int64_t r0, int64_t r1, double *Qb, int64_t ldq,
+                         double *work) {
+  const int64_t m = p->m, k = p->k, rows = r1 - r0;
+  double *Q2 = work, *wt = Q2 + rows * m, *C = wt + m;
+  tsr_laed_regroup(p, Qb, ldq, rows, Q2);
   /* Qb is free once regrouped: U = Q2[:, 0:k] S into its first k columns by halves of rows
    * (tsr_laed_halves), S formed a chunk of columns at a time, then U copied over Q2's first k
    * columns (which the product no longer needs) so that every output column is a column of Q2 */
   if (k > 2) tsr_laed_weights(p, 0, k, wt);
   tsr_laed_half_t h[2];
-  tsr_laed_halves(p, h);
+  tsr_laed_halves(p, r0, r1, h);
   for (int64_t j0 = 0; j0 < k; j0 += TSR_LAED_COLUMNS) {
     const int64_t j1 = j0 + TSR_LAED_COLUMNS < k ? j0 + TSR_LAED_COLUMNS : k;
     secular_vectors(p, wt, j0, j1, C);
     for (int b = 0; b < 2; b++) /* each half's rows times the columns that reach them */
-      if (h[b].inner > 0)
+      if (h[b].rows > 0 && h[b].inner > 0)
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)h[b].rows, (int)(j1 - j0),
-                    (int)h[b].inner, 1, Q2 + h[b].col * m + h[b].row, (int)m, C + h[b].col, (int)k,
-                    0, Qb + j0 * ldq + h[b].row, (int)ldq);
+                    (int)h[b].inner, 1, Q2 + h[b].col * rows + h[b].row, (int)rows, C + h[b].col,
+                    (int)k, 0, Qb + j0 * ldq + h[b].row, (int)ldq);
       else
-        for (int64_t j = j0; j < j1; j++)
+        for (int64_t j = j0; j < j1 && h[b].rows > 0; j++)
           memset(Qb + j * ldq + h[b].row, 0, (size_t)h[b].rows * sizeof *Qb);
   }
-  for (int64_t j = 0; j < k; j++) memcpy(Q2 + j * m, Qb + j * ldq, (size_t)m * sizeof *Q2);
-  tsr_laed_place(p, Q2, Q2, m, Qb, ldq);
+  for (int64_t j = 0; j < k; j++) memcpy(Q2 + j * rows, Qb + j * ldq, (size_t)rows * sizeof *Q2);
+  tsr_laed_place(p, Q2, Q2, rows, Qb, ldq);
 }

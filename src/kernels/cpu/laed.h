@@ -38,11 +38,15 @@
 #include <stdint.h>
 
 /** Columns of the secular problem's eigenvectors S formed at a time by a merge (and multiplied
- *  by the regrouped block in one gemm), and the workspace of a merge of order m in doubles: the
- *  regrouped block, Löwner's weights and one chunk of S. */
+ *  by the regrouped block), and the workspace in doubles of a merge of order m on `rows` of its
+ *  rows (tsr_laed_work: all of them): those rows regrouped, Löwner's weights and one chunk of
+ *  S. */
 enum { TSR_LAED_COLUMNS = 4096 };
+static inline int64_t tsr_laed_work_rows(int64_t rows, int64_t m) {
+  return rows * m + m * (1 + (m < TSR_LAED_COLUMNS ? m : TSR_LAED_COLUMNS));
+}
 static inline int64_t tsr_laed_work(int64_t m) {
-  return m * (m + 1 + (m < TSR_LAED_COLUMNS ? m : TSR_LAED_COLUMNS));
+  return tsr_laed_work_rows(m, m);
 }
 
 /** A merge's plan: its sizes and the byte offsets of its arrays from the header's start. */
@@ -91,10 +95,14 @@ void tsr_laed_regroup(const tsr_laed_plan_t *p, double *Qb, int64_t ldq, int64_t
 void tsr_laed_place(const tsr_laed_plan_t *p, const double *U, const double *Q2, int64_t rows,
                     double *Qb, int64_t ldq);
 
-/** The plan carried out on the host: the block Qb (m x m, leading dimension ldq) becomes the
- *  merged block's eigenvectors (ascending). work: tsr_laed_work(m) doubles (Q2, the weights
- *  and a chunk of S's columns; U is formed in Qb and copied over Q2's first k columns). */
-void tsr_laed_merge_host(const tsr_laed_plan_t *p, double *Qb, int64_t ldq, double *work);
+/** The plan carried out on the host on rows r0 .. r1 - 1 of the block (0 .. m: all of them):
+ *  Qb (those rows of the block's m columns, leading dimension ldq) becomes those rows of the
+ *  merged block's eigenvectors (ascending). A merge's rows are independent (its rotations,
+ *  regrouping, product and placement act on each row alone): ranges of one plan may run apart.
+ *  work: tsr_laed_work_rows(r1 - r0, m) doubles (those rows of Q2, the weights and a chunk of
+ *  S's columns; U is formed in Qb and copied over Q2's first k columns). */
+void tsr_laed_merge_host(const tsr_laed_plan_t *p, int64_t r0, int64_t r1, double *Qb, int64_t ldq,
+                         double *work);
 
 /** After every root (k > 2): Löwner's weights i0 .. i1 - 1 into wt (k doubles), from which the
  *  secular problem's eigenvectors are S(i, j) = wt_i / (dlamda_i - root j), normalized. Ranges
@@ -108,17 +116,31 @@ void tsr_laed_weights(const tsr_laed_plan_t *p, int64_t i0, int64_t i1, double *
 void tsr_laed_row_product(const tsr_laed_plan_t *p, const double *q2, const double *wt, int64_t j0,
                           int64_t j1, double *u, double *c);
 
-/** One half of the product U = Q2[:, 0:k] S (src's groups): U's rows row .. row + rows - 1 are
- *  Q2's rows there, its columns col .. col + inner - 1, times S's rows col .. col + inner - 1
- *  (zero where inner is 0). */
+/** One half of the product U = Q2[:, 0:k] S (src's groups) on rows r0 .. r1 - 1 of the block:
+ *  U's rows r0 + row .. r0 + row + rows - 1 are Q2's rows there, its columns col .. col + inner
+ *  - 1, times S's rows col .. col + inner - 1 (zero where inner is 0; none where rows is 0). */
 typedef struct {
   int64_t row, rows, col, inner;
 } tsr_laed_half_t;
 
-/** The product's halves of plan p: the first n1 rows, then the others. */
-static inline void tsr_laed_halves(const tsr_laed_plan_t *p, tsr_laed_half_t h[2]) {
-  h[0] = (tsr_laed_half_t){0, p->n1, 0, p->k1 + p->k2};
-  h[1] = (tsr_laed_half_t){p->n1, p->m - p->n1, p->k1, p->k - p->k1};
+/** The product's halves of plan p within rows r0 .. r1 - 1: the first n1 rows', then the
+ *  others'. */
+static inline void tsr_laed_halves(const tsr_laed_plan_t *p, int64_t r0, int64_t r1,
+                                   tsr_laed_half_t h[2]) {
+  const int64_t from[2] = {0, p->n1}, to[2] = {p->n1, p->m};
+  const int64_t col[2] = {0, p->k1}, inner[2] = {p->k1 + p->k2, p->k - p->k1};
+  for (int b = 0; b < 2; b++) {
+    const int64_t lo = from[b] > r0 ? from[b] : r0, hi = to[b] < r1 ? to[b] : r1;
+    h[b] = (tsr_laed_half_t){lo - r0, hi > lo ? hi - lo : 0, col[b], inner[b]};
+  }
+}
+
+/** The real flops of the product on rows r0 .. r1 - 1 of plan p's block. */
+static inline double tsr_laed_product_flops(const tsr_laed_plan_t *p, int64_t r0, int64_t r1) {
+  tsr_laed_half_t h[2];
+  tsr_laed_halves(p, r0, r1, h);
+  return 2.0 * (double)p->k *
+         ((double)h[0].rows * (double)h[0].inner + (double)h[1].rows * (double)h[1].inner);
 }
 
 /** Typed views of a plan's arrays. */

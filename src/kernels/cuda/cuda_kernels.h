@@ -204,11 +204,11 @@ int tsr_cuda_gram_spread(tessera_dtype_t dtype, const void *g, size_t ldg, int n
 
 /* laed.cu: the merges of the tridiagonal divide and conquer. */
 
-/** Enqueues z[c] = q(r, c) + q(r + 1, c) for c in [a, a + m) (f64, q's leading dimension ld):
- *  the coupling vector of a merge of the tridiagonal divide and conquer (cpu/laed.h). Returns 0,
- *  or -1 for a failed launch. */
-int tsr_cuda_laed_rows_enqueue(const double *q, size_t ld, long long a, long long m, long long r,
-                               double *z, void *stream);
+/** Enqueues z[c] = q(r, c), plus q(r + 1, c) with `two`, for c in [c0, c0 + count) (f64, q's
+ *  leading dimension ld): a merge's coupling vector in the tridiagonal divide and conquer
+ *  (cpu/laed.h, kernels/eig.h's laed_rows). Returns 0, or -1 for a failed launch. */
+int tsr_cuda_laed_rows_enqueue(const double *q, size_t ld, long long c0, long long count,
+                               long long r, int two, double *z, void *stream);
 
 /** Enqueues the secular equation's roots of a merge's plan (k > 2 poles dlamda, weights w, rho,
  *  wsq = Σ w², all in device memory: secular.h's iteration, a warp per root): root, origin and
@@ -226,14 +226,14 @@ int tsr_cuda_laed_values_enqueue(long long k, const double *dlamda, const double
                                  const int *origin, const double *delta, const int *perm,
                                  const double *q2, double *wt, double *u, void *stream);
 
-/** A merge of the tridiagonal divide and conquer on a device (cpu/laed.h's plan): the block q
- *  (m x m, leading dimension ld), the plan's arrays in device memory, and the workspace: q2
- *  (m x m, leading dimension m), wt (k doubles) and s (a chunk of S's columns, leading dimension
- *  k). */
+/** A merge of the tridiagonal divide and conquer on a device (cpu/laed.h's plan) on `rows` of
+ *  its block's rows: q those rows of the block's m columns (leading dimension ld), the plan's
+ *  arrays in device memory, and the workspace: q2 (rows x m, leading dimension rows), wt (k
+ *  doubles) and s (a chunk of S's columns, leading dimension k). */
 typedef struct {
   double *q;
   size_t ld;
-  long long m, k, nrot;
+  long long rows, m, k, nrot;
   const double *rot, *dlamda, *w, *delta, *vec2;
   const int *src, *perm, *origin, *out;
   double *q2, *wt, *s;

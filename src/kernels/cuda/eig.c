@@ -204,9 +204,9 @@ int tsr_cuda_hb2st_apply(const tessera_exec_t *ex, void *args) {
  * each chunk formed just before, then the columns placed. */
 int tsr_cuda_laed_rows(const tessera_exec_t *ex, void *args) {
   const tsr_laed_rows_args_t *a = args;
-  if (ex->ndata < 2 || a->a < 0 || a->n1 < 1 || a->m <= a->n1) return TESSERA_ERR_KERNEL;
-  return tsr_cuda_laed_rows_enqueue(ex->ptr[0], ex->ld[0], a->a, a->m, a->a + a->n1 - 1, ex->ptr[1],
-                                    ex->stream)
+  if (ex->ndata < 2 || a->c0 < 0 || a->count < 1 || a->r < 0) return TESSERA_ERR_KERNEL;
+  return tsr_cuda_laed_rows_enqueue(ex->ptr[0], ex->ld[0], a->c0, a->count, a->r, a->two,
+                                    ex->ptr[1], ex->stream)
              ? TESSERA_ERR_KERNEL
              : 0;
 }
@@ -242,12 +242,15 @@ int tsr_cuda_laed_merge(const tessera_exec_t *ex, void *args) {
   const tsr_laed_merge_args_t *a = args;
   const tsr_laed_plan_t *h = &a->plan;
   cublasHandle_t blas = tsr_cuda_blas(ex);
-  if (ex->ndata < 3 || a->a < 0 || !blas) return TESSERA_ERR_KERNEL;
+  if (ex->ndata < 3 || a->a < 0 || a->row < 0 || a->r0 < 0 || a->r1 <= a->r0 || a->r1 > h->m ||
+      !blas)
+    return TESSERA_ERR_KERNEL;
   const char *plan = ex->ptr[1];
   double *work = ex->ptr[2];
-  const long long m = h->m, k = h->k;
-  const tsr_cuda_laed_t p = {.q = (double *)ex->ptr[0] + (size_t)a->a * ex->ld[0] + (size_t)a->a,
+  const long long m = h->m, k = h->k, rows = a->r1 - a->r0;
+  const tsr_cuda_laed_t p = {.q = (double *)ex->ptr[0] + (size_t)a->a * ex->ld[0] + (size_t)a->row,
                              .ld = ex->ld[0],
+                             .rows = rows,
                              .m = m,
                              .k = k,
                              .nrot = h->nrot,
@@ -261,21 +264,22 @@ int tsr_cuda_laed_merge(const tessera_exec_t *ex, void *args) {
                              .origin = (const int *)(plan + h->origin),
                              .out = (const int *)(plan + h->out),
                              .q2 = work,
-                             .wt = work + m * m,
-                             .s = work + m * m + m};
+                             .wt = work + rows * m,
+                             .s = work + rows * m + m};
   if (tsr_cuda_laed_prepare(&p, ex->stream)) return TESSERA_ERR_KERNEL;
   const double one = 1, zero = 0;
   tsr_laed_half_t hv[2];
-  tsr_laed_halves(h, hv);
+  tsr_laed_halves(h, a->r0, a->r1, hv);
   for (long long j0 = 0; j0 < k; j0 += TSR_LAED_COLUMNS) {
     const long long j1 = j0 + TSR_LAED_COLUMNS < k ? j0 + TSR_LAED_COLUMNS : k;
     if (tsr_cuda_laed_vectors(&p, j0, j1, ex->stream)) return TESSERA_ERR_KERNEL;
     for (int b = 0; b < 2; b++) { /* each half's rows times the columns that reach them */
       double *u = p.q + (size_t)j0 * p.ld + hv[b].row;
       const bool ok =
-          hv[b].inner > 0
+          hv[b].rows == 0 ? true
+          : hv[b].inner > 0
               ? cublasDgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)hv[b].rows, (int)(j1 - j0),
-                            (int)hv[b].inner, &one, p.q2 + hv[b].col * m + hv[b].row, (int)m,
+                            (int)hv[b].inner, &one, p.q2 + hv[b].col * rows + hv[b].row, (int)rows,
                             p.s + hv[b].col, (int)k, &zero, u, (int)p.ld) == CUBLAS_STATUS_SUCCESS
               : cudaMemset2DAsync(u, p.ld * sizeof *u, 0, (size_t)hv[b].rows * sizeof *u,
                                   (size_t)(j1 - j0), ex->stream) == cudaSuccess;

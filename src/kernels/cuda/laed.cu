@@ -12,12 +12,13 @@ namespace {
 
 constexpr int kThreads = 256;
 
-/* z[c] = Q(r, c) + Q(r + 1, c) for c in [a, a + m): one of the two is zero (Q block diagonal). */
-__global__ void rows(const double *q, long long ld, long long a, long long m, long long r,
-                     double *z) {
-  for (long long c = a + blockIdx.x * blockDim.x + threadIdx.x; c < a + m;
+/* z[c] = Q(r, c), plus Q(r + 1, c) with `two`, for c in [c0, c0 + count): where both rows are
+ * read, one of the two is zero (Q block diagonal). */
+__global__ void rows(const double *q, long long ld, long long c0, long long count, long long r,
+                     int two, double *z) {
+  for (long long c = c0 + blockIdx.x * blockDim.x + threadIdx.x; c < c0 + count;
        c += gridDim.x * blockDim.x)
-    z[c] = q[c * ld + r] + q[c * ld + r + 1];
+    z[c] = q[c * ld + r] + (two ? q[c * ld + r + 1] : 0);
 }
 
 /* The secular equation's roots (secular.h), a warp per root: its lanes sum over the poles, the
@@ -141,11 +142,13 @@ __global__ void row_product(long long k, const double *dl, const int *origin, co
   u[2 * j] = part[1][0] * inv, u[2 * j + 1] = part[2][0] * inv;
 }
 
-/* Column q of the block: column out[q] of q2 (u copied over its first k columns), m rows each. */
-__global__ void place(double *q, long long ld, long long m, const int *out, const double *q2) {
+/* Column c of the block (rows rows of its m): column out[c] of q2 (u copied over its first k
+ * columns; leading dimension rows). */
+__global__ void place(double *q, long long ld, long long rows, long long m, const int *out,
+                      const double *q2) {
   for (long long c = blockIdx.y; c < m; c += gridDim.y) {
-    const double *f = q2 + out[c] * m;
-    for (long long i = blockIdx.x * blockDim.x + threadIdx.x; i < m; i += gridDim.x * blockDim.x)
+    const double *f = q2 + out[c] * rows;
+    for (long long i = blockIdx.x * blockDim.x + threadIdx.x; i < rows; i += gridDim.x * blockDim.x)
       q[c * ld + i] = f[i];
   }
 }
@@ -166,11 +169,11 @@ unsigned blocks(long long n) {
 
 } // namespace
 
-extern "C" int tsr_cuda_laed_rows_enqueue(const double *q, size_t ld, long long a, long long m,
-                                          long long r, double *z, void *stream) {
-  if (m > 0)
-    rows<<<blocks(m), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
-        q, static_cast<long long>(ld), a, m, r, z);
+extern "C" int tsr_cuda_laed_rows_enqueue(const double *q, size_t ld, long long c0, long long count,
+                                          long long r, int two, double *z, void *stream) {
+  if (count > 0)
+    rows<<<blocks(count), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+        q, static_cast<long long>(ld), c0, count, r, two, z);
   return launched();
 }
 
@@ -200,13 +203,13 @@ extern "C" int tsr_cuda_laed_values_enqueue(long long k, const double *dlamda, c
 
 extern "C" int tsr_cuda_laed_prepare(const tsr_cuda_laed_t *p, void *stream) {
   const cudaStream_t st = static_cast<cudaStream_t>(stream);
-  const long long m = p->m, k = p->k, ld = static_cast<long long>(p->ld);
-  if (p->nrot > 0)
-    rotate<<<static_cast<unsigned>((m + kThreads - 1) / kThreads), kThreads, 0, st>>>(
-        p->q, ld, m, p->rot, p->nrot);
-  if (m > 0)
-    gather<<<dim3(blocks(m) < 8 ? blocks(m) : 8, columns(m)), kThreads, 0, st>>>(
-        p->q, ld, m, p->src, m, p->q2, m);
+  const long long m = p->m, k = p->k, r = p->rows, ld = static_cast<long long>(p->ld);
+  if (p->nrot > 0 && r > 0)
+    rotate<<<static_cast<unsigned>((r + kThreads - 1) / kThreads), kThreads, 0, st>>>(
+        p->q, ld, r, p->rot, p->nrot);
+  if (m > 0 && r > 0)
+    gather<<<dim3(blocks(r) < 8 ? blocks(r) : 8, columns(m)), kThreads, 0, st>>>(
+        p->q, ld, r, p->src, m, p->q2, r);
   if (k > 2)
     weights<<<static_cast<unsigned>((k + kThreads - 1) / kThreads), kThreads, 0, st>>>(
         k, p->dlamda, p->w, p->origin, p->delta, p->wt);
@@ -231,14 +234,14 @@ extern "C" int tsr_cuda_laed_vectors(const tsr_cuda_laed_t *p, long long j0, lon
 
 extern "C" int tsr_cuda_laed_place(const tsr_cuda_laed_t *p, void *stream) {
   const cudaStream_t st = static_cast<cudaStream_t>(stream);
-  const long long m = p->m;
-  const size_t col = static_cast<size_t>(m) * sizeof(double);
-  if (p->k > 0 &&
+  const long long m = p->m, r = p->rows;
+  const size_t col = static_cast<size_t>(r) * sizeof(double);
+  if (p->k > 0 && r > 0 &&
       cudaMemcpy2DAsync(p->q2, col, p->q, p->ld * sizeof(double), col, static_cast<size_t>(p->k),
                         cudaMemcpyDeviceToDevice, st) != cudaSuccess)
     return -1;
-  if (m > 0)
-    place<<<dim3(blocks(m) < 8 ? blocks(m) : 8, columns(m)), kThreads, 0, st>>>(
-        p->q, static_cast<long long>(p->ld), m, p->out, p->q2);
+  if (m > 0 && r > 0)
+    place<<<dim3(blocks(r) < 8 ? blocks(r) : 8, columns(m)), kThreads, 0, st>>>(
+        p->q, static_cast<long long>(p->ld), r, m, p->out, p->q2);
   return launched();
 }

@@ -76,6 +76,30 @@ static int keep_on_device(tessera_context_t *ctx, int64_t n, tessera_data_t *q, 
   return rc ? rc : dropped;
 }
 
+/* E, the merges' Q in its parts of rows where they left them (on the call's accelerators), as
+ * the back-transformations' column panels over those accelerators (b->E, a view of b->h whose
+ * tiles copy tasks write from each part where it is: the first part's writes a tile, the
+ * others' add their rows to it, the last where panel j's part j mod count is, so that the
+ * panels end spread over the accelerators); the parts dropped without a copy home: E
+ * goes home once, after Q1. */
+static int panels_on_devices(tessera_context_t *ctx, int64_t n, const tsr_stedc_parts_t *q,
+                             tsr_eig_work_t *b) {
+  int rc = tessera_matrix_view(ctx, TESSERA_F64, n, n, n, tsr_eig_panel_columns(true, 0, n), b->h,
+                               b->ldh, &b->E);
+  for (int64_t j = 0; b->E && j < b->E->nt && !rc; j++)
+    for (int i = 0; i < q->count && !rc; i++) {
+      const int p = (int)((j + 1 + i) % q->count), tag[3] = {p, (int)j, 0};
+      rc = tsr_task_lacpy_block(TESSERA_F64, b->E->flow, q->part[p], 0, (int)(j * b->E->nb),
+                                tsr_tile(b->E, 0, j), (int)q->start[p], i ? TESSERA_RW : TESSERA_W,
+                                (int)q->rows[p], tsr_tile_n(b->E, j), tag, 0);
+    }
+  for (int p = 0; p < q->count; p++) {
+    const int dropped = tsr_data_drop(ctx, q->part[p]);
+    if (!rc) rc = dropped;
+  }
+  return rc;
+}
+
 /* Stages 2 and 3 on the band: T, its eigenvalues into b->d (ascending), with vectors the
  * eigenvectors of the band into b->h. Returns 0, stedc's info > 0, or a negative status. */
 static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t job, int64_t n,
@@ -104,24 +128,32 @@ static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t 
   if (rc) return rc < 0 ? rc : tsr_error(ctx, TESSERA_ERR_KERNEL, "syevd: bulge chasing failed");
   const int64_t leaf = tsr_eig_stedc_leaf(job, b->gpu, workers, n);
   if (leaf && job == TESSERA_VECTORS) {
-    /* f64 on one accelerator: E one tile, the merges' Q, which stays there for Q2 and Q1 (no
-     * copy home and back between them), or with the back-transformations elsewhere for those
-     * who deal it from there; on several, Q2's panels spread over them */
+    /* f64: E the merges' Q, which stays where the merges ran — no copy home and back before Q2
+     * and Q1. On one accelerator E is one tile from the merges to Q1; on several, Q's rows in
+     * parts over them, the merges of each part's rows on its own, and E's column panels copied
+     * from the parts for Q2 and Q1 over them; with the back-transformations elsewhere, an array
+     * of that device's own, which they deal */
     tessera_data_t *qh = NULL;
-    const bool one = direct && tessera_scope_nodes(ctx, b->scope, &b->enode, 1) == 1;
-    if (one && !b->defer) {
-      rc = tessera_matrix_view(ctx, dt, n, n, n, n, b->h, b->ldh, &b->E);
-      if (rc) return rc;
-      qh = tessera_matrix_tile(b->E, 0, 0);
-    } else if (one && b->gpu) {
-      rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->h, (size_t)n, (size_t)n, (size_t)b->ldh,
-                                 sizeof(double), &qh);
-      if (rc) return rc;
-    }
-    rc = tsr_stedc_dc(ctx, n, b->d, b->e, z, ldz, leaf, qh);
-    if (qh && b->defer) {
-      const int kept = rc ? tsr_data_drop(ctx, qh) : keep_on_device(ctx, n, qh, b);
-      if (!rc) rc = kept;
+    const int nodes = direct ? tessera_scope_nodes(ctx, b->scope, &b->enode, 1) : 0;
+    if (b->gpu && nodes > 1 && !b->defer) { /* Q's rows in parts over the accelerators */
+      tsr_stedc_parts_t parts;
+      rc = tsr_stedc_dc_parts(ctx, n, b->d, b->e, z, ldz, leaf, &parts);
+      if (!rc) rc = panels_on_devices(ctx, n, &parts, b);
+    } else {
+      if (nodes == 1 && !b->defer) {
+        rc = tessera_matrix_view(ctx, dt, n, n, n, n, b->h, b->ldh, &b->E);
+        if (rc) return rc;
+        qh = tessera_matrix_tile(b->E, 0, 0);
+      } else if (b->gpu && nodes == 1) {
+        rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->h, (size_t)n, (size_t)n,
+                                   (size_t)b->ldh, sizeof(double), &qh);
+        if (rc) return rc;
+      }
+      rc = tsr_stedc_dc(ctx, n, b->d, b->e, z, ldz, leaf, qh);
+      if (qh && !b->E) {
+        const int kept = rc ? tsr_data_drop(ctx, qh) : keep_on_device(ctx, n, qh, b);
+        if (!rc) rc = kept;
+      }
     }
     if (rc > 0) return tsr_error(ctx, rc, "syevd: the tridiagonal eigensolver failed: info %d", rc);
   } else if (leaf) {

@@ -174,6 +174,23 @@ int tsr_pxhemm(char uplo, const tessera_matrix_t *A, tsr_scalar_t alpha, const t
 int tsr_stedc_dc(tessera_context_t *ctx, int64_t n, double *d, double *e, double *q, int64_t ldq,
                  int64_t leaf, tessera_data_t *qh);
 
+/** Q's rows in parts as tsr_stedc_dc_parts leaves them: handles registered over rows start[p]
+ *  .. start[p] + rows[p] - 1 of q (all n columns), each where the merges last wrote it. */
+enum { TSR_STEDC_PARTS = 8 };
+typedef struct {
+  int count;
+  tessera_data_t *part[TSR_STEDC_PARTS];
+  int64_t start[TSR_STEDC_PARTS], rows[TSR_STEDC_PARTS];
+} tsr_stedc_parts_t;
+
+/** tsr_stedc_dc with Q's rows in parts, one per accelerator of the merges' scope that holds its
+ *  share (loops/policy.h: tsr_stedc_parts; one part, Q whole, where that is all): each merge
+ *  within a part's rows runs on its accelerator, each spanning parts as a task per part on its
+ *  rows, so the two halves' merges run apart. The parts are left where the merges last wrote
+ *  them, into *out, for the caller to read and release or drop (none on a failure). */
+int tsr_stedc_dc_parts(tessera_context_t *ctx, int64_t n, double *d, double *e, double *q,
+                       int64_t ldq, int64_t leaf, tsr_stedc_parts_t *out);
+
 /** The eigenvalues alone (into d, ascending) of the same tridiagonal by the same divide and
  *  conquer, each block keeping only its eigenvectors' first and last rows (the coupling vectors
  *  of the merges above it): the secular equations and the rows' products by tasks on the CPU

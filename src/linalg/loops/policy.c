@@ -435,6 +435,32 @@ bool tsr_stedc_merges_scope(tessera_context_t *ctx, bool vectors, int64_t n,
   return tsr_fitting_accelerators(ctx, doubles * sizeof(double), scope);
 }
 
+int tsr_stedc_parts(tessera_context_t *ctx, tessera_scope_t scope, int64_t n, int most,
+                    tessera_scope_t *part) {
+  int count = 0;
+  for (int parts = 2; parts <= most; parts *= 2) {
+    const int64_t rows = (n + parts - 1) / parts;
+    const size_t bytes = (size_t)(rows * n + tsr_laed_work_rows(rows, n)) * sizeof(double);
+    tessera_scope_t s[64];
+    int fit = 0;
+    for (int k = 0; k < TESSERA_DEVICE_KINDS && fit < parts; k++) {
+      if (k == TESSERA_DEVICE_CPU || (scope.kinds && !(scope.kinds & (1u << k)))) continue;
+      for (int i = 0; i < tessera_device_count(ctx, (tessera_device_kind_t)k) && i < 64; i++) {
+        tessera_device_info_t d;
+        if (fit < parts && (!scope.gpu_mask || (scope.gpu_mask & (1ull << i))) &&
+            !tessera_device_info(ctx, (tessera_device_kind_t)k, i, &d) &&
+            tessera_memory_node_capacity(ctx, d.memory_node) >= bytes)
+          s[fit++] = (tessera_scope_t){1u << k, 1ull << i};
+      }
+    }
+    if (fit < parts) break;
+    for (int p = 0; p < parts; p++) part[p] = s[p];
+    count = parts;
+  }
+  if (count < 2) part[0] = scope;
+  return count < 2 ? 1 : count;
+}
+
 /* Orders from which AUTO factors a Cholesky and an LU solve on the GPUs of a context that has
  * them: below, the refinement's fixed costs outweigh what the factor saves
  * (docs/benchmarks.md). */

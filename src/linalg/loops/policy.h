@@ -113,6 +113,14 @@ int64_t tsr_eig_stedc_leaf(tessera_job_t job, bool gpu, int workers, int64_t n);
 bool tsr_stedc_merges_scope(tessera_context_t *ctx, bool vectors, int64_t n,
                             tessera_scope_t *scope);
 
+/** With vectors on accelerators (`scope`, tsr_stedc_merges_scope's), Q's rows in parts, one per
+ *  accelerator: the most parts, a power of two up to `most`, for which that many accelerators of
+ *  the scope each hold a part of Q (n / parts of its rows) and a merge's workspace on those
+ *  rows; their scopes (one accelerator each) into part[]. Returns the count, 1 where one part
+ *  (Q whole, on one device) is all there is. */
+int tsr_stedc_parts(tessera_context_t *ctx, tessera_scope_t scope, int64_t n, int most,
+                    tessera_scope_t *part);
+
 /* The mixed-precision solves (front/mixed.c, loops/refine.c). */
 
 /** The factor precision o asks of a solve (Cholesky, or LU with `lu`) of order n and dtype dt on

@@ -86,17 +86,59 @@ static int leaves(tessera_context_t *ctx, int64_t n, const level_t *lv, double *
   return rc ? rc : waited > 0 ? failed_on(n, 0, n) : waited;
 }
 
-/* The state of the merges: Q, the coupling vectors z, the workspace, each merge's plan. */
+/* The state of the merges: Q's rows in parts (each a handle, its first row, its rows, its
+ * workspace and the scope of its tasks; one part: Q whole), the coupling vectors z, each
+ * merge's plan. */
 typedef struct {
   tessera_context_t *ctx;
   tessera_scope_t scope; /* of the tasks on Q */
   bool devices;          /* whether that is the accelerators */
   int64_t n;
   double *d, *e, *z;
-  tessera_data_t *Q, *zh, *work;
+  int parts;
+  tessera_data_t *part[TSR_STEDC_PARTS], *work[TSR_STEDC_PARTS];
+  int64_t start[TSR_STEDC_PARTS], rows[TSR_STEDC_PARTS];
+  tessera_scope_t where[TSR_STEDC_PARTS];
+  tessera_data_t *zh;
   tsr_laed_plan_t **plan;
   tessera_data_t **planh;
 } merges_t;
+
+/* The part holding row r. */
+static int part_of(const merges_t *M, int64_t r) {
+  int p = 0;
+  while (p + 1 < M->parts && M->start[p + 1] <= r) p++;
+  return p;
+}
+
+/* Merge i's coupling vector from the rows about its cut (block at a of order m, halves n1 and
+ * m - n1): one laed_rows task where both rows are in one part, else one per half. */
+static int coupling(merges_t *M, int64_t i, int64_t a, int64_t m, int64_t n1) {
+  const int p = part_of(M, a + n1 - 1), q = part_of(M, a + n1);
+  const int tag[3] = {(int)i, 1, 0}, tag2[3] = {(int)i, 1, 1};
+  const tsr_laed_rows_args_t both = {a, m, a + n1 - 1 - M->start[p], 1};
+  if (p == q) return tsr_task_laed_rows(M->ctx, M->part[p], M->zh, &both, M->where[p], tag);
+  const tsr_laed_rows_args_t first = {a, n1, a + n1 - 1 - M->start[p], 0},
+                             second = {a + n1, m - n1, a + n1 - M->start[q], 0};
+  const int rc = tsr_task_laed_rows(M->ctx, M->part[p], M->zh, &first, M->where[p], tag);
+  return rc ? rc : tsr_task_laed_rows(M->ctx, M->part[q], M->zh, &second, M->where[q], tag2);
+}
+
+/* Merge i (plan p, its handle h, the block at a) carried out: a laed_merge task on each part
+ * holding rows of the block, on those rows. */
+static int carry_out(merges_t *M, int64_t i, const tsr_laed_plan_t *p, tessera_data_t *h,
+                     int64_t a) {
+  int rc = 0;
+  for (int q = part_of(M, a); q < M->parts && M->start[q] < a + p->m && !rc; q++) {
+    const int64_t r0 = M->start[q] > a ? M->start[q] - a : 0, end = M->start[q] + M->rows[q] - a,
+                  r1 = end < p->m ? end : p->m;
+    const tsr_laed_merge_args_t args = {
+        .plan = *p, .a = a, .row = a + r0 - M->start[q], .r0 = (int32_t)r0, .r1 = (int32_t)r1};
+    const int tag[3] = {(int)i, 3, q};
+    rc = tsr_task_laed_merge(M->ctx, M->part[q], h, M->work[q], &args, M->where[q], tag);
+  }
+  return rc;
+}
 
 /* A plan's bytes as a handle of the flow. */
 static int register_plan(tessera_context_t *ctx, tsr_laed_plan_t *p, tessera_data_t **h) {
@@ -139,11 +181,8 @@ static int finish_merge(int64_t n, int64_t a, tsr_laed_plan_t *p, double *d) {
 static int merge_level(merges_t *M, const level_t *up, const level_t *down) {
   tessera_context_t *ctx = M->ctx;
   int rc = 0;
-  for (int64_t i = 0; i < up->count && !rc; i++) {
-    const int tag[3] = {(int)i, 1, 0};
-    rc = tsr_task_laed_rows(ctx, M->Q, M->zh, up->start[i], up->size[i], down->size[2 * i],
-                            M->scope, tag);
-  }
+  for (int64_t i = 0; i < up->count && !rc; i++)
+    rc = coupling(M, i, up->start[i], up->size[i], down->size[2 * i]);
   if (!rc) rc = tessera_data_sync(ctx, M->zh);
   for (int64_t i = 0; i < up->count && !rc; i++) {
     const int64_t a = up->start[i], n1 = down->size[2 * i];
@@ -161,9 +200,8 @@ static int merge_level(merges_t *M, const level_t *up, const level_t *down) {
       if (rc) return rc;
     }
     if ((rc = finish_merge(M->n, a, p, M->d + a))) return rc;
-    const int tag[3] = {(int)i, 3, 0};
     rc = register_plan(ctx, p, &M->planh[i]);
-    if (!rc) rc = tsr_task_laed_merge(ctx, M->Q, M->planh[i], M->work, p, a, M->scope, tag);
+    if (!rc) rc = carry_out(M, i, p, M->planh[i], a);
   }
   return rc;
 }
@@ -300,10 +338,40 @@ static int split(int64_t n, int64_t leaf, level_t *lv, int most) {
   return L;
 }
 
+/* Q's parts (merges_t): with `spread` (the caller takes them) and the merges on accelerators,
+ * one per accelerator that holds its share (tsr_stedc_parts), the blocks of the level with that
+ * many; else Q whole, qh where given. Each part with a workspace for a merge on its rows. */
+static int make_parts(merges_t *M, const level_t *lv, int L, double *q, int64_t ldq,
+                      tessera_data_t *qh, bool spread) {
+  const int64_t n = M->n;
+  int most = 1;
+  for (int l = 1; l < L && most * 2 <= TSR_STEDC_PARTS; l++) most *= 2;
+  M->parts = spread && !qh && M->devices && most > 1
+                 ? tsr_stedc_parts(M->ctx, M->scope, n, most, M->where)
+                 : 1;
+  if (M->parts == 1) M->where[0] = M->scope;
+  int l = 0, rc = 0;
+  while ((1 << l) < M->parts) l++;
+  for (int p = 0; p < M->parts && !rc; p++) {
+    M->start[p] = lv[l].start[p], M->rows[p] = lv[l].size[p];
+    const int64_t work = tsr_laed_work_rows(M->rows[p], n);
+    if (M->parts == 1 && qh)
+      M->part[p] = qh;
+    else
+      rc = tessera_data_register(M->ctx, TESSERA_HOST_NODE, q + M->start[p], (size_t)M->rows[p],
+                                 (size_t)n, (size_t)ldq, 8, &M->part[p]);
+    if (!rc)
+      rc = tessera_data_create_workspace(M->ctx, (size_t)n, (size_t)((work + n - 1) / n), 8,
+                                         &M->work[p]);
+  }
+  return rc;
+}
+
 /* Both forms: with q, the eigenvectors into q (the merges on Q); without, the eigenvalues alone
- * (each block's first and last eigenvector rows kept). */
+ * (each block's first and last eigenvector rows kept). With `out`, Q's parts stay where the
+ * merges left them, handed to the caller. */
 static int dc(tessera_context_t *ctx, int64_t n, double *d, double *e, double *q, int64_t ldq,
-              int64_t leaf, tessera_data_t *qh) {
+              int64_t leaf, tessera_data_t *qh, tsr_stedc_parts_t *out) {
   if (n < 1) return 0;
   double scale = 0;
   for (int64_t i = 0; i < n; i++) scale = fmax(scale, fabs(d[i]));
@@ -339,28 +407,31 @@ static int dc(tessera_context_t *ctx, int64_t n, double *d, double *e, double *q
   }
   for (int l = L - 2; l >= 0 && !rc && !q; l--)
     rc = values_level(ctx, n, &lv[l], &lv[l + 1], ds, es, rows, M.z, M.devices ? &M.scope : NULL);
-  if (!rc && L > 1 && q) {
-    M.Q = qh;
-    if (!qh)
-      rc = tessera_data_register(ctx, TESSERA_HOST_NODE, q, (size_t)n, (size_t)n, (size_t)ldq, 8,
-                                 &M.Q);
+  if (!rc && q && (L > 1 || out)) {
+    rc = make_parts(&M, lv, L, q, ldq, qh, out != NULL);
     if (!rc)
       rc = tessera_data_register(ctx, TESSERA_HOST_NODE, M.z, (size_t)n, 1, (size_t)n, 8, &M.zh);
-    if (!rc)
-      rc =
-          tessera_data_create_workspace(ctx, (size_t)n, (size_t)(tsr_laed_work(n) / n), 8, &M.work);
     for (int l = L - 2; l >= 0 && !rc; l--) {
       rc = merge_level(&M, &lv[l], &lv[l + 1]);
       const int r = release_plans(&M, lv[l].count);
       if (!rc) rc = r;
     }
     if (rc) (void)tessera_wait_all(ctx);
-    const tessera_data_t *h[3] = {M.Q != qh ? M.Q : NULL, M.zh, M.work};
-    for (int i = 0; i < 3; i++)
-      if (h[i]) {
-        const int r = tessera_data_release(ctx, (tessera_data_t *)h[i]);
+    const bool hand = out && !rc;
+    for (int p = 0; p < M.parts; p++) {
+      tessera_data_t *h[2] = {M.work[p], M.part[p] != qh && !hand ? M.part[p] : NULL};
+      for (int i = 0; i < 2; i++) {
+        const int r = h[i] ? tessera_data_release(ctx, h[i]) : 0;
         if (!rc) rc = r;
       }
+    }
+    const int r = M.zh ? tessera_data_release(ctx, M.zh) : 0;
+    if (!rc) rc = r;
+    if (hand) {
+      out->count = M.parts;
+      for (int p = 0; p < M.parts; p++)
+        out->part[p] = M.part[p], out->start[p] = M.start[p], out->rows[p] = M.rows[p];
+    }
   }
   if (!rc)
     for (int64_t i = 0; i < n; i++) d[i] = ds[i] * (scale > 0 ? scale : 1);
@@ -371,9 +442,15 @@ static int dc(tessera_context_t *ctx, int64_t n, double *d, double *e, double *q
 
 int tsr_stedc_dc(tessera_context_t *ctx, int64_t n, double *d, double *e, double *q, int64_t ldq,
                  int64_t leaf, tessera_data_t *qh) {
-  return dc(ctx, n, d, e, q, ldq, leaf, qh);
+  return dc(ctx, n, d, e, q, ldq, leaf, qh, NULL);
+}
+
+int tsr_stedc_dc_parts(tessera_context_t *ctx, int64_t n, double *d, double *e, double *q,
+                       int64_t ldq, int64_t leaf, tsr_stedc_parts_t *out) {
+  *out = (tsr_stedc_parts_t){0};
+  return dc(ctx, n, d, e, q, ldq, leaf, NULL, out);
 }
 
 int tsr_stedc_values(tessera_context_t *ctx, int64_t n, double *d, double *e, int64_t leaf) {
-  return dc(ctx, n, d, e, NULL, 0, leaf, NULL);
+  return dc(ctx, n, d, e, NULL, 0, leaf, NULL, NULL);
 }

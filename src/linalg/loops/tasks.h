@@ -116,8 +116,8 @@ int tsr_task_eig_prepare(tessera_context_t *ctx, const tsr_eig_prepare_args_t *a
                          const int tag[3]);
 int tsr_task_stedc(tessera_context_t *ctx, tessera_data_t *d, tessera_data_t *e, tessera_data_t *z,
                    int n, int64_t rows, int64_t row, const int tag[3], int prio);
-int tsr_task_laed_rows(tessera_context_t *ctx, tessera_data_t *q, tessera_data_t *z, int64_t a,
-                       int64_t m, int64_t n1, tessera_scope_t scope, const int tag[3]);
+int tsr_task_laed_rows(tessera_context_t *ctx, tessera_data_t *q, tessera_data_t *z,
+                       const tsr_laed_rows_args_t *args, tessera_scope_t scope, const int tag[3]);
 int tsr_task_laed_roots(tessera_context_t *ctx, tsr_laed_plan_t *plan, int64_t j0, int64_t j1,
                         const int tag[3]);
 int tsr_task_laed_secular(tessera_context_t *ctx, tessera_data_t *plan,
@@ -128,7 +128,7 @@ int tsr_task_laed_update(tessera_context_t *ctx, const tsr_laed_update_args_t *a
 int tsr_task_laed_values(tessera_context_t *ctx, tessera_data_t *plan, tessera_data_t *rows,
                          const tsr_laed_plan_t *header, tessera_scope_t scope, const int tag[3]);
 int tsr_task_laed_merge(tessera_context_t *ctx, tessera_data_t *q, tessera_data_t *plan,
-                        tessera_data_t *work, const tsr_laed_plan_t *header, int64_t a,
+                        tessera_data_t *work, const tsr_laed_merge_args_t *args,
                         tessera_scope_t scope, const int tag[3]);
 int tsr_task_hefill(tessera_dtype_t dtype, tsr_flow_t *f, tessera_data_t *a, int n,
                     const int tag[3], int prio);

@@ -63,12 +63,11 @@ int tsr_task_stedc(tessera_context_t *ctx, tessera_data_t *d, tessera_data_t *e,
                          md, tag, prio);
 }
 
-int tsr_task_laed_rows(tessera_context_t *ctx, tessera_data_t *q, tessera_data_t *z, int64_t a,
-                       int64_t m, int64_t n1, tessera_scope_t scope, const int tag[3]) {
-  tsr_laed_rows_args_t args = {.a = a, .m = m, .n1 = n1};
+int tsr_task_laed_rows(tessera_context_t *ctx, tessera_data_t *q, tessera_data_t *z,
+                       const tsr_laed_rows_args_t *args, tessera_scope_t scope, const int tag[3]) {
   tessera_data_t *h[2] = {q, z};
   tessera_access_t md[2] = {TESSERA_R, TESSERA_RW};
-  return tsr_insert_in(tsr_context_local_flow(ctx), &tsr_kernel_laed_rows, &args, sizeof args, 2, h,
+  return tsr_insert_in(tsr_context_local_flow(ctx), &tsr_kernel_laed_rows, args, sizeof *args, 2, h,
                        md, scope, tag, 0);
 }
 
@@ -105,12 +104,11 @@ int tsr_task_laed_values(tessera_context_t *ctx, tessera_data_t *plan, tessera_d
 }
 
 int tsr_task_laed_merge(tessera_context_t *ctx, tessera_data_t *q, tessera_data_t *plan,
-                        tessera_data_t *work, const tsr_laed_plan_t *header, int64_t a,
+                        tessera_data_t *work, const tsr_laed_merge_args_t *args,
                         tessera_scope_t scope, const int tag[3]) {
-  tsr_laed_merge_args_t args = {.plan = *header, .a = a};
   tessera_data_t *h[3] = {q, plan, work};
   tessera_access_t md[3] = {TESSERA_RW, TESSERA_R, TESSERA_RW};
-  return tsr_insert_in(tsr_context_local_flow(ctx), &tsr_kernel_laed_merge, &args, sizeof args, 3,
+  return tsr_insert_in(tsr_context_local_flow(ctx), &tsr_kernel_laed_merge, args, sizeof *args, 3,
                        h, md, scope, tag, 0);
 }
 
