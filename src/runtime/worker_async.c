@@ -121,6 +121,9 @@ static int launch(tsr_worker_t *w, tsr_flight_t *fl, bool last_chance) {
   if (rc == TESSERA_ERR_NOMEM && !last_chance) return rc;
   /* The flow's status says why; wait_all turns it into the message (workers write none). */
   if (rc) tsr_flow_fail(ctx, rc);
+  /* timed from the start of the enqueue: a kernel that enqueues many launches blocks here once
+   * the device's launch queue is full, so most of its work can run before its call returns */
+  fl->launched = tsr_now();
   if (!rc && !fl->skipped) {
     fl->run = (tsr_run_t){.task = t, .worker = w};
     fl->ex.task = &fl->run;
@@ -133,7 +136,6 @@ static int launch(tsr_worker_t *w, tsr_flight_t *fl, bool last_chance) {
   }
   int e = w->be->event_record(w->be_state, fl->done, fl->queue);
   if (e) tsr_flow_fail(ctx, e);
-  fl->launched = tsr_now();
   fl->running = true;
   return 0;
 }
