@@ -13,9 +13,18 @@
  * the previous step and the left reflector of this one are applied to the bulge in one pass:
  * B (I - tu u uᴴ) = B - tu y uᴴ with y = B u, and (I - t v vᴴ)ᴴ of that subtracts conj(t) v wᴴ
  * with w = Bᴴ v - conj(tu) u (yᴴ v). Complex dtypes as LAPACK's zhb2st: larfg makes the
- * subdiagonal real, Hermitian products read the lower triangle's diagonal as real. */
+ * subdiagonal real, Hermitian products read the lower triangle's diagonal as real.
+ *
+ * Where a kd x (kd + 1) block fits in the shared memory a block may opt into (f32, f64 and c64
+ * at kd = 128), a step copies the bulge into shared memory in one pass, works on it there and
+ * writes it back, then does the same with the diagonal block's lower triangle: each of the
+ * step's passes then waits on shared memory instead of a round trip to L2. The steps form a
+ * chain (each sweep two steps behind the one before), so the chase's time is about 2 n steps'
+ * latency, whatever the number of blocks. */
 #include <cuda/std/complex>
 #include <cuda_runtime.h>
+
+#include <type_traits>
 
 #include "kernels/cuda/cuda_kernels.h"
 
@@ -108,6 +117,30 @@ __device__ void put(zf *p, zf x) {
   __stcg(reinterpret_cast<float2 *>(p), make_float2(x.real(), x.imag()));
 }
 
+/* Where a step's blocks are read and written: the band at L2, or the step's copy in shared
+ * memory. */
+struct AtL2 {
+  template <typename T> static __device__ T ld(const T *p) { return get(p); }
+  template <typename T> static __device__ void st(T *p, T x) { put(p, x); }
+};
+struct InShared {
+  template <typename T> static __device__ T ld(const T *p) { return *p; }
+  template <typename T> static __device__ void st(T *p, T x) { *p = x; }
+};
+
+/* dst = src on the rows x cols block (only the entries c <= i where lower), From and To the
+ * two sides' accessors; every thread takes part. */
+template <typename From, typename To, typename T>
+__device__ void copy_block(int rows, int cols, bool lower, const T *src, long long lds, T *dst,
+                           long long ldd) {
+  const int count = rows * cols;
+  for (int k = threadIdx.x; k < count; k += kThreads) {
+    const int i = k % rows, c = k / rows;
+    if (!lower || c <= i) To::st(dst + i + c * ldd, From::ld(src + i + c * lds));
+  }
+  __syncthreads();
+}
+
 __device__ double shfl(double x, int o) {
   return __shfl_xor_sync(0xffffffffu, x, o);
 }
@@ -146,7 +179,7 @@ __device__ Rows rows_of(int rows) {
 /* y = M x over columns c0 .. cols - 1 of M (rows x cols, column stride ld, in the band), only
  * c <= i where lower (a Hermitian matrix's lower triangle: its diagonal read as real); x and y
  * in the block's vectors; part: kThreads entries. */
-template <typename T>
+template <typename M, typename T>
 __device__ void by_rows(int rows, int c0, int cols, bool lower, const T *m, long long ld,
                         const T *x, T *y, T *part) {
   const Rows L = rows_of(rows);
@@ -156,7 +189,7 @@ __device__ void by_rows(int rows, int c0, int cols, bool lower, const T *m, long
     if (L.g < L.G && i < rows) {
       const int end = lower ? min(cols, i + 1) : cols;
       for (int c = c0 + L.g; c < end; c += L.G) {
-        const T a = get(m + i + c * ld);
+        const T a = M::ld(m + i + c * ld);
         acc += (lower && c == i ? T(re(a)) : a) * x[c];
       }
     }
@@ -173,13 +206,14 @@ __device__ void by_rows(int rows, int c0, int cols, bool lower, const T *m, long
 
 /* z[c] (+)= sum over rows i (i > c where lower) of conj(M[i, c]) x[i], c = c0 .. cols - 1 (Mᴴ x,
  * or a Hermitian lower triangle's part above the diagonal): a warp per column. */
-template <typename T>
+template <typename M, typename T>
 __device__ void by_columns(int rows, int c0, int cols, bool lower, const T *m, long long ld,
                            const T *x, T *z, bool add) {
   const int w = threadIdx.x / 32, l = threadIdx.x % 32;
   for (int c = c0 + w; c < cols; c += kWarps) {
     T acc = 0;
-    for (int i = (lower ? c + 1 : 0) + l; i < rows; i += 32) acc += cj(get(m + i + c * ld)) * x[i];
+    for (int i = (lower ? c + 1 : 0) + l; i < rows; i += 32)
+      acc += cj(M::ld(m + i + c * ld)) * x[i];
     acc = warp_sum(acc);
     if (l == 0) z[c] = add ? z[c] + acc : acc;
   }
@@ -190,11 +224,11 @@ __device__ void by_columns(int rows, int c0, int cols, bool lower, const T *m, l
  * vector's tail into vv[1 ..] and vg[1 ..] (vv[0] = vg[0] = 1), zeros below beta; tau returned
  * (every thread). Complex alpha with a zero tail still gets a reflector, which makes it real.
  * red: kWarps entries. */
-template <typename T> __device__ T larfg(int len, T *col, T *vv, T *vg, T *red) {
+template <typename M, typename T> __device__ T larfg(int len, T *col, T *vv, T *vg, T *red) {
   using R = real_t<T>;
-  const T alpha = get(col); /* read before the sum's barrier: thread 0 writes beta there */
+  const T alpha = M::ld(col); /* read before the sum's barrier: thread 0 writes beta there */
   R ss = 0;
-  for (int i = 1 + threadIdx.x; i < len; i += kThreads) ss += abs2(get(col + i));
+  for (int i = 1 + threadIdx.x; i < len; i += kThreads) ss += abs2(M::ld(col + i));
   const R xnorm = sqrt(block_sum(ss, reinterpret_cast<R *>(red)));
   const R alphr = re(alpha), alphi = im(alpha);
   T tau = 0, scale = 1;
@@ -219,11 +253,11 @@ template <typename T> __device__ T larfg(int len, T *col, T *vv, T *vg, T *red) 
     for (int i = 0; i < k; i++) beta *= safmin;
   }
   for (int i = 1 + threadIdx.x; i < len; i += kThreads) {
-    const T x = tau != T(0) ? get(col + i) * scale : get(col + i);
+    const T x = tau != T(0) ? M::ld(col + i) * scale : M::ld(col + i);
     vv[i] = x, vg[i] = x;
-    put(col + i, T(0));
+    M::st(col + i, T(0));
   }
-  if (threadIdx.x == 0) vv[0] = 1, vg[0] = 1, put(col, T(beta));
+  if (threadIdx.x == 0) vv[0] = 1, vg[0] = 1, M::st(col, T(beta));
   __syncthreads();
   return tau;
 }
@@ -238,14 +272,21 @@ template <typename T> __host__ __device__ bool vectors_shared(int kd) {
 }
 
 /* Step (s, j) of the reduction on the working band w (ld = ldw - 1 its dense view), as
- * cpu/hb2st.c's step. */
-template <typename T>
+ * cpu/hb2st.c's step. With Staged, the bulge (len x kd; column s alone at j = 0) and then the
+ * diagonal block's lower triangle are worked on in `stage` (shared memory, leading dimension
+ * kd + 1) between a copy in and a copy back. */
+template <bool Staged, typename T>
 __device__ void step(int n, int kd, T *w, long long ld, int s, int j, int steps0, T *v, T *tau,
-                     const Vecs<T> &V) {
+                     const Vecs<T> &V, T *stage) {
+  using M = typename std::conditional<Staged, InShared, AtL2>::type;
   const int lo = s + 1 + j * kd, hi = min(lo + kd - 1, n - 1), len = hi - lo + 1;
   const long long slot = static_cast<long long>(s) * steps0 + j;
   T *vj = v + slot * kd;
-  T *col = w + lo + static_cast<long long>(j == 0 ? s : lo - kd) * ld;
+  T *const band = w + lo + static_cast<long long>(j == 0 ? s : lo - kd) * ld;
+  const int width = j == 0 ? 1 : kd;
+  const long long lb = Staged ? kd + 1 : ld;
+  T *col = Staged ? stage : band;
+  if (Staged) copy_block<AtL2, InShared>(len, width, false, band, ld, col, lb);
   T tu = 0;
   if (j > 0) {
     tu = tau[slot - 1];
@@ -254,16 +295,16 @@ __device__ void step(int n, int kd, T *w, long long ld, int s, int j, int steps0
     for (int i = threadIdx.x; i < len; i += kThreads) V.y[i] = 0;
     __syncthreads();
     if (tu != T(0)) { /* y = B u, and the bulge's first column times H(s, j - 1) */
-      by_rows(len, 0, kd, false, col, ld, V.u, V.y, V.part);
+      by_rows<M>(len, 0, kd, false, col, lb, V.u, V.y, V.part);
       for (int i = threadIdx.x; i < len; i += kThreads)
-        put(col + i, get(col + i) - tu * V.y[i] * cj(V.u[0]));
+        M::st(col + i, M::ld(col + i) - tu * V.y[i] * cj(V.u[0]));
       __syncthreads();
     }
   }
   for (int i = len + threadIdx.x; i < kd; i += kThreads) vj[i] = 0;
   T t = 0;
   if (j == 0 || len > 1) {
-    t = larfg(len, col, V.vv, vj, V.red);
+    t = larfg<M>(len, col, V.vv, vj, V.red);
   } else {
     if (threadIdx.x == 0) V.vv[0] = 1, vj[0] = 1;
     __syncthreads();
@@ -272,7 +313,7 @@ __device__ void step(int n, int kd, T *w, long long ld, int s, int j, int steps0
   if (j > 0 && kd > 1 && (tu != T(0) || t != T(0))) { /* the rest of the bulge, both sides */
     T gamma = 0;
     if (t != T(0)) {
-      by_columns(len, 1, kd, false, col, ld, V.vv, V.z, false); /* z = B2ᴴ v */
+      by_columns<M>(len, 1, kd, false, col, lb, V.vv, V.z, false); /* z = B2ᴴ v */
       T part = 0;
       for (int i = threadIdx.x; i < len; i += kThreads) part += cj(V.y[i]) * V.vv[i];
       gamma = block_sum(part, V.red);
@@ -283,19 +324,22 @@ __device__ void step(int n, int kd, T *w, long long ld, int s, int j, int steps0
       if (L.g >= L.G || i >= len) continue;
       const T yi = tu * V.y[i], vi = cj(t) * V.vv[i];
       for (int c = 1 + L.g; c < kd; c += L.G) {
-        T *p = col + i + c * ld;
+        T *p = col + i + c * lb;
         const T wc = t != T(0) ? cj(V.z[c]) - tu * cj(V.u[c]) * cj(gamma) : T(0);
-        put(p, get(p) - yi * cj(V.u[c]) - vi * wc);
+        M::st(p, M::ld(p) - yi * cj(V.u[c]) - vi * wc);
       }
     }
     __syncthreads();
   }
+  if (Staged) copy_block<InShared, AtL2>(len, width, false, col, lb, band, ld);
   if (t == T(0) || len < 2) return;
   /* C = Hᴴ C H on the diagonal block (its lower triangle): x = t C v, x += alpha v with
    * alpha = -conj(t) (vᴴ x) / 2, C -= v xᴴ + x vᴴ (the diagonal kept real) */
-  T *C = w + static_cast<long long>(lo) * (ld + 1);
-  by_rows(len, 0, len, true, C, ld, V.vv, V.x, V.part);
-  by_columns(len, 0, len, true, C, ld, V.vv, V.x, true);
+  T *const diag = w + static_cast<long long>(lo) * (ld + 1);
+  T *C = Staged ? stage : diag;
+  if (Staged) copy_block<AtL2, InShared>(len, len, true, diag, ld, C, lb);
+  by_rows<M>(len, 0, len, true, C, lb, V.vv, V.x, V.part);
+  by_columns<M>(len, 0, len, true, C, lb, V.vv, V.x, true);
   T dot = 0;
   for (int i = threadIdx.x; i < len; i += kThreads) dot += cj(V.vv[i]) * V.x[i];
   const T alpha = T(-0.5) * cj(t) * t * block_sum(dot, V.red);
@@ -307,21 +351,23 @@ __device__ void step(int n, int kd, T *w, long long ld, int s, int j, int steps0
     if (L.g >= L.G || i >= len) continue;
     const T vi = V.vv[i], xi = V.x[i];
     for (int c = L.g; c <= i; c += L.G) {
-      T *p = C + i + c * ld;
-      const T r = get(p) - vi * cj(V.x[c]) - xi * cj(V.vv[c]);
-      put(p, c == i ? T(re(r)) : r);
+      T *p = C + i + c * lb;
+      const T r = M::ld(p) - vi * cj(V.x[c]) - xi * cj(V.vv[c]);
+      M::st(p, c == i ? T(re(r)) : r);
     }
   }
   __syncthreads();
+  if (Staged) copy_block<InShared, AtL2>(len, len, true, C, lb, diag, ld);
 }
 
-template <typename T>
+template <bool Staged, typename T>
 __global__ void __launch_bounds__(kThreads, 1)
     chase(int n, int kd, T *w, long long ldw, T *v, T *tau, T *scratch, int *progress) {
   extern __shared__ __align__(16) unsigned char smem[];
   T *sh = reinterpret_cast<T *>(smem);
-  T *vecs = vectors_shared<T>(kd) ? sh + kThreads + kWarps
-                                  : scratch + static_cast<long long>(blockIdx.x) * 5 * kd;
+  T *vecs = Staged || vectors_shared<T>(kd) ? sh + kThreads + kWarps
+                                            : scratch + static_cast<long long>(blockIdx.x) * 5 * kd;
+  T *stage = Staged ? vecs + 5 * kd : nullptr;
   const Vecs<T> V = {vecs,          vecs + kd, vecs + 2 * kd, vecs + 3 * kd,
                      vecs + 4 * kd, sh,        sh + kThreads};
   const int sweeps = n - 1, steps0 = steps_of(n, kd, 0);
@@ -336,7 +382,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         __threadfence();
       }
       __syncthreads();
-      step(n, kd, w, ldw - 1, s, j, steps0, v, tau, V);
+      step<Staged>(n, kd, w, ldw - 1, s, j, steps0, v, tau, V, stage);
       __threadfence(); /* every thread's writes to the band, before the step is published */
       __syncthreads();
       if (threadIdx.x == 0) prog[s] = j + 1;
@@ -344,9 +390,26 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
 }
 
-template <typename T> size_t shared_bytes(int kd) {
-  return (kThreads + kWarps) * sizeof(T) +
-         (vectors_shared<T>(kd) ? 5 * static_cast<size_t>(kd) * sizeof(T) : 0);
+/* Shared memory of a block: the reduction scratch, the step's vectors where they fit (always
+ * when staged) and, staged, the step's block of kd x (kd + 1). */
+template <typename T> size_t shared_bytes(int kd, bool staged) {
+  const size_t k = static_cast<size_t>(kd);
+  return (kThreads + kWarps + (staged || vectors_shared<T>(kd) ? 5 * k : 0) +
+          (staged ? k * (k + 1) : 0)) *
+         sizeof(T);
+}
+
+/* Whether the steps work in shared memory on this device: its block fits in what a block may
+ * opt into, and the kernel takes that much. */
+template <typename T> bool staged_on_device(int kd) {
+  int dev = 0, most = 0;
+  const size_t bytes = shared_bytes<T>(kd, true);
+  return cudaGetDevice(&dev) == cudaSuccess &&
+         cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) ==
+             cudaSuccess &&
+         bytes <= static_cast<size_t>(most) &&
+         cudaFuncSetAttribute(chase<true, T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                              static_cast<int>(bytes)) == cudaSuccess;
 }
 
 /* The working band from LAPACK's lower band storage: rows 0 .. min(kd, n - 1 - j) of column j
@@ -371,10 +434,12 @@ __global__ void extract(int n, const T *w, long long ldw, double *d, double *e) 
 
 template <typename T> int blocks_for(int kd, int sweeps) {
   int dev = 0, sms = 0, per = 0;
-  const size_t sh = shared_bytes<T>(kd);
+  const bool staged = staged_on_device<T>(kd);
+  const size_t sh = shared_bytes<T>(kd, staged);
   if (cudaGetDevice(&dev) != cudaSuccess ||
       cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, chase<T>, kThreads, sh) != cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, staged ? chase<true, T> : chase<false, T>,
+                                                    kThreads, sh) != cudaSuccess ||
       per < 1)
     return -1;
   /* a block per multiprocessor: about n / (2 kd) sweeps are in flight at once */
@@ -397,8 +462,10 @@ template <typename T> int run(const tsr_cuda_hb2st_t *p, cudaStream_t st) {
       *sc = static_cast<T *>(p->scratch);
     int *pg = p->progress;
     void *args[] = {&nn, &kk, &wt, &lw, &vt, &tt, &sc, &pg};
-    if (cudaLaunchCooperativeKernel(reinterpret_cast<void *>(chase<T>), dim3(p->blocks),
-                                    dim3(kThreads), args, shared_bytes<T>(kd), st) != cudaSuccess)
+    const bool staged = staged_on_device<T>(kd);
+    const void *kernel = reinterpret_cast<const void *>(staged ? chase<true, T> : chase<false, T>);
+    if (cudaLaunchCooperativeKernel(kernel, dim3(p->blocks), dim3(kThreads), args,
+                                    shared_bytes<T>(kd, staged), st) != cudaSuccess)
       return -1;
   }
   const unsigned b = static_cast<unsigned>((n + 255) / 256 < 1024 ? (n + 255) / 256 : 1024);
