@@ -1,10 +1,16 @@
 /* The bulge chasing (cpu/hb2st.h) on a GPU, every dtype: one cooperative launch whose thread
  * blocks each own sweeps b, b + B, b + 2B, ... and run their steps in order, as the CPU's step
  * does them (the bulge times the previous reflector, larfg, the rest of the bulge, the diagonal
- * block's two-sided update), on the working band in device memory. Step (s, j) waits for step
- * (s - 1, j + 1) (or sweep s - 1's last) through a progress counter per sweep, spun on by one
- * thread and published after every thread's fence; the launch is cooperative so that every block
- * is resident and a wait always ends. The band is read and written at L2 (__ldcg, __stcg): other
+ * block's two-sided update), on the working band in device memory. A step has two halves, the
+ * bulge's (up to the rest of the bulge) and the diagonal block's, and each sweep publishes the
+ * halves it has done through a progress counter, spun on by one thread of the next sweep's
+ * block and published after every thread's fence. Step (s, j)'s bulge shares entries with
+ * steps (s - 1, j) and (s - 1, j + 1)'s bulges and with (s - 1, j)'s diagonal block; its
+ * diagonal block with (s - 1, j + 1)'s bulge and diagonal block; nothing with later steps. So
+ * its bulge half waits for (s - 1, j + 1)'s bulge half and its diagonal half for (s - 1, j + 1)
+ * whole (or sweep s - 1's end): each sweep starts its steps a bulge half sooner than whole steps
+ * would let it. The launch is cooperative so that every block is resident and a wait always
+ * ends. The band is read and written at L2 (__ldcg, __stcg): other
  * blocks' steps change it between this block's, and L1 is not coherent across blocks.
  *
  * Every pass over a block of the band is spread over all the threads with coalesced accesses:
@@ -271,13 +277,31 @@ template <typename T> __host__ __device__ bool vectors_shared(int kd) {
   return (kThreads + kWarps + 5 * static_cast<size_t>(kd)) * sizeof(T) <= kShared;
 }
 
+/* Waits until sweep s - 1 has published `need` halves of its steps; every thread then reads
+ * what they wrote. */
+__device__ void wait_for(const volatile int *prog, int s, int need) {
+  if (s > 0 && threadIdx.x == 0) {
+    while (prog[s - 1] < need) {
+    }
+    __threadfence();
+  }
+  __syncthreads();
+}
+
+/* Publishes `done` halves of sweep s's steps once every thread's writes to the band are out. */
+__device__ void publish(volatile int *prog, int s, int done) {
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) prog[s] = done;
+}
+
 /* Step (s, j) of the reduction on the working band w (ld = ldw - 1 its dense view), as
  * cpu/hb2st.c's step. With Staged, the bulge (len x kd; column s alone at j = 0) and then the
  * diagonal block's lower triangle are worked on in `stage` (shared memory, leading dimension
  * kd + 1) between a copy in and a copy back. */
 template <bool Staged, typename T>
 __device__ void step(int n, int kd, T *w, long long ld, int s, int j, int steps0, T *v, T *tau,
-                     const Vecs<T> &V, T *stage) {
+                     const Vecs<T> &V, T *stage, volatile int *prog, int before) {
   using M = typename std::conditional<Staged, InShared, AtL2>::type;
   const int lo = s + 1 + j * kd, hi = min(lo + kd - 1, n - 1), len = hi - lo + 1;
   const long long slot = static_cast<long long>(s) * steps0 + j;
@@ -332,7 +356,9 @@ __device__ void step(int n, int kd, T *w, long long ld, int s, int j, int steps0
     __syncthreads();
   }
   if (Staged) copy_block<InShared, AtL2>(len, width, false, col, lb, band, ld);
+  publish(prog, s, 2 * j + 1);
   if (t == T(0) || len < 2) return;
+  wait_for(prog, s, min(2 * j + 4, 2 * before));
   /* C = Hᴴ C H on the diagonal block (its lower triangle): x = t C v, x += alpha v with
    * alpha = -conj(t) (vᴴ x) / 2, C -= v xᴴ + x vᴴ (the diagonal kept real) */
   T *const diag = w + static_cast<long long>(lo) * (ld + 1);
@@ -375,17 +401,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   for (int s = blockIdx.x; s < sweeps; s += gridDim.x) {
     const int steps = steps_of(n, kd, s), before = s > 0 ? steps_of(n, kd, s - 1) : 0;
     for (int j = 0; j < steps; j++) {
-      if (s > 0 && threadIdx.x == 0) {
-        const int need = min(j + 2, before);
-        while (prog[s - 1] < need) {
-        }
-        __threadfence();
-      }
-      __syncthreads();
-      step<Staged>(n, kd, w, ldw - 1, s, j, steps0, v, tau, V, stage);
-      __threadfence(); /* every thread's writes to the band, before the step is published */
-      __syncthreads();
-      if (threadIdx.x == 0) prog[s] = j + 1;
+      wait_for(prog, s, min(2 * j + 3, 2 * before));
+      step<Staged>(n, kd, w, ldw - 1, s, j, steps0, v, tau, V, stage, prog, before);
+      publish(prog, s, 2 * j + 2);
     }
   }
 }
