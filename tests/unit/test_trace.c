@@ -157,12 +157,10 @@ static void test_stats(void **state) {
  * host), timed on the device and placed on the host's timeline, and in the device workers'
  * bytes_in counters. Skips without devices. */
 enum { TT_MAX_STATS = 32 };
-static void test_trace_copies(void **state) {
-  (void)state;
-  char path[] = "/tmp/tessera-copy-trace-XXXXXX";
-  int fd = mkstemp(path);
-  assert_true(fd >= 0);
-  close(fd);
+
+/* A context of one CPU worker and the devices, its tasks on the devices, traced into `path`;
+ * NULL (the context finalized) where it has no accelerator. */
+static tessera_context_t *traced_on_devices(const char *path) {
   tessera_config_t cfg;
   tessera_config_init(&cfg);
   cfg.cpu_workers = 1;
@@ -173,10 +171,23 @@ static void test_trace_copies(void **state) {
   assert_int_equal(tessera_init(&ctx, &cfg), 0);
   if (tessera_accelerator_count(ctx) == 0) {
     tessera_finalize(ctx);
+    return NULL;
+  }
+  assert_int_equal(tessera_set_scope(ctx, tessera_scope_gpus()), 0);
+  return ctx;
+}
+
+static void test_trace_copies(void **state) {
+  (void)state;
+  char path[] = "/tmp/tessera-copy-trace-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  tessera_context_t *ctx = traced_on_devices(path);
+  if (!ctx) {
     remove(path);
     skip();
   }
-  assert_int_equal(tessera_set_scope(ctx, tessera_scope_gpus()), 0);
   enum { N = 256 };
   double *a = calloc((size_t)N * N, sizeof *a);
   assert_non_null(a);
@@ -217,19 +228,12 @@ static void test_device_span(void **state) {
   char *path = tt_tmpfile("span");
   assert_non_null(path);
   unlink(path);
-  tessera_config_t cfg;
-  tessera_config_init(&cfg);
-  cfg.cpu_workers = 1;
-  cfg.perfmodel_file = "none";
-  cfg.trace_file = path;
-  tessera_context_t *ctx = NULL;
-  assert_int_equal(tessera_init(&ctx, &cfg), 0);
-  if (tessera_accelerator_count(ctx) == 0) {
-    tessera_finalize(ctx);
+  tessera_context_t *ctx = traced_on_devices(path);
+  if (!ctx) {
+    unlink(path);
     free(path);
     skip();
   }
-  assert_int_equal(tessera_set_scope(ctx, tessera_scope_gpus()), 0);
   enum { NAP_US = 40000 };
   int us = NAP_US;
   tessera_task_t t;
