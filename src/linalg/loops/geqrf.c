@@ -160,8 +160,9 @@ int tsr_pxunmqr(char trans, const tessera_matrix_t *A, const tsr_qr_t *Q, tesser
 
 /* The block reflector of steps k and k + 1 (Q_k Q_{k+1} = I - V T Vᴴ, 2 nb vectors from row
  * k nb) made into pair buffer b of P: its two panels side by side in P->v[b] (step k + 1's from
- * its own first row; the rows above stay the zeros P->v[b] was made with, as every later pair
- * copies from lower rows), their tau from the two T's diagonals, T by larft. */
+ * its own first row: the rows above lie above the unit diagonal of the pair's vectors, which
+ * larft and qr_step never read, as they never read R above a geqrt's), their tau from the two
+ * T's diagonals, T by larft. */
 static int make_pair(const tessera_matrix_t *A, const tsr_qr_t *Q, int64_t k, tsr_qr_pairs_t *P,
                      int b) {
   const int nb = (int)Q->nb, r0 = (int)(k * Q->nb), m = (int)A->m;
