@@ -12,12 +12,12 @@
 #include "tessera/task.h"
 
 /** lacpy: buffers {src (R), dst (W, or RW when the copy fills part of it)}. Copies the m x n
- *  block of src starting at (src_row, src_col) into dst at row dst_row. */
+ *  block of src starting at (src_row, src_col) into dst at (dst_row, dst_col). */
 typedef struct {
   tessera_dtype_t dtype;
   int m, n;
   int src_row, dst_row;
-  int src_col;
+  int src_col, dst_col;
 } tsr_lacpy_args_t;
 
 /** convert: buffers {src (R) of dtype `from`, m x n; dst (W, or RW when the block is part of

@@ -468,8 +468,9 @@ static void lacpy_matches_cpu(void **state) {
     tessera_dtype_t dt = dtypes[d];
     tt_rng_t r = tt_rng((uint64_t)(3000 + d));
     tile_t t[2] = {tile_random(dt, 70, 53, 3, &r), tile_random(dt, 70, 53, 9, &r)};
-    tsr_lacpy_args_t a = {dt, 60, 50,
-                          7,  3,  2}; /* rows 7 .. 66 of columns 2 .. 51 into rows 3 .. 62 */
+    /* rows 7 .. 66 of columns 2 .. 51 into rows 3 .. 62 of columns 1 .. 50 */
+    tsr_lacpy_args_t a = {
+        .dtype = dt, .m = 60, .n = 50, .src_row = 7, .dst_row = 3, .src_col = 2, .dst_col = 1};
     expect_ok(run_both(tsr_cuda_lacpy, tsr_cpu_lacpy, &a, dt, t, 2, 1, 0, "lacpy"));
     free_tiles(t, 2);
   }
@@ -838,7 +839,7 @@ static void invalid_arguments_fail_before_enqueuing(void **state) {
   assert_int_equal(tsr_cuda_lauum(&ex, &la), TESSERA_ERR_KERNEL); /* no handles */
   ex.scratch = &g.scratch;
   ex.ndata = 1;
-  tsr_lacpy_args_t lc = {TESSERA_F64, 4, 4, 0, 0, 0};
+  tsr_lacpy_args_t lc = {.dtype = TESSERA_F64, .m = 4, .n = 4};
   assert_int_equal(tsr_cuda_lacpy(&ex, &lc), TESSERA_ERR_KERNEL); /* missing buffer */
   tsr_trtri_args_t tt = {TESSERA_F64, 'L', 'N', 4, 0};
   ex.async = NULL;

@@ -178,12 +178,12 @@ int tsr_cpu_lacpy(const tessera_exec_t *ex, void *args) {
   const tsr_lacpy_args_t *a = args;
   tsr_cpu_operand_t S, D;
   if (!tsr_dtype_valid(a->dtype) || a->src_row < 0 || a->dst_row < 0 || a->src_col < 0 ||
-      tsr_cpu_operand(ex, 0, a->src_row + a->m, a->src_col + a->n, &S) ||
-      tsr_cpu_operand(ex, 1, a->dst_row + a->m, a->n, &D))
+      a->dst_col < 0 || tsr_cpu_operand(ex, 0, a->src_row + a->m, a->src_col + a->n, &S) ||
+      tsr_cpu_operand(ex, 1, a->dst_row + a->m, a->dst_col + a->n, &D))
     return TESSERA_ERR_KERNEL;
   size_t elsize = tessera_dtype_size(a->dtype);
   S.p = (char *)S.p + ((size_t)a->src_col * (size_t)S.ld + (size_t)a->src_row) * elsize;
-  D.p = (char *)D.p + (size_t)a->dst_row * elsize;
+  D.p = (char *)D.p + ((size_t)a->dst_col * (size_t)D.ld + (size_t)a->dst_row) * elsize;
   if (a->m == 0 || a->n == 0 || (S.p == D.p && S.ld == D.ld)) return 0;
   size_t col = (size_t)a->m * elsize;
   size_t lds = (size_t)S.ld * elsize, ldd = (size_t)D.ld * elsize;

@@ -124,15 +124,16 @@ int tsr_cuda_convert(const tessera_exec_t *ex, void *args) {
 
 int tsr_cuda_lacpy(const tessera_exec_t *ex, void *args) {
   const tsr_lacpy_args_t *a = args;
-  if (!tsr_dtype_valid(a->dtype) || a->src_row < 0 || a->dst_row < 0 || a->src_col < 0)
+  if (!tsr_dtype_valid(a->dtype) || a->src_row < 0 || a->dst_row < 0 || a->src_col < 0 ||
+      a->dst_col < 0)
     return TESSERA_ERR_KERNEL;
   const int lds = tsr_operand_ld(ex, 0, a->src_row + a->m, a->src_col + a->n);
-  const int ldd = tsr_operand_ld(ex, 1, a->dst_row + a->m, a->n);
+  const int ldd = tsr_operand_ld(ex, 1, a->dst_row + a->m, a->dst_col + a->n);
   if (lds < 0 || ldd < 0) return TESSERA_ERR_KERNEL;
   const size_t es = tessera_dtype_size(a->dtype);
   const char *src =
       (const char *)ex->ptr[0] + ((size_t)a->src_col * (size_t)lds + (size_t)a->src_row) * es;
-  char *dst = (char *)ex->ptr[1] + (size_t)a->dst_row * es;
+  char *dst = (char *)ex->ptr[1] + ((size_t)a->dst_col * (size_t)ldd + (size_t)a->dst_row) * es;
   if (a->m == 0 || a->n == 0 || (src == dst && lds == ldd)) return 0;
   return tsr_cuda_copy_2d(ex, dst, ldd, src, lds, a->m, a->n, es);
 }

@@ -120,14 +120,21 @@ int tsr_eig_back_band(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int
   if (!H->V) return C ? tessera_matrix_destroy(C) : 0;
   const size_t es = tessera_dtype_size(dt);
   tsr_qr_work_t wk = {0};
+  tsr_qr_pairs_t P = {0};
   char *rows = (char *)b->h + (size_t)nb * es;
   int rc = C ? 0
              : tessera_matrix_view(ctx, dt, n - nb, m, n - nb,
                                    tsr_eig_panel_columns(b->gpu, b->workers, n), rows, b->ldh, &C);
-  if (!rc) rc = tsr_qr_work_create(C, nb, &wk);
+  /* the GPU forms by pairs of steps: products of inner dimension 2 nb, half the passes over E */
+  const int64_t width = b->gpu ? 2 * (int64_t)nb : nb;
+  if (!rc) rc = tsr_qr_work_create(C, width, &wk);
   if (!rc) wk.row = C->m - (n - nb); /* Q2's tile holds E's rows from 0, the view from nb */
-  if (!rc) rc = tsr_pxunmqr('N', H->V, &H->Q, C, &wk);
+  if (!rc && b->gpu) rc = tsr_qr_pairs_create(H->V, &H->Q, &P);
+  if (!rc)
+    rc = b->gpu ? tsr_pxunmqr_pairs('N', H->V, &H->Q, C, &wk, &P)
+                : tsr_pxunmqr('N', H->V, &H->Q, C, &wk);
   if (!rc) rc = tessera_wait_all(ctx);
+  tsr_qr_pairs_destroy(&P);
   tsr_qr_work_destroy(&wk);
   if (C) {
     const int s = tessera_matrix_destroy(C);

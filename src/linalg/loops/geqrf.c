@@ -158,6 +158,87 @@ int tsr_pxunmqr(char trans, const tessera_matrix_t *A, const tsr_qr_t *Q, tesser
   return rc;
 }
 
+/* The block reflector of steps k and k + 1 (Q_k Q_{k+1} = I - V T Vᴴ, 2 nb vectors from row
+ * k nb) made into pair buffer b of P: its two panels side by side in P->v[b] (step k + 1's from
+ * its own first row: the rows above lie above the unit diagonal of the pair's vectors, which
+ * larft and qr_step never read, as they never read R above a geqrt's), their tau from the two
+ * T's diagonals, T by larft. */
+static int make_pair(const tessera_matrix_t *A, const tsr_qr_t *Q, int64_t k, tsr_qr_pairs_t *P,
+                     int b) {
+  const int nb = (int)Q->nb, r0 = (int)(k * Q->nb), m = (int)A->m;
+  const int kb1 = (int)step_width(Q, k + 1), tag[3] = {b, (int)k, 0};
+  tsr_flow_t *f = A->flow;
+  int rc = tsr_task_lacpy_at(A->dtype, f, tsr_tile(A, 0, k), r0, 0, P->v[b], r0, 0, TESSERA_RW,
+                             m - r0, nb, tag, 0);
+  if (!rc)
+    rc = tsr_task_lacpy_at(A->dtype, f, tsr_tile(A, 0, k + 1), r0 + nb, 0, P->v[b], r0 + nb, nb,
+                           TESSERA_RW, m - r0 - nb, kb1, tag, 0);
+  if (!rc) rc = tsr_task_diagonal(A->dtype, f, Q->T[k], 0, P->tau[b][0], nb, tag, 0);
+  if (!rc) rc = tsr_task_diagonal(A->dtype, f, Q->T[k + 1], 0, P->tau[b][1], kb1, tag, 0);
+  if (!rc)
+    rc = tsr_task_lacpy_block(A->dtype, f, P->tau[b][0], 0, 0, P->tau[b][2], 0, TESSERA_W, nb, 1,
+                              tag, 0);
+  if (!rc)
+    rc = tsr_task_lacpy_block(A->dtype, f, P->tau[b][1], 0, 0, P->tau[b][2], nb, TESSERA_RW, kb1, 1,
+                              tag, 0);
+  if (!rc)
+    rc = tsr_task_larft_on(A->dtype, f, P->v[b], m, r0, P->tau[b][2], P->t[b], nb + kb1, tag, 0);
+  return rc;
+}
+
+int tsr_qr_pairs_create(const tessera_matrix_t *A, const tsr_qr_t *Q, tsr_qr_pairs_t *P) {
+  *P = (tsr_qr_pairs_t){.ctx = A->ctx};
+  const size_t es = tessera_dtype_size(A->dtype), nb = (size_t)Q->nb, m = (size_t)A->m;
+  int rc = 0;
+  for (int b = 0; b < 2 && !rc; b++) {
+    const int tag[3] = {b, 0, 0};
+    rc = tessera_data_create_workspace(A->ctx, m, 2 * nb, es, &P->v[b]);
+    if (!rc)
+      rc = tsr_task_identity(A->dtype, A->flow, P->v[b], 0, TESSERA_W, (int)m, (int)(2 * nb),
+                             (int)(2 * nb), tag, 0);
+    if (!rc) rc = tessera_data_create_workspace(A->ctx, 2 * nb, 2 * nb, es, &P->t[b]);
+    const size_t len[3] = {nb, nb, 2 * nb};
+    for (int i = 0; i < 3 && !rc; i++)
+      rc = tessera_data_create_workspace(A->ctx, len[i], 1, es, &P->tau[b][i]);
+  }
+  if (rc) tsr_qr_pairs_destroy(P);
+  return rc;
+}
+
+void tsr_qr_pairs_destroy(tsr_qr_pairs_t *P) {
+  for (int b = 0; b < 2; b++) {
+    tessera_data_t *h[5] = {P->v[b], P->t[b], P->tau[b][0], P->tau[b][1], P->tau[b][2]};
+    for (int i = 0; i < 5; i++)
+      if (h[i]) (void)tessera_data_release(P->ctx, h[i]);
+  }
+  *P = (tsr_qr_pairs_t){0};
+}
+
+int tsr_pxunmqr_pairs(char trans, const tessera_matrix_t *A, const tsr_qr_t *Q, tessera_matrix_t *C,
+                      tsr_qr_work_t *w, tsr_qr_pairs_t *P) {
+  const int64_t pairs = (Q->steps + 1) / 2;
+  int rc = 0;
+  for (int64_t s = 0; s < pairs && !rc; s++) {
+    const int64_t p = trans == 'N' ? pairs - 1 - s : s, k = 2 * p; /* Q C from the last pair */
+    if (k + 1 == Q->steps) { /* an odd step count's last step alone */
+      for (int64_t j = 0; j < C->nt && !rc; j++)
+        if (!(w->identity && trans == 'N' && (j + 1) * C->nb <= k * Q->nb))
+          rc = update(trans, A, Q, k, C, j, w, 0);
+      continue;
+    }
+    const int b = (int)(p % 2), kb = (int)(Q->nb + step_width(Q, k + 1));
+    rc = make_pair(A, Q, k, P, b);
+    for (int64_t j = 0; j < C->nt && !rc; j++) {
+      if (w->identity && trans == 'N' && (j + 1) * C->nb <= k * Q->nb) continue;
+      const int tag[3] = {0, (int)j, (int)k};
+      rc = tsr_task_qr_step(C, trans, P->v[b], tsr_tile(C, 0, j), P->t[b], w->W[j],
+                            (int)step_rows(A, Q, k + 1), tsr_tile_n(C, j), (int)(k * Q->nb), kb,
+                            (int)w->row, tag, 0);
+    }
+  }
+  return rc;
+}
+
 int tsr_pxqr_solve(const tessera_matrix_t *A, int64_t n, char trans, tessera_matrix_t *B) {
   const int64_t steps = (n + A->nb - 1) / A->nb;
   int rc = 0;

@@ -135,6 +135,22 @@ int tsr_pxlarft(const tessera_matrix_t *A, const void *tau, tsr_qr_t *Q);
  *  panels of A's rows, the updates through w (C's). */
 int tsr_pxunmqr(char trans, const tessera_matrix_t *A, const tsr_qr_t *Q, tessera_matrix_t *C,
                 tsr_qr_work_t *w);
+/** Two buffers of block reflectors of two QR steps each (tsr_pxunmqr_pairs): the vectors of
+ *  both steps side by side (m x 2 nb, made zero), their T (2 nb x 2 nb) and tau (the two steps'
+ *  and both). Pairs alternate between them: a pair's copies wait for the pair two before. */
+typedef struct {
+  tessera_context_t *ctx;
+  tessera_data_t *v[2], *t[2], *tau[2][3];
+} tsr_qr_pairs_t;
+/** Makes P for the reflectors of A's panels and Q (a local flow's). */
+int tsr_qr_pairs_create(const tessera_matrix_t *A, const tsr_qr_t *Q, tsr_qr_pairs_t *P);
+/** Releases P's buffers (each release waits for its tasks). */
+void tsr_qr_pairs_destroy(tsr_qr_pairs_t *P);
+/** tsr_pxunmqr by block reflectors of two steps each: wider products (inner dimension 2 nb)
+ *  and half the passes over C. w's workspaces of 2 nb rows (tsr_qr_work_create with 2 nb);
+ *  the pairs' buffers P's. A local flow's matrices. */
+int tsr_pxunmqr_pairs(char trans, const tessera_matrix_t *A, const tsr_qr_t *Q, tessera_matrix_t *C,
+                      tsr_qr_work_t *w, tsr_qr_pairs_t *P);
 /** op(R) X = B(0 .. n - 1) with R the upper triangle of the first n columns of A's column panels
  *  (a geqrf's R): backward substitution for trans 'N', forward for 'C', on every column panel of
  *  B (A's rows). */

@@ -224,14 +224,21 @@ int tsr_task_convert(tsr_flow_t *f, tessera_dtype_t from, tessera_data_t *src, t
   return insert(f, &tsr_kernel_convert, &args, sizeof args, 2, d, md, tag, prio);
 }
 
-int tsr_task_lacpy_block(tessera_dtype_t dtype, tsr_flow_t *f, tessera_data_t *src, int src_row,
-                         int src_col, tessera_data_t *dst, int dst_row, tessera_access_t dst_mode,
-                         int m, int n, const int tag[3], int prio) {
-  tsr_lacpy_args_t args = {
-      .dtype = dtype, .m = m, .n = n, .src_row = src_row, .dst_row = dst_row, .src_col = src_col};
+int tsr_task_lacpy_at(tessera_dtype_t dtype, tsr_flow_t *f, tessera_data_t *src, int src_row,
+                      int src_col, tessera_data_t *dst, int dst_row, int dst_col,
+                      tessera_access_t dst_mode, int m, int n, const int tag[3], int prio) {
+  tsr_lacpy_args_t args = {.dtype = dtype, .m = m, .n = n};
+  args.src_row = src_row, args.src_col = src_col, args.dst_row = dst_row, args.dst_col = dst_col;
   tessera_data_t *d[2] = {src, dst};
   tessera_access_t md[2] = {TESSERA_R, dst_mode};
   return insert(f, &tsr_kernel_lacpy, &args, sizeof args, 2, d, md, tag, prio);
+}
+
+int tsr_task_lacpy_block(tessera_dtype_t dtype, tsr_flow_t *f, tessera_data_t *src, int src_row,
+                         int src_col, tessera_data_t *dst, int dst_row, tessera_access_t dst_mode,
+                         int m, int n, const int tag[3], int prio) {
+  return tsr_task_lacpy_at(dtype, f, src, src_row, src_col, dst, dst_row, 0, dst_mode, m, n, tag,
+                           prio);
 }
 
 int tsr_task_transpose(tessera_dtype_t dtype, tsr_flow_t *f, tessera_data_t *src, int src_row,
@@ -375,11 +382,17 @@ int tsr_task_qr_step(const tessera_matrix_t *B, char trans, tessera_data_t *pane
   return insert(B->flow, &tsr_kernel_qr_step, &a, sizeof a, 4, d, m, tag, prio);
 }
 
+int tsr_task_larft_on(tessera_dtype_t dtype, tsr_flow_t *f, tessera_data_t *v, int m, int r0,
+                      tessera_data_t *tau, tessera_data_t *t, int kb, const int tag[3], int prio) {
+  tsr_larft_args_t a = {.dtype = dtype, .m = m, .r0 = r0, .kb = kb};
+  tessera_data_t *d[3] = {v, tau, t};
+  tessera_access_t md[3] = {TESSERA_R, TESSERA_R, TESSERA_W};
+  return insert(f, &tsr_kernel_larft, &a, sizeof a, 3, d, md, tag, prio);
+}
+
 int tsr_task_larft(const tessera_matrix_t *A, int64_t k, tessera_data_t *tau, tessera_data_t *t,
                    int kb, int prio) {
-  tsr_larft_args_t a = {.dtype = A->dtype, .m = (int)A->m, .r0 = (int)(k * A->nb), .kb = kb};
-  tessera_data_t *d[3] = {tsr_tile(A, 0, k), tau, t};
-  tessera_access_t m[3] = {TESSERA_R, TESSERA_R, TESSERA_W};
-  int tag[3] = {0, (int)k, (int)k};
-  return insert(A->flow, &tsr_kernel_larft, &a, sizeof a, 3, d, m, tag, prio);
+  const int tag[3] = {0, (int)k, (int)k};
+  return tsr_task_larft_on(A->dtype, A->flow, tsr_tile(A, 0, k), (int)A->m, (int)(k * A->nb), tau,
+                           t, kb, tag, prio);
 }

@@ -79,6 +79,10 @@ int tsr_task_touch(tsr_flow_t *f, int ndata, tessera_data_t *const *data,
 int tsr_task_lacpy_block(tessera_dtype_t dtype, tsr_flow_t *f, tessera_data_t *src, int src_row,
                          int src_col, tessera_data_t *dst, int dst_row, tessera_access_t dst_mode,
                          int m, int n, const int tag[3], int prio);
+/** tsr_task_lacpy_block into dst at (dst_row, dst_col). */
+int tsr_task_lacpy_at(tessera_dtype_t dtype, tsr_flow_t *f, tessera_data_t *src, int src_row,
+                      int src_col, tessera_data_t *dst, int dst_row, int dst_col,
+                      tessera_access_t dst_mode, int m, int n, const int tag[3], int prio);
 /** dst (k x k, written whole) = the unit lower ('L') or upper ('U') triangle of src's k x k block
  *  from row src_row, zeros in the other. */
 int tsr_task_triangle(tessera_dtype_t dtype, tsr_flow_t *f, tessera_data_t *src, int src_row,
@@ -161,6 +165,10 @@ int tsr_task_geqrt(const tessera_matrix_t *A, int64_t k, int64_t rows, tessera_d
 /** larft of column panel k of A (kb vectors from row k nb) with `tau` (kb x 1), into `t`. */
 int tsr_task_larft(const tessera_matrix_t *A, int64_t k, tessera_data_t *tau, tessera_data_t *t,
                    int kb, int prio);
+/** larft of the kb vectors of the column panel v (m rows) from row r0, with `tau` (kb x 1), into
+ *  `t`, by a task of flow f. */
+int tsr_task_larft_on(tessera_dtype_t dtype, tsr_flow_t *f, tessera_data_t *v, int m, int r0,
+                      tessera_data_t *tau, tessera_data_t *t, int kb, const int tag[3], int prio);
 /** A qr_step (kernels.h) with the reflector of column panel `panel` (kb vectors from row r0 to
  *  row `rows`, its T `t`) on the column panel `c` (n columns) of B, the panel's rows meeting c's
  *  from row c0, through workspace `w`. */
