@@ -30,26 +30,32 @@ typedef struct {
   tessera_comm_t *comm;
   tsr_eig_back_t *out; /* with vectors: Q2's reflectors */
   tsr_he2hb_t *H;      /* with vectors: stage 1's, kept for the caller */
-  void *h;             /* the root's working copy (n x n) */
-  void *dg;            /* the root's copy of the diagonal tiles (t x n) */
-  void *rk;            /* the root's copy of the blocks below them (nb x n) */
-  double s;            /* the working copy's scaling */
-  int64_t sizes[3];    /* the band nb, the tile t and whether the band reduction is dealt
-                          over the processes: the root's choice */
+  void *h;             /* the root's working copy (n x n, leading dimension ldh): A itself
+                          where the GPU forms run with vectors, which overwrite it whole */
+  int64_t ldh;
+  void *dg;         /* the root's copy of the diagonal tiles (t x n) */
+  void *rk;         /* the root's copy of the blocks below them (nb x n) */
+  double s;         /* the working copy's scaling */
+  int64_t sizes[3]; /* the band nb, the tile t and whether the band reduction is dealt
+                       over the processes: the root's choice */
 } call_t;
 
 /* The root's working copy and its choice of band and tiles (tsr_root_run). */
 static int prepare_call(void *p) {
   call_t *c = p;
   const size_t es = tessera_dtype_size(c->x.dt);
-  c->h = malloc((size_t)(c->x.n * c->x.n) * es);
+  tessera_scope_t scope;
+  const bool gpu = tsr_eig_gpu(c->x.ctx, c->x.job, c->x.dt, c->x.n, &scope);
+  /* in place as on one process (eig.c): no n² copy made, and A, pinned by the caller for the
+   * eigenvectors, goes to the accelerators at the link's speed */
+  const bool in_place = gpu && c->x.job == TESSERA_VECTORS;
+  c->ldh = in_place ? c->x.lda : c->x.n;
+  c->h = in_place ? c->x.a : malloc((size_t)(c->x.n * c->x.n) * es);
   if (!c->h)
     return tsr_error(c->x.ctx, TESSERA_ERR_NOMEM, "%s: out of memory for a copy of A (n = %lld)",
                      c->x.f, (long long)c->x.n);
   const int64_t bad = tsr_eig_working_copy(c->x.ctx, c->x.f, c->x.job, c->x.uplo, c->x.dt, c->x.n,
-                                           c->x.a, c->x.lda, c->x.w, c->h, c->x.n, &c->s);
-  tessera_scope_t scope;
-  const bool gpu = tsr_eig_gpu(c->x.ctx, c->x.job, c->x.dt, c->x.n, &scope);
+                                           c->x.a, c->x.lda, c->x.w, c->h, c->ldh, &c->s);
   const int nb = tsr_eig_band(c->x.ctx, c->x.job, gpu, c->x.n);
   c->sizes[0] = nb;
   c->sizes[1] = tsr_eig_band_tile(gpu, c->x.n, nb);
@@ -76,18 +82,18 @@ static int to_root(tsr_flow_t *f, tessera_matrix_t *M, tessera_data_t *const *sr
   return tsr_dist_agree(M->comm, rc);
 }
 
-/* The root's working copy h (n x n) in tiles of t, its lower triangle, dealt over comm's
- * processes (the context's grid where comm is the context's, else a fitted one) or, unless
- * `dealt`, all the root's: *home the root's array as a matrix, *A the copy (the copies inserted,
- * not waited for). */
+/* The root's working copy h (n x n, leading dimension ldh) in tiles of t, its lower triangle, dealt
+ * over comm's processes (the context's grid where comm is the context's, else a fitted one) or,
+ * unless `dealt`, all the root's: *home the root's array as a matrix, *A the copy (the copies
+ * inserted, not waited for). */
 static int deal_copy(tessera_context_t *ctx, tessera_comm_t *comm, tessera_dtype_t dt, int64_t n,
-                     int64_t t, void *h, bool dealt, tessera_matrix_t **home,
+                     int64_t t, void *h, int64_t ldh, bool dealt, tessera_matrix_t **home,
                      tessera_matrix_t **A) {
   const tessera_grid_t g = comm == tessera_context_comm(ctx)
                                ? tessera_context_grid(ctx)
                                : tessera_grid_fitted(tessera_comm_size(comm));
   const bool root = tessera_comm_rank(comm) == ROOT;
-  const tsr_dist_place_t at = {.part = 'L', .on = ROOT, .mine = root ? h : NULL, .ld = n};
+  const tsr_dist_place_t at = {.part = 'L', .on = ROOT, .mine = root ? h : NULL, .ld = ldh};
   *A = NULL;
   int rc = tsr_matrix_create_distributed(ctx, comm, g, dt, n, n, t, t, &at, home);
   if (!rc) rc = tsr_matrix_dealt(*home, g, t, 'L', dealt ? -1 : ROOT, true, A);
@@ -111,7 +117,7 @@ static int dealt_stage1(call_t *c) {
   const tessera_scope_t outer = tessera_get_scope(ctx);
   const bool gpu = tsr_eig_gpu(ctx, c->x.job, c->x.dt, n, &scope);
   int rc = gpu ? tsr_dist_agree(c->comm, tessera_set_scope(ctx, scope)) : 0;
-  if (!rc) rc = deal_copy(ctx, c->comm, c->x.dt, n, t, c->h, c->sizes[2], &home, &A);
+  if (!rc) rc = deal_copy(ctx, c->comm, c->x.dt, n, t, c->h, c->ldh, c->sizes[2], &home, &A);
   if (rc) {
     if (home) (void)tessera_matrix_destroy(home);
     (void)tessera_set_scope(ctx, outer);
@@ -180,13 +186,13 @@ static int band_call(void *p) {
 
 int tsr_eig_two_stages(const tsr_eig_call_t *call, tessera_comm_t *comm, tsr_eig_back_t *out,
                        tsr_he2hb_t *H) {
-  call_t c = {*call, comm, out,      call->job == TESSERA_VECTORS ? H : NULL, NULL, NULL,
-              NULL,  1,    {0, 0, 0}};
+  call_t c = {
+      .x = *call, .comm = comm, .out = out, .H = call->job == TESSERA_VECTORS ? H : NULL, .s = 1};
   tessera_context_t *ctx = call->ctx;
   int rc = tsr_root_run(ctx, comm, call->f, prepare_call, &c);
   if (!rc) rc = tsr_root_broadcast(ctx, comm, c.sizes, sizeof c.sizes);
   if (!rc) rc = dealt_stage1(&c);
-  free(c.h);
+  if (c.h != call->a) free(c.h);
   c.h = NULL;
   if (!rc) rc = tsr_root_run(ctx, comm, call->f, band_call, &c);
   free(c.dg), free(c.rk);
