@@ -4,9 +4,12 @@ repeated benchmark), and with --chain KERNEL that kernel's tasks of the last cal
 other (a factorization's panels: each one's span from its enqueue, and the wait before it since
 the previous one completed); with --stages, each kernel's window (its first start and last end
 from the trace's first event: the stages of a pipeline such as the eigensolver's); with --workers
-FROM:TO, each worker's busy time by kernel between those milliseconds from the first event.
+FROM:TO, each worker's busy time by kernel between those milliseconds from the first event;
+with --gaps FROM:TO, each worker's idle stretches of more than --min-gap ms there (the task
+before and after each: a GPU task's span starts when its kernel's enqueue began).
 
   python3 bench/trace_summary.py f.json --window 10 [--chain getrf] [--stages] [--workers 0:500]
+                                        [--gaps 4000:6000 --min-gap 30]
 """
 import argparse
 import collections
@@ -18,6 +21,8 @@ ap.add_argument("--window", type=float, default=10.0, help="milliseconds before 
 ap.add_argument("--chain", help="kernel whose tasks of the last call form the critical chain")
 ap.add_argument("--stages", action="store_true", help="each kernel's first start and last end")
 ap.add_argument("--workers", help="FROM:TO ms from the first event: each worker's busy time")
+ap.add_argument("--gaps", help="FROM:TO ms from the first event: each worker's idle stretches")
+ap.add_argument("--min-gap", type=float, default=30.0, help="the shortest stretch --gaps shows, ms")
 args = ap.parse_args()
 ev = [e for e in json.load(open(args.trace))["traceEvents"] if e.get("ph") == "X"]
 names = {e["tid"]: e["args"]["name"] for e in json.load(open(args.trace))["traceEvents"]
@@ -95,3 +100,21 @@ if args.workers:
         top = sorted(per_kernel.items(), key=lambda kv: -kv[1])[:5]
         print(f"{w[:14]:14s} {sum(per_kernel.values()) / 1e3:9.1f}  "
               + " ".join(f"{k}={v / 1e3:.0f}" for k, v in top))
+if args.gaps:
+    t0 = min(e["ts"] for e in ev)
+    lo, hi = (float(x) * 1e3 for x in args.gaps.split(":"))
+    by_worker = collections.defaultdict(list)
+    for e in ev:
+        by_worker[e["tid"]].append(e)
+    print(f"\nidle stretches over {args.min_gap:g} ms from {lo / 1e3:.0f} to {hi / 1e3:.0f} ms:")
+    for tid, es in sorted(by_worker.items(), key=lambda kv: names.get(kv[0], str(kv[0]))):
+        es.sort(key=lambda e: e["ts"])
+        end, before = None, None  # the latest end so far, and its event
+        for e in es:
+            a = e["ts"] - t0
+            if end is not None and a - end > args.min_gap * 1e3 and a > lo and end < hi:
+                print(f"{names.get(tid, str(tid))[:14]:14s} {end / 1e3:9.1f} -> {a / 1e3:9.1f} "
+                      f"({(a - end) / 1e3:7.1f} ms) after {before['name'][:32]} "
+                      f"before {e['name'][:32]}")
+            if end is None or e["ts"] + e["dur"] - t0 > end:
+                end, before = e["ts"] + e["dur"] - t0, e
