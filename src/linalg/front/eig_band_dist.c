@@ -65,8 +65,7 @@ static int prepare_call(void *p) {
 
 /* The root's copies (tiles of M, in the root's array) of `count` handles src[k], the rows[k] x
  * cols[k] block of each (rows[k] x rows[k] where cols is NULL) from row from[k] (0 where from
- * is NULL) into tile (0, k) of M, by tasks of flow f; waited for, flushed into the array. The
- * same status on every process. */
+ * is NULL) into tile (0, k) of M, by tasks of flow f; the sources flushed, nothing waited for. */
 static int to_root(tsr_flow_t *f, tessera_matrix_t *M, tessera_data_t *const *src, const int *rows,
                    const int *cols, const int64_t *from, int64_t count) {
   int rc = 0;
@@ -76,10 +75,19 @@ static int to_root(tsr_flow_t *f, tessera_matrix_t *M, tessera_data_t *const *sr
                               TESSERA_W, rows[k], cols ? cols[k] : rows[k], tag, 0);
   }
   for (int64_t k = 0; k < count && !rc; k++) rc = f->ops->flush(f, src[k]);
-  const int waited = tessera_wait_all(M->ctx);
+  return rc;
+}
+
+/* The copies to_root inserted into D and R (NULL where none) waited for, once, and flushed into
+ * the root's arrays: the same status on every process. */
+static int on_root(tessera_context_t *ctx, tessera_comm_t *comm, tessera_matrix_t *D,
+                   tessera_matrix_t *R, int rc) {
+  const int waited = tessera_wait_all(ctx);
   if (!rc) rc = waited;
-  if (!rc && tessera_comm_rank(M->comm) == ROOT) rc = tsr_matrix_flush(M);
-  return tsr_dist_agree(M->comm, rc);
+  const bool root = tessera_comm_rank(comm) == ROOT;
+  if (!rc && root && D) rc = tsr_matrix_flush(D);
+  if (!rc && root && R) rc = tsr_matrix_flush(R);
+  return tsr_dist_agree(comm, rc);
 }
 
 /* The root's working copy h (n x n, leading dimension ldh) in tiles of t, its lower triangle, dealt
@@ -135,20 +143,22 @@ static int dealt_stage1(call_t *c) {
   if (root && !rc && !(c->dg = malloc((size_t)(t * n) * es))) rc = TESSERA_ERR_NOMEM;
   if (root && !rc && H.V && !(c->rk = calloc((size_t)(nb * n), es))) rc = TESSERA_ERR_NOMEM;
   rc = tsr_dist_agree_on(ctx, A->comm, rc, "a process is out of memory for the band reduction");
-  for (int64_t i = 0; i < A->nt && !rc; i++) src[i] = tsr_tile(A, i, i), rows[i] = tsr_tile_m(A, i);
-  if (!rc) rc = tsr_root_matrix(A, t, n, t, t, c->dg, t, TESSERA_HOST_NODE, &D);
-  if (!rc) rc = to_root(A->flow, D, src, rows, NULL, NULL, A->nt);
-  /* R_k: V's panel k from its row k nb (V's row r is A's row r + nb), its rows there (nb, or
-   * fewer at the end) by the panel's columns within A's n */
+  /* both gathers inserted before one wait: the diagonal tiles, and R_k, V's panel k from its
+   * row k nb (V's row r is A's row r + nb), its rows there (nb, or fewer at the end) by the
+   * panel's columns within A's n */
   const int64_t vrows = n - nb, steps = H.Q.steps;
-  for (int64_t k = 0; k < steps && !rc && H.V; k++) {
+  if (!rc) rc = tsr_root_matrix(A, t, n, t, t, c->dg, t, TESSERA_HOST_NODE, &D);
+  if (!rc && H.V)
+    rc = tsr_root_matrix(H.V, nb, steps * nb, nb, nb, c->rk, nb, TESSERA_HOST_NODE, &R);
+  for (int64_t i = 0; i < A->nt && !rc; i++) src[i] = tsr_tile(A, i, i), rows[i] = tsr_tile_m(A, i);
+  int copied = rc ? rc : to_root(A->flow, D, src, rows, NULL, NULL, A->nt);
+  for (int64_t k = 0; k < steps && !copied && H.V; k++) {
     src[k] = tsr_tile(H.V, 0, k), from[k] = k * nb;
     rows[k] = (int)(vrows - k * nb < nb ? vrows - k * nb : nb);
     cols[k] = (int)(tsr_tile_n(H.V, k) < n - k * nb ? tsr_tile_n(H.V, k) : n - k * nb);
   }
-  if (!rc && H.V)
-    rc = tsr_root_matrix(H.V, nb, steps * nb, nb, nb, c->rk, nb, TESSERA_HOST_NODE, &R);
-  if (!rc && H.V) rc = to_root(H.V->flow, R, src, rows, cols, from, steps);
+  if (!copied && H.V) copied = to_root(H.V->flow, R, src, rows, cols, from, steps);
+  if (!rc) rc = on_root(ctx, A->comm, D, R, copied);
   free(rows), free(cols), free(from), free(src);
   if (R) (void)tessera_matrix_destroy(R);
   if (D) (void)tessera_matrix_destroy(D);
