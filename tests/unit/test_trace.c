@@ -157,12 +157,10 @@ static void test_stats(void **state) {
  * host), timed on the device and placed on the host's timeline, and in the device workers'
  * bytes_in counters. Skips without devices. */
 enum { TT_MAX_STATS = 32 };
-static void test_trace_copies(void **state) {
-  (void)state;
-  char path[] = "/tmp/tessera-copy-trace-XXXXXX";
-  int fd = mkstemp(path);
-  assert_true(fd >= 0);
-  close(fd);
+
+/* A context of one CPU worker and the devices, its tasks on the devices, traced into `path`;
+ * NULL (the context finalized) where it has no accelerator. */
+static tessera_context_t *traced_on_devices(const char *path) {
   tessera_config_t cfg;
   tessera_config_init(&cfg);
   cfg.cpu_workers = 1;
@@ -173,10 +171,23 @@ static void test_trace_copies(void **state) {
   assert_int_equal(tessera_init(&ctx, &cfg), 0);
   if (tessera_accelerator_count(ctx) == 0) {
     tessera_finalize(ctx);
+    return NULL;
+  }
+  assert_int_equal(tessera_set_scope(ctx, tessera_scope_gpus()), 0);
+  return ctx;
+}
+
+static void test_trace_copies(void **state) {
+  (void)state;
+  char path[] = "/tmp/tessera-copy-trace-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  tessera_context_t *ctx = traced_on_devices(path);
+  if (!ctx) {
     remove(path);
     skip();
   }
-  assert_int_equal(tessera_set_scope(ctx, tessera_scope_gpus()), 0);
   enum { N = 256 };
   double *a = calloc((size_t)N * N, sizeof *a);
   assert_non_null(a);
@@ -203,11 +214,55 @@ static void test_trace_copies(void **state) {
   assert_true(copies > 0);
 }
 
+/* A device kernel whose call takes `us` on the host, as one does that enqueues more launches
+ * than the device's queue holds. */
+static const tessera_kernel_t k_device_nap = {
+    .name = "tessera_test_device_nap",
+    .impl = {[TESSERA_DEVICE_CUDA] = nap_kernel, [TESSERA_DEVICE_SIM] = nap_kernel},
+    .flops = nap_flops};
+
+/* A device task's traced span starts when its kernel's call begins: a call that blocks (Q2's
+ * thousands of launches) is inside it, not hidden before it. Skips without accelerators. */
+static void test_device_span(void **state) {
+  (void)state;
+  char *path = tt_tmpfile("span");
+  assert_non_null(path);
+  unlink(path);
+  tessera_context_t *ctx = traced_on_devices(path);
+  if (!ctx) {
+    unlink(path);
+    free(path);
+    skip();
+  }
+  enum { NAP_US = 40000 };
+  int us = NAP_US;
+  tessera_task_t t;
+  memset(&t, 0, sizeof t);
+  t.kernel = &k_device_nap;
+  t.args = &us;
+  t.args_size = sizeof us;
+  assert_int_equal(tessera_task_insert(ctx, &t), 0);
+  assert_int_equal(tessera_finalize(ctx), 0);
+  char *text = tt_read_file(path, NULL);
+  if (!text) fail_msg("trace file %s was not written", path);
+  const char *e = strstr(text, "\"name\":\"tessera_test_device_nap");
+  assert_non_null(e);
+  const char *d = strstr(e, "\"dur\":");
+  assert_non_null(d);
+  const double dur = atof(d + 6);
+  if (!(dur >= 0.9 * NAP_US))
+    fail_msg("the device task's span is %.0f us for a kernel call of %d us", dur, NAP_US);
+  free(text);
+  unlink(path);
+  free(path);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_trace),
       cmocka_unit_test(test_stats),
       cmocka_unit_test(test_trace_copies),
+      cmocka_unit_test(test_device_span),
   };
   unsetenv("TESSERA_TRACE");
   tt_watchdog(120);

@@ -251,23 +251,33 @@ bool tsr_eig_gpu(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, 
   return tsr_fitting_accelerators(ctx, bytes, scope);
 }
 
+/* The accelerators of `scope` whose pools hold `bytes`, in device order, at most `most`: each as a
+ * scope of that device alone into s[], its kind into kind[] where given. Returns their count. */
+static int fitting_devices(tessera_context_t *ctx, tessera_scope_t scope, size_t bytes, int most,
+                           tessera_scope_t *s, tessera_device_kind_t *kind) {
+  int fit = 0;
+  for (int k = 0; k < TESSERA_DEVICE_KINDS && fit < most; k++) {
+    if (k == TESSERA_DEVICE_CPU || (scope.kinds && !(scope.kinds & (1u << k)))) continue;
+    for (int i = 0; i < tessera_device_count(ctx, (tessera_device_kind_t)k) && i < 64 && fit < most;
+         i++) {
+      tessera_device_info_t d;
+      if ((scope.gpu_mask && !(scope.gpu_mask & (1ull << i))) ||
+          tessera_device_info(ctx, (tessera_device_kind_t)k, i, &d) ||
+          tessera_memory_node_capacity(ctx, d.memory_node) < bytes)
+        continue;
+      if (kind) kind[fit] = (tessera_device_kind_t)k;
+      s[fit++] = (tessera_scope_t){1u << k, 1ull << i};
+    }
+  }
+  return fit;
+}
+
 /* The one stage's device: the first accelerator of the scope whose pool holds `bytes`, as a
  * scope of that device alone, with its kind; else the CPU workers. */
 static tessera_scope_t one_device(tessera_context_t *ctx, size_t bytes,
                                   tessera_device_kind_t *kind) {
-  const tessera_scope_t s = tessera_get_scope(ctx);
-  for (int k = 0; k < TESSERA_DEVICE_KINDS; k++) {
-    if (k == TESSERA_DEVICE_CPU || (s.kinds && !(s.kinds & (1u << k)))) continue;
-    for (int i = 0; i < tessera_device_count(ctx, (tessera_device_kind_t)k) && i < 64; i++) {
-      tessera_device_info_t d;
-      if ((s.gpu_mask && !(s.gpu_mask & (1ull << i))) ||
-          tessera_device_info(ctx, (tessera_device_kind_t)k, i, &d) ||
-          tessera_memory_node_capacity(ctx, d.memory_node) < bytes)
-        continue;
-      *kind = (tessera_device_kind_t)k;
-      return (tessera_scope_t){1u << k, 1ull << i};
-    }
-  }
+  tessera_scope_t s;
+  if (fitting_devices(ctx, tessera_get_scope(ctx), bytes, 1, &s, kind) == 1) return s;
   *kind = TESSERA_DEVICE_CPU;
   return tessera_scope_cpus();
 }
@@ -442,18 +452,7 @@ int tsr_stedc_parts(tessera_context_t *ctx, tessera_scope_t scope, int64_t n, in
     const int64_t rows = (n + parts - 1) / parts;
     const size_t bytes = (size_t)(rows * n + tsr_laed_work_rows(rows, n)) * sizeof(double);
     tessera_scope_t s[64];
-    int fit = 0;
-    for (int k = 0; k < TESSERA_DEVICE_KINDS && fit < parts; k++) {
-      if (k == TESSERA_DEVICE_CPU || (scope.kinds && !(scope.kinds & (1u << k)))) continue;
-      for (int i = 0; i < tessera_device_count(ctx, (tessera_device_kind_t)k) && i < 64; i++) {
-        tessera_device_info_t d;
-        if (fit < parts && (!scope.gpu_mask || (scope.gpu_mask & (1ull << i))) &&
-            !tessera_device_info(ctx, (tessera_device_kind_t)k, i, &d) &&
-            tessera_memory_node_capacity(ctx, d.memory_node) >= bytes)
-          s[fit++] = (tessera_scope_t){1u << k, 1ull << i};
-      }
-    }
-    if (fit < parts) break;
+    if (fitting_devices(ctx, scope, bytes, parts, s, NULL) < parts) break;
     for (int p = 0; p < parts; p++) part[p] = s[p];
     count = parts;
   }
