@@ -30,26 +30,32 @@ typedef struct {
   tessera_comm_t *comm;
   tsr_eig_back_t *out; /* with vectors: Q2's reflectors */
   tsr_he2hb_t *H;      /* with vectors: stage 1's, kept for the caller */
-  void *h;             /* the root's working copy (n x n) */
-  void *dg;            /* the root's copy of the diagonal tiles (t x n) */
-  void *rk;            /* the root's copy of the blocks below them (nb x n) */
-  double s;            /* the working copy's scaling */
-  int64_t sizes[3];    /* the band nb, the tile t and whether the band reduction is dealt
-                          over the processes: the root's choice */
+  void *h;             /* the root's working copy (n x n, leading dimension ldh): A itself
+                          where the GPU forms run with vectors, which overwrite it whole */
+  int64_t ldh;
+  void *dg;         /* the root's copy of the diagonal tiles (t x n) */
+  void *rk;         /* the root's copy of the blocks below them (nb x n) */
+  double s;         /* the working copy's scaling */
+  int64_t sizes[3]; /* the band nb, the tile t and whether the band reduction is dealt
+                       over the processes: the root's choice */
 } call_t;
 
 /* The root's working copy and its choice of band and tiles (tsr_root_run). */
 static int prepare_call(void *p) {
   call_t *c = p;
   const size_t es = tessera_dtype_size(c->x.dt);
-  c->h = malloc((size_t)(c->x.n * c->x.n) * es);
+  tessera_scope_t scope;
+  const bool gpu = tsr_eig_gpu(c->x.ctx, c->x.job, c->x.dt, c->x.n, &scope);
+  /* in place as on one process (eig.c): no n² copy made, and A, pinned by the caller for the
+   * eigenvectors, goes to the accelerators at the link's speed */
+  const bool in_place = gpu && c->x.job == TESSERA_VECTORS;
+  c->ldh = in_place ? c->x.lda : c->x.n;
+  c->h = in_place ? c->x.a : malloc((size_t)(c->x.n * c->x.n) * es);
   if (!c->h)
     return tsr_error(c->x.ctx, TESSERA_ERR_NOMEM, "%s: out of memory for a copy of A (n = %lld)",
                      c->x.f, (long long)c->x.n);
   const int64_t bad = tsr_eig_working_copy(c->x.ctx, c->x.f, c->x.job, c->x.uplo, c->x.dt, c->x.n,
-                                           c->x.a, c->x.lda, c->x.w, c->h, c->x.n, &c->s);
-  tessera_scope_t scope;
-  const bool gpu = tsr_eig_gpu(c->x.ctx, c->x.job, c->x.dt, c->x.n, &scope);
+                                           c->x.a, c->x.lda, c->x.w, c->h, c->ldh, &c->s);
   const int nb = tsr_eig_band(c->x.ctx, c->x.job, gpu, c->x.n);
   c->sizes[0] = nb;
   c->sizes[1] = tsr_eig_band_tile(gpu, c->x.n, nb);
@@ -59,8 +65,7 @@ static int prepare_call(void *p) {
 
 /* The root's copies (tiles of M, in the root's array) of `count` handles src[k], the rows[k] x
  * cols[k] block of each (rows[k] x rows[k] where cols is NULL) from row from[k] (0 where from
- * is NULL) into tile (0, k) of M, by tasks of flow f; waited for, flushed into the array. The
- * same status on every process. */
+ * is NULL) into tile (0, k) of M, by tasks of flow f; the sources flushed, nothing waited for. */
 static int to_root(tsr_flow_t *f, tessera_matrix_t *M, tessera_data_t *const *src, const int *rows,
                    const int *cols, const int64_t *from, int64_t count) {
   int rc = 0;
@@ -70,24 +75,33 @@ static int to_root(tsr_flow_t *f, tessera_matrix_t *M, tessera_data_t *const *sr
                               TESSERA_W, rows[k], cols ? cols[k] : rows[k], tag, 0);
   }
   for (int64_t k = 0; k < count && !rc; k++) rc = f->ops->flush(f, src[k]);
-  const int waited = tessera_wait_all(M->ctx);
-  if (!rc) rc = waited;
-  if (!rc && tessera_comm_rank(M->comm) == ROOT) rc = tsr_matrix_flush(M);
-  return tsr_dist_agree(M->comm, rc);
+  return rc;
 }
 
-/* The root's working copy h (n x n) in tiles of t, its lower triangle, dealt over comm's
- * processes (the context's grid where comm is the context's, else a fitted one) or, unless
- * `dealt`, all the root's: *home the root's array as a matrix, *A the copy (the copies inserted,
- * not waited for). */
+/* The copies to_root inserted into D and R (NULL where none) waited for, once, and flushed into
+ * the root's arrays: the same status on every process. */
+static int on_root(tessera_context_t *ctx, tessera_comm_t *comm, tessera_matrix_t *D,
+                   tessera_matrix_t *R, int rc) {
+  const int waited = tessera_wait_all(ctx);
+  if (!rc) rc = waited;
+  const bool root = tessera_comm_rank(comm) == ROOT;
+  if (!rc && root && D) rc = tsr_matrix_flush(D);
+  if (!rc && root && R) rc = tsr_matrix_flush(R);
+  return tsr_dist_agree(comm, rc);
+}
+
+/* The root's working copy h (n x n, leading dimension ldh) in tiles of t, its lower triangle, dealt
+ * over comm's processes (the context's grid where comm is the context's, else a fitted one) or,
+ * unless `dealt`, all the root's: *home the root's array as a matrix, *A the copy (the copies
+ * inserted, not waited for). */
 static int deal_copy(tessera_context_t *ctx, tessera_comm_t *comm, tessera_dtype_t dt, int64_t n,
-                     int64_t t, void *h, bool dealt, tessera_matrix_t **home,
+                     int64_t t, void *h, int64_t ldh, bool dealt, tessera_matrix_t **home,
                      tessera_matrix_t **A) {
   const tessera_grid_t g = comm == tessera_context_comm(ctx)
                                ? tessera_context_grid(ctx)
                                : tessera_grid_fitted(tessera_comm_size(comm));
   const bool root = tessera_comm_rank(comm) == ROOT;
-  const tsr_dist_place_t at = {.part = 'L', .on = ROOT, .mine = root ? h : NULL, .ld = n};
+  const tsr_dist_place_t at = {.part = 'L', .on = ROOT, .mine = root ? h : NULL, .ld = ldh};
   *A = NULL;
   int rc = tsr_matrix_create_distributed(ctx, comm, g, dt, n, n, t, t, &at, home);
   if (!rc) rc = tsr_matrix_dealt(*home, g, t, 'L', dealt ? -1 : ROOT, true, A);
@@ -111,7 +125,7 @@ static int dealt_stage1(call_t *c) {
   const tessera_scope_t outer = tessera_get_scope(ctx);
   const bool gpu = tsr_eig_gpu(ctx, c->x.job, c->x.dt, n, &scope);
   int rc = gpu ? tsr_dist_agree(c->comm, tessera_set_scope(ctx, scope)) : 0;
-  if (!rc) rc = deal_copy(ctx, c->comm, c->x.dt, n, t, c->h, c->sizes[2], &home, &A);
+  if (!rc) rc = deal_copy(ctx, c->comm, c->x.dt, n, t, c->h, c->ldh, c->sizes[2], &home, &A);
   if (rc) {
     if (home) (void)tessera_matrix_destroy(home);
     (void)tessera_set_scope(ctx, outer);
@@ -129,20 +143,22 @@ static int dealt_stage1(call_t *c) {
   if (root && !rc && !(c->dg = malloc((size_t)(t * n) * es))) rc = TESSERA_ERR_NOMEM;
   if (root && !rc && H.V && !(c->rk = calloc((size_t)(nb * n), es))) rc = TESSERA_ERR_NOMEM;
   rc = tsr_dist_agree_on(ctx, A->comm, rc, "a process is out of memory for the band reduction");
-  for (int64_t i = 0; i < A->nt && !rc; i++) src[i] = tsr_tile(A, i, i), rows[i] = tsr_tile_m(A, i);
-  if (!rc) rc = tsr_root_matrix(A, t, n, t, t, c->dg, t, TESSERA_HOST_NODE, &D);
-  if (!rc) rc = to_root(A->flow, D, src, rows, NULL, NULL, A->nt);
-  /* R_k: V's panel k from its row k nb (V's row r is A's row r + nb), its rows there (nb, or
-   * fewer at the end) by the panel's columns within A's n */
+  /* both gathers inserted before one wait: the diagonal tiles, and R_k, V's panel k from its
+   * row k nb (V's row r is A's row r + nb), its rows there (nb, or fewer at the end) by the
+   * panel's columns within A's n */
   const int64_t vrows = n - nb, steps = H.Q.steps;
-  for (int64_t k = 0; k < steps && !rc && H.V; k++) {
+  if (!rc) rc = tsr_root_matrix(A, t, n, t, t, c->dg, t, TESSERA_HOST_NODE, &D);
+  if (!rc && H.V)
+    rc = tsr_root_matrix(H.V, nb, steps * nb, nb, nb, c->rk, nb, TESSERA_HOST_NODE, &R);
+  for (int64_t i = 0; i < A->nt && !rc; i++) src[i] = tsr_tile(A, i, i), rows[i] = tsr_tile_m(A, i);
+  int copied = rc ? rc : to_root(A->flow, D, src, rows, NULL, NULL, A->nt);
+  for (int64_t k = 0; k < steps && !copied && H.V; k++) {
     src[k] = tsr_tile(H.V, 0, k), from[k] = k * nb;
     rows[k] = (int)(vrows - k * nb < nb ? vrows - k * nb : nb);
     cols[k] = (int)(tsr_tile_n(H.V, k) < n - k * nb ? tsr_tile_n(H.V, k) : n - k * nb);
   }
-  if (!rc && H.V)
-    rc = tsr_root_matrix(H.V, nb, steps * nb, nb, nb, c->rk, nb, TESSERA_HOST_NODE, &R);
-  if (!rc && H.V) rc = to_root(H.V->flow, R, src, rows, cols, from, steps);
+  if (!copied && H.V) copied = to_root(H.V->flow, R, src, rows, cols, from, steps);
+  if (!rc) rc = on_root(ctx, A->comm, D, R, copied);
   free(rows), free(cols), free(from), free(src);
   if (R) (void)tessera_matrix_destroy(R);
   if (D) (void)tessera_matrix_destroy(D);
@@ -180,13 +196,13 @@ static int band_call(void *p) {
 
 int tsr_eig_two_stages(const tsr_eig_call_t *call, tessera_comm_t *comm, tsr_eig_back_t *out,
                        tsr_he2hb_t *H) {
-  call_t c = {*call, comm, out,      call->job == TESSERA_VECTORS ? H : NULL, NULL, NULL,
-              NULL,  1,    {0, 0, 0}};
+  call_t c = {
+      .x = *call, .comm = comm, .out = out, .H = call->job == TESSERA_VECTORS ? H : NULL, .s = 1};
   tessera_context_t *ctx = call->ctx;
   int rc = tsr_root_run(ctx, comm, call->f, prepare_call, &c);
   if (!rc) rc = tsr_root_broadcast(ctx, comm, c.sizes, sizeof c.sizes);
   if (!rc) rc = dealt_stage1(&c);
-  free(c.h);
+  if (c.h != call->a) free(c.h);
   c.h = NULL;
   if (!rc) rc = tsr_root_run(ctx, comm, call->f, band_call, &c);
   free(c.dg), free(c.rk);
