@@ -1,7 +1,13 @@
-"""Shared by every test under tests/python: the order they run in. The few that take longest
-start first, so that under pytest-xdist (make test runs tests/python in several processes) they
-overlap the many short ones instead of running alone at the end. Which tests run, and what each
-checks, is unchanged."""
+"""Shared by every test under tests/python: the order they run in, and one compilation cache for
+the run. The few that take longest start first, so that under pytest-xdist (make test runs
+tests/python in several processes) they overlap the many short ones instead of running alone at
+the end. The processes share jax's persistent compilation cache in a folder made for the run and
+removed after it: a program one process compiled, another loads instead of compiling it again
+(most of the tests' time is XLA compiling small programs). Which tests run, and what each checks,
+is unchanged."""
+import os
+import shutil
+import tempfile
 
 # (file, test name without parameters), longest first: the wheel's build, then the tests that
 # start processes of their own or solve the largest matrices.
@@ -22,3 +28,21 @@ def pytest_collection_modifyitems(config, items):
         return FIRST.index(key) if key in FIRST else len(FIRST)
 
     items.sort(key=rank)  # stable: the others keep their order
+
+
+CACHE = {"JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+         "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "0"}
+
+
+def pytest_configure(config):
+    """In the first pytest process (xdist's workers inherit its environment; a cache the caller
+    named is left alone): the cache folder, every program kept however small."""
+    if "PYTEST_XDIST_WORKER" in os.environ or "JAX_COMPILATION_CACHE_DIR" in os.environ:
+        return
+    config.jax_cache = tempfile.mkdtemp(prefix="tessera-jax-cache-")
+    os.environ.update(CACHE, JAX_COMPILATION_CACHE_DIR=config.jax_cache)
+
+
+def pytest_unconfigure(config):
+    if getattr(config, "jax_cache", None):
+        shutil.rmtree(config.jax_cache, ignore_errors=True)

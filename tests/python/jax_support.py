@@ -8,6 +8,11 @@ if "JAX_NUM_CPU_DEVICES" not in os.environ and \
         "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", ""):
     os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
                                " --xla_force_host_platform_device_count=4").strip()
+# The tests' programs are small and most are compiled once: XLA's optimization passes cost more
+# than they save there (a test's own XLA_FLAGS level wins).
+if "xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
+                               " --xla_backend_optimization_level=0").strip()
 os.environ.setdefault("TESSERA_PERFMODEL", "none")  # no kernel-time history written by tests
 
 import sys  # noqa: E402
