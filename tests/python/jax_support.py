@@ -4,15 +4,18 @@ and `mesh` fixtures, matrix generators and the checks against JAX's own solvers.
 skips the importing module when jax or libtessera_jax.so is missing."""
 import os
 
-if "JAX_NUM_CPU_DEVICES" not in os.environ and \
-        "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", ""):
-    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
-                               " --xla_force_host_platform_device_count=4").strip()
+
+def _xla_flag(flag):
+    """flag (--option=value) appended to XLA_FLAGS unless they name its option already."""
+    if flag.split("=")[0] not in os.environ.get("XLA_FLAGS", ""):
+        os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " " + flag).strip()
+
+
+if "JAX_NUM_CPU_DEVICES" not in os.environ:
+    _xla_flag("--xla_force_host_platform_device_count=4")
 # The tests' programs are small and most are compiled once: XLA's optimization passes cost more
 # than they save there (a test's own XLA_FLAGS level wins).
-if "xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
-    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
-                               " --xla_backend_optimization_level=0").strip()
+_xla_flag("--xla_backend_optimization_level=0")
 os.environ.setdefault("TESSERA_PERFMODEL", "none")  # no kernel-time history written by tests
 
 import sys  # noqa: E402
