@@ -6,10 +6,13 @@ the previous one completed); with --stages, each kernel's window (its first star
 from the trace's first event: the stages of a pipeline such as the eigensolver's); with --workers
 FROM:TO, each worker's busy time by kernel between those milliseconds from the first event;
 with --gaps FROM:TO, each worker's idle stretches of more than --min-gap ms there (the task
-before and after each: a GPU task's span starts when its kernel's enqueue began).
+before and after each: a GPU task's span starts when its kernel's enqueue began); with --groups
+NAME=K1,K2;NAME2=..., one line of each group of kernels' window in seconds (its kernels' first
+start to their last end: the stages of the eigensolver, bench/eig_stages.sh).
 
   python3 bench/trace_summary.py f.json --window 10 [--chain getrf] [--stages] [--workers 0:500]
                                         [--gaps 4000:6000 --min-gap 30]
+                                        [--groups "band=geqrt;q2=hb2st_apply"]
 """
 import argparse
 import collections
@@ -23,10 +26,32 @@ ap.add_argument("--stages", action="store_true", help="each kernel's first start
 ap.add_argument("--workers", help="FROM:TO ms from the first event: each worker's busy time")
 ap.add_argument("--gaps", help="FROM:TO ms from the first event: each worker's idle stretches")
 ap.add_argument("--min-gap", type=float, default=30.0, help="the shortest stretch --gaps shows, ms")
+ap.add_argument("--groups", help="NAME=K1,K2;...: each group of kernels' window, one line, s")
 args = ap.parse_args()
 ev = [e for e in json.load(open(args.trace))["traceEvents"] if e.get("ph") == "X"]
 names = {e["tid"]: e["args"]["name"] for e in json.load(open(args.trace))["traceEvents"]
          if e.get("ph") == "M"}
+
+
+def windows():
+    """Each kernel's first start and last end, microseconds from the trace's first event."""
+    t0, win = min(e["ts"] for e in ev), {}
+    for e in ev:
+        a, b = win.get(e["args"]["kernel"], (float("inf"), 0.0))
+        win[e["args"]["kernel"]] = (min(a, e["ts"] - t0), max(b, e["ts"] + e["dur"] - t0))
+    return win
+
+
+if args.groups:
+    win = windows()
+    line = []
+    for group in args.groups.split(";"):
+        name, kernels = group.split("=")
+        spans = [win[k] for k in kernels.split(",") if k in win]
+        line.append(f"{name} " + (f"{(max(b for _, b in spans) - min(a for a, _ in spans)) / 1e6:.3f}"
+                                  if spans else "-"))
+    print(" ".join(line))
+    raise SystemExit(0)
 per = collections.defaultdict(list)
 for e in ev:
     per[(e["cat"], e["args"]["kernel"])].append(e["dur"])
@@ -78,12 +103,7 @@ if args.chain:
         print(f"{len(chain)} tasks over {total:.1f} ms: {spans:.1f} ms in their spans, "
               f"{waits:.1f} ms waiting between them")
 if args.stages:
-    t0 = min(e["ts"] for e in ev)
-    win = {}
-    for e in ev:
-        k = e["args"]["kernel"]
-        a, b = win.get(k, (float("inf"), 0.0))
-        win[k] = (min(a, e["ts"] - t0), max(b, e["ts"] + e["dur"] - t0))
+    win = windows()
     print(f"\nstages (ms from the first event):\n{'kernel':16s} {'first':>9s} {'last':>9s}")
     for k, (a, b) in sorted(win.items(), key=lambda kv: kv[1][0]):
         print(f"{k:16s} {a / 1e3:9.1f} {b / 1e3:9.1f}")

@@ -133,6 +133,13 @@ def test_trace_and_gantt_chart(tmp_path):
     run("trace", tmp_path / "t.json", "-o", tmp_path / "g.svg", check=0)
     svg = (tmp_path / "g.svg").read_text()
     assert svg.lstrip().startswith("<") and "<svg" in svg and "gemm" in svg
+    # bench/trace_summary.py --groups: each group's window in seconds, "-" for a kernel not run
+    script = Path(__file__).resolve().parents[2] / "bench" / "trace_summary.py"
+    p = subprocess.run(["python3", str(script), str(tmp_path / "t.json"), "--groups",
+                        "factor=potrf,trsm;update=syrk,gemm;none=hb2st"], capture_output=True,
+                       text=True, timeout=60, check=True)
+    m = re.fullmatch(r"factor ([0-9.]+) update ([0-9.]+) none -\n", p.stdout)
+    assert m and 0 <= float(m[1]) < 60 and 0 <= float(m[2]) < 60, p.stdout
 
 
 def test_info_lists_devices():
