@@ -179,13 +179,12 @@ static tessera_context_t *traced_on_devices(const char *path) {
 
 static void test_trace_copies(void **state) {
   (void)state;
-  char path[] = "/tmp/tessera-copy-trace-XXXXXX";
-  int fd = mkstemp(path);
-  assert_true(fd >= 0);
-  close(fd);
+  char *path = tt_tmpfile("copy_trace");
+  assert_non_null(path);
   tessera_context_t *ctx = traced_on_devices(path);
   if (!ctx) {
     remove(path);
+    free(path);
     skip();
   }
   enum { N = 256 };
@@ -211,6 +210,7 @@ static void test_trace_copies(void **state) {
     if (strstr(line, "\"cat\":\"transfer\"") && strstr(line, "copy in")) copies++;
   fclose(f);
   remove(path);
+  free(path);
   assert_true(copies > 0);
 }
 
