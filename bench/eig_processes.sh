@@ -10,17 +10,12 @@
 #   REPS=R                                      rounds over the builds (default 2)
 #   WORKERS=W                                   CPU workers per process (default 14)
 #   TRACE=DIR                                   a Chrome trace per process and run into DIR
-set -euo pipefail
-n=${1:-32768}
-shift || true
-builds=("$@")
-[ ${#builds[@]} -gt 0 ] || builds=(./build-gpu)
-export TESSERA_PERFMODEL=${TESSERA_PERFMODEL:-none} NCCL_NVLS_ENABLE=0
+. "$(dirname "$0")/eig_common.sh" "$@"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export TESSERA_EIG_METHOD=${METHOD:-two} EIG_N=$n EIG_WORKERS=${WORKERS:-14}
+export EIG_N=$n EIG_WORKERS=${WORKERS:-14}
 for r in $(seq 1 "${REPS:-2}"); do
   for b in "${builds[@]}"; do
-    export EIG_BIN=$b/tessera EIG_TRACE=${TRACE:+$TRACE/$(basename "$(dirname "$b/x")")-$r}
+    export EIG_BIN=$b/tessera EIG_TRACE=${TRACE:+$TRACE/$(run_name "$b" "$r")}
     line=$(mpirun -np "${GPUS:-2}" --bind-to none -x TESSERA_PERFMODEL -x NCCL_NVLS_ENABLE \
       -x TESSERA_EIG_METHOD -x EIG_BIN -x EIG_N -x EIG_WORKERS -x EIG_TRACE bash -c \
       'r=$OMPI_COMM_WORLD_RANK; CUDA_VISIBLE_DEVICES=$OMPI_COMM_WORLD_LOCAL_RANK \

@@ -10,14 +10,8 @@
 #   METHOD=two|one|cost                      TESSERA_EIG_METHOD (default two)
 #   REPS=R                                   rounds over the builds (default 1)
 #   KEEP=DIR                                 keep the traces there (default: removed)
-set -euo pipefail
-n=${1:-32768}
-shift || true
-builds=("$@")
-[ ${#builds[@]} -gt 0 ] || builds=(./build-gpu)
-export TESSERA_PERFMODEL=${TESSERA_PERFMODEL:-none} NCCL_NVLS_ENABLE=0
-export TESSERA_EIG_METHOD=${METHOD:-two}
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/eig_common.sh" "$@"
 dir=${KEEP:-$(mktemp -d)}
 mkdir -p "$dir"
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$dir"' EXIT
@@ -25,7 +19,7 @@ groups="band=geqrt,triangle,trmm;chase=hb2st,hb2st_steps;dc=stedc,laed_rows,laed
 groups+=",laed_secular,laed_update,laed_values,laed_merge;q2=hb2st_apply;q1=qr_step"
 for r in $(seq 1 "${REPS:-1}"); do
   for b in "${builds[@]}"; do
-    t=$dir/$(basename "$(dirname "$b/x")")-$r.json
+    t=$dir/$(run_name "$b" "$r").json
     line=$(TESSERA_TRACE=$t "$b/tessera" syevd --n "$n" --gpus "${GPUS:-1}" --json 2>&1 |
       grep '"routine"' | head -1 || true)
     stages=$([ -s "$t" ] && python3 "$here/trace_summary.py" "$t" --groups "$groups" || echo "no trace")

@@ -28,9 +28,10 @@ ap.add_argument("--gaps", help="FROM:TO ms from the first event: each worker's i
 ap.add_argument("--min-gap", type=float, default=30.0, help="the shortest stretch --gaps shows, ms")
 ap.add_argument("--groups", help="NAME=K1,K2;...: each group of kernels' window, one line, s")
 args = ap.parse_args()
-ev = [e for e in json.load(open(args.trace))["traceEvents"] if e.get("ph") == "X"]
-names = {e["tid"]: e["args"]["name"] for e in json.load(open(args.trace))["traceEvents"]
-         if e.get("ph") == "M"}
+with open(args.trace) as f:
+    events = json.load(f)["traceEvents"]
+ev = [e for e in events if e.get("ph") == "X"]
+names = {e["tid"]: e["args"]["name"] for e in events if e.get("ph") == "M"}
 
 
 def windows():
