@@ -161,19 +161,19 @@ int tsr_cuda_larft_batched(tessera_dtype_t dtype, const void *g, size_t ldg, lon
 /** A batch of block reflectors of the bulge chasing's Q2 (cpu/hb2st.h's layout: order n,
  *  bandwidth kd, `steps` reflector slots per sweep): member b (0 <= b < count) joins the
  *  reflectors of sweeps s_b .. s_b + k - 1 at step j_b, s_b = s0 + b sweeps_apart, j_b = j0 + b,
- *  on rows s_b + 1 + j_b kd onwards, `rows` of them. */
+ *  on rows s_b + 1 + j_b kd onwards, `rows` of them counting `pad` rows of zeros above them. */
 typedef struct {
   int n, kd, steps;
   int s0, j0, sweeps_apart, count;
-  int k, rows;
+  int k, rows, pad;
   long long ldv, stride_v; /* V_b: rows x k, leading dimension ldv, stride_v elements apart */
   long long stride_tau;    /* taub_b: k scalars, stride_tau elements apart */
 } tsr_cuda_hb2st_batch_t;
 
 /** Enqueues the staging of a batch's block reflectors from the device copies of v and tau: V_b's
- *  column c gets reflector (s_b + c, j_b)'s vector from row c (the staircase; zeros elsewhere in
- *  its `rows`), taub_b[c] its tau. Returns 0, or -1 for an invalid argument or a failed
- *  launch. */
+ *  column c gets reflector (s_b + c, j_b)'s vector from row pad + c (the staircase; zeros
+ *  elsewhere in its `rows`), taub_b[c] its tau. Returns 0, or -1 for an invalid argument or a
+ *  failed launch. */
 int tsr_cuda_hb2st_stage(tessera_dtype_t dtype, const tsr_cuda_hb2st_batch_t *batch, const void *v,
                          const void *tau, void *V, void *taub, void *stream);
 

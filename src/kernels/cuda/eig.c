@@ -18,6 +18,11 @@
  * pass over E_b:
  *   W = Z E_b;  E_b -= V W.
  *
+ * Alignment: each member's V and E_b start one row above the staircase (PAD), a row of zeros in V:
+ * kd + nb rows and E_b's first row S + j kd, multiples of nb where kd is one (the GPU forms'
+ * bands), so that cuBLAS takes its aligned paths. That row is a gap of the wavefront (the member
+ * before ends a row above it), which the zero row leaves as it is.
+ *
  * Workspace: the worker's scratch, holding for each member of a batch V, G (then Z), T, tau
  * and W;
  * batches larger than it fits are split, and E's columns are taken in chunks narrow enough for a
@@ -33,7 +38,7 @@
 
 /* Sweeps per block reflector (at most kd'): wide gemms, a staircase of at most 1.5 x the useful
  * flops at kd = 128. */
-enum { APPLY_SWEEPS = 64, MIN_BATCH = 32, ALIGN = 256 };
+enum { APPLY_SWEEPS = 64, MIN_BATCH = 32, ALIGN = 256, PAD = 1 };
 
 static size_t aligned(size_t bytes) {
   return (bytes + ALIGN - 1) / ALIGN * ALIGN;
@@ -57,7 +62,7 @@ enum { REGIONS = 5 };
  * k x k, Z = T Vᴴ k x R in its place. */
 static void member_sizes(int nb, int R, int mc, size_t sizes[REGIONS]) {
   const size_t k = (size_t)nb;
-  sizes[0] = sizes[1] = (size_t)R * k, sizes[2] = k * k, sizes[3] = k;
+  sizes[0] = sizes[1] = (size_t)(R + PAD) * k, sizes[2] = k * k, sizes[3] = k;
   sizes[4] = k * (size_t)mc;
 }
 
@@ -100,7 +105,8 @@ static int apply_batch(const plan_t *p, int s0, int j0, int count, int k, int ro
     w += aligned(sizes[i] * p->es) * (size_t)count;
   }
   /* the strides are whole elements: every region's size is a multiple of the element size */
-  const long long ldv = p->R, nb = p->nb, row_step = (long long)p->nb + p->L.kd;
+  const long long ldv = p->R + PAD, nb = p->nb, row_step = (long long)p->nb + p->L.kd;
+  const int padded = rows + PAD;
   const tsr_cuda_hb2st_batch_t b = {.n = p->L.n,
                                     .kd = p->L.kd,
                                     .steps = p->L.steps,
@@ -109,30 +115,31 @@ static int apply_batch(const plan_t *p, int s0, int j0, int count, int k, int ro
                                     .sweeps_apart = p->nb,
                                     .count = count,
                                     .k = k,
-                                    .rows = rows,
+                                    .rows = padded,
+                                    .pad = PAD,
                                     .ldv = ldv,
                                     .stride_v = stride[0],
                                     .stride_tau = stride[3]};
   const char c = tsr_dtype_complex(p->dt) ? 'C' : 'T';
-  char *Eb = E + (size_t)(s0 + 1 + (int64_t)j0 * p->L.kd) * p->es;
+  char *Eb = E + (size_t)(s0 + 1 - PAD + (int64_t)j0 * p->L.kd) * p->es;
   if (tsr_cuda_hb2st_stage(p->dt, &b, p->v, p->tau, at[0], at[3], p->ex->stream))
     return TESSERA_ERR_KERNEL;
-  int rc = gemm_batch(p, c, 'N', k, k, rows, 1, at[0], ldv, stride[0], at[0], ldv, stride[0], 0,
+  int rc = gemm_batch(p, c, 'N', k, k, padded, 1, at[0], ldv, stride[0], at[0], ldv, stride[0], 0,
                       at[1], nb, stride[1], count);
   if (!rc && tsr_cuda_larft_batched(p->dt, at[1], (size_t)nb, stride[1], at[3], stride[3], k, k,
                                     at[2], (size_t)nb, stride[2], count, p->ex->stream))
     rc = TESSERA_ERR_KERNEL;
   if (!rc) /* Z = T Vᴴ over G */
-    rc = gemm_batch(p, 'N', c, k, rows, k, 1, at[2], nb, stride[2], at[0], ldv, stride[0], 0, at[1],
-                    nb, stride[1], count);
+    rc = gemm_batch(p, 'N', c, k, padded, k, 1, at[2], nb, stride[2], at[0], ldv, stride[0], 0,
+                    at[1], nb, stride[1], count);
   for (int c0 = 0; c0 < m && !rc; c0 += p->mc) {
     const int mc = m - c0 < p->mc ? m - c0 : p->mc;
     char *Ec = Eb + (size_t)c0 * (size_t)lde * p->es;
-    rc = gemm_batch(p, 'N', 'N', k, mc, rows, 1, at[1], nb, stride[1], Ec, lde, row_step, 0, at[4],
-                    nb, stride[4], count);
+    rc = gemm_batch(p, 'N', 'N', k, mc, padded, 1, at[1], nb, stride[1], Ec, lde, row_step, 0,
+                    at[4], nb, stride[4], count);
     if (!rc)
-      rc = gemm_batch(p, 'N', 'N', rows, mc, k, -1, at[0], ldv, stride[0], at[4], nb, stride[4], 1,
-                      Ec, lde, row_step, count);
+      rc = gemm_batch(p, 'N', 'N', padded, mc, k, -1, at[0], ldv, stride[0], at[4], nb, stride[4],
+                      1, Ec, lde, row_step, count);
   }
   return rc;
 }

@@ -79,12 +79,13 @@ constexpr larft_fn larft_of[TESSERA_NUM_DTYPES] = {launch_larft<float, 1>, launc
 
 /* Block reflector b of a batch (blockIdx.y) of the bulge chasing's Q2: the reflectors of sweeps
  * s_b .. s_b + k - 1 at step j_b (s_b = s0 + b sweeps_apart, j_b = j0 + b) on the rows from
- * r_b = s_b + 1 + j_b kd, as the staircase V_b (rows x k, ldv): column c (blockIdx.x) holds
- * reflector (s_b + c, j_b)'s vector from row c, its min(kd, n - r_b - c) entries, zeros elsewhere;
+ * r_b = s_b + 1 + j_b kd, as the staircase V_b (rows x k, ldv) below `pad` rows of zeros: column
+ * c (blockIdx.x) holds reflector (s_b + c, j_b)'s vector from row pad + c, its
+ * min(kd, n - r_b - c) entries, zeros elsewhere;
  * its tau to taub_b[c]. Slot (s, j) of v and tau is s * steps + j (cpu/hb2st.h). */
 template <typename Real, int w>
 __global__ void hb2st_stage(int n, int kd, int steps, const Real *v, const Real *tau, int s0,
-                            int j0, int sweeps_apart, int rows, Real *V, long long ldv,
+                            int j0, int sweeps_apart, int rows, int pad, Real *V, long long ldv,
                             long long sv, Real *taub, long long st) {
   const int b = blockIdx.y, c = blockIdx.x;
   const int s = s0 + b * sweeps_apart, j = j0 + b, r = s + 1 + j * kd;
@@ -93,8 +94,10 @@ __global__ void hb2st_stage(int n, int kd, int steps, const Real *v, const Real 
   const Real *from = v + slot * kd * w;
   Real *to = V + (b * sv + c * ldv) * w;
   for (int i = threadIdx.x; i < rows; i += blockDim.x)
-    for (int q = 0; q < w; q++)
-      to[i * w + q] = i >= c && i - c < len ? from[(i - c) * w + q] : Real(0);
+    for (int q = 0; q < w; q++) {
+      const int e = i - pad - c; /* the reflector's entry on V's row i */
+      to[i * w + q] = e >= 0 && e < len ? from[e * w + q] : Real(0);
+    }
   if (threadIdx.x < w) taub[(b * st + c) * w + threadIdx.x] = tau[slot * w + threadIdx.x];
 }
 
@@ -103,7 +106,7 @@ void launch_stage(const tsr_cuda_hb2st_batch_t *p, const void *v, const void *ta
                   void *taub, cudaStream_t stream) {
   hb2st_stage<Real, w><<<dim3(p->k, p->count), 128, 0, stream>>>(
       p->n, p->kd, p->steps, static_cast<const Real *>(v), static_cast<const Real *>(tau), p->s0,
-      p->j0, p->sweeps_apart, p->rows, static_cast<Real *>(V), p->ldv, p->stride_v,
+      p->j0, p->sweeps_apart, p->rows, p->pad, static_cast<Real *>(V), p->ldv, p->stride_v,
       static_cast<Real *>(taub), p->stride_tau);
 }
 
@@ -138,7 +141,8 @@ extern "C" int tsr_cuda_larft_batched(tessera_dtype_t dtype, const void *g, size
 extern "C" int tsr_cuda_hb2st_stage(tessera_dtype_t dtype, const tsr_cuda_hb2st_batch_t *batch,
                                     const void *v, const void *tau, void *V, void *taub,
                                     void *stream) {
-  if (!valid(dtype) || !batch || batch->k < 1 || batch->count < 0 || batch->rows < batch->k)
+  if (!valid(dtype) || !batch || batch->k < 1 || batch->count < 0 || batch->pad < 0 ||
+      batch->rows < batch->k + batch->pad)
     return -1;
   if (batch->count > 0) stage_of[dtype](batch, v, tau, V, taub, static_cast<cudaStream_t>(stream));
   return cudaGetLastError() == cudaSuccess ? 0 : -1;
