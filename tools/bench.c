@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "footprint.h"
 #include "gen.h"
+#include "resident.h"
 #include "residual.h"
 
 /** LAPACKE's LU factorization of `dtype`; returns its info. */
@@ -59,6 +60,8 @@ typedef struct {
   const cli_opts_t *o;
   const bench_arrays_t *m;
   tessera_matrix_t *A; /**< NULL without --resident */
+  tessera_matrix_t *S; /**< syevd --resident with GPUs: A's tiles, imported once, copied into A's
+                          on the GPUs before each tile call (cuSOLVER's A is on its GPU too) */
   int threads;
   int dn_values; /**< syevd: m->wb holds cusolverDnXsyevd's eigenvalues (no LAPACKE run) */
   cli_progress_t *prog;
@@ -110,7 +113,8 @@ static int tessera_rep(bench_t *b, int k, int rep, size_t bytes) {
   progress_phase(b->prog, "tessera %s%s n=%lld %s", k ? "tile " : "", name, (long long)m->n, what);
   int status = 0;
   if (k == 0) memcpy(m->at, m->a0, bytes);
-  if (k == 1 && (status = tessera_matrix_import(b->A, m->a0, m->ld)))
+  if (k == 1 && (status = b->S ? resident_copy_on_gpus(b->ctx, b->S, b->A)
+                               : tessera_matrix_import(b->A, m->a0, m->ld)))
     return cli_report(b->ctx, b->prog, "matrix import", status);
   double t0 = progress_now();
   status = tessera_factor(b, k);
@@ -221,7 +225,7 @@ static int bench_size(tessera_context_t **ctx, const cli_opts_t *o, int64_t n, i
                       int gpus, int warmup, cli_progress_t *prog) {
   bench_arrays_t m = {n, n > 0 ? n : 1, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
   const int lu = o->routine == CMD_GETRF, eig = o->routine == CMD_SYEVD;
-  bench_t b = {NULL, o, &m, NULL, gpus > 0 ? 0 : threads, 0, prog, {{0}}};
+  bench_t b = {NULL, o, &m, NULL, NULL, gpus > 0 ? 0 : threads, 0, prog, {{0}}};
   gpu_baseline_t g = {INFINITY, 0, INFINITY, NULL, 0};
   int rc = CLI_OK, status;
   if (!(m.a0 = cli_alloc(o->dtype, m.ld, n)) || !(m.at = cli_alloc(o->dtype, m.ld, n)) ||
@@ -257,6 +261,10 @@ static int bench_size(tessera_context_t **ctx, const cli_opts_t *o, int64_t n, i
       (status =
            tessera_matrix_create(*ctx, o->dtype, n, n, lu ? (n > 1 ? n : 1) : tile, tile, &b.A)))
     rc = cli_report(*ctx, prog, "matrix create", status);
+  if (rc == CLI_OK && o->resident && eig && tessera_accelerator_count(*ctx) > 0 &&
+      ((status = tessera_matrix_create(*ctx, o->dtype, n, n, tile, tile, &b.S)) ||
+       (status = tessera_matrix_import(b.S, m.a0, m.ld))))
+    rc = cli_report(*ctx, prog, "matrix create", status);
   if (rc == CLI_OK) {
     b.ctx = *ctx;
     for (int k = 0; k < 2; k++) {
@@ -272,6 +280,8 @@ static int bench_size(tessera_context_t **ctx, const cli_opts_t *o, int64_t n, i
   }
   progress_phase(prog, NULL);
   if (b.A && (status = tessera_matrix_destroy(b.A)) && rc == CLI_OK)
+    rc = cli_report(*ctx, prog, "matrix destroy", status);
+  if (b.S && (status = tessera_matrix_destroy(b.S)) && rc == CLI_OK)
     rc = cli_report(*ctx, prog, "matrix destroy", status);
   free(m.a0);
   free(m.at);
@@ -297,6 +307,9 @@ static void bench_footprint(const void *arg, int64_t n, cli_footprint_t *f) {
   if (b->lapacke) cli_footprint_add(f, "LAPACKE's copy of A:", a);
   if (b->o->resident)
     cli_footprint_add(f, "the resident descriptor:", cli_descriptor_host_bytes(b->ctx, a));
+  if (b->o->resident && b->o->routine == CMD_SYEVD && tessera_accelerator_count(b->ctx) > 0)
+    cli_footprint_add(f,
+                      "syevd's pristine tiles for the GPUs:", cli_descriptor_host_bytes(b->ctx, a));
   if (b->o->routine == CMD_GETRF)
     cli_footprint_add(f, "the pivots:", 2.0 * (double)n * sizeof(int));
   if (b->o->routine == CMD_SYEVD) cli_footprint_eig(b->ctx, b->o->dtype, cli_eig_job(b->o), n, f);
@@ -349,8 +362,11 @@ int cli_bench(const cli_opts_t *o) {
     printf(", best of %d\n", o->reps);
     if (o->resident)
       printf("# api lapack: tessera_%s on a host array; api tile: tessera_tile_%s on a "
-             "descriptor made once, imported before each run (untimed)\n",
-             cli_cmd_name(o->routine), cli_cmd_name(o->routine));
+             "descriptor made once, %s before each run (untimed)\n",
+             cli_cmd_name(o->routine), cli_cmd_name(o->routine),
+             o->routine == CMD_SYEVD && tessera_accelerator_count(ctx) > 0
+                 ? "its tiles copied on the GPUs"
+                 : "imported");
   }
   cli_print_header(o,
                    gpus > 0      ? "cusolverMg"

@@ -269,7 +269,8 @@ static const struct {
     {F_WIDTH, ~0u, "--width W        width of the chart in pixels (default 1600)"},
     {F_RESIDENT, ~0u,
      "--resident       also times the tile-level call (tessera_tile_potrf, getrf, geqrf, gels,\n"
-     "                   syevd) on a descriptor made once"},
+     "                   syevd) on a descriptor made once (syevd with GPUs: its tiles copied\n"
+     "                   onto the GPUs before each call, untimed, as cuSOLVER's A is)"},
     {F_RESIDENT_ONLY, ~0u,
      "--resident-only  times only that (no LAPACK-style call on a host array)"},
     {F_NO_BASELINE, ~0u, "--no-baseline    tessera only"},

@@ -17,4 +17,9 @@ int resident_on_gpus(tessera_context_t *ctx, tessera_matrix_t *A, tessera_matrix
  *  restored after. No-op on a context without GPUs. Returns 0 or the call's status. */
 int resident_panels_on_gpus(tessera_context_t *ctx, tessera_matrix_t *A);
 
+/** B = A on the GPUs of ctx (every tile of B written there, its only copy then), waited for; the
+ *  scope restored after. A and B of one shape, dtype and tiling. No-op on a context without GPUs.
+ *  Returns 0 or the call's status. */
+int resident_copy_on_gpus(tessera_context_t *ctx, tessera_matrix_t *A, tessera_matrix_t *B);
+
 #endif
