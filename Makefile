@@ -18,7 +18,7 @@
 #   make format | format-check
 #
 # Variables: PREFIX, JOBS (default: all cores), CTEST_JOBS (tests ctest runs at once, default
-# three times JOBS), PYTEST_JOBS (pytest-xdist workers, default JOBS), V=1 (show every compile line),
+# six times JOBS), PYTEST_JOBS (pytest-xdist workers, default JOBS), V=1 (show every compile line),
 # SANITIZE_CUDA=OFF|AUTO (the CUDA backend in the sanitizer builds; OFF keeps them quick),
 # TESSERA_SKIP_SETUP=1 (environment: skip the package check). Warnings are errors when CI is set.
 SHELL := /bin/bash
@@ -28,9 +28,10 @@ MAKEFLAGS += --no-print-directory
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # Most tests wait more than they compute (MPI start-up, timeouts, late processes), so ctest runs
-# three times as many as there are cores; an MPI test counts as many as its processes
-# (PROCESSORS), so with fewer slots the tests of 3 and 4 processes run one at a time.
-CTEST_JOBS ?= $(shell echo $$((3 * $(JOBS))))
+# six times as many as there are cores (no test's verdict hangs on a clock a loaded machine can
+# miss); an MPI test counts as many as its processes (PROCESSORS), so with fewer slots the tests
+# of 3 and 4 processes run one at a time.
+CTEST_JOBS ?= $(shell echo $$((6 * $(JOBS))))
 PYTEST_JOBS ?= $(JOBS)
 SANITIZE_CUDA ?= OFF
 V ?= 0
