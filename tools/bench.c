@@ -3,6 +3,7 @@
  * is checked as `tessera syevd` checks it (eig.c). */
 #include <lapacke.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,11 @@ typedef struct {
   int *pt, *pb;
   void *wt, *wb;
 } bench_arrays_t;
+
+/** Whether bench syevd --resident keeps A's pristine tiles on the GPUs of ctx (bench_t.S). */
+static bool syevd_tiles_on_gpus(const cli_opts_t *o, const tessera_context_t *ctx) {
+  return o->resident && o->routine == CMD_SYEVD && tessera_accelerator_count(ctx) > 0;
+}
 
 /** What one size runs: the tessera results (LAPACK-style, then tile level), the resident
  *  descriptor, and the CPU baseline's thread count (0: no LAPACKE). */
@@ -115,7 +121,7 @@ static int tessera_rep(bench_t *b, int k, int rep, size_t bytes) {
   if (k == 0) memcpy(m->at, m->a0, bytes);
   if (k == 1 && (status = b->S ? resident_copy_on_gpus(b->ctx, b->S, b->A)
                                : tessera_matrix_import(b->A, m->a0, m->ld)))
-    return cli_report(b->ctx, b->prog, "matrix import", status);
+    return cli_report(b->ctx, b->prog, b->S ? "copy on the GPUs" : "matrix import", status);
   double t0 = progress_now();
   status = tessera_factor(b, k);
   double t = progress_now() - t0;
@@ -261,7 +267,7 @@ static int bench_size(tessera_context_t **ctx, const cli_opts_t *o, int64_t n, i
       (status =
            tessera_matrix_create(*ctx, o->dtype, n, n, lu ? (n > 1 ? n : 1) : tile, tile, &b.A)))
     rc = cli_report(*ctx, prog, "matrix create", status);
-  if (rc == CLI_OK && o->resident && eig && tessera_accelerator_count(*ctx) > 0 &&
+  if (rc == CLI_OK && syevd_tiles_on_gpus(o, *ctx) &&
       ((status = tessera_matrix_create(*ctx, o->dtype, n, n, tile, tile, &b.S)) ||
        (status = tessera_matrix_import(b.S, m.a0, m.ld))))
     rc = cli_report(*ctx, prog, "matrix create", status);
@@ -307,7 +313,7 @@ static void bench_footprint(const void *arg, int64_t n, cli_footprint_t *f) {
   if (b->lapacke) cli_footprint_add(f, "LAPACKE's copy of A:", a);
   if (b->o->resident)
     cli_footprint_add(f, "the resident descriptor:", cli_descriptor_host_bytes(b->ctx, a));
-  if (b->o->resident && b->o->routine == CMD_SYEVD && tessera_accelerator_count(b->ctx) > 0)
+  if (syevd_tiles_on_gpus(b->o, b->ctx))
     cli_footprint_add(f,
                       "syevd's pristine tiles for the GPUs:", cli_descriptor_host_bytes(b->ctx, a));
   if (b->o->routine == CMD_GETRF)
@@ -364,9 +370,7 @@ int cli_bench(const cli_opts_t *o) {
       printf("# api lapack: tessera_%s on a host array; api tile: tessera_tile_%s on a "
              "descriptor made once, %s before each run (untimed)\n",
              cli_cmd_name(o->routine), cli_cmd_name(o->routine),
-             o->routine == CMD_SYEVD && tessera_accelerator_count(ctx) > 0
-                 ? "its tiles copied on the GPUs"
-                 : "imported");
+             syevd_tiles_on_gpus(o, ctx) ? "its tiles copied on the GPUs" : "imported");
   }
   cli_print_header(o,
                    gpus > 0      ? "cusolverMg"

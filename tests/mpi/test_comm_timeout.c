@@ -24,8 +24,7 @@ static void test_late_process(void **state) {
   assert_int_equal(tessera_comm_create(&cfg, &c), 0);
   const int rank = tessera_comm_rank(c), last = tessera_comm_size(c) - 1;
   int64_t v = rank + 1, sum = 0;
-  /* from one start: processes that reach the call seconds apart on a loaded machine would let
-   * the late one arrive within the others' bound */
+  /* from one start: each of the others' clocks runs from when every communicator is made */
   MPI_Barrier(MPI_COMM_WORLD);
   for (int from = 0; rank == last && from < last; from++) /* the others gave up */
     MPI_Recv(NULL, 0, MPI_BYTE, from, GAVE_UP, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
