@@ -293,6 +293,22 @@ TESSERA_API double tessera_syevd_host_bytes(tessera_context_t *ctx, tessera_job_
 /** The same as tessera_syevd (its name for complex dtypes). */
 TESSERA_API int tessera_heevd(tessera_context_t *ctx, tessera_job_t job, tessera_uplo_t uplo,
                               tessera_dtype_t dtype, int64_t n, void *a, int64_t lda, void *w);
+/** The eigenvalues il .. iu of the n in ascending order (1-based, LAPACK's range 'I'), and with
+ *  job VECTORS their eigenvectors, of the Hermitian A that tessera_syevd takes (the same uplo, a,
+ *  lda, scaling, NaN rule and info, on one process or over processes). `w` receives the
+ *  k = iu - il + 1 eigenvalues; with VECTORS the first k columns of `a` receive their orthonormal
+ *  eigenvectors (column i for w[i]) and its other columns are left undefined. In two stages only
+ *  the k columns are carried back through both (the back-transformations cost k / n of the whole
+ *  solve's); where the call runs in one stage on one device the whole solve runs and the range
+ *  is taken from it. Requires 1 <= il <= iu <= n, or il = 1 and iu = 0 (no eigenvalue) for any
+ *  n. Returns as tessera_syevd; -8 / -9 for il / iu out of range, with a message. */
+TESSERA_API int tessera_syevdx(tessera_context_t *ctx, tessera_job_t job, tessera_uplo_t uplo,
+                               tessera_dtype_t dtype, int64_t n, void *a, int64_t lda, int64_t il,
+                               int64_t iu, void *w);
+/** The same as tessera_syevdx (its name for complex dtypes). */
+TESSERA_API int tessera_heevdx(tessera_context_t *ctx, tessera_job_t job, tessera_uplo_t uplo,
+                               tessera_dtype_t dtype, int64_t n, void *a, int64_t lda, int64_t il,
+                               int64_t iu, void *w);
 
 /** The singular value decomposition A = U Σ Vᴴ of the m x n A (column-major, lda; destroyed):
  *  the min(m, n) singular values into s (descending, the dtype's real type: float for F32 and

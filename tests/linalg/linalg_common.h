@@ -162,41 +162,52 @@ static inline double lc_norm_fro(const zc_t *z, size_t count) {
   return sqrt(s);
 }
 
-/** An eigensolver's vectors v (n x n) and eigenvalues lambda for the Hermitian `full` (n x n):
- *  the residual ‖full v − v diag(lambda)‖_F into *res and the orthogonality ‖I − vᴴ v‖_F into
- *  *orth, both unscaled. */
-static inline void lc_eig_vector_norms(int64_t n, const zc_t *full, const zc_t *v,
-                                       const double *lambda, double *res, double *orth) {
-  zc_t *av = lc_zalloc((size_t)(n * n) + 1), *vv = lc_zalloc((size_t)(n * n) + 1);
+/** An eigensolver's k pairs for the Hermitian `full` (n x n): the vectors v (n x k) and their
+ *  eigenvalues lambda; the residual ‖full v − v diag(lambda)‖_F into *res and the orthogonality
+ *  ‖I − vᴴ v‖_F into *orth, both unscaled. */
+static inline void lc_eig_pairs_norms(int64_t n, int64_t k, const zc_t *full, const zc_t *v,
+                                      const double *lambda, double *res, double *orth) {
+  zc_t *av = lc_zalloc((size_t)(n * k) + 1), *vv = lc_zalloc((size_t)(k * k) + 1);
   const zc_t one = 1, zero = 0;
-  if (n > 0) {
-    cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, &one, full,
+  if (n > 0 && k > 0) {
+    cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)k, (int)n, &one, full,
                 (int)n, v, (int)n, &zero, av, (int)n);
-    cblas_zgemm(CblasColMajor, CblasConjTrans, CblasNoTrans, (int)n, (int)n, (int)n, &one, v,
-                (int)n, v, (int)n, &zero, vv, (int)n);
+    cblas_zgemm(CblasColMajor, CblasConjTrans, CblasNoTrans, (int)k, (int)k, (int)n, &one, v,
+                (int)n, v, (int)n, &zero, vv, (int)k);
   }
-  for (int64_t j = 0; j < n; j++)
-    for (int64_t i = 0; i < n; i++) {
-      av[i + j * n] -= v[i + j * n] * lambda[j];
-      vv[i + j * n] -= i == j ? 1 : 0;
-    }
-  *res = lc_norm_fro(av, (size_t)(n * n));
-  *orth = lc_norm_fro(vv, (size_t)(n * n));
+  for (int64_t j = 0; j < k; j++) {
+    for (int64_t i = 0; i < n; i++) av[i + j * n] -= v[i + j * n] * lambda[j];
+    vv[j + j * k] -= 1;
+  }
+  *res = lc_norm_fro(av, (size_t)(n * k));
+  *orth = lc_norm_fro(vv, (size_t)(k * k));
   free(av), free(vv);
 }
 
-/** The largest |lambda_i − LAPACK's eigenvalue i| (zheev, which must succeed, on a copy of the
- *  Hermitian `full`, n x n). */
-static inline double lc_eig_value_error(int64_t n, const zc_t *full, const double *lambda) {
+/** lc_eig_pairs_norms of all n pairs (v n x n). */
+static inline void lc_eig_vector_norms(int64_t n, const zc_t *full, const zc_t *v,
+                                       const double *lambda, double *res, double *orth) {
+  lc_eig_pairs_norms(n, n, full, v, lambda, res, orth);
+}
+
+/** LAPACK's eigenvalues (zheev, which must succeed, on a copy of the Hermitian `full`, n x n)
+ *  into ref (n). */
+static inline void lc_eig_lapack_values(int64_t n, const zc_t *full, double *ref) {
   zc_t *copy = lc_zalloc((size_t)(n * n) + 1);
-  double *ref = (double *)calloc((size_t)n + 1, sizeof *ref), worst = 0;
   memcpy(copy, full, (size_t)(n * n) * sizeof *copy);
   if (n > 0)
     assert_int_equal(LAPACKE_zheev(LAPACK_COL_MAJOR, 'N', 'L', (lapack_int)n,
                                    (lapack_complex_double *)copy, (lapack_int)n, ref),
                      0);
+  free(copy);
+}
+
+/** The largest |lambda_i − LAPACK's eigenvalue i| of the Hermitian `full` (n x n). */
+static inline double lc_eig_value_error(int64_t n, const zc_t *full, const double *lambda) {
+  double *ref = (double *)calloc((size_t)n + 1, sizeof *ref), worst = 0;
+  lc_eig_lapack_values(n, full, ref);
   for (int64_t i = 0; i < n; i++) worst = fmax(worst, fabs(lambda[i] - ref[i]));
-  free(copy), free(ref);
+  free(ref);
   return worst;
 }
 

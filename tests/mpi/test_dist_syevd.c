@@ -7,7 +7,8 @@
  * too: with vectors the back-transformations on E's column panels over the processes); on the
  * processes' devices where they have some, also in one stage on process 0's device from the tiles
  * where they are; a NaN gives the same info and message on every process, and a bad or differing
- * argument fails on all of them. */
+ * argument fails on all of them. tessera_syevdx's range over processes: the eigenvalues il .. iu
+ * where asked, their vectors on process 0. */
 /* ctest-label: mpi */
 /* ctest-mpi-procs: 1 2 3 4 */
 #define _POSIX_C_SOURCE 200809L
@@ -84,6 +85,42 @@ static void lapack_case(tessera_context_t *ctx, tessera_dtype_t dt, tessera_uplo
   dist_expect(ctx, what, tessera_syevd(ctx, job, uplo, dt, n, a, lda, w), 0);
   if (w) check(dt, job, n, full, g_rank == 0 ? a : NULL, lda, w, what);
   free(a), free(w), free(full);
+}
+
+/* tessera_syevdx over processes: eigenvalues il .. iu on process 0 and the odd-numbered
+ * processes against LAPACK's, their vectors (a's first k columns on process 0) by their residual
+ * and orthogonality. */
+static void range_case(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t job, int64_t n,
+                       int64_t il, int64_t iu, uint64_t seed) {
+  char what[128];
+  snprintf(what, sizeof what, "process %d: syevdx %s %c n %lld [%lld, %lld]", g_rank, lc_name(dt),
+           (char)job, (long long)n, (long long)il, (long long)iu);
+  zc_t *full = hermitian(dt, n, seed);
+  const int64_t k = iu - il + 1;
+  void *a = NULL, *w = NULL;
+  if (g_rank == 0) {
+    a = lc_alloc(dt, (size_t)(n * n));
+    for (int64_t i = 0; i < n * n; i++) lc_set(dt, a, (size_t)i, full[i]);
+  }
+  if (g_rank == 0 || g_rank % 2) w = calloc((size_t)k + 1, sizeof(double));
+  dist_expect(ctx, what, tessera_syevdx(ctx, job, TESSERA_LOWER, dt, n, a, n, il, iu, w), 0);
+  const double an = lc_norm_fro(full, (size_t)(n * n)), eps = lc_eps(dt);
+  double *ref = calloc((size_t)n + 1, sizeof *ref), *lambda = calloc((size_t)k + 1, sizeof *lambda);
+  lc_eig_lapack_values(n, full, ref);
+  for (int64_t i = 0; i < k && w; i++) {
+    lambda[i] = eigval(dt, w, i);
+    if (!(fabs(lambda[i] - ref[il - 1 + i]) / (an * (double)n * eps) < 10))
+      fail_msg("%s: w[%lld] = %g, LAPACK's %g", what, (long long)i, lambda[i], ref[il - 1 + i]);
+  }
+  if (a && job == TESSERA_VECTORS) {
+    zc_t *v = lc_promote(dt, n, k, a, n);
+    double res, orth;
+    lc_eig_pairs_norms(n, k, full, v, lambda, &res, &orth);
+    res /= an * (double)n * eps, orth /= (double)n * eps;
+    if (!(res < 10) || !(orth < 10)) fail_msg("%s: residual %g, orthogonality %g", what, res, orth);
+    free(v);
+  }
+  free(ref), free(lambda), free(a), free(w), free(full);
 }
 
 /* A repeated eigenvalue and a tiny or huge norm over processes: A = scale (I + u uᴴ + v vᴴ) (the
@@ -168,6 +205,8 @@ static void test_syevd_processes(void **state) {
         lapack_case(ctx, lc_dtypes[d], lc_uplos[u], TESSERA_VECTORS, sizes[s], seed);
         lapack_case(ctx, lc_dtypes[d], lc_uplos[u], TESSERA_VALUES, sizes[s], seed);
       }
+  range_case(ctx, TESSERA_F64, TESSERA_VECTORS, 37, 30, 37, seed);
+  range_case(ctx, TESSERA_F32, TESSERA_VALUES, 37, 1, 4, seed + 1);
   for (int d = 0; d < TESSERA_NUM_DTYPES; d++) {
     const bool single = lc_dtypes[d] == TESSERA_F32 || lc_dtypes[d] == TESSERA_C64;
     spectrum_case(ctx, lc_dtypes[d], 37, single ? 1e-30 : 1e-150, 800 + (uint64_t)d);
@@ -190,6 +229,7 @@ static void test_two_stages_processes(void **state) {
       lapack_case(ctx, lc_dtypes[d], lc_uplos[u], TESSERA_VECTORS, 9, seed);
     }
   lapack_case(ctx, TESSERA_F64, TESSERA_LOWER, TESSERA_VALUES, 43, seed);
+  range_case(ctx, TESSERA_C128, TESSERA_VECTORS, 43, 5, 20, seed + 2);
   tile_case(ctx, tessera_context_comm(ctx), tessera_context_grid(ctx), TESSERA_C128, TESSERA_UPPER,
             TESSERA_VECTORS, 31, seed + 1);
   assert_int_equal(tessera_finalize(ctx), 0);
@@ -293,6 +333,10 @@ static void test_errors(void **state) {
               tessera_syevd(ctx, TESSERA_VALUES, TESSERA_LOWER, TESSERA_F64, m, a, n, w),
               g_size > 1 ? -5 : 0);
   if (g_size > 1) assert_non_null(strstr(tessera_last_error(ctx), "differs"));
+  const int64_t il = g_rank == g_size - 1 && g_size > 1 ? 2 : 1;
+  dist_expect(ctx, "syevdx il",
+              tessera_syevdx(ctx, TESSERA_VALUES, TESSERA_LOWER, TESSERA_F64, n, a, n, il, 3, w),
+              g_size > 1 ? -8 : 0);
   free(a), free(w), free(full);
   assert_int_equal(tessera_finalize(ctx), 0);
 }

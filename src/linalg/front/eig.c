@@ -117,7 +117,7 @@ static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t 
   b->v = calloc(vr * vc, es);
   b->tau = calloc(tr * tc, es);
   /* T's eigenvectors straight into E where the dtype is the real double, else converted */
-  const bool direct = dt == TESSERA_F64;
+  const bool direct = dt == TESSERA_F64, all = b->lo == 0 && b->cols == n;
   if (job == TESSERA_VECTORS && !direct) b->z = malloc((size_t)(n * n) * sizeof *b->z);
   double *z = direct ? b->h : b->z;
   const int64_t ldz = direct ? b->ldh : n;
@@ -135,7 +135,9 @@ static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t 
      * of that device's own, which they deal */
     tessera_data_t *qh = NULL;
     const int nodes = direct ? tessera_scope_nodes(ctx, b->scope, &b->enode, 1) : 0;
-    if (b->gpu && nodes > 1 && !b->defer) { /* Q's rows in parts over the accelerators */
+    if (!all) { /* some of Q's columns carried back: Q whole on the host, taken from there */
+      rc = tsr_stedc_dc(ctx, n, b->d, b->e, z, ldz, leaf, NULL);
+    } else if (b->gpu && nodes > 1 && !b->defer) { /* Q's rows in parts over the accelerators */
       tsr_stedc_parts_t parts;
       rc = tsr_stedc_dc_parts(ctx, n, b->d, b->e, z, ldz, leaf, &parts);
       if (!rc) rc = panels_on_devices(ctx, n, &parts, b);
@@ -144,7 +146,7 @@ static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t 
         rc = tessera_matrix_view(ctx, dt, n, n, n, n, b->h, b->ldh, &b->E);
         if (rc) return rc;
         qh = tessera_matrix_tile(b->E, 0, 0);
-      } else if (b->gpu && nodes == 1) {
+      } else if (b->gpu && nodes == 1 && b->defer) {
         rc = tessera_data_register(ctx, TESSERA_HOST_NODE, b->h, (size_t)n, (size_t)n,
                                    (size_t)b->ldh, sizeof(double), &qh);
         if (rc) return rc;
@@ -163,11 +165,12 @@ static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t 
     rc = tsr_eig_stedc_inline(ctx, job, n, b, z, ldz, workers);
   }
   if (rc || job != TESSERA_VECTORS) return rc;
-  for (int64_t j = 0; j < n && !direct; j++) /* E = Z in the dtype, then Q2 E */
+  if (direct && !all) tsr_eig_first_columns(dt, n, b->h, b->ldh, b->lo, b->cols);
+  for (int64_t j = 0; j < b->cols && !direct; j++) /* E = Z's columns in the dtype, then Q2 E */
     for (int64_t i = 0; i < n; i++)
       tsr_scalar_store(dt, (char *)b->h + tsr_eig_at(i, j, b->ldh) * es,
-                       (tsr_scalar_t){b->z[tsr_eig_at(i, j, n)], 0});
-  return b->defer ? 0 : tsr_eig_back_tridiagonal(ctx, dt, n, n, nb, b, &lay, workers);
+                       (tsr_scalar_t){b->z[tsr_eig_at(i, b->lo + j, n)], 0});
+  return b->defer ? 0 : tsr_eig_back_tridiagonal(ctx, dt, n, b->cols, nb, b, &lay, workers);
 }
 
 /* Q2's reflectors and E into out, where they are (their handles taken from b). */
@@ -226,6 +229,7 @@ int tsr_eig_band_solve(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_
                       .workers = tsr_eig_cpu_workers(ctx),
                       .in_place = true,
                       .defer = job == TESSERA_VECTORS,
+                      .cols = n,
                       .h = a,
                       .ldh = lda,
                       .ab = ab,
@@ -248,12 +252,30 @@ int tsr_eig_band_solve(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_
   return rc;
 }
 
+void tsr_eig_first_columns(tessera_dtype_t dt, int64_t n, void *a, int64_t lda, int64_t lo,
+                           int64_t k) {
+  const size_t es = tessera_dtype_size(dt);
+  for (int64_t j = 0; j < k && lo > 0; j++)
+    memmove((char *)a + tsr_eig_at(0, j, lda) * es, (char *)a + tsr_eig_at(0, lo + j, lda) * es,
+            (size_t)n * es);
+}
+
 int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
                   tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w) {
+  return tsr_eig_solve_range(ctx, f, job, uplo, dt, n, a, lda, w, 0, n);
+}
+
+int tsr_eig_solve_range(tessera_context_t *ctx, const char *f, tessera_job_t job,
+                        tessera_uplo_t uplo, tessera_dtype_t dt, int64_t n, void *a, int64_t lda,
+                        void *w, int64_t lo, int64_t k) {
   tessera_scope_t where;
   size_t work = 0;
-  if (tsr_eig_one_stage(ctx, job, dt, n, &where, &work))
-    return tsr_eig_one(ctx, f, job, uplo, dt, n, a, lda, w, where, work);
+  const bool all = lo == 0 && k == n;
+  if (tsr_eig_one_stage(ctx, job, dt, n, &where, &work)) {
+    const int rc = tsr_eig_one(ctx, f, job, uplo, dt, n, a, lda, w, where, work);
+    if (!rc && job == TESSERA_VECTORS) tsr_eig_first_columns(dt, n, a, lda, lo, k);
+    return rc;
+  }
   const double t0 = tsr_now();
   const size_t es = tessera_dtype_size(dt);
   tessera_scope_t scope;
@@ -272,6 +294,8 @@ int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tess
                       .workers = tsr_eig_cpu_workers(ctx),
                       .in_place = in_place,
                       .values = job != TESSERA_VECTORS,
+                      .lo = lo,
+                      .cols = k,
                       .h = in_place ? a : malloc((size_t)(ldh * n) * es),
                       .ldh = ldh,
                       .ab = calloc((size_t)(n * (nb + 1)), es),
@@ -303,16 +327,16 @@ int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tess
   const int freed = (b.vh ? tessera_data_release(ctx, b.vh) : 0) |
                     (b.tauh ? tessera_data_release(ctx, b.tauh) : 0);
   if (!rc) rc = freed;
-  if (!rc && job == TESSERA_VECTORS) rc = tsr_eig_back_band(ctx, dt, n, n, nb, &b, &H);
+  if (!rc && job == TESSERA_VECTORS) rc = tsr_eig_back_band(ctx, dt, n, k, nb, &b, &H);
   (void)tessera_set_scope(ctx, outer);
   tsr_he2hb_destroy(&H);
   if (!rc) {
     store_values(dt, n, b.d, s, w);
-    for (int64_t j = 0; j < n && job == TESSERA_VECTORS && !b.in_place; j++)
+    for (int64_t j = 0; j < k && job == TESSERA_VECTORS && !b.in_place; j++)
       memcpy((char *)a + tsr_eig_at(0, j, lda) * es, (char *)b.h + tsr_eig_at(0, j, b.ldh) * es,
              (size_t)n * es);
   }
   tsr_eig_work_free(ctx, &b);
-  if (!rc) tsr_eig_measured(ctx, false, where, job, dt, n, tsr_now() - t0);
+  if (!rc && all) tsr_eig_measured(ctx, false, where, job, dt, n, tsr_now() - t0);
   return rc;
 }

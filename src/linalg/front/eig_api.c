@@ -7,14 +7,16 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kernels/cpu/hb2st.h"
 #include "linalg/front/front.h"
 #include "tessera/linalg.h"
 
-static int syevd(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
-                 tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w) {
-  if (!ctx) return -1;
+/* The checks of arguments 2 .. 7 that syevd and syevdx share (job, uplo, dtype, n, a, lda). */
+static int matrix_args(tessera_context_t *ctx, const char *f, tessera_job_t job,
+                       tessera_uplo_t uplo, tessera_dtype_t dt, int64_t n, const void *a,
+                       int64_t lda) {
   int rc = tsr_arg_flag(ctx, f, 2, job, "NV");
   if (!rc) rc = tsr_arg_flag(ctx, f, 3, uplo, "LU");
   if (!rc) rc = tsr_arg_dtype(ctx, f, 4, dt);
@@ -23,10 +25,68 @@ static int syevd(tessera_context_t *ctx, const char *f, tessera_job_t job, tesse
                    INT_MAX / 2);
   if (!rc) rc = tsr_arg_ptr(ctx, f, 6, a, n, n);
   if (!rc) rc = tsr_arg_ld(ctx, f, 7, lda, n);
+  return rc;
+}
+
+static int syevd(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
+                 tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w) {
+  if (!ctx) return -1;
+  int rc = matrix_args(ctx, f, job, uplo, dt, n, a, lda);
   if (!rc) rc = tsr_arg_ptr(ctx, f, 8, w, n, 1);
   if (tsr_context_flow(ctx)->distributed)
     return tsr_eig_lapack_processes(ctx, f, job, uplo, dt, n, a, lda, w, rc);
   return rc || n == 0 ? rc : tsr_eig_solve(ctx, f, job, uplo, dt, n, a, lda, w);
+}
+
+/* syevdx's range: il .. iu checked as arguments 8 and 9 (1 <= il <= iu <= n, or none: il 1 and
+ * iu 0), *k the count. */
+static int range_args(tessera_context_t *ctx, const char *f, int64_t n, int64_t il, int64_t iu,
+                      int64_t *k) {
+  *k = 0;
+  if (il == 1 && iu == 0) return 0;
+  if (il < 1 || il > n)
+    return tsr_error(ctx, -8, "%s: argument 8 (il) = %lld is out of range [1, %lld]", f,
+                     (long long)il, (long long)n);
+  if (iu < il || iu > n)
+    return tsr_error(ctx, -9, "%s: argument 9 (iu) = %lld is out of range [il, n] = [%lld, %lld]",
+                     f, (long long)iu, (long long)il, (long long)n);
+  *k = iu - il + 1;
+  return 0;
+}
+
+/* The eigenvalues il .. iu (and their vectors) by the whole solve's eigenvalues into a scratch of
+ * n; the vectors' range carried back alone on this process, taken from the whole result over
+ * processes. */
+static int syevdx(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
+                  tessera_dtype_t dt, int64_t n, void *a, int64_t lda, int64_t il, int64_t iu,
+                  void *w) {
+  if (!ctx) return -1;
+  int rc = matrix_args(ctx, f, job, uplo, dt, n, a, lda);
+  int64_t k = 0;
+  if (!rc) rc = range_args(ctx, f, n, il, iu, &k);
+  if (!rc) rc = tsr_arg_ptr(ctx, f, 10, w, k, 1);
+  const bool distributed = tsr_context_flow(ctx)->distributed;
+  if (distributed) {
+    const int64_t values[2] = {il, iu};
+    const int argno[2] = {8, 9};
+    int64_t tile = 1;
+    rc = tsr_lapack_agree(ctx, f, 2, values, argno, rc, &tile);
+  }
+  if (rc < 0 || n == 0 || k == 0) return rc; /* over processes: the same everywhere */
+  const size_t rs = tsr_dtype_single(dt) ? sizeof(float) : sizeof(double);
+  char *all = malloc((size_t)(n > 0 ? n : 1) * rs);
+  if (!all)
+    rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory for %lld eigenvalues", f,
+                   (long long)n);
+  if (distributed) {
+    rc = tsr_eig_lapack_processes(ctx, f, job, uplo, dt, n, a, lda, all, rc);
+    if (rc >= 0 && a && job == TESSERA_VECTORS) tsr_eig_first_columns(dt, n, a, lda, il - 1, k);
+  } else if (!rc) {
+    rc = tsr_eig_solve_range(ctx, f, job, uplo, dt, n, a, lda, all, il - 1, k);
+  }
+  if (rc >= 0 && w && all) memcpy(w, all + (size_t)(il - 1) * rs, (size_t)k * rs);
+  free(all);
+  return rc;
 }
 
 int tessera_tile_syevd(tessera_job_t job, tessera_uplo_t uplo, tessera_matrix_t *A, void *w) {
@@ -72,6 +132,18 @@ int tessera_syevd(tessera_context_t *ctx, tessera_job_t job, tessera_uplo_t uplo
 int tessera_heevd(tessera_context_t *ctx, tessera_job_t job, tessera_uplo_t uplo,
                   tessera_dtype_t dtype, int64_t n, void *a, int64_t lda, void *w) {
   return syevd(ctx, "heevd", job, uplo, dtype, n, a, lda, w);
+}
+
+int tessera_syevdx(tessera_context_t *ctx, tessera_job_t job, tessera_uplo_t uplo,
+                   tessera_dtype_t dtype, int64_t n, void *a, int64_t lda, int64_t il, int64_t iu,
+                   void *w) {
+  return syevdx(ctx, "syevdx", job, uplo, dtype, n, a, lda, il, iu, w);
+}
+
+int tessera_heevdx(tessera_context_t *ctx, tessera_job_t job, tessera_uplo_t uplo,
+                   tessera_dtype_t dtype, int64_t n, void *a, int64_t lda, int64_t il, int64_t iu,
+                   void *w) {
+  return syevdx(ctx, "heevdx", job, uplo, dtype, n, a, lda, il, iu, w);
 }
 
 double tsr_eig_host_bytes(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt,

@@ -175,6 +175,15 @@ double tsr_eig_host_bytes(tessera_context_t *ctx, tessera_job_t job, tessera_dty
 /** The solver on the host array a (lda) of this process, its arguments checked, n > 0. */
 int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
                   tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w);
+/** tsr_eig_solve with the eigenvectors of eigenvalues lo .. lo + k - 1 (0-based, ascending)
+ *  alone, into a's first k columns (the two stages carry those k back, the one stage takes them
+ *  from its whole result); w receives all n eigenvalues. */
+int tsr_eig_solve_range(tessera_context_t *ctx, const char *f, tessera_job_t job,
+                        tessera_uplo_t uplo, tessera_dtype_t dt, int64_t n, void *a, int64_t lda,
+                        void *w, int64_t lo, int64_t k);
+/** Columns lo .. lo + k - 1 of the n-row array a (lda) moved to columns 0 .. k - 1. */
+void tsr_eig_first_columns(tessera_dtype_t dt, int64_t n, void *a, int64_t lda, int64_t lo,
+                           int64_t k);
 /** The two stages' working copy h (ldh) of A (a, lda; its `uplo` triangle made the lower one of
  *  h), scaled as LAPACK scales it by *s: 0, a negative status, or LAPACK's info for A's first
  *  column holding a NaN or an infinity (a and w then filled with NaN, the message on ctx). */

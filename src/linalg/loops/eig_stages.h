@@ -48,6 +48,8 @@ typedef struct {
   bool defer;            /* the back-transformations run elsewhere (tsr_eig_solve's out) */
   bool values;           /* eigenvalues alone: with in_place, A's other triangle is LAPACK's to
                             keep, and the band reduction's diagonal tiles are copies */
+  int64_t lo, cols;      /* with vectors, T's eigenvectors lo .. lo + cols - 1 carried back, into
+                            h's first cols columns (all: 0 and n) */
   void *h;               /* n x n working copy (lower), then the eigenvectors */
   int64_t ldh;           /* its leading dimension */
   void *ab;              /* the band, (kd + 1) x n */
