@@ -100,7 +100,8 @@ static int tessera_factor(bench_t *b, int k) {
   const bench_arrays_t *m = b->m;
   if (o->routine == CMD_SYEVD && k) return tessera_tile_syevd(cli_eig_job(o), o->uplo, b->A, m->wt);
   if (o->routine == CMD_SYEVD)
-    return cli_eig_tessera(b->ctx, cli_eig_job(o), o->uplo, o->dtype, m->n, m->at, m->ld, m->wt);
+    return cli_eig_tessera(b->ctx, cli_eig_job(o), o->uplo, o->dtype, m->n, m->at, m->ld, 0, 0,
+                           m->wt);
   if (o->routine == CMD_GETRF)
     return k ? tessera_tile_getrf(b->A, m->pt)
              : tessera_getrf(b->ctx, o->dtype, m->n, m->n, m->at, m->ld, m->pt);
@@ -178,7 +179,7 @@ static void set_baselines(bench_t *b, int gpus, const gpu_baseline_t *g) {
 static int check_eig(bench_t *b, cli_result_t *r) {
   const cli_opts_t *o = b->o;
   const bench_arrays_t *m = b->m;
-  return cli_eig_check(b->ctx, cli_eig_job(o), o->dtype, m->n, m->a0, m->ld, m->at, m->wt,
+  return cli_eig_check(b->ctx, cli_eig_job(o), o->dtype, m->n, 0, m->n, m->a0, m->ld, m->at, m->wt,
                        b->threads > 0 || b->dn_values ? m->wb : NULL,
                        cli_baseline_threads(o, b->ctx), b->prog, &r->residual, &r->orthogonality);
 }

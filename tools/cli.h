@@ -50,6 +50,7 @@ typedef struct {
   tessera_uplo_t uplo;
   int uplo_set;    /**< --uplo was given */
   int values_only; /**< syevd, gesvd: --values-only, the values only (job N) */
+  int64_t il, iu;  /**< syevd: --range IL:IU, eigenvalues il .. iu (1-based); il 0: all */
   int full;        /**< gesvd: --full, every vector (U m x m, Vᴴ n x n; job ALL_VECTORS) */
   int mixed;       /**< posv: --mixed, the factor's precision (tessera_factor_t); -1: not asked */
   double cond;     /**< bench posv|gesv --mixed: A of this condition number (gen_cond); 0: the
@@ -82,6 +83,7 @@ typedef struct {
   double orthogonality; /**< geqrf: ‖I - Qᴴ Q‖_F / (m eps); syevd: ‖I - Vᴴ V‖_F / (n eps);
                              NaN for the others (and syevd --values-only) */
   char job;             /**< syevd: 'V' (eigenvectors too) or 'N' (values only); 0 otherwise */
+  int64_t il, iu;       /**< syevd --range: the eigenvalues' indices (1-based); il 0: all */
   const char *api; /**< bench: "lapack" (host array) or "tile" (resident descriptor); or NULL */
   int has_baseline, has_baseline2;
   const char *baseline, *baseline2;
@@ -222,22 +224,25 @@ double cli_eig_flops(tessera_dtype_t dtype, int64_t n, tessera_job_t job);
 /** Fills the n x n `a` with the generated Hermitian (real symmetric) matrix of syevd: the lower
  *  triangle gen_dense's (seed GEN_SEED_A), the upper its conjugate, the diagonal real. */
 void cli_eig_generate(tessera_dtype_t dtype, int64_t n, void *a, int64_t lda);
-/** tessera_syevd (real dtypes) or tessera_heevd (complex). */
+/** tessera_syevd (real dtypes) or tessera_heevd (complex); with il > 0 tessera_syevdx /
+ *  heevdx for eigenvalues il .. iu. */
 int cli_eig_tessera(tessera_context_t *ctx, tessera_job_t job, tessera_uplo_t uplo,
-                    tessera_dtype_t dtype, int64_t n, void *a, int64_t lda, void *w);
+                    tessera_dtype_t dtype, int64_t n, void *a, int64_t lda, int64_t il, int64_t iu,
+                    void *w);
 /** LAPACKE's ?syevd / ?heevd of the dtype, with the BLAS's current thread count; returns its
  *  info. */
 int cli_eig_lapacke(tessera_job_t job, tessera_uplo_t uplo, tessera_dtype_t dtype, int64_t n,
                     void *a, int64_t lda, void *w);
-/** The check of a syevd result on the full Hermitian n x n `a0`, into *res and *orth. VECTORS,
- *  `v` (ld lda) holding the eigenvectors and `w` the eigenvalues: *res = ‖A V − V diag(w)‖_F /
- *  (‖A‖_F n eps) and *orth = ‖I − Vᴴ V‖_F / (n eps), by two gemms (tessera_gemm on `ctx`).
- *  VALUES: *res = max_i |w_i − wref_i| / (‖A‖_F n eps), wref LAPACKE's eigenvalues (job N) of
- *  A, computed here on a copy with `threads` BLAS threads when `wref` is NULL; *orth NaN.
- *  Returns CLI_OK, or CLI_FAILED with the reason printed (the progress phase ended). */
+/** The check of a syevd result on the full Hermitian n x n `a0`, into *res and *orth: `w` the k
+ *  eigenvalues lo .. lo + k - 1 (all: 0 and n). VECTORS, `v` (ld lda) holding their
+ *  eigenvectors: *res = ‖A V − V diag(w)‖_F / (‖A‖_F n eps) and *orth = ‖I − Vᴴ V‖_F / (n eps),
+ *  by two gemms (tessera_gemm on `ctx`). VALUES: *res = max_i |w_i − wref_(lo+i)| / (‖A‖_F n
+ *  eps), wref LAPACKE's n eigenvalues (job N) of A, computed here on a copy with `threads` BLAS
+ *  threads when `wref` is NULL; *orth NaN. Returns CLI_OK, or CLI_FAILED with the reason printed
+ *  (the progress phase ended). */
 int cli_eig_check(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dtype, int64_t n,
-                  const void *a0, int64_t lda, const void *v, const void *w, const void *wref,
-                  int threads, cli_progress_t *prog, double *res, double *orth);
+                  int64_t lo, int64_t k, const void *a0, int64_t lda, const void *v, const void *w,
+                  const void *wref, int threads, cli_progress_t *prog, double *res, double *orth);
 /** `tessera gepolar` and `tessera gesvd` (tools/svd.c): the polar decomposition, the singular
  *  values and vectors (--values-only: the values) of a generated or .npy m x n matrix, timed
  *  and checked; with --grid, the LAPACK-style call over the processes from process 0's arrays. */

@@ -235,7 +235,7 @@ void cli_result_init(cli_result_t *r, const cli_opts_t *o, const tessera_context
   *r = (cli_result_t){.routine = cli_cmd_name(o->routine), .dtype = o->dtype, .uplo = o->uplo};
   if (cli_is_lu(o->routine) || cli_is_qr(o->routine) || cli_is_svd(o->routine))
     r->uplo = (tessera_uplo_t)'-';
-  if (o->routine == CMD_SYEVD) r->job = (char)cli_eig_job(o);
+  if (o->routine == CMD_SYEVD) r->job = (char)cli_eig_job(o), r->il = o->il, r->iu = o->iu;
   r->orthogonality = NAN;
   r->tile = tessera_default_tile(ctx);
   r->workers = tessera_worker_count(ctx);
@@ -315,6 +315,7 @@ void cli_print_result(const cli_opts_t *o, const cli_result_t *r) {
     if (r->m > 0 || cli_is_qr(o->routine) || cli_is_svd(o->routine))
       printf(", \"m\": %lld", (long long)r->m);
     if (r->job) printf(", \"job\": \"%c\"", r->job);
+    if (r->il > 0) printf(", \"il\": %lld, \"iu\": %lld", (long long)r->il, (long long)r->iu);
     if (isfinite(r->orthogonality)) json_num("orthogonality", r->orthogonality);
     if (r->factor)
       printf(", \"factor_precision\": \"%s\", \"iterations\": %d", r->factor, r->iterations);

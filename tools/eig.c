@@ -11,6 +11,7 @@
 #include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,9 +33,14 @@ void cli_eig_generate(tessera_dtype_t dtype, int64_t n, void *a, int64_t lda) {
 }
 
 int cli_eig_tessera(tessera_context_t *ctx, tessera_job_t job, tessera_uplo_t uplo,
-                    tessera_dtype_t dtype, int64_t n, void *a, int64_t lda, void *w) {
-  return tessera_dtype_is_complex(dtype) ? tessera_heevd(ctx, job, uplo, dtype, n, a, lda, w)
-                                         : tessera_syevd(ctx, job, uplo, dtype, n, a, lda, w);
+                    tessera_dtype_t dtype, int64_t n, void *a, int64_t lda, int64_t il, int64_t iu,
+                    void *w) {
+  const bool cplx = tessera_dtype_is_complex(dtype);
+  if (il > 0)
+    return cplx ? tessera_heevdx(ctx, job, uplo, dtype, n, a, lda, il, iu, w)
+                : tessera_syevdx(ctx, job, uplo, dtype, n, a, lda, il, iu, w);
+  return cplx ? tessera_heevd(ctx, job, uplo, dtype, n, a, lda, w)
+              : tessera_syevd(ctx, job, uplo, dtype, n, a, lda, w);
 }
 
 int cli_eig_lapacke(tessera_job_t job, tessera_uplo_t uplo, tessera_dtype_t dtype, int64_t n,
@@ -80,43 +86,44 @@ static double eigenvalue(tessera_dtype_t dtype, const void *w, int64_t i) {
   return re;
 }
 
-/* The eigenvectors' check: R = A V − V diag(w), then R = I − Vᴴ V in the same array. */
-static int check_vectors(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, const void *a0,
-                         int64_t lda, const void *v, const void *w, cli_progress_t *prog, double an,
-                         double *res, double *orth) {
+/* The check of k eigenvectors: R = A V − V diag(w) (n x k), then R = I − Vᴴ V (k x k) in the
+ * same array. */
+static int check_vectors(tessera_context_t *ctx, tessera_dtype_t dt, int64_t n, int64_t k,
+                         const void *a0, int64_t lda, const void *v, const void *w,
+                         cli_progress_t *prog, double an, double *res, double *orth) {
   const size_t es = tessera_dtype_size(dt);
-  char *r = cli_alloc(dt, n, n);
+  char *r = cli_alloc(dt, n, k);
   if (!r) return CLI_FAILED;
-  for (int64_t j = 0; j < n; j++) {
+  for (int64_t j = 0; j < k; j++) {
     memcpy(r + (size_t)(j * n) * es, (const char *)v + (size_t)(j * lda) * es, (size_t)n * es);
     scale(dt, n, r + (size_t)(j * n) * es, eigenvalue(dt, w, j));
   }
   double mone[2], one[2];
   residual_scalars(dt, mone, one);
   const double scale_n = (double)n * residual_eps(dt);
-  int s = tessera_gemm(ctx, TESSERA_NOTRANS, TESSERA_NOTRANS, dt, n, n, n, one, a0, lda, v, lda,
+  int s = tessera_gemm(ctx, TESSERA_NOTRANS, TESSERA_NOTRANS, dt, n, k, n, one, a0, lda, v, lda,
                        mone, r, n);
   if (!s) {
-    *res = residual_relative(residual_fro(dt, n, n, r, n), an * scale_n);
-    memset(r, 0, (size_t)(n * n) * es);
-    for (int64_t i = 0; i < n; i++) elem_set(dt, r, (size_t)(i + i * n), 1, 0);
-    s = tessera_gemm(ctx, TESSERA_CONJTRANS, TESSERA_NOTRANS, dt, n, n, n, mone, v, lda, v, lda,
-                     one, r, n);
+    *res = residual_relative(residual_fro(dt, n, k, r, n), an * scale_n);
+    memset(r, 0, (size_t)(k * k) * es);
+    for (int64_t i = 0; i < k; i++) elem_set(dt, r, (size_t)(i + i * k), 1, 0);
+    s = tessera_gemm(ctx, TESSERA_CONJTRANS, TESSERA_NOTRANS, dt, k, k, n, mone, v, lda, v, lda,
+                     one, r, k);
   }
-  if (!s) *orth = residual_fro(dt, n, n, r, n) / scale_n;
+  if (!s) *orth = residual_fro(dt, k, k, r, k) / scale_n;
   free(r);
   return s ? cli_report(ctx, prog, "the check (gemm)", s) : CLI_OK;
 }
 
 int cli_eig_check(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dtype, int64_t n,
-                  const void *a0, int64_t lda, const void *v, const void *w, const void *wref,
-                  int threads, cli_progress_t *prog, double *res, double *orth) {
+                  int64_t lo, int64_t k, const void *a0, int64_t lda, const void *v, const void *w,
+                  const void *wref, int threads, cli_progress_t *prog, double *res, double *orth) {
   *res = 0;
   *orth = job == TESSERA_VECTORS ? 0 : NAN;
-  if (n == 0) return CLI_OK;
+  if (n == 0 || k == 0) return CLI_OK;
   const double an = residual_fro(dtype, n, n, a0, lda);
   if (job == TESSERA_VECTORS)
-    return check_vectors(ctx, dtype, n, a0, lda, v, w, prog, an, res, orth);
+    return check_vectors(ctx, dtype, n, k, a0, lda, v, w, prog, an, res, orth);
   void *copy = NULL, *own = NULL;
   if (!wref) { /* LAPACK's eigenvalues of a copy of A */
     const size_t es = tessera_dtype_size(dtype);
@@ -142,8 +149,8 @@ int cli_eig_check(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dty
     wref = own;
   }
   double d = 0;
-  for (int64_t i = 0; i < n; i++) {
-    const double e = fabs(eigenvalue(dtype, w, i) - eigenvalue(dtype, wref, i));
+  for (int64_t i = 0; i < k; i++) {
+    const double e = fabs(eigenvalue(dtype, w, i) - eigenvalue(dtype, wref, lo + i));
     if (!(e <= d)) d = e; /* NaN kept */
   }
   *res = residual_relative(d, an * (double)n * residual_eps(dtype));
@@ -196,14 +203,16 @@ static int run(tessera_context_t *ctx, const cli_opts_t *o, const eig_problem_t 
     progress_phase(prog, "%s n=%lld rep %d/%d", name, (long long)p->n, rep + 1, o->reps);
     memcpy(p->a, p->a0, (size_t)(p->ld * p->n) * tessera_dtype_size(p->dtype));
     const double t0 = progress_now();
-    const int s = cli_eig_tessera(ctx, job, o->uplo, p->dtype, p->n, p->a, p->ld, p->w);
+    const int s =
+        cli_eig_tessera(ctx, job, o->uplo, p->dtype, p->n, p->a, p->ld, o->il, o->iu, p->w);
     if (s) return cli_holds(ctx) ? cli_report(ctx, prog, name, s) : CLI_FAILED;
     r->seconds = fmin(r->seconds, progress_now() - t0);
   }
   const double flops = cli_eig_flops(p->dtype, p->n, job);
   r->gflops = r->seconds > 0 ? flops / r->seconds * 1e-9 : 0;
   progress_phase(prog, "checking");
-  const int rc = cli_eig_check(ctx, job, p->dtype, p->n, p->a0, p->ld, p->a, p->w, NULL,
+  const int64_t lo = o->il > 0 ? o->il - 1 : 0, k = o->il > 0 ? o->iu - o->il + 1 : p->n;
+  const int rc = cli_eig_check(ctx, job, p->dtype, p->n, lo, k, p->a0, p->ld, p->a, p->w, NULL,
                                cli_baseline_threads(o, ctx), prog, &r->residual, &r->orthogonality);
   progress_phase(prog, NULL);
   return rc;
@@ -213,10 +222,11 @@ static int run(tessera_context_t *ctx, const cli_opts_t *o, const eig_problem_t 
 static int write_outputs(const cli_opts_t *o, const eig_problem_t *p) {
   char err[256], beside[4096];
   const char *path = o->output;
-  int rc = npy_write(path, cli_real_dtype(p->dtype), 1, p->n, 1, p->w, p->ld, err, sizeof err);
+  const int64_t k = o->il > 0 ? o->iu - o->il + 1 : p->n; /* --range's, else all */
+  int rc = npy_write(path, cli_real_dtype(p->dtype), 1, k, 1, p->w, p->ld, err, sizeof err);
   if (!rc && !o->values_only)
     rc = npy_write(path = cli_beside_path(o->output, ".vectors.npy", beside, sizeof beside),
-                   p->dtype, 2, p->n, p->n, p->a, p->ld, err, sizeof err);
+                   p->dtype, 2, p->n, k, p->a, p->ld, err, sizeof err);
   if (rc) fprintf(stderr, "tessera: %s: %s\n", path, err);
   return rc ? CLI_FAILED : CLI_OK;
 }

@@ -103,6 +103,7 @@ typedef enum {
   F_NO_MG,
   F_OUT_OF_CORE,
   F_VALUES_ONLY,
+  F_RANGE,
   F_FULL,
   F_MIXED,
   F_COND,
@@ -154,6 +155,7 @@ static const struct {
     {"--no-mg", F_NO_MG, 0, BIT(CMD_BENCH), 0},
     {"--out-of-core", F_OUT_OF_CORE, 0, BIT(CMD_BENCH), 0},
     {"--values-only", F_VALUES_ONLY, 0, EIG | BIT(CMD_GESVD) | BIT(CMD_BENCH), 0},
+    {"--range", F_RANGE, 1, EIG, 0},
     {"--full", F_FULL, 0, BIT(CMD_GESVD), 0},
     {"--mixed", F_MIXED, 2, BIT(CMD_POSV) | BIT(CMD_GESV) | BIT(CMD_BENCH), 0},
     {"--cond", F_COND, 1, BIT(CMD_BENCH), 0},
@@ -280,6 +282,11 @@ static const struct {
      "--values-only    singular values only (LAPACK's job N), no singular vectors"},
     {F_VALUES_ONLY, ~0u,
      "--values-only    syevd, bench syevd: eigenvalues only (LAPACK's job N), no eigenvectors"},
+    {F_RANGE, EIG,
+     "--range IL:IU    eigenvalues il .. iu alone (1-based, ascending) and their vectors, by\n"
+     "                   tessera_syevdx / heevdx; GFLOP/s still count a whole solve's operations"},
+    {F_RANGE, ~0u,
+     "--range IL:IU    syevd: eigenvalues il .. iu alone (1-based) and their vectors"},
     {F_FULL, ~0u,
      "--full           gesvd: every singular vector, U m x m and Vᴴ n x n (LAPACK's job A;\n"
      "                   the economy ones first, then an orthonormal completion)"},
@@ -377,6 +384,22 @@ static int parse_number(const char *flag, const char *text, const char **rest, l
   return 0;
 }
 
+/* --range IL:IU, 1 <= IL <= IU (the library checks IU against the order). */
+static int parse_range(const char *text, cli_opts_t *o) {
+  const char *colon = strchr(text, ':');
+  char first[32];
+  long long il, iu;
+  if (!colon || colon == text || (size_t)(colon - text) >= sizeof first)
+    return usage_error("--range: '%s' is not IL:IU (for example 1:10)", text);
+  memcpy(first, text, (size_t)(colon - text));
+  first[colon - text] = '\0';
+  if (parse_number("--range's IL", first, NULL, 1, INT_MAX, &il) ||
+      parse_number("--range's IU", colon + 1, NULL, il, INT_MAX, &iu))
+    return CLI_USAGE;
+  o->il = il, o->iu = iu;
+  return 0;
+}
+
 static int parse_sizes(const char *text, cli_opts_t *o) {
   const char *p = text;
   o->nsizes = 0;
@@ -426,6 +449,8 @@ static int apply(size_t f, const char *val, cli_opts_t *o) {
     o->out_of_core = 1;
   else if (id == F_VALUES_ONLY)
     o->values_only = 1;
+  else if (id == F_RANGE)
+    return parse_range(val, o);
   else if (id == F_FULL)
     o->full = 1;
   else if (id == F_MIXED) {

@@ -139,11 +139,14 @@ typedef struct {
  *  eigenvectors over A (else A's `uplo` triangle is destroyed, as LAPACK's), *info LAPACK's (0,
  *  or > 0: the tridiagonal eigensolver did not converge): LAPACK's ?syevd / ?heevd on CPUs
  *  (with `threads` BLAS threads), cuSOLVER's Xsyevd on GPUs (its workspace in `work`, of
- *  tsr_syevd_work_bytes). */
+ *  tsr_syevd_work_bytes). With il > 0 on CPUs, eigenvalues il .. iu alone (1-based) by LAPACK's
+ *  ?syevr / ?heevr (range 'I'): into w[il - 1 .. iu - 1], their vectors into A's first
+ *  iu - il + 1 columns (the rest of A and of w undefined). */
 typedef struct {
   tessera_dtype_t dtype;
   char jobz, uplo;
   int n;
+  int il, iu; /* 0 and 0: all */
   int threads;
   size_t work_bytes;
 } tsr_syevd_args_t;

@@ -884,6 +884,36 @@ def test_syevd_npy_round_trip(tmp_path, dtype):
     assert not (tmp_path / "only.vectors.npy").exists()
 
 
+@pytest.mark.parametrize("dtype", ["d", "z"])
+def test_syevd_range_writes_the_range_alone(tmp_path, dtype):
+    """--range IL:IU (tessera_syevdx / heevdx): eigenvalues il .. iu of LAPACK's and their
+    vectors, written as k values and n x k vectors; IU past n is the library's argument error."""
+    np = pytest.importorskip("numpy")
+    n, il, iu = 40, 7, 19
+    a, _ = save_random(np, tmp_path / "a.npy", n, dtype, 9)
+    p = run("syevd", "--input", tmp_path / "a.npy", "--range", f"{il}:{iu}",
+            "-o", tmp_path / "w.npy", "--json", check=0)
+    (r,) = json_lines(p.stdout)
+    assert (r["il"], r["iu"]) == (il, iu) and r["residual"] < 10 and r["orthogonality"] < 10, r
+    h = np.tril(a) + np.tril(a, -1).conj().T
+    h = h - 1j * np.diag(np.diag(h).imag) if dtype == "z" else h
+    w, v = np.load(tmp_path / "w.npy"), np.load(tmp_path / "w.vectors.npy")
+    assert w.shape == (iu - il + 1,) and v.shape == (n, iu - il + 1)
+    tol = 1e-12
+    scale = np.abs(h).max() * n
+    assert np.abs(w - np.linalg.eigvalsh(h)[il - 1:iu]).max() < tol * scale
+    assert np.abs(h @ v - v * w).max() < tol * scale
+    (r,) = json_lines(run("syevd", "--n", 50, "--range", "50:50", "--values-only", "--json",
+                          check=0).stdout)
+    assert r["job"] == "N" and r["residual"] < 10, r
+    p = run("syevd", "--n", 30, "--range", "3:31")
+    assert p.returncode == 1 and "argument 9 (iu)" in p.stderr, p.stderr
+    for bad in ("3", "0:4", "5:2", "a:b"):
+        p = run("syevd", "--n", 30, "--range", bad)
+        assert p.returncode == 2 and "--range" in p.stderr and not p.stdout, (bad, p.stderr)
+    assert run("bench", "syevd", "--range", "1:2").returncode == 2
+
+
 def test_syevd_float32_writes_float32_eigenvalues(tmp_path):
     np = pytest.importorskip("numpy")
     run("syevd", "--n", 30, "--dtype", "c", "-o", tmp_path / "w.npy", check=0)

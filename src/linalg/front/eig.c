@@ -271,11 +271,8 @@ int tsr_eig_solve_range(tessera_context_t *ctx, const char *f, tessera_job_t job
   tessera_scope_t where;
   size_t work = 0;
   const bool all = lo == 0 && k == n;
-  if (tsr_eig_one_stage(ctx, job, dt, n, &where, &work)) {
-    const int rc = tsr_eig_one(ctx, f, job, uplo, dt, n, a, lda, w, where, work);
-    if (!rc && job == TESSERA_VECTORS) tsr_eig_first_columns(dt, n, a, lda, lo, k);
-    return rc;
-  }
+  if (tsr_eig_one_stage(ctx, job, dt, n, &where, &work))
+    return tsr_eig_one_range(ctx, f, job, uplo, dt, n, a, lda, w, where, work, lo, k);
   const double t0 = tsr_now();
   const size_t es = tessera_dtype_size(dt);
   tessera_scope_t scope;

@@ -106,7 +106,14 @@ static int on_device(tessera_context_t *ctx, const char *f, const tsr_syevd_args
 int tsr_eig_one(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
                 tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w, tessera_scope_t where,
                 size_t work_bytes) {
+  return tsr_eig_one_range(ctx, f, job, uplo, dt, n, a, lda, w, where, work_bytes, 0, n);
+}
+
+int tsr_eig_one_range(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
+                      tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w,
+                      tessera_scope_t where, size_t work_bytes, int64_t lo, int64_t k) {
   const double t0 = tsr_now();
+  const bool all = lo == 0 && k == n;
   const int workers = tsr_eig_cpu_workers(ctx);
   const bool device = work_bytes > 0;
   /* LAPACK on the host with vectors, which overwrite A whole: an upper triangle reflected into
@@ -124,6 +131,7 @@ int tsr_eig_one(tessera_context_t *ctx, const char *f, tessera_job_t job, tesser
   }
   tsr_syevd_args_t args = tsr_eig_one_args(job, turn ? TESSERA_LOWER : uplo, dt, n, work_bytes);
   args.threads = !device && workers > 1 ? workers : 1;
+  if (!device && !all) args.il = (int)lo + 1, args.iu = (int)(lo + k); /* LAPACK's ?syevr */
   int info = 0, rc;
   if (device) {
     rc = on_device(ctx, f, &args, a, lda, w, &info, where);
@@ -139,7 +147,10 @@ int tsr_eig_one(tessera_context_t *ctx, const char *f, tessera_job_t job, tesser
                      "%s: the tridiagonal eigensolver did not converge (info %d: that many "
                      "off-diagonal elements did not reach zero)",
                      f, info);
-  tsr_eig_measured(ctx, true, where, job, dt, n, tsr_now() - t0);
+  if (all)
+    tsr_eig_measured(ctx, true, where, job, dt, n, tsr_now() - t0);
+  else if (device && job == TESSERA_VECTORS) /* the whole solve's: the range's columns first */
+    tsr_eig_first_columns(dt, n, a, lda, lo, k);
   return 0;
 }
 

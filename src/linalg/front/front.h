@@ -176,8 +176,9 @@ double tsr_eig_host_bytes(tessera_context_t *ctx, tessera_job_t job, tessera_dty
 int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
                   tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w);
 /** tsr_eig_solve with the eigenvectors of eigenvalues lo .. lo + k - 1 (0-based, ascending)
- *  alone, into a's first k columns (the two stages carry those k back, the one stage takes them
- *  from its whole result); w receives all n eigenvalues. */
+ *  alone, into a's first k columns (the two stages carry those k back, the one stage as
+ *  tsr_eig_one_range); w (n) receives those eigenvalues at w[lo ..], its other entries
+ *  undefined. */
 int tsr_eig_solve_range(tessera_context_t *ctx, const char *f, tessera_job_t job,
                         tessera_uplo_t uplo, tessera_dtype_t dt, int64_t n, void *a, int64_t lda,
                         void *w, int64_t lo, int64_t k);
@@ -224,6 +225,12 @@ int tsr_eig_two_stages(const tsr_eig_call_t *call, tessera_comm_t *comm, tsr_eig
 int tsr_eig_one(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
                 tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w, tessera_scope_t where,
                 size_t work_bytes);
+/** tsr_eig_one with the vectors of eigenvalues lo .. lo + k - 1 alone into a's first k columns
+ *  (as tsr_eig_solve_range; w's other entries undefined): on the CPU cores LAPACK's ?syevr /
+ *  ?heevr for the range, on a GPU the whole solve and the range taken from it. */
+int tsr_eig_one_range(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
+                      tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w,
+                      tessera_scope_t where, size_t work_bytes, int64_t lo, int64_t k);
 /** The one-stage solver's arguments (one thread; work_bytes of GPU workspace). */
 static inline tsr_syevd_args_t tsr_eig_one_args(tessera_job_t job, tessera_uplo_t uplo,
                                                 tessera_dtype_t dt, int64_t n, size_t work_bytes) {
