@@ -252,14 +252,6 @@ int tsr_eig_band_solve(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_
   return rc;
 }
 
-void tsr_eig_first_columns(tessera_dtype_t dt, int64_t n, void *a, int64_t lda, int64_t lo,
-                           int64_t k) {
-  const size_t es = tessera_dtype_size(dt);
-  for (int64_t j = 0; j < k && lo > 0; j++)
-    memmove((char *)a + tsr_eig_at(0, j, lda) * es, (char *)a + tsr_eig_at(0, lo + j, lda) * es,
-            (size_t)n * es);
-}
-
 int tsr_eig_solve(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
                   tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w) {
   return tsr_eig_solve_range(ctx, f, job, uplo, dt, n, a, lda, w, 0, n);

@@ -1,9 +1,11 @@
 /* What both methods of the Hermitian eigensolver share (front.h): A's triangle scanned for NaN
  * and infinities and its largest modulus found by tasks on the CPU workers (eig_prepare), copied
  * as it goes into the lower triangle of the two stages' working copy; what a call writes where
- * A holds a NaN; the CPU workers the host stages count on. */
+ * A holds a NaN; the CPU workers the host stages count on; an index range's columns moved to the
+ * front. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kernels/kernels.h"
 #include "linalg/front/front.h"
@@ -74,4 +76,12 @@ void tsr_eig_fill_nan(tessera_dtype_t dt, tessera_job_t job, char uplo, int64_t 
     for (int64_t i = 0; i < n; i++)
       if (job == TESSERA_VECTORS || (uplo == 'L' ? i >= j : i <= j))
         tsr_scalar_store(dt, (char *)a + tsr_eig_at(i, j, lda) * es, (tsr_scalar_t){q, q});
+}
+
+void tsr_eig_first_columns(tessera_dtype_t dt, int64_t n, void *a, int64_t lda, int64_t lo,
+                           int64_t k) {
+  const size_t es = tessera_dtype_size(dt);
+  for (int64_t j = 0; j < k && lo > 0; j++)
+    memmove((char *)a + tsr_eig_at(0, j, lda) * es, (char *)a + tsr_eig_at(0, lo + j, lda) * es,
+            (size_t)n * es);
 }
