@@ -5,7 +5,7 @@
  * matrix promoted to double complex), the vectors by ‖A V − V Λ‖ / (‖A‖ n ε) and
  * ‖I − Vᴴ V‖ / (n ε) on the k columns; the columns of `a` past the range and its rows past n
  * left as they are for the caller; an order above the divide and conquer's leaves; NaN; the
- * argument checks. */
+ * argument checks; by cost, the ranges' own history. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stdbool.h>
@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
@@ -201,11 +202,47 @@ static void test_syevdx_nan_and_args(void **state) {
   lc_finalize(ctx);
 }
 
+/* By cost, ranges have a history of their own: after five range calls and five whole solves at
+ * one order, each method has a measurement under two keys (the range's and the whole's). */
+static void test_syevdx_cost_history(void **state) {
+  (void)state;
+  char path[] = "/tmp/tessera_eigx_historyXXXXXX";
+  const int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  tessera_config_t cfg;
+  tessera_config_init(&cfg);
+  cfg.tile_size = nb;
+  cfg.cpu_workers = 2;
+  cfg.eig_method = TESSERA_EIG_COST;
+  cfg.perfmodel_file = path;
+  tessera_context_t *ctx = lc_init(&cfg);
+  tt_rng_t r = tt_rng(7700);
+  zc_t *h = hermitian(TESSERA_F64, 50, &r);
+  for (int call = 0; call < 5; call++) {
+    range_case(ctx, TESSERA_F64, TESSERA_LOWER, TESSERA_VECTORS, 50, h, 1, 5);
+    range_case(ctx, TESSERA_F64, TESSERA_LOWER, TESSERA_VECTORS, 50, h, 1, 50);
+  }
+  free(h);
+  lc_finalize(ctx);
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  char line[512];
+  int one = 0, two = 0;
+  while (fgets(line, sizeof line, f))
+    one += !strncmp(line, "syevd:one_stage ", 16), two += !strncmp(line, "syevd:two_stage ", 16);
+  fclose(f);
+  remove(path);
+  if (one != 2 || two != 2)
+    fail_msg("the history holds %d one-stage and %d two-stage keys, not 2 and 2", one, two);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_prestate(test_syevdx_ranges, (void *)&one),
       cmocka_unit_test_prestate(test_syevdx_ranges, (void *)&two),
       cmocka_unit_test(test_syevdx_merges),
+      cmocka_unit_test(test_syevdx_cost_history),
       cmocka_unit_test_prestate(test_syevdx_nan_and_args, (void *)&one),
       cmocka_unit_test_prestate(test_syevdx_nan_and_args, (void *)&two),
   };

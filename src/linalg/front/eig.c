@@ -262,8 +262,7 @@ int tsr_eig_solve_range(tessera_context_t *ctx, const char *f, tessera_job_t job
                         void *w, int64_t lo, int64_t k) {
   tessera_scope_t where;
   size_t work = 0;
-  const bool all = lo == 0 && k == n;
-  if (tsr_eig_one_stage(ctx, job, dt, n, &where, &work))
+  if (tsr_eig_one_stage_range(ctx, job, dt, n, k, &where, &work))
     return tsr_eig_one_range(ctx, f, job, uplo, dt, n, a, lda, w, where, work, lo, k);
   const double t0 = tsr_now();
   const size_t es = tessera_dtype_size(dt);
@@ -326,6 +325,6 @@ int tsr_eig_solve_range(tessera_context_t *ctx, const char *f, tessera_job_t job
              (size_t)n * es);
   }
   tsr_eig_work_free(ctx, &b);
-  if (!rc && all) tsr_eig_measured(ctx, false, where, job, dt, n, tsr_now() - t0);
+  if (!rc) tsr_eig_measured_range(ctx, false, where, job, dt, n, k, tsr_now() - t0);
   return rc;
 }

@@ -147,10 +147,9 @@ int tsr_eig_one_range(tessera_context_t *ctx, const char *f, tessera_job_t job, 
                      "%s: the tridiagonal eigensolver did not converge (info %d: that many "
                      "off-diagonal elements did not reach zero)",
                      f, info);
-  if (all)
-    tsr_eig_measured(ctx, true, where, job, dt, n, tsr_now() - t0);
-  else if (device && job == TESSERA_VECTORS) /* the whole solve's: the range's columns first */
+  if (!all && device && job == TESSERA_VECTORS) /* the whole solve's: the range's columns first */
     tsr_eig_first_columns(dt, n, a, lda, lo, k);
+  tsr_eig_measured_range(ctx, true, where, job, dt, n, k, tsr_now() - t0);
   return 0;
 }
 

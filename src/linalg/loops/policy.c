@@ -347,14 +347,21 @@ static tessera_device_kind_t scope_kind(tessera_context_t *ctx, tessera_scope_t 
 /* The kind and key of an eigensolver method at n: the kind of the one stage's device, or of the
  * scope's accelerators (none: the CPUs), with the dtype, job, n's octave and their count. */
 static uint64_t eig_span(tessera_context_t *ctx, bool one, tessera_scope_t where, tessera_job_t job,
-                         tessera_dtype_t dt, int64_t n, tessera_device_kind_t *kind) {
+                         tessera_dtype_t dt, int64_t n, int64_t k, tessera_device_kind_t *kind) {
   int count;
   *kind = scope_kind(ctx, one ? where : tessera_get_scope(ctx), &count);
-  return tsr_size_key(dt, job == TESSERA_VECTORS, octave_of(n), count > 0 ? count : 1, 0);
+  const unsigned range = k < n ? 2u : 0u; /* a range: its own variant, k's octave beside n's */
+  return tsr_size_key(dt, (job == TESSERA_VECTORS) | range, octave_of(n), count > 0 ? count : 1,
+                      range ? octave_of(k) : 0);
 }
 
 bool tsr_eig_one_stage(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt, int64_t n,
                        tessera_scope_t *where, size_t *work_bytes) {
+  return tsr_eig_one_stage_range(ctx, job, dt, n, n, where, work_bytes);
+}
+
+bool tsr_eig_one_stage_range(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt,
+                             int64_t n, int64_t k, tessera_scope_t *where, size_t *work_bytes) {
   const size_t work = tsr_syevd_work_bytes(dt, n);
   const size_t bytes = (size_t)n * (size_t)n * tessera_dtype_size(dt) + work + 16 * (size_t)n;
   tessera_device_kind_t kind;
@@ -363,16 +370,22 @@ bool tsr_eig_one_stage(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_
   const tessera_eig_method_t m = tessera_config(ctx)->eig_method;
   if (m != TESSERA_EIG_COST) return m == TESSERA_EIG_ONE;
   tessera_device_kind_t kinds[2];
-  const uint64_t keys[2] = {eig_span(ctx, false, *where, job, dt, n, &kinds[0]),
-                            eig_span(ctx, true, *where, job, dt, n, &kinds[1])};
+  const uint64_t keys[2] = {eig_span(ctx, false, *where, job, dt, n, k, &kinds[0]),
+                            eig_span(ctx, true, *where, job, dt, n, k, &kinds[1])};
   return method_pick(ctx, &EIG, kinds, keys);
 }
 
 void tsr_eig_measured(tessera_context_t *ctx, bool one, tessera_scope_t where, tessera_job_t job,
                       tessera_dtype_t dt, int64_t n, double seconds) {
-  if (n < 1 || !(seconds > 0)) return;
+  tsr_eig_measured_range(ctx, one, where, job, dt, n, n, seconds);
+}
+
+void tsr_eig_measured_range(tessera_context_t *ctx, bool one, tessera_scope_t where,
+                            tessera_job_t job, tessera_dtype_t dt, int64_t n, int64_t k,
+                            double seconds) {
+  if (n < 1 || k < 1 || !(seconds > 0)) return;
   tessera_device_kind_t kind;
-  const uint64_t key = eig_span(ctx, one, where, job, dt, n, &kind);
+  const uint64_t key = eig_span(ctx, one, where, job, dt, n, k, &kind);
   method_record(ctx, &EIG, one, kind, key, seconds / ((double)n * (double)n * (double)n));
 }
 

@@ -54,6 +54,14 @@ bool tsr_eig_one_stage(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_
  *  on the scope in force. */
 void tsr_eig_measured(tessera_context_t *ctx, bool one, tessera_scope_t where, tessera_job_t job,
                       tessera_dtype_t dt, int64_t n, double seconds);
+/** tsr_eig_one_stage and tsr_eig_measured for k of the n eigenpairs (syevdx's range; k = n: the
+ *  whole solve's): a range has its own history, keyed by k's octave too, whose seconds the
+ *  methods' choice for ranges reads. */
+bool tsr_eig_one_stage_range(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dt,
+                             int64_t n, int64_t k, tessera_scope_t *where, size_t *work_bytes);
+void tsr_eig_measured_range(tessera_context_t *ctx, bool one, tessera_scope_t where,
+                            tessera_job_t job, tessera_dtype_t dt, int64_t n, int64_t k,
+                            double seconds);
 
 /** Whether tessera_gesvd (`polar`: tessera_gepolar, whose job says whether H is wanted) of an
  *  m x n A runs through LAPACK's gesdd on the CPU cores rather than by QDWH: the context's
