@@ -188,6 +188,11 @@ static int prepare(const cli_opts_t *o, eig_problem_t *p, cli_progress_t *prog) 
   return p->a && p->w ? CLI_OK : CLI_FAILED;
 }
 
+/* The eigenpairs a call computes: --range's count, else all n. */
+static int64_t pairs(const cli_opts_t *o, int64_t n) {
+  return o->il > 0 ? o->iu - o->il + 1 : n;
+}
+
 /* Runs syevd o->reps times on fresh copies and checks the last result into `r`. A failure is
  * printed by process 0 alone under --grid (every process gets the same status). */
 static int run(tessera_context_t *ctx, const cli_opts_t *o, const eig_problem_t *p,
@@ -211,7 +216,7 @@ static int run(tessera_context_t *ctx, const cli_opts_t *o, const eig_problem_t 
   const double flops = cli_eig_flops(p->dtype, p->n, job);
   r->gflops = r->seconds > 0 ? flops / r->seconds * 1e-9 : 0;
   progress_phase(prog, "checking");
-  const int64_t lo = o->il > 0 ? o->il - 1 : 0, k = o->il > 0 ? o->iu - o->il + 1 : p->n;
+  const int64_t lo = o->il > 0 ? o->il - 1 : 0, k = pairs(o, p->n);
   const int rc = cli_eig_check(ctx, job, p->dtype, p->n, lo, k, p->a0, p->ld, p->a, p->w, NULL,
                                cli_baseline_threads(o, ctx), prog, &r->residual, &r->orthogonality);
   progress_phase(prog, NULL);
@@ -222,7 +227,7 @@ static int run(tessera_context_t *ctx, const cli_opts_t *o, const eig_problem_t 
 static int write_outputs(const cli_opts_t *o, const eig_problem_t *p) {
   char err[256], beside[4096];
   const char *path = o->output;
-  const int64_t k = o->il > 0 ? o->iu - o->il + 1 : p->n; /* --range's, else all */
+  const int64_t k = pairs(o, p->n);
   int rc = npy_write(path, cli_real_dtype(p->dtype), 1, k, 1, p->w, p->ld, err, sizeof err);
   if (!rc && !o->values_only)
     rc = npy_write(path = cli_beside_path(o->output, ".vectors.npy", beside, sizeof beside),

@@ -132,12 +132,11 @@ static int solve_band(tessera_context_t *ctx, tessera_dtype_t dt, tessera_job_t 
      * and Q1. On one accelerator E is one tile from the merges to Q1; on several, Q's rows in
      * parts over them, the merges of each part's rows on its own, and E's column panels copied
      * from the parts for Q2 and Q1 over them; with the back-transformations elsewhere, an array
-     * of that device's own, which they deal */
+     * of that device's own, which they deal. For some of Q's columns alone (a range), Q whole
+     * on the host, its columns taken from there: neither parts nor a kept tile */
     tessera_data_t *qh = NULL;
-    const int nodes = direct ? tessera_scope_nodes(ctx, b->scope, &b->enode, 1) : 0;
-    if (!all) { /* some of Q's columns carried back: Q whole on the host, taken from there */
-      rc = tsr_stedc_dc(ctx, n, b->d, b->e, z, ldz, leaf, NULL);
-    } else if (b->gpu && nodes > 1 && !b->defer) { /* Q's rows in parts over the accelerators */
+    const int nodes = direct && all ? tessera_scope_nodes(ctx, b->scope, &b->enode, 1) : 0;
+    if (b->gpu && nodes > 1 && !b->defer) { /* Q's rows in parts over the accelerators */
       tsr_stedc_parts_t parts;
       rc = tsr_stedc_dc_parts(ctx, n, b->d, b->e, z, ldz, leaf, &parts);
       if (!rc) rc = panels_on_devices(ctx, n, &parts, b);

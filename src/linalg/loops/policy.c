@@ -345,7 +345,8 @@ static tessera_device_kind_t scope_kind(tessera_context_t *ctx, tessera_scope_t 
 }
 
 /* The kind and key of an eigensolver method at n: the kind of the one stage's device, or of the
- * scope's accelerators (none: the CPUs), with the dtype, job, n's octave and their count. */
+ * scope's accelerators (none: the CPUs), with the dtype, job, n's octave and their count; for k
+ * of the n pairs (k < n, a range) a variant of its own and k's octave. */
 static uint64_t eig_span(tessera_context_t *ctx, bool one, tessera_scope_t where, tessera_job_t job,
                          tessera_dtype_t dt, int64_t n, int64_t k, tessera_device_kind_t *kind) {
   int count;
