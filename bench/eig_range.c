@@ -107,8 +107,10 @@ int main(int argc, char **argv) {
   const int k = iu - il + 1;
   double *a0 = malloc(nn * sizeof *a0), *a = malloc(nn * sizeof *a), *z = malloc(nn * sizeof *z);
   double *w = malloc((size_t)n * sizeof *w), *wr = malloc((size_t)n * sizeof *wr);
+  double *wall = malloc((size_t)n * sizeof *wall); /* syevd's */
   lapack_int *isuppz = malloc(2 * (size_t)n * sizeof *isuppz);
-  if (!a0 || !a || !z || !w || !wr || !isuppz) return fprintf(stderr, "out of memory\n"), 1;
+  if (!a0 || !a || !z || !w || !wr || !wall || !isuppz)
+    return fprintf(stderr, "out of memory\n"), 1;
   unsigned long long s = 88172645463325252ull;
   double fro = 0;
   for (int j = 0; j < n; j++)
@@ -139,7 +141,7 @@ int main(int argc, char **argv) {
     if (r >= 0) tx = fmin(tx, now() - t0);
     memcpy(a, a0, nn * sizeof *a);
     t0 = now();
-    rc = rc ? rc : tessera_syevd(ctx, TESSERA_VECTORS, TESSERA_LOWER, TESSERA_F64, n, a, n, wr);
+    rc = rc ? rc : tessera_syevd(ctx, TESSERA_VECTORS, TESSERA_LOWER, TESSERA_F64, n, a, n, wall);
     if (r >= 0) tall = fmin(tall, now() - t0);
     if (rc) return fprintf(stderr, "tessera: %s\n", tessera_last_error(ctx)), 1;
     if (gpus > 0) continue; /* cuSOLVER's values in wr already */
@@ -166,6 +168,6 @@ int main(int argc, char **argv) {
   printf("ratio baseline / syevdx %.2f; eigenvalues' difference %.3g (over ||A||_F n eps)\n",
          tr / tx, d / (sqrt(fro) * n * DBL_EPSILON));
   tessera_finalize(ctx);
-  free(a0), free(a), free(z), free(w), free(wr), free(isuppz);
+  free(a0), free(a), free(z), free(w), free(wr), free(wall), free(isuppz);
   return 0;
 }

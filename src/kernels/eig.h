@@ -139,8 +139,8 @@ typedef struct {
  *  eigenvectors over A (else A's `uplo` triangle is destroyed, as LAPACK's), *info LAPACK's (0,
  *  or > 0: the tridiagonal eigensolver did not converge): LAPACK's ?syevd / ?heevd on CPUs
  *  (with `threads` BLAS threads), cuSOLVER's Xsyevd on GPUs (its workspace in `work`, of
- *  tsr_syevd_work_bytes). With il > 0 on CPUs, eigenvalues il .. iu alone (1-based) by LAPACK's
- *  ?syevr / ?heevr (range 'I'): into w[il - 1 .. iu - 1], their vectors into A's first
+ *  tsr_syevd_work_bytes). With il > 0, eigenvalues il .. iu alone (1-based) by LAPACK's ?syevr /
+ *  ?heevr or cuSOLVER's Xsyevdx (range 'I'): into w[0 .. iu - il], their vectors into A's first
  *  iu - il + 1 columns (the rest of A and of w undefined). */
 typedef struct {
   tessera_dtype_t dtype;

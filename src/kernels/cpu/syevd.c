@@ -106,10 +106,10 @@ HEEVR(c, float, lapack_complex_float)
 HEEVR(z, double, lapack_complex_double)
 static const syevr_fn syevr_of[TESSERA_NUM_DTYPES] = {ssyevr, dsyevr, csyevr, zsyevr};
 
-/* Eigenvalues il .. iu (and vectors) by ?syevr / ?heevr: the values moved to w[il - 1 ..], the
- * vectors from a scratch Z into A's first k columns. */
+/* Eigenvalues il .. iu (and vectors) by ?syevr / ?heevr: the values into w[0 ..], the vectors
+ * from a scratch Z into A's first k columns. */
 static lapack_int range(const tsr_syevd_args_t *a, void *A, lapack_int lda, void *w) {
-  const size_t es = tessera_dtype_size(a->dtype), rs = tsr_dtype_single(a->dtype) ? 4 : 8;
+  const size_t es = tessera_dtype_size(a->dtype);
   const size_t n = (size_t)a->n, k = (size_t)(a->iu - a->il + 1);
   void *z = a->jobz == 'V' ? malloc(n * k * es) : NULL;
   lapack_int *isuppz = malloc(2 * k * sizeof *isuppz);
@@ -117,11 +117,8 @@ static lapack_int range(const tsr_syevd_args_t *a, void *A, lapack_int lda, void
       (a->jobz == 'V' && !z) || !isuppz
           ? -1000
           : syevr_of[a->dtype](a->jobz, a->uplo, a->n, A, lda, a->il, a->iu, w, z ? z : A, isuppz);
-  if (!r) {
-    memmove((char *)w + (size_t)(a->il - 1) * rs, w, k * rs);
-    for (size_t j = 0; z && j < k; j++)
-      memcpy((char *)A + j * (size_t)lda * es, (char *)z + j * n * es, n * es);
-  }
+  for (size_t j = 0; !r && z && j < k; j++)
+    memcpy((char *)A + j * (size_t)lda * es, (char *)z + j * n * es, n * es);
   free(z), free(isuppz);
   return r;
 }

@@ -39,7 +39,8 @@
   X(cusolverDnSgeqrf) X(cusolverDnSgeqrf_bufferSize) X(cusolverDnSgetrf) \
   X(cusolverDnSgetrf_bufferSize) X(cusolverDnSlaswp) X(cusolverDnSlauum) \
   X(cusolverDnSlauum_bufferSize) X(cusolverDnSpotrf) X(cusolverDnSpotrf_bufferSize) \
-  X(cusolverDnXsyevd) X(cusolverDnXsyevd_bufferSize) X(cusolverDnXtrtri) \
+  X(cusolverDnXsyevd) X(cusolverDnXsyevd_bufferSize) X(cusolverDnXsyevdx) \
+  X(cusolverDnXsyevdx_bufferSize) X(cusolverDnXtrtri) \
   X(cusolverDnXtrtri_bufferSize) X(cusolverDnZgeqrf) X(cusolverDnZgeqrf_bufferSize) \
   X(cusolverDnZgetrf) X(cusolverDnZgetrf_bufferSize) X(cusolverDnZlaswp) \
   X(cusolverDnZlauum) X(cusolverDnZlauum_bufferSize) X(cusolverDnZpotrf) \

@@ -9,6 +9,7 @@
  * tsr_eig_one_stage). */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kernels/eig.h"
 #include "linalg/front/front.h"
@@ -131,7 +132,7 @@ int tsr_eig_one_range(tessera_context_t *ctx, const char *f, tessera_job_t job, 
   }
   tsr_syevd_args_t args = tsr_eig_one_args(job, turn ? TESSERA_LOWER : uplo, dt, n, work_bytes);
   args.threads = !device && workers > 1 ? workers : 1;
-  if (!device && !all) args.il = (int)lo + 1, args.iu = (int)(lo + k); /* LAPACK's ?syevr */
+  if (!all) args.il = (int)lo + 1, args.iu = (int)(lo + k); /* ?syevr, Xsyevdx */
   int info = 0, rc;
   if (device) {
     rc = on_device(ctx, f, &args, a, lda, w, &info, where);
@@ -147,8 +148,10 @@ int tsr_eig_one_range(tessera_context_t *ctx, const char *f, tessera_job_t job, 
                      "%s: the tridiagonal eigensolver did not converge (info %d: that many "
                      "off-diagonal elements did not reach zero)",
                      f, info);
-  if (!all && device && job == TESSERA_VECTORS) /* the whole solve's: the range's columns first */
-    tsr_eig_first_columns(dt, n, a, lda, lo, k);
+  if (!all) { /* the range's values from w's front to w[lo ..] */
+    const size_t rs = tsr_dtype_single(dt) ? 4 : 8;
+    memmove((char *)w + (size_t)lo * rs, w, (size_t)k * rs);
+  }
   tsr_eig_measured_range(ctx, true, where, job, dt, n, k, tsr_now() - t0);
   return 0;
 }

@@ -226,8 +226,8 @@ int tsr_eig_one(tessera_context_t *ctx, const char *f, tessera_job_t job, tesser
                 tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w, tessera_scope_t where,
                 size_t work_bytes);
 /** tsr_eig_one with the vectors of eigenvalues lo .. lo + k - 1 alone into a's first k columns
- *  (as tsr_eig_solve_range; w's other entries undefined): on the CPU cores LAPACK's ?syevr /
- *  ?heevr for the range, on a GPU the whole solve and the range taken from it. */
+ *  (as tsr_eig_solve_range; w's other entries undefined): LAPACK's ?syevr / ?heevr on the CPU
+ *  cores, cuSOLVER's Xsyevdx on a GPU. */
 int tsr_eig_one_range(tessera_context_t *ctx, const char *f, tessera_job_t job, tessera_uplo_t uplo,
                       tessera_dtype_t dt, int64_t n, void *a, int64_t lda, void *w,
                       tessera_scope_t where, size_t work_bytes, int64_t lo, int64_t k);
