@@ -218,6 +218,16 @@ void tsr_data_unpin(tessera_data_t *h, int node, void *event) {
   pthread_mutex_unlock(&h->lock);
 }
 
+int tsr_data_evict(tessera_data_t *h, int node) {
+  pthread_mutex_lock(&h->lock);
+  const tsr_replica_t *r = &h->rep[node];
+  const int rc = node != h->home && r->allocated && r->ptr && atomic_load(&r->pins) == 0
+                     ? evict(h->ctx, h, node)
+                     : 0;
+  pthread_mutex_unlock(&h->lock);
+  return rc;
+}
+
 void tsr_data_discard_now(tessera_data_t *h) {
   pthread_mutex_lock(&h->lock);
   for (int n = 0; n < TSR_MAX_NODES; n++) tsr_replica_free(h->ctx, h, n);

@@ -62,6 +62,10 @@ int tsr_data_acquire_async(tessera_data_t *h, int node, tessera_access_t mode, v
 /** Ends a task's use of the replica on `node`; clears `event` as the fill marker. */
 void tsr_data_unpin(tessera_data_t *h, int node, void *event);
 
+/** Evicts the replica of h on device node `node` where tessera allocated it and nothing pins it
+ *  (written home first when it is the last valid copy), returning its memory to the pool. */
+int tsr_data_evict(tessera_data_t *h, int node);
+
 /** Allocates the replica on `node` if absent (device nodes: from the pool, evicting). */
 int tsr_replica_alloc(tessera_context_t *ctx, tessera_data_t *h, int node);
 

@@ -39,13 +39,14 @@ typedef struct {
   void *copy_start[TESSERA_MAX_TASK_DATA]; /* tracing: timed events before those copies */
   int src[TESSERA_MAX_TASK_DATA];          /* node of a copy's pinned source, or -1 */
   int acquired;                            /* handles made valid so far */
-  double alone_since; /* refused memory with no other task in flight here since then */
-  bool running;       /* kernel enqueued, done event recorded */
-  bool skipped;       /* the flow had failed: no kernel */
-  bool deferred;      /* the kernel deferred the task: done once resumed and its event passed */
-  bool urgent;        /* on the worker's urgent lane */
-  bool counted;       /* a kernel running on the device, counted in the worker's `running` */
-  tsr_run_t run;      /* the kernel's run record (tessera_exec_t.task), during launch */
+  double alone_since;  /* refused memory with no other task in flight here since then */
+  double started_over; /* when it last gave its replicas back to allocate them afresh, or 0 */
+  bool running;        /* kernel enqueued, done event recorded */
+  bool skipped;        /* the flow had failed: no kernel */
+  bool deferred;       /* the kernel deferred the task: done once resumed and its event passed */
+  bool urgent;         /* on the worker's urgent lane */
+  bool counted;        /* a kernel running on the device, counted in the worker's `running` */
+  tsr_run_t run;       /* the kernel's run record (tessera_exec_t.task), during launch */
   tessera_exec_t ex;
   tessera_async_status_t *status; /* pinned host memory */
   double launched;
@@ -56,7 +57,9 @@ typedef struct {
   TESSERA_MAX_GPU_FLIGHTS /* tasks in flight per GPU worker, at most (a build may set another,     \
                              -DTSR_FLIGHTS=N); cfg.gpu_flights of them are used */
 #endif
-#define TSR_NOMEM_WAIT_S 2.0 /* seconds a task alone waits for memory before it fails */
+#define TSR_NOMEM_WAIT_S 2.0   /* seconds a task alone waits for memory before it fails */
+#define TSR_NOMEM_RETRY_S 0.05 /* seconds between a waiting task's fresh starts (worker_async.c)   \
+                                */
 #define TSR_QUEUES TESSERA_MAX_GPU_QUEUES /* compute queues per GPU worker, at most */
 
 struct tsr_worker {

@@ -101,6 +101,27 @@ static void release_data(tsr_worker_t *w, tsr_flight_t *fl, int n) {
   }
 }
 
+/* A task alone on its device and refused memory for its next handle while it holds replicas of
+ * its first ones: the pool may be free enough but in pieces around them, which nothing else will
+ * free. Its copies are waited for, its replicas there unpinned and evicted (written home where
+ * they were the last valid copy), and its handles acquired again from the first: the pool then
+ * places them afresh, evicting what others left unpinned meanwhile (again every
+ * TSR_NOMEM_RETRY_S while it waits). */
+static void start_over(tsr_worker_t *w, tsr_flight_t *fl) {
+  tsr_task_t *t = fl->task;
+  for (int i = 0; i < fl->acquired; i++)
+    if (fl->src[i] >= 0 && w->be->event_sync(w->be_state, fl->fill[i]) < 0)
+      tsr_flow_fail(w->ctx, TESSERA_ERR_BACKEND);
+  release_data(w, fl, fl->acquired);
+  for (int i = 0; i < fl->acquired; i++) {
+    const int rc = tsr_data_evict(t->data[i], w->node);
+    if (rc) tsr_flow_fail(w->ctx, rc);
+    fl->src[i] = -1;
+  }
+  fl->acquired = 0;
+  fl->started_over = tsr_now();
+}
+
 /* Acquires the task's data from handle `fl->acquired` on and enqueues its kernel. Returns 0
  * (launched, or failed and recorded), or TESSERA_ERR_NOMEM to retry once memory is freed. */
 static int launch(tsr_worker_t *w, tsr_flight_t *fl, bool last_chance) {
@@ -180,6 +201,7 @@ static void start(tsr_worker_t *w, tsr_task_t *t) {
   fl->queue = urgent ? w->urgent_queue : w->queues[q];
   fl->acquired = 0;
   fl->alone_since = 0;
+  fl->started_over = 0;
   fl->running = false;
   fl->deferred = false;
   fl->counted = false;
@@ -284,6 +306,9 @@ void tsr_async_worker_loop(tsr_worker_t *w) {
       else if (pending->alone_since == 0)
         pending->alone_since = tsr_now();
       bool give_up = alone && tsr_now() - pending->alone_since > TSR_NOMEM_WAIT_S;
+      if (alone && !give_up && pending->acquired > 0 &&
+          tsr_now() - pending->started_over > TSR_NOMEM_RETRY_S)
+        start_over(w, pending);
       if (launch(w, pending, give_up) == 0 || progress) continue;
     } else if (w->nflights < flights || (w->nflights == flights && urgent_waiting(w))) {
       tsr_task_t *t = w->nflights ? ctx->sched->pop(ctx, w) : tsr_worker_next_task(w);
