@@ -58,8 +58,7 @@ typedef struct {
                              -DTSR_FLIGHTS=N); cfg.gpu_flights of them are used */
 #endif
 #define TSR_NOMEM_WAIT_S 2.0   /* seconds a task alone waits for memory before it fails */
-#define TSR_NOMEM_RETRY_S 0.05 /* seconds between a waiting task's fresh starts (worker_async.c)   \
-                                */
+#define TSR_NOMEM_RETRY_S 0.05 /* seconds between its fresh starts meanwhile (worker_async.c) */
 #define TSR_QUEUES TESSERA_MAX_GPU_QUEUES /* compute queues per GPU worker, at most */
 
 struct tsr_worker {
