@@ -299,10 +299,10 @@ TESSERA_API int tessera_heevd(tessera_context_t *ctx, tessera_job_t job, tessera
  *  k = iu - il + 1 eigenvalues; with VECTORS the first k columns of `a` receive their orthonormal
  *  eigenvectors (column i for w[i]) and its other columns are left undefined. In two stages only
  *  the k columns are carried back through both (the back-transformations cost k / n of the whole
- *  solve's); in one stage LAPACK's ?syevr / ?heevr on the CPU cores, on a GPU the whole solve
- *  with the range taken from it. The method by measured cost of ranges (the context's
- *  eig_method). Requires 1 <= il <= iu <= n, or il = 1 and iu = 0 (no eigenvalue) for any
- *  n. Returns as tessera_syevd; -8 / -9 for il / iu out of range, with a message. */
+ *  solve's); in one stage LAPACK's ?syevr / ?heevr on the CPU cores, cuSOLVER's Xsyevdx on a
+ *  GPU. The method by measured cost of ranges (the context's eig_method). Requires
+ *  1 <= il <= iu <= n, or il = 1 and iu = 0 (no eigenvalue) for any n. Returns as
+ *  tessera_syevd; -8 / -9 for il / iu out of range, with a message. */
 TESSERA_API int tessera_syevdx(tessera_context_t *ctx, tessera_job_t job, tessera_uplo_t uplo,
                                tessera_dtype_t dtype, int64_t n, void *a, int64_t lda, int64_t il,
                                int64_t iu, void *w);

@@ -9,6 +9,7 @@
 #define TSR_KERNELS_DTYPE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "tessera/types.h"
 
@@ -26,6 +27,12 @@ static inline bool tsr_dtype_complex(tessera_dtype_t dt) {
 /** Whether the parts of `dt` are floats (f32, c64) rather than doubles. */
 static inline bool tsr_dtype_single(tessera_dtype_t dt) {
   return dt == TESSERA_F32 || dt == TESSERA_C64;
+}
+
+/** Bytes of `dt`'s real type (float for f32 and c64, double for f64 and c128): an eigenvalue's or
+ *  a singular value's. */
+static inline size_t tsr_dtype_real_size(tessera_dtype_t dt) {
+  return tsr_dtype_single(dt) ? sizeof(float) : sizeof(double);
 }
 
 /** A scalar of any dtype (imaginary part ignored for real dtypes). */

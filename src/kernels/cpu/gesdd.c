@@ -204,7 +204,7 @@ int tsr_cpu_polar_gesdd(const tessera_exec_t *ex, void *args) {
       ex->ld[0] < (size_t)(m > 1 ? m : 1) || (a->want_h && ex->ld[1] < (size_t)(n > 1 ? n : 1)))
     return TESSERA_ERR_KERNEL;
   int *info = ex->ptr[2];
-  const size_t es = tessera_dtype_size(a->dtype), rs = tsr_dtype_single(a->dtype) ? 4 : 8;
+  const size_t es = tessera_dtype_size(a->dtype), rs = tsr_dtype_real_size(a->dtype);
   char *w = malloc(((size_t)m * (size_t)n + SLACK) * es),
        *vt = malloc(((size_t)n * n + SLACK) * es);
   char *s = malloc(((size_t)n + SLACK) * rs);

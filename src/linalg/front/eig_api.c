@@ -73,7 +73,7 @@ static int syevdx(tessera_context_t *ctx, const char *f, tessera_job_t job, tess
     rc = tsr_lapack_agree(ctx, f, 2, values, argno, rc, &tile);
   }
   if (rc < 0 || n == 0 || k == 0) return rc; /* over processes: the same everywhere */
-  const size_t rs = tsr_dtype_single(dt) ? sizeof(float) : sizeof(double);
+  const size_t rs = tsr_dtype_real_size(dt);
   char *all = malloc((size_t)(n > 0 ? n : 1) * rs);
   if (!all)
     rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory for %lld eigenvalues", f,

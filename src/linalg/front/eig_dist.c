@@ -203,7 +203,7 @@ static int processes(tessera_context_t *ctx, tessera_comm_t *comm, const char *f
   }
   tsr_eig_back_free(ctx, &r);
   if (rc < 0) return rc;
-  const size_t rs = tsr_dtype_single(dt) ? sizeof(float) : sizeof(double);
+  const size_t rs = tsr_dtype_real_size(dt);
   const int s = tsr_root_broadcast(ctx, comm, w, (size_t)n * rs);
   return s ? s : rc;
 }
@@ -253,8 +253,7 @@ static int one_on_root(tessera_context_t *ctx, const char *f, tessera_job_t job,
   if (!rc) rc = tsr_dist_agree_on(ctx, c, (int)st[0], "process 0's one-stage solve failed");
   *unsure = !rc && st[1];
   if (!rc && !*unsure && job == TESSERA_VECTORS) rc = tsr_lapack_deal_on(at, node, A);
-  if (!rc && !*unsure)
-    rc = tsr_root_broadcast(ctx, c, w, (size_t)n * (tsr_dtype_single(dt) ? 4 : 8));
+  if (!rc && !*unsure) rc = tsr_root_broadcast(ctx, c, w, (size_t)n * tsr_dtype_real_size(dt));
   if (h) {
     const int r = tessera_data_release(ctx, h);
     if (!rc) rc = r;

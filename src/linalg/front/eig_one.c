@@ -20,7 +20,7 @@
 
 int tsr_eig_one_task(tessera_context_t *ctx, const tsr_syevd_args_t *args, tessera_data_t *a,
                      void *w, int *info, tessera_scope_t where) {
-  const size_t rs = tsr_dtype_single(args->dtype) ? 4 : 8, n = (size_t)args->n;
+  const size_t rs = tsr_dtype_real_size(args->dtype), n = (size_t)args->n;
   tessera_data_t *h[3] = {NULL, NULL, NULL}; /* w, the info, the workspace */
   int rc = tessera_data_register(ctx, TESSERA_HOST_NODE, w, n, 1, n, rs, &h[0]);
   if (!rc) rc = tessera_data_register(ctx, TESSERA_HOST_NODE, info, 1, 1, 1, sizeof *info, &h[1]);
@@ -149,7 +149,7 @@ int tsr_eig_one_range(tessera_context_t *ctx, const char *f, tessera_job_t job, 
                      "off-diagonal elements did not reach zero)",
                      f, info);
   if (!all) { /* the range's values from w's front to w[lo ..] */
-    const size_t rs = tsr_dtype_single(dt) ? 4 : 8;
+    const size_t rs = tsr_dtype_real_size(dt);
     memmove((char *)w + (size_t)lo * rs, w, (size_t)k * rs);
   }
   tsr_eig_measured_range(ctx, true, where, job, dt, n, k, tsr_now() - t0);

@@ -260,8 +260,7 @@ int tessera_gesvd(tessera_context_t *ctx, tessera_job_t job, tessera_dtype_t dty
                        (const int[]){2, 3, 4, 5}, tessera_tile_for_polar(ctx, m > n ? m : n, k));
   /* s on every process: the caller's where given (process 0 gives it), else this call's */
   void *sv = s;
-  if (!rc && k > 0 && !s)
-    sv = calloc((size_t)k, tsr_dtype_single(dtype) ? sizeof(float) : sizeof(double));
+  if (!rc && k > 0 && !s) sv = calloc((size_t)k, tsr_dtype_real_size(dtype));
   if (!rc && k > 0 && !sv) rc = tsr_error(ctx, TESSERA_ERR_NOMEM, "%s: out of memory for s", f);
   if (vs.dist) rc = tsr_lapack_agreed(ctx, rc);
   /* the economy vectors: U's first k columns, Vᴴ's first k rows */
